@@ -1,0 +1,429 @@
+//! Access generators: turn a worker's access specification into a stream of I/Os (class,
+//! direction, target, offset, size), reproducibly from a seed. Nothing here allocates after
+//! construction.
+
+use super::{IoOp, OpKind};
+use crate::job::{Access, Distribution, TargetChoice, Worker};
+use rand::{Rng, RngCore, SeedableRng, rngs::SmallRng};
+use rand_distr::{Distribution as _, Zipf};
+
+/// One target as the generator sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct TargetGeometry {
+    /// Usable size, bytes.
+    pub size_bytes: u64,
+    /// The target is opened with O_DSYNC.
+    pub dsync: bool,
+    /// fdatasync after every N writes to it (0: never).
+    pub fsync_every: u32,
+}
+
+/// Offsets of one access entry on one target.
+#[derive(Debug, Clone)]
+struct Span {
+    start: u64,
+    /// Last valid start offset of a block (inclusive).
+    last: u64,
+    /// Number of aligned positions for random I/O.
+    positions: u64,
+    align: u64,
+    seq_next: u64,
+    zipf: Option<Zipf<f64>>,
+    /// Zoned: (cumulative I/O threshold of 2^32, first position, number of positions).
+    zones: Vec<(u64, u64, u64)>,
+}
+
+/// One access entry, ready to generate.
+#[derive(Debug, Clone)]
+struct Entry {
+    class: u16,
+    block: u32,
+    read_threshold: u64,
+    random_threshold: u64,
+    dsync: bool,
+    fsync_every: u32,
+    writes_since_fsync: u32,
+    spans: Vec<Span>,
+}
+
+/// The generator of one worker.
+#[derive(Debug)]
+pub struct AccessGen {
+    rng: SmallRng,
+    entries: Vec<Entry>,
+    cumulative_weights: Vec<u64>,
+    total_weight: u64,
+    targets: Vec<u32>,
+    target_geometry: Vec<TargetGeometry>,
+    target_writes: Vec<u32>,
+    choice: TargetChoice,
+    next_target: usize,
+    pending_flush: Option<IoOp>,
+}
+
+fn threshold(pct: f64) -> u64 {
+    ((pct / 100.0) * (1u64 << 32) as f64).round() as u64
+}
+
+impl AccessGen {
+    /// Builds the generator of `worker` over `geometry` (indexed like the job's targets).
+    /// Errors when an entry does not fit in a target.
+    pub fn new(worker: &Worker, geometry: &[TargetGeometry], seed: u64) -> Result<Self, String> {
+        let mut entries = Vec::with_capacity(worker.access.len());
+        for (ai, a) in worker.access.iter().enumerate() {
+            let spans = worker
+                .targets
+                .iter()
+                .map(|&t| span(a, geometry[t].size_bytes))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("worker `{}` access[{ai}]: {e}", worker.name))?;
+            entries.push(Entry {
+                class: a.class as u16,
+                block: a.block_size_bytes as u32,
+                read_threshold: threshold(a.read_pct),
+                random_threshold: threshold(a.random_pct),
+                dsync: a.sync,
+                fsync_every: a.fsync_every,
+                writes_since_fsync: 0,
+                spans,
+            });
+        }
+        let mut acc = 0;
+        let cumulative_weights = worker
+            .access
+            .iter()
+            .map(|a| {
+                acc += a.weight as u64;
+                acc
+            })
+            .collect();
+        Ok(Self {
+            rng: SmallRng::seed_from_u64(seed),
+            entries,
+            cumulative_weights,
+            total_weight: acc,
+            targets: worker.targets.iter().map(|&t| t as u32).collect(),
+            target_geometry: geometry.to_vec(),
+            target_writes: vec![0; geometry.len()],
+            choice: worker.target_choice,
+            next_target: 0,
+            pending_flush: None,
+        })
+    }
+
+    /// The next I/O and its class.
+    #[inline]
+    pub fn next_op(&mut self) -> (IoOp, u16) {
+        if let Some(flush) = self.pending_flush.take() {
+            return (flush, flush.class);
+        }
+        let e = if self.entries.len() == 1 {
+            0
+        } else {
+            let r = self.rng.random_range(0..self.total_weight);
+            self.cumulative_weights
+                .iter()
+                .position(|&c| r < c)
+                .unwrap_or(0)
+        };
+        let ti = match self.choice {
+            _ if self.targets.len() == 1 => 0,
+            TargetChoice::RoundRobin => {
+                let t = self.next_target;
+                self.next_target = if t + 1 == self.targets.len() { 0 } else { t + 1 };
+                t
+            }
+            TargetChoice::Random => self.rng.random_range(0..self.targets.len()),
+        };
+        let target = self.targets[ti];
+        let entry = &mut self.entries[e];
+        let read = (self.rng.next_u32() as u64) < entry.read_threshold;
+        let random = (self.rng.next_u32() as u64) < entry.random_threshold;
+        let block = entry.block as u64;
+        let span = &mut entry.spans[ti];
+        let offset = if random {
+            span.start + pick(&mut self.rng, span) * span.align
+        } else {
+            let o = span.seq_next;
+            span.seq_next = if o + block > span.last {
+                span.start
+            } else {
+                o + block
+            };
+            o
+        };
+        let class = entry.class;
+        let op = IoOp {
+            kind: if read { OpKind::Read } else { OpKind::Write },
+            target,
+            offset,
+            len: entry.block,
+            dsync: entry.dsync,
+            class,
+        };
+        if !read {
+            let flush = IoOp {
+                kind: OpKind::Flush,
+                target,
+                offset: 0,
+                len: 0,
+                dsync: false,
+                class,
+            };
+            if entry.fsync_every > 0 {
+                entry.writes_since_fsync += 1;
+                if entry.writes_since_fsync >= entry.fsync_every {
+                    entry.writes_since_fsync = 0;
+                    self.pending_flush = Some(flush);
+                }
+            }
+            let every = self.target_geometry[target as usize].fsync_every;
+            if every > 0 {
+                let w = &mut self.target_writes[target as usize];
+                *w += 1;
+                if *w >= every {
+                    *w = 0;
+                    self.pending_flush = Some(flush);
+                }
+            }
+        }
+        (op, class)
+    }
+}
+
+#[inline]
+fn pick(rng: &mut SmallRng, span: &Span) -> u64 {
+    if let Some(z) = &span.zipf {
+        return (z.sample(rng) as u64).saturating_sub(1).min(span.positions - 1);
+    }
+    if !span.zones.is_empty() {
+        let r = rng.next_u32() as u64;
+        let &(_, first, count) = span
+            .zones
+            .iter()
+            .find(|z| r < z.0)
+            .unwrap_or(&span.zones[span.zones.len() - 1]);
+        return first + rng.random_range(0..count);
+    }
+    rng.random_range(0..span.positions)
+}
+
+fn span(a: &Access, target_size: u64) -> Result<Span, String> {
+    let block = a.block_size_bytes;
+    let start = a.offset_bytes;
+    let end = match a.length_bytes {
+        Some(l) => start.saturating_add(l),
+        None => target_size,
+    };
+    if end > target_size || start.saturating_add(block) > end {
+        return Err(format!(
+            "the span {start}..{end} with {block}-byte blocks does not fit in the target ({target_size} bytes)"
+        ));
+    }
+    let last = end - block;
+    let positions = (last - start) / a.align_bytes + 1;
+    let zipf = match a.distribution {
+        Distribution::Zipf { theta } => Some(
+            Zipf::new(positions as f64, theta).map_err(|e| format!("zipf: {e}"))?,
+        ),
+        _ => None,
+    };
+    let mut zones = Vec::new();
+    if let Distribution::Zoned { bands } = &a.distribution {
+        let mut io_acc = 0.0;
+        let mut span_acc = 0.0;
+        for b in bands {
+            let first = ((span_acc / 100.0) * positions as f64) as u64;
+            span_acc += b.span_pct;
+            let stop = (((span_acc / 100.0) * positions as f64) as u64).min(positions);
+            io_acc += b.io_pct;
+            if b.io_pct > 0.0 {
+                zones.push((threshold(io_acc), first, (stop - first).max(1)));
+            }
+        }
+        if let Some(z) = zones.last_mut() {
+            z.0 = u64::MAX;
+        }
+    }
+    Ok(Span {
+        start,
+        last,
+        positions,
+        align: a.align_bytes,
+        seq_next: start,
+        zipf,
+        zones,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{Band, Worker};
+
+    fn worker(access: Vec<Access>, targets: usize) -> Worker {
+        Worker {
+            name: "w".into(),
+            targets: (0..targets).collect(),
+            target_choice: TargetChoice::RoundRobin,
+            queue_depth: 1,
+            cpu: None,
+            rate: None,
+            access,
+        }
+    }
+
+    fn access(block: u64, read: f64, random: f64) -> Access {
+        Access {
+            class: 0,
+            weight: 1,
+            block_size_bytes: block,
+            read_pct: read,
+            random_pct: random,
+            align_bytes: block,
+            distribution: Distribution::Uniform,
+            offset_bytes: 0,
+            length_bytes: None,
+            sync: false,
+            fsync_every: 0,
+        }
+    }
+
+    fn geo(size: u64) -> TargetGeometry {
+        TargetGeometry {
+            size_bytes: size,
+            dsync: false,
+            fsync_every: 0,
+        }
+    }
+
+    #[test]
+    fn read_ratio_weights_and_alignment() {
+        let mut a = access(4096, 70.0, 100.0);
+        let mut b = access(65536, 0.0, 0.0);
+        b.class = 1;
+        a.weight = 9;
+        let w = worker(vec![a, b], 1);
+        let mut g = AccessGen::new(&w, &[geo(1 << 30)], 1).unwrap();
+        let (mut reads, mut class0, n) = (0, 0, 100_000);
+        let mut last_seq = None;
+        for _ in 0..n {
+            let (op, class) = g.next_op();
+            assert!(op.offset + op.len as u64 <= 1 << 30);
+            if class == 0 {
+                class0 += 1;
+                assert_eq!(op.offset % 4096, 0);
+                if op.kind == OpKind::Read {
+                    reads += 1;
+                }
+            } else {
+                assert_eq!(op.kind, OpKind::Write);
+                if let Some(prev) = last_seq {
+                    assert_eq!(op.offset, prev + 65536, "sequential entry continues");
+                }
+                last_seq = Some(op.offset);
+            }
+        }
+        let share = class0 as f64 / n as f64;
+        assert!((share - 0.9).abs() < 0.01, "{share}");
+        let read_share = reads as f64 / class0 as f64;
+        assert!((read_share - 0.7).abs() < 0.01, "{read_share}");
+    }
+
+    #[test]
+    fn uniform_covers_the_span_evenly() {
+        let mut a = access(4096, 100.0, 100.0);
+        a.offset_bytes = 1 << 20;
+        a.length_bytes = Some(1 << 20);
+        let w = worker(vec![a], 1);
+        let mut g = AccessGen::new(&w, &[geo(8 << 20)], 3).unwrap();
+        let mut buckets = [0u32; 4];
+        for _ in 0..40_000 {
+            let (op, _) = g.next_op();
+            assert!(op.offset >= 1 << 20 && op.offset + 4096 <= 2 << 20);
+            buckets[((op.offset - (1 << 20)) / (256 << 10)) as usize] += 1;
+        }
+        for b in buckets {
+            assert!((b as f64 - 10_000.0).abs() < 500.0, "{buckets:?}");
+        }
+    }
+
+    #[test]
+    fn zoned_bands_get_their_share() {
+        let mut a = access(4096, 100.0, 100.0);
+        a.distribution = Distribution::Zoned {
+            bands: vec![
+                Band {
+                    io_pct: 80.0,
+                    span_pct: 10.0,
+                },
+                Band {
+                    io_pct: 20.0,
+                    span_pct: 90.0,
+                },
+            ],
+        };
+        let size = 100 * 4096 * 10;
+        let w = worker(vec![a], 1);
+        let mut g = AccessGen::new(&w, &[geo(size)], 5).unwrap();
+        let mut hot = 0;
+        for _ in 0..50_000 {
+            if g.next_op().0.offset < size / 10 {
+                hot += 1;
+            }
+        }
+        let share = hot as f64 / 50_000.0;
+        assert!((share - 0.8).abs() < 0.01, "{share}");
+    }
+
+    #[test]
+    fn zipf_is_skewed_to_the_start() {
+        let mut a = access(4096, 100.0, 100.0);
+        a.distribution = Distribution::Zipf { theta: 1.2 };
+        let w = worker(vec![a], 1);
+        let size = 4096 * 10_000;
+        let mut g = AccessGen::new(&w, &[geo(size)], 5).unwrap();
+        let mut first = 0;
+        for _ in 0..20_000 {
+            let op = g.next_op().0;
+            assert!(op.offset + 4096 <= size);
+            if op.offset < size / 100 {
+                first += 1;
+            }
+        }
+        assert!(first > 20_000 / 2, "{first}");
+    }
+
+    #[test]
+    fn same_seed_same_sequence_and_round_robin() {
+        let w = worker(vec![access(4096, 50.0, 100.0)], 3);
+        let geos = [geo(1 << 20), geo(1 << 20), geo(1 << 20)];
+        let mut g1 = AccessGen::new(&w, &geos, 9).unwrap();
+        let mut g2 = AccessGen::new(&w, &geos, 9).unwrap();
+        for i in 0..1000 {
+            let (a, _) = g1.next_op();
+            assert_eq!(a.target as usize, i % 3);
+            assert_eq!(a, g2.next_op().0);
+        }
+    }
+
+    #[test]
+    fn fsync_every_inserts_flushes() {
+        let mut a = access(4096, 0.0, 0.0);
+        a.fsync_every = 4;
+        let w = worker(vec![a], 1);
+        let mut g = AccessGen::new(&w, &[geo(1 << 20)], 1).unwrap();
+        let kinds: Vec<OpKind> = (0..10).map(|_| g.next_op().0.kind).collect();
+        assert_eq!(kinds[4], OpKind::Flush);
+        assert_eq!(kinds[9], OpKind::Flush);
+        assert_eq!(kinds.iter().filter(|k| **k == OpKind::Flush).count(), 2);
+    }
+
+    #[test]
+    fn sequential_wraps_at_the_end() {
+        let w = worker(vec![access(4096, 100.0, 0.0)], 1);
+        let mut g = AccessGen::new(&w, &[geo(3 * 4096)], 1).unwrap();
+        let offs: Vec<u64> = (0..5).map(|_| g.next_op().0.offset).collect();
+        assert_eq!(offs, vec![0, 4096, 8192, 0, 4096]);
+    }
+}

@@ -1,0 +1,55 @@
+//! The I/O engines and what they act on: targets, access generators, open-loop pacing and the
+//! worker loop, which drives one of three backends (io_uring, psync, null) through the same
+//! code so the null engine measures exactly storlab's own per-I/O cost.
+
+pub mod access;
+pub mod buf;
+pub mod null;
+pub mod pacing;
+pub mod probe;
+pub mod ring;
+pub mod sync;
+pub mod target;
+pub mod worker;
+
+/// What an I/O does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    /// Read `len` bytes at `offset`.
+    Read,
+    /// Write `len` bytes at `offset`.
+    Write,
+    /// fdatasync the target.
+    Flush,
+}
+
+/// One I/O, as a backend receives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoOp {
+    /// Read, write or flush.
+    pub kind: OpKind,
+    /// Index into the backend's file table (the job's target index).
+    pub target: u32,
+    /// Byte offset.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u32,
+    /// Write with RWF_DSYNC.
+    pub dsync: bool,
+    /// Class id, for reporting.
+    pub class: u16,
+}
+
+/// A way to perform I/O: queue operations into slots, submit, wait and reap completions. Each
+/// slot owns one buffer and holds at most one operation at a time.
+pub trait Backend {
+    /// The buffer of `slot` (stamped before each write).
+    fn slot_buf(&mut self, slot: u32) -> &mut [u8];
+    /// Queues `op` in `slot`; it is not submitted until [`Backend::submit`].
+    fn push(&mut self, slot: u32, op: &IoOp);
+    /// Submits what is queued; when `wait`, also blocks until at least one completion is
+    /// available or `timeout_ns` passes.
+    fn submit(&mut self, wait: bool, timeout_ns: u64) -> std::io::Result<()>;
+    /// Appends every available completion as (slot, result: bytes, or -errno) to `out`.
+    fn reap(&mut self, out: &mut Vec<(u32, i32)>);
+}

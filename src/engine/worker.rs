@@ -1,0 +1,315 @@
+//! The worker loop: one OS thread, one backend (ring), `queue_depth` slots, one access
+//! generator, its own statistics. Closed loop keeps every slot busy; open loop issues I/Os at
+//! their intended times and records response time from that time (no coordinated omission)
+//! and service time from submission. Every interval the worker hands its interval statistics
+//! to the collector over a channel; nothing on the per-I/O path allocates, locks or prints.
+
+use super::access::AccessGen;
+use super::buf::stamp;
+use super::pacing::Pacer;
+use super::{Backend, IoOp, OpKind};
+use crate::job::Worker;
+use crate::stats::timeseries::IntervalGrid;
+use crate::stats::{Dir, StatsSet, TargetCounters};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+/// Longest a worker sleeps without looking at the stop flag.
+const MAX_WAIT_NS: u64 = 50_000_000;
+/// How many I/O errors are kept in detail per worker.
+pub const ERROR_DETAILS: usize = 8;
+
+/// What a worker sends to the collector.
+#[derive(Debug)]
+pub enum WorkerMsg {
+    /// Statistics of one finished interval.
+    Interval {
+        /// Worker index.
+        worker: usize,
+        /// Interval index in the run's [`IntervalGrid`].
+        index: u64,
+        /// The interval's statistics.
+        stats: Box<StatsSet>,
+    },
+    /// The worker has finished.
+    Done(Box<WorkerReport>),
+}
+
+/// One failed I/O, kept in detail.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorDetail {
+    /// Target index.
+    pub target: usize,
+    /// `read`, `write` or `flush`.
+    pub op: String,
+    /// Byte offset.
+    pub offset: u64,
+    /// Bytes requested.
+    pub len: u32,
+    /// What happened: an errno name and text, or a short transfer.
+    pub error: String,
+    /// When, ms from the start of the run.
+    pub t_ms: u64,
+}
+
+/// A worker's final account.
+#[derive(Debug)]
+pub struct WorkerReport {
+    /// Worker index.
+    pub worker: usize,
+    /// Statistics of the measured phase.
+    pub totals: StatsSet,
+    /// Per-target counters of the measured phase (indexed like the job's targets).
+    pub targets: Vec<TargetCounters>,
+    /// Measured time, ns (shorter than planned when stopped early).
+    pub measured_ns: u64,
+    /// Open loop: I/Os whose intended time had passed but were never issued (backlog).
+    pub unissued: u64,
+    /// The first errors.
+    pub errors: Vec<ErrorDetail>,
+    /// A fatal problem that ended the worker early.
+    pub fatal: Option<String>,
+    /// Notes from the backend (e.g. registration fallbacks).
+    pub notes: Vec<String>,
+}
+
+/// What a worker needs besides its backend.
+pub struct WorkerPlan<'a> {
+    /// Worker index.
+    pub index: usize,
+    /// Its specification.
+    pub spec: &'a Worker,
+    /// Number of classes in the job.
+    pub classes: usize,
+    /// Offsets and choices.
+    pub access: AccessGen,
+    /// Seed for write stamps and pacing.
+    pub seed: u64,
+    /// Run start (time 0 of the grid).
+    pub start: Instant,
+    /// Phases and intervals.
+    pub grid: IntervalGrid,
+    /// Set on Ctrl-C, SIGTERM or a fatal error elsewhere.
+    pub stop: &'a AtomicBool,
+    /// To the collector.
+    pub tx: Sender<WorkerMsg>,
+    /// Closed loop: refill slots only when this many are free (1: each I/O as soon as it is
+    /// ready). At most the queue depth.
+    pub batch: usize,
+    /// Number of targets in the job.
+    pub targets: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    op: Option<IoOp>,
+    intended_ns: u64,
+    submit_ns: u64,
+}
+
+/// Runs the worker to the end of the grid (or until stopped) and returns its report.
+pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>) -> WorkerReport {
+    let WorkerPlan {
+        index,
+        spec,
+        classes,
+        mut access,
+        seed,
+        start,
+        grid,
+        stop,
+        tx,
+        batch,
+        targets,
+    } = plan;
+    let qd = spec.queue_depth as usize;
+    let mut slots = vec![Slot::default(); qd];
+    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
+    let mut pending: Vec<u32> = Vec::with_capacity(qd);
+    let mut done: Vec<(u32, i32)> = Vec::with_capacity(qd * 2);
+    let mut interval = StatsSet::new(classes);
+    let mut totals = StatsSet::new(classes);
+    let mut counters = vec![TargetCounters::default(); targets];
+    let mut errors = Vec::new();
+    let mut pacer = spec.rate.map(|r| Pacer::new(r, seed ^ 0x7061_6365));
+    let open = pacer.is_some();
+    let mut next_intended = pacer.as_mut().map(|p| p.next_ns()).unwrap_or(0);
+    let ramp_ns = grid.ramp_ns;
+    let end_ns = grid.ramp_ns + grid.measure_ns;
+    let (mut cur, mut cur_end) = grid.at(0);
+    let mut inflight = 0usize;
+    let mut issuing = true;
+    let mut stopped_at = end_ns;
+    let mut write_seq: u64 = (index as u64) << 40;
+    let mut fatal = None;
+    let now_ns = || start.elapsed().as_nanos() as u64;
+
+    loop {
+        let now = now_ns();
+        while now >= cur_end && cur < grid.intervals() {
+            let stats = Box::new(std::mem::replace(&mut interval, StatsSet::new(classes)));
+            let _ = tx.send(WorkerMsg::Interval {
+                worker: index,
+                index: cur,
+                stats,
+            });
+            (cur, cur_end) = grid.at(cur_end);
+        }
+        if issuing && (now >= end_ns || stop.load(Ordering::Relaxed)) {
+            issuing = false;
+            stopped_at = now.min(end_ns);
+        }
+        if issuing && (open || free.len() >= batch) {
+            while let Some(&slot) = free.last() {
+                let intended = if open {
+                    if next_intended > now {
+                        break;
+                    }
+                    next_intended
+                } else {
+                    0
+                };
+                free.pop();
+                let (op, _) = access.next_op();
+                if op.kind == OpKind::Write {
+                    write_seq = write_seq.wrapping_add(1);
+                    stamp(backend.slot_buf(slot), op.len as usize, seed ^ write_seq);
+                }
+                backend.push(slot, &op);
+                slots[slot as usize] = Slot {
+                    op: Some(op),
+                    intended_ns: intended,
+                    submit_ns: 0,
+                };
+                pending.push(slot);
+                inflight += 1;
+                if let Some(p) = pacer.as_mut() {
+                    next_intended = p.next_ns();
+                }
+            }
+        }
+        if !issuing && inflight == 0 {
+            break;
+        }
+        if !pending.is_empty() {
+            let t = now_ns();
+            for &s in &pending {
+                let slot = &mut slots[s as usize];
+                slot.submit_ns = t;
+                if !open {
+                    slot.intended_ns = t;
+                }
+            }
+            pending.clear();
+        }
+        let mut deadline = cur_end.min(now + MAX_WAIT_NS);
+        if issuing {
+            deadline = deadline.min(end_ns);
+            if open && !free.is_empty() {
+                deadline = deadline.min(next_intended);
+            }
+        }
+        let timeout = deadline.saturating_sub(now);
+        if let Err(e) = backend.submit(timeout > 0, timeout) {
+            fatal = Some(format!("submitting I/O failed: {e}"));
+            issuing = false;
+            stopped_at = now.min(end_ns);
+            stop.store(true, Ordering::Relaxed);
+        }
+        backend.reap(&mut done);
+        if done.is_empty() {
+            if fatal.is_some() && inflight > 0 {
+                break;
+            }
+            continue;
+        }
+        let t = now_ns();
+        for &(slot_id, res) in &done {
+            let slot = slots[slot_id as usize];
+            let Some(op) = slot.op else { continue };
+            slots[slot_id as usize].op = None;
+            free.push(slot_id);
+            inflight -= 1;
+            if t > end_ns || t > stopped_at {
+                continue;
+            }
+            let latency = t.saturating_sub(slot.intended_ns);
+            let service = open.then(|| t.saturating_sub(slot.submit_ns));
+            let dir = match op.kind {
+                OpKind::Read => Dir::Read,
+                OpKind::Write => Dir::Write,
+                OpKind::Flush => Dir::Flush,
+            };
+            let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
+            let class = op.class as usize;
+            let counted = t >= ramp_ns;
+            if ok {
+                let bytes = op.len as u64;
+                interval.record(class, dir, bytes, latency, service);
+                if counted {
+                    totals.record(class, dir, bytes, latency, service);
+                    let c = &mut counters[op.target as usize];
+                    c.ops[dir as usize] += 1;
+                    c.bytes[dir as usize] += bytes;
+                }
+            } else {
+                interval.record_error(class, dir, latency);
+                if counted {
+                    totals.record_error(class, dir, latency);
+                    let c = &mut counters[op.target as usize];
+                    c.ops[dir as usize] += 1;
+                    c.errors[dir as usize] += 1;
+                }
+                if errors.len() < ERROR_DETAILS {
+                    errors.push(error_detail(&op, res, t));
+                }
+            }
+        }
+        done.clear();
+    }
+    if cur < grid.intervals() {
+        let _ = tx.send(WorkerMsg::Interval {
+            worker: index,
+            index: cur,
+            stats: Box::new(interval),
+        });
+    }
+    let unissued = match (&pacer, open) {
+        (Some(p), true) if next_intended < stopped_at => 1 + p.expected_between(next_intended, stopped_at),
+        _ => 0,
+    };
+    WorkerReport {
+        worker: index,
+        totals,
+        targets: counters,
+        measured_ns: stopped_at.saturating_sub(ramp_ns),
+        unissued,
+        errors,
+        fatal,
+        notes,
+    }
+}
+
+fn error_detail(op: &IoOp, res: i32, t_ns: u64) -> ErrorDetail {
+    let error = if res < 0 {
+        let e = std::io::Error::from_raw_os_error(-res);
+        format!("{} ({e})", rustix::io::Errno::from_raw_os_error(-res))
+    } else {
+        format!("short transfer: {res} of {} bytes", op.len)
+    };
+    ErrorDetail {
+        target: op.target as usize,
+        op: match op.kind {
+            OpKind::Read => "read",
+            OpKind::Write => "write",
+            OpKind::Flush => "flush",
+        }
+        .into(),
+        offset: op.offset,
+        len: op.len,
+        error,
+        t_ms: t_ns / 1_000_000,
+    }
+}

@@ -1,0 +1,816 @@
+//! Jobs: what to run. A [`JobSpec`] (as written, in a TOML file or from flags) is validated
+//! without syscalls by [`resolve`] into a [`Job`]: sizes in bytes, times in milliseconds, every
+//! reference checked, classes numbered. Errors name the file, line and key.
+
+pub mod spec;
+pub mod units;
+
+use serde::{Deserialize, Serialize};
+use spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// A validation error in a job, with where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobError {
+    /// `job.toml:12` or `command line`.
+    pub location: String,
+    /// The key, e.g. `worker[0].access[1].block_size`, empty for the whole file.
+    pub key: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for JobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.location, self.message)
+        } else {
+            write!(f, "{}: `{}`: {}", self.location, self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for JobError {}
+
+/// Which engine does the I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// io_uring with registered buffers and files.
+    IoUring,
+    /// Blocking pread/pwrite, one I/O at a time per worker.
+    Psync,
+    /// No I/O: completes at once; measures storlab's own cost.
+    Null,
+}
+
+impl EngineKind {
+    /// Parses `io_uring`, `psync` or `null`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "io_uring" | "io-uring" | "uring" => Ok(Self::IoUring),
+            "psync" => Ok(Self::Psync),
+            "null" => Ok(Self::Null),
+            other => Err(format!(
+                "unknown engine `{other}`; use io_uring, psync or null"
+            )),
+        }
+    }
+}
+
+/// How a worker picks the target of each I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetChoice {
+    /// Cycle through the worker's targets.
+    RoundRobin,
+    /// Pick one at random for each I/O.
+    Random,
+}
+
+/// Open-loop arrival process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    /// Evenly spaced.
+    Uniform,
+    /// Exponentially distributed gaps (a Poisson process).
+    Poisson,
+}
+
+/// An open-loop rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    /// I/Os per second for this worker.
+    pub iops: f64,
+    /// Arrival process.
+    pub arrivals: Arrivals,
+}
+
+/// Offset distribution of random I/Os within the span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// Every aligned offset equally likely.
+    Uniform,
+    /// Zipf over aligned blocks with exponent `theta` (block 0 hottest).
+    Zipf {
+        /// Exponent (> 0; 1.2 is a common skew).
+        theta: f64,
+    },
+    /// Hot-spot bands, consecutive from the span's start.
+    Zoned {
+        /// The bands, in order.
+        bands: Vec<Band>,
+    },
+}
+
+/// One hot-spot band: `io_pct` of I/Os go to the next `span_pct` of the span.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Band {
+    /// Share of I/Os, percent.
+    pub io_pct: f64,
+    /// Share of the span, percent.
+    pub span_pct: f64,
+}
+
+impl Distribution {
+    /// Parses `uniform`, `zipf:1.2` or `zoned:80/10:20/90`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s == "uniform" || s == "random" {
+            return Ok(Self::Uniform);
+        }
+        if let Some(theta) = s.strip_prefix("zipf:") {
+            let theta: f64 = theta
+                .parse()
+                .map_err(|_| format!("`{s}`: zipf needs a number, e.g. zipf:1.2"))?;
+            if !(theta > 0.0 && theta.is_finite()) {
+                return Err(format!("`{s}`: zipf theta must be > 0"));
+            }
+            return Ok(Self::Zipf { theta });
+        }
+        if let Some(zones) = s.strip_prefix("zoned:") {
+            let mut bands = Vec::new();
+            for zone in zones.split(':') {
+                let (io, span) = zone.split_once('/').ok_or_else(|| {
+                    format!("`{s}`: each zone is IO%/SPAN%, e.g. zoned:80/10:20/90")
+                })?;
+                let io_pct = units::parse_percent(io).map_err(|e| format!("`{s}`: {e}"))?;
+                let span_pct = units::parse_percent(span).map_err(|e| format!("`{s}`: {e}"))?;
+                bands.push(Band { io_pct, span_pct });
+            }
+            let io: f64 = bands.iter().map(|b| b.io_pct).sum();
+            let span: f64 = bands.iter().map(|b| b.span_pct).sum();
+            if (io - 100.0).abs() > 1e-6 || (span - 100.0).abs() > 1e-6 {
+                return Err(format!(
+                    "`{s}`: zone I/O shares add up to {io}% and spans to {span}%; both must add up to 100%"
+                ));
+            }
+            if bands.iter().any(|b| b.span_pct == 0.0 && b.io_pct > 0.0) {
+                return Err(format!("`{s}`: a zone with I/O must have a span > 0%"));
+            }
+            return Ok(Self::Zoned { bands });
+        }
+        Err(format!(
+            "unknown distribution `{s}`; use uniform, zipf:THETA (e.g. zipf:1.2) or zoned:IO%/SPAN%:... (e.g. zoned:80/10:20/90)"
+        ))
+    }
+}
+
+/// A validated job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    /// Free text from the job file.
+    pub description: Option<String>,
+    /// The engine.
+    pub engine: EngineKind,
+    /// Measured duration, milliseconds.
+    pub duration_ms: u64,
+    /// Ramp before measurement, milliseconds.
+    pub ramp_ms: u64,
+    /// Time-series interval, milliseconds.
+    pub interval_ms: u64,
+    /// Seed of every random sequence.
+    pub seed: u64,
+    /// Page cache (true) or O_DIRECT (false).
+    pub buffered: bool,
+    /// Writing over possible data is allowed.
+    pub destroy_data: bool,
+    /// Submission batch size (1 = each I/O as soon as it is ready).
+    pub batch: u32,
+    /// Targets, referenced by index from workers.
+    pub targets: Vec<Target>,
+    /// Workers (one thread each; `count` already expanded).
+    pub workers: Vec<Worker>,
+    /// Class names, referenced by index from access entries.
+    pub classes: Vec<String>,
+    /// Things worth knowing that are not errors.
+    pub warnings: Vec<String>,
+}
+
+/// A validated target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// Name.
+    pub name: String,
+    /// Path.
+    pub path: PathBuf,
+    /// Requested size in bytes (files); `None`: the existing size.
+    pub size_bytes: Option<u64>,
+    /// Opened with O_DSYNC.
+    pub sync: bool,
+    /// fdatasync after every N writes (0 = never).
+    pub fsync_every: u32,
+}
+
+/// A validated worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Worker {
+    /// Name (unique).
+    pub name: String,
+    /// Indexes into [`Job::targets`].
+    pub targets: Vec<usize>,
+    /// How a target is chosen per I/O.
+    pub target_choice: TargetChoice,
+    /// I/Os in flight.
+    pub queue_depth: u32,
+    /// CPU to pin to.
+    pub cpu: Option<usize>,
+    /// Open-loop rate; `None` is closed loop.
+    pub rate: Option<Rate>,
+    /// The access specification.
+    pub access: Vec<Access>,
+}
+
+impl Worker {
+    /// Whether any entry writes.
+    pub fn writes(&self) -> bool {
+        self.access.iter().any(|a| a.read_pct < 100.0)
+    }
+    /// Largest block size of its entries, bytes.
+    pub fn max_block_bytes(&self) -> u64 {
+        self.access
+            .iter()
+            .map(|a| a.block_size_bytes)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// One validated access entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Access {
+    /// Index into [`Job::classes`].
+    pub class: usize,
+    /// Relative weight.
+    pub weight: u32,
+    /// Block size, bytes.
+    pub block_size_bytes: u64,
+    /// Reads, percent.
+    pub read_pct: f64,
+    /// Random I/Os, percent.
+    pub random_pct: f64,
+    /// Alignment of random offsets, bytes.
+    pub align_bytes: u64,
+    /// Offset distribution.
+    pub distribution: Distribution,
+    /// Span start within each target, bytes.
+    pub offset_bytes: u64,
+    /// Span length, bytes (`None`: to the end).
+    pub length_bytes: Option<u64>,
+    /// Writes carry RWF_DSYNC.
+    pub sync: bool,
+    /// fdatasync after every N writes of this entry (0 = never).
+    pub fsync_every: u32,
+}
+
+/// Where a spanned table starts, as `file:line`.
+struct Source<'a> {
+    name: String,
+    text: Option<&'a str>,
+}
+
+impl Source<'_> {
+    fn at(&self, span: std::ops::Range<usize>) -> String {
+        match self.text {
+            Some(text) => {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                format!("{}:{line}", self.name)
+            }
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// Parses a TOML job file's text. Syntax errors, unknown keys and bad units name the line.
+pub fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, col) = e
+            .span()
+            .map(|s| {
+                let before = &text[..s.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let col = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+                (line, col)
+            })
+            .unwrap_or((0, 0));
+        let snippet = text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or_default()
+            .trim();
+        let message = e.message().trim().to_string();
+        let message = if snippet.is_empty() {
+            message
+        } else {
+            format!("{message}\n    | {snippet}")
+        };
+        JobError {
+            location: format!("{}:{line}:{col}", name.display()),
+            key: String::new(),
+            message,
+        }
+    })
+}
+
+/// Reads and parses a job file.
+pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
+    let text = std::fs::read_to_string(path).map_err(|e| JobError {
+        location: path.display().to_string(),
+        key: String::new(),
+        message: format!("cannot read the job file: {e}"),
+    })?;
+    Ok((parse(path, &text)?, text))
+}
+
+/// Defaults that apply when neither the job nor the flags set a value.
+pub mod defaults {
+    /// Measured duration.
+    pub const DURATION_MS: u64 = 30_000;
+    /// Ramp.
+    pub const RAMP_MS: u64 = 0;
+    /// Time-series interval.
+    pub const INTERVAL_MS: u64 = 1_000;
+    /// Queue depth.
+    pub const QUEUE_DEPTH: u32 = 1;
+    /// Block size.
+    pub const BLOCK_SIZE: u64 = 4096;
+    /// Seed.
+    pub const SEED: u64 = 0x5707_1ab;
+}
+
+/// Validates a spec into a job. `source` names the file (`None`: built from flags) and its
+/// text is used to turn table positions into line numbers.
+pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobError> {
+    let src = match file {
+        Some((p, t)) => Source {
+            name: p.display().to_string(),
+            text: Some(t),
+        },
+        None => Source {
+            name: "command line".into(),
+            text: None,
+        },
+    };
+    let whole = |key: &str, message: String| JobError {
+        location: src.name.clone(),
+        key: key.into(),
+        message,
+    };
+    let engine = match &spec.engine {
+        Some(e) => EngineKind::parse(e).map_err(|m| whole("engine", m))?,
+        None => EngineKind::IoUring,
+    };
+    let ms = |d: &Option<units::Dur>, default: u64| {
+        d.map(|d| d.0.as_millis() as u64).unwrap_or(default)
+    };
+    let duration_ms = ms(&spec.duration, defaults::DURATION_MS);
+    let ramp_ms = ms(&spec.ramp, defaults::RAMP_MS);
+    let interval_ms = ms(&spec.interval, defaults::INTERVAL_MS);
+    if duration_ms == 0 {
+        return Err(whole(
+            "duration",
+            "the duration must be at least 1ms, e.g. duration = \"30s\"".into(),
+        ));
+    }
+    if interval_ms < 10 {
+        return Err(whole(
+            "interval",
+            format!("the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""),
+        ));
+    }
+    let batch = spec.batch.unwrap_or(1);
+    if batch == 0 {
+        return Err(whole("batch", "batch must be at least 1".into()));
+    }
+    if spec.target.is_empty() {
+        return Err(whole(
+            "target",
+            "the job has no target; add a [[target]] with a path (and a size for a new file), or use --target PATH".into(),
+        ));
+    }
+    if spec.worker.is_empty() {
+        return Err(whole(
+            "worker",
+            "the job has no worker; add a [[worker]] with at least one [[worker.access]] entry".into(),
+        ));
+    }
+    let mut warnings = Vec::new();
+    let targets = spec
+        .target
+        .iter()
+        .enumerate()
+        .map(|(i, t)| resolve_target(i, t, &src))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, t) in targets.iter().enumerate() {
+        if let Some(j) = targets[..i].iter().position(|o| o.name == t.name) {
+            return Err(JobError {
+                location: src.at(spec.target[i].span()),
+                key: format!("target[{i}].name"),
+                message: format!(
+                    "target name `{}` is already used by target[{j}]; give each target its own name",
+                    t.name
+                ),
+            });
+        }
+    }
+    let mut classes: Vec<String> = Vec::new();
+    let mut workers = Vec::new();
+    for (wi, w) in spec.worker.iter().enumerate() {
+        workers.extend(resolve_worker(
+            wi,
+            w,
+            &src,
+            &targets,
+            engine,
+            &mut classes,
+            &mut warnings,
+        )?);
+    }
+    for (i, w) in workers.iter().enumerate() {
+        if workers[..i].iter().any(|o| o.name == w.name) {
+            return Err(whole(
+                "worker",
+                format!("two workers are named `{}`; give each its own name", w.name),
+            ));
+        }
+    }
+    if ramp_ms > duration_ms {
+        warnings.push(format!(
+            "the ramp ({ramp_ms} ms) is longer than the measured duration ({duration_ms} ms)"
+        ));
+    }
+    Ok(Job {
+        description: spec.description.clone(),
+        engine,
+        duration_ms,
+        ramp_ms,
+        interval_ms,
+        seed: spec.seed.unwrap_or(defaults::SEED),
+        buffered: spec.buffered.unwrap_or(false),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+        batch,
+        targets,
+        workers,
+        classes,
+        warnings,
+    })
+}
+
+fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Target, JobError> {
+    let err = |key: &str, message: String| JobError {
+        location: src.at(t.span()),
+        key: format!("target[{i}].{key}"),
+        message,
+    };
+    let t = t.get_ref();
+    let path = t.path.clone().ok_or_else(|| {
+        err(
+            "path",
+            "a target needs a path, e.g. path = \"/data/storlab.dat\" or \"/dev/sdb\"".into(),
+        )
+    })?;
+    if path.as_os_str().is_empty() {
+        return Err(err("path", "the path is empty".into()));
+    }
+    let size_bytes = t.size.map(|s| s.0);
+    if size_bytes == Some(0) {
+        return Err(err("size", "the size must be more than 0, e.g. size = \"1GiB\"".into()));
+    }
+    Ok(Target {
+        name: t
+            .name
+            .clone()
+            .unwrap_or_else(|| path.display().to_string()),
+        path,
+        size_bytes,
+        sync: t.sync.unwrap_or(false),
+        fsync_every: t.fsync_every.unwrap_or(0),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_worker(
+    wi: usize,
+    w: &Spanned<WorkerSpec>,
+    src: &Source,
+    targets: &[Target],
+    engine: EngineKind,
+    classes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Worker>, JobError> {
+    let at = src.at(w.span());
+    let err = |key: &str, message: String| JobError {
+        location: at.clone(),
+        key: format!("worker[{wi}].{key}"),
+        message,
+    };
+    let spec = w.get_ref();
+    let name = spec.name.clone().unwrap_or_else(|| format!("worker{wi}"));
+    let count = spec.count.unwrap_or(1);
+    if count == 0 || count > 4096 {
+        return Err(err("count", format!("count is {count}; use 1 to 4096")));
+    }
+    let target_ids: Vec<usize> = match &spec.targets {
+        None => (0..targets.len()).collect(),
+        Some(list) if list.is_empty() => {
+            return Err(err("targets", "the list is empty; name at least one target".into()));
+        }
+        Some(list) => list
+            .iter()
+            .map(|n| {
+                targets
+                    .iter()
+                    .position(|t| &t.name == n || t.path.as_os_str() == n.as_str())
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+                        err(
+                            "targets",
+                            format!("no target is named `{n}`; known targets: {}", known.join(", ")),
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let target_choice = match spec.target_choice.as_deref() {
+        None | Some("round-robin") | Some("round_robin") => TargetChoice::RoundRobin,
+        Some("random") => TargetChoice::Random,
+        Some(o) => {
+            return Err(err(
+                "target_choice",
+                format!("unknown choice `{o}`; use round-robin or random"),
+            ));
+        }
+    };
+    let mut queue_depth = spec.queue_depth.unwrap_or(defaults::QUEUE_DEPTH);
+    if queue_depth == 0 || queue_depth > 32768 {
+        return Err(err(
+            "queue_depth",
+            format!("queue_depth is {queue_depth}; use 1 to 32768"),
+        ));
+    }
+    if engine == EngineKind::Psync && queue_depth > 1 {
+        warnings.push(format!(
+            "worker `{name}`: the psync engine does one I/O at a time; queue_depth {queue_depth} is run as 1"
+        ));
+        queue_depth = 1;
+    }
+    let rate = match spec.rate_iops {
+        None => {
+            if spec.arrivals.is_some() {
+                return Err(err(
+                    "arrivals",
+                    "arrivals applies to open loop only; set rate_iops too".into(),
+                ));
+            }
+            None
+        }
+        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
+            return Err(err(
+                "rate_iops",
+                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
+            ));
+        }
+        Some(iops) => Some(Rate {
+            iops,
+            arrivals: match spec.arrivals.as_deref() {
+                None | Some("uniform") => Arrivals::Uniform,
+                Some("poisson") => Arrivals::Poisson,
+                Some(o) => {
+                    return Err(err(
+                        "arrivals",
+                        format!("unknown arrivals `{o}`; use uniform or poisson"),
+                    ));
+                }
+            },
+        }),
+    };
+    if spec.access.is_empty() {
+        return Err(err(
+            "access",
+            "the worker has no access entry; add [[worker.access]] with block_size, read and random".into(),
+        ));
+    }
+    let access = spec
+        .access
+        .iter()
+        .enumerate()
+        .map(|(ai, a)| resolve_access(wi, ai, a, src, &name, targets, &target_ids, classes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cpus = spec.cpus.clone().unwrap_or_default();
+    Ok((0..count)
+        .map(|c| Worker {
+            name: if count == 1 {
+                name.clone()
+            } else {
+                format!("{name}#{c}")
+            },
+            targets: target_ids.clone(),
+            target_choice,
+            queue_depth,
+            cpu: (!cpus.is_empty()).then(|| cpus[c as usize % cpus.len()]),
+            rate,
+            access: access.clone(),
+        })
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_access(
+    wi: usize,
+    ai: usize,
+    a: &Spanned<AccessSpec>,
+    src: &Source,
+    worker_name: &str,
+    targets: &[Target],
+    target_ids: &[usize],
+    classes: &mut Vec<String>,
+) -> Result<Access, JobError> {
+    let err = |key: &str, message: String| JobError {
+        location: src.at(a.span()),
+        key: format!("worker[{wi}].access[{ai}].{key}"),
+        message,
+    };
+    let a = a.get_ref();
+    let block = a.block_size.map(|s| s.0).unwrap_or(defaults::BLOCK_SIZE);
+    if block == 0 || block > 64 << 20 {
+        return Err(err(
+            "block_size",
+            format!("block_size is {block} bytes; use 512 B to 64 MiB, e.g. block_size = \"4k\""),
+        ));
+    }
+    let align = a.align.map(|s| s.0).unwrap_or(block);
+    if align == 0 {
+        return Err(err("align", "align must be more than 0".into()));
+    }
+    let weight = a.weight.unwrap_or(1);
+    if weight == 0 {
+        return Err(err("weight", "weight must be at least 1 (remove the entry instead)".into()));
+    }
+    let distribution = match &a.distribution {
+        Some(d) => Distribution::parse(d).map_err(|m| err("distribution", m))?,
+        None => Distribution::Uniform,
+    };
+    let offset = a.offset.map(|s| s.0).unwrap_or(0);
+    let length = a.length.map(|s| s.0);
+    if length == Some(0) {
+        return Err(err("length", "length must be more than 0".into()));
+    }
+    if offset % align != 0 && offset % block != 0 {
+        return Err(err(
+            "offset",
+            format!("offset {offset} is not a multiple of the alignment ({align} bytes)"),
+        ));
+    }
+    let span = length.unwrap_or(u64::MAX);
+    if span < block {
+        return Err(err(
+            "length",
+            format!("the span ({span} bytes) is smaller than one block ({block} bytes)"),
+        ));
+    }
+    for &t in target_ids {
+        if let Some(size) = targets[t].size_bytes {
+            let end = offset.saturating_add(length.unwrap_or(size - offset.min(size)));
+            if offset.saturating_add(block) > size || end > size {
+                return Err(err(
+                    "length",
+                    format!(
+                        "the span {offset}..{end} with {block}-byte blocks does not fit in target `{}` ({size} bytes); make the target larger or the span smaller",
+                        targets[t].name
+                    ),
+                ));
+            }
+        }
+    }
+    let read_pct = a.read.map(|p| p.0).unwrap_or(100.0);
+    let random_pct = a.random.map(|p| p.0).unwrap_or(100.0);
+    let class_name = a.class.clone().unwrap_or_else(|| worker_name.to_string());
+    if class_name.trim().is_empty() {
+        return Err(err("class", "the class name is empty".into()));
+    }
+    let class = match classes.iter().position(|c| *c == class_name) {
+        Some(i) => i,
+        None => {
+            classes.push(class_name);
+            classes.len() - 1
+        }
+    };
+    Ok(Access {
+        class,
+        weight,
+        block_size_bytes: block,
+        read_pct,
+        random_pct,
+        align_bytes: align,
+        distribution,
+        offset_bytes: offset,
+        length_bytes: length,
+        sync: a.sync.unwrap_or(false),
+        fsync_every: a.fsync_every.unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve_text(text: &str) -> Result<Job, JobError> {
+        let p = Path::new("job.toml");
+        let spec = parse(p, text)?;
+        resolve(&spec, Some((p, text)))
+    }
+
+    const GOOD: &str = r#"
+duration = "10s"
+[[target]]
+name = "db"
+path = "/tmp/x.dat"
+size = "1GiB"
+[[worker]]
+name = "w"
+count = 2
+queue_depth = 8
+[[worker.access]]
+class = "db"
+block_size = "8k"
+read = "70%"
+weight = 9
+[[worker.access]]
+class = "log"
+block_size = "64k"
+read = 0
+random = 0
+"#;
+
+    #[test]
+    fn resolves_a_good_job() {
+        let job = resolve_text(GOOD).unwrap();
+        assert_eq!(job.duration_ms, 10_000);
+        assert_eq!(job.workers.len(), 2);
+        assert_eq!(job.workers[1].name, "w#1");
+        assert_eq!(job.classes, vec!["db", "log"]);
+        assert_eq!(job.workers[0].access[1].block_size_bytes, 65536);
+        assert_eq!(job.targets[0].size_bytes, Some(1 << 30));
+    }
+
+    #[test]
+    fn unknown_key_names_line() {
+        let e = resolve_text("duration = \"1s\"\nbogus = 1\n").unwrap_err();
+        assert!(e.location.starts_with("job.toml:2"), "{e}");
+        assert!(e.message.contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_names_line() {
+        let text = GOOD.replace("\"8k\"", "\"8q\"");
+        let e = resolve_text(&text).unwrap_err();
+        assert!(e.to_string().contains("unknown size unit `q`"), "{e}");
+        assert!(e.location.starts_with("job.toml:13"), "{e}");
+    }
+
+    #[test]
+    fn validation_errors_name_table_and_key() {
+        let text = GOOD.replace("queue_depth = 8", "queue_depth = 0");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(e.key, "worker[0].queue_depth");
+        assert_eq!(e.location, "job.toml:7");
+        let text = GOOD.replace("block_size = \"64k\"", "block_size = \"2GiB\"");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(e.key, "worker[0].access[1].block_size");
+        assert_eq!(e.location, "job.toml:16");
+    }
+
+    #[test]
+    fn distributions_parse() {
+        assert_eq!(Distribution::parse("uniform"), Ok(Distribution::Uniform));
+        assert_eq!(
+            Distribution::parse("zipf:1.2"),
+            Ok(Distribution::Zipf { theta: 1.2 })
+        );
+        let Distribution::Zoned { bands } = Distribution::parse("zoned:80/10:20/90").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(bands.len(), 2);
+        assert!(Distribution::parse("zoned:80/10:10/90").is_err());
+        assert!(Distribution::parse("zipf:-1").is_err());
+        assert!(Distribution::parse("pareto").is_err());
+    }
+
+    #[test]
+    fn unknown_target_reference() {
+        let text = GOOD.replace("count = 2", "count = 2\ntargets = [\"nope\"]");
+        let e = resolve_text(&text).unwrap_err();
+        assert!(e.message.contains("no target is named `nope`"), "{e}");
+    }
+}

@@ -1,0 +1,106 @@
+//! `JobSpec`: a job as the user wrote it, in a TOML file or on the command line. Values keep
+//! the user's units; nothing here touches the system. [`super::resolve`] validates it.
+
+use super::units::{Dur, Percent, Size};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use toml::Spanned;
+
+/// The top level of a job file.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// Free text describing the job.
+    pub description: Option<String>,
+    /// `io_uring` (default), `psync` or `null`.
+    pub engine: Option<String>,
+    /// Measured duration (after the ramp), e.g. "30s".
+    pub duration: Option<Dur>,
+    /// Ramp-up before measurement: I/O runs but is not counted, e.g. "5s".
+    pub ramp: Option<Dur>,
+    /// Time-series interval, e.g. "1s".
+    pub interval: Option<Dur>,
+    /// Seed for offsets and choices; the same seed gives the same sequence.
+    pub seed: Option<u64>,
+    /// Use the page cache instead of O_DIRECT.
+    pub buffered: Option<bool>,
+    /// Allow writing over devices and files that may hold data.
+    pub destroy_data: Option<bool>,
+    /// Submit I/Os in batches of this many (default 1: each as soon as it is ready).
+    pub batch: Option<u32>,
+    /// Targets: files or block devices.
+    #[serde(default)]
+    pub target: Vec<Spanned<TargetSpec>>,
+    /// Workers: threads, each with its own ring and access specification.
+    #[serde(default)]
+    pub worker: Vec<Spanned<WorkerSpec>>,
+}
+
+/// One `[[target]]`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    /// Name used by workers' `targets` lists (default: the path).
+    pub name: Option<String>,
+    /// File or block device path.
+    pub path: Option<PathBuf>,
+    /// Size for a file target (block devices use their own size; a limit if given).
+    pub size: Option<Size>,
+    /// Open with O_DSYNC: every write is durable when it completes.
+    pub sync: Option<bool>,
+    /// Flush (fdatasync) after every N writes to this target.
+    pub fsync_every: Option<u32>,
+}
+
+/// One `[[worker]]`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerSpec {
+    /// Name (default `worker<N>`); copies made by `count` get `#i` appended.
+    pub name: Option<String>,
+    /// Number of identical workers (threads) to run.
+    pub count: Option<u32>,
+    /// Target names (or paths) this worker uses (default: all).
+    pub targets: Option<Vec<String>>,
+    /// `round-robin` (default) or `random` choice of target per I/O.
+    pub target_choice: Option<String>,
+    /// I/Os in flight (closed loop) or at most in flight (open loop).
+    pub queue_depth: Option<u32>,
+    /// Pin the worker thread(s) to these CPUs (one per copy, cycling).
+    pub cpus: Option<Vec<usize>>,
+    /// Open loop: issue this many I/Os per second per worker.
+    pub rate_iops: Option<f64>,
+    /// Open-loop arrivals: `uniform` (default) or `poisson`.
+    pub arrivals: Option<String>,
+    /// The access specification.
+    #[serde(default)]
+    pub access: Vec<Spanned<AccessSpec>>,
+}
+
+/// One `[[worker.access]]` entry of an access specification.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessSpec {
+    /// Class name under which results are reported (e.g. `db`, `log`).
+    pub class: Option<String>,
+    /// Relative weight of this entry among the worker's entries (default 1).
+    pub weight: Option<u32>,
+    /// Block size of each I/O.
+    pub block_size: Option<Size>,
+    /// Share of reads (the rest are writes).
+    pub read: Option<Percent>,
+    /// Share of random I/Os (the rest continue sequentially).
+    pub random: Option<Percent>,
+    /// Offset alignment of random I/Os (default: the block size).
+    pub align: Option<Size>,
+    /// `uniform`, `zipf:THETA` or `zoned:IO%/SPAN%:IO%/SPAN%...`.
+    pub distribution: Option<String>,
+    /// Start of the span within each target (default 0).
+    pub offset: Option<Size>,
+    /// Length of the span (default: to the end of the target).
+    pub length: Option<Size>,
+    /// Make this entry's writes durable (RWF_DSYNC per write).
+    pub sync: Option<bool>,
+    /// Flush (fdatasync) the target after every N writes of this entry.
+    pub fsync_every: Option<u32>,
+}

@@ -1,0 +1,36 @@
+//! storlab: a storage benchmark for application workloads. It answers: *will this storage
+//! carry my application's load, with the latency the application needs?*
+//!
+//! The data flow:
+//!
+//! ```text
+//! argv / job.toml ─cli─▶ JobSpec ─job::resolve─▶ Job ─run─▶ engine workers ──▶ per-worker StatsSet
+//!                                                       │ every interval: merged ─▶ console (live) + NDJSON
+//!                                                       ▼ end: merge
+//!                                     stats::summary ─▶ RunResult ─▶ report::{json, console}
+//! ```
+
+pub mod cli;
+pub mod engine;
+pub mod job;
+pub mod report;
+pub mod run;
+pub mod stats;
+
+/// A usage or validation error: the user asked for something that cannot be done as asked
+/// (exit code 2). The message says what and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
+
+/// Exit codes.
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// Runtime error.
+    pub const RUNTIME: i32 = 1;
+    /// Usage or validation error.
+    pub const USAGE: i32 = 2;
+    /// Verdict FAIL.
+    pub const FAIL: i32 = 3;
+}

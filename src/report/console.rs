@@ -1,0 +1,266 @@
+//! The terminal: live progress on stderr (only when it is a terminal) and the final summary
+//! table on stdout. The only module besides `main` that writes to the terminal.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use super::run_result::{Interrupted, RunResult};
+use crate::run::Observer;
+use crate::stats::summary::DirSummary;
+use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::time::Duration;
+
+/// Formats nanoseconds with a unit that keeps 3 significant digits: `812ns`, `12.3µs`,
+/// `4.56ms`, `1.20s`.
+pub fn format_ns(ns: f64) -> String {
+    let (v, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    if v < 10.0 && unit != "ns" {
+        format!("{v:.2}{unit}")
+    } else if v < 100.0 && unit != "ns" {
+        format!("{v:.1}{unit}")
+    } else {
+        format!("{v:.0}{unit}")
+    }
+}
+
+/// Formats a rate: `123.4k`, `1.23M`.
+pub fn format_rate(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// Live progress on stderr: a byte bar while preparing, one status line while measuring.
+/// Silent when stderr is not a terminal.
+pub struct Live {
+    bar: Option<ProgressBar>,
+    enabled: bool,
+    phase: String,
+}
+
+impl Live {
+    /// Progress if stderr is a terminal and `quiet` is false.
+    pub fn new(quiet: bool) -> Self {
+        Self {
+            bar: None,
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            phase: String::new(),
+        }
+    }
+
+    fn bar(&mut self, make: impl FnOnce() -> ProgressBar) -> &ProgressBar {
+        self.bar.get_or_insert_with(|| {
+            let b = make();
+            b.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            b
+        })
+    }
+}
+
+impl Observer for Live {
+    fn phase(&mut self, name: &str) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        self.phase = name.into();
+    }
+
+    fn prepare(&mut self, target: &str, done: u64, total: u64) {
+        if !self.enabled {
+            return;
+        }
+        let target = target.to_string();
+        let b = self.bar(|| {
+            let b = ProgressBar::new(total);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "prepare {msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b
+        });
+        b.set_length(total);
+        b.set_message(target);
+        b.set_position(done);
+    }
+
+    fn interval(&mut self, r: &IntervalRecord, grid: &IntervalGrid) {
+        if !self.enabled {
+            return;
+        }
+        let total_s = (grid.ramp_ns + grid.measure_ns) as f64 / 1e9;
+        let b = self.bar(|| {
+            let b = ProgressBar::new_spinner();
+            b.enable_steady_tick(Duration::from_millis(250));
+            b
+        });
+        let t = &r.total;
+        let ops = t.read.ops + t.write.ops;
+        let mean = if ops > 0 {
+            (t.read.latency_mean_ns * t.read.ops as f64 + t.write.latency_mean_ns * t.write.ops as f64)
+                / ops as f64
+        } else {
+            0.0
+        };
+        let p99 = t.read.latency_p99_ns.max(t.write.latency_p99_ns);
+        b.set_message(format!(
+            "{:<7} {:>5.0}s/{:.0}s  IOPS {:>8}  MB/s {:>8.1}  mean {:>8}  p99 {:>8}{}",
+            r.phase,
+            r.t_end_ms as f64 / 1e3,
+            total_s,
+            format_rate(t.read.iops + t.write.iops),
+            (t.read.bytes_per_s + t.write.bytes_per_s) / 1e6,
+            format_ns(mean),
+            format_ns(p99 as f64),
+            if t.read.errors + t.write.errors > 0 {
+                format!("  errors {}", t.read.errors + t.write.errors)
+            } else {
+                String::new()
+            }
+        ));
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn row(out: &mut String, class: &str, dir: &str, d: &DirSummary) {
+    let l = &d.latency_ns;
+    let _ = writeln!(
+        out,
+        "{:<16} {:<5} {:>10} {:>10.2} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        class,
+        dir,
+        format_rate(d.iops),
+        d.bytes_per_s / 1e6,
+        format_ns(l.mean),
+        format_ns(l.p50 as f64),
+        format_ns(l.p99 as f64),
+        format_ns(l.p99_9 as f64),
+        format_ns(l.max as f64),
+        d.errors
+    );
+}
+
+/// The final summary as text: per class and direction, totals, host CPU, devices, warnings.
+pub fn summary(r: &RunResult) -> String {
+    let mut out = String::new();
+    let secs = r.measured_ms as f64 / 1e3;
+    let _ = writeln!(
+        out,
+        "storlab {} · engine {} · {} worker(s) · measured {:.1}s{}",
+        r.storlab_version,
+        r.engine.name,
+        r.job.workers.len(),
+        secs,
+        match &r.interrupted {
+            Interrupted::No => String::new(),
+            Interrupted::Yes(why) => format!(" · INTERRUPTED: {why}"),
+        }
+    );
+    let open = r.job.workers.iter().any(|w| w.rate.is_some());
+    let _ = writeln!(
+        out,
+        "latency: {} · MB/s = 10^6 bytes/s\n",
+        if open {
+            "response time from the intended issue time (open loop)"
+        } else {
+            "from submission to completion"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "{:<16} {:<5} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "class", "op", "IOPS", "MB/s", "mean", "p50", "p99", "p99.9", "max", "errors"
+    );
+    let dirs = |c: &crate::stats::summary::ClassSummary| {
+        [("read", c.read.clone()), ("write", c.write.clone()), ("flush", c.flush.clone())]
+            .into_iter()
+            .filter(|(_, d)| d.ops > 0)
+            .collect::<Vec<_>>()
+    };
+    for (name, c) in &r.classes {
+        for (dir, d) in dirs(&c.summary()) {
+            row(&mut out, name, dir, &d);
+        }
+    }
+    if r.classes.len() > 1 {
+        for (dir, d) in dirs(&r.totals) {
+            row(&mut out, "(all)", dir, &d);
+        }
+    }
+    let c = &r.host_cpu;
+    let _ = writeln!(
+        out,
+        "\nCPU: storlab {:.1}% user {:.1}% sys (of one CPU) · machine {:.1}% user {:.1}% sys {:.1}% iowait {:.1}% idle",
+        c.process_user_pct,
+        c.process_system_pct,
+        c.system_user_pct,
+        c.system_system_pct,
+        c.system_iowait_pct,
+        c.system_idle_pct
+    );
+    for d in &r.devices {
+        let s = r.measured_ms.max(1) as f64 / 1e3;
+        let _ = writeln!(
+            out,
+            "device {}{}: {:.1}% busy · {} reads/s {} writes/s · {:.2} MB/s read {:.2} MB/s written",
+            d.name,
+            d.model.as_ref().map(|m| format!(" ({m})")).unwrap_or_default(),
+            d.delta.util_pct,
+            format_rate(d.delta.reads as f64 / s),
+            format_rate(d.delta.writes as f64 / s),
+            d.delta.read_bytes as f64 / s / 1e6,
+            d.delta.write_bytes as f64 / s / 1e6,
+        );
+    }
+    for e in r.errors.iter().take(5) {
+        let _ = writeln!(
+            out,
+            "error: target {} {} at offset {} ({} bytes): {}",
+            r.targets.get(e.target).map(|t| t.name.as_str()).unwrap_or("?"),
+            e.op,
+            e.offset,
+            e.len,
+            e.error
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// Prints the summary on stdout.
+pub fn print_summary(r: &RunResult) {
+    print!("{}", summary(r));
+}
+
+/// Prints a note on stderr (paths of written files, fallbacks).
+pub fn note(text: &str) {
+    eprintln!("{text}");
+}
+
+/// Prints text on stdout as it is (JSON, dry-run listings).
+pub fn print_text(text: &str) {
+    println!("{text}");
+}

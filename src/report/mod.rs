@@ -1,0 +1,6 @@
+//! Everything rendered from a [`run_result::RunResult`]: the results file itself, the console
+//! table and live progress.
+
+pub mod console;
+pub mod json;
+pub mod run_result;

@@ -1,0 +1,890 @@
+//! A run, phase by phase: probe the engine, open and prepare targets (prepare), start the
+//! workers, collect interval statistics and host samples (ramp, measure), merge, and write the
+//! results file. Ctrl-C and SIGTERM stop every phase within a second; a run that stops early or
+//! fails still writes its results, marked `interrupted` with the reason, and the time series is
+//! streamed to NDJSON as it is produced.
+
+use crate::Usage;
+use crate::engine::access::{AccessGen, TargetGeometry};
+use crate::engine::null::NullBackend;
+use crate::engine::ring::UringBackend;
+use crate::engine::sync::SyncBackend;
+use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
+use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
+use crate::engine::probe;
+use crate::job::units::{format_size, format_size_approx};
+use crate::job::{EngineKind, Job};
+use crate::report::run_result::*;
+use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
+use crate::stats::summary::ClassSummary;
+use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
+use crate::stats::{StatsSet, TargetCounters};
+use anyhow::{Context, Result, anyhow};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What the run tells whoever shows progress. Every method has a silent default.
+pub trait Observer {
+    /// A phase starts (`prepare`, `ramp`, `measure`).
+    fn phase(&mut self, _name: &str) {}
+    /// Preparation of `target` has written `done` of `total` bytes.
+    fn prepare(&mut self, _target: &str, _done: u64, _total: u64) {}
+    /// One interval of the time series is complete.
+    fn interval(&mut self, _record: &IntervalRecord, _grid: &IntervalGrid) {}
+    /// The run is over (clear progress displays).
+    fn finish(&mut self) {}
+}
+
+/// A silent observer.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// Where results go and what to record about the invocation.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Results file (JSON). The NDJSON time series is written beside it.
+    pub results_path: PathBuf,
+    /// The command line, recorded in the results.
+    pub command: Vec<String>,
+}
+
+/// Signal flags shared by the process: set by SIGINT/SIGTERM.
+pub struct Signals {
+    /// Any stop request.
+    pub stop: Arc<AtomicBool>,
+    sigint: Arc<AtomicBool>,
+    sigterm: Arc<AtomicBool>,
+}
+
+impl Signals {
+    /// Installs handlers: the first SIGINT/SIGTERM asks the run to stop, a second one exits at
+    /// once with status 130.
+    pub fn install() -> Result<Signals> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let stop = Arc::new(AtomicBool::new(false));
+        let sigint = Arc::new(AtomicBool::new(false));
+        let sigterm = Arc::new(AtomicBool::new(false));
+        for sig in [SIGINT, SIGTERM] {
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
+            signal_hook::flag::register(sig, Arc::clone(&stop))?;
+        }
+        signal_hook::flag::register(SIGINT, Arc::clone(&sigint))?;
+        signal_hook::flag::register(SIGTERM, Arc::clone(&sigterm))?;
+        Ok(Signals {
+            stop,
+            sigint,
+            sigterm,
+        })
+    }
+
+    /// Flags that no signal will set (tests, library use).
+    pub fn none() -> Signals {
+        Signals {
+            stop: Arc::new(AtomicBool::new(false)),
+            sigint: Arc::new(AtomicBool::new(false)),
+            sigterm: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn reason(&self, phase: &str) -> Option<String> {
+        let by = if self.sigint.load(Ordering::Relaxed) {
+            "SIGINT (Ctrl-C)"
+        } else if self.sigterm.load(Ordering::Relaxed) {
+            "SIGTERM"
+        } else if self.stop.load(Ordering::Relaxed) {
+            "a stop request"
+        } else {
+            return None;
+        };
+        Some(format!("interrupted by {by} during {phase}"))
+    }
+}
+
+/// The NDJSON time-series path for a results path: `run.json` → `run.ndjson`.
+pub fn timeseries_path(results: &Path) -> PathBuf {
+    results.with_extension("ndjson")
+}
+
+#[derive(Default)]
+struct Partial {
+    started: Option<chrono::DateTime<chrono::Utc>>,
+    phases: Vec<PhaseRecord>,
+    warnings: Vec<String>,
+    engine: EngineInfo,
+    targets: Vec<TargetResult>,
+    timeseries: Vec<IntervalRecord>,
+}
+
+impl Partial {
+    fn phase(&mut self, name: &str, state: &str, seconds: f64) {
+        self.phases.push(PhaseRecord {
+            name: name.into(),
+            state: state.into(),
+            seconds,
+        });
+    }
+}
+
+/// Runs `job` and writes its results file. On interruption the results are written (marked)
+/// and returned; on a runtime failure they are written and the error is returned.
+pub fn execute(
+    job: &Job,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+) -> Result<RunResult> {
+    let mut partial = Partial {
+        started: Some(chrono::Utc::now()),
+        phases: Vec::new(),
+        warnings: job.warnings.clone(),
+        engine: EngineInfo {
+            name: engine_name(job.engine).into(),
+            fallback_reason: None,
+            notes: Vec::new(),
+        },
+        targets: Vec::new(),
+        timeseries: Vec::new(),
+    };
+    let outcome = execute_inner(job, opts, signals, obs, &mut partial);
+    obs.finish();
+    match outcome {
+        Ok(result) => Ok(result),
+        Err(e) if e.downcast_ref::<Usage>().is_some() => Err(e),
+        Err(e) => {
+            let reason = format!("failed: {e:#}");
+            let result = assemble(job, opts, partial, Interrupted::Yes(reason), None);
+            write_results(&opts.results_path, &result)
+                .with_context(|| format!("{e:#}; and the partial results could not be written"))?;
+            Err(e.context(format!(
+                "partial results written to {}",
+                opts.results_path.display()
+            )))
+        }
+    }
+}
+
+fn engine_name(e: EngineKind) -> &'static str {
+    match e {
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Psync => "psync",
+        EngineKind::Null => "null",
+    }
+}
+
+fn execute_inner(
+    job: &Job,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+    partial: &mut Partial,
+) -> Result<RunResult> {
+    let mut engine = job.engine;
+    if engine == EngineKind::IoUring {
+        if let Err(why) = probe::io_uring() {
+            partial.engine.name = "psync".into();
+            partial.engine.fallback_reason = Some(why.clone());
+            partial
+                .warnings
+                .push(format!("io_uring is not usable, psync was used instead: {why}"));
+            engine = EngineKind::Psync;
+        }
+    }
+    let host = host::host_info();
+
+    // Prepare: open (and fill) every target.
+    obs.phase("prepare");
+    let prep_start = Instant::now();
+    let mut opened: Vec<OpenTarget> = Vec::new();
+    for (ti, t) in job.targets.iter().enumerate() {
+        let writes = job
+            .workers
+            .iter()
+            .any(|w| w.targets.contains(&ti) && w.writes());
+        let request = TargetRequest {
+            path: t.path.clone(),
+            size_bytes: t.size_bytes,
+            buffered: job.buffered,
+            dsync: t.sync,
+            writes,
+            destroy_data: job.destroy_data,
+        };
+        let name = t.name.clone();
+        let stop = &signals.stop;
+        let r = if engine == EngineKind::Null && t.size_bytes.is_some() && !t.path.exists() {
+            Err(None)
+        } else {
+            target::open(&request, &mut |done, total| {
+                obs.prepare(&name, done, total);
+                !stop.load(Ordering::Relaxed)
+            })
+            .map_err(Some)
+        };
+        match r {
+            Ok(o) => opened.push(o),
+            Err(None) => {
+                return Err(Usage(format!(
+                    "target `{}` ({}) does not exist; the null engine does no I/O but still needs its targets (run once with another engine to prepare it)",
+                    t.name,
+                    t.path.display()
+                ))
+                .into());
+            }
+            Err(Some(TargetError::Interrupted { .. })) => {
+                partial.phase("prepare", "interrupted", prep_start.elapsed().as_secs_f64());
+                let reason = signals
+                    .reason("prepare")
+                    .unwrap_or_else(|| "interrupted during prepare".into());
+                let result = assemble(job, opts, std::mem::take(partial), Interrupted::Yes(reason), Some(&host));
+                write_results(&opts.results_path, &result)?;
+                return Ok(result);
+            }
+            Err(Some(e @ (TargetError::Guarded { .. } | TargetError::Invalid { .. }))) => {
+                return Err(Usage(e.to_string()).into());
+            }
+            Err(Some(e)) => return Err(anyhow!(e)),
+        }
+    }
+    partial.phase("prepare", "completed", prep_start.elapsed().as_secs_f64());
+    check_alignment(job, &opened)?;
+    partial.targets = opened
+        .iter()
+        .zip(&job.targets)
+        .map(|(o, t)| target_result(t, o))
+        .collect();
+    let data_bytes: u64 = opened.iter().map(|o| o.size_bytes).sum();
+    partial
+        .warnings
+        .extend(placement_warnings(job, &partial.targets, data_bytes, host.memory_bytes));
+    let geometry: Vec<TargetGeometry> = opened
+        .iter()
+        .zip(&job.targets)
+        .map(|(o, t)| TargetGeometry {
+            size_bytes: o.size_bytes,
+            dsync: t.sync,
+            fsync_every: t.fsync_every,
+        })
+        .collect();
+    let mut gens = Vec::with_capacity(job.workers.len());
+    for (wi, w) in job.workers.iter().enumerate() {
+        let seed = job.seed ^ (wi as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        gens.push(AccessGen::new(w, &geometry, seed).map_err(Usage)?);
+    }
+
+    // Ramp and measure.
+    let grid = IntervalGrid {
+        ramp_ns: job.ramp_ms * 1_000_000,
+        measure_ns: job.duration_ms * 1_000_000,
+        interval_ns: job.interval_ms * 1_000_000,
+    };
+    let ts_path = timeseries_path(&opts.results_path);
+    if let Some(dir) = ts_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    }
+    let mut ndjson = std::io::BufWriter::new(
+        std::fs::File::create(&ts_path)
+            .with_context(|| format!("cannot create the time-series file {}", ts_path.display()))?,
+    );
+    let devices = device_names(&partial.targets);
+    let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
+    let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
+    let n_workers = job.workers.len();
+    let stop = &*signals.stop;
+    let start = Instant::now();
+    obs.phase(if grid.ramp_ns > 0 { "ramp" } else { "measure" });
+    let collected = std::thread::scope(|scope| -> Result<Collected> {
+        for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
+            let plan = WorkerPlan {
+                index: wi,
+                spec: w,
+                classes: job.classes.len(),
+                access,
+                seed: job.seed ^ ((wi as u64) << 32),
+                start,
+                grid,
+                stop,
+                tx: tx.clone(),
+                batch: (job.batch as usize).min(w.queue_depth as usize),
+                targets: job.targets.len(),
+            };
+            let fds = fds.clone();
+            let slot_bytes = w.max_block_bytes() as usize;
+            std::thread::Builder::new()
+                .name(format!("storlab-{}", w.name))
+                .spawn_scoped(scope, move || {
+                    let tx = plan.tx.clone();
+                    let report = run_worker(plan, engine, fds, slot_bytes);
+                    let _ = tx.send(WorkerMsg::Done(Box::new(report)));
+                })
+                .context("cannot start a worker thread")?;
+        }
+        drop(tx);
+        collect(rx, n_workers, grid, start, &devices, job, &mut ndjson, obs)
+    })?;
+    ndjson.flush().context("writing the time series")?;
+    let ramp_s = (grid.ramp_ns.min(collected.elapsed_ns) as f64) / 1e9;
+    let interrupted = signals.reason(if collected.elapsed_ns < grid.ramp_ns {
+        "ramp"
+    } else {
+        "measure"
+    });
+    let state = |done: bool| if done { "completed" } else { "interrupted" };
+    if grid.ramp_ns > 0 {
+        partial.phase("ramp", state(collected.elapsed_ns >= grid.ramp_ns), ramp_s);
+    }
+    partial.phase(
+        "measure",
+        if collected.elapsed_ns <= grid.ramp_ns {
+            "not_started"
+        } else {
+            state(interrupted.is_none())
+        },
+        collected.elapsed_ns.saturating_sub(grid.ramp_ns) as f64 / 1e9,
+    );
+    partial.timeseries = collected.timeseries.clone();
+    let fatal: Vec<String> = collected
+        .reports
+        .iter()
+        .filter_map(|r| r.fatal.as_ref().map(|f| format!("worker `{}`: {f}", job.workers[r.worker].name)))
+        .collect();
+    for r in &collected.reports {
+        for n in &r.notes {
+            if !partial.engine.notes.contains(n) {
+                partial.engine.notes.push(n.clone());
+            }
+        }
+        if r.unissued > 0 {
+            partial.warnings.push(format!(
+                "worker `{}` could not keep its rate: {} scheduled I/Os were never issued (every slot busy); latency counts from the intended time",
+                job.workers[r.worker].name, r.unissued
+            ));
+        }
+    }
+    let interrupted = match (interrupted, fatal.is_empty()) {
+        (Some(r), _) => Interrupted::Yes(r),
+        (None, false) => Interrupted::Yes(format!("failed: {}", fatal.join("; "))),
+        (None, true) => Interrupted::No,
+    };
+    let mut result = assemble(job, opts, std::mem::take(partial), interrupted, Some(&host));
+    fill_measurement(&mut result, job, &collected);
+    result.timeseries_path = Some(ts_path.display().to_string());
+    write_results(&opts.results_path, &result)?;
+    Ok(result)
+}
+
+fn run_worker(
+    plan: WorkerPlan<'_>,
+    engine: EngineKind,
+    fds: Vec<std::os::fd::BorrowedFd<'_>>,
+    slot_bytes: usize,
+) -> WorkerReport {
+    let qd = plan.spec.queue_depth as usize;
+    let seed = plan.seed;
+    if let Some(cpu) = plan.spec.cpu {
+        let mut set = rustix::thread::CpuSet::new();
+        set.set(cpu);
+        if let Err(e) = rustix::thread::sched_setaffinity(None, &set) {
+            return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
+        }
+    }
+    match engine {
+        EngineKind::Null => worker::run(plan, NullBackend::new(qd, slot_bytes, seed), Vec::new()),
+        EngineKind::Psync => worker::run(plan, SyncBackend::new(fds, qd, slot_bytes, seed), Vec::new()),
+        EngineKind::IoUring => match UringBackend::new(fds, qd, slot_bytes, seed) {
+            Ok(b) => {
+                let notes = b.notes.clone();
+                worker::run(plan, b, notes)
+            }
+            Err(e) => failed(&plan, format!("cannot create an io_uring ring of {qd} entries: {e}")),
+        },
+    }
+}
+
+fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
+    plan.stop.store(true, Ordering::Relaxed);
+    WorkerReport {
+        worker: plan.index,
+        totals: StatsSet::new(plan.classes),
+        targets: vec![TargetCounters::default(); plan.targets],
+        measured_ns: 0,
+        unissued: 0,
+        errors: Vec::new(),
+        fatal: Some(why),
+        notes: Vec::new(),
+    }
+}
+
+struct Collected {
+    reports: Vec<WorkerReport>,
+    timeseries: Vec<IntervalRecord>,
+    cpu_measure: CpuPercent,
+    disk_measure: BTreeMap<String, DiskDelta>,
+    elapsed_ns: u64,
+}
+
+struct Sample {
+    t_ns: u64,
+    cpu: CpuTimes,
+    disks: BTreeMap<String, DiskCounters>,
+}
+
+fn sample(start: Instant, devices: &[String]) -> Sample {
+    Sample {
+        t_ns: start.elapsed().as_nanos() as u64,
+        cpu: host::cpu_times(),
+        disks: devices
+            .iter()
+            .filter_map(|d| host::disk_counters(d).map(|c| (d.clone(), c)))
+            .collect(),
+    }
+}
+
+fn deltas(a: &Sample, b: &Sample) -> (CpuPercent, BTreeMap<String, DiskDelta>) {
+    let wall = b.t_ns.saturating_sub(a.t_ns);
+    let disks = b
+        .disks
+        .iter()
+        .filter_map(|(n, after)| {
+            a.disks
+                .get(n)
+                .map(|before| (n.clone(), DiskDelta::between(before, after, wall)))
+        })
+        .collect();
+    (CpuPercent::between(&a.cpu, &b.cpu, wall), disks)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    rx: std::sync::mpsc::Receiver<WorkerMsg>,
+    n_workers: usize,
+    grid: IntervalGrid,
+    start: Instant,
+    devices: &[String],
+    job: &Job,
+    ndjson: &mut impl Write,
+    obs: &mut dyn Observer,
+) -> Result<Collected> {
+    let classes = job.classes.len();
+    // Host samples: `first` at time 0, then one at the end of each interval.
+    let first = sample(start, devices);
+    let mut ends: BTreeMap<u64, Sample> = BTreeMap::new();
+    let mut measure_start: Option<Sample> = None;
+    let mut measure_end: Option<Sample> = None;
+    let mut next_sample = 0u64;
+    // Interval statistics waiting for every worker.
+    let mut pending: BTreeMap<u64, StatsSet> = BTreeMap::new();
+    let mut last_reported: Vec<Option<u64>> = vec![None; n_workers];
+    let mut finished = vec![false; n_workers];
+    let mut reports = Vec::new();
+    let mut timeseries = Vec::new();
+    let mut announced_measure = grid.ramp_ns == 0;
+    if grid.ramp_ns == 0 {
+        measure_start = Some(sample(start, devices));
+    }
+    let mut done = 0;
+    loop {
+        let now = start.elapsed().as_nanos() as u64;
+        while next_sample < grid.intervals() {
+            let (_, end, _) = grid.bounds(next_sample);
+            if now < end {
+                break;
+            }
+            let s = sample(start, devices);
+            if end == grid.ramp_ns && measure_start.is_none() {
+                measure_start = Some(sample(start, devices));
+            }
+            if end == grid.ramp_ns + grid.measure_ns {
+                measure_end = Some(sample(start, devices));
+            }
+            ends.insert(next_sample, s);
+            next_sample += 1;
+        }
+        if !announced_measure && now >= grid.ramp_ns {
+            announced_measure = true;
+            obs.phase("measure");
+        }
+        // Emit every interval that every running worker has reported.
+        while let Some((&index, _)) = pending.first_key_value() {
+            let complete = (0..n_workers)
+                .all(|w| finished[w] || last_reported[w].is_some_and(|l| l >= index));
+            if !complete {
+                break;
+            }
+            let stats = pending.pop_first().expect("non-empty").1;
+            let before = if index == 0 { Some(&first) } else { ends.get(&(index - 1)) };
+            let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
+            let rec = interval_record(index, &grid, &stats, &job.classes, host);
+            serde_json::to_writer(&mut *ndjson, &rec)?;
+            ndjson.write_all(b"\n")?;
+            ndjson.flush()?;
+            obs.interval(&rec, &grid);
+            timeseries.push(rec);
+            if index > 0 {
+                ends.retain(|&k, _| k + 1 >= index);
+            }
+        }
+        if done == n_workers {
+            break;
+        }
+        let wait_until = if next_sample < grid.intervals() {
+            grid.bounds(next_sample).1
+        } else {
+            now + 100_000_000
+        };
+        let timeout =
+            Duration::from_nanos(wait_until.saturating_sub(now).clamp(1_000_000, 100_000_000));
+        match rx.recv_timeout(timeout) {
+            Ok(WorkerMsg::Interval {
+                worker,
+                index,
+                stats,
+            }) => {
+                pending
+                    .entry(index)
+                    .or_insert_with(|| StatsSet::new(classes))
+                    .add(&stats);
+                last_reported[worker] = Some(index);
+            }
+            Ok(WorkerMsg::Done(r)) => {
+                finished[r.worker] = true;
+                done += 1;
+                reports.push(*r);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                finished.iter_mut().for_each(|f| *f = true);
+                done = n_workers;
+            }
+        }
+    }
+    let elapsed_ns = start.elapsed().as_nanos() as u64;
+    let measure_end = measure_end.unwrap_or_else(|| sample(start, devices));
+    let (cpu_measure, disk_measure) = match &measure_start {
+        Some(s) => deltas(s, &measure_end),
+        None => (CpuPercent::default(), BTreeMap::new()),
+    };
+    reports.sort_by_key(|r| r.worker);
+    Ok(Collected {
+        reports,
+        timeseries,
+        cpu_measure,
+        disk_measure,
+        elapsed_ns,
+    })
+}
+
+fn interval_record(
+    index: u64,
+    grid: &IntervalGrid,
+    stats: &StatsSet,
+    classes: &[String],
+    host: Option<(CpuPercent, BTreeMap<String, DiskDelta>)>,
+) -> IntervalRecord {
+    let (s, e, ramp) = grid.bounds(index);
+    let mut rec = IntervalRecord {
+        index,
+        phase: if ramp { "ramp" } else { "measure" }.into(),
+        step: None,
+        t_end_ms: e / 1_000_000,
+        interval_ms: ((e - s) / 1_000_000).max(1),
+        ..Default::default()
+    };
+    rec.fill(stats, classes);
+    if let Some((cpu, devices)) = host {
+        rec.cpu = cpu;
+        rec.devices = devices;
+    }
+    rec
+}
+
+fn check_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
+    for w in &job.workers {
+        for (ai, a) in w.access.iter().enumerate() {
+            for &t in &w.targets {
+                let o = &opened[t];
+                let lbs = o.logical_block_size as u64;
+                if !o.direct || lbs <= 1 {
+                    continue;
+                }
+                let what = [
+                    ("block size", a.block_size_bytes, "a block size"),
+                    ("alignment", a.align_bytes, "an alignment"),
+                    ("span offset", a.offset_bytes, "an offset"),
+                ];
+                for (name, value, fix) in what {
+                    if value % lbs != 0 {
+                        return Err(Usage(format!(
+                            "cannot use {} with O_DIRECT: its logical block size is {lbs} but worker `{}` access[{ai}] has {name} {value}; use {fix} that is a multiple of {} or `buffered = true` (--buffered)",
+                            o.path.display(),
+                            w.name,
+                            format_size(lbs)
+                        ))
+                        .into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn target_result(t: &crate::job::Target, o: &OpenTarget) -> TargetResult {
+    let p = host::placement(&o.canonical_path);
+    TargetResult {
+        name: t.name.clone(),
+        path: o.path.display().to_string(),
+        kind: o.kind,
+        size_bytes: o.size_bytes,
+        logical_block_size_bytes: o.logical_block_size,
+        direct: o.direct,
+        dsync: o.dsync,
+        filesystem: p.filesystem,
+        mount_point: p.mount_point.map(|m| m.display().to_string()),
+        mount_options: p.mount_options,
+        device: p.device,
+        device_model: p.device_model,
+        prepare: o.prepare.clone(),
+        ops: DirCounts::default(),
+        bytes: DirCounts::default(),
+        errors: DirCounts::default(),
+    }
+}
+
+fn placement_warnings(job: &Job, targets: &[TargetResult], data_bytes: u64, memory: u64) -> Vec<String> {
+    let mut w = Vec::new();
+    if job.buffered {
+        w.push("buffered I/O: reads may be served from the page cache and writes acknowledged before they reach the device".into());
+    }
+    if job.engine == EngineKind::Null {
+        w.push("null engine: no I/O was done; the figures are storlab's own per-I/O cost".into());
+    }
+    for t in targets {
+        match t.filesystem.as_str() {
+            "tmpfs" | "ramfs" => w.push(format!(
+                "target `{}` is on {}: it lives in memory, not on a storage device",
+                t.name, t.filesystem
+            )),
+            "btrfs" | "zfs" | "bcachefs" => w.push(format!(
+                "target `{}` is on {}, a copy-on-write filesystem: writes relocate data and may be compressed or deduplicated",
+                t.name, t.filesystem
+            )),
+            "overlay" | "fuse" | "nfs" | "nfs4" | "cifs" => w.push(format!(
+                "target `{}` is on {}: results include that layer's behaviour",
+                t.name, t.filesystem
+            )),
+            _ => {}
+        }
+        if t.mount_options.contains("compress") {
+            w.push(format!(
+                "target `{}` is on a filesystem mounted with compression ({}): written data may be compressed",
+                t.name, t.mount_options
+            ));
+        }
+    }
+    if data_bytes > 0 && memory > 0 && data_bytes < memory && job.engine != EngineKind::Null {
+        w.push(format!(
+            "the data set ({}) is smaller than memory ({}): any cache in the path (page cache, array cache) can hold all of it",
+            format_size_approx(data_bytes),
+            format_size_approx(memory)
+        ));
+    }
+    if job.ramp_ms > job.duration_ms {
+        w.push("the measured duration is shorter than the ramp".into());
+    }
+    w.dedup();
+    w
+}
+
+fn device_names(targets: &[TargetResult]) -> Vec<String> {
+    let mut names: Vec<String> = targets.iter().filter_map(|t| t.device.clone()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn assemble(
+    job: &Job,
+    opts: &RunOptions,
+    partial: Partial,
+    interrupted: Interrupted,
+    host: Option<&host::HostInfo>,
+) -> RunResult {
+    let started = partial.started.unwrap_or_else(chrono::Utc::now);
+    let classes = job
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            (
+                name.clone(),
+                ClassResult {
+                    read: Default::default(),
+                    write: Default::default(),
+                    flush: Default::default(),
+                    write_durability: durability(job, i),
+                },
+            )
+        })
+        .collect();
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        storlab_version: env!("CARGO_PKG_VERSION").into(),
+        command: opts.command.clone(),
+        job: job.clone(),
+        host: host.cloned().unwrap_or_else(host::host_info),
+        started_at: started.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        ended_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        interrupted,
+        phases: partial.phases,
+        engine: partial.engine,
+        warnings: partial.warnings,
+        measured_ms: 0,
+        targets: partial.targets,
+        totals: ClassSummary::default(),
+        classes,
+        workers: Vec::new(),
+        devices: Vec::new(),
+        host_cpu: CpuPercent::default(),
+        errors: Vec::new(),
+        timeseries_path: None,
+        timeseries: partial.timeseries,
+    }
+}
+
+/// How class `class`'s writes are made durable, from the job.
+fn durability(job: &Job, class: usize) -> String {
+    let mut kinds: Vec<String> = Vec::new();
+    let mut add = |k: String| {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    };
+    for w in &job.workers {
+        for a in w.access.iter().filter(|a| a.class == class && a.read_pct < 100.0) {
+            if a.sync {
+                add("rwf_dsync".into());
+            }
+            if a.fsync_every > 0 {
+                add(format!("fsync_every_{}", a.fsync_every));
+            }
+            for &t in &w.targets {
+                let t = &job.targets[t];
+                if t.sync {
+                    add("o_dsync".into());
+                }
+                if t.fsync_every > 0 {
+                    add(format!("fsync_every_{}", t.fsync_every));
+                }
+            }
+        }
+    }
+    if kinds.is_empty() {
+        "none".into()
+    } else {
+        kinds.join("+")
+    }
+}
+
+fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected) {
+    let measured_ns = c
+        .reports
+        .iter()
+        .map(|r| r.measured_ns)
+        .max()
+        .unwrap_or(0);
+    let secs = measured_ns as f64 / 1e9;
+    result.measured_ms = measured_ns / 1_000_000;
+    let mut all = StatsSet::new(job.classes.len());
+    for r in &c.reports {
+        all.add(&r.totals);
+    }
+    result.totals = ClassSummary::of(&all.total(), secs, true);
+    for (i, name) in job.classes.iter().enumerate() {
+        if let Some(cr) = result.classes.get_mut(name) {
+            let s = ClassSummary::of(&all.classes[i], secs, true);
+            cr.read = s.read;
+            cr.write = s.write;
+            cr.flush = s.flush;
+        }
+    }
+    result.workers = c
+        .reports
+        .iter()
+        .map(|r| {
+            let wsecs = r.measured_ns as f64 / 1e9;
+            let spec = &job.workers[r.worker];
+            let used: Vec<usize> = spec.access.iter().map(|a| a.class).collect();
+            WorkerResult {
+                name: spec.name.clone(),
+                totals: ClassSummary::of(&r.totals.total(), wsecs, false),
+                classes: used
+                    .iter()
+                    .map(|&i| {
+                        (
+                            job.classes[i].clone(),
+                            ClassSummary::of(&r.totals.classes[i], wsecs, false),
+                        )
+                    })
+                    .collect(),
+                unissued: r.unissued,
+                fatal: r.fatal.clone(),
+            }
+        })
+        .collect();
+    for (ti, t) in result.targets.iter_mut().enumerate() {
+        for r in &c.reports {
+            let k = &r.targets[ti];
+            t.ops.read += k.ops[0];
+            t.ops.write += k.ops[1];
+            t.ops.flush += k.ops[2];
+            t.bytes.read += k.bytes[0];
+            t.bytes.write += k.bytes[1];
+            t.errors.read += k.errors[0];
+            t.errors.write += k.errors[1];
+            t.errors.flush += k.errors[2];
+        }
+    }
+    let models: BTreeMap<String, Option<String>> = result
+        .targets
+        .iter()
+        .filter_map(|t| t.device.clone().map(|d| (d, t.device_model.clone())))
+        .collect();
+    result.devices = c
+        .disk_measure
+        .iter()
+        .map(|(name, delta)| DeviceResult {
+            name: name.clone(),
+            model: models.get(name).cloned().flatten(),
+            delta: *delta,
+        })
+        .collect();
+    result.host_cpu = c.cpu_measure;
+    result.errors = c
+        .reports
+        .iter()
+        .flat_map(|r| r.errors.iter().cloned())
+        .take(worker::ERROR_DETAILS * 4)
+        .collect();
+}
+
+/// Writes `result` atomically: to a temporary file beside it, synced, then renamed.
+pub fn write_results(path: &Path, result: &RunResult) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    let mut f = std::fs::File::create(&tmp)
+        .with_context(|| format!("cannot write the results file {}", tmp.display()))?;
+    serde_json::to_writer_pretty(&mut f, result)?;
+    f.write_all(b"\n")?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! Latency histograms: log-linear buckets (hdrhistogram, two significant digits: every
+//! recorded value is kept within 1% of its true value) from 1 ns to 2 hours, plus the exact
+//! minimum, maximum, sum and sum of squares. Histograms merge by adding, so totals over workers,
+//! intervals and steps are exact merges, never averaged percentiles.
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
+
+/// Highest trackable latency: 2 hours in nanoseconds. Larger values are clamped (and counted).
+pub const HIGHEST_NS: u64 = 2 * 3600 * 1_000_000_000;
+/// Significant decimal digits kept: 2 means a relative error of at most 1%.
+pub const SIGNIFICANT_DIGITS: u8 = 2;
+
+/// A latency histogram in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct Histogram {
+    hist: hdrhistogram::Histogram<u64>,
+    min: u64,
+    max: u64,
+    sum: u128,
+    sum_sq: u128,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Histogram {
+    /// An empty histogram.
+    pub fn new() -> Self {
+        Self {
+            hist: hdrhistogram::Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS)
+                .expect("fixed histogram bounds are valid"),
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            sum_sq: 0,
+        }
+    }
+
+    /// Records one latency. Never allocates.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.hist.saturating_record(ns.max(1));
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+        self.sum += ns as u128;
+        self.sum_sq += (ns as u128) * (ns as u128);
+    }
+
+    /// Number of recorded values.
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+
+    /// Adds every value of `other` into `self`.
+    pub fn add(&mut self, other: &Histogram) {
+        self.hist
+            .add(&other.hist)
+            .expect("histograms with the same bounds always add");
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+    }
+
+    /// Forgets every value.
+    pub fn reset(&mut self) {
+        self.hist.reset();
+        self.min = u64::MAX;
+        self.max = 0;
+        self.sum = 0;
+        self.sum_sq = 0;
+    }
+
+    /// Exact mean, nanoseconds (0 when empty).
+    pub fn mean(&self) -> f64 {
+        match self.count() {
+            0 => 0.0,
+            n => self.sum as f64 / n as f64,
+        }
+    }
+
+    /// Value at quantile `q` (0..=1), nanoseconds, within 1%.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count() == 0 {
+            return 0;
+        }
+        let v = self.hist.value_at_quantile(q);
+        v.clamp(self.min, self.max)
+    }
+
+    /// The summary statistics.
+    pub fn summary(&self) -> LatencySummary {
+        let n = self.count();
+        if n == 0 {
+            return LatencySummary::default();
+        }
+        let mean = self.mean();
+        let var = (self.sum_sq as f64 / n as f64 - mean * mean).max(0.0);
+        LatencySummary {
+            min: self.min,
+            mean,
+            max: self.max,
+            stddev: var.sqrt(),
+            p50: self.quantile(0.50),
+            p90: self.quantile(0.90),
+            p95: self.quantile(0.95),
+            p99: self.quantile(0.99),
+            p99_9: self.quantile(0.999),
+            p99_99: self.quantile(0.9999),
+        }
+    }
+
+    /// Percentile curve for plots: (percentile, ns) at log-spaced tail points.
+    pub fn percentile_curve(&self) -> Vec<(f64, u64)> {
+        if self.count() == 0 {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for nines in [
+            0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999, 100.0,
+        ] {
+            out.push((nines, self.quantile(nines / 100.0)));
+        }
+        out
+    }
+
+    /// Compact, mergeable encoding: hdrhistogram V2 + deflate, base64.
+    pub fn encode(&self) -> EncodedHistogram {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&self.hist, &mut bytes)
+            .expect("serialising into memory cannot fail");
+        EncodedHistogram {
+            hdr_v2_deflate_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            min_ns: if self.count() == 0 { 0 } else { self.min },
+            max_ns: self.max,
+            sum_ns: self.sum.to_string(),
+            sum_sq_ns2: self.sum_sq.to_string(),
+        }
+    }
+
+    /// Decodes [`Histogram::encode`]'s output.
+    pub fn decode(e: &EncodedHistogram) -> Result<Histogram, String> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&e.hdr_v2_deflate_base64)
+            .map_err(|err| format!("histogram is not valid base64: {err}"))?;
+        let decoded: hdrhistogram::Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|err| format!("histogram cannot be decoded: {err:?}"))?;
+        let mut out = Histogram::new();
+        out.hist
+            .add(&decoded)
+            .map_err(|err| format!("histogram has other bounds: {err:?}"))?;
+        if out.count() > 0 {
+            out.min = e.min_ns;
+        }
+        out.max = e.max_ns;
+        out.sum = e.sum_ns.parse().map_err(|_| "bad sum_ns".to_string())?;
+        out.sum_sq = e.sum_sq_ns2.parse().map_err(|_| "bad sum_sq_ns2".to_string())?;
+        Ok(out)
+    }
+}
+
+/// A histogram as stored in results files: merge them by decoding and adding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EncodedHistogram {
+    /// HdrHistogram V2 compressed encoding, base64 (standard alphabet).
+    pub hdr_v2_deflate_base64: String,
+    /// Exact minimum, ns.
+    pub min_ns: u64,
+    /// Exact maximum, ns.
+    pub max_ns: u64,
+    /// Exact sum of values, ns (decimal string: may exceed 2^64).
+    pub sum_ns: String,
+    /// Exact sum of squares, ns² (decimal string).
+    pub sum_sq_ns2: String,
+}
+
+/// Latency statistics in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencySummary {
+    /// Smallest, exact.
+    pub min: u64,
+    /// Mean, exact.
+    pub mean: f64,
+    /// Largest, exact.
+    pub max: u64,
+    /// Standard deviation, exact.
+    pub stddev: f64,
+    /// Median (within 1%).
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 95th percentile.
+    pub p95: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p99_9: u64,
+    /// 99.99th percentile.
+    pub p99_99: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+    #[test]
+    fn merge_equals_recording_everything_into_one() {
+        let mut rng = SmallRng::seed_from_u64(7);
+        let mut all = Histogram::new();
+        let mut parts = vec![Histogram::new(), Histogram::new(), Histogram::new()];
+        for i in 0..100_000 {
+            let v = (rng.random::<f64>().powi(4) * 1e9) as u64 + 100;
+            all.record(v);
+            parts[i % 3].record(v);
+        }
+        let mut merged = Histogram::new();
+        for p in &parts {
+            merged.add(p);
+        }
+        assert_eq!(merged.summary(), all.summary());
+        assert_eq!(merged.count(), 100_000);
+    }
+
+    #[test]
+    fn relative_error_within_one_percent() {
+        for v in [100u64, 1_234, 98_765, 5_000_000, 3_600_000_000_000] {
+            let mut h = Histogram::new();
+            for _ in 0..3 {
+                h.record(v);
+            }
+            h.record(1);
+            let p50 = h.quantile(0.5) as f64;
+            assert!((p50 - v as f64).abs() / v as f64 <= 0.01, "{v} -> {p50}");
+        }
+    }
+
+    #[test]
+    fn summary_of_known_values() {
+        let mut h = Histogram::new();
+        for v in 1..=1000u64 {
+            h.record(v * 1000);
+        }
+        let s = h.summary();
+        assert_eq!(s.min, 1000);
+        assert_eq!(s.max, 1_000_000);
+        assert!((s.mean - 500_500.0).abs() < 1e-6);
+        assert!((s.p50 as f64 - 500_000.0).abs() / 500_000.0 <= 0.01);
+        assert!((s.p99 as f64 - 990_000.0).abs() / 990_000.0 <= 0.01);
+        assert!((s.stddev - 288_675.0).abs() < 10.0);
+    }
+
+    #[test]
+    fn encode_decode_round_trip() {
+        let mut h = Histogram::new();
+        for v in [5u64, 50, 500, 5_000_000] {
+            h.record(v);
+        }
+        let back = Histogram::decode(&h.encode()).unwrap();
+        assert_eq!(back.summary(), h.summary());
+        let empty = Histogram::decode(&Histogram::new().encode()).unwrap();
+        assert_eq!(empty.count(), 0);
+    }
+}

@@ -1,0 +1,91 @@
+//! Summaries of measured statistics over a known duration: the figures results files hold.
+
+use super::histogram::{EncodedHistogram, LatencySummary};
+use super::{ClassStats, OpStats};
+use serde::{Deserialize, Serialize};
+
+/// One direction (read, write or flush) of a class, a worker or the total.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirSummary {
+    /// Completed operations, errors included.
+    pub ops: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// Failed operations.
+    pub errors: u64,
+    /// Operations per second over the measured duration.
+    pub iops: f64,
+    /// Bytes per second over the measured duration.
+    pub bytes_per_s: f64,
+    /// Latency, ns: response time (from the intended issue time) in open loop, service time
+    /// (from submission) in closed loop.
+    pub latency_ns: LatencySummary,
+    /// Service time (from submission), ns, in open loop; absent in closed loop, where it is
+    /// `latency_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency_ns: Option<LatencySummary>,
+    /// The latency histogram, mergeable with other results files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<EncodedHistogram>,
+    /// The service-time histogram (open loop only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<EncodedHistogram>,
+}
+
+impl DirSummary {
+    /// Summarises `s` over `seconds`; `with_histograms` stores the encoded histograms.
+    pub fn of(s: &OpStats, seconds: f64, with_histograms: bool) -> DirSummary {
+        let per_s = |v: u64| if seconds > 0.0 { v as f64 / seconds } else { 0.0 };
+        let open = s.service.count() > 0;
+        DirSummary {
+            ops: s.ops,
+            bytes: s.bytes,
+            errors: s.errors,
+            iops: per_s(s.ops),
+            bytes_per_s: per_s(s.bytes),
+            latency_ns: s.latency.summary(),
+            service_latency_ns: open.then(|| s.service.summary()),
+            histogram: (with_histograms && s.latency.count() > 0).then(|| s.latency.encode()),
+            service_histogram: (with_histograms && open).then(|| s.service.encode()),
+        }
+    }
+}
+
+/// Reads, writes and flushes of one class (or of everything).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSummary {
+    /// Reads.
+    pub read: DirSummary,
+    /// Writes.
+    pub write: DirSummary,
+    /// Flushes (fdatasync); bytes are 0.
+    pub flush: DirSummary,
+}
+
+impl ClassSummary {
+    /// Summarises a class over `seconds`.
+    pub fn of(c: &ClassStats, seconds: f64, with_histograms: bool) -> ClassSummary {
+        ClassSummary {
+            read: DirSummary::of(&c.dirs[0], seconds, with_histograms),
+            write: DirSummary::of(&c.dirs[1], seconds, with_histograms),
+            flush: DirSummary::of(&c.dirs[2], seconds, with_histograms),
+        }
+    }
+
+    /// Reads and writes together: operations per second.
+    pub fn iops(&self) -> f64 {
+        self.read.iops + self.write.iops
+    }
+
+    /// Reads and writes together: bytes per second.
+    pub fn bytes_per_s(&self) -> f64 {
+        self.read.bytes_per_s + self.write.bytes_per_s
+    }
+
+    /// Errors of every direction.
+    pub fn errors(&self) -> u64 {
+        self.read.errors + self.write.errors + self.flush.errors
+    }
+}

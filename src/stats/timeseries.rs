@@ -1,0 +1,185 @@
+//! The interval time series: one record per interval, merged over workers, streamed as NDJSON.
+
+use super::host::{CpuPercent, DiskDelta};
+use super::{OpStats, StatsSet};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One direction over one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalDir {
+    /// Operations completed in the interval.
+    pub ops: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// Failed operations.
+    pub errors: u64,
+    /// Operations per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_s: f64,
+    /// Mean latency, ns (response time in open loop).
+    pub latency_mean_ns: f64,
+    /// 99th percentile latency, ns.
+    pub latency_p99_ns: u64,
+    /// Largest latency, ns.
+    pub latency_max_ns: u64,
+}
+
+impl IntervalDir {
+    /// Summarises an interval's statistics over `seconds`.
+    pub fn of(s: &OpStats, seconds: f64) -> Self {
+        let per_s = |v: u64| if seconds > 0.0 { v as f64 / seconds } else { 0.0 };
+        IntervalDir {
+            ops: s.ops,
+            bytes: s.bytes,
+            errors: s.errors,
+            iops: per_s(s.ops),
+            bytes_per_s: per_s(s.bytes),
+            latency_mean_ns: s.latency.mean(),
+            latency_p99_ns: s.latency.quantile(0.99),
+            latency_max_ns: if s.latency.count() > 0 {
+                s.latency.summary().max
+            } else {
+                0
+            },
+        }
+    }
+}
+
+/// Reads and writes of one class over one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalClass {
+    /// Reads.
+    pub read: IntervalDir,
+    /// Writes.
+    pub write: IntervalDir,
+    /// Flushes.
+    pub flush: IntervalDir,
+}
+
+/// One line of the NDJSON time series.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalRecord {
+    /// Interval number from the start of the run (0-based).
+    pub index: u64,
+    /// `ramp` (not counted in totals) or `measure`.
+    pub phase: String,
+    /// Step index, for runs of several steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    /// End of the interval, ms since the run's I/O started.
+    pub t_end_ms: u64,
+    /// Length of the interval, ms.
+    pub interval_ms: u64,
+    /// Per class name.
+    pub classes: BTreeMap<String, IntervalClass>,
+    /// Every class together.
+    pub total: IntervalClass,
+    /// CPU use over the interval.
+    pub cpu: CpuPercent,
+    /// Block devices' own counters over the interval, by kernel name.
+    pub devices: BTreeMap<String, DiskDelta>,
+}
+
+impl IntervalRecord {
+    /// Builds the class and total figures from merged interval statistics.
+    pub fn fill(&mut self, stats: &StatsSet, class_names: &[String]) {
+        let secs = self.interval_ms as f64 / 1000.0;
+        let dirs = |c: &super::ClassStats| IntervalClass {
+            read: IntervalDir::of(&c.dirs[0], secs),
+            write: IntervalDir::of(&c.dirs[1], secs),
+            flush: IntervalDir::of(&c.dirs[2], secs),
+        };
+        for (name, c) in class_names.iter().zip(&stats.classes) {
+            self.classes.insert(name.clone(), dirs(c));
+        }
+        self.total = dirs(&stats.total());
+    }
+}
+
+/// How a run's time is cut into intervals: ramp intervals from 0 (the last one cut at the end
+/// of the ramp), then measurement intervals from the end of the ramp (the last one cut at the
+/// end). Workers and the collector agree on indexes through this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntervalGrid {
+    /// Ramp length, ns.
+    pub ramp_ns: u64,
+    /// Measured length, ns.
+    pub measure_ns: u64,
+    /// Interval length, ns.
+    pub interval_ns: u64,
+}
+
+impl IntervalGrid {
+    /// Number of ramp intervals.
+    pub fn ramp_intervals(&self) -> u64 {
+        self.ramp_ns.div_ceil(self.interval_ns)
+    }
+
+    /// Total number of intervals.
+    pub fn intervals(&self) -> u64 {
+        self.ramp_intervals() + self.measure_ns.div_ceil(self.interval_ns)
+    }
+
+    /// The interval containing time `t_ns`: (index, end ns). Past the end: (intervals(), MAX).
+    #[inline]
+    pub fn at(&self, t_ns: u64) -> (u64, u64) {
+        if t_ns < self.ramp_ns {
+            let i = t_ns / self.interval_ns;
+            return (i, ((i + 1) * self.interval_ns).min(self.ramp_ns));
+        }
+        let end = self.ramp_ns + self.measure_ns;
+        if t_ns >= end {
+            return (self.intervals(), u64::MAX);
+        }
+        let k = (t_ns - self.ramp_ns) / self.interval_ns;
+        (
+            self.ramp_intervals() + k,
+            (self.ramp_ns + (k + 1) * self.interval_ns).min(end),
+        )
+    }
+
+    /// Start and end (ns) of interval `index`, and whether it is a ramp interval.
+    pub fn bounds(&self, index: u64) -> (u64, u64, bool) {
+        let nr = self.ramp_intervals();
+        if index < nr {
+            let s = index * self.interval_ns;
+            (s, ((index + 1) * self.interval_ns).min(self.ramp_ns), true)
+        } else {
+            let s = self.ramp_ns + (index - nr) * self.interval_ns;
+            (s, (s + self.interval_ns).min(self.ramp_ns + self.measure_ns), false)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_cuts_ramp_and_measure() {
+        let g = IntervalGrid {
+            ramp_ns: 2500,
+            measure_ns: 3500,
+            interval_ns: 1000,
+        };
+        assert_eq!(g.ramp_intervals(), 3);
+        assert_eq!(g.intervals(), 7);
+        assert_eq!(g.at(0), (0, 1000));
+        assert_eq!(g.at(2400), (2, 2500));
+        assert_eq!(g.at(2500), (3, 3500));
+        assert_eq!(g.at(5999), (6, 6000));
+        assert_eq!(g.at(6000), (7, u64::MAX));
+        assert_eq!(g.bounds(2), (2000, 2500, true));
+        assert_eq!(g.bounds(6), (5500, 6000, false));
+        for i in 0..g.intervals() {
+            let (s, e, _) = g.bounds(i);
+            assert_eq!(g.at(s).0, i);
+            assert_eq!(g.at(e - 1), (i, e));
+        }
+    }
+}
