@@ -30,7 +30,7 @@ pub struct Cli {
 pub enum Command {
     /// Run a job file, a one-line job (--target ...), or with nothing: a 30 s mixed workload on
     /// a 1 GiB scratch file under ./storlab-scratch.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Print the summary of a results file.
     Report {
         /// A results file written by `storlab run`.
@@ -127,11 +127,15 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return Ok(if e.use_stderr() { exit::USAGE } else { exit::OK });
+            return Ok(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
         }
     };
     match cli.command {
-        Command::Run(args) => run_job(args),
+        Command::Run(args) => run_job(*args),
         Command::Report { results, json } => {
             let r = json::load(&results)?;
             if json {
@@ -146,9 +150,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
 
 /// The exit code for an error: 2 for usage and validation errors, 1 otherwise.
 pub fn exit_code(e: &anyhow::Error) -> i32 {
-    if e.chain()
-        .any(|c| c.is::<Usage>() || c.is::<JobError>())
-    {
+    if e.chain().any(|c| c.is::<Usage>() || c.is::<JobError>()) {
         exit::USAGE
     } else {
         exit::RUNTIME
@@ -199,7 +201,10 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
         }
         None if args.targets.is_empty() => {
             let name = Path::new("quickstart.toml");
-            (job::parse(name, QUICKSTART_JOB)?, Some((name.to_path_buf(), QUICKSTART_JOB.to_string())))
+            (
+                job::parse(name, QUICKSTART_JOB)?,
+                Some((name.to_path_buf(), QUICKSTART_JOB.to_string())),
+            )
         }
         None => (one_line_spec(), None),
     };
@@ -305,7 +310,11 @@ pub fn describe(job: &Job) -> String {
         format_duration(std::time::Duration::from_millis(job.ramp_ms)),
         format_duration(std::time::Duration::from_millis(job.interval_ms)),
         job.seed,
-        if job.buffered { "buffered (page cache)" } else { "O_DIRECT" }
+        if job.buffered {
+            "buffered (page cache)"
+        } else {
+            "O_DIRECT"
+        }
     );
     let _ = writeln!(o, "targets:");
     for (i, t) in job.targets.iter().enumerate() {

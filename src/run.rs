@@ -7,11 +7,11 @@
 use crate::Usage;
 use crate::engine::access::{AccessGen, TargetGeometry};
 use crate::engine::null::NullBackend;
+use crate::engine::probe;
 use crate::engine::ring::UringBackend;
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
-use crate::engine::probe;
 use crate::job::units::{format_size, format_size_approx};
 use crate::job::{EngineKind, Job};
 use crate::report::run_result::*;
@@ -188,9 +188,9 @@ fn execute_inner(
         if let Err(why) = probe::io_uring() {
             partial.engine.name = "psync".into();
             partial.engine.fallback_reason = Some(why.clone());
-            partial
-                .warnings
-                .push(format!("io_uring is not usable, psync was used instead: {why}"));
+            partial.warnings.push(format!(
+                "io_uring is not usable, psync was used instead: {why}"
+            ));
             engine = EngineKind::Psync;
         }
     }
@@ -239,7 +239,13 @@ fn execute_inner(
                 let reason = signals
                     .reason("prepare")
                     .unwrap_or_else(|| "interrupted during prepare".into());
-                let result = assemble(job, opts, std::mem::take(partial), Interrupted::Yes(reason), Some(&host));
+                let result = assemble(
+                    job,
+                    opts,
+                    std::mem::take(partial),
+                    Interrupted::Yes(reason),
+                    Some(&host),
+                );
                 write_results(&opts.results_path, &result)?;
                 return Ok(result);
             }
@@ -257,9 +263,12 @@ fn execute_inner(
         .map(|(o, t)| target_result(t, o))
         .collect();
     let data_bytes: u64 = opened.iter().map(|o| o.size_bytes).sum();
-    partial
-        .warnings
-        .extend(placement_warnings(job, &partial.targets, data_bytes, host.memory_bytes));
+    partial.warnings.extend(placement_warnings(
+        job,
+        &partial.targets,
+        data_bytes,
+        host.memory_bytes,
+    ));
     let geometry: Vec<TargetGeometry> = opened
         .iter()
         .zip(&job.targets)
@@ -286,10 +295,10 @@ fn execute_inner(
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
     }
-    let mut ndjson = std::io::BufWriter::new(
-        std::fs::File::create(&ts_path)
-            .with_context(|| format!("cannot create the time-series file {}", ts_path.display()))?,
-    );
+    let mut ndjson =
+        std::io::BufWriter::new(std::fs::File::create(&ts_path).with_context(|| {
+            format!("cannot create the time-series file {}", ts_path.display())
+        })?);
     let devices = device_names(&partial.targets);
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
     let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
@@ -350,7 +359,11 @@ fn execute_inner(
     let fatal: Vec<String> = collected
         .reports
         .iter()
-        .filter_map(|r| r.fatal.as_ref().map(|f| format!("worker `{}`: {f}", job.workers[r.worker].name)))
+        .filter_map(|r| {
+            r.fatal
+                .as_ref()
+                .map(|f| format!("worker `{}`: {f}", job.workers[r.worker].name))
+        })
         .collect();
     for r in &collected.reports {
         for n in &r.notes {
@@ -394,13 +407,20 @@ fn run_worker(
     }
     match engine {
         EngineKind::Null => worker::run(plan, NullBackend::new(qd, slot_bytes, seed), Vec::new()),
-        EngineKind::Psync => worker::run(plan, SyncBackend::new(fds, qd, slot_bytes, seed), Vec::new()),
+        EngineKind::Psync => worker::run(
+            plan,
+            SyncBackend::new(fds, qd, slot_bytes, seed),
+            Vec::new(),
+        ),
         EngineKind::IoUring => match UringBackend::new(fds, qd, slot_bytes, seed) {
             Ok(b) => {
                 let notes = b.notes.clone();
                 worker::run(plan, b, notes)
             }
-            Err(e) => failed(&plan, format!("cannot create an io_uring ring of {qd} entries: {e}")),
+            Err(e) => failed(
+                &plan,
+                format!("cannot create an io_uring ring of {qd} entries: {e}"),
+            ),
         },
     }
 }
@@ -510,13 +530,17 @@ fn collect(
         }
         // Emit every interval that every running worker has reported.
         while let Some((&index, _)) = pending.first_key_value() {
-            let complete = (0..n_workers)
-                .all(|w| finished[w] || last_reported[w].is_some_and(|l| l >= index));
+            let complete =
+                (0..n_workers).all(|w| finished[w] || last_reported[w].is_some_and(|l| l >= index));
             if !complete {
                 break;
             }
             let stats = pending.pop_first().expect("non-empty").1;
-            let before = if index == 0 { Some(&first) } else { ends.get(&(index - 1)) };
+            let before = if index == 0 {
+                Some(&first)
+            } else {
+                ends.get(&(index - 1))
+            };
             let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
             let rec = interval_record(index, &grid, &stats, &job.classes, host);
             serde_json::to_writer(&mut *ndjson, &rec)?;
@@ -655,7 +679,12 @@ fn target_result(t: &crate::job::Target, o: &OpenTarget) -> TargetResult {
     }
 }
 
-fn placement_warnings(job: &Job, targets: &[TargetResult], data_bytes: u64, memory: u64) -> Vec<String> {
+fn placement_warnings(
+    job: &Job,
+    targets: &[TargetResult],
+    data_bytes: u64,
+    memory: u64,
+) -> Vec<String> {
     let mut w = Vec::new();
     if job.buffered {
         w.push("buffered I/O: reads may be served from the page cache and writes acknowledged before they reach the device".into());
@@ -765,7 +794,11 @@ fn durability(job: &Job, class: usize) -> String {
         }
     };
     for w in &job.workers {
-        for a in w.access.iter().filter(|a| a.class == class && a.read_pct < 100.0) {
+        for a in w
+            .access
+            .iter()
+            .filter(|a| a.class == class && a.read_pct < 100.0)
+        {
             if a.sync {
                 add("rwf_dsync".into());
             }
@@ -791,12 +824,7 @@ fn durability(job: &Job, class: usize) -> String {
 }
 
 fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected) {
-    let measured_ns = c
-        .reports
-        .iter()
-        .map(|r| r.measured_ns)
-        .max()
-        .unwrap_or(0);
+    let measured_ns = c.reports.iter().map(|r| r.measured_ns).max().unwrap_or(0);
     let secs = measured_ns as f64 / 1e9;
     result.measured_ms = measured_ns / 1_000_000;
     let mut all = StatsSet::new(job.classes.len());

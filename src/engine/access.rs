@@ -130,7 +130,11 @@ impl AccessGen {
             _ if self.targets.len() == 1 => 0,
             TargetChoice::RoundRobin => {
                 let t = self.next_target;
-                self.next_target = if t + 1 == self.targets.len() { 0 } else { t + 1 };
+                self.next_target = if t + 1 == self.targets.len() {
+                    0
+                } else {
+                    t + 1
+                };
                 t
             }
             TargetChoice::Random => self.rng.random_range(0..self.targets.len()),
@@ -194,7 +198,9 @@ impl AccessGen {
 #[inline]
 fn pick(rng: &mut SmallRng, span: &Span) -> u64 {
     if let Some(z) = &span.zipf {
-        return (z.sample(rng) as u64).saturating_sub(1).min(span.positions - 1);
+        return (z.sample(rng) as u64)
+            .saturating_sub(1)
+            .min(span.positions - 1);
     }
     if !span.zones.is_empty() {
         let r = rng.next_u32() as u64;
@@ -223,9 +229,9 @@ fn span(a: &Access, target_size: u64) -> Result<Span, String> {
     let last = end - block;
     let positions = (last - start) / a.align_bytes + 1;
     let zipf = match a.distribution {
-        Distribution::Zipf { theta } => Some(
-            Zipf::new(positions as f64, theta).map_err(|e| format!("zipf: {e}"))?,
-        ),
+        Distribution::Zipf { theta } => {
+            Some(Zipf::new(positions as f64, theta).map_err(|e| format!("zipf: {e}"))?)
+        }
         _ => None,
     };
     let mut zones = Vec::new();

@@ -27,7 +27,11 @@ impl Backend for NullBackend {
 
     #[inline]
     fn push(&mut self, slot: u32, op: &IoOp) {
-        let res = if op.kind == OpKind::Flush { 0 } else { op.len as i32 };
+        let res = if op.kind == OpKind::Flush {
+            0
+        } else {
+            op.len as i32
+        };
         self.queued.push((slot, res));
     }
 

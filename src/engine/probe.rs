@@ -21,14 +21,18 @@ fn diagnose(e: &std::io::Error) -> String {
     let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
         .ok()
         .and_then(|s| s.trim().parse::<u32>().ok());
-    let seccomp = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("Seccomp:").map(|v| v.trim().to_string()))
-    });
+    let seccomp = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Seccomp:").map(|v| v.trim().to_string()))
+        });
     match e.raw_os_error() {
         Some(libc::ENOSYS) => format!(
             "io_uring_setup failed ({e}): the kernel has no io_uring, or a seccomp filter{} returns ENOSYS for it",
-            seccomp.map(|s| format!(" (Seccomp: {s})")).unwrap_or_default()
+            seccomp
+                .map(|s| format!(" (Seccomp: {s})"))
+                .unwrap_or_default()
         ),
         Some(libc::EPERM) if sysctl.unwrap_or(0) > 0 => format!(
             "io_uring_setup failed ({e}): the sysctl kernel.io_uring_disabled is {}; set it to 0 (or add this user to kernel.io_uring_group when it is 1)",
@@ -42,7 +46,10 @@ fn diagnose(e: &std::io::Error) -> String {
             let limit = rustix::process::getrlimit(rustix::process::Resource::Memlock);
             format!(
                 "io_uring_setup failed ({e}): the locked-memory limit is too low ({} bytes); raise it with `ulimit -l`",
-                limit.current.map(|v| v.to_string()).unwrap_or_else(|| "unlimited".into())
+                limit
+                    .current
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "unlimited".into())
             )
         }
         _ => format!("io_uring_setup failed: {e}"),

@@ -42,7 +42,9 @@ impl<'fd> UringBackend<'fd> {
         let fixed_files = match ring.submitter().register_files(&raw) {
             Ok(()) => true,
             Err(e) => {
-                notes.push(format!("io_uring fixed files unavailable ({e}); using plain descriptors"));
+                notes.push(format!(
+                    "io_uring fixed files unavailable ({e}); using plain descriptors"
+                ));
                 false
             }
         };
@@ -146,7 +148,14 @@ impl Backend for UringBackend<'_> {
         };
         match r {
             Ok(_) => Ok(()),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY)) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY)
+                ) =>
+            {
+                Ok(())
+            }
             Err(e) => Err(e),
         }
     }

@@ -11,6 +11,7 @@ use std::num::NonZeroU64;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use rand::rngs::SmallRng;
@@ -209,6 +210,8 @@ const PROGRESS_EVERY_BYTES: u64 = 4 << 20;
 /// How much of a device's beginning the guard reads to look for signatures (covers the btrfs
 /// superblock at 64 KiB and swap signatures for pages up to 64 KiB).
 const SCAN_BYTES: usize = 68 << 10;
+/// Buffers in flight between the data generator thread and the writer.
+const PREPARE_BUFFERS: usize = 3;
 /// A manifest larger than this is not one of ours.
 const MANIFEST_MAX_BYTES: u64 = 64 << 10;
 
@@ -931,7 +934,14 @@ fn open_file(
             ..PrepareReport::default()
         },
         Plan::AsIs => PrepareReport::default(),
-        Plan::Prepare => prepare_file(path, &canonical, size_bytes, request.buffered, progress)?,
+        Plan::Prepare => prepare_file(
+            path,
+            &canonical,
+            size_bytes,
+            request.buffered,
+            existing.is_none(),
+            progress,
+        )?,
     };
     let file = open_with(path, &canonical, request.writes, benchmark_flags(request))?;
     let logical_block_size = direct_alignment(&file).offset;
@@ -1018,6 +1028,14 @@ fn splitmix64(value: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The `CHUNK_BYTES` of `storage` (`CHUNK_BYTES + align` long) that start at an address
+/// aligned to `align` (a power of two), as O_DIRECT needs.
+fn aligned_chunk_mut(storage: &mut [u8], align: usize) -> &mut [u8] {
+    let pad = (align - storage.as_ptr().addr() % align) % align;
+    let end = (pad + CHUNK_BYTES).min(storage.len());
+    &mut storage[pad.min(end)..end]
+}
+
 /// Fills chunk `chunk_index` of the file with data seed `data_seed`.
 fn fill_chunk(data_seed: u64, chunk_index: u64, chunk: &mut [u8]) {
     SmallRng::seed_from_u64(splitmix64(data_seed ^ splitmix64(chunk_index))).fill_bytes(chunk);
@@ -1068,16 +1086,25 @@ fn prepare_file(
     canonical: &Path,
     size_bytes: u64,
     buffered: bool,
+    new_file: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<PrepareReport, TargetError> {
     let start = Instant::now();
+    // A new file must still be new: never truncate one that appeared in the meantime.
     let file = OpenOptions::new()
         .read(true)
         .write(true)
-        .create(true)
+        .create_new(new_file)
         .custom_flags(flag_bits(OFlags::CLOEXEC))
         .open(canonical)
-        .map_err(|e| io(path, "cannot create the file", e))?;
+        .map_err(|e| {
+            let action = if new_file {
+                "cannot create the file"
+            } else {
+                "cannot open the file for preparation"
+            };
+            io(path, action, e)
+        })?;
     let inode = file
         .metadata()
         .map_err(|e| io(path, "cannot read the metadata", e))?
@@ -1136,45 +1163,79 @@ fn prepare_file(
     let memory_align = usize::try_from(alignment.memory.max(alignment.offset).max(4096))
         .unwrap_or(4096)
         .next_power_of_two();
-    let mut storage = vec![0u8; CHUNK_BYTES + memory_align];
-    let pad = (memory_align - storage.as_ptr().addr() % memory_align) % memory_align;
-    let buffer = &mut storage[pad..pad + CHUNK_BYTES];
+    let chunks = size_bytes.div_ceil(CHUNK_BYTES as u64);
+    let chunk_len = |index: u64| {
+        let remaining = size_bytes.saturating_sub(index * CHUNK_BYTES as u64);
+        usize::try_from(remaining.min(CHUNK_BYTES as u64)).unwrap_or(0)
+    };
 
-    let mut done = 0u64;
-    let mut reported = 0u64;
-    let mut chunk_index = 0u64;
-    while done < size_bytes {
-        let len = usize::try_from((size_bytes - done).min(CHUNK_BYTES as u64)).unwrap_or(0);
-        let chunk = &mut buffer[..len];
-        fill_chunk(data_seed, chunk_index, chunk);
-        // O_DIRECT for the aligned part; a short unaligned tail goes through the page cache.
-        let direct_len = match &direct {
-            Some(_) if done % offset_align == 0 => len - (len as u64 % offset_align) as usize,
-            _ => 0,
+    // A generator thread fills buffers while this thread writes the previous ones, in order.
+    std::thread::scope(|scope| -> Result<(), TargetError> {
+        let (filled_sender, filled) = mpsc::sync_channel::<Vec<u8>>(PREPARE_BUFFERS);
+        let (empty_sender, empty) = mpsc::sync_channel::<Vec<u8>>(PREPARE_BUFFERS);
+        for _ in 0..PREPARE_BUFFERS {
+            let _ = empty_sender.send(vec![0u8; CHUNK_BYTES + memory_align]);
+        }
+        let generator = move || {
+            for index in 0..chunks {
+                let Ok(mut storage) = empty.recv() else {
+                    return;
+                };
+                let chunk = &mut aligned_chunk_mut(&mut storage, memory_align)[..chunk_len(index)];
+                fill_chunk(data_seed, index, chunk);
+                if filled_sender.send(storage).is_err() {
+                    return;
+                }
+            }
         };
-        if let (Some(direct), true) = (&direct, direct_len > 0) {
-            direct
-                .write_all_at(&chunk[..direct_len], done)
-                .map_err(|e| io(path, format!("cannot write data at offset {done}"), e))?;
-        }
-        if direct_len < len {
-            let offset = done + direct_len as u64;
-            file.write_all_at(&chunk[direct_len..], offset)
-                .map_err(|e| io(path, format!("cannot write data at offset {offset}"), e))?;
-        }
-        done += len as u64;
-        chunk_index += 1;
-        if done - reported >= PROGRESS_EVERY_BYTES || done == size_bytes {
-            reported = done;
-            if !progress(done, size_bytes) {
-                return Err(TargetError::Interrupted {
-                    path: path.to_path_buf(),
-                    done_bytes: done,
-                    total_bytes: size_bytes,
-                });
+        std::thread::Builder::new()
+            .name("storlab-prepare".into())
+            .spawn_scoped(scope, generator)
+            .map_err(|e| io(path, "cannot start the data generator thread", e))?;
+
+        let mut done = 0u64;
+        let mut reported = 0u64;
+        for index in 0..chunks {
+            let Ok(mut storage) = filled.recv() else {
+                return Err(io(
+                    path,
+                    "preparing the data",
+                    std::io::Error::other("the data generator thread stopped"),
+                ));
+            };
+            let len = chunk_len(index);
+            let chunk = &aligned_chunk_mut(&mut storage, memory_align)[..len];
+            // O_DIRECT for the aligned part; a short unaligned tail goes through the page cache.
+            let direct_len = match &direct {
+                Some(_) if done % offset_align == 0 => len - (len as u64 % offset_align) as usize,
+                _ => 0,
+            };
+            if let (Some(direct), true) = (&direct, direct_len > 0) {
+                direct
+                    .write_all_at(&chunk[..direct_len], done)
+                    .map_err(|e| io(path, format!("cannot write data at offset {done}"), e))?;
+            }
+            if direct_len < len {
+                let offset = done + direct_len as u64;
+                file.write_all_at(&chunk[direct_len..], offset)
+                    .map_err(|e| io(path, format!("cannot write data at offset {offset}"), e))?;
+            }
+            let _ = empty_sender.send(storage);
+            done += len as u64;
+            if done - reported >= PROGRESS_EVERY_BYTES || done == size_bytes {
+                reported = done;
+                if !progress(done, size_bytes) {
+                    return Err(TargetError::Interrupted {
+                        path: path.to_path_buf(),
+                        done_bytes: done,
+                        total_bytes: size_bytes,
+                    });
+                }
             }
         }
-    }
+        // Returning drops this side's channel ends, so the generator always ends.
+        Ok(())
+    })?;
     rustix::fs::fdatasync(&file).map_err(|e| io(path, "cannot sync the written data", e.into()))?;
     drop(direct);
     // Leave no prepared data in the page cache to flatter buffered reads (advice only).

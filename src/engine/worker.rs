@@ -277,7 +277,9 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         });
     }
     let unissued = match (&pacer, open) {
-        (Some(p), true) if next_intended < stopped_at => 1 + p.expected_between(next_intended, stopped_at),
+        (Some(p), true) if next_intended < stopped_at => {
+            1 + p.expected_between(next_intended, stopped_at)
+        }
         _ => 0,
     };
     WorkerReport {

@@ -345,7 +345,7 @@ pub mod defaults {
     /// Block size.
     pub const BLOCK_SIZE: u64 = 4096;
     /// Seed.
-    pub const SEED: u64 = 0x5707_1ab;
+    pub const SEED: u64 = 0x0570_71ab;
 }
 
 /// Validates a spec into a job. `source` names the file (`None`: built from flags) and its
@@ -370,9 +370,8 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         Some(e) => EngineKind::parse(e).map_err(|m| whole("engine", m))?,
         None => EngineKind::IoUring,
     };
-    let ms = |d: &Option<units::Dur>, default: u64| {
-        d.map(|d| d.0.as_millis() as u64).unwrap_or(default)
-    };
+    let ms =
+        |d: &Option<units::Dur>, default: u64| d.map(|d| d.0.as_millis() as u64).unwrap_or(default);
     let duration_ms = ms(&spec.duration, defaults::DURATION_MS);
     let ramp_ms = ms(&spec.ramp, defaults::RAMP_MS);
     let interval_ms = ms(&spec.interval, defaults::INTERVAL_MS);
@@ -385,7 +384,9 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     if interval_ms < 10 {
         return Err(whole(
             "interval",
-            format!("the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""),
+            format!(
+                "the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""
+            ),
         ));
     }
     let batch = spec.batch.unwrap_or(1);
@@ -401,7 +402,8 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     if spec.worker.is_empty() {
         return Err(whole(
             "worker",
-            "the job has no worker; add a [[worker]] with at least one [[worker.access]] entry".into(),
+            "the job has no worker; add a [[worker]] with at least one [[worker.access]] entry"
+                .into(),
         ));
     }
     let mut warnings = Vec::new();
@@ -484,13 +486,13 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
     }
     let size_bytes = t.size.map(|s| s.0);
     if size_bytes == Some(0) {
-        return Err(err("size", "the size must be more than 0, e.g. size = \"1GiB\"".into()));
+        return Err(err(
+            "size",
+            "the size must be more than 0, e.g. size = \"1GiB\"".into(),
+        ));
     }
     Ok(Target {
-        name: t
-            .name
-            .clone()
-            .unwrap_or_else(|| path.display().to_string()),
+        name: t.name.clone().unwrap_or_else(|| path.display().to_string()),
         path,
         size_bytes,
         sync: t.sync.unwrap_or(false),
@@ -523,7 +525,10 @@ fn resolve_worker(
     let target_ids: Vec<usize> = match &spec.targets {
         None => (0..targets.len()).collect(),
         Some(list) if list.is_empty() => {
-            return Err(err("targets", "the list is empty; name at least one target".into()));
+            return Err(err(
+                "targets",
+                "the list is empty; name at least one target".into(),
+            ));
         }
         Some(list) => list
             .iter()
@@ -535,7 +540,10 @@ fn resolve_worker(
                         let known: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
                         err(
                             "targets",
-                            format!("no target is named `{n}`; known targets: {}", known.join(", ")),
+                            format!(
+                                "no target is named `{n}`; known targets: {}",
+                                known.join(", ")
+                            ),
                         )
                     })
             })
@@ -654,7 +662,10 @@ fn resolve_access(
     }
     let weight = a.weight.unwrap_or(1);
     if weight == 0 {
-        return Err(err("weight", "weight must be at least 1 (remove the entry instead)".into()));
+        return Err(err(
+            "weight",
+            "weight must be at least 1 (remove the entry instead)".into(),
+        ));
     }
     let distribution = match &a.distribution {
         Some(d) => Distribution::parse(d).map_err(|m| err("distribution", m))?,

@@ -107,7 +107,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 fn secs_to_duration(secs: f64, text: &str) -> Result<Duration, String> {
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
         return Err(format!("`{text}` is not a usable duration"));
     }
     Ok(Duration::from_secs_f64(secs))
@@ -223,9 +223,10 @@ impl Serialize for Size {
 
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(UnitVisitor("a duration such as \"30s\" or \"500ms\"", |s| {
-            parse_duration(s).map(Dur)
-        }))
+        d.deserialize_any(UnitVisitor(
+            "a duration such as \"30s\" or \"500ms\"",
+            |s| parse_duration(s).map(Dur),
+        ))
     }
 }
 
@@ -286,7 +287,11 @@ mod tests {
         assert_eq!(parse_size("512B"), Ok(512));
         assert_eq!(parse_size("1.5M"), Ok(1536 * 1024));
         assert_eq!(parse_size("1_024"), Ok(1024));
-        assert!(parse_size("4x").unwrap_err().contains("unknown size unit `x`"));
+        assert!(
+            parse_size("4x")
+                .unwrap_err()
+                .contains("unknown size unit `x`")
+        );
         assert!(parse_size("k").is_err());
         assert!(parse_size("0.3").unwrap_err().contains("whole number"));
         assert!(parse_size("99999999999P").is_err());

@@ -113,7 +113,8 @@ impl Observer for Live {
         let t = &r.total;
         let ops = t.read.ops + t.write.ops;
         let mean = if ops > 0 {
-            (t.read.latency_mean_ns * t.read.ops as f64 + t.write.latency_mean_ns * t.write.ops as f64)
+            (t.read.latency_mean_ns * t.read.ops as f64
+                + t.write.latency_mean_ns * t.write.ops as f64)
                 / ops as f64
         } else {
             0.0
@@ -193,10 +194,14 @@ pub fn summary(r: &RunResult) -> String {
         "class", "op", "IOPS", "MB/s", "mean", "p50", "p99", "p99.9", "max", "errors"
     );
     let dirs = |c: &crate::stats::summary::ClassSummary| {
-        [("read", c.read.clone()), ("write", c.write.clone()), ("flush", c.flush.clone())]
-            .into_iter()
-            .filter(|(_, d)| d.ops > 0)
-            .collect::<Vec<_>>()
+        [
+            ("read", c.read.clone()),
+            ("write", c.write.clone()),
+            ("flush", c.flush.clone()),
+        ]
+        .into_iter()
+        .filter(|(_, d)| d.ops > 0)
+        .collect::<Vec<_>>()
     };
     for (name, c) in &r.classes {
         for (dir, d) in dirs(&c.summary()) {
@@ -225,7 +230,10 @@ pub fn summary(r: &RunResult) -> String {
             out,
             "device {}{}: {:.1}% busy · {} reads/s {} writes/s · {:.2} MB/s read {:.2} MB/s written",
             d.name,
-            d.model.as_ref().map(|m| format!(" ({m})")).unwrap_or_default(),
+            d.model
+                .as_ref()
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default(),
             d.delta.util_pct,
             format_rate(d.delta.reads as f64 / s),
             format_rate(d.delta.writes as f64 / s),
@@ -237,7 +245,10 @@ pub fn summary(r: &RunResult) -> String {
         let _ = writeln!(
             out,
             "error: target {} {} at offset {} ({} bytes): {}",
-            r.targets.get(e.target).map(|t| t.name.as_str()).unwrap_or("?"),
+            r.targets
+                .get(e.target)
+                .map(|t| t.name.as_str())
+                .unwrap_or("?"),
             e.op,
             e.offset,
             e.len,

@@ -161,7 +161,10 @@ impl Histogram {
         }
         out.max = e.max_ns;
         out.sum = e.sum_ns.parse().map_err(|_| "bad sum_ns".to_string())?;
-        out.sum_sq = e.sum_sq_ns2.parse().map_err(|_| "bad sum_sq_ns2".to_string())?;
+        out.sum_sq = e
+            .sum_sq_ns2
+            .parse()
+            .map_err(|_| "bad sum_sq_ns2".to_string())?;
         Ok(out)
     }
 }

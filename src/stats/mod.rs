@@ -78,7 +78,14 @@ impl StatsSet {
 
     /// Records one completed operation. `service_ns` is given in open loop only.
     #[inline]
-    pub fn record(&mut self, class: usize, dir: Dir, bytes: u64, latency_ns: u64, service_ns: Option<u64>) {
+    pub fn record(
+        &mut self,
+        class: usize,
+        dir: Dir,
+        bytes: u64,
+        latency_ns: u64,
+        service_ns: Option<u64>,
+    ) {
         let s = &mut self.classes[class].dirs[dir as usize];
         s.ops += 1;
         s.bytes += bytes;
@@ -101,7 +108,8 @@ impl StatsSet {
     /// Adds `other` into `self`.
     pub fn add(&mut self, other: &StatsSet) {
         if self.classes.len() < other.classes.len() {
-            self.classes.resize_with(other.classes.len(), ClassStats::default);
+            self.classes
+                .resize_with(other.classes.len(), ClassStats::default);
         }
         for (a, b) in self.classes.iter_mut().zip(&other.classes) {
             for (x, y) in a.dirs.iter_mut().zip(&b.dirs) {

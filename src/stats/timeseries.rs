@@ -30,7 +30,13 @@ pub struct IntervalDir {
 impl IntervalDir {
     /// Summarises an interval's statistics over `seconds`.
     pub fn of(s: &OpStats, seconds: f64) -> Self {
-        let per_s = |v: u64| if seconds > 0.0 { v as f64 / seconds } else { 0.0 };
+        let per_s = |v: u64| {
+            if seconds > 0.0 {
+                v as f64 / seconds
+            } else {
+                0.0
+            }
+        };
         IntervalDir {
             ops: s.ops,
             bytes: s.bytes,
@@ -151,7 +157,11 @@ impl IntervalGrid {
             (s, ((index + 1) * self.interval_ns).min(self.ramp_ns), true)
         } else {
             let s = self.ramp_ns + (index - nr) * self.interval_ns;
-            (s, (s + self.interval_ns).min(self.ramp_ns + self.measure_ns), false)
+            (
+                s,
+                (s + self.interval_ns).min(self.ramp_ns + self.measure_ns),
+                false,
+            )
         }
     }
 }
