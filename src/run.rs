@@ -105,6 +105,28 @@ impl Signals {
     }
 }
 
+/// Runs with at most this many intervals carry their time series inline in the results file
+/// too; longer ones only name the NDJSON file (so memory stays flat however long a run is).
+pub const INLINE_INTERVALS: usize = 3600;
+
+/// Reads the NDJSON time series back for inlining: empty when the file is missing, unreadable
+/// or longer than [`INLINE_INTERVALS`].
+fn inline_timeseries(path: &Path) -> Vec<IntervalRecord> {
+    use std::io::BufRead;
+    let Ok(f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for line in std::io::BufReader::new(f).lines() {
+        let Ok(line) = line else { return Vec::new() };
+        match serde_json::from_str(&line) {
+            Ok(rec) if out.len() < INLINE_INTERVALS => out.push(rec),
+            _ => return Vec::new(),
+        }
+    }
+    out
+}
+
 /// The NDJSON time-series path for a results path: `run.json` → `run.ndjson`.
 pub fn timeseries_path(results: &Path) -> PathBuf {
     results.with_extension("ndjson")
@@ -157,7 +179,12 @@ pub fn execute(
         Err(e) if e.downcast_ref::<Usage>().is_some() => Err(e),
         Err(e) => {
             let reason = format!("failed: {e:#}");
-            let result = assemble(job, opts, partial, Interrupted::Yes(reason), None);
+            let ts_path = timeseries_path(&opts.results_path);
+            partial.timeseries = inline_timeseries(&ts_path);
+            let mut result = assemble(job, opts, partial, Interrupted::Yes(reason), None);
+            if ts_path.exists() {
+                result.timeseries_path = Some(ts_path.display().to_string());
+            }
             write_results(&opts.results_path, &result)
                 .with_context(|| format!("{e:#}; and the partial results could not be written"))?;
             Err(e.context(format!(
@@ -305,6 +332,7 @@ fn execute_inner(
     let n_workers = job.workers.len();
     let stop = &*signals.stop;
     let start = Instant::now();
+    let first = sample(start, &devices);
     obs.phase(if grid.ramp_ns > 0 { "ramp" } else { "measure" });
     let collected = std::thread::scope(|scope| -> Result<Collected> {
         for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
@@ -333,7 +361,7 @@ fn execute_inner(
                 .context("cannot start a worker thread")?;
         }
         drop(tx);
-        collect(rx, n_workers, grid, start, &devices, job, &mut ndjson, obs)
+        collect(rx, n_workers, grid, (start, first), &devices, job, &mut ndjson, obs)
     })?;
     ndjson.flush().context("writing the time series")?;
     let ramp_s = (grid.ramp_ns.min(collected.elapsed_ns) as f64) / 1e9;
@@ -355,7 +383,7 @@ fn execute_inner(
         },
         collected.elapsed_ns.saturating_sub(grid.ramp_ns) as f64 / 1e9,
     );
-    partial.timeseries = collected.timeseries.clone();
+    partial.timeseries = inline_timeseries(&ts_path);
     let fatal: Vec<String> = collected
         .reports
         .iter()
@@ -441,12 +469,12 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
 
 struct Collected {
     reports: Vec<WorkerReport>,
-    timeseries: Vec<IntervalRecord>,
     cpu_measure: CpuPercent,
     disk_measure: BTreeMap<String, DiskDelta>,
     elapsed_ns: u64,
 }
 
+#[derive(Clone)]
 struct Sample {
     t_ns: u64,
     cpu: CpuTimes,
@@ -483,7 +511,7 @@ fn collect(
     rx: std::sync::mpsc::Receiver<WorkerMsg>,
     n_workers: usize,
     grid: IntervalGrid,
-    start: Instant,
+    (start, first): (Instant, Sample),
     devices: &[String],
     job: &Job,
     ndjson: &mut impl Write,
@@ -491,7 +519,6 @@ fn collect(
 ) -> Result<Collected> {
     let classes = job.classes.len();
     // Host samples: `first` at time 0, then one at the end of each interval.
-    let first = sample(start, devices);
     let mut ends: BTreeMap<u64, Sample> = BTreeMap::new();
     let mut measure_start: Option<Sample> = None;
     let mut measure_end: Option<Sample> = None;
@@ -501,10 +528,9 @@ fn collect(
     let mut last_reported: Vec<Option<u64>> = vec![None; n_workers];
     let mut finished = vec![false; n_workers];
     let mut reports = Vec::new();
-    let mut timeseries = Vec::new();
     let mut announced_measure = grid.ramp_ns == 0;
     if grid.ramp_ns == 0 {
-        measure_start = Some(sample(start, devices));
+        measure_start = Some(first.clone());
     }
     let mut done = 0;
     loop {
@@ -516,10 +542,10 @@ fn collect(
             }
             let s = sample(start, devices);
             if end == grid.ramp_ns && measure_start.is_none() {
-                measure_start = Some(sample(start, devices));
+                measure_start = Some(s.clone());
             }
             if end == grid.ramp_ns + grid.measure_ns {
-                measure_end = Some(sample(start, devices));
+                measure_end = Some(s.clone());
             }
             ends.insert(next_sample, s);
             next_sample += 1;
@@ -547,7 +573,6 @@ fn collect(
             ndjson.write_all(b"\n")?;
             ndjson.flush()?;
             obs.interval(&rec, &grid);
-            timeseries.push(rec);
             if index > 0 {
                 ends.retain(|&k, _| k + 1 >= index);
             }
@@ -595,7 +620,6 @@ fn collect(
     reports.sort_by_key(|r| r.worker);
     Ok(Collected {
         reports,
-        timeseries,
         cpu_measure,
         disk_measure,
         elapsed_ns,
