@@ -121,10 +121,10 @@ impl Observer for Live {
         };
         let p99 = t.read.latency_p99_ns.max(t.write.latency_p99_ns);
         b.set_message(format!(
-            "{:<7} {:>5.0}s/{:.0}s  IOPS {:>8}  MB/s {:>8.1}  mean {:>8}  p99 {:>8}{}",
+            "{:<7} {:>5.0}s elapsed {:>5.0}s left  IOPS {:>8}  MB/s {:>8.1}  mean {:>8}  p99 {:>8}{}",
             r.phase,
             r.t_end_ms as f64 / 1e3,
-            total_s,
+            (total_s - r.t_end_ms as f64 / 1e3).max(0.0),
             format_rate(t.read.iops + t.write.iops),
             (t.read.bytes_per_s + t.write.bytes_per_s) / 1e6,
             format_ns(mean),
