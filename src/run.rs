@@ -361,7 +361,16 @@ fn execute_inner(
                 .context("cannot start a worker thread")?;
         }
         drop(tx);
-        collect(rx, n_workers, grid, (start, first), &devices, job, &mut ndjson, obs)
+        collect(
+            rx,
+            n_workers,
+            grid,
+            (start, first),
+            &devices,
+            job,
+            &mut ndjson,
+            obs,
+        )
     })?;
     ndjson.flush().context("writing the time series")?;
     let ramp_s = (grid.ramp_ns.min(collected.elapsed_ns) as f64) / 1e9;

@@ -22,8 +22,8 @@ pub struct TargetGeometry {
 #[derive(Debug, Clone)]
 struct Span {
     start: u64,
-    /// Last valid start offset of a block (inclusive).
-    last: u64,
+    /// End of the span (exclusive).
+    end: u64,
     /// Number of aligned positions for random I/O.
     positions: u64,
     align: u64,
@@ -38,6 +38,9 @@ struct Span {
 struct Entry {
     class: u16,
     block: u32,
+    /// Variable sizes: (bytes, cumulative weight); empty for a fixed size.
+    sizes: Vec<(u32, u64)>,
+    roll_every: u64,
     read_threshold: u64,
     random_threshold: u64,
     dsync: bool,
@@ -77,9 +80,20 @@ impl AccessGen {
                 .map(|&t| span(a, geometry[t].size_bytes))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("worker `{}` access[{ai}]: {e}", worker.name))?;
+            let mut acc = 0;
+            let sizes = a
+                .block_sizes
+                .iter()
+                .map(|&(b, w)| {
+                    acc += w as u64;
+                    (b as u32, acc)
+                })
+                .collect();
             entries.push(Entry {
                 class: a.class as u16,
                 block: a.block_size_bytes as u32,
+                sizes,
+                roll_every: a.roll_every_bytes,
                 read_threshold: threshold(a.read_pct),
                 random_threshold: threshold(a.random_pct),
                 dsync: a.sync,
@@ -143,17 +157,33 @@ impl AccessGen {
         let entry = &mut self.entries[e];
         let read = (self.rng.next_u32() as u64) < entry.read_threshold;
         let random = (self.rng.next_u32() as u64) < entry.random_threshold;
-        let block = entry.block as u64;
+        let len = match entry.sizes.last() {
+            None => entry.block,
+            Some(&(_, total)) => {
+                let r = self.rng.random_range(0..total);
+                entry
+                    .sizes
+                    .iter()
+                    .find(|s| r < s.1)
+                    .map_or(entry.block, |s| s.0)
+            }
+        };
+        let block = len as u64;
         let span = &mut entry.spans[ti];
         let offset = if random {
             span.start + pick(&mut self.rng, span) * span.align
         } else {
-            let o = span.seq_next;
-            span.seq_next = if o + block > span.last {
-                span.start
-            } else {
-                o + block
-            };
+            let mut o = span.seq_next;
+            if entry.roll_every > 0 {
+                let into = (o - span.start) % entry.roll_every;
+                if into + block > entry.roll_every {
+                    o += entry.roll_every - into;
+                }
+            }
+            if o + block > span.end {
+                o = span.start;
+            }
+            span.seq_next = o + block;
             o
         };
         let class = entry.class;
@@ -161,7 +191,7 @@ impl AccessGen {
             kind: if read { OpKind::Read } else { OpKind::Write },
             target,
             offset,
-            len: entry.block,
+            len,
             dsync: entry.dsync,
             class,
         };
@@ -253,7 +283,7 @@ fn span(a: &Access, target_size: u64) -> Result<Span, String> {
     }
     Ok(Span {
         start,
-        last,
+        end,
         positions,
         align: a.align_bytes,
         seq_next: start,
@@ -276,6 +306,7 @@ mod tests {
             cpu: None,
             rate: None,
             access,
+            io_limit: None,
         }
     }
 
@@ -284,6 +315,8 @@ mod tests {
             class: 0,
             weight: 1,
             block_size_bytes: block,
+            block_sizes: Vec::new(),
+            roll_every_bytes: 0,
             read_pct: read,
             random_pct: random,
             align_bytes: block,
@@ -423,6 +456,38 @@ mod tests {
         assert_eq!(kinds[4], OpKind::Flush);
         assert_eq!(kinds[9], OpKind::Flush);
         assert_eq!(kinds.iter().filter(|k| **k == OpKind::Flush).count(), 2);
+    }
+
+    #[test]
+    fn variable_sizes_and_roll_over() {
+        let mut a = access(32768, 0.0, 0.0);
+        a.block_sizes = vec![(4096, 1), (8192, 1), (32768, 1)];
+        a.roll_every_bytes = 1 << 20;
+        let w = worker(vec![a], 1);
+        let mut g = AccessGen::new(&w, &[geo(4 << 20)], 1).unwrap();
+        let mut sizes = std::collections::BTreeMap::new();
+        let mut expected = 0u64;
+        let mut rolls = 0;
+        for _ in 0..10_000 {
+            let op = g.next_op().0;
+            *sizes.entry(op.len).or_insert(0u32) += 1;
+            let start_file = op.offset >> 20;
+            assert_eq!(
+                (op.offset + op.len as u64 - 1) >> 20,
+                start_file,
+                "never crosses a 1 MiB boundary"
+            );
+            if op.offset != expected {
+                assert!(op.offset % (1 << 20) == 0, "a jump lands on a boundary");
+                rolls += 1;
+            }
+            expected = op.offset + op.len as u64;
+        }
+        assert_eq!(sizes.len(), 3);
+        for n in sizes.values() {
+            assert!((*n as f64 - 3333.0).abs() < 300.0, "{sizes:?}");
+        }
+        assert!(rolls > 10);
     }
 
     #[test]

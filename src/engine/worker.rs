@@ -144,6 +144,9 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
     let mut stopped_at = end_ns;
     let mut write_seq: u64 = (index as u64) << 40;
     let mut fatal = None;
+    let limit = spec.io_limit.unwrap_or(u64::MAX);
+    let mut issued = 0u64;
+    let mut last_completion = 0u64;
     let now_ns = || start.elapsed().as_nanos() as u64;
 
     loop {
@@ -171,6 +174,10 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                 } else {
                     0
                 };
+                if issued >= limit {
+                    break;
+                }
+                issued += 1;
                 free.pop();
                 let (op, _) = access.next_op();
                 if op.kind == OpKind::Write {
@@ -189,6 +196,10 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                     next_intended = p.next_ns();
                 }
             }
+        }
+        if issued >= limit && inflight == 0 && issuing {
+            issuing = false;
+            stopped_at = last_completion.max(ramp_ns).min(end_ns);
         }
         if !issuing && inflight == 0 {
             break;
@@ -235,6 +246,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             if t > end_ns || t > stopped_at {
                 continue;
             }
+            last_completion = t;
             let latency = t.saturating_sub(slot.intended_ns);
             let service = open.then(|| t.saturating_sub(slot.submit_ns));
             let dir = match op.kind {

@@ -228,6 +228,8 @@ pub struct Worker {
     pub rate: Option<Rate>,
     /// The access specification.
     pub access: Vec<Access>,
+    /// Stop after issuing this many I/Os.
+    pub io_limit: Option<u64>,
 }
 
 impl Worker {
@@ -253,8 +255,12 @@ pub struct Access {
     pub class: usize,
     /// Relative weight.
     pub weight: u32,
-    /// Block size, bytes.
+    /// Block size, bytes (the largest, when `block_sizes` is set).
     pub block_size_bytes: u64,
+    /// Variable block sizes: (bytes, weight); empty when every I/O is `block_size_bytes`.
+    pub block_sizes: Vec<(u64, u32)>,
+    /// Sequential I/O does not cross multiples of this many bytes from the span start (0: off).
+    pub roll_every_bytes: u64,
     /// Reads, percent.
     pub read_pct: f64,
     /// Random I/Os, percent.
@@ -602,6 +608,9 @@ fn resolve_worker(
             },
         }),
     };
+    if spec.io_limit == Some(0) {
+        return Err(err("io_limit", "io_limit must be at least 1".into()));
+    }
     if spec.access.is_empty() {
         return Err(err(
             "access",
@@ -628,6 +637,7 @@ fn resolve_worker(
             cpu: (!cpus.is_empty()).then(|| cpus[c as usize % cpus.len()]),
             rate,
             access: access.clone(),
+            io_limit: spec.io_limit,
         })
         .collect())
 }
@@ -649,14 +659,59 @@ fn resolve_access(
         message,
     };
     let a = a.get_ref();
-    let block = a.block_size.map(|s| s.0).unwrap_or(defaults::BLOCK_SIZE);
+    let mut block_sizes = Vec::new();
+    if let Some(mix) = &a.block_sizes {
+        if a.block_size.is_some() {
+            return Err(err(
+                "block_sizes",
+                "set either block_size or block_sizes, not both".into(),
+            ));
+        }
+        if mix.is_empty() {
+            return Err(err(
+                "block_sizes",
+                "the table is empty; give at least one size = weight".into(),
+            ));
+        }
+        for (size, weight) in mix {
+            let bytes = units::parse_size(size).map_err(|m| err("block_sizes", m))?;
+            if bytes == 0 || bytes > 64 << 20 {
+                return Err(err(
+                    "block_sizes",
+                    format!("block size `{size}` must be 512 B to 64 MiB"),
+                ));
+            }
+            if *weight == 0 {
+                return Err(err(
+                    "block_sizes",
+                    format!("the weight of `{size}` must be at least 1"),
+                ));
+            }
+            block_sizes.push((bytes, *weight));
+        }
+        block_sizes.sort();
+    }
+    let block = match block_sizes.last() {
+        Some(&(largest, _)) => largest,
+        None => a.block_size.map(|s| s.0).unwrap_or(defaults::BLOCK_SIZE),
+    };
+    let roll_every = a.roll_every.map(|s| s.0).unwrap_or(0);
+    if roll_every != 0 && roll_every < block {
+        return Err(err(
+            "roll_every",
+            format!(
+                "roll_every ({roll_every} bytes) is smaller than the block size ({block} bytes)"
+            ),
+        ));
+    }
     if block == 0 || block > 64 << 20 {
         return Err(err(
             "block_size",
             format!("block_size is {block} bytes; use 512 B to 64 MiB, e.g. block_size = \"4k\""),
         ));
     }
-    let align = a.align.map(|s| s.0).unwrap_or(block);
+    let smallest = block_sizes.first().map(|&(b, _)| b).unwrap_or(block);
+    let align = a.align.map(|s| s.0).unwrap_or(smallest);
     if align == 0 {
         return Err(err("align", "align must be more than 0".into()));
     }
@@ -720,6 +775,8 @@ fn resolve_access(
         class,
         weight,
         block_size_bytes: block,
+        block_sizes,
+        roll_every_bytes: roll_every,
         read_pct,
         random_pct,
         align_bytes: align,

@@ -72,6 +72,8 @@ pub struct WorkerSpec {
     pub rate_iops: Option<f64>,
     /// Open-loop arrivals: `uniform` (default) or `poisson`.
     pub arrivals: Option<String>,
+    /// Stop after issuing this many I/Os (the run's duration still caps it).
+    pub io_limit: Option<u64>,
     /// The access specification.
     #[serde(default)]
     pub access: Vec<Spanned<AccessSpec>>,
@@ -87,6 +89,12 @@ pub struct AccessSpec {
     pub weight: Option<u32>,
     /// Block size of each I/O.
     pub block_size: Option<Size>,
+    /// Variable block sizes instead of one: size → weight, e.g.
+    /// `{ "4k" = 50, "8k" = 30, "32k" = 20 }`.
+    pub block_sizes: Option<std::collections::BTreeMap<String, u32>>,
+    /// Sequential I/O never crosses a multiple of this many bytes from the span start: the
+    /// stream skips to the next multiple (like a log that rolls over to a new 1 MiB file).
+    pub roll_every: Option<Size>,
     /// Share of reads (the rest are writes).
     pub read: Option<Percent>,
     /// Share of random I/Os (the rest continue sequentially).
