@@ -4,6 +4,7 @@
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use crate::job::units::{Dur, Percent, Size, format_duration, format_size};
 use crate::job::{self, Job, JobError};
+use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec};
 use crate::report::{console, json};
 use crate::run::{self, RunOptions, Signals};
 use crate::{Usage, exit};
@@ -31,6 +32,9 @@ pub enum Command {
     /// Run a job file, a one-line job (--target ...), or with nothing: a 30 s mixed workload on
     /// a 1 GiB scratch file under ./storlab-scratch.
     Run(Box<RunArgs>),
+    /// Validate storage for Exchange mailboxes (Jetstress-class): with no arguments, a quick
+    /// validation (about a minute) on ./storlab-scratch/exchange.
+    Exchange(Box<ExchangeArgs>),
     /// Print the summary of a results file.
     Report {
         /// A results file written by `storlab run`.
@@ -121,6 +125,106 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// Flags of `storlab exchange`; each overrides the job file's `[exchange]` value.
+#[derive(Debug, Args, Default)]
+pub struct ExchangeArgs {
+    /// Job file with an `[exchange]` section.
+    pub job: Option<PathBuf>,
+    /// Number of mailboxes.
+    #[arg(long, value_name = "N")]
+    pub mailboxes: Option<u64>,
+    /// Mailbox size, e.g. 2GiB.
+    #[arg(long, value_name = "SIZE")]
+    pub mailbox_size: Option<Size>,
+    /// Transactional IOPS per mailbox, e.g. 0.12.
+    #[arg(long, value_name = "IOPS", conflicts_with = "messages_per_day")]
+    pub iops_per_mailbox: Option<f64>,
+    /// Messages sent and received per mailbox per day (converted with the version's table).
+    #[arg(long, value_name = "N")]
+    pub messages_per_day: Option<u32>,
+    /// Exchange version: 2007, 2010, 2013, 2016 or 2019.
+    #[arg(long, value_name = "YEAR")]
+    pub version: Option<String>,
+    /// Number of databases.
+    #[arg(long, value_name = "N")]
+    pub databases: Option<u32>,
+    /// Directory for databases (repeatable: databases are spread over them).
+    #[arg(long = "db-path", value_name = "DIR")]
+    pub db_paths: Vec<PathBuf>,
+    /// Directory for logs (repeatable).
+    #[arg(long = "log-path", value_name = "DIR")]
+    pub log_paths: Vec<PathBuf>,
+    /// Threads per database, or `auto`.
+    #[arg(long, value_name = "N|auto")]
+    pub threads: Option<String>,
+    /// Headroom over the profile's IOPS, e.g. 20%.
+    #[arg(long, value_name = "PCT")]
+    pub headroom: Option<Percent>,
+    /// Background database maintenance: on or off.
+    #[arg(long, value_name = "on|off")]
+    pub maintenance: Option<String>,
+    /// Test type: performance, stress, backup or recovery.
+    #[arg(long, value_name = "TYPE")]
+    pub test: Option<String>,
+    /// Measured duration, e.g. 2h.
+    #[arg(long, value_name = "TIME")]
+    pub duration: Option<Dur>,
+    /// Ramp before measurement.
+    #[arg(long, value_name = "TIME")]
+    pub ramp: Option<Dur>,
+    /// Build databases at this fraction of their real size, e.g. 2%.
+    #[arg(long, value_name = "PCT")]
+    pub capacity: Option<Percent>,
+    /// Throughput mode: databases fill this share of the free space.
+    #[arg(long, value_name = "PCT")]
+    pub db_capacity: Option<Percent>,
+    /// Throughput mode: run at this share of the maximum throughput.
+    #[arg(long, value_name = "PCT")]
+    pub throughput: Option<Percent>,
+    /// Search for the largest mailbox count that passes.
+    #[arg(long)]
+    pub find_max_mailboxes: bool,
+    /// Database page size override, e.g. 32k.
+    #[arg(long, value_name = "SIZE")]
+    pub page_size: Option<Size>,
+    /// Recovery test: log files replayed per database.
+    #[arg(long, value_name = "N")]
+    pub log_files: Option<u32>,
+    /// Limit on average database read latency, e.g. 20ms.
+    #[arg(long, value_name = "TIME")]
+    pub db_read_latency: Option<Dur>,
+    /// Limit on average log write latency, e.g. 10ms.
+    #[arg(long, value_name = "TIME")]
+    pub log_write_latency: Option<Dur>,
+    /// Limit on maximum database read latency, e.g. 100ms.
+    #[arg(long, value_name = "TIME")]
+    pub max_latency: Option<Dur>,
+    /// Engine: io_uring or psync.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// Seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Time-series interval.
+    #[arg(long, value_name = "TIME")]
+    pub interval: Option<Dur>,
+    /// Allow overwriting existing files storlab did not create.
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// Print the sizing and the job and exit without touching anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Results file (default: storlab-results/exchange-TIMESTAMP.json).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print the results JSON on stdout (and nothing else).
+    #[arg(long)]
+    pub json: bool,
+    /// No live progress.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let cli = match Cli::try_parse_from(args) {
@@ -136,6 +240,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     };
     match cli.command {
         Command::Run(args) => run_job(*args),
+        Command::Exchange(args) => run_exchange(*args),
         Command::Report { results, json } => {
             let r = json::load(&results)?;
             if json {
@@ -154,6 +259,148 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
         exit::USAGE
     } else {
         exit::RUNTIME
+    }
+}
+
+/// Builds the Exchange configuration from the job file's `[exchange]` section and the flags.
+pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
+    let (mut spec, location) = match &a.job {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| JobError {
+                location: path.display().to_string(),
+                key: String::new(),
+                message: format!("cannot read the job file: {e}"),
+            })?;
+            let file: ExchangeFile = toml::from_str(&text).map_err(|e| {
+                let line = e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+                    .unwrap_or(0);
+                JobError {
+                    location: format!("{}:{line}", path.display()),
+                    key: String::new(),
+                    message: e.message().trim().to_string(),
+                }
+            })?;
+            (file.exchange, path.display().to_string())
+        }
+        None => (ExchangeSpec::default(), "command line".to_string()),
+    };
+    macro_rules! set {
+        ($field:expr, $value:expr) => {
+            if let Some(v) = $value {
+                $field = Some(v);
+            }
+        };
+    }
+    set!(spec.mailboxes, a.mailboxes);
+    set!(spec.mailbox_size, a.mailbox_size);
+    if a.iops_per_mailbox.is_some() {
+        spec.messages_per_day = None;
+    }
+    if a.messages_per_day.is_some() {
+        spec.iops_per_mailbox = None;
+    }
+    set!(spec.iops_per_mailbox, a.iops_per_mailbox);
+    set!(spec.messages_per_day, a.messages_per_day);
+    set!(spec.version, a.version.clone());
+    set!(spec.databases, a.databases);
+    if !a.db_paths.is_empty() {
+        spec.db_paths = Some(a.db_paths.clone());
+    }
+    if !a.log_paths.is_empty() {
+        spec.log_paths = Some(a.log_paths.clone());
+    }
+    set!(spec.threads, a.threads.clone().map(ThreadsSpec::Word));
+    set!(spec.headroom, a.headroom);
+    if let Some(m) = &a.maintenance {
+        spec.maintenance = Some(match m.as_str() {
+            "on" | "true" | "yes" => true,
+            "off" | "false" | "no" => false,
+            o => {
+                return Err(Usage(format!("--maintenance `{o}`: use on or off")).into());
+            }
+        });
+    }
+    set!(spec.test, a.test.clone());
+    set!(spec.duration, a.duration);
+    set!(spec.ramp, a.ramp);
+    set!(spec.capacity, a.capacity);
+    set!(spec.db_capacity, a.db_capacity);
+    set!(spec.throughput, a.throughput);
+    if a.find_max_mailboxes {
+        spec.find_max_mailboxes = Some(true);
+    }
+    set!(spec.page_size, a.page_size);
+    set!(spec.log_files, a.log_files);
+    set!(spec.db_read_latency, a.db_read_latency);
+    set!(spec.log_write_latency, a.log_write_latency);
+    set!(spec.max_latency, a.max_latency);
+    set!(spec.engine, a.engine.clone());
+    set!(spec.seed, a.seed);
+    set!(spec.interval, a.interval);
+    if a.destroy_data {
+        spec.destroy_data = Some(true);
+    }
+    Ok(exchange::resolve(&spec, &location)?)
+}
+
+fn run_exchange(a: ExchangeArgs) -> Result<i32> {
+    let cfg = build_exchange(&a)?;
+    if a.dry_run {
+        let job = exchange::transactional_job(
+            &cfg,
+            cfg.threads.unwrap_or(1),
+            exchange::Load::Rate(cfg.target_iops(cfg.mailboxes)),
+            cfg.database_bytes(),
+            cfg.duration_ms,
+            cfg.ramp_ms,
+        );
+        console::print_text(&exchange::sizing_summary(&cfg));
+        console::print_text(&describe(&job));
+        return Ok(exit::OK);
+    }
+    let results_path = a.output.clone().unwrap_or_else(|| {
+        PathBuf::from("storlab-results").join(format!(
+            "exchange-{}.json",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ))
+    });
+    let opts = RunOptions {
+        results_path: results_path.clone(),
+        command: std::env::args().collect(),
+    };
+    let signals = Signals::install()?;
+    let mut live = console::Live::new(a.quiet || a.json);
+    if !a.json {
+        console::note(&exchange::sizing_summary(&cfg));
+    }
+    let result = run::exchange::run(&cfg, &opts, &signals, &mut live)?;
+    if a.json {
+        console::print_text(&json::to_string(&result)?);
+    } else {
+        console::print_summary(&result);
+        console::note(&format!(
+            "results: {} (time series: {})",
+            results_path.display(),
+            run::timeseries_path(&results_path).display()
+        ));
+    }
+    Ok(outcome_code(&result))
+}
+
+/// Exit code of a finished run: 1 when interrupted or failed, 3 when its verdict is FAIL,
+/// 0 otherwise.
+pub fn outcome_code(r: &crate::report::run_result::RunResult) -> i32 {
+    if matches!(
+        r.interrupted,
+        crate::report::run_result::Interrupted::Yes(_)
+    ) {
+        exit::RUNTIME
+    } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
+        exit::FAIL
+    } else {
+        exit::OK
     }
 }
 
@@ -186,10 +433,7 @@ fn run_job(args: RunArgs) -> Result<i32> {
             run::timeseries_path(&results_path).display()
         ));
     }
-    Ok(match result.interrupted {
-        crate::report::run_result::Interrupted::No => exit::OK,
-        crate::report::run_result::Interrupted::Yes(_) => exit::RUNTIME,
-    })
+    Ok(outcome_code(&result))
 }
 
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.

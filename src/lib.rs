@@ -8,14 +8,17 @@
 //!                                                       │ every interval: merged ─▶ console (live) + NDJSON
 //!                                                       ▼ end: merge
 //!                                     stats::summary ─▶ RunResult ─▶ report::{json, console}
+//! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult with verdict
 //! ```
 
 pub mod cli;
 pub mod engine;
 pub mod job;
+pub mod profiles;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod verdict;
 
 /// A usage or validation error: the user asked for something that cannot be done as asked
 /// (exit code 2). The message says what and how to fix it.

@@ -194,6 +194,23 @@ pub struct Job {
     pub warnings: Vec<String>,
 }
 
+impl Job {
+    /// The id of class `name`, adding it when new.
+    pub fn class(&mut self, name: &str) -> usize {
+        class_id(&mut self.classes, name)
+    }
+}
+
+fn class_id(classes: &mut Vec<String>, name: &str) -> usize {
+    match classes.iter().position(|c| c == name) {
+        Some(i) => i,
+        None => {
+            classes.push(name.to_string());
+            classes.len() - 1
+        }
+    }
+}
+
 /// A validated target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -764,13 +781,7 @@ fn resolve_access(
     if class_name.trim().is_empty() {
         return Err(err("class", "the class name is empty".into()));
     }
-    let class = match classes.iter().position(|c| *c == class_name) {
-        Some(i) => i,
-        None => {
-            classes.push(class_name);
-            classes.len() - 1
-        }
-    };
+    let class = class_id(classes, &class_name);
     Ok(Access {
         class,
         weight,

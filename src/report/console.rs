@@ -255,10 +255,173 @@ pub fn summary(r: &RunResult) -> String {
             e.error
         );
     }
+    if let Some(x) = &r.exchange {
+        exchange_section(&mut out, r, x);
+    }
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
     out
+}
+
+fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::ExchangeResult) {
+    let ms = |ns: f64| format_ns(ns);
+    let _ = writeln!(
+        out,
+        "\nExchange {} {} test · {} mailboxes · {} IOPS/mailbox ({}) · headroom {}%",
+        x.version, x.test, x.mailboxes, x.iops_per_mailbox, x.iops_source, x.headroom_pct
+    );
+    let _ = writeln!(
+        out,
+        "target {:.1} transactional IOPS · achieved {:.1} · {} database(s) of {} (page {}){} · {} thread(s) per database · maintenance {}",
+        x.target_iops,
+        x.achieved_iops,
+        x.database_count,
+        crate::job::units::format_size_approx(x.database_size_bytes),
+        crate::job::units::format_size(x.page_size_bytes),
+        if x.capacity_fraction < 1.0 {
+            format!(" built at {}% of real size", x.capacity_fraction * 100.0)
+        } else {
+            String::new()
+        },
+        x.threads_per_database,
+        if x.maintenance { "on" } else { "off" }
+    );
+    let _ = writeln!(
+        out,
+        "initialisation: {:.1}s{}",
+        x.initialisation.seconds,
+        if x.initialisation.reused {
+            " (reused from an earlier run)".to_string()
+        } else {
+            format!(
+                ", {} written",
+                crate::job::units::format_size_approx(x.initialisation.written_bytes)
+            )
+        }
+    );
+    let _ = writeln!(
+        out,
+        "\n{:<5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "db",
+        "reads/s",
+        "read avg",
+        "read p95",
+        "read p99",
+        "writes/s",
+        "write avg",
+        "logs/s",
+        "log avg",
+        "log p99",
+        "bdm MB/s",
+        "errors"
+    );
+    for d in &x.databases {
+        let _ = writeln!(
+            out,
+            "{:<5} {:>9.1} {:>9} {:>9} {:>9} {:>9.1} {:>9} {:>9.1} {:>9} {:>9} {:>9.2} {:>8}",
+            d.name,
+            d.db_reads_per_s,
+            ms(d.db_read_latency_ns.mean),
+            ms(d.db_read_latency_ns.p95 as f64),
+            ms(d.db_read_latency_ns.p99 as f64),
+            d.db_writes_per_s,
+            ms(d.db_write_latency_ns.mean),
+            d.log_writes_per_s,
+            ms(d.log_write_latency_ns.mean),
+            ms(d.log_write_latency_ns.p99 as f64),
+            d.maintenance_mb_per_s,
+            d.errors
+        );
+    }
+    if let Some(b) = &x.backup {
+        let _ = writeln!(
+            out,
+            "backup: {:.1} MB/s in total ({}), full backup {:.1}s{}",
+            b.mb_per_s_total,
+            b.mb_per_s_per_database
+                .iter()
+                .map(|v| format!("{v:.1}"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            b.full_backup_seconds,
+            if b.complete {
+                ""
+            } else {
+                " (estimated: not every database was read within the duration)"
+            }
+        );
+    }
+    if let Some(rc) = &x.recovery {
+        let _ = writeln!(
+            out,
+            "recovery: {} log files per database in {:.1}s: {:.3}s per log file",
+            rc.log_files, rc.seconds, rc.seconds_per_log_file
+        );
+    }
+    for (title, trials) in [
+        ("thread tuning", Some(&x.thread_trials)),
+        ("maximum-mailboxes search", r.trials.as_ref()),
+    ] {
+        let Some(trials) = trials.filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        let _ = writeln!(out, "\n{title}:");
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {}",
+            "trial",
+            "mailboxes",
+            "threads",
+            "target",
+            "achieved",
+            "read avg",
+            "log avg",
+            "read max",
+            "result"
+        );
+        for t in trials {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>9} {:>7} {:>10.1} {:>10.1} {:>7.2}ms {:>7.2}ms {:>7.1}ms {}",
+                t.purpose,
+                t.mailboxes,
+                t.threads,
+                t.target_iops,
+                t.achieved_iops,
+                t.db_read_latency_ms,
+                t.log_write_latency_ms,
+                t.max_read_latency_ms,
+                if t.pass {
+                    "pass".to_string()
+                } else {
+                    format!("FAIL ({})", t.failed_rules.join("; "))
+                }
+            );
+        }
+    }
+    if let Some(m) = r.max_mailboxes {
+        let _ = writeln!(out, "\nmaximum mailboxes that pass: {m}");
+    }
+    if let Some(v) = &r.verdict {
+        let _ = writeln!(out, "\nverdict:");
+        for rule in &v.rules {
+            let _ = writeln!(
+                out,
+                "  {:<4} {:<70} measured {:>10.3} {} (limit {} {:.3})",
+                if rule.pass { "ok" } else { "FAIL" },
+                rule.rule,
+                rule.measured,
+                rule.unit,
+                match rule.comparison {
+                    crate::verdict::Comparison::AtMost => "≤",
+                    crate::verdict::Comparison::AtLeast => "≥",
+                },
+                rule.threshold
+            );
+        }
+        let _ = writeln!(out, "RESULT: {}", v.result);
+    }
 }
 
 /// Prints the summary on stdout.

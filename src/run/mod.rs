@@ -4,6 +4,8 @@
 //! fails still writes its results, marked `interrupted` with the reason, and the time series is
 //! streamed to NDJSON as it is produced.
 
+pub mod exchange;
+
 use crate::Usage;
 use crate::engine::access::{AccessGen, TargetGeometry};
 use crate::engine::null::NullBackend;
@@ -815,6 +817,10 @@ fn assemble(
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: partial.timeseries,
+        verdict: None,
+        exchange: None,
+        max_mailboxes: None,
+        trials: None,
     }
 }
 

@@ -1,0 +1,549 @@
+//! An Exchange validation: checks the layout (paths, free space), initialises databases and
+//! log streams (first run), tunes threads when asked, runs the test (or searches for the
+//! largest mailbox count that passes, then confirms it at full duration), and judges the
+//! result. Each run is an ordinary [`super::execute`] of a job the profile produced.
+
+use super::{Observer, RunOptions, Signals, execute, write_results};
+use crate::Usage;
+use crate::profiles::exchange::{
+    self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
+};
+use crate::report::run_result::{
+    BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, Interrupted, RecoveryFigures,
+    RunResult, Trial,
+};
+use crate::verdict::Verdict;
+use anyhow::Result;
+use std::path::Path;
+
+/// Thread counts tried by `--threads auto`, smallest first.
+pub const THREAD_STEPS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// Bracketing doubles (or halves) the mailbox count at most this many times.
+pub const MAX_BRACKET_STEPS: u32 = 16;
+/// Bisection stops when the bracket is narrower than this fraction of its low end.
+pub const SEARCH_RESOLUTION: f64 = 0.02;
+/// A failed confirmation lowers the count by this fraction and confirms again, this many times.
+pub const CONFIRM_BACKOFF: (f64, u32) = (0.05, 3);
+
+/// Trial length: a sixth of the duration, between 5 and 60 seconds.
+pub fn trial_ms(cfg: &ExchangeConfig) -> u64 {
+    (cfg.duration_ms / 6)
+        .clamp(5_000, 60_000)
+        .min(cfg.duration_ms)
+}
+
+/// Runs the validation described by `cfg`.
+pub fn run(
+    cfg: &ExchangeConfig,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+) -> Result<RunResult> {
+    let db_bytes = check_layout(cfg)?;
+    let mut ctx = Context {
+        cfg,
+        opts,
+        signals,
+        obs,
+        db_bytes,
+        init: None,
+    };
+    match cfg.test {
+        TestType::Backup => ctx.backup(),
+        TestType::Recovery => ctx.recovery(),
+        TestType::Performance | TestType::Stress => ctx.transactional(),
+    }
+}
+
+/// Checks that the paths exist (the default scratch directory is created) and that the
+/// databases and logs fit in the free space; returns the size of each database.
+fn check_layout(cfg: &ExchangeConfig) -> Result<u64> {
+    for p in cfg.db_paths.iter().chain(&cfg.log_paths) {
+        if p == Path::new(model::quick::DIR) {
+            std::fs::create_dir_all(p)?;
+        }
+        if !p.is_dir() {
+            return Err(Usage(format!(
+                "the path {} does not exist or is not a directory; create it (or mount the LUN there) first",
+                p.display()
+            ))
+            .into());
+        }
+    }
+    let db_bytes = match cfg.throughput_mode {
+        None => cfg.database_bytes(),
+        Some((capacity_pct, _)) => {
+            let free: u64 = cfg.db_paths.iter().map(|p| available(p)).min().unwrap_or(0)
+                * cfg.db_paths.len() as u64;
+            let per_db = (free as f64 * capacity_pct / 100.0 / cfg.databases as f64) as u64;
+            per_db / cfg.page_bytes * cfg.page_bytes
+        }
+    };
+    if db_bytes < cfg.page_bytes * 16 {
+        return Err(
+            Usage("the databases would be too small to test; give them more space".into()).into(),
+        );
+    }
+    // Space needed per filesystem, less what reusable files already occupy.
+    let mut need: Vec<(u64, u64, String)> = Vec::new();
+    for db in 0..cfg.databases {
+        for (path, size) in [
+            (cfg.database_path(db), db_bytes),
+            (cfg.log_path(db), cfg.log_stream_bytes()),
+        ] {
+            let existing = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let dev = std::fs::metadata(&dir)
+                .map(|m| std::os::unix::fs::MetadataExt::dev(&m))
+                .unwrap_or(0);
+            let extra = size.saturating_sub(existing);
+            match need.iter_mut().find(|n| n.0 == dev) {
+                Some(n) => n.1 += extra,
+                None => need.push((dev, extra, dir.display().to_string())),
+            }
+        }
+    }
+    for (_, bytes, dir) in need {
+        let free = available(Path::new(&dir));
+        if bytes > free {
+            return Err(Usage(format!(
+                "the databases and logs need {} more bytes on the filesystem of {dir} but only {free} are free; use fewer or smaller mailboxes, a smaller --capacity, or more paths",
+                bytes
+            ))
+            .into());
+        }
+    }
+    Ok(db_bytes)
+}
+
+fn available(p: &Path) -> u64 {
+    rustix::fs::statvfs(p)
+        .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
+        .unwrap_or(0)
+}
+
+struct Context<'a> {
+    cfg: &'a ExchangeConfig,
+    opts: &'a RunOptions,
+    signals: &'a Signals,
+    obs: &'a mut dyn Observer,
+    db_bytes: u64,
+    init: Option<Initialisation>,
+}
+
+/// What one transactional run showed.
+struct Outcome {
+    result: RunResult,
+    dbs: Vec<DatabaseFigures>,
+    verdict: Verdict,
+    achieved: f64,
+}
+
+impl Context<'_> {
+    fn exec(&mut self, job: &crate::job::Job) -> Result<RunResult> {
+        let r = execute(job, self.opts, self.signals, self.obs)?;
+        if self.init.is_none() {
+            let prepare = r.phases.iter().find(|p| p.name == "prepare");
+            self.init = Some(Initialisation {
+                seconds: prepare.map(|p| p.seconds).unwrap_or(0.0),
+                reused: r.targets.iter().all(|t| t.prepare.reused),
+                written_bytes: r.targets.iter().map(|t| t.prepare.written_bytes).sum(),
+            });
+        }
+        Ok(r)
+    }
+
+    fn stopped(r: &RunResult) -> bool {
+        matches!(r.interrupted, Interrupted::Yes(_))
+    }
+
+    /// Runs the transactional model at `mailboxes` with `threads` per database.
+    fn transactional_run(
+        &mut self,
+        mailboxes: u64,
+        threads: u32,
+        duration_ms: u64,
+        load: Option<Load>,
+    ) -> Result<Outcome> {
+        let cfg = self.cfg;
+        let target = cfg.target_iops(mailboxes);
+        let load = load.unwrap_or(Load::Rate(target));
+        let ramp = cfg.ramp_ms.min(duration_ms / 4);
+        let job = model::transactional_job(cfg, threads, load, self.db_bytes, duration_ms, ramp);
+        let result = self.exec(&job)?;
+        let dbs = model::database_figures(cfg, self.db_bytes, &result.classes);
+        let achieved: f64 = dbs
+            .iter()
+            .map(|d| d.db_reads_per_s + d.db_writes_per_s)
+            .sum();
+        let errors = result.totals.errors();
+        let target_rule = matches!(load, Load::Rate(_)).then_some(match load {
+            Load::Rate(r) => r,
+            Load::Max => 0.0,
+        });
+        let verdict = Verdict::of(model::rules(
+            cfg,
+            &dbs,
+            errors,
+            target_rule.filter(|_| cfg.throughput_mode.is_none()),
+            achieved,
+        ));
+        Ok(Outcome {
+            result,
+            dbs,
+            verdict,
+            achieved,
+        })
+    }
+
+    fn trial(purpose: &str, mailboxes: u64, threads: u32, target: f64, o: &Outcome) -> Trial {
+        let worst = |f: fn(&DatabaseFigures) -> f64| o.dbs.iter().map(f).fold(0.0, f64::max) / 1e6;
+        Trial {
+            purpose: purpose.into(),
+            mailboxes,
+            threads,
+            target_iops: target,
+            achieved_iops: o.achieved,
+            db_read_latency_ms: worst(|d| d.db_read_latency_ns.mean),
+            log_write_latency_ms: worst(|d| d.log_write_latency_ns.mean),
+            max_read_latency_ms: worst(|d| d.db_read_latency_ns.max as f64),
+            seconds: o.result.measured_ms as f64 / 1e3,
+            pass: o.verdict.passed(),
+            failed_rules: o
+                .verdict
+                .rules
+                .iter()
+                .filter(|r| !r.pass)
+                .map(|r| r.rule.clone())
+                .collect(),
+        }
+    }
+
+    fn transactional(&mut self) -> Result<RunResult> {
+        let cfg = self.cfg;
+        let mut thread_trials = Vec::new();
+        let mut throughput_max = None;
+        let mut load = None;
+        if let Some((_, pct)) = cfg.throughput_mode {
+            // Find the closed-loop maximum, then run at the asked share of it.
+            let threads = cfg.threads.unwrap_or(4);
+            let o =
+                self.transactional_run(cfg.mailboxes, threads, trial_ms(cfg), Some(Load::Max))?;
+            if Self::stopped(&o.result) {
+                return self.finish(o, threads, thread_trials, None, None);
+            }
+            throughput_max = Some(o.achieved);
+            if pct < 100.0 {
+                load = Some(Load::Rate(o.achieved * pct / 100.0));
+            } else {
+                load = Some(Load::Max);
+            }
+        }
+        let threads = match cfg.threads {
+            Some(t) => t,
+            None => {
+                let mut chosen = None;
+                for t in THREAD_STEPS {
+                    let o = self.transactional_run(cfg.mailboxes, t, trial_ms(cfg), load)?;
+                    thread_trials.push(Self::trial(
+                        "threads",
+                        cfg.mailboxes,
+                        t,
+                        cfg.target_iops(cfg.mailboxes),
+                        &o,
+                    ));
+                    if Self::stopped(&o.result) {
+                        return self.finish(o, t, thread_trials, None, throughput_max);
+                    }
+                    if o.verdict.passed() {
+                        chosen = Some(t);
+                        break;
+                    }
+                }
+                match chosen {
+                    Some(t) => t,
+                    None => {
+                        // Say so plainly: run the full test at the largest count so the report
+                        // shows why it fails.
+                        let t = *THREAD_STEPS.last().expect("non-empty");
+                        let mut o =
+                            self.transactional_run(cfg.mailboxes, t, cfg.duration_ms, load)?;
+                        o.result.warnings.push(format!(
+                            "no thread count from {} to {t} per database reached the target within the thresholds: the storage cannot carry {} mailboxes of this profile",
+                            THREAD_STEPS[0], cfg.mailboxes
+                        ));
+                        return self.finish(o, t, thread_trials, None, throughput_max);
+                    }
+                }
+            }
+        };
+        if cfg.find_max_mailboxes && cfg.throughput_mode.is_none() {
+            return self.search(threads, thread_trials);
+        }
+        let o = self.transactional_run(cfg.mailboxes, threads, cfg.duration_ms, load)?;
+        self.finish(o, threads, thread_trials, None, throughput_max)
+    }
+
+    /// Bracketing then bisection with short trials, then a confirming run at full duration.
+    fn search(&mut self, threads: u32, thread_trials: Vec<Trial>) -> Result<RunResult> {
+        let cfg = self.cfg;
+        let mut trials = Vec::new();
+        let mut probe = |ctx: &mut Self, m: u64, purpose: &str, ms: u64| -> Result<Outcome> {
+            let o = ctx.transactional_run(m, threads, ms, None)?;
+            trials.push(Self::trial(purpose, m, threads, cfg.target_iops(m), &o));
+            Ok(o)
+        };
+        let short = trial_ms(cfg);
+        let start = cfg.mailboxes.max(1);
+        let first = probe(self, start, "bracket", short)?;
+        if Self::stopped(&first.result) {
+            return self.finish(first, threads, thread_trials, Some((None, trials)), None);
+        }
+        let (mut lo, mut hi) = if first.verdict.passed() {
+            (start, 0)
+        } else {
+            (0, start)
+        };
+        let mut steps = 0;
+        while (lo == 0 || hi == 0) && steps < MAX_BRACKET_STEPS {
+            steps += 1;
+            let m = if hi == 0 { lo * 2 } else { (hi / 2).max(1) };
+            if m == hi || (hi == 1 && lo == 0 && m == 1) {
+                break;
+            }
+            let o = probe(self, m, "bracket", short)?;
+            if Self::stopped(&o.result) {
+                return self.finish(o, threads, thread_trials, Some((Some(lo), trials)), None);
+            }
+            if o.verdict.passed() {
+                lo = m;
+            } else {
+                hi = m;
+            }
+        }
+        if lo == 0 {
+            // Even one mailbox fails (or the bracket ran out): report the last failing run.
+            let o = probe(self, hi.max(1), "confirm", cfg.duration_ms)?;
+            let mut o = o;
+            o.result.warnings.push(
+                "no mailbox count passed: the storage cannot carry this profile at any load tried"
+                    .into(),
+            );
+            return self.finish(o, threads, thread_trials, Some((None, trials)), None);
+        }
+        if hi == 0 {
+            hi = lo * 2;
+        }
+        while hi - lo > ((lo as f64 * SEARCH_RESOLUTION) as u64).max(1) {
+            let m = lo + (hi - lo) / 2;
+            let o = probe(self, m, "bisect", short)?;
+            if Self::stopped(&o.result) {
+                return self.finish(o, threads, thread_trials, Some((Some(lo), trials)), None);
+            }
+            if o.verdict.passed() {
+                lo = m;
+            } else {
+                hi = m;
+            }
+        }
+        let mut candidate = lo;
+        for _ in 0..=CONFIRM_BACKOFF.1 {
+            let o = probe(self, candidate, "confirm", cfg.duration_ms)?;
+            if o.verdict.passed() || Self::stopped(&o.result) {
+                let max = o.verdict.passed().then_some(candidate);
+                return self.finish(o, threads, thread_trials, Some((max, trials)), None);
+            }
+            candidate = ((candidate as f64) * (1.0 - CONFIRM_BACKOFF.0)) as u64;
+            if candidate == 0 {
+                break;
+            }
+        }
+        let o = probe(self, candidate.max(1), "confirm", cfg.duration_ms)?;
+        self.finish(o, threads, thread_trials, Some((None, trials)), None)
+    }
+
+    fn finish(
+        &mut self,
+        o: Outcome,
+        threads: u32,
+        thread_trials: Vec<Trial>,
+        search: Option<(Option<u64>, Vec<Trial>)>,
+        throughput_max: Option<f64>,
+    ) -> Result<RunResult> {
+        let cfg = self.cfg;
+        let mut r = o.result;
+        let mailboxes = search
+            .as_ref()
+            .and_then(|s| s.1.last().map(|t| t.mailboxes))
+            .unwrap_or(cfg.mailboxes);
+        let target = match (cfg.throughput_mode, &search) {
+            (Some(_), _) => 0.0,
+            _ => cfg.target_iops(mailboxes),
+        };
+        r.exchange = Some(self.summary(
+            mailboxes,
+            target,
+            o.achieved,
+            threads,
+            o.dbs,
+            thread_trials,
+            throughput_max,
+        ));
+        r.verdict = Some(o.verdict);
+        if let Some((max, trials)) = search {
+            r.max_mailboxes = Some(max.unwrap_or(0));
+            r.trials = Some(trials);
+        }
+        if cfg.capacity_fraction < 1.0 {
+            r.warnings.push(format!(
+                "databases were built at {}% of their real size ({} bytes each instead of {}): caches hold a larger share of them than they would in production",
+                cfg.capacity_fraction * 100.0,
+                self.db_bytes,
+                (self.db_bytes as f64 / cfg.capacity_fraction) as u64
+            ));
+        }
+        write_results(&self.opts.results_path, &r)?;
+        Ok(r)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn summary(
+        &self,
+        mailboxes: u64,
+        target: f64,
+        achieved: f64,
+        threads: u32,
+        databases: Vec<DatabaseFigures>,
+        thread_trials: Vec<Trial>,
+        throughput_max: Option<f64>,
+    ) -> ExchangeResult {
+        let cfg = self.cfg;
+        ExchangeResult {
+            version: cfg.version.name().into(),
+            test: format!("{:?}", cfg.test).to_lowercase(),
+            mailboxes,
+            mailbox_size_bytes: cfg.mailbox_size_bytes,
+            iops_per_mailbox: cfg.iops_per_mailbox,
+            iops_source: cfg.iops_source.clone(),
+            headroom_pct: cfg.headroom_pct,
+            target_iops: target,
+            achieved_iops: achieved,
+            database_count: cfg.databases,
+            database_size_bytes: self.db_bytes,
+            capacity_fraction: cfg.capacity_fraction,
+            page_size_bytes: cfg.page_bytes,
+            threads_per_database: threads,
+            maintenance: cfg.maintenance,
+            db_paths: cfg
+                .db_paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            log_paths: cfg
+                .log_paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            db_read_latency_limit_ms: cfg.db_read_limit_ms,
+            log_write_latency_limit_ms: cfg.log_write_limit_ms,
+            max_latency_limit_ms: cfg.max_latency_ms,
+            throughput_max_iops: throughput_max,
+            initialisation: self.init.clone().unwrap_or_default(),
+            databases,
+            thread_trials,
+            backup: None,
+            recovery: None,
+        }
+    }
+
+    fn backup(&mut self) -> Result<RunResult> {
+        let cfg = self.cfg;
+        let job = model::backup_job(cfg, self.db_bytes);
+        let mut r = self.exec(&job)?;
+        let per_db: Vec<f64> = (0..cfg.databases)
+            .map(|db| {
+                r.classes
+                    .get(&model::class_name(db, "backup-read"))
+                    .map(|c| c.read.bytes_per_s / 1e6)
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let total: f64 = per_db.iter().sum();
+        let read: u64 = r.totals.read.bytes;
+        let complete = read >= self.db_bytes * cfg.databases as u64;
+        let dbs = model::database_figures(cfg, self.db_bytes, &r.classes);
+        let errors = r.totals.errors();
+        let mut ex = self.summary(cfg.mailboxes, 0.0, 0.0, 0, dbs, Vec::new(), None);
+        ex.backup = Some(BackupFigures {
+            block_size_bytes: cfg.backup_block_bytes,
+            mb_per_s_per_database: per_db,
+            mb_per_s_total: total,
+            full_backup_seconds: if total > 0.0 {
+                (self.db_bytes * cfg.databases as u64) as f64 / (total * 1e6)
+            } else {
+                0.0
+            },
+            complete,
+        });
+        r.verdict = Some(Verdict::of(vec![
+            crate::verdict::Rule::judge(
+                "I/O errors",
+                errors as f64,
+                crate::verdict::Comparison::AtMost,
+                0.0,
+                "errors",
+            ),
+            crate::verdict::Rule::judge(
+                "every database read completely",
+                if complete { 1.0 } else { 0.0 },
+                crate::verdict::Comparison::AtLeast,
+                1.0,
+                "complete",
+            ),
+        ]));
+        r.exchange = Some(ex);
+        write_results(&self.opts.results_path, &r)?;
+        Ok(r)
+    }
+
+    fn recovery(&mut self) -> Result<RunResult> {
+        let cfg = self.cfg;
+        let job = model::recovery_job(cfg, self.db_bytes);
+        let mut r = self.exec(&job)?;
+        let dbs = model::database_figures(cfg, self.db_bytes, &r.classes);
+        let errors = r.totals.errors();
+        let seconds = r.measured_ms as f64 / 1e3;
+        let log_reads: u64 = (0..cfg.databases)
+            .filter_map(|db| r.classes.get(&model::class_name(db, "log-read")))
+            .map(|c| c.read.ops)
+            .sum();
+        let complete = log_reads >= cfg.log_files as u64 * cfg.databases as u64;
+        let mut ex = self.summary(cfg.mailboxes, 0.0, 0.0, 0, dbs, Vec::new(), None);
+        ex.recovery = Some(RecoveryFigures {
+            log_files: cfg.log_files,
+            reads_per_log_file: RECOVERY_READS_PER_LOG,
+            writes_per_log_file: RECOVERY_WRITES_PER_LOG,
+            seconds,
+            seconds_per_log_file: seconds / cfg.log_files as f64,
+        });
+        r.verdict = Some(Verdict::of(vec![
+            crate::verdict::Rule::judge(
+                "I/O errors",
+                errors as f64,
+                crate::verdict::Comparison::AtMost,
+                0.0,
+                "errors",
+            ),
+            crate::verdict::Rule::judge(
+                "every log file replayed",
+                if complete { 1.0 } else { 0.0 },
+                crate::verdict::Comparison::AtLeast,
+                1.0,
+                "complete",
+            ),
+        ]));
+        r.exchange = Some(ex);
+        write_results(&self.opts.results_path, &r)?;
+        Ok(r)
+    }
+}
