@@ -612,7 +612,7 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         None => EngineKind::IoUring,
     };
     let page_bytes = spec.page_size.map(|s| s.0).unwrap_or(model.page_bytes);
-    if page_bytes < 512 || page_bytes > 1 << 20 || !page_bytes.is_power_of_two() {
+    if !(512..=1 << 20).contains(&page_bytes) || !page_bytes.is_power_of_two() {
         return Err(err(
             "page_size",
             format!("page size {page_bytes} bytes: use a power of two from 512 B to 1 MiB"),

@@ -369,7 +369,7 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
         let _ = writeln!(out, "\n{title}:");
         let _ = writeln!(
             out,
-            "  {:<8} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {}",
+            "  {:<8} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} result",
             "trial",
             "mailboxes",
             "threads",
@@ -378,7 +378,6 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
             "read avg",
             "log avg",
             "read max",
-            "result"
         );
         for t in trials {
             let _ = writeln!(
