@@ -303,6 +303,25 @@ struct Source<'a> {
 }
 
 impl Source<'_> {
+    /// `file:line` of a top-level key (before the first table), or the file alone.
+    fn top_level(&self, key: &str) -> String {
+        let Some(text) = self.text else {
+            return self.name.clone();
+        };
+        for (i, line) in text.lines().enumerate() {
+            let l = line.trim_start();
+            if l.starts_with('[') {
+                break;
+            }
+            if let Some(rest) = l.strip_prefix(key) {
+                if rest.trim_start().starts_with('=') {
+                    return format!("{}:{}", self.name, i + 1);
+                }
+            }
+        }
+        self.name.clone()
+    }
+
     fn at(&self, span: std::ops::Range<usize>) -> String {
         match self.text {
             Some(text) => {
@@ -385,7 +404,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         },
     };
     let whole = |key: &str, message: String| JobError {
-        location: src.name.clone(),
+        location: src.top_level(key),
         key: key.into(),
         message,
     };

@@ -1,0 +1,30 @@
+//! The integration tests: one binary that drives the real `storlab` binary with
+//! `std::process::Command` on real files in temporary directories (on a real disk, never tmpfs),
+//! with real io_uring and, when the machine allows it (root, `losetup`, `mkfs.ext4`), real loop
+//! devices. Kernel- and privilege-dependent tests probe first and skip with a printed reason.
+//!
+//! Each module owns one area: `run` (one-line runs, engines, output modes, open loop),
+//! `jobfile` (a job file with several targets, workers and classes), `badjobs` (validation
+//! errors and exit code 2), `guard` (the destroy-data guard), `interrupt` (Ctrl-C during measure
+//! and during prepare), `loopdev` (device counters on a loop device) and `examples` (every
+//! example job resolves). `harness` holds the scratch directory, the command runner, JSON access
+//! and the loop-device guard they share.
+
+#![allow(clippy::print_stderr)]
+
+#[path = "integration/badjobs.rs"]
+mod badjobs;
+#[path = "integration/examples.rs"]
+mod examples;
+#[path = "integration/guard.rs"]
+mod guard;
+#[path = "integration/harness.rs"]
+mod harness;
+#[path = "integration/interrupt.rs"]
+mod interrupt;
+#[path = "integration/jobfile.rs"]
+mod jobfile;
+#[path = "integration/loopdev.rs"]
+mod loopdev;
+#[path = "integration/run.rs"]
+mod run;

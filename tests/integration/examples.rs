@@ -1,0 +1,45 @@
+//! Every job file under `examples/` resolves (`storlab run FILE --dry-run` succeeds) and a dry
+//! run touches none of its targets.
+
+use crate::harness::{run_in, scratch};
+use std::ffi::OsStr;
+use std::path::PathBuf;
+
+#[test]
+fn every_example_job_resolves() {
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&examples)
+        .expect("read examples/")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no examples/*.toml");
+    for file in &files {
+        // Run from an empty directory: relative target paths must not be created there.
+        let dir = scratch();
+        let out = run_in(
+            dir.path(),
+            [OsStr::new("run"), file.as_os_str(), OsStr::new("--dry-run")],
+        );
+        assert_eq!(
+            out.code,
+            Some(0),
+            "{} does not resolve:\n{}",
+            file.display(),
+            out.stderr
+        );
+        assert!(
+            out.stdout.contains("targets:") && out.stdout.contains("workers:"),
+            "{}: dry run printed {}",
+            file.display(),
+            out.stdout
+        );
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(
+            left.is_empty(),
+            "{}: --dry-run created {left:?}",
+            file.display()
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! Device counters next to storlab's own counts: on a loop device (direct I/O to its backing
+//! file when losetup supports it) the reads and writes the kernel counted over the measured
+//! phase match the ones storlab reports.
+
+use crate::harness::{
+    LoopDevice, MIB, array_at, close, load_json, loop_skip_reason, run_in, scratch, sparse_image,
+    str_at, u64_at,
+};
+
+#[test]
+fn loop_device_counters_match_storlab_counts() {
+    if let Some(reason) = loop_skip_reason(&[]) {
+        eprintln!("skipped loop_device_counters_match_storlab_counts: {reason}");
+        return;
+    }
+    let dir = scratch();
+    let image = dir.path().join("counters.img");
+    // Fresh zeros: no signature, so the guard lets a write workload through.
+    sparse_image(&image, 128 * MIB);
+    let device = match LoopDevice::attach(&image, true) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("skipped loop_device_counters_match_storlab_counts: {e}");
+            return;
+        }
+    };
+    let results = dir.path().join("loop.json");
+    run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            device.path.to_str().unwrap(),
+            "--bs",
+            "4k",
+            "--read",
+            "70",
+            "--random",
+            "100",
+            "--qd",
+            "8",
+            "--ramp",
+            "0s",
+            "--duration",
+            "3s",
+            "-q",
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    let v = load_json(&results);
+    let name = device.name();
+    assert_eq!(str_at(&v, "/targets/0/kind"), "block_device");
+    assert_eq!(str_at(&v, "/targets/0/device"), name);
+    let entry = array_at(&v, "/devices")
+        .iter()
+        .find(|d| str_at(d, "/name") == name)
+        .unwrap_or_else(|| panic!("no {name} in results.devices"))
+        .clone();
+
+    let ours = |p: &str| u64_at(&v, p) as f64;
+    let theirs = |p: &str| u64_at(&entry, p) as f64;
+    let pairs = [
+        ("reads", ours("/totals/read/ops"), theirs("/delta/reads")),
+        ("writes", ours("/totals/write/ops"), theirs("/delta/writes")),
+        (
+            "read bytes",
+            ours("/totals/read/bytes"),
+            theirs("/delta/read_bytes"),
+        ),
+        (
+            "write bytes",
+            ours("/totals/write/bytes"),
+            theirs("/delta/write_bytes"),
+        ),
+    ];
+    for (what, storlab, device) in pairs {
+        assert!(storlab > 1000.0, "only {storlab} {what}");
+        assert!(
+            close(device, storlab, 0.01),
+            "{what}: storlab counted {storlab}, {name} counted {device}"
+        );
+    }
+}

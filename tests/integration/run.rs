@@ -1,0 +1,453 @@
+//! One-line runs (`storlab run --target ...`): the io_uring engine on a prepared file and the
+//! results file it writes, the psync and null engines, `--json`, `--dry-run` and open loop.
+
+use crate::harness::{
+    MIB, array_at, at, check_dir_summary, close, f64_at, load_json, run_in, scratch, str_at, u64_at,
+};
+use serde_json::Value;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::Path;
+
+/// Read share of a run, from the totals.
+fn read_share(v: &Value, pointer: &str) -> f64 {
+    let reads = u64_at(v, &format!("{pointer}/read/ops")) as f64;
+    let writes = u64_at(v, &format!("{pointer}/write/ops")) as f64;
+    reads / (reads + writes)
+}
+
+/// The first 4 KiB at `offset` of `path`.
+fn block_at(path: &Path, offset: u64) -> Vec<u8> {
+    let file = std::fs::File::open(path).unwrap();
+    let mut buf = vec![0u8; 4096];
+    file.read_exact_at(&mut buf, offset).unwrap();
+    buf
+}
+
+#[test]
+fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
+    let dir = scratch();
+    let target = dir.path().join("data.dat");
+    let results = dir.path().join("r1.json");
+    let size = 64 * MIB;
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--bs",
+            "4k",
+            "--read",
+            "70",
+            "--random",
+            "100",
+            "--qd",
+            "8",
+            "--workers",
+            "2",
+            "--ramp",
+            "1s",
+            "--duration",
+            "2s",
+            "--interval",
+            "500ms",
+            "-q",
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    );
+    out.expect_ok();
+    let v = load_json(&results);
+
+    // Identity of the file and the run.
+    assert_eq!(u64_at(&v, "/schema_version"), 1);
+    assert!(!str_at(&v, "/storlab_version").is_empty());
+    assert!(at(&v, "/job").is_object());
+    assert!(at(&v, "/host").is_object());
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+    assert!(
+        array_at(&v, "/warnings").iter().all(Value::is_string),
+        "warnings must be a list of strings"
+    );
+    assert_eq!(str_at(&v, "/engine/name"), "io_uring");
+    let phases: Vec<(&str, &str)> = array_at(&v, "/phases")
+        .iter()
+        .map(|p| (str_at(p, "/name"), str_at(p, "/state")))
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            ("prepare", "completed"),
+            ("ramp", "completed"),
+            ("measure", "completed")
+        ]
+    );
+    let measured_ms = u64_at(&v, "/measured_ms");
+    assert!(
+        (1900..=2300).contains(&measured_ms),
+        "measured_ms {measured_ms} for --duration 2s"
+    );
+
+    // Totals: every field, a 70% read share, 4 KiB blocks, no closed-loop service time.
+    for dir in ["read", "write"] {
+        let p = format!("/totals/{dir}");
+        check_dir_summary(&v, &p);
+        let ops = u64_at(&v, &format!("{p}/ops"));
+        assert!(ops > 1000, "{p}: only {ops} ops");
+        assert_eq!(
+            u64_at(&v, &format!("{p}/bytes")),
+            ops * 4096,
+            "{p}: 4 KiB blocks"
+        );
+        assert!(
+            at(&v, &p).get("service_latency_ns").is_none(),
+            "closed loop has no separate service time"
+        );
+    }
+    let share = read_share(&v, "/totals");
+    assert!((0.65..=0.75).contains(&share), "read share {share}");
+
+    // Classes, workers, devices, CPU.
+    assert!(
+        at(&v, "/classes")
+            .as_object()
+            .unwrap()
+            .contains_key("worker")
+    );
+    check_dir_summary(&v, "/classes/worker/read");
+    assert_eq!(
+        u64_at(&v, "/classes/worker/read/ops"),
+        u64_at(&v, "/totals/read/ops")
+    );
+    let workers = array_at(&v, "/workers");
+    assert_eq!(workers.len(), 2, "--workers 2");
+    let worker_reads: u64 = workers.iter().map(|w| u64_at(w, "/totals/read/ops")).sum();
+    assert_eq!(worker_reads, u64_at(&v, "/totals/read/ops"));
+    let devices = array_at(&v, "/devices");
+    if let Some(device) = at(&v, "/targets/0/device").as_str() {
+        assert!(
+            devices.iter().any(|d| str_at(d, "/name") == device),
+            "the target's device {device} is missing from devices: {devices:?}"
+        );
+    }
+    for key in ["process_user_pct", "process_system_pct", "system_idle_pct"] {
+        f64_at(&v, &format!("/host_cpu/{key}"));
+    }
+
+    // Target: prepared now, at full size, not sparse, with distinct non-zero data.
+    assert_eq!(str_at(&v, "/targets/0/kind"), "file");
+    assert_eq!(u64_at(&v, "/targets/0/size_bytes"), size);
+    assert_eq!(at(&v, "/targets/0/prepare/reused"), &Value::Bool(false));
+    assert_eq!(u64_at(&v, "/targets/0/prepare/written_bytes"), size);
+    let meta = std::fs::metadata(&target).unwrap();
+    assert_eq!(meta.len(), size);
+    assert!(
+        meta.blocks() * 512 >= size,
+        "the prepared file is sparse: {} bytes allocated of {size}",
+        meta.blocks() * 512
+    );
+    let blocks = [0, MIB, size / 2, size - 4096].map(|o| block_at(&target, o));
+    for (i, b) in blocks.iter().enumerate() {
+        assert!(b.iter().any(|&x| x != 0), "block {i} of the file is zeros");
+        for other in &blocks[i + 1..] {
+            assert_ne!(b, other, "the file repeats a block");
+        }
+    }
+
+    // Time series: 2 ramp + 4 measure intervals, inline and in the NDJSON file beside it.
+    let ts = array_at(&v, "/timeseries");
+    assert_eq!(ts.len(), 6, "1s ramp + 2s measure at 500ms intervals");
+    let phases: Vec<&str> = ts.iter().map(|r| str_at(r, "/phase")).collect();
+    assert_eq!(
+        phases,
+        ["ramp", "ramp", "measure", "measure", "measure", "measure"]
+    );
+    let ends: Vec<u64> = ts.iter().map(|r| u64_at(r, "/t_end_ms")).collect();
+    assert_eq!(ends, [500, 1000, 1500, 2000, 2500, 3000]);
+    let interval_reads: u64 = ts
+        .iter()
+        .filter(|r| str_at(r, "/phase") == "measure")
+        .map(|r| u64_at(r, "/total/read/ops"))
+        .sum();
+    assert!(
+        close(
+            interval_reads as f64,
+            u64_at(&v, "/totals/read/ops") as f64,
+            0.01
+        ),
+        "measure intervals add up to {interval_reads} reads, totals say {}",
+        u64_at(&v, "/totals/read/ops")
+    );
+    let ndjson_path = dir.path().join("r1.ndjson");
+    assert_eq!(
+        Path::new(str_at(&v, "/timeseries_path")),
+        ndjson_path.as_path()
+    );
+    let ndjson = std::fs::read_to_string(&ndjson_path).unwrap();
+    let lines: Vec<Value> = ndjson
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad NDJSON line {l}: {e}")))
+        .collect();
+    assert_eq!(lines.len(), ts.len(), "one NDJSON line per interval");
+    assert_eq!(
+        &lines, ts,
+        "the NDJSON file and the inline time series differ"
+    );
+
+    // The results file reads back through the schema (deny_unknown_fields).
+    run_in(dir.path(), ["report", results.to_str().unwrap()]).expect_ok();
+
+    // A second run reuses the prepared file as it is.
+    let results2 = dir.path().join("r2.json");
+    run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--read",
+            "70",
+            "--duration",
+            "1s",
+            "-q",
+            "-o",
+            results2.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    let v2 = load_json(&results2);
+    assert_eq!(at(&v2, "/targets/0/prepare/reused"), &Value::Bool(true));
+    assert_eq!(u64_at(&v2, "/targets/0/prepare/written_bytes"), 0);
+    assert_eq!(
+        at(&v2, "/targets/0/prepare/data_seed"),
+        at(&v, "/targets/0/prepare/data_seed")
+    );
+}
+
+fn one_line(dir: &Path, name: &str, extra: &[&str]) -> (crate::harness::Outcome, Value) {
+    let target = dir.join(format!("{name}.dat"));
+    let results = dir.join(format!("{name}.json"));
+    let mut args = vec![
+        "run",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "16MiB",
+        "-q",
+        "-o",
+        results.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = run_in(dir, &args);
+    out.expect_ok();
+    let v = load_json(&results);
+    (out, v)
+}
+
+#[test]
+fn psync_engine_runs_and_records_that_it_ran_at_queue_depth_1() {
+    let dir = scratch();
+    let (_, v) = one_line(
+        dir.path(),
+        "psync",
+        &[
+            "--engine",
+            "psync",
+            "--qd",
+            "8",
+            "--read",
+            "70",
+            "--duration",
+            "1s",
+        ],
+    );
+    assert_eq!(str_at(&v, "/engine/name"), "psync");
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+    check_dir_summary(&v, "/totals/read");
+    check_dir_summary(&v, "/totals/write");
+    assert!(u64_at(&v, "/totals/read/ops") > 0 && u64_at(&v, "/totals/write/ops") > 0);
+    assert_eq!(u64_at(&v, "/job/workers/0/queue_depth"), 1);
+    let warnings = array_at(&v, "/warnings");
+    assert!(
+        warnings.iter().any(|w| {
+            let w = w.as_str().unwrap_or_default();
+            w.contains("psync") && w.contains("queue_depth 8") && w.contains("run as 1")
+        }),
+        "no queue-depth warning in {warnings:?}"
+    );
+}
+
+/// At queue depth 1 a closed-loop worker spends nearly all its time waiting for its one I/O,
+/// so IOPS × mean latency is close to 1 (Little's law). A latency that leaves out the I/O
+/// itself gives a product near 0.
+#[test]
+fn psync_latency_includes_the_io() {
+    let dir = scratch();
+    let (_, v) = one_line(
+        dir.path(),
+        "psync-lat",
+        &[
+            "--engine",
+            "psync",
+            "--qd",
+            "1",
+            "--read",
+            "100",
+            "--duration",
+            "1s",
+        ],
+    );
+    let (_, u) = one_line(
+        dir.path(),
+        "uring-lat",
+        &[
+            "--engine",
+            "io_uring",
+            "--qd",
+            "1",
+            "--read",
+            "100",
+            "--duration",
+            "1s",
+        ],
+    );
+    for (engine, v) in [("psync", &v), ("io_uring", &u)] {
+        let iops = f64_at(v, "/totals/read/iops");
+        let mean_s = f64_at(v, "/totals/read/latency_ns/mean") / 1e9;
+        let busy = iops * mean_s;
+        assert!(
+            busy > 0.5,
+            "{engine}: {iops:.0} IOPS at queue depth 1 with a mean latency of {:.2} µs: \
+             IOPS × latency = {busy:.3}, so the latency does not cover the I/O",
+            mean_s * 1e6
+        );
+    }
+}
+
+#[test]
+fn null_engine_counts_ops_and_says_no_io_was_done() {
+    let dir = scratch();
+    // The null engine needs an existing target: prepare it with a short real run.
+    one_line(dir.path(), "null", &["--duration", "200ms"]);
+    let (_, v) = one_line(
+        dir.path(),
+        "null",
+        &["--engine", "null", "--qd", "4", "--duration", "1s"],
+    );
+    assert_eq!(str_at(&v, "/engine/name"), "null");
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+    assert!(u64_at(&v, "/totals/read/ops") > 0);
+    check_dir_summary(&v, "/totals/read");
+    let warnings = array_at(&v, "/warnings");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap_or_default().contains("null engine")),
+        "no null-engine warning in {warnings:?}"
+    );
+}
+
+#[test]
+fn json_flag_prints_only_the_results_json() {
+    let dir = scratch();
+    let target = dir.path().join("json.dat");
+    let results = dir.path().join("json.json");
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "16MiB",
+            "--duration",
+            "1s",
+            "--json",
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    );
+    out.expect_ok();
+    let printed: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", out.stdout));
+    assert_eq!(u64_at(&printed, "/schema_version"), 1);
+    assert!(u64_at(&printed, "/totals/read/ops") > 0);
+    assert_eq!(
+        printed,
+        load_json(&results),
+        "stdout and the results file differ"
+    );
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_creates_nothing() {
+    let dir = scratch();
+    let target = dir.path().join("sub").join("never.dat");
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--read",
+            "70",
+            "--qd",
+            "4",
+            "--workers",
+            "2",
+            "--dry-run",
+        ],
+    );
+    out.expect_ok();
+    let text = &out.stdout;
+    for part in [
+        "targets:",
+        "workers:",
+        target.to_str().unwrap(),
+        "written by",
+        "queue depth 4",
+        "worker#0",
+        "worker#1",
+        "70% read",
+    ] {
+        assert!(
+            text.contains(part),
+            "dry run output lacks {part:?}:\n{text}"
+        );
+    }
+    assert!(!target.exists(), "--dry-run created the target");
+    assert!(
+        !target.parent().unwrap().exists(),
+        "--dry-run created its directory"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "--dry-run left files behind: {left:?}");
+}
+
+#[test]
+fn open_loop_keeps_its_rate_and_reports_service_time() {
+    let dir = scratch();
+    let (_, v) = one_line(
+        dir.path(),
+        "open",
+        &["--rate", "500", "--qd", "4", "--duration", "2s"],
+    );
+    let iops = f64_at(&v, "/totals/read/iops");
+    assert!(close(iops, 500.0, 0.10), "--rate 500 gave {iops} IOPS");
+    check_dir_summary(&v, "/totals/read");
+    for k in ["min", "mean", "max", "p50", "p99"] {
+        f64_at(&v, &format!("/totals/read/service_latency_ns/{k}"));
+    }
+    // Response time counts from the intended time, so it is never below service time.
+    assert!(
+        f64_at(&v, "/totals/read/latency_ns/mean")
+            >= f64_at(&v, "/totals/read/service_latency_ns/mean")
+    );
+    assert!(at(&v, "/job/workers/0/rate").is_object());
+}
