@@ -5,6 +5,7 @@ use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use crate::job::units::{Dur, Percent, Size, format_duration, format_size};
 use crate::job::{self, Job, JobError};
 use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec};
+use crate::profiles::presets;
 use crate::report::{console, json};
 use crate::run::{self, RunOptions, Signals};
 use crate::{Usage, exit};
@@ -35,6 +36,12 @@ pub enum Command {
     /// Validate storage for Exchange mailboxes (Jetstress-class): with no arguments, a quick
     /// validation (about a minute) on ./storlab-scratch/exchange.
     Exchange(Box<ExchangeArgs>),
+    /// List the built-in presets, or print one's job file (`presets show NAME`).
+    Presets {
+        /// `show NAME` prints the job file.
+        #[command(subcommand)]
+        action: Option<PresetsAction>,
+    },
     /// Print the summary of a results file.
     Report {
         /// A results file written by `storlab run`.
@@ -45,12 +52,25 @@ pub enum Command {
     },
 }
 
+/// `storlab presets show NAME`.
+#[derive(Debug, Subcommand)]
+pub enum PresetsAction {
+    /// Print a preset's job file, to copy and edit.
+    Show {
+        /// Preset name.
+        name: String,
+    },
+}
+
 /// Flags of `storlab run`. Each overrides the job file's value (for every worker or access
 /// entry when it applies to those).
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
     /// Job file (TOML).
     pub job: Option<PathBuf>,
+    /// Run a built-in preset (see `storlab presets`).
+    #[arg(long, value_name = "NAME", conflicts_with = "job")]
+    pub preset: Option<String>,
     /// Target file or block device (repeatable); replaces the job's targets.
     #[arg(long = "target", value_name = "PATH")]
     pub targets: Vec<PathBuf>,
@@ -241,6 +261,31 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     match cli.command {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),
+        Command::Presets { action } => {
+            match action {
+                None => {
+                    let mut out = String::new();
+                    for p in presets::PRESETS {
+                        out.push_str(&format!(
+                            "{:<24} {}\n{:<24} source: {}\n",
+                            p.name, p.description, "", p.source
+                        ));
+                    }
+                    out.push_str("\nstorlab presets show NAME prints the job file; storlab run --preset NAME [--target PATH ...] [--duration ...] runs it.");
+                    console::print_text(&out);
+                }
+                Some(PresetsAction::Show { name }) => {
+                    let p = presets::find(&name).ok_or_else(|| {
+                        Usage(format!(
+                            "no preset is named `{name}`; presets: {}",
+                            presets::names()
+                        ))
+                    })?;
+                    console::print_text(p.toml.trim_end());
+                }
+            }
+            Ok(exit::OK)
+        }
         Command::Report { results, json } => {
             let r = json::load(&results)?;
             if json {
@@ -366,10 +411,7 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
             chrono::Local::now().format("%Y%m%d-%H%M%S")
         ))
     });
-    let opts = RunOptions {
-        results_path: results_path.clone(),
-        command: std::env::args().collect(),
-    };
+    let opts = RunOptions::new(results_path.clone(), std::env::args().collect());
     let signals = Signals::install()?;
     let mut live = console::Live::new(a.quiet || a.json);
     if !a.json {
@@ -416,17 +458,18 @@ fn run_job(args: RunArgs) -> Result<i32> {
             chrono::Local::now().format("%Y%m%d-%H%M%S")
         ))
     });
-    let opts = RunOptions {
-        results_path: results_path.clone(),
-        command: std::env::args().collect(),
-    };
+    let opts = RunOptions::new(results_path.clone(), std::env::args().collect());
     let signals = Signals::install()?;
     let mut live = console::Live::new(args.quiet || args.json);
-    let result = run::execute(&job, &opts, &signals, &mut live)?;
+    let result = if job.sequence.is_sequence() {
+        run::steps::run(&job, &opts, &signals, &mut live)?
+    } else {
+        run::execute(&job, &opts, &signals, &mut live)?
+    };
     if args.json {
         console::print_text(&json::to_string(&result)?);
     } else {
-        console::print_summary(&result);
+        console::print_summary_after(&result, live.steps_printed());
         console::note(&format!(
             "results: {} (time series: {})",
             results_path.display(),
@@ -438,19 +481,32 @@ fn run_job(args: RunArgs) -> Result<i32> {
 
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.
 pub fn build_job(args: &RunArgs) -> Result<Job> {
-    let (mut spec, source) = match &args.job {
-        Some(path) => {
+    let (mut spec, source) = match (&args.job, &args.preset) {
+        (_, Some(name)) => {
+            let p = presets::find(name).ok_or_else(|| {
+                Usage(format!(
+                    "no preset is named `{name}`; presets: {}",
+                    presets::names()
+                ))
+            })?;
+            let label = PathBuf::from(format!("preset:{name}"));
+            (
+                job::parse(&label, p.toml)?,
+                Some((label, p.toml.to_string())),
+            )
+        }
+        (Some(path), None) => {
             let (spec, text) = job::load(path)?;
             (spec, Some((path.clone(), text)))
         }
-        None if args.targets.is_empty() => {
+        (None, None) if args.targets.is_empty() => {
             let name = Path::new("quickstart.toml");
             (
                 job::parse(name, QUICKSTART_JOB)?,
                 Some((name.to_path_buf(), QUICKSTART_JOB.to_string())),
             )
         }
-        None => (one_line_spec(), None),
+        (None, None) => (one_line_spec(), None),
     };
     apply_flags(&mut spec, args)?;
     let job = match &source {
@@ -475,7 +531,13 @@ fn one_line_spec() -> JobSpec {
 }
 
 fn apply_flags(spec: &mut JobSpec, a: &RunArgs) -> Result<()> {
-    if !a.targets.is_empty() {
+    if !a.targets.is_empty() && a.targets.len() == spec.target.len() {
+        // As many paths as the job has targets: each replaces one path, in order; names,
+        // sizes and worker assignments stay.
+        for (t, p) in spec.target.iter_mut().zip(&a.targets) {
+            t.get_mut().path = Some(p.clone());
+        }
+    } else if !a.targets.is_empty() {
         spec.target = a
             .targets
             .iter()

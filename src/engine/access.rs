@@ -31,6 +31,9 @@ struct Span {
     zipf: Option<Zipf<f64>>,
     /// Zoned: (cumulative I/O threshold of 2^32, first position, number of positions).
     zones: Vec<(u64, u64, u64)>,
+    /// Shuffle: a full-period LCG over the next power of two (state, multiplier, increment,
+    /// mask); values past `positions` are skipped, so each position comes once per period.
+    shuffle: Option<(u64, u64, u64, u64)>,
 }
 
 /// One access entry, ready to generate.
@@ -123,6 +126,22 @@ impl AccessGen {
             next_target: 0,
             pending_flush: None,
         })
+    }
+
+    /// I/Os in one full pass over the span: the number of blocks of a worker with one access
+    /// entry on one target (its span divided by the block size); 0 when not applicable.
+    pub fn ops_per_pass(&self) -> u64 {
+        match (self.entries.as_slice(), self.targets.len()) {
+            ([e], 1) => {
+                let s = &e.spans[0];
+                if s.shuffle.is_some() {
+                    s.positions
+                } else {
+                    (s.end - s.start) / e.block as u64
+                }
+            }
+            _ => 0,
+        }
     }
 
     /// The next I/O and its class.
@@ -226,7 +245,15 @@ impl AccessGen {
 }
 
 #[inline]
-fn pick(rng: &mut SmallRng, span: &Span) -> u64 {
+fn pick(rng: &mut SmallRng, span: &mut Span) -> u64 {
+    if let Some((state, a, c, mask)) = &mut span.shuffle {
+        loop {
+            *state = (state.wrapping_mul(*a).wrapping_add(*c)) & *mask;
+            if *state < span.positions {
+                return *state;
+            }
+        }
+    }
     if let Some(z) = &span.zipf {
         return (z.sample(rng) as u64)
             .saturating_sub(1)
@@ -281,9 +308,21 @@ fn span(a: &Access, target_size: u64) -> Result<Span, String> {
             z.0 = u64::MAX;
         }
     }
+    let shuffle = (a.distribution == Distribution::Shuffle).then(|| {
+        let mask = positions.next_power_of_two() - 1;
+        // Hull–Dobell: c odd and a ≡ 1 (mod 4) give the full period 2^k.
+        let seed = crate::engine::buf::splitmix(start ^ target_size);
+        (
+            seed & mask,
+            (seed >> 20 << 2) | 1 | 4,
+            (seed >> 7) | 1,
+            mask,
+        )
+    });
     Ok(Span {
         start,
         end,
+        shuffle,
         positions,
         align: a.align_bytes,
         seq_next: start,

@@ -8,7 +8,7 @@ use super::access::AccessGen;
 use super::buf::stamp;
 use super::pacing::Pacer;
 use super::{Backend, IoOp, OpKind};
-use crate::job::Worker;
+use crate::job::{IoLimit, Worker};
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::{Dir, StatsSet, TargetCounters};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -144,7 +144,11 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
     let mut stopped_at = end_ns;
     let mut write_seq: u64 = (index as u64) << 40;
     let mut fatal = None;
-    let limit = spec.io_limit.unwrap_or(u64::MAX);
+    let limit = match spec.io_limit {
+        None => u64::MAX,
+        Some(IoLimit::Ios(n)) => n,
+        Some(IoLimit::Passes(p)) => access.ops_per_pass().saturating_mul(p as u64),
+    };
     let mut issued = 0u64;
     let mut last_completion = 0u64;
     let now_ns = || start.elapsed().as_nanos() as u64;

@@ -28,6 +28,30 @@ pub struct JobSpec {
     pub destroy_data: Option<bool>,
     /// Submit I/Os in batches of this many (default 1: each as soon as it is ready).
     pub batch: Option<u32>,
+    /// Run each step this many times and report the spread (mean, stddev, 95% CI).
+    pub repeat: Option<u32>,
+    /// Pause between repetitions and steps, e.g. "5s".
+    pub pause: Option<Dur>,
+    /// Rate curve: percentages of the step's closed-loop maximum IOPS to run open loop.
+    pub curve: Option<Vec<f64>>,
+    /// End the curve early when this holds, e.g. "p99 > 20ms" or "db:mean > 5ms".
+    pub stop_when: Option<String>,
+    /// Repeat measurement rounds until the last rounds are steady (SNIA PTS style).
+    pub until_steady: Option<bool>,
+    /// Length of one steady-state round (default 60s).
+    pub round: Option<Dur>,
+    /// Rounds in the steady-state window (default 5).
+    pub steady_rounds: Option<u32>,
+    /// Every round's IOPS within ± this of the window's average (default 10%).
+    pub steady_range: Option<Percent>,
+    /// The linear fit's excursion over the window within ± this of the average (default 5%).
+    pub steady_slope: Option<Percent>,
+    /// Give up on steady state after this many rounds (default 25).
+    pub max_rounds: Option<u32>,
+    /// Write every target in full before measuring.
+    pub precondition: Option<PreconditionSpec>,
+    /// Cycles of parameters: each combination is a step.
+    pub cycle: Option<Spanned<CycleSpec>>,
     /// Targets: files or block devices.
     #[serde(default)]
     pub target: Vec<Spanned<TargetSpec>>,
@@ -62,6 +86,9 @@ pub struct WorkerSpec {
     pub count: Option<u32>,
     /// Target names (or paths) this worker uses (default: all).
     pub targets: Option<Vec<String>>,
+    /// With `count`: copy i uses only target i (modulo the list), as Iometer assigns one
+    /// target per worker.
+    pub one_target_each: Option<bool>,
     /// `round-robin` (default) or `random` choice of target per I/O.
     pub target_choice: Option<String>,
     /// I/Os in flight (closed loop) or at most in flight (open loop).
@@ -111,4 +138,69 @@ pub struct AccessSpec {
     pub sync: Option<bool>,
     /// Flush (fdatasync) the target after every N writes of this entry.
     pub fsync_every: Option<u32>,
+}
+
+/// `precondition = { passes = 2, pattern = "sequential", block_size = "128k" }`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionSpec {
+    /// Full writes of every target (default 1).
+    pub passes: Option<u32>,
+    /// `sequential` (default) or `random`.
+    pub pattern: Option<String>,
+    /// Write size (default 128k).
+    pub block_size: Option<Size>,
+}
+
+/// A list of values, or a doubling range `{ from = .., to = .. }`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum SizeCycle {
+    /// Explicit values.
+    List(Vec<Size>),
+    /// From `from` doubling up to `to` (inclusive).
+    Doubling {
+        /// First value.
+        from: Size,
+        /// Last value.
+        to: Size,
+    },
+}
+
+/// A list of counts, or a doubling range.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum CountCycle {
+    /// Explicit values.
+    List(Vec<u32>),
+    /// From `from` doubling up to `to` (inclusive).
+    Doubling {
+        /// First value.
+        from: u32,
+        /// Last value.
+        to: u32,
+    },
+}
+
+/// `[cycle]`: the parameters to cycle; every combination is one step.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CycleSpec {
+    /// Nesting, outermost first, e.g. ["workers", "block_size"] (default: targets, workers,
+    /// queue_depth, block_size, read, random, rate).
+    pub order: Option<Vec<String>>,
+    /// Block size of every access entry.
+    pub block_size: Option<SizeCycle>,
+    /// Count of every worker group.
+    pub workers: Option<CountCycle>,
+    /// Queue depth of every worker.
+    pub queue_depth: Option<CountCycle>,
+    /// Number of targets each worker uses (its first N).
+    pub targets: Option<CountCycle>,
+    /// Read share of every access entry.
+    pub read: Option<Vec<Percent>>,
+    /// Random share of every access entry.
+    pub random: Option<Vec<Percent>>,
+    /// Open-loop rate of every worker, IOPS.
+    pub rate: Option<Vec<f64>>,
 }

@@ -13,6 +13,7 @@
 //!
 //! Every constant is documented with its source in docs/profiles.md.
 
+use crate::job::IoLimit;
 use crate::job::units::{Dur, Percent, Size, format_size, parse_size};
 use crate::job::{
     Access, Arrivals, Distribution, EngineKind, Job, JobError, Rate, Target, TargetChoice, Worker,
@@ -827,7 +828,7 @@ pub fn backup_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
             cpu: None,
             rate: None,
             access: vec![sequential(c, cfg.backup_block_bytes, 100.0)],
-            io_limit: Some(db_bytes.div_ceil(cfg.backup_block_bytes)),
+            io_limit: Some(IoLimit::Ios(db_bytes.div_ceil(cfg.backup_block_bytes))),
         });
     }
     job
@@ -850,7 +851,7 @@ pub fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
             cpu: None,
             rate: None,
             access: vec![sequential(log, LOG_FILE_BYTES, 100.0)],
-            io_limit: Some(n),
+            io_limit: Some(IoLimit::Ios(n)),
         });
         job.workers.push(Worker {
             name: format!("db{}-replay-pages", db + 1),
@@ -863,7 +864,9 @@ pub fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
                 page_access(read, cfg.page_bytes, RECOVERY_READS_PER_LOG as u32, 100.0),
                 page_access(write, cfg.page_bytes, RECOVERY_WRITES_PER_LOG as u32, 0.0),
             ],
-            io_limit: Some(n * (RECOVERY_READS_PER_LOG + RECOVERY_WRITES_PER_LOG)),
+            io_limit: Some(IoLimit::Ios(
+                n * (RECOVERY_READS_PER_LOG + RECOVERY_WRITES_PER_LOG),
+            )),
         });
     }
     job
@@ -913,6 +916,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         workers: Vec::new(),
         classes: Vec::new(),
         warnings: Vec::new(),
+        sequence: Default::default(),
     }
 }
 

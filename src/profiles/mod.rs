@@ -3,3 +3,4 @@
 //! here and in docs/profiles.md.
 
 pub mod exchange;
+pub mod presets;

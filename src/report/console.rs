@@ -3,7 +3,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::run_result::{Interrupted, RunResult};
+use super::run_result::{Interrupted, RunResult, StepResult};
 use crate::run::Observer;
 use crate::stats::summary::DirSummary;
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
@@ -49,6 +49,8 @@ pub fn format_rate(v: f64) -> String {
 pub struct Live {
     bar: Option<ProgressBar>,
     enabled: bool,
+    rows: bool,
+    steps_printed: usize,
     phase: String,
 }
 
@@ -58,8 +60,15 @@ impl Live {
         Self {
             bar: None,
             enabled: !quiet && std::io::stderr().is_terminal(),
+            rows: !quiet,
+            steps_printed: 0,
             phase: String::new(),
         }
+    }
+
+    /// How many step rows were printed while the run went.
+    pub fn steps_printed(&self) -> usize {
+        self.steps_printed
     }
 
     fn bar(&mut self, make: impl FnOnce() -> ProgressBar) -> &ProgressBar {
@@ -137,11 +146,83 @@ impl Observer for Live {
         ));
     }
 
+    fn step(&mut self, s: &StepResult) {
+        if !self.rows {
+            return;
+        }
+        if let Some(b) = &self.bar {
+            b.suspend(|| {});
+        }
+        let mut out = String::new();
+        if self.steps_printed == 0 {
+            out.push_str(&step_header());
+        }
+        out.push_str(&step_line(s));
+        print!("{out}");
+        self.steps_printed += 1;
+    }
+
     fn finish(&mut self) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
     }
+}
+
+/// The header of the steps table.
+pub fn step_header() -> String {
+    format!(
+        "{:<4} {:<40} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {}\n",
+        "step", "parameters", "IOPS", "MB/s", "mean", "p99", "max", "CPU%", "IO/CPU%", "notes"
+    )
+}
+
+/// One row of the steps table.
+pub fn step_line(s: &StepResult) -> String {
+    let t = &s.totals;
+    let lat = crate::stats::summary::DirSummary::merge(&[&t.read, &t.write], 1.0).latency_ns;
+    let mut notes = Vec::new();
+    if let Some(level) = s.curve_level_pct.filter(|_| s.kind == "curve-level") {
+        notes.push(format!("curve {level}%"));
+    }
+    if s.kind == "curve-max" {
+        notes.push("curve max (closed loop)".into());
+    }
+    if let Some(r) = &s.repetitions {
+        notes.push(format!(
+            "{} runs, IOPS ±{} (95% CI), CV {:.1}%{}",
+            r.runs.len(),
+            format_rate((r.iops.ci95_high - r.iops.ci95_low) / 2.0),
+            r.iops.cv_pct,
+            if r.high_variation {
+                " HIGH VARIATION"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(st) = &s.steady {
+        notes.push(match st.steady_at_round {
+            Some(n) => format!("steady at round {n}"),
+            None => format!("NOT steady after {} rounds", st.rounds_iops.len()),
+        });
+    }
+    if s.interrupted {
+        notes.push("interrupted".into());
+    }
+    format!(
+        "{:<4} {:<40} {:>10} {:>9.2} {:>9} {:>9} {:>9} {:>6.1} {:>8.0} {}\n",
+        s.index,
+        s.label,
+        format_rate(t.iops()),
+        t.bytes_per_s() / 1e6,
+        format_ns(lat.mean),
+        format_ns(lat.p99 as f64),
+        format_ns(lat.max as f64),
+        s.cpu_busy_pct,
+        s.ios_per_cpu_pct,
+        notes.join("; ")
+    )
 }
 
 fn row(out: &mut String, class: &str, dir: &str, d: &DirSummary) {
@@ -425,7 +506,26 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
 
 /// Prints the summary on stdout.
 pub fn print_summary(r: &RunResult) {
-    print!("{}", summary(r));
+    print_summary_after(r, 0);
+}
+
+/// Prints the summary on stdout, leaving out the first `rows_printed` step rows (already
+/// printed as the steps ended).
+pub fn print_summary_after(r: &RunResult, rows_printed: usize) {
+    let mut out = String::new();
+    if let Some(steps) = &r.steps {
+        if rows_printed < steps.len() {
+            if rows_printed == 0 {
+                out.push_str(&step_header());
+            }
+            for s in &steps[rows_printed..] {
+                out.push_str(&step_line(s));
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(&summary(r));
+    print!("{out}");
 }
 
 /// Prints a note on stderr (paths of written files, fallbacks).

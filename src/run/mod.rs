@@ -5,6 +5,7 @@
 //! streamed to NDJSON as it is produced.
 
 pub mod exchange;
+pub mod steps;
 
 use crate::Usage;
 use crate::engine::access::{AccessGen, TargetGeometry};
@@ -16,6 +17,7 @@ use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
 use crate::job::units::{format_size, format_size_approx};
 use crate::job::{EngineKind, Job};
+pub use crate::report::run_result::StepResult;
 use crate::report::run_result::*;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
 use crate::stats::summary::ClassSummary;
@@ -38,6 +40,8 @@ pub trait Observer {
     fn prepare(&mut self, _target: &str, _done: u64, _total: u64) {}
     /// One interval of the time series is complete.
     fn interval(&mut self, _record: &IntervalRecord, _grid: &IntervalGrid) {}
+    /// A step of a sequence has ended.
+    fn step(&mut self, _step: &StepResult) {}
     /// The run is over (clear progress displays).
     fn finish(&mut self) {}
 }
@@ -53,6 +57,25 @@ pub struct RunOptions {
     pub results_path: PathBuf,
     /// The command line, recorded in the results.
     pub command: Vec<String>,
+    /// Step index stamped on interval records (step sequences).
+    pub step: Option<usize>,
+    /// Run label stamped on interval records (`rep 2`, `round 3`, `precondition`).
+    pub label: Option<String>,
+    /// Append to the time series instead of starting it anew (later runs of a sequence).
+    pub append_timeseries: bool,
+}
+
+impl RunOptions {
+    /// Options for a plain run writing `results_path`.
+    pub fn new(results_path: PathBuf, command: Vec<String>) -> Self {
+        RunOptions {
+            results_path,
+            command,
+            step: None,
+            label: None,
+            append_timeseries: false,
+        }
+    }
 }
 
 /// Signal flags shared by the process: set by SIGINT/SIGTERM.
@@ -113,7 +136,7 @@ pub const INLINE_INTERVALS: usize = 3600;
 
 /// Reads the NDJSON time series back for inlining: empty when the file is missing, unreadable
 /// or longer than [`INLINE_INTERVALS`].
-fn inline_timeseries(path: &Path) -> Vec<IntervalRecord> {
+pub(crate) fn inline_timeseries(path: &Path) -> Vec<IntervalRecord> {
     use std::io::BufRead;
     let Ok(f) = std::fs::File::open(path) else {
         return Vec::new();
@@ -324,10 +347,15 @@ fn execute_inner(
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
     }
-    let mut ndjson =
-        std::io::BufWriter::new(std::fs::File::create(&ts_path).with_context(|| {
-            format!("cannot create the time-series file {}", ts_path.display())
-        })?);
+    let mut ndjson = std::io::BufWriter::new(
+        std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(opts.append_timeseries)
+            .truncate(!opts.append_timeseries)
+            .open(&ts_path)
+            .with_context(|| format!("cannot create the time-series file {}", ts_path.display()))?,
+    );
     let devices = device_names(&partial.targets);
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
     let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
@@ -370,6 +398,7 @@ fn execute_inner(
             (start, first),
             &devices,
             job,
+            opts,
             &mut ndjson,
             obs,
         )
@@ -525,6 +554,7 @@ fn collect(
     (start, first): (Instant, Sample),
     devices: &[String],
     job: &Job,
+    opts: &RunOptions,
     ndjson: &mut impl Write,
     obs: &mut dyn Observer,
 ) -> Result<Collected> {
@@ -579,7 +609,9 @@ fn collect(
                 ends.get(&(index - 1))
             };
             let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
-            let rec = interval_record(index, &grid, &stats, &job.classes, host);
+            let mut rec = interval_record(index, &grid, &stats, &job.classes, host);
+            rec.step = opts.step;
+            rec.label.clone_from(&opts.label);
             serde_json::to_writer(&mut *ndjson, &rec)?;
             ndjson.write_all(b"\n")?;
             ndjson.flush()?;
@@ -821,6 +853,8 @@ fn assemble(
         exchange: None,
         max_mailboxes: None,
         trials: None,
+        steps: None,
+        precondition: None,
     }
 }
 

@@ -3,6 +3,8 @@
 
 pub mod histogram;
 pub mod host;
+pub mod repetition;
+pub mod steady;
 pub mod summary;
 pub mod timeseries;
 

@@ -95,3 +95,79 @@ impl ClassSummary {
         self.read.errors + self.write.errors + self.flush.errors
     }
 }
+
+impl DirSummary {
+    /// Merges summaries of runs that together lasted `seconds`: counts add, histograms merge
+    /// (never averaged percentiles). Parts without a stored histogram add counts only.
+    pub fn merge(parts: &[&DirSummary], seconds: f64) -> DirSummary {
+        use super::histogram::Histogram;
+        let mut s = super::OpStats::default();
+        for p in parts {
+            s.ops += p.ops;
+            s.bytes += p.bytes;
+            s.errors += p.errors;
+            if let Some(h) = p.histogram.as_ref().and_then(|h| Histogram::decode(h).ok()) {
+                s.latency.add(&h);
+            }
+            if let Some(h) = p
+                .service_histogram
+                .as_ref()
+                .and_then(|h| Histogram::decode(h).ok())
+            {
+                s.service.add(&h);
+            }
+        }
+        DirSummary::of(&s, seconds, true)
+    }
+}
+
+impl ClassSummary {
+    /// Merges class summaries of runs that together lasted `seconds`.
+    pub fn merge(parts: &[&ClassSummary], seconds: f64) -> ClassSummary {
+        let pick = |f: fn(&ClassSummary) -> &DirSummary| {
+            DirSummary::merge(&parts.iter().map(|p| f(p)).collect::<Vec<_>>(), seconds)
+        };
+        ClassSummary {
+            read: pick(|c| &c.read),
+            write: pick(|c| &c.write),
+            flush: pick(|c| &c.flush),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::OpStats;
+
+    #[test]
+    fn merging_summaries_equals_summarising_everything() {
+        let mut a = OpStats::default();
+        let mut b = OpStats::default();
+        let mut all = OpStats::default();
+        for i in 1..=1000u64 {
+            let (s, v) = if i % 3 == 0 {
+                (&mut a, i * 100)
+            } else {
+                (&mut b, i * 7)
+            };
+            s.ops += 1;
+            s.bytes += 4096;
+            s.latency.record(v);
+            all.ops += 1;
+            all.bytes += 4096;
+            all.latency.record(v);
+        }
+        let merged = DirSummary::merge(
+            &[
+                &DirSummary::of(&a, 1.0, true),
+                &DirSummary::of(&b, 1.0, true),
+            ],
+            2.0,
+        );
+        let direct = DirSummary::of(&all, 2.0, true);
+        assert_eq!(merged.latency_ns, direct.latency_ns);
+        assert_eq!(merged.ops, 1000);
+        assert_eq!(merged.iops, 500.0);
+    }
+}

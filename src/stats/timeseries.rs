@@ -77,6 +77,9 @@ pub struct IntervalRecord {
     /// Step index, for runs of several steps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
+    /// Which run of the step: `rep 2`, `round 3`, `curve max`, `curve 50%`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// End of the interval, ms since the run's I/O started.
     pub t_end_ms: u64,
     /// Length of the interval, ms.

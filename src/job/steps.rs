@@ -1,0 +1,347 @@
+//! Step sequences: the resolved `[cycle]` table and run-control keys (`repeat`, `curve`,
+//! `until_steady`, `precondition`), and the expansion of a job into its steps: every
+//! combination of the cycled values, outermost cycle first. Pure: no syscalls.
+
+use super::Job;
+use super::units::{format_size, parse_duration};
+use serde::{Deserialize, Serialize};
+
+/// A cycled parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Param {
+    /// Number of targets each worker uses.
+    Targets,
+    /// Count of every worker group.
+    Workers,
+    /// Queue depth of every worker.
+    QueueDepth,
+    /// Block size of every access entry, bytes.
+    BlockSize,
+    /// Read share of every access entry, percent.
+    Read,
+    /// Random share of every access entry, percent.
+    Random,
+    /// Open-loop rate of every worker, IOPS.
+    Rate,
+}
+
+impl Param {
+    /// Default nesting order, outermost first.
+    pub const DEFAULT_ORDER: [Param; 7] = [
+        Param::Targets,
+        Param::Workers,
+        Param::QueueDepth,
+        Param::BlockSize,
+        Param::Read,
+        Param::Random,
+        Param::Rate,
+    ];
+
+    /// The key's name in `[cycle]` and in step parameters.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::Targets => "targets",
+            Param::Workers => "workers",
+            Param::QueueDepth => "queue_depth",
+            Param::BlockSize => "block_size",
+            Param::Read => "read",
+            Param::Random => "random",
+            Param::Rate => "rate",
+        }
+    }
+
+    /// Parses a key name.
+    pub fn parse(s: &str) -> Option<Param> {
+        Self::DEFAULT_ORDER.into_iter().find(|p| p.name() == s)
+    }
+
+    /// A value as a person reads it.
+    pub fn show(self, v: f64) -> String {
+        match self {
+            Param::BlockSize => format_size(v as u64),
+            Param::Read | Param::Random => format!("{v}%"),
+            Param::Rate => format!("{v} IOPS"),
+            _ => format!("{v}"),
+        }
+    }
+}
+
+/// One cycled parameter and its values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cycle {
+    /// The parameter.
+    pub parameter: Param,
+    /// Its values, in order.
+    pub values: Vec<f64>,
+}
+
+/// The statistic a stop rule looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// Mean latency.
+    Mean,
+    /// Median.
+    P50,
+    /// 90th percentile.
+    P90,
+    /// 95th percentile.
+    P95,
+    /// 99th percentile.
+    P99,
+    /// 99.9th percentile.
+    P99_9,
+    /// 99.99th percentile.
+    P99_99,
+    /// Maximum.
+    Max,
+}
+
+/// `stop_when = "[class:]statistic > duration"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopRule {
+    /// Class name; `None`: every class together.
+    pub class: Option<String>,
+    /// The statistic.
+    pub statistic: Statistic,
+    /// Stop when the statistic exceeds this, ns.
+    pub threshold_ns: u64,
+}
+
+impl StopRule {
+    /// Parses `p99 > 20ms`, `db:mean > 5ms`, `p99.9 > 1s`.
+    pub fn parse(s: &str) -> Result<StopRule, String> {
+        let help = "write e.g. \"p99 > 20ms\" or \"db:mean > 5ms\" (statistics: mean, p50, p90, p95, p99, p99.9, p99.99, max)";
+        let (lhs, rhs) = s.split_once('>').ok_or_else(|| format!("`{s}`: {help}"))?;
+        let lhs = lhs.trim();
+        let (class, stat) = match lhs.rsplit_once(':') {
+            Some((c, st)) => (Some(c.trim().to_string()), st.trim()),
+            None => (None, lhs),
+        };
+        let statistic = match stat {
+            "mean" => Statistic::Mean,
+            "p50" => Statistic::P50,
+            "p90" => Statistic::P90,
+            "p95" => Statistic::P95,
+            "p99" => Statistic::P99,
+            "p99.9" => Statistic::P99_9,
+            "p99.99" => Statistic::P99_99,
+            "max" => Statistic::Max,
+            o => return Err(format!("`{s}`: unknown statistic `{o}`; {help}")),
+        };
+        let threshold = parse_duration(rhs.trim()).map_err(|e| format!("`{s}`: {e}"))?;
+        Ok(StopRule {
+            class,
+            statistic,
+            threshold_ns: threshold.as_nanos() as u64,
+        })
+    }
+
+    /// The statistic's value in a latency summary, ns.
+    pub fn value(&self, l: &crate::stats::histogram::LatencySummary) -> f64 {
+        match self.statistic {
+            Statistic::Mean => l.mean,
+            Statistic::P50 => l.p50 as f64,
+            Statistic::P90 => l.p90 as f64,
+            Statistic::P95 => l.p95 as f64,
+            Statistic::P99 => l.p99 as f64,
+            Statistic::P99_9 => l.p99_9 as f64,
+            Statistic::P99_99 => l.p99_99 as f64,
+            Statistic::Max => l.max as f64,
+        }
+    }
+}
+
+/// Steady-state rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Steady {
+    /// Length of a round, ms.
+    pub round_ms: u64,
+    /// Rounds in the window.
+    pub window: u32,
+    /// Every round within ± this percent of the window average.
+    pub range_pct: f64,
+    /// Fit excursion within ± this percent of the window average.
+    pub slope_pct: f64,
+    /// Rounds at most.
+    pub max_rounds: u32,
+}
+
+/// Preconditioning: full writes of every target before measuring.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Precondition {
+    /// Full passes.
+    pub passes: u32,
+    /// Random (true) or sequential (false) writes.
+    pub random: bool,
+    /// Write size, bytes.
+    pub block_bytes: u64,
+}
+
+/// How a job's measurement is sequenced. The default is one step, run once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sequence {
+    /// Cycles, outermost first.
+    pub cycles: Vec<Cycle>,
+    /// Runs of each step.
+    pub repeat: u32,
+    /// Pause between runs, ms.
+    pub pause_ms: u64,
+    /// Rate-curve levels, percent of the closed-loop maximum.
+    pub curve: Vec<f64>,
+    /// Ends the curve early.
+    pub stop_when: Option<StopRule>,
+    /// Steady-state rounds.
+    pub steady: Option<Steady>,
+    /// Preconditioning.
+    pub precondition: Option<Precondition>,
+}
+
+impl Default for Sequence {
+    fn default() -> Self {
+        Sequence {
+            cycles: Vec::new(),
+            repeat: 1,
+            pause_ms: 0,
+            curve: Vec::new(),
+            stop_when: None,
+            steady: None,
+            precondition: None,
+        }
+    }
+}
+
+impl Sequence {
+    /// Whether the job is more than one plain run.
+    pub fn is_sequence(&self) -> bool {
+        !self.cycles.is_empty()
+            || self.repeat > 1
+            || !self.curve.is_empty()
+            || self.steady.is_some()
+            || self.precondition.is_some()
+    }
+}
+
+/// One step: its parameters and the job that measures it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// 0-based index.
+    pub index: usize,
+    /// (parameter, value) in cycle order.
+    pub parameters: Vec<(Param, f64)>,
+    /// The job of this step.
+    pub job: Job,
+}
+
+/// Doubling values from `from` to `to` inclusive (512 → 1 MiB is 12 values).
+pub fn doubling(from: u64, to: u64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut v = from.max(1);
+    while v <= to {
+        out.push(v as f64);
+        match v.checked_mul(2) {
+            Some(n) => v = n,
+            None => break,
+        }
+    }
+    out
+}
+
+/// Every combination of the cycles, outermost first; a job without cycles is one step.
+pub fn expand(job: &Job) -> Vec<Step> {
+    let cycles = &job.sequence.cycles;
+    let total: usize = cycles.iter().map(|c| c.values.len()).product();
+    (0..total.max(1))
+        .map(|index| {
+            let mut rest = index;
+            let mut parameters = vec![(Param::Targets, 0.0); cycles.len()];
+            for (i, c) in cycles.iter().enumerate().rev() {
+                parameters[i] = (c.parameter, c.values[rest % c.values.len()]);
+                rest /= c.values.len();
+            }
+            let mut step = job.clone();
+            for &(p, v) in &parameters {
+                apply(&mut step, p, v);
+            }
+            Step {
+                index,
+                parameters,
+                job: step,
+            }
+        })
+        .collect()
+}
+
+/// Sets parameter `p` to `v` everywhere it applies in `job`.
+pub fn apply(job: &mut Job, p: Param, v: f64) {
+    match p {
+        Param::Targets => {
+            for w in &mut job.workers {
+                w.targets.truncate((v as usize).max(1));
+            }
+        }
+        Param::Workers => {
+            let mut groups: Vec<super::Worker> = Vec::new();
+            for w in &job.workers {
+                let group = w.name.split('#').next().unwrap_or(&w.name).to_string();
+                if !groups.iter().any(|g| g.name == group) {
+                    let mut g = w.clone();
+                    g.name = group;
+                    groups.push(g);
+                }
+            }
+            let n = (v as usize).max(1);
+            job.workers = groups
+                .into_iter()
+                .flat_map(|g| {
+                    (0..n).map(move |i| {
+                        let mut w = g.clone();
+                        if n > 1 {
+                            w.name = format!("{}#{i}", g.name);
+                        }
+                        w
+                    })
+                })
+                .collect();
+        }
+        Param::QueueDepth => {
+            for w in &mut job.workers {
+                w.queue_depth = (v as u32).max(1);
+            }
+        }
+        Param::BlockSize => {
+            for a in job.workers.iter_mut().flat_map(|w| &mut w.access) {
+                a.block_size_bytes = v as u64;
+                a.block_sizes.clear();
+                a.align_bytes = v as u64;
+            }
+        }
+        Param::Read => {
+            for a in job.workers.iter_mut().flat_map(|w| &mut w.access) {
+                a.read_pct = v;
+            }
+        }
+        Param::Random => {
+            for a in job.workers.iter_mut().flat_map(|w| &mut w.access) {
+                a.random_pct = v;
+            }
+        }
+        Param::Rate => {
+            for w in &mut job.workers {
+                w.rate = Some(super::Rate {
+                    iops: v,
+                    arrivals: w
+                        .rate
+                        .map(|r| r.arrivals)
+                        .unwrap_or(super::Arrivals::Uniform),
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Built-in test setups from published studies and classic workload mixes. Each preset is an
+//! ordinary job file (so `storlab presets show NAME` prints something a user can copy and
+//! edit); sources of every number are in docs/profiles.md. Presets default to small, quick
+//! sizes and durations: scale them with `--size`, `--duration` and `--target`.
+
+/// A built-in job file.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    /// Name for `--preset`.
+    pub name: &'static str,
+    /// One line: what it is.
+    pub description: &'static str,
+    /// Where its numbers come from.
+    pub source: &'static str,
+    /// The job file.
+    pub toml: &'static str,
+}
+
+/// Every preset, in the order `storlab presets` lists them.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "exchange-2007-iometer",
+        description: "Exchange 2007 emulation: 4 workers of 8 KiB random 35% read on 4 database targets, 1 worker of 4 KiB random reads on 4 log targets, database:log IOPS 4:1, repeated and averaged",
+        source: "QLogic 2500 Series white paper (seeds/000), Iometer Exchange test procedure",
+        toml: include_str!("presets/exchange-2007-iometer.toml"),
+    },
+    Preset {
+        name: "cna-database-mix",
+        description: "database mix: 60% read, 50% random, block size 4 KiB → 128 KiB, 12 workers × queue depth 15 on 12 targets",
+        source: "IT Brand Pulse Labs / Brocade CNA study with Exchange and Oracle (seeds/001)",
+        toml: include_str!("presets/cna-database-mix.toml"),
+    },
+    Preset {
+        name: "hba-scaling",
+        description: "full duplex 50/50 by separate reader and writer workers, block size 512 B → 1 MiB, 1+1, 2+2, 4+4 and 8+8 workers",
+        source: "Fegreus, 'Do you need a 4Gbps FC SAN?' (seeds/003)",
+        toml: include_str!("presets/hba-scaling.toml"),
+    },
+    Preset {
+        name: "exchange-heavy-20",
+        description: "heavy Exchange model: 20 workers each on its own target: 12 × 4 KiB random reads, 6 × 4 KiB random writes, 2 × 64 KiB sequential log writes",
+        source: "Fegreus, 'Do you need a 4Gbps FC SAN?' (seeds/003)",
+        toml: include_str!("presets/exchange-heavy-20.toml"),
+    },
+    Preset {
+        name: "oltp-8k",
+        description: "OLTP database: 8 KiB random, 70% read / 30% write",
+        source: "the classic Iometer/SNIA OLTP mix (docs/profiles.md)",
+        toml: include_str!("presets/oltp-8k.toml"),
+    },
+    Preset {
+        name: "db-log",
+        description: "database log: 64 KiB sequential writes, durable (O_DSYNC)",
+        source: "database log writers (docs/profiles.md)",
+        toml: include_str!("presets/db-log.toml"),
+    },
+    Preset {
+        name: "data-warehouse",
+        description: "data warehouse scans: sequential reads, block size 64 KiB → 1 MiB",
+        source: "decision-support scan sizes (docs/profiles.md)",
+        toml: include_str!("presets/data-warehouse.toml"),
+    },
+    Preset {
+        name: "backup",
+        description: "backup stream: 256 KiB sequential reads",
+        source: "backup readers (docs/profiles.md)",
+        toml: include_str!("presets/backup.toml"),
+    },
+    Preset {
+        name: "file-server",
+        description: "the classic Iometer file-server mix: 512 B to 64 KiB, 80% read, 100% random",
+        source: "Intel Iometer file-server access specification (docs/profiles.md)",
+        toml: include_str!("presets/file-server.toml"),
+    },
+];
+
+/// The preset named `name`.
+pub fn find(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}
+
+/// The preset names, for error messages.
+pub fn names() -> String {
+    PRESETS
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn every_preset_resolves() {
+        for p in PRESETS {
+            let name = Path::new(p.name);
+            let spec =
+                crate::job::parse(name, p.toml).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let job = crate::job::resolve(&spec, Some((name, p.toml)))
+                .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert!(!job.workers.is_empty(), "{}", p.name);
+            assert!(p.toml.contains("# Source"), "{} names its source", p.name);
+        }
+    }
+
+    #[test]
+    fn published_shapes() {
+        let job = |n: &str| {
+            let p = find(n).unwrap();
+            let spec = crate::job::parse(Path::new(n), p.toml).unwrap();
+            crate::job::resolve(&spec, Some((Path::new(n), p.toml))).unwrap()
+        };
+        let hba = job("hba-scaling");
+        assert_eq!(crate::job::steps::expand(&hba).len(), 12 * 4);
+        let cna = job("cna-database-mix");
+        assert_eq!(crate::job::steps::expand(&cna).len(), 6);
+        assert_eq!(cna.workers.len(), 12);
+        assert_eq!(cna.workers[0].queue_depth, 15);
+        let heavy = job("exchange-heavy-20");
+        assert_eq!(heavy.workers.len(), 20);
+        assert_eq!(heavy.targets.len(), 20);
+        let mut used: Vec<usize> = heavy.workers.iter().map(|w| w.targets[0]).collect();
+        assert!(heavy.workers.iter().all(|w| w.targets.len() == 1));
+        used.sort();
+        used.dedup();
+        assert_eq!(used.len(), 20, "each worker on its own target");
+        let ex = job("exchange-2007-iometer");
+        let db: f64 = ex
+            .workers
+            .iter()
+            .filter(|w| w.name.starts_with("db"))
+            .map(|w| w.rate.unwrap().iops)
+            .sum();
+        let log: f64 = ex
+            .workers
+            .iter()
+            .filter(|w| w.name.starts_with("log"))
+            .map(|w| w.rate.unwrap().iops)
+            .sum();
+        assert!((db / log - 4.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,527 @@
+//! Step sequences: preconditioning, then every step of the job's cycles, each run once, `repeat`
+//! times, in steady-state rounds, or as a rate curve (closed-loop maximum, then open-loop
+//! levels). Every run is an ordinary [`super::execute`]; its time series is appended to the
+//! one NDJSON file with the step index and run label. The results hold one object per step and
+//! top-level totals merged from every step's histograms.
+
+use super::{
+    Observer, RunOptions, Signals, execute, inline_timeseries, timeseries_path, write_results,
+};
+use crate::job::steps::{Param, Precondition, expand};
+use crate::job::{Access, Distribution, IoLimit, Job, Worker};
+use crate::report::run_result::{
+    ClassResult, DeviceResult, Interrupted, PhaseRecord, PreconditionResult, Repetitions,
+    RunFigures, RunResult, SteadyResult, StepResult,
+};
+use crate::stats::host::CpuPercent;
+use crate::stats::repetition::spread;
+use crate::stats::steady::{SteadyRule, check, first_steady_round};
+use crate::stats::summary::{ClassSummary, DirSummary};
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Repetitions whose IOPS coefficient of variation exceeds this are marked.
+pub const CV_LIMIT_PCT: f64 = 5.0;
+/// Preconditioning: writes in flight per target.
+pub const PRECONDITION_QUEUE_DEPTH: u32 = 16;
+
+struct Sequencer<'a> {
+    opts: &'a RunOptions,
+    signals: &'a Signals,
+    obs: &'a mut dyn Observer,
+    runs: usize,
+    first_prepare: Option<PhaseRecord>,
+    last: Option<RunResult>,
+    warnings: Vec<String>,
+    interrupted: Option<String>,
+}
+
+/// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
+pub fn run(
+    job: &Job,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+) -> Result<RunResult> {
+    let started = chrono::Utc::now();
+    let mut s = Sequencer {
+        opts,
+        signals,
+        obs,
+        runs: 0,
+        first_prepare: None,
+        last: None,
+        warnings: Vec::new(),
+        interrupted: None,
+    };
+    let precondition = match job.sequence.precondition {
+        Some(p) => Some(s.precondition(job, p)?),
+        None => None,
+    };
+    let mut steps: Vec<StepResult> = Vec::new();
+    if s.interrupted.is_none() {
+        for step in expand(job) {
+            let label = step
+                .parameters
+                .iter()
+                .map(|(p, v)| format!("{}={}", p.name(), p.show(*v)))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let parameters: BTreeMap<String, f64> = step
+                .parameters
+                .iter()
+                .map(|(p, v)| (p.name().to_string(), *v))
+                .collect();
+            let index = steps.len();
+            let rows = if !job.sequence.curve.is_empty() {
+                s.curve(&step.job, index, &parameters, &label)?
+            } else if job.sequence.steady.is_some() {
+                vec![s.steady(&step.job, index, &parameters, &label)?]
+            } else {
+                vec![s.repeat(&step.job, index, &parameters, &label)?]
+            };
+            for row in rows {
+                s.obs.step(&row);
+                steps.push(row);
+            }
+            if s.interrupted.is_some() {
+                break;
+            }
+        }
+    }
+    s.finish(job, started, steps, precondition)
+}
+
+impl Sequencer<'_> {
+    /// One run, appended to the time series.
+    fn sub(&mut self, job: &Job, step: Option<usize>, label: &str) -> Result<RunResult> {
+        if self.runs > 0 && job.sequence.pause_ms > 0 {
+            let until = Instant::now() + Duration::from_millis(job.sequence.pause_ms);
+            while Instant::now() < until && !self.signals.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let mut opts = self.opts.clone();
+        opts.step = step;
+        opts.label = Some(label.to_string());
+        opts.append_timeseries = self.runs > 0;
+        let mut plain = job.clone();
+        plain.sequence = Default::default();
+        let r = execute(&plain, &opts, self.signals, self.obs)?;
+        self.runs += 1;
+        if self.first_prepare.is_none() {
+            self.first_prepare = r.phases.iter().find(|p| p.name == "prepare").cloned();
+        }
+        for w in &r.warnings {
+            if !self.warnings.contains(w) {
+                self.warnings.push(w.clone());
+            }
+        }
+        if let Interrupted::Yes(why) = &r.interrupted {
+            self.interrupted = Some(why.clone());
+        }
+        self.last = Some(r.clone());
+        Ok(r)
+    }
+
+    fn precondition(&mut self, job: &Job, p: Precondition) -> Result<PreconditionResult> {
+        self.obs.phase("precondition");
+        let mut pj = job.clone();
+        pj.classes = vec!["precondition".into()];
+        pj.ramp_ms = 0;
+        pj.duration_ms = 30 * 24 * 3600 * 1000;
+        pj.workers = (0..job.targets.len())
+            .map(|t| Worker {
+                name: format!("precondition-{}", job.targets[t].name),
+                targets: vec![t],
+                target_choice: crate::job::TargetChoice::RoundRobin,
+                queue_depth: PRECONDITION_QUEUE_DEPTH,
+                cpu: None,
+                rate: None,
+                access: vec![Access {
+                    class: 0,
+                    weight: 1,
+                    block_size_bytes: p.block_bytes,
+                    block_sizes: Vec::new(),
+                    roll_every_bytes: 0,
+                    read_pct: 0.0,
+                    random_pct: if p.random { 100.0 } else { 0.0 },
+                    align_bytes: p.block_bytes,
+                    distribution: if p.random {
+                        Distribution::Shuffle
+                    } else {
+                        Distribution::Uniform
+                    },
+                    offset_bytes: 0,
+                    length_bytes: None,
+                    sync: false,
+                    fsync_every: 0,
+                }],
+                io_limit: Some(IoLimit::Passes(p.passes)),
+            })
+            .collect();
+        let r = self.sub(&pj, None, "precondition")?;
+        let bytes = r.totals.write.bytes;
+        let seconds = r.measured_ms as f64 / 1e3;
+        let needed: u64 = r
+            .targets
+            .iter()
+            .map(|t| t.size_bytes / p.block_bytes * p.block_bytes * p.passes as u64)
+            .sum();
+        Ok(PreconditionResult {
+            passes: p.passes,
+            pattern: if p.random { "random" } else { "sequential" }.into(),
+            block_size_bytes: p.block_bytes,
+            bytes_written: bytes,
+            seconds,
+            mb_per_s: if seconds > 0.0 {
+                bytes as f64 / seconds / 1e6
+            } else {
+                0.0
+            },
+            complete: bytes >= needed && r.totals.errors() == 0,
+        })
+    }
+
+    fn repeat(
+        &mut self,
+        job: &Job,
+        index: usize,
+        parameters: &BTreeMap<String, f64>,
+        label: &str,
+    ) -> Result<StepResult> {
+        let n = job.sequence.repeat;
+        let mut runs = Vec::new();
+        for rep in 0..n {
+            let tag = if n > 1 {
+                format!("rep {}", rep + 1)
+            } else {
+                "run".into()
+            };
+            let r = self.sub(job, Some(index), &tag)?;
+            let stop = self.interrupted.is_some();
+            runs.push(r);
+            if stop {
+                break;
+            }
+        }
+        let mut row = step_row(index, parameters, label, "step", &runs);
+        if n > 1 {
+            let figures: Vec<RunFigures> = runs.iter().map(figures).collect();
+            let col =
+                |f: fn(&RunFigures) -> f64| spread(&figures.iter().map(f).collect::<Vec<_>>());
+            let iops = col(|f| f.iops);
+            let high = iops.cv_pct > CV_LIMIT_PCT;
+            if high {
+                self.warnings.push(format!(
+                    "step {index} ({label}): IOPS varied by {:.1}% (coefficient of variation) across {} runs",
+                    iops.cv_pct,
+                    figures.len()
+                ));
+            }
+            row.repetitions = Some(Repetitions {
+                iops,
+                mb_per_s: col(|f| f.mb_per_s),
+                latency_mean_ns: col(|f| f.latency_mean_ns),
+                latency_p50_ns: col(|f| f.latency_p50_ns as f64),
+                latency_p99_ns: col(|f| f.latency_p99_ns as f64),
+                high_variation: high,
+                runs: figures,
+            });
+        }
+        Ok(row)
+    }
+
+    fn steady(
+        &mut self,
+        job: &Job,
+        index: usize,
+        parameters: &BTreeMap<String, f64>,
+        label: &str,
+    ) -> Result<StepResult> {
+        let st = job.sequence.steady.expect("steady set");
+        let rule = SteadyRule {
+            window: st.window as usize,
+            range_pct: st.range_pct,
+            slope_pct: st.slope_pct,
+        };
+        let mut runs: Vec<RunResult> = Vec::new();
+        let mut iops = Vec::new();
+        let mut steady_at = None;
+        for round in 1..=st.max_rounds {
+            let mut rj = job.clone();
+            rj.duration_ms = st.round_ms;
+            if round > 1 {
+                rj.ramp_ms = 0;
+            }
+            let r = self.sub(&rj, Some(index), &format!("round {round}"))?;
+            iops.push(r.totals.iops());
+            runs.push(r);
+            if self.interrupted.is_some() {
+                break;
+            }
+            if let Some(at) = first_steady_round(&iops, &rule) {
+                steady_at = Some(at);
+                break;
+            }
+        }
+        let window_start = runs.len().saturating_sub(st.window as usize);
+        let mut row = step_row(index, parameters, label, "step", &runs[window_start..]);
+        if steady_at.is_none() {
+            self.warnings.push(format!(
+                "step {index} ({label}) did not reach steady state in {} rounds of {} ms: its figures are from the last {} rounds",
+                runs.len(),
+                st.round_ms,
+                st.window
+            ));
+        }
+        row.steady = Some(SteadyResult {
+            window: check(&iops, &rule),
+            rounds_iops: iops,
+            steady_at_round: steady_at,
+            window_rounds: st.window,
+        });
+        Ok(row)
+    }
+
+    fn curve(
+        &mut self,
+        job: &Job,
+        index: usize,
+        parameters: &BTreeMap<String, f64>,
+        label: &str,
+    ) -> Result<Vec<StepResult>> {
+        let seq = &job.sequence;
+        let max_run = self.sub(job, Some(index), "curve max")?;
+        let max = max_run.totals.iops();
+        let mut rows = vec![step_row(
+            index,
+            parameters,
+            label,
+            "curve-max",
+            std::slice::from_ref(&max_run),
+        )];
+        rows[0].curve_level_pct = Some(100.0);
+        if self.interrupted.is_some() || max <= 0.0 {
+            return Ok(rows);
+        }
+        for &level in &seq.curve {
+            let total = max * level / 100.0;
+            let mut lj = job.clone();
+            let per_worker = total / lj.workers.len().max(1) as f64;
+            crate::job::steps::apply(&mut lj, Param::Rate, per_worker);
+            let r = self.sub(&lj, Some(index), &format!("curve {level}%"))?;
+            let mut row = step_row(
+                index + rows.len(),
+                parameters,
+                label,
+                "curve-level",
+                std::slice::from_ref(&r),
+            );
+            row.curve_level_pct = Some(level);
+            row.target_iops = Some(total);
+            row.parameters.insert("curve_level_pct".into(), level);
+            let stop = seq.stop_when.as_ref().is_some_and(|rule| {
+                let lat = match &rule.class {
+                    Some(c) => row.classes.get(c),
+                    None => Some(&row.totals),
+                }
+                .map(|c| DirSummary::merge(&[&c.read, &c.write], 1.0).latency_ns);
+                lat.is_some_and(|l| rule.value(&l) > rule.threshold_ns as f64)
+            });
+            rows.push(row);
+            if stop {
+                self.warnings.push(format!(
+                    "step {index} ({label}): the curve stopped at {level}% of the maximum: the stop rule held"
+                ));
+                break;
+            }
+            if self.interrupted.is_some() {
+                break;
+            }
+        }
+        Ok(rows)
+    }
+
+    fn finish(
+        self,
+        job: &Job,
+        started: chrono::DateTime<chrono::Utc>,
+        steps: Vec<StepResult>,
+        precondition: Option<PreconditionResult>,
+    ) -> Result<RunResult> {
+        let Some(mut r) = self.last else {
+            anyhow::bail!("the sequence ran nothing");
+        };
+        let measured_ms: u64 = steps.iter().map(|s| s.measured_ms).sum();
+        let secs = measured_ms as f64 / 1e3;
+        r.job = job.clone();
+        r.started_at = started.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        r.measured_ms = measured_ms;
+        r.totals = ClassSummary::merge(&steps.iter().map(|s| &s.totals).collect::<Vec<_>>(), secs);
+        let names: Vec<String> = job.classes.clone();
+        r.classes = names
+            .iter()
+            .map(|n| {
+                let parts: Vec<&ClassSummary> =
+                    steps.iter().filter_map(|s| s.classes.get(n)).collect();
+                let m = ClassSummary::merge(&parts, secs);
+                let durability = r
+                    .classes
+                    .get(n)
+                    .map(|c| c.write_durability.clone())
+                    .unwrap_or_else(|| "none".into());
+                (
+                    n.clone(),
+                    ClassResult {
+                        read: m.read,
+                        write: m.write,
+                        flush: m.flush,
+                        write_durability: durability,
+                    },
+                )
+            })
+            .collect();
+        r.host_cpu = weighted_cpu(&steps);
+        let mut devices: BTreeMap<String, DeviceResult> = BTreeMap::new();
+        for d in &r.devices {
+            devices.insert(d.name.clone(), d.clone());
+        }
+        r.devices = devices.into_values().collect();
+        let mut phases: Vec<PhaseRecord> = self.first_prepare.into_iter().collect();
+        if let Some(p) = &precondition {
+            phases.push(PhaseRecord {
+                name: "precondition".into(),
+                state: if p.complete {
+                    "completed"
+                } else {
+                    "interrupted"
+                }
+                .into(),
+                seconds: p.seconds,
+            });
+        }
+        phases.push(PhaseRecord {
+            name: "measure".into(),
+            state: if self.interrupted.is_some() {
+                "interrupted"
+            } else {
+                "completed"
+            }
+            .into(),
+            seconds: secs,
+        });
+        r.phases = phases;
+        r.interrupted = match self.interrupted {
+            Some(w) => Interrupted::Yes(w),
+            None => Interrupted::No,
+        };
+        r.warnings = self.warnings;
+        let ts = timeseries_path(&self.opts.results_path);
+        r.timeseries = inline_timeseries(&ts);
+        r.timeseries_path = Some(ts.display().to_string());
+        r.steps = Some(steps);
+        r.precondition = precondition;
+        write_results(&self.opts.results_path, &r)?;
+        Ok(r)
+    }
+}
+
+fn figures(r: &RunResult) -> RunFigures {
+    let t = &r.totals;
+    let lat = DirSummary::merge(&[&t.read, &t.write], 1.0).latency_ns;
+    RunFigures {
+        iops: t.iops(),
+        mb_per_s: t.bytes_per_s() / 1e6,
+        latency_mean_ns: lat.mean,
+        latency_p50_ns: lat.p50,
+        latency_p99_ns: lat.p99,
+        seconds: r.measured_ms as f64 / 1e3,
+    }
+}
+
+fn step_row(
+    index: usize,
+    parameters: &BTreeMap<String, f64>,
+    label: &str,
+    kind: &str,
+    runs: &[RunResult],
+) -> StepResult {
+    let measured_ms: u64 = runs.iter().map(|r| r.measured_ms).sum();
+    let secs = measured_ms as f64 / 1e3;
+    let totals = ClassSummary::merge(&runs.iter().map(|r| &r.totals).collect::<Vec<_>>(), secs);
+    let mut classes = BTreeMap::new();
+    for r in runs {
+        for n in r.classes.keys() {
+            if classes.contains_key(n) {
+                continue;
+            }
+            let parts: Vec<ClassSummary> = runs
+                .iter()
+                .filter_map(|x| x.classes.get(n).map(|c| c.summary()))
+                .collect();
+            classes.insert(
+                n.clone(),
+                ClassSummary::merge(&parts.iter().collect::<Vec<_>>(), secs),
+            );
+        }
+    }
+    let host_cpu = weighted(runs.iter().map(|r| (r.host_cpu, r.measured_ms as f64)));
+    let busy = host_cpu.system_user_pct + host_cpu.system_system_pct;
+    StepResult {
+        index,
+        parameters: parameters.clone(),
+        label: label.into(),
+        kind: kind.into(),
+        curve_level_pct: None,
+        target_iops: None,
+        measured_ms,
+        ios_per_cpu_pct: if busy > 0.0 {
+            totals.iops() / busy
+        } else {
+            0.0
+        },
+        totals,
+        classes,
+        host_cpu,
+        cpu_busy_pct: busy,
+        repetitions: None,
+        steady: None,
+        interrupted: runs
+            .iter()
+            .any(|r| matches!(r.interrupted, Interrupted::Yes(_))),
+    }
+}
+
+fn weighted(parts: impl Iterator<Item = (CpuPercent, f64)>) -> CpuPercent {
+    let mut out = CpuPercent::default();
+    let mut total = 0.0;
+    for (c, w) in parts {
+        total += w;
+        out.process_user_pct += c.process_user_pct * w;
+        out.process_system_pct += c.process_system_pct * w;
+        out.system_user_pct += c.system_user_pct * w;
+        out.system_system_pct += c.system_system_pct * w;
+        out.system_iowait_pct += c.system_iowait_pct * w;
+        out.system_idle_pct += c.system_idle_pct * w;
+    }
+    if total > 0.0 {
+        for v in [
+            &mut out.process_user_pct,
+            &mut out.process_system_pct,
+            &mut out.system_user_pct,
+            &mut out.system_system_pct,
+            &mut out.system_iowait_pct,
+            &mut out.system_idle_pct,
+        ] {
+            *v /= total;
+        }
+    }
+    out
+}
+
+fn weighted_cpu(steps: &[StepResult]) -> CpuPercent {
+    weighted(steps.iter().map(|s| (s.host_cpu, s.measured_ms as f64)))
+}
