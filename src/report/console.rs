@@ -322,6 +322,19 @@ pub fn summary(r: &RunResult) -> String {
             d.delta.write_bytes as f64 / s / 1e6,
         );
     }
+    if let Some(p) = &r.precondition {
+        let _ = writeln!(
+            out,
+            "precondition: {} {} pass(es) of {} writes: {} written in {:.1}s ({:.1} MB/s){}",
+            p.passes,
+            p.pattern,
+            crate::job::units::format_size(p.block_size_bytes),
+            crate::job::units::format_size_approx(p.bytes_written),
+            p.seconds,
+            p.mb_per_s,
+            if p.complete { "" } else { " INCOMPLETE" }
+        );
+    }
     for e in r.errors.iter().take(5) {
         let _ = writeln!(
             out,

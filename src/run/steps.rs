@@ -36,6 +36,8 @@ struct Sequencer<'a> {
     last: Option<RunResult>,
     warnings: Vec<String>,
     interrupted: Option<String>,
+    /// Block devices' counters summed over every run.
+    devices: BTreeMap<String, DeviceResult>,
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
@@ -55,6 +57,7 @@ pub fn run(
         last: None,
         warnings: Vec::new(),
         interrupted: None,
+        devices: BTreeMap::new(),
     };
     let precondition = match job.sequence.precondition {
         Some(p) => Some(s.precondition(job, p)?),
@@ -118,6 +121,23 @@ impl Sequencer<'_> {
             if !self.warnings.contains(w) {
                 self.warnings.push(w.clone());
             }
+        }
+        for d in &r.devices {
+            let sum = self.devices.entry(d.name.clone()).or_insert_with(|| DeviceResult {
+                name: d.name.clone(),
+                model: d.model.clone(),
+                delta: Default::default(),
+            });
+            let (a, b) = (&mut sum.delta, &d.delta);
+            a.reads += b.reads;
+            a.writes += b.writes;
+            a.read_bytes += b.read_bytes;
+            a.write_bytes += b.write_bytes;
+            a.flushes += b.flushes;
+            a.busy_ms += b.busy_ms;
+            let weight = |avg: f64, n: u64| avg * n as f64;
+            a.read_await_ms = (weight(a.read_await_ms, a.reads - b.reads) + weight(b.read_await_ms, b.reads)) / a.reads.max(1) as f64;
+            a.write_await_ms = (weight(a.write_await_ms, a.writes - b.writes) + weight(b.write_await_ms, b.writes)) / a.writes.max(1) as f64;
         }
         if let Interrupted::Yes(why) = &r.interrupted {
             self.interrupted = Some(why.clone());
@@ -385,11 +405,16 @@ impl Sequencer<'_> {
             })
             .collect();
         r.host_cpu = weighted_cpu(&steps);
-        let mut devices: BTreeMap<String, DeviceResult> = BTreeMap::new();
-        for d in &r.devices {
-            devices.insert(d.name.clone(), d.clone());
-        }
-        r.devices = devices.into_values().collect();
+        let precondition_ms = precondition.as_ref().map_or(0.0, |p| p.seconds * 1e3);
+        r.devices = self
+            .devices
+            .into_values()
+            .map(|mut d| {
+                let wall_ms = measured_ms as f64 + precondition_ms;
+                d.delta.util_pct = (d.delta.busy_ms as f64 / wall_ms.max(1.0) * 100.0).min(100.0);
+                d
+            })
+            .collect();
         let mut phases: Vec<PhaseRecord> = self.first_prepare.into_iter().collect();
         if let Some(p) = &precondition {
             phases.push(PhaseRecord {
