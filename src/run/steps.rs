@@ -123,11 +123,14 @@ impl Sequencer<'_> {
             }
         }
         for d in &r.devices {
-            let sum = self.devices.entry(d.name.clone()).or_insert_with(|| DeviceResult {
-                name: d.name.clone(),
-                model: d.model.clone(),
-                delta: Default::default(),
-            });
+            let sum = self
+                .devices
+                .entry(d.name.clone())
+                .or_insert_with(|| DeviceResult {
+                    name: d.name.clone(),
+                    model: d.model.clone(),
+                    delta: Default::default(),
+                });
             let (a, b) = (&mut sum.delta, &d.delta);
             a.reads += b.reads;
             a.writes += b.writes;
@@ -136,8 +139,12 @@ impl Sequencer<'_> {
             a.flushes += b.flushes;
             a.busy_ms += b.busy_ms;
             let weight = |avg: f64, n: u64| avg * n as f64;
-            a.read_await_ms = (weight(a.read_await_ms, a.reads - b.reads) + weight(b.read_await_ms, b.reads)) / a.reads.max(1) as f64;
-            a.write_await_ms = (weight(a.write_await_ms, a.writes - b.writes) + weight(b.write_await_ms, b.writes)) / a.writes.max(1) as f64;
+            a.read_await_ms = (weight(a.read_await_ms, a.reads - b.reads)
+                + weight(b.read_await_ms, b.reads))
+                / a.reads.max(1) as f64;
+            a.write_await_ms = (weight(a.write_await_ms, a.writes - b.writes)
+                + weight(b.write_await_ms, b.writes))
+                / a.writes.max(1) as f64;
         }
         if let Interrupted::Yes(why) = &r.interrupted {
             self.interrupted = Some(why.clone());

@@ -44,6 +44,10 @@ pub struct WindowCheck {
 }
 
 /// Checks the last `rule.window` rounds; `None` with fewer rounds (or a window under 2).
+///
+/// A window whose average is not positive, or that holds a non-finite round, is never steady;
+/// its figures are kept finite (so they serialize to JSON): non-finite ones read 0, and so do
+/// the percentages when the average is not positive.
 pub fn check(rounds: &[f64], rule: &SteadyRule) -> Option<WindowCheck> {
     let w = rule.window;
     if w < 2 || rounds.len() < w {
@@ -51,6 +55,7 @@ pub fn check(rounds: &[f64], rule: &SteadyRule) -> Option<WindowCheck> {
     }
     let ys = &rounds[rounds.len() - w..];
     let n = w as f64;
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
     let average = ys.iter().sum::<f64>() / n;
     let xm = (n - 1.0) / 2.0;
     let sxy: f64 = ys
@@ -60,21 +65,25 @@ pub fn check(rounds: &[f64], rule: &SteadyRule) -> Option<WindowCheck> {
         .sum();
     let sxx: f64 = (0..w).map(|i| (i as f64 - xm).powi(2)).sum();
     let slope = sxy / sxx;
-    let ok_avg = average.is_finite() && average > 0.0;
-    let (max_dev, excursion) = if ok_avg {
+    let ok = ys.iter().all(|y| y.is_finite())
+        && average.is_finite()
+        && average > 0.0
+        && slope.is_finite();
+    let (max_dev, excursion) = if ok {
         (
             ys.iter().map(|y| (y - average).abs()).fold(0.0, f64::max) / average * 100.0,
             (slope * (n - 1.0)).abs() / average * 100.0,
         )
     } else {
-        (f64::INFINITY, f64::INFINITY)
+        (0.0, 0.0)
     };
+    let (max_dev, excursion) = (finite(max_dev), finite(excursion));
     Some(WindowCheck {
-        average,
+        average: finite(average),
         max_deviation_pct: max_dev,
         fit_excursion_pct: excursion,
-        slope_per_round: slope,
-        steady: ok_avg && max_dev <= rule.range_pct && excursion <= rule.slope_pct,
+        slope_per_round: finite(slope),
+        steady: ok && max_dev <= rule.range_pct && excursion <= rule.slope_pct,
     })
 }
 
@@ -105,6 +114,13 @@ mod tests {
         assert!(!noisy.steady);
         assert!(check(&[100.0, 100.0], &rule).is_none());
         assert!(!check(&[0.0; 5], &rule).unwrap().steady);
+        let nan = check(&[100.0, f64::NAN, 100.0, 100.0, 100.0], &rule).unwrap();
+        assert!(!nan.steady);
+        assert!(nan.average.is_finite() && nan.max_deviation_pct.is_finite());
+        assert!(check(&[], &rule).is_none());
+        assert!(first_steady_round(&[100.0; 4], &rule).is_none());
+        let tiny = SteadyRule { window: 1, ..rule };
+        assert!(check(&[100.0; 5], &tiny).is_none());
     }
 
     #[test]
