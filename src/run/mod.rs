@@ -922,13 +922,13 @@ fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected) {
             let used: Vec<usize> = spec.access.iter().map(|a| a.class).collect();
             WorkerResult {
                 name: spec.name.clone(),
-                totals: ClassSummary::of(&r.totals.total(), wsecs, false),
+                totals: ClassSummary::of(&r.totals.total(), wsecs, true),
                 classes: used
                     .iter()
                     .map(|&i| {
                         (
                             job.classes[i].clone(),
-                            ClassSummary::of(&r.totals.classes[i], wsecs, false),
+                            ClassSummary::of(&r.totals.classes[i], wsecs, true),
                         )
                     })
                     .collect(),
