@@ -348,7 +348,7 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     }
     set!(spec.iops_per_mailbox, a.iops_per_mailbox);
     set!(spec.messages_per_day, a.messages_per_day);
-    set!(spec.version, a.version.clone());
+    set!(spec.version, a.version.clone().map(ThreadsSpec::Word));
     set!(spec.databases, a.databases);
     if !a.db_paths.is_empty() {
         spec.db_paths = Some(a.db_paths.clone());
@@ -447,6 +447,29 @@ pub fn outcome_code(r: &crate::report::run_result::RunResult) -> i32 {
 }
 
 fn run_job(args: RunArgs) -> Result<i32> {
+    if let Some(path) = &args.job {
+        let is_exchange = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.parse::<toml::Table>().ok())
+            .is_some_and(|t| t.contains_key("exchange"));
+        if is_exchange {
+            // An `[exchange]` job file runs the Exchange validation.
+            return run_exchange(ExchangeArgs {
+                job: Some(path.clone()),
+                duration: args.duration,
+                ramp: args.ramp,
+                interval: args.interval,
+                engine: args.engine.clone(),
+                seed: args.seed,
+                destroy_data: args.destroy_data,
+                dry_run: args.dry_run,
+                output: args.output.clone(),
+                json: args.json,
+                quiet: args.quiet,
+                ..Default::default()
+            });
+        }
+    }
     let job = build_job(&args)?;
     if args.dry_run {
         console::print_text(&describe(&job));
@@ -591,6 +614,9 @@ fn apply_flags(spec: &mut JobSpec, a: &RunArgs) -> Result<()> {
         set!(w.arrivals, a.arrivals.clone());
         for e in &mut w.access {
             let e = e.get_mut();
+            if a.bs.is_some() {
+                e.block_sizes = None;
+            }
             set!(e.block_size, a.bs);
             set!(e.read, a.read);
             set!(e.random, a.random);
@@ -636,7 +662,7 @@ pub fn describe(job: &Job) -> String {
             t.name,
             t.path.display(),
             t.size_bytes
-                .map(|s| format!("{} ({s} bytes): a new or storlab-made file is prepared (fully written with random data)", format_size(s)))
+                .map(|s| format!("{} ({s} bytes): a new file is prepared (fully written with random data); one storlab prepared earlier at this size is reused", format_size(s)))
                 .unwrap_or_else(|| "existing size".into()),
             if writers.is_empty() {
                 "read only".to_string()
@@ -663,6 +689,9 @@ pub fn describe(job: &Job) -> String {
                 .map(|r| format!(" · open loop {} IOPS {:?}", r.iops, r.arrivals))
                 .unwrap_or_else(|| " · closed loop".into()),
             w.cpu.map(|c| format!(" · CPU {c}")).unwrap_or_default()
+                + &w.io_limit
+                    .map(|l| format!(" · stops after {l:?}"))
+                    .unwrap_or_default()
         );
         for a in &w.access {
             let _ = writeln!(
@@ -675,12 +704,78 @@ pub fn describe(job: &Job) -> String {
                 a.random_pct,
                 format_size(a.align_bytes),
                 a.distribution,
-                if a.sync { " · RWF_DSYNC" } else { "" },
+                if a.block_sizes.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " · sizes {}",
+                        a.block_sizes
+                            .iter()
+                            .map(|(b, w)| format!("{}×{w}", format_size(*b)))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                } + &if a.roll_every_bytes > 0 {
+                    format!(" · rolls every {}", format_size(a.roll_every_bytes))
+                } else {
+                    String::new()
+                } + if a.sync { " · RWF_DSYNC" } else { "" },
                 if a.fsync_every > 0 {
                     format!(" · fdatasync every {} writes", a.fsync_every)
                 } else {
                     String::new()
                 }
+            );
+        }
+    }
+    let seq = &job.sequence;
+    if seq.is_sequence() {
+        let steps = crate::job::steps::expand(job);
+        let _ = writeln!(o, "sequence: {} step(s)", steps.len());
+        for c in &seq.cycles {
+            let _ = writeln!(
+                o,
+                "  cycle {}: {}",
+                c.parameter.name(),
+                c.values
+                    .iter()
+                    .map(|v| c.parameter.show(*v))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if seq.repeat > 1 {
+            let _ = writeln!(
+                o,
+                "  each step run {} times, {} ms apart",
+                seq.repeat, seq.pause_ms
+            );
+        }
+        if !seq.curve.is_empty() {
+            let _ = writeln!(
+                o,
+                "  rate curve: closed-loop maximum, then {:?}% of it open loop{}",
+                seq.curve,
+                seq.stop_when
+                    .as_ref()
+                    .map(|r| format!(", stopping when {:?} > {} ns", r.statistic, r.threshold_ns))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(st) = &seq.steady {
+            let _ = writeln!(
+                o,
+                "  until steady: rounds of {} ms, window {}, ±{}% range, ±{}% fit, at most {} rounds",
+                st.round_ms, st.window, st.range_pct, st.slope_pct, st.max_rounds
+            );
+        }
+        if let Some(p) = &seq.precondition {
+            let _ = writeln!(
+                o,
+                "  precondition: {} {} pass(es) of {} writes over every target (writes every target in full)",
+                p.passes,
+                if p.random { "random" } else { "sequential" },
+                format_size(p.block_bytes)
             );
         }
     }

@@ -80,7 +80,7 @@ impl AccessGen {
             let spans = worker
                 .targets
                 .iter()
-                .map(|&t| span(a, geometry[t].size_bytes))
+                .map(|&t| span(a, geometry[t].size_bytes, seed ^ t as u64))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("worker `{}` access[{ai}]: {e}", worker.name))?;
             let mut acc = 0;
@@ -271,7 +271,7 @@ fn pick(rng: &mut SmallRng, span: &mut Span) -> u64 {
     rng.random_range(0..span.positions)
 }
 
-fn span(a: &Access, target_size: u64) -> Result<Span, String> {
+fn span(a: &Access, target_size: u64, seed: u64) -> Result<Span, String> {
     let block = a.block_size_bytes;
     let start = a.offset_bytes;
     let end = match a.length_bytes {
@@ -311,7 +311,7 @@ fn span(a: &Access, target_size: u64) -> Result<Span, String> {
     let shuffle = (a.distribution == Distribution::Shuffle).then(|| {
         let mask = positions.next_power_of_two() - 1;
         // Hull–Dobell: c odd and a ≡ 1 (mod 4) give the full period 2^k.
-        let seed = crate::engine::buf::splitmix(start ^ target_size);
+        let seed = crate::engine::buf::splitmix(seed ^ start);
         (
             seed & mask,
             (seed >> 20 << 2) | 1 | 4,

@@ -106,9 +106,12 @@ impl<'fd> UringBackend<'fd> {
                 .offset(op.offset)
                 .rw_flags(flags)
                 .build()),
+            // IO_DRAIN: the flush starts only when every earlier operation has completed,
+            // so it covers the writes it follows.
             (OpKind::Flush, _) => with_fd!(fd => opcode::Fsync::new(fd)
                 .flags(types::FsyncFlags::DATASYNC)
-                .build()),
+                .build()
+                .flags(squeue::Flags::IO_DRAIN)),
         };
         e.user_data(slot as u64)
     }

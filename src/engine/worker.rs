@@ -155,15 +155,14 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
 
     loop {
         let now = now_ns();
-        while now >= cur_end && cur < grid.intervals() {
-            let stats = Box::new(std::mem::replace(&mut interval, StatsSet::new(classes)));
-            let _ = tx.send(WorkerMsg::Interval {
-                worker: index,
-                index: cur,
-                stats,
-            });
-            (cur, cur_end) = grid.at(cur_end);
-        }
+        advance(
+            now,
+            &grid,
+            (&mut cur, &mut cur_end),
+            &mut interval,
+            &tx,
+            index,
+        );
         if issuing && (now >= end_ns || stop.load(Ordering::Relaxed)) {
             issuing = false;
             stopped_at = now.min(end_ns);
@@ -241,6 +240,15 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             continue;
         }
         let t = now_ns();
+        // Completions belong to the interval of the time they were reaped.
+        advance(
+            t,
+            &grid,
+            (&mut cur, &mut cur_end),
+            &mut interval,
+            &tx,
+            index,
+        );
         for &(slot_id, res) in &done {
             let slot = slots[slot_id as usize];
             let Some(op) = slot.op else { continue };
@@ -293,7 +301,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         });
     }
     let unissued = match (&pacer, open) {
-        (Some(p), true) if next_intended < stopped_at => {
+        (Some(p), true) if next_intended < stopped_at && issued < limit => {
             1 + p.expected_between(next_intended, stopped_at)
         }
         _ => 0,
@@ -307,6 +315,28 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         errors,
         fatal,
         notes,
+    }
+}
+
+/// Sends every interval that ended at or before `t` and moves on to the one containing `t`.
+#[inline]
+fn advance(
+    t: u64,
+    grid: &IntervalGrid,
+    (cur, cur_end): (&mut u64, &mut u64),
+    interval: &mut StatsSet,
+    tx: &Sender<WorkerMsg>,
+    worker: usize,
+) {
+    while t >= *cur_end && *cur < grid.intervals() {
+        let classes = interval.classes.len();
+        let stats = Box::new(std::mem::replace(interval, StatsSet::new(classes)));
+        let _ = tx.send(WorkerMsg::Interval {
+            worker,
+            index: *cur,
+            stats,
+        });
+        (*cur, *cur_end) = grid.at(*cur_end);
     }
 }
 

@@ -987,7 +987,7 @@ fn resolve_access(
             if bytes == 0 || bytes > 64 << 20 {
                 return Err(err(
                     "block_sizes",
-                    format!("block size `{size}` must be 512 B to 64 MiB"),
+                    format!("block size `{size}` must be 1 B to 64 MiB"),
                 ));
             }
             if *weight == 0 {
@@ -1016,7 +1016,9 @@ fn resolve_access(
     if block == 0 || block > 64 << 20 {
         return Err(err(
             "block_size",
-            format!("block_size is {block} bytes; use 512 B to 64 MiB, e.g. block_size = \"4k\""),
+            format!(
+                "block_size is {block} bytes; use 1 B to 64 MiB (a multiple of the device's logical block size for O_DIRECT), e.g. block_size = \"4k\""
+            ),
         ));
     }
     let smallest = block_sizes.first().map(|&(b, _)| b).unwrap_or(block);
@@ -1043,7 +1045,9 @@ fn resolve_access(
     if offset % align != 0 && offset % block != 0 {
         return Err(err(
             "offset",
-            format!("offset {offset} is not a multiple of the alignment ({align} bytes)"),
+            format!(
+                "offset {offset} is not a multiple of the alignment ({align} bytes) or the block size ({block} bytes)"
+            ),
         ));
     }
     let span = length.unwrap_or(u64::MAX);

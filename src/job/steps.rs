@@ -287,24 +287,27 @@ pub fn apply(job: &mut Job, p: Param, v: f64) {
             }
         }
         Param::Workers => {
-            let mut groups: Vec<super::Worker> = Vec::new();
+            // Copies of a group are `name#i`; new copy i takes the settings (targets, CPU) of
+            // old copy i modulo the old count.
+            let mut groups: Vec<(String, Vec<super::Worker>)> = Vec::new();
             for w in &job.workers {
                 let group = w.name.split('#').next().unwrap_or(&w.name).to_string();
-                if !groups.iter().any(|g| g.name == group) {
-                    let mut g = w.clone();
-                    g.name = group;
-                    groups.push(g);
+                match groups.iter_mut().find(|g| g.0 == group) {
+                    Some(g) => g.1.push(w.clone()),
+                    None => groups.push((group, vec![w.clone()])),
                 }
             }
             let n = (v as usize).max(1);
             job.workers = groups
                 .into_iter()
-                .flat_map(|g| {
+                .flat_map(|(name, copies)| {
                     (0..n).map(move |i| {
-                        let mut w = g.clone();
-                        if n > 1 {
-                            w.name = format!("{}#{i}", g.name);
-                        }
+                        let mut w = copies[i % copies.len()].clone();
+                        w.name = if n > 1 {
+                            format!("{name}#{i}")
+                        } else {
+                            name.clone()
+                        };
                         w
                     })
                 })

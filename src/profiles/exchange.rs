@@ -260,7 +260,7 @@ impl TestType {
     }
 }
 
-/// `threads = 4` or `threads = "auto"`.
+/// A number or a word: `threads = 4` or `threads = "auto"`, `version = 2010` or `"2010"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ThreadsSpec {
@@ -282,8 +282,8 @@ pub struct ExchangeSpec {
     pub iops_per_mailbox: Option<f64>,
     /// Messages sent and received per mailbox per day (converted with the version's table).
     pub messages_per_day: Option<u32>,
-    /// 2007, 2010, 2013, 2016 or 2019.
-    pub version: Option<String>,
+    /// 2007, 2010, 2013, 2016 or 2019 (a number or a string).
+    pub version: Option<ThreadsSpec>,
     /// Number of databases.
     pub databases: Option<u32>,
     /// Directories (or LUN mount points) for databases; databases are spread over them.
@@ -428,7 +428,10 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         message,
     };
     let version = match &spec.version {
-        Some(v) => Version::parse(v).map_err(|m| err("version", m))?,
+        Some(ThreadsSpec::Count(n)) => {
+            Version::parse(&n.to_string()).map_err(|m| err("version", m))?
+        }
+        Some(ThreadsSpec::Word(v)) => Version::parse(v).map_err(|m| err("version", m))?,
         None => Version::V2010,
     };
     let model = version.model();
@@ -1173,12 +1176,12 @@ mod tests {
                 .contains("at least 1")
         );
         let spec = ExchangeSpec {
-            version: Some("2003".into()),
+            version: Some(ThreadsSpec::Word("2003".into())),
             ..Default::default()
         };
         assert!(resolve(&spec, "x").is_err());
         let spec = ExchangeSpec {
-            version: Some("2007".into()),
+            version: Some(ThreadsSpec::Count(2007)),
             maintenance: Some(true),
             ..Default::default()
         };

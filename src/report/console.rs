@@ -158,7 +158,7 @@ impl Observer for Live {
             out.push_str(&step_header());
         }
         out.push_str(&step_line(s));
-        print!("{out}");
+        write_stdout(&out);
         self.steps_printed += 1;
     }
 
@@ -259,7 +259,8 @@ pub fn summary(r: &RunResult) -> String {
             Interrupted::Yes(why) => format!(" · INTERRUPTED: {why}"),
         }
     );
-    let open = r.job.workers.iter().any(|w| w.rate.is_some());
+    let open = r.job.workers.iter().any(|w| w.rate.is_some())
+        || r.steps.iter().flatten().any(|s| s.kind == "curve-level");
     let _ = writeln!(
         out,
         "latency: {} · MB/s = 10^6 bytes/s\n",
@@ -538,7 +539,7 @@ pub fn print_summary_after(r: &RunResult, rows_printed: usize) {
         out.push('\n');
     }
     out.push_str(&summary(r));
-    print!("{out}");
+    write_stdout(&out);
 }
 
 /// Prints a note on stderr (paths of written files, fallbacks).
@@ -548,5 +549,12 @@ pub fn note(text: &str) {
 
 /// Prints text on stdout as it is (JSON, dry-run listings).
 pub fn print_text(text: &str) {
-    println!("{text}");
+    write_stdout(&format!("{text}\n"));
+}
+
+/// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
+fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }

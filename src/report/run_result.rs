@@ -1,6 +1,7 @@
 //! The results file schema: [`RunResult`] is the contract every output is rendered from.
-//! Units are in field names; `schema_version` changes when a field changes meaning or goes
-//! away (adding a field does not change it; readers ignore nothing: see docs/results-format.md).
+//! Units are in field names; `schema_version` changes whenever a field is added, removed or
+//! changes meaning, and storlab reads files of its own version only (every type rejects
+//! unknown fields, so a file is never half-read): see docs/results-format.md.
 
 use crate::engine::target::{PrepareReport, TargetKind};
 use crate::engine::worker::ErrorDetail;
@@ -230,7 +231,7 @@ pub struct StepResult {
 pub struct PhaseRecord {
     /// `prepare`, `ramp` or `measure`.
     pub name: String,
-    /// `completed`, `interrupted`, `failed` or `not_started`.
+    /// `completed`, `interrupted` or `not_started`.
     pub state: String,
     /// Wall time spent in it, seconds.
     pub seconds: f64,

@@ -246,6 +246,23 @@ fn execute_inner(
             engine = EngineKind::Psync;
         }
     }
+    let one_at_a_time;
+    let job = if engine == EngineKind::Psync && job.workers.iter().any(|w| w.queue_depth > 1) {
+        let mut j = job.clone();
+        for w in &mut j.workers {
+            if w.queue_depth > 1 {
+                partial.warnings.push(format!(
+                    "worker `{}`: the psync engine does one I/O at a time; queue_depth {} is run as 1",
+                    w.name, w.queue_depth
+                ));
+                w.queue_depth = 1;
+            }
+        }
+        one_at_a_time = j;
+        &one_at_a_time
+    } else {
+        job
+    };
     let host = host::host_info();
 
     // Prepare: open (and fill) every target.
@@ -361,10 +378,11 @@ fn execute_inner(
     let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
     let n_workers = job.workers.len();
     let stop = &*signals.stop;
-    let start = Instant::now();
-    let first = sample(start, &devices);
-    obs.phase(if grid.ramp_ns > 0 { "ramp" } else { "measure" });
+    let gate = StartGate::new();
     let collected = std::thread::scope(|scope| -> Result<Collected> {
+        let gate = &gate;
+        let mut spawned = 0;
+        let mut spawn_error = None;
         for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
             let plan = WorkerPlan {
                 index: wi,
@@ -372,7 +390,7 @@ fn execute_inner(
                 classes: job.classes.len(),
                 access,
                 seed: job.seed ^ ((wi as u64) << 32),
-                start,
+                start: Instant::now(),
                 grid,
                 stop,
                 tx: tx.clone(),
@@ -381,16 +399,34 @@ fn execute_inner(
             };
             let fds = fds.clone();
             let slot_bytes = w.max_block_bytes() as usize;
-            std::thread::Builder::new()
+            let spawn = std::thread::Builder::new()
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
                     let tx = plan.tx.clone();
-                    let report = run_worker(plan, engine, fds, slot_bytes);
+                    let report = run_worker(plan, engine, fds, slot_bytes, gate);
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
-                })
-                .context("cannot start a worker thread")?;
+                });
+            match spawn {
+                Ok(_) => spawned += 1,
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
         }
         drop(tx);
+        if let Some(e) = spawn_error {
+            // Release the workers that did start, stopped at once.
+            stop.store(true, Ordering::Relaxed);
+            gate.start(spawned);
+            return Err(anyhow!(e).context(format!(
+                "cannot start worker thread {} of {n_workers}; lower the number of workers or raise the thread limit (ulimit -u)",
+                spawned + 1
+            )));
+        }
+        let start = gate.start(spawned);
+        let first = sample(start, &devices);
+        obs.phase(if grid.ramp_ns > 0 { "ramp" } else { "measure" });
         collect(
             rx,
             n_workers,
@@ -458,11 +494,53 @@ fn execute_inner(
     Ok(result)
 }
 
+/// Starts the workers together: each sets up its ring and buffers, then waits; time 0 of
+/// the run is taken when all are ready, so set-up time is never counted as latency.
+struct StartGate {
+    state: std::sync::Mutex<(usize, Option<Instant>)>,
+    cond: std::sync::Condvar,
+}
+
+impl StartGate {
+    fn new() -> Self {
+        StartGate {
+            state: std::sync::Mutex::new((0, None)),
+            cond: std::sync::Condvar::new(),
+        }
+    }
+
+    /// A worker is ready; returns time 0 once every worker is.
+    fn ready(&self) -> Instant {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        self.cond.notify_all();
+        loop {
+            if let Some(t) = s.1 {
+                return t;
+            }
+            s = self.cond.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits for `workers` to be ready, then starts them; returns time 0.
+    fn start(&self, workers: usize) -> Instant {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while s.0 < workers {
+            s = self.cond.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        let t = Instant::now();
+        s.1 = Some(t);
+        self.cond.notify_all();
+        t
+    }
+}
+
 fn run_worker(
-    plan: WorkerPlan<'_>,
+    mut plan: WorkerPlan<'_>,
     engine: EngineKind,
     fds: Vec<std::os::fd::BorrowedFd<'_>>,
     slot_bytes: usize,
+    gate: &StartGate,
 ) -> WorkerReport {
     let qd = plan.spec.queue_depth as usize;
     let seed = plan.seed;
@@ -470,25 +548,34 @@ fn run_worker(
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);
         if let Err(e) = rustix::thread::sched_setaffinity(None, &set) {
+            plan.start = gate.ready();
             return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
         }
     }
     match engine {
-        EngineKind::Null => worker::run(plan, NullBackend::new(qd, slot_bytes, seed), Vec::new()),
-        EngineKind::Psync => worker::run(
-            plan,
-            SyncBackend::new(fds, qd, slot_bytes, seed),
-            Vec::new(),
-        ),
+        EngineKind::Null => {
+            let b = NullBackend::new(qd, slot_bytes, seed);
+            plan.start = gate.ready();
+            worker::run(plan, b, Vec::new())
+        }
+        EngineKind::Psync => {
+            let b = SyncBackend::new(fds, qd, slot_bytes, seed);
+            plan.start = gate.ready();
+            worker::run(plan, b, Vec::new())
+        }
         EngineKind::IoUring => match UringBackend::new(fds, qd, slot_bytes, seed) {
             Ok(b) => {
                 let notes = b.notes.clone();
+                plan.start = gate.ready();
                 worker::run(plan, b, notes)
             }
-            Err(e) => failed(
-                &plan,
-                format!("cannot create an io_uring ring of {qd} entries: {e}"),
-            ),
+            Err(e) => {
+                plan.start = gate.ready();
+                failed(
+                    &plan,
+                    format!("cannot create an io_uring ring of {qd} entries: {e}"),
+                )
+            }
         },
     }
 }
@@ -609,7 +696,8 @@ fn collect(
                 ends.get(&(index - 1))
             };
             let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
-            let mut rec = interval_record(index, &grid, &stats, &job.classes, host);
+            let now = start.elapsed().as_nanos() as u64;
+            let mut rec = interval_record(index, &grid, now, &stats, &job.classes, host);
             rec.step = opts.step;
             rec.label.clone_from(&opts.label);
             serde_json::to_writer(&mut *ndjson, &rec)?;
@@ -646,6 +734,10 @@ fn collect(
                 finished[r.worker] = true;
                 done += 1;
                 reports.push(*r);
+                if done == n_workers && next_sample < grid.intervals() {
+                    // The run ended before this interval's planned end: sample now.
+                    ends.insert(next_sample, sample(start, devices));
+                }
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
@@ -669,14 +761,18 @@ fn collect(
     })
 }
 
+/// The record of interval `index`; an interval cut short (the run stopped at `now_ns`, before
+/// its planned end) gets its real length, so its rates are not understated.
 fn interval_record(
     index: u64,
     grid: &IntervalGrid,
+    now_ns: u64,
     stats: &StatsSet,
     classes: &[String],
     host: Option<(CpuPercent, BTreeMap<String, DiskDelta>)>,
 ) -> IntervalRecord {
     let (s, e, ramp) = grid.bounds(index);
+    let e = e.min(now_ns.max(s + 1));
     let mut rec = IntervalRecord {
         index,
         phase: if ramp { "ramp" } else { "measure" }.into(),
@@ -702,11 +798,17 @@ fn check_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
                 if !o.direct || lbs <= 1 {
                     continue;
                 }
-                let what = [
+                let mut what = vec![
                     ("block size", a.block_size_bytes, "a block size"),
                     ("alignment", a.align_bytes, "an alignment"),
                     ("span offset", a.offset_bytes, "an offset"),
+                    ("roll_every", a.roll_every_bytes, "a roll_every"),
                 ];
+                what.extend(
+                    a.block_sizes
+                        .iter()
+                        .map(|&(b, _)| ("block size", b, "block sizes")),
+                );
                 for (name, value, fix) in what {
                     if value % lbs != 0 {
                         return Err(Usage(format!(
@@ -788,9 +890,6 @@ fn placement_warnings(
             format_size_approx(data_bytes),
             format_size_approx(memory)
         ));
-    }
-    if job.ramp_ms > job.duration_ms {
-        w.push("the measured duration is shorter than the ramp".into());
     }
     w.dedup();
     w

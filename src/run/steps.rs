@@ -10,8 +10,8 @@ use super::{
 use crate::job::steps::{Param, Precondition, expand};
 use crate::job::{Access, Distribution, IoLimit, Job, Worker};
 use crate::report::run_result::{
-    ClassResult, DeviceResult, Interrupted, PhaseRecord, PreconditionResult, Repetitions,
-    RunFigures, RunResult, SteadyResult, StepResult,
+    ClassResult, DeviceResult, DirCounts, Interrupted, PhaseRecord, PreconditionResult,
+    Repetitions, RunFigures, RunResult, SteadyResult, StepResult,
 };
 use crate::stats::host::CpuPercent;
 use crate::stats::repetition::spread;
@@ -38,6 +38,10 @@ struct Sequencer<'a> {
     interrupted: Option<String>,
     /// Block devices' counters summed over every run.
     devices: BTreeMap<String, DeviceResult>,
+    /// Per-target counts summed over every run: (ops, bytes, errors).
+    targets: Vec<(DirCounts, DirCounts, DirCounts)>,
+    /// The first I/O errors of every run.
+    errors: Vec<crate::engine::worker::ErrorDetail>,
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
@@ -58,6 +62,8 @@ pub fn run(
         warnings: Vec::new(),
         interrupted: None,
         devices: BTreeMap::new(),
+        targets: Vec::new(),
+        errors: Vec::new(),
     };
     let precondition = match job.sequence.precondition {
         Some(p) => Some(s.precondition(job, p)?),
@@ -122,6 +128,22 @@ impl Sequencer<'_> {
                 self.warnings.push(w.clone());
             }
         }
+        if self.targets.len() < r.targets.len() {
+            self.targets.resize(r.targets.len(), Default::default());
+        }
+        for (sum, t) in self.targets.iter_mut().zip(&r.targets) {
+            for (a, b) in [
+                (&mut sum.0, &t.ops),
+                (&mut sum.1, &t.bytes),
+                (&mut sum.2, &t.errors),
+            ] {
+                a.read += b.read;
+                a.write += b.write;
+                a.flush += b.flush;
+            }
+        }
+        let room = (crate::engine::worker::ERROR_DETAILS * 4).saturating_sub(self.errors.len());
+        self.errors.extend(r.errors.iter().take(room).cloned());
         for d in &r.devices {
             let sum = self
                 .devices
@@ -339,7 +361,7 @@ impl Sequencer<'_> {
             let mut lj = job.clone();
             let per_worker = total / lj.workers.len().max(1) as f64;
             crate::job::steps::apply(&mut lj, Param::Rate, per_worker);
-            let r = self.sub(&lj, Some(index), &format!("curve {level}%"))?;
+            let r = self.sub(&lj, Some(index + rows.len()), &format!("curve {level}%"))?;
             let mut row = step_row(
                 index + rows.len(),
                 parameters,
@@ -446,6 +468,12 @@ impl Sequencer<'_> {
             seconds: secs,
         });
         r.phases = phases;
+        for (t, (ops, bytes, errors)) in r.targets.iter_mut().zip(self.targets) {
+            t.ops = ops;
+            t.bytes = bytes;
+            t.errors = errors;
+        }
+        r.errors = self.errors;
         r.interrupted = match self.interrupted {
             Some(w) => Interrupted::Yes(w),
             None => Interrupted::No,
