@@ -28,3 +28,5 @@ mod jobfile;
 mod loopdev;
 #[path = "integration/run.rs"]
 mod run;
+#[path = "integration/steps.rs"]
+mod steps;

@@ -509,6 +509,14 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         }
     }
     let sequence = resolve_sequence(spec, &src, &workers, &targets)?;
+    if let Some(class) = sequence.stop_when.as_ref().and_then(|r| r.class.as_ref()) {
+        if !classes.contains(class) {
+            return Err(whole(
+                "stop_when",
+                format!("stop_when names class `{class}`, which the job does not have; classes: {}", classes.join(", ")),
+            ));
+        }
+    }
     if ramp_ms > duration_ms {
         warnings.push(format!(
             "the ramp ({ramp_ms} ms) is longer than the measured duration ({duration_ms} ms)"

@@ -249,10 +249,13 @@ pub fn summary(r: &RunResult) -> String {
     let secs = r.measured_ms as f64 / 1e3;
     let _ = writeln!(
         out,
-        "storlab {} · engine {} · {} worker(s) · measured {:.1}s{}",
+        "storlab {} · engine {} · {} · measured {:.1}s{}",
         r.storlab_version,
         r.engine.name,
-        r.job.workers.len(),
+        match &r.steps {
+            Some(s) => format!("{} step(s)", s.len()),
+            None => format!("{} worker(s)", r.job.workers.len()),
+        },
         secs,
         match &r.interrupted {
             Interrupted::No => String::new(),

@@ -205,7 +205,10 @@ pub fn execute(
         Err(e) => {
             let reason = format!("failed: {e:#}");
             let ts_path = timeseries_path(&opts.results_path);
-            partial.timeseries = inline_timeseries(&ts_path);
+            // Runs inside a sequence append to a shared time series, inlined once at its end.
+    if !opts.append_timeseries && opts.step.is_none() && opts.label.is_none() {
+        partial.timeseries = inline_timeseries(&ts_path);
+    }
             let mut result = assemble(job, opts, partial, Interrupted::Yes(reason), None);
             if ts_path.exists() {
                 result.timeseries_path = Some(ts_path.display().to_string());
@@ -1079,10 +1082,12 @@ pub fn write_results(path: &Path, result: &RunResult) -> Result<()> {
             .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
     }
     let tmp = path.with_extension("json.tmp");
-    let mut f = std::fs::File::create(&tmp)
+    let f = std::fs::File::create(&tmp)
         .with_context(|| format!("cannot write the results file {}", tmp.display()))?;
-    serde_json::to_writer_pretty(&mut f, result)?;
-    f.write_all(b"\n")?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+    serde_json::to_writer_pretty(&mut w, result)?;
+    w.write_all(b"\n")?;
+    let f = w.into_inner().map_err(|e| e.into_error())?;
     f.sync_all()?;
     std::fs::rename(&tmp, path)
         .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;

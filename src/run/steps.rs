@@ -72,12 +72,15 @@ pub fn run(
     let mut steps: Vec<StepResult> = Vec::new();
     if s.interrupted.is_none() {
         for step in expand(job) {
-            let label = step
-                .parameters
-                .iter()
-                .map(|(p, v)| format!("{}={}", p.name(), p.show(*v)))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let label = if step.parameters.is_empty() {
+                "the job as written".to_string()
+            } else {
+                step.parameters
+                    .iter()
+                    .map(|(p, v)| format!("{}={}", p.name(), p.show(*v)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
             let parameters: BTreeMap<String, f64> = step
                 .parameters
                 .iter()
