@@ -141,7 +141,16 @@ struct Outcome {
 
 impl Context<'_> {
     fn exec(&mut self, job: &crate::job::Job) -> Result<RunResult> {
-        let r = execute(job, self.opts, self.signals, self.obs)?;
+        let r = execute(job, self.opts, self.signals, self.obs).map_err(|e| {
+            // Exchange always uses O_DIRECT: say which of its own settings to change.
+            match e.downcast_ref::<Usage>() {
+                Some(Usage(m)) if m.ends_with(super::BUFFERED_HINT) => anyhow::Error::from(Usage(format!(
+                    "{}; with storlab exchange, use a --page-size (or --backup-block-size) that is a multiple of it: Exchange itself uses 8 KiB (2007) or 32 KiB (2010 and later) pages",
+                    m.trim_end_matches(super::BUFFERED_HINT)
+                ))),
+                _ => e,
+            }
+        })?;
         if self.init.is_none() {
             let prepare = r.phases.iter().find(|p| p.name == "prepare");
             self.init = Some(Initialisation {
@@ -460,17 +469,22 @@ impl Context<'_> {
         let cfg = self.cfg;
         let job = model::backup_job(cfg, self.db_bytes);
         let mut r = self.exec(&job)?;
+        // Each database's rate over its own reader's time (readers finish at different times).
         let per_db: Vec<f64> = (0..cfg.databases)
             .map(|db| {
-                r.classes
-                    .get(&model::class_name(db, "backup-read"))
-                    .map(|c| c.read.bytes_per_s / 1e6)
+                let name = format!("db{}-backup", db + 1);
+                r.workers
+                    .iter()
+                    .find(|w| w.name == name)
+                    .map(|w| w.totals.read.bytes_per_s / 1e6)
                     .unwrap_or(0.0)
             })
             .collect();
-        let total: f64 = per_db.iter().sum();
+        // All databases together: bytes over the time until the last reader finished.
+        let total = r.totals.read.bytes_per_s / 1e6;
         let read: u64 = r.totals.read.bytes;
-        let complete = read >= self.db_bytes * cfg.databases as u64;
+        let all_bytes = self.db_bytes * cfg.databases as u64;
+        let complete = read >= all_bytes;
         let dbs = model::database_figures(cfg, self.db_bytes, &r.classes);
         let errors = r.totals.errors();
         let mut ex = self.summary(cfg.mailboxes, 0.0, 0.0, 0, dbs, Vec::new(), None);
@@ -478,8 +492,10 @@ impl Context<'_> {
             block_size_bytes: cfg.backup_block_bytes,
             mb_per_s_per_database: per_db,
             mb_per_s_total: total,
-            full_backup_seconds: if total > 0.0 {
-                (self.db_bytes * cfg.databases as u64) as f64 / (total * 1e6)
+            full_backup_seconds: if complete {
+                r.measured_ms as f64 / 1e3
+            } else if total > 0.0 {
+                all_bytes as f64 / (total * 1e6)
             } else {
                 0.0
             },

@@ -141,6 +141,14 @@ pub(crate) fn inline_timeseries(path: &Path) -> Vec<IntervalRecord> {
     let Ok(f) = std::fs::File::open(path) else {
         return Vec::new();
     };
+    // Count first, so a long series is never held in memory.
+    let lines = std::io::BufReader::new(&f).lines().take(INLINE_INTERVALS + 1).count();
+    if lines > INLINE_INTERVALS {
+        return Vec::new();
+    }
+    let Ok(f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for line in std::io::BufReader::new(f).lines() {
         let Ok(line) = line else { return Vec::new() };
@@ -792,6 +800,9 @@ fn interval_record(
     rec
 }
 
+/// The end of an alignment error: how to avoid O_DIRECT's constraint in a job file.
+pub const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
+
 fn check_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
     for w in &job.workers {
         for (ai, a) in w.access.iter().enumerate() {
@@ -815,7 +826,7 @@ fn check_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
                 for (name, value, fix) in what {
                     if value % lbs != 0 {
                         return Err(Usage(format!(
-                            "cannot use {} with O_DIRECT: its logical block size is {lbs} but worker `{}` access[{ai}] has {name} {value}; use {fix} that is a multiple of {} or `buffered = true` (--buffered)",
+                            "cannot use {} with O_DIRECT: its logical block size is {lbs} but worker `{}` access[{ai}] has {name} {value}; use {fix} that is a multiple of {}{BUFFERED_HINT}",
                             o.path.display(),
                             w.name,
                             format_size(lbs)

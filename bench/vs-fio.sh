@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# storlab against fio on the same jobs, on the same file, alternating runs.
+#
+#   bench/vs-fio.sh                      # ROUNDS=3 DURATION=10s SHORT=20s LONG=60s
+#   ROUNDS=5 DURATION=30s bench/vs-fio.sh
+#   ROUNDS=7 CASES="direct mixed" bench/vs-fio.sh    # only some cases
+#
+# Cases (targets in brackets; see docs/performance.md for what the figures mean):
+#   1. null engine, 4 KiB, qd 32: ops per CPU-second      [storlab >= 1.5 x fio]
+#      (fio as a process, and fio --thread, one job each)
+#   2. 4 KiB random read, O_DIRECT, io_uring, qd 32     [IOPS >= 0.97 x fio; p50, p99 within 10%]
+#   3. 4 KiB random read from the page cache:
+#      a. psync qd 1, b. io_uring qd 32                 [IOPS >= 1.0 x fio]
+#   4. 8 KiB random 35% read / 65% write, O_DIRECT, io_uring, 4 workers x qd 8
+#                                                       [total IOPS >= 0.97 x fio]
+#   5. storlab peak RSS of a SHORT and a LONG null-engine run   [must not grow with run length]
+#
+# The 1 GiB file is prepared once by storlab under SCRATCH (on the real disk, never tmpfs);
+# fio reads and writes that same file (--filename, --allow_file_create=0: fio lays out nothing).
+# Every storlab run writes its results file and every fio run its JSON into RESULTS; the
+# table is printed by bench/vs_fio_report.py, which can be rerun on a results directory.
+# Exit status: 0 unless a command fails (a missed target is printed as FAIL, not an error).
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10s}
+SHORT=${SHORT:-20s}
+LONG=${LONG:-60s}
+SCRATCH=${SCRATCH:-/var/tmp/storlab-vs-fio}
+CASES=${CASES:-null direct buf-psync buf-uring mixed rss}
+RESULTS=${RESULTS:-$SCRATCH/results-$(date -u +%Y%m%dT%H%M%SZ)}
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+say() { printf '%s\n' "$*" >&2; }
+
+# --- tools -------------------------------------------------------------------------------
+command -v fio >/dev/null || (apt-get update && apt-get install -y fio)
+[ -x /usr/bin/time ] || (apt-get update && apt-get install -y time)
+command -v python3 >/dev/null || (apt-get update && apt-get install -y python3)
+
+say "building storlab (release)"
+(cd "$repo" && cargo build --release --quiet)
+STORLAB=${STORLAB:-$repo/target/release/storlab}
+
+# --- scratch dir and file ----------------------------------------------------------------
+mkdir -p "$SCRATCH" "$RESULTS"
+fstype=$(stat -f -c %T "$SCRATCH")
+if [ "$fstype" = tmpfs ] || [ "$fstype" = ramfs ]; then
+    say "error: $SCRATCH is on $fstype; set SCRATCH to a directory on a real disk"
+    exit 1
+fi
+FILE=$SCRATCH/data.dat
+
+# Prepares the file (or reuses an earlier storlab preparation of the same size).
+say "preparing $FILE (1 GiB, by storlab)"
+"$STORLAB" run --target "$FILE" --size 1GiB --engine io_uring --bs 4k --qd 1 --read 100 \
+    --random 100 --duration 1s --quiet -o "$RESULTS/prepare.json" >"$RESULTS/prepare.log" 2>&1 || {
+    cat "$RESULTS/prepare.log" >&2
+    exit 1
+}
+
+# --- machine -----------------------------------------------------------------------------
+{
+    echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "nproc: $(nproc)"
+    echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+    echo "kernel: $(uname -r)"
+    echo "scratch: $SCRATCH ($(df -T "$SCRATCH" | awk 'NR==2 {print $2 " on " $1}'))"
+    echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "fio: $(fio --version)"
+    echo "storlab: $("$STORLAB" --version) (commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ', with uncommitted changes in src/'))"
+    echo "rounds: $ROUNDS  duration: $DURATION  rss runs: $SHORT / $LONG  cases: $CASES"
+    echo "loadavg_before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$RESULTS/machine.txt"
+
+# --- runners -----------------------------------------------------------------------------
+# storlab CASE ROUND ARGS...  -> RESULTS/CASE.storlab.ROUND.json
+storlab() {
+    local case=$1 round=$2
+    shift 2
+    say "  [$case] storlab round $round"
+    local log=$RESULTS/$case.storlab.$round.log
+    "$STORLAB" run --target "$FILE" --random 100 --duration "$DURATION" --quiet \
+        -o "$RESULTS/$case.storlab.$round.json" "$@" >"$log" 2>&1 || {
+        cat "$log" >&2
+        return 1
+    }
+}
+
+# fio_run CASE TOOL ROUND ARGS...  -> RESULTS/CASE.TOOL.ROUND.json
+fio_run() {
+    local case=$1 tool=$2 round=$3
+    shift 3
+    say "  [$case] $tool round $round"
+    fio --name="$case" --time_based --runtime="$DURATION" --output-format=json \
+        --output="$RESULTS/$case.$tool.$round.json" "$@" >/dev/null
+}
+
+# On the storlab file: it exists at 1 GiB, so fio neither creates nor lays it out.
+FIO_FILE=(--filename="$FILE" --size=1g --allow_file_create=0)
+
+warm() { cat "$FILE" >/dev/null; }
+want() { [[ " $CASES " == *" $1 "* ]]; }
+
+want null && for round in $(seq 1 "$ROUNDS"); do
+    say "case 1: null engine, 4 KiB, qd 32 (round $round/$ROUNDS)"
+    storlab null "$round" --engine null --bs 4k --qd 32 --read 100
+    fio_run null fio "$round" --ioengine=null --size=1g --bs=4k --iodepth=32 --rw=randread
+    fio_run null fio-thread "$round" --ioengine=null --size=1g --bs=4k --iodepth=32 \
+        --rw=randread --thread --numjobs=1
+done
+
+want direct && for round in $(seq 1 "$ROUNDS"); do
+    say "case 2: 4 KiB random read, O_DIRECT, io_uring qd 32 (round $round/$ROUNDS)"
+    storlab direct "$round" --engine io_uring --bs 4k --qd 32 --read 100
+    # lat_percentiles: fio's submit-to-completion percentiles too (clat starts after the
+    # submit syscall; storlab's latency starts before it).
+    fio_run direct fio "$round" "${FIO_FILE[@]}" --ioengine=io_uring --direct=1 --bs=4k \
+        --iodepth=32 --rw=randread --lat_percentiles=1
+done
+
+want buf-psync && for round in $(seq 1 "$ROUNDS"); do
+    say "case 3a: 4 KiB random read, page cache, psync qd 1 (round $round/$ROUNDS)"
+    warm
+    storlab buf-psync "$round" --engine psync --buffered --bs 4k --qd 1 --read 100
+    warm
+    # invalidate=0: fio would otherwise drop the file's pages from the cache before the job.
+    fio_run buf-psync fio "$round" "${FIO_FILE[@]}" --ioengine=psync --direct=0 --invalidate=0 \
+        --bs=4k --iodepth=1 --rw=randread
+done
+
+want buf-uring && for round in $(seq 1 "$ROUNDS"); do
+    say "case 3b: 4 KiB random read, page cache, io_uring qd 32 (round $round/$ROUNDS)"
+    warm
+    storlab buf-uring "$round" --engine io_uring --buffered --bs 4k --qd 32 --read 100
+    warm
+    fio_run buf-uring fio "$round" "${FIO_FILE[@]}" --ioengine=io_uring --direct=0 \
+        --invalidate=0 --bs=4k --iodepth=32 --rw=randread
+done
+
+want mixed && for round in $(seq 1 "$ROUNDS"); do
+    say "case 4: 8 KiB random 35/65 read/write, O_DIRECT, 4 x qd 8 (round $round/$ROUNDS)"
+    storlab mixed "$round" --engine io_uring --workers 4 --qd 8 --read 35 --bs 8k
+    fio_run mixed fio "$round" "${FIO_FILE[@]}" --ioengine=io_uring --direct=1 --bs=8k \
+        --iodepth=8 --numjobs=4 --group_reporting --rw=randrw --rwmixread=35
+done
+
+want rss && for d in "$SHORT" "$LONG"; do
+    say "case 5: storlab peak RSS, null engine, $d"
+    /usr/bin/time -v -o "$RESULTS/rss.$d.time.txt" \
+        "$STORLAB" run --target "$FILE" --engine null --bs 4k --qd 32 --read 100 --random 100 \
+        --duration "$d" --quiet -o "$RESULTS/rss.$d.json" >"$RESULTS/rss.$d.log" 2>&1 || {
+        cat "$RESULTS/rss.$d.log" >&2
+        exit 1
+    }
+done
+
+echo "loadavg_after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
+say "results: $RESULTS"
+python3 "$here/vs_fio_report.py" "$RESULTS" | tee "$RESULTS/summary.txt"
