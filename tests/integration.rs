@@ -6,8 +6,10 @@
 //! Each module owns one area: `run` (one-line runs, engines, output modes, open loop),
 //! `jobfile` (a job file with several targets, workers and classes), `badjobs` (validation
 //! errors and exit code 2), `guard` (the destroy-data guard), `interrupt` (Ctrl-C during measure
-//! and during prepare), `loopdev` (device counters on a loop device) and `examples` (every
-//! example job resolves). `harness` holds the scratch directory, the command runner, JSON access
+//! and during prepare), `loopdev` (device counters on a loop device), `examples` (every
+//! example job resolves), `exchange` (the Exchange model, verdicts, throttled devices, the
+//! maximum-mailboxes search) and `steps` (cycles, repetitions, curves, steady state,
+//! preconditioning and presets). `harness` holds the scratch directory, the command runner, JSON access
 //! and the loop-device guard they share.
 
 #![allow(clippy::print_stderr)]
@@ -16,6 +18,8 @@
 mod badjobs;
 #[path = "integration/examples.rs"]
 mod examples;
+#[path = "integration/exchange.rs"]
+mod exchange;
 #[path = "integration/guard.rs"]
 mod guard;
 #[path = "integration/harness.rs"]
