@@ -513,7 +513,10 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         if !classes.contains(class) {
             return Err(whole(
                 "stop_when",
-                format!("stop_when names class `{class}`, which the job does not have; classes: {}", classes.join(", ")),
+                format!(
+                    "stop_when names class `{class}`, which the job does not have; classes: {}",
+                    classes.join(", ")
+                ),
             ));
         }
     }

@@ -66,6 +66,12 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// Whether this run's results carry its time series inline. Runs inside a sequence (they
+    /// carry a step or label) append to a shared time series that is inlined once, at its end.
+    fn inlines_timeseries(&self) -> bool {
+        !self.append_timeseries && self.step.is_none() && self.label.is_none()
+    }
+
     /// Options for a plain run writing `results_path`.
     pub fn new(results_path: PathBuf, command: Vec<String>) -> Self {
         RunOptions {
@@ -142,7 +148,10 @@ pub(crate) fn inline_timeseries(path: &Path) -> Vec<IntervalRecord> {
         return Vec::new();
     };
     // Count first, so a long series is never held in memory.
-    let lines = std::io::BufReader::new(&f).lines().take(INLINE_INTERVALS + 1).count();
+    let lines = std::io::BufReader::new(&f)
+        .lines()
+        .take(INLINE_INTERVALS + 1)
+        .count();
     if lines > INLINE_INTERVALS {
         return Vec::new();
     }
@@ -213,10 +222,11 @@ pub fn execute(
         Err(e) => {
             let reason = format!("failed: {e:#}");
             let ts_path = timeseries_path(&opts.results_path);
-            // Runs inside a sequence append to a shared time series, inlined once at its end.
-    if !opts.append_timeseries && opts.step.is_none() && opts.label.is_none() {
-        partial.timeseries = inline_timeseries(&ts_path);
-    }
+            if opts.inlines_timeseries() {
+                if opts.inlines_timeseries() {
+                    partial.timeseries = inline_timeseries(&ts_path);
+                }
+            }
             let mut result = assemble(job, opts, partial, Interrupted::Yes(reason), None);
             if ts_path.exists() {
                 result.timeseries_path = Some(ts_path.display().to_string());
@@ -470,7 +480,9 @@ fn execute_inner(
         },
         collected.elapsed_ns.saturating_sub(grid.ramp_ns) as f64 / 1e9,
     );
-    partial.timeseries = inline_timeseries(&ts_path);
+    if opts.inlines_timeseries() {
+        partial.timeseries = inline_timeseries(&ts_path);
+    }
     let fatal: Vec<String> = collected
         .reports
         .iter()
