@@ -223,9 +223,7 @@ pub fn execute(
             let reason = format!("failed: {e:#}");
             let ts_path = timeseries_path(&opts.results_path);
             if opts.inlines_timeseries() {
-                if opts.inlines_timeseries() {
-                    partial.timeseries = inline_timeseries(&ts_path);
-                }
+                partial.timeseries = inline_timeseries(&ts_path);
             }
             let mut result = assemble(job, opts, partial, Interrupted::Yes(reason), None);
             if ts_path.exists() {
