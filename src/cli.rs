@@ -44,11 +44,14 @@ pub enum Command {
     },
     /// Print the summary of a results file.
     Report {
-        /// A results file written by `storlab run`.
+        /// A results file written by `storlab run` or `storlab exchange`.
         results: PathBuf,
         /// Print the results JSON instead of the table.
         #[arg(long)]
         json: bool,
+        /// Write a self-contained HTML report to FILE instead of printing the table.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -140,6 +143,9 @@ pub struct RunArgs {
     /// Print the results JSON on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
+    /// Also write a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// No live progress.
     #[arg(long, short)]
     pub quiet: bool,
@@ -240,9 +246,18 @@ pub struct ExchangeArgs {
     /// Print the results JSON on stdout (and nothing else).
     #[arg(long)]
     pub json: bool,
+    /// Also write a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// No live progress.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Writes the HTML report of `r` to `path`.
+fn write_html(path: &Path, r: &crate::report::run_result::RunResult) -> Result<()> {
+    std::fs::write(path, crate::report::html::render(r))
+        .with_context(|| format!("cannot write the HTML report {}", path.display()))
 }
 
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
@@ -286,9 +301,15 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             }
             Ok(exit::OK)
         }
-        Command::Report { results, json } => {
+        Command::Report {
+            results,
+            json,
+            output,
+        } => {
             let r = json::load(&results)?;
-            if json {
+            if let Some(path) = output {
+                write_html(&path, &r)?;
+            } else if json {
                 console::print_text(&json::to_string(&r)?);
             } else {
                 console::print_summary(&r);
@@ -418,6 +439,9 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
         console::note(&exchange::sizing_summary(&cfg));
     }
     let result = run::exchange::run(&cfg, &opts, &signals, &mut live)?;
+    if let Some(path) = &a.html {
+        write_html(path, &result)?;
+    }
     if a.json {
         console::print_text(&json::to_string(&result)?);
     } else {
@@ -465,6 +489,7 @@ fn run_job(args: RunArgs) -> Result<i32> {
                 dry_run: args.dry_run,
                 output: args.output.clone(),
                 json: args.json,
+                html: args.html.clone(),
                 quiet: args.quiet,
                 ..Default::default()
             });
@@ -489,6 +514,9 @@ fn run_job(args: RunArgs) -> Result<i32> {
     } else {
         run::execute(&job, &opts, &signals, &mut live)?
     };
+    if let Some(path) = &args.html {
+        write_html(path, &result)?;
+    }
     if args.json {
         console::print_text(&json::to_string(&result)?);
     } else {

@@ -2,5 +2,6 @@
 //! table and live progress.
 
 pub mod console;
+pub mod html;
 pub mod json;
 pub mod run_result;

@@ -1795,9 +1795,16 @@ fn json_flag_prints_only_the_results() {
         "--json",
         "-o",
         s(&results),
+        "--html",
+        "r.html",
     ];
     args.extend(LENIENT);
     let out = exchange(dir.path(), &args);
+    // The HTML report holds the sizing, the per-database table and every rule.
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(html.contains("<h2>Databases</h2>") && html.contains("<h2>Verdict rules</h2>"));
+    assert!(html.contains("average database read latency"));
+    assert!(!html.contains("<script") && !html.contains("src="));
     let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "stdout is not one JSON document: {e}\n--- stdout\n{}",

@@ -451,3 +451,56 @@ fn open_loop_keeps_its_rate_and_reports_service_time() {
     );
     assert!(at(&v, "/job/workers/0/rate").is_object());
 }
+
+#[test]
+fn html_report_is_self_contained_and_rebuilt_from_the_results_file() {
+    let dir = scratch();
+    let target = dir.path().join("html.dat");
+    let results = dir.path().join("html.json");
+    let html = dir.path().join("live.html");
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "16MiB",
+            "--duration",
+            "2s",
+            "--interval",
+            "500ms",
+            "--read",
+            "70",
+            "-q",
+            "-o",
+            results.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+    );
+    out.expect_ok();
+    let live = std::fs::read_to_string(&html).unwrap();
+    let rebuilt_path = dir.path().join("rebuilt.html");
+    run_in(
+        dir.path(),
+        [
+            "report",
+            results.to_str().unwrap(),
+            "-o",
+            rebuilt_path.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    let rebuilt = std::fs::read_to_string(&rebuilt_path).unwrap();
+    assert_eq!(live, rebuilt, "the report comes from the results file alone");
+    for external in ["<script", "src=", "href=", "url(", "@import", "<link"] {
+        assert!(!live.contains(external), "the report loads `{external}`");
+    }
+    assert!(live.starts_with("<!doctype html>"));
+    assert!(live.contains("<h2>Classes</h2>"));
+    // Both charts are drawn with one point per interval (4 measured intervals).
+    assert_eq!(live.matches("<polyline").count(), 2);
+    let points = live.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+    assert_eq!(points.split(' ').count(), 4, "{points}");
+}
