@@ -493,7 +493,10 @@ fn html_report_is_self_contained_and_rebuilt_from_the_results_file() {
     )
     .expect_ok();
     let rebuilt = std::fs::read_to_string(&rebuilt_path).unwrap();
-    assert_eq!(live, rebuilt, "the report comes from the results file alone");
+    assert_eq!(
+        live, rebuilt,
+        "the report comes from the results file alone"
+    );
     for external in ["<script", "src=", "href=", "url(", "@import", "<link"] {
         assert!(!live.contains(external), "the report loads `{external}`");
     }
@@ -501,6 +504,12 @@ fn html_report_is_self_contained_and_rebuilt_from_the_results_file() {
     assert!(live.contains("<h2>Classes</h2>"));
     // Both charts are drawn with one point per interval (4 measured intervals).
     assert_eq!(live.matches("<polyline").count(), 2);
-    let points = live.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+    let points = live
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
     assert_eq!(points.split(' ').count(), 4, "{points}");
 }
