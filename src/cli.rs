@@ -6,6 +6,7 @@ use crate::job::units::{Dur, Percent, Size, format_duration, format_size};
 use crate::job::{self, Job, JobError};
 use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec};
 use crate::profiles::presets;
+use crate::report::run_result::RunResult;
 use crate::report::{console, json};
 use crate::run::{self, RunOptions, Signals};
 use crate::{Usage, exit};
@@ -134,21 +135,9 @@ pub struct RunArgs {
     /// Allow writing over block devices and files that may hold data.
     #[arg(long)]
     pub destroy_data: bool,
-    /// Print the resolved job and exit without touching any target.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Results file (default: storlab-results/run-TIMESTAMP.json).
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Print the results JSON on stdout (and nothing else).
-    #[arg(long)]
-    pub json: bool,
-    /// Also write a self-contained HTML report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-    /// No live progress.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// Output.
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// Flags of `storlab exchange`; each overrides the job file's `[exchange]` value.
@@ -237,10 +226,19 @@ pub struct ExchangeArgs {
     /// Allow overwriting existing files storlab did not create.
     #[arg(long)]
     pub destroy_data: bool,
-    /// Print the sizing and the job and exit without touching anything.
+    /// Output.
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Where results go and how they are shown: the same for `run` and `exchange`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct OutputArgs {
+    /// Print what would run (the resolved job, or the sizing) and exit without touching any
+    /// target.
     #[arg(long)]
     pub dry_run: bool,
-    /// Results file (default: storlab-results/exchange-TIMESTAMP.json).
+    /// Results file (default: storlab-results/KIND-TIMESTAMP.json).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print the results JSON on stdout (and nothing else).
@@ -254,8 +252,44 @@ pub struct ExchangeArgs {
     pub quiet: bool,
 }
 
+impl OutputArgs {
+    /// Runs `body` with the results path, signal handling and live progress these flags ask
+    /// for, then writes the HTML report, prints the JSON or the summary, and returns the exit
+    /// code.
+    fn run(
+        &self,
+        kind: &str,
+        body: impl FnOnce(&RunOptions, &Signals, &mut console::Live) -> Result<RunResult>,
+    ) -> Result<i32> {
+        let results_path = self.output.clone().unwrap_or_else(|| {
+            PathBuf::from("storlab-results").join(format!(
+                "{kind}-{}.json",
+                chrono::Local::now().format("%Y%m%d-%H%M%S")
+            ))
+        });
+        let opts = RunOptions::new(results_path.clone(), std::env::args().collect());
+        let signals = Signals::install()?;
+        let mut live = console::Live::new(self.quiet || self.json);
+        let result = body(&opts, &signals, &mut live)?;
+        if let Some(path) = &self.html {
+            write_html(path, &result)?;
+        }
+        if self.json {
+            console::print_text(&json::to_string(&result)?);
+        } else {
+            console::print_summary_after(&result, live.steps_printed());
+            console::note(&format!(
+                "results: {} (time series: {})",
+                results_path.display(),
+                run::timeseries_path(&results_path).display()
+            ));
+        }
+        Ok(outcome_code(&result))
+    }
+}
+
 /// Writes the HTML report of `r` to `path`.
-fn write_html(path: &Path, r: &crate::report::run_result::RunResult) -> Result<()> {
+fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     std::fs::write(path, crate::report::html::render(r))
         .with_context(|| format!("cannot write the HTML report {}", path.display()))
 }
@@ -413,7 +447,7 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
 
 fn run_exchange(a: ExchangeArgs) -> Result<i32> {
     let cfg = build_exchange(&a)?;
-    if a.dry_run {
+    if a.out.dry_run {
         let job = exchange::transactional_job(
             &cfg,
             cfg.threads.unwrap_or(1),
@@ -426,38 +460,17 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
         console::print_text(&describe(&job));
         return Ok(exit::OK);
     }
-    let results_path = a.output.clone().unwrap_or_else(|| {
-        PathBuf::from("storlab-results").join(format!(
-            "exchange-{}.json",
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        ))
-    });
-    let opts = RunOptions::new(results_path.clone(), std::env::args().collect());
-    let signals = Signals::install()?;
-    let mut live = console::Live::new(a.quiet || a.json);
-    if !a.json {
-        console::note(&exchange::sizing_summary(&cfg));
-    }
-    let result = run::exchange::run(&cfg, &opts, &signals, &mut live)?;
-    if let Some(path) = &a.html {
-        write_html(path, &result)?;
-    }
-    if a.json {
-        console::print_text(&json::to_string(&result)?);
-    } else {
-        console::print_summary(&result);
-        console::note(&format!(
-            "results: {} (time series: {})",
-            results_path.display(),
-            run::timeseries_path(&results_path).display()
-        ));
-    }
-    Ok(outcome_code(&result))
+    a.out.run("exchange", |opts, signals, live| {
+        if !a.out.json {
+            console::note(&exchange::sizing_summary(&cfg));
+        }
+        run::exchange::run(&cfg, opts, signals, live)
+    })
 }
 
 /// Exit code of a finished run: 1 when interrupted or failed, 3 when its verdict is FAIL,
 /// 0 otherwise.
-pub fn outcome_code(r: &crate::report::run_result::RunResult) -> i32 {
+pub fn outcome_code(r: &RunResult) -> i32 {
     if matches!(
         r.interrupted,
         crate::report::run_result::Interrupted::Yes(_)
@@ -486,48 +499,23 @@ fn run_job(args: RunArgs) -> Result<i32> {
                 engine: args.engine.clone(),
                 seed: args.seed,
                 destroy_data: args.destroy_data,
-                dry_run: args.dry_run,
-                output: args.output.clone(),
-                json: args.json,
-                html: args.html.clone(),
-                quiet: args.quiet,
+                out: args.out.clone(),
                 ..Default::default()
             });
         }
     }
     let job = build_job(&args)?;
-    if args.dry_run {
+    if args.out.dry_run {
         console::print_text(&describe(&job));
         return Ok(exit::OK);
     }
-    let results_path = args.output.clone().unwrap_or_else(|| {
-        PathBuf::from("storlab-results").join(format!(
-            "run-{}.json",
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        ))
-    });
-    let opts = RunOptions::new(results_path.clone(), std::env::args().collect());
-    let signals = Signals::install()?;
-    let mut live = console::Live::new(args.quiet || args.json);
-    let result = if job.sequence.is_sequence() {
-        run::steps::run(&job, &opts, &signals, &mut live)?
-    } else {
-        run::execute(&job, &opts, &signals, &mut live)?
-    };
-    if let Some(path) = &args.html {
-        write_html(path, &result)?;
-    }
-    if args.json {
-        console::print_text(&json::to_string(&result)?);
-    } else {
-        console::print_summary_after(&result, live.steps_printed());
-        console::note(&format!(
-            "results: {} (time series: {})",
-            results_path.display(),
-            run::timeseries_path(&results_path).display()
-        ));
-    }
-    Ok(outcome_code(&result))
+    args.out.run("run", |opts, signals, live| {
+        if job.sequence.is_sequence() {
+            run::steps::run(&job, opts, signals, live)
+        } else {
+            run::execute(&job, opts, signals, live)
+        }
+    })
 }
 
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.

@@ -501,22 +501,11 @@ impl Context<'_> {
             },
             complete,
         });
-        r.verdict = Some(Verdict::of(vec![
-            crate::verdict::Rule::judge(
-                "I/O errors",
-                errors as f64,
-                crate::verdict::Comparison::AtMost,
-                0.0,
-                "errors",
-            ),
-            crate::verdict::Rule::judge(
-                "every database read completely",
-                if complete { 1.0 } else { 0.0 },
-                crate::verdict::Comparison::AtLeast,
-                1.0,
-                "complete",
-            ),
-        ]));
+        r.verdict = Some(completion_verdict(
+            errors,
+            "every database read completely",
+            complete,
+        ));
         r.exchange = Some(ex);
         write_results(&self.opts.results_path, &r)?;
         Ok(r)
@@ -542,24 +531,34 @@ impl Context<'_> {
             seconds,
             seconds_per_log_file: seconds / cfg.log_files as f64,
         });
-        r.verdict = Some(Verdict::of(vec![
-            crate::verdict::Rule::judge(
-                "I/O errors",
-                errors as f64,
-                crate::verdict::Comparison::AtMost,
-                0.0,
-                "errors",
-            ),
-            crate::verdict::Rule::judge(
-                "every log file replayed",
-                if complete { 1.0 } else { 0.0 },
-                crate::verdict::Comparison::AtLeast,
-                1.0,
-                "complete",
-            ),
-        ]));
+        r.verdict = Some(completion_verdict(
+            errors,
+            "every log file replayed",
+            complete,
+        ));
         r.exchange = Some(ex);
         write_results(&self.opts.results_path, &r)?;
         Ok(r)
     }
+}
+
+/// The verdict of a test that must finish its work without errors (backup, recovery).
+fn completion_verdict(errors: u64, what: &str, complete: bool) -> Verdict {
+    use crate::verdict::{Comparison, Rule};
+    Verdict::of(vec![
+        Rule::judge(
+            "I/O errors",
+            errors as f64,
+            Comparison::AtMost,
+            0.0,
+            "errors",
+        ),
+        Rule::judge(
+            what,
+            if complete { 1.0 } else { 0.0 },
+            Comparison::AtLeast,
+            1.0,
+            "complete",
+        ),
+    ])
 }
