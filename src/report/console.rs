@@ -363,7 +363,6 @@ pub fn summary(r: &RunResult) -> String {
 }
 
 fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::ExchangeResult) {
-    let ms = |ns: f64| format_ns(ns);
     let _ = writeln!(
         out,
         "\nExchange {} {} test · {} mailboxes · {} IOPS/mailbox ({}) · headroom {}%",
@@ -398,38 +397,33 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
             )
         }
     );
+    let widths = [5, 9, 9, 9, 9, 9, 9, 12, 9, 9, 16, 7];
+    let line = |cells: &[&str]| {
+        cells
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let _ = writeln!(
         out,
-        "\n{:<5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}",
-        "db",
-        "reads/s",
-        "read avg",
-        "read p95",
-        "read p99",
-        "writes/s",
-        "write avg",
-        "logs/s",
-        "log avg",
-        "log p99",
-        "bdm MB/s",
-        "errors"
+        "\n{}",
+        line(&super::run_result::DatabaseFigures::COLUMNS)
     );
     for d in &x.databases {
+        let cells = d.cells();
         let _ = writeln!(
             out,
-            "{:<5} {:>9.1} {:>9} {:>9} {:>9} {:>9.1} {:>9} {:>9.1} {:>9} {:>9} {:>9.2} {:>8}",
-            d.name,
-            d.db_reads_per_s,
-            ms(d.db_read_latency_ns.mean),
-            ms(d.db_read_latency_ns.p95 as f64),
-            ms(d.db_read_latency_ns.p99 as f64),
-            d.db_writes_per_s,
-            ms(d.db_write_latency_ns.mean),
-            d.log_writes_per_s,
-            ms(d.log_write_latency_ns.mean),
-            ms(d.log_write_latency_ns.p99 as f64),
-            d.maintenance_mb_per_s,
-            d.errors
+            "{}",
+            line(&cells.iter().map(String::as_str).collect::<Vec<_>>())
         );
     }
     if let Some(b) = &x.backup {

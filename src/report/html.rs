@@ -158,24 +158,17 @@ pub fn render(r: &RunResult) -> String {
                 ""
             }
         );
-        o.push_str("<h2>Databases</h2><table><tr><th>db</th><th>reads/s</th><th>read avg</th><th>read p95</th><th>read p99</th><th>writes/s</th><th>write avg</th><th>log writes/s</th><th>log avg</th><th>log p99</th><th>maintenance MB/s</th><th>errors</th></tr>");
+        o.push_str("<h2>Databases</h2><table><tr>");
+        for c in super::run_result::DatabaseFigures::COLUMNS {
+            let _ = write!(o, "<th>{c}</th>");
+        }
+        o.push_str("</tr>");
         for d in &x.databases {
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td></tr>",
-                escape(&d.name),
-                d.db_reads_per_s,
-                format_ns(d.db_read_latency_ns.mean),
-                format_ns(d.db_read_latency_ns.p95 as f64),
-                format_ns(d.db_read_latency_ns.p99 as f64),
-                d.db_writes_per_s,
-                format_ns(d.db_write_latency_ns.mean),
-                d.log_writes_per_s,
-                format_ns(d.log_write_latency_ns.mean),
-                format_ns(d.log_write_latency_ns.p99 as f64),
-                d.maintenance_mb_per_s,
-                d.errors
-            );
+            o.push_str("<tr>");
+            for c in d.cells() {
+                let _ = write!(o, "<td>{}</td>", escape(&c));
+            }
+            o.push_str("</tr>");
         }
         o.push_str("</table>");
         let trials = x

@@ -391,6 +391,43 @@ pub struct DatabaseFigures {
     pub errors: u64,
 }
 
+impl DatabaseFigures {
+    /// Column headings of the per-database table (console and HTML).
+    pub const COLUMNS: [&'static str; 12] = [
+        "db",
+        "reads/s",
+        "read avg",
+        "read p95",
+        "read p99",
+        "writes/s",
+        "write avg",
+        "log writes/s",
+        "log avg",
+        "log p99",
+        "maintenance MB/s",
+        "errors",
+    ];
+
+    /// The row of the per-database table, formatted.
+    pub fn cells(&self) -> [String; 12] {
+        use crate::report::console::format_ns;
+        [
+            self.name.clone(),
+            format!("{:.1}", self.db_reads_per_s),
+            format_ns(self.db_read_latency_ns.mean),
+            format_ns(self.db_read_latency_ns.p95 as f64),
+            format_ns(self.db_read_latency_ns.p99 as f64),
+            format!("{:.1}", self.db_writes_per_s),
+            format_ns(self.db_write_latency_ns.mean),
+            format!("{:.1}", self.log_writes_per_s),
+            format_ns(self.log_write_latency_ns.mean),
+            format_ns(self.log_write_latency_ns.p99 as f64),
+            format!("{:.2}", self.maintenance_mb_per_s),
+            self.errors.to_string(),
+        ]
+    }
+}
+
 /// Mean and tail of a latency, ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

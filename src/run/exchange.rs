@@ -317,7 +317,7 @@ impl Context<'_> {
         while (lo == 0 || hi == 0) && steps < MAX_BRACKET_STEPS {
             steps += 1;
             let m = if hi == 0 { lo * 2 } else { (hi / 2).max(1) };
-            if m == hi || (hi == 1 && lo == 0 && m == 1) {
+            if m == hi {
                 break;
             }
             let o = probe(self, m, "bracket", short)?;
