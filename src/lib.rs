@@ -4,11 +4,14 @@
 //! The data flow:
 //!
 //! ```text
-//! argv / job.toml ─cli─▶ JobSpec ─job::resolve─▶ Job ─run─▶ engine workers ──▶ per-worker StatsSet
+//! argv / job.toml ─cli─▶ JobSpec ─job::resolve─▶ Job ─run::execute─▶ engine workers ──▶ per-worker StatsSet
 //!                                                       │ every interval: merged ─▶ console (live) + NDJSON
 //!                                                       ▼ end: merge
-//!                                     stats::summary ─▶ RunResult ─▶ report::{json, console}
-//! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult with verdict
+//!                                     stats::summary ─▶ RunResult ─▶ report::{json, console, html}
+//! Job with [cycle]/repeat/curve/until_steady/precondition ─run::steps─▶ one run::execute per run ─▶ RunResult.steps
+//! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult.{exchange, verdict}
+//! profiles::presets ─▶ job files (TOML) ─▶ the same path as any job file
+//! RunResult file ─report::json::load─▶ console / html (any report is rebuilt from the file)
 //! ```
 
 pub mod cli;
