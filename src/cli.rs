@@ -53,7 +53,15 @@ pub enum Command {
         /// Write a self-contained HTML report to FILE instead of printing the table.
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Print a table as CSV or Markdown instead (see --table).
+        #[arg(long, value_name = "FORMAT")]
+        format: Option<crate::report::csv::Format>,
+        /// The table --format prints.
+        #[arg(long, value_name = "TABLE", default_value = "summary")]
+        table: crate::report::csv::Table,
     },
+    /// Compare results files side by side (the first is the baseline).
+    Compare(CompareArgs),
 }
 
 /// `storlab presets show NAME`.
@@ -288,6 +296,66 @@ impl OutputArgs {
     }
 }
 
+/// Flags of `storlab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Results files; the first is the baseline.
+    #[arg(required = true, num_args = 2..)]
+    pub results: Vec<PathBuf>,
+    /// A label per file, in order (default: the file names).
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
+    /// Write the comparison as a self-contained HTML page to FILE.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Differences below this many percent are noise (runs with repetitions use their own
+    /// spread when it is larger).
+    #[arg(long, value_name = "PCT", default_value = "2%")]
+    pub noise: Percent,
+    /// Exit 1 when any throughput falls, or latency rises, by more than PCT beyond noise.
+    #[arg(long, value_name = "PCT")]
+    pub fail_on_regression: Option<Percent>,
+}
+
+fn compare(a: CompareArgs) -> Result<i32> {
+    use crate::report::compare;
+    if !a.labels.is_empty() && a.labels.len() != a.results.len() {
+        return Err(Usage(format!(
+            "{} labels for {} results files; give one --label per file or none",
+            a.labels.len(),
+            a.results.len()
+        ))
+        .into());
+    }
+    let mut runs = Vec::new();
+    for (i, path) in a.results.iter().enumerate() {
+        let label = a.labels.get(i).cloned().unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string())
+        });
+        runs.push((label, json::load(path)?));
+    }
+    let c = compare::compare(&runs, a.noise.0);
+    console::print_text(compare::console(&c).trim_end());
+    if let Some(path) = &a.output {
+        std::fs::write(path, compare::html(&c))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(pct) = a.fail_on_regression {
+        let found = compare::regressions(&c, pct.0);
+        if !found.is_empty() {
+            console::note(&format!(
+                "regressions beyond {}%:\n{}",
+                pct.0,
+                found.join("\n")
+            ));
+            return Ok(exit::RUNTIME);
+        }
+    }
+    Ok(exit::OK)
+}
+
 /// Writes the HTML report of `r` to `path`.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     std::fs::write(path, crate::report::html::render(r))
@@ -335,14 +403,19 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             }
             Ok(exit::OK)
         }
+        Command::Compare(args) => compare(args),
         Command::Report {
             results,
             json,
             output,
+            format,
+            table,
         } => {
             let r = json::load(&results)?;
             if let Some(path) = output {
                 write_html(&path, &r)?;
+            } else if let Some(format) = format {
+                console::print_text(crate::report::csv::render(&r, format, table).trim_end());
             } else if json {
                 console::print_text(&json::to_string(&r)?);
             } else {
