@@ -1,7 +1,17 @@
 //! CSV and Markdown export of a results file's tables: the summary (per class and direction),
 //! the steps, and the time series, for spreadsheets and wikis.
+//!
+//! Units are in the column names: `_us` microseconds, `mb_per_s` 10^6 bytes per second, `_s`
+//! seconds, `_ms` milliseconds, `_pct` percent. Numbers carry no thousands separators; floats
+//! have at most 3 decimals (trailing zeros trimmed). An absent value is an empty cell.
+//!
+//! A table without rows (a run without steps, say) is, in CSV, the header row alone; in
+//! Markdown, a one-line note in place of the table.
 
-use super::run_result::RunResult;
+use super::run_result::{ClassResult, RunResult, StepResult};
+use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -24,7 +34,565 @@ pub enum Table {
 }
 
 /// The table of `r` in `format`.
+///
+/// A run without steps gives, for [`Table::Steps`], a header-only CSV table or a one-line
+/// Markdown note (see the module documentation).
 pub fn render(r: &RunResult, format: Format, table: Table) -> String {
-    let _ = (r, format, table);
-    String::new()
+    let t = match table {
+        Table::Summary => summary_table(&r.classes, &r.totals),
+        Table::Steps => steps_table(r.steps.as_deref().unwrap_or(&[])),
+        Table::Timeseries => timeseries_table(&r.timeseries),
+    };
+    match format {
+        Format::Csv => t.csv(),
+        Format::Markdown => t.markdown(match table {
+            Table::Summary => "No I/O: the summary has no rows.",
+            Table::Steps => "No steps: this run is not a step sequence.",
+            Table::Timeseries => "No time series: the run recorded no intervals.",
+        }),
+    }
+}
+
+/// A column: its name and whether it holds numbers (right-aligned in Markdown).
+struct Col {
+    name: String,
+    numeric: bool,
+}
+
+/// A table of formatted cells.
+#[derive(Default)]
+struct Tab {
+    cols: Vec<Col>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Tab {
+    fn text(&mut self, name: &str) {
+        self.cols.push(Col {
+            name: name.into(),
+            numeric: false,
+        });
+    }
+
+    fn num(&mut self, name: &str) {
+        self.cols.push(Col {
+            name: name.into(),
+            numeric: true,
+        });
+    }
+
+    fn csv(&self) -> String {
+        let mut out = String::new();
+        let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+            let v: Vec<String> = cells.map(csv_field).collect();
+            out.push_str(&v.join(","));
+            out.push('\n');
+        };
+        line(&mut self.cols.iter().map(|c| c.name.as_str()));
+        for r in &self.rows {
+            line(&mut r.iter().map(String::as_str));
+        }
+        out
+    }
+
+    fn markdown(&self, empty_note: &str) -> String {
+        if self.rows.is_empty() {
+            return format!("{empty_note}\n");
+        }
+        let mut out = String::new();
+        let mut line = |cells: Vec<String>| {
+            out.push_str("| ");
+            out.push_str(&cells.join(" | "));
+            out.push_str(" |\n");
+        };
+        line(self.cols.iter().map(|c| md_cell(&c.name)).collect());
+        line(
+            self.cols
+                .iter()
+                .map(|c| if c.numeric { "---:" } else { "---" }.to_string())
+                .collect(),
+        );
+        for r in &self.rows {
+            line(r.iter().map(|c| md_cell(c)).collect());
+        }
+        out
+    }
+}
+
+/// One RFC 4180 field: quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// One Markdown cell: `|` escaped, line breaks as spaces.
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace("\r\n", " ")
+        .replace(['\n', '\r'], " ")
+}
+
+/// A float with at most 3 decimals, trailing zeros trimmed; empty when not finite.
+fn f(x: f64) -> String {
+    if !x.is_finite() {
+        return String::new();
+    }
+    let s = format!("{x:.3}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" { "0".into() } else { s }
+}
+
+/// An optional float.
+fn of(x: Option<f64>) -> String {
+    x.map(f).unwrap_or_default()
+}
+
+/// Nanoseconds as microseconds.
+fn us(ns: f64) -> String {
+    f(ns / 1e3)
+}
+
+/// Bytes per second as MB/s (10^6 bytes/s).
+fn mb(bytes_per_s: f64) -> String {
+    f(bytes_per_s / 1e6)
+}
+
+const DIRS: [&str; 3] = ["read", "write", "flush"];
+
+fn dirs(c: &ClassSummary) -> [&DirSummary; 3] {
+    [&c.read, &c.write, &c.flush]
+}
+
+/// Per class and direction, then every class together as `(all)`.
+fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary) -> Tab {
+    let mut t = Tab::default();
+    t.text("class");
+    t.text("op");
+    for c in [
+        "ops",
+        "bytes",
+        "errors",
+        "iops",
+        "mb_per_s",
+        "mean_us",
+        "p50_us",
+        "p90_us",
+        "p95_us",
+        "p99_us",
+        "p99_9_us",
+        "p99_99_us",
+        "max_us",
+    ] {
+        t.num(c);
+    }
+    t.num("service_mean_us");
+    t.num("service_p99_us");
+    let mut add = |class: &str, s: &ClassSummary| {
+        for (op, d) in DIRS.iter().zip(dirs(s)) {
+            if d.ops == 0 && d.errors == 0 {
+                continue;
+            }
+            let l = &d.latency_ns;
+            let mut row = vec![
+                class.to_string(),
+                op.to_string(),
+                d.ops.to_string(),
+                d.bytes.to_string(),
+                d.errors.to_string(),
+                f(d.iops),
+                mb(d.bytes_per_s),
+                us(l.mean),
+            ];
+            row.extend(
+                [l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.max].map(|v| us(v as f64)),
+            );
+            match &d.service_latency_ns {
+                Some(sv) => {
+                    row.push(us(sv.mean));
+                    row.push(us(sv.p99 as f64));
+                }
+                None => row.extend([String::new(), String::new()]),
+            }
+            t.rows.push(row);
+        }
+    };
+    for (name, c) in classes {
+        add(name, &c.summary());
+    }
+    add("(all)", totals);
+    t
+}
+
+/// Mean and p99 latency of reads and writes together, ns.
+fn step_latency(s: &ClassSummary) -> (Option<f64>, Option<f64>) {
+    let (r, w) = (&s.read, &s.write);
+    let one = |d: &DirSummary| (Some(d.latency_ns.mean), Some(d.latency_ns.p99 as f64));
+    match (r.ops > 0, w.ops > 0) {
+        (false, false) => (None, None),
+        (true, false) => one(r),
+        (false, true) => one(w),
+        (true, true) => {
+            if r.histogram.is_some() && w.histogram.is_some() {
+                one(&DirSummary::merge(&[r, w], 1.0))
+            } else {
+                // No histograms to merge: the mean weighs by operations, the p99 is unknown.
+                let n = (r.ops + w.ops) as f64;
+                let mean =
+                    (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64) / n;
+                (Some(mean), None)
+            }
+        }
+    }
+}
+
+/// The steps table's fixed columns (parameters go between `kind` and `curve_level_pct`).
+const STEP_COLUMNS: [&str; 19] = [
+    "index",
+    "label",
+    "kind",
+    "curve_level_pct",
+    "target_iops",
+    "measured_s",
+    "iops",
+    "mb_per_s",
+    "mean_us",
+    "p99_us",
+    "cpu_busy_pct",
+    "ios_per_cpu_pct",
+    "runs",
+    "iops_mean",
+    "iops_stddev",
+    "iops_ci95_low",
+    "iops_ci95_high",
+    "iops_cv_pct",
+    "steady_at_round",
+];
+
+/// One row per step; every parameter of any step is a column (sorted by name).
+fn steps_table(steps: &[StepResult]) -> Tab {
+    let params: BTreeSet<&str> = steps
+        .iter()
+        .flat_map(|s| s.parameters.keys().map(String::as_str))
+        .collect();
+    let mut t = Tab::default();
+    t.num("index");
+    t.text("label");
+    t.text("kind");
+    // A parameter named like a fixed column (`curve_level_pct`) is prefixed with `param_`.
+    for p in &params {
+        if STEP_COLUMNS.contains(p) {
+            t.num(&format!("param_{p}"));
+        } else {
+            t.num(p);
+        }
+    }
+    for c in STEP_COLUMNS.iter().skip(3) {
+        t.num(c);
+    }
+    for s in steps {
+        let mut row = vec![s.index.to_string(), s.label.clone(), s.kind.clone()];
+        row.extend(params.iter().map(|p| of(s.parameters.get(*p).copied())));
+        let (mean, p99) = step_latency(&s.totals);
+        row.extend([
+            of(s.curve_level_pct),
+            of(s.target_iops),
+            f(s.measured_ms as f64 / 1e3),
+            f(s.totals.iops()),
+            mb(s.totals.bytes_per_s()),
+            of(mean.map(|v| v / 1e3)),
+            of(p99.map(|v| v / 1e3)),
+            f(s.cpu_busy_pct),
+            f(s.ios_per_cpu_pct),
+        ]);
+        match &s.repetitions {
+            Some(r) => row.extend([
+                r.runs.len().to_string(),
+                f(r.iops.mean),
+                f(r.iops.stddev),
+                f(r.iops.ci95_low),
+                f(r.iops.ci95_high),
+                f(r.iops.cv_pct),
+            ]),
+            None => row.extend(std::iter::repeat_n(String::new(), 6)),
+        }
+        row.push(
+            s.steady
+                .as_ref()
+                .and_then(|st| st.steady_at_round)
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+        );
+        t.rows.push(row);
+    }
+    t
+}
+
+fn interval_dirs(c: &IntervalClass) -> [&IntervalDir; 3] {
+    [&c.read, &c.write, &c.flush]
+}
+
+/// One row per interval, class and direction with I/O (then `(all)`), with the interval's CPU
+/// use and every device's utilisation.
+fn timeseries_table(records: &[IntervalRecord]) -> Tab {
+    let devices: BTreeSet<&str> = records
+        .iter()
+        .flat_map(|r| r.devices.keys().map(String::as_str))
+        .collect();
+    let mut t = Tab::default();
+    t.num("index");
+    t.num("step");
+    t.text("label");
+    t.text("phase");
+    t.num("t_end_ms");
+    t.num("interval_ms");
+    t.text("class");
+    t.text("op");
+    for c in [
+        "ops",
+        "iops",
+        "mb_per_s",
+        "mean_us",
+        "p99_us",
+        "max_us",
+        "process_user_pct",
+        "process_system_pct",
+        "system_busy_pct",
+    ] {
+        t.num(c);
+    }
+    for d in &devices {
+        t.num(&format!("util_pct_{d}"));
+    }
+    for rec in records {
+        let mut tail = vec![
+            f(rec.cpu.process_user_pct),
+            f(rec.cpu.process_system_pct),
+            f(rec.cpu.system_user_pct + rec.cpu.system_system_pct),
+        ];
+        tail.extend(devices.iter().map(|d| {
+            rec.devices
+                .get(*d)
+                .map(|x| f(x.util_pct))
+                .unwrap_or_default()
+        }));
+        let classes = rec
+            .classes
+            .iter()
+            .map(|(n, c)| (n.as_str(), c))
+            .chain([("(all)", &rec.total)]);
+        for (name, c) in classes {
+            for (op, d) in DIRS.iter().zip(interval_dirs(c)) {
+                if d.ops == 0 {
+                    continue;
+                }
+                let mut row = vec![
+                    rec.index.to_string(),
+                    rec.step.map(|s| s.to_string()).unwrap_or_default(),
+                    rec.label.clone().unwrap_or_default(),
+                    rec.phase.clone(),
+                    rec.t_end_ms.to_string(),
+                    rec.interval_ms.to_string(),
+                    name.to_string(),
+                    op.to_string(),
+                    d.ops.to_string(),
+                    f(d.iops),
+                    mb(d.bytes_per_s),
+                    us(d.latency_mean_ns),
+                    us(d.latency_p99_ns as f64),
+                    us(d.latency_max_ns as f64),
+                ];
+                row.extend(tail.iter().cloned());
+                t.rows.push(row);
+            }
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lat() -> serde_json::Value {
+        json!({"min": 1000, "mean": 2500.5, "max": 90000, "stddev": 10.0, "p50": 2000,
+               "p90": 3000, "p95": 4000, "p99": 8000, "p99_9": 9000, "p99_99": 10000})
+    }
+
+    fn dir(ops: u64) -> serde_json::Value {
+        json!({"ops": ops, "bytes": ops * 4096, "errors": 0, "iops": ops as f64 / 2.0,
+               "bytes_per_s": ops as f64 * 2048.0, "latency_ns": lat(),
+               "service_latency_ns": null})
+    }
+
+    /// Classes `a,"b"` (reads and writes) and `log|x` (writes only), and their totals.
+    fn classes() -> (BTreeMap<String, ClassResult>, ClassSummary) {
+        let classes: BTreeMap<String, ClassResult> = serde_json::from_value(json!({
+            "a,\"b\"": {"read": dir(100), "write": dir(50), "flush": dir(0),
+                        "write_durability": "none"},
+            "log|x": {"read": dir(0), "write": dir(10), "flush": dir(0),
+                      "write_durability": "none"},
+        }))
+        .unwrap();
+        let totals: ClassSummary =
+            serde_json::from_value(json!({"read": dir(100), "write": dir(60), "flush": dir(0)}))
+                .unwrap();
+        (classes, totals)
+    }
+
+    fn step(index: usize, params: serde_json::Value) -> StepResult {
+        StepResult {
+            index,
+            label: format!("step {index}"),
+            kind: "step".into(),
+            parameters: serde_json::from_value(params).unwrap(),
+            measured_ms: 2500,
+            totals: serde_json::from_value(json!({"read": dir(10), "write": dir(0),
+                                                  "flush": dir(0)}))
+            .unwrap(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn summary_csv_quotes_and_counts() {
+        let (c, t) = classes();
+        let out = summary_table(&c, &t).csv();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            "class,op,ops,bytes,errors,iops,mb_per_s,mean_us,p50_us,p90_us,p95_us,p99_us,\
+             p99_9_us,p99_99_us,max_us,service_mean_us,service_p99_us"
+        );
+        // 2 + 1 class rows, 2 (all) rows.
+        assert_eq!(lines.len(), 1 + 5);
+        assert!(out.ends_with('\n') && !out.contains('\r'));
+        assert_eq!(
+            lines[1],
+            "\"a,\"\"b\"\"\",read,100,409600,0,50,0.205,2.501,2,3,4,8,9,10,90,,"
+        );
+        assert!(lines[2].starts_with("\"a,\"\"b\"\"\",write,50,"));
+        assert!(lines[3].starts_with("log|x,write,10,"));
+        assert!(lines[4].starts_with("(all),read,100,"));
+        assert!(lines[5].starts_with("(all),write,60,"));
+    }
+
+    #[test]
+    fn summary_markdown_escapes_and_aligns() {
+        let (c, t) = classes();
+        let out = summary_table(&c, &t).markdown("none");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2 + 5);
+        assert!(lines[0].starts_with("| class | op | ops | bytes |"));
+        assert!(lines[1].starts_with("| --- | --- | ---: | ---: |"));
+        assert_eq!(lines[1].matches("---:").count(), 15);
+        assert!(lines[4].starts_with("| log\\|x | write | 10 |"));
+        // Every row has as many unescaped pipes as the header.
+        let pipes = |l: &str| l.replace("\\|", "").matches('|').count();
+        assert!(lines.iter().all(|l| pipes(l) == pipes(lines[0])));
+    }
+
+    #[test]
+    fn steps_columns_union_and_empty() {
+        let steps = vec![
+            step(0, json!({"block_size": 4096.0, "read": 100.0})),
+            step(1, json!({"block_size": 65536.0, "queue_depth": 8.0})),
+        ];
+        let clash = steps_table(&[step(0, json!({"curve_level_pct": 100.0}))]).csv();
+        assert!(clash.starts_with("index,label,kind,param_curve_level_pct,curve_level_pct,"));
+        let out = steps_table(&steps).csv();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(
+            lines[0],
+            "index,label,kind,block_size,queue_depth,read,curve_level_pct,target_iops,\
+             measured_s,iops,mb_per_s,mean_us,p99_us,cpu_busy_pct,ios_per_cpu_pct,runs,\
+             iops_mean,iops_stddev,iops_ci95_low,iops_ci95_high,iops_cv_pct,steady_at_round"
+        );
+        assert_eq!(
+            lines[1],
+            "0,step 0,step,4096,,100,,,2.5,5,0.02,2.501,8,0,0,,,,,,,"
+        );
+        assert!(lines[2].starts_with("1,step 1,step,65536,8,,"));
+        // No steps: header only in CSV, a note in Markdown.
+        assert_eq!(steps_table(&[]).csv().lines().count(), 1);
+        assert_eq!(steps_table(&[]).markdown("No steps.").trim(), "No steps.");
+    }
+
+    #[test]
+    fn timeseries_rows_and_devices() {
+        use crate::stats::host::DiskDelta;
+        let d = |ops: u64| IntervalDir {
+            ops,
+            bytes: ops * 4096,
+            iops: ops as f64,
+            bytes_per_s: ops as f64 * 4096.0,
+            latency_mean_ns: 1500.0,
+            latency_p99_ns: 3000,
+            latency_max_ns: 4000,
+            ..Default::default()
+        };
+        let c = |r: u64, w: u64| IntervalClass {
+            read: d(r),
+            write: d(w),
+            flush: d(0),
+        };
+        let mut rec = IntervalRecord {
+            index: 3,
+            phase: "measure".into(),
+            step: Some(1),
+            label: Some("rep 2".into()),
+            t_end_ms: 4000,
+            interval_ms: 1000,
+            total: c(5, 2),
+            ..Default::default()
+        };
+        rec.classes.insert("a".into(), c(5, 0));
+        rec.classes.insert("b".into(), c(0, 2));
+        rec.cpu.process_user_pct = 12.5;
+        rec.cpu.process_system_pct = 30.0;
+        rec.cpu.system_user_pct = 5.0;
+        rec.cpu.system_system_pct = 7.25;
+        let disk = DiskDelta {
+            util_pct: 42.123_456,
+            ..Default::default()
+        };
+        rec.devices.insert("sda".into(), disk);
+        let mut other = rec.clone();
+        other.index = 4;
+        other.devices.clear();
+        other.devices.insert("nvme0n1".into(), disk);
+        let out = timeseries_table(&[rec, other]).csv();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            "index,step,label,phase,t_end_ms,interval_ms,class,op,ops,iops,mb_per_s,mean_us,\
+             p99_us,max_us,process_user_pct,process_system_pct,system_busy_pct,\
+             util_pct_nvme0n1,util_pct_sda"
+        );
+        // Per record: a read, b write, (all) read and write.
+        assert_eq!(lines.len(), 1 + 2 * 4);
+        assert_eq!(
+            lines[1],
+            "3,1,rep 2,measure,4000,1000,a,read,5,5,0.02,1.5,3,4,12.5,30,12.25,,42.123"
+        );
+        assert!(lines[4].starts_with("3,1,rep 2,measure,4000,1000,(all),write,2,"));
+        assert!(lines[5].ends_with(",42.123,"));
+    }
+
+    #[test]
+    fn number_formatting() {
+        assert_eq!(f(1234567.0), "1234567");
+        assert_eq!(f(0.1), "0.1");
+        assert_eq!(f(2.0 / 3.0), "0.667");
+        assert_eq!(f(-0.0001), "0");
+        assert_eq!(f(f64::NAN), "");
+    }
 }

@@ -1,11 +1,26 @@
 //! The HTML report: one self-contained file (inline CSS and SVG, no script, font or image
 //! loaded from anywhere), rendered from a results file alone, legible in light and dark mode
 //! and when printed.
+//!
+//! Every chart is a `<figure class="chart" data-chart="ID">` whose series elements carry
+//! `data-series="NAME"`. Chart ids (and series names): iops-over-time and mbps-over-time
+//! (`total`, plus each class when there are several), latency-over-time (`CLASS DIR mean`,
+//! `CLASS DIR p99`), latency-distribution (`CLASS DIR`, one per class and direction with I/Os),
+//! cpu-over-time (`storlab user+sys`, `machine busy`, `machine iowait`), device-util-over-time
+//! (one per device), steps-iops and steps-mbps (`total`, plus each class when there are
+//! several; sequences of two or more steps or with repetitions), curve-latency (`mean`, `p99`;
+//! rate curves), steady-rounds (`rounds`, `window`, prefixed by the step label when several
+//! steps ran until steady).
 
-use super::run_result::{Interrupted, RunResult};
+use super::run_result::{Interrupted, Repetitions, RunResult, SteadyResult, StepResult};
+use super::svg::{self, Axis, Bars, LineOptions, Series};
 use crate::job::units::{format_size, format_size_approx};
 use crate::report::console::{format_ns, format_rate};
-use crate::stats::summary::DirSummary;
+use crate::stats::histogram::Histogram;
+use crate::stats::host::CpuPercent;
+use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::stats::timeseries::{IntervalDir, IntervalRecord};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 const STYLE: &str = "
@@ -17,8 +32,8 @@ table { border-collapse: collapse; margin: 0.6em 0; } th, td { padding: 0.25em 0
 th { font-weight: 600; } td:first-child, th:first-child { text-align: left; }
 .muted { color: var(--muted); } .pass { color: var(--pass); font-weight: 700; } .fail { color: var(--fail); font-weight: 700; }
 .verdict { font-size: 1.8em; font-weight: 800; } .warn { color: var(--fail); }
-svg { max-width: 100%; height: auto; } svg text { fill: var(--fg); font-size: 11px; } svg .axis { stroke: var(--line); } svg .series { fill: none; stroke: var(--accent); stroke-width: 1.5; }
-@media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; } table { break-inside: avoid; } }
+svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.about { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 1em; margin: 0.6em 0; } dl.about dt { color: var(--muted); } dl.about dd { margin: 0; }
+@media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } }
 ";
 
 /// Escapes text for HTML.
@@ -47,34 +62,684 @@ fn dir_row(out: &mut String, name: &str, op: &str, d: &DirSummary) {
     );
 }
 
-/// A line chart of `points` (x seconds, y value) as inline SVG.
-fn chart(title: &str, unit: &str, points: &[(f64, f64)]) -> String {
-    let (w, h, pad) = (720.0, 220.0, 48.0);
-    let max_x = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-9);
-    let max_y = points.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9);
-    let x = |v: f64| pad + v / max_x * (w - 2.0 * pad);
-    let y = |v: f64| h - pad + -(v / max_y) * (h - 2.0 * pad);
-    let path: Vec<String> = points
-        .iter()
-        .map(|&(px, py)| format!("{:.1},{:.1}", x(px), y(py)))
-        .collect();
-    format!(
-        "<figure><svg viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\">\
-<line class=\"axis\" x1=\"{pad}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/><line class=\"axis\" x1=\"{pad}\" y1=\"{pad}\" x2=\"{pad}\" y2=\"{b}\"/>\
-<text x=\"{pad}\" y=\"{ty}\">{t} ({u})</text><text x=\"4\" y=\"{top}\">{my}</text><text x=\"4\" y=\"{b}\">0</text>\
-<text x=\"{r}\" y=\"{xl}\" text-anchor=\"end\">{mx:.0} s</text>\
-<polyline class=\"series\" points=\"{p}\"/></svg></figure>",
-        t = escape(title),
-        u = escape(unit),
-        b = h - pad,
-        r = w - pad,
-        ty = pad - 16.0,
-        top = pad + 4.0,
-        my = format_rate(max_y),
-        mx = max_x,
-        xl = h - pad + 16.0,
-        p = path.join(" ")
+/// Latency tick labels (values in ns).
+fn ns_tick(v: f64) -> String {
+    format_ns(v)
+}
+
+/// Percent tick labels.
+fn pct_tick(v: f64) -> String {
+    format!("{v:.0}%")
+}
+
+/// Directions with their names.
+fn dirs<T>(read: T, write: T, flush: T) -> [(&'static str, T); 3] {
+    [("read", read), ("write", write), ("flush", flush)]
+}
+
+/// The time of each record, seconds, continuous across the runs of a sequence (each run's
+/// records restart at 0: later runs are shifted past the end of the earlier ones).
+fn record_times(recs: &[IntervalRecord]) -> Vec<f64> {
+    let (mut offset, mut last) = (0.0, 0.0);
+    let mut key = None;
+    let mut out = Vec::with_capacity(recs.len());
+    for (i, rec) in recs.iter().enumerate() {
+        let t = rec.t_end_ms as f64 / 1e3;
+        let k = (rec.step, rec.label.clone());
+        if i > 0 && (t < last || (Some(&k) != key.as_ref() && t <= last)) {
+            offset += last;
+        }
+        key = Some(k);
+        last = t;
+        out.push(offset + t);
+    }
+    out
+}
+
+fn series(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+    Series {
+        name: name.into(),
+        points,
+    }
+}
+
+/// The charts over time: throughput, latency, CPU and device utilisation.
+fn time_charts(o: &mut String, r: &RunResult) {
+    let recs = &r.timeseries;
+    if recs.is_empty() {
+        return;
+    }
+    let ts = record_times(recs);
+    let time = Axis::linear("time (s)");
+    let several = r.classes.len() > 1;
+    for (id, title, unit, f) in [
+        (
+            "iops-over-time",
+            "IOPS over time",
+            "I/Os per second",
+            (|d: &IntervalDir| d.iops) as fn(&IntervalDir) -> f64,
+        ),
+        (
+            "mbps-over-time",
+            "MB/s over time",
+            "MB/s (10⁶ bytes/s)",
+            |d: &IntervalDir| d.bytes_per_s / 1e6,
+        ),
+    ] {
+        let mut s = vec![series(
+            "total",
+            recs.iter()
+                .zip(&ts)
+                .map(|(rec, &t)| (t, f(&rec.total.read) + f(&rec.total.write)))
+                .collect(),
+        )];
+        if several {
+            for name in r.classes.keys() {
+                s.push(series(
+                    name.clone(),
+                    recs.iter()
+                        .zip(&ts)
+                        .map(|(rec, &t)| {
+                            let c = rec.classes.get(name).copied().unwrap_or_default();
+                            (t, f(&c.read) + f(&c.write))
+                        })
+                        .collect(),
+                ));
+            }
+        }
+        o.push_str(&svg::tag(
+            &svg::line_chart(title, &time, &Axis::linear(unit), &s),
+            id,
+        ));
+    }
+
+    // Latency: mean (solid) and p99 (dashed) per class and direction that did I/O.
+    let mut s = Vec::new();
+    let mut opts = LineOptions::default();
+    let mut colour = 0;
+    for (name, c) in &r.classes {
+        for (dir, d) in dirs(&c.read, &c.write, &c.flush) {
+            if d.ops == 0 {
+                continue;
+            }
+            let pick = |rec: &IntervalRecord| {
+                let c = rec.classes.get(name).copied().unwrap_or_default();
+                match dir {
+                    "read" => c.read,
+                    "write" => c.write,
+                    _ => c.flush,
+                }
+            };
+            for (stat, dashed) in [("mean", false), ("p99", true)] {
+                let points: Vec<(f64, f64)> = recs
+                    .iter()
+                    .zip(&ts)
+                    .filter_map(|(rec, &t)| {
+                        let d = pick(rec);
+                        (d.ops > 0).then_some((
+                            t,
+                            if dashed {
+                                d.latency_p99_ns as f64
+                            } else {
+                                d.latency_mean_ns
+                            },
+                        ))
+                    })
+                    .collect();
+                if points.is_empty() {
+                    continue;
+                }
+                s.push(series(format!("{name} {dir} {stat}"), points));
+                opts.colours.push(colour);
+                opts.dashed.push(dashed);
+            }
+            colour += 1;
+        }
+    }
+    if !s.is_empty() {
+        opts.y_format = Some(ns_tick);
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Latency over time (mean solid, p99 dashed)",
+                &time,
+                &Axis::log("latency"),
+                &s,
+                &opts,
+            ),
+            "latency-over-time",
+        ));
+    }
+
+    let cpu = |f: fn(&CpuPercent) -> f64| -> Vec<(f64, f64)> {
+        recs.iter()
+            .zip(&ts)
+            .map(|(rec, &t)| (t, f(&rec.cpu)))
+            .collect()
+    };
+    let s = vec![
+        series(
+            "storlab user+sys",
+            cpu(|c| c.process_user_pct + c.process_system_pct),
+        ),
+        series(
+            "machine busy",
+            cpu(|c| c.system_user_pct + c.system_system_pct),
+        ),
+        series("machine iowait", cpu(|c| c.system_iowait_pct)),
+    ];
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "CPU over time (storlab: % of one CPU; machine: % of all CPUs)",
+            &time,
+            &Axis::linear("CPU %"),
+            &s,
+            &LineOptions {
+                y_format: Some(pct_tick),
+                ..Default::default()
+            },
+        ),
+        "cpu-over-time",
+    ));
+
+    let names: BTreeSet<&String> = recs.iter().flat_map(|rec| rec.devices.keys()).collect();
+    if !names.is_empty() {
+        let s: Vec<Series> = names
+            .into_iter()
+            .map(|dev| {
+                series(
+                    dev.clone(),
+                    recs.iter()
+                        .zip(&ts)
+                        .filter_map(|(rec, &t)| rec.devices.get(dev).map(|d| (t, d.util_pct)))
+                        .collect(),
+                )
+            })
+            .collect();
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Device utilisation over time",
+                &time,
+                &Axis::linear("busy %"),
+                &s,
+                &LineOptions {
+                    y_format: Some(pct_tick),
+                    ..Default::default()
+                },
+            ),
+            "device-util-over-time",
+        ));
+    }
+}
+
+/// The percentile plot of every class and direction with a histogram.
+fn distribution_chart(o: &mut String, r: &RunResult) {
+    let mut s = Vec::new();
+    let mut max_x: f64 = 3.0;
+    for (name, c) in &r.classes {
+        for (dir, d) in dirs(&c.read, &c.write, &c.flush) {
+            let Some(h) = d.histogram.as_ref().filter(|_| d.ops > 0) else {
+                continue;
+            };
+            let Ok(h) = Histogram::decode(h) else {
+                continue;
+            };
+            let count = h.count().max(1) as f64;
+            let mut points: Vec<(f64, f64)> = Vec::new();
+            for (p, ns) in h.percentile_curve() {
+                // The maximum sits at the percentile of the last I/O.
+                let x = if p >= 100.0 {
+                    count.log10()
+                } else {
+                    svg::nines(p)
+                };
+                if points.last().is_some_and(|l| x <= l.0) {
+                    if p >= 100.0 {
+                        if let Some(l) = points.last_mut() {
+                            l.1 = l.1.max(ns as f64);
+                        }
+                    }
+                    continue;
+                }
+                points.push((x, ns as f64));
+            }
+            if let Some(l) = points.last() {
+                max_x = max_x.max(l.0);
+            }
+            s.push(series(format!("{name} {dir}"), points));
+        }
+    }
+    if s.is_empty() {
+        return;
+    }
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "Latency distribution (percentiles)",
+            &Axis::linear("percentile"),
+            &Axis::log("latency"),
+            &s,
+            &LineOptions {
+                x_ticks: Some(svg::nines_ticks(max_x)),
+                y_format: Some(ns_tick),
+                ..Default::default()
+            },
+        ),
+        "latency-distribution",
+    ));
+}
+
+/// Mean and p99 latency of a step's reads and writes together, ns: from the merged
+/// histograms, or when there are none, the ops-weighted mean and the larger p99.
+fn step_latency(s: &StepResult) -> (f64, f64) {
+    let (r, w) = (&s.totals.read, &s.totals.write);
+    match (r.ops > 0, w.ops > 0) {
+        (true, false) => return (r.latency_ns.mean, r.latency_ns.p99 as f64),
+        (false, true) => return (w.latency_ns.mean, w.latency_ns.p99 as f64),
+        _ => {}
+    }
+    let merged = DirSummary::merge(&[r, w], 1.0);
+    if merged.latency_ns.p99 > 0 {
+        return (merged.latency_ns.mean, merged.latency_ns.p99 as f64);
+    }
+    let ops = (r.ops + w.ops).max(1) as f64;
+    (
+        (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64) / ops,
+        r.latency_ns.p99.max(w.latency_ns.p99) as f64,
     )
+}
+
+/// Parameters that a sequence cycles with a numeric axis of their own.
+const NUMERIC_PARAMETERS: [(&str, &str); 6] = [
+    ("block_size", "block size"),
+    ("workers", "workers"),
+    ("queue_depth", "queue depth"),
+    ("rate", "rate (IOPS per worker)"),
+    ("read", "reads (%)"),
+    ("random", "random (%)"),
+];
+
+/// Step sequences: throughput against the cycled parameter, the rate curve, steady state.
+fn step_charts(o: &mut String, steps: &[StepResult]) {
+    let plain: Vec<&StepResult> = steps.iter().filter(|s| s.kind == "step").collect();
+    let reps = plain.iter().any(|s| s.repetitions.is_some());
+    if plain.len() >= 2 || reps {
+        let mut keys: BTreeSet<&String> = BTreeSet::new();
+        for s in &plain {
+            keys.extend(s.parameters.keys());
+        }
+        let cycled: Vec<&String> = keys
+            .into_iter()
+            .filter(|k| {
+                let first = plain[0].parameters.get(*k);
+                plain.iter().any(|s| s.parameters.get(*k) != first)
+            })
+            .collect();
+        let numeric = match cycled.as_slice() {
+            [k] => NUMERIC_PARAMETERS
+                .iter()
+                .find(|(n, _)| n == k)
+                .filter(|_| plain.iter().all(|s| s.parameters.contains_key(k.as_str())))
+                .map(|&(n, label)| (n, label)),
+            _ => None,
+        };
+        let classes: BTreeSet<&String> = plain.iter().flat_map(|s| s.classes.keys()).collect();
+        let several = classes.len() > 1;
+        type Pick = fn(&Repetitions) -> &crate::stats::repetition::Spread;
+        for (id, title, unit, scale, pick) in [
+            (
+                "steps-iops",
+                "IOPS per step",
+                "I/Os per second",
+                1.0,
+                (|r: &Repetitions| &r.iops) as Pick,
+            ),
+            (
+                "steps-mbps",
+                "MB/s per step",
+                "MB/s (10⁶ bytes/s)",
+                1e6,
+                |r: &Repetitions| &r.mb_per_s,
+            ),
+        ] {
+            let value = |c: &ClassSummary| {
+                if scale == 1.0 {
+                    c.iops()
+                } else {
+                    c.bytes_per_s() / scale
+                }
+            };
+            let errors: Vec<Option<(f64, f64)>> = plain
+                .iter()
+                .map(|s| {
+                    s.repetitions.as_ref().map(|rep| {
+                        let sp = pick(rep);
+                        (sp.ci95_low, sp.ci95_high)
+                    })
+                })
+                .collect();
+            let mut rows: Vec<(String, Vec<f64>)> = vec![(
+                "total".into(),
+                plain.iter().map(|s| value(&s.totals)).collect(),
+            )];
+            if several {
+                for c in &classes {
+                    rows.push((
+                        (*c).clone(),
+                        plain
+                            .iter()
+                            .map(|s| s.classes.get(*c).map(&value).unwrap_or(0.0))
+                            .collect(),
+                    ));
+                }
+            }
+            let chart = if let Some((key, label)) = numeric {
+                let xs: Vec<f64> = plain.iter().map(|s| s.parameters[key]).collect();
+                let mut order: Vec<usize> = (0..xs.len()).collect();
+                order.sort_by(|a, b| xs[*a].total_cmp(&xs[*b]));
+                let (lo, hi) = (xs[order[0]], xs[order[order.len() - 1]]);
+                let log = lo > 0.0 && hi / lo >= 8.0;
+                let mut ticks: Vec<(f64, String)> = Vec::new();
+                for &i in &order {
+                    if ticks.last().is_some_and(|t| t.0 == xs[i]) {
+                        continue;
+                    }
+                    let text = if key == "block_size" {
+                        format_size(xs[i] as u64)
+                    } else {
+                        format!("{}", xs[i])
+                    };
+                    ticks.push((xs[i], text));
+                }
+                let s: Vec<Series> = rows
+                    .iter()
+                    .map(|(n, v)| series(n.clone(), order.iter().map(|&i| (xs[i], v[i])).collect()))
+                    .collect();
+                let axis = Axis {
+                    label: label.into(),
+                    log,
+                };
+                svg::line_chart_with(
+                    title,
+                    &axis,
+                    &Axis::linear(unit),
+                    &s,
+                    &LineOptions {
+                        x_ticks: Some(ticks),
+                        errors: vec![order.iter().map(|&i| errors[i]).collect()],
+                        markers: true,
+                        ..Default::default()
+                    },
+                )
+            } else {
+                let cats: Vec<String> = plain
+                    .iter()
+                    .map(|s| {
+                        if s.label.is_empty() {
+                            format!("step {}", s.index)
+                        } else {
+                            s.label.clone()
+                        }
+                    })
+                    .collect();
+                let bars: Vec<Bars> = rows
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (name, values))| Bars {
+                        name,
+                        values,
+                        errors: if i == 0 { errors.clone() } else { Vec::new() },
+                    })
+                    .collect();
+                svg::bar_chart(title, &cats, &Axis::linear(unit), &bars)
+            };
+            o.push_str(&svg::tag(&chart, id));
+        }
+        if reps {
+            o.push_str("<p class=\"muted\">Error bars: 95% confidence interval of the mean over the repetitions.</p>");
+        }
+    }
+
+    // The rate curve: latency against load.
+    let mut levels: Vec<&StepResult> = steps.iter().filter(|s| s.kind == "curve-level").collect();
+    if !levels.is_empty() {
+        levels.sort_by(|a, b| a.totals.iops().total_cmp(&b.totals.iops()));
+        let s = vec![
+            series(
+                "mean",
+                levels
+                    .iter()
+                    .map(|s| (s.totals.iops(), step_latency(s).0))
+                    .collect(),
+            ),
+            series(
+                "p99",
+                levels
+                    .iter()
+                    .map(|s| (s.totals.iops(), step_latency(s).1))
+                    .collect(),
+            ),
+        ];
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Latency against load (rate curve levels)",
+                &Axis::linear("achieved IOPS"),
+                &Axis::log("latency"),
+                &s,
+                &LineOptions {
+                    y_format: Some(ns_tick),
+                    dashed: vec![false, true],
+                    markers: true,
+                    ..Default::default()
+                },
+            ),
+            "curve-latency",
+        ));
+        if let Some(max) = steps.iter().find(|s| s.kind == "curve-max") {
+            let _ = write!(
+                o,
+                "<p class=\"muted\">Closed-loop maximum: {} IOPS; levels at {}.</p>",
+                format_rate(max.totals.iops()),
+                levels
+                    .iter()
+                    .filter_map(|s| s.curve_level_pct.map(|p| format!("{p}%")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+
+    // Steady state: each round, the window highlighted.
+    let steady: Vec<(&StepResult, &SteadyResult)> = steps
+        .iter()
+        .filter_map(|s| s.steady.as_ref().map(|st| (s, st)))
+        .filter(|(_, st)| !st.rounds_iops.is_empty())
+        .collect();
+    if !steady.is_empty() {
+        let mut s = Vec::new();
+        let mut opts = LineOptions {
+            markers: true,
+            ..Default::default()
+        };
+        for (i, (step, st)) in steady.iter().enumerate() {
+            let prefix = if steady.len() == 1 {
+                String::new()
+            } else if step.label.is_empty() {
+                format!("step {} ", step.index)
+            } else {
+                format!("{} ", step.label)
+            };
+            let rounds: Vec<(f64, f64)> = st
+                .rounds_iops
+                .iter()
+                .enumerate()
+                .map(|(k, v)| ((k + 1) as f64, *v))
+                .collect();
+            let end = st.steady_at_round.unwrap_or(rounds.len()).min(rounds.len());
+            let start = end.saturating_sub((st.window_rounds as usize).max(1));
+            s.push(series(format!("{prefix}rounds"), rounds.clone()));
+            s.push(series(
+                format!("{prefix}window"),
+                rounds[start..end].to_vec(),
+            ));
+            opts.colours.extend([2 * i, 2 * i + 1]);
+            opts.thick.extend([false, true]);
+            opts.dashed.extend([false, false]);
+        }
+        let most = steady
+            .iter()
+            .map(|(_, st)| st.rounds_iops.len())
+            .max()
+            .unwrap_or(0);
+        if most <= 20 {
+            opts.x_ticks = Some((1..=most).map(|k| (k as f64, k.to_string())).collect());
+        }
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Steady state: IOPS per round (window highlighted)",
+                &Axis::linear("round"),
+                &Axis::linear("I/Os per second"),
+                &s,
+                &opts,
+            ),
+            "steady-rounds",
+        ));
+    }
+}
+
+/// What ran (preset, profile or job file), taken from the command line and the results.
+fn what_ran(r: &RunResult) -> String {
+    let args = &r.command;
+    let value_of = |flag: &str| {
+        args.iter().enumerate().find_map(|(i, a)| {
+            a.strip_prefix(&format!("{flag}="))
+                .map(str::to_string)
+                .or_else(|| (a == flag).then(|| args.get(i + 1).cloned()).flatten())
+        })
+    };
+    if let Some(x) = &r.exchange {
+        return format!("Exchange {} {} profile", x.version, x.test);
+    }
+    if let Some(p) = value_of("--preset") {
+        return format!("preset {p}");
+    }
+    let sub = args.get(1).map(String::as_str).unwrap_or("");
+    if sub == "run" {
+        // The first argument that is neither an option nor an option's value: the job file.
+        let mut skip = false;
+        for a in args.iter().skip(2) {
+            if skip {
+                skip = false;
+                continue;
+            }
+            if a.starts_with('-') {
+                skip = !a.contains('=')
+                    && !matches!(
+                        a.as_str(),
+                        "-q" | "--quiet" | "--yes" | "--destroy-data" | "--buffered"
+                    );
+                continue;
+            }
+            return format!("job file {a}");
+        }
+        return "job from the command line".into();
+    }
+    if sub.is_empty() {
+        "storlab run".into()
+    } else {
+        format!("storlab {sub}")
+    }
+}
+
+/// The header: what ran, where, when, for how long, with which storlab.
+fn header(o: &mut String, r: &RunResult) {
+    let mut rows: Vec<(&str, String)> = vec![("what", escape(&what_ran(r)))];
+    if let Some(seq) = r.steps.as_ref().filter(|s| !s.is_empty()) {
+        let kinds: BTreeSet<&str> = seq.iter().map(|s| s.kind.as_str()).collect();
+        rows.push((
+            "sequence",
+            format!(
+                "{} steps ({})",
+                seq.len(),
+                escape(&kinds.into_iter().collect::<Vec<_>>().join(", "))
+            ),
+        ));
+    }
+    rows.push((
+        "command",
+        format!("<code>{}</code>", escape(&r.command.join(" "))),
+    ));
+    rows.push((
+        "host",
+        format!(
+            "{} · {} ({} CPUs, {} memory) · kernel {}",
+            escape(&r.host.hostname),
+            escape(&r.host.cpu_model),
+            r.host.cpus,
+            format_size_approx(r.host.memory_bytes),
+            escape(&r.host.kernel)
+        ),
+    ));
+    for t in &r.targets {
+        let mut place = escape(&t.filesystem);
+        if let Some(m) = &t.mount_point {
+            let _ = write!(place, " on {}", escape(m));
+        }
+        if let Some(d) = &t.device {
+            let _ = write!(place, " · device {}", escape(d));
+            if let Some(m) = &t.device_model {
+                let _ = write!(place, " ({})", escape(m));
+            }
+        }
+        rows.push((
+            "target",
+            format!(
+                "{} <code>{}</code> · {} · {} · {}{}",
+                escape(&t.name),
+                escape(&t.path),
+                format_size_approx(t.size_bytes),
+                place,
+                if t.direct { "O_DIRECT" } else { "page cache" },
+                if t.dsync { " · O_DSYNC" } else { "" }
+            ),
+        ));
+    }
+    rows.push((
+        "when",
+        format!("{} → {}", escape(&r.started_at), escape(&r.ended_at)),
+    ));
+    let phases: Vec<String> = r
+        .phases
+        .iter()
+        .map(|p| {
+            let mut s = format!("{} {:.1} s", escape(&p.name), p.seconds);
+            if p.state != "completed" {
+                let _ = write!(s, " ({})", escape(&p.state));
+            }
+            s
+        })
+        .collect();
+    rows.push((
+        "how long",
+        format!(
+            "measured {:.1} s{}",
+            r.measured_ms as f64 / 1e3,
+            if phases.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", phases.join(", "))
+            }
+        ),
+    ));
+    let mut engine = escape(&r.engine.name);
+    if let Some(why) = &r.engine.fallback_reason {
+        let _ = write!(engine, " (fallback: {})", escape(why));
+    }
+    rows.push(("engine", engine));
+    rows.push(("storlab", escape(&r.storlab_version)));
+    o.push_str("<dl class=\"about\">");
+    for (k, v) in rows {
+        let _ = write!(o, "<dt>{k}</dt><dd>{v}</dd>");
+    }
+    o.push_str("</dl>");
 }
 
 /// The report as one HTML document.
@@ -87,29 +752,12 @@ pub fn render(r: &RunResult) -> String {
         .unwrap_or_else(|| "storlab run".to_string());
     let _ = write!(
         o,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>",
-        escape(&title)
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}{}</style></head><body>",
+        escape(&title),
+        svg::STYLE
     );
     let _ = write!(o, "<h1>{}</h1>", escape(&title));
-    let _ = write!(
-        o,
-        "<p class=\"muted\">storlab {} · engine {} · {} · {} ({} CPUs, {}) · kernel {} · {} → {} · measured {:.1} s</p>",
-        escape(&r.storlab_version),
-        escape(&r.engine.name),
-        escape(&r.host.hostname),
-        escape(&r.host.cpu_model),
-        r.host.cpus,
-        format_size_approx(r.host.memory_bytes),
-        escape(&r.host.kernel),
-        escape(&r.started_at),
-        escape(&r.ended_at),
-        r.measured_ms as f64 / 1e3
-    );
-    let _ = write!(
-        o,
-        "<p class=\"muted\">command: <code>{}</code></p>",
-        escape(&r.command.join(" "))
-    );
+    header(&mut o, r);
     if let Interrupted::Yes(why) = &r.interrupted {
         let _ = write!(o, "<p class=\"fail\">INTERRUPTED: {}</p>", escape(why));
     }
@@ -244,7 +892,7 @@ pub fn render(r: &RunResult) -> String {
     if let Some(steps) = &r.steps {
         o.push_str("<h2>Steps</h2><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU %</th><th>IO/CPU %</th><th>notes</th></tr>");
         for s in steps {
-            let lat = DirSummary::merge(&[&s.totals.read, &s.totals.write], 1.0).latency_ns;
+            let (mean, p99) = step_latency(s);
             let mut notes = Vec::new();
             if let Some(rep) = &s.repetitions {
                 notes.push(format!(
@@ -271,49 +919,25 @@ pub fn render(r: &RunResult) -> String {
                 escape(&s.label),
                 format_rate(s.totals.iops()),
                 s.totals.bytes_per_s() / 1e6,
-                format_ns(lat.mean),
-                format_ns(lat.p99 as f64),
+                format_ns(mean),
+                format_ns(p99),
                 s.cpu_busy_pct,
                 s.ios_per_cpu_pct,
                 escape(&notes.join("; "))
             );
         }
         o.push_str("</table>");
+        step_charts(&mut o, steps);
     }
-    if !r.timeseries.is_empty() {
-        let mut t0 = 0.0;
-        let mut last = 0.0;
-        let points: Vec<(f64, f64, f64)> = r
-            .timeseries
-            .iter()
-            .map(|rec| {
-                let t = rec.t_end_ms as f64 / 1e3;
-                if t < last {
-                    t0 += last;
-                }
-                last = t;
-                let iops = rec.total.read.iops + rec.total.write.iops;
-                let p99 = rec
-                    .total
-                    .read
-                    .latency_p99_ns
-                    .max(rec.total.write.latency_p99_ns) as f64
-                    / 1e6;
-                (t0 + t, iops, p99)
-            })
-            .collect();
-        o.push_str("<h2>Over time</h2>");
-        o.push_str(&chart(
-            "IOPS",
-            "I/Os per second",
-            &points.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
-        ));
-        o.push_str(&chart(
-            "p99 latency",
-            "ms",
-            &points.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>(),
-        ));
+    if !r.timeseries.is_empty()
+        || r.classes
+            .values()
+            .any(|c| c.read.histogram.is_some() || c.write.histogram.is_some())
+    {
+        o.push_str("<h2>Charts</h2>");
     }
+    time_charts(&mut o, r);
+    distribution_chart(&mut o, r);
     o.push_str("<h2>Targets</h2><table><tr><th>name</th><th>path</th><th>size</th><th>filesystem</th><th>device</th><th>O_DIRECT</th><th>O_DSYNC</th><th>prepared</th></tr>");
     for t in &r.targets {
         let _ = write!(
@@ -369,6 +993,10 @@ pub fn render(r: &RunResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::run_result::RunFigures;
+    use crate::stats::repetition::spread;
+    use crate::stats::timeseries::IntervalClass;
+    use serde_json::json;
 
     #[test]
     fn escapes_markup() {
@@ -378,15 +1006,304 @@ mod tests {
         );
     }
 
+    fn dir(ops: u64) -> serde_json::Value {
+        json!({
+            "ops": ops, "bytes": ops * 4096, "errors": 0, "iops": ops as f64 / 2.0,
+            "bytes_per_s": ops as f64 * 2048.0,
+            "latency_ns": {
+                "min": 10, "mean": 500.0, "max": 9000, "stddev": 1.0, "p50": 400, "p90": 600,
+                "p95": 700, "p99": 1000, "p99_9": 3000, "p99_99": 8000
+            }
+        })
+    }
+
+    /// A plain run of two classes: `a` reads and writes, `b` only reads; histograms for all
+    /// three, two runs' worth of time series.
+    fn result() -> RunResult {
+        let class = |r: u64, w: u64| json!({"read": dir(r), "write": dir(w), "flush": dir(0)});
+        let cpu = json!({
+            "process_user_pct": 1.0, "process_system_pct": 2.0, "system_user_pct": 3.0,
+            "system_system_pct": 4.0, "system_iowait_pct": 5.0, "system_idle_pct": 88.0
+        });
+        let with_durability = |mut c: serde_json::Value| {
+            c["write_durability"] = json!("none");
+            c
+        };
+        let mut r: RunResult = serde_json::from_value(json!({
+            "schema_version": 1, "storlab_version": "0.1.0",
+            "command": ["storlab", "run", "--preset", "oltp-<x>", "-q"],
+            "job": {
+                "description": "test <job>", "engine": "null", "duration_ms": 2000,
+                "ramp_ms": 0, "interval_ms": 1000, "seed": 1, "buffered": false,
+                "destroy_data": false, "batch": 1,
+                "targets": [{"name": "t", "path": "/tmp/t", "size_bytes": 16777216,
+                             "sync": false, "fsync_every": 0}],
+                "workers": [{
+                    "name": "worker", "targets": [0], "target_choice": "round-robin",
+                    "queue_depth": 1, "cpu": null, "rate": null, "io_limit": null,
+                    "access": [{
+                        "class": 0, "weight": 1, "block_size_bytes": 4096, "block_sizes": [],
+                        "roll_every_bytes": 0, "read_pct": 100.0, "random_pct": 100.0,
+                        "align_bytes": 4096, "distribution": "uniform", "offset_bytes": 0,
+                        "length_bytes": null, "sync": false, "fsync_every": 0
+                    }]
+                }],
+                "classes": ["a", "b"], "warnings": []
+            },
+            "host": {"hostname": "h", "kernel": "6.1", "cpu_model": "cpu", "cpus": 2,
+                     "memory_bytes": 1},
+            "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:02Z",
+            "interrupted": false, "phases": [],
+            "engine": {"name": "null", "fallback_reason": null, "notes": []},
+            "warnings": ["a <warning>"], "measured_ms": 2000, "targets": [],
+            "totals": class(20, 10),
+            "classes": {"a": with_durability(class(10, 10)), "b": with_durability(class(10, 0))},
+            "workers": [], "devices": [], "host_cpu": cpu, "errors": [],
+            "timeseries_path": null, "timeseries": []
+        }))
+        .expect("a valid results file");
+        let mut h = Histogram::new();
+        for ns in [1_000, 2_000, 5_000, 100_000] {
+            h.record(ns);
+        }
+        for c in r.classes.values_mut() {
+            for d in [&mut c.read, &mut c.write, &mut c.flush] {
+                d.histogram = Some(h.encode());
+            }
+        }
+        let d = IntervalDir {
+            ops: 5,
+            bytes: 20480,
+            iops: 5.0,
+            bytes_per_s: 20480.0,
+            latency_mean_ns: 800.0,
+            latency_p99_ns: 2000,
+            ..Default::default()
+        };
+        let both = IntervalClass {
+            read: d,
+            write: d,
+            flush: IntervalDir::default(),
+        };
+        for run in 0..2 {
+            for k in 1..=3u64 {
+                let mut rec = IntervalRecord {
+                    index: k - 1,
+                    phase: "measure".into(),
+                    step: Some(run),
+                    t_end_ms: k * 1000,
+                    interval_ms: 1000,
+                    total: both,
+                    ..Default::default()
+                };
+                rec.classes.insert("a".into(), both);
+                rec.devices.insert("sda".into(), Default::default());
+                r.timeseries.push(rec);
+            }
+        }
+        r
+    }
+
+    /// Every chart id on the page, in order.
+    fn charts(html: &str) -> Vec<&str> {
+        html.split("data-chart=\"")
+            .skip(1)
+            .map(|s| s.split('"').next().unwrap())
+            .collect()
+    }
+
+    /// The SVG of chart `id`.
+    fn chart<'a>(html: &'a str, id: &str) -> &'a str {
+        let start = html
+            .find(&format!("data-chart=\"{id}\""))
+            .unwrap_or_else(|| panic!("no chart {id}"));
+        let end = start + html[start..].find("</figure>").unwrap();
+        &html[start..end]
+    }
+
+    /// The data-series names of a chart, each with its drawn points (polyline) or bar.
+    fn series_of(svg: &str) -> Vec<(String, String)> {
+        svg.split("data-series=\"")
+            .skip(1)
+            .map(|s| {
+                let name = s.split('"').next().unwrap().to_string();
+                let points = s
+                    .split_once("points=\"")
+                    .filter(|_| s.find("points=\"") < s.find("/>"))
+                    .map(|(_, p)| p.split('"').next().unwrap().to_string())
+                    .unwrap_or_else(|| "bar".into());
+                (name, points)
+            })
+            .collect()
+    }
+
     #[test]
-    fn chart_draws_every_point() {
-        let svg = chart(
-            "IOPS",
-            "I/Os per second",
-            &[(1.0, 10.0), (2.0, 20.0), (3.0, 15.0)],
+    fn distribution_has_one_series_per_class_and_direction_with_ops() {
+        let html = render(&result());
+        let s = series_of(chart(&html, "latency-distribution"));
+        let names: Vec<&str> = s.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["a read", "a write", "b read"]);
+        for (_, points) in &s {
+            // 0, 10, 25, 50, 75 and the maximum (at the last of 4 I/Os: 75%, merged).
+            assert!(points.split(' ').count() >= 4, "{points}");
+        }
+    }
+
+    #[test]
+    fn time_charts_cover_every_series_continuously() {
+        let r = result();
+        let html = render(&r);
+        assert_eq!(
+            charts(&html),
+            [
+                "iops-over-time",
+                "mbps-over-time",
+                "latency-over-time",
+                "cpu-over-time",
+                "device-util-over-time",
+                "latency-distribution"
+            ]
         );
-        assert!(svg.contains("<polyline"));
-        assert_eq!(svg.matches(',').count(), 3);
-        assert!(!svg.contains("http://") || svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+        let names = |id| {
+            series_of(chart(&html, id))
+                .into_iter()
+                .map(|s| s.0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names("iops-over-time"), ["total", "a", "b"]);
+        assert_eq!(
+            names("latency-over-time"),
+            ["a read mean", "a read p99", "a write mean", "a write p99",],
+            "b has no interval figures: no empty series"
+        );
+        assert_eq!(
+            names("cpu-over-time"),
+            ["storlab user+sys", "machine busy", "machine iowait"]
+        );
+        assert_eq!(names("device-util-over-time"), ["sda"]);
+        for (name, points) in series_of(chart(&html, "iops-over-time")) {
+            assert_eq!(points.split(' ').count(), 6, "{name}");
+        }
+        assert_eq!(record_times(&r.timeseries), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        for id in charts(&html) {
+            for (name, points) in series_of(chart(&html, id)) {
+                assert!(!points.is_empty(), "{id}: {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn step_charts_only_for_sequences() {
+        let plain = render(&result());
+        for id in ["steps-iops", "steps-mbps", "curve-latency", "steady-rounds"] {
+            assert!(!plain.contains(&format!("data-chart=\"{id}\"")), "{id}");
+        }
+
+        let mut r = result();
+        let step = |i: usize, bs: f64, iops: f64| {
+            let mut s = StepResult {
+                index: i,
+                label: format!("block_size={bs}"),
+                kind: "step".into(),
+                ..Default::default()
+            };
+            s.parameters.insert("block_size".into(), bs);
+            s.parameters.insert("workers".into(), 1.0);
+            s.totals.read.iops = iops;
+            s.totals.read.bytes_per_s = iops * bs;
+            let runs = [iops * 0.9, iops * 1.1];
+            s.repetitions = Some(Repetitions {
+                runs: runs
+                    .iter()
+                    .map(|&v| RunFigures {
+                        iops: v,
+                        ..Default::default()
+                    })
+                    .collect(),
+                iops: spread(&runs),
+                mb_per_s: spread(&runs.map(|v| v * bs / 1e6)),
+                ..Default::default()
+            });
+            s
+        };
+        r.steps = Some(vec![step(0, 4096.0, 1000.0), step(1, 65536.0, 300.0)]);
+        let html = render(&r);
+        let iops = chart(&html, "steps-iops");
+        assert_eq!(series_of(iops)[0].0, "total");
+        assert!(iops.contains(">64KiB<"), "block sizes label the x axis");
+        assert_eq!(iops.matches("class=\"errbar\"").count(), 6);
+        assert!(html.contains("data-chart=\"steps-mbps\""));
+        assert!(!html.contains("data-chart=\"curve-latency\""));
+
+        // Two cycled parameters: bars per step label.
+        let mut r2 = r.clone();
+        for (s, w) in r2.steps.as_mut().unwrap().iter_mut().zip([1.0, 2.0]) {
+            s.parameters.insert("workers".into(), w);
+        }
+        let html = render(&r2);
+        assert!(
+            chart(&html, "steps-iops").contains("<rect class=\"s0 fill\" data-series=\"total\"")
+        );
+
+        // A rate curve and a steady-state step.
+        let mut curve = Vec::new();
+        for (i, pct) in [(1, 50.0), (2, 90.0)] {
+            let mut s = StepResult {
+                index: i,
+                kind: "curve-level".into(),
+                curve_level_pct: Some(pct),
+                target_iops: Some(pct * 10.0),
+                ..Default::default()
+            };
+            s.totals.read = serde_json::from_value(dir(pct as u64)).unwrap();
+            s.totals.read.latency_ns.p99 = 1000 * i as u64;
+            curve.push(s);
+        }
+        curve.push(StepResult {
+            index: 3,
+            kind: "step".into(),
+            steady: Some(SteadyResult {
+                rounds_iops: vec![10.0, 20.0, 19.0, 20.0, 21.0],
+                steady_at_round: Some(4),
+                window: None,
+                window_rounds: 3,
+            }),
+            ..Default::default()
+        });
+        r.steps = Some(curve);
+        let html = render(&r);
+        let c = series_of(chart(&html, "curve-latency"));
+        assert_eq!(
+            c.iter().map(|s| s.0.as_str()).collect::<Vec<_>>(),
+            ["mean", "p99"]
+        );
+        assert!(c.iter().all(|s| s.1.split(' ').count() == 2));
+        let st = series_of(chart(&html, "steady-rounds"));
+        assert_eq!(st[0].0, "rounds");
+        assert_eq!(st[0].1.split(' ').count(), 5);
+        assert_eq!(st[1].0, "window");
+        assert_eq!(st[1].1.split(' ').count(), 3, "rounds 2 to 4");
+        assert!(
+            !html.contains("data-chart=\"steps-iops\""),
+            "one step: no per-step chart"
+        );
+    }
+
+    #[test]
+    fn self_contained_and_escaped() {
+        let html = render(&result());
+        for bad in [
+            "<script", "src=", "href=", "url(", "@import", "<img", "<link",
+        ] {
+            assert!(!html.contains(bad), "{bad}");
+        }
+        assert_eq!(
+            html.matches("http").count(),
+            html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+        assert!(html.contains("test &lt;job&gt;"));
+        assert!(html.contains("preset oltp-&lt;x&gt;"));
+        assert!(!html.contains("<warning>"));
+        assert!(html.contains(svg::STYLE));
     }
 }

@@ -1,6 +1,9 @@
 //! Charts as inline SVG, drawn by hand (no script, no font, nothing external): line charts
-//! (linear or log axes, several series) and grouped bar charts (with optional error bars).
-//! Colours come from CSS classes `s0`…`s7` so the page's light or dark style applies.
+//! (linear or log axes, several series, optional dashes, markers, error bars and custom x
+//! tick labels) and grouped bar charts (with optional error bars). Colours come from CSS
+//! classes `s0`…`s7` so the page's light or dark style applies. Every series element carries
+//! `data-series="NAME"`; every chart is wrapped in `<figure class="chart">` ([`tag`] adds a
+//! `data-chart` id).
 
 use std::fmt::Write as _;
 
@@ -50,12 +53,39 @@ pub struct Bars {
     pub errors: Vec<Option<(f64, f64)>>,
 }
 
+/// Drawing options of [`line_chart_with`]; per-series vectors are indexed like the series
+/// (missing entries take the default).
+#[derive(Debug, Clone, Default)]
+pub struct LineOptions {
+    /// Tick labels of the x axis at these positions instead of evenly spaced numbers (the
+    /// axis then spans them too).
+    pub x_ticks: Option<Vec<(f64, String)>>,
+    /// Formats the y tick values (default: short numbers, `1.5k`).
+    pub y_format: Option<fn(f64) -> String>,
+    /// Colour slot of each series (default: its index).
+    pub colours: Vec<usize>,
+    /// Dashed line.
+    pub dashed: Vec<bool>,
+    /// Thick line (to highlight part of another series).
+    pub thick: Vec<bool>,
+    /// Error bars (low, high) aligned with each series' points.
+    pub errors: Vec<Vec<Option<(f64, f64)>>>,
+    /// Dots on every point (always drawn for series of 30 points or fewer).
+    pub markers: bool,
+}
+
 const W: f64 = 760.0;
-const H: f64 = 260.0;
 const L: f64 = 64.0;
 const R: f64 = 16.0;
 const T: f64 = 28.0;
-const B: f64 = 44.0;
+/// Height of the plot area.
+const PH: f64 = 190.0;
+/// Bottom of the plot area.
+const PB: f64 = T + PH;
+/// Space under the plot for tick labels and the axis label.
+const B: f64 = 40.0;
+/// Height of one legend row.
+const LEGEND_ROW: f64 = 16.0;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -66,24 +96,85 @@ fn esc(s: &str) -> String {
 
 fn short(v: f64) -> String {
     let a = v.abs();
-    if a >= 1e9 {
-        format!("{:.3}G", v / 1e9)
+    let s = if a >= 1e9 {
+        format!("{:.2}G", v / 1e9)
     } else if a >= 1e6 {
-        format!("{:.3}M", v / 1e6)
+        format!("{:.2}M", v / 1e6)
     } else if a >= 1e3 {
-        format!("{:.3}k", v / 1e3)
+        format!("{:.2}k", v / 1e3)
     } else if a >= 1.0 || a == 0.0 {
-        format!("{v:.3}")
+        format!("{v:.2}")
+    } else if a >= 0.001 {
+        format!("{v:.4}")
     } else {
-        format!("{v:.3e}")
+        format!("{v:.2e}")
+    };
+    trim_zeros(&s)
+}
+
+/// `1.50k` → `1.5k`, `2.00` → `2`.
+fn trim_zeros(s: &str) -> String {
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    if !num.contains('.') || unit.starts_with('e') {
+        return s.to_string();
     }
-    .replace(".000", "")
+    let num = num.trim_end_matches('0').trim_end_matches('.');
+    format!("{num}{unit}")
+}
+
+/// "Nines" of a percentile, the x of a percentile plot: `-log10(1 - p/100)`, so that 90, 99
+/// and 99.9 are evenly spaced (1, 2, 3). Infinite for 100.
+pub fn nines(percentile: f64) -> f64 {
+    -(1.0 - percentile / 100.0).log10()
+}
+
+/// Tick labels of a percentile axis in nines up to `max_nines`: 0%, 50%, 90%, 99%, 99.9%…
+pub fn nines_ticks(max_nines: f64) -> Vec<(f64, String)> {
+    let top = max_nines.ceil().clamp(1.0, 9.0) as i32;
+    let mut out = vec![(0.0, "0%".to_string()), (nines(50.0), "50%".to_string())];
+    for k in 1..=top {
+        let p = 100.0 - 100.0 * 10f64.powi(-k);
+        out.push((k as f64, format!("{}%", trim_zeros(&format!("{p:.9}")))));
+    }
+    out
+}
+
+/// Adds `data-chart="ID"` to a chart's `<figure>`, so tests and readers can find it.
+pub fn tag(chart: &str, id: &str) -> String {
+    chart.replacen(
+        "<figure class=\"chart\">",
+        &format!("<figure class=\"chart\" data-chart=\"{}\">", esc(id)),
+        1,
+    )
 }
 
 struct Scale {
     lo: f64,
     hi: f64,
     log: bool,
+    step: f64,
+}
+
+/// A round step near `span / 4`: 1, 2, 2.5 or 5 times a power of ten.
+fn nice_step(span: f64) -> f64 {
+    let raw = span / 4.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    let k = if n <= 1.0 {
+        1.0
+    } else if n <= 2.0 {
+        2.0
+    } else if n <= 2.5 {
+        2.5
+    } else if n <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    k * mag
 }
 
 impl Scale {
@@ -96,6 +187,7 @@ impl Scale {
         if !lo.is_finite() {
             (lo, hi) = (if log { 1.0 } else { 0.0 }, 1.0);
         }
+        let mut step = 0.0;
         if log {
             lo = 10f64.powf(lo.log10().floor());
             hi = 10f64.powf(hi.log10().ceil().max(lo.log10() + 1.0));
@@ -104,8 +196,11 @@ impl Scale {
             if hi <= lo {
                 hi = lo + 1.0;
             }
+            step = nice_step(hi - lo);
+            lo = (lo / step).floor() * step;
+            hi = (hi / step - 1e-9).ceil() * step;
         }
-        Scale { lo, hi, log }
+        Scale { lo, hi, log, step }
     }
     /// 0..=1 position of `v`.
     fn pos(&self, v: f64) -> f64 {
@@ -118,110 +213,231 @@ impl Scale {
     }
     fn ticks(&self) -> Vec<f64> {
         if self.log {
-            let (a, b) = (self.lo.log10() as i32, self.hi.log10() as i32);
-            (a..=b).map(|e| 10f64.powi(e)).collect()
+            let (a, b) = (
+                self.lo.log10().round() as i32,
+                self.hi.log10().round() as i32,
+            );
+            let mut out = Vec::new();
+            for e in a..=b {
+                let d = 10f64.powi(e);
+                out.push(d);
+                if b - a <= 2 && e < b {
+                    out.push(2.0 * d);
+                    out.push(5.0 * d);
+                }
+            }
+            out
         } else {
-            (0..=4)
-                .map(|i| self.lo + (self.hi - self.lo) * i as f64 / 4.0)
-                .collect()
+            let n = ((self.hi - self.lo) / self.step).round() as i32;
+            (0..=n).map(|i| self.lo + self.step * i as f64).collect()
         }
     }
 }
 
-fn frame(out: &mut String, title: &str, x: &Axis, y: &Axis, ys: &Scale) {
+fn px(xs: &Scale, v: f64) -> f64 {
+    L + xs.pos(v) * (W - L - R)
+}
+
+fn py(ys: &Scale, v: f64) -> f64 {
+    PB - ys.pos(v) * PH
+}
+
+/// Legend entries laid out in rows under the plot: (x, row) of each, and the row count.
+fn legend_layout(names: &[&str]) -> (Vec<(f64, usize)>, usize) {
+    let (mut x, mut row) = (L, 0);
+    let mut out = Vec::new();
+    for n in names {
+        let w = 24.0 + 6.5 * n.chars().count() as f64;
+        if x + w > W - R && x > L {
+            x = L;
+            row += 1;
+        }
+        out.push((x, row));
+        x += w;
+    }
+    (out, if names.is_empty() { 0 } else { row + 1 })
+}
+
+fn height(names: &[&str]) -> f64 {
+    PB + B + legend_layout(names).1 as f64 * LEGEND_ROW + 6.0
+}
+
+fn frame(
+    out: &mut String,
+    title: &str,
+    x: &Axis,
+    y: &Axis,
+    ys: &Scale,
+    h: f64,
+    yf: fn(f64) -> String,
+) {
     let _ = write!(
         out,
-        "<figure class=\"chart\"><svg viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><text class=\"title\" x=\"{L}\" y=\"16\">{t}</text>",
+        "<figure class=\"chart\"><svg viewBox=\"0 0 {W} {h}\" role=\"img\" aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><text class=\"title\" x=\"{L}\" y=\"16\">{t}</text>",
         t = esc(title)
     );
     for v in ys.ticks() {
-        let py = H - B - ys.pos(v) * (H - T - B);
+        let y = py(ys, v);
         let _ = write!(
             out,
-            "<line class=\"grid\" x1=\"{L}\" y1=\"{py:.1}\" x2=\"{x2}\" y2=\"{py:.1}\"/><text class=\"tick\" x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\">{}</text>",
-            short(v),
+            "<line class=\"grid\" x1=\"{L}\" y1=\"{y:.1}\" x2=\"{x2}\" y2=\"{y:.1}\"/><text class=\"tick\" x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\">{}</text>",
+            esc(&yf(v)),
             x2 = W - R,
             tx = L - 6.0,
-            ty = py + 4.0
+            ty = y + 4.0
         );
     }
     let _ = write!(
         out,
-        "<line class=\"axis\" x1=\"{L}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\"/><line class=\"axis\" x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{b}\"/><text class=\"label\" x=\"{cx}\" y=\"{ly}\" text-anchor=\"middle\">{xl}</text><text class=\"label\" transform=\"translate(12 {cy}) rotate(-90)\" text-anchor=\"middle\">{yl}</text>",
-        b = H - B,
+        "<line class=\"axis\" x1=\"{L}\" y1=\"{PB}\" x2=\"{r}\" y2=\"{PB}\"/><line class=\"axis\" x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{PB}\"/><text class=\"label\" x=\"{cx}\" y=\"{ly}\" text-anchor=\"middle\">{xl}</text><text class=\"label\" transform=\"translate(12 {cy}) rotate(-90)\" text-anchor=\"middle\">{yl}</text>",
         r = W - R,
         cx = (L + W - R) / 2.0,
-        ly = H - 6.0,
-        cy = (T + H - B) / 2.0,
+        ly = PB + 32.0,
+        cy = T + PH / 2.0,
         xl = esc(&x.label),
         yl = esc(&y.label)
     );
 }
 
-fn legend(out: &mut String, names: &[&str]) {
-    let mut x = L + 8.0;
-    for (i, n) in names.iter().enumerate() {
+fn legend(out: &mut String, names: &[&str], colours: &[usize], dashed: &[bool]) {
+    let (pos, _) = legend_layout(names);
+    for (i, (n, (x, row))) in names.iter().zip(pos).enumerate() {
+        let c = colours.get(i).copied().unwrap_or(i) % 8;
+        let y = PB + B + row as f64 * LEGEND_ROW;
+        if self::dashed(dashed, i) {
+            let _ = write!(
+                out,
+                "<line class=\"s{c} line dash\" x1=\"{x:.1}\" y1=\"{ly:.1}\" x2=\"{x2:.1}\" y2=\"{ly:.1}\"/>",
+                ly = y + 5.0,
+                x2 = x + 12.0
+            );
+        } else {
+            let _ = write!(
+                out,
+                "<rect class=\"s{c} fill\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"10\" height=\"10\"/>"
+            );
+        }
         let _ = write!(
             out,
-            "<rect class=\"s{c} fill\" x=\"{x:.1}\" y=\"{y}\" width=\"10\" height=\"10\"/><text class=\"tick\" x=\"{tx:.1}\" y=\"{ty}\">{}</text>",
+            "<text class=\"tick\" x=\"{tx:.1}\" y=\"{ty:.1}\">{}</text>",
             esc(n),
-            c = i % 8,
-            y = T - 2.0,
-            tx = x + 14.0,
-            ty = T + 7.0
+            tx = x + 15.0,
+            ty = y + 9.0
         );
-        x += 24.0 + 7.0 * n.chars().count() as f64;
     }
+}
+
+/// Whether series `i` is dashed: as asked, else when its colour is a repeat (past the 8th).
+fn dashed(asked: &[bool], i: usize) -> bool {
+    asked.get(i).copied().unwrap_or((i / 8) % 2 == 1)
 }
 
 /// A line chart of several series.
 pub fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series]) -> String {
+    line_chart_with(title, x, y, series, &LineOptions::default())
+}
+
+/// A line chart of several series, drawn as `opts` says.
+pub fn line_chart_with(
+    title: &str,
+    x: &Axis,
+    y: &Axis,
+    series: &[Series],
+    opts: &LineOptions,
+) -> String {
+    let tick_xs: Vec<f64> = opts.x_ticks.iter().flatten().map(|t| t.0).collect();
     let xs = Scale::new(
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .chain(tick_xs.iter().copied()),
         x.log,
     );
     let ys = Scale::new(
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .chain(
+                opts.errors
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .flat_map(|e| [e.0, e.1]),
+            ),
         y.log,
     );
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
     let mut out = String::new();
-    frame(&mut out, title, x, y, &ys);
-    for v in xs.ticks() {
-        let px = L + xs.pos(v) * (W - L - R);
+    frame(
+        &mut out,
+        title,
+        x,
+        y,
+        &ys,
+        height(&names),
+        opts.y_format.unwrap_or(short),
+    );
+    let ticks: Vec<(f64, String)> = match &opts.x_ticks {
+        Some(t) => t.clone(),
+        None => xs.ticks().into_iter().map(|v| (v, short(v))).collect(),
+    };
+    for (v, label) in ticks {
+        let x0 = px(&xs, v);
         let _ = write!(
             out,
-            "<text class=\"tick\" x=\"{px:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
-            short(v),
-            ty = H - B + 14.0
+            "<line class=\"grid\" x1=\"{x0:.1}\" y1=\"{T}\" x2=\"{x0:.1}\" y2=\"{PB}\"/><text class=\"tick\" x=\"{x0:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
+            esc(&label),
+            ty = PB + 14.0
         );
     }
+    let ok = |p: &(f64, f64)| {
+        p.0.is_finite() && p.1.is_finite() && (!y.log || p.1 > 0.0) && (!x.log || p.0 > 0.0)
+    };
     for (i, s) in series.iter().enumerate() {
-        let pts: Vec<String> = s
+        let c = opts.colours.get(i).copied().unwrap_or(i) % 8;
+        let mut class = format!("s{c} line");
+        if dashed(&opts.dashed, i) {
+            class.push_str(" dash");
+        }
+        if opts.thick.get(i).copied().unwrap_or(false) {
+            class.push_str(" thick");
+        }
+        let pts: Vec<(f64, f64)> = s
             .points
             .iter()
-            .filter(|p| {
-                p.0.is_finite() && p.1.is_finite() && (!y.log || p.1 > 0.0) && (!x.log || p.0 > 0.0)
-            })
-            .map(|&(px, py)| {
-                format!(
-                    "{:.1},{:.1}",
-                    L + xs.pos(px) * (W - L - R),
-                    H - B - ys.pos(py) * (H - T - B)
-                )
-            })
+            .filter(|p| ok(p))
+            .map(|&(a, b)| (px(&xs, a), py(&ys, b)))
             .collect();
+        let text: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
         let _ = write!(
             out,
-            "<polyline class=\"s{} line\" data-series=\"{}\" points=\"{}\"/>",
-            i % 8,
+            "<polyline class=\"{class}\" data-series=\"{}\" points=\"{}\"/>",
             esc(&s.name),
-            pts.join(" ")
+            text.join(" ")
         );
+        if opts.markers || pts.len() <= 30 {
+            for (a, b) in &pts {
+                let _ = write!(
+                    out,
+                    "<circle class=\"s{c} fill marker\" cx=\"{a:.1}\" cy=\"{b:.1}\" r=\"2.5\"/>"
+                );
+            }
+        }
+        if let Some(errs) = opts.errors.get(i) {
+            for (p, e) in s.points.iter().zip(errs) {
+                if let (true, Some((lo, hi))) = (ok(p), e) {
+                    let (cx, y1, y2) = (px(&xs, p.0), py(&ys, *lo), py(&ys, *hi));
+                    let _ = write!(
+                        out,
+                        "<line class=\"errbar\" x1=\"{cx:.1}\" y1=\"{y1:.1}\" x2=\"{cx:.1}\" y2=\"{y2:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y1:.1}\" x2=\"{b:.1}\" y2=\"{y1:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y2:.1}\" x2=\"{b:.1}\" y2=\"{y2:.1}\"/>",
+                        a = cx - 4.0,
+                        b = cx + 4.0
+                    );
+                }
+            }
+        }
     }
-    legend(
-        &mut out,
-        &series.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
-    );
+    legend(&mut out, &names, &opts.colours, &opts.dashed);
     out.push_str("</svg></figure>");
     out
 }
@@ -237,23 +453,39 @@ pub fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) ->
         }),
         y.log,
     );
+    let names: Vec<&str> = bars.iter().map(|b| b.name.as_str()).collect();
     let mut out = String::new();
-    frame(&mut out, title, &Axis::linear(""), y, &ys);
+    frame(
+        &mut out,
+        title,
+        &Axis::linear(""),
+        y,
+        &ys,
+        height(&names),
+        short,
+    );
     let n = categories.len().max(1) as f64;
     let group = (W - L - R) / n;
     let bw = (group * 0.8) / bars.len().max(1) as f64;
+    // Long labels in narrow groups: smaller text, or every other one on a second line.
+    let longest = categories
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let stagger = longest * 6.0 > group;
     for (ci, c) in categories.iter().enumerate() {
         let gx = L + group * ci as f64 + group * 0.1;
+        let ty = PB + 14.0 + if stagger && ci % 2 == 1 { 11.0 } else { 0.0 };
         let _ = write!(
             out,
-            "<text class=\"tick\" x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            "<text class=\"tick\" x=\"{:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
             gx + group * 0.4,
-            H - B + 14.0,
             esc(c)
         );
         for (bi, b) in bars.iter().enumerate() {
             let v = b.values.get(ci).copied().unwrap_or(0.0);
-            let top = H - B - ys.pos(v) * (H - T - B);
+            let top = py(&ys, v);
             let x0 = gx + bw * bi as f64;
             let _ = write!(
                 out,
@@ -261,37 +493,37 @@ pub fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) ->
                 bi % 8,
                 esc(&b.name),
                 bw * 0.9,
-                (H - B - top).max(0.0)
+                (PB - top).max(0.0)
             );
             if let Some(Some((lo, hi))) = b.errors.get(ci) {
-                let (y1, y2) = (
-                    H - B - ys.pos(*lo) * (H - T - B),
-                    H - B - ys.pos(*hi) * (H - T - B),
-                );
+                let (y1, y2) = (py(&ys, *lo), py(&ys, *hi));
                 let cx = x0 + bw * 0.45;
                 let _ = write!(
                     out,
-                    "<line class=\"errbar\" x1=\"{cx:.1}\" y1=\"{y1:.1}\" x2=\"{cx:.1}\" y2=\"{y2:.1}\"/>"
+                    "<line class=\"errbar\" x1=\"{cx:.1}\" y1=\"{y1:.1}\" x2=\"{cx:.1}\" y2=\"{y2:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y1:.1}\" x2=\"{b:.1}\" y2=\"{y1:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y2:.1}\" x2=\"{b:.1}\" y2=\"{y2:.1}\"/>",
+                    a = cx - 4.0,
+                    b = cx + 4.0
                 );
             }
         }
     }
-    legend(
-        &mut out,
-        &bars.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
-    );
+    legend(&mut out, &names, &[], &[]);
     out.push_str("</svg></figure>");
     out
 }
 
-/// CSS for the charts (the colours of series `s0`…`s7` in light and dark mode).
+/// CSS for the charts (the colours of series `s0`…`s7` in light and dark mode); it uses the
+/// page's `--fg`, `--muted` and `--line` variables.
 pub const STYLE: &str = "
+figure.chart { margin: 0.8em 0; break-inside: avoid; page-break-inside: avoid; }
 svg text { fill: var(--fg); font-size: 11px; } svg .title { font-weight: 600; font-size: 12px; }
 svg .axis { stroke: var(--muted); } svg .grid { stroke: var(--line); stroke-dasharray: 2 3; }
-svg .line { fill: none; stroke-width: 1.6; } svg .errbar { stroke: var(--fg); stroke-width: 1.2; }
+svg .line { fill: none; stroke-width: 1.6; } svg .dash { stroke-dasharray: 5 3; } svg .thick { stroke-width: 5; stroke-opacity: 0.45; }
+svg .errbar { stroke: var(--fg); stroke-width: 1.2; }
 .s0 { --c: #0969da; } .s1 { --c: #cf222e; } .s2 { --c: #1a7f37; } .s3 { --c: #9a6700; }
 .s4 { --c: #8250df; } .s5 { --c: #bf3989; } .s6 { --c: #1b7c83; } .s7 { --c: #57606a; }
 @media (prefers-color-scheme: dark) { .s0 { --c: #58a6ff; } .s1 { --c: #ff7b72; } .s2 { --c: #3fb950; } .s3 { --c: #d29922; } .s4 { --c: #bc8cff; } .s5 { --c: #f778ba; } .s6 { --c: #39c5cf; } .s7 { --c: #8b949e; } }
+@media print { .s0 { --c: #0969da; } .s1 { --c: #cf222e; } .s2 { --c: #1a7f37; } .s3 { --c: #9a6700; } .s4 { --c: #8250df; } .s5 { --c: #bf3989; } .s6 { --c: #1b7c83; } .s7 { --c: #57606a; } }
 svg .line { stroke: var(--c); } svg .fill { fill: var(--c); }
 ";
 
@@ -337,6 +569,55 @@ mod tests {
             }],
         );
         assert_eq!(svg.matches("data-series=\"A\"").count(), 2);
-        assert_eq!(svg.matches("errbar").count(), 1);
+        assert_eq!(svg.matches("class=\"errbar\"").count(), 3);
+    }
+
+    #[test]
+    fn nines_space_percentiles_evenly() {
+        assert!((nines(90.0) - 1.0).abs() < 1e-9);
+        assert!((nines(99.9) - 3.0).abs() < 1e-9);
+        let t = nines_ticks(2.5);
+        let labels: Vec<&str> = t.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels, ["0%", "50%", "90%", "99%", "99.9%"]);
+    }
+
+    #[test]
+    fn options_and_tag() {
+        let s = [Series {
+            name: "p99".into(),
+            points: vec![(0.0, 1e5), (1.0, 1e6)],
+        }];
+        let svg = line_chart_with(
+            "lat",
+            &Axis::linear("percentile"),
+            &Axis::log("latency"),
+            &s,
+            &LineOptions {
+                x_ticks: Some(nines_ticks(1.0)),
+                dashed: vec![true],
+                ..Default::default()
+            },
+        );
+        assert!(svg.contains(">90%<"));
+        assert!(svg.contains("line dash"));
+        let f = tag(&svg, "x");
+        assert!(f.starts_with("<figure class=\"chart\" data-chart=\"x\">"));
+    }
+
+    #[test]
+    fn short_numbers() {
+        assert_eq!(short(1500.0), "1.5k");
+        assert_eq!(short(2.0), "2");
+        assert_eq!(short(0.0), "0");
+        assert_eq!(trim_zeros("99.900000000"), "99.9");
+    }
+
+    #[test]
+    fn long_legends_wrap() {
+        let names: Vec<String> = (0..20).map(|i| format!("class number {i}")).collect();
+        let refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+        let (_, rows) = legend_layout(&refs);
+        assert!(rows > 1);
+        assert!(height(&refs) > height(&["a"]));
     }
 }
