@@ -34,3 +34,5 @@ mod loopdev;
 mod run;
 #[path = "integration/steps.rs"]
 mod steps;
+#[path = "integration/reports.rs"]
+mod reports;

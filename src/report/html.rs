@@ -692,8 +692,12 @@ fn header(o: &mut String, r: &RunResult) {
         rows.push((
             "target",
             format!(
-                "{} <code>{}</code> · {} · {} · {}{}",
-                escape(&t.name),
+                "{}<code>{}</code> · {} · {} · {}{}",
+                if t.name == t.path {
+                    String::new()
+                } else {
+                    format!("{} ", escape(&t.name))
+                },
                 escape(&t.path),
                 format_size_approx(t.size_bytes),
                 place,
