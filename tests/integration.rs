@@ -8,8 +8,9 @@
 //! errors and exit code 2), `guard` (the destroy-data guard), `interrupt` (Ctrl-C during measure
 //! and during prepare), `loopdev` (device counters on a loop device), `examples` (every
 //! example job resolves), `exchange` (the Exchange model, verdicts, throttled devices, the
-//! maximum-mailboxes search) and `steps` (cycles, repetitions, curves, steady state,
-//! preconditioning and presets). `harness` holds the scratch directory, the command runner, JSON access
+//! maximum-mailboxes search), `steps` (cycles, repetitions, curves, steady state,
+//! preconditioning and presets) and `reports` (HTML reports, comparisons, CSV and Markdown
+//! from fixed results files in tests/fixtures/, and a headless-Chromium test). `harness` holds the scratch directory, the command runner, JSON access
 //! and the loop-device guard they share.
 
 #![allow(clippy::print_stderr)]
@@ -30,9 +31,9 @@ mod interrupt;
 mod jobfile;
 #[path = "integration/loopdev.rs"]
 mod loopdev;
+#[path = "integration/reports.rs"]
+mod reports;
 #[path = "integration/run.rs"]
 mod run;
 #[path = "integration/steps.rs"]
 mod steps;
-#[path = "integration/reports.rs"]
-mod reports;
