@@ -873,9 +873,3 @@ pub fn describe(job: &Job) -> String {
     }
     o
 }
-
-/// Loads a job file and resolves it (used by tests and `examples/`).
-pub fn resolve_file(path: &Path) -> Result<Job> {
-    let (spec, text) = job::load(path)?;
-    job::resolve(&spec, Some((path, &text))).context("resolving the job")
-}

@@ -14,14 +14,14 @@
 //! Every constant is documented with its source in docs/profiles.md.
 
 use crate::job::IoLimit;
-use crate::job::units::{Dur, Percent, Size, format_size, parse_size};
+use crate::job::units::{Dur, Percent, Size, format_size};
 use crate::job::{
     Access, Arrivals, Distribution, EngineKind, Job, JobError, Rate, Target, TargetChoice, Worker,
 };
 use crate::report::run_result::{ClassResult, DatabaseFigures, LatencyBrief};
 use crate::verdict::{Comparison, Rule};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Exchange versions storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -1090,16 +1090,6 @@ pub fn sizing_summary(cfg: &ExchangeConfig) -> String {
             .map(|t| t.to_string())
             .unwrap_or_else(|| "auto".into())
     )
-}
-
-/// Parses a size flag value for `--backup-block-size` style inputs.
-pub fn parse_size_flag(s: &str) -> Result<u64, String> {
-    parse_size(s)
-}
-
-/// Whether `path` (or its nearest existing ancestor) exists.
-pub fn existing_ancestor(path: &Path) -> Option<PathBuf> {
-    path.ancestors().find(|p| p.exists()).map(Path::to_path_buf)
 }
 
 #[cfg(test)]
