@@ -958,6 +958,21 @@ fn open_file(
     })
 }
 
+/// The O_DIRECT granularity a target will have, found without writing anything: a device's
+/// logical block size, an existing file's O_DIRECT alignment, or for a file not yet created the
+/// logical block size of the device under its directory. `None` when it cannot be told.
+pub fn expected_block_size(path: &Path) -> Option<u32> {
+    if let Ok(file) = File::open(path) {
+        let metadata = file.metadata().ok()?;
+        if metadata.file_type().is_block_device() {
+            return rustix::fs::ioctl_blksszget(&file).ok();
+        }
+        return Some(direct_alignment(&file).offset);
+    }
+    let dir = path.ancestors().skip(1).find(|p| p.exists())?;
+    device_logical_block_size(std::fs::metadata(dir).ok()?.dev())
+}
+
 /// O_DIRECT alignment of a file: of offsets and lengths, and of memory buffers.
 struct DirectAlignment {
     offset: u32,

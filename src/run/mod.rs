@@ -284,6 +284,16 @@ fn execute_inner(
     };
     let host = host::host_info();
 
+    // Refuse a misaligned job before preparing (writing) anything; checked again once open.
+    if !job.buffered {
+        let expected: Vec<u32> = job
+            .targets
+            .iter()
+            .map(|t| target::expected_block_size(&t.path).unwrap_or(0))
+            .collect();
+        check_alignment(job, &expected)?;
+    }
+
     // Prepare: open (and fill) every target.
     obs.phase("prepare");
     let prep_start = Instant::now();
@@ -344,7 +354,11 @@ fn execute_inner(
         }
     }
     partial.phase("prepare", "completed", prep_start.elapsed().as_secs_f64());
-    check_alignment(job, &opened)?;
+    let direct: Vec<u32> = opened
+        .iter()
+        .map(|o| if o.direct { o.logical_block_size } else { 0 })
+        .collect();
+    check_alignment(job, &direct)?;
     partial.targets = opened
         .iter()
         .zip(&job.targets)
@@ -813,13 +827,14 @@ fn interval_record(
 /// The end of an alignment error: how to avoid O_DIRECT's constraint in a job file.
 pub const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
 
-fn check_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
+/// Checks every offset and size the workers use against each target's O_DIRECT granularity
+/// (`block_sizes[t]`; 0 or 1: nothing to check).
+fn check_alignment(job: &Job, block_sizes: &[u32]) -> Result<()> {
     for w in &job.workers {
         for (ai, a) in w.access.iter().enumerate() {
             for &t in &w.targets {
-                let o = &opened[t];
-                let lbs = o.logical_block_size as u64;
-                if !o.direct || lbs <= 1 {
+                let lbs = block_sizes[t] as u64;
+                if lbs <= 1 {
                     continue;
                 }
                 let mut what = vec![
@@ -837,7 +852,7 @@ fn check_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
                     if value % lbs != 0 {
                         return Err(Usage(format!(
                             "cannot use {} with O_DIRECT: its logical block size is {lbs} but worker `{}` access[{ai}] has {name} {value}; use {fix} that is a multiple of {}{BUFFERED_HINT}",
-                            o.path.display(),
+                            job.targets[t].path.display(),
                             w.name,
                             format_size(lbs)
                         ))
