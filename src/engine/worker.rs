@@ -302,7 +302,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
     }
     let unissued = match (&pacer, open) {
         (Some(p), true) if next_intended < stopped_at && issued < limit => {
-            1 + p.expected_between(next_intended, stopped_at)
+            p.expected_between(next_intended, stopped_at)
         }
         _ => 0,
     };
