@@ -784,43 +784,12 @@ mod tests {
 
     fn run(engine: &str, iops: f64, p99: u64) -> RunResult {
         let class = json!({"read": dir(iops, p99), "write": dir(0.0, 0), "flush": dir(0.0, 0)});
-        let cpu = json!({
-            "process_user_pct": 0.0, "process_system_pct": 0.0, "system_user_pct": 0.0,
-            "system_system_pct": 0.0, "system_iowait_pct": 0.0, "system_idle_pct": 100.0
-        });
         let mut with_durability = class.clone();
         with_durability["write_durability"] = json!("none");
-        serde_json::from_value(json!({
-            "schema_version": 1, "storlab_version": "0.1.0", "command": ["storlab"],
-            "job": {
-                "description": null, "engine": engine, "duration_ms": 2000, "ramp_ms": 0,
-                "interval_ms": 1000, "seed": 1, "buffered": false, "destroy_data": false,
-                "batch": 1,
-                "targets": [{"name": "t", "path": "/tmp/t", "size_bytes": 16777216,
-                             "sync": false, "fsync_every": 0}],
-                "workers": [{
-                    "name": "worker", "targets": [0], "target_choice": "round-robin",
-                    "queue_depth": 1, "cpu": null, "rate": null, "io_limit": null,
-                    "access": [{
-                        "class": 0, "weight": 1, "block_size_bytes": 4096, "block_sizes": [],
-                        "roll_every_bytes": 0, "read_pct": 100.0, "random_pct": 100.0,
-                        "align_bytes": 4096, "distribution": "uniform", "offset_bytes": 0,
-                        "length_bytes": null, "sync": false, "fsync_every": 0
-                    }]
-                }],
-                "classes": ["worker"], "warnings": []
-            },
-            "host": {"hostname": "h", "kernel": "6.1", "cpu_model": "cpu", "cpus": 2,
-                     "memory_bytes": 1},
-            "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:02Z",
-            "interrupted": false, "phases": [],
-            "engine": {"name": engine, "fallback_reason": null, "notes": []},
-            "warnings": [], "measured_ms": 2000, "targets": [],
-            "totals": class, "classes": {"worker": with_durability}, "workers": [],
-            "devices": [], "host_cpu": cpu, "errors": [], "timeseries_path": null,
-            "timeseries": []
-        }))
-        .expect("a valid results file")
+        let mut v = crate::report::run_result::sample_json(engine, &["worker"]);
+        v["totals"] = class;
+        v["classes"] = json!({"worker": with_durability});
+        serde_json::from_value(v).expect("a valid results file")
     }
 
     fn pair(a: RunResult, b: RunResult) -> Vec<(String, RunResult)> {

@@ -1033,39 +1033,15 @@ mod tests {
             c["write_durability"] = json!("none");
             c
         };
-        let mut r: RunResult = serde_json::from_value(json!({
-            "schema_version": 1, "storlab_version": "0.1.0",
-            "command": ["storlab", "run", "--preset", "oltp-<x>", "-q"],
-            "job": {
-                "description": "test <job>", "engine": "null", "duration_ms": 2000,
-                "ramp_ms": 0, "interval_ms": 1000, "seed": 1, "buffered": false,
-                "destroy_data": false, "batch": 1,
-                "targets": [{"name": "t", "path": "/tmp/t", "size_bytes": 16777216,
-                             "sync": false, "fsync_every": 0}],
-                "workers": [{
-                    "name": "worker", "targets": [0], "target_choice": "round-robin",
-                    "queue_depth": 1, "cpu": null, "rate": null, "io_limit": null,
-                    "access": [{
-                        "class": 0, "weight": 1, "block_size_bytes": 4096, "block_sizes": [],
-                        "roll_every_bytes": 0, "read_pct": 100.0, "random_pct": 100.0,
-                        "align_bytes": 4096, "distribution": "uniform", "offset_bytes": 0,
-                        "length_bytes": null, "sync": false, "fsync_every": 0
-                    }]
-                }],
-                "classes": ["a", "b"], "warnings": []
-            },
-            "host": {"hostname": "h", "kernel": "6.1", "cpu_model": "cpu", "cpus": 2,
-                     "memory_bytes": 1},
-            "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:02Z",
-            "interrupted": false, "phases": [],
-            "engine": {"name": "null", "fallback_reason": null, "notes": []},
-            "warnings": ["a <warning>"], "measured_ms": 2000, "targets": [],
-            "totals": class(20, 10),
-            "classes": {"a": with_durability(class(10, 10)), "b": with_durability(class(10, 0))},
-            "workers": [], "devices": [], "host_cpu": cpu, "errors": [],
-            "timeseries_path": null, "timeseries": []
-        }))
-        .expect("a valid results file");
+        let mut v = crate::report::run_result::sample_json("null", &["a", "b"]);
+        v["command"] = json!(["storlab", "run", "--preset", "oltp-<x>", "-q"]);
+        v["job"]["description"] = json!("test <job>");
+        v["warnings"] = json!(["a <warning>"]);
+        v["host_cpu"] = cpu;
+        v["totals"] = class(20, 10);
+        v["classes"] =
+            json!({"a": with_durability(class(10, 10)), "b": with_durability(class(10, 0))});
+        let mut r: RunResult = serde_json::from_value(v).expect("a valid results file");
         let mut h = Histogram::new();
         for ns in [1_000, 2_000, 5_000, 100_000] {
             h.record(ns);

@@ -586,3 +586,49 @@ pub struct ExchangeResult {
     /// Recovery test figures.
     pub recovery: Option<RecoveryFigures>,
 }
+
+/// A complete, minimal results file as JSON for unit tests of the renderers: one 16 MiB target,
+/// one worker, the given classes, zero totals and no time series. Tests replace fields before
+/// deserialising it.
+#[cfg(test)]
+pub(crate) fn sample_json(engine: &str, classes: &[&str]) -> serde_json::Value {
+    use serde_json::json;
+    let dir = json!({
+        "ops": 0, "bytes": 0, "errors": 0, "iops": 0.0, "bytes_per_s": 0.0,
+        "latency_ns": {"min": 0, "mean": 0.0, "max": 0, "stddev": 0.0, "p50": 0, "p90": 0,
+                       "p95": 0, "p99": 0, "p99_9": 0, "p99_99": 0}
+    });
+    json!({
+        "schema_version": SCHEMA_VERSION, "storlab_version": "0.1.0", "command": ["storlab"],
+        "job": {
+            "description": null, "engine": engine, "duration_ms": 2000, "ramp_ms": 0,
+            "interval_ms": 1000, "seed": 1, "buffered": false, "destroy_data": false,
+            "batch": 1,
+            "targets": [{"name": "t", "path": "/tmp/t", "size_bytes": 16777216,
+                         "sync": false, "fsync_every": 0}],
+            "workers": [{
+                "name": "worker", "targets": [0], "target_choice": "round-robin",
+                "queue_depth": 1, "cpu": null, "rate": null, "io_limit": null,
+                "access": [{
+                    "class": 0, "weight": 1, "block_size_bytes": 4096, "block_sizes": [],
+                    "roll_every_bytes": 0, "read_pct": 100.0, "random_pct": 100.0,
+                    "align_bytes": 4096, "distribution": "uniform", "offset_bytes": 0,
+                    "length_bytes": null, "sync": false, "fsync_every": 0
+                }]
+            }],
+            "classes": classes, "warnings": []
+        },
+        "host": {"hostname": "h", "kernel": "6.1", "cpu_model": "cpu", "cpus": 2,
+                 "memory_bytes": 1},
+        "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:02Z",
+        "interrupted": false, "phases": [],
+        "engine": {"name": engine, "fallback_reason": null, "notes": []},
+        "warnings": [], "measured_ms": 2000, "targets": [],
+        "totals": {"read": dir, "write": dir, "flush": dir}, "classes": {}, "workers": [],
+        "devices": [],
+        "host_cpu": {"process_user_pct": 0.0, "process_system_pct": 0.0,
+                     "system_user_pct": 0.0, "system_system_pct": 0.0,
+                     "system_iowait_pct": 0.0, "system_idle_pct": 100.0},
+        "errors": [], "timeseries_path": null, "timeseries": []
+    })
+}
