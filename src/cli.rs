@@ -143,6 +143,16 @@ pub struct RunArgs {
     /// Allow writing over block devices and files that may hold data.
     #[arg(long)]
     pub destroy_data: bool,
+    /// Verify data: headers and checksums on every written block, checked on every read and
+    /// in a final read-back pass.
+    #[arg(long)]
+    pub verify: bool,
+    /// What a failed I/O does: continue (up to --max-errors) or stop.
+    #[arg(long, value_name = "WHAT")]
+    pub on_error: Option<String>,
+    /// With --on-error continue: stop after this many failed I/Os (default 1000).
+    #[arg(long, value_name = "N")]
+    pub max_errors: Option<u64>,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -234,6 +244,10 @@ pub struct ExchangeArgs {
     /// Allow overwriting existing files storlab did not create.
     #[arg(long)]
     pub destroy_data: bool,
+    /// Verify data: headers and checksums on every page and log write, checked on every read
+    /// and in a final read-back pass.
+    #[arg(long)]
+    pub verify: bool,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -515,6 +529,9 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     if a.destroy_data {
         spec.destroy_data = Some(true);
     }
+    if a.verify {
+        spec.verify = Some(true);
+    }
     Ok(exchange::resolve(&spec, &location)?)
 }
 
@@ -572,6 +589,7 @@ fn run_job(args: RunArgs) -> Result<i32> {
                 engine: args.engine.clone(),
                 seed: args.seed,
                 destroy_data: args.destroy_data,
+                verify: args.verify,
                 out: args.out.clone(),
                 ..Default::default()
             });
@@ -695,6 +713,11 @@ fn apply_flags(spec: &mut JobSpec, a: &RunArgs) -> Result<()> {
     if a.destroy_data {
         spec.destroy_data = Some(true);
     }
+    if a.verify {
+        spec.verify = Some(true);
+    }
+    set!(spec.on_error, a.on_error.clone());
+    set!(spec.max_errors, a.max_errors);
     for w in &mut spec.worker {
         let w = w.get_mut();
         set!(w.queue_depth, a.qd);

@@ -190,6 +190,12 @@ pub struct Job {
     pub destroy_data: bool,
     /// Submission batch size (1 = each I/O as soon as it is ready).
     pub batch: u32,
+    /// Data verification (headers and checksums on every block, checked on every read).
+    #[serde(default)]
+    pub verify: bool,
+    /// What failed I/Os do.
+    #[serde(default)]
+    pub on_error: OnError,
     /// Targets, referenced by index from workers.
     pub targets: Vec<Target>,
     /// Workers (one thread each; `count` already expanded).
@@ -216,6 +222,37 @@ fn class_id(classes: &mut Vec<String>, name: &str) -> usize {
         None => {
             classes.push(name.to_string());
             classes.len() - 1
+        }
+    }
+}
+
+/// What the run does when an I/O fails. Every failure is counted and reported either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Keep going; stop the run once this many I/Os have failed.
+    Continue {
+        /// Failed I/Os after which the run stops.
+        max_errors: u64,
+    },
+    /// Stop the run at the first failed I/O.
+    Stop,
+}
+
+impl Default for OnError {
+    fn default() -> Self {
+        OnError::Continue {
+            max_errors: defaults::MAX_ERRORS,
+        }
+    }
+}
+
+impl OnError {
+    /// Failed I/Os after which the run stops.
+    pub fn limit(self) -> u64 {
+        match self {
+            OnError::Continue { max_errors } => max_errors,
+            OnError::Stop => 1,
         }
     }
 }
@@ -408,6 +445,8 @@ pub mod defaults {
     pub const BLOCK_SIZE: u64 = 4096;
     /// Seed.
     pub const SEED: u64 = 0x0570_71ab;
+    /// Failed I/Os after which a run with `on_error = "continue"` stops.
+    pub const MAX_ERRORS: u64 = 1000;
 }
 
 /// Validates a spec into a job. `source` names the file (`None`: built from flags) and its
@@ -454,6 +493,40 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     let batch = spec.batch.unwrap_or(1);
     if batch == 0 {
         return Err(whole("batch", "batch must be at least 1".into()));
+    }
+    let on_error = match spec.on_error.as_deref() {
+        None | Some("continue") => match spec.max_errors {
+            Some(0) => {
+                return Err(whole(
+                    "max_errors",
+                    "max_errors must be at least 1 (use on_error = \"stop\" to stop at the first error)".into(),
+                ));
+            }
+            Some(n) => OnError::Continue { max_errors: n },
+            None => OnError::default(),
+        },
+        Some("stop") => {
+            if spec.max_errors.is_some() {
+                return Err(whole(
+                    "max_errors",
+                    "max_errors applies to on_error = \"continue\"; with \"stop\" the run stops at the first error".into(),
+                ));
+            }
+            OnError::Stop
+        }
+        Some(other) => {
+            return Err(whole(
+                "on_error",
+                format!("on_error is `{other}`; use \"continue\" or \"stop\""),
+            ));
+        }
+    };
+    let verify = spec.verify.unwrap_or(false);
+    if verify && engine == EngineKind::Null {
+        return Err(whole(
+            "verify",
+            "the null engine does no I/O, so there is nothing to verify; use engine = \"io_uring\" or \"psync\"".into(),
+        ));
     }
     if spec.target.is_empty() {
         return Err(whole(
@@ -535,6 +608,8 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         buffered: spec.buffered.unwrap_or(false),
         destroy_data: spec.destroy_data.unwrap_or(false),
         batch,
+        verify,
+        on_error,
         targets,
         workers,
         classes,

@@ -28,6 +28,13 @@ pub struct JobSpec {
     pub destroy_data: Option<bool>,
     /// Submit I/Os in batches of this many (default 1: each as soon as it is ready).
     pub batch: Option<u32>,
+    /// Verify data: every written block carries a header and checksum, every read checks
+    /// it, and a final pass reads back every block written during the run.
+    pub verify: Option<bool>,
+    /// What a failed I/O does: `continue` (default, up to `max_errors`) or `stop`.
+    pub on_error: Option<String>,
+    /// With `on_error = "continue"`: stop the run after this many failed I/Os (default 1000).
+    pub max_errors: Option<u64>,
     /// Run each step this many times and report the spread (mean, stddev, 95% CI).
     pub repeat: Option<u32>,
     /// Pause between repetitions and steps, e.g. "5s".

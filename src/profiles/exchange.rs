@@ -330,6 +330,9 @@ pub struct ExchangeSpec {
     pub interval: Option<Dur>,
     /// Allow overwriting existing files that storlab did not create.
     pub destroy_data: Option<bool>,
+    /// Verify data: every page and log write carries a header and checksum, checked on every
+    /// read and in a final read-back pass.
+    pub verify: Option<bool>,
 }
 
 /// A job file holding an `[exchange]` section.
@@ -398,6 +401,8 @@ pub struct ExchangeConfig {
     pub seed: u64,
     /// Overwrite foreign files.
     pub destroy_data: bool,
+    /// Data verification.
+    pub verify: bool,
 }
 
 /// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
@@ -657,6 +662,7 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         engine,
         seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
         destroy_data: spec.destroy_data.unwrap_or(false),
+        verify: spec.verify.unwrap_or(false),
     };
     if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
         return Err(err(
@@ -915,6 +921,8 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         buffered: false,
         destroy_data: cfg.destroy_data,
         batch: 1,
+        verify: cfg.verify,
+        on_error: Default::default(),
         targets,
         workers: Vec::new(),
         classes: Vec::new(),
