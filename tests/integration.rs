@@ -37,3 +37,15 @@ mod reports;
 mod run;
 #[path = "integration/steps.rs"]
 mod steps;
+#[path = "integration/errors.rs"]
+mod errors;
+#[path = "integration/faultfs.rs"]
+mod faultfs;
+#[path = "integration/fuzz.rs"]
+mod fuzz;
+#[path = "integration/longrun.rs"]
+mod longrun;
+#[path = "integration/verify.rs"]
+mod verify;
+#[path = "integration/placement.rs"]
+mod placement;
