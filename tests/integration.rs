@@ -17,10 +17,16 @@
 
 #[path = "integration/badjobs.rs"]
 mod badjobs;
+#[path = "integration/errors.rs"]
+mod errors;
 #[path = "integration/examples.rs"]
 mod examples;
 #[path = "integration/exchange.rs"]
 mod exchange;
+#[path = "integration/faultfs.rs"]
+mod faultfs;
+#[path = "integration/fuzz.rs"]
+mod fuzz;
 #[path = "integration/guard.rs"]
 mod guard;
 #[path = "integration/harness.rs"]
@@ -29,23 +35,17 @@ mod harness;
 mod interrupt;
 #[path = "integration/jobfile.rs"]
 mod jobfile;
+#[path = "integration/longrun.rs"]
+mod longrun;
 #[path = "integration/loopdev.rs"]
 mod loopdev;
+#[path = "integration/placement.rs"]
+mod placement;
 #[path = "integration/reports.rs"]
 mod reports;
 #[path = "integration/run.rs"]
 mod run;
 #[path = "integration/steps.rs"]
 mod steps;
-#[path = "integration/errors.rs"]
-mod errors;
-#[path = "integration/faultfs.rs"]
-mod faultfs;
-#[path = "integration/fuzz.rs"]
-mod fuzz;
-#[path = "integration/longrun.rs"]
-mod longrun;
 #[path = "integration/verify.rs"]
 mod verify;
-#[path = "integration/placement.rs"]
-mod placement;

@@ -5,6 +5,8 @@
 //! streamed to NDJSON as it is produced.
 
 pub mod exchange;
+pub mod limits;
+mod placement;
 pub mod steps;
 
 use crate::Usage;
@@ -15,7 +17,7 @@ use crate::engine::ring::UringBackend;
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
-use crate::job::units::{format_size, format_size_approx};
+use crate::job::units::format_size;
 use crate::job::{EngineKind, Job};
 pub use crate::report::run_result::StepResult;
 use crate::report::run_result::*;
@@ -365,7 +367,7 @@ fn execute_inner(
         .map(|(o, t)| target_result(t, o))
         .collect();
     let data_bytes: u64 = opened.iter().map(|o| o.size_bytes).sum();
-    partial.warnings.extend(placement_warnings(
+    partial.warnings.extend(placement::warnings(
         job,
         &partial.targets,
         data_bytes,
@@ -888,53 +890,6 @@ fn target_result(t: &crate::job::Target, o: &OpenTarget) -> TargetResult {
         bytes: DirCounts::default(),
         errors: DirCounts::default(),
     }
-}
-
-fn placement_warnings(
-    job: &Job,
-    targets: &[TargetResult],
-    data_bytes: u64,
-    memory: u64,
-) -> Vec<String> {
-    let mut w = Vec::new();
-    if job.buffered {
-        w.push("buffered I/O: reads may be served from the page cache and writes acknowledged before they reach the device".into());
-    }
-    if job.engine == EngineKind::Null {
-        w.push("null engine: no I/O was done; the figures are storlab's own per-I/O cost".into());
-    }
-    for t in targets {
-        match t.filesystem.as_str() {
-            "tmpfs" | "ramfs" => w.push(format!(
-                "target `{}` is on {}: it lives in memory, not on a storage device",
-                t.name, t.filesystem
-            )),
-            "btrfs" | "zfs" | "bcachefs" => w.push(format!(
-                "target `{}` is on {}, a copy-on-write filesystem: writes relocate data and may be compressed or deduplicated",
-                t.name, t.filesystem
-            )),
-            "overlay" | "fuse" | "nfs" | "nfs4" | "cifs" => w.push(format!(
-                "target `{}` is on {}: results include that layer's behaviour",
-                t.name, t.filesystem
-            )),
-            _ => {}
-        }
-        if t.mount_options.contains("compress") {
-            w.push(format!(
-                "target `{}` is on a filesystem mounted with compression ({}): written data may be compressed",
-                t.name, t.mount_options
-            ));
-        }
-    }
-    if data_bytes > 0 && memory > 0 && data_bytes < memory && job.engine != EngineKind::Null {
-        w.push(format!(
-            "the data set ({}) is smaller than memory ({}): any cache in the path (page cache, array cache) can hold all of it",
-            format_size_approx(data_bytes),
-            format_size_approx(memory)
-        ));
-    }
-    w.dedup();
-    w
 }
 
 fn device_names(targets: &[TargetResult]) -> Vec<String> {
