@@ -45,7 +45,8 @@ pub enum Command {
     },
     /// Print the summary of a results file.
     Report {
-        /// A results file written by `storlab run` or `storlab exchange`.
+        /// A results file written by `storlab run` or `storlab exchange`, or the NDJSON time
+        /// series of a run that did not finish (`run.ndjson`), rebuilt into results.
         results: PathBuf,
         /// Print the results JSON instead of the table.
         #[arg(long)]
@@ -425,7 +426,18 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             format,
             table,
         } => {
-            let r = json::load(&results)?;
+            let series = run::timeseries_path(&results);
+            let r = if crate::report::recovered::is_timeseries(&results) {
+                crate::report::recovered::load(&results)?
+            } else if !results.exists() && series.exists() {
+                anyhow::bail!(
+                    "{} does not exist: the run did not finish; make a report from its time series: storlab report {}",
+                    results.display(),
+                    series.display()
+                );
+            } else {
+                json::load(&results)?
+            };
             if let Some(path) = output {
                 write_html(&path, &r)?;
             } else if let Some(format) = format {
@@ -451,27 +463,17 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 
 /// Builds the Exchange configuration from the job file's `[exchange]` section and the flags.
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
-    let (mut spec, location) = match &a.job {
+    let (mut spec, location, file) = match &a.job {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| JobError {
-                location: path.display().to_string(),
-                key: String::new(),
-                message: format!("cannot read the job file: {e}"),
-            })?;
-            let file: ExchangeFile = toml::from_str(&text).map_err(|e| {
-                let line = e
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
-                    .unwrap_or(0);
-                JobError {
-                    location: format!("{}:{line}", path.display()),
-                    key: String::new(),
-                    message: e.message().trim().to_string(),
-                }
-            })?;
-            (file.exchange, path.display().to_string())
+            let text = job::read_text(path)?;
+            let file: ExchangeFile = job::parse_toml(path, &text)?;
+            (
+                file.exchange,
+                path.display().to_string(),
+                Some((path, text)),
+            )
         }
-        None => (ExchangeSpec::default(), "command line".to_string()),
+        None => (ExchangeSpec::default(), "command line".to_string(), None),
     };
     macro_rules! set {
         ($field:expr, $value:expr) => {
@@ -532,7 +534,70 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     if a.verify {
         spec.verify = Some(true);
     }
-    Ok(exchange::resolve(&spec, &location)?)
+    exchange::resolve(&spec, &location).map_err(|e| {
+        blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
+    })
+}
+
+/// Points an `[exchange]` error at what set the value: the flag (`--mailboxes`), or the line
+/// of the key (else of the `[exchange]` header) in the job file.
+fn blame_exchange(mut e: JobError, a: &ExchangeArgs, file: Option<(&Path, &str)>) -> JobError {
+    let key = e
+        .key
+        .strip_prefix("exchange.")
+        .unwrap_or(&e.key)
+        .to_string();
+    let given = [
+        ("mailboxes", "--mailboxes", a.mailboxes.is_some()),
+        ("mailbox_size", "--mailbox-size", a.mailbox_size.is_some()),
+        (
+            "iops_per_mailbox",
+            "--iops-per-mailbox",
+            a.iops_per_mailbox.is_some(),
+        ),
+        (
+            "messages_per_day",
+            "--messages-per-day",
+            a.messages_per_day.is_some(),
+        ),
+        ("version", "--version", a.version.is_some()),
+        ("databases", "--databases", a.databases.is_some()),
+        ("db_paths", "--db-path", !a.db_paths.is_empty()),
+        ("log_paths", "--log-path", !a.log_paths.is_empty()),
+        ("threads", "--threads", a.threads.is_some()),
+        ("headroom", "--headroom", a.headroom.is_some()),
+        ("maintenance", "--maintenance", a.maintenance.is_some()),
+        ("test", "--test", a.test.is_some()),
+        ("duration", "--duration", a.duration.is_some()),
+        ("ramp", "--ramp", a.ramp.is_some()),
+        ("capacity", "--capacity", a.capacity.is_some()),
+        ("db_capacity", "--db-capacity", a.db_capacity.is_some()),
+        ("throughput", "--throughput", a.throughput.is_some()),
+        ("page_size", "--page-size", a.page_size.is_some()),
+        ("log_files", "--log-files", a.log_files.is_some()),
+        (
+            "db_read_latency",
+            "--db-read-latency",
+            a.db_read_latency.is_some(),
+        ),
+        (
+            "log_write_latency",
+            "--log-write-latency",
+            a.log_write_latency.is_some(),
+        ),
+        ("max_latency", "--max-latency", a.max_latency.is_some()),
+        ("engine", "--engine", a.engine.is_some()),
+        ("seed", "--seed", a.seed.is_some()),
+        ("interval", "--interval", a.interval.is_some()),
+        ("verify", "--verify", a.verify),
+    ];
+    if let Some((_, flag, _)) = given.iter().find(|(k, _, set)| *set && *k == key) {
+        e.location = "command line".into();
+        e.key = (*flag).into();
+    } else if let Some((path, text)) = file {
+        e.location = job::locate(path, text, Some("exchange"), &key);
+    }
+    e
 }
 
 fn run_exchange(a: ExchangeArgs) -> Result<i32> {
@@ -558,10 +623,17 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
     })
 }
 
-/// Exit code of a finished run: 1 when interrupted or failed, 3 when its verdict is FAIL,
-/// 0 otherwise.
+/// Exit code of a finished run: 3 when an I/O failed or verification found an error (even if
+/// the run stopped early), 1 when interrupted or failed, 3 when its verdict is FAIL, 0
+/// otherwise.
 pub fn outcome_code(r: &RunResult) -> i32 {
-    if matches!(
+    let verdict_rules = r.verdict.iter().flat_map(|v| &v.rules);
+    if verdict_rules
+        .into_iter()
+        .any(|rule| rule.is_integrity() && !rule.pass)
+    {
+        exit::FAIL
+    } else if matches!(
         r.interrupted,
         crate::report::run_result::Interrupted::Yes(_)
     ) {
@@ -615,7 +687,7 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
         (_, Some(name)) => {
             let p = presets::find(name).ok_or_else(|| {
                 Usage(format!(
-                    "no preset is named `{name}`; presets: {}",
+                    "--preset: no preset is named `{name}`; presets: {}",
                     presets::names()
                 ))
             })?;
@@ -642,8 +714,46 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
     let job = match &source {
         Some((p, t)) => job::resolve(&spec, Some((p, t))),
         None => job::resolve(&spec, None),
-    }?;
+    }
+    .map_err(|e| blame_flags(e, args))?;
     Ok(job)
+}
+
+/// Points an error about a value a flag set at the flag (`command line: --qd: ...`) rather
+/// than at the job file's line the flag overrode.
+fn blame_flags(mut e: JobError, a: &RunArgs) -> JobError {
+    if e.key.starts_with("cycle.") || e.key.starts_with("precondition") {
+        return e;
+    }
+    let last = e.key.rsplit('.').next().unwrap_or(&e.key);
+    let given = [
+        ("queue_depth", "--qd", a.qd.is_some()),
+        ("count", "--workers", a.workers.is_some()),
+        ("rate_iops", "--rate", a.rate.is_some()),
+        ("arrivals", "--arrivals", a.arrivals.is_some()),
+        ("block_size", "--bs", a.bs.is_some()),
+        ("align", "--bs", a.bs.is_some()),
+        ("read", "--read", a.read.is_some()),
+        ("random", "--random", a.random.is_some()),
+        ("distribution", "--distribution", a.distribution.is_some()),
+        ("fsync_every", "--fsync-every", a.fsync_every.is_some()),
+        ("size", "--size", a.size.is_some()),
+        ("path", "--target", !a.targets.is_empty()),
+        ("duration", "--duration", a.duration.is_some()),
+        ("ramp", "--ramp", a.ramp.is_some()),
+        ("interval", "--interval", a.interval.is_some()),
+        ("engine", "--engine", a.engine.is_some()),
+        ("batch", "--batch", a.batch.is_some()),
+        ("on_error", "--on-error", a.on_error.is_some()),
+        ("max_errors", "--max-errors", a.max_errors.is_some()),
+        ("verify", "--verify", a.verify),
+    ];
+    if let Some((_, flag, _)) = given.iter().find(|(k, _, set)| *set && *k == last) {
+        e.message = format!("{} (`{}`)", e.message, e.key);
+        e.location = "command line".into();
+        e.key = (*flag).into();
+    }
+    e
 }
 
 fn one_line_spec() -> JobSpec {

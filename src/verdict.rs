@@ -4,6 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The rule on failed I/Os (threshold 0): any error fails a verdict.
+pub const IO_ERRORS: &str = "I/O errors";
+/// The rule on data verification errors (threshold 0).
+pub const VERIFY_ERRORS: &str = "data verification errors";
+
 /// How a measured value is compared with its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -33,6 +38,12 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Whether this is a rule on errors (I/O or verification): such a failure is definitive
+    /// even for a run that stopped early.
+    pub fn is_integrity(&self) -> bool {
+        self.rule == IO_ERRORS || self.rule == VERIFY_ERRORS
+    }
+
     /// Judges `measured` against `threshold`.
     pub fn judge(
         rule: impl Into<String>,

@@ -14,6 +14,8 @@
 //! and the loop-device guard they share.
 
 #![allow(clippy::print_stderr)]
+// Fault ranges are lists of byte ranges; a one-element list is meant as such.
+#![allow(clippy::single_range_in_vec_init)]
 
 #[path = "integration/badjobs.rs"]
 mod badjobs;

@@ -10,6 +10,7 @@ pub mod probe;
 pub mod ring;
 pub mod sync;
 pub mod target;
+pub mod verify;
 pub mod worker;
 
 /// What an I/O does.

@@ -199,8 +199,10 @@ pub fn guard_findings(path: &Path) -> Result<Vec<String>, TargetError> {
 // Paths and errors
 // ---------------------------------------------------------------------------------------------
 
-/// Version written in (and required of) the `storlab_manifest` field.
-const MANIFEST_VERSION: u32 = 1;
+/// Version written in the `storlab_manifest` field. Version 2 files carry a verification
+/// header in every sector; a file of an older version is still storlab's, and is prepared
+/// again rather than reused.
+const MANIFEST_VERSION: u32 = 2;
 /// The manifest of `PATH` is `PATH.storlab.json`.
 const MANIFEST_SUFFIX: &str = ".storlab.json";
 /// Preparation writes (and seeds its generator) in chunks of this size.
@@ -846,7 +848,7 @@ fn owned_manifest(canonical: &Path, metadata: &Metadata) -> Option<Manifest> {
     }
     let manifest: Manifest = serde_json::from_slice(&text).ok()?;
     let same_file = manifest.inode.is_none_or(|inode| inode == metadata.ino());
-    (manifest.storlab_manifest == MANIFEST_VERSION && same_file).then_some(manifest)
+    ((1..=MANIFEST_VERSION).contains(&manifest.storlab_manifest) && same_file).then_some(manifest)
 }
 
 /// The guard's finding for an existing regular file: non-empty and without a valid manifest.
@@ -870,8 +872,10 @@ fn open_file(
     let (plan, size_bytes) = match (existing, owned) {
         (Some(metadata), Some(manifest)) => {
             let size = request.size_bytes.unwrap_or(manifest.size_bytes);
-            let reusable =
-                manifest.complete && manifest.size_bytes == size && metadata.len() == size;
+            let reusable = manifest.complete
+                && manifest.storlab_manifest == MANIFEST_VERSION
+                && manifest.size_bytes == size
+                && metadata.len() == size;
             if reusable {
                 (Plan::Reuse(manifest.data_seed), size)
             } else {
@@ -1051,9 +1055,11 @@ fn aligned_chunk_mut(storage: &mut [u8], align: usize) -> &mut [u8] {
     &mut storage[pad.min(end)..end]
 }
 
-/// Fills chunk `chunk_index` of the file with data seed `data_seed`.
+/// Fills chunk `chunk_index` of the file with data seed `data_seed`, every sector sealed with
+/// a verification header naming the file (its data seed) and the sector's offset.
 fn fill_chunk(data_seed: u64, chunk_index: u64, chunk: &mut [u8]) {
     SmallRng::seed_from_u64(splitmix64(data_seed ^ splitmix64(chunk_index))).fill_bytes(chunk);
+    crate::engine::verify::seal_prepared(chunk, data_seed, chunk_index * CHUNK_BYTES as u64);
 }
 
 /// Writes `manifest` for the file at `canonical` durably and atomically (temporary file,
@@ -1134,7 +1140,7 @@ fn prepare_file(
         inode: Some(inode),
         chunk_bytes: Some(CHUNK_BYTES as u64),
         data: Some(
-            "pseudo-random: SmallRng seeded from (data_seed, chunk index) for each chunk".into(),
+            "pseudo-random: SmallRng seeded from (data_seed, chunk index) for each chunk; every 512-byte sector starts with a storlab verification header".into(),
         ),
         storlab_version: Some(env!("CARGO_PKG_VERSION").into()),
     };
@@ -1350,7 +1356,7 @@ mod tests {
         );
 
         let manifest = manifest_json(&path);
-        assert_eq!(manifest["storlab_manifest"], 1);
+        assert_eq!(manifest["storlab_manifest"], MANIFEST_VERSION);
         assert_eq!(manifest["size_bytes"], size);
         assert_eq!(manifest["complete"], true);
         assert!(manifest["created_unix_s"].as_u64().unwrap() > 0);
@@ -1361,12 +1367,24 @@ mod tests {
         assert_ne!(data[..4096], data[4096..8192]);
         let blocks: HashSet<&[u8]> = data.chunks(4096).collect();
         assert_eq!(blocks.len(), data.len() / 4096, "every 4 KiB block differs");
-        // Roughly uniform bytes: incompressible.
-        let mut counts = [0u64; 256];
-        for &b in &data {
-            counts[usize::from(b)] += 1;
+        // Every sector carries its verification header: the magic, and its own offset.
+        for (i, sector) in data.chunks(crate::engine::verify::SECTOR).enumerate() {
+            assert_eq!(sector[..8], crate::engine::verify::MAGIC, "sector {i}");
+            assert_eq!(
+                u64::from_le_bytes(sector[24..32].try_into().unwrap()),
+                (i * crate::engine::verify::SECTOR) as u64
+            );
         }
-        let expected = data.len() as u64 / 256;
+        // Roughly uniform bytes after each sector's header: incompressible (the header is
+        // 48 of every 512 bytes).
+        let mut counts = [0u64; 256];
+        let header = crate::engine::verify::HEADER_BYTES;
+        for sector in data.chunks(crate::engine::verify::SECTOR) {
+            for &b in &sector[header..] {
+                counts[usize::from(b)] += 1;
+            }
+        }
+        let expected = counts.iter().sum::<u64>() / 256;
         assert!(
             counts
                 .iter()

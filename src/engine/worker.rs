@@ -7,16 +7,20 @@
 use super::access::AccessGen;
 use super::buf::stamp;
 use super::pacing::Pacer;
+use super::verify::{VerifyCounts, VerifyMap};
 use super::{Backend, IoOp, OpKind};
 use crate::job::{IoLimit, Worker};
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::{Dir, StatsSet, TargetCounters};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 /// Longest a worker sleeps without looking at the stop flag.
 const MAX_WAIT_NS: u64 = 50_000_000;
+/// How long a worker waits before trying again an I/O whose blocks another I/O holds
+/// (verification never lets a block be read while it is written).
+const BLOCKED_RETRY_NS: u64 = 100_000;
 /// How many I/O errors are kept in detail per worker.
 pub const ERROR_DETAILS: usize = 8;
 
@@ -73,6 +77,8 @@ pub struct WorkerReport {
     pub fatal: Option<String>,
     /// Notes from the backend (e.g. registration fallbacks).
     pub notes: Vec<String>,
+    /// What data verification found in this worker's reads.
+    pub verify: VerifyCounts,
 }
 
 /// What a worker needs besides its backend.
@@ -100,6 +106,12 @@ pub struct WorkerPlan<'a> {
     pub batch: usize,
     /// Number of targets in the job.
     pub targets: usize,
+    /// Data verification: what every block should hold (None: no verification).
+    pub verify: Option<&'a VerifyMap>,
+    /// Failed I/Os and verification errors of the whole run, across workers.
+    pub failures: &'a AtomicU64,
+    /// The run stops (sets `stop`) when `failures` reaches this.
+    pub max_failures: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -123,6 +135,9 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         tx,
         batch,
         targets,
+        verify,
+        failures,
+        max_failures,
     } = plan;
     let qd = spec.queue_depth as usize;
     let mut slots = vec![Slot::default(); qd];
@@ -133,6 +148,14 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
     let mut totals = StatsSet::new(classes);
     let mut counters = vec![TargetCounters::default(); targets];
     let mut errors = Vec::new();
+    let mut checks = VerifyCounts::default();
+    // An I/O drawn but not yet issued: its blocks were busy (verification only).
+    let mut blocked: Option<IoOp> = None;
+    let fail = |n: u64| {
+        if failures.fetch_add(n, Ordering::Relaxed) + n >= max_failures {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
     let mut pacer = spec.rate.map(|r| Pacer::new(r, seed ^ 0x7061_6365));
     let open = pacer.is_some();
     let mut next_intended = pacer.as_mut().map(|p| p.next_ns()).unwrap_or(0);
@@ -180,12 +203,25 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                 if issued >= limit {
                     break;
                 }
+                let op = blocked.take().unwrap_or_else(|| access.next_op().0);
+                if let Some(map) = verify {
+                    if op.kind != OpKind::Flush
+                        && !map.lock(op.target, op.offset, op.len, op.kind == OpKind::Write)
+                    {
+                        blocked = Some(op);
+                        break;
+                    }
+                }
                 issued += 1;
                 free.pop();
-                let (op, _) = access.next_op();
                 if op.kind == OpKind::Write {
-                    write_seq = write_seq.wrapping_add(1);
-                    stamp(backend.slot_buf(slot), op.len as usize, seed ^ write_seq);
+                    match verify {
+                        Some(map) => map.seal(backend.slot_buf(slot), op.target, op.offset, op.len),
+                        None => {
+                            write_seq = write_seq.wrapping_add(1);
+                            stamp(backend.slot_buf(slot), op.len as usize, seed ^ write_seq);
+                        }
+                    }
                 }
                 backend.push(slot, &op);
                 slots[slot as usize] = Slot {
@@ -224,6 +260,9 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             if open && !free.is_empty() {
                 deadline = deadline.min(next_intended);
             }
+            if blocked.is_some() {
+                deadline = deadline.min(now + BLOCKED_RETRY_NS);
+            }
         }
         let timeout = deadline.saturating_sub(now);
         if let Err(e) = backend.submit(timeout > 0, timeout) {
@@ -255,6 +294,32 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             slots[slot_id as usize].op = None;
             free.push(slot_id);
             inflight -= 1;
+            let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
+            if let Some(map) = verify {
+                match op.kind {
+                    OpKind::Write => map.written(op.target, op.offset, op.len, ok),
+                    OpKind::Read => {
+                        let before = checks.errors();
+                        map.read(
+                            backend.slot_buf(slot_id),
+                            op.target,
+                            op.offset,
+                            op.len,
+                            ok,
+                            "run",
+                            t / 1_000_000,
+                            &mut checks,
+                        );
+                        if checks.errors() > before {
+                            fail(checks.errors() - before);
+                        }
+                    }
+                    OpKind::Flush => {}
+                }
+            }
+            if !ok {
+                fail(1);
+            }
             if t > end_ns || t > stopped_at {
                 continue;
             }
@@ -266,7 +331,6 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                 OpKind::Write => Dir::Write,
                 OpKind::Flush => Dir::Flush,
             };
-            let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
             let class = op.class as usize;
             let counted = t >= ramp_ns;
             if ok {
@@ -315,6 +379,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         errors,
         fatal,
         notes,
+        verify: checks,
     }
 }
 

@@ -353,6 +353,38 @@ pub fn summary(r: &RunResult) -> String {
             e.error
         );
     }
+    if let Some(v) = &r.verify {
+        let _ = writeln!(
+            out,
+            "verify: {} blocks of {} checked ({} unchecked) · corrupted {} · misdirected {} · lost {} · torn {}{}",
+            v.blocks_checked,
+            crate::job::units::format_size(v.block_bytes),
+            v.blocks_unchecked,
+            v.corrupted,
+            v.misdirected,
+            v.lost,
+            v.torn,
+            v.read_back.as_ref().map_or(String::new(), |b| format!(
+                " · read-back {} ({} blocks, {:.1}s)",
+                b.state, b.blocks_checked, b.seconds
+            ))
+        );
+        for e in v.first_errors.iter().take(5) {
+            let _ = writeln!(
+                out,
+                "verify error: {} block at offset {} of target {} ({}): expected {}; {}",
+                e.kind.name(),
+                e.offset,
+                r.targets
+                    .get(e.target)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("?"),
+                e.phase,
+                e.expected,
+                e.found
+            );
+        }
+    }
     if let Some(x) = &r.exchange {
         exchange_section(&mut out, r, x);
     }

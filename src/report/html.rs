@@ -36,6 +36,92 @@ svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.abou
 @media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } }
 ";
 
+/// Failed I/Os: counts per target and operation, and the first ones in detail.
+fn errors_section(o: &mut String, r: &RunResult) {
+    let failing: Vec<_> = r
+        .targets
+        .iter()
+        .filter(|t| t.errors.read + t.errors.write + t.errors.flush > 0)
+        .collect();
+    if failing.is_empty() && r.errors.is_empty() {
+        return;
+    }
+    o.push_str("<h2 id=\"errors\">I/O errors</h2><table><tr><th>target</th><th>read errors</th><th>write errors</th><th>flush errors</th></tr>");
+    for t in failing {
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&t.name),
+            t.errors.read,
+            t.errors.write,
+            t.errors.flush
+        );
+    }
+    o.push_str("</table>");
+    if !r.errors.is_empty() {
+        o.push_str("<table><tr><th>t (ms)</th><th>target</th><th>op</th><th>offset</th><th>bytes</th><th>error</th></tr>");
+        for e in &r.errors {
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                e.t_ms,
+                escape(r.targets.get(e.target).map_or("?", |t| t.name.as_str())),
+                escape(&e.op),
+                e.offset,
+                e.len,
+                escape(&e.error)
+            );
+        }
+        o.push_str("</table>");
+    }
+}
+
+/// Data verification: blocks checked, each kind of error, the read-back pass, first errors.
+fn verify_section(o: &mut String, r: &RunResult) {
+    let Some(v) = &r.verify else { return };
+    let _ = write!(
+        o,
+        "<h2 id=\"verify\">Data verification</h2><table><tr><th>block</th><th>checked</th><th>unchecked</th><th>corrupted</th><th>misdirected</th><th>lost</th><th>torn</th><th>read-back</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr></table>",
+        crate::job::units::format_size(v.block_bytes),
+        v.blocks_checked,
+        v.blocks_unchecked,
+        if v.corrupted > 0 { "fail" } else { "pass" },
+        v.corrupted,
+        if v.misdirected > 0 { "fail" } else { "pass" },
+        v.misdirected,
+        if v.lost > 0 { "fail" } else { "pass" },
+        v.lost,
+        if v.torn > 0 { "fail" } else { "pass" },
+        v.torn,
+        v.read_back.as_ref().map_or_else(
+            || "not run".to_string(),
+            |b| format!(
+                "{}: {} blocks in {:.1} s",
+                escape(&b.state),
+                b.blocks_checked,
+                b.seconds
+            )
+        ),
+    );
+    if !v.first_errors.is_empty() {
+        o.push_str("<table><tr><th>kind</th><th>target</th><th>offset</th><th>expected</th><th>found</th><th>when</th></tr>");
+        for e in &v.first_errors {
+            let _ = write!(
+                o,
+                "<tr><td class=\"fail\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} at {} ms</td></tr>",
+                e.kind.name(),
+                escape(r.targets.get(e.target).map_or("?", |t| t.name.as_str())),
+                e.offset,
+                escape(&e.expected),
+                escape(&e.found),
+                escape(&e.phase),
+                e.t_ms
+            );
+        }
+        o.push_str("</table>");
+    }
+}
+
 /// Escapes text for HTML.
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -879,6 +965,8 @@ pub fn render(r: &RunResult) -> String {
         }
         o.push_str("</table>");
     }
+    errors_section(&mut o, r);
+    verify_section(&mut o, r);
     o.push_str("<h2>Classes</h2><table><tr><th>class</th><th>op</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>errors</th></tr>");
     for (name, c) in &r.classes {
         for (op, d) in [("read", &c.read), ("write", &c.write), ("flush", &c.flush)] {

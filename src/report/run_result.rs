@@ -96,7 +96,12 @@ pub struct RunResult {
     pub timeseries_path: Option<String>,
     /// The time series, one record per interval (ramp intervals included, marked).
     pub timeseries: Vec<IntervalRecord>,
-    /// The verdict, for runs that judge (Exchange).
+    /// Data verification (runs with `verify`): blocks checked and every kind of error found,
+    /// during the run and in the final read-back pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::engine::verify::VerifyCounts>,
+    /// The verdict: for runs that judge (Exchange), and for any run with data verification or
+    /// failed I/Os.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::verdict::Verdict>,
     /// The Exchange model's figures.

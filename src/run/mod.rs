@@ -16,9 +16,10 @@ use crate::engine::probe;
 use crate::engine::ring::UringBackend;
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
+use crate::engine::verify::{MapTarget, ReadBack, VerifyCounts, VerifyMap};
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
 use crate::job::units::format_size;
-use crate::job::{EngineKind, Job};
+use crate::job::{EngineKind, Job, OnError};
 pub use crate::report::run_result::StepResult;
 use crate::report::run_result::*;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
@@ -31,7 +32,7 @@ use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What the run tells whoever shows progress. Every method has a silent default.
@@ -122,6 +123,11 @@ impl Signals {
             sigint: Arc::new(AtomicBool::new(false)),
             sigterm: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Whether SIGINT or SIGTERM arrived.
+    pub fn signalled(&self) -> bool {
+        self.sigint.load(Ordering::Relaxed) || self.sigterm.load(Ordering::Relaxed)
     }
 
     fn reason(&self, phase: &str) -> Option<String> {
@@ -388,6 +394,14 @@ fn execute_inner(
         gens.push(AccessGen::new(w, &geometry, seed).map_err(Usage)?);
     }
 
+    let verify_map = if job.verify {
+        Some(verify_map(job, &opened, &host, &mut partial.warnings)?)
+    } else {
+        None
+    };
+    let failures = AtomicU64::new(0);
+    let max_failures = job.on_error.limit();
+
     // Ramp and measure.
     let grid = IntervalGrid {
         ramp_ns: job.ramp_ms * 1_000_000,
@@ -431,6 +445,9 @@ fn execute_inner(
                 tx: tx.clone(),
                 batch: (job.batch as usize).min(w.queue_depth as usize),
                 targets: job.targets.len(),
+                verify: verify_map.as_ref(),
+                failures: &failures,
+                max_failures,
             };
             let fds = fds.clone();
             let slot_bytes = w.max_block_bytes() as usize;
@@ -475,6 +492,18 @@ fn execute_inner(
         )
     })?;
     ndjson.flush().context("writing the time series")?;
+    let mut verified = verify_map.as_ref().map(|map| {
+        let mut counts = VerifyCounts {
+            block_bytes: map.block,
+            ..VerifyCounts::default()
+        };
+        for r in &collected.reports {
+            counts.merge(&r.verify);
+        }
+        counts
+    });
+    let failed_total = failures.load(Ordering::Relaxed);
+    let stopped_on_errors = failed_total >= max_failures && !signals.signalled();
     let ramp_s = (grid.ramp_ns.min(collected.elapsed_ns) as f64) / 1e9;
     let interrupted = signals.reason(if collected.elapsed_ns < grid.ramp_ns {
         "ramp"
@@ -522,6 +551,34 @@ fn execute_inner(
             ));
         }
     }
+    let interrupted = if stopped_on_errors {
+        Some(match job.on_error {
+            OnError::Stop => format!(
+                "stopped at the first failed I/O or verification error (on_error = \"stop\"); {failed_total} in all"
+            ),
+            OnError::Continue { max_errors } => format!(
+                "stopped after {failed_total} failed I/Os and verification errors (max_errors = {max_errors})"
+            ),
+        })
+    } else {
+        interrupted
+    };
+    if let (Some(map), Some(counts)) = (&verify_map, verified.as_mut()) {
+        // The final pass reads back every block written, unless the user stopped the run.
+        obs.phase("read-back");
+        let start = Instant::now();
+        let back = read_back(map, &opened, job.buffered, signals, counts);
+        partial.phase(
+            "read-back",
+            if back.state == "completed" {
+                "completed"
+            } else {
+                "interrupted"
+            },
+            start.elapsed().as_secs_f64(),
+        );
+        counts.read_back = Some(back);
+    }
     let interrupted = match (interrupted, fatal.is_empty()) {
         (Some(r), _) => Interrupted::Yes(r),
         (None, false) => Interrupted::Yes(format!("failed: {}", fatal.join("; "))),
@@ -529,6 +586,15 @@ fn execute_inner(
     };
     let mut result = assemble(job, opts, std::mem::take(partial), interrupted, Some(&host));
     fill_measurement(&mut result, job, &collected);
+    result.verify = verified;
+    let io_failures = failed_total.saturating_sub(
+        collected
+            .reports
+            .iter()
+            .map(|r| r.verify.errors())
+            .sum::<u64>(),
+    );
+    result.verdict = integrity_verdict(&result, io_failures);
     result.timeseries_path = Some(ts_path.display().to_string());
     write_results(&opts.results_path, &result)?;
     Ok(result)
@@ -631,6 +697,7 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         errors: Vec::new(),
         fatal: Some(why),
         notes: Vec::new(),
+        verify: VerifyCounts::default(),
     }
 }
 
@@ -832,6 +899,165 @@ fn interval_record(
 /// The end of an alignment error: how to avoid O_DIRECT's constraint in a job file.
 pub const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
 
+/// Memory the verification map may take, as a fraction of the host's memory.
+const VERIFY_MAP_MEMORY_SHARE: u64 = 4;
+/// Bytes per read of the final read-back pass.
+const READ_BACK_BYTES: u64 = 1 << 20;
+
+/// The verification map of a job: one entry per block of every target, where a block is the
+/// largest size every I/O is a multiple of and aligned to.
+fn verify_map(
+    job: &Job,
+    opened: &[OpenTarget],
+    host: &host::HostInfo,
+    warnings: &mut Vec<String>,
+) -> Result<VerifyMap> {
+    let mut values = Vec::new();
+    for a in job.workers.iter().flat_map(|w| &w.access) {
+        values.extend([
+            a.block_size_bytes,
+            a.align_bytes,
+            a.offset_bytes,
+            a.roll_every_bytes,
+        ]);
+        values.extend(a.block_sizes.iter().map(|&(b, _)| b));
+    }
+    let Some(block) = crate::engine::verify::block_size(values) else {
+        return Err(Usage(
+            "verify needs every block size, alignment, span offset and roll_every to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
+        )
+        .into());
+    };
+    let targets: Vec<MapTarget> = opened
+        .iter()
+        .map(|o| MapTarget {
+            size_bytes: o.size_bytes,
+            prepared_id: o.prepare.data_seed,
+        })
+        .collect();
+    let bytes = VerifyMap::memory_bytes(&targets, block);
+    if host.memory_bytes > 0 && bytes > host.memory_bytes / VERIFY_MAP_MEMORY_SHARE {
+        return Err(Usage(format!(
+            "verify needs {} of memory to track every {}-byte block of the targets, more than a quarter of this host's {}; verify a smaller span (size, or access offset/length) or use larger blocks",
+            format_size(bytes),
+            block,
+            format_size(host.memory_bytes)
+        ))
+        .into());
+    }
+    for (t, o) in job.targets.iter().zip(opened) {
+        if o.prepare.data_seed.is_none() {
+            warnings.push(format!(
+                "verify: target `{}` was not prepared by storlab, so its blocks can only be checked once the run has written them",
+                t.name
+            ));
+        }
+    }
+    let run = crate::engine::buf::splitmix(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id()) << 32,
+    );
+    Ok(VerifyMap::new(&targets, block, run.max(1)))
+}
+
+/// The final pass: reads back and checks every block written during the run.
+fn read_back(
+    map: &VerifyMap,
+    opened: &[OpenTarget],
+    buffered: bool,
+    signals: &Signals,
+    counts: &mut VerifyCounts,
+) -> ReadBack {
+    let start = Instant::now();
+    let mut back = ReadBack {
+        state: "completed".into(),
+        ..ReadBack::default()
+    };
+    let mut arena = crate::engine::buf::BufArena::new(1, READ_BACK_BYTES as usize, 0);
+    let before = counts.blocks_checked;
+    'targets: for (ti, o) in opened.iter().enumerate() {
+        if buffered {
+            // Read what reached the device, not what the page cache holds.
+            let _ = rustix::fs::fdatasync(&o.file);
+            let _ = rustix::fs::fadvise(&o.file, 0, None, rustix::fs::Advice::DontNeed);
+        }
+        for (offset, len) in map.written_ranges(ti, READ_BACK_BYTES) {
+            if signals.signalled() {
+                back.state = "interrupted".into();
+                break 'targets;
+            }
+            let buf = &mut arena.slot_mut(0)[..len as usize];
+            let ok = match rustix::io::pread(&o.file, &mut *buf, offset) {
+                Ok(n) if n == len as usize => true,
+                Ok(n) => {
+                    back.state = format!(
+                        "failed: short read of {n} of {len} bytes at offset {offset} of target {ti}"
+                    );
+                    false
+                }
+                Err(e) => {
+                    back.state = format!(
+                        "failed: reading {len} bytes at offset {offset} of target {ti}: {e}"
+                    );
+                    false
+                }
+            };
+            if !ok {
+                break 'targets;
+            }
+            back.bytes += len as u64;
+            map.lock(ti as u32, offset, len, false);
+            map.read(
+                buf,
+                ti as u32,
+                offset,
+                len,
+                true,
+                "read-back",
+                start.elapsed().as_millis() as u64,
+                counts,
+            );
+        }
+    }
+    back.blocks_checked = counts.blocks_checked - before;
+    back.seconds = start.elapsed().as_secs_f64();
+    back
+}
+
+/// The verdict every run gets once it verifies data or an I/O failed: no I/O errors, and no
+/// verification errors. `None` for a run with neither (nothing to judge).
+fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<crate::verdict::Verdict> {
+    let errors = io_failures.max(result.totals.errors());
+    if result.verify.is_none() && errors == 0 {
+        return None;
+    }
+    let mut rules = vec![crate::verdict::Rule::judge(
+        crate::verdict::IO_ERRORS,
+        errors as f64,
+        crate::verdict::Comparison::AtMost,
+        0.0,
+        "errors",
+    )];
+    rules.extend(verification_rule(result));
+    Some(crate::verdict::Verdict::of(rules))
+}
+
+/// The rule a run with data verification is judged by (`None` without verification): every
+/// verdict includes it.
+pub fn verification_rule(result: &RunResult) -> Option<crate::verdict::Rule> {
+    result.verify.as_ref().map(|v| {
+        crate::verdict::Rule::judge(
+            crate::verdict::VERIFY_ERRORS,
+            v.errors() as f64,
+            crate::verdict::Comparison::AtMost,
+            0.0,
+            "errors",
+        )
+    })
+}
+
 /// Checks every offset and size the workers use against each target's O_DIRECT granularity
 /// (`block_sizes[t]`; 0 or 1: nothing to check).
 fn check_alignment(job: &Job, block_sizes: &[u32]) -> Result<()> {
@@ -945,6 +1171,7 @@ fn assemble(
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: partial.timeseries,
+        verify: None,
         verdict: None,
         exchange: None,
         max_mailboxes: None,

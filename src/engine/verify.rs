@@ -1,0 +1,719 @@
+//! Data verification: the self-describing sector format every block storlab writes carries,
+//! the table of what each block should hold, and the checks of what was read.
+//!
+//! Every 512-byte sector storlab writes, whether preparing a file or during a run, starts with
+//! a header:
+//!
+//! | bytes  | field                                                              |
+//! |--------|--------------------------------------------------------------------|
+//! | 0..8   | magic `stlbVRFY`                                                   |
+//! | 8..12  | crc32c of bytes 0..8 and 12..512 (the whole sector but this field) |
+//! | 12..16 | kind: 0 prepared, 1 written during a run                           |
+//! | 16..24 | target identity (the file's data seed from its manifest)           |
+//! | 24..32 | the sector's own byte offset in the target                         |
+//! | 32..40 | run id (0 when prepared)                                           |
+//! | 40..48 | write version of the block (0 when prepared)                       |
+//!
+//! The rest of the sector is pseudo-random data. A *block* (the verification unit) is the
+//! largest size every I/O of the job is a multiple of and aligned to; the [`VerifyMap`] holds,
+//! per block, the version of its last acknowledged write and a lock: a block is never read
+//! while it is being written, nor written by two I/Os at once, so what a read must find is
+//! always known exactly. A read then tells apart:
+//!
+//! - **corrupted**: a sector whose checksum or magic is wrong (bit rot, another writer);
+//! - **misdirected**: a valid sector that belongs to another offset or another target;
+//! - **lost**: valid, but older than the last acknowledged write (a lost or stale write);
+//! - **torn**: some sectors of the block from the last write and some from an older one.
+
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes per self-describing sector.
+pub const SECTOR: usize = 512;
+/// Bytes of header at the start of every sector.
+pub const HEADER_BYTES: usize = 48;
+/// The magic at the start of every sector storlab writes.
+pub const MAGIC: [u8; 8] = *b"stlbVRFY";
+/// How many verification errors are kept in detail.
+pub const ERROR_DETAILS: usize = 16;
+
+const KIND_PREPARED: u32 = 0;
+const KIND_RUN: u32 = 1;
+
+/// Seals every sector of `chunk`, which starts at byte `offset` of a target with identity
+/// `target_id`, as prepared data (run 0, version 0). `chunk` already holds random data.
+pub fn seal_prepared(chunk: &mut [u8], target_id: u64, offset: u64) {
+    for (i, sector) in chunk.chunks_exact_mut(SECTOR).enumerate() {
+        seal_sector(
+            sector,
+            KIND_PREPARED,
+            target_id,
+            offset + (i * SECTOR) as u64,
+            0,
+            0,
+        );
+    }
+}
+
+fn seal_sector(sector: &mut [u8], kind: u32, target_id: u64, offset: u64, run: u64, version: u64) {
+    sector[0..8].copy_from_slice(&MAGIC);
+    sector[12..16].copy_from_slice(&kind.to_le_bytes());
+    sector[16..24].copy_from_slice(&target_id.to_le_bytes());
+    sector[24..32].copy_from_slice(&offset.to_le_bytes());
+    sector[32..40].copy_from_slice(&run.to_le_bytes());
+    sector[40..48].copy_from_slice(&version.to_le_bytes());
+    // Vary the payload's first word too, so no two written sectors are alike even where the
+    // buffer's data repeats.
+    let tag = crate::engine::buf::splitmix(run ^ version.rotate_left(32) ^ offset);
+    sector[48..56].copy_from_slice(&tag.to_le_bytes());
+    let crc = sector_crc(sector);
+    sector[8..12].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn sector_crc(sector: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc32c::crc32c(&sector[0..8]), &sector[12..])
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(w)
+}
+
+/// What one sector turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sector {
+    /// Bad magic or checksum.
+    Bad,
+    /// A valid sector of another offset or target: (its target id, its offset).
+    Elsewhere(u64, u64),
+    /// A valid sector of this place: (run id, version).
+    Here(u64, u64),
+}
+
+fn read_sector(sector: &[u8], target_id: u64, offset: u64) -> Sector {
+    if sector[0..8] != MAGIC || u32_at(sector, 8) != sector_crc(sector) {
+        return Sector::Bad;
+    }
+    let kind = u32_at(sector, 12);
+    let (id, off) = (u64_at(sector, 16), u64_at(sector, 24));
+    if (kind != KIND_PREPARED && kind != KIND_RUN) || id != target_id || off != offset {
+        return Sector::Elsewhere(id, off);
+    }
+    Sector::Here(u64_at(sector, 32), u64_at(sector, 40))
+}
+
+/// The kinds of verification error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyErrorKind {
+    /// Checksum or magic mismatch.
+    Corrupted,
+    /// A valid block of another offset or target.
+    Misdirected,
+    /// Older than the last acknowledged write.
+    Lost,
+    /// Partly the last write, partly older data.
+    Torn,
+}
+
+impl VerifyErrorKind {
+    /// The name used in results and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            VerifyErrorKind::Corrupted => "corrupted",
+            VerifyErrorKind::Misdirected => "misdirected",
+            VerifyErrorKind::Lost => "lost",
+            VerifyErrorKind::Torn => "torn",
+        }
+    }
+}
+
+/// One verification error, kept in detail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyError {
+    /// What was wrong.
+    pub kind: VerifyErrorKind,
+    /// Target index.
+    pub target: usize,
+    /// Byte offset of the block.
+    pub offset: u64,
+    /// Bytes per block.
+    pub len: u32,
+    /// What the block should have held.
+    pub expected: String,
+    /// What was found (the first sector that differs).
+    pub found: String,
+    /// `run` (a read during the run) or `read-back` (the final pass).
+    pub phase: String,
+    /// When, ms from the start of the run (of the final pass for `read-back`).
+    pub t_ms: u64,
+}
+
+/// Verification counts: what a worker or the final pass found, and merged, what the run did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyCounts {
+    /// Blocks whose content was checked.
+    pub blocks_checked: u64,
+    /// Blocks read but not checkable: never written by storlab (a block device or a file
+    /// storlab did not prepare) or last written by a write that failed.
+    pub blocks_unchecked: u64,
+    /// Checksum or magic mismatches.
+    pub corrupted: u64,
+    /// Valid blocks found at the wrong offset or target.
+    pub misdirected: u64,
+    /// Blocks older than their last acknowledged write.
+    pub lost: u64,
+    /// Blocks partly from their last write, partly older.
+    pub torn: u64,
+    /// The first errors.
+    pub first_errors: Vec<VerifyError>,
+    /// Bytes per verified block (in a run's results; 0 in a worker's counts).
+    #[serde(default)]
+    pub block_bytes: u64,
+    /// The final pass that reads back every block written during the run (in a run's
+    /// results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_back: Option<ReadBack>,
+}
+
+/// The final read-back pass.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadBack {
+    /// `completed`, `interrupted` or `failed: <why>`.
+    pub state: String,
+    /// Blocks it read back and checked.
+    pub blocks_checked: u64,
+    /// Bytes it read.
+    pub bytes: u64,
+    /// How long it took, s.
+    pub seconds: f64,
+}
+
+impl VerifyCounts {
+    /// Every error found.
+    pub fn errors(&self) -> u64 {
+        self.corrupted + self.misdirected + self.lost + self.torn
+    }
+
+    /// Adds `other` (keeping the earliest details).
+    pub fn merge(&mut self, other: &VerifyCounts) {
+        self.blocks_checked += other.blocks_checked;
+        self.blocks_unchecked += other.blocks_unchecked;
+        self.corrupted += other.corrupted;
+        self.misdirected += other.misdirected;
+        self.lost += other.lost;
+        self.torn += other.torn;
+        for e in &other.first_errors {
+            if self.first_errors.len() < ERROR_DETAILS {
+                self.first_errors.push(e.clone());
+            }
+        }
+    }
+
+    fn add(&mut self, e: VerifyError) {
+        match e.kind {
+            VerifyErrorKind::Corrupted => self.corrupted += 1,
+            VerifyErrorKind::Misdirected => self.misdirected += 1,
+            VerifyErrorKind::Lost => self.lost += 1,
+            VerifyErrorKind::Torn => self.torn += 1,
+        }
+        if self.first_errors.len() < ERROR_DETAILS {
+            self.first_errors.push(e);
+        }
+    }
+}
+
+// Block state bits: version (low 40 bits), readers (16 bits), unknown, writer.
+const VERSION_MASK: u64 = (1 << 40) - 1;
+const READER_ONE: u64 = 1 << 40;
+const READERS_MASK: u64 = 0xFFFF << 40;
+const UNKNOWN: u64 = 1 << 62;
+const WRITER: u64 = 1 << 63;
+
+/// What one target's blocks should hold.
+pub struct TargetMap {
+    /// Identity written into every sector (the file's data seed).
+    pub id: u64,
+    states: Box<[AtomicU64]>,
+}
+
+/// What every block of every target should hold, shared by the workers of a run.
+pub struct VerifyMap {
+    /// Bytes per block.
+    pub block: u64,
+    /// This run's id (in every sector it writes).
+    pub run: u64,
+    /// Per target.
+    pub targets: Vec<TargetMap>,
+}
+
+/// A target as the map needs it.
+pub struct MapTarget {
+    /// Usable size in bytes.
+    pub size_bytes: u64,
+    /// Identity of prepared data (the manifest's data seed): every sector carries a header
+    /// from preparation. `None` (a block device, a file storlab did not prepare): blocks are
+    /// unknown until the run writes them.
+    pub prepared_id: Option<u64>,
+}
+
+impl VerifyMap {
+    /// Bytes of memory a map of these targets at `block` bytes per block takes.
+    pub fn memory_bytes(targets: &[MapTarget], block: u64) -> u64 {
+        targets
+            .iter()
+            .map(|t| t.size_bytes / block * 8)
+            .sum::<u64>()
+    }
+
+    /// A map for `targets` with `block` bytes per block (a multiple of [`SECTOR`]).
+    pub fn new(targets: &[MapTarget], block: u64, run: u64) -> VerifyMap {
+        let targets = targets
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let initial = if t.prepared_id.is_some() { 0 } else { UNKNOWN };
+                TargetMap {
+                    id: t
+                        .prepared_id
+                        .unwrap_or_else(|| crate::engine::buf::splitmix(run ^ i as u64)),
+                    states: (0..t.size_bytes / block)
+                        .map(|_| AtomicU64::new(initial))
+                        .collect(),
+                }
+            })
+            .collect();
+        VerifyMap {
+            block,
+            run,
+            targets,
+        }
+    }
+
+    fn blocks(&self, offset: u64, len: u32) -> std::ops::Range<usize> {
+        let first = (offset / self.block) as usize;
+        first..first + (len as u64).div_ceil(self.block) as usize
+    }
+
+    /// Locks the blocks of an I/O: shared for a read, exclusive for a write. All or nothing:
+    /// false (and nothing held) when one is busy; the caller retries later.
+    pub fn lock(&self, target: u32, offset: u64, len: u32, write: bool) -> bool {
+        let states = &self.targets[target as usize].states;
+        let range = self.blocks(offset, len);
+        for b in range.clone() {
+            let Some(s) = states.get(b) else {
+                // Beyond the map (a tail shorter than a block): nothing to lock.
+                continue;
+            };
+            if !try_lock(s, write) {
+                for held in range.start..b {
+                    unlock(&states[held], write, None);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Seals the sectors of a write into `buf` (its blocks locked for writing): each carries
+    /// the version its block will have when the write is acknowledged.
+    pub fn seal(&self, buf: &mut [u8], target: u32, offset: u64, len: u32) {
+        let t = &self.targets[target as usize];
+        for (i, sector) in buf[..len as usize].chunks_exact_mut(SECTOR).enumerate() {
+            let off = offset + (i * SECTOR) as u64;
+            let b = (off / self.block) as usize;
+            let version = t
+                .states
+                .get(b)
+                .map_or(0, |s| (s.load(Ordering::Relaxed) & VERSION_MASK) + 1);
+            seal_sector(sector, KIND_RUN, t.id, off, self.run, version);
+        }
+    }
+
+    /// A write completed (`ok`) or failed: its blocks get their new version (or become
+    /// unknown), and are unlocked.
+    pub fn written(&self, target: u32, offset: u64, len: u32, ok: bool) {
+        let states = &self.targets[target as usize].states;
+        for b in self.blocks(offset, len) {
+            if let Some(s) = states.get(b) {
+                unlock(s, true, Some(ok));
+            }
+        }
+    }
+
+    /// A read completed: checks every block of `buf` (when `ok`), counts into `counts`, and
+    /// unlocks the blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read(
+        &self,
+        buf: &[u8],
+        target: u32,
+        offset: u64,
+        len: u32,
+        ok: bool,
+        phase: &str,
+        t_ms: u64,
+        counts: &mut VerifyCounts,
+    ) {
+        let states = &self.targets[target as usize].states;
+        for b in self.blocks(offset, len) {
+            let Some(s) = states.get(b) else { continue };
+            if ok {
+                let state = s.load(Ordering::Relaxed);
+                let start = (b as u64 * self.block - offset) as usize;
+                let data = &buf[start..start + self.block as usize];
+                self.check(data, target as usize, b, state, phase, t_ms, counts);
+            }
+            unlock(s, false, None);
+        }
+    }
+
+    /// Checks one block's `data` against its `state`.
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        &self,
+        data: &[u8],
+        target: usize,
+        block: usize,
+        state: u64,
+        phase: &str,
+        t_ms: u64,
+        counts: &mut VerifyCounts,
+    ) {
+        if state & UNKNOWN != 0 {
+            counts.blocks_unchecked += 1;
+            return;
+        }
+        counts.blocks_checked += 1;
+        let t = &self.targets[target];
+        let base = block as u64 * self.block;
+        let expected = state & VERSION_MASK;
+        let mut current = 0usize;
+        let mut older = 0usize;
+        let mut first_odd: Option<(usize, Sector)> = None;
+        let mut kind = None;
+        for (i, sector) in data.chunks_exact(SECTOR).enumerate() {
+            let s = read_sector(sector, t.id, base + (i * SECTOR) as u64);
+            match s {
+                Sector::Bad => {
+                    kind = Some(VerifyErrorKind::Corrupted);
+                    first_odd.get_or_insert((i, s));
+                    break;
+                }
+                Sector::Elsewhere(..) => {
+                    kind.get_or_insert(VerifyErrorKind::Misdirected);
+                    first_odd.get_or_insert((i, s));
+                }
+                Sector::Here(run, version) => {
+                    let this_run = run == self.run && version > 0;
+                    if this_run && version == expected {
+                        current += 1;
+                    } else if this_run && version > expected {
+                        // Newer than any acknowledged write: not what storlab wrote there.
+                        kind.get_or_insert(VerifyErrorKind::Corrupted);
+                        first_odd.get_or_insert((i, s));
+                    } else {
+                        older += 1;
+                        if expected > 0 {
+                            first_odd.get_or_insert((i, s));
+                        }
+                    }
+                }
+            }
+        }
+        let kind = kind.or(match (expected, current, older) {
+            (0, _, _) => None,
+            (_, _, 0) => None,
+            (_, 0, _) => Some(VerifyErrorKind::Lost),
+            _ => Some(VerifyErrorKind::Torn),
+        });
+        let Some(kind) = kind else { return };
+        let expected_text = if expected == 0 {
+            "prepared data or data from an earlier run".to_string()
+        } else {
+            format!("version {expected} of this run")
+        };
+        let found = match first_odd {
+            Some((i, Sector::Bad)) => format!(
+                "sector {i} (offset {}) fails its checksum",
+                base + (i * SECTOR) as u64
+            ),
+            Some((i, Sector::Elsewhere(id, off))) => {
+                let which = self.targets.iter().position(|o| o.id == id).map_or_else(
+                    || format!("an unknown target ({id:#x})"),
+                    |j| format!("target {j}"),
+                );
+                format!("sector {i} holds the data of offset {off} of {which}")
+            }
+            Some((i, Sector::Here(run, version))) => {
+                let whose = if run == self.run && version > 0 {
+                    format!("version {version} of this run")
+                } else if run == 0 {
+                    "prepared data".into()
+                } else {
+                    format!("data from an earlier run (version {version})")
+                };
+                format!(
+                    "sector {i} holds {whose} ({current} of {} sectors current)",
+                    data.len() / SECTOR
+                )
+            }
+            None => String::new(),
+        };
+        counts.add(VerifyError {
+            kind,
+            target,
+            offset: base,
+            len: self.block as u32,
+            expected: expected_text,
+            found,
+            phase: phase.into(),
+            t_ms,
+        });
+    }
+
+    /// The blocks written during the run (known version > 0) of `target`, as byte ranges of
+    /// runs of consecutive blocks, each at most `max_len` bytes: what the final pass reads.
+    pub fn written_ranges(&self, target: usize, max_len: u64) -> Vec<(u64, u32)> {
+        let mut out = Vec::new();
+        let per = (max_len / self.block).max(1) as usize;
+        let mut run_start: Option<usize> = None;
+        let states = &self.targets[target].states;
+        let flush = |out: &mut Vec<(u64, u32)>, from: usize, to: usize| {
+            let mut b = from;
+            while b < to {
+                let n = (to - b).min(per);
+                out.push((b as u64 * self.block, (n as u64 * self.block) as u32));
+                b += n;
+            }
+        };
+        for (b, s) in states.iter().enumerate() {
+            let v = s.load(Ordering::Relaxed);
+            let written = v & UNKNOWN == 0 && v & VERSION_MASK > 0;
+            match (written, run_start) {
+                (true, None) => run_start = Some(b),
+                (false, Some(from)) => {
+                    flush(&mut out, from, b);
+                    run_start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = run_start {
+            flush(&mut out, from, states.len());
+        }
+        out
+    }
+}
+
+fn try_lock(s: &AtomicU64, write: bool) -> bool {
+    let mut cur = s.load(Ordering::Acquire);
+    loop {
+        let busy = if write {
+            cur & (WRITER | READERS_MASK) != 0
+        } else {
+            cur & WRITER != 0 || cur & READERS_MASK == READERS_MASK
+        };
+        if busy {
+            return false;
+        }
+        let next = if write {
+            cur | WRITER
+        } else {
+            cur + READER_ONE
+        };
+        match s.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return true,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// Releases a lock; a finished write (`Some(ok)`) also sets the new version or marks the
+/// block unknown.
+fn unlock(s: &AtomicU64, write: bool, wrote: Option<bool>) {
+    if !write {
+        s.fetch_sub(READER_ONE, Ordering::AcqRel);
+        return;
+    }
+    let cur = s.load(Ordering::Acquire);
+    let version = cur & VERSION_MASK;
+    let next = match wrote {
+        Some(true) => (version + 1) & VERSION_MASK,
+        Some(false) => version | UNKNOWN,
+        None => cur & !WRITER,
+    };
+    // Holding the writer bit, nobody else changes the state.
+    s.store(next, Ordering::Release);
+}
+
+/// The verification block size for I/Os of these sizes and alignments: their greatest common
+/// divisor, which must be a multiple of [`SECTOR`].
+pub fn block_size(sizes_and_alignments: impl IntoIterator<Item = u64>) -> Option<u64> {
+    let g = sizes_and_alignments
+        .into_iter()
+        .filter(|&v| v > 0)
+        .fold(0u64, gcd);
+    (g > 0 && g % SECTOR as u64 == 0).then_some(g)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(size: u64, block: u64) -> VerifyMap {
+        VerifyMap::new(
+            &[
+                MapTarget {
+                    size_bytes: size,
+                    prepared_id: Some(11),
+                },
+                MapTarget {
+                    size_bytes: size,
+                    prepared_id: Some(22),
+                },
+            ],
+            block,
+            777,
+        )
+    }
+
+    fn prepared(size: usize, id: u64) -> Vec<u8> {
+        let mut data = vec![0xA5u8; size];
+        crate::engine::buf::fill_random(&mut data, 5);
+        seal_prepared(&mut data, id, 0);
+        data
+    }
+
+    fn write(m: &VerifyMap, disk: &mut [u8], target: u32, off: u64, len: u32) {
+        assert!(m.lock(target, off, len, true));
+        let mut buf = vec![0u8; len as usize];
+        crate::engine::buf::fill_random(&mut buf, off);
+        m.seal(&mut buf, target, off, len);
+        disk[off as usize..off as usize + len as usize].copy_from_slice(&buf);
+        m.written(target, off, len, true);
+    }
+
+    fn read(m: &VerifyMap, disk: &[u8], target: u32, off: u64, len: u32) -> VerifyCounts {
+        let mut c = VerifyCounts::default();
+        assert!(m.lock(target, off, len, false));
+        m.read(
+            &disk[off as usize..off as usize + len as usize],
+            target,
+            off,
+            len,
+            true,
+            "run",
+            0,
+            &mut c,
+        );
+        c
+    }
+
+    #[test]
+    fn prepared_and_written_blocks_check_clean() {
+        let m = map(64 << 10, 4096);
+        let mut disk = prepared(64 << 10, 11);
+        assert_eq!(read(&m, &disk, 0, 0, 16384).errors(), 0);
+        write(&m, &mut disk, 0, 8192, 8192);
+        write(&m, &mut disk, 0, 8192, 4096);
+        let c = read(&m, &disk, 0, 0, 65536);
+        assert_eq!((c.blocks_checked, c.errors()), (16, 0), "{c:?}");
+    }
+
+    #[test]
+    fn each_kind_of_damage_is_told_apart() {
+        let m = map(64 << 10, 4096);
+        let mut disk = prepared(64 << 10, 11);
+        // Corrupted: a flipped byte.
+        disk[100] ^= 1;
+        assert_eq!(read(&m, &disk, 0, 0, 4096).corrupted, 1);
+        // Lost: a write acknowledged but never stored.
+        let before = disk.clone();
+        write(&m, &mut disk, 0, 4096, 4096);
+        let c = read(&m, &before, 0, 4096, 4096);
+        assert_eq!(c.lost, 1, "{c:?}");
+        // Torn: only the first half of a write stored.
+        let old = disk[8192..12288].to_vec();
+        write(&m, &mut disk, 0, 8192, 4096);
+        disk[8192 + 2048..12288].copy_from_slice(&old[2048..]);
+        let c = read(&m, &disk, 0, 8192, 4096);
+        assert_eq!(c.torn, 1, "{c:?}");
+        // Misdirected: the block of another offset.
+        let other = disk[16384..20480].to_vec();
+        disk[20480..24576].copy_from_slice(&other);
+        let c = read(&m, &disk, 0, 20480, 4096);
+        assert_eq!(c.misdirected, 1, "{c:?}");
+        assert!(c.first_errors[0].found.contains("offset 16384"), "{c:?}");
+        // Misdirected from another target.
+        let t1 = prepared(64 << 10, 22);
+        disk[24576..28672].copy_from_slice(&t1[24576..28672]);
+        let c = read(&m, &disk, 0, 24576, 4096);
+        assert_eq!(c.misdirected, 1);
+        assert!(c.first_errors[0].found.contains("target 1"), "{c:?}");
+    }
+
+    #[test]
+    fn locks_exclude_writers_and_share_readers() {
+        let m = map(64 << 10, 4096);
+        assert!(m.lock(0, 0, 8192, false));
+        assert!(m.lock(0, 4096, 8192, false));
+        assert!(!m.lock(0, 4096, 4096, true));
+        // All or nothing: block 2 was free but must not stay locked.
+        assert!(!m.lock(0, 8192, 8192, true) || panic!("block 1 is read-locked"));
+        assert!(m.lock(0, 12288, 4096, true));
+        m.written(0, 12288, 4096, true);
+        let mut c = VerifyCounts::default();
+        m.read(&[], 0, 0, 8192, false, "run", 0, &mut c);
+        m.read(&[], 0, 4096, 8192, false, "run", 0, &mut c);
+        assert!(m.lock(0, 0, 16384, true));
+    }
+
+    #[test]
+    fn failed_writes_leave_blocks_unchecked_until_rewritten() {
+        let m = map(16 << 10, 4096);
+        let mut disk = prepared(16 << 10, 11);
+        assert!(m.lock(0, 0, 4096, true));
+        m.written(0, 0, 4096, false);
+        disk[10] ^= 0xFF;
+        let c = read(&m, &disk, 0, 0, 4096);
+        assert_eq!((c.blocks_unchecked, c.errors()), (1, 0));
+        write(&m, &mut disk, 0, 0, 4096);
+        assert_eq!(read(&m, &disk, 0, 0, 4096).blocks_checked, 1);
+        assert_eq!(m.written_ranges(0, 1 << 20), vec![(0, 4096)]);
+    }
+
+    #[test]
+    fn block_size_is_the_common_divisor() {
+        assert_eq!(block_size([4096, 8192, 4096]), Some(4096));
+        assert_eq!(block_size([32768, 4096, 512]), Some(512));
+        assert_eq!(block_size([1000]), None);
+    }
+
+    #[test]
+    fn written_ranges_are_split() {
+        let m = map(64 << 10, 4096);
+        let mut disk = prepared(64 << 10, 11);
+        for off in [0u64, 4096, 8192, 20480] {
+            write(&m, &mut disk, 0, off, 4096);
+        }
+        assert_eq!(
+            m.written_ranges(0, 8192),
+            vec![(0, 8192), (8192, 4096), (20480, 4096)]
+        );
+    }
+}
