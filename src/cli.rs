@@ -573,6 +573,7 @@ fn blame_exchange(mut e: JobError, a: &ExchangeArgs, file: Option<(&Path, &str)>
         ("capacity", "--capacity", a.capacity.is_some()),
         ("db_capacity", "--db-capacity", a.db_capacity.is_some()),
         ("throughput", "--throughput", a.throughput.is_some()),
+        ("throughput", "--db-capacity", a.db_capacity.is_some()),
         ("page_size", "--page-size", a.page_size.is_some()),
         ("log_files", "--log-files", a.log_files.is_some()),
         (
@@ -738,6 +739,7 @@ fn blame_flags(mut e: JobError, a: &RunArgs) -> JobError {
         ("distribution", "--distribution", a.distribution.is_some()),
         ("fsync_every", "--fsync-every", a.fsync_every.is_some()),
         ("size", "--size", a.size.is_some()),
+        ("length", "--size", a.size.is_some()),
         ("path", "--target", !a.targets.is_empty()),
         ("duration", "--duration", a.duration.is_some()),
         ("ramp", "--ramp", a.ramp.is_some()),

@@ -1,6 +1,7 @@
 //! I/O buffers: one page-aligned region per worker, cut into one slot per outstanding I/O,
-//! filled with incompressible data; before each write a slot is stamped with a fresh per-block
-//! value so no two written blocks are alike. One of the two files allowed `unsafe`.
+//! filled with incompressible data (before each write, [`super::verify`] seals every sector
+//! with its header, so no two written sectors are alike). One of the two files allowed
+//! `unsafe`.
 
 #![allow(unsafe_code)]
 
@@ -104,23 +105,6 @@ pub fn splitmix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Bytes between two stamps: every 512-byte sector of a written block gets its own value.
-pub const STAMP_STRIDE: usize = 512;
-
-/// Stamps the first `len` bytes of `buf` before a write: 8 bytes at the start of every
-/// 512-byte sector become a value unique to (`tag`, sector), so blocks never repeat and
-/// deduplicating or compressing storage cannot flatter the run.
-#[inline]
-pub fn stamp(buf: &mut [u8], len: usize, tag: u64) {
-    let mut off = 0;
-    let mut v = tag;
-    while off + 8 <= len {
-        v = splitmix(v);
-        buf[off..off + 8].copy_from_slice(&v.to_le_bytes());
-        off += STAMP_STRIDE;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,18 +119,5 @@ mod tests {
         let first = a.slot_mut(0)[..64].to_vec();
         assert_ne!(first, a.slot_mut(1)[..64].to_vec());
         assert!(first.iter().any(|&b| b != 0));
-    }
-
-    #[test]
-    fn stamps_make_every_sector_unique() {
-        let mut a = BufArena::new(1, 4096, 2);
-        let s = a.slot_mut(0);
-        stamp(s, 4096, 1);
-        let w1 = s[..4096].to_vec();
-        stamp(s, 4096, 2);
-        assert_ne!(w1, s[..4096].to_vec());
-        let heads: std::collections::HashSet<&[u8]> =
-            w1.chunks(STAMP_STRIDE).map(|c| &c[..8]).collect();
-        assert_eq!(heads.len(), 8);
     }
 }

@@ -44,7 +44,7 @@ pub struct IoOp {
 /// A way to perform I/O: queue operations into slots, submit, wait and reap completions. Each
 /// slot owns one buffer and holds at most one operation at a time.
 pub trait Backend {
-    /// The buffer of `slot` (stamped before each write).
+    /// The buffer of `slot` (sealed before each write).
     fn slot_buf(&mut self, slot: u32) -> &mut [u8];
     /// Queues `op` in `slot`; it is not submitted until [`Backend::submit`].
     fn push(&mut self, slot: u32, op: &IoOp);

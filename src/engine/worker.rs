@@ -5,7 +5,6 @@
 //! to the collector over a channel; nothing on the per-I/O path allocates, locks or prints.
 
 use super::access::AccessGen;
-use super::buf::stamp;
 use super::pacing::Pacer;
 use super::verify::{VerifyCounts, VerifyMap};
 use super::{Backend, IoOp, OpKind};
@@ -91,14 +90,16 @@ pub struct WorkerPlan<'a> {
     pub classes: usize,
     /// Offsets and choices.
     pub access: AccessGen,
-    /// Seed for write stamps and pacing.
+    /// Seed for pacing.
     pub seed: u64,
     /// Run start (time 0 of the grid).
     pub start: Instant,
     /// Phases and intervals.
     pub grid: IntervalGrid,
-    /// Set on Ctrl-C, SIGTERM or a fatal error elsewhere.
+    /// Set on Ctrl-C or SIGTERM (the worker only reads it).
     pub stop: &'a AtomicBool,
+    /// Set by a worker to end the whole run: too many errors, or a fatal problem.
+    pub halt: &'a AtomicBool,
     /// To the collector.
     pub tx: Sender<WorkerMsg>,
     /// Closed loop: refill slots only when this many are free (1: each I/O as soon as it is
@@ -106,11 +107,12 @@ pub struct WorkerPlan<'a> {
     pub batch: usize,
     /// Number of targets in the job.
     pub targets: usize,
-    /// Data verification: what every block should hold (None: no verification).
-    pub verify: Option<&'a VerifyMap>,
+    /// The targets' identities (every write is sealed with a header naming its target and
+    /// offset) and, with verification, what every block should hold.
+    pub blocks: &'a VerifyMap,
     /// Failed I/Os and verification errors of the whole run, across workers.
     pub failures: &'a AtomicU64,
-    /// The run stops (sets `stop`) when `failures` reaches this.
+    /// The run stops (sets `halt`) when `failures` reaches this.
     pub max_failures: u64,
 }
 
@@ -132,13 +134,15 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         start,
         grid,
         stop,
+        halt,
         tx,
         batch,
         targets,
-        verify,
+        blocks,
         failures,
         max_failures,
     } = plan;
+    let verify = blocks.track.then_some(blocks);
     let qd = spec.queue_depth as usize;
     let mut slots = vec![Slot::default(); qd];
     let mut free: Vec<u32> = (0..qd as u32).rev().collect();
@@ -153,7 +157,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
     let mut blocked: Option<IoOp> = None;
     let fail = |n: u64| {
         if failures.fetch_add(n, Ordering::Relaxed) + n >= max_failures {
-            stop.store(true, Ordering::Relaxed);
+            halt.store(true, Ordering::Relaxed);
         }
     };
     let mut pacer = spec.rate.map(|r| Pacer::new(r, seed ^ 0x7061_6365));
@@ -165,7 +169,6 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
     let mut inflight = 0usize;
     let mut issuing = true;
     let mut stopped_at = end_ns;
-    let mut write_seq: u64 = (index as u64) << 40;
     let mut fatal = None;
     let limit = match spec.io_limit {
         None => u64::MAX,
@@ -186,7 +189,9 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             &tx,
             index,
         );
-        if issuing && (now >= end_ns || stop.load(Ordering::Relaxed)) {
+        if issuing
+            && (now >= end_ns || stop.load(Ordering::Relaxed) || halt.load(Ordering::Relaxed))
+        {
             issuing = false;
             stopped_at = now.min(end_ns);
         }
@@ -215,13 +220,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                 issued += 1;
                 free.pop();
                 if op.kind == OpKind::Write {
-                    match verify {
-                        Some(map) => map.seal(backend.slot_buf(slot), op.target, op.offset, op.len),
-                        None => {
-                            write_seq = write_seq.wrapping_add(1);
-                            stamp(backend.slot_buf(slot), op.len as usize, seed ^ write_seq);
-                        }
-                    }
+                    blocks.seal(backend.slot_buf(slot), op.target, op.offset, op.len);
                 }
                 backend.push(slot, &op);
                 slots[slot as usize] = Slot {
@@ -269,7 +268,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             fatal = Some(format!("submitting I/O failed: {e}"));
             issuing = false;
             stopped_at = now.min(end_ns);
-            stop.store(true, Ordering::Relaxed);
+            halt.store(true, Ordering::Relaxed);
         }
         backend.reap(&mut done);
         if done.is_empty() {
@@ -407,8 +406,7 @@ fn advance(
 
 fn error_detail(op: &IoOp, res: i32, t_ns: u64) -> ErrorDetail {
     let error = if res < 0 {
-        let e = std::io::Error::from_raw_os_error(-res);
-        format!("{} ({e})", rustix::io::Errno::from_raw_os_error(-res))
+        errno_text(-res)
     } else {
         format!("short transfer: {res} of {} bytes", op.len)
     };
@@ -424,5 +422,66 @@ fn error_detail(op: &IoOp, res: i32, t_ns: u64) -> ErrorDetail {
         len: op.len,
         error,
         t_ms: t_ns / 1_000_000,
+    }
+}
+
+/// `EIO (Input/output error)`: an errno's name and the system's text for it.
+pub fn errno_text(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    let text = text
+        .strip_suffix(&format!(" (os error {errno})"))
+        .unwrap_or(&text)
+        .to_string();
+    match errno_name(errno) {
+        Some(name) => format!("{name} ({text})"),
+        None => format!("errno {errno} ({text})"),
+    }
+}
+
+fn errno_name(errno: i32) -> Option<&'static str> {
+    Some(match errno {
+        libc::EPERM => "EPERM",
+        libc::ENOENT => "ENOENT",
+        libc::EINTR => "EINTR",
+        libc::EIO => "EIO",
+        libc::ENXIO => "ENXIO",
+        libc::EBADF => "EBADF",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOMEM => "ENOMEM",
+        libc::EACCES => "EACCES",
+        libc::EFAULT => "EFAULT",
+        libc::EBUSY => "EBUSY",
+        libc::ENODEV => "ENODEV",
+        libc::EINVAL => "EINVAL",
+        libc::EFBIG => "EFBIG",
+        libc::ENOSPC => "ENOSPC",
+        libc::ESPIPE => "ESPIPE",
+        libc::EROFS => "EROFS",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::ECANCELED => "ECANCELED",
+        libc::EDQUOT => "EDQUOT",
+        libc::EBADMSG => "EBADMSG",
+        libc::EILSEQ => "EILSEQ",
+        libc::ENOLINK => "ENOLINK",
+        libc::EREMOTEIO => "EREMOTEIO",
+        libc::ENOTCONN => "ENOTCONN",
+        libc::ESTALE => "ESTALE",
+        libc::EOVERFLOW => "EOVERFLOW",
+        libc::ENODATA => "ENODATA",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn errors_are_named() {
+        assert_eq!(super::errno_text(libc::EIO), "EIO (Input/output error)");
+        assert_eq!(
+            super::errno_text(libc::ENOSPC),
+            "ENOSPC (No space left on device)"
+        );
+        assert!(super::errno_text(4000).starts_with("errno 4000 ("));
     }
 }

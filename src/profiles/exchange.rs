@@ -627,6 +627,18 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
             format!("page size {page_bytes} bytes: use a power of two from 512 B to 1 MiB"),
         ));
     }
+    // Each database's size in bytes must fit a file offset with room to spare (1 EiB).
+    let per_db =
+        mailboxes as f64 * mailbox_size_bytes as f64 * capacity_fraction / databases as f64;
+    if per_db > (1u64 << 60) as f64 {
+        return Err(err(
+            "mailboxes",
+            format!(
+                "{mailboxes} mailboxes of {mailbox_size_bytes} bytes at {}% capacity make databases of {per_db:.3e} bytes each, more than any storage holds; lower mailboxes, mailbox_size or capacity",
+                capacity_fraction * 100.0
+            ),
+        ));
+    }
     let cfg = ExchangeConfig {
         version,
         test,
@@ -1051,7 +1063,7 @@ pub fn rules(
         ));
     }
     rules.push(Rule::judge(
-        "I/O errors",
+        crate::verdict::IO_ERRORS,
         errors as f64,
         Comparison::AtMost,
         0.0,

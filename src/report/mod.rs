@@ -6,5 +6,6 @@ pub mod console;
 pub mod csv;
 pub mod html;
 pub mod json;
+pub mod recovered;
 pub mod run_result;
 pub mod svg;

@@ -1,7 +1,10 @@
 //! An Exchange validation: checks the layout (paths, free space), initialises databases and
 //! log streams (first run), tunes threads when asked, runs the test (or searches for the
 //! largest mailbox count that passes, then confirms it at full duration), and judges the
-//! result. Each run is an ordinary [`super::execute`] of a job the profile produced.
+//! result. Each run is an ordinary [`super::execute`] of a job the profile produced. The
+//! results record the validation's own phases (`initialise`, `throughput`, `threads`,
+//! `search`, then the test's `ramp` and `measure`), each completed, interrupted or not
+//! started; an interrupted validation says in which of them it stopped and gives no verdict.
 
 use super::{Observer, RunOptions, Signals, execute, write_results};
 use crate::Usage;
@@ -9,8 +12,8 @@ use crate::profiles::exchange::{
     self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
 };
 use crate::report::run_result::{
-    BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, Interrupted, RecoveryFigures,
-    RunResult, Trial,
+    BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, Interrupted, PhaseRecord,
+    RecoveryFigures, RunResult, Trial,
 };
 use crate::verdict::Verdict;
 use anyhow::Result;
@@ -47,6 +50,7 @@ pub fn run(
         obs,
         db_bytes,
         init: None,
+        phases: Phases::planned(cfg),
     };
     match cfg.test {
         TestType::Backup => ctx.backup(),
@@ -129,6 +133,115 @@ struct Context<'a> {
     obs: &'a mut dyn Observer,
     db_bytes: u64,
     init: Option<Initialisation>,
+    phases: Phases,
+}
+
+/// A stage of the validation: the runs before the test, or the test itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Finding the closed-loop maximum (`--throughput`).
+    Throughput,
+    /// `--threads auto`.
+    Threads,
+    /// `--find-max-mailboxes`: bracketing and bisection.
+    Search,
+    /// The test whose figures are reported (and judged).
+    Test,
+}
+
+impl Stage {
+    fn name(self) -> &'static str {
+        match self {
+            Stage::Throughput => "throughput",
+            Stage::Threads => "threads",
+            Stage::Search => "search",
+            Stage::Test => "measure",
+        }
+    }
+}
+
+/// The validation's phases: initialisation of the databases and logs (the first run's
+/// preparation), the stages before the test, and the test's ramp and measurement.
+struct Phases {
+    initialise: PhaseRecord,
+    stages: Vec<PhaseRecord>,
+    /// The test's own phases once it ran; before that, its ramp and measurement not started.
+    test: Vec<PhaseRecord>,
+}
+
+impl Phases {
+    fn planned(cfg: &ExchangeConfig) -> Phases {
+        let not_started = |name: &str| PhaseRecord {
+            name: name.into(),
+            state: "not_started".into(),
+            seconds: 0.0,
+        };
+        let transactional = matches!(cfg.test, TestType::Performance | TestType::Stress);
+        let mut stages = Vec::new();
+        if transactional && cfg.throughput_mode.is_some() {
+            stages.push(not_started(Stage::Throughput.name()));
+        }
+        if transactional && cfg.threads.is_none() {
+            stages.push(not_started(Stage::Threads.name()));
+        }
+        if transactional && cfg.find_max_mailboxes && cfg.throughput_mode.is_none() {
+            stages.push(not_started(Stage::Search.name()));
+        }
+        let mut test = Vec::new();
+        if transactional && cfg.ramp_ms.min(cfg.duration_ms / 4) > 0 {
+            test.push(not_started("ramp"));
+        }
+        test.push(not_started("measure"));
+        Phases {
+            initialise: not_started("initialise"),
+            stages,
+            test,
+        }
+    }
+
+    /// Records run `r` of `stage`; `first`: it initialised the databases and logs.
+    fn record(&mut self, stage: Stage, r: &RunResult, first: bool) {
+        let prepare = r.phases.iter().find(|p| p.name == "prepare");
+        if first {
+            if let Some(p) = prepare {
+                self.initialise.state.clone_from(&p.state);
+                self.initialise.seconds = p.seconds;
+            }
+        }
+        if prepare.is_some_and(|p| p.state == "interrupted") && first {
+            return;
+        }
+        if stage == Stage::Test {
+            self.test = r
+                .phases
+                .iter()
+                .filter(|p| p.name != "prepare")
+                .cloned()
+                .collect();
+            return;
+        }
+        if let Some(s) = self.stages.iter_mut().find(|s| s.name == stage.name()) {
+            s.seconds += r
+                .phases
+                .iter()
+                .filter(|p| !first || p.name != "prepare")
+                .map(|p| p.seconds)
+                .sum::<f64>();
+            s.state = match r.interrupted {
+                Interrupted::Yes(_) => "interrupted",
+                Interrupted::No => "completed",
+            }
+            .into();
+        }
+    }
+
+    fn list(&self) -> Vec<PhaseRecord> {
+        std::iter::once(&self.initialise)
+            .chain(&self.stages)
+            .chain(&self.test)
+            .cloned()
+            .collect()
+    }
 }
 
 /// What one transactional run showed.
@@ -140,8 +253,10 @@ struct Outcome {
 }
 
 impl Context<'_> {
-    fn exec(&mut self, job: &crate::job::Job) -> Result<RunResult> {
-        let r = execute(job, self.opts, self.signals, self.obs).map_err(|e| {
+    /// Runs `job` as part of `stage`; `what` says which run it is (for the reason of an
+    /// interruption).
+    fn exec(&mut self, job: &crate::job::Job, stage: Stage, what: &str) -> Result<RunResult> {
+        let mut r = execute(job, self.opts, self.signals, self.obs).map_err(|e| {
             // Exchange always uses O_DIRECT: say which of its own settings to change.
             match e.downcast_ref::<Usage>() {
                 Some(Usage(m)) if m.ends_with(super::BUFFERED_HINT) => anyhow::Error::from(Usage(format!(
@@ -151,7 +266,8 @@ impl Context<'_> {
                 _ => e,
             }
         })?;
-        if self.init.is_none() {
+        let first = self.init.is_none();
+        if first {
             let prepare = r.phases.iter().find(|p| p.name == "prepare");
             self.init = Some(Initialisation {
                 seconds: prepare.map(|p| p.seconds).unwrap_or(0.0),
@@ -159,7 +275,39 @@ impl Context<'_> {
                 written_bytes: r.targets.iter().map(|t| t.prepare.written_bytes).sum(),
             });
         }
+        self.phases.record(stage, &r, first);
+        if matches!(r.interrupted, Interrupted::Yes(_)) && self.signals.signalled() {
+            // Say where in the validation it stopped, not only where in this run.
+            let stopped_in = r
+                .phases
+                .iter()
+                .find(|p| p.state == "interrupted")
+                .map_or("measure", |p| p.name.as_str());
+            let during = if first && stopped_in == "prepare" {
+                "database initialisation".to_string()
+            } else {
+                format!("{what} ({stopped_in})")
+            };
+            if let Some(why) = self.signals.reason(&during) {
+                r.interrupted = Interrupted::Yes(why);
+            }
+        }
+        r.phases = self.phases.list();
         Ok(r)
+    }
+
+    /// Gives `r` its verdict, unless Ctrl-C or SIGTERM stopped the validation: a test that did
+    /// not run to the end is not judged.
+    fn judge(&self, r: &mut RunResult, verdict: Verdict) {
+        if self.signals.signalled() && matches!(r.interrupted, Interrupted::Yes(_)) {
+            r.warnings.push(
+                "the validation was interrupted: it gives no verdict (only a test that runs to the end is judged)"
+                    .into(),
+            );
+            r.verdict = None;
+        } else {
+            r.verdict = Some(verdict);
+        }
     }
 
     fn stopped(r: &RunResult) -> bool {
@@ -173,13 +321,14 @@ impl Context<'_> {
         threads: u32,
         duration_ms: u64,
         load: Option<Load>,
+        (stage, what): (Stage, &str),
     ) -> Result<Outcome> {
         let cfg = self.cfg;
         let target = cfg.target_iops(mailboxes);
         let load = load.unwrap_or(Load::Rate(target));
         let ramp = cfg.ramp_ms.min(duration_ms / 4);
         let job = model::transactional_job(cfg, threads, load, self.db_bytes, duration_ms, ramp);
-        let result = self.exec(&job)?;
+        let result = self.exec(&job, stage, what)?;
         let dbs = model::database_figures(cfg, self.db_bytes, &result.classes);
         let achieved: f64 = dbs
             .iter()
@@ -190,13 +339,15 @@ impl Context<'_> {
             Load::Rate(r) => r,
             Load::Max => 0.0,
         });
-        let verdict = Verdict::of(model::rules(
+        let mut rules = model::rules(
             cfg,
             &dbs,
             errors,
             target_rule.filter(|_| cfg.throughput_mode.is_none()),
             achieved,
-        ));
+        );
+        rules.extend(super::verification_rule(&result));
+        let verdict = Verdict::of(rules);
         Ok(Outcome {
             result,
             dbs,
@@ -236,8 +387,13 @@ impl Context<'_> {
         if let Some((_, pct)) = cfg.throughput_mode {
             // Find the closed-loop maximum, then run at the asked share of it.
             let threads = cfg.threads.unwrap_or(4);
-            let o =
-                self.transactional_run(cfg.mailboxes, threads, trial_ms(cfg), Some(Load::Max))?;
+            let o = self.transactional_run(
+                cfg.mailboxes,
+                threads,
+                trial_ms(cfg),
+                Some(Load::Max),
+                (Stage::Throughput, "the search for the maximum throughput"),
+            )?;
             if Self::stopped(&o.result) {
                 return self.finish(o, threads, thread_trials, None, None);
             }
@@ -253,7 +409,17 @@ impl Context<'_> {
             None => {
                 let mut chosen = None;
                 for t in THREAD_STEPS {
-                    let o = self.transactional_run(cfg.mailboxes, t, trial_ms(cfg), load)?;
+                    let what = format!(
+                        "thread tuning, the trial of {t} thread{} per database",
+                        if t == 1 { "" } else { "s" }
+                    );
+                    let o = self.transactional_run(
+                        cfg.mailboxes,
+                        t,
+                        trial_ms(cfg),
+                        load,
+                        (Stage::Threads, &what),
+                    )?;
                     thread_trials.push(Self::trial(
                         "threads",
                         cfg.mailboxes,
@@ -275,8 +441,13 @@ impl Context<'_> {
                         // Say so plainly: run the full test at the largest count so the report
                         // shows why it fails.
                         let t = *THREAD_STEPS.last().expect("non-empty");
-                        let mut o =
-                            self.transactional_run(cfg.mailboxes, t, cfg.duration_ms, load)?;
+                        let mut o = self.transactional_run(
+                            cfg.mailboxes,
+                            t,
+                            cfg.duration_ms,
+                            load,
+                            (Stage::Test, "the test"),
+                        )?;
                         o.result.warnings.push(format!(
                             "no thread count from {} to {t} per database reached the target within the thresholds: the storage cannot carry {} mailboxes of this profile",
                             THREAD_STEPS[0], cfg.mailboxes
@@ -289,7 +460,13 @@ impl Context<'_> {
         if cfg.find_max_mailboxes && cfg.throughput_mode.is_none() {
             return self.search(threads, thread_trials);
         }
-        let o = self.transactional_run(cfg.mailboxes, threads, cfg.duration_ms, load)?;
+        let o = self.transactional_run(
+            cfg.mailboxes,
+            threads,
+            cfg.duration_ms,
+            load,
+            (Stage::Test, "the test"),
+        )?;
         self.finish(o, threads, thread_trials, None, throughput_max)
     }
 
@@ -298,7 +475,17 @@ impl Context<'_> {
         let cfg = self.cfg;
         let mut trials = Vec::new();
         let mut probe = |ctx: &mut Self, m: u64, purpose: &str, ms: u64| -> Result<Outcome> {
-            let o = ctx.transactional_run(m, threads, ms, None)?;
+            let (stage, what) = if purpose == "confirm" {
+                (Stage::Test, format!("the confirming test of {m} mailboxes"))
+            } else {
+                (
+                    Stage::Search,
+                    format!(
+                        "the search for the largest mailbox count, the {purpose} trial of {m} mailboxes"
+                    ),
+                )
+            };
+            let o = ctx.transactional_run(m, threads, ms, None, (stage, &what))?;
             trials.push(Self::trial(purpose, m, threads, cfg.target_iops(m), &o));
             Ok(o)
         };
@@ -398,7 +585,7 @@ impl Context<'_> {
             thread_trials,
             throughput_max,
         ));
-        r.verdict = Some(o.verdict);
+        self.judge(&mut r, o.verdict);
         if let Some((max, trials)) = search {
             r.max_mailboxes = Some(max.unwrap_or(0));
             r.trials = Some(trials);
@@ -468,7 +655,7 @@ impl Context<'_> {
     fn backup(&mut self) -> Result<RunResult> {
         let cfg = self.cfg;
         let job = model::backup_job(cfg, self.db_bytes);
-        let mut r = self.exec(&job)?;
+        let mut r = self.exec(&job, Stage::Test, "the backup test")?;
         // Each database's rate over its own reader's time (readers finish at different times).
         let per_db: Vec<f64> = (0..cfg.databases)
             .map(|db| {
@@ -501,11 +688,8 @@ impl Context<'_> {
             },
             complete,
         });
-        r.verdict = Some(completion_verdict(
-            errors,
-            "every database read completely",
-            complete,
-        ));
+        let verdict = completion_verdict(&r, errors, "every database read completely", complete);
+        self.judge(&mut r, verdict);
         r.exchange = Some(ex);
         write_results(&self.opts.results_path, &r)?;
         Ok(r)
@@ -514,7 +698,7 @@ impl Context<'_> {
     fn recovery(&mut self) -> Result<RunResult> {
         let cfg = self.cfg;
         let job = model::recovery_job(cfg, self.db_bytes);
-        let mut r = self.exec(&job)?;
+        let mut r = self.exec(&job, Stage::Test, "the recovery test")?;
         let dbs = model::database_figures(cfg, self.db_bytes, &r.classes);
         let errors = r.totals.errors();
         let seconds = r.measured_ms as f64 / 1e3;
@@ -531,23 +715,21 @@ impl Context<'_> {
             seconds,
             seconds_per_log_file: seconds / cfg.log_files as f64,
         });
-        r.verdict = Some(completion_verdict(
-            errors,
-            "every log file replayed",
-            complete,
-        ));
+        let verdict = completion_verdict(&r, errors, "every log file replayed", complete);
+        self.judge(&mut r, verdict);
         r.exchange = Some(ex);
         write_results(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }
 
-/// The verdict of a test that must finish its work without errors (backup, recovery).
-fn completion_verdict(errors: u64, what: &str, complete: bool) -> Verdict {
+/// The verdict of a test that must finish its work without errors (backup, recovery), and
+/// without verification errors when it verifies.
+fn completion_verdict(r: &RunResult, errors: u64, what: &str, complete: bool) -> Verdict {
     use crate::verdict::{Comparison, Rule};
-    Verdict::of(vec![
+    let mut rules = vec![
         Rule::judge(
-            "I/O errors",
+            crate::verdict::IO_ERRORS,
             errors as f64,
             Comparison::AtMost,
             0.0,
@@ -560,5 +742,7 @@ fn completion_verdict(errors: u64, what: &str, complete: bool) -> Verdict {
             1.0,
             "complete",
         ),
-    ])
+    ];
+    rules.extend(super::verification_rule(r));
+    Verdict::of(rules)
 }

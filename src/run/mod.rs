@@ -302,6 +302,7 @@ fn execute_inner(
         check_alignment(job, &expected)?;
     }
 
+    limits::ensure_open_files(job, engine)?;
     // Prepare: open (and fill) every target.
     obs.phase("prepare");
     let prep_start = Instant::now();
@@ -394,11 +395,8 @@ fn execute_inner(
         gens.push(AccessGen::new(w, &geometry, seed).map_err(Usage)?);
     }
 
-    let verify_map = if job.verify {
-        Some(verify_map(job, &opened, &host, &mut partial.warnings)?)
-    } else {
-        None
-    };
+    let blocks = verify_map(job, &opened, &host, &mut partial.warnings)?;
+    let verify_map = job.verify.then_some(&blocks);
     let failures = AtomicU64::new(0);
     let max_failures = job.on_error.limit();
 
@@ -427,6 +425,9 @@ fn execute_inner(
     let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
     let n_workers = job.workers.len();
     let stop = &*signals.stop;
+    // Workers end the run through this one, not the signal flag, so that a Ctrl-C after an
+    // internal stop still gets a clean exit with results.
+    let halt = &AtomicBool::new(false);
     let gate = StartGate::new();
     let collected = std::thread::scope(|scope| -> Result<Collected> {
         let gate = &gate;
@@ -442,10 +443,11 @@ fn execute_inner(
                 start: Instant::now(),
                 grid,
                 stop,
+                halt,
                 tx: tx.clone(),
                 batch: (job.batch as usize).min(w.queue_depth as usize),
                 targets: job.targets.len(),
-                verify: verify_map.as_ref(),
+                blocks: &blocks,
                 failures: &failures,
                 max_failures,
             };
@@ -469,7 +471,7 @@ fn execute_inner(
         drop(tx);
         if let Some(e) = spawn_error {
             // Release the workers that did start, stopped at once.
-            stop.store(true, Ordering::Relaxed);
+            halt.store(true, Ordering::Relaxed);
             gate.start(spawned);
             return Err(anyhow!(e).context(format!(
                 "cannot start worker thread {} of {n_workers}; lower the number of workers or raise the thread limit (ulimit -u)",
@@ -492,7 +494,7 @@ fn execute_inner(
         )
     })?;
     ndjson.flush().context("writing the time series")?;
-    let mut verified = verify_map.as_ref().map(|map| {
+    let mut verified = verify_map.map(|map| {
         let mut counts = VerifyCounts {
             block_bytes: map.block,
             ..VerifyCounts::default()
@@ -563,7 +565,7 @@ fn execute_inner(
     } else {
         interrupted
     };
-    if let (Some(map), Some(counts)) = (&verify_map, verified.as_mut()) {
+    if let (Some(map), Some(counts)) = (verify_map, verified.as_mut()) {
         // The final pass reads back every block written, unless the user stopped the run.
         obs.phase("read-back");
         let start = Instant::now();
@@ -687,7 +689,7 @@ fn run_worker(
 }
 
 fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
-    plan.stop.store(true, Ordering::Relaxed);
+    plan.halt.store(true, Ordering::Relaxed);
     WorkerReport {
         worker: plan.index,
         totals: StatsSet::new(plan.classes),
@@ -904,8 +906,9 @@ const VERIFY_MAP_MEMORY_SHARE: u64 = 4;
 /// Bytes per read of the final read-back pass.
 const READ_BACK_BYTES: u64 = 1 << 20;
 
-/// The verification map of a job: one entry per block of every target, where a block is the
-/// largest size every I/O is a multiple of and aligned to.
+/// The verification map of a job: the targets' identities, and with verification one entry
+/// per block of every target, where a block is the largest size every I/O is a multiple of
+/// and aligned to.
 fn verify_map(
     job: &Job,
     opened: &[OpenTarget],
@@ -922,12 +925,13 @@ fn verify_map(
         ]);
         values.extend(a.block_sizes.iter().map(|&(b, _)| b));
     }
-    let Some(block) = crate::engine::verify::block_size(values) else {
-        return Err(Usage(
-            "verify needs every block size, alignment, span offset and roll_every to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
-        )
-        .into());
-    };
+    let run = crate::engine::buf::splitmix(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ (u64::from(std::process::id()) << 32),
+    )
+    .max(1);
     let targets: Vec<MapTarget> = opened
         .iter()
         .map(|o| MapTarget {
@@ -935,6 +939,16 @@ fn verify_map(
             prepared_id: o.prepare.data_seed,
         })
         .collect();
+    let block = crate::engine::verify::block_size(values);
+    if !job.verify {
+        return Ok(VerifyMap::new(&targets, block.unwrap_or(512), run, false));
+    }
+    let Some(block) = block else {
+        return Err(Usage(
+            "verify needs every block size, alignment, span offset and roll_every to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
+        )
+        .into());
+    };
     let bytes = VerifyMap::memory_bytes(&targets, block);
     if host.memory_bytes > 0 && bytes > host.memory_bytes / VERIFY_MAP_MEMORY_SHARE {
         return Err(Usage(format!(
@@ -953,13 +967,7 @@ fn verify_map(
             ));
         }
     }
-    let run = crate::engine::buf::splitmix(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-            ^ u64::from(std::process::id()) << 32,
-    );
-    Ok(VerifyMap::new(&targets, block, run.max(1)))
+    Ok(VerifyMap::new(&targets, block, run, true))
 }
 
 /// The final pass: reads back and checks every block written during the run.

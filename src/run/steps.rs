@@ -2,7 +2,9 @@
 //! times, in steady-state rounds, or as a rate curve (closed-loop maximum, then open-loop
 //! levels). Every run is an ordinary [`super::execute`]; its time series is appended to the
 //! one NDJSON file with the step index and run label. The results hold one object per step and
-//! top-level totals merged from every step's histograms.
+//! top-level totals merged from every step's histograms, and one phase per run (`step 2`,
+//! `step 0 rep 3`, `step 1 round 4`): completed, interrupted, or (after an interruption) the
+//! runs and steps that never started.
 
 use super::{
     Observer, RunOptions, Signals, execute, inline_timeseries, timeseries_path, write_results,
@@ -42,6 +44,8 @@ struct Sequencer<'a> {
     targets: Vec<(DirCounts, DirCounts, DirCounts)>,
     /// The first I/O errors of every run.
     errors: Vec<crate::engine::worker::ErrorDetail>,
+    /// One phase per run (and, after an interruption, per run or step that never started).
+    phases: Vec<PhaseRecord>,
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
@@ -51,7 +55,7 @@ pub fn run(
     signals: &Signals,
     obs: &mut dyn Observer,
 ) -> Result<RunResult> {
-    let started = chrono::Utc::now();
+    let started_at = chrono::Utc::now();
     let mut s = Sequencer {
         opts,
         signals,
@@ -64,14 +68,20 @@ pub fn run(
         devices: BTreeMap::new(),
         targets: Vec::new(),
         errors: Vec::new(),
+        phases: Vec::new(),
     };
     let precondition = match job.sequence.precondition {
-        Some(p) => Some(s.precondition(job, p)?),
+        Some(p) => s.precondition(job, p)?,
         None => None,
     };
     let mut steps: Vec<StepResult> = Vec::new();
+    let planned = expand(job);
+    // A curve's levels are steps of their own.
+    let rows_per_step = 1 + job.sequence.curve.len();
+    // After an interruption: the first step index and the number of steps never started.
+    let mut not_started = (0, planned.len() * rows_per_step);
     if s.interrupted.is_none() {
-        for step in expand(job) {
+        for (n, step) in planned.iter().enumerate() {
             let label = if step.parameters.is_empty() {
                 "the job as written".to_string()
             } else {
@@ -90,29 +100,55 @@ pub fn run(
             let rows = if !job.sequence.curve.is_empty() {
                 s.curve(&step.job, index, &parameters, &label)?
             } else if job.sequence.steady.is_some() {
-                vec![s.steady(&step.job, index, &parameters, &label)?]
+                s.steady(&step.job, index, &parameters, &label)?
+                    .into_iter()
+                    .collect()
             } else {
-                vec![s.repeat(&step.job, index, &parameters, &label)?]
+                s.repeat(&step.job, index, &parameters, &label)?
+                    .into_iter()
+                    .collect()
             };
             for row in rows {
                 s.obs.step(&row);
                 steps.push(row);
             }
             if s.interrupted.is_some() {
+                let left = planned.len() - n - 1;
+                not_started = (index + rows_per_step, left * rows_per_step);
                 break;
             }
         }
     }
-    s.finish(job, started, steps, precondition)
+    if s.interrupted.is_some() {
+        let (first, count) = not_started;
+        for index in first..first + count {
+            s.not_started(format!("step {index}"));
+        }
+    }
+    s.finish(job, started_at, steps, precondition)
 }
 
 impl Sequencer<'_> {
-    /// One run, appended to the time series.
-    fn sub(&mut self, job: &Job, step: Option<usize>, label: &str) -> Result<RunResult> {
-        if self.runs > 0 && job.sequence.pause_ms > 0 {
-            let until = Instant::now() + Duration::from_millis(job.sequence.pause_ms);
-            while Instant::now() < until && !self.signals.stop.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(20));
+    /// One run, appended to the time series and recorded as phase `phase`. `None`: the run
+    /// never started, because a stop was asked for before it (during the pause between runs).
+    fn sub(
+        &mut self,
+        job: &Job,
+        step: Option<usize>,
+        label: &str,
+        phase: &str,
+    ) -> Result<Option<RunResult>> {
+        if self.runs > 0 {
+            if job.sequence.pause_ms > 0 {
+                let until = Instant::now() + Duration::from_millis(job.sequence.pause_ms);
+                while Instant::now() < until && !self.signals.stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            if let Some(why) = self.signals.reason(&format!("the pause before {phase}")) {
+                self.interrupted = Some(why);
+                self.not_started(phase.to_string());
+                return Ok(None);
             }
         }
         let mut opts = self.opts.clone();
@@ -171,14 +207,51 @@ impl Sequencer<'_> {
                 + weight(b.write_await_ms, b.writes))
                 / a.writes.max(1) as f64;
         }
+        // The run's own phases say where it stopped: before it measured anything (prepare,
+        // ramp) or during its measurement.
+        let stopped_in = r
+            .phases
+            .iter()
+            .find(|p| p.state == "interrupted")
+            .map(|p| p.name.clone());
+        self.phases.push(PhaseRecord {
+            name: phase.into(),
+            state: match (&r.interrupted, stopped_in.as_deref()) {
+                (Interrupted::No, _) => "completed",
+                (Interrupted::Yes(_), Some("prepare")) => "not_started",
+                (Interrupted::Yes(_), _) => "interrupted",
+            }
+            .into(),
+            seconds: r
+                .phases
+                .iter()
+                .filter(|p| p.name != "prepare")
+                .map(|p| p.seconds)
+                .sum(),
+        });
         if let Interrupted::Yes(why) = &r.interrupted {
-            self.interrupted = Some(why.clone());
+            // Ctrl-C or SIGTERM: say where in the sequence (other reasons say it themselves).
+            let during = format!("{phase} ({})", stopped_in.as_deref().unwrap_or("measure"));
+            let reason = self
+                .signals
+                .reason(&during)
+                .filter(|_| self.signals.signalled());
+            self.interrupted = Some(reason.unwrap_or_else(|| why.clone()));
         }
         self.last = Some(r.clone());
-        Ok(r)
+        Ok(Some(r))
     }
 
-    fn precondition(&mut self, job: &Job, p: Precondition) -> Result<PreconditionResult> {
+    /// Records a run or step that never started.
+    fn not_started(&mut self, name: String) {
+        self.phases.push(PhaseRecord {
+            name,
+            state: "not_started".into(),
+            seconds: 0.0,
+        });
+    }
+
+    fn precondition(&mut self, job: &Job, p: Precondition) -> Result<Option<PreconditionResult>> {
         self.obs.phase("precondition");
         let mut pj = job.clone();
         pj.classes = vec!["precondition".into()];
@@ -214,7 +287,9 @@ impl Sequencer<'_> {
                 io_limit: Some(IoLimit::Passes(p.passes)),
             })
             .collect();
-        let r = self.sub(&pj, None, "precondition")?;
+        let Some(r) = self.sub(&pj, None, "precondition", "precondition")? else {
+            return Ok(None);
+        };
         let bytes = r.totals.write.bytes;
         let seconds = r.measured_ms as f64 / 1e3;
         let needed: u64 = r
@@ -222,7 +297,7 @@ impl Sequencer<'_> {
             .iter()
             .map(|t| t.size_bytes / p.block_bytes * p.block_bytes * p.passes as u64)
             .sum();
-        Ok(PreconditionResult {
+        let result = PreconditionResult {
             passes: p.passes,
             pattern: if p.random { "random" } else { "sequential" }.into(),
             block_size_bytes: p.block_bytes,
@@ -234,7 +309,13 @@ impl Sequencer<'_> {
                 0.0
             },
             complete: bytes >= needed && r.totals.errors() == 0,
-        })
+        };
+        if !result.complete {
+            if let Some(phase) = self.phases.last_mut().filter(|p| p.state == "completed") {
+                phase.state = "interrupted".into();
+            }
+        }
+        Ok(Some(result))
     }
 
     fn repeat(
@@ -243,23 +324,37 @@ impl Sequencer<'_> {
         index: usize,
         parameters: &BTreeMap<String, f64>,
         label: &str,
-    ) -> Result<StepResult> {
+    ) -> Result<Option<StepResult>> {
         let n = job.sequence.repeat;
+        let phase = |rep: u32| {
+            if n > 1 {
+                format!("step {index} rep {rep}")
+            } else {
+                format!("step {index}")
+            }
+        };
         let mut runs = Vec::new();
-        for rep in 0..n {
+        for rep in 1..=n {
             let tag = if n > 1 {
-                format!("rep {}", rep + 1)
+                format!("rep {rep}")
             } else {
                 "run".into()
             };
-            let r = self.sub(job, Some(index), &tag)?;
-            let stop = self.interrupted.is_some();
-            runs.push(r);
-            if stop {
+            let r = self.sub(job, Some(index), &tag, &phase(rep))?;
+            runs.extend(r);
+            if self.interrupted.is_some() {
+                for later in rep + 1..=n {
+                    self.not_started(phase(later));
+                }
                 break;
             }
         }
+        if runs.is_empty() {
+            return Ok(None);
+        }
         let mut row = step_row(index, parameters, label, "step", &runs);
+        // Cut short, even when the stop came between two of its runs.
+        row.interrupted |= self.interrupted.is_some();
         if n > 1 {
             let figures: Vec<RunFigures> = runs.iter().map(figures).collect();
             let col =
@@ -283,7 +378,7 @@ impl Sequencer<'_> {
                 runs: figures,
             });
         }
-        Ok(row)
+        Ok(Some(row))
     }
 
     fn steady(
@@ -292,7 +387,7 @@ impl Sequencer<'_> {
         index: usize,
         parameters: &BTreeMap<String, f64>,
         label: &str,
-    ) -> Result<StepResult> {
+    ) -> Result<Option<StepResult>> {
         let st = job.sequence.steady.expect("steady set");
         let rule = SteadyRule {
             window: st.window as usize,
@@ -308,7 +403,10 @@ impl Sequencer<'_> {
             if round > 1 {
                 rj.ramp_ms = 0;
             }
-            let r = self.sub(&rj, Some(index), &format!("round {round}"))?;
+            let tag = format!("round {round}");
+            let Some(r) = self.sub(&rj, Some(index), &tag, &format!("step {index} {tag}"))? else {
+                break;
+            };
             iops.push(r.totals.iops());
             runs.push(r);
             if self.interrupted.is_some() {
@@ -319,8 +417,12 @@ impl Sequencer<'_> {
                 break;
             }
         }
+        if runs.is_empty() {
+            return Ok(None);
+        }
         let window_start = runs.len().saturating_sub(st.window as usize);
         let mut row = step_row(index, parameters, label, "step", &runs[window_start..]);
+        row.interrupted |= self.interrupted.is_some();
         if steady_at.is_none() {
             self.warnings.push(format!(
                 "step {index} ({label}) did not reach steady state in {} rounds of {} ms: its figures are from the last {} rounds",
@@ -335,7 +437,7 @@ impl Sequencer<'_> {
             steady_at_round: steady_at,
             window_rounds: st.window,
         });
-        Ok(row)
+        Ok(Some(row))
     }
 
     fn curve(
@@ -346,7 +448,14 @@ impl Sequencer<'_> {
         label: &str,
     ) -> Result<Vec<StepResult>> {
         let seq = &job.sequence;
-        let max_run = self.sub(job, Some(index), "curve max")?;
+        let levels = |first: usize| first..=index + seq.curve.len();
+        let Some(max_run) = self.sub(job, Some(index), "curve max", &format!("step {index}"))?
+        else {
+            for later in levels(index + 1) {
+                self.not_started(format!("step {later}"));
+            }
+            return Ok(Vec::new());
+        };
         let max = max_run.totals.iops();
         let mut rows = vec![step_row(
             index,
@@ -356,7 +465,13 @@ impl Sequencer<'_> {
             std::slice::from_ref(&max_run),
         )];
         rows[0].curve_level_pct = Some(100.0);
-        if self.interrupted.is_some() || max <= 0.0 {
+        if self.interrupted.is_some() {
+            for later in levels(index + 1) {
+                self.not_started(format!("step {later}"));
+            }
+            return Ok(rows);
+        }
+        if max <= 0.0 {
             return Ok(rows);
         }
         for &level in &seq.curve {
@@ -364,9 +479,21 @@ impl Sequencer<'_> {
             let mut lj = job.clone();
             let per_worker = total / lj.workers.len().max(1) as f64;
             crate::job::steps::apply(&mut lj, Param::Rate, per_worker);
-            let r = self.sub(&lj, Some(index + rows.len()), &format!("curve {level}%"))?;
+            let at = index + rows.len();
+            let Some(r) = self.sub(
+                &lj,
+                Some(at),
+                &format!("curve {level}%"),
+                &format!("step {at}"),
+            )?
+            else {
+                for later in levels(at + 1) {
+                    self.not_started(format!("step {later}"));
+                }
+                break;
+            };
             let mut row = step_row(
-                index + rows.len(),
+                at,
                 parameters,
                 label,
                 "curve-level",
@@ -391,6 +518,9 @@ impl Sequencer<'_> {
                 break;
             }
             if self.interrupted.is_some() {
+                for later in levels(at + 1) {
+                    self.not_started(format!("step {later}"));
+                }
                 break;
             }
         }
@@ -448,28 +578,7 @@ impl Sequencer<'_> {
             })
             .collect();
         let mut phases: Vec<PhaseRecord> = self.first_prepare.into_iter().collect();
-        if let Some(p) = &precondition {
-            phases.push(PhaseRecord {
-                name: "precondition".into(),
-                state: if p.complete {
-                    "completed"
-                } else {
-                    "interrupted"
-                }
-                .into(),
-                seconds: p.seconds,
-            });
-        }
-        phases.push(PhaseRecord {
-            name: "measure".into(),
-            state: if self.interrupted.is_some() {
-                "interrupted"
-            } else {
-                "completed"
-            }
-            .into(),
-            seconds: secs,
-        });
+        phases.extend(self.phases);
         r.phases = phases;
         for (t, (ops, bytes, errors)) in r.targets.iter_mut().zip(self.targets) {
             t.ops = ops;

@@ -1,1 +1,601 @@
-//! (being written)
+//! Real I/O errors through the storlab CLI: reads and writes that fail with EIO or ENOSPC, or
+//! come back short, on a [`FaultFs`] FUSE mount (the kernel hands storlab the errno, nothing is
+//! mocked); how they are counted (per class, per target), detailed, judged (`I/O errors` rule,
+//! exit code 3), rendered in the HTML report, and how `on_error`/`max_errors` end the run. And a
+//! target that does not fit on a small ext4 filesystem on a loop device.
+
+use crate::faultfs::FaultFs;
+use crate::harness::{
+    LoopDevice, MIB, Outcome, array_at, at, f64_at, load_json, loop_skip_reason, run_in, scratch,
+    sparse_image, str_at, u64_at,
+};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The FUSE mount, or `None` after printing why the test is skipped.
+fn mount_or_skip(test: &str) -> Option<FaultFs> {
+    match FaultFs::mount() {
+        Ok(fs) => Some(fs),
+        Err(reason) => {
+            eprintln!("skipped {test}: {reason}");
+            None
+        }
+    }
+}
+
+/// One target of a job file.
+struct Target<'a> {
+    name: &'a str,
+    path: PathBuf,
+    size: &'a str,
+}
+
+/// A job of one worker group doing 4 KiB I/O on every target, `read_pct` percent reads, all random;
+/// `extra` lines go at the top (on_error, max_errors...).
+fn job_text(targets: &[Target<'_>], duration: &str, read_pct: u32, qd: u32, extra: &str) -> String {
+    let mut text =
+        format!("duration = \"{duration}\"\nramp = \"0s\"\ninterval = \"500ms\"\n{extra}\n");
+    for t in targets {
+        text.push_str(&format!(
+            "[[target]]\nname = \"{}\"\npath = \"{}\"\nsize = \"{}\"\n\n",
+            t.name,
+            t.path.display(),
+            t.size
+        ));
+    }
+    let names: Vec<String> = targets.iter().map(|t| format!("\"{}\"", t.name)).collect();
+    text.push_str(&format!(
+        "[[worker]]\nname = \"w\"\ntargets = [{}]\nqueue_depth = {qd}\n\n\
+         [[worker.access]]\nclass = \"io\"\nblock_size = \"4k\"\nread = \"{read_pct}%\"\nrandom = \"100%\"\n",
+        names.join(", ")
+    ));
+    text
+}
+
+/// Writes `text` as `NAME.toml` in `dir` and runs it with `args`, results in `NAME.json`.
+fn run_job(dir: &Path, name: &str, text: &str, args: &[&str]) -> (Outcome, PathBuf) {
+    let job = dir.join(format!("{name}.toml"));
+    std::fs::write(&job, text).unwrap();
+    let results = dir.join(format!("{name}.json"));
+    let mut argv = vec![
+        "run".to_string(),
+        job.display().to_string(),
+        "-q".into(),
+        "-o".into(),
+        results.display().to_string(),
+    ];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    (run_in(dir, argv), results)
+}
+
+/// Runs the job once for 1 ms with no faults, so its files are created and prepared (storlab
+/// writes every byte of a new file: a write fault would hit the preparation instead).
+fn prepare(dir: &Path, text: &str) {
+    let (out, _) = run_job(dir, "prepare", text, &["--duration", "1ms"]);
+    out.expect_ok();
+}
+
+/// A target's failed I/Os in direction `op` (`read` or `write`).
+fn target_errors(v: &Value, target: usize, op: &str) -> u64 {
+    u64_at(v, &format!("/targets/{target}/errors/{op}"))
+}
+
+/// Failed I/Os of every class and direction, from the totals.
+fn total_errors(v: &Value) -> u64 {
+    ["read", "write", "flush"]
+        .iter()
+        .map(|op| u64_at(v, &format!("/totals/{op}/errors")))
+        .sum()
+}
+
+/// Checks the verdict every run with an I/O error gets: FAIL, with an `I/O errors` rule that
+/// measured `errors` against a threshold of 0.
+#[track_caller]
+fn check_io_error_verdict(v: &Value, errors: u64) {
+    assert_eq!(total_errors(v), errors, "errors of every direction");
+    assert_eq!(
+        str_at(v, "/verdict/result"),
+        "FAIL",
+        "verdict {}",
+        at(v, "/verdict")
+    );
+    let rule = array_at(v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule") == "I/O errors")
+        .unwrap_or_else(|| panic!("no `I/O errors` rule in {}", at(v, "/verdict")));
+    assert_eq!(f64_at(rule, "/measured"), errors as f64, "rule {rule}");
+    assert_eq!(f64_at(rule, "/threshold"), 0.0, "rule {rule}");
+    assert_eq!(str_at(rule, "/unit"), "errors", "rule {rule}");
+    assert_eq!(at(rule, "/pass"), &Value::Bool(false), "rule {rule}");
+}
+
+/// Checks every entry of `errors`: on target `target`, op `op`, a 4 KiB I/O overlapping
+/// `range`, with an error text containing `text`, at a time within the measured run.
+#[track_caller]
+fn check_details(v: &Value, target: u64, op: &str, range: std::ops::Range<u64>, text: &str) {
+    let details = array_at(v, "/errors");
+    assert!(!details.is_empty(), "no error details");
+    assert!(details.len() <= 32, "{} error details", details.len());
+    let measured_ms = u64_at(v, "/measured_ms");
+    for d in details {
+        assert_eq!(u64_at(d, "/target"), target, "{d}");
+        assert_eq!(str_at(d, "/op"), op, "{d}");
+        let offset = u64_at(d, "/offset");
+        assert_eq!(u64_at(d, "/len"), 4096, "{d}");
+        assert!(
+            offset < range.end && range.start < offset + 4096,
+            "offset {offset} is outside the failing range {range:?}: {d}"
+        );
+        let error = str_at(d, "/error");
+        assert!(
+            error.contains(text),
+            "the error text {error:?} does not contain {text:?}: {d}"
+        );
+        assert!(u64_at(d, "/t_ms") <= measured_ms + 1000, "{d}");
+    }
+}
+
+/// `interrupted` as a reason; panics when the run was not cut short.
+#[track_caller]
+fn interrupted_reason(v: &Value) -> &str {
+    at(v, "/interrupted")
+        .as_str()
+        .unwrap_or_else(|| panic!("interrupted is {}", at(v, "/interrupted")))
+}
+
+const FAIL_START: u64 = MIB;
+/// Four 4 KiB blocks of the 1024 of a 4 MiB target: a few errors a second, far below the
+/// default `max_errors`.
+const FAIL_END: u64 = MIB + 16 * 1024;
+
+#[test]
+fn read_eio_is_counted_on_its_target_and_class_and_fails_the_verdict() {
+    let Some(fs) =
+        mount_or_skip("read_eio_is_counted_on_its_target_and_class_and_fails_the_verdict")
+    else {
+        return;
+    };
+    let dir = scratch();
+    let text = job_text(
+        &[
+            Target {
+                name: "fuse",
+                path: fs.dir().join("t.dat"),
+                size: "4MiB",
+            },
+            Target {
+                name: "disk",
+                path: dir.path().join("d.dat"),
+                size: "4MiB",
+            },
+        ],
+        "1s",
+        100,
+        4,
+        "",
+    );
+    fs.set(|f| f.fail_reads = vec![(FAIL_START..FAIL_END, libc::EIO)]);
+    let (out, results) = run_job(dir.path(), "eio", &text, &[]);
+    out.expect_code(3);
+    let v = load_json(&results);
+    assert_eq!(
+        at(&v, "/interrupted"),
+        &Value::Bool(false),
+        "continue is the default"
+    );
+    assert!(
+        at(&v, "/targets/0/direct").as_bool().unwrap(),
+        "O_DIRECT on FUSE"
+    );
+
+    let errors = u64_at(&v, "/totals/read/errors");
+    assert!(errors > 0, "no read errors");
+    assert_eq!(u64_at(&v, "/totals/write/errors"), 0);
+    assert_eq!(u64_at(&v, "/classes/io/read/errors"), errors);
+    assert_eq!(
+        target_errors(&v, 0, "read"),
+        errors,
+        "all on the FUSE target"
+    );
+    assert_eq!(target_errors(&v, 1, "read"), 0, "none on the disk target");
+    assert!(
+        u64_at(&v, "/targets/1/ops/read") > 1000,
+        "the disk target was read"
+    );
+    // Every read storlab counted on the FUSE target reached the filesystem.
+    let counted = u64_at(&v, "/targets/0/ops/read");
+    let (served, _) = fs.counts();
+    assert!(
+        served >= counted && served - counted <= 16,
+        "storlab counted {counted} reads, the filesystem served {served}"
+    );
+    assert!(errors < counted / 20, "{errors} errors in {counted} reads");
+    check_details(&v, 0, "read", FAIL_START..FAIL_END, "EIO");
+    check_io_error_verdict(&v, errors);
+}
+
+#[test]
+fn write_eio_is_counted_and_detailed() {
+    let Some(fs) = mount_or_skip("write_eio_is_counted_and_detailed") else {
+        return;
+    };
+    let dir = scratch();
+    let text = job_text(
+        &[Target {
+            name: "fuse",
+            path: fs.dir().join("t.dat"),
+            size: "4MiB",
+        }],
+        "1s",
+        0,
+        4,
+        "",
+    );
+    prepare(dir.path(), &text);
+    fs.set(|f| f.fail_writes = vec![(FAIL_START..FAIL_END, libc::EIO)]);
+    let (out, results) = run_job(dir.path(), "weio", &text, &[]);
+    out.expect_code(3);
+    let v = load_json(&results);
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+    let errors = u64_at(&v, "/totals/write/errors");
+    assert!(errors > 0, "no write errors");
+    assert_eq!(u64_at(&v, "/totals/read/errors"), 0);
+    assert_eq!(u64_at(&v, "/classes/io/write/errors"), errors);
+    assert_eq!(target_errors(&v, 0, "write"), errors);
+    check_details(&v, 0, "write", FAIL_START..FAIL_END, "EIO");
+    check_io_error_verdict(&v, errors);
+}
+
+#[test]
+fn on_error_stop_ends_the_run_at_the_first_failure() {
+    let Some(fs) = mount_or_skip("on_error_stop_ends_the_run_at_the_first_failure") else {
+        return;
+    };
+    let dir = scratch();
+    let text = job_text(
+        &[Target {
+            name: "fuse",
+            path: fs.dir().join("t.dat"),
+            size: "4MiB",
+        }],
+        "10s",
+        100,
+        4,
+        "on_error = \"stop\"",
+    );
+    fs.set(|f| f.fail_reads = vec![(FAIL_START..FAIL_END, libc::EIO)]);
+    let (out, results) = run_job(dir.path(), "stop", &text, &[]);
+    out.expect_code(3);
+    let v = load_json(&results);
+    let reason = interrupted_reason(&v);
+    assert!(reason.contains("failed I/O"), "interrupted: {reason}");
+    let errors = u64_at(&v, "/totals/read/errors");
+    // The first failure, and at most the other I/Os in flight with it.
+    assert!((1..=4).contains(&errors), "{errors} errors");
+    let measured_ms = u64_at(&v, "/measured_ms");
+    let first_ms = array_at(&v, "/errors")
+        .iter()
+        .map(|d| u64_at(d, "/t_ms"))
+        .min()
+        .expect("error details");
+    assert!(
+        measured_ms < 5_000 && measured_ms <= first_ms + 1_000,
+        "planned 10 s, measured {measured_ms} ms, first error at {first_ms} ms"
+    );
+    check_details(&v, 0, "read", FAIL_START..FAIL_END, "EIO");
+    check_io_error_verdict(&v, errors);
+}
+
+#[test]
+fn max_errors_ends_the_run_after_that_many_failures() {
+    let Some(fs) = mount_or_skip("max_errors_ends_the_run_after_that_many_failures") else {
+        return;
+    };
+    let dir = scratch();
+    let text = job_text(
+        &[Target {
+            name: "fuse",
+            path: fs.dir().join("t.dat"),
+            size: "4MiB",
+        }],
+        "10s",
+        100,
+        4,
+        "",
+    );
+    // Half of all reads fail.
+    let range = 2 * MIB..4 * MIB;
+    fs.set(|f| f.fail_reads = vec![(range.clone(), libc::EIO)]);
+    let (out, results) = run_job(dir.path(), "max", &text, &["--max-errors", "50"]);
+    out.expect_code(3);
+    let v = load_json(&results);
+    let reason = interrupted_reason(&v);
+    assert!(reason.contains("50"), "interrupted: {reason}");
+    let errors = u64_at(&v, "/totals/read/errors");
+    assert!(
+        (50..=54).contains(&errors),
+        "{errors} errors with --max-errors 50"
+    );
+    let measured_ms = u64_at(&v, "/measured_ms");
+    assert!(
+        measured_ms < 5_000,
+        "planned 10 s, measured {measured_ms} ms"
+    );
+    check_details(&v, 0, "read", range, "EIO");
+    check_io_error_verdict(&v, errors);
+}
+
+#[test]
+fn enospc_after_a_number_of_writes() {
+    let Some(fs) = mount_or_skip("enospc_after_a_number_of_writes") else {
+        return;
+    };
+    let dir = scratch();
+    // Queue depth 1: the writes reach the filesystem one after the other.
+    let text = job_text(
+        &[Target {
+            name: "fuse",
+            path: fs.dir().join("t.dat"),
+            size: "4MiB",
+        }],
+        "10s",
+        0,
+        1,
+        "max_errors = 100",
+    );
+    prepare(dir.path(), &text);
+    let (_, before) = fs.counts();
+    fs.set(|f| f.fail_after = Some((300, libc::ENOSPC)));
+    let (out, results) = run_job(dir.path(), "enospc", &text, &[]);
+    out.expect_code(3);
+    let v = load_json(&results);
+    let (_, after) = fs.counts();
+    let ops = u64_at(&v, "/totals/write/ops");
+    let errors = u64_at(&v, "/totals/write/errors");
+    assert_eq!(
+        after - before,
+        ops,
+        "every write storlab counted reached the filesystem"
+    );
+    assert_eq!(ops - errors, 300, "{ops} writes, {errors} failed");
+    assert_eq!(errors, 100, "stopped at max_errors = 100");
+    interrupted_reason(&v);
+    check_details(&v, 0, "write", 0..4 * MIB, "ENOSPC");
+    check_io_error_verdict(&v, errors);
+}
+
+#[test]
+fn a_short_read_is_an_error() {
+    let Some(fs) = mount_or_skip("a_short_read_is_an_error") else {
+        return;
+    };
+    let dir = scratch();
+    let text = job_text(
+        &[Target {
+            name: "fuse",
+            path: fs.dir().join("t.dat"),
+            size: "4MiB",
+        }],
+        "1s",
+        100,
+        4,
+        "",
+    );
+    fs.set(|f| f.short_reads.push(FAIL_START..FAIL_END));
+    // psync sees the half the filesystem returned. io_uring retries the rest of a short read
+    // of a regular file itself, and each retry comes back half short again, down to nothing:
+    // 2048 + 1024 + ... + 1 = 4095 bytes. Either way, fewer bytes than asked is an error.
+    for (engine, transferred) in [("psync", Some(2048)), ("io_uring", None)] {
+        let (out, results) = run_job(
+            dir.path(),
+            &format!("short-{engine}"),
+            &text,
+            &["--engine", engine],
+        );
+        out.expect_code(3);
+        let v = load_json(&results);
+        assert_eq!(str_at(&v, "/engine/name"), engine);
+        let errors = u64_at(&v, "/totals/read/errors");
+        assert!(errors > 0, "{engine}: no read errors");
+        assert_eq!(target_errors(&v, 0, "read"), errors);
+        check_details(&v, 0, "read", FAIL_START..FAIL_END, "short transfer: ");
+        for d in array_at(&v, "/errors") {
+            let text = str_at(d, "/error");
+            let n: u64 = text
+                .strip_prefix("short transfer: ")
+                .and_then(|rest| rest.strip_suffix(" of 4096 bytes"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{engine}: {text:?}"));
+            match transferred {
+                Some(expected) => assert_eq!(n, expected, "{engine}: {text:?}"),
+                None => assert!(n < 4096, "{engine}: {text:?}"),
+            }
+        }
+        check_io_error_verdict(&v, errors);
+    }
+}
+
+#[test]
+fn html_report_shows_the_errors() {
+    let Some(fs) = mount_or_skip("html_report_shows_the_errors") else {
+        return;
+    };
+    let dir = scratch();
+    let text = job_text(
+        &[Target {
+            name: "fuse",
+            path: fs.dir().join("t.dat"),
+            size: "4MiB",
+        }],
+        "1s",
+        100,
+        4,
+        "",
+    );
+    fs.set(|f| f.fail_reads = vec![(FAIL_START..FAIL_END, libc::EIO)]);
+    let html = dir.path().join("report.html");
+    let (out, results) = run_job(
+        dir.path(),
+        "html",
+        &text,
+        &["--html", html.to_str().unwrap()],
+    );
+    out.expect_code(3);
+    let v = load_json(&results);
+    let page = std::fs::read_to_string(&html).expect("the HTML report");
+    assert!(page.contains("FAIL"), "the verdict is shown");
+    assert!(page.contains("I/O errors"), "the verdict rule is shown");
+    let heading = page
+        .match_indices("<h2")
+        .map(|(i, _)| &page[i..page[i..].find("</h2>").map_or(page.len(), |e| i + e)])
+        .find(|h| h.to_lowercase().contains("error"))
+        .unwrap_or_else(|| panic!("no <h2> heading about errors"));
+    let section = &page[page.find(heading).unwrap()..];
+    let first = &array_at(&v, "/errors")[0];
+    assert!(
+        section.contains("EIO"),
+        "the errno is shown under {heading:?}"
+    );
+    assert!(
+        section.contains(&u64_at(first, "/offset").to_string()),
+        "the offset of the first failed I/O is shown under {heading:?}"
+    );
+}
+
+/// A mounted filesystem, unmounted (lazily if busy) when dropped.
+struct Mounted {
+    dir: PathBuf,
+}
+
+impl Mounted {
+    fn mount(device: &Path, dir: &Path) -> Result<Mounted, String> {
+        std::fs::create_dir_all(dir).unwrap();
+        let out = Command::new("mount")
+            .arg(device)
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount {} failed: {}",
+                device.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Mounted {
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if rustix::mount::unmount(&self.dir, rustix::mount::UnmountFlags::empty()).is_err() {
+            let _ = rustix::mount::unmount(&self.dir, rustix::mount::UnmountFlags::DETACH);
+        }
+    }
+}
+
+#[test]
+fn target_larger_than_the_free_space_fails_preparation_cleanly() {
+    const TEST: &str = "target_larger_than_the_free_space_fails_preparation_cleanly";
+    if let Some(reason) = loop_skip_reason(&["mkfs.ext4", "e2fsck"]) {
+        eprintln!("skipped {TEST}: {reason}");
+        return;
+    }
+    let dir = scratch();
+    let image = dir.path().join("small.img");
+    sparse_image(&image, 32 * MIB);
+    let device = match LoopDevice::attach(&image, false) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("skipped {TEST}: {e}");
+            return;
+        }
+    };
+    let mkfs = Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&device.path)
+        .output()
+        .unwrap();
+    assert!(mkfs.status.success(), "mkfs.ext4: {mkfs:?}");
+    let mountpoint = dir.path().join("mnt");
+    let mounted = match Mounted::mount(&device.path, &mountpoint) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skipped {TEST}: {e}");
+            return;
+        }
+    };
+    // Something else on the filesystem that must survive.
+    let keep = mountpoint.join("keep.dat");
+    let kept: Vec<u8> = (0..MIB as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    std::fs::write(&keep, &kept).unwrap();
+
+    let target = mountpoint.join("big.dat");
+    let results = dir.path().join("big.json");
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--bs",
+            "4k",
+            "--duration",
+            "1s",
+            "-q",
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.code.is_some_and(|c| c != 0),
+        "a target larger than the filesystem must fail: {out:?}"
+    );
+    assert!(!out.stderr.contains("panicked"), "{out:?}");
+    assert!(
+        out.stderr.contains("space"),
+        "the message names the missing space: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("big.dat"),
+        "the message names the target: {}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read(&keep).unwrap(),
+        kept,
+        "another file was damaged"
+    );
+    eprintln!(
+        "{TEST}: exit {:?}, stderr: {}; left on the filesystem: {:?}; results file: {}",
+        out.code,
+        out.stderr.trim(),
+        std::fs::read_dir(&mountpoint)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name(), e.metadata().unwrap().len())
+            })
+            .collect::<Vec<_>>(),
+        results.exists()
+    );
+    drop(mounted);
+    let fsck = Command::new("e2fsck")
+        .args(["-f", "-n"])
+        .arg(&device.path)
+        .output()
+        .unwrap();
+    assert!(
+        fsck.status.success(),
+        "the filesystem is damaged: {}",
+        String::from_utf8_lossy(&fsck.stdout)
+    );
+}

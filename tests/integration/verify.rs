@@ -398,3 +398,58 @@ fn verify_rejects_blocks_that_cannot_carry_headers() {
     );
     out.expect_code(2).stderr_has(&["verify", "512"]);
 }
+
+#[test]
+fn an_exchange_validation_verifies_its_databases_and_logs() {
+    let dir = scratch();
+    let results = dir.path().join("x.json");
+    let db = dir.path().to_str().unwrap();
+    let out = run_in(
+        dir.path(),
+        [
+            "exchange",
+            "--verify",
+            "--mailboxes",
+            "200",
+            "--mailbox-size",
+            "40MiB",
+            "--capacity",
+            "1%",
+            "--databases",
+            "2",
+            "--duration",
+            "3s",
+            "--ramp",
+            "0s",
+            "--db-read-latency",
+            "1s",
+            "--log-write-latency",
+            "1s",
+            "--max-latency",
+            "5s",
+            "--db-path",
+            db,
+            "-q",
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    );
+    let v = load_json(&results);
+    assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
+    assert!(
+        u64_at(&v, "/verify/blocks_checked") > 0,
+        "{}",
+        at(&v, "/verify")
+    );
+    assert_eq!(
+        u64_at(&v, "/verify/corrupted") + u64_at(&v, "/verify/lost"),
+        0
+    );
+    assert_eq!(str_at(&v, "/verify/read_back/state"), "completed");
+    assert!(u64_at(&v, "/verify/read_back/blocks_checked") > 0);
+    let rule = array_at(&v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule") == "data verification errors")
+        .expect("the verdict has the verification rule");
+    assert_eq!(rule["pass"], Value::Bool(true));
+}

@@ -1,0 +1,612 @@
+//! Results recovered from the NDJSON time series of a run that did not finish (killed with
+//! `kill -9`, the machine crashed, the disk filled): every complete line is read back (a last
+//! line cut off by the kill is left out), and the best [`RunResult`] the intervals allow is
+//! built from them, marked `interrupted` with what was recovered and what is unknown, so every
+//! report (`storlab report run.ndjson`, HTML, CSV, Markdown) can be made from it.
+//!
+//! An interval record holds counts (summed exactly), the mean latency (averaged weighted by
+//! operations: exact), the maximum (exact) and the 99th percentile; the run-wide 99th
+//! percentile is reported as the largest of the intervals' (an upper bound: no interval had
+//! more than 1% of its I/Os above it, so neither had the run). Other percentiles cannot be
+//! rebuilt from intervals and are left at 0. The job, the targets and the host are not in the
+//! time series and are left empty.
+
+use super::run_result::{
+    ClassResult, DeviceResult, EngineInfo, Interrupted, PhaseRecord, RunResult, SCHEMA_VERSION,
+    StepResult,
+};
+use crate::job::{EngineKind, Job};
+use crate::stats::histogram::LatencySummary;
+use crate::stats::host::{CpuPercent, DiskDelta, HostInfo};
+use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+/// Longest first line looked at to tell a time series from a results file.
+const SNIFF_BYTES: u64 = 1 << 20;
+
+/// An NDJSON time series read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeSeries {
+    /// Every complete record, in file order.
+    pub records: Vec<IntervalRecord>,
+    /// The last line was cut off (the run was killed while writing it) and left out.
+    pub cut_off: bool,
+}
+
+/// Whether `path` holds an NDJSON time series rather than a results file: its name ends in
+/// `.ndjson`, or its first line is an interval record (a results file's first line is `{`).
+pub fn is_timeseries(path: &Path) -> bool {
+    if path.extension().is_some_and(|e| e == "ndjson") {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    let mut head = std::io::BufReader::new(file.take(SNIFF_BYTES));
+    if head.read_until(b'\n', &mut first).is_err() {
+        return false;
+    }
+    serde_json::from_slice::<IntervalRecord>(&first).is_ok()
+}
+
+/// Parses NDJSON text: every complete line (ended by a newline) must be a record, except that
+/// blank lines are skipped; a last line without its newline is kept when it parses and
+/// otherwise left out as cut off.
+pub fn parse(text: &[u8], name: &str) -> Result<TimeSeries> {
+    let mut records = Vec::new();
+    let mut cut_off = false;
+    let mut lines = text.split(|&b| b == b'\n').enumerate().peekable();
+    while let Some((n, line)) = lines.next() {
+        let last = lines.peek().is_none();
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<IntervalRecord>(line) {
+            Ok(record) => records.push(record),
+            // The last line has no newline after it: the writer was stopped in the middle.
+            Err(_) if last => cut_off = true,
+            Err(e) => bail!(
+                "{name} line {}: not an interval record of the time series: {e}",
+                n + 1
+            ),
+        }
+    }
+    Ok(TimeSeries { records, cut_off })
+}
+
+/// Reads the NDJSON time series at `path` (see [`parse`]).
+pub fn read(path: &Path) -> Result<TimeSeries> {
+    let text = std::fs::read(path)
+        .with_context(|| format!("cannot read the time series {}", path.display()))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// The results of the run whose time series is `path`, rebuilt from its records alone.
+pub fn load(path: &Path) -> Result<RunResult> {
+    let series = read(path)?;
+    if series.records.is_empty() {
+        bail!(
+            "{} holds no complete interval record: the run stopped before its first interval ended, so there is nothing to report",
+            path.display()
+        );
+    }
+    let modified = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(chrono::DateTime::<chrono::Utc>::from);
+    Ok(recover(&series, &path.display().to_string(), modified))
+}
+
+/// One direction summed over intervals.
+#[derive(Debug, Clone, Copy, Default)]
+struct DirSum {
+    ops: u64,
+    bytes: u64,
+    errors: u64,
+    /// Σ mean × ops, ns.
+    latency_ns_sum: f64,
+    max_ns: u64,
+    p99_bound_ns: u64,
+}
+
+impl DirSum {
+    fn add(&mut self, d: &IntervalDir) {
+        self.ops += d.ops;
+        self.bytes += d.bytes;
+        self.errors += d.errors;
+        self.latency_ns_sum += d.latency_mean_ns * d.ops as f64;
+        self.max_ns = self.max_ns.max(d.latency_max_ns);
+        self.p99_bound_ns = self.p99_bound_ns.max(d.latency_p99_ns);
+    }
+
+    fn summary(&self, seconds: f64) -> DirSummary {
+        let per_s = |v: u64| {
+            if seconds > 0.0 {
+                v as f64 / seconds
+            } else {
+                0.0
+            }
+        };
+        DirSummary {
+            ops: self.ops,
+            bytes: self.bytes,
+            errors: self.errors,
+            iops: per_s(self.ops),
+            bytes_per_s: per_s(self.bytes),
+            latency_ns: LatencySummary {
+                mean: if self.ops > 0 {
+                    self.latency_ns_sum / self.ops as f64
+                } else {
+                    0.0
+                },
+                max: self.max_ns,
+                p99: self.p99_bound_ns,
+                ..Default::default()
+            },
+            service_latency_ns: None,
+            histogram: None,
+            service_histogram: None,
+        }
+    }
+}
+
+/// Reads, writes and flushes of one class (or of everything) summed over intervals.
+#[derive(Debug, Clone, Copy, Default)]
+struct ClassSum([DirSum; 3]);
+
+impl ClassSum {
+    fn add(&mut self, c: &IntervalClass) {
+        self.0[0].add(&c.read);
+        self.0[1].add(&c.write);
+        self.0[2].add(&c.flush);
+    }
+
+    fn summary(&self, seconds: f64) -> ClassSummary {
+        ClassSummary {
+            read: self.0[0].summary(seconds),
+            write: self.0[1].summary(seconds),
+            flush: self.0[2].summary(seconds),
+        }
+    }
+}
+
+/// Measured intervals summed: totals, classes, CPU (weighted by time) and devices.
+#[derive(Debug, Clone, Default)]
+struct Sum {
+    ms: u64,
+    total: ClassSum,
+    classes: BTreeMap<String, ClassSum>,
+    cpu: CpuPercent,
+    devices: BTreeMap<String, DiskDelta>,
+}
+
+impl Sum {
+    fn add(&mut self, r: &IntervalRecord) {
+        let (before, w) = (self.ms as f64, r.interval_ms as f64);
+        self.ms += r.interval_ms;
+        self.total.add(&r.total);
+        for (name, c) in &r.classes {
+            self.classes.entry(name.clone()).or_default().add(c);
+        }
+        let avg = |a: f64, b: f64| (a * before + b * w) / (before + w).max(1.0);
+        let (c, n) = (&mut self.cpu, &r.cpu);
+        c.process_user_pct = avg(c.process_user_pct, n.process_user_pct);
+        c.process_system_pct = avg(c.process_system_pct, n.process_system_pct);
+        c.system_user_pct = avg(c.system_user_pct, n.system_user_pct);
+        c.system_system_pct = avg(c.system_system_pct, n.system_system_pct);
+        c.system_iowait_pct = avg(c.system_iowait_pct, n.system_iowait_pct);
+        c.system_idle_pct = avg(c.system_idle_pct, n.system_idle_pct);
+        for (name, d) in &r.devices {
+            let s = self.devices.entry(name.clone()).or_default();
+            let weighted = |a: f64, na: u64, b: f64, nb: u64| {
+                (a * na as f64 + b * nb as f64) / (na + nb).max(1) as f64
+            };
+            s.read_await_ms = weighted(s.read_await_ms, s.reads, d.read_await_ms, d.reads);
+            s.write_await_ms = weighted(s.write_await_ms, s.writes, d.write_await_ms, d.writes);
+            s.reads += d.reads;
+            s.writes += d.writes;
+            s.read_bytes += d.read_bytes;
+            s.write_bytes += d.write_bytes;
+            s.flushes += d.flushes;
+            s.busy_ms += d.busy_ms;
+        }
+    }
+
+    fn seconds(&self) -> f64 {
+        self.ms as f64 / 1e3
+    }
+
+    fn busy_pct(&self) -> f64 {
+        self.cpu.system_user_pct + self.cpu.system_system_pct
+    }
+}
+
+/// Builds the results of the run whose time series `series` is (`source` names it; `modified`
+/// is when it was last written, which is about when the run stopped).
+pub fn recover(
+    series: &TimeSeries,
+    source: &str,
+    modified: Option<chrono::DateTime<chrono::Utc>>,
+) -> RunResult {
+    let records = &series.records;
+    let sequence = records.iter().any(|r| r.step.is_some());
+    // In a sequence only the steps are measured (not preconditioning); ramps never are.
+    let measured = |r: &&IntervalRecord| r.phase == "measure" && (!sequence || r.step.is_some());
+    let mut all = Sum::default();
+    let mut steps: BTreeMap<usize, (Sum, Vec<String>)> = BTreeMap::new();
+    for r in records.iter().filter(measured) {
+        all.add(r);
+        if let Some(i) = r.step {
+            let (sum, labels) = steps.entry(i).or_default();
+            sum.add(r);
+            if let Some(l) = r.label.as_ref().filter(|l| !labels.contains(l)) {
+                labels.push(l.clone());
+            }
+        }
+    }
+    let ramp_ms: u64 = records
+        .iter()
+        .filter(|r| r.phase == "ramp" && r.step == records[0].step)
+        .filter(|r| r.label == records[0].label)
+        .map(|r| r.interval_ms)
+        .sum();
+    let wall_ms: u64 = records.iter().map(|r| r.interval_ms).sum();
+    let ended = modified.unwrap_or_else(chrono::Utc::now);
+    let started = ended - chrono::Duration::milliseconds(wall_ms as i64);
+    let stamp =
+        |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+
+    let last_step = steps.keys().next_back().copied();
+    let step_rows: Vec<StepResult> = steps
+        .iter()
+        .map(|(&index, (sum, labels))| step_row(index, sum, labels, Some(index) == last_step))
+        .collect();
+    let mut phases = Vec::new();
+    let phase = |name: String, state: &str, seconds: f64| PhaseRecord {
+        name,
+        state: state.into(),
+        seconds,
+    };
+    if sequence {
+        let pre: Vec<&IntervalRecord> = records.iter().filter(|r| r.step.is_none()).collect();
+        if !pre.is_empty() {
+            let ms: u64 = pre.iter().map(|r| r.interval_ms).sum();
+            phases.push(phase("precondition".into(), "completed", ms as f64 / 1e3));
+        }
+        for row in &step_rows {
+            let state = if row.interrupted {
+                "interrupted"
+            } else {
+                "completed"
+            };
+            phases.push(phase(
+                format!("step {}", row.index),
+                state,
+                row.measured_ms as f64 / 1e3,
+            ));
+        }
+    } else {
+        if ramp_ms > 0 {
+            let state = if all.ms > 0 {
+                "completed"
+            } else {
+                "interrupted"
+            };
+            phases.push(phase("ramp".into(), state, ramp_ms as f64 / 1e3));
+        }
+        let state = if all.ms > 0 {
+            "interrupted"
+        } else {
+            "not_started"
+        };
+        phases.push(phase("measure".into(), state, all.seconds()));
+    }
+
+    let mut why = format!(
+        "the run did not finish (killed, or the machine stopped): these results are recovered from its time series {source} alone ({} intervals{})",
+        records.len(),
+        if series.cut_off {
+            ", the last one cut off"
+        } else {
+            ""
+        }
+    );
+    if let Some(last) = records.last() {
+        why.push_str(&format!(
+            "; it was last heard of {:.1} s into {}",
+            last.t_end_ms as f64 / 1e3,
+            match (last.step, &last.label) {
+                (Some(i), Some(l)) => format!("step {i} ({l}), {}", last.phase),
+                (Some(i), None) => format!("step {i}, {}", last.phase),
+                (None, Some(l)) => format!("{l}, {}", last.phase),
+                (None, None) => last.phase.clone(),
+            }
+        ));
+    }
+    let warnings = vec![
+        "recovered from the time series: counts, rates, mean and maximum latency are exact; the 99th percentile is an upper bound (the largest of the intervals' 99th percentiles); the other percentiles, the minimum and the standard deviation are unknown and shown as 0".into(),
+        "recovered from the time series: the job, the targets and the host are not in it and are left empty; start and end times are estimated from the file's modification time".into(),
+    ];
+    let classes: Vec<String> = all.classes.keys().cloned().collect();
+    let measured_ms = all.ms;
+    let job = Job {
+        description: Some(format!("recovered from the time series {source}")),
+        engine: EngineKind::IoUring,
+        duration_ms: measured_ms,
+        ramp_ms,
+        interval_ms: interval_ms(records),
+        seed: 0,
+        buffered: false,
+        destroy_data: false,
+        batch: 1,
+        verify: false,
+        on_error: Default::default(),
+        targets: Vec::new(),
+        workers: Vec::new(),
+        classes: classes.clone(),
+        warnings: Vec::new(),
+        sequence: Default::default(),
+    };
+    let secs = all.seconds();
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        storlab_version: env!("CARGO_PKG_VERSION").into(),
+        command: Vec::new(),
+        job,
+        host: HostInfo::default(),
+        started_at: stamp(started),
+        ended_at: stamp(ended),
+        interrupted: Interrupted::Yes(why),
+        phases,
+        engine: EngineInfo {
+            name: "unknown".into(),
+            fallback_reason: None,
+            notes: Vec::new(),
+        },
+        warnings,
+        measured_ms,
+        targets: Vec::new(),
+        totals: all.total.summary(secs),
+        classes: all
+            .classes
+            .iter()
+            .map(|(name, c)| {
+                let s = c.summary(secs);
+                (
+                    name.clone(),
+                    ClassResult {
+                        read: s.read,
+                        write: s.write,
+                        flush: s.flush,
+                        write_durability: "unknown".into(),
+                    },
+                )
+            })
+            .collect(),
+        workers: Vec::new(),
+        devices: all
+            .devices
+            .iter()
+            .map(|(name, d)| {
+                let mut delta = *d;
+                delta.util_pct = (d.busy_ms as f64 / all.ms.max(1) as f64 * 100.0).min(100.0);
+                DeviceResult {
+                    name: name.clone(),
+                    model: None,
+                    delta,
+                }
+            })
+            .collect(),
+        host_cpu: all.cpu,
+        errors: Vec::new(),
+        timeseries_path: Some(source.to_string()),
+        timeseries: records.clone(),
+        verify: None,
+        verdict: None,
+        exchange: None,
+        max_mailboxes: None,
+        trials: None,
+        steps: sequence.then_some(step_rows),
+        precondition: None,
+    }
+}
+
+/// The most common interval length, ms.
+fn interval_ms(records: &[IntervalRecord]) -> u64 {
+    let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+    for r in records {
+        *counts.entry(r.interval_ms).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(ms, n)| (n, ms))
+        .map_or(1000, |(ms, _)| ms)
+}
+
+/// The row of step `index` from its measured intervals (`labels`: its runs, e.g. `rep 2`).
+fn step_row(index: usize, sum: &Sum, labels: &[String], interrupted: bool) -> StepResult {
+    let secs = sum.seconds();
+    let totals = sum.total.summary(secs);
+    let curve_level_pct = labels.iter().find_map(|l| {
+        l.strip_prefix("curve ")
+            .and_then(|p| p.strip_suffix('%'))
+            .and_then(|p| p.parse::<f64>().ok())
+    });
+    let kind = match labels.first().map(String::as_str) {
+        Some("curve max") => "curve-max",
+        _ if curve_level_pct.is_some() => "curve-level",
+        _ => "step",
+    };
+    let busy = sum.busy_pct();
+    let shown: Vec<&str> = labels
+        .iter()
+        .map(String::as_str)
+        .filter(|l| *l != "run")
+        .collect();
+    StepResult {
+        index,
+        parameters: BTreeMap::new(),
+        label: if shown.is_empty() {
+            format!("step {index}")
+        } else {
+            format!("step {index} ({})", shown.join(", "))
+        },
+        kind: kind.into(),
+        curve_level_pct: match kind {
+            "curve-max" => Some(100.0),
+            _ => curve_level_pct,
+        },
+        target_iops: None,
+        measured_ms: sum.ms,
+        ios_per_cpu_pct: if busy > 0.0 {
+            totals.iops() / busy
+        } else {
+            0.0
+        },
+        classes: sum
+            .classes
+            .iter()
+            .map(|(n, c)| (n.clone(), c.summary(secs)))
+            .collect(),
+        totals,
+        host_cpu: sum.cpu,
+        cpu_busy_pct: busy,
+        repetitions: None,
+        steady: None,
+        interrupted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(index: u64, phase: &str, ops: u64, mean: f64, p99: u64, max: u64) -> IntervalRecord {
+        let dir = IntervalDir {
+            ops,
+            bytes: ops * 4096,
+            errors: 0,
+            iops: ops as f64,
+            bytes_per_s: (ops * 4096) as f64,
+            latency_mean_ns: mean,
+            latency_p99_ns: p99,
+            latency_max_ns: max,
+        };
+        let class = IntervalClass {
+            read: dir,
+            ..Default::default()
+        };
+        IntervalRecord {
+            index,
+            phase: phase.into(),
+            t_end_ms: (index + 1) * 1000,
+            interval_ms: 1000,
+            classes: [("c".to_string(), class)].into_iter().collect(),
+            total: class,
+            ..Default::default()
+        }
+    }
+
+    fn ndjson(records: &[IntervalRecord]) -> String {
+        records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect()
+    }
+
+    #[test]
+    fn a_cut_off_last_line_is_left_out_and_said_so() {
+        let text = ndjson(&[
+            record(0, "ramp", 10, 100.0, 200, 300),
+            record(1, "measure", 20, 100.0, 200, 300),
+        ]);
+        let whole = parse(text.as_bytes(), "t").unwrap();
+        assert_eq!(whole.records.len(), 2);
+        assert!(!whole.cut_off);
+        let cut = &text[..text.len() - 20];
+        let part = parse(cut.as_bytes(), "t").unwrap();
+        assert_eq!(part.records.len(), 1);
+        assert!(part.cut_off);
+        // A complete last record without its newline is kept.
+        let unended = parse(text.trim_end().as_bytes(), "t").unwrap();
+        assert_eq!(unended.records.len(), 2);
+        assert!(!unended.cut_off);
+    }
+
+    #[test]
+    fn a_broken_line_in_the_middle_is_an_error() {
+        let mut text = ndjson(&[record(0, "measure", 1, 1.0, 1, 1)]);
+        text.push_str("{\"index\": 1, broken\n");
+        text.push_str(&ndjson(&[record(2, "measure", 1, 1.0, 1, 1)]));
+        let e = parse(text.as_bytes(), "t.ndjson").unwrap_err().to_string();
+        assert!(e.contains("t.ndjson line 2"), "{e}");
+    }
+
+    #[test]
+    fn totals_sum_the_measured_intervals() {
+        let series = TimeSeries {
+            records: vec![
+                record(0, "ramp", 1000, 50.0, 60, 70),
+                record(1, "measure", 100, 100.0, 150, 400),
+                record(2, "measure", 300, 200.0, 900, 1000),
+            ],
+            cut_off: false,
+        };
+        let r = recover(&series, "x.ndjson", None);
+        assert!(matches!(r.interrupted, Interrupted::Yes(ref w) if w.contains("x.ndjson")));
+        assert_eq!(r.measured_ms, 2000);
+        let read = &r.totals.read;
+        assert_eq!(read.ops, 400);
+        assert_eq!(read.bytes, 400 * 4096);
+        assert_eq!(read.iops, 200.0);
+        assert_eq!(
+            read.latency_ns.mean,
+            (100.0 * 100.0 + 300.0 * 200.0) / 400.0
+        );
+        assert_eq!(read.latency_ns.max, 1000);
+        assert_eq!(read.latency_ns.p99, 900);
+        assert_eq!(r.classes["c"].read.ops, 400);
+        assert_eq!(r.timeseries.len(), 3);
+        let phases: Vec<(&str, &str)> = r
+            .phases
+            .iter()
+            .map(|p| (p.name.as_str(), p.state.as_str()))
+            .collect();
+        assert_eq!(phases, [("ramp", "completed"), ("measure", "interrupted")]);
+        assert!(r.steps.is_none());
+    }
+
+    #[test]
+    fn steps_are_rebuilt_from_their_intervals() {
+        let tag = |mut r: IntervalRecord, step: usize, label: &str| {
+            r.step = Some(step);
+            r.label = Some(label.into());
+            r
+        };
+        let series = TimeSeries {
+            records: vec![
+                record(0, "measure", 5, 1.0, 1, 1),
+                tag(record(0, "measure", 10, 1.0, 1, 1), 0, "rep 1"),
+                tag(record(0, "measure", 20, 1.0, 1, 1), 0, "rep 2"),
+                tag(record(0, "measure", 30, 1.0, 1, 1), 1, "rep 1"),
+            ],
+            cut_off: true,
+        };
+        let r = recover(&series, "s.ndjson", None);
+        let steps = r.steps.as_ref().unwrap();
+        assert_eq!(steps.len(), 2);
+        assert_eq!(steps[0].totals.read.ops, 30);
+        assert!(!steps[0].interrupted);
+        assert_eq!(steps[0].label, "step 0 (rep 1, rep 2)");
+        assert!(steps[1].interrupted);
+        // Preconditioning (no step) is not measured.
+        assert_eq!(r.totals.read.ops, 60);
+        assert_eq!(r.phases[0].name, "precondition");
+        assert_eq!(r.phases[2].state, "interrupted");
+    }
+}
