@@ -108,15 +108,14 @@ pub enum TargetError {
         message: String,
     },
     /// An operating-system error while opening, sizing or preparing.
-    #[error("{path}: {action}: {source}")]
+    #[error("{path}: {action}: {error}")]
     Io {
         /// The target.
         path: PathBuf,
         /// What storlab was doing ("cannot open with O_DIRECT", "writing data at offset 4096"...).
         action: String,
-        /// The error.
-        #[source]
-        source: std::io::Error,
+        /// The error (shown in the message, so not a `source` the error chain would repeat).
+        error: std::io::Error,
     },
     /// Preparation was stopped by the progress callback (Ctrl-C); the file is left marked
     /// incomplete and will be prepared again next time.
@@ -292,11 +291,11 @@ fn invalid(path: &Path, message: impl Into<String>) -> TargetError {
     }
 }
 
-fn io(path: &Path, action: impl Into<String>, source: std::io::Error) -> TargetError {
+fn io(path: &Path, action: impl Into<String>, error: std::io::Error) -> TargetError {
     TargetError::Io {
         path: path.to_path_buf(),
         action: action.into(),
-        source,
+        error,
     }
 }
 
@@ -945,7 +944,23 @@ fn open_file(
             request.buffered,
             existing.is_none(),
             progress,
-        )?,
+        )
+        .inspect_err(|e| {
+            // A preparation that failed (not one that was interrupted, which is resumed by
+            // preparing again) gives back the space it took: a file storlab created is
+            // removed with its manifest; an existing one is emptied, still marked incomplete.
+            if matches!(e, TargetError::Io { .. }) {
+                if existing.is_none() {
+                    let _ = std::fs::remove_file(&canonical);
+                    let _ = std::fs::remove_file(manifest_path(&canonical));
+                } else {
+                    let _ = OpenOptions::new()
+                        .write(true)
+                        .open(&canonical)
+                        .and_then(|f| f.set_len(0));
+                }
+            }
+        })?,
     };
     let file = open_with(path, &canonical, request.writes, benchmark_flags(request))?;
     let logical_block_size = direct_alignment(&file).offset;
@@ -1150,11 +1165,23 @@ fn prepare_file(
     // Drop the old contents, then reserve the space (fails early when it is missing).
     file.set_len(0)
         .map_err(|e| io(path, "cannot truncate the file", e))?;
+    let available = rustix::fs::fstatvfs(&file).map(|v| v.f_bavail * v.f_frsize);
     match rustix::fs::fallocate(&file, FallocateFlags::empty(), 0, size_bytes) {
         Err(errno) if errno == Errno::NOSPC || errno == Errno::FBIG => {
+            let free = available
+                .map(|bytes| {
+                    format!(
+                        "; the filesystem has {} free",
+                        crate::job::units::format_size_approx(bytes)
+                    )
+                })
+                .unwrap_or_default();
             return Err(io(
                 path,
-                format!("cannot allocate {size_bytes} bytes (is there enough free space?)"),
+                format!(
+                    "cannot allocate {} ({size_bytes} bytes){free}; free some space or lower the size",
+                    crate::job::units::format_size_approx(size_bytes)
+                ),
                 errno.into(),
             ));
         }

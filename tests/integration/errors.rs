@@ -574,6 +574,15 @@ fn target_larger_than_the_free_space_fails_preparation_cleanly() {
         kept,
         "another file was damaged"
     );
+    assert!(
+        out.stderr.contains("free") && out.stderr.matches("os error 28").count() <= 1,
+        "the message gives the free space once: {}",
+        out.stderr
+    );
+    assert!(
+        !target.exists() && !mountpoint.join("big.dat.storlab.json").exists(),
+        "the failed preparation gives its space back"
+    );
     eprintln!(
         "{TEST}: exit {:?}, stderr: {}; left on the filesystem: {:?}; results file: {}",
         out.code,
