@@ -360,54 +360,134 @@ struct Source<'a> {
 }
 
 impl Source<'_> {
-    /// `file:line` of a top-level key (before the first table), or the file alone.
+    /// `file:line` of a top-level key (or of a `[key]` table), or `file:1` when the key is not
+    /// written (an error about the file as a whole).
     fn top_level(&self, key: &str) -> String {
-        let Some(text) = self.text else {
-            return self.name.clone();
-        };
-        for (i, line) in text.lines().enumerate() {
-            let l = line.trim_start();
-            if l.starts_with('[') {
-                break;
-            }
-            if let Some(rest) = l.strip_prefix(key) {
-                if rest.trim_start().starts_with('=') {
-                    return format!("{}:{}", self.name, i + 1);
-                }
-            }
+        match self.text {
+            Some(text) => format!("{}:{}", self.name, key_line(text, None, key).unwrap_or(1)),
+            None => self.name.clone(),
         }
-        self.name.clone()
     }
 
     fn at(&self, span: std::ops::Range<usize>) -> String {
         match self.text {
-            Some(text) => {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!("{}:{line}", self.name)
-            }
+            Some(text) => format!("{}:{}", self.name, line_at(text, span.start)),
             None => self.name.clone(),
         }
     }
 }
 
-/// Parses a TOML job file's text. Syntax errors, unknown keys and bad units name the line.
-pub fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
+/// The 1-based line of byte `offset` in `text` (clamped to the text, any byte boundary).
+fn line_at(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The 1-based line where `key` is written in `table` of a TOML text (`None`: the top level,
+/// before any table header), as `key = ...` (bare or quoted) or as a `[table.key]` header;
+/// `None` when it is not written there. A line scanner, not a parser: it serves error
+/// locations, so it never fails.
+pub fn key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let header = |l: &str| -> Option<String> {
+        let inner = l.strip_prefix('[')?;
+        let inner = inner.strip_prefix('[').unwrap_or(inner);
+        let name = inner.split(']').next()?;
+        Some(
+            name.split('.')
+                .map(|part| part.trim().trim_matches('"').trim_matches('\''))
+                .collect::<Vec<_>>()
+                .join("."),
+        )
+    };
+    let wanted_header = match table {
+        Some(t) => format!("{t}.{key}"),
+        None => key.to_string(),
+    };
+    let mut current: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim_start();
+        if l.starts_with('[') {
+            let h = header(l);
+            if h.as_deref() == Some(wanted_header.as_str()) {
+                return Some(i + 1);
+            }
+            current = h;
+            continue;
+        }
+        if current.as_deref() != table {
+            continue;
+        }
+        for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
+            if let Some(rest) = l.strip_prefix(quoted.as_str()) {
+                if rest.trim_start().starts_with('=') {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `name:line` of `key` in `table` of `text` (see [`key_line`]); when the key is not written,
+/// the line of the table's header, else line 1.
+pub fn locate(name: &Path, text: &str, table: Option<&str>, key: &str) -> String {
+    let line = key_line(text, table, key)
+        .or_else(|| {
+            let (parent, last) = table?.rsplit_once('.').unwrap_or(("", table?));
+            key_line(text, (!parent.is_empty()).then_some(parent), last)
+        })
+        .unwrap_or(1);
+    format!("{}:{line}", name.display())
+}
+
+/// Parses TOML text into `T`. Syntax errors, unknown keys, wrong types and bad units name the
+/// file, line and column, and quote the line.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Result<T, JobError> {
     toml::from_str(text).map_err(|e| {
-        let (line, col) = e
-            .span()
-            .map(|s| {
-                let before = &text[..s.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let col = before.len() - before.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
-                (line, col)
-            })
-            .unwrap_or((0, 0));
-        let snippet = text
+        let (line, col) = match e.span() {
+            Some(s) => {
+                let start = s.start.min(text.len());
+                let line = line_at(text, start);
+                let line_start = text.as_bytes()[..start]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map(|i| i + 1)
+                    .unwrap_or(0);
+                (line, start - line_start + 1)
+            }
+            None => (1, 1),
+        };
+        let snippet: String = text
             .lines()
             .nth(line.saturating_sub(1))
             .unwrap_or_default()
-            .trim();
-        let message = e.message().trim().to_string();
+            .trim()
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\u{{{:x}}}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        let mut message = e.message().trim().to_string();
+        if message.is_empty() {
+            // toml gives no text for a stray character; say which one it is.
+            let at = e.span().map(|s| s.start).unwrap_or(0);
+            message = match text.get(at..).and_then(|t| t.chars().next()) {
+                Some(c) if c.is_control() => format!(
+                    "control character U+{:04X} is not allowed in TOML, not even in a comment",
+                    c as u32
+                ),
+                Some(c) => format!("unexpected `{c}`"),
+                None => "unexpected end of the file".to_string(),
+            };
+        }
         let message = if snippet.is_empty() {
             message
         } else {
@@ -421,13 +501,38 @@ pub fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
     })
 }
 
-/// Reads and parses a job file.
-pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
-    let text = std::fs::read_to_string(path).map_err(|e| JobError {
+/// Parses a TOML job file's text. Syntax errors, unknown keys and bad units name the line.
+pub fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
+    parse_toml(name, text)
+}
+
+/// A job file's bytes as text; bytes that are not UTF-8 are an error naming their line.
+pub fn decode(name: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        JobError {
+            location: format!("{}:{line}", name.display()),
+            key: String::new(),
+            message: format!("byte {at} is not UTF-8 text; a job file is TOML, which is UTF-8"),
+        }
+    })
+}
+
+/// Reads a job file as text; errors name the file (and the line of a byte that is not UTF-8).
+pub fn read_text(path: &Path) -> Result<String, JobError> {
+    let bytes = std::fs::read(path).map_err(|e| JobError {
         location: path.display().to_string(),
         key: String::new(),
         message: format!("cannot read the job file: {e}"),
     })?;
+    decode(path, bytes)
+}
+
+/// Reads and parses a job file.
+pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
+    let text = read_text(path)?;
     Ok((parse(path, &text)?, text))
 }
 
@@ -562,23 +667,24 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     }
     let mut classes: Vec<String> = Vec::new();
     let mut workers = Vec::new();
+    // The `[[worker]]` each worker comes from.
+    let mut origin = Vec::new();
     for (wi, w) in spec.worker.iter().enumerate() {
-        workers.extend(resolve_worker(
-            wi,
-            w,
-            &src,
-            &targets,
-            engine,
-            &mut classes,
-            &mut warnings,
-        )?);
+        let made = resolve_worker(wi, w, &src, &targets, engine, &mut classes, &mut warnings)?;
+        origin.extend(std::iter::repeat_n(wi, made.len()));
+        workers.extend(made);
     }
     for (i, w) in workers.iter().enumerate() {
-        if workers[..i].iter().any(|o| o.name == w.name) {
-            return Err(whole(
-                "worker",
-                format!("two workers are named `{}`; give each its own name", w.name),
-            ));
+        if let Some(j) = workers[..i].iter().position(|o| o.name == w.name) {
+            let wi = origin[i];
+            return Err(JobError {
+                location: src.at(spec.worker[wi].span()),
+                key: format!("worker[{wi}].name"),
+                message: format!(
+                    "worker[{}] and worker[{wi}] both make a worker named `{}`; give each its own name",
+                    origin[j], w.name
+                ),
+            });
         }
     }
     let sequence = resolve_sequence(spec, &src, &workers, &targets)?;
@@ -776,7 +882,10 @@ fn resolve_sequence(
                 seq.cycles.push(Cycle { parameter, values });
             }
         }
-        let steps: usize = seq.cycles.iter().map(|c| c.values.len()).product();
+        let steps = seq
+            .cycles
+            .iter()
+            .fold(1usize, |n, c| n.saturating_mul(c.values.len()));
         if steps > 10_000 {
             return Err(err(
                 "order",
@@ -827,9 +936,16 @@ fn resolve_sequence(
             return Err(top("until_steady", "round must be at least 100ms, steady_rounds at least 2 and max_rounds at least steady_rounds".into()));
         }
         seq.steady = Some(steady);
-    } else if spec.round.is_some() || spec.steady_rounds.is_some() || spec.max_rounds.is_some() {
+    } else if let Some(key) = [
+        ("round", spec.round.is_some()),
+        ("steady_rounds", spec.steady_rounds.is_some()),
+        ("max_rounds", spec.max_rounds.is_some()),
+    ]
+    .iter()
+    .find_map(|(k, set)| set.then_some(*k))
+    {
         return Err(top(
-            "until_steady",
+            key,
             "round, steady_rounds and max_rounds apply to until_steady = true".into(),
         ));
     }
@@ -880,6 +996,9 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
     if path.as_os_str().is_empty() {
         return Err(err("path", "the path is empty".into()));
     }
+    if t.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+        return Err(err("name", "the name is empty".into()));
+    }
     let size_bytes = t.size.map(|s| s.0);
     if size_bytes == Some(0) {
         return Err(err(
@@ -914,6 +1033,9 @@ fn resolve_worker(
     };
     let spec = w.get_ref();
     let name = spec.name.clone().unwrap_or_else(|| format!("worker{wi}"));
+    if name.trim().is_empty() {
+        return Err(err("name", "the name is empty".into()));
+    }
     let count = spec.count.unwrap_or(1);
     if count == 0 || count > 4096 {
         return Err(err("count", format!("count is {count}; use 1 to 4096")));
@@ -1266,6 +1388,50 @@ random = 0
         assert!(Distribution::parse("zoned:80/10:10/90").is_err());
         assert!(Distribution::parse("zipf:-1").is_err());
         assert!(Distribution::parse("pareto").is_err());
+    }
+
+    #[test]
+    fn keys_are_located_in_their_table() {
+        let text = "duration = \"1s\"\n\"ramp\" = 1\n[precondition]\npasses = 2\n[exchange]\nmailboxes = 0\n";
+        assert_eq!(key_line(text, None, "duration"), Some(1));
+        assert_eq!(key_line(text, None, "ramp"), Some(2));
+        assert_eq!(key_line(text, None, "precondition"), Some(3));
+        assert_eq!(key_line(text, None, "passes"), None);
+        assert_eq!(key_line(text, Some("exchange"), "mailboxes"), Some(6));
+        let p = Path::new("x.toml");
+        assert_eq!(locate(p, text, Some("exchange"), "mailboxes"), "x.toml:6");
+        assert_eq!(locate(p, text, Some("exchange"), "capacity"), "x.toml:5");
+        assert_eq!(locate(p, text, None, "target"), "x.toml:1");
+    }
+
+    #[test]
+    fn whole_file_errors_name_a_line() {
+        let e = resolve_text("duration = \"1s\"\n").unwrap_err();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("job.toml:1", "target")
+        );
+        let text = GOOD.replace("duration", "round");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("job.toml:2", "round")
+        );
+        let text = format!("{GOOD}[[worker]]\nname = \"w#1\"\n[[worker.access]]\n");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("job.toml:21", "worker[1].name")
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_or_has_control_characters_names_its_line() {
+        let e = decode(Path::new("j.toml"), b"a = 1\nb = \"\xff\"\n".to_vec()).unwrap_err();
+        assert_eq!(e.location, "j.toml:2");
+        let e = resolve_text("# \u{1}\n").unwrap_err();
+        assert!(e.location.starts_with("job.toml:1:"), "{e}");
+        assert!(e.message.contains("U+0001"), "{e}");
     }
 
     #[test]

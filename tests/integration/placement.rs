@@ -1,1 +1,273 @@
-//! (being written)
+//! Where a target lives shows in the results: a target on tmpfs, on btrfs (copy-on-write),
+//! on btrfs mounted with compression, and a data set smaller than memory each leave their
+//! warning in the results' `warnings`, and a plain ext4 file leaves none about its
+//! filesystem. Filesystems are real: a tmpfs mounted for the test, btrfs on a loop device
+//! (skipped with a reason when the machine cannot: not root, no loop devices, no
+//! `mkfs.btrfs` from btrfs-progs).
+
+use crate::harness::{LoopDevice, array_at, load_json, loop_skip_reason, run_in, scratch, str_at};
+use crate::harness::{MIB, sparse_image, u64_at};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `statfs` magic numbers (linux/magic.h), to check the filesystem the results name is the
+/// one the kernel reports.
+const TMPFS_MAGIC: u64 = 0x0102_1994;
+const BTRFS_SUPER_MAGIC: u64 = 0x9123_683e;
+const EXT4_SUPER_MAGIC: u64 = 0xef53;
+
+/// A filesystem mounted for a test, unmounted on drop.
+struct Mounted {
+    point: PathBuf,
+}
+
+impl Mounted {
+    /// `mount [-t TYPE] [-o OPTIONS] SOURCE POINT`.
+    fn new(kind: &str, source: &Path, point: &Path, options: &str) -> Result<Mounted, String> {
+        std::fs::create_dir_all(point).map_err(|e| e.to_string())?;
+        let mut command = Command::new("mount");
+        command.args(["-t", kind]);
+        if !options.is_empty() {
+            command.args(["-o", options]);
+        }
+        let out = command
+            .arg(source)
+            .arg(point)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t {kind} -o {options} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Mounted {
+            point: point.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        // A process's io_uring releases its files shortly after it exits (in a kernel
+        // worker), so the filesystem can be busy for a moment: retry before giving up lazily.
+        for _ in 0..50 {
+            let unmounted = Command::new("umount")
+                .arg(&self.point)
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if unmounted {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = Command::new("umount").arg("-l").arg(&self.point).status();
+    }
+}
+
+/// The kernel's filesystem magic for `path`.
+fn magic(path: &Path) -> u64 {
+    rustix::fs::statfs(path)
+        .unwrap_or_else(|e| panic!("statfs {}: {e}", path.display()))
+        .f_type as u64
+}
+
+/// Runs a short job on a 16 MiB file `target` and returns the results.
+fn run_on(dir: &Path, target: &Path) -> Value {
+    let results = dir.join(format!(
+        "{}.json",
+        target.file_stem().unwrap().to_string_lossy()
+    ));
+    run_in(
+        dir,
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "16MiB",
+            "--bs",
+            "4k",
+            "--duration",
+            "1s",
+            "-q",
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    load_json(&results)
+}
+
+fn warnings(v: &Value) -> Vec<String> {
+    array_at(v, "/warnings")
+        .iter()
+        .map(|w| w.as_str().expect("a warning is a string").to_string())
+        .collect()
+}
+
+/// Panics unless some warning contains every one of `parts`.
+#[track_caller]
+fn has_warning(v: &Value, parts: &[&str]) {
+    let w = warnings(v);
+    assert!(
+        w.iter().any(|w| parts.iter().all(|p| w.contains(p))),
+        "no warning contains {parts:?}: {w:#?}"
+    );
+}
+
+/// Panics if some warning contains `part`.
+#[track_caller]
+fn no_warning(v: &Value, part: &str) {
+    let w = warnings(v);
+    assert!(
+        !w.iter().any(|w| w.contains(part)),
+        "a warning contains {part:?}: {w:#?}"
+    );
+}
+
+/// The data-set warning names both sizes: 16 MiB of data, and the host's memory.
+fn smaller_than_memory(v: &Value) {
+    let memory = u64_at(v, "/host/memory_bytes");
+    assert!(memory > 16 * MIB, "this host has {memory} bytes of memory");
+    has_warning(
+        v,
+        &[
+            "the data set (16.0MiB) is smaller than memory",
+            &format!(
+                "memory ({})",
+                storlab::job::units::format_size_approx(memory)
+            ),
+        ],
+    );
+}
+
+#[test]
+fn plain_ext4_file_warns_only_that_the_data_set_fits_in_memory() {
+    let dir = scratch();
+    let target = dir.path().join("plain.dat");
+    if magic(dir.path()) != EXT4_SUPER_MAGIC {
+        eprintln!("skipped: the scratch directory is not on ext4");
+        return;
+    }
+    let v = run_on(dir.path(), &target);
+    assert_eq!(str_at(&v, "/targets/0/filesystem"), "ext4");
+    smaller_than_memory(&v);
+    for part in ["tmpfs", "copy-on-write", "compression", "layer", "buffered"] {
+        no_warning(&v, part);
+    }
+}
+
+#[test]
+fn tmpfs_target_warns_that_it_lives_in_memory() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: not root, cannot mount a tmpfs");
+        return;
+    }
+    let dir = scratch();
+    let point = dir.path().join("tmpfs");
+    let mounted = match Mounted::new("tmpfs", Path::new("tmpfs"), &point, "size=64m") {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+    };
+    assert_eq!(magic(&mounted.point), TMPFS_MAGIC);
+    let v = run_on(dir.path(), &mounted.point.join("t.dat"));
+    assert_eq!(str_at(&v, "/targets/0/filesystem"), "tmpfs");
+    has_warning(&v, &["target `", "t.dat` is on tmpfs: it lives in memory"]);
+    smaller_than_memory(&v);
+    no_warning(&v, "copy-on-write");
+}
+
+/// A btrfs filesystem on a loop device, mounted with `options`; `None` (after printing why)
+/// when this machine cannot make one.
+fn btrfs(dir: &Path, options: &str) -> Option<(LoopDevice, Mounted)> {
+    if let Some(why) = loop_skip_reason(&["mkfs.btrfs"]) {
+        eprintln!("skipped: {why} (btrfs-progs provides mkfs.btrfs)");
+        return None;
+    }
+    let supported = std::fs::read_to_string("/proc/filesystems")
+        .is_ok_and(|f| f.lines().any(|l| l.trim_end().ends_with("btrfs")));
+    if !supported && !Path::new("/sys/fs/btrfs").exists() {
+        // The module may load on first mount; try anyway, and skip if the mount fails.
+        eprintln!("note: btrfs not listed in /proc/filesystems; trying to mount anyway");
+    }
+    let image = dir.join("btrfs.img");
+    sparse_image(&image, 320 * MIB);
+    let device = LoopDevice::attach(&image, false).ok()?;
+    let mkfs = Command::new("mkfs.btrfs")
+        .args(["-q", "-f"])
+        .arg(&device.path)
+        .output()
+        .expect("run mkfs.btrfs");
+    assert!(
+        mkfs.status.success(),
+        "mkfs.btrfs failed: {}",
+        String::from_utf8_lossy(&mkfs.stderr)
+    );
+    match Mounted::new("btrfs", &device.path, &dir.join("mnt"), options) {
+        Ok(m) => Some((device, m)),
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn btrfs_target_warns_copy_on_write_and_no_compression_unless_mounted_so() {
+    let dir = scratch();
+    let Some((_device, mounted)) = btrfs(dir.path(), "") else {
+        return;
+    };
+    assert_eq!(magic(&mounted.point), BTRFS_SUPER_MAGIC);
+    let v = run_on(dir.path(), &mounted.point.join("cow.dat"));
+    assert_eq!(str_at(&v, "/targets/0/filesystem"), "btrfs");
+    has_warning(&v, &["cow.dat` is on btrfs, a copy-on-write filesystem"]);
+    no_warning(&v, "compression");
+    smaller_than_memory(&v);
+}
+
+#[test]
+fn btrfs_mounted_with_compression_warns_and_names_the_option() {
+    let dir = scratch();
+    for (options, shown) in [
+        ("compress=zstd", "compress=zstd"),
+        ("compress-force=lzo", "compress-force=lzo"),
+    ] {
+        let Some((_device, mounted)) = btrfs(dir.path(), options) else {
+            return;
+        };
+        let mount_options = std::fs::read_to_string("/proc/self/mountinfo")
+            .unwrap()
+            .lines()
+            .find(|l| l.contains(mounted.point.to_str().unwrap()))
+            .map(str::to_string)
+            .unwrap_or_default();
+        assert!(
+            mount_options.contains(shown),
+            "the kernel does not list {shown}: {mount_options}"
+        );
+        let v = run_on(dir.path(), &mounted.point.join("z.dat"));
+        assert!(
+            str_at(&v, "/targets/0/mount_options").contains(shown),
+            "{}",
+            str_at(&v, "/targets/0/mount_options")
+        );
+        has_warning(&v, &["z.dat` is on btrfs, a copy-on-write filesystem"]);
+        has_warning(
+            &v,
+            &[
+                "z.dat` is on a filesystem mounted with compression (",
+                shown,
+            ],
+        );
+        drop(mounted);
+        drop(_device);
+        std::fs::remove_file(dir.path().join("btrfs.img")).unwrap();
+    }
+}
