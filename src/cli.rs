@@ -436,7 +436,14 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
                     series.display()
                 );
             } else {
-                json::load(&results)?
+                let r = json::load(&results)?;
+                let unfinished = matches!(&r.interrupted,
+                    crate::report::run_result::Interrupted::Yes(why) if why == run::UNFINISHED);
+                if unfinished && series.exists() {
+                    crate::report::recovered::complete(r, &series)?
+                } else {
+                    r
+                }
             };
             if let Some(path) = output {
                 write_html(&path, &r)?;

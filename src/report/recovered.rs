@@ -102,6 +102,26 @@ pub fn load(path: &Path) -> Result<RunResult> {
     Ok(recover(&series, &path.display().to_string(), modified))
 }
 
+/// Completes a results file that storlab wrote before its workers started and never replaced
+/// (`interrupted` is [`crate::run::UNFINISHED`]): the measurements are recovered from the time
+/// series, the job, targets and host are the file's own.
+pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
+    let mut r = load(series)?;
+    r.warnings
+        .retain(|w| !w.contains("the job, the targets and the host"));
+    r.warnings.extend(unfinished.warnings);
+    r.command = unfinished.command;
+    r.job = unfinished.job;
+    r.host = unfinished.host;
+    r.started_at = unfinished.started_at;
+    r.engine = unfinished.engine;
+    r.targets = unfinished.targets;
+    let phases = std::mem::take(&mut r.phases);
+    r.phases = unfinished.phases;
+    r.phases.extend(phases);
+    Ok(r)
+}
+
 /// One direction summed over intervals.
 #[derive(Debug, Clone, Copy, Default)]
 struct DirSum {

@@ -144,6 +144,10 @@ impl Signals {
     }
 }
 
+/// The `interrupted` reason of a results file written before the workers start and replaced
+/// when the run ends: seen only when storlab was killed or the machine stopped.
+pub const UNFINISHED: &str = "the run did not finish: storlab stopped without writing its results (killed, or the machine stopped)";
+
 /// Runs with at most this many intervals carry their time series inline in the results file
 /// too; longer ones only name the NDJSON file (so memory stays flat however long a run is).
 pub const INLINE_INTERVALS: usize = 3600;
@@ -182,7 +186,7 @@ pub fn timeseries_path(results: &Path) -> PathBuf {
     results.with_extension("ndjson")
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Partial {
     started: Option<chrono::DateTime<chrono::Utc>>,
     phases: Vec<PhaseRecord>,
@@ -420,6 +424,20 @@ fn execute_inner(
             .open(&ts_path)
             .with_context(|| format!("cannot create the time-series file {}", ts_path.display()))?,
     );
+    if opts.inlines_timeseries() {
+        // Until the run writes its results, the file says the run has not finished, with
+        // the job, targets and host: after a kill -9, `storlab report` completes it from the
+        // time series.
+        let mut unfinished = assemble(
+            job,
+            opts,
+            partial.clone(),
+            Interrupted::Yes(UNFINISHED.into()),
+            Some(&host),
+        );
+        unfinished.timeseries_path = Some(ts_path.display().to_string());
+        write_results(&opts.results_path, &unfinished)?;
+    }
     let devices = device_names(&partial.targets);
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
     let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();

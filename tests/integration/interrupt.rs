@@ -333,7 +333,10 @@ fn kill_9_during_prepare_then_the_same_command_prepares_again() {
     run.signal("KILL");
     let status = run.wait_for(Duration::from_secs(10)).expect("kill -9");
     assert_eq!(status.code(), None, "killed by a signal: {status}");
-    assert!(!results.exists(), "a killed run wrote results");
+    assert!(
+        !results.exists(),
+        "a run killed while preparing wrote results"
+    );
     let m = manifest(&manifest_path).expect("the manifest is there");
     assert_eq!(at(&m, "/complete"), &Value::Bool(false), "{m}");
     let half_seed = at(&m, "/data_seed").clone();
@@ -779,7 +782,14 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
     run.signal("KILL");
     let status = run.wait_for(Duration::from_secs(10)).expect("kill -9");
     assert_eq!(status.code(), None, "killed by a signal: {status}");
-    assert!(!results.exists(), "a killed run wrote results");
+    // The results file written before the workers started says the run has not finished.
+    let unfinished = load_json(&results);
+    assert!(
+        str_at(&unfinished, "/interrupted").contains("did not finish"),
+        "{}",
+        at(&unfinished, "/interrupted")
+    );
+    assert_eq!(array_at(&unfinished, "/targets").len(), 1);
 
     // Every complete line is a record (a last line may be cut off by the kill).
     let text = std::fs::read_to_string(&ndjson).unwrap();
@@ -804,7 +814,24 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
         .max()
         .unwrap();
 
-    // The results path of the killed run says where to turn.
+    // The killed run's results file is completed from its time series: its own job, targets
+    // and host, the time series' measurements.
+    let out = run_in(dir.path(), ["report", s(&results), "--json"]);
+    out.expect_ok();
+    let v: Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
+    assert_eq!(u64_at(&v, "/totals/read/ops"), read_ops);
+    assert_eq!(str_at(&v, "/targets/0/path"), s(&target));
+    assert_eq!(u64_at(&v, "/job/duration_ms"), 30_000);
+    assert_eq!(
+        phases(&v),
+        expect(&[
+            ("prepare", "completed"),
+            ("ramp", "completed"),
+            ("measure", "interrupted")
+        ])
+    );
+    // Without the results file, it says where to turn.
+    std::fs::remove_file(&results).unwrap();
     run_in(dir.path(), ["report", s(&results)])
         .expect_code(1)
         .stderr_has(&[
