@@ -5,13 +5,19 @@
 //!
 //! Each module owns one area: `run` (one-line runs, engines, output modes, open loop),
 //! `jobfile` (a job file with several targets, workers and classes), `badjobs` (validation
-//! errors and exit code 2), `guard` (the destroy-data guard), `interrupt` (Ctrl-C during measure
-//! and during prepare), `loopdev` (device counters on a loop device), `examples` (every
+//! errors and exit code 2), `fuzz` (thousands of generated and mutated job files and command
+//! lines: no panic, every error names its place), `guard` (the destroy-data guard),
+//! `interrupt` (Ctrl-C and SIGTERM in every phase, step and Exchange stage; kill -9 and reports
+//! from the time series), `loopdev` (device counters on a loop device), `examples` (every
 //! example job resolves), `exchange` (the Exchange model, verdicts, throttled devices, the
 //! maximum-mailboxes search), `steps` (cycles, repetitions, curves, steady state,
-//! preconditioning and presets) and `reports` (HTML reports, comparisons, CSV and Markdown
-//! from fixed results files in tests/fixtures/, and a headless-Chromium test). `harness` holds the scratch directory, the command runner, JSON access
-//! and the loop-device guard they share.
+//! preconditioning and presets), `reports` (HTML reports, comparisons, CSV and Markdown from
+//! fixed results files in tests/fixtures/, and a headless-Chromium test), `faultfs` (a FUSE
+//! filesystem that fails, loses, tears or misdirects chosen I/Os), `errors` (real I/O errors
+//! and `on_error`), `verify` (data verification), `placement` (warnings for tmpfs, btrfs and
+//! small data sets) and `longrun` (flat memory over minutes; 1,000 targets and 256 workers).
+//! `harness` holds the scratch directory, the command runner, JSON access and the loop-device
+//! guard they share.
 
 #![allow(clippy::print_stderr)]
 // Fault ranges are lists of byte ranges; a one-element list is meant as such.

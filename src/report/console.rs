@@ -388,6 +388,26 @@ pub fn summary(r: &RunResult) -> String {
     if let Some(x) = &r.exchange {
         exchange_section(&mut out, r, x);
     }
+    if let Some(v) = &r.verdict {
+        let _ = writeln!(out, "\nverdict:");
+        for rule in &v.rules {
+            let _ = writeln!(
+                out,
+                "  {:<4} {:<70} measured {:>10.3} {} (limit {} {:.3})",
+                if rule.pass { "ok" } else { "FAIL" },
+                rule.rule,
+                rule.measured,
+                rule.unit,
+                match rule.comparison {
+                    crate::verdict::Comparison::AtMost => "≤",
+                    crate::verdict::Comparison::AtLeast => "≥",
+                },
+                rule.threshold
+            );
+        }
+        let _ = writeln!(out, "RESULT: {}", v.result);
+    }
+
     for w in &r.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
@@ -525,25 +545,6 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
     }
     if let Some(m) = r.max_mailboxes {
         let _ = writeln!(out, "\nmaximum mailboxes that pass: {m}");
-    }
-    if let Some(v) = &r.verdict {
-        let _ = writeln!(out, "\nverdict:");
-        for rule in &v.rules {
-            let _ = writeln!(
-                out,
-                "  {:<4} {:<70} measured {:>10.3} {} (limit {} {:.3})",
-                if rule.pass { "ok" } else { "FAIL" },
-                rule.rule,
-                rule.measured,
-                rule.unit,
-                match rule.comparison {
-                    crate::verdict::Comparison::AtMost => "≤",
-                    crate::verdict::Comparison::AtLeast => "≥",
-                },
-                rule.threshold
-            );
-        }
-        let _ = writeln!(out, "RESULT: {}", v.result);
     }
 }
 
