@@ -883,7 +883,9 @@ fn open_file(
         }
         (Some(metadata), None) if metadata.len() > 0 => {
             let length = metadata.len();
-            if request.destroy_data {
+            // --destroy-data lets a job that writes recreate the file; a job that only reads
+            // it reads it as it is, even with the flag.
+            if request.destroy_data && request.writes {
                 (Plan::Prepare, request.size_bytes.unwrap_or(length))
             } else if request.writes {
                 return Err(TargetError::Guarded {
@@ -1547,6 +1549,14 @@ mod tests {
                 .unwrap()
                 .contains(OFlags::RDWR)
         );
+        // Even with --destroy-data, a job that only reads leaves the file as it is.
+        read_only.destroy_data = true;
+        assert_eq!(
+            open(&read_only, &mut always).unwrap().prepare,
+            PrepareReport::default()
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), contents);
+        read_only.destroy_data = false;
         read_only.size_bytes = Some(MIB / 2);
         assert_eq!(open(&read_only, &mut always).unwrap().size_bytes, MIB / 2);
         read_only.size_bytes = Some(2 * MIB);
