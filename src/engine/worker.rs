@@ -393,8 +393,8 @@ fn advance(
     worker: usize,
 ) {
     while t >= *cur_end && *cur < grid.intervals() {
-        let classes = interval.classes.len();
-        let stats = Box::new(std::mem::replace(interval, StatsSet::new(classes)));
+        // A compact copy (only non-empty buckets); the worker's own set is emptied in place.
+        let stats = Box::new(interval.take());
         let _ = tx.send(WorkerMsg::Interval {
             worker,
             index: *cur,

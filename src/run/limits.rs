@@ -1,1 +1,194 @@
-//! Process resource limits a run needs (open files for many targets and rings).
+//! Process resource limits a run needs: open files for every target and every io_uring ring.
+//! A run of 1,000 targets and 256 workers needs well over the usual soft limit of 1,024 open
+//! files; the soft limit is raised to what the run needs (never above the hard limit, which
+//! only an administrator may raise), and when even the hard limit is too low the run stops
+//! before preparing anything, with the numbers and how to raise it: not an obscure EMFILE
+//! halfway through opening targets or creating rings.
+
+use crate::Usage;
+use crate::job::{EngineKind, Job};
+use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+
+/// Descriptors kept free beyond the targets, the rings and what is open when the run starts:
+/// the NDJSON time series, the results file being written, /proc and /sys reads of the host
+/// sampler, a target's preparation marker, the terminal.
+pub const HEADROOM_FILES: u64 = 32;
+
+/// What a run needs in open files, by cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenFilesNeed {
+    /// One descriptor per target.
+    pub targets: u64,
+    /// One descriptor per io_uring ring (one per worker; none for psync and null).
+    pub rings: u64,
+    /// Descriptors open when the run starts (standard streams and the like).
+    pub open: u64,
+}
+
+impl OpenFilesNeed {
+    /// What `job` run with `engine` needs, with `open` descriptors already open.
+    pub fn of(job: &Job, engine: EngineKind, open: u64) -> Self {
+        OpenFilesNeed {
+            targets: job.targets.len() as u64,
+            rings: if engine == EngineKind::IoUring {
+                job.workers.len() as u64
+            } else {
+                0
+            },
+            open,
+        }
+    }
+
+    /// The total, headroom included. io_uring also refuses to register more files in one ring
+    /// than the soft limit, which this total always exceeds.
+    pub fn total(&self) -> u64 {
+        self.targets + self.rings + self.open + HEADROOM_FILES
+    }
+}
+
+/// What to do about the open-file limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// The soft limit is enough.
+    Enough,
+    /// Raise the soft limit to this.
+    Raise(u64),
+    /// Even the hard limit (`hard`) is below `need`.
+    TooLow {
+        /// Files needed.
+        need: u64,
+        /// The soft limit.
+        soft: u64,
+        /// The hard limit.
+        hard: u64,
+    },
+}
+
+/// Decides from the limits (`None`: unlimited) and the need. Pure, for tests.
+pub fn decide(need: u64, limit: Rlimit) -> Decision {
+    let soft = limit.current.unwrap_or(u64::MAX);
+    let hard = limit.maximum.unwrap_or(u64::MAX);
+    if soft >= need {
+        Decision::Enough
+    } else if hard >= need {
+        Decision::Raise(need)
+    } else {
+        Decision::TooLow { need, soft, hard }
+    }
+}
+
+/// Makes sure the process may open every file `job` needs with `engine`: raises the soft
+/// RLIMIT_NOFILE when needed (up to the hard limit), or returns a usage error naming the
+/// numbers and `ulimit -n` when the hard limit is too low. Call it before opening targets.
+pub fn ensure_open_files(job: &Job, engine: EngineKind) -> Result<(), Usage> {
+    let need = OpenFilesNeed::of(job, engine, open_descriptors());
+    let limit = getrlimit(Resource::Nofile);
+    match decide(need.total(), limit) {
+        Decision::Enough => Ok(()),
+        Decision::Raise(to) => {
+            let raised = Rlimit {
+                current: Some(to),
+                maximum: limit.maximum,
+            };
+            setrlimit(Resource::Nofile, raised).map_err(|e| {
+                Usage(format!(
+                    "cannot raise the open-file limit from {} to {to} for {}: {e}; raise it before running storlab (`ulimit -n {to}`)",
+                    show(limit.current),
+                    causes(&need)
+                ))
+            })
+        }
+        Decision::TooLow {
+            need: n,
+            soft,
+            hard,
+        } => Err(Usage(format!(
+            "this run needs about {n} open files ({}) but the open-file limit is {soft} and its hard limit {hard}, which only an administrator can raise: run `ulimit -Hn {n}; ulimit -n {n}` as root (or set `nofile` in /etc/security/limits.conf, or LimitNOFILE={n} for a systemd service) before running storlab, or use fewer targets or workers",
+            causes(&need)
+        ))),
+    }
+}
+
+fn causes(need: &OpenFilesNeed) -> String {
+    let mut parts = vec![plural(need.targets, "target")];
+    if need.rings > 0 {
+        parts.push(plural(need.rings, "io_uring ring"));
+    }
+    parts.push(format!(
+        "{} already open and {HEADROOM_FILES} spare",
+        need.open
+    ));
+    parts.join(", ")
+}
+
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn show(limit: Option<u64>) -> String {
+    limit.map_or_else(|| "unlimited".into(), |l| l.to_string())
+}
+
+/// Descriptors open now (from /proc/self/fd; the three standard streams when it cannot be
+/// read).
+fn open_descriptors() -> u64 {
+    std::fs::read_dir("/proc/self/fd")
+        .map(|d| d.count().saturating_sub(1) as u64)
+        .unwrap_or(3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lim(soft: Option<u64>, hard: Option<u64>) -> Rlimit {
+        Rlimit {
+            current: soft,
+            maximum: hard,
+        }
+    }
+
+    #[test]
+    fn raises_the_soft_limit_up_to_the_hard_one() {
+        assert_eq!(decide(100, lim(Some(1024), Some(4096))), Decision::Enough);
+        assert_eq!(decide(1024, lim(Some(1024), Some(4096))), Decision::Enough);
+        assert_eq!(
+            decide(1300, lim(Some(1024), Some(524_288))),
+            Decision::Raise(1300)
+        );
+        assert_eq!(decide(1300, lim(Some(1024), None)), Decision::Raise(1300));
+        assert_eq!(decide(1300, lim(None, None)), Decision::Enough);
+        assert_eq!(
+            decide(1300, lim(Some(256), Some(256))),
+            Decision::TooLow {
+                need: 1300,
+                soft: 256,
+                hard: 256
+            }
+        );
+    }
+
+    #[test]
+    fn need_counts_targets_rings_and_open_files() {
+        let need = OpenFilesNeed {
+            targets: 1000,
+            rings: 256,
+            open: 4,
+        };
+        assert_eq!(need.total(), 1000 + 256 + 4 + HEADROOM_FILES);
+        assert_eq!(
+            causes(&need),
+            format!("1000 targets, 256 io_uring rings, 4 already open and {HEADROOM_FILES} spare")
+        );
+    }
+
+    #[test]
+    fn counts_this_process_descriptors() {
+        // stdin, stdout and stderr at least (the read_dir's own descriptor is not counted).
+        assert!(open_descriptors() >= 3);
+    }
+}

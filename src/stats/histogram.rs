@@ -15,11 +15,22 @@ pub const SIGNIFICANT_DIGITS: u8 = 2;
 /// A latency histogram in nanoseconds.
 #[derive(Clone, Debug)]
 pub struct Histogram {
-    hist: hdrhistogram::Histogram<u64>,
+    counts: Counts,
     min: u64,
     max: u64,
     sum: u128,
     sum_sq: u128,
+}
+
+/// The bucket counts. Recording needs every bucket at hand (37 KiB); a histogram that is only
+/// carried and added (an interval's statistics on their way from a worker to the collector)
+/// needs only its non-empty buckets.
+#[derive(Clone, Debug)]
+enum Counts {
+    /// Every bucket.
+    Dense(hdrhistogram::Histogram<u64>),
+    /// The non-empty buckets, ascending: (lowest value of the bucket, count).
+    Sparse(Vec<(u64, u64)>),
 }
 
 impl Default for Histogram {
@@ -28,12 +39,31 @@ impl Default for Histogram {
     }
 }
 
+/// An empty set of every bucket. Copied from one built once: a copy of its 37 KiB is a memory
+/// copy, where building one fills the counters one by one (slow in debug builds).
+fn empty_dense() -> hdrhistogram::Histogram<u64> {
+    static EMPTY: std::sync::OnceLock<hdrhistogram::Histogram<u64>> = std::sync::OnceLock::new();
+    EMPTY
+        .get_or_init(|| {
+            hdrhistogram::Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS)
+                .expect("fixed histogram bounds are valid")
+        })
+        .clone()
+}
+
+fn densify(pairs: &[(u64, u64)]) -> hdrhistogram::Histogram<u64> {
+    let mut h = empty_dense();
+    for &(v, n) in pairs {
+        h.saturating_record_n(v, n);
+    }
+    h
+}
+
 impl Histogram {
-    /// An empty histogram.
+    /// An empty histogram, ready to record.
     pub fn new() -> Self {
         Self {
-            hist: hdrhistogram::Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS)
-                .expect("fixed histogram bounds are valid"),
+            counts: Counts::Dense(empty_dense()),
             min: u64::MAX,
             max: 0,
             sum: 0,
@@ -41,10 +71,33 @@ impl Histogram {
         }
     }
 
-    /// Records one latency. Never allocates.
+    /// Every bucket, made so if the histogram was compact.
+    fn dense_mut(&mut self) -> &mut hdrhistogram::Histogram<u64> {
+        if let Counts::Sparse(pairs) = &self.counts {
+            self.counts = Counts::Dense(densify(pairs));
+        }
+        match &mut self.counts {
+            Counts::Dense(h) => h,
+            Counts::Sparse(_) => unreachable!("made dense above"),
+        }
+    }
+
+    /// Every bucket, built for the occasion if the histogram is compact.
+    fn dense(&self) -> std::borrow::Cow<'_, hdrhistogram::Histogram<u64>> {
+        match &self.counts {
+            Counts::Dense(h) => std::borrow::Cow::Borrowed(h),
+            Counts::Sparse(pairs) => std::borrow::Cow::Owned(densify(pairs)),
+        }
+    }
+
+    /// Records one latency. Never allocates (a histogram made by [`Histogram::take`], which
+    /// is never recorded into, would first be made whole again).
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.hist.saturating_record(ns.max(1));
+        match &mut self.counts {
+            Counts::Dense(h) => h.saturating_record(ns.max(1)),
+            Counts::Sparse(_) => self.dense_mut().saturating_record(ns.max(1)),
+        }
         self.min = self.min.min(ns);
         self.max = self.max.max(ns);
         self.sum += ns as u128;
@@ -53,23 +106,66 @@ impl Histogram {
 
     /// Number of recorded values.
     pub fn count(&self) -> u64 {
-        self.hist.len()
+        match &self.counts {
+            Counts::Dense(h) => h.len(),
+            Counts::Sparse(pairs) => pairs.iter().map(|&(_, n)| n).sum(),
+        }
+    }
+
+    /// Largest recorded value, exact (0 when empty).
+    pub fn max(&self) -> u64 {
+        self.max
     }
 
     /// Adds every value of `other` into `self`.
     pub fn add(&mut self, other: &Histogram) {
-        self.hist
-            .add(&other.hist)
-            .expect("histograms with the same bounds always add");
+        match &other.counts {
+            Counts::Dense(o) if o.is_empty() => return,
+            Counts::Dense(o) => self
+                .dense_mut()
+                .add(o)
+                .expect("histograms with the same bounds always add"),
+            Counts::Sparse(pairs) if pairs.is_empty() => return,
+            Counts::Sparse(pairs) => {
+                let h = self.dense_mut();
+                for &(v, n) in pairs {
+                    h.saturating_record_n(v, n);
+                }
+            }
+        }
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
         self.sum += other.sum;
         self.sum_sq += other.sum_sq;
     }
 
+    /// Moves every value out into a compact histogram (only its non-empty buckets: a few KiB
+    /// at most where a whole one is 37 KiB) and leaves `self` empty, keeping its buckets for
+    /// more recording. The compact one adds into others exactly like the original would.
+    pub fn take(&mut self) -> Histogram {
+        let pairs = match &self.counts {
+            Counts::Dense(h) if h.is_empty() => Vec::new(),
+            Counts::Dense(h) => nonempty_buckets(h, self.min, self.max),
+            Counts::Sparse(pairs) => pairs.clone(),
+        };
+        let out = Histogram {
+            counts: Counts::Sparse(pairs),
+            min: self.min,
+            max: self.max,
+            sum: self.sum,
+            sum_sq: self.sum_sq,
+        };
+        self.reset();
+        out
+    }
+
     /// Forgets every value.
     pub fn reset(&mut self) {
-        self.hist.reset();
+        match &mut self.counts {
+            Counts::Dense(h) if h.is_empty() => {}
+            Counts::Dense(h) => h.reset(),
+            Counts::Sparse(pairs) => pairs.clear(),
+        }
         self.min = u64::MAX;
         self.max = 0;
         self.sum = 0;
@@ -89,8 +185,11 @@ impl Histogram {
         if self.count() == 0 {
             return 0;
         }
-        let v = self.hist.value_at_quantile(q);
-        v.clamp(self.min, self.max)
+        self.quantile_in(&self.dense(), q)
+    }
+
+    fn quantile_in(&self, h: &hdrhistogram::Histogram<u64>, q: f64) -> u64 {
+        h.value_at_quantile(q).clamp(self.min, self.max)
     }
 
     /// The summary statistics.
@@ -99,6 +198,8 @@ impl Histogram {
         if n == 0 {
             return LatencySummary::default();
         }
+        let h = self.dense();
+        let q = |q: f64| self.quantile_in(&h, q);
         let mean = self.mean();
         let var = (self.sum_sq as f64 / n as f64 - mean * mean).max(0.0);
         LatencySummary {
@@ -106,12 +207,12 @@ impl Histogram {
             mean,
             max: self.max,
             stddev: var.sqrt(),
-            p50: self.quantile(0.50),
-            p90: self.quantile(0.90),
-            p95: self.quantile(0.95),
-            p99: self.quantile(0.99),
-            p99_9: self.quantile(0.999),
-            p99_99: self.quantile(0.9999),
+            p50: q(0.50),
+            p90: q(0.90),
+            p95: q(0.95),
+            p99: q(0.99),
+            p99_9: q(0.999),
+            p99_99: q(0.9999),
         }
     }
 
@@ -120,11 +221,12 @@ impl Histogram {
         if self.count() == 0 {
             return Vec::new();
         }
+        let h = self.dense();
         let mut out = Vec::new();
         for nines in [
             0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99, 99.999, 100.0,
         ] {
-            out.push((nines, self.quantile(nines / 100.0)));
+            out.push((nines, self.quantile_in(&h, nines / 100.0)));
         }
         out
     }
@@ -133,7 +235,7 @@ impl Histogram {
     pub fn encode(&self) -> EncodedHistogram {
         let mut bytes = Vec::new();
         V2DeflateSerializer::new()
-            .serialize(&self.hist, &mut bytes)
+            .serialize(&self.dense(), &mut bytes)
             .expect("serialising into memory cannot fail");
         EncodedHistogram {
             hdr_v2_deflate_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -153,7 +255,7 @@ impl Histogram {
             .deserialize(&mut bytes.as_slice())
             .map_err(|err| format!("histogram cannot be decoded: {err:?}"))?;
         let mut out = Histogram::new();
-        out.hist
+        out.dense_mut()
             .add(&decoded)
             .map_err(|err| format!("histogram has other bounds: {err:?}"))?;
         if out.count() > 0 {
@@ -167,6 +269,36 @@ impl Histogram {
             .map_err(|_| "bad sum_sq_ns2".to_string())?;
         Ok(out)
     }
+}
+
+/// The non-empty buckets of `h`, whose values lie between `min` and `max`: only the buckets
+/// between the two are visited (a few hundred for most latency spreads, of 4,736).
+fn nonempty_buckets(h: &hdrhistogram::Histogram<u64>, min: u64, max: u64) -> Vec<(u64, u64)> {
+    let mut pairs = Vec::new();
+    let mut found = 0u64;
+    let top = max.clamp(1, h.high());
+    let mut v = h.lowest_equivalent(min.clamp(1, top));
+    while v <= top {
+        let n = h.count_at(v);
+        if n > 0 {
+            pairs.push((v, n));
+            found += n;
+        }
+        v = h.next_non_equivalent(v);
+    }
+    if found != h.len() {
+        // Values beyond the trackable range, clamped into the last buckets: visit them all.
+        pairs = h
+            .iter_recorded()
+            .map(|r| {
+                (
+                    h.lowest_equivalent(r.value_iterated_to()),
+                    r.count_at_value(),
+                )
+            })
+            .collect();
+    }
+    pairs
 }
 
 /// A histogram as stored in results files: merge them by decoding and adding.
@@ -260,6 +392,47 @@ mod tests {
         assert!((s.p50 as f64 - 500_000.0).abs() / 500_000.0 <= 0.01);
         assert!((s.p99 as f64 - 990_000.0).abs() / 990_000.0 <= 0.01);
         assert!((s.stddev - 288_675.0).abs() < 10.0);
+    }
+
+    #[test]
+    fn take_moves_values_into_a_compact_histogram_that_adds_the_same() {
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut h = Histogram::new();
+        let mut whole = Histogram::new();
+        let mut values: Vec<u64> = (0..20_000)
+            .map(|_| (rng.random::<f64>().powi(3) * 5e7) as u64 + 900)
+            .collect();
+        // Edges: zero, one, and beyond the trackable range (clamped).
+        values.extend([0, 1, HIGHEST_NS, HIGHEST_NS * 3]);
+        for &v in &values {
+            h.record(v);
+            whole.record(v);
+        }
+        let taken = h.take();
+        assert_eq!(h.count(), 0);
+        assert_eq!(h.summary(), LatencySummary::default());
+        assert!(matches!(taken.counts, Counts::Sparse(_)));
+        assert_eq!(taken.count(), whole.count());
+        assert_eq!(taken.summary(), whole.summary());
+        let mut into = Histogram::new();
+        into.record(5_000);
+        let mut expected = into.clone();
+        into.add(&taken);
+        expected.add(&whole);
+        assert_eq!(into.summary(), expected.summary());
+        assert_eq!(into.encode(), expected.encode());
+        // The emptied one records again, and an empty take is empty.
+        h.record(42);
+        assert_eq!(h.take().summary().max, 42);
+        assert_eq!(h.take().count(), 0);
+        // Narrow spreads visit few buckets and keep only the non-empty ones.
+        for v in [1_000u64, 1_001, 2_000] {
+            h.record(v);
+        }
+        match h.take().counts {
+            Counts::Sparse(pairs) => assert_eq!(pairs.len(), 2, "{pairs:?}"),
+            Counts::Dense(_) => panic!("take must be compact"),
+        }
     }
 
     #[test]

@@ -45,11 +45,7 @@ impl IntervalDir {
             bytes_per_s: per_s(s.bytes),
             latency_mean_ns: s.latency.mean(),
             latency_p99_ns: s.latency.quantile(0.99),
-            latency_max_ns: if s.latency.count() > 0 {
-                s.latency.summary().max
-            } else {
-                0
-            },
+            latency_max_ns: s.latency.max(),
         }
     }
 }
@@ -106,7 +102,10 @@ impl IntervalRecord {
         for (name, c) in class_names.iter().zip(&stats.classes) {
             self.classes.insert(name.clone(), dirs(c));
         }
-        self.total = dirs(&stats.total());
+        self.total = match stats.classes.as_slice() {
+            [only] => dirs(only),
+            _ => dirs(&stats.total()),
+        };
     }
 }
 
