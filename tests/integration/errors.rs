@@ -104,7 +104,14 @@ fn check_io_error_verdict(v: &Value, errors: u64) {
         .iter()
         .find(|r| str_at(r, "/rule") == "I/O errors")
         .unwrap_or_else(|| panic!("no `I/O errors` rule in {}", at(v, "/verdict")));
-    assert_eq!(f64_at(rule, "/measured"), errors as f64, "rule {rule}");
+    // The rule counts every failed I/O of the run: also those of the ramp and those that
+    // completed after the measured window closed, which the measured counts leave out (at
+    // most a queue's worth per worker here: no ramp, 4 workers at queue depth 4 at most).
+    let measured = f64_at(rule, "/measured");
+    assert!(
+        measured >= errors as f64 && measured <= (errors + 16) as f64,
+        "rule {rule} against {errors} measured errors"
+    );
     assert_eq!(f64_at(rule, "/threshold"), 0.0, "rule {rule}");
     assert_eq!(str_at(rule, "/unit"), "errors", "rule {rule}");
     assert_eq!(at(rule, "/pass"), &Value::Bool(false), "rule {rule}");
