@@ -239,13 +239,17 @@ impl VerifyCounts {
         }
     }
 
-    fn add(&mut self, e: VerifyError) {
-        match e.kind {
+    fn count(&mut self, kind: VerifyErrorKind) {
+        match kind {
             VerifyErrorKind::Corrupted => self.corrupted += 1,
             VerifyErrorKind::Misdirected => self.misdirected += 1,
             VerifyErrorKind::Lost => self.lost += 1,
             VerifyErrorKind::Torn => self.torn += 1,
         }
+    }
+
+    fn add(&mut self, e: VerifyError) {
+        self.count(e.kind);
         if self.first_errors.len() < ERROR_DETAILS {
             self.first_errors.push(e);
         }
@@ -478,6 +482,11 @@ impl VerifyMap {
             }
             return;
         };
+        if counts.first_errors.len() >= ERROR_DETAILS {
+            // Counted only: the details of the first errors are already kept.
+            counts.count(kind);
+            return;
+        }
         let expected_text = if expected == 0 {
             "prepared data or data from an earlier run".to_string()
         } else {
