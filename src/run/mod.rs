@@ -1034,7 +1034,10 @@ fn read_back(
                 break 'targets;
             }
             back.bytes += len as u64;
-            map.lock(ti as u32, offset, len, false);
+            if !map.lock(ti as u32, offset, len, false) {
+                // Still held by an I/O a failed worker left in flight: not checkable.
+                continue;
+            }
             map.read(
                 buf,
                 ti as u32,

@@ -313,6 +313,36 @@ fn torn_writes_are_reported_as_torn() {
     out.expect_code(3);
     assert!(u64_at(&v, "/verify/torn") > 0, "{}", at(&v, "/verify"));
     assert_eq!(u64_at(&v, "/verify/corrupted"), 0);
+    // The summary and the HTML report show what was found, rebuilt from the results file.
+    assert!(
+        out.stdout.contains("verify error: torn block at offset"),
+        "{}",
+        out.stdout
+    );
+    let dir = scratch();
+    let file = dir.path().join("v.json");
+    std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
+    let html = dir.path().join("v.html");
+    run_in(
+        dir.path(),
+        [
+            "report",
+            file.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2 id=\"verify\">Data verification</h2>"));
+    assert!(
+        page.contains("<td class=\"fail\">torn</td>"),
+        "the first errors are listed"
+    );
+    assert!(
+        page.contains("of this run"),
+        "with what was expected and found"
+    );
 }
 
 #[test]
