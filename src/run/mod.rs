@@ -923,6 +923,8 @@ pub const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
 const VERIFY_MAP_MEMORY_SHARE: u64 = 4;
 /// Bytes per read of the final read-back pass.
 const READ_BACK_BYTES: u64 = 1 << 20;
+/// Reads the final read-back pass keeps in flight (one thread each).
+const READ_BACK_THREADS: usize = 8;
 
 /// The verification map of a job: the targets' identities, and with verification one entry
 /// per block of every target, where a block is the largest size every I/O is a multiple of
@@ -988,7 +990,8 @@ fn verify_map(
     Ok(VerifyMap::new(&targets, block, run, true))
 }
 
-/// The final pass: reads back and checks every block written during the run.
+/// The final pass: reads back and checks every block written during the run, with
+/// [`READ_BACK_THREADS`] reads in flight.
 fn read_back(
     map: &VerifyMap,
     opened: &[OpenTarget],
@@ -997,60 +1000,75 @@ fn read_back(
     counts: &mut VerifyCounts,
 ) -> ReadBack {
     let start = Instant::now();
-    let mut back = ReadBack {
-        state: "completed".into(),
-        ..ReadBack::default()
-    };
-    let mut arena = crate::engine::buf::BufArena::new(1, READ_BACK_BYTES as usize, 0);
-    let before = counts.blocks_checked;
-    'targets: for (ti, o) in opened.iter().enumerate() {
-        if buffered {
-            // Read what reached the device, not what the page cache holds.
+    if buffered {
+        // Read what reached the device, not what the page cache holds.
+        for o in opened {
             let _ = rustix::fs::fdatasync(&o.file);
             let _ = rustix::fs::fadvise(&o.file, 0, None, rustix::fs::Advice::DontNeed);
         }
-        for (offset, len) in map.written_ranges(ti, READ_BACK_BYTES) {
-            if signals.signalled() {
-                back.state = "interrupted".into();
-                break 'targets;
-            }
-            let buf = &mut arena.slot_mut(0)[..len as usize];
-            let ok = match rustix::io::pread(&o.file, &mut *buf, offset) {
-                Ok(n) if n == len as usize => true,
-                Ok(n) => {
-                    back.state = format!(
-                        "failed: short read of {n} of {len} bytes at offset {offset} of target {ti}"
-                    );
-                    false
-                }
-                Err(e) => {
-                    back.state = format!(
-                        "failed: reading {len} bytes at offset {offset} of target {ti}: {e}"
-                    );
-                    false
-                }
-            };
-            if !ok {
-                break 'targets;
-            }
-            back.bytes += len as u64;
-            if !map.lock(ti as u32, offset, len, false) {
-                // Still held by an I/O a failed worker left in flight: not checkable.
-                continue;
-            }
-            map.read(
-                buf,
-                ti as u32,
-                offset,
-                len,
-                true,
-                "read-back",
-                start.elapsed().as_millis() as u64,
-                counts,
-            );
-        }
     }
-    back.blocks_checked = counts.blocks_checked - before;
+    let ranges: Vec<(usize, u64, u32)> = (0..opened.len())
+        .flat_map(|t| {
+            map.written_ranges(t, READ_BACK_BYTES)
+                .into_iter()
+                .map(move |(offset, len)| (t, offset, len))
+        })
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failure = std::sync::Mutex::new(None::<String>);
+    let interrupted = AtomicBool::new(false);
+    let parts: Vec<(VerifyCounts, u64)> = std::thread::scope(|scope| {
+        let reader = || {
+            let mut arena = crate::engine::buf::BufArena::new(1, READ_BACK_BYTES as usize, 0);
+            let mut part = VerifyCounts::default();
+            let mut bytes = 0u64;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(t, offset, len)) = ranges.get(i) else {
+                    break;
+                };
+                if signals.signalled() {
+                    interrupted.store(true, Ordering::Relaxed);
+                    break;
+                }
+                let buf = &mut arena.slot_mut(0)[..len as usize];
+                let why = match rustix::io::pread(&opened[t].file, &mut *buf, offset) {
+                    Ok(n) if n == len as usize => None,
+                    Ok(n) => Some(format!("short read of {n} of {len} bytes")),
+                    Err(e) => Some(format!("reading {len} bytes: {e}")),
+                };
+                if let Some(why) = why {
+                    let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
+                    f.get_or_insert(format!("failed: {why} at offset {offset} of target {t}"));
+                    // Stop every reader.
+                    next.store(ranges.len(), Ordering::Relaxed);
+                    break;
+                }
+                bytes += len as u64;
+                // A block still held by an I/O a failed worker left in flight is not checkable.
+                if map.lock(t as u32, offset, len, false) {
+                    let at = start.elapsed().as_millis() as u64;
+                    map.read(buf, t as u32, offset, len, true, "read-back", at, &mut part);
+                }
+            }
+            (part, bytes)
+        };
+        let threads: Vec<_> = (0..READ_BACK_THREADS.min(ranges.len().max(1)))
+            .map(|_| scope.spawn(reader))
+            .collect();
+        threads.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let mut back = ReadBack::default();
+    for (part, bytes) in &parts {
+        back.blocks_checked += part.blocks_checked;
+        back.bytes += bytes;
+        counts.merge(part);
+    }
+    back.state = match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some(why) => why,
+        None if interrupted.load(Ordering::Relaxed) => "interrupted".into(),
+        None => "completed".into(),
+    };
     back.seconds = start.elapsed().as_secs_f64();
     back
 }
