@@ -31,6 +31,16 @@ struct Target<'a> {
     size: &'a str,
 }
 
+/// [`job_text`] on one 4 MiB target `t.dat` on `fs`.
+fn fuse_job(fs: &FaultFs, duration: &str, read_pct: u32, qd: u32, extra: &str) -> String {
+    let target = Target {
+        name: "fuse",
+        path: fs.dir().join("t.dat"),
+        size: "4MiB",
+    };
+    job_text(&[target], duration, read_pct, qd, extra)
+}
+
 /// A job of one worker group doing 4 KiB I/O on every target, `read_pct` percent reads, all random;
 /// `extra` lines go at the top (on_error, max_errors...).
 fn job_text(targets: &[Target<'_>], duration: &str, read_pct: u32, qd: u32, extra: &str) -> String {
@@ -228,17 +238,7 @@ fn write_eio_is_counted_and_detailed() {
         return;
     };
     let dir = scratch();
-    let text = job_text(
-        &[Target {
-            name: "fuse",
-            path: fs.dir().join("t.dat"),
-            size: "4MiB",
-        }],
-        "1s",
-        0,
-        4,
-        "",
-    );
+    let text = fuse_job(&fs, "1s", 0, 4, "");
     prepare(dir.path(), &text);
     fs.set(|f| f.fail_writes = vec![(FAIL_START..FAIL_END, libc::EIO)]);
     let (out, results) = run_job(dir.path(), "weio", &text, &[]);
@@ -260,17 +260,7 @@ fn on_error_stop_ends_the_run_at_the_first_failure() {
         return;
     };
     let dir = scratch();
-    let text = job_text(
-        &[Target {
-            name: "fuse",
-            path: fs.dir().join("t.dat"),
-            size: "4MiB",
-        }],
-        "10s",
-        100,
-        4,
-        "on_error = \"stop\"",
-    );
+    let text = fuse_job(&fs, "10s", 100, 4, "on_error = \"stop\"");
     fs.set(|f| f.fail_reads = vec![(FAIL_START..FAIL_END, libc::EIO)]);
     let (out, results) = run_job(dir.path(), "stop", &text, &[]);
     out.expect_code(3);
@@ -300,17 +290,7 @@ fn max_errors_ends_the_run_after_that_many_failures() {
         return;
     };
     let dir = scratch();
-    let text = job_text(
-        &[Target {
-            name: "fuse",
-            path: fs.dir().join("t.dat"),
-            size: "4MiB",
-        }],
-        "10s",
-        100,
-        4,
-        "",
-    );
+    let text = fuse_job(&fs, "10s", 100, 4, "");
     // Half of all reads fail.
     let range = 2 * MIB..4 * MIB;
     fs.set(|f| f.fail_reads = vec![(range.clone(), libc::EIO)]);
@@ -340,17 +320,7 @@ fn enospc_after_a_number_of_writes() {
     };
     let dir = scratch();
     // Queue depth 1: the writes reach the filesystem one after the other.
-    let text = job_text(
-        &[Target {
-            name: "fuse",
-            path: fs.dir().join("t.dat"),
-            size: "4MiB",
-        }],
-        "10s",
-        0,
-        1,
-        "max_errors = 100",
-    );
+    let text = fuse_job(&fs, "10s", 0, 1, "max_errors = 100");
     prepare(dir.path(), &text);
     let (_, before) = fs.counts();
     fs.set(|f| f.fail_after = Some((300, libc::ENOSPC)));
@@ -378,17 +348,7 @@ fn a_short_read_is_an_error() {
         return;
     };
     let dir = scratch();
-    let text = job_text(
-        &[Target {
-            name: "fuse",
-            path: fs.dir().join("t.dat"),
-            size: "4MiB",
-        }],
-        "1s",
-        100,
-        4,
-        "",
-    );
+    let text = fuse_job(&fs, "1s", 100, 4, "");
     fs.set(|f| f.short_reads.push(FAIL_START..FAIL_END));
     // psync sees the half the filesystem returned. io_uring retries the rest of a short read
     // of a regular file itself, and each retry comes back half short again, down to nothing:
@@ -429,17 +389,7 @@ fn html_report_shows_the_errors() {
         return;
     };
     let dir = scratch();
-    let text = job_text(
-        &[Target {
-            name: "fuse",
-            path: fs.dir().join("t.dat"),
-            size: "4MiB",
-        }],
-        "1s",
-        100,
-        4,
-        "",
-    );
+    let text = fuse_job(&fs, "1s", 100, 4, "");
     fs.set(|f| f.fail_reads = vec![(FAIL_START..FAIL_END, libc::EIO)]);
     let html = dir.path().join("report.html");
     let (out, results) = run_job(
