@@ -539,7 +539,12 @@ fn execute_inner(
         if collected.elapsed_ns <= grid.ramp_ns {
             "not_started"
         } else {
-            state(interrupted.is_none())
+            // Stopped early by a signal, by errors (on_error) or by a worker's fatal error.
+            state(
+                interrupted.is_none()
+                    && !stopped_on_errors
+                    && collected.reports.iter().all(|r| r.fatal.is_none()),
+            )
         },
         collected.elapsed_ns.saturating_sub(grid.ramp_ns) as f64 / 1e9,
     );

@@ -267,6 +267,11 @@ fn on_error_stop_ends_the_run_at_the_first_failure() {
     let v = load_json(&results);
     let reason = interrupted_reason(&v);
     assert!(reason.contains("failed I/O"), "interrupted: {reason}");
+    let measure = array_at(&v, "/phases")
+        .iter()
+        .find(|p| str_at(p, "/name") == "measure")
+        .expect("a measure phase");
+    assert_eq!(str_at(measure, "/state"), "interrupted", "{measure}");
     let errors = u64_at(&v, "/totals/read/errors");
     // The first failure, and at most the other I/Os in flight with it.
     assert!((1..=4).contains(&errors), "{errors} errors");
