@@ -843,10 +843,11 @@ fn resolve_sequence(
             }
         }
         if let Some(l) = &c.rate {
-            if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite())) {
+            if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite() && *r <= 1e9)) {
                 return Err(err(
                     "rate",
-                    "rates must be IOPS above 0, at least one".into(),
+                    "rates must be IOPS above 0 and at most 1e9 (as rate_iops), at least one"
+                        .into(),
                 ));
             }
             found.push((Param::Rate, l.clone()));
@@ -1334,6 +1335,31 @@ block_size = "64k"
 read = 0
 random = 0
 "#;
+
+    #[test]
+    fn keys_of_issue_6_are_checked() {
+        let with = |extra: &str| resolve_text(&format!("{extra}\n{GOOD}"));
+        let job = with("verify = true\non_error = \"stop\"").unwrap();
+        assert!(job.verify);
+        assert_eq!(job.on_error, OnError::Stop);
+        assert_eq!(
+            with("max_errors = 5").unwrap().on_error,
+            OnError::Continue { max_errors: 5 }
+        );
+        assert_eq!(with("").unwrap().on_error.limit(), defaults::MAX_ERRORS);
+        for (extra, key) in [
+            ("max_errors = 0", "max_errors"),
+            ("on_error = \"stop\"\nmax_errors = 3", "max_errors"),
+            ("on_error = \"retry\"", "on_error"),
+            ("verify = true\nengine = \"null\"", "verify"),
+        ] {
+            let e = with(extra).unwrap_err();
+            assert_eq!(e.key, key, "{extra}: {e}");
+            assert!(e.to_string().contains("job.toml:"), "{e}");
+        }
+        let e = resolve_text(&format!("{GOOD}\n[cycle]\nrate = [100, 2e9]")).unwrap_err();
+        assert_eq!(e.key, "cycle.rate", "{e}");
+    }
 
     #[test]
     fn resolves_a_good_job() {
