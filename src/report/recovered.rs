@@ -213,14 +213,7 @@ impl Sum {
         for (name, c) in &r.classes {
             self.classes.entry(name.clone()).or_default().add(c);
         }
-        let avg = |a: f64, b: f64| (a * before + b * w) / (before + w).max(1.0);
-        let (c, n) = (&mut self.cpu, &r.cpu);
-        c.process_user_pct = avg(c.process_user_pct, n.process_user_pct);
-        c.process_system_pct = avg(c.process_system_pct, n.process_system_pct);
-        c.system_user_pct = avg(c.system_user_pct, n.system_user_pct);
-        c.system_system_pct = avg(c.system_system_pct, n.system_system_pct);
-        c.system_iowait_pct = avg(c.system_iowait_pct, n.system_iowait_pct);
-        c.system_idle_pct = avg(c.system_idle_pct, n.system_idle_pct);
+        self.cpu = CpuPercent::weighted([(self.cpu, before), (r.cpu, w)]);
         for (name, d) in &r.devices {
             let s = self.devices.entry(name.clone()).or_default();
             let weighted = |a: f64, na: u64, b: f64, nb: u64| {

@@ -640,7 +640,7 @@ fn step_row(
             );
         }
     }
-    let host_cpu = weighted(runs.iter().map(|r| (r.host_cpu, r.measured_ms as f64)));
+    let host_cpu = CpuPercent::weighted(runs.iter().map(|r| (r.host_cpu, r.measured_ms as f64)));
     let busy = host_cpu.system_user_pct + host_cpu.system_system_pct;
     StepResult {
         index,
@@ -667,33 +667,6 @@ fn step_row(
     }
 }
 
-fn weighted(parts: impl Iterator<Item = (CpuPercent, f64)>) -> CpuPercent {
-    let mut out = CpuPercent::default();
-    let mut total = 0.0;
-    for (c, w) in parts {
-        total += w;
-        out.process_user_pct += c.process_user_pct * w;
-        out.process_system_pct += c.process_system_pct * w;
-        out.system_user_pct += c.system_user_pct * w;
-        out.system_system_pct += c.system_system_pct * w;
-        out.system_iowait_pct += c.system_iowait_pct * w;
-        out.system_idle_pct += c.system_idle_pct * w;
-    }
-    if total > 0.0 {
-        for v in [
-            &mut out.process_user_pct,
-            &mut out.process_system_pct,
-            &mut out.system_user_pct,
-            &mut out.system_system_pct,
-            &mut out.system_iowait_pct,
-            &mut out.system_idle_pct,
-        ] {
-            *v /= total;
-        }
-    }
-    out
-}
-
 fn weighted_cpu(steps: &[StepResult]) -> CpuPercent {
-    weighted(steps.iter().map(|s| (s.host_cpu, s.measured_ms as f64)))
+    CpuPercent::weighted(steps.iter().map(|s| (s.host_cpu, s.measured_ms as f64)))
 }

@@ -191,6 +191,34 @@ pub struct CpuPercent {
 }
 
 impl CpuPercent {
+    /// The average of `parts`, each weighted by its `f64` (e.g. its duration).
+    pub fn weighted(parts: impl IntoIterator<Item = (CpuPercent, f64)>) -> CpuPercent {
+        let mut out = CpuPercent::default();
+        let mut total = 0.0;
+        for (c, w) in parts {
+            total += w;
+            out.process_user_pct += c.process_user_pct * w;
+            out.process_system_pct += c.process_system_pct * w;
+            out.system_user_pct += c.system_user_pct * w;
+            out.system_system_pct += c.system_system_pct * w;
+            out.system_iowait_pct += c.system_iowait_pct * w;
+            out.system_idle_pct += c.system_idle_pct * w;
+        }
+        if total > 0.0 {
+            for v in [
+                &mut out.process_user_pct,
+                &mut out.process_system_pct,
+                &mut out.system_user_pct,
+                &mut out.system_system_pct,
+                &mut out.system_iowait_pct,
+                &mut out.system_idle_pct,
+            ] {
+                *v /= total;
+            }
+        }
+        out
+    }
+
     /// CPU use between two readings taken `wall_ns` nanoseconds apart.
     pub fn between(before: &CpuTimes, after: &CpuTimes, wall_ns: u64) -> CpuPercent {
         let of_wall = |a: u64, b: u64| percent(a.saturating_sub(b), wall_ns);
