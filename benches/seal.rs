@@ -5,7 +5,8 @@
 #![allow(clippy::print_stdout)]
 
 use std::time::Instant;
-use storlab::engine::verify::{MapTarget, VerifyCounts, VerifyMap};
+use storlab::engine::verify::{MapTarget, VerifyMap};
+use storlab::stats::verification::VerifyCounts;
 
 fn main() {
     const SPAN: u64 = 1 << 29;

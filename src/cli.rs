@@ -2,13 +2,15 @@
 //! [`JobSpec`] (flags override job-file values). Nothing depends on this module.
 
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
-use crate::job::units::{Dur, Percent, Size, format_duration, format_size};
 use crate::job::{self, Job, JobError};
 use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec};
 use crate::profiles::presets;
-use crate::report::run_result::RunResult;
-use crate::report::{console, json};
+use crate::report::console;
+use crate::results::RunResult;
+use crate::results::file::{self as results_file, timeseries_path};
+use crate::results::timeseries;
 use crate::run::{self, RunOptions, Signals};
+use crate::units::{Dur, Percent, Size, format_duration, format_size};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -298,13 +300,13 @@ impl OutputArgs {
             write_html(path, &result)?;
         }
         if self.json {
-            console::print_text(&json::to_string(&result)?);
+            console::print_text(&results_file::to_string(&result)?);
         } else {
             console::print_summary_after(&result, live.steps_printed());
             console::note(&format!(
                 "results: {} (time series: {})",
                 results_path.display(),
-                run::timeseries_path(&results_path).display()
+                timeseries_path(&results_path).display()
             ));
         }
         Ok(outcome_code(&result))
@@ -349,7 +351,7 @@ fn compare(a: CompareArgs) -> Result<i32> {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string())
         });
-        runs.push((label, json::load(path)?));
+        runs.push((label, results_file::load(path)?));
     }
     let c = compare::compare(&runs, a.noise.0);
     console::print_text(compare::console(&c).trim_end());
@@ -426,9 +428,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             format,
             table,
         } => {
-            let series = run::timeseries_path(&results);
-            let r = if crate::report::recovered::is_timeseries(&results) {
-                crate::report::recovered::load(&results)?
+            let series = timeseries_path(&results);
+            let r = if timeseries::is_timeseries(&results) {
+                crate::results::recovery::load(&results)?
             } else if !results.exists() && series.exists() {
                 anyhow::bail!(
                     "{} does not exist: the run did not finish; make a report from its time series: storlab report {}",
@@ -436,11 +438,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
                     series.display()
                 );
             } else {
-                let r = json::load(&results)?;
+                let r = results_file::load(&results)?;
                 let unfinished = matches!(&r.interrupted,
-                    crate::report::run_result::Interrupted::Yes(why) if why == run::UNFINISHED);
+                    crate::results::Interrupted::Yes(why) if why == crate::results::UNFINISHED);
                 if unfinished && series.exists() {
-                    crate::report::recovered::complete(r, &series)?
+                    crate::results::recovery::complete(r, &series)?
                 } else {
                     r
                 }
@@ -450,7 +452,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             } else if let Some(format) = format {
                 console::print_text(crate::report::csv::render(&r, format, table).trim_end());
             } else if json {
-                console::print_text(&json::to_string(&r)?);
+                console::print_text(&results_file::to_string(&r)?);
             } else {
                 console::print_summary(&r);
             }
@@ -641,10 +643,7 @@ pub fn outcome_code(r: &RunResult) -> i32 {
         .any(|rule| rule.is_integrity() && !rule.pass)
     {
         exit::FAIL
-    } else if matches!(
-        r.interrupted,
-        crate::report::run_result::Interrupted::Yes(_)
-    ) {
+    } else if matches!(r.interrupted, crate::results::Interrupted::Yes(_)) {
         exit::RUNTIME
     } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
         exit::FAIL

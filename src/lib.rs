@@ -19,9 +19,10 @@ pub mod engine;
 pub mod job;
 pub mod profiles;
 pub mod report;
+pub mod results;
 pub mod run;
 pub mod stats;
-pub mod verdict;
+pub mod units;
 
 /// A usage or validation error: the user asked for something that cannot be done as asked
 /// (exit code 2). The message says what and how to fix it.

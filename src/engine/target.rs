@@ -19,15 +19,7 @@ use rand::{RngCore, SeedableRng};
 use rustix::fs::{Advice, AtFlags, FallocateFlags, OFlags, StatxFlags};
 use rustix::io::Errno;
 
-/// What kind of object a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TargetKind {
-    /// A regular file, prepared by storlab.
-    File,
-    /// A block device, used as it is.
-    BlockDevice,
-}
+pub use crate::stats::target::{PrepareReport, TargetKind};
 
 /// What the run needs from one target.
 #[derive(Debug, Clone)]
@@ -45,22 +37,6 @@ pub struct TargetRequest {
     pub writes: bool,
     /// The user said `--destroy-data` / `destroy_data = true`.
     pub destroy_data: bool,
-}
-
-/// How a file target was prepared.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PrepareReport {
-    /// True when an earlier storlab preparation of the same size was reused as it was.
-    pub reused: bool,
-    /// Bytes written by this preparation (0 when reused or for a device).
-    pub written_bytes: u64,
-    /// Wall time the preparation took, in seconds.
-    pub seconds: f64,
-    /// Achieved preparation rate in MB/s (10^6 bytes per second); 0 when nothing was written.
-    pub mb_per_s: f64,
-    /// The data seed recorded in the manifest (unique per file), when there is one.
-    pub data_seed: Option<u64>,
 }
 
 /// An opened, prepared target.
@@ -1174,7 +1150,7 @@ fn prepare_file(
                 .map(|bytes| {
                     format!(
                         "; the filesystem has {} free",
-                        crate::job::units::format_size_approx(bytes)
+                        crate::units::format_size_approx(bytes)
                     )
                 })
                 .unwrap_or_default();
@@ -1182,7 +1158,7 @@ fn prepare_file(
                 path,
                 format!(
                     "cannot allocate {} ({size_bytes} bytes){free}; free some space or lower the size",
-                    crate::job::units::format_size_approx(size_bytes)
+                    crate::units::format_size_approx(size_bytes)
                 ),
                 errno.into(),
             ));

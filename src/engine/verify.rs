@@ -28,7 +28,7 @@
 //! - **lost**: valid, but older than the last acknowledged write (a lost or stale write);
 //! - **torn**: some sectors of the block from the last write and some from an older one.
 
-use serde::{Deserialize, Serialize};
+use crate::stats::verification::{ERROR_DETAILS, VerifyCounts, VerifyError, VerifyErrorKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes per self-describing sector.
@@ -37,8 +37,6 @@ pub const SECTOR: usize = 512;
 pub const HEADER_BYTES: usize = 48;
 /// The magic at the start of every sector storlab writes.
 pub const MAGIC: [u8; 8] = *b"stlbVRFY";
-/// How many verification errors are kept in detail.
-pub const ERROR_DETAILS: usize = 16;
 
 const KIND_PREPARED: u32 = 0;
 const KIND_RUN: u32 = 1;
@@ -126,134 +124,6 @@ fn read_sector(sector: &[u8], target_id: u64, offset: u64) -> Sector {
         return Sector::Unchecked;
     }
     Sector::Here(u64_at(sector, 32), u64_at(sector, 40))
-}
-
-/// The kinds of verification error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VerifyErrorKind {
-    /// Checksum or magic mismatch.
-    Corrupted,
-    /// A valid block of another offset or target.
-    Misdirected,
-    /// Older than the last acknowledged write.
-    Lost,
-    /// Partly the last write, partly older data.
-    Torn,
-}
-
-impl VerifyErrorKind {
-    /// The name used in results and reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            VerifyErrorKind::Corrupted => "corrupted",
-            VerifyErrorKind::Misdirected => "misdirected",
-            VerifyErrorKind::Lost => "lost",
-            VerifyErrorKind::Torn => "torn",
-        }
-    }
-}
-
-/// One verification error, kept in detail.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VerifyError {
-    /// What was wrong.
-    pub kind: VerifyErrorKind,
-    /// Target index.
-    pub target: usize,
-    /// Byte offset of the block.
-    pub offset: u64,
-    /// Bytes per block.
-    pub len: u32,
-    /// What the block should have held.
-    pub expected: String,
-    /// What was found (the first sector that differs).
-    pub found: String,
-    /// `run` (a read during the run) or `read-back` (the final pass).
-    pub phase: String,
-    /// When, ms from the start of the run (of the final pass for `read-back`).
-    pub t_ms: u64,
-}
-
-/// Verification counts: what a worker or the final pass found, and merged, what the run did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct VerifyCounts {
-    /// Blocks whose content was checked.
-    pub blocks_checked: u64,
-    /// Blocks read but not checkable: never written by storlab (a block device or a file
-    /// storlab did not prepare) or last written by a write that failed.
-    pub blocks_unchecked: u64,
-    /// Checksum or magic mismatches.
-    pub corrupted: u64,
-    /// Valid blocks found at the wrong offset or target.
-    pub misdirected: u64,
-    /// Blocks older than their last acknowledged write.
-    pub lost: u64,
-    /// Blocks partly from their last write, partly older.
-    pub torn: u64,
-    /// The first errors.
-    pub first_errors: Vec<VerifyError>,
-    /// Bytes per verified block (in a run's results; 0 in a worker's counts).
-    #[serde(default)]
-    pub block_bytes: u64,
-    /// The final pass that reads back every block written during the run (in a run's
-    /// results).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_back: Option<ReadBack>,
-}
-
-/// The final read-back pass.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReadBack {
-    /// `completed`, `interrupted` or `failed: <why>`.
-    pub state: String,
-    /// Blocks it read back and checked.
-    pub blocks_checked: u64,
-    /// Bytes it read.
-    pub bytes: u64,
-    /// How long it took, s.
-    pub seconds: f64,
-}
-
-impl VerifyCounts {
-    /// Every error found.
-    pub fn errors(&self) -> u64 {
-        self.corrupted + self.misdirected + self.lost + self.torn
-    }
-
-    /// Adds `other` (keeping the earliest details).
-    pub fn merge(&mut self, other: &VerifyCounts) {
-        self.blocks_checked += other.blocks_checked;
-        self.blocks_unchecked += other.blocks_unchecked;
-        self.corrupted += other.corrupted;
-        self.misdirected += other.misdirected;
-        self.lost += other.lost;
-        self.torn += other.torn;
-        for e in &other.first_errors {
-            if self.first_errors.len() < ERROR_DETAILS {
-                self.first_errors.push(e.clone());
-            }
-        }
-    }
-
-    fn count(&mut self, kind: VerifyErrorKind) {
-        match kind {
-            VerifyErrorKind::Corrupted => self.corrupted += 1,
-            VerifyErrorKind::Misdirected => self.misdirected += 1,
-            VerifyErrorKind::Lost => self.lost += 1,
-            VerifyErrorKind::Torn => self.torn += 1,
-        }
-    }
-
-    fn add(&mut self, e: VerifyError) {
-        self.count(e.kind);
-        if self.first_errors.len() < ERROR_DETAILS {
-            self.first_errors.push(e);
-        }
-    }
 }
 
 // Block state bits: version (low 40 bits), readers (16 bits), unknown, writer.

@@ -4,8 +4,8 @@
 
 pub mod spec;
 pub mod steps;
-pub mod units;
 
+use crate::units;
 use serde::{Deserialize, Serialize};
 use spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use std::fmt;

@@ -1,7 +1,7 @@
 //! `JobSpec`: a job as the user wrote it, in a TOML file or on the command line. Values keep
 //! the user's units; nothing here touches the system. [`super::resolve`] validates it.
 
-use super::units::{Dur, Percent, Size};
+use crate::units::{Dur, Percent, Size};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use toml::Spanned;

@@ -3,7 +3,7 @@
 //! combination of the cycled values, outermost cycle first. Pure: no syscalls.
 
 use super::Job;
-use super::units::{format_size, parse_duration};
+use crate::units::{format_size, parse_duration};
 use serde::{Deserialize, Serialize};
 
 /// A cycled parameter.

@@ -14,12 +14,13 @@
 //! Every constant is documented with its source in docs/profiles.md.
 
 use crate::job::IoLimit;
-use crate::job::units::{Dur, Percent, Size, format_size};
 use crate::job::{
     Access, Arrivals, Distribution, EngineKind, Job, JobError, Rate, Target, TargetChoice, Worker,
 };
-use crate::report::run_result::{ClassResult, DatabaseFigures, LatencyBrief};
-use crate::verdict::{Comparison, Rule};
+use crate::results::ClassResult;
+use crate::results::exchange::{DatabaseFigures, LatencyBrief};
+use crate::results::verdict::{Comparison, Rule};
+use crate::units::{Dur, Percent, Size, format_size};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -1063,7 +1064,7 @@ pub fn rules(
         ));
     }
     rules.push(Rule::judge(
-        crate::verdict::IO_ERRORS,
+        crate::results::verdict::IO_ERRORS,
         errors as f64,
         Comparison::AtMost,
         0.0,

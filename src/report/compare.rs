@@ -2,14 +2,15 @@
 //! difference, coloured by whether higher or lower is better, differences within the runs'
 //! own spread marked as noise, and a list of what differs between the jobs.
 
-use super::run_result::{RunResult, StepResult};
-use crate::job::units::{format_duration, format_size};
-use crate::report::console::{format_ns, format_rate};
 use crate::report::html::escape;
 use crate::report::svg::{self, Axis, Bars, Series};
+use crate::results::RunResult;
+use crate::results::steps::StepResult;
 use crate::stats::histogram::Histogram;
 use crate::stats::repetition::Spread;
 use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::units::{format_duration, format_size};
+use crate::units::{format_ns, format_rate};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -234,7 +235,7 @@ type StepMetric = (
     &'static str,
     Unit,
     fn(&StepResult) -> f64,
-    fn(&super::run_result::Repetitions) -> &Spread,
+    fn(&crate::results::steps::Repetitions) -> &Spread,
 );
 
 const STEP_METRICS: [StepMetric; 4] = [
@@ -422,7 +423,7 @@ pub fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Comparison {
                 });
             }
             let bars = |value: fn(&StepResult) -> f64,
-                        spread: fn(&super::run_result::Repetitions) -> &Spread,
+                        spread: fn(&crate::results::steps::Repetitions) -> &Spread,
                         scale: f64| {
                 runs.iter()
                     .zip(&steps)
@@ -786,7 +787,7 @@ mod tests {
         let class = json!({"read": dir(iops, p99), "write": dir(0.0, 0), "flush": dir(0.0, 0)});
         let mut with_durability = class.clone();
         with_durability["write_durability"] = json!("none");
-        let mut v = crate::report::run_result::sample_json(engine, &["worker"]);
+        let mut v = crate::results::sample_json(engine, &["worker"]);
         v["totals"] = class;
         v["classes"] = json!({"worker": with_durability});
         serde_json::from_value(v).expect("a valid results file")
@@ -894,7 +895,7 @@ mod tests {
             StepResult {
                 label: "bs=4KiB".into(),
                 totals: r.totals.clone(),
-                repetitions: Some(super::super::run_result::Repetitions {
+                repetitions: Some(crate::results::steps::Repetitions {
                     iops: spread(iops, iops * 0.2),
                     ..Default::default()
                 }),

@@ -3,46 +3,16 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use super::run_result::{Interrupted, RunResult, StepResult};
-use crate::run::Observer;
+use crate::results::progress::Observer;
+use crate::results::steps::StepResult;
+use crate::results::{Interrupted, RunResult};
 use crate::stats::summary::DirSummary;
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
+use crate::units::{format_ns, format_rate};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::time::Duration;
-
-/// Formats nanoseconds with a unit that keeps 3 significant digits: `812ns`, `12.3µs`,
-/// `4.56ms`, `1.20s`.
-pub fn format_ns(ns: f64) -> String {
-    let (v, unit) = if ns < 1e3 {
-        (ns, "ns")
-    } else if ns < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    if v < 10.0 && unit != "ns" {
-        format!("{v:.2}{unit}")
-    } else if v < 100.0 && unit != "ns" {
-        format!("{v:.1}{unit}")
-    } else {
-        format!("{v:.0}{unit}")
-    }
-}
-
-/// Formats a rate: `123.4k`, `1.23M`.
-pub fn format_rate(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if v >= 1e4 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
-}
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.
@@ -332,8 +302,8 @@ pub fn summary(r: &RunResult) -> String {
             "precondition: {} {} pass(es) of {} writes: {} written in {:.1}s ({:.1} MB/s){}",
             p.passes,
             p.pattern,
-            crate::job::units::format_size(p.block_size_bytes),
-            crate::job::units::format_size_approx(p.bytes_written),
+            crate::units::format_size(p.block_size_bytes),
+            crate::units::format_size_approx(p.bytes_written),
             p.seconds,
             p.mb_per_s,
             if p.complete { "" } else { " INCOMPLETE" }
@@ -358,7 +328,7 @@ pub fn summary(r: &RunResult) -> String {
             out,
             "verify: {} blocks of {} checked ({} unchecked) · corrupted {} · misdirected {} · lost {} · torn {}{}",
             v.blocks_checked,
-            crate::job::units::format_size(v.block_bytes),
+            crate::units::format_size(v.block_bytes),
             v.blocks_unchecked,
             v.corrupted,
             v.misdirected,
@@ -399,8 +369,8 @@ pub fn summary(r: &RunResult) -> String {
                 rule.measured,
                 rule.unit,
                 match rule.comparison {
-                    crate::verdict::Comparison::AtMost => "≤",
-                    crate::verdict::Comparison::AtLeast => "≥",
+                    crate::results::verdict::Comparison::AtMost => "≤",
+                    crate::results::verdict::Comparison::AtLeast => "≥",
                 },
                 rule.threshold
             );
@@ -414,7 +384,7 @@ pub fn summary(r: &RunResult) -> String {
     out
 }
 
-fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::ExchangeResult) {
+fn exchange_section(out: &mut String, r: &RunResult, x: &crate::results::exchange::ExchangeResult) {
     let _ = writeln!(
         out,
         "\nExchange {} {} test · {} mailboxes · {} IOPS/mailbox ({}) · headroom {}%",
@@ -426,8 +396,8 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
         x.target_iops,
         x.achieved_iops,
         x.database_count,
-        crate::job::units::format_size_approx(x.database_size_bytes),
-        crate::job::units::format_size(x.page_size_bytes),
+        crate::units::format_size_approx(x.database_size_bytes),
+        crate::units::format_size(x.page_size_bytes),
         if x.capacity_fraction < 1.0 {
             format!(" built at {}% of real size", x.capacity_fraction * 100.0)
         } else {
@@ -445,7 +415,7 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
         } else {
             format!(
                 ", {} written",
-                crate::job::units::format_size_approx(x.initialisation.written_bytes)
+                crate::units::format_size_approx(x.initialisation.written_bytes)
             )
         }
     );
@@ -465,13 +435,9 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &super::run_result::Exch
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let _ = writeln!(
-        out,
-        "\n{}",
-        line(&super::run_result::DatabaseFigures::COLUMNS)
-    );
+    let _ = writeln!(out, "\n{}", line(&super::tables::DATABASE_COLUMNS));
     for d in &x.databases {
-        let cells = d.cells();
+        let cells = super::tables::database_cells(d);
         let _ = writeln!(
             out,
             "{}",

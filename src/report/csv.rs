@@ -8,7 +8,8 @@
 //! A table without rows (a run without steps, say) is, in CSV, the header row alone; in
 //! Markdown, a one-line note in place of the table.
 
-use super::run_result::{ClassResult, RunResult, StepResult};
+use crate::results::steps::StepResult;
+use crate::results::{ClassResult, RunResult};
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
 use std::collections::{BTreeMap, BTreeSet};

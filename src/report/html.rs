@@ -12,14 +12,15 @@
 //! rate curves), steady-rounds (`rounds`, `window`, prefixed by the step label when several
 //! steps ran until steady).
 
-use super::run_result::{Interrupted, Repetitions, RunResult, SteadyResult, StepResult};
 use super::svg::{self, Axis, Bars, LineOptions, Series};
-use crate::job::units::{format_size, format_size_approx};
-use crate::report::console::{format_ns, format_rate};
+use crate::results::steps::{Repetitions, SteadyResult, StepResult};
+use crate::results::{Interrupted, RunResult};
 use crate::stats::histogram::Histogram;
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::{IntervalDir, IntervalRecord};
+use crate::units::{format_ns, format_rate};
+use crate::units::{format_size, format_size_approx};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -82,7 +83,7 @@ fn verify_section(o: &mut String, r: &RunResult) {
     let _ = write!(
         o,
         "<h2 id=\"verify\">Data verification</h2><table><tr><th>block</th><th>checked</th><th>unchecked</th><th>corrupted</th><th>misdirected</th><th>lost</th><th>torn</th><th>read-back</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr></table>",
-        crate::job::units::format_size(v.block_bytes),
+        crate::units::format_size(v.block_bytes),
         v.blocks_checked,
         v.blocks_unchecked,
         if v.corrupted > 0 { "fail" } else { "pass" },
@@ -897,13 +898,13 @@ pub fn render(r: &RunResult) -> String {
             }
         );
         o.push_str("<h2>Databases</h2><table><tr>");
-        for c in super::run_result::DatabaseFigures::COLUMNS {
+        for c in super::tables::DATABASE_COLUMNS {
             let _ = write!(o, "<th>{c}</th>");
         }
         o.push_str("</tr>");
         for d in &x.databases {
             o.push_str("<tr>");
-            for c in d.cells() {
+            for c in super::tables::database_cells(d) {
                 let _ = write!(o, "<td>{}</td>", escape(&c));
             }
             o.push_str("</tr>");
@@ -949,8 +950,8 @@ pub fn render(r: &RunResult) -> String {
         o.push_str("<h2>Verdict rules</h2><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
         for rule in &v.rules {
             let cmp = match rule.comparison {
-                crate::verdict::Comparison::AtMost => "≤",
-                crate::verdict::Comparison::AtLeast => "≥",
+                crate::results::verdict::Comparison::AtMost => "≤",
+                crate::results::verdict::Comparison::AtLeast => "≥",
             };
             let _ = write!(
                 o,
@@ -1085,7 +1086,7 @@ pub fn render(r: &RunResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::run_result::RunFigures;
+    use crate::results::steps::RunFigures;
     use crate::stats::repetition::spread;
     use crate::stats::timeseries::IntervalClass;
     use serde_json::json;
@@ -1121,7 +1122,7 @@ mod tests {
             c["write_durability"] = json!("none");
             c
         };
-        let mut v = crate::report::run_result::sample_json("null", &["a", "b"]);
+        let mut v = crate::results::sample_json("null", &["a", "b"]);
         v["command"] = json!(["storlab", "run", "--preset", "oltp-<x>", "-q"]);
         v["job"]["description"] = json!("test <job>");
         v["warnings"] = json!(["a <warning>"]);

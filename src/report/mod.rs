@@ -1,11 +1,10 @@
-//! Everything rendered from a [`run_result::RunResult`]: the results file itself, the console
-//! table and live progress.
+//! Renderers of results files: the console table and live progress, the HTML report and its
+//! SVG charts, comparisons of several results files, CSV and Markdown tables. Everything here
+//! is rendered from a [`crate::results::RunResult`], never from engine internals.
 
 pub mod compare;
 pub mod console;
 pub mod csv;
 pub mod html;
-pub mod json;
-pub mod recovered;
-pub mod run_result;
 pub mod svg;
+pub mod tables;

@@ -6,16 +6,18 @@
 //! `search`, then the test's `ramp` and `measure`), each completed, interrupted or not
 //! started; an interrupted validation says in which of them it stopped and gives no verdict.
 
-use super::{Observer, RunOptions, Signals, execute, write_results};
+use super::{RunOptions, Signals, execute};
 use crate::Usage;
 use crate::profiles::exchange::{
     self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
 };
-use crate::report::run_result::{
-    BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, Interrupted, PhaseRecord,
-    RecoveryFigures, RunResult, Trial,
+use crate::results::exchange::{
+    BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, RecoveryFigures, Trial,
 };
-use crate::verdict::Verdict;
+use crate::results::file::save as write_results;
+use crate::results::progress::Observer;
+use crate::results::verdict::Verdict;
+use crate::results::{Interrupted, PhaseRecord, RunResult};
 use anyhow::Result;
 use std::path::Path;
 
@@ -726,10 +728,10 @@ impl Context<'_> {
 /// The verdict of a test that must finish its work without errors (backup, recovery), and
 /// without verification errors when it verifies.
 fn completion_verdict(r: &RunResult, errors: u64, what: &str, complete: bool) -> Verdict {
-    use crate::verdict::{Comparison, Rule};
+    use crate::results::verdict::{Comparison, Rule};
     let mut rules = vec![
         Rule::judge(
-            crate::verdict::IO_ERRORS,
+            crate::results::verdict::IO_ERRORS,
             errors as f64,
             Comparison::AtMost,
             0.0,

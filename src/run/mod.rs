@@ -16,42 +16,27 @@ use crate::engine::probe;
 use crate::engine::ring::UringBackend;
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
-use crate::engine::verify::{MapTarget, ReadBack, VerifyCounts, VerifyMap};
+use crate::engine::verify::{MapTarget, VerifyMap};
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
-use crate::job::units::format_size;
 use crate::job::{EngineKind, Job, OnError};
-pub use crate::report::run_result::StepResult;
-use crate::report::run_result::*;
+use crate::results::file::{save as write_results, timeseries_path};
+use crate::results::progress::Observer;
+use crate::results::timeseries::read_inline as inline_timeseries;
+use crate::results::*;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
 use crate::stats::summary::ClassSummary;
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
+use crate::stats::verification::{ReadBack, VerifyCounts};
 use crate::stats::{StatsSet, TargetCounters};
+use crate::units::format_size;
 use anyhow::{Context, Result, anyhow};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-/// What the run tells whoever shows progress. Every method has a silent default.
-pub trait Observer {
-    /// A phase starts (`prepare`, `ramp`, `measure`).
-    fn phase(&mut self, _name: &str) {}
-    /// Preparation of `target` has written `done` of `total` bytes.
-    fn prepare(&mut self, _target: &str, _done: u64, _total: u64) {}
-    /// One interval of the time series is complete.
-    fn interval(&mut self, _record: &IntervalRecord, _grid: &IntervalGrid) {}
-    /// A step of a sequence has ended.
-    fn step(&mut self, _step: &StepResult) {}
-    /// The run is over (clear progress displays).
-    fn finish(&mut self) {}
-}
-
-/// A silent observer.
-pub struct Quiet;
-impl Observer for Quiet {}
 
 /// Where results go and what to record about the invocation.
 #[derive(Debug, Clone)]
@@ -142,48 +127,6 @@ impl Signals {
         };
         Some(format!("interrupted by {by} during {phase}"))
     }
-}
-
-/// The `interrupted` reason of a results file written before the workers start and replaced
-/// when the run ends: seen only when storlab was killed or the machine stopped.
-pub const UNFINISHED: &str = "the run did not finish: storlab stopped without writing its results (killed, or the machine stopped)";
-
-/// Runs with at most this many intervals carry their time series inline in the results file
-/// too; longer ones only name the NDJSON file (so memory stays flat however long a run is).
-pub const INLINE_INTERVALS: usize = 3600;
-
-/// Reads the NDJSON time series back for inlining: empty when the file is missing, unreadable
-/// or longer than [`INLINE_INTERVALS`].
-pub(crate) fn inline_timeseries(path: &Path) -> Vec<IntervalRecord> {
-    use std::io::BufRead;
-    let Ok(f) = std::fs::File::open(path) else {
-        return Vec::new();
-    };
-    // Count first, so a long series is never held in memory.
-    let lines = std::io::BufReader::new(&f)
-        .lines()
-        .take(INLINE_INTERVALS + 1)
-        .count();
-    if lines > INLINE_INTERVALS {
-        return Vec::new();
-    }
-    let Ok(f) = std::fs::File::open(path) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for line in std::io::BufReader::new(f).lines() {
-        let Ok(line) = line else { return Vec::new() };
-        match serde_json::from_str(&line) {
-            Ok(rec) if out.len() < INLINE_INTERVALS => out.push(rec),
-            _ => return Vec::new(),
-        }
-    }
-    out
-}
-
-/// The NDJSON time-series path for a results path: `run.json` → `run.ndjson`.
-pub fn timeseries_path(results: &Path) -> PathBuf {
-    results.with_extension("ndjson")
 }
 
 #[derive(Default, Clone)]
@@ -1080,30 +1023,33 @@ fn read_back(
 
 /// The verdict every run gets once it verifies data or an I/O failed: no I/O errors, and no
 /// verification errors. `None` for a run with neither (nothing to judge).
-fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<crate::verdict::Verdict> {
+fn integrity_verdict(
+    result: &RunResult,
+    io_failures: u64,
+) -> Option<crate::results::verdict::Verdict> {
     let errors = io_failures.max(result.totals.errors());
     if result.verify.is_none() && errors == 0 {
         return None;
     }
-    let mut rules = vec![crate::verdict::Rule::judge(
-        crate::verdict::IO_ERRORS,
+    let mut rules = vec![crate::results::verdict::Rule::judge(
+        crate::results::verdict::IO_ERRORS,
         errors as f64,
-        crate::verdict::Comparison::AtMost,
+        crate::results::verdict::Comparison::AtMost,
         0.0,
         "errors",
     )];
     rules.extend(verification_rule(result));
-    Some(crate::verdict::Verdict::of(rules))
+    Some(crate::results::verdict::Verdict::of(rules))
 }
 
 /// The rule a run with data verification is judged by (`None` without verification): every
 /// verdict includes it.
-pub fn verification_rule(result: &RunResult) -> Option<crate::verdict::Rule> {
+pub fn verification_rule(result: &RunResult) -> Option<crate::results::verdict::Rule> {
     result.verify.as_ref().map(|v| {
-        crate::verdict::Rule::judge(
-            crate::verdict::VERIFY_ERRORS,
+        crate::results::verdict::Rule::judge(
+            crate::results::verdict::VERIFY_ERRORS,
             v.errors() as f64,
-            crate::verdict::Comparison::AtMost,
+            crate::results::verdict::Comparison::AtMost,
             0.0,
             "errors",
         )
@@ -1346,23 +1292,4 @@ fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected) {
         .flat_map(|r| r.errors.iter().cloned())
         .take(worker::ERROR_DETAILS * 4)
         .collect();
-}
-
-/// Writes `result` atomically: to a temporary file beside it, synced, then renamed.
-pub fn write_results(path: &Path, result: &RunResult) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
-    }
-    let tmp = path.with_extension("json.tmp");
-    let f = std::fs::File::create(&tmp)
-        .with_context(|| format!("cannot write the results file {}", tmp.display()))?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-    serde_json::to_writer_pretty(&mut w, result)?;
-    w.write_all(b"\n")?;
-    let f = w.into_inner().map_err(|e| e.into_error())?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-    Ok(())
 }

@@ -2,9 +2,9 @@
 //! compressing filesystem, behind another layer (FUSE, NFS, overlay), or a data set smaller
 //! than memory; each makes the figures say less about the storage under test.
 
-use crate::job::units::format_size_approx;
 use crate::job::{EngineKind, Job};
-use crate::report::run_result::TargetResult;
+use crate::results::TargetResult;
+use crate::units::format_size_approx;
 
 /// The warnings for `job` on `targets` (as opened), `data_bytes` in all, on a host with
 /// `memory` bytes.

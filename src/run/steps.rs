@@ -6,15 +6,16 @@
 //! `step 0 rep 3`, `step 1 round 4`): completed, interrupted, or (after an interruption) the
 //! runs and steps that never started.
 
-use super::{
-    Observer, RunOptions, Signals, execute, inline_timeseries, timeseries_path, write_results,
-};
+use super::{RunOptions, Signals, execute};
 use crate::job::steps::{Param, Precondition, expand};
 use crate::job::{Access, Distribution, IoLimit, Job, Worker};
-use crate::report::run_result::{
-    ClassResult, DeviceResult, DirCounts, Interrupted, PhaseRecord, PreconditionResult,
-    Repetitions, RunFigures, RunResult, SteadyResult, StepResult,
+use crate::results::file::{save as write_results, timeseries_path};
+use crate::results::progress::Observer;
+use crate::results::steps::{
+    PreconditionResult, Repetitions, RunFigures, SteadyResult, StepResult,
 };
+use crate::results::timeseries::read_inline as inline_timeseries;
+use crate::results::{ClassResult, DeviceResult, DirCounts, Interrupted, PhaseRecord, RunResult};
 use crate::stats::host::CpuPercent;
 use crate::stats::repetition::spread;
 use crate::stats::steady::{SteadyRule, check, first_steady_round};
@@ -43,7 +44,7 @@ struct Sequencer<'a> {
     /// Per-target counts summed over every run: (ops, bytes, errors).
     targets: Vec<(DirCounts, DirCounts, DirCounts)>,
     /// The first I/O errors of every run.
-    errors: Vec<crate::engine::worker::ErrorDetail>,
+    errors: Vec<crate::stats::errors::ErrorDetail>,
     /// One phase per run (and, after an interruption, per run or step that never started).
     phases: Vec<PhaseRecord>,
 }

@@ -1,12 +1,15 @@
 //! Measurement data: latency histograms, per-class counters, interval time series, summaries
 //! and host counters. Pure data: nothing here knows about engines or reports.
 
+pub mod errors;
 pub mod histogram;
 pub mod host;
 pub mod repetition;
 pub mod steady;
 pub mod summary;
+pub mod target;
 pub mod timeseries;
+pub mod verification;
 
 pub use histogram::Histogram;
 

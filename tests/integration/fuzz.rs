@@ -16,7 +16,7 @@ use proptest::test_runner::{Config, TestRunner};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use storlab::cli::{Cli, Command};
-use storlab::job::{self, JobError};
+use storlab::job::JobError;
 
 /// What a value is meant to be; a generated key gets a value of its kind, or (sometimes) any
 /// value at all.
@@ -455,9 +455,9 @@ type LineChoice = (Index, u8, Index, Index);
 fn parses(kind: Kind, value: &str) -> bool {
     let text = value.trim_matches('"');
     match kind {
-        Kind::Size => value.starts_with('"') && job::units::parse_size(text).is_ok(),
-        Kind::Dur => value.starts_with('"') && job::units::parse_duration(text).is_ok(),
-        Kind::Pct => value.starts_with('"') && job::units::parse_percent(text).is_ok(),
+        Kind::Size => value.starts_with('"') && storlab::units::parse_size(text).is_ok(),
+        Kind::Dur => value.starts_with('"') && storlab::units::parse_duration(text).is_ok(),
+        Kind::Pct => value.starts_with('"') && storlab::units::parse_percent(text).is_ok(),
         Kind::Count => value.parse::<u32>().is_ok(),
         Kind::Int => value.parse::<u64>().is_ok() && value.parse::<i64>().is_ok(),
         Kind::Float => !value.starts_with('"'),
@@ -994,9 +994,9 @@ fn flag_values(value_name: &str) -> &'static [&'static str] {
 /// Whether `value` is well-formed for a flag with value name `vn`.
 fn flag_value_parses(vn: &str, value: &str) -> bool {
     match vn {
-        "SIZE" => job::units::parse_size(value).is_ok(),
-        "TIME" => job::units::parse_duration(value).is_ok(),
-        "PCT" => job::units::parse_percent(value).is_ok(),
+        "SIZE" => storlab::units::parse_size(value).is_ok(),
+        "TIME" => storlab::units::parse_duration(value).is_ok(),
+        "PCT" => storlab::units::parse_percent(value).is_ok(),
         "N" => value.parse::<u32>().is_ok(),
         "IOPS" => value.parse::<f64>().is_ok(),
         _ => !value.is_empty(),

@@ -175,7 +175,7 @@ fn memory_stays_flat_over_three_minutes_of_10ms_intervals() {
     let v = load_json(&results);
     assert_eq!(at(&v, "/interrupted"), &serde_json::Value::Bool(false));
     assert!(
-        (expected as usize) > storlab::run::INLINE_INTERVALS,
+        (expected as usize) > storlab::results::INLINE_INTERVALS,
         "the run must be longer than what is inlined"
     );
     let inlined = v
@@ -183,7 +183,7 @@ fn memory_stays_flat_over_three_minutes_of_10ms_intervals() {
         .and_then(|t| t.as_array())
         .map_or(0, Vec::len);
     assert!(
-        inlined <= storlab::run::INLINE_INTERVALS,
+        inlined <= storlab::results::INLINE_INTERVALS,
         "{inlined} intervals inlined"
     );
     assert!(

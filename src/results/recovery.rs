@@ -11,84 +11,23 @@
 //! rebuilt from intervals and are left at 0. The job, the targets and the host are not in the
 //! time series and are left empty.
 
-use super::run_result::{
+use super::steps::StepResult;
+use super::timeseries::{self, TimeSeries};
+use super::{
     ClassResult, DeviceResult, EngineInfo, Interrupted, PhaseRecord, RunResult, SCHEMA_VERSION,
-    StepResult,
 };
 use crate::job::{EngineKind, Job};
 use crate::stats::histogram::LatencySummary;
 use crate::stats::host::{CpuPercent, DiskDelta, HostInfo};
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Read};
 use std::path::Path;
-
-/// Longest first line looked at to tell a time series from a results file.
-const SNIFF_BYTES: u64 = 1 << 20;
-
-/// An NDJSON time series read back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TimeSeries {
-    /// Every complete record, in file order.
-    pub records: Vec<IntervalRecord>,
-    /// The last line was cut off (the run was killed while writing it) and left out.
-    pub cut_off: bool,
-}
-
-/// Whether `path` holds an NDJSON time series rather than a results file: its name ends in
-/// `.ndjson`, or its first line is an interval record (a results file's first line is `{`).
-pub fn is_timeseries(path: &Path) -> bool {
-    if path.extension().is_some_and(|e| e == "ndjson") {
-        return true;
-    }
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut first = Vec::new();
-    let mut head = std::io::BufReader::new(file.take(SNIFF_BYTES));
-    if head.read_until(b'\n', &mut first).is_err() {
-        return false;
-    }
-    serde_json::from_slice::<IntervalRecord>(&first).is_ok()
-}
-
-/// Parses NDJSON text: every complete line (ended by a newline) must be a record, except that
-/// blank lines are skipped; a last line without its newline is kept when it parses and
-/// otherwise left out as cut off.
-pub fn parse(text: &[u8], name: &str) -> Result<TimeSeries> {
-    let mut records = Vec::new();
-    let mut cut_off = false;
-    let mut lines = text.split(|&b| b == b'\n').enumerate().peekable();
-    while let Some((n, line)) = lines.next() {
-        let last = lines.peek().is_none();
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<IntervalRecord>(line) {
-            Ok(record) => records.push(record),
-            // The last line has no newline after it: the writer was stopped in the middle.
-            Err(_) if last => cut_off = true,
-            Err(e) => bail!(
-                "{name} line {}: not an interval record of the time series: {e}",
-                n + 1
-            ),
-        }
-    }
-    Ok(TimeSeries { records, cut_off })
-}
-
-/// Reads the NDJSON time series at `path` (see [`parse`]).
-pub fn read(path: &Path) -> Result<TimeSeries> {
-    let text = std::fs::read(path)
-        .with_context(|| format!("cannot read the time series {}", path.display()))?;
-    parse(&text, &path.display().to_string())
-}
 
 /// The results of the run whose time series is `path`, rebuilt from its records alone.
 pub fn load(path: &Path) -> Result<RunResult> {
-    let series = read(path)?;
+    let series = timeseries::read(path)?;
     if series.records.is_empty() {
         bail!(
             "{} holds no complete interval record: the run stopped before its first interval ended, so there is nothing to report",
@@ -103,7 +42,7 @@ pub fn load(path: &Path) -> Result<RunResult> {
 }
 
 /// Completes a results file that storlab wrote before its workers started and never replaced
-/// (`interrupted` is [`crate::run::UNFINISHED`]): the measurements are recovered from the time
+/// (`interrupted` is [`super::UNFINISHED`]): the measurements are recovered from the time
 /// series, the job, targets and host are the file's own.
 pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
     let mut r = load(series)?;
@@ -523,41 +462,6 @@ mod tests {
             total: class,
             ..Default::default()
         }
-    }
-
-    fn ndjson(records: &[IntervalRecord]) -> String {
-        records
-            .iter()
-            .map(|r| serde_json::to_string(r).unwrap() + "\n")
-            .collect()
-    }
-
-    #[test]
-    fn a_cut_off_last_line_is_left_out_and_said_so() {
-        let text = ndjson(&[
-            record(0, "ramp", 10, 100.0, 200, 300),
-            record(1, "measure", 20, 100.0, 200, 300),
-        ]);
-        let whole = parse(text.as_bytes(), "t").unwrap();
-        assert_eq!(whole.records.len(), 2);
-        assert!(!whole.cut_off);
-        let cut = &text[..text.len() - 20];
-        let part = parse(cut.as_bytes(), "t").unwrap();
-        assert_eq!(part.records.len(), 1);
-        assert!(part.cut_off);
-        // A complete last record without its newline is kept.
-        let unended = parse(text.trim_end().as_bytes(), "t").unwrap();
-        assert_eq!(unended.records.len(), 2);
-        assert!(!unended.cut_off);
-    }
-
-    #[test]
-    fn a_broken_line_in_the_middle_is_an_error() {
-        let mut text = ndjson(&[record(0, "measure", 1, 1.0, 1, 1)]);
-        text.push_str("{\"index\": 1, broken\n");
-        text.push_str(&ndjson(&[record(2, "measure", 1, 1.0, 1, 1)]));
-        let e = parse(text.as_bytes(), "t.ndjson").unwrap_err().to_string();
-        assert!(e.contains("t.ndjson line 2"), "{e}");
     }
 
     #[test]

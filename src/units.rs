@@ -186,6 +186,38 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// Formats nanoseconds with a unit that keeps 3 significant digits: `812ns`, `12.3µs`,
+/// `4.56ms`, `1.20s`.
+pub fn format_ns(ns: f64) -> String {
+    let (v, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    if v < 10.0 && unit != "ns" {
+        format!("{v:.2}{unit}")
+    } else if v < 100.0 && unit != "ns" {
+        format!("{v:.1}{unit}")
+    } else {
+        format!("{v:.0}{unit}")
+    }
+}
+
+/// Formats a rate: `123.4k`, `1.23M`.
+pub fn format_rate(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
 struct UnitVisitor<T>(&'static str, fn(&str) -> Result<T, String>);
 
 impl<'de, T> Visitor<'de> for UnitVisitor<T> {

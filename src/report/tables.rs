@@ -1,0 +1,39 @@
+//! Tables more than one renderer shows (console, HTML, CSV): the same columns and cells
+//! everywhere.
+
+use crate::results::exchange::DatabaseFigures;
+use crate::units::format_ns;
+
+/// Column headings of the per-database table (console and HTML).
+pub const DATABASE_COLUMNS: [&'static str; 12] = [
+    "db",
+    "reads/s",
+    "read avg",
+    "read p95",
+    "read p99",
+    "writes/s",
+    "write avg",
+    "log writes/s",
+    "log avg",
+    "log p99",
+    "maintenance MB/s",
+    "errors",
+];
+
+/// The row of the per-database table, formatted.
+pub fn database_cells(d: &DatabaseFigures) -> [String; 12] {
+    [
+        d.name.clone(),
+        format!("{:.1}", d.db_reads_per_s),
+        format_ns(d.db_read_latency_ns.mean),
+        format_ns(d.db_read_latency_ns.p95 as f64),
+        format_ns(d.db_read_latency_ns.p99 as f64),
+        format!("{:.1}", d.db_writes_per_s),
+        format_ns(d.db_write_latency_ns.mean),
+        format!("{:.1}", d.log_writes_per_s),
+        format_ns(d.log_write_latency_ns.mean),
+        format_ns(d.log_write_latency_ns.p99 as f64),
+        format!("{:.2}", d.maintenance_mb_per_s),
+        d.errors.to_string(),
+    ]
+}

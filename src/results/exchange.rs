@@ -1,0 +1,201 @@
+//! The Exchange part of a results file: the model's figures, one row per database, the
+//! trials of thread tuning and of the maximum-mailboxes search, backup and recovery figures.
+
+use serde::{Deserialize, Serialize};
+
+/// One database's figures from a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseFigures {
+    /// `db1`...
+    pub name: String,
+    /// Database file.
+    pub path: String,
+    /// Log stream file.
+    pub log_path: String,
+    /// Database size as built, bytes.
+    pub size_bytes: u64,
+    /// Transactional reads per second.
+    pub db_reads_per_s: f64,
+    /// Transactional writes per second.
+    pub db_writes_per_s: f64,
+    /// Read latency, ns: mean, p95, p99, max.
+    pub db_read_latency_ns: LatencyBrief,
+    /// Write latency, ns.
+    pub db_write_latency_ns: LatencyBrief,
+    /// Average bytes per read.
+    pub db_read_bytes_avg: f64,
+    /// Average bytes per write.
+    pub db_write_bytes_avg: f64,
+    /// Log writes per second.
+    pub log_writes_per_s: f64,
+    /// Log write latency, ns.
+    pub log_write_latency_ns: LatencyBrief,
+    /// Average bytes per log write.
+    pub log_write_bytes_avg: f64,
+    /// Maintenance reads per second.
+    pub maintenance_reads_per_s: f64,
+    /// Maintenance read rate, MB/s (10^6 bytes/s).
+    pub maintenance_mb_per_s: f64,
+    /// I/O errors on this database and its log.
+    pub errors: u64,
+}
+
+/// Mean and tail of a latency, ns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyBrief {
+    /// Mean.
+    pub mean: f64,
+    /// 95th percentile.
+    pub p95: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p99_9: u64,
+    /// Maximum.
+    pub max: u64,
+}
+
+impl LatencyBrief {
+    /// The brief of a full summary.
+    pub fn of(s: &crate::stats::histogram::LatencySummary) -> LatencyBrief {
+        LatencyBrief {
+            mean: s.mean,
+            p95: s.p95,
+            p99: s.p99,
+            p99_9: s.p99_9,
+            max: s.max,
+        }
+    }
+}
+
+/// One trial of the thread tuning or the maximum-mailboxes search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trial {
+    /// `threads`, `bracket`, `bisect` or `confirm`.
+    pub purpose: String,
+    /// Mailboxes simulated.
+    pub mailboxes: u64,
+    /// Threads per database.
+    pub threads: u32,
+    /// Target transactional IOPS.
+    pub target_iops: f64,
+    /// Achieved transactional IOPS.
+    pub achieved_iops: f64,
+    /// Worst database's average read latency, ms.
+    pub db_read_latency_ms: f64,
+    /// Worst database's average log write latency, ms.
+    pub log_write_latency_ms: f64,
+    /// Largest database read latency, ms.
+    pub max_read_latency_ms: f64,
+    /// Measured seconds.
+    pub seconds: f64,
+    /// Whether every rule passed.
+    pub pass: bool,
+    /// Rules that failed.
+    pub failed_rules: Vec<String>,
+}
+
+/// How the databases were initialised.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Initialisation {
+    /// Wall time of the preparation phase, seconds.
+    pub seconds: f64,
+    /// Every database and log stream was reused from an earlier run.
+    pub reused: bool,
+    /// Bytes written.
+    pub written_bytes: u64,
+}
+
+/// The backup test's figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackupFigures {
+    /// Read size, bytes.
+    pub block_size_bytes: u64,
+    /// Per database MB/s (10^6 bytes/s), in database order.
+    pub mb_per_s_per_database: Vec<f64>,
+    /// All databases together, MB/s.
+    pub mb_per_s_total: f64,
+    /// Time to read every database once at the measured rate, seconds.
+    pub full_backup_seconds: f64,
+    /// Whether every database was read completely within the duration.
+    pub complete: bool,
+}
+
+/// The recovery test's figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryFigures {
+    /// Log files replayed per database.
+    pub log_files: u32,
+    /// Database page reads per log file.
+    pub reads_per_log_file: u64,
+    /// Database page writes per log file.
+    pub writes_per_log_file: u64,
+    /// Wall time of the replay, seconds.
+    pub seconds: f64,
+    /// Seconds per log file (per database, databases replaying in parallel).
+    pub seconds_per_log_file: f64,
+}
+
+/// The Exchange section of a results file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeResult {
+    /// Exchange version modelled.
+    pub version: String,
+    /// performance, stress, backup or recovery.
+    pub test: String,
+    /// Mailboxes of this run.
+    pub mailboxes: u64,
+    /// Mailbox size, bytes.
+    pub mailbox_size_bytes: u64,
+    /// Transactional IOPS per mailbox.
+    pub iops_per_mailbox: f64,
+    /// Where that figure came from.
+    pub iops_source: String,
+    /// Headroom, percent.
+    pub headroom_pct: f64,
+    /// Target transactional IOPS (0 for backup and recovery).
+    pub target_iops: f64,
+    /// Achieved transactional IOPS (database reads + writes).
+    pub achieved_iops: f64,
+    /// Number of databases.
+    pub database_count: u32,
+    /// Size of each database as built, bytes.
+    pub database_size_bytes: u64,
+    /// Databases were built at this fraction of their real size.
+    pub capacity_fraction: f64,
+    /// Database page size, bytes.
+    pub page_size_bytes: u64,
+    /// Threads per database used.
+    pub threads_per_database: u32,
+    /// Background maintenance on.
+    pub maintenance: bool,
+    /// Database directories.
+    pub db_paths: Vec<String>,
+    /// Log directories.
+    pub log_paths: Vec<String>,
+    /// Limits: average database read latency, ms.
+    pub db_read_latency_limit_ms: f64,
+    /// Limits: average log write latency, ms.
+    pub log_write_latency_limit_ms: f64,
+    /// Limits: maximum database read latency, ms.
+    pub max_latency_limit_ms: f64,
+    /// Throughput mode: the closed-loop maximum found, IOPS.
+    pub throughput_max_iops: Option<f64>,
+    /// Initialisation.
+    pub initialisation: Initialisation,
+    /// Per database.
+    pub databases: Vec<DatabaseFigures>,
+    /// The thread-tuning trials (`--threads auto`).
+    pub thread_trials: Vec<Trial>,
+    /// Backup test figures.
+    pub backup: Option<BackupFigures>,
+    /// Recovery test figures.
+    pub recovery: Option<RecoveryFigures>,
+}

@@ -1,0 +1,57 @@
+//! Results files on disk: loading one (its schema version checked) and writing one atomically
+//! (a temporary file beside it, synced, then renamed), and the name of the time series beside it.
+
+use super::{RunResult, SCHEMA_VERSION};
+use anyhow::{Context, Result, bail};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Loads a results file, checking its schema version.
+pub fn load(path: &Path) -> Result<RunResult> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the results file {}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    match value.get("schema_version").and_then(|v| v.as_u64()) {
+        Some(v) if v == SCHEMA_VERSION as u64 => {}
+        Some(v) => bail!(
+            "{} has schema_version {v}; this storlab reads version {SCHEMA_VERSION}",
+            path.display()
+        ),
+        None => bail!(
+            "{} is not a storlab results file (no schema_version)",
+            path.display()
+        ),
+    }
+    serde_json::from_value(value)
+        .with_context(|| format!("{} does not match the results schema", path.display()))
+}
+
+/// The results as pretty JSON.
+pub fn to_string(result: &RunResult) -> Result<String> {
+    Ok(serde_json::to_string_pretty(result)?)
+}
+
+/// Writes `result` atomically: to a temporary file beside it, synced, then renamed.
+pub fn save(path: &Path, result: &RunResult) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    let f = std::fs::File::create(&tmp)
+        .with_context(|| format!("cannot write the results file {}", tmp.display()))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+    serde_json::to_writer_pretty(&mut w, result)?;
+    w.write_all(b"\n")?;
+    let f = w.into_inner().map_err(|e| e.into_error())?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+/// The NDJSON time-series path for a results path: `run.json` → `run.ndjson`.
+pub fn timeseries_path(results: &Path) -> PathBuf {
+    results.with_extension("ndjson")
+}

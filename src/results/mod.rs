@@ -1,0 +1,324 @@
+//! The results contract: [`RunResult`] and everything in a results file, which every output
+//! (console, HTML, CSV, comparison) is rendered from, so `storlab report run.json` rebuilds any
+//! report. It depends on `job`, `stats` and `units` only.
+//!
+//! - this module: the top level of a results file and its per-class, per-worker, per-target
+//!   and per-device parts;
+//! - [`steps`], [`exchange`]: the parts of step sequences and Exchange validations;
+//! - [`verdict`]: threshold rules judged against measured values (PASS/FAIL);
+//! - [`file`]: loading (with the schema-version check) and the atomic write;
+//! - [`timeseries`]: the NDJSON time series beside every results file, read back;
+//! - [`recovery`]: results rebuilt from the time series of a run that did not finish;
+//! - [`progress`]: what a run tells whoever shows progress while its results are produced.
+//!
+//! Units are in field names; every type rejects unknown fields, so a file is never
+//! half-read. The versioning policy is in docs/results-format.md.
+
+pub mod exchange;
+pub mod file;
+pub mod progress;
+pub mod recovery;
+pub mod steps;
+pub mod timeseries;
+pub mod verdict;
+
+use crate::job::Job;
+use crate::stats::errors::ErrorDetail;
+use crate::stats::host::{CpuPercent, DiskDelta, HostInfo};
+use crate::stats::summary::ClassSummary;
+use crate::stats::target::{PrepareReport, TargetKind};
+use crate::stats::timeseries::IntervalRecord;
+use crate::stats::verification::VerifyCounts;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+
+/// Version of this schema.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The `interrupted` reason of a results file written before the workers start and replaced
+/// when the run ends: seen only when storlab was killed or the machine stopped.
+pub const UNFINISHED: &str = "the run did not finish: storlab stopped without writing its results (killed, or the machine stopped)";
+
+/// Runs with at most this many intervals carry their time series inline in the results file
+/// too; longer ones only name the NDJSON file (so memory stays flat however long a run is).
+pub const INLINE_INTERVALS: usize = 3600;
+
+/// Whether a run was cut short: `false`, or the reason (JSON: `false` or a string).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Interrupted {
+    /// It ran to the end.
+    #[default]
+    No,
+    /// Why it stopped early (signal, fatal error).
+    Yes(String),
+}
+
+impl Serialize for Interrupted {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Interrupted::No => s.serialize_bool(false),
+            Interrupted::Yes(r) => s.serialize_str(r),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Interrupted {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Flag(bool),
+            Reason(String),
+        }
+        Ok(match Raw::deserialize(d)? {
+            Raw::Flag(false) => Interrupted::No,
+            Raw::Flag(true) => Interrupted::Yes("interrupted".into()),
+            Raw::Reason(r) => Interrupted::Yes(r),
+        })
+    }
+}
+
+/// One run's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunResult {
+    /// Schema version ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// storlab version that wrote the file.
+    pub storlab_version: String,
+    /// The command line that started the run.
+    pub command: Vec<String>,
+    /// The resolved job.
+    pub job: Job,
+    /// The machine.
+    pub host: HostInfo,
+    /// Start of the run (prepare included), RFC 3339 UTC.
+    pub started_at: String,
+    /// End of the run, RFC 3339 UTC.
+    pub ended_at: String,
+    /// `false`, or why the run stopped early.
+    pub interrupted: Interrupted,
+    /// State of each phase, in order.
+    pub phases: Vec<PhaseRecord>,
+    /// The engine that did the I/O.
+    pub engine: EngineInfo,
+    /// Things a reader must know to trust the numbers (tmpfs, buffered I/O, small data set...).
+    pub warnings: Vec<String>,
+    /// Measured time, ms (the rates below are over this).
+    pub measured_ms: u64,
+    /// Every target.
+    pub targets: Vec<TargetResult>,
+    /// Every class together.
+    pub totals: ClassSummary,
+    /// Per class name.
+    pub classes: BTreeMap<String, ClassResult>,
+    /// Per worker.
+    pub workers: Vec<WorkerResult>,
+    /// Block devices under the targets: their own counters over the measured phase.
+    pub devices: Vec<DeviceResult>,
+    /// CPU use over the measured phase.
+    pub host_cpu: CpuPercent,
+    /// The first I/O errors, across workers.
+    pub errors: Vec<ErrorDetail>,
+    /// Path of the NDJSON time-series file (one [`IntervalRecord`] per line).
+    pub timeseries_path: Option<String>,
+    /// The time series, one record per interval (ramp intervals included, marked).
+    pub timeseries: Vec<IntervalRecord>,
+    /// Data verification (runs with `verify`): blocks checked and every kind of error found,
+    /// during the run and in the final read-back pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyCounts>,
+    /// The verdict: for runs that judge (Exchange), and for any run with data verification or
+    /// failed I/Os.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<verdict::Verdict>,
+    /// The Exchange model's figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<exchange::ExchangeResult>,
+    /// After `--find-max-mailboxes`: the largest mailbox count that passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_mailboxes: Option<u64>,
+    /// After `--find-max-mailboxes`: every trial of the search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<Vec<exchange::Trial>>,
+    /// Step sequences: one object per step, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<steps::StepResult>>,
+    /// Preconditioning, when the job asked for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<steps::PreconditionResult>,
+}
+
+/// A phase of the run and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseRecord {
+    /// `prepare`, `ramp` or `measure`.
+    pub name: String,
+    /// `completed`, `interrupted` or `not_started`.
+    pub state: String,
+    /// Wall time spent in it, seconds.
+    pub seconds: f64,
+}
+
+/// Which engine ran and how.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineInfo {
+    /// `io_uring`, `psync` or `null`.
+    pub name: String,
+    /// Why the requested engine was replaced, when it was.
+    pub fallback_reason: Option<String>,
+    /// Notes (registration fallbacks...).
+    pub notes: Vec<String>,
+}
+
+/// One target as it was used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetResult {
+    /// Name from the job.
+    pub name: String,
+    /// Path.
+    pub path: String,
+    /// File or block device.
+    pub kind: TargetKind,
+    /// Size used, bytes.
+    pub size_bytes: u64,
+    /// Logical block size (O_DIRECT granularity), bytes.
+    pub logical_block_size_bytes: u32,
+    /// Opened with O_DIRECT.
+    pub direct: bool,
+    /// Opened with O_DSYNC.
+    pub dsync: bool,
+    /// Filesystem type, or `block device`.
+    pub filesystem: String,
+    /// Mount point of that filesystem.
+    pub mount_point: Option<String>,
+    /// Its mount options.
+    pub mount_options: String,
+    /// Kernel name of the block device underneath.
+    pub device: Option<String>,
+    /// Model of that device.
+    pub device_model: Option<String>,
+    /// How the target was prepared.
+    pub prepare: PrepareReport,
+    /// Measured reads, writes and flushes on this target.
+    pub ops: DirCounts,
+    /// Measured bytes read and written.
+    pub bytes: DirCounts,
+    /// Errors.
+    pub errors: DirCounts,
+}
+
+/// A count per direction.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirCounts {
+    /// Reads.
+    pub read: u64,
+    /// Writes.
+    pub write: u64,
+    /// Flushes.
+    pub flush: u64,
+}
+
+/// One class's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassResult {
+    /// Reads.
+    pub read: crate::stats::summary::DirSummary,
+    /// Writes.
+    pub write: crate::stats::summary::DirSummary,
+    /// Flushes.
+    pub flush: crate::stats::summary::DirSummary,
+    /// How this class's writes were made durable: `none`, `o_dsync` (target opened with
+    /// O_DSYNC), `rwf_dsync` (per write), `fsync_every_N`, or several joined by `+`.
+    pub write_durability: String,
+}
+
+impl ClassResult {
+    /// The figures without the durability note.
+    pub fn summary(&self) -> ClassSummary {
+        ClassSummary {
+            read: self.read.clone(),
+            write: self.write.clone(),
+            flush: self.flush.clone(),
+        }
+    }
+}
+
+/// One worker's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerResult {
+    /// Name.
+    pub name: String,
+    /// Every class of the worker together.
+    pub totals: ClassSummary,
+    /// Per class name (classes the worker did not use are left out).
+    pub classes: BTreeMap<String, ClassSummary>,
+    /// Open loop: I/Os whose time came but were never issued because every slot was busy.
+    pub unissued: u64,
+    /// A fatal problem that ended the worker early.
+    pub fatal: Option<String>,
+}
+
+/// A block device's own view of the measured phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceResult {
+    /// Kernel name (`sda`, `nvme0n1`, `loop3`).
+    pub name: String,
+    /// Model, when known.
+    pub model: Option<String>,
+    /// Counter deltas over the measured phase.
+    pub delta: DiskDelta,
+}
+
+/// A complete, minimal results file as JSON for unit tests of the renderers: one 16 MiB target,
+/// one worker, the given classes, zero totals and no time series. Tests replace fields before
+/// deserialising it.
+#[cfg(test)]
+pub(crate) fn sample_json(engine: &str, classes: &[&str]) -> serde_json::Value {
+    use serde_json::json;
+    let dir = json!({
+        "ops": 0, "bytes": 0, "errors": 0, "iops": 0.0, "bytes_per_s": 0.0,
+        "latency_ns": {"min": 0, "mean": 0.0, "max": 0, "stddev": 0.0, "p50": 0, "p90": 0,
+                       "p95": 0, "p99": 0, "p99_9": 0, "p99_99": 0}
+    });
+    json!({
+        "schema_version": SCHEMA_VERSION, "storlab_version": "0.1.0", "command": ["storlab"],
+        "job": {
+            "description": null, "engine": engine, "duration_ms": 2000, "ramp_ms": 0,
+            "interval_ms": 1000, "seed": 1, "buffered": false, "destroy_data": false,
+            "batch": 1,
+            "targets": [{"name": "t", "path": "/tmp/t", "size_bytes": 16777216,
+                         "sync": false, "fsync_every": 0}],
+            "workers": [{
+                "name": "worker", "targets": [0], "target_choice": "round-robin",
+                "queue_depth": 1, "cpu": null, "rate": null, "io_limit": null,
+                "access": [{
+                    "class": 0, "weight": 1, "block_size_bytes": 4096, "block_sizes": [],
+                    "roll_every_bytes": 0, "read_pct": 100.0, "random_pct": 100.0,
+                    "align_bytes": 4096, "distribution": "uniform", "offset_bytes": 0,
+                    "length_bytes": null, "sync": false, "fsync_every": 0
+                }]
+            }],
+            "classes": classes, "warnings": []
+        },
+        "host": {"hostname": "h", "kernel": "6.1", "cpu_model": "cpu", "cpus": 2,
+                 "memory_bytes": 1},
+        "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:02Z",
+        "interrupted": false, "phases": [],
+        "engine": {"name": engine, "fallback_reason": null, "notes": []},
+        "warnings": [], "measured_ms": 2000, "targets": [],
+        "totals": {"read": dir, "write": dir, "flush": dir}, "classes": {}, "workers": [],
+        "devices": [],
+        "host_cpu": {"process_user_pct": 0.0, "process_system_pct": 0.0,
+                     "system_user_pct": 0.0, "system_system_pct": 0.0,
+                     "system_iowait_pct": 0.0, "system_idle_pct": 100.0},
+        "errors": [], "timeseries_path": null, "timeseries": []
+    })
+}

@@ -1,0 +1,25 @@
+//! What a run tells whoever shows progress while its results are produced (the console's live
+//! line, later a live dashboard): phases, preparation, each interval of the time series and
+//! each finished step. Defined here, beside the results it carries, so that `run` calls it and
+//! `report` implements it without either depending on the other.
+
+use super::steps::StepResult;
+use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
+
+/// What the run tells whoever shows progress. Every method has a silent default.
+pub trait Observer {
+    /// A phase starts (`prepare`, `ramp`, `measure`).
+    fn phase(&mut self, _name: &str) {}
+    /// Preparation of `target` has written `done` of `total` bytes.
+    fn prepare(&mut self, _target: &str, _done: u64, _total: u64) {}
+    /// One interval of the time series is complete.
+    fn interval(&mut self, _record: &IntervalRecord, _grid: &IntervalGrid) {}
+    /// A step of a sequence has ended.
+    fn step(&mut self, _step: &StepResult) {}
+    /// The run is over (clear progress displays).
+    fn finish(&mut self) {}
+}
+
+/// A silent observer.
+pub struct Quiet;
+impl Observer for Quiet {}

@@ -1,0 +1,116 @@
+//! The step-sequence part of a results file: one [`StepResult`] per step (with repetitions,
+//! steady-state rounds or a rate-curve level), and preconditioning.
+
+use crate::stats::host::CpuPercent;
+use crate::stats::summary::ClassSummary;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What preconditioning did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionResult {
+    /// Full passes over every target.
+    pub passes: u32,
+    /// `sequential` or `random`.
+    pub pattern: String,
+    /// Write size, bytes.
+    pub block_size_bytes: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Write rate, MB/s (10^6 bytes/s).
+    pub mb_per_s: f64,
+    /// Whether every pass completed.
+    pub complete: bool,
+}
+
+/// One measured run inside a step (a repetition, a steady-state round, a curve level).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunFigures {
+    /// I/Os per second (reads and writes).
+    pub iops: f64,
+    /// MB/s (10^6 bytes/s).
+    pub mb_per_s: f64,
+    /// Mean latency, ns.
+    pub latency_mean_ns: f64,
+    /// Median latency, ns.
+    pub latency_p50_ns: u64,
+    /// 99th percentile latency, ns.
+    pub latency_p99_ns: u64,
+    /// Measured seconds.
+    pub seconds: f64,
+}
+
+/// Spread of a step's repetitions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repetitions {
+    /// Each run.
+    pub runs: Vec<RunFigures>,
+    /// IOPS.
+    pub iops: crate::stats::repetition::Spread,
+    /// MB/s.
+    pub mb_per_s: crate::stats::repetition::Spread,
+    /// Mean latency, ns.
+    pub latency_mean_ns: crate::stats::repetition::Spread,
+    /// Median latency, ns.
+    pub latency_p50_ns: crate::stats::repetition::Spread,
+    /// 99th percentile latency, ns.
+    pub latency_p99_ns: crate::stats::repetition::Spread,
+    /// IOPS varied by more than 5% (coefficient of variation).
+    pub high_variation: bool,
+}
+
+/// Steady-state rounds of a step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyResult {
+    /// Each round's IOPS, in order.
+    pub rounds_iops: Vec<f64>,
+    /// The 1-based round at which the window became steady; `None`: never.
+    pub steady_at_round: Option<usize>,
+    /// The check of the last window.
+    pub window: Option<crate::stats::steady::WindowCheck>,
+    /// Rounds in the window.
+    pub window_rounds: u32,
+}
+
+/// One step of a sequence.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepResult {
+    /// 0-based step index.
+    pub index: usize,
+    /// The parameter values that define it: block_size in bytes, read/random in percent,
+    /// rate in IOPS per worker, counts as numbers.
+    pub parameters: BTreeMap<String, f64>,
+    /// The same, as a person reads them.
+    pub label: String,
+    /// `step`, `curve-max` or `curve-level`.
+    pub kind: String,
+    /// Rate curve: the level, percent of the closed-loop maximum.
+    pub curve_level_pct: Option<f64>,
+    /// Rate curve: the total open-loop rate, IOPS.
+    pub target_iops: Option<f64>,
+    /// Measured time, ms (every run of the step).
+    pub measured_ms: u64,
+    /// Every class together.
+    pub totals: ClassSummary,
+    /// Per class name.
+    pub classes: BTreeMap<String, ClassSummary>,
+    /// CPU use.
+    pub host_cpu: CpuPercent,
+    /// Machine CPU busy (user + system), percent of all CPUs.
+    pub cpu_busy_pct: f64,
+    /// I/Os per second per percent of CPU busy (Iometer's efficiency figure).
+    pub ios_per_cpu_pct: f64,
+    /// Repetitions (`repeat` > 1).
+    pub repetitions: Option<Repetitions>,
+    /// Steady state (`until_steady`).
+    pub steady: Option<SteadyResult>,
+    /// The step was cut short.
+    pub interrupted: bool,
+}
