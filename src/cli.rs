@@ -629,7 +629,7 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
         if !a.out.json {
             console::note(&exchange::sizing_summary(&cfg));
         }
-        run::exchange::run(&cfg, opts, signals, live)
+        run::exchange::run(&cfg, opts, &mut run::Runner { signals, obs: live })
     })
 }
 
@@ -681,7 +681,7 @@ fn run_job(args: RunArgs) -> Result<i32> {
     }
     args.out.run("run", |opts, signals, live| {
         if job.sequence.is_sequence() {
-            run::steps::run(&job, opts, signals, live)
+            run::steps::run(&job, opts, &mut run::Runner { signals, obs: live })
         } else {
             run::execute(&job, opts, signals, live)
         }

@@ -9,8 +9,8 @@ use crate::results::steps::StepResult;
 use crate::stats::histogram::Histogram;
 use crate::stats::repetition::Spread;
 use crate::stats::summary::{ClassSummary, DirSummary};
-use crate::units::{format_duration, format_size};
-use crate::units::{format_ns, format_rate};
+use crate::stats::timeseries::IntervalPhase;
+use crate::units::{format_duration, format_ns, format_rate, format_size};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -465,7 +465,7 @@ pub fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Comparison {
                 points: r
                     .timeseries
                     .iter()
-                    .filter(|t| t.phase == "measure")
+                    .filter(|t| t.phase == IntervalPhase::Measure)
                     .map(|t| {
                         t_ms += t.interval_ms;
                         (t_ms as f64 / 1e3, t.total.read.iops + t.total.write.iops)

@@ -4,8 +4,8 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use crate::results::progress::Observer;
-use crate::results::steps::StepResult;
-use crate::results::{Interrupted, RunResult};
+use crate::results::steps::{StepKind, StepResult};
+use crate::results::{Phase, RunResult};
 use crate::stats::summary::DirSummary;
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
 use crate::units::{format_ns, format_rate};
@@ -21,7 +21,6 @@ pub struct Live {
     enabled: bool,
     rows: bool,
     steps_printed: usize,
-    phase: String,
 }
 
 impl Live {
@@ -32,7 +31,6 @@ impl Live {
             enabled: !quiet && std::io::stderr().is_terminal(),
             rows: !quiet,
             steps_printed: 0,
-            phase: String::new(),
         }
     }
 
@@ -51,11 +49,10 @@ impl Live {
 }
 
 impl Observer for Live {
-    fn phase(&mut self, name: &str) {
+    fn phase(&mut self, _phase: Phase) {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
-        self.phase = name.into();
     }
 
     fn prepare(&mut self, target: &str, done: u64, total: u64) {
@@ -152,10 +149,10 @@ pub fn step_line(s: &StepResult) -> String {
     let t = &s.totals;
     let lat = crate::stats::summary::DirSummary::merge(&[&t.read, &t.write], 1.0).latency_ns;
     let mut notes = Vec::new();
-    if let Some(level) = s.curve_level_pct.filter(|_| s.kind == "curve-level") {
+    if let Some(level) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
         notes.push(format!("curve {level}%"));
     }
-    if s.kind == "curve-max" {
+    if s.kind == StepKind::CurveMax {
         notes.push("curve max (closed loop)".into());
     }
     if let Some(r) = &s.repetitions {
@@ -227,13 +224,16 @@ pub fn summary(r: &RunResult) -> String {
             None => format!("{} worker(s)", r.job.workers.len()),
         },
         secs,
-        match &r.interrupted {
-            Interrupted::No => String::new(),
-            Interrupted::Yes(why) => format!(" · INTERRUPTED: {why}"),
+        match r.interrupted.reason() {
+            None => String::new(),
+            Some(why) => format!(" · INTERRUPTED: {why}"),
         }
     );
     let open = r.job.workers.iter().any(|w| w.rate.is_some())
-        || r.steps.iter().flatten().any(|s| s.kind == "curve-level");
+        || r.steps
+            .iter()
+            .flatten()
+            .any(|s| s.kind == StepKind::CurveLevel);
     let _ = writeln!(
         out,
         "latency: {} · MB/s = 10^6 bytes/s\n",

@@ -298,7 +298,7 @@ fn steps_table(steps: &[StepResult]) -> Tab {
         t.num(c);
     }
     for s in steps {
-        let mut row = vec![s.index.to_string(), s.label.clone(), s.kind.clone()];
+        let mut row = vec![s.index.to_string(), s.label.clone(), s.kind.to_string()];
         row.extend(params.iter().map(|p| of(s.parameters.get(*p).copied())));
         let (mean, p99) = step_latency(&s.totals);
         row.extend([
@@ -396,8 +396,8 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
                 let mut row = vec![
                     rec.index.to_string(),
                     rec.step.map(|s| s.to_string()).unwrap_or_default(),
-                    rec.label.clone().unwrap_or_default(),
-                    rec.phase.clone(),
+                    rec.label.map(|l| l.to_string()).unwrap_or_default(),
+                    rec.phase.to_string(),
                     rec.t_end_ms.to_string(),
                     rec.interval_ms.to_string(),
                     name.to_string(),
@@ -452,7 +452,7 @@ mod tests {
         StepResult {
             index,
             label: format!("step {index}"),
-            kind: "step".into(),
+            kind: crate::results::steps::StepKind::Step,
             parameters: serde_json::from_value(params).unwrap(),
             measured_ms: 2500,
             totals: serde_json::from_value(json!({"read": dir(10), "write": dir(0),
@@ -547,9 +547,9 @@ mod tests {
         };
         let mut rec = IntervalRecord {
             index: 3,
-            phase: "measure".into(),
+            phase: crate::stats::timeseries::IntervalPhase::Measure,
             step: Some(1),
-            label: Some("rep 2".into()),
+            label: Some(crate::stats::timeseries::SequenceRun::Rep(2)),
             t_end_ms: 4000,
             interval_ms: 1000,
             total: c(5, 2),

@@ -13,8 +13,8 @@
 //! steps ran until steady).
 
 use super::svg::{self, Axis, Bars, LineOptions, Series};
-use crate::results::steps::{Repetitions, SteadyResult, StepResult};
-use crate::results::{Interrupted, RunResult};
+use crate::results::steps::{Repetitions, SteadyResult, StepKind, StepResult};
+use crate::results::{Interrupted, PhaseState, RunResult};
 use crate::stats::histogram::Histogram;
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::{ClassSummary, DirSummary};
@@ -98,7 +98,7 @@ fn verify_section(o: &mut String, r: &RunResult) {
             || "not run".to_string(),
             |b| format!(
                 "{}: {} blocks in {:.1} s",
-                escape(&b.state),
+                escape(&b.state.to_string()),
                 b.blocks_checked,
                 b.seconds
             )
@@ -446,7 +446,7 @@ const NUMERIC_PARAMETERS: [(&str, &str); 6] = [
 
 /// Step sequences: throughput against the cycled parameter, the rate curve, steady state.
 fn step_charts(o: &mut String, steps: &[StepResult]) {
-    let plain: Vec<&StepResult> = steps.iter().filter(|s| s.kind == "step").collect();
+    let plain: Vec<&StepResult> = steps.iter().filter(|s| s.kind == StepKind::Step).collect();
     let reps = plain.iter().any(|s| s.repetitions.is_some());
     if plain.len() >= 2 || reps {
         let mut keys: BTreeSet<&String> = BTreeSet::new();
@@ -586,7 +586,10 @@ fn step_charts(o: &mut String, steps: &[StepResult]) {
     }
 
     // The rate curve: latency against load.
-    let mut levels: Vec<&StepResult> = steps.iter().filter(|s| s.kind == "curve-level").collect();
+    let mut levels: Vec<&StepResult> = steps
+        .iter()
+        .filter(|s| s.kind == StepKind::CurveLevel)
+        .collect();
     if !levels.is_empty() {
         levels.sort_by(|a, b| a.totals.iops().total_cmp(&b.totals.iops()));
         let s = vec![
@@ -620,7 +623,7 @@ fn step_charts(o: &mut String, steps: &[StepResult]) {
             ),
             "curve-latency",
         ));
-        if let Some(max) = steps.iter().find(|s| s.kind == "curve-max") {
+        if let Some(max) = steps.iter().find(|s| s.kind == StepKind::CurveMax) {
             let _ = write!(
                 o,
                 "<p class=\"muted\">Closed-loop maximum: {} IOPS; levels at {}.</p>",
@@ -740,7 +743,7 @@ fn what_ran(r: &RunResult) -> String {
 fn header(o: &mut String, r: &RunResult) {
     let mut rows: Vec<(&str, String)> = vec![("what", escape(&what_ran(r)))];
     if let Some(seq) = r.steps.as_ref().filter(|s| !s.is_empty()) {
-        let kinds: BTreeSet<&str> = seq.iter().map(|s| s.kind.as_str()).collect();
+        let kinds: BTreeSet<String> = seq.iter().map(|s| s.kind.to_string()).collect();
         rows.push((
             "sequence",
             format!(
@@ -801,9 +804,9 @@ fn header(o: &mut String, r: &RunResult) {
         .phases
         .iter()
         .map(|p| {
-            let mut s = format!("{} {:.1} s", escape(&p.name), p.seconds);
-            if p.state != "completed" {
-                let _ = write!(s, " ({})", escape(&p.state));
+            let mut s = format!("{} {:.1} s", escape(&p.name.to_string()), p.seconds);
+            if p.state != PhaseState::Completed {
+                let _ = write!(s, " ({})", escape(&p.state.to_string()));
             }
             s
         })
@@ -924,7 +927,7 @@ pub fn render(r: &RunResult) -> String {
             let _ = write!(
                 o,
                 "<tr><td>{kind}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td class=\"{}\">{}</td></tr>",
-                escape(&t.purpose),
+                escape(&t.purpose.to_string()),
                 t.mailboxes,
                 t.threads,
                 t.target_iops,
@@ -996,7 +999,7 @@ pub fn render(r: &RunResult) -> String {
                     rep.iops.cv_pct
                 ));
             }
-            if let Some(l) = s.curve_level_pct.filter(|_| s.kind == "curve-level") {
+            if let Some(l) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
                 notes.push(format!("curve {l}%"));
             }
             if let Some(st) = &s.steady {
@@ -1158,7 +1161,7 @@ mod tests {
             for k in 1..=3u64 {
                 let mut rec = IntervalRecord {
                     index: k - 1,
-                    phase: "measure".into(),
+                    phase: crate::stats::timeseries::IntervalPhase::Measure,
                     step: Some(run),
                     t_end_ms: k * 1000,
                     interval_ms: 1000,
@@ -1273,7 +1276,7 @@ mod tests {
             let mut s = StepResult {
                 index: i,
                 label: format!("block_size={bs}"),
-                kind: "step".into(),
+                kind: StepKind::Step,
                 ..Default::default()
             };
             s.parameters.insert("block_size".into(), bs);
@@ -1319,7 +1322,7 @@ mod tests {
         for (i, pct) in [(1, 50.0), (2, 90.0)] {
             let mut s = StepResult {
                 index: i,
-                kind: "curve-level".into(),
+                kind: StepKind::CurveLevel,
                 curve_level_pct: Some(pct),
                 target_iops: Some(pct * 10.0),
                 ..Default::default()
@@ -1330,7 +1333,7 @@ mod tests {
         }
         curve.push(StepResult {
             index: 3,
-            kind: "step".into(),
+            kind: StepKind::Step,
             steady: Some(SteadyResult {
                 rounds_iops: vec![10.0, 20.0, 19.0, 20.0, 21.0],
                 steady_at_round: Some(4),

@@ -70,12 +70,38 @@ impl LatencyBrief {
     }
 }
 
+/// What a trial of an Exchange validation was for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrialPurpose {
+    /// `--threads auto`: a thread count tried.
+    #[default]
+    Threads,
+    /// The maximum-mailboxes search: doubling or halving until a pass and a fail bracket it.
+    Bracket,
+    /// The search: halving the bracket.
+    Bisect,
+    /// The search: a full-length run confirming the count found.
+    Confirm,
+}
+
+impl std::fmt::Display for TrialPurpose {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TrialPurpose::Threads => "threads",
+            TrialPurpose::Bracket => "bracket",
+            TrialPurpose::Bisect => "bisect",
+            TrialPurpose::Confirm => "confirm",
+        })
+    }
+}
+
 /// One trial of the thread tuning or the maximum-mailboxes search.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trial {
-    /// `threads`, `bracket`, `bisect` or `confirm`.
-    pub purpose: String,
+    /// What the trial was for.
+    pub purpose: TrialPurpose,
     /// Mailboxes simulated.
     pub mailboxes: u64,
     /// Threads per database.

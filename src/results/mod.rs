@@ -51,13 +51,32 @@ pub enum Interrupted {
     No,
     /// Why it stopped early (signal, fatal error).
     Yes(String),
+    /// The run has not finished: the file written before the workers start, replaced when the
+    /// run ends (JSON: the text [`UNFINISHED`]). Seen only when storlab was killed.
+    Unfinished,
+}
+
+impl Interrupted {
+    /// Whether the run stopped before its end (or has not finished).
+    pub fn stopped_early(&self) -> bool {
+        !matches!(self, Interrupted::No)
+    }
+
+    /// Why it stopped early.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Interrupted::No => None,
+            Interrupted::Yes(why) => Some(why),
+            Interrupted::Unfinished => Some(UNFINISHED),
+        }
+    }
 }
 
 impl Serialize for Interrupted {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Interrupted::No => s.serialize_bool(false),
-            Interrupted::Yes(r) => s.serialize_str(r),
+        match self.reason() {
+            None => s.serialize_bool(false),
+            Some(why) => s.serialize_str(why),
         }
     }
 }
@@ -73,6 +92,7 @@ impl<'de> Deserialize<'de> for Interrupted {
         Ok(match Raw::deserialize(d)? {
             Raw::Flag(false) => Interrupted::No,
             Raw::Flag(true) => Interrupted::Yes("interrupted".into()),
+            Raw::Reason(r) if r == UNFINISHED => Interrupted::Unfinished,
             Raw::Reason(r) => Interrupted::Yes(r),
         })
     }
@@ -153,12 +173,174 @@ pub struct RunResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PhaseRecord {
-    /// `prepare`, `ramp` or `measure`.
-    pub name: String,
-    /// `completed`, `interrupted` or `not_started`.
-    pub state: String,
+    /// Which phase (JSON: `prepare`, `ramp`, `measure`, `read-back`, `step 2 rep 1`...).
+    pub name: Phase,
+    /// How it ended.
+    pub state: PhaseState,
     /// Wall time spent in it, seconds.
     pub seconds: f64,
+}
+
+impl PhaseRecord {
+    /// A phase that never started.
+    pub fn not_started(name: Phase) -> PhaseRecord {
+        PhaseRecord {
+            name,
+            state: PhaseState::NotStarted,
+            seconds: 0.0,
+        }
+    }
+}
+
+/// A phase of a run, of a step sequence or of an Exchange validation. In JSON it is the text
+/// [`Phase::fmt`] writes (`prepare`, `step 0 rep 3`), parsed back by [`Phase::from_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Opening and preparing the targets.
+    Prepare,
+    /// I/O that is not counted, before the measurement.
+    Ramp,
+    /// The measured I/O.
+    Measure,
+    /// Data verification's final pass over every block written.
+    ReadBack,
+    /// A sequence's preconditioning.
+    Precondition,
+    /// Exchange: building the databases and logs (the first run's preparation).
+    Initialise,
+    /// Exchange: finding the closed-loop maximum (`--throughput`).
+    Throughput,
+    /// Exchange: `--threads auto`.
+    Threads,
+    /// Exchange: `--find-max-mailboxes`, bracketing and bisection.
+    Search,
+    /// One run of a step sequence.
+    Step {
+        /// The step's index.
+        index: usize,
+        /// Which run of the step.
+        run: StepRun,
+    },
+}
+
+/// Which run of a step a phase is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepRun {
+    /// The step's only run (`step 2`).
+    Only,
+    /// Repetition N, from 1 (`step 2 rep 3`).
+    Rep(u32),
+    /// Steady-state round N, from 1 (`step 2 round 4`).
+    Round(u32),
+}
+
+impl Phase {
+    /// Run `run` of step `index`.
+    pub fn step(index: usize, run: StepRun) -> Phase {
+        Phase::Step { index, run }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let word = match self {
+            Phase::Prepare => "prepare",
+            Phase::Ramp => "ramp",
+            Phase::Measure => "measure",
+            Phase::ReadBack => "read-back",
+            Phase::Precondition => "precondition",
+            Phase::Initialise => "initialise",
+            Phase::Throughput => "throughput",
+            Phase::Threads => "threads",
+            Phase::Search => "search",
+            Phase::Step { index, run } => {
+                return match run {
+                    StepRun::Only => write!(f, "step {index}"),
+                    StepRun::Rep(n) => write!(f, "step {index} rep {n}"),
+                    StepRun::Round(n) => write!(f, "step {index} round {n}"),
+                };
+            }
+        };
+        f.write_str(word)
+    }
+}
+
+impl std::str::FromStr for Phase {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Phase, String> {
+        let simple = [
+            Phase::Prepare,
+            Phase::Ramp,
+            Phase::Measure,
+            Phase::ReadBack,
+            Phase::Precondition,
+            Phase::Initialise,
+            Phase::Throughput,
+            Phase::Threads,
+            Phase::Search,
+        ];
+        if let Some(p) = simple.into_iter().find(|p| p.to_string() == s) {
+            return Ok(p);
+        }
+        let bad = || format!("`{s}` is not a phase");
+        let words: Vec<&str> = s.split(' ').collect();
+        let number = |w: &str| w.parse::<u32>().map_err(|_| bad());
+        match words.as_slice() {
+            ["step", i] => Ok(Phase::step(number(i)? as usize, StepRun::Only)),
+            ["step", i, "rep", n] => Ok(Phase::step(number(i)? as usize, StepRun::Rep(number(n)?))),
+            ["step", i, "round", n] => {
+                Ok(Phase::step(number(i)? as usize, StepRun::Round(number(n)?)))
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Serialize for Phase {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Phase {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// How a phase ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseState {
+    /// It ran to its end.
+    Completed,
+    /// It was cut short.
+    Interrupted,
+    /// It never started (the run stopped before it).
+    NotStarted,
+}
+
+impl std::fmt::Display for PhaseState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PhaseState::Completed => "completed",
+            PhaseState::Interrupted => "interrupted",
+            PhaseState::NotStarted => "not_started",
+        })
+    }
+}
+
+impl PhaseState {
+    /// `Completed` when `done`, else `Interrupted`.
+    pub fn of(done: bool) -> PhaseState {
+        if done {
+            PhaseState::Completed
+        } else {
+            PhaseState::Interrupted
+        }
+    }
 }
 
 /// Which engine ran and how.
@@ -221,6 +403,15 @@ pub struct DirCounts {
     pub write: u64,
     /// Flushes.
     pub flush: u64,
+}
+
+impl DirCounts {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &DirCounts) {
+        self.read += other.read;
+        self.write += other.write;
+        self.flush += other.flush;
+    }
 }
 
 /// One class's results.

@@ -3,13 +3,14 @@
 //! each finished step. Defined here, beside the results it carries, so that `run` calls it and
 //! `report` implements it without either depending on the other.
 
+use super::Phase;
 use super::steps::StepResult;
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
 
 /// What the run tells whoever shows progress. Every method has a silent default.
 pub trait Observer {
-    /// A phase starts (`prepare`, `ramp`, `measure`).
-    fn phase(&mut self, _name: &str) {}
+    /// A phase starts.
+    fn phase(&mut self, _phase: Phase) {}
     /// Preparation of `target` has written `done` of `total` bytes.
     fn prepare(&mut self, _target: &str, _done: u64, _total: u64) {}
     /// One interval of the time series is complete.

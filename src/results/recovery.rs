@@ -11,22 +11,34 @@
 //! rebuilt from intervals and are left at 0. The job, the targets and the host are not in the
 //! time series and are left empty.
 
-use super::steps::StepResult;
+use super::steps::{StepKind, StepResult};
 use super::timeseries::{self, TimeSeries};
 use super::{
-    ClassResult, DeviceResult, EngineInfo, Interrupted, PhaseRecord, RunResult, SCHEMA_VERSION,
+    ClassResult, DeviceResult, EngineInfo, Interrupted, Phase, PhaseRecord, PhaseState, RunResult,
+    SCHEMA_VERSION, StepRun,
 };
 use crate::job::{EngineKind, Job};
 use crate::stats::histogram::LatencySummary;
 use crate::stats::host::{CpuPercent, DiskDelta, HostInfo};
 use crate::stats::summary::{ClassSummary, DirSummary};
-use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
+use crate::stats::timeseries::{
+    IntervalClass, IntervalDir, IntervalPhase, IntervalRecord, SequenceRun,
+};
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The results of the run whose time series is `path`, rebuilt from its records alone.
 pub fn load(path: &Path) -> Result<RunResult> {
+    let mut r = recover_file(path)?;
+    r.warnings.push(
+        "recovered from the time series: the job, the targets and the host are not in it and are left empty; start and end times are estimated from the file's modification time".into(),
+    );
+    Ok(r)
+}
+
+/// The measurements of the run whose time series is `path`.
+fn recover_file(path: &Path) -> Result<RunResult> {
     let series = timeseries::read(path)?;
     if series.records.is_empty() {
         bail!(
@@ -45,9 +57,7 @@ pub fn load(path: &Path) -> Result<RunResult> {
 /// (`interrupted` is [`super::UNFINISHED`]): the measurements are recovered from the time
 /// series, the job, targets and host are the file's own.
 pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
-    let mut r = load(series)?;
-    r.warnings
-        .retain(|w| !w.contains("the job, the targets and the host"));
+    let mut r = recover_file(series)?;
     r.warnings.extend(unfinished.warnings);
     r.command = unfinished.command;
     r.job = unfinished.job;
@@ -154,18 +164,7 @@ impl Sum {
         }
         self.cpu = CpuPercent::weighted([(self.cpu, before), (r.cpu, w)]);
         for (name, d) in &r.devices {
-            let s = self.devices.entry(name.clone()).or_default();
-            let weighted = |a: f64, na: u64, b: f64, nb: u64| {
-                (a * na as f64 + b * nb as f64) / (na + nb).max(1) as f64
-            };
-            s.read_await_ms = weighted(s.read_await_ms, s.reads, d.read_await_ms, d.reads);
-            s.write_await_ms = weighted(s.write_await_ms, s.writes, d.write_await_ms, d.writes);
-            s.reads += d.reads;
-            s.writes += d.writes;
-            s.read_bytes += d.read_bytes;
-            s.write_bytes += d.write_bytes;
-            s.flushes += d.flushes;
-            s.busy_ms += d.busy_ms;
+            self.devices.entry(name.clone()).or_default().add(d);
         }
     }
 
@@ -188,22 +187,23 @@ pub fn recover(
     let records = &series.records;
     let sequence = records.iter().any(|r| r.step.is_some());
     // In a sequence only the steps are measured (not preconditioning); ramps never are.
-    let measured = |r: &&IntervalRecord| r.phase == "measure" && (!sequence || r.step.is_some());
+    let measured =
+        |r: &&IntervalRecord| r.phase == IntervalPhase::Measure && (!sequence || r.step.is_some());
     let mut all = Sum::default();
-    let mut steps: BTreeMap<usize, (Sum, Vec<String>)> = BTreeMap::new();
+    let mut steps: BTreeMap<usize, (Sum, Vec<SequenceRun>)> = BTreeMap::new();
     for r in records.iter().filter(measured) {
         all.add(r);
         if let Some(i) = r.step {
             let (sum, labels) = steps.entry(i).or_default();
             sum.add(r);
-            if let Some(l) = r.label.as_ref().filter(|l| !labels.contains(l)) {
-                labels.push(l.clone());
+            if let Some(l) = r.label.filter(|l| !labels.contains(l)) {
+                labels.push(l);
             }
         }
     }
     let ramp_ms: u64 = records
         .iter()
-        .filter(|r| r.phase == "ramp" && r.step == records[0].step)
+        .filter(|r| r.phase == IntervalPhase::Ramp && r.step == records[0].step)
         .filter(|r| r.label == records[0].label)
         .map(|r| r.interval_ms)
         .sum();
@@ -219,44 +219,39 @@ pub fn recover(
         .map(|(&index, (sum, labels))| step_row(index, sum, labels, Some(index) == last_step))
         .collect();
     let mut phases = Vec::new();
-    let phase = |name: String, state: &str, seconds: f64| PhaseRecord {
+    let phase = |name: Phase, state: PhaseState, seconds: f64| PhaseRecord {
         name,
-        state: state.into(),
+        state,
         seconds,
     };
     if sequence {
         let pre: Vec<&IntervalRecord> = records.iter().filter(|r| r.step.is_none()).collect();
         if !pre.is_empty() {
             let ms: u64 = pre.iter().map(|r| r.interval_ms).sum();
-            phases.push(phase("precondition".into(), "completed", ms as f64 / 1e3));
+            phases.push(phase(
+                Phase::Precondition,
+                PhaseState::Completed,
+                ms as f64 / 1e3,
+            ));
         }
         for row in &step_rows {
-            let state = if row.interrupted {
-                "interrupted"
-            } else {
-                "completed"
-            };
             phases.push(phase(
-                format!("step {}", row.index),
-                state,
+                Phase::step(row.index, StepRun::Only),
+                PhaseState::of(!row.interrupted),
                 row.measured_ms as f64 / 1e3,
             ));
         }
     } else {
         if ramp_ms > 0 {
-            let state = if all.ms > 0 {
-                "completed"
-            } else {
-                "interrupted"
-            };
-            phases.push(phase("ramp".into(), state, ramp_ms as f64 / 1e3));
+            let state = PhaseState::of(all.ms > 0);
+            phases.push(phase(Phase::Ramp, state, ramp_ms as f64 / 1e3));
         }
         let state = if all.ms > 0 {
-            "interrupted"
+            PhaseState::Interrupted
         } else {
-            "not_started"
+            PhaseState::NotStarted
         };
-        phases.push(phase("measure".into(), state, all.seconds()));
+        phases.push(phase(Phase::Measure, state, all.seconds()));
     }
 
     let mut why = format!(
@@ -276,13 +271,12 @@ pub fn recover(
                 (Some(i), Some(l)) => format!("step {i} ({l}), {}", last.phase),
                 (Some(i), None) => format!("step {i}, {}", last.phase),
                 (None, Some(l)) => format!("{l}, {}", last.phase),
-                (None, None) => last.phase.clone(),
+                (None, None) => last.phase.to_string(),
             }
         ));
     }
     let warnings = vec![
         "recovered from the time series: counts, rates, mean and maximum latency are exact; the 99th percentile is an upper bound (the largest of the intervals' 99th percentiles); the other percentiles, the minimum and the standard deviation are unknown and shown as 0".into(),
-        "recovered from the time series: the job, the targets and the host are not in it and are left empty; start and end times are estimated from the file's modification time".into(),
     ];
     let classes: Vec<String> = all.classes.keys().cloned().collect();
     let measured_ms = all.ms;
@@ -380,25 +374,20 @@ fn interval_ms(records: &[IntervalRecord]) -> u64 {
         .map_or(1000, |(ms, _)| ms)
 }
 
-/// The row of step `index` from its measured intervals (`labels`: its runs, e.g. `rep 2`).
-fn step_row(index: usize, sum: &Sum, labels: &[String], interrupted: bool) -> StepResult {
+/// The row of step `index` from its measured intervals (`runs`: which runs they came from).
+fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) -> StepResult {
     let secs = sum.seconds();
     let totals = sum.total.summary(secs);
-    let curve_level_pct = labels.iter().find_map(|l| {
-        l.strip_prefix("curve ")
-            .and_then(|p| p.strip_suffix('%'))
-            .and_then(|p| p.parse::<f64>().ok())
-    });
-    let kind = match labels.first().map(String::as_str) {
-        Some("curve max") => "curve-max",
-        _ if curve_level_pct.is_some() => "curve-level",
-        _ => "step",
+    let (kind, curve_level_pct) = match runs.first() {
+        Some(SequenceRun::CurveMax) => (StepKind::CurveMax, Some(100.0)),
+        Some(&SequenceRun::CurveLevel(pct)) => (StepKind::CurveLevel, Some(pct)),
+        _ => (StepKind::Step, None),
     };
     let busy = sum.busy_pct();
-    let shown: Vec<&str> = labels
+    let shown: Vec<String> = runs
         .iter()
-        .map(String::as_str)
-        .filter(|l| *l != "run")
+        .filter(|r| **r != SequenceRun::Run)
+        .map(SequenceRun::to_string)
         .collect();
     StepResult {
         index,
@@ -408,11 +397,8 @@ fn step_row(index: usize, sum: &Sum, labels: &[String], interrupted: bool) -> St
         } else {
             format!("step {index} ({})", shown.join(", "))
         },
-        kind: kind.into(),
-        curve_level_pct: match kind {
-            "curve-max" => Some(100.0),
-            _ => curve_level_pct,
-        },
+        kind,
+        curve_level_pct,
         target_iops: None,
         measured_ms: sum.ms,
         ios_per_cpu_pct: if busy > 0.0 {
@@ -438,7 +424,14 @@ fn step_row(index: usize, sum: &Sum, labels: &[String], interrupted: bool) -> St
 mod tests {
     use super::*;
 
-    fn record(index: u64, phase: &str, ops: u64, mean: f64, p99: u64, max: u64) -> IntervalRecord {
+    fn record(
+        index: u64,
+        phase: IntervalPhase,
+        ops: u64,
+        mean: f64,
+        p99: u64,
+        max: u64,
+    ) -> IntervalRecord {
         let dir = IntervalDir {
             ops,
             bytes: ops * 4096,
@@ -455,7 +448,7 @@ mod tests {
         };
         IntervalRecord {
             index,
-            phase: phase.into(),
+            phase,
             t_end_ms: (index + 1) * 1000,
             interval_ms: 1000,
             classes: [("c".to_string(), class)].into_iter().collect(),
@@ -468,9 +461,9 @@ mod tests {
     fn totals_sum_the_measured_intervals() {
         let series = TimeSeries {
             records: vec![
-                record(0, "ramp", 1000, 50.0, 60, 70),
-                record(1, "measure", 100, 100.0, 150, 400),
-                record(2, "measure", 300, 200.0, 900, 1000),
+                record(0, IntervalPhase::Ramp, 1000, 50.0, 60, 70),
+                record(1, IntervalPhase::Measure, 100, 100.0, 150, 400),
+                record(2, IntervalPhase::Measure, 300, 200.0, 900, 1000),
             ],
             cut_off: false,
         };
@@ -489,28 +482,30 @@ mod tests {
         assert_eq!(read.latency_ns.p99, 900);
         assert_eq!(r.classes["c"].read.ops, 400);
         assert_eq!(r.timeseries.len(), 3);
-        let phases: Vec<(&str, &str)> = r
-            .phases
-            .iter()
-            .map(|p| (p.name.as_str(), p.state.as_str()))
-            .collect();
-        assert_eq!(phases, [("ramp", "completed"), ("measure", "interrupted")]);
+        let phases: Vec<(Phase, PhaseState)> = r.phases.iter().map(|p| (p.name, p.state)).collect();
+        assert_eq!(
+            phases,
+            [
+                (Phase::Ramp, PhaseState::Completed),
+                (Phase::Measure, PhaseState::Interrupted)
+            ]
+        );
         assert!(r.steps.is_none());
     }
 
     #[test]
     fn steps_are_rebuilt_from_their_intervals() {
-        let tag = |mut r: IntervalRecord, step: usize, label: &str| {
+        let tag = |mut r: IntervalRecord, step: usize, rep: u32| {
             r.step = Some(step);
-            r.label = Some(label.into());
+            r.label = Some(SequenceRun::Rep(rep));
             r
         };
         let series = TimeSeries {
             records: vec![
-                record(0, "measure", 5, 1.0, 1, 1),
-                tag(record(0, "measure", 10, 1.0, 1, 1), 0, "rep 1"),
-                tag(record(0, "measure", 20, 1.0, 1, 1), 0, "rep 2"),
-                tag(record(0, "measure", 30, 1.0, 1, 1), 1, "rep 1"),
+                record(0, IntervalPhase::Measure, 5, 1.0, 1, 1),
+                tag(record(0, IntervalPhase::Measure, 10, 1.0, 1, 1), 0, 1),
+                tag(record(0, IntervalPhase::Measure, 20, 1.0, 1, 1), 0, 2),
+                tag(record(0, IntervalPhase::Measure, 30, 1.0, 1, 1), 1, 1),
             ],
             cut_off: true,
         };
@@ -523,7 +518,7 @@ mod tests {
         assert!(steps[1].interrupted);
         // Preconditioning (no step) is not measured.
         assert_eq!(r.totals.read.ops, 60);
-        assert_eq!(r.phases[0].name, "precondition");
-        assert_eq!(r.phases[2].state, "interrupted");
+        assert_eq!(r.phases[0].name, Phase::Precondition);
+        assert_eq!(r.phases[2].state, PhaseState::Interrupted);
     }
 }

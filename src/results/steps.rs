@@ -78,6 +78,29 @@ pub struct SteadyResult {
     pub window_rounds: u32,
 }
 
+/// What a step of a sequence is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepKind {
+    /// A step of the job's cycles (run once, repeated, or in steady-state rounds).
+    #[default]
+    Step,
+    /// A rate curve's closed-loop maximum.
+    CurveMax,
+    /// A rate curve's open-loop level.
+    CurveLevel,
+}
+
+impl std::fmt::Display for StepKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StepKind::Step => "step",
+            StepKind::CurveMax => "curve-max",
+            StepKind::CurveLevel => "curve-level",
+        })
+    }
+}
+
 /// One step of a sequence.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -89,8 +112,8 @@ pub struct StepResult {
     pub parameters: BTreeMap<String, f64>,
     /// The same, as a person reads them.
     pub label: String,
-    /// `step`, `curve-max` or `curve-level`.
-    pub kind: String,
+    /// What the step is.
+    pub kind: StepKind,
     /// Rate curve: the level, percent of the closed-loop maximum.
     pub curve_level_pct: Option<f64>,
     /// Rate curve: the total open-loop rate, IOPS.

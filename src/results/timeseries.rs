@@ -93,11 +93,12 @@ pub fn read_inline(path: &Path) -> Vec<IntervalRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::timeseries::IntervalPhase;
 
-    fn record(index: u64, phase: &str) -> IntervalRecord {
+    fn record(index: u64, phase: IntervalPhase) -> IntervalRecord {
         IntervalRecord {
             index,
-            phase: phase.into(),
+            phase,
             t_end_ms: (index + 1) * 1000,
             interval_ms: 1000,
             ..Default::default()
@@ -113,7 +114,10 @@ mod tests {
 
     #[test]
     fn a_cut_off_last_line_is_left_out_and_said_so() {
-        let text = ndjson(&[record(0, "ramp"), record(1, "measure")]);
+        let text = ndjson(&[
+            record(0, IntervalPhase::Ramp),
+            record(1, IntervalPhase::Measure),
+        ]);
         let whole = parse(text.as_bytes(), "t").unwrap();
         assert_eq!(whole.records.len(), 2);
         assert!(!whole.cut_off);
@@ -129,9 +133,9 @@ mod tests {
 
     #[test]
     fn a_broken_line_in_the_middle_is_an_error() {
-        let mut text = ndjson(&[record(0, "measure")]);
+        let mut text = ndjson(&[record(0, IntervalPhase::Measure)]);
         text.push_str("{\"index\": 1, broken\n");
-        text.push_str(&ndjson(&[record(2, "measure")]));
+        text.push_str(&ndjson(&[record(2, IntervalPhase::Measure)]));
         let e = parse(text.as_bytes(), "t.ndjson").unwrap_err().to_string();
         assert!(e.contains("t.ndjson line 2"), "{e}");
     }

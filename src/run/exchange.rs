@@ -6,18 +6,17 @@
 //! `search`, then the test's `ramp` and `measure`), each completed, interrupted or not
 //! started; an interrupted validation says in which of them it stopped and gives no verdict.
 
-use super::{RunOptions, Signals, execute};
+use super::{Execute, RunOptions};
 use crate::Usage;
 use crate::profiles::exchange::{
     self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
 };
 use crate::results::exchange::{
     BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, RecoveryFigures, Trial,
+    TrialPurpose,
 };
-use crate::results::file::save as write_results;
-use crate::results::progress::Observer;
 use crate::results::verdict::Verdict;
-use crate::results::{Interrupted, PhaseRecord, RunResult};
+use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
 use anyhow::Result;
 use std::path::Path;
 
@@ -38,18 +37,12 @@ pub fn trial_ms(cfg: &ExchangeConfig) -> u64 {
 }
 
 /// Runs the validation described by `cfg`.
-pub fn run(
-    cfg: &ExchangeConfig,
-    opts: &RunOptions,
-    signals: &Signals,
-    obs: &mut dyn Observer,
-) -> Result<RunResult> {
+pub fn run(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
     let db_bytes = check_layout(cfg)?;
     let mut ctx = Context {
         cfg,
         opts,
-        signals,
-        obs,
+        exec,
         db_bytes,
         init: None,
         phases: Phases::planned(cfg),
@@ -131,8 +124,7 @@ fn available(p: &Path) -> u64 {
 struct Context<'a> {
     cfg: &'a ExchangeConfig,
     opts: &'a RunOptions,
-    signals: &'a Signals,
-    obs: &'a mut dyn Observer,
+    exec: &'a mut dyn Execute,
     db_bytes: u64,
     init: Option<Initialisation>,
     phases: Phases,
@@ -152,12 +144,12 @@ enum Stage {
 }
 
 impl Stage {
-    fn name(self) -> &'static str {
+    fn phase(self) -> Phase {
         match self {
-            Stage::Throughput => "throughput",
-            Stage::Threads => "threads",
-            Stage::Search => "search",
-            Stage::Test => "measure",
+            Stage::Throughput => Phase::Throughput,
+            Stage::Threads => Phase::Threads,
+            Stage::Search => Phase::Search,
+            Stage::Test => Phase::Measure,
         }
     }
 }
@@ -173,29 +165,25 @@ struct Phases {
 
 impl Phases {
     fn planned(cfg: &ExchangeConfig) -> Phases {
-        let not_started = |name: &str| PhaseRecord {
-            name: name.into(),
-            state: "not_started".into(),
-            seconds: 0.0,
-        };
+        let not_started = PhaseRecord::not_started;
         let transactional = matches!(cfg.test, TestType::Performance | TestType::Stress);
         let mut stages = Vec::new();
         if transactional && cfg.throughput_mode.is_some() {
-            stages.push(not_started(Stage::Throughput.name()));
+            stages.push(not_started(Phase::Throughput));
         }
         if transactional && cfg.threads.is_none() {
-            stages.push(not_started(Stage::Threads.name()));
+            stages.push(not_started(Phase::Threads));
         }
         if transactional && cfg.find_max_mailboxes && cfg.throughput_mode.is_none() {
-            stages.push(not_started(Stage::Search.name()));
+            stages.push(not_started(Phase::Search));
         }
         let mut test = Vec::new();
         if transactional && cfg.ramp_ms.min(cfg.duration_ms / 4) > 0 {
-            test.push(not_started("ramp"));
+            test.push(not_started(Phase::Ramp));
         }
-        test.push(not_started("measure"));
+        test.push(not_started(Phase::Measure));
         Phases {
-            initialise: not_started("initialise"),
+            initialise: not_started(Phase::Initialise),
             stages,
             test,
         }
@@ -203,37 +191,33 @@ impl Phases {
 
     /// Records run `r` of `stage`; `first`: it initialised the databases and logs.
     fn record(&mut self, stage: Stage, r: &RunResult, first: bool) {
-        let prepare = r.phases.iter().find(|p| p.name == "prepare");
+        let prepare = r.phases.iter().find(|p| p.name == Phase::Prepare);
         if first {
             if let Some(p) = prepare {
-                self.initialise.state.clone_from(&p.state);
+                self.initialise.state = p.state;
                 self.initialise.seconds = p.seconds;
             }
         }
-        if prepare.is_some_and(|p| p.state == "interrupted") && first {
+        if prepare.is_some_and(|p| p.state == PhaseState::Interrupted) && first {
             return;
         }
         if stage == Stage::Test {
             self.test = r
                 .phases
                 .iter()
-                .filter(|p| p.name != "prepare")
+                .filter(|p| p.name != Phase::Prepare)
                 .cloned()
                 .collect();
             return;
         }
-        if let Some(s) = self.stages.iter_mut().find(|s| s.name == stage.name()) {
+        if let Some(s) = self.stages.iter_mut().find(|s| s.name == stage.phase()) {
             s.seconds += r
                 .phases
                 .iter()
-                .filter(|p| !first || p.name != "prepare")
+                .filter(|p| !first || p.name != Phase::Prepare)
                 .map(|p| p.seconds)
                 .sum::<f64>();
-            s.state = match r.interrupted {
-                Interrupted::Yes(_) => "interrupted",
-                Interrupted::No => "completed",
-            }
-            .into();
+            s.state = PhaseState::of(!r.interrupted.stopped_early());
         }
     }
 
@@ -258,19 +242,19 @@ impl Context<'_> {
     /// Runs `job` as part of `stage`; `what` says which run it is (for the reason of an
     /// interruption).
     fn exec(&mut self, job: &crate::job::Job, stage: Stage, what: &str) -> Result<RunResult> {
-        let mut r = execute(job, self.opts, self.signals, self.obs).map_err(|e| {
+        let mut r = self.exec.execute(job, self.opts).map_err(|e| {
             // Exchange always uses O_DIRECT: say which of its own settings to change.
             match e.downcast_ref::<Usage>() {
-                Some(Usage(m)) if m.ends_with(super::BUFFERED_HINT) => anyhow::Error::from(Usage(format!(
+                Some(Usage(m)) if m.ends_with(super::prepare::BUFFERED_HINT) => anyhow::Error::from(Usage(format!(
                     "{}; with storlab exchange, use a --page-size (or --backup-block-size) that is a multiple of it: Exchange itself uses 8 KiB (2007) or 32 KiB (2010 and later) pages",
-                    m.trim_end_matches(super::BUFFERED_HINT)
+                    m.trim_end_matches(super::prepare::BUFFERED_HINT)
                 ))),
                 _ => e,
             }
         })?;
         let first = self.init.is_none();
         if first {
-            let prepare = r.phases.iter().find(|p| p.name == "prepare");
+            let prepare = r.phases.iter().find(|p| p.name == Phase::Prepare);
             self.init = Some(Initialisation {
                 seconds: prepare.map(|p| p.seconds).unwrap_or(0.0),
                 reused: r.targets.iter().all(|t| t.prepare.reused),
@@ -278,19 +262,19 @@ impl Context<'_> {
             });
         }
         self.phases.record(stage, &r, first);
-        if matches!(r.interrupted, Interrupted::Yes(_)) && self.signals.signalled() {
+        if r.interrupted.stopped_early() && self.exec.signals().signalled() {
             // Say where in the validation it stopped, not only where in this run.
             let stopped_in = r
                 .phases
                 .iter()
-                .find(|p| p.state == "interrupted")
-                .map_or("measure", |p| p.name.as_str());
-            let during = if first && stopped_in == "prepare" {
+                .find(|p| p.state == PhaseState::Interrupted)
+                .map_or(Phase::Measure, |p| p.name);
+            let during = if first && stopped_in == Phase::Prepare {
                 "database initialisation".to_string()
             } else {
                 format!("{what} ({stopped_in})")
             };
-            if let Some(why) = self.signals.reason(&during) {
+            if let Some(why) = self.exec.signals().reason(&during) {
                 r.interrupted = Interrupted::Yes(why);
             }
         }
@@ -301,7 +285,7 @@ impl Context<'_> {
     /// Gives `r` its verdict, unless Ctrl-C or SIGTERM stopped the validation: a test that did
     /// not run to the end is not judged.
     fn judge(&self, r: &mut RunResult, verdict: Verdict) {
-        if self.signals.signalled() && matches!(r.interrupted, Interrupted::Yes(_)) {
+        if self.exec.signals().signalled() && r.interrupted.stopped_early() {
             r.warnings.push(
                 "the validation was interrupted: it gives no verdict (only a test that runs to the end is judged)"
                     .into(),
@@ -313,7 +297,7 @@ impl Context<'_> {
     }
 
     fn stopped(r: &RunResult) -> bool {
-        matches!(r.interrupted, Interrupted::Yes(_))
+        r.interrupted.stopped_early()
     }
 
     /// Runs the transactional model at `mailboxes` with `threads` per database.
@@ -358,10 +342,16 @@ impl Context<'_> {
         })
     }
 
-    fn trial(purpose: &str, mailboxes: u64, threads: u32, target: f64, o: &Outcome) -> Trial {
+    fn trial(
+        purpose: TrialPurpose,
+        mailboxes: u64,
+        threads: u32,
+        target: f64,
+        o: &Outcome,
+    ) -> Trial {
         let worst = |f: fn(&DatabaseFigures) -> f64| o.dbs.iter().map(f).fold(0.0, f64::max) / 1e6;
         Trial {
-            purpose: purpose.into(),
+            purpose,
             mailboxes,
             threads,
             target_iops: target,
@@ -423,7 +413,7 @@ impl Context<'_> {
                         (Stage::Threads, &what),
                     )?;
                     thread_trials.push(Self::trial(
-                        "threads",
+                        TrialPurpose::Threads,
                         cfg.mailboxes,
                         t,
                         cfg.target_iops(cfg.mailboxes),
@@ -476,8 +466,12 @@ impl Context<'_> {
     fn search(&mut self, threads: u32, thread_trials: Vec<Trial>) -> Result<RunResult> {
         let cfg = self.cfg;
         let mut trials = Vec::new();
-        let mut probe = |ctx: &mut Self, m: u64, purpose: &str, ms: u64| -> Result<Outcome> {
-            let (stage, what) = if purpose == "confirm" {
+        let mut probe = |ctx: &mut Self,
+                         m: u64,
+                         purpose: TrialPurpose,
+                         ms: u64|
+         -> Result<Outcome> {
+            let (stage, what) = if purpose == TrialPurpose::Confirm {
                 (Stage::Test, format!("the confirming test of {m} mailboxes"))
             } else {
                 (
@@ -493,7 +487,7 @@ impl Context<'_> {
         };
         let short = trial_ms(cfg);
         let start = cfg.mailboxes.max(1);
-        let first = probe(self, start, "bracket", short)?;
+        let first = probe(self, start, TrialPurpose::Bracket, short)?;
         if Self::stopped(&first.result) {
             return self.finish(first, threads, thread_trials, Some((None, trials)), None);
         }
@@ -509,7 +503,7 @@ impl Context<'_> {
             if m == hi {
                 break;
             }
-            let o = probe(self, m, "bracket", short)?;
+            let o = probe(self, m, TrialPurpose::Bracket, short)?;
             if Self::stopped(&o.result) {
                 return self.finish(o, threads, thread_trials, Some((Some(lo), trials)), None);
             }
@@ -521,7 +515,7 @@ impl Context<'_> {
         }
         if lo == 0 {
             // Even one mailbox fails (or the bracket ran out): report the last failing run.
-            let o = probe(self, hi.max(1), "confirm", cfg.duration_ms)?;
+            let o = probe(self, hi.max(1), TrialPurpose::Confirm, cfg.duration_ms)?;
             let mut o = o;
             o.result.warnings.push(
                 "no mailbox count passed: the storage cannot carry this profile at any load tried"
@@ -534,7 +528,7 @@ impl Context<'_> {
         }
         while hi - lo > ((lo as f64 * SEARCH_RESOLUTION) as u64).max(1) {
             let m = lo + (hi - lo) / 2;
-            let o = probe(self, m, "bisect", short)?;
+            let o = probe(self, m, TrialPurpose::Bisect, short)?;
             if Self::stopped(&o.result) {
                 return self.finish(o, threads, thread_trials, Some((Some(lo), trials)), None);
             }
@@ -544,20 +538,24 @@ impl Context<'_> {
                 hi = m;
             }
         }
+        // Confirm at full length; a failure backs off by a few percent, a few times. The last
+        // confirmation run is the reported test, whether it passed or not.
         let mut candidate = lo;
-        for _ in 0..=CONFIRM_BACKOFF.1 {
-            let o = probe(self, candidate, "confirm", cfg.duration_ms)?;
-            if o.verdict.passed() || Self::stopped(&o.result) {
+        let mut backoffs = 0;
+        loop {
+            let o = probe(self, candidate, TrialPurpose::Confirm, cfg.duration_ms)?;
+            let next = ((candidate as f64) * (1.0 - CONFIRM_BACKOFF.0)) as u64;
+            if o.verdict.passed()
+                || Self::stopped(&o.result)
+                || backoffs == CONFIRM_BACKOFF.1
+                || next == 0
+            {
                 let max = o.verdict.passed().then_some(candidate);
                 return self.finish(o, threads, thread_trials, Some((max, trials)), None);
             }
-            candidate = ((candidate as f64) * (1.0 - CONFIRM_BACKOFF.0)) as u64;
-            if candidate == 0 {
-                break;
-            }
+            candidate = next;
+            backoffs += 1;
         }
-        let o = probe(self, candidate.max(1), "confirm", cfg.duration_ms)?;
-        self.finish(o, threads, thread_trials, Some((None, trials)), None)
     }
 
     fn finish(
@@ -600,7 +598,7 @@ impl Context<'_> {
                 (self.db_bytes as f64 / cfg.capacity_fraction) as u64
             ));
         }
-        write_results(&self.opts.results_path, &r)?;
+        results::file::save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 
@@ -693,7 +691,7 @@ impl Context<'_> {
         let verdict = completion_verdict(&r, errors, "every database read completely", complete);
         self.judge(&mut r, verdict);
         r.exchange = Some(ex);
-        write_results(&self.opts.results_path, &r)?;
+        results::file::save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 
@@ -720,7 +718,7 @@ impl Context<'_> {
         let verdict = completion_verdict(&r, errors, "every log file replayed", complete);
         self.judge(&mut r, verdict);
         r.exchange = Some(ex);
-        write_results(&self.opts.results_path, &r)?;
+        results::file::save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }

@@ -1,25 +1,26 @@
 //! Step sequences: preconditioning, then every step of the job's cycles, each run once, `repeat`
 //! times, in steady-state rounds, or as a rate curve (closed-loop maximum, then open-loop
-//! levels). Every run is an ordinary [`super::execute`]; its time series is appended to the
+//! levels). Every run goes through [`Execute`] (an ordinary [`super::execute`]); its time series is appended to the
 //! one NDJSON file with the step index and run label. The results hold one object per step and
 //! top-level totals merged from every step's histograms, and one phase per run (`step 2`,
 //! `step 0 rep 3`, `step 1 round 4`): completed, interrupted, or (after an interruption) the
 //! runs and steps that never started.
 
-use super::{RunOptions, Signals, execute};
+use super::{Execute, RunOptions};
 use crate::job::steps::{Param, Precondition, expand};
 use crate::job::{Access, Distribution, IoLimit, Job, Worker};
-use crate::results::file::{save as write_results, timeseries_path};
-use crate::results::progress::Observer;
 use crate::results::steps::{
-    PreconditionResult, Repetitions, RunFigures, SteadyResult, StepResult,
+    PreconditionResult, Repetitions, RunFigures, SteadyResult, StepKind, StepResult,
 };
-use crate::results::timeseries::read_inline as inline_timeseries;
-use crate::results::{ClassResult, DeviceResult, DirCounts, Interrupted, PhaseRecord, RunResult};
+use crate::results::{
+    self, ClassResult, DeviceResult, DirCounts, Interrupted, Phase, PhaseRecord, PhaseState,
+    RunResult, StepRun,
+};
 use crate::stats::host::CpuPercent;
 use crate::stats::repetition::spread;
 use crate::stats::steady::{SteadyRule, check, first_steady_round};
 use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::stats::timeseries::SequenceRun;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -32,8 +33,7 @@ pub const PRECONDITION_QUEUE_DEPTH: u32 = 16;
 
 struct Sequencer<'a> {
     opts: &'a RunOptions,
-    signals: &'a Signals,
-    obs: &'a mut dyn Observer,
+    exec: &'a mut dyn Execute,
     runs: usize,
     first_prepare: Option<PhaseRecord>,
     last: Option<RunResult>,
@@ -50,17 +50,11 @@ struct Sequencer<'a> {
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
-pub fn run(
-    job: &Job,
-    opts: &RunOptions,
-    signals: &Signals,
-    obs: &mut dyn Observer,
-) -> Result<RunResult> {
+pub fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
     let started_at = chrono::Utc::now();
     let mut s = Sequencer {
         opts,
-        signals,
-        obs,
+        exec,
         runs: 0,
         first_prepare: None,
         last: None,
@@ -110,7 +104,7 @@ pub fn run(
                     .collect()
             };
             for row in rows {
-                s.obs.step(&row);
+                s.exec.observer().step(&row);
                 steps.push(row);
             }
             if s.interrupted.is_some() {
@@ -123,7 +117,7 @@ pub fn run(
     if s.interrupted.is_some() {
         let (first, count) = not_started;
         for index in first..first + count {
-            s.not_started(format!("step {index}"));
+            s.not_started(Phase::step(index, StepRun::Only));
         }
     }
     s.finish(job, started_at, steps, precondition)
@@ -136,32 +130,36 @@ impl Sequencer<'_> {
         &mut self,
         job: &Job,
         step: Option<usize>,
-        label: &str,
-        phase: &str,
+        label: SequenceRun,
+        phase: Phase,
     ) -> Result<Option<RunResult>> {
         if self.runs > 0 {
             if job.sequence.pause_ms > 0 {
                 let until = Instant::now() + Duration::from_millis(job.sequence.pause_ms);
-                while Instant::now() < until && !self.signals.stop.load(Ordering::Relaxed) {
+                while Instant::now() < until && !self.exec.signals().stop.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(20));
                 }
             }
-            if let Some(why) = self.signals.reason(&format!("the pause before {phase}")) {
+            if let Some(why) = self
+                .exec
+                .signals()
+                .reason(&format!("the pause before {phase}"))
+            {
                 self.interrupted = Some(why);
-                self.not_started(phase.to_string());
+                self.not_started(phase);
                 return Ok(None);
             }
         }
         let mut opts = self.opts.clone();
         opts.step = step;
-        opts.label = Some(label.to_string());
+        opts.label = Some(label);
         opts.append_timeseries = self.runs > 0;
         let mut plain = job.clone();
         plain.sequence = Default::default();
-        let r = execute(&plain, &opts, self.signals, self.obs)?;
+        let r = self.exec.execute(&plain, &opts)?;
         self.runs += 1;
         if self.first_prepare.is_none() {
-            self.first_prepare = r.phases.iter().find(|p| p.name == "prepare").cloned();
+            self.first_prepare = r.phases.iter().find(|p| p.name == Phase::Prepare).cloned();
         }
         for w in &r.warnings {
             if !self.warnings.contains(w) {
@@ -172,15 +170,9 @@ impl Sequencer<'_> {
             self.targets.resize(r.targets.len(), Default::default());
         }
         for (sum, t) in self.targets.iter_mut().zip(&r.targets) {
-            for (a, b) in [
-                (&mut sum.0, &t.ops),
-                (&mut sum.1, &t.bytes),
-                (&mut sum.2, &t.errors),
-            ] {
-                a.read += b.read;
-                a.write += b.write;
-                a.flush += b.flush;
-            }
+            sum.0.add(&t.ops);
+            sum.1.add(&t.bytes);
+            sum.2.add(&t.errors);
         }
         let room = (crate::engine::worker::ERROR_DETAILS * 4).saturating_sub(self.errors.len());
         self.errors.extend(r.errors.iter().take(room).cloned());
@@ -193,67 +185,47 @@ impl Sequencer<'_> {
                     model: d.model.clone(),
                     delta: Default::default(),
                 });
-            let (a, b) = (&mut sum.delta, &d.delta);
-            a.reads += b.reads;
-            a.writes += b.writes;
-            a.read_bytes += b.read_bytes;
-            a.write_bytes += b.write_bytes;
-            a.flushes += b.flushes;
-            a.busy_ms += b.busy_ms;
-            let weight = |avg: f64, n: u64| avg * n as f64;
-            a.read_await_ms = (weight(a.read_await_ms, a.reads - b.reads)
-                + weight(b.read_await_ms, b.reads))
-                / a.reads.max(1) as f64;
-            a.write_await_ms = (weight(a.write_await_ms, a.writes - b.writes)
-                + weight(b.write_await_ms, b.writes))
-                / a.writes.max(1) as f64;
+            sum.delta.add(&d.delta);
         }
         // The run's own phases say where it stopped: before it measured anything (prepare,
         // ramp) or during its measurement.
         let stopped_in = r
             .phases
             .iter()
-            .find(|p| p.state == "interrupted")
-            .map(|p| p.name.clone());
+            .find(|p| p.state == PhaseState::Interrupted)
+            .map(|p| p.name);
         self.phases.push(PhaseRecord {
-            name: phase.into(),
-            state: match (&r.interrupted, stopped_in.as_deref()) {
-                (Interrupted::No, _) => "completed",
-                (Interrupted::Yes(_), Some("prepare")) => "not_started",
-                (Interrupted::Yes(_), _) => "interrupted",
-            }
-            .into(),
+            name: phase,
+            state: match (r.interrupted.stopped_early(), stopped_in) {
+                (false, _) => PhaseState::Completed,
+                (true, Some(Phase::Prepare)) => PhaseState::NotStarted,
+                (true, _) => PhaseState::Interrupted,
+            },
             seconds: r
                 .phases
                 .iter()
-                .filter(|p| p.name != "prepare")
+                .filter(|p| p.name != Phase::Prepare)
                 .map(|p| p.seconds)
                 .sum(),
         });
-        if let Interrupted::Yes(why) = &r.interrupted {
+        if let Some(why) = r.interrupted.reason() {
             // Ctrl-C or SIGTERM: say where in the sequence (other reasons say it themselves).
-            let during = format!("{phase} ({})", stopped_in.as_deref().unwrap_or("measure"));
-            let reason = self
-                .signals
-                .reason(&during)
-                .filter(|_| self.signals.signalled());
-            self.interrupted = Some(reason.unwrap_or_else(|| why.clone()));
+            let during = format!("{phase} ({})", stopped_in.unwrap_or(Phase::Measure));
+            let signals = self.exec.signals();
+            let reason = signals.reason(&during).filter(|_| signals.signalled());
+            self.interrupted = Some(reason.unwrap_or_else(|| why.to_string()));
         }
         self.last = Some(r.clone());
         Ok(Some(r))
     }
 
     /// Records a run or step that never started.
-    fn not_started(&mut self, name: String) {
-        self.phases.push(PhaseRecord {
-            name,
-            state: "not_started".into(),
-            seconds: 0.0,
-        });
+    fn not_started(&mut self, phase: Phase) {
+        self.phases.push(PhaseRecord::not_started(phase));
     }
 
     fn precondition(&mut self, job: &Job, p: Precondition) -> Result<Option<PreconditionResult>> {
-        self.obs.phase("precondition");
+        self.exec.observer().phase(Phase::Precondition);
         let mut pj = job.clone();
         pj.classes = vec!["precondition".into()];
         pj.ramp_ms = 0;
@@ -288,7 +260,7 @@ impl Sequencer<'_> {
                 io_limit: Some(IoLimit::Passes(p.passes)),
             })
             .collect();
-        let Some(r) = self.sub(&pj, None, "precondition", "precondition")? else {
+        let Some(r) = self.sub(&pj, None, SequenceRun::Precondition, Phase::Precondition)? else {
             return Ok(None);
         };
         let bytes = r.totals.write.bytes;
@@ -312,8 +284,12 @@ impl Sequencer<'_> {
             complete: bytes >= needed && r.totals.errors() == 0,
         };
         if !result.complete {
-            if let Some(phase) = self.phases.last_mut().filter(|p| p.state == "completed") {
-                phase.state = "interrupted".into();
+            if let Some(phase) = self
+                .phases
+                .last_mut()
+                .filter(|p| p.state == PhaseState::Completed)
+            {
+                phase.state = PhaseState::Interrupted;
             }
         }
         Ok(Some(result))
@@ -328,20 +304,23 @@ impl Sequencer<'_> {
     ) -> Result<Option<StepResult>> {
         let n = job.sequence.repeat;
         let phase = |rep: u32| {
-            if n > 1 {
-                format!("step {index} rep {rep}")
-            } else {
-                format!("step {index}")
-            }
+            Phase::step(
+                index,
+                if n > 1 {
+                    StepRun::Rep(rep)
+                } else {
+                    StepRun::Only
+                },
+            )
         };
         let mut runs = Vec::new();
         for rep in 1..=n {
             let tag = if n > 1 {
-                format!("rep {rep}")
+                SequenceRun::Rep(rep)
             } else {
-                "run".into()
+                SequenceRun::Run
             };
-            let r = self.sub(job, Some(index), &tag, &phase(rep))?;
+            let r = self.sub(job, Some(index), tag, phase(rep))?;
             runs.extend(r);
             if self.interrupted.is_some() {
                 for later in rep + 1..=n {
@@ -353,7 +332,7 @@ impl Sequencer<'_> {
         if runs.is_empty() {
             return Ok(None);
         }
-        let mut row = step_row(index, parameters, label, "step", &runs);
+        let mut row = step_row(index, parameters, label, StepKind::Step, &runs);
         // Cut short, even when the stop came between two of its runs.
         row.interrupted |= self.interrupted.is_some();
         if n > 1 {
@@ -404,8 +383,8 @@ impl Sequencer<'_> {
             if round > 1 {
                 rj.ramp_ms = 0;
             }
-            let tag = format!("round {round}");
-            let Some(r) = self.sub(&rj, Some(index), &tag, &format!("step {index} {tag}"))? else {
+            let phase = Phase::step(index, StepRun::Round(round));
+            let Some(r) = self.sub(&rj, Some(index), SequenceRun::Round(round), phase)? else {
                 break;
             };
             iops.push(r.totals.iops());
@@ -422,7 +401,8 @@ impl Sequencer<'_> {
             return Ok(None);
         }
         let window_start = runs.len().saturating_sub(st.window as usize);
-        let mut row = step_row(index, parameters, label, "step", &runs[window_start..]);
+        let window = &runs[window_start..];
+        let mut row = step_row(index, parameters, label, StepKind::Step, window);
         row.interrupted |= self.interrupted.is_some();
         if steady_at.is_none() {
             self.warnings.push(format!(
@@ -450,10 +430,10 @@ impl Sequencer<'_> {
     ) -> Result<Vec<StepResult>> {
         let seq = &job.sequence;
         let levels = |first: usize| first..=index + seq.curve.len();
-        let Some(max_run) = self.sub(job, Some(index), "curve max", &format!("step {index}"))?
-        else {
+        let only = |i: usize| Phase::step(i, StepRun::Only);
+        let Some(max_run) = self.sub(job, Some(index), SequenceRun::CurveMax, only(index))? else {
             for later in levels(index + 1) {
-                self.not_started(format!("step {later}"));
+                self.not_started(only(later));
             }
             return Ok(Vec::new());
         };
@@ -462,13 +442,13 @@ impl Sequencer<'_> {
             index,
             parameters,
             label,
-            "curve-max",
+            StepKind::CurveMax,
             std::slice::from_ref(&max_run),
         )];
         rows[0].curve_level_pct = Some(100.0);
         if self.interrupted.is_some() {
             for later in levels(index + 1) {
-                self.not_started(format!("step {later}"));
+                self.not_started(only(later));
             }
             return Ok(rows);
         }
@@ -481,15 +461,9 @@ impl Sequencer<'_> {
             let per_worker = total / lj.workers.len().max(1) as f64;
             crate::job::steps::apply(&mut lj, Param::Rate, per_worker);
             let at = index + rows.len();
-            let Some(r) = self.sub(
-                &lj,
-                Some(at),
-                &format!("curve {level}%"),
-                &format!("step {at}"),
-            )?
-            else {
+            let Some(r) = self.sub(&lj, Some(at), SequenceRun::CurveLevel(level), only(at))? else {
                 for later in levels(at + 1) {
-                    self.not_started(format!("step {later}"));
+                    self.not_started(only(later));
                 }
                 break;
             };
@@ -497,7 +471,7 @@ impl Sequencer<'_> {
                 at,
                 parameters,
                 label,
-                "curve-level",
+                StepKind::CurveLevel,
                 std::slice::from_ref(&r),
             );
             row.curve_level_pct = Some(level);
@@ -520,7 +494,7 @@ impl Sequencer<'_> {
             }
             if self.interrupted.is_some() {
                 for later in levels(at + 1) {
-                    self.not_started(format!("step {later}"));
+                    self.not_started(only(later));
                 }
                 break;
             }
@@ -592,12 +566,12 @@ impl Sequencer<'_> {
             None => Interrupted::No,
         };
         r.warnings = self.warnings;
-        let ts = timeseries_path(&self.opts.results_path);
-        r.timeseries = inline_timeseries(&ts);
+        let ts = results::file::timeseries_path(&self.opts.results_path);
+        r.timeseries = results::timeseries::read_inline(&ts);
         r.timeseries_path = Some(ts.display().to_string());
         r.steps = Some(steps);
         r.precondition = precondition;
-        write_results(&self.opts.results_path, &r)?;
+        results::file::save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }
@@ -619,7 +593,7 @@ fn step_row(
     index: usize,
     parameters: &BTreeMap<String, f64>,
     label: &str,
-    kind: &str,
+    kind: StepKind,
     runs: &[RunResult],
 ) -> StepResult {
     let measured_ms: u64 = runs.iter().map(|r| r.measured_ms).sum();
@@ -647,7 +621,7 @@ fn step_row(
         index,
         parameters: parameters.clone(),
         label: label.into(),
-        kind: kind.into(),
+        kind,
         curve_level_pct: None,
         target_iops: None,
         measured_ms,
@@ -662,9 +636,7 @@ fn step_row(
         cpu_busy_pct: busy,
         repetitions: None,
         steady: None,
-        interrupted: runs
-            .iter()
-            .any(|r| matches!(r.interrupted, Interrupted::Yes(_))),
+        interrupted: runs.iter().any(|r| r.interrupted.stopped_early()),
     }
 }
 

@@ -260,6 +260,33 @@ pub struct DiskDelta {
 }
 
 impl DiskDelta {
+    /// Adds the activity of `other` (a later interval or run): counts add, mean queue times
+    /// are weighted by their operations. `util_pct` is left as it is: it depends on the wall
+    /// time the sum covers.
+    pub fn add(&mut self, other: &DiskDelta) {
+        let weighted = |a: f64, na: u64, b: f64, nb: u64| {
+            (a * na as f64 + b * nb as f64) / (na + nb).max(1) as f64
+        };
+        self.read_await_ms = weighted(
+            self.read_await_ms,
+            self.reads,
+            other.read_await_ms,
+            other.reads,
+        );
+        self.write_await_ms = weighted(
+            self.write_await_ms,
+            self.writes,
+            other.write_await_ms,
+            other.writes,
+        );
+        self.reads += other.reads;
+        self.writes += other.writes;
+        self.read_bytes += other.read_bytes;
+        self.write_bytes += other.write_bytes;
+        self.flushes += other.flushes;
+        self.busy_ms += other.busy_ms;
+    }
+
     /// The device's activity between two readings taken `wall_ns` nanoseconds apart.
     pub fn between(before: &DiskCounters, after: &DiskCounters, wall_ns: u64) -> DiskDelta {
         let reads = after.reads.saturating_sub(before.reads);

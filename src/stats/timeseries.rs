@@ -62,6 +62,92 @@ pub struct IntervalClass {
     pub flush: IntervalDir,
 }
 
+/// Which part of a run an interval belongs to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalPhase {
+    /// The ramp: I/O that is not counted.
+    Ramp,
+    /// The measurement.
+    #[default]
+    Measure,
+}
+
+impl std::fmt::Display for IntervalPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            IntervalPhase::Ramp => "ramp",
+            IntervalPhase::Measure => "measure",
+        })
+    }
+}
+
+/// Which run of a step sequence an interval belongs to. In JSON it is the text
+/// [`SequenceRun::fmt`] writes (`rep 2`, `curve 50%`), parsed back by `from_str`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SequenceRun {
+    /// Preconditioning, before the steps.
+    Precondition,
+    /// A step's only run.
+    Run,
+    /// Repetition N of a step, from 1.
+    Rep(u32),
+    /// Steady-state round N of a step, from 1.
+    Round(u32),
+    /// A rate curve's closed-loop maximum.
+    CurveMax,
+    /// A rate curve's open-loop level, percent of the maximum.
+    CurveLevel(f64),
+}
+
+impl std::fmt::Display for SequenceRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SequenceRun::Precondition => f.write_str("precondition"),
+            SequenceRun::Run => f.write_str("run"),
+            SequenceRun::Rep(n) => write!(f, "rep {n}"),
+            SequenceRun::Round(n) => write!(f, "round {n}"),
+            SequenceRun::CurveMax => f.write_str("curve max"),
+            SequenceRun::CurveLevel(pct) => write!(f, "curve {pct}%"),
+        }
+    }
+}
+
+impl std::str::FromStr for SequenceRun {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SequenceRun, String> {
+        let bad = || format!("`{s}` is not a run of a sequence");
+        let count = |n: &str| n.parse::<u32>().map_err(|_| bad());
+        Ok(match s.split_once(' ') {
+            None if s == "precondition" => SequenceRun::Precondition,
+            None if s == "run" => SequenceRun::Run,
+            Some(("rep", n)) => SequenceRun::Rep(count(n)?),
+            Some(("round", n)) => SequenceRun::Round(count(n)?),
+            Some(("curve", "max")) => SequenceRun::CurveMax,
+            Some(("curve", pct)) => SequenceRun::CurveLevel(
+                pct.strip_suffix('%')
+                    .and_then(|p| p.parse().ok())
+                    .ok_or_else(bad)?,
+            ),
+            _ => return Err(bad()),
+        })
+    }
+}
+
+impl Serialize for SequenceRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for SequenceRun {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// One line of the NDJSON time series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,13 +155,14 @@ pub struct IntervalRecord {
     /// Interval number from the start of the run (0-based).
     pub index: u64,
     /// `ramp` (not counted in totals) or `measure`.
-    pub phase: String,
+    pub phase: IntervalPhase,
     /// Step index, for runs of several steps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
-    /// Which run of the step: `rep 2`, `round 3`, `curve max`, `curve 50%`.
+    /// Which run of a sequence: `precondition`, `run`, `rep 2`, `round 3`, `curve max`,
+    /// `curve 50%`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<SequenceRun>,
     /// End of the interval, ms since the run's I/O started.
     pub t_end_ms: u64,
     /// Length of the interval, ms.
@@ -123,6 +210,15 @@ pub struct IntervalGrid {
 }
 
 impl IntervalGrid {
+    /// The grid of a run with this ramp, measured duration and interval, ms.
+    pub fn of(ramp_ms: u64, duration_ms: u64, interval_ms: u64) -> IntervalGrid {
+        IntervalGrid {
+            ramp_ns: ramp_ms * 1_000_000,
+            measure_ns: duration_ms * 1_000_000,
+            interval_ns: interval_ms * 1_000_000,
+        }
+    }
+
     /// Number of ramp intervals.
     pub fn ramp_intervals(&self) -> u64 {
         self.ramp_ns.div_ceil(self.interval_ns)

@@ -83,12 +83,51 @@ pub struct VerifyCounts {
     pub read_back: Option<ReadBack>,
 }
 
+/// How the final read-back pass ended (JSON: `completed`, `interrupted` or `failed: <why>`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum ReadBackState {
+    /// Every block written was read back.
+    #[default]
+    Completed,
+    /// Stopped by Ctrl-C or SIGTERM.
+    Interrupted,
+    /// A read failed: why.
+    Failed(String),
+}
+
+impl std::fmt::Display for ReadBackState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadBackState::Completed => f.write_str("completed"),
+            ReadBackState::Interrupted => f.write_str("interrupted"),
+            ReadBackState::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+impl From<ReadBackState> for String {
+    fn from(s: ReadBackState) -> String {
+        s.to_string()
+    }
+}
+
+impl From<String> for ReadBackState {
+    fn from(s: String) -> ReadBackState {
+        match s.as_str() {
+            "completed" => ReadBackState::Completed,
+            "interrupted" => ReadBackState::Interrupted,
+            other => ReadBackState::Failed(other.strip_prefix("failed: ").unwrap_or(other).into()),
+        }
+    }
+}
+
 /// The final read-back pass.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReadBack {
-    /// `completed`, `interrupted` or `failed: <why>`.
-    pub state: String,
+    /// How it ended.
+    pub state: ReadBackState,
     /// Blocks it read back and checked.
     pub blocks_checked: u64,
     /// Bytes it read.

@@ -1,0 +1,261 @@
+//! Assembling a run's [`RunResult`]: what the run has learned so far (a [`Draft`]: phases,
+//! warnings, engine, targets) becomes a results file at the end, or early when the run stops or
+//! fails, and the workers' reports fill in the measurement.
+
+use super::RunOptions;
+use super::collect::Collected;
+use crate::engine::target::OpenTarget;
+use crate::job::{EngineKind, Job};
+use crate::results::{
+    ClassResult, DeviceResult, DirCounts, EngineInfo, Interrupted, Phase, PhaseRecord, PhaseState,
+    RunResult, SCHEMA_VERSION, TargetResult, WorkerResult,
+};
+use crate::stats::StatsSet;
+use crate::stats::host::{self, CpuPercent, HostInfo};
+use crate::stats::summary::ClassSummary;
+use crate::stats::timeseries::IntervalRecord;
+use std::collections::BTreeMap;
+
+/// What a run has learned so far, from which its results are assembled.
+#[derive(Default, Clone)]
+pub(super) struct Draft {
+    pub started: Option<chrono::DateTime<chrono::Utc>>,
+    pub phases: Vec<PhaseRecord>,
+    pub warnings: Vec<String>,
+    pub engine: EngineInfo,
+    pub targets: Vec<TargetResult>,
+    pub timeseries: Vec<IntervalRecord>,
+}
+
+impl Draft {
+    /// The draft of a run of `job` starting now.
+    pub(super) fn new(job: &Job) -> Draft {
+        Draft {
+            started: Some(chrono::Utc::now()),
+            warnings: job.warnings.clone(),
+            engine: EngineInfo {
+                name: engine_name(job.engine).into(),
+                fallback_reason: None,
+                notes: Vec::new(),
+            },
+            ..Draft::default()
+        }
+    }
+
+    /// Records that `phase` ended in `state` after `seconds`.
+    pub(super) fn phase(&mut self, phase: Phase, state: PhaseState, seconds: f64) {
+        self.phases.push(PhaseRecord {
+            name: phase,
+            state,
+            seconds,
+        });
+    }
+}
+
+fn engine_name(e: EngineKind) -> &'static str {
+    match e {
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Psync => "psync",
+        EngineKind::Null => "null",
+    }
+}
+
+pub(super) fn target_result(t: &crate::job::Target, o: &OpenTarget) -> TargetResult {
+    let p = host::placement(&o.canonical_path);
+    TargetResult {
+        name: t.name.clone(),
+        path: o.path.display().to_string(),
+        kind: o.kind,
+        size_bytes: o.size_bytes,
+        logical_block_size_bytes: o.logical_block_size,
+        direct: o.direct,
+        dsync: o.dsync,
+        filesystem: p.filesystem,
+        mount_point: p.mount_point.map(|m| m.display().to_string()),
+        mount_options: p.mount_options,
+        device: p.device,
+        device_model: p.device_model,
+        prepare: o.prepare.clone(),
+        ops: DirCounts::default(),
+        bytes: DirCounts::default(),
+        errors: DirCounts::default(),
+    }
+}
+
+pub(super) fn device_names(targets: &[TargetResult]) -> Vec<String> {
+    let mut names: Vec<String> = targets.iter().filter_map(|t| t.device.clone()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+pub(super) fn assemble(
+    job: &Job,
+    opts: &RunOptions,
+    draft: Draft,
+    interrupted: Interrupted,
+    host: Option<&HostInfo>,
+) -> RunResult {
+    let started = draft.started.unwrap_or_else(chrono::Utc::now);
+    let classes = job
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            (
+                name.clone(),
+                ClassResult {
+                    read: Default::default(),
+                    write: Default::default(),
+                    flush: Default::default(),
+                    write_durability: durability(job, i),
+                },
+            )
+        })
+        .collect();
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        storlab_version: env!("CARGO_PKG_VERSION").into(),
+        command: opts.command.clone(),
+        job: job.clone(),
+        host: host.cloned().unwrap_or_else(host::host_info),
+        started_at: started.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        ended_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        interrupted,
+        phases: draft.phases,
+        engine: draft.engine,
+        warnings: draft.warnings,
+        measured_ms: 0,
+        targets: draft.targets,
+        totals: ClassSummary::default(),
+        classes,
+        workers: Vec::new(),
+        devices: Vec::new(),
+        host_cpu: CpuPercent::default(),
+        errors: Vec::new(),
+        timeseries_path: None,
+        timeseries: draft.timeseries,
+        verify: None,
+        verdict: None,
+        exchange: None,
+        max_mailboxes: None,
+        trials: None,
+        steps: None,
+        precondition: None,
+    }
+}
+
+/// How class `class`'s writes are made durable, from the job.
+fn durability(job: &Job, class: usize) -> String {
+    let mut kinds: Vec<String> = Vec::new();
+    let mut add = |k: String| {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    };
+    for w in &job.workers {
+        for a in w
+            .access
+            .iter()
+            .filter(|a| a.class == class && a.read_pct < 100.0)
+        {
+            if a.sync {
+                add("rwf_dsync".into());
+            }
+            if a.fsync_every > 0 {
+                add(format!("fsync_every_{}", a.fsync_every));
+            }
+            for &t in &w.targets {
+                let t = &job.targets[t];
+                if t.sync {
+                    add("o_dsync".into());
+                }
+                if t.fsync_every > 0 {
+                    add(format!("fsync_every_{}", t.fsync_every));
+                }
+            }
+        }
+    }
+    if kinds.is_empty() {
+        "none".into()
+    } else {
+        kinds.join("+")
+    }
+}
+
+pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected) {
+    let measured_ns = c.reports.iter().map(|r| r.measured_ns).max().unwrap_or(0);
+    let secs = measured_ns as f64 / 1e9;
+    result.measured_ms = measured_ns / 1_000_000;
+    let mut all = StatsSet::new(job.classes.len());
+    for r in &c.reports {
+        all.add(&r.totals);
+    }
+    result.totals = ClassSummary::of(&all.total(), secs, true);
+    for (i, name) in job.classes.iter().enumerate() {
+        if let Some(cr) = result.classes.get_mut(name) {
+            let s = ClassSummary::of(&all.classes[i], secs, true);
+            cr.read = s.read;
+            cr.write = s.write;
+            cr.flush = s.flush;
+        }
+    }
+    result.workers = c
+        .reports
+        .iter()
+        .map(|r| {
+            let wsecs = r.measured_ns as f64 / 1e9;
+            let spec = &job.workers[r.worker];
+            let used: Vec<usize> = spec.access.iter().map(|a| a.class).collect();
+            WorkerResult {
+                name: spec.name.clone(),
+                totals: ClassSummary::of(&r.totals.total(), wsecs, true),
+                classes: used
+                    .iter()
+                    .map(|&i| {
+                        (
+                            job.classes[i].clone(),
+                            ClassSummary::of(&r.totals.classes[i], wsecs, true),
+                        )
+                    })
+                    .collect(),
+                unissued: r.unissued,
+                fatal: r.fatal.clone(),
+            }
+        })
+        .collect();
+    for (ti, t) in result.targets.iter_mut().enumerate() {
+        for r in &c.reports {
+            let k = &r.targets[ti];
+            t.ops.read += k.ops[0];
+            t.ops.write += k.ops[1];
+            t.ops.flush += k.ops[2];
+            t.bytes.read += k.bytes[0];
+            t.bytes.write += k.bytes[1];
+            t.errors.read += k.errors[0];
+            t.errors.write += k.errors[1];
+            t.errors.flush += k.errors[2];
+        }
+    }
+    let models: BTreeMap<String, Option<String>> = result
+        .targets
+        .iter()
+        .filter_map(|t| t.device.clone().map(|d| (d, t.device_model.clone())))
+        .collect();
+    result.devices = c
+        .disk_measure
+        .iter()
+        .map(|(name, delta)| DeviceResult {
+            name: name.clone(),
+            model: models.get(name).cloned().flatten(),
+            delta: *delta,
+        })
+        .collect();
+    result.host_cpu = c.cpu_measure;
+    result.errors = c
+        .reports
+        .iter()
+        .flat_map(|r| r.errors.iter().cloned())
+        .take(crate::engine::worker::ERROR_DETAILS * 4)
+        .collect();
+}

@@ -1,0 +1,260 @@
+//! Collection while the workers run: interval statistics merged across workers as soon as every
+//! worker has reported an interval, host samples (CPU, block-device counters) at each interval's
+//! end, each interval written to the NDJSON time series (and flushed) and shown to the
+//! observer, and the measured phase's CPU and device deltas.
+
+use super::RunOptions;
+use crate::engine::worker::{WorkerMsg, WorkerReport};
+use crate::job::Job;
+use crate::results::Phase;
+use crate::results::progress::Observer;
+use crate::stats::StatsSet;
+use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
+use crate::stats::timeseries::{IntervalGrid, IntervalPhase, IntervalRecord};
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The run's NDJSON time series, opened for writing (appended to by later runs of a sequence).
+pub(super) fn open_series(path: &Path, append: bool) -> Result<std::io::BufWriter<std::fs::File>> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(path)
+        .with_context(|| format!("cannot create the time-series file {}", path.display()))?;
+    Ok(std::io::BufWriter::new(file))
+}
+
+/// What the collector needs besides the workers' messages.
+pub(super) struct Collector<'a> {
+    /// Phases and intervals.
+    pub grid: IntervalGrid,
+    /// Block devices under the targets (kernel names).
+    pub devices: &'a [String],
+    /// The job (class names, interval stamps).
+    pub job: &'a Job,
+    /// Step index and label stamped on records.
+    pub opts: &'a RunOptions,
+    /// The time series.
+    pub ndjson: &'a mut dyn Write,
+    /// Progress.
+    pub obs: &'a mut dyn Observer,
+}
+
+pub(super) struct Collected {
+    pub reports: Vec<WorkerReport>,
+    pub cpu_measure: CpuPercent,
+    pub disk_measure: BTreeMap<String, DiskDelta>,
+    pub elapsed_ns: u64,
+}
+
+#[derive(Clone)]
+struct Sample {
+    t_ns: u64,
+    cpu: CpuTimes,
+    disks: BTreeMap<String, DiskCounters>,
+}
+
+fn sample(start: Instant, devices: &[String]) -> Sample {
+    Sample {
+        t_ns: start.elapsed().as_nanos() as u64,
+        cpu: host::cpu_times(),
+        disks: devices
+            .iter()
+            .filter_map(|d| host::disk_counters(d).map(|c| (d.clone(), c)))
+            .collect(),
+    }
+}
+
+fn deltas(a: &Sample, b: &Sample) -> (CpuPercent, BTreeMap<String, DiskDelta>) {
+    let wall = b.t_ns.saturating_sub(a.t_ns);
+    let disks = b
+        .disks
+        .iter()
+        .filter_map(|(n, after)| {
+            a.disks
+                .get(n)
+                .map(|before| (n.clone(), DiskDelta::between(before, after, wall)))
+        })
+        .collect();
+    (CpuPercent::between(&a.cpu, &b.cpu, wall), disks)
+}
+
+impl Collector<'_> {
+    /// Collects from `rx` until the `n_workers` workers started at `start` are done.
+    pub(super) fn collect(
+        self,
+        rx: std::sync::mpsc::Receiver<WorkerMsg>,
+        n_workers: usize,
+        start: Instant,
+    ) -> Result<Collected> {
+        let Collector {
+            grid,
+            devices,
+            job,
+            opts,
+            ndjson,
+            obs,
+        } = self;
+        let first = sample(start, devices);
+        obs.phase(if grid.ramp_ns > 0 {
+            Phase::Ramp
+        } else {
+            Phase::Measure
+        });
+        let classes = job.classes.len();
+        // Host samples: `first` at time 0, then one at the end of each interval.
+        let mut ends: BTreeMap<u64, Sample> = BTreeMap::new();
+        let mut measure_start: Option<Sample> = None;
+        let mut measure_end: Option<Sample> = None;
+        let mut next_sample = 0u64;
+        // Interval statistics waiting for every worker.
+        let mut pending: BTreeMap<u64, StatsSet> = BTreeMap::new();
+        let mut last_reported: Vec<Option<u64>> = vec![None; n_workers];
+        let mut finished = vec![false; n_workers];
+        let mut reports = Vec::new();
+        let mut announced_measure = grid.ramp_ns == 0;
+        if grid.ramp_ns == 0 {
+            measure_start = Some(first.clone());
+        }
+        let mut done = 0;
+        loop {
+            let now = start.elapsed().as_nanos() as u64;
+            while next_sample < grid.intervals() {
+                let (_, end, _) = grid.bounds(next_sample);
+                if now < end {
+                    break;
+                }
+                let s = sample(start, devices);
+                if end == grid.ramp_ns && measure_start.is_none() {
+                    measure_start = Some(s.clone());
+                }
+                if end == grid.ramp_ns + grid.measure_ns {
+                    measure_end = Some(s.clone());
+                }
+                ends.insert(next_sample, s);
+                next_sample += 1;
+            }
+            if !announced_measure && now >= grid.ramp_ns {
+                announced_measure = true;
+                obs.phase(Phase::Measure);
+            }
+            // Emit every interval that every running worker has reported.
+            while let Some((&index, _)) = pending.first_key_value() {
+                let complete = (0..n_workers)
+                    .all(|w| finished[w] || last_reported[w].is_some_and(|l| l >= index));
+                if !complete {
+                    break;
+                }
+                let stats = pending.pop_first().expect("non-empty").1;
+                let before = if index == 0 {
+                    Some(&first)
+                } else {
+                    ends.get(&(index - 1))
+                };
+                let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
+                let now = start.elapsed().as_nanos() as u64;
+                let mut rec = interval_record(index, &grid, now, &stats, &job.classes, host);
+                rec.step = opts.step;
+                rec.label = opts.label;
+                serde_json::to_writer(&mut *ndjson, &rec)?;
+                ndjson.write_all(b"\n")?;
+                ndjson.flush()?;
+                obs.interval(&rec, &grid);
+                if index > 0 {
+                    ends.retain(|&k, _| k + 1 >= index);
+                }
+            }
+            if done == n_workers {
+                break;
+            }
+            let wait_until = if next_sample < grid.intervals() {
+                grid.bounds(next_sample).1
+            } else {
+                now + 100_000_000
+            };
+            let timeout =
+                Duration::from_nanos(wait_until.saturating_sub(now).clamp(1_000_000, 100_000_000));
+            match rx.recv_timeout(timeout) {
+                Ok(WorkerMsg::Interval {
+                    worker,
+                    index,
+                    stats,
+                }) => {
+                    pending
+                        .entry(index)
+                        .or_insert_with(|| StatsSet::new(classes))
+                        .add(&stats);
+                    last_reported[worker] = Some(index);
+                }
+                Ok(WorkerMsg::Done(r)) => {
+                    finished[r.worker] = true;
+                    done += 1;
+                    reports.push(*r);
+                    if done == n_workers && next_sample < grid.intervals() {
+                        // The run ended before this interval's planned end: sample now.
+                        ends.insert(next_sample, sample(start, devices));
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    finished.iter_mut().for_each(|f| *f = true);
+                    done = n_workers;
+                }
+            }
+        }
+        let elapsed_ns = start.elapsed().as_nanos() as u64;
+        let measure_end = measure_end.unwrap_or_else(|| sample(start, devices));
+        let (cpu_measure, disk_measure) = match &measure_start {
+            Some(s) => deltas(s, &measure_end),
+            None => (CpuPercent::default(), BTreeMap::new()),
+        };
+        reports.sort_by_key(|r| r.worker);
+        Ok(Collected {
+            reports,
+            cpu_measure,
+            disk_measure,
+            elapsed_ns,
+        })
+    }
+}
+
+/// The record of interval `index`; an interval cut short (the run stopped at `now_ns`, before
+/// its planned end) gets its real length, so its rates are not understated.
+fn interval_record(
+    index: u64,
+    grid: &IntervalGrid,
+    now_ns: u64,
+    stats: &StatsSet,
+    classes: &[String],
+    host: Option<(CpuPercent, BTreeMap<String, DiskDelta>)>,
+) -> IntervalRecord {
+    let (s, e, ramp) = grid.bounds(index);
+    let e = e.min(now_ns.max(s + 1));
+    let mut rec = IntervalRecord {
+        index,
+        phase: if ramp {
+            IntervalPhase::Ramp
+        } else {
+            IntervalPhase::Measure
+        },
+        step: None,
+        t_end_ms: e / 1_000_000,
+        interval_ms: ((e - s) / 1_000_000).max(1),
+        ..Default::default()
+    };
+    rec.fill(stats, classes);
+    if let Some((cpu, devices)) = host {
+        rec.cpu = cpu;
+        rec.devices = devices;
+    }
+    rec
+}

@@ -1,0 +1,188 @@
+//! Before any I/O is measured: the engine (io_uring, or psync when io_uring cannot be used, at
+//! queue depth 1), the O_DIRECT alignment check (before anything is written, and again once the
+//! targets are open), opening and preparing every target, and each worker's access generator.
+
+use super::Signals;
+use crate::Usage;
+use crate::engine::access::{AccessGen, TargetGeometry};
+use crate::engine::probe;
+use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
+use crate::job::{EngineKind, Job};
+use crate::results::EngineInfo;
+use crate::results::progress::Observer;
+use crate::units::format_size;
+use anyhow::{Result, anyhow};
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
+
+/// The end of an alignment error: how to avoid O_DIRECT's constraint in a job file.
+pub const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
+
+/// The engine the run uses and the job as that engine runs it: io_uring falls back to psync
+/// when the kernel, a sysctl, a seccomp filter or the memlock limit forbids it, and psync runs
+/// every worker at queue depth 1. Each change is noted in `engine` and `warnings`.
+pub(super) fn engine<'j>(
+    job: &'j Job,
+    engine: &mut EngineInfo,
+    warnings: &mut Vec<String>,
+) -> (EngineKind, Cow<'j, Job>) {
+    let mut kind = job.engine;
+    if kind == EngineKind::IoUring {
+        if let Err(why) = probe::io_uring() {
+            engine.name = "psync".into();
+            engine.fallback_reason = Some(why.clone());
+            warnings.push(format!(
+                "io_uring is not usable, psync was used instead: {why}"
+            ));
+            kind = EngineKind::Psync;
+        }
+    }
+    if kind != EngineKind::Psync || job.workers.iter().all(|w| w.queue_depth <= 1) {
+        return (kind, Cow::Borrowed(job));
+    }
+    let mut j = job.clone();
+    for w in &mut j.workers {
+        if w.queue_depth > 1 {
+            warnings.push(format!(
+                "worker `{}`: the psync engine does one I/O at a time; queue_depth {} is run as 1",
+                w.name, w.queue_depth
+            ));
+            w.queue_depth = 1;
+        }
+    }
+    (kind, Cow::Owned(j))
+}
+
+/// Refuses a misaligned job before preparing (writing) anything, from the block size each
+/// target is expected to have; checked again by [`check_open_alignment`] once open.
+pub(super) fn check_expected_alignment(job: &Job) -> Result<()> {
+    if job.buffered {
+        return Ok(());
+    }
+    let expected: Vec<u32> = job
+        .targets
+        .iter()
+        .map(|t| target::expected_block_size(&t.path).unwrap_or(0))
+        .collect();
+    check_alignment(job, &expected)
+}
+
+/// Checks the job against the O_DIRECT granularity of the opened targets.
+pub(super) fn check_open_alignment(job: &Job, opened: &[OpenTarget]) -> Result<()> {
+    let direct: Vec<u32> = opened
+        .iter()
+        .map(|o| if o.direct { o.logical_block_size } else { 0 })
+        .collect();
+    check_alignment(job, &direct)
+}
+
+/// How opening the targets ended.
+pub(super) enum Opened {
+    /// Every target is open (and prepared).
+    All(Vec<OpenTarget>),
+    /// A stop was asked for during preparation.
+    Interrupted,
+}
+
+/// Opens (and prepares) every target of `job`, reporting preparation progress to `obs`.
+pub(super) fn open_targets(
+    job: &Job,
+    engine: EngineKind,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+) -> Result<Opened> {
+    let mut opened = Vec::with_capacity(job.targets.len());
+    for (ti, t) in job.targets.iter().enumerate() {
+        if engine == EngineKind::Null && t.size_bytes.is_some() && !t.path.exists() {
+            return Err(Usage(format!(
+                "target `{}` ({}) does not exist; the null engine does no I/O but still needs its targets (run once with another engine to prepare it)",
+                t.name,
+                t.path.display()
+            ))
+            .into());
+        }
+        let request = TargetRequest {
+            path: t.path.clone(),
+            size_bytes: t.size_bytes,
+            buffered: job.buffered,
+            dsync: t.sync,
+            writes: job
+                .workers
+                .iter()
+                .any(|w| w.targets.contains(&ti) && w.writes()),
+            destroy_data: job.destroy_data,
+        };
+        let progress = &mut |done, total| {
+            obs.prepare(&t.name, done, total);
+            !signals.stop.load(Ordering::Relaxed)
+        };
+        match target::open(&request, progress) {
+            Ok(o) => opened.push(o),
+            Err(TargetError::Interrupted { .. }) => return Ok(Opened::Interrupted),
+            Err(e @ (TargetError::Guarded { .. } | TargetError::Invalid { .. })) => {
+                return Err(Usage(e.to_string()).into());
+            }
+            Err(e) => return Err(anyhow!(e)),
+        }
+    }
+    Ok(Opened::All(opened))
+}
+
+/// Each worker's access generator over the opened targets.
+pub(super) fn access_generators(job: &Job, opened: &[OpenTarget]) -> Result<Vec<AccessGen>> {
+    let geometry: Vec<TargetGeometry> = opened
+        .iter()
+        .zip(&job.targets)
+        .map(|(o, t)| TargetGeometry {
+            size_bytes: o.size_bytes,
+            dsync: t.sync,
+            fsync_every: t.fsync_every,
+        })
+        .collect();
+    job.workers
+        .iter()
+        .enumerate()
+        .map(|(wi, w)| {
+            let seed = job.seed ^ (wi as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            AccessGen::new(w, &geometry, seed).map_err(|e| Usage(e).into())
+        })
+        .collect()
+}
+
+/// Checks every offset and size the workers use against each target's O_DIRECT granularity
+/// (`block_sizes[t]`; 0 or 1: nothing to check).
+fn check_alignment(job: &Job, block_sizes: &[u32]) -> Result<()> {
+    for w in &job.workers {
+        for (ai, a) in w.access.iter().enumerate() {
+            for &t in &w.targets {
+                let lbs = block_sizes[t] as u64;
+                if lbs <= 1 {
+                    continue;
+                }
+                let mut what = vec![
+                    ("block size", a.block_size_bytes, "a block size"),
+                    ("alignment", a.align_bytes, "an alignment"),
+                    ("span offset", a.offset_bytes, "an offset"),
+                    ("roll_every", a.roll_every_bytes, "a roll_every"),
+                ];
+                what.extend(
+                    a.block_sizes
+                        .iter()
+                        .map(|&(b, _)| ("block size", b, "block sizes")),
+                );
+                for (name, value, fix) in what {
+                    if value % lbs != 0 {
+                        return Err(Usage(format!(
+                            "cannot use {} with O_DIRECT: its logical block size is {lbs} but worker `{}` access[{ai}] has {name} {value}; use {fix} that is a multiple of {}{BUFFERED_HINT}",
+                            job.targets[t].path.display(),
+                            w.name,
+                            format_size(lbs)
+                        ))
+                        .into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! The process's stop requests: SIGINT and SIGTERM set flags the run polls (the first asks every
+//! phase to stop, a second exits at once with status 130), and the reason an interruption
+//! gives in the results.
+
+use crate::results::Phase;
+use anyhow::Result;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Signal flags shared by the process: set by SIGINT/SIGTERM.
+pub struct Signals {
+    /// Any stop request.
+    pub stop: Arc<AtomicBool>,
+    sigint: Arc<AtomicBool>,
+    sigterm: Arc<AtomicBool>,
+}
+
+impl Signals {
+    /// Installs handlers: the first SIGINT/SIGTERM asks the run to stop, a second one exits at
+    /// once with status 130.
+    pub fn install() -> Result<Signals> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let stop = Arc::new(AtomicBool::new(false));
+        let sigint = Arc::new(AtomicBool::new(false));
+        let sigterm = Arc::new(AtomicBool::new(false));
+        for sig in [SIGINT, SIGTERM] {
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
+            signal_hook::flag::register(sig, Arc::clone(&stop))?;
+        }
+        signal_hook::flag::register(SIGINT, Arc::clone(&sigint))?;
+        signal_hook::flag::register(SIGTERM, Arc::clone(&sigterm))?;
+        Ok(Signals {
+            stop,
+            sigint,
+            sigterm,
+        })
+    }
+
+    /// Flags that no signal will set (tests, library use).
+    pub fn none() -> Signals {
+        Signals {
+            stop: Arc::new(AtomicBool::new(false)),
+            sigint: Arc::new(AtomicBool::new(false)),
+            sigterm: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Whether SIGINT or SIGTERM arrived.
+    pub fn signalled(&self) -> bool {
+        self.sigint.load(Ordering::Relaxed) || self.sigterm.load(Ordering::Relaxed)
+    }
+
+    /// Why the run stopped, naming where (`during`), when a stop was asked for.
+    pub fn reason(&self, during: &str) -> Option<String> {
+        let by = if self.sigint.load(Ordering::Relaxed) {
+            "SIGINT (Ctrl-C)"
+        } else if self.sigterm.load(Ordering::Relaxed) {
+            "SIGTERM"
+        } else if self.stop.load(Ordering::Relaxed) {
+            "a stop request"
+        } else {
+            return None;
+        };
+        Some(format!("interrupted by {by} during {during}"))
+    }
+
+    /// Why the run stopped during `phase`, when a stop was asked for.
+    pub fn reason_in(&self, phase: Phase) -> Option<String> {
+        self.reason(&phase.to_string())
+    }
+
+    /// Asks the run to stop as SIGINT would (tests).
+    #[cfg(test)]
+    pub fn interrupt(&self) {
+        self.sigint.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}

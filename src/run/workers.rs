@@ -1,0 +1,212 @@
+//! The workers of one run: one OS thread each, with its backend (io_uring ring, psync or null)
+//! set up before a start gate opens, so set-up time is never counted as latency; the collector
+//! runs on the calling thread while they work.
+
+use super::collect::{Collected, Collector};
+use crate::engine::access::AccessGen;
+use crate::engine::null::NullBackend;
+use crate::engine::ring::UringBackend;
+use crate::engine::sync::SyncBackend;
+use crate::engine::target::OpenTarget;
+use crate::engine::verify::VerifyMap;
+use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
+use crate::job::{EngineKind, Job};
+use crate::stats::timeseries::IntervalGrid;
+use crate::stats::verification::VerifyCounts;
+use crate::stats::{StatsSet, TargetCounters};
+use anyhow::{Result, anyhow};
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// What every worker of a run shares.
+pub(super) struct Shared<'a> {
+    /// Set on Ctrl-C or SIGTERM.
+    pub stop: &'a AtomicBool,
+    /// Set by a worker to end the run (too many errors, a fatal problem). Workers end the run
+    /// through this one, not the signal flag, so that a Ctrl-C after an internal stop still
+    /// gets a clean exit with results.
+    pub halt: &'a AtomicBool,
+    /// Failed I/Os and verification errors of the whole run.
+    pub failures: &'a AtomicU64,
+    /// The targets' identities and, with verification, what every block should hold.
+    pub blocks: &'a VerifyMap,
+}
+
+/// Starts one thread per worker of `job` on `opened`, lets `collector` gather their intervals
+/// until every worker is done, and returns what it collected.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run(
+    job: &Job,
+    engine: EngineKind,
+    opened: &[OpenTarget],
+    gens: Vec<AccessGen>,
+    grid: IntervalGrid,
+    shared: Shared<'_>,
+    collector: Collector<'_>,
+) -> Result<Collected> {
+    let Shared {
+        stop,
+        halt,
+        failures,
+        blocks,
+    } = shared;
+    let max_failures = job.on_error.limit();
+    let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
+    let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
+    let n_workers = job.workers.len();
+    let gate = StartGate::new();
+    std::thread::scope(|scope| -> Result<Collected> {
+        let gate = &gate;
+        let mut spawned = 0;
+        let mut spawn_error = None;
+        for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
+            let plan = WorkerPlan {
+                index: wi,
+                spec: w,
+                classes: job.classes.len(),
+                access,
+                seed: job.seed ^ ((wi as u64) << 32),
+                start: Instant::now(),
+                grid,
+                stop,
+                halt,
+                tx: tx.clone(),
+                batch: (job.batch as usize).min(w.queue_depth as usize),
+                targets: job.targets.len(),
+                blocks,
+                failures,
+                max_failures,
+            };
+            let fds = fds.clone();
+            let slot_bytes = w.max_block_bytes() as usize;
+            let spawn = std::thread::Builder::new()
+                .name(format!("storlab-{}", w.name))
+                .spawn_scoped(scope, move || {
+                    let tx = plan.tx.clone();
+                    let report = run_worker(plan, engine, fds, slot_bytes, gate);
+                    let _ = tx.send(WorkerMsg::Done(Box::new(report)));
+                });
+            match spawn {
+                Ok(_) => spawned += 1,
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        if let Some(e) = spawn_error {
+            // Release the workers that did start, stopped at once.
+            halt.store(true, Ordering::Relaxed);
+            gate.start(spawned);
+            return Err(anyhow!(e).context(format!(
+                "cannot start worker thread {} of {n_workers}; lower the number of workers or raise the thread limit (ulimit -u)",
+                spawned + 1
+            )));
+        }
+        let start = gate.start(spawned);
+        collector.collect(rx, n_workers, start)
+    })
+}
+
+/// Starts the workers together: each sets up its ring and buffers, then waits; time 0 of
+/// the run is taken when all are ready, so set-up time is never counted as latency.
+struct StartGate {
+    state: std::sync::Mutex<(usize, Option<Instant>)>,
+    cond: std::sync::Condvar,
+}
+
+impl StartGate {
+    fn new() -> Self {
+        StartGate {
+            state: std::sync::Mutex::new((0, None)),
+            cond: std::sync::Condvar::new(),
+        }
+    }
+
+    /// A worker is ready; returns time 0 once every worker is.
+    fn ready(&self) -> Instant {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        self.cond.notify_all();
+        loop {
+            if let Some(t) = s.1 {
+                return t;
+            }
+            s = self.cond.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits for `workers` to be ready, then starts them; returns time 0.
+    fn start(&self, workers: usize) -> Instant {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while s.0 < workers {
+            s = self.cond.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        let t = Instant::now();
+        s.1 = Some(t);
+        self.cond.notify_all();
+        t
+    }
+}
+
+fn run_worker(
+    mut plan: WorkerPlan<'_>,
+    engine: EngineKind,
+    fds: Vec<std::os::fd::BorrowedFd<'_>>,
+    slot_bytes: usize,
+    gate: &StartGate,
+) -> WorkerReport {
+    let qd = plan.spec.queue_depth as usize;
+    let seed = plan.seed;
+    if let Some(cpu) = plan.spec.cpu {
+        let mut set = rustix::thread::CpuSet::new();
+        set.set(cpu);
+        if let Err(e) = rustix::thread::sched_setaffinity(None, &set) {
+            plan.start = gate.ready();
+            return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
+        }
+    }
+    match engine {
+        EngineKind::Null => {
+            let b = NullBackend::new(qd, slot_bytes, seed);
+            plan.start = gate.ready();
+            worker::run(plan, b, Vec::new())
+        }
+        EngineKind::Psync => {
+            let b = SyncBackend::new(fds, qd, slot_bytes, seed);
+            plan.start = gate.ready();
+            worker::run(plan, b, Vec::new())
+        }
+        EngineKind::IoUring => match UringBackend::new(fds, qd, slot_bytes, seed) {
+            Ok(b) => {
+                let notes = b.notes.clone();
+                plan.start = gate.ready();
+                worker::run(plan, b, notes)
+            }
+            Err(e) => {
+                plan.start = gate.ready();
+                failed(
+                    &plan,
+                    format!("cannot create an io_uring ring of {qd} entries: {e}"),
+                )
+            }
+        },
+    }
+}
+
+fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
+    plan.halt.store(true, Ordering::Relaxed);
+    WorkerReport {
+        worker: plan.index,
+        totals: StatsSet::new(plan.classes),
+        targets: vec![TargetCounters::default(); plan.targets],
+        measured_ns: 0,
+        unissued: 0,
+        errors: Vec::new(),
+        fatal: Some(why),
+        notes: Vec::new(),
+        verify: VerifyCounts::default(),
+    }
+}
