@@ -439,8 +439,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
                 );
             } else {
                 let r = results_file::load(&results)?;
-                let unfinished = matches!(&r.interrupted,
-                    crate::results::Interrupted::Yes(why) if why == crate::results::UNFINISHED);
+                let unfinished = r.interrupted == crate::results::Interrupted::Unfinished;
                 if unfinished && series.exists() {
                     crate::results::recovery::complete(r, &series)?
                 } else {
@@ -643,7 +642,7 @@ pub fn outcome_code(r: &RunResult) -> i32 {
         .any(|rule| rule.is_integrity() && !rule.pass)
     {
         exit::FAIL
-    } else if matches!(r.interrupted, crate::results::Interrupted::Yes(_)) {
+    } else if r.interrupted.stopped_early() {
         exit::RUNTIME
     } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
         exit::FAIL

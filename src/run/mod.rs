@@ -316,3 +316,6 @@ fn ending(
         None => Interrupted::No,
     }
 }
+
+#[cfg(test)]
+mod tests;

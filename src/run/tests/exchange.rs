@@ -1,0 +1,233 @@
+//! The Exchange validation's search and thread tuning with fake runs: storage that carries a
+//! chosen transactional rate within the latency limits and fails above it.
+
+use super::{Fake, Made, class_rates};
+use crate::job::Job;
+use crate::profiles::exchange::{self as model, ExchangeConfig, ExchangeSpec, ThreadsSpec};
+use crate::results::exchange::TrialPurpose;
+use crate::results::{Phase, PhaseState, RunResult};
+use crate::run::{RunOptions, Signals};
+use crate::units::{Dur, Percent};
+use std::time::Duration;
+
+/// A validation of 1,000 Exchange 2010 mailboxes (0.12 IOPS each with the headroom) in
+/// `dir`, two databases, one thread each, for `minutes`.
+fn config(dir: &std::path::Path, find_max: bool, threads: Option<u32>) -> ExchangeConfig {
+    let spec = ExchangeSpec {
+        mailboxes: Some(1000),
+        db_paths: Some(vec![dir.to_path_buf()]),
+        log_paths: Some(vec![dir.to_path_buf()]),
+        capacity: Some(Percent(0.01)),
+        threads: Some(match threads {
+            Some(n) => ThreadsSpec::Count(n),
+            None => ThreadsSpec::Word("auto".into()),
+        }),
+        duration: Some(Dur(Duration::from_secs(120))),
+        ramp: Some(Dur(Duration::ZERO)),
+        find_max_mailboxes: Some(find_max),
+        ..ExchangeSpec::default()
+    };
+    model::resolve(&spec, "test").expect("a valid configuration")
+}
+
+/// Transactional I/Os per second a job asks for (database reads and writes, not logs or
+/// maintenance).
+fn transactional(job: &Job) -> f64 {
+    job.classes
+        .iter()
+        .zip(class_rates(job))
+        .filter(|(name, _)| name.ends_with("/read") || name.ends_with("/write"))
+        .map(|(_, [r, w])| r + w)
+        .sum()
+}
+
+/// Storage that serves `capacity` transactional IOPS with 2 ms reads; above it reads take
+/// 40 ms (the limit is 20 ms).
+fn storage(capacity: f64) -> impl FnMut(&Job, &Signals) -> Made {
+    move |job, _| Made {
+        read_ns: if transactional(job) <= capacity {
+            2_000_000
+        } else {
+            40_000_000
+        },
+        ..Made::default()
+    }
+}
+
+fn run(
+    cfg: &ExchangeConfig,
+    exec: &mut dyn crate::run::Execute,
+    dir: &std::path::Path,
+) -> RunResult {
+    let opts = RunOptions::new(dir.join("x.json"), vec!["storlab".into()]);
+    super::super::exchange::run(cfg, &opts, exec).expect("the validation runs")
+}
+
+fn purposes(r: &RunResult) -> Vec<TrialPurpose> {
+    r.trials.iter().flatten().map(|t| t.purpose).collect()
+}
+
+#[test]
+fn the_search_brackets_bisects_and_confirms_the_largest_count_that_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), true, Some(1));
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    // The storage carries 5,000 mailboxes' worth.
+    let mut fake = Fake::new(storage(5000.0 * per_mailbox));
+    let r = run(&cfg, &mut fake, dir.path());
+    let max = r.max_mailboxes.expect("a maximum");
+    assert!((4900..=5000).contains(&max), "maximum {max}");
+    let p = purposes(&r);
+    // 1000 passes, 2000 and 4000 pass, 8000 fails: then bisection, then one confirmation.
+    assert_eq!(p[..4], [TrialPurpose::Bracket; 4]);
+    let mailboxes: Vec<u64> = r.trials.iter().flatten().map(|t| t.mailboxes).collect();
+    assert_eq!(mailboxes[..4], [1000, 2000, 4000, 8000]);
+    assert!(
+        p[4..p.len() - 1].iter().all(|&x| x == TrialPurpose::Bisect),
+        "{p:?}"
+    );
+    assert_eq!(p.last(), Some(&TrialPurpose::Confirm));
+    assert_eq!(mailboxes.last(), Some(&max));
+    assert!(r.verdict.as_ref().unwrap().passed());
+    // Trials are short; the confirmation runs the full duration.
+    let durations: Vec<u64> = fake.jobs.iter().map(|(j, _)| j.duration_ms).collect();
+    assert_eq!(*durations.last().unwrap(), cfg.duration_ms);
+    assert!(
+        durations[..durations.len() - 1]
+            .iter()
+            .all(|&d| d < cfg.duration_ms)
+    );
+    assert_eq!(r.exchange.as_ref().unwrap().mailboxes, max);
+}
+
+#[test]
+fn a_failed_confirmation_backs_off_and_a_later_pass_is_the_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), true, Some(1));
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    let full = cfg.duration_ms;
+    // Short trials see 5,000 mailboxes' worth; the full-length test only 4,300 (the
+    // storage's cache fills): the confirmations at ~5,000, 4,750 and 4,512 fail, the third
+    // back-off (~4,287) passes, and it is the maximum.
+    let mut short = storage(5000.0 * per_mailbox);
+    let mut long = storage(4300.0 * per_mailbox);
+    let mut fake = Fake::new(move |job: &Job, s: &Signals| {
+        if job.duration_ms == full {
+            long(job, s)
+        } else {
+            short(job, s)
+        }
+    });
+    let r = run(&cfg, &mut fake, dir.path());
+    let confirms: Vec<(u64, bool)> = r
+        .trials
+        .iter()
+        .flatten()
+        .filter(|t| t.purpose == TrialPurpose::Confirm)
+        .map(|t| (t.mailboxes, t.pass))
+        .collect();
+    assert_eq!(confirms.len(), 4, "{confirms:?}");
+    assert!(confirms[..3].iter().all(|&(_, pass)| !pass), "{confirms:?}");
+    let (last, pass) = confirms[3];
+    assert!(pass, "{confirms:?}");
+    assert_eq!(r.max_mailboxes, Some(last));
+    assert!((4250..=4300).contains(&last), "{last}");
+    assert!(r.verdict.as_ref().unwrap().passed());
+}
+
+#[test]
+fn when_every_confirmation_fails_there_is_no_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), true, Some(1));
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    let full = cfg.duration_ms;
+    let mut short = storage(5000.0 * per_mailbox);
+    let mut long = storage(3000.0 * per_mailbox);
+    let mut fake = Fake::new(move |job: &Job, s: &Signals| {
+        if job.duration_ms == full {
+            long(job, s)
+        } else {
+            short(job, s)
+        }
+    });
+    let r = run(&cfg, &mut fake, dir.path());
+    let confirms = purposes(&r)
+        .iter()
+        .filter(|&&p| p == TrialPurpose::Confirm)
+        .count();
+    assert_eq!(
+        confirms,
+        1 + crate::run::exchange::CONFIRM_BACKOFF.1 as usize
+    );
+    assert_eq!(r.max_mailboxes, Some(0));
+    assert!(!r.verdict.as_ref().unwrap().passed());
+}
+
+#[test]
+fn when_even_the_first_count_fails_the_bracket_halves_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), true, Some(1));
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    let mut fake = Fake::new(storage(300.0 * per_mailbox));
+    let r = run(&cfg, &mut fake, dir.path());
+    let mailboxes: Vec<u64> = r.trials.iter().flatten().map(|t| t.mailboxes).collect();
+    assert_eq!(mailboxes[..3], [1000, 500, 250]);
+    let max = r.max_mailboxes.unwrap();
+    assert!((294..=300).contains(&max), "{max}");
+}
+
+#[test]
+fn an_interrupted_trial_ends_the_search_without_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), true, Some(1));
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    let mut serve = storage(5000.0 * per_mailbox);
+    let mut runs = 0;
+    // Ctrl-C during the third trial.
+    let mut fake = Fake::new(move |job: &Job, s: &Signals| {
+        runs += 1;
+        let mut made = serve(job, s);
+        if runs == 3 {
+            s.interrupt();
+            made.interrupted = true;
+        }
+        made
+    });
+    let r = run(&cfg, &mut fake, dir.path());
+    assert_eq!(fake.jobs.len(), 3, "no trial after the interruption");
+    assert!(r.verdict.is_none());
+    let why = r.interrupted.reason().expect("interrupted");
+    assert!(
+        why.contains("the search for the largest mailbox count"),
+        "{why}"
+    );
+    assert_eq!(r.max_mailboxes, Some(2000), "the last count that passed");
+    let search = r.phases.iter().find(|p| p.name == Phase::Search).unwrap();
+    assert_eq!(search.state, PhaseState::Interrupted);
+}
+
+#[test]
+fn thread_tuning_keeps_the_first_count_that_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(dir.path(), false, None);
+    // One thread per database is too few: latency is fine only with 4 threads or more.
+    let mut fake = Fake::new(|job: &Job, _: &Signals| {
+        let threads = job
+            .workers
+            .iter()
+            .filter(|w| w.name.starts_with("db1-thread"))
+            .count();
+        Made {
+            read_ns: if threads >= 4 { 2_000_000 } else { 30_000_000 },
+            ..Made::default()
+        }
+    });
+    let r = run(&cfg, &mut fake, dir.path());
+    let x = r.exchange.as_ref().unwrap();
+    let tried: Vec<u32> = x.thread_trials.iter().map(|t| t.threads).collect();
+    assert_eq!(tried, [1, 2, 4]);
+    assert_eq!(x.threads_per_database, 4);
+    assert!(r.verdict.as_ref().unwrap().passed());
+    let threads = r.phases.iter().find(|p| p.name == Phase::Threads).unwrap();
+    assert_eq!(threads.state, PhaseState::Completed);
+}
