@@ -172,7 +172,7 @@ fn record_times(recs: &[IntervalRecord]) -> Vec<f64> {
     let mut out = Vec::with_capacity(recs.len());
     for (i, rec) in recs.iter().enumerate() {
         let t = rec.t_end_ms as f64 / 1e3;
-        let k = (rec.step, rec.label.clone());
+        let k = (rec.step, rec.label);
         if i > 0 && (t < last || (Some(&k) != key.as_ref() && t <= last)) {
             offset += last;
         }

@@ -5,7 +5,7 @@ use crate::results::exchange::DatabaseFigures;
 use crate::units::format_ns;
 
 /// Column headings of the per-database table (console and HTML).
-pub const DATABASE_COLUMNS: [&'static str; 12] = [
+pub const DATABASE_COLUMNS: [&str; 12] = [
     "db",
     "reads/s",
     "read avg",
