@@ -1,16 +1,16 @@
 //! The command line: clap definitions, subcommands, and the mapping of flags onto a
 //! [`JobSpec`] (flags override job-file values). Nothing depends on this module.
 
-use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
+use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
 use crate::job::{self, Job, JobError};
-use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec};
+use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec};
 use crate::profiles::presets;
 use crate::report::console;
 use crate::results::RunResult;
 use crate::results::file::{self as results_file, timeseries_path};
 use crate::results::timeseries;
 use crate::run::{self, RunOptions, Signals};
-use crate::units::{Dur, Percent, Size, format_duration, format_size};
+use crate::units::{Dur, Percent, Size};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -18,8 +18,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+mod describe;
+mod flags;
+
+pub use describe::describe;
+
 /// The job `storlab run` runs with no job file and no target.
-pub const QUICKSTART_JOB: &str = include_str!("../examples/quickstart.toml");
+pub const QUICKSTART_JOB: &str = include_str!("../../examples/quickstart.toml");
 
 /// storlab: will this storage carry my application's load, with the latency it needs?
 #[derive(Debug, Parser)]
@@ -197,8 +202,8 @@ pub struct ExchangeArgs {
     #[arg(long, value_name = "PCT")]
     pub headroom: Option<Percent>,
     /// Background database maintenance: on or off.
-    #[arg(long, value_name = "on|off")]
-    pub maintenance: Option<String>,
+    #[arg(long, value_name = "on|off", value_parser = on_off)]
+    pub maintenance: Option<bool>,
     /// Test type: performance, stress, backup or recovery.
     #[arg(long, value_name = "TYPE")]
     pub test: Option<String>,
@@ -254,6 +259,15 @@ pub struct ExchangeArgs {
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// Parses `on` or `off` (also `true`/`false`, `yes`/`no`).
+fn on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" | "true" | "yes" => Ok(true),
+        "off" | "false" | "no" => Ok(false),
+        _ => Err("use on or off".into()),
+    }
 }
 
 /// Where results go and how they are shown: the same for `run` and `exchange`.
@@ -483,130 +497,10 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
         }
         None => (ExchangeSpec::default(), "command line".to_string(), None),
     };
-    macro_rules! set {
-        ($field:expr, $value:expr) => {
-            if let Some(v) = $value {
-                $field = Some(v);
-            }
-        };
-    }
-    set!(spec.mailboxes, a.mailboxes);
-    set!(spec.mailbox_size, a.mailbox_size);
-    if a.iops_per_mailbox.is_some() {
-        spec.messages_per_day = None;
-    }
-    if a.messages_per_day.is_some() {
-        spec.iops_per_mailbox = None;
-    }
-    set!(spec.iops_per_mailbox, a.iops_per_mailbox);
-    set!(spec.messages_per_day, a.messages_per_day);
-    set!(spec.version, a.version.clone().map(ThreadsSpec::Word));
-    set!(spec.databases, a.databases);
-    if !a.db_paths.is_empty() {
-        spec.db_paths = Some(a.db_paths.clone());
-    }
-    if !a.log_paths.is_empty() {
-        spec.log_paths = Some(a.log_paths.clone());
-    }
-    set!(spec.threads, a.threads.clone().map(ThreadsSpec::Word));
-    set!(spec.headroom, a.headroom);
-    if let Some(m) = &a.maintenance {
-        spec.maintenance = Some(match m.as_str() {
-            "on" | "true" | "yes" => true,
-            "off" | "false" | "no" => false,
-            o => {
-                return Err(Usage(format!("--maintenance `{o}`: use on or off")).into());
-            }
-        });
-    }
-    set!(spec.test, a.test.clone());
-    set!(spec.duration, a.duration);
-    set!(spec.ramp, a.ramp);
-    set!(spec.capacity, a.capacity);
-    set!(spec.db_capacity, a.db_capacity);
-    set!(spec.throughput, a.throughput);
-    if a.find_max_mailboxes {
-        spec.find_max_mailboxes = Some(true);
-    }
-    set!(spec.page_size, a.page_size);
-    set!(spec.log_files, a.log_files);
-    set!(spec.db_read_latency, a.db_read_latency);
-    set!(spec.log_write_latency, a.log_write_latency);
-    set!(spec.max_latency, a.max_latency);
-    set!(spec.engine, a.engine.clone());
-    set!(spec.seed, a.seed);
-    set!(spec.interval, a.interval);
-    if a.destroy_data {
-        spec.destroy_data = Some(true);
-    }
-    if a.verify {
-        spec.verify = Some(true);
-    }
+    flags::apply_exchange(&mut spec, a);
     exchange::resolve(&spec, &location).map_err(|e| {
-        blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
+        flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
     })
-}
-
-/// Points an `[exchange]` error at what set the value: the flag (`--mailboxes`), or the line
-/// of the key (else of the `[exchange]` header) in the job file.
-fn blame_exchange(mut e: JobError, a: &ExchangeArgs, file: Option<(&Path, &str)>) -> JobError {
-    let key = e
-        .key
-        .strip_prefix("exchange.")
-        .unwrap_or(&e.key)
-        .to_string();
-    let given = [
-        ("mailboxes", "--mailboxes", a.mailboxes.is_some()),
-        ("mailbox_size", "--mailbox-size", a.mailbox_size.is_some()),
-        (
-            "iops_per_mailbox",
-            "--iops-per-mailbox",
-            a.iops_per_mailbox.is_some(),
-        ),
-        (
-            "messages_per_day",
-            "--messages-per-day",
-            a.messages_per_day.is_some(),
-        ),
-        ("version", "--version", a.version.is_some()),
-        ("databases", "--databases", a.databases.is_some()),
-        ("db_paths", "--db-path", !a.db_paths.is_empty()),
-        ("log_paths", "--log-path", !a.log_paths.is_empty()),
-        ("threads", "--threads", a.threads.is_some()),
-        ("headroom", "--headroom", a.headroom.is_some()),
-        ("maintenance", "--maintenance", a.maintenance.is_some()),
-        ("test", "--test", a.test.is_some()),
-        ("duration", "--duration", a.duration.is_some()),
-        ("ramp", "--ramp", a.ramp.is_some()),
-        ("capacity", "--capacity", a.capacity.is_some()),
-        ("db_capacity", "--db-capacity", a.db_capacity.is_some()),
-        ("throughput", "--throughput", a.throughput.is_some()),
-        ("throughput", "--db-capacity", a.db_capacity.is_some()),
-        ("page_size", "--page-size", a.page_size.is_some()),
-        ("log_files", "--log-files", a.log_files.is_some()),
-        (
-            "db_read_latency",
-            "--db-read-latency",
-            a.db_read_latency.is_some(),
-        ),
-        (
-            "log_write_latency",
-            "--log-write-latency",
-            a.log_write_latency.is_some(),
-        ),
-        ("max_latency", "--max-latency", a.max_latency.is_some()),
-        ("engine", "--engine", a.engine.is_some()),
-        ("seed", "--seed", a.seed.is_some()),
-        ("interval", "--interval", a.interval.is_some()),
-        ("verify", "--verify", a.verify),
-    ];
-    if let Some((_, flag, _)) = given.iter().find(|(k, _, set)| *set && *k == key) {
-        e.location = "command line".into();
-        e.key = (*flag).into();
-    } else if let Some((path, text)) = file {
-        e.location = job::locate(path, text, Some("exchange"), &key);
-    }
-    e
 }
 
 fn run_exchange(a: ExchangeArgs) -> Result<i32> {
@@ -658,7 +552,20 @@ fn run_job(args: RunArgs) -> Result<i32> {
             .and_then(|t| t.parse::<toml::Table>().ok())
             .is_some_and(|t| t.contains_key("exchange"));
         if is_exchange {
-            // An `[exchange]` job file runs the Exchange validation.
+            // An `[exchange]` job file runs the Exchange validation; flags about workers and
+            // access entries do not apply to it.
+            if let Some(f) = flags::RUN_FLAGS
+                .iter()
+                .find(|f| (f.given)(&args) && !flags::RUN_FLAGS_FOR_EXCHANGE.contains(&f.flag))
+            {
+                return Err(Usage(format!(
+                    "{} does not apply to {}, an Exchange job file (its I/O comes from the mailbox profile); leave it out, or change the profile with `storlab exchange {} --mailboxes ...`",
+                    f.flag,
+                    path.display(),
+                    path.display()
+                ))
+                .into());
+            }
             return run_exchange(ExchangeArgs {
                 job: Some(path.clone()),
                 duration: args.duration,
@@ -716,51 +623,13 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
         }
         (None, None) => (one_line_spec(), None),
     };
-    apply_flags(&mut spec, args)?;
+    flags::apply_run(&mut spec, args);
     let job = match &source {
         Some((p, t)) => job::resolve(&spec, Some((p, t))),
         None => job::resolve(&spec, None),
     }
-    .map_err(|e| blame_flags(e, args))?;
+    .map_err(|e| flags::blame_run(e, args))?;
     Ok(job)
-}
-
-/// Points an error about a value a flag set at the flag (`command line: --qd: ...`) rather
-/// than at the job file's line the flag overrode.
-fn blame_flags(mut e: JobError, a: &RunArgs) -> JobError {
-    if e.key.starts_with("cycle.") || e.key.starts_with("precondition") {
-        return e;
-    }
-    let last = e.key.rsplit('.').next().unwrap_or(&e.key);
-    let given = [
-        ("queue_depth", "--qd", a.qd.is_some()),
-        ("count", "--workers", a.workers.is_some()),
-        ("rate_iops", "--rate", a.rate.is_some()),
-        ("arrivals", "--arrivals", a.arrivals.is_some()),
-        ("block_size", "--bs", a.bs.is_some()),
-        ("align", "--bs", a.bs.is_some()),
-        ("read", "--read", a.read.is_some()),
-        ("random", "--random", a.random.is_some()),
-        ("distribution", "--distribution", a.distribution.is_some()),
-        ("fsync_every", "--fsync-every", a.fsync_every.is_some()),
-        ("size", "--size", a.size.is_some()),
-        ("length", "--size", a.size.is_some()),
-        ("path", "--target", !a.targets.is_empty()),
-        ("duration", "--duration", a.duration.is_some()),
-        ("ramp", "--ramp", a.ramp.is_some()),
-        ("interval", "--interval", a.interval.is_some()),
-        ("engine", "--engine", a.engine.is_some()),
-        ("batch", "--batch", a.batch.is_some()),
-        ("on_error", "--on-error", a.on_error.is_some()),
-        ("max_errors", "--max-errors", a.max_errors.is_some()),
-        ("verify", "--verify", a.verify),
-    ];
-    if let Some((_, flag, _)) = given.iter().find(|(k, _, set)| *set && *k == last) {
-        e.message = format!("{} (`{}`)", e.message, e.key);
-        e.location = "command line".into();
-        e.key = (*flag).into();
-    }
-    e
 }
 
 fn one_line_spec() -> JobSpec {
@@ -775,241 +644,4 @@ fn one_line_spec() -> JobSpec {
         )],
         ..Default::default()
     }
-}
-
-fn apply_flags(spec: &mut JobSpec, a: &RunArgs) -> Result<()> {
-    if !a.targets.is_empty() && a.targets.len() == spec.target.len() {
-        // As many paths as the job has targets: each replaces one path, in order; names,
-        // sizes and worker assignments stay.
-        for (t, p) in spec.target.iter_mut().zip(&a.targets) {
-            t.get_mut().path = Some(p.clone());
-        }
-    } else if !a.targets.is_empty() {
-        spec.target = a
-            .targets
-            .iter()
-            .map(|p| {
-                Spanned::new(
-                    0..0,
-                    TargetSpec {
-                        path: Some(p.clone()),
-                        ..Default::default()
-                    },
-                )
-            })
-            .collect();
-        for w in &mut spec.worker {
-            w.get_mut().targets = None;
-        }
-    }
-    for t in &mut spec.target {
-        let t = t.get_mut();
-        if a.size.is_some() {
-            t.size = a.size;
-        }
-        if a.sync {
-            t.sync = Some(true);
-        }
-    }
-    macro_rules! set {
-        ($field:expr, $value:expr) => {
-            if let Some(v) = $value {
-                $field = Some(v);
-            }
-        };
-    }
-    set!(spec.duration, a.duration);
-    set!(spec.ramp, a.ramp);
-    set!(spec.interval, a.interval);
-    set!(spec.engine, a.engine.clone());
-    set!(spec.seed, a.seed);
-    set!(spec.batch, a.batch);
-    if a.buffered {
-        spec.buffered = Some(true);
-    }
-    if a.destroy_data {
-        spec.destroy_data = Some(true);
-    }
-    if a.verify {
-        spec.verify = Some(true);
-    }
-    set!(spec.on_error, a.on_error.clone());
-    set!(spec.max_errors, a.max_errors);
-    for w in &mut spec.worker {
-        let w = w.get_mut();
-        set!(w.queue_depth, a.qd);
-        set!(w.count, a.workers);
-        set!(w.rate_iops, a.rate);
-        set!(w.arrivals, a.arrivals.clone());
-        for e in &mut w.access {
-            let e = e.get_mut();
-            if a.bs.is_some() {
-                e.block_sizes = None;
-            }
-            set!(e.block_size, a.bs);
-            set!(e.read, a.read);
-            set!(e.random, a.random);
-            set!(e.distribution, a.distribution.clone());
-            set!(e.fsync_every, a.fsync_every);
-            if a.bs.is_some() {
-                e.align = None;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// What a run of `job` would do, for `--dry-run`.
-pub fn describe(job: &Job) -> String {
-    use std::fmt::Write as _;
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "engine {:?} · duration {} · ramp {} · interval {} · seed {} · {}",
-        job.engine,
-        format_duration(std::time::Duration::from_millis(job.duration_ms)),
-        format_duration(std::time::Duration::from_millis(job.ramp_ms)),
-        format_duration(std::time::Duration::from_millis(job.interval_ms)),
-        job.seed,
-        if job.buffered {
-            "buffered (page cache)"
-        } else {
-            "O_DIRECT"
-        }
-    );
-    let _ = writeln!(o, "targets:");
-    for (i, t) in job.targets.iter().enumerate() {
-        let writers: Vec<&str> = job
-            .workers
-            .iter()
-            .filter(|w| w.targets.contains(&i) && w.writes())
-            .map(|w| w.name.as_str())
-            .collect();
-        let _ = writeln!(
-            o,
-            "  {} = {} · {} · {}{}",
-            t.name,
-            t.path.display(),
-            t.size_bytes
-                .map(|s| format!("{} ({s} bytes): a new file is prepared (fully written with random data); one storlab prepared earlier at this size is reused", format_size(s)))
-                .unwrap_or_else(|| "existing size".into()),
-            if writers.is_empty() {
-                "read only".to_string()
-            } else {
-                format!("written by {}", writers.join(", "))
-            },
-            if t.sync { " · O_DSYNC" } else { "" }
-        );
-    }
-    let _ = writeln!(o, "workers:");
-    for w in &job.workers {
-        let _ = writeln!(
-            o,
-            "  {} · queue depth {} · targets {} ({:?}){}{}",
-            w.name,
-            w.queue_depth,
-            w.targets
-                .iter()
-                .map(|&t| job.targets[t].name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            w.target_choice,
-            w.rate
-                .map(|r| format!(" · open loop {} IOPS {:?}", r.iops, r.arrivals))
-                .unwrap_or_else(|| " · closed loop".into()),
-            w.cpu.map(|c| format!(" · CPU {c}")).unwrap_or_default()
-                + &w.io_limit
-                    .map(|l| format!(" · stops after {l:?}"))
-                    .unwrap_or_default()
-        );
-        for a in &w.access {
-            let _ = writeln!(
-                o,
-                "    class {} · weight {} · {} · {}% read · {}% random · align {} · {:?}{}{}",
-                job.classes[a.class],
-                a.weight,
-                format_size(a.block_size_bytes),
-                a.read_pct,
-                a.random_pct,
-                format_size(a.align_bytes),
-                a.distribution,
-                if a.block_sizes.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " · sizes {}",
-                        a.block_sizes
-                            .iter()
-                            .map(|(b, w)| format!("{}×{w}", format_size(*b)))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    )
-                } + &if a.roll_every_bytes > 0 {
-                    format!(" · rolls every {}", format_size(a.roll_every_bytes))
-                } else {
-                    String::new()
-                } + if a.sync { " · RWF_DSYNC" } else { "" },
-                if a.fsync_every > 0 {
-                    format!(" · fdatasync every {} writes", a.fsync_every)
-                } else {
-                    String::new()
-                }
-            );
-        }
-    }
-    let seq = &job.sequence;
-    if seq.is_sequence() {
-        let steps = crate::job::steps::expand(job);
-        let _ = writeln!(o, "sequence: {} step(s)", steps.len());
-        for c in &seq.cycles {
-            let _ = writeln!(
-                o,
-                "  cycle {}: {}",
-                c.parameter.name(),
-                c.values
-                    .iter()
-                    .map(|v| c.parameter.show(*v))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        if seq.repeat > 1 {
-            let _ = writeln!(
-                o,
-                "  each step run {} times, {} ms apart",
-                seq.repeat, seq.pause_ms
-            );
-        }
-        if !seq.curve.is_empty() {
-            let _ = writeln!(
-                o,
-                "  rate curve: closed-loop maximum, then {:?}% of it open loop{}",
-                seq.curve,
-                seq.stop_when
-                    .as_ref()
-                    .map(|r| format!(", stopping when {:?} > {} ns", r.statistic, r.threshold_ns))
-                    .unwrap_or_default()
-            );
-        }
-        if let Some(st) = &seq.steady {
-            let _ = writeln!(
-                o,
-                "  until steady: rounds of {} ms, window {}, ±{}% range, ±{}% fit, at most {} rounds",
-                st.round_ms, st.window, st.range_pct, st.slope_pct, st.max_rounds
-            );
-        }
-        if let Some(p) = &seq.precondition {
-            let _ = writeln!(
-                o,
-                "  precondition: {} {} pass(es) of {} writes over every target (writes every target in full)",
-                p.passes,
-                if p.random { "random" } else { "sequential" },
-                format_size(p.block_bytes)
-            );
-        }
-    }
-    for w in &job.warnings {
-        let _ = writeln!(o, "warning: {w}");
-    }
-    o
 }

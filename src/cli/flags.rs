@@ -1,0 +1,503 @@
+//! Flags onto job keys: one table per subcommand says, for each flag, which job keys it sets
+//! and how. The same table applies the flags over the job file's values and blames a flag for
+//! an error about a value it set (`command line: --qd: ...` rather than the job file's line it
+//! overrode). A unit test checks the tables against clap's definitions, so a new flag cannot be
+//! forgotten.
+
+use super::{ExchangeArgs, RunArgs};
+use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
+use crate::job::{self, JobError};
+use crate::profiles::exchange::{ExchangeSpec, ThreadsSpec};
+use std::path::Path;
+use toml::Spanned;
+
+/// A flag and the job keys it sets.
+pub(super) struct Flag<Args, Spec> {
+    /// As written, e.g. `--qd`.
+    pub flag: &'static str,
+    /// The keys it sets (their last segment, e.g. `queue_depth`): an error about one of them
+    /// is the flag's when the flag was given.
+    pub keys: &'static [&'static str],
+    /// Whether the flag was given.
+    pub given: fn(&Args) -> bool,
+    /// Sets the keys from the flag (only called when given).
+    pub apply: fn(&mut Spec, &Args),
+}
+
+/// A flag of `storlab run`.
+type RunFlag = Flag<RunArgs, JobSpec>;
+/// A flag of `storlab exchange`.
+type ExchangeFlag = Flag<ExchangeArgs, ExchangeSpec>;
+
+fn set<T: Clone>(field: &mut Option<T>, value: &Option<T>) {
+    if value.is_some() {
+        field.clone_from(value);
+    }
+}
+
+fn workers(spec: &mut JobSpec) -> impl Iterator<Item = &mut WorkerSpec> {
+    spec.worker.iter_mut().map(Spanned::get_mut)
+}
+
+fn entries(spec: &mut JobSpec) -> impl Iterator<Item = &mut AccessSpec> {
+    workers(spec).flat_map(|w| w.access.iter_mut().map(Spanned::get_mut))
+}
+
+fn targets(spec: &mut JobSpec) -> impl Iterator<Item = &mut TargetSpec> {
+    spec.target.iter_mut().map(Spanned::get_mut)
+}
+
+/// The flags of `storlab run` that change the job, in the order they are applied (`--target`
+/// first: `--size` and `--sync` apply to the targets it gives).
+pub(super) const RUN_FLAGS: &[RunFlag] = &[
+    Flag {
+        flag: "--target",
+        keys: &["path"],
+        given: |a| !a.targets.is_empty(),
+        apply: |s, a| {
+            if a.targets.len() == s.target.len() {
+                // As many paths as the job has targets: each replaces one path, in order;
+                // names, sizes and worker assignments stay.
+                for (t, p) in targets(s).zip(&a.targets) {
+                    t.path = Some(p.clone());
+                }
+            } else {
+                s.target = a
+                    .targets
+                    .iter()
+                    .map(|p| {
+                        let target = TargetSpec {
+                            path: Some(p.clone()),
+                            ..Default::default()
+                        };
+                        Spanned::new(0..0, target)
+                    })
+                    .collect();
+                workers(s).for_each(|w| w.targets = None);
+            }
+        },
+    },
+    Flag {
+        flag: "--size",
+        keys: &["size", "length"],
+        given: |a| a.size.is_some(),
+        apply: |s, a| targets(s).for_each(|t| set(&mut t.size, &a.size)),
+    },
+    Flag {
+        flag: "--sync",
+        keys: &["sync"],
+        given: |a| a.sync,
+        apply: |s, _| targets(s).for_each(|t| t.sync = Some(true)),
+    },
+    Flag {
+        flag: "--bs",
+        keys: &["block_size", "align"],
+        given: |a| a.bs.is_some(),
+        apply: |s, a| {
+            for e in entries(s) {
+                e.block_sizes = None;
+                e.align = None;
+                set(&mut e.block_size, &a.bs);
+            }
+        },
+    },
+    Flag {
+        flag: "--read",
+        keys: &["read"],
+        given: |a| a.read.is_some(),
+        apply: |s, a| entries(s).for_each(|e| set(&mut e.read, &a.read)),
+    },
+    Flag {
+        flag: "--random",
+        keys: &["random"],
+        given: |a| a.random.is_some(),
+        apply: |s, a| entries(s).for_each(|e| set(&mut e.random, &a.random)),
+    },
+    Flag {
+        flag: "--distribution",
+        keys: &["distribution"],
+        given: |a| a.distribution.is_some(),
+        apply: |s, a| entries(s).for_each(|e| set(&mut e.distribution, &a.distribution)),
+    },
+    Flag {
+        flag: "--fsync-every",
+        keys: &["fsync_every"],
+        given: |a| a.fsync_every.is_some(),
+        apply: |s, a| entries(s).for_each(|e| set(&mut e.fsync_every, &a.fsync_every)),
+    },
+    Flag {
+        flag: "--qd",
+        keys: &["queue_depth"],
+        given: |a| a.qd.is_some(),
+        apply: |s, a| workers(s).for_each(|w| set(&mut w.queue_depth, &a.qd)),
+    },
+    Flag {
+        flag: "--workers",
+        keys: &["count"],
+        given: |a| a.workers.is_some(),
+        apply: |s, a| workers(s).for_each(|w| set(&mut w.count, &a.workers)),
+    },
+    Flag {
+        flag: "--rate",
+        keys: &["rate_iops"],
+        given: |a| a.rate.is_some(),
+        apply: |s, a| workers(s).for_each(|w| set(&mut w.rate_iops, &a.rate)),
+    },
+    Flag {
+        flag: "--arrivals",
+        keys: &["arrivals"],
+        given: |a| a.arrivals.is_some(),
+        apply: |s, a| workers(s).for_each(|w| set(&mut w.arrivals, &a.arrivals)),
+    },
+    Flag {
+        flag: "--duration",
+        keys: &["duration"],
+        given: |a| a.duration.is_some(),
+        apply: |s, a| set(&mut s.duration, &a.duration),
+    },
+    Flag {
+        flag: "--ramp",
+        keys: &["ramp"],
+        given: |a| a.ramp.is_some(),
+        apply: |s, a| set(&mut s.ramp, &a.ramp),
+    },
+    Flag {
+        flag: "--interval",
+        keys: &["interval"],
+        given: |a| a.interval.is_some(),
+        apply: |s, a| set(&mut s.interval, &a.interval),
+    },
+    Flag {
+        flag: "--engine",
+        keys: &["engine"],
+        given: |a| a.engine.is_some(),
+        apply: |s, a| set(&mut s.engine, &a.engine),
+    },
+    Flag {
+        flag: "--seed",
+        keys: &["seed"],
+        given: |a| a.seed.is_some(),
+        apply: |s, a| set(&mut s.seed, &a.seed),
+    },
+    Flag {
+        flag: "--batch",
+        keys: &["batch"],
+        given: |a| a.batch.is_some(),
+        apply: |s, a| set(&mut s.batch, &a.batch),
+    },
+    Flag {
+        flag: "--buffered",
+        keys: &["buffered"],
+        given: |a| a.buffered,
+        apply: |s, _| s.buffered = Some(true),
+    },
+    Flag {
+        flag: "--destroy-data",
+        keys: &["destroy_data"],
+        given: |a| a.destroy_data,
+        apply: |s, _| s.destroy_data = Some(true),
+    },
+    Flag {
+        flag: "--verify",
+        keys: &["verify"],
+        given: |a| a.verify,
+        apply: |s, _| s.verify = Some(true),
+    },
+    Flag {
+        flag: "--on-error",
+        keys: &["on_error"],
+        given: |a| a.on_error.is_some(),
+        apply: |s, a| set(&mut s.on_error, &a.on_error),
+    },
+    Flag {
+        flag: "--max-errors",
+        keys: &["max_errors"],
+        given: |a| a.max_errors.is_some(),
+        apply: |s, a| set(&mut s.max_errors, &a.max_errors),
+    },
+];
+
+/// The flags of `storlab run` that also apply to an `[exchange]` job file.
+pub(super) const RUN_FLAGS_FOR_EXCHANGE: &[&str] = &[
+    "--duration",
+    "--ramp",
+    "--interval",
+    "--engine",
+    "--seed",
+    "--destroy-data",
+    "--verify",
+];
+
+/// Sets the values the flags in `args` give over those of `spec`.
+pub(super) fn apply_run(spec: &mut JobSpec, args: &RunArgs) {
+    for f in RUN_FLAGS.iter().filter(|f| (f.given)(args)) {
+        (f.apply)(spec, args);
+    }
+}
+
+/// Points an error about a value a flag set at the flag (`command line: --qd: ...`) rather
+/// than at the job file's line the flag overrode.
+pub(super) fn blame_run(mut e: JobError, args: &RunArgs) -> JobError {
+    if e.key.starts_with("cycle.") || e.key.starts_with("precondition") {
+        return e;
+    }
+    let last = e.key.rsplit('.').next().unwrap_or(&e.key);
+    let last = last.split('[').next().unwrap_or(last);
+    if let Some(f) = blamed(RUN_FLAGS, args, last) {
+        e.message = format!("{} (`{}`)", e.message, e.key);
+        e.location = "command line".into();
+        e.key = f.into();
+    }
+    e
+}
+
+/// The flag given in `args` that sets `key`.
+fn blamed<A, S>(table: &[Flag<A, S>], args: &A, key: &str) -> Option<&'static str> {
+    table
+        .iter()
+        .find(|f| (f.given)(args) && f.keys.contains(&key))
+        .map(|f| f.flag)
+}
+
+/// The flags of `storlab exchange` that change the `[exchange]` section.
+pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
+    Flag {
+        flag: "--mailboxes",
+        keys: &["mailboxes"],
+        given: |a| a.mailboxes.is_some(),
+        apply: |s, a| set(&mut s.mailboxes, &a.mailboxes),
+    },
+    Flag {
+        flag: "--mailbox-size",
+        keys: &["mailbox_size"],
+        given: |a| a.mailbox_size.is_some(),
+        apply: |s, a| set(&mut s.mailbox_size, &a.mailbox_size),
+    },
+    Flag {
+        flag: "--iops-per-mailbox",
+        keys: &["iops_per_mailbox"],
+        given: |a| a.iops_per_mailbox.is_some(),
+        apply: |s, a| {
+            s.messages_per_day = None;
+            set(&mut s.iops_per_mailbox, &a.iops_per_mailbox);
+        },
+    },
+    Flag {
+        flag: "--messages-per-day",
+        keys: &["messages_per_day"],
+        given: |a| a.messages_per_day.is_some(),
+        apply: |s, a| {
+            s.iops_per_mailbox = None;
+            set(&mut s.messages_per_day, &a.messages_per_day);
+        },
+    },
+    Flag {
+        flag: "--version",
+        keys: &["version"],
+        given: |a| a.version.is_some(),
+        apply: |s, a| set(&mut s.version, &a.version.clone().map(ThreadsSpec::Word)),
+    },
+    Flag {
+        flag: "--databases",
+        keys: &["databases"],
+        given: |a| a.databases.is_some(),
+        apply: |s, a| set(&mut s.databases, &a.databases),
+    },
+    Flag {
+        flag: "--db-path",
+        keys: &["db_paths"],
+        given: |a| !a.db_paths.is_empty(),
+        apply: |s, a| s.db_paths = Some(a.db_paths.clone()),
+    },
+    Flag {
+        flag: "--log-path",
+        keys: &["log_paths"],
+        given: |a| !a.log_paths.is_empty(),
+        apply: |s, a| s.log_paths = Some(a.log_paths.clone()),
+    },
+    Flag {
+        flag: "--threads",
+        keys: &["threads"],
+        given: |a| a.threads.is_some(),
+        apply: |s, a| set(&mut s.threads, &a.threads.clone().map(ThreadsSpec::Word)),
+    },
+    Flag {
+        flag: "--headroom",
+        keys: &["headroom"],
+        given: |a| a.headroom.is_some(),
+        apply: |s, a| set(&mut s.headroom, &a.headroom),
+    },
+    Flag {
+        flag: "--maintenance",
+        keys: &["maintenance"],
+        given: |a| a.maintenance.is_some(),
+        apply: |s, a| set(&mut s.maintenance, &a.maintenance),
+    },
+    Flag {
+        flag: "--test",
+        keys: &["test"],
+        given: |a| a.test.is_some(),
+        apply: |s, a| set(&mut s.test, &a.test),
+    },
+    Flag {
+        flag: "--duration",
+        keys: &["duration"],
+        given: |a| a.duration.is_some(),
+        apply: |s, a| set(&mut s.duration, &a.duration),
+    },
+    Flag {
+        flag: "--ramp",
+        keys: &["ramp"],
+        given: |a| a.ramp.is_some(),
+        apply: |s, a| set(&mut s.ramp, &a.ramp),
+    },
+    Flag {
+        flag: "--capacity",
+        keys: &["capacity"],
+        given: |a| a.capacity.is_some(),
+        apply: |s, a| set(&mut s.capacity, &a.capacity),
+    },
+    Flag {
+        flag: "--db-capacity",
+        keys: &["db_capacity", "throughput"],
+        given: |a| a.db_capacity.is_some(),
+        apply: |s, a| set(&mut s.db_capacity, &a.db_capacity),
+    },
+    Flag {
+        flag: "--throughput",
+        keys: &["throughput"],
+        given: |a| a.throughput.is_some(),
+        apply: |s, a| set(&mut s.throughput, &a.throughput),
+    },
+    Flag {
+        flag: "--find-max-mailboxes",
+        keys: &["find_max_mailboxes"],
+        given: |a| a.find_max_mailboxes,
+        apply: |s, _| s.find_max_mailboxes = Some(true),
+    },
+    Flag {
+        flag: "--page-size",
+        keys: &["page_size"],
+        given: |a| a.page_size.is_some(),
+        apply: |s, a| set(&mut s.page_size, &a.page_size),
+    },
+    Flag {
+        flag: "--log-files",
+        keys: &["log_files"],
+        given: |a| a.log_files.is_some(),
+        apply: |s, a| set(&mut s.log_files, &a.log_files),
+    },
+    Flag {
+        flag: "--db-read-latency",
+        keys: &["db_read_latency"],
+        given: |a| a.db_read_latency.is_some(),
+        apply: |s, a| set(&mut s.db_read_latency, &a.db_read_latency),
+    },
+    Flag {
+        flag: "--log-write-latency",
+        keys: &["log_write_latency"],
+        given: |a| a.log_write_latency.is_some(),
+        apply: |s, a| set(&mut s.log_write_latency, &a.log_write_latency),
+    },
+    Flag {
+        flag: "--max-latency",
+        keys: &["max_latency"],
+        given: |a| a.max_latency.is_some(),
+        apply: |s, a| set(&mut s.max_latency, &a.max_latency),
+    },
+    Flag {
+        flag: "--engine",
+        keys: &["engine"],
+        given: |a| a.engine.is_some(),
+        apply: |s, a| set(&mut s.engine, &a.engine),
+    },
+    Flag {
+        flag: "--seed",
+        keys: &["seed"],
+        given: |a| a.seed.is_some(),
+        apply: |s, a| set(&mut s.seed, &a.seed),
+    },
+    Flag {
+        flag: "--interval",
+        keys: &["interval"],
+        given: |a| a.interval.is_some(),
+        apply: |s, a| set(&mut s.interval, &a.interval),
+    },
+    Flag {
+        flag: "--destroy-data",
+        keys: &["destroy_data"],
+        given: |a| a.destroy_data,
+        apply: |s, _| s.destroy_data = Some(true),
+    },
+    Flag {
+        flag: "--verify",
+        keys: &["verify"],
+        given: |a| a.verify,
+        apply: |s, _| s.verify = Some(true),
+    },
+];
+
+/// Sets the values the flags in `args` give over those of `spec`.
+pub(super) fn apply_exchange(spec: &mut ExchangeSpec, args: &ExchangeArgs) {
+    for f in EXCHANGE_FLAGS.iter().filter(|f| (f.given)(args)) {
+        (f.apply)(spec, args);
+    }
+}
+
+/// Points an `[exchange]` error at what set the value: the flag (`--mailboxes`), or the line
+/// of the key (else of the `[exchange]` header) in the job file.
+pub(super) fn blame_exchange(
+    mut e: JobError,
+    args: &ExchangeArgs,
+    file: Option<(&Path, &str)>,
+) -> JobError {
+    let key = e
+        .key
+        .strip_prefix("exchange.")
+        .unwrap_or(&e.key)
+        .to_string();
+    if let Some(flag) = blamed(EXCHANGE_FLAGS, args, &key) {
+        e.location = "command line".into();
+        e.key = flag.into();
+    } else if let Some((path, text)) = file {
+        e.location = job::locate(path, text, Some("exchange"), &key);
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The long flags clap defines for subcommand `name`, less those in `other`.
+    fn clap_flags(name: &str, other: &[&str]) -> Vec<String> {
+        let cli = super::super::Cli::command();
+        let sub = cli.find_subcommand(name).expect("subcommand");
+        let mut flags: Vec<String> = sub
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .filter(|f| !other.contains(&f.as_str()))
+            .collect();
+        flags.sort();
+        flags
+    }
+
+    fn table_flags<A, S>(table: &[Flag<A, S>]) -> Vec<String> {
+        let mut flags: Vec<String> = table.iter().map(|f| f.flag.to_string()).collect();
+        flags.sort();
+        flags
+    }
+
+    const OUTPUT: &[&str] = &["--dry-run", "--output", "--json", "--html", "--quiet"];
+
+    #[test]
+    fn every_flag_that_changes_a_job_is_in_its_table() {
+        let run_only = [OUTPUT, &["--preset"]].concat();
+        assert_eq!(table_flags(RUN_FLAGS), clap_flags("run", &run_only));
+        assert_eq!(table_flags(EXCHANGE_FLAGS), clap_flags("exchange", OUTPUT));
+        for f in RUN_FLAGS_FOR_EXCHANGE {
+            assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
+        }
+    }
+}
