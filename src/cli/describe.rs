@@ -1,5 +1,6 @@
 //! `--dry-run`: what a run of a job would do, without touching any target.
 
+use crate::engine::target;
 use crate::job::Job;
 use crate::units::{format_duration, format_size};
 
@@ -23,25 +24,22 @@ pub fn describe(job: &Job) -> String {
     );
     let _ = writeln!(o, "targets:");
     for (i, t) in job.targets.iter().enumerate() {
-        let writers: Vec<&str> = job
-            .workers
-            .iter()
-            .filter(|w| w.targets.contains(&i) && w.writes())
-            .map(|w| w.name.as_str())
-            .collect();
+        let preview = target::preview(&crate::run::prepare::target_request(job, i));
+        let what = match &preview.outcome {
+            Ok(action) => action.to_string(),
+            Err(e) => format!("REFUSED: {e}"),
+        };
+        let place = &preview.placement;
+        let mount = match (&place.mount_point, &place.device) {
+            (Some(m), Some(d)) => format!(" · on {} ({}, /dev/{d})", m.display(), place.filesystem),
+            (Some(m), None) => format!(" · on {} ({})", m.display(), place.filesystem),
+            _ => String::new(),
+        };
         let _ = writeln!(
             o,
-            "  {} = {} · {} · {}{}",
+            "  {} = {} · {what}{mount}{}",
             t.name,
             t.path.display(),
-            t.size_bytes
-                .map(|s| format!("{} ({s} bytes): a new file is prepared (fully written with random data); one storlab prepared earlier at this size is reused", format_size(s)))
-                .unwrap_or_else(|| "existing size".into()),
-            if writers.is_empty() {
-                "read only".to_string()
-            } else {
-                format!("written by {}", writers.join(", "))
-            },
             if t.sync { " · O_DSYNC" } else { "" }
         );
     }

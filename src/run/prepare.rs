@@ -76,6 +76,22 @@ pub(super) fn check_open_alignment(job: &Job, opened: &[OpenTarget]) -> Result<(
     check_alignment(job, &direct)
 }
 
+/// What target `index` of `job` asks of the engine.
+pub fn target_request(job: &Job, index: usize) -> TargetRequest {
+    let t = &job.targets[index];
+    TargetRequest {
+        path: t.path.clone(),
+        size_bytes: t.size_bytes,
+        buffered: job.buffered,
+        dsync: t.sync,
+        writes: job
+            .workers
+            .iter()
+            .any(|w| w.targets.contains(&index) && w.writes()),
+        destroy_data: job.destroy_data,
+    }
+}
+
 /// How opening the targets ended.
 pub(super) enum Opened {
     /// Every target is open (and prepared).
@@ -101,17 +117,7 @@ pub(super) fn open_targets(
             ))
             .into());
         }
-        let request = TargetRequest {
-            path: t.path.clone(),
-            size_bytes: t.size_bytes,
-            buffered: job.buffered,
-            dsync: t.sync,
-            writes: job
-                .workers
-                .iter()
-                .any(|w| w.targets.contains(&ti) && w.writes()),
-            destroy_data: job.destroy_data,
-        };
+        let request = target_request(job, ti);
         let progress = &mut |done, total| {
             obs.prepare(&t.name, done, total);
             !signals.stop.load(Ordering::Relaxed)

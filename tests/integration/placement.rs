@@ -17,14 +17,19 @@ const TMPFS_MAGIC: u64 = 0x0102_1994;
 const BTRFS_SUPER_MAGIC: u64 = 0x9123_683e;
 const EXT4_SUPER_MAGIC: u64 = 0xef53;
 
-/// A filesystem mounted for a test, unmounted on drop.
-struct Mounted {
+/// A filesystem mounted for a test, unmounted on drop (also used by `guard`).
+pub(crate) struct Mounted {
     point: PathBuf,
 }
 
 impl Mounted {
     /// `mount [-t TYPE] [-o OPTIONS] SOURCE POINT`.
-    fn new(kind: &str, source: &Path, point: &Path, options: &str) -> Result<Mounted, String> {
+    pub(crate) fn new(
+        kind: &str,
+        source: &Path,
+        point: &Path,
+        options: &str,
+    ) -> Result<Mounted, String> {
         std::fs::create_dir_all(point).map_err(|e| e.to_string())?;
         let mut command = Command::new("mount");
         command.args(["-t", kind]);

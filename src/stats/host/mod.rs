@@ -1,12 +1,49 @@
 //! Host figures: storlab's own CPU time and the whole machine's from `/proc`, block-device
 //! counters from `/sys/block`, and static facts about the host and the filesystem under a path.
-//! Pure reads of kernel files: nothing here depends on the rest of the crate.
+//! Pure reads of kernel files: nothing here depends on the rest of the crate. The mount table
+//! and swap list (`/proc/self/mountinfo`, `/proc/swaps`) are parsed in [`mounts`], block devices
+//! are read from sysfs in [`sysfs`]; nothing else in the crate parses those files.
+
+pub mod mounts;
+pub mod sysfs;
 
 use serde::{Deserialize, Serialize};
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
+
+/// A device number, as `st_dev`/`st_rdev` carry it and `/proc` and `/sys` write it (`8:2`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DeviceNumber {
+    /// Major number (the driver).
+    pub major: u32,
+    /// Minor number (the device or partition of that driver).
+    pub minor: u32,
+}
+
+impl DeviceNumber {
+    /// The number packed in a `st_dev` or `st_rdev`.
+    pub fn of(dev: u64) -> DeviceNumber {
+        DeviceNumber {
+            major: rustix::fs::major(dev),
+            minor: rustix::fs::minor(dev),
+        }
+    }
+
+    /// Parses `MAJOR:MINOR`.
+    pub fn parse(text: &str) -> Option<DeviceNumber> {
+        let (major, minor) = text.trim().split_once(':')?;
+        Some(DeviceNumber {
+            major: major.parse().ok()?,
+            minor: minor.parse().ok()?,
+        })
+    }
+}
+
+impl std::fmt::Display for DeviceNumber {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.major, self.minor)
+    }
+}
 
 /// Static facts about the machine, recorded once per run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -28,7 +65,7 @@ pub struct HostInfo {
 pub fn host_info() -> HostInfo {
     let uname = rustix::system::uname();
     let kernel_file = |name: &str, fallback: &std::ffi::CStr| {
-        read_trimmed(Path::new("/proc/sys/kernel").join(name))
+        sysfs::read_trimmed(&Path::new("/proc/sys/kernel").join(name))
             .unwrap_or_else(|| fallback.to_string_lossy().into_owned())
     };
     let cpuinfo = read(Path::new("/proc/cpuinfo")).unwrap_or_default();
@@ -71,30 +108,29 @@ pub fn placement(path: &Path) -> Placement {
         return Placement::default();
     };
     if meta.file_type().is_block_device() {
-        let device = block_name(meta.rdev());
+        let device = sysfs::block_name(DeviceNumber::of(meta.rdev()));
         return Placement {
             filesystem: "block device".to_string(),
-            device_model: device.as_deref().and_then(device_model),
+            device_model: device.as_deref().and_then(sysfs::device_model),
             device,
             ..Placement::default()
         };
     }
-    let mounts = read(Path::new("/proc/self/mountinfo"))
-        .map(|s| parse_mountinfo(&s))
-        .unwrap_or_default();
-    let dev = (rustix::fs::major(meta.dev()), rustix::fs::minor(meta.dev()));
-    let Some(mount) = find_mount(&mounts, dev, &canonical) else {
+    let mounts = mounts::mounts();
+    let dev = DeviceNumber::of(meta.dev());
+    let Some(mount) = mounts::find_mount(&mounts, dev, &canonical) else {
         return Placement {
-            device: block_name(meta.dev()),
+            device: sysfs::block_name(dev),
             ..Placement::default()
         };
     };
-    let device = block_name(meta.dev()).or_else(|| source_block_name(&mount.source));
+    let device =
+        sysfs::block_name(dev).or_else(|| mount.source_device().and_then(sysfs::block_name));
     Placement {
         filesystem: mount.fstype.clone(),
         mount_point: Some(mount.mount_point.clone()),
         mount_options: mount.options.clone(),
-        device_model: device.as_deref().and_then(device_model),
+        device_model: device.as_deref().and_then(sysfs::device_model),
         device,
     }
 }
@@ -124,12 +160,7 @@ pub struct DiskCounters {
 
 /// Reads the counters of block device `name` (kernel name as in [`Placement::device`]).
 pub fn disk_counters(name: &str) -> Option<DiskCounters> {
-    if name.is_empty() || name.contains('/') || name.starts_with('.') {
-        return None;
-    }
-    parse_disk_stat(&read(
-        &Path::new("/sys/class/block").join(name).join("stat"),
-    )?)
+    parse_disk_stat(&sysfs::block_stat(name)?)
 }
 
 /// Cumulative CPU times, in nanoseconds.
@@ -339,12 +370,6 @@ fn read(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
-    let text = read(path.as_ref())?;
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
-}
-
 /// Counts the CPUs in a list such as `0-3,6,8-9`.
 fn parse_cpu_list(list: &str) -> Option<u32> {
     let mut count = 0u32;
@@ -398,125 +423,6 @@ fn canonical_existing(path: &Path) -> Option<PathBuf> {
             }
         })
         .find_map(|p| std::fs::canonicalize(p).ok())
-}
-
-/// Kernel name of the block device `dev`, from the `/sys/dev/block/MAJOR:MINOR` link.
-fn block_name(dev: u64) -> Option<String> {
-    let link = format!(
-        "/sys/dev/block/{}:{}",
-        rustix::fs::major(dev),
-        rustix::fs::minor(dev)
-    );
-    let target = std::fs::read_link(link).ok()?;
-    Some(target.file_name()?.to_str()?.to_string())
-}
-
-/// Block device named by a mount source such as `/dev/sda2` (btrfs reports anonymous `st_dev`s).
-fn source_block_name(source: &str) -> Option<String> {
-    if !source.starts_with('/') {
-        return None;
-    }
-    let meta = std::fs::metadata(source).ok()?;
-    if meta.file_type().is_block_device() {
-        block_name(meta.rdev())
-    } else {
-        None
-    }
-}
-
-fn device_model(name: &str) -> Option<String> {
-    let dir = Path::new("/sys/class/block").join(name);
-    if let Some(backing) = read_trimmed(dir.join("loop/backing_file")) {
-        return Some(format!("loop (backing {backing})"));
-    }
-    let dev_dir = if dir.join("partition").exists() {
-        dir.join("..")
-    } else {
-        dir
-    };
-    read_trimmed(dev_dir.join("device/model"))
-}
-
-/// One line of `/proc/self/mountinfo`.
-#[derive(Debug, Clone, PartialEq)]
-struct Mount {
-    dev: (u32, u32),
-    mount_point: PathBuf,
-    fstype: String,
-    source: String,
-    options: String,
-}
-
-fn parse_mountinfo(text: &str) -> Vec<Mount> {
-    text.lines().filter_map(parse_mountinfo_line).collect()
-}
-
-fn parse_mountinfo_line(line: &str) -> Option<Mount> {
-    let fields: Vec<&str> = line.split_whitespace().collect();
-    let (major, minor) = fields.get(2)?.split_once(':')?;
-    let sep = fields.iter().skip(6).position(|f| *f == "-")? + 6;
-    let tail = fields.get(sep + 1..)?;
-    Some(Mount {
-        dev: (major.parse().ok()?, minor.parse().ok()?),
-        mount_point: PathBuf::from(OsString::from_vec(unescape_octal(fields.get(4)?))),
-        fstype: tail.first()?.to_string(),
-        source: tail
-            .get(1)
-            .map(|s| String::from_utf8_lossy(&unescape_octal(s)).into_owned())
-            .unwrap_or_default(),
-        options: merge_options(fields.get(5)?, tail.get(2).copied().unwrap_or("")),
-    })
-}
-
-/// Decodes the `\040`-style escapes the kernel uses for spaces, tabs, newlines and backslashes.
-fn unescape_octal(field: &str) -> Vec<u8> {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).filter(|d| {
-            bytes[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)) && d[0] <= b'3'
-        });
-        match octal {
-            Some(d) => {
-                out.push(d.iter().fold(0u8, |acc, c| acc * 8 + (c - b'0')));
-                i += 4;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
-/// Per-mount options followed by the superblock options not already listed; the per-mount
-/// `ro`/`rw` wins over the superblock's.
-fn merge_options(per_mount: &str, superblock: &str) -> String {
-    let mut options: Vec<&str> = per_mount.split(',').filter(|o| !o.is_empty()).collect();
-    let has_mode = options.iter().any(|o| matches!(*o, "ro" | "rw"));
-    for option in superblock.split(',').filter(|o| !o.is_empty()) {
-        if !options.contains(&option) && (!has_mode || !matches!(option, "ro" | "rw")) {
-            options.push(option);
-        }
-    }
-    options.join(",")
-}
-
-/// The mount of device `dev` holding `path`: the longest matching mount point wins, the
-/// later (upper) mount on ties.
-fn find_mount<'a>(mounts: &'a [Mount], dev: (u32, u32), path: &Path) -> Option<&'a Mount> {
-    let same_dev = || mounts.iter().filter(move |m| m.dev == dev);
-    longest_prefix(same_dev(), path)
-        .or_else(|| same_dev().next_back())
-        .or_else(|| longest_prefix(mounts.iter(), path))
-}
-
-fn longest_prefix<'a>(mounts: impl Iterator<Item = &'a Mount>, path: &Path) -> Option<&'a Mount> {
-    mounts
-        .filter(|m| path.starts_with(&m.mount_point))
-        .max_by_key(|m| m.mount_point.as_os_str().len())
 }
 
 fn parse_disk_stat(text: &str) -> Option<DiskCounters> {
@@ -631,41 +537,6 @@ mod tests {
         assert_eq!(ticks_to_ns(5, 0), 0);
     }
 
-    const MOUNTINFO: &str = "\
-22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw,errors=remount-ro
-30 22 0:27 / /dev/shm rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=8g
-31 22 8:2 /srv/data /mnt/bind rw,relatime shared:1 - ext4 /dev/sda2 rw,errors=remount-ro
-40 22 0:45 / /data ro,noatime shared:9 master:2 - btrfs /dev/nvme0n1p3 rw,compress=zstd:3,space_cache=v2
-41 22 0:46 / /mnt/with\\040space rw - overlay overlay rw,lowerdir=/a
-garbage line
-";
-
-    #[test]
-    fn mountinfo_parsing() {
-        let mounts = parse_mountinfo(MOUNTINFO);
-        assert_eq!(mounts.len(), 5);
-        let btrfs = &mounts[3];
-        assert_eq!(btrfs.dev, (0, 45));
-        assert_eq!(btrfs.fstype, "btrfs");
-        assert_eq!(btrfs.source, "/dev/nvme0n1p3");
-        assert_eq!(btrfs.options, "ro,noatime,compress=zstd:3,space_cache=v2");
-        assert_eq!(mounts[4].mount_point, Path::new("/mnt/with space"));
-        assert_eq!(mounts[0].options, "rw,relatime,errors=remount-ro");
-    }
-
-    #[test]
-    fn mount_lookup_prefers_longest_prefix_of_same_device() {
-        let mounts = parse_mountinfo(MOUNTINFO);
-        let find = |dev, path: &str| {
-            find_mount(&mounts, dev, Path::new(path)).map(|m| m.mount_point.clone())
-        };
-        assert_eq!(find((8, 2), "/mnt/bind/x"), Some("/mnt/bind".into()));
-        assert_eq!(find((8, 2), "/home/u"), Some("/".into()));
-        assert_eq!(find((0, 27), "/dev/shm/f"), Some("/dev/shm".into()));
-        assert_eq!(find((0, 99), "/data/subvol/f"), Some("/data".into()));
-        assert_eq!(find((0, 27), "/elsewhere"), Some("/dev/shm".into()));
-    }
-
     #[test]
     fn helpers_on_odd_input() {
         assert_eq!(parse_cpu_list("0-3,6,8-9\n"), Some(7));
@@ -683,7 +554,6 @@ garbage line
             parse_cpu_model(cpuinfo).as_deref(),
             Some("Fancy CPU @ 3GHz")
         );
-        assert_eq!(unescape_octal(r"a\134b\040c\9"), b"a\\b c\\9".to_vec());
         assert_eq!(disk_counters("../../etc"), None);
         assert_eq!(disk_counters("no-such-disk"), None);
     }
@@ -759,7 +629,7 @@ garbage line
 
     #[test]
     fn live_placement_of_tmpfs_and_missing_path() {
-        let mounts = parse_mountinfo(&read(Path::new("/proc/self/mountinfo")).unwrap_or_default());
+        let mounts = mounts::mounts();
         let Some(dir) = ["/dev/shm", "/run"].into_iter().map(Path::new).find(|d| {
             let p = canonical_existing(d);
             mounts

@@ -1,0 +1,568 @@
+//! What will happen to a target: the rules that [`super::open`] follows and
+//! [`super::preview`] reports, in one place. A path is resolved (symlinks followed); a missing
+//! file may be created only in an existing directory, or under storlab's own scratch
+//! directory; files on kernel pseudo-filesystems are refused; a write that would destroy data
+//! is refused by the guard; an existing file is reused, prepared again or read as it is,
+//! according to its manifest. Nothing here writes or creates anything: files and devices are
+//! at most opened read-only.
+
+use super::manifest::{self, MANIFEST_VERSION};
+use super::{TargetError, TargetKind, TargetRequest, direct, guard, invalid, io};
+use crate::stats::host;
+use std::ffi::{OsStr, OsString};
+use std::fs::Metadata;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Component, Path, PathBuf};
+
+/// storlab's own scratch directory, relative to the working directory: the default job, the
+/// presets and `storlab exchange` put their files under it. A missing directory on the way to
+/// a new file is created only when the file's path is relative and starts with it
+/// (`storlab-scratch/presets/x.dat`, `./storlab-scratch/x.dat`, no `..`); anywhere else a
+/// missing directory is refused, so a mistyped mount point never lands on the wrong disk.
+pub const SCRATCH_DIR: &str = "storlab-scratch";
+
+/// What opening a target will do to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetAction {
+    /// A new file: created at `size_bytes` and fully written with storlab's data.
+    Create {
+        /// Size of the file.
+        size_bytes: u64,
+        /// The missing directory (under [`SCRATCH_DIR`]) created first, with its parents.
+        create_directory: Option<PathBuf>,
+    },
+    /// A file storlab prepared at this size: reused as it is, nothing is written before the run.
+    Reuse {
+        /// Size of the file.
+        size_bytes: u64,
+        /// The data seed in its manifest.
+        data_seed: u64,
+    },
+    /// An existing file written anew (at `size_bytes`) before the run.
+    Prepare {
+        /// Size of the file once prepared.
+        size_bytes: u64,
+        /// Why it is not reused.
+        reason: PrepareReason,
+    },
+    /// An existing block device, or a file storlab did not create, used as it is.
+    UseAsIs {
+        /// Bytes of it the run uses.
+        size_bytes: u64,
+        /// Whether the workload writes to it (only a device is written as it is).
+        writes: bool,
+        /// What the guard found that the workload will destroy because `--destroy-data` was
+        /// given (empty when nothing was found, or when the workload only reads).
+        destroys: Vec<String>,
+    },
+}
+
+impl TargetAction {
+    /// Bytes of the target the run uses.
+    pub fn size_bytes(&self) -> u64 {
+        match self {
+            TargetAction::Create { size_bytes, .. }
+            | TargetAction::Reuse { size_bytes, .. }
+            | TargetAction::Prepare { size_bytes, .. }
+            | TargetAction::UseAsIs { size_bytes, .. } => *size_bytes,
+        }
+    }
+}
+
+/// Why an existing file is prepared again rather than reused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrepareReason {
+    /// storlab prepared it at another size: the file has `prepared_bytes`.
+    OtherSize {
+        /// Its length now.
+        prepared_bytes: u64,
+    },
+    /// storlab's preparation of it did not finish (interrupted, or failed).
+    Incomplete,
+    /// An older storlab prepared it (manifest `version`, before the verification headers).
+    OldManifest {
+        /// The version in its manifest.
+        version: u32,
+    },
+    /// It is empty: nothing to destroy.
+    Empty,
+    /// storlab did not create it, and `--destroy-data` lets the run recreate it.
+    DestroyData {
+        /// Its length now.
+        existing_bytes: u64,
+    },
+}
+
+/// The decision for one target.
+pub(super) struct Plan {
+    /// The target after resolving symlinks; for a file in a directory still to be created,
+    /// the requested path.
+    pub(super) canonical: PathBuf,
+    /// File or block device.
+    pub(super) kind: TargetKind,
+    /// What `open` does.
+    pub(super) action: TargetAction,
+}
+
+/// Decides what opening `request` does, or why it is refused: [`TargetError::Invalid`],
+/// [`TargetError::Guarded`], or [`TargetError::Io`] when the target cannot be examined.
+pub(super) fn decide(request: &TargetRequest) -> Result<Plan, TargetError> {
+    let path = request.path.as_path();
+    if request.size_bytes == Some(0) {
+        return Err(invalid(path, "size is 0 bytes; give a size greater than 0"));
+    }
+    match resolve(path)? {
+        Resolved::Existing {
+            canonical,
+            metadata,
+        } => {
+            let file_type = metadata.file_type();
+            if file_type.is_block_device() {
+                device(request, canonical, &metadata)
+            } else if file_type.is_file() {
+                existing_file(request, canonical, &metadata)
+            } else {
+                Err(invalid(path, not_a_target(&metadata)))
+            }
+        }
+        Resolved::Missing { parent, name } => new_file(request, &parent, &name),
+    }
+}
+
+/// A path after resolving symlinks.
+enum Resolved {
+    /// Something exists there.
+    Existing {
+        canonical: PathBuf,
+        metadata: Metadata,
+    },
+    /// Nothing exists there (yet); the parent directory may be missing too.
+    Missing { parent: PathBuf, name: OsString },
+}
+
+fn resolve(path: &Path) -> Result<Resolved, TargetError> {
+    if path.as_os_str().is_empty() {
+        return Err(invalid(path, "the path is empty"));
+    }
+    match std::fs::canonicalize(path) {
+        Ok(canonical) => {
+            let metadata = std::fs::metadata(&canonical)
+                .map_err(|e| io(path, "cannot read the metadata", e))?;
+            Ok(Resolved::Existing {
+                canonical,
+                metadata,
+            })
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if let Ok(link) = std::fs::read_link(path) {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "is a symbolic link to {}, which does not exist; fix the link or give the path of the file itself",
+                        link.display()
+                    ),
+                ));
+            }
+            let Some(name) = path.file_name() else {
+                return Err(invalid(path, "does not name a file"));
+            };
+            let parent = match path.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            Ok(Resolved::Missing {
+                parent,
+                name: name.to_owned(),
+            })
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotADirectory => {
+            let file = path
+                .ancestors()
+                .skip(1)
+                .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
+                .unwrap_or(path);
+            Err(invalid(
+                path,
+                format!(
+                    "{} is not a directory, so nothing can be inside it; check the path",
+                    file.display()
+                ),
+            ))
+        }
+        Err(error) => Err(io(path, "cannot resolve the path", error)),
+    }
+}
+
+fn not_a_target(metadata: &Metadata) -> String {
+    let file_type = metadata.file_type();
+    let what = if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "an object of an unsupported kind"
+    };
+    format!(
+        "is {what}, not a regular file or a block device; give a file path (created if missing) or a block device"
+    )
+}
+
+/// A block device: guarded when the workload writes, then sized.
+fn device(
+    request: &TargetRequest,
+    canonical: PathBuf,
+    metadata: &Metadata,
+) -> Result<Plan, TargetError> {
+    let path = request.path.as_path();
+    let destroys = if request.writes {
+        match guard::device_findings(path, &canonical, metadata) {
+            Ok(findings) if findings.is_empty() || request.destroy_data => findings,
+            Ok(findings) => {
+                return Err(TargetError::Guarded {
+                    path: path.to_path_buf(),
+                    findings,
+                });
+            }
+            // With --destroy-data the findings only inform: not being able to look does not
+            // stop the run.
+            Err(_) if request.destroy_data => Vec::new(),
+            Err(error) => return Err(error),
+        }
+    } else {
+        Vec::new()
+    };
+    let device_bytes = direct::device_size(path, &canonical)?;
+    if device_bytes == 0 {
+        return Err(invalid(
+            path,
+            "the device has a size of 0 bytes (a detached loop device, or a drive without a medium?)",
+        ));
+    }
+    let size_bytes = match request.size_bytes {
+        Some(size) if size > device_bytes => {
+            return Err(invalid(
+                path,
+                format!(
+                    "size {size} bytes is larger than the device ({device_bytes} bytes); lower `size` / --size, or leave it unset to use the whole device"
+                ),
+            ));
+        }
+        Some(size) => size,
+        None => device_bytes,
+    };
+    Ok(Plan {
+        canonical,
+        kind: TargetKind::BlockDevice,
+        action: TargetAction::UseAsIs {
+            size_bytes,
+            writes: request.writes,
+            destroys,
+        },
+    })
+}
+
+/// An existing regular file: storlab's (reused or prepared again), empty, or someone else's.
+fn existing_file(
+    request: &TargetRequest,
+    canonical: PathBuf,
+    metadata: &Metadata,
+) -> Result<Plan, TargetError> {
+    let path = request.path.as_path();
+    if let Some(filesystem) = pseudo_filesystem(&canonical) {
+        return Err(invalid(
+            path,
+            format!(
+                "is on {filesystem}, a kernel pseudo-filesystem (an interface to the kernel, not storage); give a file on a disk filesystem, or a block device"
+            ),
+        ));
+    }
+    let length = metadata.len();
+    let action = match manifest::owned(&canonical, metadata) {
+        Some(manifest) => {
+            let size_bytes = request.size_bytes.unwrap_or(manifest.size_bytes);
+            let reason = if manifest.storlab_manifest != MANIFEST_VERSION {
+                Some(PrepareReason::OldManifest {
+                    version: manifest.storlab_manifest,
+                })
+            } else if !manifest.complete {
+                Some(PrepareReason::Incomplete)
+            } else if manifest.size_bytes != size_bytes || length != size_bytes {
+                Some(PrepareReason::OtherSize {
+                    prepared_bytes: length,
+                })
+            } else {
+                None
+            };
+            match reason {
+                None => TargetAction::Reuse {
+                    size_bytes,
+                    data_seed: manifest.data_seed,
+                },
+                Some(reason) => TargetAction::Prepare { size_bytes, reason },
+            }
+        }
+        // --destroy-data lets a job that writes recreate the file; a job that only reads it
+        // reads it as it is, even with the flag.
+        None if length > 0 && request.writes && request.destroy_data => TargetAction::Prepare {
+            size_bytes: request.size_bytes.unwrap_or(length),
+            reason: PrepareReason::DestroyData {
+                existing_bytes: length,
+            },
+        },
+        None if length > 0 && request.writes => {
+            return Err(TargetError::Guarded {
+                path: path.to_path_buf(),
+                findings: vec![guard::foreign_file(length)],
+            });
+        }
+        None if length > 0 => {
+            let size_bytes = request.size_bytes.unwrap_or(length);
+            if size_bytes > length {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "the file has {length} bytes, fewer than the requested size of {size_bytes} bytes; it was not created by storlab, so it is read as it is: lower `size` / --size, or pass --destroy-data to let storlab recreate it at that size"
+                    ),
+                ));
+            }
+            TargetAction::UseAsIs {
+                size_bytes,
+                writes: false,
+                destroys: Vec::new(),
+            }
+        }
+        // An empty file: nothing to destroy, prepared at the requested size.
+        None => TargetAction::Prepare {
+            size_bytes: required_size(request, "empty file")?,
+            reason: PrepareReason::Empty,
+        },
+    };
+    if action.size_bytes() == 0 {
+        return Err(invalid(
+            path,
+            "the size is 0 bytes; set `size` (e.g. size = \"1GiB\") or --size",
+        ));
+    }
+    Ok(Plan {
+        canonical,
+        kind: TargetKind::File,
+        action,
+    })
+}
+
+/// A file that does not exist yet, in `parent`.
+fn new_file(request: &TargetRequest, parent: &Path, name: &OsStr) -> Result<Plan, TargetError> {
+    let path = request.path.as_path();
+    let (canonical, create_directory) = match std::fs::canonicalize(parent) {
+        Ok(directory) => (directory.join(name), None),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if !is_scratch(parent) {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "the directory {} does not exist; create it, or mount the storage to test there (storlab creates only its own scratch directory, ./{SCRATCH_DIR}, by itself)",
+                        parent.display()
+                    ),
+                ));
+            }
+            (beyond_existing(path), Some(parent.to_path_buf()))
+        }
+        Err(error) => {
+            return Err(io(
+                path,
+                format!("cannot resolve the directory {}", parent.display()),
+                error,
+            ));
+        }
+    };
+    // The filesystem the file would be created on: of the directory, or of the nearest
+    // directory that exists on the way to it.
+    let existing = canonical
+        .ancestors()
+        .skip(1)
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("/"));
+    if let Some(filesystem) = pseudo_filesystem(existing) {
+        return Err(invalid(
+            path,
+            format!(
+                "does not exist and cannot be created: {} is on {filesystem}, a kernel pseudo-filesystem (an interface to the kernel, not storage); give a block device that exists, or a file on a disk filesystem",
+                existing.display()
+            ),
+        ));
+    }
+    Ok(Plan {
+        canonical,
+        kind: TargetKind::File,
+        action: TargetAction::Create {
+            size_bytes: required_size(request, "new file")?,
+            create_directory,
+        },
+    })
+}
+
+/// The requested size of a file that has none yet (`what`: "new file", "empty file").
+fn required_size(request: &TargetRequest, what: &str) -> Result<u64, TargetError> {
+    request.size_bytes.ok_or_else(|| {
+        invalid(
+            &request.path,
+            format!(
+                "no size given for {what} {}; set `size` (e.g. size = \"1GiB\") or --size",
+                request.path.display()
+            ),
+        )
+    })
+}
+
+/// Whether `directory` is under storlab's own scratch directory (see [`SCRATCH_DIR`]).
+fn is_scratch(directory: &Path) -> bool {
+    let mut components = directory
+        .components()
+        .skip_while(|c| matches!(c, Component::CurDir));
+    components.next() == Some(Component::Normal(OsStr::new(SCRATCH_DIR)))
+        && components.all(|c| matches!(c, Component::Normal(_)))
+}
+
+/// `path` with its longest existing ancestor resolved (symlinks followed) and the rest as
+/// written.
+fn beyond_existing(path: &Path) -> PathBuf {
+    path.ancestors()
+        .find_map(|ancestor| {
+            let existing = if ancestor.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                ancestor
+            };
+            let canonical = std::fs::canonicalize(existing).ok()?;
+            Some(canonical.join(path.strip_prefix(ancestor).ok()?))
+        })
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// Kernel pseudo-filesystems: interfaces to the kernel, where a file is not storage. Each with
+/// its `statfs` magic (linux/magic.h; configfs, fusectl and mqueue from their sources) where it
+/// has its own; devtmpfs is a tmpfs inside, told apart by the mount table only.
+const PSEUDO_FILESYSTEMS: &[(&str, Option<u32>)] = &[
+    ("proc", Some(0x9fa0)),
+    ("sysfs", Some(0x6265_6572)),
+    ("devtmpfs", None),
+    ("devpts", Some(0x1cd1)),
+    ("cgroup", Some(0x0027_e0eb)),
+    ("cgroup2", Some(0x6367_7270)),
+    ("debugfs", Some(0x6462_6720)),
+    ("tracefs", Some(0x7472_6163)),
+    ("securityfs", Some(0x7363_6673)),
+    ("selinuxfs", Some(0xf97c_ff8c)),
+    ("configfs", Some(0x6265_6570)),
+    ("bpf", Some(0xcafe_4a11)),
+    ("pstore", Some(0x6165_676c)),
+    ("efivarfs", Some(0xde5e_81e4)),
+    ("fusectl", Some(0x6573_5543)),
+    ("mqueue", Some(0x1980_0202)),
+    ("binfmt_misc", Some(0x4249_4e4d)),
+    ("nsfs", Some(0x6e73_6673)),
+];
+
+/// The pseudo-filesystem `existing` (a file or directory) is on, if it is on one: by the
+/// filesystem type in the mount table, or by the `statfs` magic of the file itself.
+fn pseudo_filesystem(existing: &Path) -> Option<&'static str> {
+    let by_mount = host::placement(existing).filesystem;
+    let by_magic = rustix::fs::statfs(existing)
+        .ok()
+        // The magics are 32-bit; `f_type` is a C long (sign-extended on 32-bit hosts).
+        .map(|stat| stat.f_type as u32);
+    PSEUDO_FILESYSTEMS
+        .iter()
+        .find(|(name, magic)| *name == by_mount || (magic.is_some() && *magic == by_magic))
+        .map(|(name, _)| *name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_directory_is_relative_and_under_storlab_scratch_only() {
+        for yes in [
+            "storlab-scratch",
+            "storlab-scratch/presets",
+            "./storlab-scratch/exchange",
+            "storlab-scratch/a/b/c",
+        ] {
+            assert!(is_scratch(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/storlab-scratch",
+            "/tmp/storlab-scratch/x",
+            "storlab-scratch/../elsewhere",
+            "storlab-scratch/a/../../x",
+            "../storlab-scratch",
+            "x/storlab-scratch",
+            "storlab-scratch2",
+            "scratch",
+            ".",
+            "",
+        ] {
+            assert!(!is_scratch(Path::new(no)), "{no}");
+        }
+    }
+
+    #[test]
+    fn path_beyond_what_exists_keeps_the_missing_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let canonical = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(
+            beyond_existing(&dir.path().join("a/b/c.dat")),
+            canonical.join("a/b/c.dat")
+        );
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            beyond_existing(Path::new("no-such-dir-storlab/x")),
+            cwd.join("no-such-dir-storlab/x")
+        );
+    }
+
+    #[test]
+    fn live_pseudo_filesystems_are_recognised() {
+        assert_eq!(pseudo_filesystem(Path::new("/proc/self")), Some("proc"));
+        assert_eq!(pseudo_filesystem(Path::new("/sys/kernel")), Some("sysfs"));
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(pseudo_filesystem(dir.path()), None);
+        assert_eq!(pseudo_filesystem(Path::new("/")), None);
+        // The magic of every entry is distinct.
+        let mut magics: Vec<u32> = PSEUDO_FILESYSTEMS.iter().filter_map(|e| e.1).collect();
+        let count = magics.len();
+        magics.sort_unstable();
+        magics.dedup();
+        assert_eq!(magics.len(), count);
+    }
+
+    #[test]
+    fn a_file_used_as_a_directory_is_invalid() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
+        std::fs::write(&file, b"x").unwrap();
+        let request = TargetRequest {
+            path: file.join("inside.dat"),
+            size_bytes: Some(4096),
+            buffered: true,
+            dsync: false,
+            writes: true,
+            destroy_data: false,
+        };
+        match decide(&request) {
+            Err(TargetError::Invalid { message, .. }) => {
+                assert!(
+                    message.contains(&format!("{} is not a directory", file.display())),
+                    "{message}"
+                );
+            }
+            Err(other) => panic!("expected Invalid, got {other}"),
+            Ok(_) => panic!("expected Invalid"),
+        }
+    }
+}
