@@ -251,6 +251,15 @@ pub(super) fn blame_run(mut e: JobError, args: &RunArgs) -> JobError {
     e
 }
 
+/// The flags of `table` given in `args`.
+pub(super) fn given<A, S>(table: &[Flag<A, S>], args: &A) -> Vec<String> {
+    table
+        .iter()
+        .filter(|f| (f.given)(args))
+        .map(|f| f.flag.to_string())
+        .collect()
+}
+
 /// The flag given in `args` that sets `key`.
 fn blamed<A, S>(table: &[Flag<A, S>], args: &A, key: &str) -> Option<&'static str> {
     table

@@ -6,7 +6,7 @@ use crate::job::{self, Job, JobError};
 use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec};
 use crate::profiles::presets;
 use crate::report::console;
-use crate::results::RunResult;
+use crate::results::{Invocation, JobSource, RunResult};
 use crate::results::file::{self as results_file, timeseries_path};
 use crate::results::timeseries;
 use crate::run::{self, RunOptions, Signals};
@@ -22,6 +22,9 @@ mod describe;
 mod flags;
 
 pub use describe::describe;
+
+/// The job file the default job is a copy of.
+pub const QUICKSTART_FILE: &str = "examples/quickstart.toml";
 
 /// The job `storlab run` runs with no job file and no target.
 pub const QUICKSTART_JOB: &str = include_str!("../../examples/quickstart.toml");
@@ -298,6 +301,7 @@ impl OutputArgs {
     fn run(
         &self,
         kind: &str,
+        invocation: Invocation,
         body: impl FnOnce(&RunOptions, &Signals, &mut console::Live) -> Result<RunResult>,
     ) -> Result<i32> {
         let results_path = self.output.clone().unwrap_or_else(|| {
@@ -306,7 +310,8 @@ impl OutputArgs {
                 chrono::Local::now().format("%Y%m%d-%H%M%S")
             ))
         });
-        let opts = RunOptions::new(results_path.clone(), std::env::args().collect());
+        let mut opts = RunOptions::new(results_path.clone(), std::env::args().collect());
+        opts.invocation = invocation;
         let signals = Signals::install()?;
         let mut live = console::Live::new(self.quiet || self.json);
         let result = body(&opts, &signals, &mut live)?;
@@ -518,7 +523,13 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
         console::print_text(&describe(&job));
         return Ok(exit::OK);
     }
-    a.out.run("exchange", |opts, signals, live| {
+    let invocation = Invocation {
+        source: JobSource::Exchange {
+            path: a.job.as_ref().map(|p| p.display().to_string()),
+        },
+        flags: flags::given(flags::EXCHANGE_FLAGS, &a),
+    };
+    a.out.run("exchange", invocation, |opts, signals, live| {
         if !a.out.json {
             console::note(&exchange::sizing_summary(&cfg));
         }
@@ -585,7 +596,21 @@ fn run_job(args: RunArgs) -> Result<i32> {
         console::print_text(&describe(&job));
         return Ok(exit::OK);
     }
-    args.out.run("run", |opts, signals, live| {
+    let source = match (&args.job, &args.preset) {
+        (_, Some(name)) => JobSource::Preset { name: name.clone() },
+        (Some(path), None) => JobSource::File {
+            path: path.display().to_string(),
+        },
+        (None, None) if args.targets.is_empty() => JobSource::Default {
+            file: QUICKSTART_FILE.into(),
+        },
+        (None, None) => JobSource::Flags,
+    };
+    let invocation = Invocation {
+        source,
+        flags: flags::given(flags::RUN_FLAGS, &args),
+    };
+    args.out.run("run", invocation, |opts, signals, live| {
         if job.sequence.is_sequence() {
             run::steps::run(&job, opts, &mut run::Runner { signals, obs: live })
         } else {

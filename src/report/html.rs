@@ -14,7 +14,7 @@
 
 use super::svg::{self, Axis, Bars, LineOptions, Series};
 use crate::results::steps::{Repetitions, SteadyResult, StepKind, StepResult};
-use crate::results::{Interrupted, PhaseState, RunResult};
+use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
 use crate::stats::histogram::Histogram;
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::{ClassSummary, DirSummary};
@@ -695,47 +695,30 @@ fn step_charts(o: &mut String, steps: &[StepResult]) {
     }
 }
 
-/// What ran (preset, profile or job file), taken from the command line and the results.
+/// What ran (preset, profile, job file or the default job), as recorded when it started.
 fn what_ran(r: &RunResult) -> String {
-    let args = &r.command;
-    let value_of = |flag: &str| {
-        args.iter().enumerate().find_map(|(i, a)| {
-            a.strip_prefix(&format!("{flag}="))
-                .map(str::to_string)
-                .or_else(|| (a == flag).then(|| args.get(i + 1).cloned()).flatten())
-        })
-    };
-    if let Some(x) = &r.exchange {
-        return format!("Exchange {} {} profile", x.version, x.test);
-    }
-    if let Some(p) = value_of("--preset") {
-        return format!("preset {p}");
-    }
-    let sub = args.get(1).map(String::as_str).unwrap_or("");
-    if sub == "run" {
-        // The first argument that is neither an option nor an option's value: the job file.
-        let mut skip = false;
-        for a in args.iter().skip(2) {
-            if skip {
-                skip = false;
-                continue;
+    let what = match (&r.invocation.source, &r.exchange) {
+        (_, Some(x)) => {
+            let profile = format!("Exchange {} {} test", x.version, x.test);
+            match &r.invocation.source {
+                JobSource::Exchange { path: Some(p) } => format!("{profile}, job file {p}"),
+                _ => profile,
             }
-            if a.starts_with('-') {
-                skip = !a.contains('=')
-                    && !matches!(
-                        a.as_str(),
-                        "-q" | "--quiet" | "--yes" | "--destroy-data" | "--buffered"
-                    );
-                continue;
-            }
-            return format!("job file {a}");
         }
-        return "job from the command line".into();
-    }
-    if sub.is_empty() {
-        "storlab run".into()
-    } else {
-        format!("storlab {sub}")
+        (JobSource::Default { file }, None) => format!("default job ({file})"),
+        (JobSource::File { path }, None) => format!("job file {path}"),
+        (JobSource::Preset { name }, None) => format!("preset {name}"),
+        (JobSource::Flags, None) => "job from the command line".into(),
+        (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
+        (JobSource::Unknown, None) => r
+            .job
+            .description
+            .clone()
+            .unwrap_or_else(|| "not recorded".into()),
+    };
+    match r.invocation.flags.as_slice() {
+        [] => what,
+        flags => format!("{what}, changed by {}", flags.join(" ")),
     }
 }
 
@@ -1093,6 +1076,32 @@ mod tests {
     use crate::stats::repetition::spread;
     use crate::stats::timeseries::IntervalClass;
     use serde_json::json;
+
+    #[test]
+    fn what_ran_is_the_recorded_source_and_flags() {
+        use crate::results::Invocation;
+        let mut r = result();
+        r.invocation = Invocation {
+            source: JobSource::File {
+                path: "job.toml".into(),
+            },
+            flags: vec!["--verify".into()],
+        };
+        // The command line says nothing the header re-parses.
+        r.command = vec!["storlab".into(), "run".into(), "--verify".into(), "job.toml".into()];
+        assert_eq!(what_ran(&r), "job file job.toml, changed by --verify");
+        r.invocation = Invocation {
+            source: JobSource::Default {
+                file: "examples/quickstart.toml".into(),
+            },
+            flags: Vec::new(),
+        };
+        assert_eq!(what_ran(&r), "default job (examples/quickstart.toml)");
+        r.invocation.source = JobSource::Preset {
+            name: "hba-scaling".into(),
+        };
+        assert_eq!(what_ran(&r), "preset hba-scaling");
+    }
 
     #[test]
     fn escapes_markup() {

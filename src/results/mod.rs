@@ -108,6 +108,10 @@ pub struct RunResult {
     pub storlab_version: String,
     /// The command line that started the run.
     pub command: Vec<String>,
+    /// What ran: where the job came from and the flags that changed it, recorded when the run
+    /// started.
+    #[serde(default)]
+    pub invocation: Invocation,
     /// The resolved job.
     pub job: Job,
     /// The machine.
@@ -167,6 +171,49 @@ pub struct RunResult {
     /// Preconditioning, when the job asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<steps::PreconditionResult>,
+}
+
+/// What ran, as recorded when the run started.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invocation {
+    /// Where the job came from.
+    pub source: JobSource,
+    /// The flags given that changed the job (`--duration`, `--qd`...), in the order they were
+    /// applied; their values are in `command`.
+    pub flags: Vec<String>,
+}
+
+/// Where the job of a run came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum JobSource {
+    /// `storlab run` with no job file and no target: storlab's default job.
+    Default {
+        /// The job file it is a copy of, e.g. `examples/quickstart.toml`.
+        file: String,
+    },
+    /// A job file.
+    File {
+        /// Its path, as given.
+        path: String,
+    },
+    /// A built-in preset.
+    Preset {
+        /// Its name.
+        name: String,
+    },
+    /// A one-line job from `--target` and the other flags.
+    Flags,
+    /// An Exchange validation: from `storlab exchange`'s flags, or a job file's `[exchange]`
+    /// section.
+    Exchange {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// Not recorded: a file from an older storlab, or results rebuilt from a time series.
+    #[default]
+    Unknown,
 }
 
 /// A phase of the run and how it ended.

@@ -60,6 +60,7 @@ pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
     let mut r = recover_file(series)?;
     r.warnings.extend(unfinished.warnings);
     r.command = unfinished.command;
+    r.invocation = unfinished.invocation;
     r.job = unfinished.job;
     r.host = unfinished.host;
     r.started_at = unfinished.started_at;
@@ -303,6 +304,7 @@ pub fn recover(
         schema_version: SCHEMA_VERSION,
         storlab_version: env!("CARGO_PKG_VERSION").into(),
         command: Vec::new(),
+        invocation: Default::default(),
         job,
         host: HostInfo::default(),
         started_at: stamp(started),

@@ -27,7 +27,7 @@ pub use verification::verification_rule;
 use crate::Usage;
 use crate::job::{Job, OnError};
 use crate::results::progress::Observer;
-use crate::results::{self, Interrupted, Phase, PhaseState, RunResult};
+use crate::results::{self, Interrupted, Invocation, Phase, PhaseState, RunResult};
 use crate::stats::host;
 use crate::stats::timeseries::{IntervalGrid, SequenceRun};
 use crate::stats::verification::{ReadBackState, VerifyCounts};
@@ -47,6 +47,8 @@ pub struct RunOptions {
     pub results_path: PathBuf,
     /// The command line, recorded in the results.
     pub command: Vec<String>,
+    /// What ran, recorded in the results.
+    pub invocation: Invocation,
     /// Step index stamped on interval records (step sequences).
     pub step: Option<usize>,
     /// Which run of a sequence, stamped on interval records (`rep 2`, `round 3`).
@@ -67,6 +69,7 @@ impl RunOptions {
         RunOptions {
             results_path,
             command,
+            invocation: Invocation::default(),
             step: None,
             label: None,
             append_timeseries: false,
