@@ -223,12 +223,7 @@ fn class_tables(title: &str, sums: &[ClassSummary], noise_pct: f64, out: &mut Ve
 
 /// Latency of a step's reads and writes together (as the steps table prints it).
 fn step_latency(s: &StepResult) -> crate::stats::histogram::LatencySummary {
-    let t = &s.totals;
-    match (t.read.ops > 0, t.write.ops > 0) {
-        (true, false) => t.read.latency_ns,
-        (false, true) => t.write.latency_ns,
-        _ => DirSummary::merge(&[&t.read, &t.write], 1.0).latency_ns,
-    }
+    s.totals.reads_and_writes()
 }
 
 type StepMetric = (

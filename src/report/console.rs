@@ -147,7 +147,7 @@ pub fn step_header() -> String {
 /// One row of the steps table.
 pub fn step_line(s: &StepResult) -> String {
     let t = &s.totals;
-    let lat = crate::stats::summary::DirSummary::merge(&[&t.read, &t.write], 1.0).latency_ns;
+    let lat = t.reads_and_writes();
     let mut notes = Vec::new();
     if let Some(level) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
         notes.push(format!("curve {level}%"));

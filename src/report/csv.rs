@@ -233,24 +233,11 @@ fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary)
 
 /// Mean and p99 latency of reads and writes together, ns.
 fn step_latency(s: &ClassSummary) -> (Option<f64>, Option<f64>) {
-    let (r, w) = (&s.read, &s.write);
-    let one = |d: &DirSummary| (Some(d.latency_ns.mean), Some(d.latency_ns.p99 as f64));
-    match (r.ops > 0, w.ops > 0) {
-        (false, false) => (None, None),
-        (true, false) => one(r),
-        (false, true) => one(w),
-        (true, true) => {
-            if r.histogram.is_some() && w.histogram.is_some() {
-                one(&DirSummary::merge(&[r, w], 1.0))
-            } else {
-                // No histograms to merge: the mean weighs by operations, the p99 is unknown.
-                let n = (r.ops + w.ops) as f64;
-                let mean =
-                    (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64) / n;
-                (Some(mean), None)
-            }
-        }
+    if s.read.ops + s.write.ops == 0 {
+        return (None, None);
     }
+    let l = s.reads_and_writes();
+    (Some(l.mean), Some(l.p99 as f64))
 }
 
 /// The steps table's fixed columns (parameters go between `kind` and `curve_level_pct`).

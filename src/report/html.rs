@@ -417,21 +417,8 @@ fn distribution_chart(o: &mut String, r: &RunResult) {
 /// Mean and p99 latency of a step's reads and writes together, ns: from the merged
 /// histograms, or when there are none, the ops-weighted mean and the larger p99.
 fn step_latency(s: &StepResult) -> (f64, f64) {
-    let (r, w) = (&s.totals.read, &s.totals.write);
-    match (r.ops > 0, w.ops > 0) {
-        (true, false) => return (r.latency_ns.mean, r.latency_ns.p99 as f64),
-        (false, true) => return (w.latency_ns.mean, w.latency_ns.p99 as f64),
-        _ => {}
-    }
-    let merged = DirSummary::merge(&[r, w], 1.0);
-    if merged.latency_ns.p99 > 0 {
-        return (merged.latency_ns.mean, merged.latency_ns.p99 as f64);
-    }
-    let ops = (r.ops + w.ops).max(1) as f64;
-    (
-        (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64) / ops,
-        r.latency_ns.p99.max(w.latency_ns.p99) as f64,
-    )
+    let l = s.totals.reads_and_writes();
+    (l.mean, l.p99 as f64)
 }
 
 /// Parameters that a sequence cycles with a numeric axis of their own.

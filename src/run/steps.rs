@@ -19,7 +19,7 @@ use crate::results::{
 use crate::stats::host::CpuPercent;
 use crate::stats::repetition::spread;
 use crate::stats::steady::{SteadyRule, check, first_steady_round};
-use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::stats::summary::ClassSummary;
 use crate::stats::timeseries::SequenceRun;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -482,7 +482,7 @@ impl Sequencer<'_> {
                     Some(c) => row.classes.get(c),
                     None => Some(&row.totals),
                 }
-                .map(|c| DirSummary::merge(&[&c.read, &c.write], 1.0).latency_ns);
+                .map(ClassSummary::reads_and_writes);
                 lat.is_some_and(|l| rule.value(&l) > rule.threshold_ns as f64)
             });
             rows.push(row);
@@ -578,7 +578,7 @@ impl Sequencer<'_> {
 
 fn figures(r: &RunResult) -> RunFigures {
     let t = &r.totals;
-    let lat = DirSummary::merge(&[&t.read, &t.write], 1.0).latency_ns;
+    let lat = t.reads_and_writes();
     RunFigures {
         iops: t.iops(),
         mb_per_s: t.bytes_per_s() / 1e6,

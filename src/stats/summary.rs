@@ -90,6 +90,30 @@ impl ClassSummary {
         self.read.bytes_per_s + self.write.bytes_per_s
     }
 
+    /// Latency of reads and writes together, the one figure of a step or a run: the merged
+    /// histograms when both directions have them; a direction alone when the other did
+    /// nothing; without histograms (results rebuilt from a time series) the mean weighted by
+    /// operations, the larger maximum and, as the 99th percentile, the larger of the two (an
+    /// upper bound), the other percentiles unknown (0).
+    pub fn reads_and_writes(&self) -> LatencySummary {
+        let (r, w) = (&self.read, &self.write);
+        match (r.ops > 0, w.ops > 0) {
+            (false, false) => LatencySummary::default(),
+            (true, false) => r.latency_ns,
+            (false, true) => w.latency_ns,
+            (true, true) if r.histogram.is_some() && w.histogram.is_some() => {
+                DirSummary::merge(&[r, w], 1.0).latency_ns
+            }
+            (true, true) => LatencySummary {
+                mean: (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64)
+                    / (r.ops + w.ops) as f64,
+                max: r.latency_ns.max.max(w.latency_ns.max),
+                p99: r.latency_ns.p99.max(w.latency_ns.p99),
+                ..LatencySummary::default()
+            },
+        }
+    }
+
     /// Errors of every direction.
     pub fn errors(&self) -> u64 {
         self.read.errors + self.write.errors + self.flush.errors
