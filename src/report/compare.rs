@@ -7,6 +7,7 @@ use crate::report::svg::{self, Axis, Bars, Series};
 use crate::results::RunResult;
 use crate::results::steps::StepResult;
 use crate::stats::histogram::Histogram;
+use crate::stats::Dir;
 use crate::stats::repetition::Spread;
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::IntervalPhase;
@@ -184,18 +185,11 @@ const DIR_METRICS: [DirMetric; 8] = [
     ("max", Unit::Ns, |d| d.latency_ns.max as f64),
 ];
 
-type DirPick = fn(&ClassSummary) -> &DirSummary;
-
-const DIRS: [(&str, DirPick); 3] = [
-    ("read", |c| &c.read),
-    ("write", |c| &c.write),
-    ("flush", |c| &c.flush),
-];
 
 /// Tables of one class summary per direction with operations in every run.
 fn class_tables(title: &str, sums: &[ClassSummary], noise_pct: f64, out: &mut Vec<Table>) {
-    for (dir, pick) in DIRS {
-        let ds: Vec<&DirSummary> = sums.iter().map(pick).collect();
+    for dir in Dir::ALL {
+        let ds: Vec<&DirSummary> = sums.iter().map(|s| s.dir(dir)).collect();
         if ds.iter().any(|d| d.ops == 0) {
             continue;
         }
@@ -472,16 +466,13 @@ pub fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Comparison {
         .collect();
 
     // Latency distributions of the totals' reads (or writes).
-    let dir = if runs.iter().all(|r| r.1.totals.read.ops > 0) {
-        Some(("read", 0))
-    } else if runs.iter().all(|r| r.1.totals.write.ops > 0) {
-        Some(("write", 1))
-    } else {
-        None
-    };
-    if let Some((name, i)) = dir {
+    let dir = [Dir::Read, Dir::Write]
+        .into_iter()
+        .find(|&d| runs.iter().all(|r| r.1.totals.dir(d).ops > 0));
+    if let Some(dir) = dir {
+        let name = dir.name();
         for (label, r) in runs {
-            let d = DIRS[i].1(&r.totals);
+            let d = r.totals.dir(dir);
             let Some(h) = d.histogram.as_ref().and_then(|h| Histogram::decode(h).ok()) else {
                 c.notes.push(format!(
                     "{label}: no {name} latency histogram in the results"

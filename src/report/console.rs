@@ -248,24 +248,14 @@ pub fn summary(r: &RunResult) -> String {
         "{:<16} {:<5} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
         "class", "op", "IOPS", "MB/s", "mean", "p50", "p99", "p99.9", "max", "errors"
     );
-    let dirs = |c: &crate::stats::summary::ClassSummary| {
-        [
-            ("read", c.read.clone()),
-            ("write", c.write.clone()),
-            ("flush", c.flush.clone()),
-        ]
-        .into_iter()
-        .filter(|(_, d)| d.ops > 0)
-        .collect::<Vec<_>>()
-    };
     for (name, c) in &r.classes {
-        for (dir, d) in dirs(&c.summary()) {
-            row(&mut out, name, dir, &d);
+        for (dir, d) in c.summary().dirs().into_iter().filter(|(_, d)| d.ops > 0) {
+            row(&mut out, name, dir.name(), d);
         }
     }
     if r.classes.len() > 1 {
-        for (dir, d) in dirs(&r.totals) {
-            row(&mut out, "(all)", dir, &d);
+        for (dir, d) in r.totals.dirs().into_iter().filter(|(_, d)| d.ops > 0) {
+            row(&mut out, "(all)", dir.name(), d);
         }
     }
     let c = &r.host_cpu;

@@ -10,8 +10,9 @@
 
 use crate::results::steps::StepResult;
 use crate::results::{ClassResult, RunResult};
-use crate::stats::summary::{ClassSummary, DirSummary};
-use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
+use crate::stats::Dir;
+use crate::stats::summary::ClassSummary;
+use crate::stats::timeseries::IntervalRecord;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Output format.
@@ -165,11 +166,6 @@ fn mb(bytes_per_s: f64) -> String {
     f(bytes_per_s / 1e6)
 }
 
-const DIRS: [&str; 3] = ["read", "write", "flush"];
-
-fn dirs(c: &ClassSummary) -> [&DirSummary; 3] {
-    [&c.read, &c.write, &c.flush]
-}
 
 /// Per class and direction, then every class together as `(all)`.
 fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary) -> Tab {
@@ -196,7 +192,7 @@ fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary)
     t.num("service_mean_us");
     t.num("service_p99_us");
     let mut add = |class: &str, s: &ClassSummary| {
-        for (op, d) in DIRS.iter().zip(dirs(s)) {
+        for (op, d) in s.dirs() {
             if d.ops == 0 && d.errors == 0 {
                 continue;
             }
@@ -322,10 +318,6 @@ fn steps_table(steps: &[StepResult]) -> Tab {
     t
 }
 
-fn interval_dirs(c: &IntervalClass) -> [&IntervalDir; 3] {
-    [&c.read, &c.write, &c.flush]
-}
-
 /// One row per interval, class and direction with I/O (then `(all)`), with the interval's CPU
 /// use and every device's utilisation.
 fn timeseries_table(records: &[IntervalRecord]) -> Tab {
@@ -376,7 +368,8 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
             .map(|(n, c)| (n.as_str(), c))
             .chain([("(all)", &rec.total)]);
         for (name, c) in classes {
-            for (op, d) in DIRS.iter().zip(interval_dirs(c)) {
+            for op in Dir::ALL {
+                let d = c.dir(op);
                 if d.ops == 0 {
                     continue;
                 }
@@ -406,6 +399,7 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
 
 #[cfg(test)]
 mod tests {
+    use crate::stats::timeseries::{IntervalClass, IntervalDir};
     use super::*;
     use serde_json::json;
 

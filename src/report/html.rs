@@ -159,11 +159,6 @@ fn pct_tick(v: f64) -> String {
     format!("{v:.0}%")
 }
 
-/// Directions with their names.
-fn dirs<T>(read: T, write: T, flush: T) -> [(&'static str, T); 3] {
-    [("read", read), ("write", write), ("flush", flush)]
-}
-
 /// The time of each record, seconds, continuous across the runs of a sequence (each run's
 /// records restart at 0: later runs are shifted past the end of the earlier ones).
 fn record_times(recs: &[IntervalRecord]) -> Vec<f64> {
@@ -245,17 +240,13 @@ fn time_charts(o: &mut String, r: &RunResult) {
     let mut opts = LineOptions::default();
     let mut colour = 0;
     for (name, c) in &r.classes {
-        for (dir, d) in dirs(&c.read, &c.write, &c.flush) {
+        for (dir, d) in c.summary().dirs() {
             if d.ops == 0 {
                 continue;
             }
             let pick = |rec: &IntervalRecord| {
                 let c = rec.classes.get(name).copied().unwrap_or_default();
-                match dir {
-                    "read" => c.read,
-                    "write" => c.write,
-                    _ => c.flush,
-                }
+                *c.dir(dir)
             };
             for (stat, dashed) in [("mean", false), ("p99", true)] {
                 let points: Vec<(f64, f64)> = recs
@@ -363,7 +354,7 @@ fn distribution_chart(o: &mut String, r: &RunResult) {
     let mut s = Vec::new();
     let mut max_x: f64 = 3.0;
     for (name, c) in &r.classes {
-        for (dir, d) in dirs(&c.read, &c.write, &c.flush) {
+        for (dir, d) in c.summary().dirs() {
             let Some(h) = d.histogram.as_ref().filter(|_| d.ops > 0) else {
                 continue;
             };
@@ -943,9 +934,9 @@ pub fn render(r: &RunResult) -> String {
     verify_section(&mut o, r);
     o.push_str("<h2>Classes</h2><table><tr><th>class</th><th>op</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>errors</th></tr>");
     for (name, c) in &r.classes {
-        for (op, d) in [("read", &c.read), ("write", &c.write), ("flush", &c.flush)] {
+        for (op, d) in c.summary().dirs() {
             if d.ops > 0 {
-                dir_row(&mut o, name, op, d);
+                dir_row(&mut o, name, op.name(), d);
             }
         }
     }

@@ -24,6 +24,26 @@ pub enum Dir {
     Flush = 2,
 }
 
+impl Dir {
+    /// Every direction, in the order results list them.
+    pub const ALL: [Dir; 3] = [Dir::Read, Dir::Write, Dir::Flush];
+
+    /// The name results and reports use: `read`, `write`, `flush`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dir::Read => "read",
+            Dir::Write => "write",
+            Dir::Flush => "flush",
+        }
+    }
+}
+
+impl std::fmt::Display for Dir {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Counters and latency of one direction of one class.
 #[derive(Debug, Clone, Default)]
 pub struct OpStats {

@@ -1,7 +1,7 @@
 //! Summaries of measured statistics over a known duration: the figures results files hold.
 
 use super::histogram::{EncodedHistogram, LatencySummary};
-use super::{ClassStats, OpStats};
+use super::{ClassStats, Dir, OpStats};
 use serde::{Deserialize, Serialize};
 
 /// One direction (read, write or flush) of a class, a worker or the total.
@@ -78,6 +78,20 @@ impl ClassSummary {
             write: DirSummary::of(&c.dirs[1], seconds, with_histograms),
             flush: DirSummary::of(&c.dirs[2], seconds, with_histograms),
         }
+    }
+
+    /// Direction `dir`.
+    pub fn dir(&self, dir: Dir) -> &DirSummary {
+        match dir {
+            Dir::Read => &self.read,
+            Dir::Write => &self.write,
+            Dir::Flush => &self.flush,
+        }
+    }
+
+    /// Every direction with its figures, in [`Dir::ALL`] order.
+    pub fn dirs(&self) -> [(Dir, &DirSummary); 3] {
+        Dir::ALL.map(|d| (d, self.dir(d)))
     }
 
     /// Reads and writes together: operations per second.

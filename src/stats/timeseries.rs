@@ -148,6 +148,17 @@ impl<'de> Deserialize<'de> for SequenceRun {
     }
 }
 
+impl IntervalClass {
+    /// Direction `dir`.
+    pub fn dir(&self, dir: super::Dir) -> &IntervalDir {
+        match dir {
+            super::Dir::Read => &self.read,
+            super::Dir::Write => &self.write,
+            super::Dir::Flush => &self.flush,
+        }
+    }
+}
+
 /// One line of the NDJSON time series.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
