@@ -36,7 +36,7 @@ impl fmt::Display for JobError {
 impl std::error::Error for JobError {}
 
 /// Which engine does the I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// io_uring with registered buffers and files.
@@ -62,7 +62,7 @@ impl EngineKind {
 }
 
 /// How a worker picks the target of each I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TargetChoice {
     /// Cycle through the worker's targets.
@@ -72,7 +72,7 @@ pub enum TargetChoice {
 }
 
 /// Open-loop arrival process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrivals {
     /// Evenly spaced.
@@ -82,7 +82,7 @@ pub enum Arrivals {
 }
 
 /// An open-loop rate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
     /// I/Os per second for this worker.
@@ -92,7 +92,7 @@ pub struct Rate {
 }
 
 /// Offset distribution of random I/Os within the span.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Distribution {
     /// Every aligned offset equally likely.
@@ -112,7 +112,7 @@ pub enum Distribution {
 }
 
 /// One hot-spot band: `io_pct` of I/Os go to the next `span_pct` of the span.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Band {
     /// Share of I/Os, percent.
@@ -169,7 +169,7 @@ impl Distribution {
 }
 
 /// A validated job.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Job {
     /// Free text from the job file.
@@ -227,7 +227,7 @@ fn class_id(classes: &mut Vec<String>, name: &str) -> usize {
 }
 
 /// What the run does when an I/O fails. Every failure is counted and reported either way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OnError {
     /// Keep going; stop the run once this many I/Os have failed.
@@ -258,7 +258,7 @@ impl OnError {
 }
 
 /// When a worker stops before the duration ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IoLimit {
     /// After issuing this many I/Os.
@@ -269,7 +269,7 @@ pub enum IoLimit {
 }
 
 /// A validated target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
     /// Name.
@@ -285,7 +285,7 @@ pub struct Target {
 }
 
 /// A validated worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Worker {
     /// Name (unique).
@@ -322,7 +322,7 @@ impl Worker {
 }
 
 /// One validated access entry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Access {
     /// Index into [`Job::classes`].

@@ -7,7 +7,7 @@ use crate::units::{format_size, parse_duration};
 use serde::{Deserialize, Serialize};
 
 /// A cycled parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Param {
     /// Number of targets each worker uses.
@@ -68,7 +68,7 @@ impl Param {
 }
 
 /// One cycled parameter and its values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cycle {
     /// The parameter.
@@ -78,7 +78,7 @@ pub struct Cycle {
 }
 
 /// The statistic a stop rule looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Statistic {
     /// Mean latency.
@@ -100,7 +100,7 @@ pub enum Statistic {
 }
 
 /// `stop_when = "[class:]statistic > duration"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StopRule {
     /// Class name; `None`: every class together.
@@ -156,7 +156,7 @@ impl StopRule {
 }
 
 /// Steady-state rounds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Steady {
     /// Length of a round, ms.
@@ -172,7 +172,7 @@ pub struct Steady {
 }
 
 /// Preconditioning: full writes of every target before measuring.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Precondition {
     /// Full passes.
@@ -184,7 +184,7 @@ pub struct Precondition {
 }
 
 /// How a job's measurement is sequenced. The default is one step, run once.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sequence {
     /// Cycles, outermost first.

@@ -6,8 +6,8 @@ use crate::report::html::escape;
 use crate::report::svg::{self, Axis, Bars, Series};
 use crate::results::RunResult;
 use crate::results::steps::StepResult;
-use crate::stats::histogram::Histogram;
 use crate::stats::Dir;
+use crate::stats::histogram::Histogram;
 use crate::stats::repetition::Spread;
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::IntervalPhase;
@@ -184,7 +184,6 @@ const DIR_METRICS: [DirMetric; 8] = [
     ("p99.9", Unit::Ns, |d| d.latency_ns.p99_9 as f64),
     ("max", Unit::Ns, |d| d.latency_ns.max as f64),
 ];
-
 
 /// Tables of one class summary per direction with operations in every run.
 fn class_tables(title: &str, sums: &[ClassSummary], noise_pct: f64, out: &mut Vec<Table>) {

@@ -166,7 +166,6 @@ fn mb(bytes_per_s: f64) -> String {
     f(bytes_per_s / 1e6)
 }
 
-
 /// Per class and direction, then every class together as `(all)`.
 fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary) -> Tab {
     let mut t = Tab::default();
@@ -399,8 +398,8 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
 
 #[cfg(test)]
 mod tests {
-    use crate::stats::timeseries::{IntervalClass, IntervalDir};
     use super::*;
+    use crate::stats::timeseries::{IntervalClass, IntervalDir};
     use serde_json::json;
 
     fn lat() -> serde_json::Value {

@@ -1066,7 +1066,12 @@ mod tests {
             flags: vec!["--verify".into()],
         };
         // The command line says nothing the header re-parses.
-        r.command = vec!["storlab".into(), "run".into(), "--verify".into(), "job.toml".into()];
+        r.command = vec![
+            "storlab".into(),
+            "run".into(),
+            "--verify".into(),
+            "job.toml".into(),
+        ];
         assert_eq!(what_ran(&r), "job file job.toml, changed by --verify");
         r.invocation = Invocation {
             source: JobSource::Default {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One database's figures from a run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DatabaseFigures {
     /// `db1`...
@@ -42,7 +42,7 @@ pub struct DatabaseFigures {
 }
 
 /// Mean and tail of a latency, ns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyBrief {
     /// Mean.
@@ -71,7 +71,9 @@ impl LatencyBrief {
 }
 
 /// What a trial of an Exchange validation was for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TrialPurpose {
     /// `--threads auto`: a thread count tried.
@@ -97,7 +99,7 @@ impl std::fmt::Display for TrialPurpose {
 }
 
 /// One trial of the thread tuning or the maximum-mailboxes search.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Trial {
     /// What the trial was for.
@@ -125,7 +127,7 @@ pub struct Trial {
 }
 
 /// How the databases were initialised.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Initialisation {
     /// Wall time of the preparation phase, seconds.
@@ -137,7 +139,7 @@ pub struct Initialisation {
 }
 
 /// The backup test's figures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackupFigures {
     /// Read size, bytes.
@@ -153,7 +155,7 @@ pub struct BackupFigures {
 }
 
 /// The recovery test's figures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecoveryFigures {
     /// Log files replayed per database.
@@ -169,7 +171,7 @@ pub struct RecoveryFigures {
 }
 
 /// The Exchange section of a results file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExchangeResult {
     /// Exchange version modelled.

@@ -1,7 +1,8 @@
 //! Results files on disk: loading one (its schema version checked) and writing one atomically
 //! (a temporary file beside it, synced, then renamed), and the name of the time series beside it.
 
-use super::{RunResult, SCHEMA_VERSION};
+use super::RunResult;
+use super::schema::{SCHEMA_VERSION, SchemaVersion};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,16 +13,26 @@ pub fn load(path: &Path) -> Result<RunResult> {
         .with_context(|| format!("cannot read the results file {}", path.display()))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    match value.get("schema_version").and_then(|v| v.as_u64()) {
-        Some(v) if v == SCHEMA_VERSION as u64 => {}
-        Some(v) => bail!(
-            "{} has schema_version {v}; this storlab reads version {SCHEMA_VERSION}",
-            path.display()
-        ),
-        None => bail!(
+    let Some(version) = value.get("schema_version") else {
+        bail!(
             "{} is not a storlab results file (no schema_version)",
             path.display()
-        ),
+        );
+    };
+    let version: SchemaVersion = serde_json::from_value(version.clone())
+        .with_context(|| format!("{}: schema_version {version}", path.display()))?;
+    if !SCHEMA_VERSION.reads(version) {
+        bail!(
+            "{} has schema_version {version}; this storlab ({}) reads versions {}.0 to {SCHEMA_VERSION}{}",
+            path.display(),
+            env!("CARGO_PKG_VERSION"),
+            SCHEMA_VERSION.major,
+            if version > SCHEMA_VERSION {
+                ": it was written by a newer storlab; upgrade this one"
+            } else {
+                ""
+            }
+        );
     }
     serde_json::from_value(value)
         .with_context(|| format!("{} does not match the results schema", path.display()))

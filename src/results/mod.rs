@@ -18,6 +18,7 @@ pub mod exchange;
 pub mod file;
 pub mod progress;
 pub mod recovery;
+pub mod schema;
 pub mod steps;
 pub mod timeseries;
 pub mod verdict;
@@ -31,9 +32,6 @@ use crate::stats::timeseries::IntervalRecord;
 use crate::stats::verification::VerifyCounts;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-
-/// Version of this schema.
-pub const SCHEMA_VERSION: u32 = 1;
 
 /// The `interrupted` reason of a results file written before the workers start and replaced
 /// when the run ends: seen only when storlab was killed or the machine stopped.
@@ -81,6 +79,19 @@ impl Serialize for Interrupted {
     }
 }
 
+impl schemars::JsonSchema for Interrupted {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Interrupted".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`false`, or why the run stopped early",
+            "anyOf": [{ "type": "boolean", "const": false }, { "type": "string" }]
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Interrupted {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
@@ -99,11 +110,11 @@ impl<'de> Deserialize<'de> for Interrupted {
 }
 
 /// One run's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunResult {
-    /// Schema version ([`SCHEMA_VERSION`]).
-    pub schema_version: u32,
+    /// Schema version, `MAJOR.MINOR` ([`schema::SCHEMA_VERSION`]).
+    pub schema_version: schema::SchemaVersion,
     /// storlab version that wrote the file.
     pub storlab_version: String,
     /// The command line that started the run.
@@ -174,7 +185,7 @@ pub struct RunResult {
 }
 
 /// What ran, as recorded when the run started.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Invocation {
     /// Where the job came from.
@@ -185,7 +196,7 @@ pub struct Invocation {
 }
 
 /// Where the job of a run came from.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum JobSource {
     /// `storlab run` with no job file and no target: storlab's default job.
@@ -217,7 +228,7 @@ pub enum JobSource {
 }
 
 /// A phase of the run and how it ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PhaseRecord {
     /// Which phase (JSON: `prepare`, `ramp`, `measure`, `read-back`, `step 2 rep 1`...).
@@ -349,6 +360,19 @@ impl Serialize for Phase {
     }
 }
 
+impl schemars::JsonSchema for Phase {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Phase".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`prepare`, `ramp`, `measure`, `read-back`, `precondition`, `initialise`, `throughput`, `threads`, `search`, or `step N` with ` rep K` or ` round K`",
+            "type": "string"
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Phase {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         String::deserialize(d)?
@@ -358,7 +382,7 @@ impl<'de> Deserialize<'de> for Phase {
 }
 
 /// How a phase ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseState {
     /// It ran to its end.
@@ -391,7 +415,7 @@ impl PhaseState {
 }
 
 /// Which engine ran and how.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EngineInfo {
     /// `io_uring`, `psync` or `null`.
@@ -403,7 +427,7 @@ pub struct EngineInfo {
 }
 
 /// One target as it was used.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetResult {
     /// Name from the job.
@@ -441,7 +465,7 @@ pub struct TargetResult {
 }
 
 /// A count per direction.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirCounts {
     /// Reads.
@@ -462,7 +486,7 @@ impl DirCounts {
 }
 
 /// One class's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClassResult {
     /// Reads.
@@ -488,7 +512,7 @@ impl ClassResult {
 }
 
 /// One worker's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerResult {
     /// Name.
@@ -504,7 +528,7 @@ pub struct WorkerResult {
 }
 
 /// A block device's own view of the measured phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceResult {
     /// Kernel name (`sda`, `nvme0n1`, `loop3`).
@@ -527,7 +551,7 @@ pub(crate) fn sample_json(engine: &str, classes: &[&str]) -> serde_json::Value {
                        "p95": 0, "p99": 0, "p99_9": 0, "p99_99": 0}
     });
     json!({
-        "schema_version": SCHEMA_VERSION, "storlab_version": "0.1.0", "command": ["storlab"],
+        "schema_version": schema::SCHEMA_VERSION, "storlab_version": "0.1.0", "command": ["storlab"],
         "job": {
             "description": null, "engine": engine, "duration_ms": 2000, "ramp_ms": 0,
             "interval_ms": 1000, "seed": 1, "buffered": false, "destroy_data": false,

@@ -15,7 +15,7 @@ use super::steps::{StepKind, StepResult};
 use super::timeseries::{self, TimeSeries};
 use super::{
     ClassResult, DeviceResult, EngineInfo, Interrupted, Phase, PhaseRecord, PhaseState, RunResult,
-    SCHEMA_VERSION, StepRun,
+    StepRun,
 };
 use crate::job::{EngineKind, Job};
 use crate::stats::histogram::LatencySummary;
@@ -301,7 +301,7 @@ pub fn recover(
     };
     let secs = all.seconds();
     RunResult {
-        schema_version: SCHEMA_VERSION,
+        schema_version: super::schema::SCHEMA_VERSION,
         storlab_version: env!("CARGO_PKG_VERSION").into(),
         command: Vec::new(),
         invocation: Default::default(),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What preconditioning did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionResult {
     /// Full passes over every target.
@@ -27,7 +27,7 @@ pub struct PreconditionResult {
 }
 
 /// One measured run inside a step (a repetition, a steady-state round, a curve level).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunFigures {
     /// I/Os per second (reads and writes).
@@ -45,7 +45,7 @@ pub struct RunFigures {
 }
 
 /// Spread of a step's repetitions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Repetitions {
     /// Each run.
@@ -65,7 +65,7 @@ pub struct Repetitions {
 }
 
 /// Steady-state rounds of a step.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SteadyResult {
     /// Each round's IOPS, in order.
@@ -79,7 +79,9 @@ pub struct SteadyResult {
 }
 
 /// What a step of a sequence is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepKind {
     /// A step of the job's cycles (run once, repeated, or in steady-state rounds).
@@ -102,7 +104,7 @@ impl std::fmt::Display for StepKind {
 }
 
 /// One step of a sequence.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepResult {
     /// 0-based step index.

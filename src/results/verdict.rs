@@ -10,7 +10,7 @@ pub const IO_ERRORS: &str = "I/O errors";
 pub const VERIFY_ERRORS: &str = "data verification errors";
 
 /// How a measured value is compared with its threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Comparison {
     /// Passes when measured ≤ threshold (latencies, errors).
@@ -20,7 +20,7 @@ pub enum Comparison {
 }
 
 /// One judged rule.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     /// What is judged, e.g. `db1 average database read latency`.
@@ -68,7 +68,7 @@ impl Rule {
 }
 
 /// PASS when every rule passes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
     /// `PASS` or `FAIL`.

@@ -8,7 +8,7 @@ use crate::engine::target::OpenTarget;
 use crate::job::{EngineKind, Job};
 use crate::results::{
     ClassResult, DeviceResult, DirCounts, EngineInfo, Interrupted, Phase, PhaseRecord, PhaseState,
-    RunResult, SCHEMA_VERSION, TargetResult, WorkerResult,
+    RunResult, TargetResult, WorkerResult,
 };
 use crate::stats::StatsSet;
 use crate::stats::host::{self, CpuPercent, HostInfo};
@@ -114,7 +114,7 @@ pub(super) fn assemble(
         })
         .collect();
     RunResult {
-        schema_version: SCHEMA_VERSION,
+        schema_version: crate::results::schema::SCHEMA_VERSION,
         storlab_version: env!("CARGO_PKG_VERSION").into(),
         command: opts.command.clone(),
         invocation: opts.invocation.clone(),

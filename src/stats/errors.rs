@@ -2,7 +2,7 @@
 //! name and text.
 
 /// One failed I/O, kept in detail.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorDetail {
     /// Target index.

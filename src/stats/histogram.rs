@@ -302,7 +302,7 @@ fn nonempty_buckets(h: &hdrhistogram::Histogram<u64>, min: u64, max: u64) -> Vec
 }
 
 /// A histogram as stored in results files: merge them by decoding and adding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EncodedHistogram {
     /// HdrHistogram V2 compressed encoding, base64 (standard alphabet).
@@ -318,7 +318,7 @@ pub struct EncodedHistogram {
 }
 
 /// Latency statistics in nanoseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LatencySummary {
     /// Smallest, exact.

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Spread of a set of samples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Spread {
     /// Number of samples.

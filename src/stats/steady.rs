@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The rule.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SteadyRule {
     /// Rounds in the window (default 5).
@@ -28,7 +28,7 @@ impl Default for SteadyRule {
 }
 
 /// The check of one window.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WindowCheck {
     /// Average of the window.

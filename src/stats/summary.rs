@@ -5,7 +5,7 @@ use super::{ClassStats, Dir, OpStats};
 use serde::{Deserialize, Serialize};
 
 /// One direction (read, write or flush) of a class, a worker or the total.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirSummary {
     /// Completed operations, errors included.
@@ -59,7 +59,7 @@ impl DirSummary {
 }
 
 /// Reads, writes and flushes of one class (or of everything).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClassSummary {
     /// Reads.

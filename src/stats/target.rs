@@ -2,7 +2,9 @@
 //! was prepared.
 
 /// What kind of object a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TargetKind {
     /// A regular file, prepared by storlab.
@@ -12,7 +14,9 @@ pub enum TargetKind {
 }
 
 /// How a file target was prepared.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct PrepareReport {
     /// True when an earlier storlab preparation of the same size was reused as it was.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One direction over one interval.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IntervalDir {
     /// Operations completed in the interval.
@@ -51,7 +51,7 @@ impl IntervalDir {
 }
 
 /// Reads and writes of one class over one interval.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IntervalClass {
     /// Reads.
@@ -63,7 +63,9 @@ pub struct IntervalClass {
 }
 
 /// Which part of a run an interval belongs to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum IntervalPhase {
     /// The ramp: I/O that is not counted.
@@ -140,6 +142,19 @@ impl Serialize for SequenceRun {
     }
 }
 
+impl schemars::JsonSchema for SequenceRun {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SequenceRun".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`precondition`, `run`, `rep N`, `round N`, `curve max` or `curve P%`",
+            "type": "string"
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for SequenceRun {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         String::deserialize(d)?
@@ -160,7 +175,7 @@ impl IntervalClass {
 }
 
 /// One line of the NDJSON time series.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IntervalRecord {
     /// Interval number from the start of the run (0-based).

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub const ERROR_DETAILS: usize = 16;
 
 /// The kinds of verification error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VerifyErrorKind {
     /// Checksum or magic mismatch.
@@ -34,7 +34,7 @@ impl VerifyErrorKind {
 }
 
 /// One verification error, kept in detail.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VerifyError {
     /// What was wrong.
@@ -56,7 +56,7 @@ pub struct VerifyError {
 }
 
 /// Verification counts: what a worker or the final pass found, and merged, what the run did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VerifyCounts {
     /// Blocks whose content was checked.
@@ -84,7 +84,7 @@ pub struct VerifyCounts {
 }
 
 /// How the final read-back pass ended (JSON: `completed`, `interrupted` or `failed: <why>`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(into = "String", from = "String")]
 pub enum ReadBackState {
     /// Every block written was read back.
@@ -123,7 +123,7 @@ impl From<String> for ReadBackState {
 }
 
 /// The final read-back pass.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadBack {
     /// How it ended.

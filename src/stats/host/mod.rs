@@ -46,7 +46,7 @@ impl std::fmt::Display for DeviceNumber {
 }
 
 /// Static facts about the machine, recorded once per run.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostInfo {
     /// Host name (`/proc/sys/kernel/hostname`).
@@ -84,7 +84,7 @@ pub fn host_info() -> HostInfo {
 }
 
 /// Where a path lives: its filesystem and, when there is one, its block device.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Placement {
     /// Filesystem type (`ext4`, `tmpfs`, `btrfs`...), or `block device` for a device node.
@@ -136,7 +136,7 @@ pub fn placement(path: &Path) -> Placement {
 }
 
 /// One reading of `/sys/block/<dev>/stat` (or `/sys/class/block/<part>/stat`).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 pub struct DiskCounters {
     /// Reads completed.
     pub reads: u64,
@@ -204,7 +204,7 @@ pub fn cpu_times() -> CpuTimes {
 }
 
 /// CPU use over an interval, in percent.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CpuPercent {
     /// storlab's user time as a percentage of one CPU (200 = two CPUs busy).
@@ -267,7 +267,7 @@ impl CpuPercent {
 }
 
 /// What a block device did over an interval: the difference of two [`DiskCounters`].
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiskDelta {
     /// Reads completed.
