@@ -469,7 +469,7 @@ pub(super) fn blame_exchange(
         e.location = "command line".into();
         e.key = flag.into();
     } else if let Some((path, text)) = file {
-        e.location = job::locate(path, text, Some("exchange"), &key);
+        e.location = job::file::locate(path, text, Some("exchange"), &key);
     }
     e
 }

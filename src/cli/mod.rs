@@ -492,8 +492,8 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     let (mut spec, location, file) = match &a.job {
         Some(path) => {
-            let text = job::read_text(path)?;
-            let file: ExchangeFile = job::parse_toml(path, &text)?;
+            let text = job::file::read_text(path)?;
+            let file: ExchangeFile = job::file::parse_toml(path, &text)?;
             (
                 file.exchange,
                 path.display().to_string(),
@@ -631,18 +631,18 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
             })?;
             let label = PathBuf::from(format!("preset:{name}"));
             (
-                job::parse(&label, p.toml)?,
+                job::file::parse(&label, p.toml)?,
                 Some((label, p.toml.to_string())),
             )
         }
         (Some(path), None) => {
-            let (spec, text) = job::load(path)?;
+            let (spec, text) = job::file::load(path)?;
             (spec, Some((path.clone(), text)))
         }
         (None, None) if args.targets.is_empty() => {
             let name = Path::new("quickstart.toml");
             (
-                job::parse(name, QUICKSTART_JOB)?,
+                job::file::parse(name, QUICKSTART_JOB)?,
                 Some((name.to_path_buf(), QUICKSTART_JOB.to_string())),
             )
         }

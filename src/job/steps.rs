@@ -2,7 +2,9 @@
 //! `until_steady`, `precondition`), and the expansion of a job into its steps: every
 //! combination of the cycled values, outermost cycle first. Pure: no syscalls.
 
-use super::Job;
+use super::file::Source;
+use super::spec::JobSpec;
+use super::{Job, JobError, Target, Worker};
 use crate::units::{format_size, parse_duration};
 use serde::{Deserialize, Serialize};
 
@@ -347,4 +349,261 @@ pub fn apply(job: &mut Job, p: Param, v: f64) {
             }
         }
     }
+}
+pub(super) fn resolve_sequence(
+    spec: &JobSpec,
+    src: &Source,
+    workers: &[Worker],
+    targets: &[Target],
+) -> Result<Sequence, JobError> {
+    let top = |key: &str, message: String| JobError {
+        location: src.top_level(key),
+        key: key.into(),
+        message,
+    };
+    let mut seq = Sequence {
+        repeat: spec.repeat.unwrap_or(1),
+        pause_ms: spec.pause.map(|d| d.0.as_millis() as u64).unwrap_or(0),
+        ..Sequence::default()
+    };
+    if seq.repeat == 0 || seq.repeat > 1000 {
+        return Err(top(
+            "repeat",
+            format!("repeat is {}; use 1 to 1000", seq.repeat),
+        ));
+    }
+    if let Some(c) = &spec.cycle {
+        let at = src.at(c.span());
+        let err = |key: &str, message: String| JobError {
+            location: at.clone(),
+            key: format!("cycle.{key}"),
+            message,
+        };
+        let c = c.get_ref();
+        let counts = |key: &str,
+                      v: &Option<super::spec::CountCycle>,
+                      max: u32|
+         -> Result<Option<Vec<f64>>, JobError> {
+            let values = match v {
+                None => return Ok(None),
+                Some(super::spec::CountCycle::List(l)) => {
+                    l.iter().map(|&n| n as f64).collect::<Vec<_>>()
+                }
+                Some(super::spec::CountCycle::Doubling { from, to }) => {
+                    if *from == 0 || to < from {
+                        return Err(err(
+                            key,
+                            format!(
+                                "{{ from = {from}, to = {to} }}: from must be at least 1 and to at least from"
+                            ),
+                        ));
+                    }
+                    doubling(*from as u64, *to as u64)
+                }
+            };
+            if values.is_empty() || values.iter().any(|&n| n < 1.0 || n > max as f64) {
+                return Err(err(key, format!("values must be 1 to {max}, at least one")));
+            }
+            Ok(Some(values))
+        };
+        let mut found: Vec<(Param, Vec<f64>)> = Vec::new();
+        if let Some(v) = counts("targets", &c.targets, targets.len() as u32)? {
+            found.push((Param::Targets, v));
+        }
+        if let Some(v) = counts("workers", &c.workers, 4096)? {
+            if workers.iter().any(|w| w.name.split('#').count() > 2) {
+                return Err(err(
+                    "workers",
+                    "worker names used with a workers cycle must not contain `#`".into(),
+                ));
+            }
+            found.push((Param::Workers, v));
+        }
+        if let Some(v) = counts("queue_depth", &c.queue_depth, 32768)? {
+            found.push((Param::QueueDepth, v));
+        }
+        if let Some(b) = &c.block_size {
+            let values: Vec<f64> = match b {
+                super::spec::SizeCycle::List(l) => l.iter().map(|s| s.0 as f64).collect(),
+                super::spec::SizeCycle::Doubling { from, to } => {
+                    if from.0 == 0 || to.0 < from.0 {
+                        return Err(err(
+                            "block_size",
+                            "from must be more than 0 and to at least from".into(),
+                        ));
+                    }
+                    doubling(from.0, to.0)
+                }
+            };
+            if values.is_empty() || values.iter().any(|&b| b < 1.0 || b > (64 << 20) as f64) {
+                return Err(err(
+                    "block_size",
+                    "block sizes must be 1 B to 64 MiB, at least one".into(),
+                ));
+            }
+            for t in targets {
+                if let (Some(size), Some(max)) =
+                    (t.size_bytes, values.iter().cloned().reduce(f64::max))
+                {
+                    if max > size as f64 {
+                        return Err(err(
+                            "block_size",
+                            format!(
+                                "the largest block size ({max} bytes) does not fit in target `{}` ({size} bytes)",
+                                t.name
+                            ),
+                        ));
+                    }
+                }
+            }
+            found.push((Param::BlockSize, values));
+        }
+        for (key, v, p) in [
+            ("read", &c.read, Param::Read),
+            ("random", &c.random, Param::Random),
+        ] {
+            if let Some(l) = v {
+                if l.is_empty() {
+                    return Err(err(key, "the list is empty".into()));
+                }
+                found.push((p, l.iter().map(|p| p.0).collect()));
+            }
+        }
+        if let Some(l) = &c.rate {
+            if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite() && *r <= 1e9)) {
+                return Err(err(
+                    "rate",
+                    "rates must be IOPS above 0 and at most 1e9 (as rate_iops), at least one"
+                        .into(),
+                ));
+            }
+            found.push((Param::Rate, l.clone()));
+        }
+        let order: Vec<Param> = match &c.order {
+            None => Param::DEFAULT_ORDER.to_vec(),
+            Some(names) => {
+                let mut order = Vec::new();
+                for n in names {
+                    let p = Param::parse(n).ok_or_else(|| {
+                        err("order", format!("unknown parameter `{n}`; use targets, workers, queue_depth, block_size, read, random or rate"))
+                    })?;
+                    if !found.iter().any(|(f, _)| *f == p) {
+                        return Err(err(
+                            "order",
+                            format!("`{n}` is in the order but has no values in [cycle]"),
+                        ));
+                    }
+                    order.push(p);
+                }
+                if let Some((missing, _)) = found.iter().find(|(f, _)| !order.contains(f)) {
+                    return Err(err(
+                        "order",
+                        format!("`{}` is cycled but missing from the order", missing.name()),
+                    ));
+                }
+                order
+            }
+        };
+        for p in order {
+            if let Some(i) = found.iter().position(|(f, _)| *f == p) {
+                let (parameter, values) = found.remove(i);
+                seq.cycles.push(Cycle { parameter, values });
+            }
+        }
+        let steps = seq
+            .cycles
+            .iter()
+            .fold(1usize, |n, c| n.saturating_mul(c.values.len()));
+        if steps > 10_000 {
+            return Err(err(
+                "order",
+                format!("the cycles make {steps} steps; keep it under 10000"),
+            ));
+        }
+    }
+    if let Some(levels) = &spec.curve {
+        if levels.is_empty() || levels.iter().any(|l| !(*l > 0.0 && *l <= 200.0)) {
+            return Err(top("curve", "levels are percentages of the maximum above 0 and at most 200, e.g. curve = [10, 50, 90, 100]".into()));
+        }
+        if workers.iter().any(|w| w.rate.is_some())
+            || seq.cycles.iter().any(|c| c.parameter == Param::Rate)
+        {
+            return Err(top(
+                "curve",
+                "a curve finds the maximum closed loop first; remove rate_iops and the rate cycle"
+                    .into(),
+            ));
+        }
+        seq.curve = levels.clone();
+    }
+    if let Some(s) = &spec.stop_when {
+        if seq.curve.is_empty() {
+            return Err(top(
+                "stop_when",
+                "stop_when ends a rate curve; add curve = [...]".into(),
+            ));
+        }
+        seq.stop_when = Some(StopRule::parse(s).map_err(|m| top("stop_when", m))?);
+    }
+    if spec.until_steady == Some(true) {
+        if !seq.curve.is_empty() || seq.repeat > 1 {
+            return Err(top(
+                "until_steady",
+                "until_steady cannot be combined with curve or repeat".into(),
+            ));
+        }
+        let pct = |p: Option<crate::units::Percent>, d: f64| p.map(|p| p.0).unwrap_or(d);
+        let steady = Steady {
+            round_ms: spec.round.map(|d| d.0.as_millis() as u64).unwrap_or(60_000),
+            window: spec.steady_rounds.unwrap_or(5),
+            range_pct: pct(spec.steady_range, 10.0),
+            slope_pct: pct(spec.steady_slope, 5.0),
+            max_rounds: spec.max_rounds.unwrap_or(25),
+        };
+        if steady.round_ms < 100 || steady.window < 2 || steady.max_rounds < steady.window {
+            return Err(top("until_steady", "round must be at least 100ms, steady_rounds at least 2 and max_rounds at least steady_rounds".into()));
+        }
+        seq.steady = Some(steady);
+    } else if let Some(key) = [
+        ("round", spec.round.is_some()),
+        ("steady_rounds", spec.steady_rounds.is_some()),
+        ("max_rounds", spec.max_rounds.is_some()),
+    ]
+    .iter()
+    .find_map(|(k, set)| set.then_some(*k))
+    {
+        return Err(top(
+            key,
+            "round, steady_rounds and max_rounds apply to until_steady = true".into(),
+        ));
+    }
+    if !seq.curve.is_empty() && seq.repeat > 1 {
+        return Err(top("repeat", "repeat cannot be combined with curve".into()));
+    }
+    if let Some(p) = &spec.precondition {
+        let block = p.block_size.map(|s| s.0).unwrap_or(128 << 10);
+        let passes = p.passes.unwrap_or(1);
+        if passes == 0 || passes > 100 || block == 0 || block > 64 << 20 {
+            return Err(top(
+                "precondition",
+                "passes must be 1 to 100 and block_size 512 B to 64 MiB".into(),
+            ));
+        }
+        let random = match p.pattern.as_deref() {
+            None | Some("sequential") => false,
+            Some("random") => true,
+            Some(o) => {
+                return Err(top(
+                    "precondition",
+                    format!("pattern `{o}`: use sequential or random"),
+                ));
+            }
+        };
+        seq.precondition = Some(Precondition {
+            passes,
+            random,
+            block_bytes: block,
+        });
+    }
+    Ok(seq)
 }

@@ -98,7 +98,7 @@ mod tests {
         for p in PRESETS {
             let name = Path::new(p.name);
             let spec =
-                crate::job::parse(name, p.toml).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+                crate::job::file::parse(name, p.toml).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             let job = crate::job::resolve(&spec, Some((name, p.toml)))
                 .unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert!(!job.workers.is_empty(), "{}", p.name);
@@ -110,7 +110,7 @@ mod tests {
     fn published_shapes() {
         let job = |n: &str| {
             let p = find(n).unwrap();
-            let spec = crate::job::parse(Path::new(n), p.toml).unwrap();
+            let spec = crate::job::file::parse(Path::new(n), p.toml).unwrap();
             crate::job::resolve(&spec, Some((Path::new(n), p.toml))).unwrap()
         };
         let hba = job("hba-scaling");

@@ -99,7 +99,7 @@ mod tests {
 
     fn job() -> Job {
         crate::job::resolve(
-            &crate::job::parse(
+            &crate::job::file::parse(
                 std::path::Path::new("t.toml"),
                 "[[target]]\npath = \"/x\"\nsize = \"1GiB\"\n[[worker]]\n[[worker.access]]\n",
             )

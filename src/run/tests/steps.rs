@@ -14,7 +14,7 @@ fn job(sequence: &str) -> Job {
     let text = format!(
         "duration = \"10s\"\nramp = \"0s\"\n{sequence}\n[[target]]\npath = \"/nonexistent/t.dat\"\nsize = \"16MiB\"\n[[worker]]\n[[worker.access]]\nblock_size = \"4k\"\nread = 70\nrandom = 100\n"
     );
-    let spec = crate::job::parse(Path::new("t.toml"), &text).expect("parses");
+    let spec = crate::job::file::parse(Path::new("t.toml"), &text).expect("parses");
     crate::job::resolve(&spec, Some((Path::new("t.toml"), &text))).expect("resolves")
 }
 

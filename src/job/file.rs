@@ -1,0 +1,189 @@
+//! Job files as text: reading them (UTF-8 checked), parsing TOML into a spec with the line of
+//! every syntax error, and turning keys and table positions into `file:line` for errors.
+
+use super::JobError;
+use super::spec::JobSpec;
+use std::path::Path;
+
+/// Where a spanned table starts, as `file:line`.
+pub(super) struct Source<'a> {
+    pub(super) name: String,
+    pub(super) text: Option<&'a str>,
+}
+
+impl Source<'_> {
+    /// `file:line` of a top-level key (or of a `[key]` table), or `file:1` when the key is not
+    /// written (an error about the file as a whole).
+    pub(super) fn top_level(&self, key: &str) -> String {
+        match self.text {
+            Some(text) => format!("{}:{}", self.name, key_line(text, None, key).unwrap_or(1)),
+            None => self.name.clone(),
+        }
+    }
+
+    pub(super) fn at(&self, span: std::ops::Range<usize>) -> String {
+        match self.text {
+            Some(text) => format!("{}:{}", self.name, line_at(text, span.start)),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// The 1-based line of byte `offset` in `text` (clamped to the text, any byte boundary).
+fn line_at(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The 1-based line where `key` is written in `table` of a TOML text (`None`: the top level,
+/// before any table header), as `key = ...` (bare or quoted) or as a `[table.key]` header;
+/// `None` when it is not written there. A line scanner, not a parser: it serves error
+/// locations, so it never fails.
+pub fn key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let header = |l: &str| -> Option<String> {
+        let inner = l.strip_prefix('[')?;
+        let inner = inner.strip_prefix('[').unwrap_or(inner);
+        let name = inner.split(']').next()?;
+        Some(
+            name.split('.')
+                .map(|part| part.trim().trim_matches('"').trim_matches('\''))
+                .collect::<Vec<_>>()
+                .join("."),
+        )
+    };
+    let wanted_header = match table {
+        Some(t) => format!("{t}.{key}"),
+        None => key.to_string(),
+    };
+    let mut current: Option<String> = None;
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim_start();
+        if l.starts_with('[') {
+            let h = header(l);
+            if h.as_deref() == Some(wanted_header.as_str()) {
+                return Some(i + 1);
+            }
+            current = h;
+            continue;
+        }
+        if current.as_deref() != table {
+            continue;
+        }
+        for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
+            if let Some(rest) = l.strip_prefix(quoted.as_str()) {
+                if rest.trim_start().starts_with('=') {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `name:line` of `key` in `table` of `text` (see [`key_line`]); when the key is not written,
+/// the line of the table's header, else line 1.
+pub fn locate(name: &Path, text: &str, table: Option<&str>, key: &str) -> String {
+    let line = key_line(text, table, key)
+        .or_else(|| {
+            let (parent, last) = table?.rsplit_once('.').unwrap_or(("", table?));
+            key_line(text, (!parent.is_empty()).then_some(parent), last)
+        })
+        .unwrap_or(1);
+    format!("{}:{line}", name.display())
+}
+
+/// Parses TOML text into `T`. Syntax errors, unknown keys, wrong types and bad units name the
+/// file, line and column, and quote the line.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Result<T, JobError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, col) = match e.span() {
+            Some(s) => {
+                let start = s.start.min(text.len());
+                let line = line_at(text, start);
+                let line_start = text.as_bytes()[..start]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map(|i| i + 1)
+                    .unwrap_or(0);
+                (line, start - line_start + 1)
+            }
+            None => (1, 1),
+        };
+        let snippet: String = text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or_default()
+            .trim()
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\u{{{:x}}}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        let mut message = e.message().trim().to_string();
+        if message.is_empty() {
+            // toml gives no text for a stray character; say which one it is.
+            let at = e.span().map(|s| s.start).unwrap_or(0);
+            message = match text.get(at..).and_then(|t| t.chars().next()) {
+                Some(c) if c.is_control() => format!(
+                    "control character U+{:04X} is not allowed in TOML, not even in a comment",
+                    c as u32
+                ),
+                Some(c) => format!("unexpected `{c}`"),
+                None => "unexpected end of the file".to_string(),
+            };
+        }
+        let message = if snippet.is_empty() {
+            message
+        } else {
+            format!("{message}\n    | {snippet}")
+        };
+        JobError {
+            location: format!("{}:{line}:{col}", name.display()),
+            key: String::new(),
+            message,
+        }
+    })
+}
+
+/// Parses a TOML job file's text. Syntax errors, unknown keys and bad units name the line.
+pub fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
+    parse_toml(name, text)
+}
+
+/// A job file's bytes as text; bytes that are not UTF-8 are an error naming their line.
+pub fn decode(name: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        JobError {
+            location: format!("{}:{line}", name.display()),
+            key: String::new(),
+            message: format!("byte {at} is not UTF-8 text; a job file is TOML, which is UTF-8"),
+        }
+    })
+}
+
+/// Reads a job file as text; errors name the file (and the line of a byte that is not UTF-8).
+pub fn read_text(path: &Path) -> Result<String, JobError> {
+    let bytes = std::fs::read(path).map_err(|e| JobError {
+        location: path.display().to_string(),
+        key: String::new(),
+        message: format!("cannot read the job file: {e}"),
+    })?;
+    decode(path, bytes)
+}
+
+/// Reads and parses a job file.
+pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
+    let text = read_text(path)?;
+    Ok((parse(path, &text)?, text))
+}

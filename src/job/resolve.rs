@@ -1,0 +1,671 @@
+//! Validation of a [`JobSpec`] into a [`Job`]: defaults filled in, sizes in bytes, times in
+//! milliseconds, every reference checked, classes numbered. No syscalls. Errors name the file,
+//! line and key.
+
+use super::file::Source;
+use super::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
+use super::{
+    Access, Arrivals, Distribution, EngineKind, IoLimit, Job, JobError, OnError, Rate, Target,
+    TargetChoice, Worker, class_id, defaults,
+};
+use crate::units;
+use std::path::Path;
+use toml::Spanned;
+
+/// Validates a spec into a job. `source` names the file (`None`: built from flags) and its
+/// text is used to turn table positions into line numbers.
+pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobError> {
+    let src = match file {
+        Some((p, t)) => Source {
+            name: p.display().to_string(),
+            text: Some(t),
+        },
+        None => Source {
+            name: "command line".into(),
+            text: None,
+        },
+    };
+    let whole = |key: &str, message: String| JobError {
+        location: src.top_level(key),
+        key: key.into(),
+        message,
+    };
+    let engine = match &spec.engine {
+        Some(e) => EngineKind::parse(e).map_err(|m| whole("engine", m))?,
+        None => EngineKind::IoUring,
+    };
+    let ms =
+        |d: &Option<units::Dur>, default: u64| d.map(|d| d.0.as_millis() as u64).unwrap_or(default);
+    let duration_ms = ms(&spec.duration, defaults::DURATION_MS);
+    let ramp_ms = ms(&spec.ramp, defaults::RAMP_MS);
+    let interval_ms = ms(&spec.interval, defaults::INTERVAL_MS);
+    if duration_ms == 0 {
+        return Err(whole(
+            "duration",
+            "the duration must be at least 1ms, e.g. duration = \"30s\"".into(),
+        ));
+    }
+    if interval_ms < 10 {
+        return Err(whole(
+            "interval",
+            format!(
+                "the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""
+            ),
+        ));
+    }
+    let batch = spec.batch.unwrap_or(1);
+    if batch == 0 {
+        return Err(whole("batch", "batch must be at least 1".into()));
+    }
+    let on_error = match spec.on_error.as_deref() {
+        None | Some("continue") => match spec.max_errors {
+            Some(0) => {
+                return Err(whole(
+                    "max_errors",
+                    "max_errors must be at least 1 (use on_error = \"stop\" to stop at the first error)".into(),
+                ));
+            }
+            Some(n) => OnError::Continue { max_errors: n },
+            None => OnError::default(),
+        },
+        Some("stop") => {
+            if spec.max_errors.is_some() {
+                return Err(whole(
+                    "max_errors",
+                    "max_errors applies to on_error = \"continue\"; with \"stop\" the run stops at the first error".into(),
+                ));
+            }
+            OnError::Stop
+        }
+        Some(other) => {
+            return Err(whole(
+                "on_error",
+                format!("on_error is `{other}`; use \"continue\" or \"stop\""),
+            ));
+        }
+    };
+    let verify = spec.verify.unwrap_or(false);
+    if verify && engine == EngineKind::Null {
+        return Err(whole(
+            "verify",
+            "the null engine does no I/O, so there is nothing to verify; use engine = \"io_uring\" or \"psync\"".into(),
+        ));
+    }
+    if spec.target.is_empty() {
+        return Err(whole(
+            "target",
+            "the job has no target; add a [[target]] with a path (and a size for a new file), or use --target PATH".into(),
+        ));
+    }
+    if spec.worker.is_empty() {
+        return Err(whole(
+            "worker",
+            "the job has no worker; add a [[worker]] with at least one [[worker.access]] entry"
+                .into(),
+        ));
+    }
+    let mut warnings = Vec::new();
+    let targets = spec
+        .target
+        .iter()
+        .enumerate()
+        .map(|(i, t)| resolve_target(i, t, &src))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, t) in targets.iter().enumerate() {
+        if let Some(j) = targets[..i].iter().position(|o| o.name == t.name) {
+            return Err(JobError {
+                location: src.at(spec.target[i].span()),
+                key: format!("target[{i}].name"),
+                message: format!(
+                    "target name `{}` is already used by target[{j}]; give each target its own name",
+                    t.name
+                ),
+            });
+        }
+    }
+    let mut classes: Vec<String> = Vec::new();
+    let mut workers = Vec::new();
+    // The `[[worker]]` each worker comes from.
+    let mut origin = Vec::new();
+    for (wi, w) in spec.worker.iter().enumerate() {
+        let made = resolve_worker(wi, w, &src, &targets, engine, &mut classes, &mut warnings)?;
+        origin.extend(std::iter::repeat_n(wi, made.len()));
+        workers.extend(made);
+    }
+    for (i, w) in workers.iter().enumerate() {
+        if let Some(j) = workers[..i].iter().position(|o| o.name == w.name) {
+            let wi = origin[i];
+            return Err(JobError {
+                location: src.at(spec.worker[wi].span()),
+                key: format!("worker[{wi}].name"),
+                message: format!(
+                    "worker[{}] and worker[{wi}] both make a worker named `{}`; give each its own name",
+                    origin[j], w.name
+                ),
+            });
+        }
+    }
+    let sequence = super::steps::resolve_sequence(spec, &src, &workers, &targets)?;
+    if let Some(class) = sequence.stop_when.as_ref().and_then(|r| r.class.as_ref()) {
+        if !classes.contains(class) {
+            return Err(whole(
+                "stop_when",
+                format!(
+                    "stop_when names class `{class}`, which the job does not have; classes: {}",
+                    classes.join(", ")
+                ),
+            ));
+        }
+    }
+    if ramp_ms > duration_ms {
+        warnings.push(format!(
+            "the ramp ({ramp_ms} ms) is longer than the measured duration ({duration_ms} ms)"
+        ));
+    }
+    Ok(Job {
+        description: spec.description.clone(),
+        engine,
+        duration_ms,
+        ramp_ms,
+        interval_ms,
+        seed: spec.seed.unwrap_or(defaults::SEED),
+        buffered: spec.buffered.unwrap_or(false),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+        batch,
+        verify,
+        on_error,
+        targets,
+        workers,
+        classes,
+        warnings,
+        sequence,
+    })
+}
+
+fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Target, JobError> {
+    let err = |key: &str, message: String| JobError {
+        location: src.at(t.span()),
+        key: format!("target[{i}].{key}"),
+        message,
+    };
+    let t = t.get_ref();
+    let path = t.path.clone().ok_or_else(|| {
+        err(
+            "path",
+            "a target needs a path, e.g. path = \"/data/storlab.dat\" or \"/dev/sdb\"".into(),
+        )
+    })?;
+    if path.as_os_str().is_empty() {
+        return Err(err("path", "the path is empty".into()));
+    }
+    if t.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+        return Err(err("name", "the name is empty".into()));
+    }
+    let size_bytes = t.size.map(|s| s.0);
+    if size_bytes == Some(0) {
+        return Err(err(
+            "size",
+            "the size must be more than 0, e.g. size = \"1GiB\"".into(),
+        ));
+    }
+    Ok(Target {
+        name: t.name.clone().unwrap_or_else(|| path.display().to_string()),
+        path,
+        size_bytes,
+        sync: t.sync.unwrap_or(false),
+        fsync_every: t.fsync_every.unwrap_or(0),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_worker(
+    wi: usize,
+    w: &Spanned<WorkerSpec>,
+    src: &Source,
+    targets: &[Target],
+    engine: EngineKind,
+    classes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Worker>, JobError> {
+    let at = src.at(w.span());
+    let err = |key: &str, message: String| JobError {
+        location: at.clone(),
+        key: format!("worker[{wi}].{key}"),
+        message,
+    };
+    let spec = w.get_ref();
+    let name = spec.name.clone().unwrap_or_else(|| format!("worker{wi}"));
+    if name.trim().is_empty() {
+        return Err(err("name", "the name is empty".into()));
+    }
+    let count = spec.count.unwrap_or(1);
+    if count == 0 || count > 4096 {
+        return Err(err("count", format!("count is {count}; use 1 to 4096")));
+    }
+    let target_ids: Vec<usize> = match &spec.targets {
+        None => (0..targets.len()).collect(),
+        Some(list) if list.is_empty() => {
+            return Err(err(
+                "targets",
+                "the list is empty; name at least one target".into(),
+            ));
+        }
+        Some(list) => list
+            .iter()
+            .map(|n| {
+                targets
+                    .iter()
+                    .position(|t| &t.name == n || t.path.as_os_str() == n.as_str())
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+                        err(
+                            "targets",
+                            format!(
+                                "no target is named `{n}`; known targets: {}",
+                                known.join(", ")
+                            ),
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let target_choice = match spec.target_choice.as_deref() {
+        None | Some("round-robin") | Some("round_robin") => TargetChoice::RoundRobin,
+        Some("random") => TargetChoice::Random,
+        Some(o) => {
+            return Err(err(
+                "target_choice",
+                format!("unknown choice `{o}`; use round-robin or random"),
+            ));
+        }
+    };
+    let mut queue_depth = spec.queue_depth.unwrap_or(defaults::QUEUE_DEPTH);
+    if queue_depth == 0 || queue_depth > 32768 {
+        return Err(err(
+            "queue_depth",
+            format!("queue_depth is {queue_depth}; use 1 to 32768"),
+        ));
+    }
+    if engine == EngineKind::Psync && queue_depth > 1 {
+        warnings.push(format!(
+            "worker `{name}`: the psync engine does one I/O at a time; queue_depth {queue_depth} is run as 1"
+        ));
+        queue_depth = 1;
+    }
+    let rate = match spec.rate_iops {
+        None => {
+            if spec.arrivals.is_some() {
+                return Err(err(
+                    "arrivals",
+                    "arrivals applies to open loop only; set rate_iops too".into(),
+                ));
+            }
+            None
+        }
+        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
+            return Err(err(
+                "rate_iops",
+                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
+            ));
+        }
+        Some(iops) => Some(Rate {
+            iops,
+            arrivals: match spec.arrivals.as_deref() {
+                None | Some("uniform") => Arrivals::Uniform,
+                Some("poisson") => Arrivals::Poisson,
+                Some(o) => {
+                    return Err(err(
+                        "arrivals",
+                        format!("unknown arrivals `{o}`; use uniform or poisson"),
+                    ));
+                }
+            },
+        }),
+    };
+    if spec.io_limit == Some(0) {
+        return Err(err("io_limit", "io_limit must be at least 1".into()));
+    }
+    if spec.access.is_empty() {
+        return Err(err(
+            "access",
+            "the worker has no access entry; add [[worker.access]] with block_size, read and random".into(),
+        ));
+    }
+    let access = spec
+        .access
+        .iter()
+        .enumerate()
+        .map(|(ai, a)| resolve_access(wi, ai, a, src, &name, targets, &target_ids, classes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cpus = spec.cpus.clone().unwrap_or_default();
+    let each = spec.one_target_each.unwrap_or(false);
+    Ok((0..count)
+        .map(|c| Worker {
+            name: if count == 1 {
+                name.clone()
+            } else {
+                format!("{name}#{c}")
+            },
+            targets: if each {
+                vec![target_ids[c as usize % target_ids.len()]]
+            } else {
+                target_ids.clone()
+            },
+            target_choice,
+            queue_depth,
+            cpu: (!cpus.is_empty()).then(|| cpus[c as usize % cpus.len()]),
+            rate,
+            access: access.clone(),
+            io_limit: spec.io_limit.map(IoLimit::Ios),
+        })
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn resolve_access(
+    wi: usize,
+    ai: usize,
+    a: &Spanned<AccessSpec>,
+    src: &Source,
+    worker_name: &str,
+    targets: &[Target],
+    target_ids: &[usize],
+    classes: &mut Vec<String>,
+) -> Result<Access, JobError> {
+    let err = |key: &str, message: String| JobError {
+        location: src.at(a.span()),
+        key: format!("worker[{wi}].access[{ai}].{key}"),
+        message,
+    };
+    let a = a.get_ref();
+    let mut block_sizes = Vec::new();
+    if let Some(mix) = &a.block_sizes {
+        if a.block_size.is_some() {
+            return Err(err(
+                "block_sizes",
+                "set either block_size or block_sizes, not both".into(),
+            ));
+        }
+        if mix.is_empty() {
+            return Err(err(
+                "block_sizes",
+                "the table is empty; give at least one size = weight".into(),
+            ));
+        }
+        for (size, weight) in mix {
+            let bytes = units::parse_size(size).map_err(|m| err("block_sizes", m))?;
+            if bytes == 0 || bytes > 64 << 20 {
+                return Err(err(
+                    "block_sizes",
+                    format!("block size `{size}` must be 1 B to 64 MiB"),
+                ));
+            }
+            if *weight == 0 {
+                return Err(err(
+                    "block_sizes",
+                    format!("the weight of `{size}` must be at least 1"),
+                ));
+            }
+            block_sizes.push((bytes, *weight));
+        }
+        block_sizes.sort();
+    }
+    let block = match block_sizes.last() {
+        Some(&(largest, _)) => largest,
+        None => a.block_size.map(|s| s.0).unwrap_or(defaults::BLOCK_SIZE),
+    };
+    let roll_every = a.roll_every.map(|s| s.0).unwrap_or(0);
+    if roll_every != 0 && roll_every < block {
+        return Err(err(
+            "roll_every",
+            format!(
+                "roll_every ({roll_every} bytes) is smaller than the block size ({block} bytes)"
+            ),
+        ));
+    }
+    if block == 0 || block > 64 << 20 {
+        return Err(err(
+            "block_size",
+            format!(
+                "block_size is {block} bytes; use 1 B to 64 MiB (a multiple of the device's logical block size for O_DIRECT), e.g. block_size = \"4k\""
+            ),
+        ));
+    }
+    let smallest = block_sizes.first().map(|&(b, _)| b).unwrap_or(block);
+    let align = a.align.map(|s| s.0).unwrap_or(smallest);
+    if align == 0 {
+        return Err(err("align", "align must be more than 0".into()));
+    }
+    let weight = a.weight.unwrap_or(1);
+    if weight == 0 {
+        return Err(err(
+            "weight",
+            "weight must be at least 1 (remove the entry instead)".into(),
+        ));
+    }
+    let distribution = match &a.distribution {
+        Some(d) => Distribution::parse(d).map_err(|m| err("distribution", m))?,
+        None => Distribution::Uniform,
+    };
+    let offset = a.offset.map(|s| s.0).unwrap_or(0);
+    let length = a.length.map(|s| s.0);
+    if length == Some(0) {
+        return Err(err("length", "length must be more than 0".into()));
+    }
+    if offset % align != 0 && offset % block != 0 {
+        return Err(err(
+            "offset",
+            format!(
+                "offset {offset} is not a multiple of the alignment ({align} bytes) or the block size ({block} bytes)"
+            ),
+        ));
+    }
+    let span = length.unwrap_or(u64::MAX);
+    if span < block {
+        return Err(err(
+            "length",
+            format!("the span ({span} bytes) is smaller than one block ({block} bytes)"),
+        ));
+    }
+    for &t in target_ids {
+        if let Some(size) = targets[t].size_bytes {
+            let end = offset.saturating_add(length.unwrap_or(size - offset.min(size)));
+            if offset.saturating_add(block) > size || end > size {
+                return Err(err(
+                    "length",
+                    format!(
+                        "the span {offset}..{end} with {block}-byte blocks does not fit in target `{}` ({size} bytes); make the target larger or the span smaller",
+                        targets[t].name
+                    ),
+                ));
+            }
+        }
+    }
+    let read_pct = a.read.map(|p| p.0).unwrap_or(100.0);
+    let random_pct = a.random.map(|p| p.0).unwrap_or(100.0);
+    let class_name = a.class.clone().unwrap_or_else(|| worker_name.to_string());
+    if class_name.trim().is_empty() {
+        return Err(err("class", "the class name is empty".into()));
+    }
+    let class = class_id(classes, &class_name);
+    Ok(Access {
+        class,
+        weight,
+        block_size_bytes: block,
+        block_sizes,
+        roll_every_bytes: roll_every,
+        read_pct,
+        random_pct,
+        align_bytes: align,
+        distribution,
+        offset_bytes: offset,
+        length_bytes: length,
+        sync: a.sync.unwrap_or(false),
+        fsync_every: a.fsync_every.unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::file::{decode, key_line, locate, parse};
+
+    fn resolve_text(text: &str) -> Result<Job, JobError> {
+        let p = Path::new("job.toml");
+        let spec = parse(p, text)?;
+        resolve(&spec, Some((p, text)))
+    }
+
+    const GOOD: &str = r#"
+duration = "10s"
+[[target]]
+name = "db"
+path = "/tmp/x.dat"
+size = "1GiB"
+[[worker]]
+name = "w"
+count = 2
+queue_depth = 8
+[[worker.access]]
+class = "db"
+block_size = "8k"
+read = "70%"
+weight = 9
+[[worker.access]]
+class = "log"
+block_size = "64k"
+read = 0
+random = 0
+"#;
+
+    #[test]
+    fn keys_of_issue_6_are_checked() {
+        let with = |extra: &str| resolve_text(&format!("{extra}\n{GOOD}"));
+        let job = with("verify = true\non_error = \"stop\"").unwrap();
+        assert!(job.verify);
+        assert_eq!(job.on_error, OnError::Stop);
+        assert_eq!(
+            with("max_errors = 5").unwrap().on_error,
+            OnError::Continue { max_errors: 5 }
+        );
+        assert_eq!(with("").unwrap().on_error.limit(), defaults::MAX_ERRORS);
+        for (extra, key) in [
+            ("max_errors = 0", "max_errors"),
+            ("on_error = \"stop\"\nmax_errors = 3", "max_errors"),
+            ("on_error = \"retry\"", "on_error"),
+            ("verify = true\nengine = \"null\"", "verify"),
+        ] {
+            let e = with(extra).unwrap_err();
+            assert_eq!(e.key, key, "{extra}: {e}");
+            assert!(e.to_string().contains("job.toml:"), "{e}");
+        }
+        let e = resolve_text(&format!("{GOOD}\n[cycle]\nrate = [100, 2e9]")).unwrap_err();
+        assert_eq!(e.key, "cycle.rate", "{e}");
+    }
+
+    #[test]
+    fn resolves_a_good_job() {
+        let job = resolve_text(GOOD).unwrap();
+        assert_eq!(job.duration_ms, 10_000);
+        assert_eq!(job.workers.len(), 2);
+        assert_eq!(job.workers[1].name, "w#1");
+        assert_eq!(job.classes, vec!["db", "log"]);
+        assert_eq!(job.workers[0].access[1].block_size_bytes, 65536);
+        assert_eq!(job.targets[0].size_bytes, Some(1 << 30));
+    }
+
+    #[test]
+    fn unknown_key_names_line() {
+        let e = resolve_text("duration = \"1s\"\nbogus = 1\n").unwrap_err();
+        assert!(e.location.starts_with("job.toml:2"), "{e}");
+        assert!(e.message.contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_names_line() {
+        let text = GOOD.replace("\"8k\"", "\"8q\"");
+        let e = resolve_text(&text).unwrap_err();
+        assert!(e.to_string().contains("unknown size unit `q`"), "{e}");
+        assert!(e.location.starts_with("job.toml:13"), "{e}");
+    }
+
+    #[test]
+    fn validation_errors_name_table_and_key() {
+        let text = GOOD.replace("queue_depth = 8", "queue_depth = 0");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(e.key, "worker[0].queue_depth");
+        assert_eq!(e.location, "job.toml:7");
+        let text = GOOD.replace("block_size = \"64k\"", "block_size = \"2GiB\"");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(e.key, "worker[0].access[1].block_size");
+        assert_eq!(e.location, "job.toml:16");
+    }
+
+    #[test]
+    fn distributions_parse() {
+        assert_eq!(Distribution::parse("uniform"), Ok(Distribution::Uniform));
+        assert_eq!(
+            Distribution::parse("zipf:1.2"),
+            Ok(Distribution::Zipf { theta: 1.2 })
+        );
+        let Distribution::Zoned { bands } = Distribution::parse("zoned:80/10:20/90").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(bands.len(), 2);
+        assert!(Distribution::parse("zoned:80/10:10/90").is_err());
+        assert!(Distribution::parse("zipf:-1").is_err());
+        assert!(Distribution::parse("pareto").is_err());
+    }
+
+    #[test]
+    fn keys_are_located_in_their_table() {
+        let text = "duration = \"1s\"\n\"ramp\" = 1\n[precondition]\npasses = 2\n[exchange]\nmailboxes = 0\n";
+        assert_eq!(key_line(text, None, "duration"), Some(1));
+        assert_eq!(key_line(text, None, "ramp"), Some(2));
+        assert_eq!(key_line(text, None, "precondition"), Some(3));
+        assert_eq!(key_line(text, None, "passes"), None);
+        assert_eq!(key_line(text, Some("exchange"), "mailboxes"), Some(6));
+        let p = Path::new("x.toml");
+        assert_eq!(locate(p, text, Some("exchange"), "mailboxes"), "x.toml:6");
+        assert_eq!(locate(p, text, Some("exchange"), "capacity"), "x.toml:5");
+        assert_eq!(locate(p, text, None, "target"), "x.toml:1");
+    }
+
+    #[test]
+    fn whole_file_errors_name_a_line() {
+        let e = resolve_text("duration = \"1s\"\n").unwrap_err();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("job.toml:1", "target")
+        );
+        let text = GOOD.replace("duration", "round");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("job.toml:2", "round")
+        );
+        let text = format!("{GOOD}[[worker]]\nname = \"w#1\"\n[[worker.access]]\n");
+        let e = resolve_text(&text).unwrap_err();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("job.toml:21", "worker[1].name")
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_or_has_control_characters_names_its_line() {
+        let e = decode(Path::new("j.toml"), b"a = 1\nb = \"\xff\"\n".to_vec()).unwrap_err();
+        assert_eq!(e.location, "j.toml:2");
+        let e = resolve_text("# \u{1}\n").unwrap_err();
+        assert!(e.location.starts_with("job.toml:1:"), "{e}");
+        assert!(e.message.contains("U+0001"), "{e}");
+    }
+
+    #[test]
+    fn unknown_target_reference() {
+        let text = GOOD.replace("count = 2", "count = 2\ntargets = [\"nope\"]");
+        let e = resolve_text(&text).unwrap_err();
+        assert!(e.message.contains("no target is named `nope`"), "{e}");
+    }
+}
