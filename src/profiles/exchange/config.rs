@@ -1,0 +1,472 @@
+//! An Exchange validation as configured: the `[exchange]` section as written (flags override
+//! it), validated into an [`ExchangeConfig`] with the profile's IOPS, sizes, paths and limits.
+
+use super::{
+    BACKUP_READ_BYTES, DB_READ_AVG_LIMIT_MS, DEFAULT_HEADROOM_PCT, LOG_FILE_BYTES,
+    LOG_FILES_PER_STREAM, LOG_WRITE_AVG_LIMIT_MS, MAX_LATENCY_PERFORMANCE_MS,
+    MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, TestType, Version, iops_for_messages,
+};
+use crate::job::{EngineKind, JobError};
+use crate::units::{Dur, Percent, Size};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A number or a word: `threads = 4` or `threads = "auto"`, `version = 2010` or `"2010"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ThreadsSpec {
+    /// A fixed count per database.
+    Count(u32),
+    /// `auto`.
+    Word(String),
+}
+
+/// The `[exchange]` section of a job file, as written. Flags of `storlab exchange` override it.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeSpec {
+    /// Number of mailboxes.
+    pub mailboxes: Option<u64>,
+    /// Mailbox size, e.g. "2GiB".
+    pub mailbox_size: Option<Size>,
+    /// Transactional IOPS per mailbox (excludes log I/O).
+    pub iops_per_mailbox: Option<f64>,
+    /// Messages sent and received per mailbox per day (converted with the version's table).
+    pub messages_per_day: Option<u32>,
+    /// 2007, 2010, 2013, 2016 or 2019 (a number or a string).
+    pub version: Option<ThreadsSpec>,
+    /// Number of databases.
+    pub databases: Option<u32>,
+    /// Directories (or LUN mount points) for databases; databases are spread over them.
+    pub db_paths: Option<Vec<PathBuf>>,
+    /// Directories for log streams; spread like databases.
+    pub log_paths: Option<Vec<PathBuf>>,
+    /// Threads per database, or "auto".
+    pub threads: Option<ThreadsSpec>,
+    /// Headroom over the profile's IOPS, e.g. "20%".
+    pub headroom: Option<Percent>,
+    /// Background database maintenance.
+    pub maintenance: Option<bool>,
+    /// performance, stress, backup or recovery.
+    pub test: Option<String>,
+    /// Measured duration.
+    pub duration: Option<Dur>,
+    /// Ramp before measurement.
+    pub ramp: Option<Dur>,
+    /// Build databases at this fraction of their real size, e.g. "2%".
+    pub capacity: Option<Percent>,
+    /// Throughput mode: databases fill this share of the free space on the database paths.
+    pub db_capacity: Option<Percent>,
+    /// Throughput mode: run at this share of the storage's maximum (closed-loop) throughput.
+    pub throughput: Option<Percent>,
+    /// Search for the largest mailbox count that passes.
+    pub find_max_mailboxes: Option<bool>,
+    /// Average database read latency limit.
+    pub db_read_latency: Option<Dur>,
+    /// Average log write latency limit.
+    pub log_write_latency: Option<Dur>,
+    /// Maximum database read latency limit.
+    pub max_latency: Option<Dur>,
+    /// Recovery test: log files replayed per database.
+    pub log_files: Option<u32>,
+    /// Database page size override (default: the version's).
+    pub page_size: Option<Size>,
+    /// Backup test: read size.
+    pub backup_block_size: Option<Size>,
+    /// Engine (io_uring, psync).
+    pub engine: Option<String>,
+    /// Seed.
+    pub seed: Option<u64>,
+    /// Time-series interval.
+    pub interval: Option<Dur>,
+    /// Allow overwriting existing files that storlab did not create.
+    pub destroy_data: Option<bool>,
+    /// Verify data: every page and log write carries a header and checksum, checked on every
+    /// read and in a final read-back pass.
+    pub verify: Option<bool>,
+}
+
+/// A job file holding an `[exchange]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeFile {
+    /// The section.
+    pub exchange: ExchangeSpec,
+}
+
+/// Validated Exchange inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExchangeConfig {
+    /// Version.
+    pub version: Version,
+    /// Test type.
+    pub test: TestType,
+    /// Mailboxes.
+    pub mailboxes: u64,
+    /// Mailbox size, bytes.
+    pub mailbox_size_bytes: u64,
+    /// Transactional IOPS per mailbox.
+    pub iops_per_mailbox: f64,
+    /// Where the IOPS per mailbox came from.
+    pub iops_source: String,
+    /// Databases.
+    pub databases: u32,
+    /// Database directories.
+    pub db_paths: Vec<PathBuf>,
+    /// Log directories.
+    pub log_paths: Vec<PathBuf>,
+    /// Threads per database; `None`: tune automatically.
+    pub threads: Option<u32>,
+    /// Headroom, percent.
+    pub headroom_pct: f64,
+    /// Background maintenance on.
+    pub maintenance: bool,
+    /// Measured duration, ms.
+    pub duration_ms: u64,
+    /// Ramp, ms.
+    pub ramp_ms: u64,
+    /// Interval, ms.
+    pub interval_ms: u64,
+    /// Fraction of the real database size that is built (1.0: full size).
+    pub capacity_fraction: f64,
+    /// Throughput mode: (database share of free space %, throughput %).
+    pub throughput_mode: Option<(f64, f64)>,
+    /// Search for the maximum mailbox count.
+    pub find_max_mailboxes: bool,
+    /// Average database read latency limit, ms.
+    pub db_read_limit_ms: f64,
+    /// Average log write latency limit, ms.
+    pub log_write_limit_ms: f64,
+    /// Maximum database read latency limit, ms.
+    pub max_latency_ms: f64,
+    /// Recovery: log files per database.
+    pub log_files: u32,
+    /// Backup: read size, bytes.
+    pub backup_block_bytes: u64,
+    /// Database page size, bytes.
+    pub page_bytes: u64,
+    /// Engine.
+    pub engine: EngineKind,
+    /// Seed.
+    pub seed: u64,
+    /// Overwrite foreign files.
+    pub destroy_data: bool,
+    /// Data verification.
+    pub verify: bool,
+}
+
+/// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
+pub mod quick {
+    /// Mailboxes.
+    pub const MAILBOXES: u64 = 1000;
+    /// Mailbox size.
+    pub const MAILBOX_SIZE: u64 = 2 << 30;
+    /// Capacity fraction: 1000 × 2 GiB × 0.1% = 2 GiB of databases.
+    pub const CAPACITY_PCT: f64 = 0.1;
+    /// Databases.
+    pub const DATABASES: u32 = 2;
+    /// Threads per database.
+    pub const THREADS: u32 = 2;
+    /// Duration, ms.
+    pub const DURATION_MS: u64 = 60_000;
+    /// Ramp, ms.
+    pub const RAMP_MS: u64 = 5_000;
+    /// Scratch directory.
+    pub const DIR: &str = "storlab-scratch/exchange";
+}
+
+/// Validates an Exchange spec. `location` names where it came from for errors.
+pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, JobError> {
+    let err = |key: &str, message: String| JobError {
+        location: location.into(),
+        key: format!("exchange.{key}"),
+        message,
+    };
+    let version = match &spec.version {
+        Some(ThreadsSpec::Count(n)) => {
+            Version::parse(&n.to_string()).map_err(|m| err("version", m))?
+        }
+        Some(ThreadsSpec::Word(v)) => Version::parse(v).map_err(|m| err("version", m))?,
+        None => Version::V2010,
+    };
+    let model = version.model();
+    let test = match &spec.test {
+        Some(t) => TestType::parse(t).map_err(|m| err("test", m))?,
+        None => TestType::Performance,
+    };
+    let throughput_mode = match (spec.db_capacity, spec.throughput) {
+        (None, None) => None,
+        (Some(c), Some(t)) => {
+            if c.0 <= 0.0 || t.0 <= 0.0 {
+                return Err(err(
+                    "throughput",
+                    "db_capacity and throughput must both be above 0%".into(),
+                ));
+            }
+            Some((c.0, t.0))
+        }
+        _ => {
+            return Err(err(
+                "throughput",
+                "throughput mode needs both a database capacity (--db-capacity) and a throughput percentage (--throughput)".into(),
+            ));
+        }
+    };
+    let mailboxes = spec.mailboxes.unwrap_or(quick::MAILBOXES);
+    if mailboxes == 0 && throughput_mode.is_none() {
+        return Err(err(
+            "mailboxes",
+            "the number of mailboxes must be at least 1".into(),
+        ));
+    }
+    let mailbox_size_bytes = spec
+        .mailbox_size
+        .map(|s| s.0)
+        .unwrap_or(quick::MAILBOX_SIZE);
+    if mailbox_size_bytes == 0 {
+        return Err(err(
+            "mailbox_size",
+            "the mailbox size must be more than 0".into(),
+        ));
+    }
+    let (iops_per_mailbox, iops_source) = match (spec.iops_per_mailbox, spec.messages_per_day) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                "iops_per_mailbox",
+                "give either IOPS per mailbox or messages per day, not both".into(),
+            ));
+        }
+        (Some(i), None) => {
+            if !(i > 0.0 && i.is_finite() && i <= 100.0) {
+                return Err(err(
+                    "iops_per_mailbox",
+                    format!("{i} is not a usable IOPS per mailbox; use e.g. 0.12"),
+                ));
+            }
+            (i, "given".to_string())
+        }
+        (None, Some(m)) => {
+            if m == 0 || m > 5000 {
+                return Err(err(
+                    "messages_per_day",
+                    format!("{m} messages per day is out of range (1 to 5000)"),
+                ));
+            }
+            let i = iops_for_messages(model.messages_table, m);
+            (
+                i,
+                format!(
+                    "{m} messages/day → {i:.3} IOPS (Exchange {} table{})",
+                    version.name(),
+                    if model.messages_table.iter().any(|(n, _)| *n == m) {
+                        ""
+                    } else {
+                        ", interpolated"
+                    }
+                ),
+            )
+        }
+        (None, None) => (
+            model.default_iops_per_mailbox,
+            format!("Exchange {} default", version.name()),
+        ),
+    };
+    let databases = spec.databases.unwrap_or(quick::DATABASES);
+    if databases == 0 || databases > 1000 {
+        return Err(err(
+            "databases",
+            format!("{databases} databases: use 1 to 1000"),
+        ));
+    }
+    let db_paths = spec
+        .db_paths
+        .clone()
+        .unwrap_or_else(|| vec![PathBuf::from(quick::DIR)]);
+    let log_paths = spec.log_paths.clone().unwrap_or_else(|| db_paths.clone());
+    if db_paths.is_empty() || log_paths.is_empty() {
+        return Err(err(
+            "db_paths",
+            "give at least one database path and one log path".into(),
+        ));
+    }
+    let threads = match &spec.threads {
+        None => Some(quick::THREADS),
+        Some(ThreadsSpec::Count(0)) => {
+            return Err(err(
+                "threads",
+                "threads must be at least 1, or \"auto\"".into(),
+            ));
+        }
+        Some(ThreadsSpec::Count(n)) if *n > 256 => {
+            return Err(err(
+                "threads",
+                format!("{n} threads per database: use 1 to 256 or \"auto\""),
+            ));
+        }
+        Some(ThreadsSpec::Count(n)) => Some(*n),
+        Some(ThreadsSpec::Word(w)) if w == "auto" => None,
+        Some(ThreadsSpec::Word(w)) => match w.parse::<u32>() {
+            Ok(n) if (1..=256).contains(&n) => Some(n),
+            _ => {
+                return Err(err(
+                    "threads",
+                    format!("`{w}`: use a number of threads or \"auto\""),
+                ));
+            }
+        },
+    };
+    let headroom_pct = spec.headroom.map(|p| p.0).unwrap_or(DEFAULT_HEADROOM_PCT);
+    let maintenance = spec
+        .maintenance
+        .unwrap_or(model.maintenance_bytes_per_s > 0);
+    if maintenance && model.maintenance_bytes_per_s == 0 {
+        return Err(err(
+            "maintenance",
+            "background database maintenance is modelled for Exchange 2010 and later; use --maintenance off with 2007".into(),
+        ));
+    }
+    let ms = |d: Option<Dur>, default: u64| d.map(|d| d.0.as_millis() as u64).unwrap_or(default);
+    let duration_ms = ms(spec.duration, quick::DURATION_MS);
+    if duration_ms < 1000 {
+        return Err(err("duration", "the duration must be at least 1s".into()));
+    }
+    let interval_ms = ms(spec.interval, 1000);
+    if interval_ms < 10 {
+        return Err(err("interval", "the interval must be at least 10ms".into()));
+    }
+    let capacity_fraction = match spec.capacity {
+        Some(p) if p.0 <= 0.0 => {
+            return Err(err(
+                "capacity",
+                "the capacity must be above 0%, e.g. 2%".into(),
+            ));
+        }
+        Some(p) => p.0 / 100.0,
+        None if spec.mailboxes.is_none() && spec.mailbox_size.is_none() => {
+            quick::CAPACITY_PCT / 100.0
+        }
+        None => 1.0,
+    };
+    let limit =
+        |d: Option<Dur>, default: f64| d.map(|d| d.0.as_secs_f64() * 1e3).unwrap_or(default);
+    let log_files = spec.log_files.unwrap_or(RECOVERY_LOG_FILES);
+    if log_files == 0 || log_files as u64 > LOG_FILES_PER_STREAM * 16 {
+        return Err(err(
+            "log_files",
+            format!(
+                "log_files is {log_files}; use 1 to {}",
+                LOG_FILES_PER_STREAM * 16
+            ),
+        ));
+    }
+    let backup_block_bytes = spec
+        .backup_block_size
+        .map(|s| s.0)
+        .unwrap_or(BACKUP_READ_BYTES);
+    if backup_block_bytes == 0 || backup_block_bytes > 64 << 20 {
+        return Err(err("backup_block_size", "use 4 KiB to 64 MiB".into()));
+    }
+    let engine = match &spec.engine {
+        Some(e) => EngineKind::parse(e).map_err(|m| err("engine", m))?,
+        None => EngineKind::IoUring,
+    };
+    let page_bytes = spec.page_size.map(|s| s.0).unwrap_or(model.page_bytes);
+    if !(512..=1 << 20).contains(&page_bytes) || !page_bytes.is_power_of_two() {
+        return Err(err(
+            "page_size",
+            format!("page size {page_bytes} bytes: use a power of two from 512 B to 1 MiB"),
+        ));
+    }
+    // Each database's size in bytes must fit a file offset with room to spare (1 EiB).
+    let per_db =
+        mailboxes as f64 * mailbox_size_bytes as f64 * capacity_fraction / databases as f64;
+    if per_db > (1u64 << 60) as f64 {
+        return Err(err(
+            "mailboxes",
+            format!(
+                "{mailboxes} mailboxes of {mailbox_size_bytes} bytes at {}% capacity make databases of {per_db:.3e} bytes each, more than any storage holds; lower mailboxes, mailbox_size or capacity",
+                capacity_fraction * 100.0
+            ),
+        ));
+    }
+    let cfg = ExchangeConfig {
+        version,
+        test,
+        mailboxes,
+        mailbox_size_bytes,
+        iops_per_mailbox,
+        iops_source,
+        databases,
+        db_paths,
+        log_paths,
+        threads,
+        headroom_pct,
+        maintenance,
+        duration_ms,
+        ramp_ms: ms(spec.ramp, quick::RAMP_MS.min(duration_ms / 4)),
+        interval_ms,
+        capacity_fraction,
+        throughput_mode,
+        find_max_mailboxes: spec.find_max_mailboxes.unwrap_or(false),
+        db_read_limit_ms: limit(spec.db_read_latency, DB_READ_AVG_LIMIT_MS),
+        log_write_limit_ms: limit(spec.log_write_latency, LOG_WRITE_AVG_LIMIT_MS),
+        max_latency_ms: limit(
+            spec.max_latency,
+            if test == TestType::Stress {
+                MAX_LATENCY_STRESS_MS
+            } else {
+                MAX_LATENCY_PERFORMANCE_MS
+            },
+        ),
+        log_files,
+        backup_block_bytes,
+        page_bytes,
+        engine,
+        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+        verify: spec.verify.unwrap_or(false),
+    };
+    if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
+        return Err(err(
+            "capacity",
+            format!(
+                "each database would be {} bytes; raise the mailbox size, mailboxes or capacity",
+                cfg.database_bytes()
+            ),
+        ));
+    }
+    Ok(cfg)
+}
+
+impl ExchangeConfig {
+    /// Target transactional IOPS for `mailboxes`: mailboxes × IOPS per mailbox × (1 + headroom).
+    pub fn target_iops(&self, mailboxes: u64) -> f64 {
+        mailboxes as f64 * self.iops_per_mailbox * (1.0 + self.headroom_pct / 100.0)
+    }
+
+    /// Size of each database as built, bytes (a multiple of the page size).
+    pub fn database_bytes(&self) -> u64 {
+        let page = self.page_bytes;
+        let per_db =
+            self.mailboxes as f64 * self.mailbox_size_bytes as f64 * self.capacity_fraction
+                / self.databases as f64;
+        ((per_db / page as f64) as u64) * page
+    }
+
+    /// Size of each log stream, bytes.
+    pub fn log_stream_bytes(&self) -> u64 {
+        LOG_FILE_BYTES * LOG_FILES_PER_STREAM.max(self.log_files as u64)
+    }
+
+    /// Database file paths, spread round-robin over the database paths.
+    pub fn database_path(&self, db: u32) -> PathBuf {
+        self.db_paths[db as usize % self.db_paths.len()].join(format!("storlab-db{}.edb", db + 1))
+    }
+
+    /// Log stream paths.
+    pub fn log_path(&self, db: u32) -> PathBuf {
+        self.log_paths[db as usize % self.log_paths.len()]
+            .join(format!("storlab-db{}-logs.log", db + 1))
+    }
+}

@@ -1,0 +1,260 @@
+//! The jobs of an Exchange validation: per database, transactional page I/O, a log writer and
+//! background maintenance (the performance and stress tests), or the backup and recovery
+//! tests' reads and replays.
+
+use super::{
+    BACKUP_QUEUE_DEPTH, ExchangeConfig, LOG_FILE_BYTES, LogRatio, MAINTENANCE_READ_BYTES,
+    RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, THREAD_QUEUE_DEPTH, TestType,
+};
+use crate::job::{
+    Access, Arrivals, Distribution, IoLimit, Job, Rate, Target, TargetChoice, Worker,
+};
+
+/// Class names of database `db` (1-based in names).
+pub fn class_name(db: u32, what: &str) -> String {
+    format!("db{}/{what}", db + 1)
+}
+
+/// How a job is loaded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Load {
+    /// Open loop at this total transactional IOPS.
+    Rate(f64),
+    /// Closed loop: every thread keeps its I/O outstanding (throughput mode, calibration).
+    Max,
+}
+
+/// The job for a performance or stress test (or a trial of one): `threads` per database at
+/// `load`, on databases of `db_bytes` each.
+pub fn transactional_job(
+    cfg: &ExchangeConfig,
+    threads: u32,
+    load: Load,
+    db_bytes: u64,
+    duration_ms: u64,
+    ramp_ms: u64,
+) -> Job {
+    let model = cfg.version.model();
+    let mut job = base_job(cfg, db_bytes, duration_ms, ramp_ms);
+    let per_db = match load {
+        Load::Rate(total) => Some(total / cfg.databases as f64),
+        Load::Max => None,
+    };
+    for db in 0..cfg.databases {
+        let (t_db, t_log) = (db as usize * 2, db as usize * 2 + 1);
+        let read = job.class(&class_name(db, "read"));
+        let write = job.class(&class_name(db, "write"));
+        let log = job.class(&class_name(db, "log-write"));
+        for t in 0..threads {
+            job.workers.push(Worker {
+                name: format!("db{}-thread{}", db + 1, t + 1),
+                targets: vec![t_db],
+                target_choice: TargetChoice::RoundRobin,
+                queue_depth: THREAD_QUEUE_DEPTH,
+                cpu: None,
+                rate: per_db.map(|r| Rate {
+                    iops: r / threads as f64,
+                    arrivals: Arrivals::Uniform,
+                }),
+                access: vec![
+                    page_access(read, cfg.page_bytes, model.read_pct.round() as u32, 100.0),
+                    page_access(
+                        write,
+                        cfg.page_bytes,
+                        (100.0 - model.read_pct).round() as u32,
+                        0.0,
+                    ),
+                ],
+                io_limit: None,
+            });
+        }
+        // The log writer: its rate follows the database rate (in closed loop, an estimate from
+        // the first second is not possible, so it runs at the profile's target ratio of the
+        // configured mailboxes).
+        let db_rate =
+            per_db.unwrap_or_else(|| cfg.target_iops(cfg.mailboxes) / cfg.databases as f64);
+        let log_iops = match model.log_ratio {
+            LogRatio::OfDatabaseIops(f) => db_rate * f,
+            LogRatio::OfDatabaseWrites(f) => db_rate * (100.0 - model.read_pct) / 100.0 * f,
+        };
+        if log_iops > 0.0 {
+            job.workers.push(Worker {
+                name: format!("db{}-log", db + 1),
+                targets: vec![t_log],
+                target_choice: TargetChoice::RoundRobin,
+                queue_depth: 1,
+                cpu: None,
+                rate: Some(Rate {
+                    iops: log_iops,
+                    arrivals: Arrivals::Uniform,
+                }),
+                access: vec![Access {
+                    class: log,
+                    weight: 1,
+                    block_size_bytes: model.log_sizes.last().map(|s| s.0).unwrap_or(4096),
+                    block_sizes: model.log_sizes.to_vec(),
+                    roll_every_bytes: LOG_FILE_BYTES,
+                    read_pct: 0.0,
+                    random_pct: 0.0,
+                    align_bytes: 4096,
+                    distribution: Distribution::Uniform,
+                    offset_bytes: 0,
+                    length_bytes: None,
+                    sync: false,
+                    fsync_every: 0,
+                }],
+                io_limit: None,
+            });
+        }
+        if cfg.maintenance {
+            let m = job.class(&class_name(db, "maintenance"));
+            job.workers.push(Worker {
+                name: format!("db{}-maintenance", db + 1),
+                targets: vec![t_db],
+                target_choice: TargetChoice::RoundRobin,
+                queue_depth: 1,
+                cpu: None,
+                rate: Some(Rate {
+                    iops: model.maintenance_bytes_per_s as f64 / MAINTENANCE_READ_BYTES as f64,
+                    arrivals: Arrivals::Uniform,
+                }),
+                access: vec![sequential(m, MAINTENANCE_READ_BYTES, 100.0)],
+                io_limit: None,
+            });
+        }
+    }
+    job
+}
+
+/// The backup test's job: every database read sequentially once, as fast as possible.
+pub fn backup_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
+    let mut job = base_job(cfg, db_bytes, cfg.duration_ms, 0);
+    for db in 0..cfg.databases {
+        let c = job.class(&class_name(db, "backup-read"));
+        job.workers.push(Worker {
+            name: format!("db{}-backup", db + 1),
+            targets: vec![db as usize * 2],
+            target_choice: TargetChoice::RoundRobin,
+            queue_depth: BACKUP_QUEUE_DEPTH,
+            cpu: None,
+            rate: None,
+            access: vec![sequential(c, cfg.backup_block_bytes, 100.0)],
+            io_limit: Some(IoLimit::Ios(db_bytes.div_ceil(cfg.backup_block_bytes))),
+        });
+    }
+    job
+}
+
+/// The recovery test's job: per database, `log_files` log files read sequentially (1 MiB
+/// each) and the database page reads and writes their replay causes.
+pub fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
+    let mut job = base_job(cfg, db_bytes, cfg.duration_ms, 0);
+    let n = cfg.log_files as u64;
+    for db in 0..cfg.databases {
+        let log = job.class(&class_name(db, "log-read"));
+        let read = job.class(&class_name(db, "read"));
+        let write = job.class(&class_name(db, "write"));
+        job.workers.push(Worker {
+            name: format!("db{}-replay-log", db + 1),
+            targets: vec![db as usize * 2 + 1],
+            target_choice: TargetChoice::RoundRobin,
+            queue_depth: 1,
+            cpu: None,
+            rate: None,
+            access: vec![sequential(log, LOG_FILE_BYTES, 100.0)],
+            io_limit: Some(IoLimit::Ios(n)),
+        });
+        job.workers.push(Worker {
+            name: format!("db{}-replay-pages", db + 1),
+            targets: vec![db as usize * 2],
+            target_choice: TargetChoice::RoundRobin,
+            queue_depth: 4,
+            cpu: None,
+            rate: None,
+            access: vec![
+                page_access(read, cfg.page_bytes, RECOVERY_READS_PER_LOG as u32, 100.0),
+                page_access(write, cfg.page_bytes, RECOVERY_WRITES_PER_LOG as u32, 0.0),
+            ],
+            io_limit: Some(IoLimit::Ios(
+                n * (RECOVERY_READS_PER_LOG + RECOVERY_WRITES_PER_LOG),
+            )),
+        });
+    }
+    job
+}
+
+fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64) -> Job {
+    let mut targets = Vec::new();
+    for db in 0..cfg.databases {
+        targets.push(Target {
+            name: format!("db{}", db + 1),
+            path: cfg.database_path(db),
+            size_bytes: Some(db_bytes),
+            sync: false,
+            fsync_every: 0,
+        });
+        targets.push(Target {
+            name: format!("db{}-logs", db + 1),
+            path: cfg.log_path(db),
+            size_bytes: Some(cfg.log_stream_bytes()),
+            // Exchange writes its log through to stable storage.
+            sync: true,
+            fsync_every: 0,
+        });
+    }
+    Job {
+        description: Some(format!(
+            "Exchange {} {} test: {} mailboxes, {} databases",
+            cfg.version.name(),
+            match cfg.test {
+                TestType::Performance => "performance",
+                TestType::Stress => "stress",
+                TestType::Backup => "backup",
+                TestType::Recovery => "recovery",
+            },
+            cfg.mailboxes,
+            cfg.databases
+        )),
+        engine: cfg.engine,
+        duration_ms,
+        ramp_ms,
+        interval_ms: cfg.interval_ms,
+        seed: cfg.seed,
+        buffered: false,
+        destroy_data: cfg.destroy_data,
+        batch: 1,
+        verify: cfg.verify,
+        on_error: Default::default(),
+        targets,
+        workers: Vec::new(),
+        classes: Vec::new(),
+        warnings: Vec::new(),
+        sequence: Default::default(),
+    }
+}
+
+fn page_access(class: usize, page: u64, weight: u32, read_pct: f64) -> Access {
+    Access {
+        class,
+        weight: weight.max(1),
+        block_size_bytes: page,
+        block_sizes: Vec::new(),
+        roll_every_bytes: 0,
+        read_pct,
+        random_pct: 100.0,
+        align_bytes: page,
+        distribution: Distribution::Uniform,
+        offset_bytes: 0,
+        length_bytes: None,
+        sync: false,
+        fsync_every: 0,
+    }
+}
+
+fn sequential(class: usize, block: u64, read_pct: f64) -> Access {
+    Access {
+        random_pct: 0.0,
+        read_pct,
+        ..page_access(class, block, 1, read_pct)
+    }
+}

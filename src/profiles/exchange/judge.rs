@@ -1,0 +1,151 @@
+//! Judging an Exchange run: each database's figures from the run's classes, the verdict rules
+//! (Jetstress's latency limits, no errors, the target rate achieved), and the sizing summary.
+
+use super::{ACHIEVED_IOPS_TOLERANCE, ExchangeConfig, TestType, class_name};
+use crate::results::ClassResult;
+use crate::results::exchange::{DatabaseFigures, LatencyBrief};
+use crate::results::verdict::{Comparison, Rule};
+use crate::units::format_size;
+
+/// Per-database figures from a run's classes.
+pub fn database_figures(
+    cfg: &ExchangeConfig,
+    db_bytes: u64,
+    classes: &std::collections::BTreeMap<String, ClassResult>,
+) -> Vec<DatabaseFigures> {
+    let avg = |bytes: u64, ops: u64| {
+        if ops > 0 {
+            bytes as f64 / ops as f64
+        } else {
+            0.0
+        }
+    };
+    (0..cfg.databases)
+        .map(|db| {
+            let get = |what: &str| classes.get(&class_name(db, what));
+            let mut f = DatabaseFigures {
+                name: format!("db{}", db + 1),
+                path: cfg.database_path(db).display().to_string(),
+                log_path: cfg.log_path(db).display().to_string(),
+                size_bytes: db_bytes,
+                ..Default::default()
+            };
+            if let Some(c) = get("read") {
+                f.db_reads_per_s = c.read.iops;
+                f.db_read_latency_ns = LatencyBrief::of(&c.read.latency_ns);
+                f.db_read_bytes_avg = avg(c.read.bytes, c.read.ops);
+                f.errors += c.read.errors + c.write.errors;
+            }
+            if let Some(c) = get("write") {
+                f.db_writes_per_s = c.write.iops;
+                f.db_write_latency_ns = LatencyBrief::of(&c.write.latency_ns);
+                f.db_write_bytes_avg = avg(c.write.bytes, c.write.ops);
+                f.errors += c.read.errors + c.write.errors;
+            }
+            if let Some(c) = get("log-write") {
+                f.log_writes_per_s = c.write.iops;
+                f.log_write_latency_ns = LatencyBrief::of(&c.write.latency_ns);
+                f.log_write_bytes_avg = avg(c.write.bytes, c.write.ops);
+                f.errors += c.write.errors;
+            }
+            if let Some(c) = get("maintenance") {
+                f.maintenance_reads_per_s = c.read.iops;
+                f.maintenance_mb_per_s = c.read.bytes_per_s / 1e6;
+                f.errors += c.read.errors;
+            }
+            for what in ["backup-read", "log-read"] {
+                if let Some(c) = get(what) {
+                    f.errors += c.read.errors;
+                }
+            }
+            f
+        })
+        .collect()
+}
+
+/// The verdict rules of a performance or stress run: per database average read and log write
+/// latency and maximum read latency, zero errors, and the achieved rate (when there is a
+/// target).
+pub fn rules(
+    cfg: &ExchangeConfig,
+    dbs: &[DatabaseFigures],
+    errors: u64,
+    target_iops: Option<f64>,
+    achieved_iops: f64,
+) -> Vec<Rule> {
+    let ms = |ns: f64| ns / 1e6;
+    let mut rules = Vec::new();
+    for d in dbs {
+        rules.push(Rule::judge(
+            format!("{} average database read latency", d.name),
+            ms(d.db_read_latency_ns.mean),
+            Comparison::AtMost,
+            cfg.db_read_limit_ms,
+            "ms",
+        ));
+        if d.log_writes_per_s > 0.0 || cfg.test != TestType::Backup {
+            rules.push(Rule::judge(
+                format!("{} average log write latency", d.name),
+                ms(d.log_write_latency_ns.mean),
+                Comparison::AtMost,
+                cfg.log_write_limit_ms,
+                "ms",
+            ));
+        }
+        rules.push(Rule::judge(
+            format!("{} maximum database read latency", d.name),
+            ms(d.db_read_latency_ns.max as f64),
+            Comparison::AtMost,
+            cfg.max_latency_ms,
+            "ms",
+        ));
+    }
+    rules.push(Rule::judge(
+        crate::results::verdict::IO_ERRORS,
+        errors as f64,
+        Comparison::AtMost,
+        0.0,
+        "errors",
+    ));
+    if let Some(target) = target_iops {
+        rules.push(Rule::judge(
+            format!(
+                "achieved transactional IOPS ≥ target {:.1} (less {:.0}% for the window's edges)",
+                target,
+                ACHIEVED_IOPS_TOLERANCE * 100.0
+            ),
+            achieved_iops,
+            Comparison::AtLeast,
+            target * (1.0 - ACHIEVED_IOPS_TOLERANCE),
+            "IOPS",
+        ));
+    }
+    rules
+}
+
+/// Describes the sizing for `--dry-run` and the console.
+pub fn sizing_summary(cfg: &ExchangeConfig) -> String {
+    format!(
+        "Exchange {} · {} mailboxes × {} · {} IOPS/mailbox ({}) · headroom {}% → target {:.1} transactional IOPS · {} database(s) of {}{} · threads {}",
+        cfg.version.name(),
+        cfg.mailboxes,
+        format_size(cfg.mailbox_size_bytes),
+        cfg.iops_per_mailbox,
+        cfg.iops_source,
+        cfg.headroom_pct,
+        cfg.target_iops(cfg.mailboxes),
+        cfg.databases,
+        format_size(cfg.database_bytes()),
+        if cfg.capacity_fraction < 1.0 {
+            format!(
+                " (built at {}% of their real size)",
+                cfg.capacity_fraction * 100.0
+            )
+        } else {
+            String::new()
+        },
+        cfg.threads
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "auto".into())
+    )
+}
