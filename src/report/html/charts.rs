@@ -1,0 +1,539 @@
+//! The report's charts: the time series (IOPS, MB/s, latency, CPU, devices) with the ramp
+//! marked, the latency percentile plot, and for sequences throughput and latency against the
+//! cycled parameter, the rate curve and the steady-state rounds.
+
+use super::svg::{self, Axis, Bars, LineOptions, Series};
+use crate::results::RunResult;
+use crate::results::steps::{Repetitions, SteadyResult, StepKind, StepResult};
+use crate::stats::histogram::Histogram;
+use crate::stats::host::CpuPercent;
+use crate::stats::summary::ClassSummary;
+use crate::stats::timeseries::{IntervalDir, IntervalRecord};
+use crate::units::format_size;
+use crate::units::{format_ns, format_rate};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// Latency tick labels (values in ns).
+fn ns_tick(v: f64) -> String {
+    format_ns(v)
+}
+
+/// Percent tick labels.
+fn pct_tick(v: f64) -> String {
+    format!("{v:.0}%")
+}
+
+/// The time of each record, seconds, continuous across the runs of a sequence (each run's
+/// records restart at 0: later runs are shifted past the end of the earlier ones).
+pub(super) fn record_times(recs: &[IntervalRecord]) -> Vec<f64> {
+    let (mut offset, mut last) = (0.0, 0.0);
+    let mut key = None;
+    let mut out = Vec::with_capacity(recs.len());
+    for (i, rec) in recs.iter().enumerate() {
+        let t = rec.t_end_ms as f64 / 1e3;
+        let k = (rec.step, rec.label);
+        if i > 0 && (t < last || (Some(&k) != key.as_ref() && t <= last)) {
+            offset += last;
+        }
+        key = Some(k);
+        last = t;
+        out.push(offset + t);
+    }
+    out
+}
+
+fn series(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+    Series {
+        name: name.into(),
+        points,
+    }
+}
+
+/// The charts over time: throughput, latency, CPU and device utilisation.
+pub(super) fn time_charts(o: &mut String, r: &RunResult) {
+    let recs = &r.timeseries;
+    if recs.is_empty() {
+        return;
+    }
+    let ts = record_times(recs);
+    let time = Axis::linear("time (s)");
+    let several = r.classes.len() > 1;
+    for (id, title, unit, f) in [
+        (
+            "iops-over-time",
+            "IOPS over time",
+            "I/Os per second",
+            (|d: &IntervalDir| d.iops) as fn(&IntervalDir) -> f64,
+        ),
+        (
+            "mbps-over-time",
+            "MB/s over time",
+            "MB/s (10⁶ bytes/s)",
+            |d: &IntervalDir| d.bytes_per_s / 1e6,
+        ),
+    ] {
+        let mut s = vec![series(
+            "total",
+            recs.iter()
+                .zip(&ts)
+                .map(|(rec, &t)| (t, f(&rec.total.read) + f(&rec.total.write)))
+                .collect(),
+        )];
+        if several {
+            for name in r.classes.keys() {
+                s.push(series(
+                    name.clone(),
+                    recs.iter()
+                        .zip(&ts)
+                        .map(|(rec, &t)| {
+                            let c = rec.classes.get(name).copied().unwrap_or_default();
+                            (t, f(&c.read) + f(&c.write))
+                        })
+                        .collect(),
+                ));
+            }
+        }
+        o.push_str(&svg::tag(
+            &svg::line_chart(title, &time, &Axis::linear(unit), &s),
+            id,
+        ));
+    }
+
+    // Latency: mean (solid) and p99 (dashed) per class and direction that did I/O.
+    let mut s = Vec::new();
+    let mut opts = LineOptions::default();
+    let mut colour = 0;
+    for (name, c) in &r.classes {
+        for (dir, d) in c.summary().dirs() {
+            if d.ops == 0 {
+                continue;
+            }
+            let pick = |rec: &IntervalRecord| {
+                let c = rec.classes.get(name).copied().unwrap_or_default();
+                *c.dir(dir)
+            };
+            for (stat, dashed) in [("mean", false), ("p99", true)] {
+                let points: Vec<(f64, f64)> = recs
+                    .iter()
+                    .zip(&ts)
+                    .filter_map(|(rec, &t)| {
+                        let d = pick(rec);
+                        (d.ops > 0).then_some((
+                            t,
+                            if dashed {
+                                d.latency_p99_ns as f64
+                            } else {
+                                d.latency_mean_ns
+                            },
+                        ))
+                    })
+                    .collect();
+                if points.is_empty() {
+                    continue;
+                }
+                s.push(series(format!("{name} {dir} {stat}"), points));
+                opts.colours.push(colour);
+                opts.dashed.push(dashed);
+            }
+            colour += 1;
+        }
+    }
+    if !s.is_empty() {
+        opts.y_format = Some(ns_tick);
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Latency over time (mean solid, p99 dashed)",
+                &time,
+                &Axis::log("latency"),
+                &s,
+                &opts,
+            ),
+            "latency-over-time",
+        ));
+    }
+
+    let cpu = |f: fn(&CpuPercent) -> f64| -> Vec<(f64, f64)> {
+        recs.iter()
+            .zip(&ts)
+            .map(|(rec, &t)| (t, f(&rec.cpu)))
+            .collect()
+    };
+    let s = vec![
+        series(
+            "storlab user+sys",
+            cpu(|c| c.process_user_pct + c.process_system_pct),
+        ),
+        series(
+            "machine busy",
+            cpu(|c| c.system_user_pct + c.system_system_pct),
+        ),
+        series("machine iowait", cpu(|c| c.system_iowait_pct)),
+    ];
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "CPU over time (storlab: % of one CPU; machine: % of all CPUs)",
+            &time,
+            &Axis::linear("CPU %"),
+            &s,
+            &LineOptions {
+                y_format: Some(pct_tick),
+                ..Default::default()
+            },
+        ),
+        "cpu-over-time",
+    ));
+
+    let names: BTreeSet<&String> = recs.iter().flat_map(|rec| rec.devices.keys()).collect();
+    if !names.is_empty() {
+        let s: Vec<Series> = names
+            .into_iter()
+            .map(|dev| {
+                series(
+                    dev.clone(),
+                    recs.iter()
+                        .zip(&ts)
+                        .filter_map(|(rec, &t)| rec.devices.get(dev).map(|d| (t, d.util_pct)))
+                        .collect(),
+                )
+            })
+            .collect();
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Device utilisation over time",
+                &time,
+                &Axis::linear("busy %"),
+                &s,
+                &LineOptions {
+                    y_format: Some(pct_tick),
+                    ..Default::default()
+                },
+            ),
+            "device-util-over-time",
+        ));
+    }
+}
+
+/// The percentile plot of every class and direction with a histogram.
+pub(super) fn distribution_chart(o: &mut String, r: &RunResult) {
+    let mut s = Vec::new();
+    let mut max_x: f64 = 3.0;
+    for (name, c) in &r.classes {
+        for (dir, d) in c.summary().dirs() {
+            let Some(h) = d.histogram.as_ref().filter(|_| d.ops > 0) else {
+                continue;
+            };
+            let Ok(h) = Histogram::decode(h) else {
+                continue;
+            };
+            let count = h.count().max(1) as f64;
+            let mut points: Vec<(f64, f64)> = Vec::new();
+            for (p, ns) in h.percentile_curve() {
+                // The maximum sits at the percentile of the last I/O.
+                let x = if p >= 100.0 {
+                    count.log10()
+                } else {
+                    svg::nines(p)
+                };
+                if points.last().is_some_and(|l| x <= l.0) {
+                    if p >= 100.0 {
+                        if let Some(l) = points.last_mut() {
+                            l.1 = l.1.max(ns as f64);
+                        }
+                    }
+                    continue;
+                }
+                points.push((x, ns as f64));
+            }
+            if let Some(l) = points.last() {
+                max_x = max_x.max(l.0);
+            }
+            s.push(series(format!("{name} {dir}"), points));
+        }
+    }
+    if s.is_empty() {
+        return;
+    }
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "Latency distribution (percentiles)",
+            &Axis::linear("percentile"),
+            &Axis::log("latency"),
+            &s,
+            &LineOptions {
+                x_ticks: Some(svg::nines_ticks(max_x)),
+                y_format: Some(ns_tick),
+                ..Default::default()
+            },
+        ),
+        "latency-distribution",
+    ));
+}
+
+/// Mean and p99 latency of a step's reads and writes together, ns: from the merged
+/// histograms, or when there are none, the ops-weighted mean and the larger p99.
+pub(super) fn step_latency(s: &StepResult) -> (f64, f64) {
+    let l = s.totals.reads_and_writes();
+    (l.mean, l.p99 as f64)
+}
+
+/// Parameters that a sequence cycles with a numeric axis of their own.
+const NUMERIC_PARAMETERS: [(&str, &str); 6] = [
+    ("block_size", "block size"),
+    ("workers", "workers"),
+    ("queue_depth", "queue depth"),
+    ("rate", "rate (IOPS per worker)"),
+    ("read", "reads (%)"),
+    ("random", "random (%)"),
+];
+
+/// Step sequences: throughput against the cycled parameter, the rate curve, steady state.
+pub(super) fn step_charts(o: &mut String, steps: &[StepResult]) {
+    let plain: Vec<&StepResult> = steps.iter().filter(|s| s.kind == StepKind::Step).collect();
+    let reps = plain.iter().any(|s| s.repetitions.is_some());
+    if plain.len() >= 2 || reps {
+        let mut keys: BTreeSet<&String> = BTreeSet::new();
+        for s in &plain {
+            keys.extend(s.parameters.keys());
+        }
+        let cycled: Vec<&String> = keys
+            .into_iter()
+            .filter(|k| {
+                let first = plain[0].parameters.get(*k);
+                plain.iter().any(|s| s.parameters.get(*k) != first)
+            })
+            .collect();
+        let numeric = match cycled.as_slice() {
+            [k] => NUMERIC_PARAMETERS
+                .iter()
+                .find(|(n, _)| n == k)
+                .filter(|_| plain.iter().all(|s| s.parameters.contains_key(k.as_str())))
+                .map(|&(n, label)| (n, label)),
+            _ => None,
+        };
+        let classes: BTreeSet<&String> = plain.iter().flat_map(|s| s.classes.keys()).collect();
+        let several = classes.len() > 1;
+        type Pick = fn(&Repetitions) -> &crate::stats::repetition::Spread;
+        for (id, title, unit, scale, pick) in [
+            (
+                "steps-iops",
+                "IOPS per step",
+                "I/Os per second",
+                1.0,
+                (|r: &Repetitions| &r.iops) as Pick,
+            ),
+            (
+                "steps-mbps",
+                "MB/s per step",
+                "MB/s (10⁶ bytes/s)",
+                1e6,
+                |r: &Repetitions| &r.mb_per_s,
+            ),
+        ] {
+            let value = |c: &ClassSummary| {
+                if scale == 1.0 {
+                    c.iops()
+                } else {
+                    c.bytes_per_s() / scale
+                }
+            };
+            let errors: Vec<Option<(f64, f64)>> = plain
+                .iter()
+                .map(|s| {
+                    s.repetitions.as_ref().map(|rep| {
+                        let sp = pick(rep);
+                        (sp.ci95_low, sp.ci95_high)
+                    })
+                })
+                .collect();
+            let mut rows: Vec<(String, Vec<f64>)> = vec![(
+                "total".into(),
+                plain.iter().map(|s| value(&s.totals)).collect(),
+            )];
+            if several {
+                for c in &classes {
+                    rows.push((
+                        (*c).clone(),
+                        plain
+                            .iter()
+                            .map(|s| s.classes.get(*c).map(&value).unwrap_or(0.0))
+                            .collect(),
+                    ));
+                }
+            }
+            let chart = if let Some((key, label)) = numeric {
+                let xs: Vec<f64> = plain.iter().map(|s| s.parameters[key]).collect();
+                let mut order: Vec<usize> = (0..xs.len()).collect();
+                order.sort_by(|a, b| xs[*a].total_cmp(&xs[*b]));
+                let (lo, hi) = (xs[order[0]], xs[order[order.len() - 1]]);
+                let log = lo > 0.0 && hi / lo >= 8.0;
+                let mut ticks: Vec<(f64, String)> = Vec::new();
+                for &i in &order {
+                    if ticks.last().is_some_and(|t| t.0 == xs[i]) {
+                        continue;
+                    }
+                    let text = if key == "block_size" {
+                        format_size(xs[i] as u64)
+                    } else {
+                        format!("{}", xs[i])
+                    };
+                    ticks.push((xs[i], text));
+                }
+                let s: Vec<Series> = rows
+                    .iter()
+                    .map(|(n, v)| series(n.clone(), order.iter().map(|&i| (xs[i], v[i])).collect()))
+                    .collect();
+                let axis = Axis {
+                    label: label.into(),
+                    log,
+                };
+                svg::line_chart_with(
+                    title,
+                    &axis,
+                    &Axis::linear(unit),
+                    &s,
+                    &LineOptions {
+                        x_ticks: Some(ticks),
+                        errors: vec![order.iter().map(|&i| errors[i]).collect()],
+                        markers: true,
+                        ..Default::default()
+                    },
+                )
+            } else {
+                let cats: Vec<String> = plain
+                    .iter()
+                    .map(|s| {
+                        if s.label.is_empty() {
+                            format!("step {}", s.index)
+                        } else {
+                            s.label.clone()
+                        }
+                    })
+                    .collect();
+                let bars: Vec<Bars> = rows
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (name, values))| Bars {
+                        name,
+                        values,
+                        errors: if i == 0 { errors.clone() } else { Vec::new() },
+                    })
+                    .collect();
+                svg::bar_chart(title, &cats, &Axis::linear(unit), &bars)
+            };
+            o.push_str(&svg::tag(&chart, id));
+        }
+        if reps {
+            o.push_str("<p class=\"muted\">Error bars: 95% confidence interval of the mean over the repetitions.</p>");
+        }
+    }
+
+    // The rate curve: latency against load.
+    let mut levels: Vec<&StepResult> = steps
+        .iter()
+        .filter(|s| s.kind == StepKind::CurveLevel)
+        .collect();
+    if !levels.is_empty() {
+        levels.sort_by(|a, b| a.totals.iops().total_cmp(&b.totals.iops()));
+        let s = vec![
+            series(
+                "mean",
+                levels
+                    .iter()
+                    .map(|s| (s.totals.iops(), step_latency(s).0))
+                    .collect(),
+            ),
+            series(
+                "p99",
+                levels
+                    .iter()
+                    .map(|s| (s.totals.iops(), step_latency(s).1))
+                    .collect(),
+            ),
+        ];
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Latency against load (rate curve levels)",
+                &Axis::linear("achieved IOPS"),
+                &Axis::log("latency"),
+                &s,
+                &LineOptions {
+                    y_format: Some(ns_tick),
+                    dashed: vec![false, true],
+                    markers: true,
+                    ..Default::default()
+                },
+            ),
+            "curve-latency",
+        ));
+        if let Some(max) = steps.iter().find(|s| s.kind == StepKind::CurveMax) {
+            let _ = write!(
+                o,
+                "<p class=\"muted\">Closed-loop maximum: {} IOPS; levels at {}.</p>",
+                format_rate(max.totals.iops()),
+                levels
+                    .iter()
+                    .filter_map(|s| s.curve_level_pct.map(|p| format!("{p}%")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+
+    // Steady state: each round, the window highlighted.
+    let steady: Vec<(&StepResult, &SteadyResult)> = steps
+        .iter()
+        .filter_map(|s| s.steady.as_ref().map(|st| (s, st)))
+        .filter(|(_, st)| !st.rounds_iops.is_empty())
+        .collect();
+    if !steady.is_empty() {
+        let mut s = Vec::new();
+        let mut opts = LineOptions {
+            markers: true,
+            ..Default::default()
+        };
+        for (i, (step, st)) in steady.iter().enumerate() {
+            let prefix = if steady.len() == 1 {
+                String::new()
+            } else if step.label.is_empty() {
+                format!("step {} ", step.index)
+            } else {
+                format!("{} ", step.label)
+            };
+            let rounds: Vec<(f64, f64)> = st
+                .rounds_iops
+                .iter()
+                .enumerate()
+                .map(|(k, v)| ((k + 1) as f64, *v))
+                .collect();
+            let end = st.steady_at_round.unwrap_or(rounds.len()).min(rounds.len());
+            let start = end.saturating_sub((st.window_rounds as usize).max(1));
+            s.push(series(format!("{prefix}rounds"), rounds.clone()));
+            s.push(series(
+                format!("{prefix}window"),
+                rounds[start..end].to_vec(),
+            ));
+            opts.colours.extend([2 * i, 2 * i + 1]);
+            opts.thick.extend([false, true]);
+            opts.dashed.extend([false, false]);
+        }
+        let most = steady
+            .iter()
+            .map(|(_, st)| st.rounds_iops.len())
+            .max()
+            .unwrap_or(0);
+        if most <= 20 {
+            opts.x_ticks = Some((1..=most).map(|k| (k as f64, k.to_string())).collect());
+        }
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(
+                "Steady state: IOPS per round (window highlighted)",
+                &Axis::linear("round"),
+                &Axis::linear("I/Os per second"),
+                &s,
+                &opts,
+            ),
+            "steady-rounds",
+        ));
+    }
+}
