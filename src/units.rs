@@ -218,6 +218,15 @@ pub fn format_rate(v: f64) -> String {
     }
 }
 
+/// Formats a relative change in percent with its sign: `+12.3%`, `-0.4%`, `n/a` when unknown.
+pub fn format_change_pct(d: f64) -> String {
+    if d.is_finite() {
+        format!("{d:+.1}%")
+    } else {
+        "n/a".into()
+    }
+}
+
 struct UnitVisitor<T>(&'static str, fn(&str) -> Result<T, String>);
 
 impl<'de, T> Visitor<'de> for UnitVisitor<T> {

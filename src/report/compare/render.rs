@@ -1,0 +1,227 @@
+//! A comparison shown: side-by-side tables for the terminal, and a self-contained HTML page
+//! with the tables and charts.
+
+use super::Comparison;
+use crate::report::html::escape;
+use crate::report::svg::{self, Axis};
+use std::fmt::Write as _;
+
+/// Lays out rows of cells in columns: the first left-aligned, columns in `left` too, the
+/// others right-aligned.
+fn columns(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool) -> String {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..n)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, s) in r.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(s.chars().count());
+            if i == 0 || left(i) {
+                line.push_str(s);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(s);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The comparison as console tables.
+pub fn console(c: &Comparison) -> String {
+    let mut out = String::new();
+    let others = c.labels.get(1..).unwrap_or(&[]);
+    let _ = writeln!(
+        out,
+        "storlab compare · baseline {} vs {} · noise threshold {}% (or the repeated steps' own CV)",
+        c.labels.first().map(String::as_str).unwrap_or("-"),
+        others.join(", "),
+        c.noise_pct
+    );
+    if !c.job_differences.is_empty() {
+        let _ = writeln!(out, "\nwarning: the jobs differ:");
+        for d in &c.job_differences {
+            let _ = writeln!(out, "  {d}");
+        }
+    }
+    for n in &c.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    for t in &c.tables {
+        let mut rows = Vec::new();
+        let mut head = vec![t.title.clone(), c.labels[0].clone()];
+        for l in others {
+            head.extend([l.clone(), "diff".into(), String::new()]);
+        }
+        rows.push(head);
+        for r in &t.rows {
+            let mut line = vec![r.name.clone(), r.unit.format(r.baseline)];
+            for x in &r.others {
+                line.extend([
+                    r.unit.format(x.value),
+                    crate::units::format_change_pct(x.diff_pct),
+                    x.mark.as_str().into(),
+                ]);
+            }
+            rows.push(line);
+        }
+        out.push('\n');
+        out.push_str(&columns(&rows, &|i| i >= 2 && (i - 2) % 3 == 2));
+    }
+    out
+}
+
+const STYLE: &str = "
+:root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #59636e; --line: #d1d9e0; --better: #1a7f37; --worse: #d1242f; --noise: #818b98; --warn-bg: #fff8c5; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d; --better: #3fb950; --worse: #f85149; --noise: #7d8590; --warn-bg: #272115; } }
+body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 76em; padding: 0 1em; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid var(--line); }
+table { border-collapse: collapse; margin: 0.5em 0 1em; } th, td { padding: 0.2em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { font-weight: 600; } td:first-child, th:first-child { text-align: left; }
+.muted { color: var(--muted); } .better { color: var(--better); font-weight: 700; } .worse { color: var(--worse); font-weight: 700; } .noise { color: var(--noise); }
+.warning { background: var(--warn-bg); border-left: 4px solid var(--worse); padding: 0.4em 1em; margin: 1em 0; }
+figure.chart { margin: 1em 0; } svg { max-width: 100%; height: auto; }
+@media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; } table, figure { break-inside: avoid; } }
+";
+
+/// Gives a chart from [`svg`] its `data-chart` name (wrapping it when it has no figure).
+fn figure(id: &str, chart: String) -> String {
+    const OPEN: &str = "<figure class=\"chart\"";
+    if chart.starts_with(OPEN) && !chart[..chart.find('>').unwrap_or(0)].contains("data-chart") {
+        chart.replacen(OPEN, &format!("{OPEN} id=\"{id}\" data-chart=\"{id}\""), 1)
+    } else {
+        format!("<figure class=\"chart\" id=\"{id}\" data-chart=\"{id}\">{chart}</figure>")
+    }
+}
+
+/// The comparison as a self-contained HTML page.
+pub fn html(c: &Comparison) -> String {
+    let mut out = String::new();
+    let others = c.labels.get(1..).unwrap_or(&[]);
+    let title = format!(
+        "storlab compare: {} vs {}",
+        c.labels.first().map(String::as_str).unwrap_or("-"),
+        others.join(", ")
+    );
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{STYLE}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">Baseline: <strong>{}</strong>. Differences are relative to the baseline; within {}% (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency.</p>\n",
+        svg::STYLE,
+        escape(c.labels.first().map(String::as_str).unwrap_or("-")),
+        c.noise_pct,
+        t = escape(&title),
+    );
+    if !c.job_differences.is_empty() {
+        out.push_str(
+            "<div class=\"warning\" id=\"job-differences\"><strong>The jobs differ:</strong><ul>",
+        );
+        for d in &c.job_differences {
+            let _ = write!(out, "<li>{}</li>", escape(d));
+        }
+        out.push_str("</ul></div>\n");
+    }
+    for n in &c.notes {
+        let _ = writeln!(out, "<p class=\"muted\">Note: {}</p>", escape(n));
+    }
+    for t in &c.tables {
+        let _ = write!(
+            out,
+            "<h2>{}</h2>\n<table><thead><tr><th>{}</th><th>{}</th>",
+            escape(&t.title),
+            if t.title.starts_with("steps") {
+                "step"
+            } else {
+                "metric"
+            },
+            escape(&c.labels[0])
+        );
+        for l in others {
+            let _ = write!(out, "<th>{}</th><th>diff</th>", escape(l));
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        for r in &t.rows {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&r.name),
+                escape(&r.unit.format(r.baseline))
+            );
+            for x in &r.others {
+                let m = x.mark.as_str();
+                let _ = write!(
+                    out,
+                    "<td>{}</td><td class=\"{m}\" title=\"{m} (noise threshold {:.1}%)\">{} {m}</td>",
+                    escape(&r.unit.format(x.value)),
+                    x.noise_pct,
+                    escape(&crate::units::format_change_pct(x.diff_pct)),
+                );
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table>\n");
+    }
+    let mut charts = String::new();
+    if !c.steps.is_empty() {
+        charts.push_str(&figure(
+            "cmp-steps-iops",
+            svg::bar_chart(
+                "IOPS per step",
+                &c.steps,
+                &Axis::linear("IOPS"),
+                &c.step_iops,
+            ),
+        ));
+        charts.push_str(&figure(
+            "cmp-steps-mbps",
+            svg::bar_chart(
+                "MB/s per step",
+                &c.steps,
+                &Axis::linear("MB/s"),
+                &c.step_mbps,
+            ),
+        ));
+    }
+    if !c.iops_over_time.is_empty() {
+        charts.push_str(&figure(
+            "cmp-iops-over-time",
+            svg::line_chart(
+                "IOPS over time",
+                &Axis::linear("measured time, s"),
+                &Axis::linear("IOPS"),
+                &c.iops_over_time,
+            ),
+        ));
+    }
+    if let Some(dir) = &c.latency_direction {
+        charts.push_str(&figure(
+            "cmp-latency-distribution",
+            svg::line_chart(
+                &format!("{dir} latency distribution"),
+                &Axis::log("1/(1 − percentile): 10 = p90, 100 = p99, 1000 = p99.9"),
+                &Axis::log("latency, µs"),
+                &c.latency_curves,
+            ),
+        ));
+    }
+    if !charts.is_empty() {
+        out.push_str("<h2>Charts</h2>\n");
+        out.push_str(&charts);
+        out.push('\n');
+    }
+    out.push_str("</body></html>\n");
+    out
+}

@@ -1,0 +1,324 @@
+//! Tests of the HTML report: structure, charts, escaping, what ran.
+
+use super::charts::record_times;
+use super::*;
+use crate::results::steps::RunFigures;
+use crate::results::steps::{Repetitions, SteadyResult, StepResult};
+use crate::stats::histogram::Histogram;
+use crate::stats::repetition::spread;
+use crate::stats::timeseries::IntervalClass;
+use crate::stats::timeseries::{IntervalDir, IntervalRecord};
+use serde_json::json;
+
+#[test]
+fn what_ran_is_the_recorded_source_and_flags() {
+    use crate::results::Invocation;
+    let mut r = result();
+    r.invocation = Invocation {
+        source: JobSource::File {
+            path: "job.toml".into(),
+        },
+        flags: vec!["--verify".into()],
+    };
+    // The command line says nothing the header re-parses.
+    r.command = vec![
+        "storlab".into(),
+        "run".into(),
+        "--verify".into(),
+        "job.toml".into(),
+    ];
+    assert_eq!(what_ran(&r), "job file job.toml, changed by --verify");
+    r.invocation = Invocation {
+        source: JobSource::Default {
+            file: "examples/quickstart.toml".into(),
+        },
+        flags: Vec::new(),
+    };
+    assert_eq!(what_ran(&r), "default job (examples/quickstart.toml)");
+    r.invocation.source = JobSource::Preset {
+        name: "hba-scaling".into(),
+    };
+    assert_eq!(what_ran(&r), "preset hba-scaling");
+}
+
+#[test]
+fn escapes_markup() {
+    assert_eq!(
+        escape("<a href=\"x\">&</a>"),
+        "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
+    );
+}
+
+fn dir(ops: u64) -> serde_json::Value {
+    json!({
+        "ops": ops, "bytes": ops * 4096, "errors": 0, "iops": ops as f64 / 2.0,
+        "bytes_per_s": ops as f64 * 2048.0,
+        "latency_ns": {
+            "min": 10, "mean": 500.0, "max": 9000, "stddev": 1.0, "p50": 400, "p90": 600,
+            "p95": 700, "p99": 1000, "p99_9": 3000, "p99_99": 8000
+        }
+    })
+}
+
+/// A plain run of two classes: `a` reads and writes, `b` only reads; histograms for all
+/// three, two runs' worth of time series.
+fn result() -> RunResult {
+    let class = |r: u64, w: u64| json!({"read": dir(r), "write": dir(w), "flush": dir(0)});
+    let cpu = json!({
+        "process_user_pct": 1.0, "process_system_pct": 2.0, "system_user_pct": 3.0,
+        "system_system_pct": 4.0, "system_iowait_pct": 5.0, "system_idle_pct": 88.0
+    });
+    let with_durability = |mut c: serde_json::Value| {
+        c["write_durability"] = json!("none");
+        c
+    };
+    let mut v = crate::results::sample_json("null", &["a", "b"]);
+    v["command"] = json!(["storlab", "run", "--preset", "oltp-<x>", "-q"]);
+    v["job"]["description"] = json!("test <job>");
+    v["warnings"] = json!(["a <warning>"]);
+    v["host_cpu"] = cpu;
+    v["totals"] = class(20, 10);
+    v["classes"] = json!({"a": with_durability(class(10, 10)), "b": with_durability(class(10, 0))});
+    let mut r: RunResult = serde_json::from_value(v).expect("a valid results file");
+    let mut h = Histogram::new();
+    for ns in [1_000, 2_000, 5_000, 100_000] {
+        h.record(ns);
+    }
+    for c in r.classes.values_mut() {
+        for d in [&mut c.read, &mut c.write, &mut c.flush] {
+            d.histogram = Some(h.encode());
+        }
+    }
+    let d = IntervalDir {
+        ops: 5,
+        bytes: 20480,
+        iops: 5.0,
+        bytes_per_s: 20480.0,
+        latency_mean_ns: 800.0,
+        latency_p99_ns: 2000,
+        ..Default::default()
+    };
+    let both = IntervalClass {
+        read: d,
+        write: d,
+        flush: IntervalDir::default(),
+    };
+    for run in 0..2 {
+        for k in 1..=3u64 {
+            let mut rec = IntervalRecord {
+                index: k - 1,
+                phase: crate::stats::timeseries::IntervalPhase::Measure,
+                step: Some(run),
+                t_end_ms: k * 1000,
+                interval_ms: 1000,
+                total: both,
+                ..Default::default()
+            };
+            rec.classes.insert("a".into(), both);
+            rec.devices.insert("sda".into(), Default::default());
+            r.timeseries.push(rec);
+        }
+    }
+    r
+}
+
+/// Every chart id on the page, in order.
+fn charts(html: &str) -> Vec<&str> {
+    html.split("data-chart=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+        .collect()
+}
+
+/// The SVG of chart `id`.
+fn chart<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("data-chart=\"{id}\""))
+        .unwrap_or_else(|| panic!("no chart {id}"));
+    let end = start + html[start..].find("</figure>").unwrap();
+    &html[start..end]
+}
+
+/// The data-series names of a chart, each with its drawn points (polyline) or bar.
+fn series_of(svg: &str) -> Vec<(String, String)> {
+    svg.split("data-series=\"")
+        .skip(1)
+        .map(|s| {
+            let name = s.split('"').next().unwrap().to_string();
+            let points = s
+                .split_once("points=\"")
+                .filter(|_| s.find("points=\"") < s.find("/>"))
+                .map(|(_, p)| p.split('"').next().unwrap().to_string())
+                .unwrap_or_else(|| "bar".into());
+            (name, points)
+        })
+        .collect()
+}
+
+#[test]
+fn distribution_has_one_series_per_class_and_direction_with_ops() {
+    let html = render(&result());
+    let s = series_of(chart(&html, "latency-distribution"));
+    let names: Vec<&str> = s.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(names, ["a read", "a write", "b read"]);
+    for (_, points) in &s {
+        // 0, 10, 25, 50, 75 and the maximum (at the last of 4 I/Os: 75%, merged).
+        assert!(points.split(' ').count() >= 4, "{points}");
+    }
+}
+
+#[test]
+fn time_charts_cover_every_series_continuously() {
+    let r = result();
+    let html = render(&r);
+    assert_eq!(
+        charts(&html),
+        [
+            "iops-over-time",
+            "mbps-over-time",
+            "latency-over-time",
+            "cpu-over-time",
+            "device-util-over-time",
+            "latency-distribution"
+        ]
+    );
+    let names = |id| {
+        series_of(chart(&html, id))
+            .into_iter()
+            .map(|s| s.0)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names("iops-over-time"), ["total", "a", "b"]);
+    assert_eq!(
+        names("latency-over-time"),
+        ["a read mean", "a read p99", "a write mean", "a write p99",],
+        "b has no interval figures: no empty series"
+    );
+    assert_eq!(
+        names("cpu-over-time"),
+        ["storlab user+sys", "machine busy", "machine iowait"]
+    );
+    assert_eq!(names("device-util-over-time"), ["sda"]);
+    for (name, points) in series_of(chart(&html, "iops-over-time")) {
+        assert_eq!(points.split(' ').count(), 6, "{name}");
+    }
+    assert_eq!(record_times(&r.timeseries), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    for id in charts(&html) {
+        for (name, points) in series_of(chart(&html, id)) {
+            assert!(!points.is_empty(), "{id}: {name}");
+        }
+    }
+}
+
+#[test]
+fn step_charts_only_for_sequences() {
+    let plain = render(&result());
+    for id in ["steps-iops", "steps-mbps", "curve-latency", "steady-rounds"] {
+        assert!(!plain.contains(&format!("data-chart=\"{id}\"")), "{id}");
+    }
+
+    let mut r = result();
+    let step = |i: usize, bs: f64, iops: f64| {
+        let mut s = StepResult {
+            index: i,
+            label: format!("block_size={bs}"),
+            kind: StepKind::Step,
+            ..Default::default()
+        };
+        s.parameters.insert("block_size".into(), bs);
+        s.parameters.insert("workers".into(), 1.0);
+        s.totals.read.iops = iops;
+        s.totals.read.bytes_per_s = iops * bs;
+        let runs = [iops * 0.9, iops * 1.1];
+        s.repetitions = Some(Repetitions {
+            runs: runs
+                .iter()
+                .map(|&v| RunFigures {
+                    iops: v,
+                    ..Default::default()
+                })
+                .collect(),
+            iops: spread(&runs),
+            mb_per_s: spread(&runs.map(|v| v * bs / 1e6)),
+            ..Default::default()
+        });
+        s
+    };
+    r.steps = Some(vec![step(0, 4096.0, 1000.0), step(1, 65536.0, 300.0)]);
+    let html = render(&r);
+    let iops = chart(&html, "steps-iops");
+    assert_eq!(series_of(iops)[0].0, "total");
+    assert!(iops.contains(">64KiB<"), "block sizes label the x axis");
+    assert_eq!(iops.matches("class=\"errbar\"").count(), 6);
+    assert!(html.contains("data-chart=\"steps-mbps\""));
+    assert!(!html.contains("data-chart=\"curve-latency\""));
+
+    // Two cycled parameters: bars per step label.
+    let mut r2 = r.clone();
+    for (s, w) in r2.steps.as_mut().unwrap().iter_mut().zip([1.0, 2.0]) {
+        s.parameters.insert("workers".into(), w);
+    }
+    let html = render(&r2);
+    assert!(chart(&html, "steps-iops").contains("<rect class=\"s0 fill\" data-series=\"total\""));
+
+    // A rate curve and a steady-state step.
+    let mut curve = Vec::new();
+    for (i, pct) in [(1, 50.0), (2, 90.0)] {
+        let mut s = StepResult {
+            index: i,
+            kind: StepKind::CurveLevel,
+            curve_level_pct: Some(pct),
+            target_iops: Some(pct * 10.0),
+            ..Default::default()
+        };
+        s.totals.read = serde_json::from_value(dir(pct as u64)).unwrap();
+        s.totals.read.latency_ns.p99 = 1000 * i as u64;
+        curve.push(s);
+    }
+    curve.push(StepResult {
+        index: 3,
+        kind: StepKind::Step,
+        steady: Some(SteadyResult {
+            rounds_iops: vec![10.0, 20.0, 19.0, 20.0, 21.0],
+            steady_at_round: Some(4),
+            window: None,
+            window_rounds: 3,
+        }),
+        ..Default::default()
+    });
+    r.steps = Some(curve);
+    let html = render(&r);
+    let c = series_of(chart(&html, "curve-latency"));
+    assert_eq!(
+        c.iter().map(|s| s.0.as_str()).collect::<Vec<_>>(),
+        ["mean", "p99"]
+    );
+    assert!(c.iter().all(|s| s.1.split(' ').count() == 2));
+    let st = series_of(chart(&html, "steady-rounds"));
+    assert_eq!(st[0].0, "rounds");
+    assert_eq!(st[0].1.split(' ').count(), 5);
+    assert_eq!(st[1].0, "window");
+    assert_eq!(st[1].1.split(' ').count(), 3, "rounds 2 to 4");
+    assert!(
+        !html.contains("data-chart=\"steps-iops\""),
+        "one step: no per-step chart"
+    );
+}
+
+#[test]
+fn self_contained_and_escaped() {
+    let html = render(&result());
+    for bad in [
+        "<script", "src=", "href=", "url(", "@import", "<img", "<link",
+    ] {
+        assert!(!html.contains(bad), "{bad}");
+    }
+    assert_eq!(
+        html.matches("http").count(),
+        html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    assert!(html.contains("test &lt;job&gt;"));
+    assert!(html.contains("preset oltp-&lt;x&gt;"));
+    assert!(!html.contains("<warning>"));
+    assert!(html.contains(svg::STYLE));
+}
