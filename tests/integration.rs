@@ -43,6 +43,8 @@ mod harness;
 mod interrupt;
 #[path = "integration/jobfile.rs"]
 mod jobfile;
+#[path = "integration/layout.rs"]
+mod layout;
 #[path = "integration/longrun.rs"]
 mod longrun;
 #[path = "integration/loopdev.rs"]

@@ -141,20 +141,6 @@ impl StopRule {
             threshold_ns: threshold.as_nanos() as u64,
         })
     }
-
-    /// The statistic's value in a latency summary, ns.
-    pub fn value(&self, l: &crate::stats::histogram::LatencySummary) -> f64 {
-        match self.statistic {
-            Statistic::Mean => l.mean,
-            Statistic::P50 => l.p50 as f64,
-            Statistic::P90 => l.p90 as f64,
-            Statistic::P95 => l.p95 as f64,
-            Statistic::P99 => l.p99 as f64,
-            Statistic::P99_9 => l.p99_9 as f64,
-            Statistic::P99_99 => l.p99_99 as f64,
-            Statistic::Max => l.max as f64,
-        }
-    }
 }
 
 /// Steady-state rounds.

@@ -7,7 +7,7 @@
 //! runs and steps that never started.
 
 use super::{Execute, RunOptions};
-use crate::job::steps::{Param, Precondition, expand};
+use crate::job::steps::{Param, Precondition, Statistic, expand};
 use crate::job::{Access, Distribution, IoLimit, Job, Worker};
 use crate::results::steps::{
     PreconditionResult, Repetitions, RunFigures, SteadyResult, StepKind, StepResult,
@@ -16,6 +16,7 @@ use crate::results::{
     self, ClassResult, DeviceResult, DirCounts, Interrupted, Phase, PhaseRecord, PhaseState,
     RunResult, StepRun,
 };
+use crate::stats::histogram::LatencySummary;
 use crate::stats::host::CpuPercent;
 use crate::stats::repetition::spread;
 use crate::stats::steady::{SteadyRule, check, first_steady_round};
@@ -483,7 +484,7 @@ impl Sequencer<'_> {
                     None => Some(&row.totals),
                 }
                 .map(ClassSummary::reads_and_writes);
-                lat.is_some_and(|l| rule.value(&l) > rule.threshold_ns as f64)
+                lat.is_some_and(|l| statistic(rule.statistic, &l) > rule.threshold_ns as f64)
             });
             rows.push(row);
             if stop {
@@ -642,4 +643,18 @@ fn step_row(
 
 fn weighted_cpu(steps: &[StepResult]) -> CpuPercent {
     CpuPercent::weighted(steps.iter().map(|s| (s.host_cpu, s.measured_ms as f64)))
+}
+
+/// A stop rule's statistic of a latency summary, ns.
+fn statistic(s: Statistic, l: &LatencySummary) -> f64 {
+    match s {
+        Statistic::Mean => l.mean,
+        Statistic::P50 => l.p50 as f64,
+        Statistic::P90 => l.p90 as f64,
+        Statistic::P95 => l.p95 as f64,
+        Statistic::P99 => l.p99 as f64,
+        Statistic::P99_9 => l.p99_9 as f64,
+        Statistic::P99_99 => l.p99_99 as f64,
+        Statistic::Max => l.max as f64,
+    }
 }
