@@ -47,6 +47,46 @@ fn targets(spec: &mut JobSpec) -> impl Iterator<Item = &mut TargetSpec> {
     spec.target.iter_mut().map(Spanned::get_mut)
 }
 
+/// A flag that sets the key of the same name as the argument's field (or `keys`), at the top
+/// level of the spec (`spec.FIELD = args.FIELD`).
+macro_rules! top_level {
+    ($flag:literal, $field:ident) => {
+        top_level!($flag, $field, [stringify!($field)])
+    };
+    ($flag:literal, $field:ident, [$($key:expr),+]) => {
+        Flag {
+            flag: $flag,
+            keys: &[$($key),+],
+            given: |a| a.$field.is_some(),
+            apply: |s, a| set(&mut s.$field, &a.$field),
+        }
+    };
+}
+
+/// A flag that sets key `$key` of every item `$items` yields (workers, access entries).
+macro_rules! each {
+    ($flag:literal, $items:ident, $arg:ident => $key:ident) => {
+        Flag {
+            flag: $flag,
+            keys: &[stringify!($key)],
+            given: |a| a.$arg.is_some(),
+            apply: |s, a| $items(s).for_each(|x| set(&mut x.$key, &a.$arg)),
+        }
+    };
+}
+
+/// A switch that sets a boolean key to true.
+macro_rules! switch {
+    ($flag:literal, $field:ident) => {
+        Flag {
+            flag: $flag,
+            keys: &[stringify!($field)],
+            given: |a| a.$field,
+            apply: |s, _| s.$field = Some(true),
+        }
+    };
+}
+
 /// The flags of `storlab run` that change the job, in the order they are applied (`--target`
 /// first: `--size` and `--sync` apply to the targets it gives).
 pub(super) const RUN_FLAGS: &[RunFlag] = &[
@@ -101,120 +141,25 @@ pub(super) const RUN_FLAGS: &[RunFlag] = &[
             }
         },
     },
-    Flag {
-        flag: "--read",
-        keys: &["read"],
-        given: |a| a.read.is_some(),
-        apply: |s, a| entries(s).for_each(|e| set(&mut e.read, &a.read)),
-    },
-    Flag {
-        flag: "--random",
-        keys: &["random"],
-        given: |a| a.random.is_some(),
-        apply: |s, a| entries(s).for_each(|e| set(&mut e.random, &a.random)),
-    },
-    Flag {
-        flag: "--distribution",
-        keys: &["distribution"],
-        given: |a| a.distribution.is_some(),
-        apply: |s, a| entries(s).for_each(|e| set(&mut e.distribution, &a.distribution)),
-    },
-    Flag {
-        flag: "--fsync-every",
-        keys: &["fsync_every"],
-        given: |a| a.fsync_every.is_some(),
-        apply: |s, a| entries(s).for_each(|e| set(&mut e.fsync_every, &a.fsync_every)),
-    },
-    Flag {
-        flag: "--qd",
-        keys: &["queue_depth"],
-        given: |a| a.qd.is_some(),
-        apply: |s, a| workers(s).for_each(|w| set(&mut w.queue_depth, &a.qd)),
-    },
-    Flag {
-        flag: "--workers",
-        keys: &["count"],
-        given: |a| a.workers.is_some(),
-        apply: |s, a| workers(s).for_each(|w| set(&mut w.count, &a.workers)),
-    },
-    Flag {
-        flag: "--rate",
-        keys: &["rate_iops"],
-        given: |a| a.rate.is_some(),
-        apply: |s, a| workers(s).for_each(|w| set(&mut w.rate_iops, &a.rate)),
-    },
-    Flag {
-        flag: "--arrivals",
-        keys: &["arrivals"],
-        given: |a| a.arrivals.is_some(),
-        apply: |s, a| workers(s).for_each(|w| set(&mut w.arrivals, &a.arrivals)),
-    },
-    Flag {
-        flag: "--duration",
-        keys: &["duration"],
-        given: |a| a.duration.is_some(),
-        apply: |s, a| set(&mut s.duration, &a.duration),
-    },
-    Flag {
-        flag: "--ramp",
-        keys: &["ramp"],
-        given: |a| a.ramp.is_some(),
-        apply: |s, a| set(&mut s.ramp, &a.ramp),
-    },
-    Flag {
-        flag: "--interval",
-        keys: &["interval"],
-        given: |a| a.interval.is_some(),
-        apply: |s, a| set(&mut s.interval, &a.interval),
-    },
-    Flag {
-        flag: "--engine",
-        keys: &["engine"],
-        given: |a| a.engine.is_some(),
-        apply: |s, a| set(&mut s.engine, &a.engine),
-    },
-    Flag {
-        flag: "--seed",
-        keys: &["seed"],
-        given: |a| a.seed.is_some(),
-        apply: |s, a| set(&mut s.seed, &a.seed),
-    },
-    Flag {
-        flag: "--batch",
-        keys: &["batch"],
-        given: |a| a.batch.is_some(),
-        apply: |s, a| set(&mut s.batch, &a.batch),
-    },
-    Flag {
-        flag: "--buffered",
-        keys: &["buffered"],
-        given: |a| a.buffered,
-        apply: |s, _| s.buffered = Some(true),
-    },
-    Flag {
-        flag: "--destroy-data",
-        keys: &["destroy_data"],
-        given: |a| a.destroy_data,
-        apply: |s, _| s.destroy_data = Some(true),
-    },
-    Flag {
-        flag: "--verify",
-        keys: &["verify"],
-        given: |a| a.verify,
-        apply: |s, _| s.verify = Some(true),
-    },
-    Flag {
-        flag: "--on-error",
-        keys: &["on_error"],
-        given: |a| a.on_error.is_some(),
-        apply: |s, a| set(&mut s.on_error, &a.on_error),
-    },
-    Flag {
-        flag: "--max-errors",
-        keys: &["max_errors"],
-        given: |a| a.max_errors.is_some(),
-        apply: |s, a| set(&mut s.max_errors, &a.max_errors),
-    },
+    each!("--read", entries, read => read),
+    each!("--random", entries, random => random),
+    each!("--distribution", entries, distribution => distribution),
+    each!("--fsync-every", entries, fsync_every => fsync_every),
+    each!("--qd", workers, qd => queue_depth),
+    each!("--workers", workers, workers => count),
+    each!("--rate", workers, rate => rate_iops),
+    each!("--arrivals", workers, arrivals => arrivals),
+    top_level!("--duration", duration),
+    top_level!("--ramp", ramp),
+    top_level!("--interval", interval),
+    top_level!("--engine", engine),
+    top_level!("--seed", seed),
+    top_level!("--batch", batch),
+    switch!("--buffered", buffered),
+    switch!("--destroy-data", destroy_data),
+    switch!("--verify", verify),
+    top_level!("--on-error", on_error),
+    top_level!("--max-errors", max_errors),
 ];
 
 /// The flags of `storlab run` that also apply to an `[exchange]` job file.
@@ -270,18 +215,8 @@ fn blamed<A, S>(table: &[Flag<A, S>], args: &A, key: &str) -> Option<&'static st
 
 /// The flags of `storlab exchange` that change the `[exchange]` section.
 pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
-    Flag {
-        flag: "--mailboxes",
-        keys: &["mailboxes"],
-        given: |a| a.mailboxes.is_some(),
-        apply: |s, a| set(&mut s.mailboxes, &a.mailboxes),
-    },
-    Flag {
-        flag: "--mailbox-size",
-        keys: &["mailbox_size"],
-        given: |a| a.mailbox_size.is_some(),
-        apply: |s, a| set(&mut s.mailbox_size, &a.mailbox_size),
-    },
+    top_level!("--mailboxes", mailboxes),
+    top_level!("--mailbox-size", mailbox_size),
     Flag {
         flag: "--iops-per-mailbox",
         keys: &["iops_per_mailbox"],
@@ -306,12 +241,7 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
         given: |a| a.version.is_some(),
         apply: |s, a| set(&mut s.version, &a.version.clone().map(ThreadsSpec::Word)),
     },
-    Flag {
-        flag: "--databases",
-        keys: &["databases"],
-        given: |a| a.databases.is_some(),
-        apply: |s, a| set(&mut s.databases, &a.databases),
-    },
+    top_level!("--databases", databases),
     Flag {
         flag: "--db-path",
         keys: &["db_paths"],
@@ -330,120 +260,25 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
         given: |a| a.threads.is_some(),
         apply: |s, a| set(&mut s.threads, &a.threads.clone().map(ThreadsSpec::Word)),
     },
-    Flag {
-        flag: "--headroom",
-        keys: &["headroom"],
-        given: |a| a.headroom.is_some(),
-        apply: |s, a| set(&mut s.headroom, &a.headroom),
-    },
-    Flag {
-        flag: "--maintenance",
-        keys: &["maintenance"],
-        given: |a| a.maintenance.is_some(),
-        apply: |s, a| set(&mut s.maintenance, &a.maintenance),
-    },
-    Flag {
-        flag: "--test",
-        keys: &["test"],
-        given: |a| a.test.is_some(),
-        apply: |s, a| set(&mut s.test, &a.test),
-    },
-    Flag {
-        flag: "--duration",
-        keys: &["duration"],
-        given: |a| a.duration.is_some(),
-        apply: |s, a| set(&mut s.duration, &a.duration),
-    },
-    Flag {
-        flag: "--ramp",
-        keys: &["ramp"],
-        given: |a| a.ramp.is_some(),
-        apply: |s, a| set(&mut s.ramp, &a.ramp),
-    },
-    Flag {
-        flag: "--capacity",
-        keys: &["capacity"],
-        given: |a| a.capacity.is_some(),
-        apply: |s, a| set(&mut s.capacity, &a.capacity),
-    },
-    Flag {
-        flag: "--db-capacity",
-        keys: &["db_capacity", "throughput"],
-        given: |a| a.db_capacity.is_some(),
-        apply: |s, a| set(&mut s.db_capacity, &a.db_capacity),
-    },
-    Flag {
-        flag: "--throughput",
-        keys: &["throughput"],
-        given: |a| a.throughput.is_some(),
-        apply: |s, a| set(&mut s.throughput, &a.throughput),
-    },
-    Flag {
-        flag: "--find-max-mailboxes",
-        keys: &["find_max_mailboxes"],
-        given: |a| a.find_max_mailboxes,
-        apply: |s, _| s.find_max_mailboxes = Some(true),
-    },
-    Flag {
-        flag: "--page-size",
-        keys: &["page_size"],
-        given: |a| a.page_size.is_some(),
-        apply: |s, a| set(&mut s.page_size, &a.page_size),
-    },
-    Flag {
-        flag: "--log-files",
-        keys: &["log_files"],
-        given: |a| a.log_files.is_some(),
-        apply: |s, a| set(&mut s.log_files, &a.log_files),
-    },
-    Flag {
-        flag: "--db-read-latency",
-        keys: &["db_read_latency"],
-        given: |a| a.db_read_latency.is_some(),
-        apply: |s, a| set(&mut s.db_read_latency, &a.db_read_latency),
-    },
-    Flag {
-        flag: "--log-write-latency",
-        keys: &["log_write_latency"],
-        given: |a| a.log_write_latency.is_some(),
-        apply: |s, a| set(&mut s.log_write_latency, &a.log_write_latency),
-    },
-    Flag {
-        flag: "--max-latency",
-        keys: &["max_latency"],
-        given: |a| a.max_latency.is_some(),
-        apply: |s, a| set(&mut s.max_latency, &a.max_latency),
-    },
-    Flag {
-        flag: "--engine",
-        keys: &["engine"],
-        given: |a| a.engine.is_some(),
-        apply: |s, a| set(&mut s.engine, &a.engine),
-    },
-    Flag {
-        flag: "--seed",
-        keys: &["seed"],
-        given: |a| a.seed.is_some(),
-        apply: |s, a| set(&mut s.seed, &a.seed),
-    },
-    Flag {
-        flag: "--interval",
-        keys: &["interval"],
-        given: |a| a.interval.is_some(),
-        apply: |s, a| set(&mut s.interval, &a.interval),
-    },
-    Flag {
-        flag: "--destroy-data",
-        keys: &["destroy_data"],
-        given: |a| a.destroy_data,
-        apply: |s, _| s.destroy_data = Some(true),
-    },
-    Flag {
-        flag: "--verify",
-        keys: &["verify"],
-        given: |a| a.verify,
-        apply: |s, _| s.verify = Some(true),
-    },
+    top_level!("--headroom", headroom),
+    top_level!("--maintenance", maintenance),
+    top_level!("--test", test),
+    top_level!("--duration", duration),
+    top_level!("--ramp", ramp),
+    top_level!("--capacity", capacity),
+    top_level!("--db-capacity", db_capacity, ["db_capacity", "throughput"]),
+    top_level!("--throughput", throughput),
+    switch!("--find-max-mailboxes", find_max_mailboxes),
+    top_level!("--page-size", page_size),
+    top_level!("--log-files", log_files),
+    top_level!("--db-read-latency", db_read_latency),
+    top_level!("--log-write-latency", log_write_latency),
+    top_level!("--max-latency", max_latency),
+    top_level!("--engine", engine),
+    top_level!("--seed", seed),
+    top_level!("--interval", interval),
+    switch!("--destroy-data", destroy_data),
+    switch!("--verify", verify),
 ];
 
 /// Sets the values the flags in `args` give over those of `spec`.

@@ -496,41 +496,42 @@ impl Context<'_> {
         } else {
             (0, start)
         };
-        let mut steps = 0;
-        while (lo == 0 || hi == 0) && steps < MAX_BRACKET_STEPS {
-            steps += 1;
-            let m = if hi == 0 { lo * 2 } else { (hi / 2).max(1) };
-            if m == hi {
-                break;
-            }
-            let o = probe(self, m, TrialPurpose::Bracket, short)?;
-            if Self::stopped(&o.result) {
-                return self.finish(o, threads, thread_trials, Some((Some(lo), trials)), None);
-            }
-            if o.verdict.passed() {
-                lo = m;
+        let mut bracket_steps = 0;
+        loop {
+            // Bracket (double after a pass, halve after a fail) until a pass and a fail are
+            // known, then bisect down to the resolution.
+            let next = if lo == 0 || hi == 0 {
+                let m = if hi == 0 { lo * 2 } else { (hi / 2).max(1) };
+                (bracket_steps < MAX_BRACKET_STEPS && m != hi).then_some((m, TrialPurpose::Bracket))
             } else {
-                hi = m;
+                let wide = hi - lo > ((lo as f64 * SEARCH_RESOLUTION) as u64).max(1);
+                wide.then_some((lo + (hi - lo) / 2, TrialPurpose::Bisect))
+            };
+            let Some((m, purpose)) = next else {
+                if lo == 0 {
+                    // Even one mailbox fails (or the bracket ran out): report the last
+                    // failing run.
+                    let mut o = probe(self, hi.max(1), TrialPurpose::Confirm, cfg.duration_ms)?;
+                    o.result.warnings.push(
+                        "no mailbox count passed: the storage cannot carry this profile at any load tried"
+                            .into(),
+                    );
+                    return self.finish(o, threads, thread_trials, Some((None, trials)), None);
+                }
+                if hi == 0 {
+                    // The bracket ran out while every count passed.
+                    hi = lo * 2;
+                    continue;
+                }
+                break;
+            };
+            if purpose == TrialPurpose::Bracket {
+                bracket_steps += 1;
             }
-        }
-        if lo == 0 {
-            // Even one mailbox fails (or the bracket ran out): report the last failing run.
-            let o = probe(self, hi.max(1), TrialPurpose::Confirm, cfg.duration_ms)?;
-            let mut o = o;
-            o.result.warnings.push(
-                "no mailbox count passed: the storage cannot carry this profile at any load tried"
-                    .into(),
-            );
-            return self.finish(o, threads, thread_trials, Some((None, trials)), None);
-        }
-        if hi == 0 {
-            hi = lo * 2;
-        }
-        while hi - lo > ((lo as f64 * SEARCH_RESOLUTION) as u64).max(1) {
-            let m = lo + (hi - lo) / 2;
-            let o = probe(self, m, TrialPurpose::Bisect, short)?;
+            let o = probe(self, m, purpose, short)?;
             if Self::stopped(&o.result) {
-                return self.finish(o, threads, thread_trials, Some((Some(lo), trials)), None);
+                let max = (lo > 0).then_some(lo);
+                return self.finish(o, threads, thread_trials, Some((max, trials)), None);
             }
             if o.verdict.passed() {
                 lo = m;

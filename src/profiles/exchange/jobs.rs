@@ -46,27 +46,19 @@ pub fn transactional_job(
         let write = job.class(&class_name(db, "write"));
         let log = job.class(&class_name(db, "log-write"));
         for t in 0..threads {
-            job.workers.push(Worker {
-                name: format!("db{}-thread{}", db + 1, t + 1),
-                targets: vec![t_db],
-                target_choice: TargetChoice::RoundRobin,
-                queue_depth: THREAD_QUEUE_DEPTH,
-                cpu: None,
-                rate: per_db.map(|r| Rate {
-                    iops: r / threads as f64,
-                    arrivals: Arrivals::Uniform,
-                }),
-                access: vec![
-                    page_access(read, cfg.page_bytes, model.read_pct.round() as u32, 100.0),
-                    page_access(
-                        write,
-                        cfg.page_bytes,
-                        (100.0 - model.read_pct).round() as u32,
-                        0.0,
-                    ),
-                ],
-                io_limit: None,
-            });
+            let access = vec![
+                page_access(read, cfg.page_bytes, model.read_pct.round() as u32, 100.0),
+                page_access(
+                    write,
+                    cfg.page_bytes,
+                    (100.0 - model.read_pct).round() as u32,
+                    0.0,
+                ),
+            ];
+            let name = format!("db{}-thread{}", db + 1, t + 1);
+            let rate = per_db.map(|r| r / threads as f64);
+            job.workers
+                .push(worker(name, t_db, THREAD_QUEUE_DEPTH, rate, access, None));
         }
         // The log writer: its rate follows the database rate (in closed loop, an estimate from
         // the first second is not possible, so it runs at the profile's target ratio of the
@@ -78,49 +70,24 @@ pub fn transactional_job(
             LogRatio::OfDatabaseWrites(f) => db_rate * (100.0 - model.read_pct) / 100.0 * f,
         };
         if log_iops > 0.0 {
-            job.workers.push(Worker {
-                name: format!("db{}-log", db + 1),
-                targets: vec![t_log],
-                target_choice: TargetChoice::RoundRobin,
-                queue_depth: 1,
-                cpu: None,
-                rate: Some(Rate {
-                    iops: log_iops,
-                    arrivals: Arrivals::Uniform,
-                }),
-                access: vec![Access {
-                    class: log,
-                    weight: 1,
-                    block_size_bytes: model.log_sizes.last().map(|s| s.0).unwrap_or(4096),
-                    block_sizes: model.log_sizes.to_vec(),
-                    roll_every_bytes: LOG_FILE_BYTES,
-                    read_pct: 0.0,
-                    random_pct: 0.0,
-                    align_bytes: 4096,
-                    distribution: Distribution::Uniform,
-                    offset_bytes: 0,
-                    length_bytes: None,
-                    sync: false,
-                    fsync_every: 0,
-                }],
-                io_limit: None,
-            });
+            let largest = model.log_sizes.last().map(|s| s.0).unwrap_or(4096);
+            let access = Access {
+                block_sizes: model.log_sizes.to_vec(),
+                roll_every_bytes: LOG_FILE_BYTES,
+                align_bytes: 4096,
+                ..sequential(log, largest, 0.0)
+            };
+            let name = format!("db{}-log", db + 1);
+            job.workers
+                .push(worker(name, t_log, 1, Some(log_iops), vec![access], None));
         }
         if cfg.maintenance {
             let m = job.class(&class_name(db, "maintenance"));
-            job.workers.push(Worker {
-                name: format!("db{}-maintenance", db + 1),
-                targets: vec![t_db],
-                target_choice: TargetChoice::RoundRobin,
-                queue_depth: 1,
-                cpu: None,
-                rate: Some(Rate {
-                    iops: model.maintenance_bytes_per_s as f64 / MAINTENANCE_READ_BYTES as f64,
-                    arrivals: Arrivals::Uniform,
-                }),
-                access: vec![sequential(m, MAINTENANCE_READ_BYTES, 100.0)],
-                io_limit: None,
-            });
+            let rate = model.maintenance_bytes_per_s as f64 / MAINTENANCE_READ_BYTES as f64;
+            let access = vec![sequential(m, MAINTENANCE_READ_BYTES, 100.0)];
+            let name = format!("db{}-maintenance", db + 1);
+            job.workers
+                .push(worker(name, t_db, 1, Some(rate), access, None));
         }
     }
     job
@@ -131,16 +98,18 @@ pub fn backup_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
     let mut job = base_job(cfg, db_bytes, cfg.duration_ms, 0);
     for db in 0..cfg.databases {
         let c = job.class(&class_name(db, "backup-read"));
-        job.workers.push(Worker {
-            name: format!("db{}-backup", db + 1),
-            targets: vec![db as usize * 2],
-            target_choice: TargetChoice::RoundRobin,
-            queue_depth: BACKUP_QUEUE_DEPTH,
-            cpu: None,
-            rate: None,
-            access: vec![sequential(c, cfg.backup_block_bytes, 100.0)],
-            io_limit: Some(IoLimit::Ios(db_bytes.div_ceil(cfg.backup_block_bytes))),
-        });
+        let access = vec![sequential(c, cfg.backup_block_bytes, 100.0)];
+        let limit = IoLimit::Ios(db_bytes.div_ceil(cfg.backup_block_bytes));
+        let name = format!("db{}-backup", db + 1);
+        let target = db as usize * 2;
+        job.workers.push(worker(
+            name,
+            target,
+            BACKUP_QUEUE_DEPTH,
+            None,
+            access,
+            Some(limit),
+        ));
     }
     job
 }
@@ -154,31 +123,19 @@ pub fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
         let log = job.class(&class_name(db, "log-read"));
         let read = job.class(&class_name(db, "read"));
         let write = job.class(&class_name(db, "write"));
-        job.workers.push(Worker {
-            name: format!("db{}-replay-log", db + 1),
-            targets: vec![db as usize * 2 + 1],
-            target_choice: TargetChoice::RoundRobin,
-            queue_depth: 1,
-            cpu: None,
-            rate: None,
-            access: vec![sequential(log, LOG_FILE_BYTES, 100.0)],
-            io_limit: Some(IoLimit::Ios(n)),
-        });
-        job.workers.push(Worker {
-            name: format!("db{}-replay-pages", db + 1),
-            targets: vec![db as usize * 2],
-            target_choice: TargetChoice::RoundRobin,
-            queue_depth: 4,
-            cpu: None,
-            rate: None,
-            access: vec![
-                page_access(read, cfg.page_bytes, RECOVERY_READS_PER_LOG as u32, 100.0),
-                page_access(write, cfg.page_bytes, RECOVERY_WRITES_PER_LOG as u32, 0.0),
-            ],
-            io_limit: Some(IoLimit::Ios(
-                n * (RECOVERY_READS_PER_LOG + RECOVERY_WRITES_PER_LOG),
-            )),
-        });
+        let (t_db, t_log) = (db as usize * 2, db as usize * 2 + 1);
+        let replay = vec![sequential(log, LOG_FILE_BYTES, 100.0)];
+        let name = format!("db{}-replay-log", db + 1);
+        job.workers
+            .push(worker(name, t_log, 1, None, replay, Some(IoLimit::Ios(n))));
+        let pages = vec![
+            page_access(read, cfg.page_bytes, RECOVERY_READS_PER_LOG as u32, 100.0),
+            page_access(write, cfg.page_bytes, RECOVERY_WRITES_PER_LOG as u32, 0.0),
+        ];
+        let limit = IoLimit::Ios(n * (RECOVERY_READS_PER_LOG + RECOVERY_WRITES_PER_LOG));
+        let name = format!("db{}-replay-pages", db + 1);
+        job.workers
+            .push(worker(name, t_db, 4, None, pages, Some(limit)));
     }
     job
 }
@@ -230,6 +187,30 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         classes: Vec::new(),
         warnings: Vec::new(),
         sequence: Default::default(),
+    }
+}
+
+/// A worker on one target, closed loop or at `rate` I/Os per second (evenly spaced).
+fn worker(
+    name: String,
+    target: usize,
+    queue_depth: u32,
+    rate: Option<f64>,
+    access: Vec<Access>,
+    io_limit: Option<IoLimit>,
+) -> Worker {
+    Worker {
+        name,
+        targets: vec![target],
+        target_choice: TargetChoice::RoundRobin,
+        queue_depth,
+        cpu: None,
+        rate: rate.map(|iops| Rate {
+            iops,
+            arrivals: Arrivals::Uniform,
+        }),
+        access,
+        io_limit,
     }
 }
 
