@@ -192,22 +192,31 @@ pub fn step_line(s: &StepResult) -> String {
     )
 }
 
+/// Widths of the class table's columns: class, op, then [`super::tables::DIR_COLUMNS`].
+const WIDTHS: [usize; 11] = [16, 5, 10, 10, 9, 9, 9, 9, 9, 9, 7];
+
+/// A line of the class table, left-aligned names then right-aligned figures.
+fn line(cells: &[&str]) -> String {
+    cells
+        .iter()
+        .zip(WIDTHS)
+        .enumerate()
+        .map(|(i, (c, w))| {
+            if i < 2 {
+                format!("{c:<w$}")
+            } else {
+                format!("{c:>w$}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn row(out: &mut String, class: &str, dir: &str, d: &DirSummary) {
-    let l = &d.latency_ns;
-    let _ = writeln!(
-        out,
-        "{:<16} {:<5} {:>10} {:>10.2} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
-        class,
-        dir,
-        format_rate(d.iops),
-        d.bytes_per_s / 1e6,
-        format_ns(l.mean),
-        format_ns(l.p50 as f64),
-        format_ns(l.p99 as f64),
-        format_ns(l.p99_9 as f64),
-        format_ns(l.max as f64),
-        d.errors
-    );
+    let cells = super::tables::dir_cells(d);
+    let mut all = vec![class, dir];
+    all.extend(cells.iter().map(String::as_str));
+    let _ = writeln!(out, "{}", line(&all));
 }
 
 /// The final summary as text: per class and direction, totals, host CPU, devices, warnings.
@@ -243,11 +252,9 @@ pub fn summary(r: &RunResult) -> String {
             "from submission to completion"
         }
     );
-    let _ = writeln!(
-        out,
-        "{:<16} {:<5} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
-        "class", "op", "IOPS", "MB/s", "mean", "p50", "p99", "p99.9", "max", "errors"
-    );
+    let mut head = vec!["class", "op"];
+    head.extend(super::tables::DIR_COLUMNS);
+    let _ = writeln!(out, "{}", line(&head));
     for (name, c) in &r.classes {
         for (dir, d) in c.summary().dirs().into_iter().filter(|(_, d)| d.ops > 0) {
             row(&mut out, name, dir.name(), d);

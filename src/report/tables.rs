@@ -2,7 +2,29 @@
 //! everywhere.
 
 use crate::results::exchange::DatabaseFigures;
-use crate::units::format_ns;
+use crate::stats::summary::DirSummary;
+use crate::units::{format_ns, format_rate};
+
+/// Column headings of a class's direction (after its class and direction names).
+pub const DIR_COLUMNS: [&str; 9] = [
+    "IOPS", "MB/s", "mean", "p50", "p95", "p99", "p99.9", "max", "errors",
+];
+
+/// The cells of one direction's figures, under [`DIR_COLUMNS`].
+pub fn dir_cells(d: &DirSummary) -> [String; 9] {
+    let l = &d.latency_ns;
+    [
+        format_rate(d.iops),
+        format!("{:.2}", d.bytes_per_s / 1e6),
+        format_ns(l.mean),
+        format_ns(l.p50 as f64),
+        format_ns(l.p95 as f64),
+        format_ns(l.p99 as f64),
+        format_ns(l.p99_9 as f64),
+        format_ns(l.max as f64),
+        d.errors.to_string(),
+    ]
+}
 
 /// Column headings of the per-database table (console and HTML).
 pub const DATABASE_COLUMNS: [&str; 12] = [

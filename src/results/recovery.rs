@@ -95,13 +95,7 @@ impl DirSum {
     }
 
     fn summary(&self, seconds: f64) -> DirSummary {
-        let per_s = |v: u64| {
-            if seconds > 0.0 {
-                v as f64 / seconds
-            } else {
-                0.0
-            }
-        };
+        let per_s = |v: u64| crate::stats::per_second(v, seconds);
         DirSummary {
             ops: self.ops,
             bytes: self.bytes,

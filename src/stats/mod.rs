@@ -44,6 +44,15 @@ impl std::fmt::Display for Dir {
     }
 }
 
+/// `count` per second over `seconds` (0 over no time).
+pub fn per_second(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
 /// Counters and latency of one direction of one class.
 #[derive(Debug, Clone, Default)]
 pub struct OpStats {

@@ -36,13 +36,7 @@ pub struct DirSummary {
 impl DirSummary {
     /// Summarises `s` over `seconds`; `with_histograms` stores the encoded histograms.
     pub fn of(s: &OpStats, seconds: f64, with_histograms: bool) -> DirSummary {
-        let per_s = |v: u64| {
-            if seconds > 0.0 {
-                v as f64 / seconds
-            } else {
-                0.0
-            }
-        };
+        let per_s = |v: u64| super::per_second(v, seconds);
         let open = s.service.count() > 0;
         DirSummary {
             ops: s.ops,

@@ -30,13 +30,7 @@ pub struct IntervalDir {
 impl IntervalDir {
     /// Summarises an interval's statistics over `seconds`.
     pub fn of(s: &OpStats, seconds: f64) -> Self {
-        let per_s = |v: u64| {
-            if seconds > 0.0 {
-                v as f64 / seconds
-            } else {
-                0.0
-            }
-        };
+        let per_s = |v: u64| super::per_second(v, seconds);
         IntervalDir {
             ops: s.ops,
             bytes: s.bytes,

@@ -133,21 +133,11 @@ pub fn escape(s: &str) -> String {
 }
 
 fn dir_row(out: &mut String, name: &str, op: &str, d: &DirSummary) {
-    let l = &d.latency_ns;
-    let _ = writeln!(
-        out,
-        "<tr><td>{}</td><td>{op}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        escape(name),
-        format_rate(d.iops),
-        d.bytes_per_s / 1e6,
-        format_ns(l.mean),
-        format_ns(l.p50 as f64),
-        format_ns(l.p95 as f64),
-        format_ns(l.p99 as f64),
-        format_ns(l.p99_9 as f64),
-        format_ns(l.max as f64),
-        d.errors
-    );
+    let _ = write!(out, "<tr><td>{}</td><td>{op}</td>", escape(name));
+    for cell in super::tables::dir_cells(d) {
+        let _ = write!(out, "<td>{cell}</td>");
+    }
+    out.push_str("</tr>\n");
 }
 
 /// What ran (preset, profile, job file or the default job), as recorded when it started.
@@ -409,7 +399,11 @@ pub fn render(r: &RunResult) -> String {
     }
     errors_section(&mut o, r);
     verify_section(&mut o, r);
-    o.push_str("<h2>Classes</h2><table><tr><th>class</th><th>op</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>errors</th></tr>");
+    o.push_str("<h2>Classes</h2><table><tr><th>class</th><th>op</th>");
+    for c in super::tables::DIR_COLUMNS {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr>");
     for (name, c) in &r.classes {
         for (op, d) in c.summary().dirs() {
             if d.ops > 0 {
