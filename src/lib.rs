@@ -1,18 +1,20 @@
 //! storlab: a storage benchmark for application workloads. It answers: *will this storage
 //! carry my application's load, with the latency the application needs?*
 //!
-//! The data flow:
+//! The data flow (docs/architecture.md has the module map and the rules):
 //!
 //! ```text
 //! argv / job.toml ─cli─▶ JobSpec ─job::resolve─▶ Job ─run::execute─▶ engine workers ──▶ per-worker StatsSet
-//!                                                       │ every interval: merged ─▶ console (live) + NDJSON
-//!                                                       ▼ end: merge
-//!                                     stats::summary ─▶ RunResult ─▶ report::{json, console, html}
-//! Job with [cycle]/repeat/curve/until_steady/precondition ─run::steps─▶ one run::execute per run ─▶ RunResult.steps
+//!                                   each worker: RequestSource ─next()─▶ ring ─completed()─▶ source
+//!                                   every interval: merged ─▶ results::progress::Observer + NDJSON
+//!                                   end: merge ─▶ stats::summary ─▶ results::RunResult
+//! Job with a sequence ─run::steps─▶ one run per step, repetition, round or level ─▶ RunResult.steps
 //! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult.{exchange, verdict}
-//! profiles::presets ─▶ job files (TOML) ─▶ the same path as any job file
-//! RunResult file ─report::json::load─▶ console / html (any report is rebuilt from the file)
+//! results file ─results::file::load─▶ report::{console, html, csv, compare} (any report from the file)
 //! ```
+//!
+//! Dependencies point one way: units → job, stats → engine → results → profiles → run → report
+//! → cli.
 
 pub mod cli;
 pub mod engine;
