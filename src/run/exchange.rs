@@ -617,7 +617,7 @@ impl Context<'_> {
         let cfg = self.cfg;
         ExchangeResult {
             version: cfg.version.name().into(),
-            test: format!("{:?}", cfg.test).to_lowercase(),
+            test: cfg.test.name().into(),
             mailboxes,
             mailbox_size_bytes: cfg.mailbox_size_bytes,
             iops_per_mailbox: cfg.iops_per_mailbox,

@@ -4,7 +4,7 @@
 
 use super::{
     BACKUP_QUEUE_DEPTH, ExchangeConfig, LOG_FILE_BYTES, LogRatio, MAINTENANCE_READ_BYTES,
-    RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, THREAD_QUEUE_DEPTH, TestType,
+    RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, THREAD_QUEUE_DEPTH,
 };
 use crate::job::{
     Access, Arrivals, Distribution, IoLimit, Job, Rate, Target, TargetChoice, Worker,
@@ -163,12 +163,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         description: Some(format!(
             "Exchange {} {} test: {} mailboxes, {} databases",
             cfg.version.name(),
-            match cfg.test {
-                TestType::Performance => "performance",
-                TestType::Stress => "stress",
-                TestType::Backup => "backup",
-                TestType::Recovery => "recovery",
-            },
+            cfg.test.name(),
             cfg.mailboxes,
             cfg.databases
         )),

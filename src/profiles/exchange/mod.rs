@@ -246,17 +246,32 @@ pub enum TestType {
 }
 
 impl TestType {
+    /// Every test type.
+    const ALL: [TestType; 4] = [
+        TestType::Performance,
+        TestType::Stress,
+        TestType::Backup,
+        TestType::Recovery,
+    ];
+
+    /// The name users write and results carry.
+    pub fn name(self) -> &'static str {
+        match self {
+            TestType::Performance => "performance",
+            TestType::Stress => "stress",
+            TestType::Backup => "backup",
+            TestType::Recovery => "recovery",
+        }
+    }
+
     /// Parses `performance`, `stress`, `backup` or `recovery`.
     pub fn parse(s: &str) -> Result<TestType, String> {
-        match s {
-            "performance" => Ok(TestType::Performance),
-            "stress" => Ok(TestType::Stress),
-            "backup" => Ok(TestType::Backup),
-            "recovery" => Ok(TestType::Recovery),
-            o => Err(format!(
-                "unknown test `{o}`; use performance, stress, backup or recovery"
-            )),
-        }
+        TestType::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| {
+                format!("unknown test `{s}`; use performance, stress, backup or recovery")
+            })
     }
 }
 
