@@ -451,11 +451,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             let r = if timeseries::is_timeseries(&results) {
                 crate::results::recovery::load(&results)?
             } else if !results.exists() && series.exists() {
-                anyhow::bail!(
+                return Err(Usage(format!(
                     "{} does not exist: the run did not finish; make a report from its time series: storlab report {}",
                     results.display(),
                     series.display()
-                );
+                ))
+                .into());
             } else {
                 let r = results_file::load(&results)?;
                 let unfinished = r.interrupted == crate::results::Interrupted::Unfinished;

@@ -127,7 +127,7 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Re
                 }
             })
             .collect();
-        let mut message = e.message().trim().to_string();
+        let mut message = suggest(e.message().trim());
         if message.is_empty() {
             // toml gives no text for a stray character; say which one it is.
             let at = e.span().map(|s| s.start).unwrap_or(0);
@@ -151,6 +151,43 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Re
             message,
         }
     })
+}
+
+/// Rewrites serde's "unknown field `x`, expected one of `a`, `b`" as "unknown key `x`; did you
+/// mean `a`?" when a known key is close (edit distance, or the same but for case, `_` and
+/// `-`); otherwise lists the keys allowed there. Other messages are returned as they are.
+fn suggest(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((unknown, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let allowed: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    match closest(unknown, &allowed) {
+        Some(known) => format!("unknown key `{unknown}`; did you mean `{known}`?"),
+        None if allowed.is_empty() => format!("unknown key `{unknown}`: no key is allowed here"),
+        None => format!(
+            "unknown key `{unknown}`; the keys allowed here are {}",
+            allowed.join(", ")
+        ),
+    }
+}
+
+/// The known word closest to `word`, if one is close enough to be what was meant.
+pub fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
+    let plain = |w: &str| w.to_lowercase().replace(['_', '-'], "");
+    let p = plain(word);
+    if let Some(same) = known.iter().find(|k| plain(k) == p) {
+        return Some(same);
+    }
+    let limit = (word.chars().count() / 3).clamp(1, 3);
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(word, k), *k))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
 }
 
 /// Parses a TOML job file's text. Syntax errors, unknown keys and bad units name the line.
@@ -186,4 +223,42 @@ pub fn read_text(path: &Path) -> Result<String, JobError> {
 pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
     let text = read_text(path)?;
     Ok((parse(path, &text)?, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_get_a_suggestion_when_one_is_close() {
+        let e = parse(Path::new("j.toml"), "[[targets]]\npath = \"x\"\n").unwrap_err();
+        assert_eq!(e.location, "j.toml:1:3");
+        assert!(
+            e.message
+                .starts_with("unknown key `targets`; did you mean `target`?"),
+            "{e}"
+        );
+        let e = parse(
+            Path::new("j.toml"),
+            "[[worker]]\n[[worker.access]]\nblocksize = \"4k\"\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("unknown key `blocksize`; did you mean `block_size`?"),
+            "{e}"
+        );
+        let e = parse(Path::new("j.toml"), "colour = 1\n").unwrap_err();
+        assert!(
+            e.message
+                .contains("the keys allowed here are description, engine"),
+            "{e}"
+        );
+        assert_eq!(
+            closest("QueueDepth", &["queue_depth", "count"]),
+            Some("queue_depth")
+        );
+        assert_eq!(closest("duraton", &["duration", "ramp"]), Some("duration"));
+        assert_eq!(closest("x", &["duration", "ramp"]), None);
+    }
 }

@@ -7,10 +7,19 @@ use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Loads a results file, checking its schema version.
+/// Loads a results file, checking its schema version. A file that cannot be read or is not a
+/// results file this storlab reads is the user's input error ([`crate::Usage`], exit 2).
 pub fn load(path: &Path) -> Result<RunResult> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the results file {}", path.display()))?;
+    read(path).map_err(|e| crate::Usage(format!("{e:#}")).into())
+}
+
+fn read(path: &Path) -> Result<RunResult> {
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "cannot read the results file {}; give a file a run wrote (storlab-results/run-….json) or its time series (….ndjson)",
+            path.display()
+        )
+    })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     let Some(version) = value.get("schema_version") else {

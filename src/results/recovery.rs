@@ -30,7 +30,7 @@ use std::path::Path;
 
 /// The results of the run whose time series is `path`, rebuilt from its records alone.
 pub fn load(path: &Path) -> Result<RunResult> {
-    let mut r = recover_file(path)?;
+    let mut r = recover_file(path).map_err(|e| crate::Usage(format!("{e:#}")))?;
     r.warnings.push(
         "recovered from the time series: the job, the targets and the host are not in it and are left empty; start and end times are estimated from the file's modification time".into(),
     );
@@ -57,7 +57,7 @@ fn recover_file(path: &Path) -> Result<RunResult> {
 /// (`interrupted` is [`super::UNFINISHED`]): the measurements are recovered from the time
 /// series, the job, targets and host are the file's own.
 pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
-    let mut r = recover_file(series)?;
+    let mut r = recover_file(series).map_err(|e| crate::Usage(format!("{e:#}")))?;
     r.warnings.extend(unfinished.warnings);
     r.command = unfinished.command;
     r.invocation = unfinished.invocation;
