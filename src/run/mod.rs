@@ -11,9 +11,11 @@ pub mod steps;
 
 use crate::Usage;
 use crate::engine::access::{AccessGen, TargetGeometry};
+use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
 use crate::engine::probe;
 use crate::engine::ring::UringBackend;
+use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource};
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
 use crate::engine::verify::{MapTarget, ReadBack, VerifyCounts, VerifyMap};
@@ -452,18 +454,20 @@ fn execute_inner(
         let mut spawned = 0;
         let mut spawn_error = None;
         for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
+            let seed = job.seed ^ ((wi as u64) << 32);
             let plan = WorkerPlan {
                 index: wi,
                 spec: w,
                 classes: job.classes.len(),
-                access,
-                seed: job.seed ^ ((wi as u64) << 32),
                 start: Instant::now(),
                 grid,
                 stop,
                 halt,
                 tx: tx.clone(),
-                batch: (job.batch as usize).min(w.queue_depth as usize),
+                batch: match w.rate {
+                    Some(_) => 1,
+                    None => (job.batch as usize).min(w.queue_depth as usize),
+                },
                 targets: job.targets.len(),
                 blocks: &blocks,
                 failures: &failures,
@@ -475,7 +479,7 @@ fn execute_inner(
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
                     let tx = plan.tx.clone();
-                    let report = run_worker(plan, engine, fds, slot_bytes, gate);
+                    let report = run_worker(plan, access, seed, engine, fds, slot_bytes, gate);
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
                 });
             match spawn {
@@ -666,15 +670,39 @@ impl StartGate {
     }
 }
 
+/// Runs worker `plan` with its request source: closed loop, or open loop at its rate.
 fn run_worker(
+    plan: WorkerPlan<'_>,
+    access: AccessGen,
+    seed: u64,
+    engine: EngineKind,
+    fds: Vec<std::os::fd::BorrowedFd<'_>>,
+    slot_bytes: usize,
+    gate: &StartGate,
+) -> WorkerReport {
+    let spec = plan.spec;
+    match spec.rate {
+        None => {
+            let source = &mut ClosedLoop::new(access, spec.io_limit);
+            drive(plan, source, seed, engine, fds, slot_bytes, gate)
+        }
+        Some(rate) => {
+            let source = &mut OpenLoop::new(access, rate, seed, spec.io_limit);
+            drive(plan, source, seed, engine, fds, slot_bytes, gate)
+        }
+    }
+}
+
+fn drive<S: RequestSource>(
     mut plan: WorkerPlan<'_>,
+    source: &mut S,
+    seed: u64,
     engine: EngineKind,
     fds: Vec<std::os::fd::BorrowedFd<'_>>,
     slot_bytes: usize,
     gate: &StartGate,
 ) -> WorkerReport {
     let qd = plan.spec.queue_depth as usize;
-    let seed = plan.seed;
     if let Some(cpu) = plan.spec.cpu {
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);
@@ -683,22 +711,22 @@ fn run_worker(
             return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
         }
     }
-    match engine {
+    SlotArena::with(qd, slot_bytes, seed, |arena, slots| match engine {
         EngineKind::Null => {
-            let b = NullBackend::new(qd, slot_bytes, seed);
+            let b = NullBackend::new(arena);
             plan.start = gate.ready();
-            worker::run(plan, b, Vec::new())
+            worker::run(plan, b, slots, source, Vec::new())
         }
         EngineKind::Psync => {
-            let b = SyncBackend::new(fds, qd, slot_bytes, seed);
+            let b = SyncBackend::new(fds, arena);
             plan.start = gate.ready();
-            worker::run(plan, b, Vec::new())
+            worker::run(plan, b, slots, source, Vec::new())
         }
-        EngineKind::IoUring => match UringBackend::new(fds, qd, slot_bytes, seed) {
+        EngineKind::IoUring => match UringBackend::new(fds, arena) {
             Ok(b) => {
                 let notes = b.notes.clone();
                 plan.start = gate.ready();
-                worker::run(plan, b, notes)
+                worker::run(plan, b, slots, source, notes)
             }
             Err(e) => {
                 plan.start = gate.ready();
@@ -708,7 +736,7 @@ fn run_worker(
                 )
             }
         },
-    }
+    })
 }
 
 fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
