@@ -693,6 +693,8 @@ fn run_worker(
     }
 }
 
+/// Pins the worker, makes its slots and backend, waits at the start gate and runs it on
+/// `source`.
 fn drive<S: RequestSource>(
     mut plan: WorkerPlan<'_>,
     source: &mut S,
