@@ -2,10 +2,19 @@
 //! filled with incompressible data (before each write, [`super::verify`] seals every sector
 //! with its header, so no two written sectors are alike). One of the two files allowed
 //! `unsafe`.
+//!
+//! A worker's slots are reached only through [`Slot`] tokens: one per slot, created here with
+//! its [`SlotArena`], neither `Copy` nor `Clone`. Whoever holds a slot's token may use its
+//! buffer; a backend takes the token when the slot's I/O is queued and hands it back with the
+//! completion, so no safe code can reach a buffer the kernel may be reading or writing. Tokens
+//! are branded with their arena (the lifetime `'a`, fresh for every [`SlotArena::with`]), so a
+//! token of one arena cannot be used with another. All of it is checked at compile time: a
+//! token is a `u32`.
 
 #![allow(unsafe_code)]
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 /// Alignment of every slot: a page, enough for O_DIRECT on any device.
@@ -87,6 +96,139 @@ impl Drop for BufArena {
     }
 }
 
+/// Ties a [`Slot`] to its [`SlotArena`]: invariant in `'a`, so the compiler can neither
+/// shrink nor grow one arena's brand into another's.
+type Brand<'a> = PhantomData<fn(&'a ()) -> &'a ()>;
+
+/// The right to one slot's buffer. Only this module creates one (each slot's, once, in
+/// [`SlotArena::with`]), and it is neither `Copy` nor `Clone`: at any time at most one token of
+/// a slot exists, and none while the slot's I/O is in flight (the backend consumed it).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Slot<'a> {
+    index: u32,
+    _brand: Brand<'a>,
+}
+
+impl<'a> Slot<'a> {
+    /// The slot's index (0 to slots − 1): for the holder's own bookkeeping; it gives no access
+    /// to the buffer.
+    #[inline]
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Gives the token up for an I/O handed to the kernel; the index travels with the I/O (as
+    /// its user data) and [`Slot::from_raw`] turns it back into the token on completion.
+    #[inline]
+    pub(super) fn into_raw(self) -> u32 {
+        self.index
+    }
+
+    /// The token given up by [`Slot::into_raw`].
+    ///
+    /// # Safety
+    ///
+    /// `index` must be what `into_raw` returned for a token of this same arena (brand `'a`),
+    /// at most once per `into_raw`, and the I/O that took it must have completed: then no
+    /// other token of the slot exists and the kernel no longer uses its buffer.
+    #[inline]
+    pub(super) unsafe fn from_raw(index: u32) -> Slot<'a> {
+        Slot {
+            index,
+            _brand: PhantomData,
+        }
+    }
+}
+
+/// A [`BufArena`] whose slots are reached only with their [`Slot`] tokens.
+pub struct SlotArena<'a> {
+    arena: BufArena,
+    _brand: Brand<'a>,
+}
+
+impl SlotArena<'_> {
+    /// Allocates `slots` slots of at least `slot_bytes` bytes (see [`BufArena::new`]) and calls
+    /// `f` with the arena and the token of every slot, in slot order. The brand `'a` is new to
+    /// this call (`f` must accept any lifetime), so these tokens fit this arena only, and
+    /// neither can leave `f`.
+    ///
+    /// ```
+    /// use storlab::engine::buf::SlotArena;
+    /// SlotArena::with(2, 4096, 0, |mut arena, slots| arena.buf(&slots[1])[0] = 1);
+    /// ```
+    ///
+    /// A token of another arena does not fit:
+    ///
+    /// ```compile_fail
+    /// use storlab::engine::buf::SlotArena;
+    /// SlotArena::with(2, 4096, 0, |mut arena, _| {
+    ///     SlotArena::with(2, 4096, 0, |_, other| arena.buf(&other[1])[0] = 1);
+    /// });
+    /// ```
+    ///
+    /// and tokens do not outlive their arena:
+    ///
+    /// ```compile_fail
+    /// use storlab::engine::buf::SlotArena;
+    /// let slots = SlotArena::with(2, 4096, 0, |_, slots| slots);
+    /// ```
+    pub fn with<R>(
+        slots: usize,
+        slot_bytes: usize,
+        seed: u64,
+        f: impl for<'a> FnOnce(SlotArena<'a>, Vec<Slot<'a>>) -> R,
+    ) -> R {
+        let arena = BufArena::new(slots, slot_bytes, seed);
+        let tokens = (0..arena.slots as u32)
+            .map(|index| Slot {
+                index,
+                _brand: PhantomData,
+            })
+            .collect();
+        f(
+            SlotArena {
+                arena,
+                _brand: PhantomData,
+            },
+            tokens,
+        )
+    }
+}
+
+impl<'a> SlotArena<'a> {
+    /// Bytes per slot.
+    pub fn slot_bytes(&self) -> usize {
+        self.arena.slot_bytes
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> usize {
+        self.arena.slots
+    }
+
+    /// Start address and length of the region (for io_uring buffer registration).
+    pub fn region(&self) -> (*mut u8, usize) {
+        self.arena.region()
+    }
+
+    /// Where the buffer of `slot` starts (to hand to the kernel with the slot's I/O).
+    #[inline]
+    pub fn ptr(&self, slot: &Slot<'a>) -> *mut u8 {
+        self.arena.slot_ptr(slot.index as usize)
+    }
+
+    /// The buffer of `slot`, to whoever holds its token.
+    #[inline]
+    pub fn buf(&mut self, slot: &Slot<'a>) -> &mut [u8] {
+        // SAFETY: a token's index is below `slots` (tokens are made only in `with`, for 0 to
+        // slots − 1, and `from_raw` takes back only such an index), so the slot lies inside
+        // the allocation. `&mut self` excludes every other reference made through this arena,
+        // and holding the token means the slot's I/O is not in flight, so the kernel does not
+        // touch these bytes either.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr(slot), self.arena.slot_bytes) }
+    }
+}
+
 /// Fills `buf` with fast pseudo-random bytes (xorshift-multiply stream seeded by `seed`).
 pub fn fill_random(buf: &mut [u8], seed: u64) {
     let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
@@ -119,5 +261,22 @@ mod tests {
         let first = a.slot_mut(0)[..64].to_vec();
         assert_ne!(first, a.slot_mut(1)[..64].to_vec());
         assert!(first.iter().any(|&b| b != 0));
+    }
+
+    #[test]
+    fn every_slot_has_one_token_in_order() {
+        SlotArena::with(3, 4096, 1, |mut arena, tokens| {
+            assert_eq!(arena.slots(), 3);
+            let indexes: Vec<u32> = tokens.iter().map(Slot::index).collect();
+            assert_eq!(indexes, [0, 1, 2]);
+            let base = arena.region().0 as usize;
+            for t in &tokens {
+                assert_eq!(arena.ptr(t) as usize, base + t.index() as usize * 4096);
+                assert_eq!(arena.buf(t).len(), arena.slot_bytes());
+            }
+            arena.buf(&tokens[1]).fill(7);
+            assert!(arena.buf(&tokens[1]).iter().all(|&b| b == 7));
+            assert!(arena.buf(&tokens[0]).iter().any(|&b| b != 7));
+        });
     }
 }

@@ -1,6 +1,7 @@
-//! The I/O engines and what they act on: targets, access generators, open-loop pacing and the
-//! worker loop, which drives one of three backends (io_uring, psync, null) through the same
-//! code so the null engine measures exactly storlab's own per-I/O cost.
+//! The I/O engines and what they act on: targets, access generators, open-loop pacing, the
+//! request sources built from them, and the worker loop, which drives one of three backends
+//! (io_uring, psync, null) through the same code so the null engine measures exactly storlab's
+//! own per-I/O cost.
 
 pub mod access;
 pub mod buf;
@@ -8,10 +9,13 @@ pub mod null;
 pub mod pacing;
 pub mod probe;
 pub mod ring;
+pub mod source;
 pub mod sync;
 pub mod target;
 pub mod verify;
 pub mod worker;
+
+use buf::Slot;
 
 /// What an I/O does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,14 +47,22 @@ pub struct IoOp {
 
 /// A way to perform I/O: queue operations into slots, submit, wait and reap completions. Each
 /// slot owns one buffer and holds at most one operation at a time.
-pub trait Backend {
-    /// The buffer of `slot` (sealed before each write).
-    fn slot_buf(&mut self, slot: u32) -> &mut [u8];
-    /// Queues `op` in `slot`; it is not submitted until [`Backend::submit`].
-    fn push(&mut self, slot: u32, op: &IoOp);
+///
+/// Slots are [`Slot`] tokens of the backend's [`buf::SlotArena`] (brand `'a`): the caller
+/// holds the tokens of the free slots, [`Backend::push`] takes one with its operation and
+/// [`Backend::reap`] gives it back with the result. So a slot's buffer is reachable
+/// ([`Backend::slot_buf`]) only while no operation uses it, which is what lets the io_uring
+/// backend hand the buffer to the kernel with no copy and no check.
+pub trait Backend<'a> {
+    /// The buffer of `slot`, whose token the caller holds (sealed before each write, checked
+    /// after each read).
+    fn slot_buf(&mut self, slot: &Slot<'a>) -> &mut [u8];
+    /// Queues `op` in `slot`; it is not submitted until [`Backend::submit`]. The token comes
+    /// back from [`Backend::reap`] with the operation's result.
+    fn push(&mut self, slot: Slot<'a>, op: &IoOp);
     /// Submits what is queued; when `wait`, also blocks until at least one completion is
     /// available or `timeout_ns` passes.
     fn submit(&mut self, wait: bool, timeout_ns: u64) -> std::io::Result<()>;
     /// Appends every available completion as (slot, result: bytes, or -errno) to `out`.
-    fn reap(&mut self, out: &mut Vec<(u32, i32)>);
+    fn reap(&mut self, out: &mut Vec<(Slot<'a>, i32)>);
 }

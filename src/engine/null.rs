@@ -1,32 +1,34 @@
 //! The null backend: every operation completes at once without I/O, so a run measures
 //! storlab's own per-I/O cost with every statistic still recorded.
 
-use super::buf::BufArena;
+use super::buf::{Slot, SlotArena};
 use super::{Backend, IoOp, OpKind};
 
 /// Completes operations immediately.
-pub struct NullBackend {
-    arena: BufArena,
-    queued: Vec<(u32, i32)>,
+pub struct NullBackend<'a> {
+    arena: SlotArena<'a>,
+    queued: Vec<(Slot<'a>, i32)>,
 }
 
-impl NullBackend {
-    /// A backend with `slots` buffers of `slot_bytes`.
-    pub fn new(slots: usize, slot_bytes: usize, seed: u64) -> Self {
+impl<'a> NullBackend<'a> {
+    /// A backend over the slots of `arena`.
+    pub fn new(arena: SlotArena<'a>) -> Self {
+        let slots = arena.slots();
         Self {
-            arena: BufArena::new(slots, slot_bytes, seed),
+            arena,
             queued: Vec::with_capacity(slots),
         }
     }
 }
 
-impl Backend for NullBackend {
-    fn slot_buf(&mut self, slot: u32) -> &mut [u8] {
-        self.arena.slot_mut(slot as usize)
+impl<'a> Backend<'a> for NullBackend<'a> {
+    #[inline]
+    fn slot_buf(&mut self, slot: &Slot<'a>) -> &mut [u8] {
+        self.arena.buf(slot)
     }
 
     #[inline]
-    fn push(&mut self, slot: u32, op: &IoOp) {
+    fn push(&mut self, slot: Slot<'a>, op: &IoOp) {
         let res = if op.kind == OpKind::Flush {
             0
         } else {
@@ -44,7 +46,7 @@ impl Backend for NullBackend {
     }
 
     #[inline]
-    fn reap(&mut self, out: &mut Vec<(u32, i32)>) {
+    fn reap(&mut self, out: &mut Vec<(Slot<'a>, i32)>) {
         out.append(&mut self.queued);
     }
 }

@@ -3,25 +3,26 @@
 //! are queued by `push` and performed by `submit`, so the worker's submission timestamp is
 //! taken before the I/O, as with io_uring.
 
-use super::buf::BufArena;
+use super::buf::{Slot, SlotArena};
 use super::{Backend, IoOp, OpKind};
 use rustix::io::{Errno, ReadWriteFlags};
 use std::os::fd::BorrowedFd;
 
-/// Performs each operation as it is pushed.
-pub struct SyncBackend<'fd> {
+/// Performs each operation as it is submitted.
+pub struct SyncBackend<'fd, 'a> {
     fds: Vec<BorrowedFd<'fd>>,
-    arena: BufArena,
-    queued: Vec<(u32, IoOp)>,
-    done: Vec<(u32, i32)>,
+    arena: SlotArena<'a>,
+    queued: Vec<(Slot<'a>, IoOp)>,
+    done: Vec<(Slot<'a>, i32)>,
 }
 
-impl<'fd> SyncBackend<'fd> {
-    /// A backend over `fds` (indexed like the job's targets).
-    pub fn new(fds: Vec<BorrowedFd<'fd>>, slots: usize, slot_bytes: usize, seed: u64) -> Self {
+impl<'fd, 'a> SyncBackend<'fd, 'a> {
+    /// A backend over `fds` (indexed like the job's targets) and the slots of `arena`.
+    pub fn new(fds: Vec<BorrowedFd<'fd>>, arena: SlotArena<'a>) -> Self {
+        let slots = arena.slots();
         Self {
             fds,
-            arena: BufArena::new(slots, slot_bytes, seed),
+            arena,
             queued: Vec::with_capacity(slots),
             done: Vec::with_capacity(slots),
         }
@@ -35,12 +36,12 @@ fn result(r: Result<usize, Errno>) -> i32 {
     }
 }
 
-impl Backend for SyncBackend<'_> {
-    fn slot_buf(&mut self, slot: u32) -> &mut [u8] {
-        self.arena.slot_mut(slot as usize)
+impl<'a> Backend<'a> for SyncBackend<'_, 'a> {
+    fn slot_buf(&mut self, slot: &Slot<'a>) -> &mut [u8] {
+        self.arena.buf(slot)
     }
 
-    fn push(&mut self, slot: u32, op: &IoOp) {
+    fn push(&mut self, slot: Slot<'a>, op: &IoOp) {
         self.queued.push((slot, *op));
     }
 
@@ -48,43 +49,45 @@ impl Backend for SyncBackend<'_> {
         if self.queued.is_empty() && self.done.is_empty() && timeout_ns > 0 {
             std::thread::sleep(std::time::Duration::from_nanos(timeout_ns));
         }
-        for i in 0..self.queued.len() {
-            let (slot, op) = self.queued[i];
-            let res = self.perform(slot, &op);
+        for (slot, op) in self.queued.drain(..) {
+            let res = perform(&self.fds, &mut self.arena, &slot, &op);
             self.done.push((slot, res));
         }
-        self.queued.clear();
         Ok(())
     }
 
-    fn reap(&mut self, out: &mut Vec<(u32, i32)>) {
+    fn reap(&mut self, out: &mut Vec<(Slot<'a>, i32)>) {
         out.append(&mut self.done);
     }
 }
 
-impl SyncBackend<'_> {
-    fn perform(&mut self, slot: u32, op: &IoOp) -> i32 {
-        let fd = self.fds[op.target as usize];
-        let len = op.len as usize;
-        match op.kind {
-            OpKind::Read => {
-                let buf = &mut self.arena.slot_mut(slot as usize)[..len];
-                result(rustix::io::pread(fd, buf, op.offset))
-            }
-            OpKind::Write if op.dsync => {
-                let buf = &self.arena.slot_mut(slot as usize)[..len];
-                result(rustix::io::pwritev2(
-                    fd,
-                    &[std::io::IoSlice::new(buf)],
-                    op.offset,
-                    ReadWriteFlags::DSYNC,
-                ))
-            }
-            OpKind::Write => {
-                let buf = &self.arena.slot_mut(slot as usize)[..len];
-                result(rustix::io::pwrite(fd, buf, op.offset))
-            }
-            OpKind::Flush => result(rustix::fs::fdatasync(fd).map(|()| 0)),
+/// Performs `op` with the buffer of `slot` (the backend holds its token while it is queued).
+fn perform<'a>(
+    fds: &[BorrowedFd<'_>],
+    arena: &mut SlotArena<'a>,
+    slot: &Slot<'a>,
+    op: &IoOp,
+) -> i32 {
+    let fd = fds[op.target as usize];
+    let len = op.len as usize;
+    match op.kind {
+        OpKind::Read => {
+            let buf = &mut arena.buf(slot)[..len];
+            result(rustix::io::pread(fd, buf, op.offset))
         }
+        OpKind::Write if op.dsync => {
+            let buf = &arena.buf(slot)[..len];
+            result(rustix::io::pwritev2(
+                fd,
+                &[std::io::IoSlice::new(buf)],
+                op.offset,
+                ReadWriteFlags::DSYNC,
+            ))
+        }
+        OpKind::Write => {
+            let buf = &arena.buf(slot)[..len];
+            result(rustix::io::pwrite(fd, buf, op.offset))
+        }
+        OpKind::Flush => result(rustix::fs::fdatasync(fd).map(|()| 0)),
     }
 }

@@ -1,14 +1,17 @@
-//! The worker loop: one OS thread, one backend (ring), `queue_depth` slots, one access
-//! generator, its own statistics. Closed loop keeps every slot busy; open loop issues I/Os at
-//! their intended times and records response time from that time (no coordinated omission)
-//! and service time from submission. Every interval the worker hands its interval statistics
-//! to the collector over a channel; nothing on the per-I/O path allocates, locks or prints.
+//! The worker loop: one OS thread, one backend (ring), `queue_depth` slots, one request
+//! source, its own statistics. The source ([`super::source`]) decides what to issue and when:
+//! closed loop keeps every slot busy; open loop issues I/Os at their intended times and the
+//! loop records response time from that time (no coordinated omission) and service time from
+//! submission. The loop owns the rest: slots, submission and reaping, the interval grid,
+//! statistics, verification locks, batching, stopping, errors, and draining every I/O in
+//! flight before it returns. Every interval the worker hands its interval statistics to the
+//! collector over a channel; nothing on the per-I/O path allocates, locks or prints.
 
-use super::access::AccessGen;
-use super::pacing::Pacer;
+use super::buf::Slot;
+use super::source::{Next, Request, RequestSource};
 use super::verify::VerifyMap;
 use super::{Backend, IoOp, OpKind};
-use crate::job::{IoLimit, Worker};
+use crate::job::Worker;
 use crate::stats::errors::{ErrorDetail, errno_text};
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::verification::VerifyCounts;
@@ -22,9 +25,14 @@ const MAX_WAIT_NS: u64 = 50_000_000;
 /// How long a worker waits before trying again an I/O whose blocks another I/O holds
 /// (verification never lets a block be read while it is written).
 const BLOCKED_RETRY_NS: u64 = 100_000;
+/// After a submission failed, how many more failed submissions in a row (each followed by a
+/// pause of [`FAILED_SUBMIT_PAUSE`]) the worker tries while it drains, before it leaves what is
+/// still in flight to its backend's drop (which waits for it too, or leaks the buffers).
+const FAILED_SUBMITS: u32 = 1000;
+/// The pause after a failed submission.
+const FAILED_SUBMIT_PAUSE: std::time::Duration = std::time::Duration::from_millis(1);
 /// How many I/O errors are kept in detail per worker.
 pub const ERROR_DETAILS: usize = 8;
-
 /// What a worker sends to the collector.
 #[derive(Debug)]
 pub enum WorkerMsg {
@@ -72,10 +80,6 @@ pub struct WorkerPlan<'a> {
     pub spec: &'a Worker,
     /// Number of classes in the job.
     pub classes: usize,
-    /// Offsets and choices.
-    pub access: AccessGen,
-    /// Seed for pacing.
-    pub seed: u64,
     /// Run start (time 0 of the grid).
     pub start: Instant,
     /// Phases and intervals.
@@ -86,8 +90,8 @@ pub struct WorkerPlan<'a> {
     pub halt: &'a AtomicBool,
     /// To the collector.
     pub tx: Sender<WorkerMsg>,
-    /// Closed loop: refill slots only when this many are free (1: each I/O as soon as it is
-    /// ready). At most the queue depth.
+    /// Ask the source for I/O only when this many slots are free (1: each I/O as soon as it
+    /// is ready; always 1 in open loop). At most the queue depth.
     pub batch: usize,
     /// Number of targets in the job.
     pub targets: usize,
@@ -100,21 +104,28 @@ pub struct WorkerPlan<'a> {
     pub max_failures: u64,
 }
 
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    op: Option<IoOp>,
-    intended_ns: u64,
+/// A slot's I/O in flight.
+#[derive(Clone, Copy)]
+struct InFlight {
+    request: Request,
     submit_ns: u64,
 }
 
-/// Runs the worker to the end of the grid (or until stopped) and returns its report.
-pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>) -> WorkerReport {
+/// Runs the worker to the end of the grid, until its source is done, or until stopped, and
+/// returns its report. `slots` are the tokens of every slot of `backend`, all free; the worker
+/// returns only once every I/O it issued has completed (or, when the backend can no longer
+/// wait, leaves the rest to the backend's drop).
+pub fn run<'a, B: Backend<'a>, S: RequestSource>(
+    plan: WorkerPlan<'_>,
+    mut backend: B,
+    slots: Vec<Slot<'a>>,
+    source: &mut S,
+    notes: Vec<String>,
+) -> WorkerReport {
     let WorkerPlan {
         index,
-        spec,
+        spec: _,
         classes,
-        mut access,
-        seed,
         start,
         grid,
         stop,
@@ -127,39 +138,51 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         max_failures,
     } = plan;
     let verify = blocks.track.then_some(blocks);
-    let qd = spec.queue_depth as usize;
-    let mut slots = vec![Slot::default(); qd];
-    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
+    let qd = slots.len();
+    // What `flights` holds for a slot never used.
+    let idle = InFlight {
+        request: Request {
+            op: IoOp {
+                kind: OpKind::Read,
+                target: 0,
+                offset: 0,
+                len: 0,
+                dsync: false,
+                class: 0,
+            },
+            intended_ns: None,
+            tag: 0,
+        },
+        submit_ns: 0,
+    };
+    let mut flights = vec![idle; qd];
+    // Free slots; slot 0 is used first.
+    let mut free = slots;
+    free.reverse();
     let mut pending: Vec<u32> = Vec::with_capacity(qd);
-    let mut done: Vec<(u32, i32)> = Vec::with_capacity(qd * 2);
+    let mut done: Vec<(Slot<'a>, i32)> = Vec::with_capacity(qd * 2);
     let mut interval = StatsSet::new(classes);
     let mut totals = StatsSet::new(classes);
     let mut counters = vec![TargetCounters::default(); targets];
     let mut errors = Vec::new();
     let mut checks = VerifyCounts::default();
-    // An I/O drawn but not yet issued: its blocks were busy (verification only).
-    let mut blocked: Option<IoOp> = None;
+    // A request offered but not yet issued: its blocks were busy (verification only).
+    let mut blocked: Option<Request> = None;
     let fail = |n: u64| {
         if failures.fetch_add(n, Ordering::Relaxed) + n >= max_failures {
             halt.store(true, Ordering::Relaxed);
         }
     };
-    let mut pacer = spec.rate.map(|r| Pacer::new(r, seed ^ 0x7061_6365));
-    let open = pacer.is_some();
-    let mut next_intended = pacer.as_mut().map(|p| p.next_ns()).unwrap_or(0);
     let ramp_ns = grid.ramp_ns;
     let end_ns = grid.ramp_ns + grid.measure_ns;
     let (mut cur, mut cur_end) = grid.at(0);
     let mut inflight = 0usize;
     let mut issuing = true;
+    // The source said it has nothing more to offer.
+    let mut finished = false;
     let mut stopped_at = end_ns;
     let mut fatal = None;
-    let limit = match spec.io_limit {
-        None => u64::MAX,
-        Some(IoLimit::Ios(n)) => n,
-        Some(IoLimit::Passes(p)) => access.ops_per_pass().saturating_mul(p as u64),
-    };
-    let mut issued = 0u64;
+    let mut failed_submits = 0u32;
     let mut last_completion = 0u64;
     let now_ns = || start.elapsed().as_nanos() as u64;
 
@@ -179,47 +202,56 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             issuing = false;
             stopped_at = now.min(end_ns);
         }
-        if issuing && (open || free.len() >= batch) {
-            while let Some(&slot) = free.last() {
-                let intended = if open {
-                    if next_intended > now {
+        // When the source has nothing before some time: wake up then.
+        let mut wake_at = u64::MAX;
+        if issuing && free.len() >= batch {
+            while let Some(slot) = free.pop() {
+                let request = match blocked.take() {
+                    Some(r) => r,
+                    None if finished => {
+                        free.push(slot);
                         break;
                     }
-                    next_intended
-                } else {
-                    0
+                    None => match source.next(now) {
+                        Next::Issue(r) => r,
+                        Next::At(t) => {
+                            wake_at = t;
+                            free.push(slot);
+                            break;
+                        }
+                        Next::AwaitCompletion => {
+                            free.push(slot);
+                            break;
+                        }
+                        Next::Done => {
+                            finished = true;
+                            free.push(slot);
+                            break;
+                        }
+                    },
                 };
-                if issued >= limit {
-                    break;
-                }
-                let op = blocked.take().unwrap_or_else(|| access.next_op().0);
+                let op = request.op;
                 if let Some(map) = verify {
                     if op.kind != OpKind::Flush
                         && !map.lock(op.target, op.offset, op.len, op.kind == OpKind::Write)
                     {
-                        blocked = Some(op);
+                        blocked = Some(request);
+                        free.push(slot);
                         break;
                     }
                 }
-                issued += 1;
-                free.pop();
                 if op.kind == OpKind::Write {
-                    blocks.seal(backend.slot_buf(slot), op.target, op.offset, op.len);
+                    blocks.seal(backend.slot_buf(&slot), op.target, op.offset, op.len);
                 }
+                let i = slot.index();
+                flights[i as usize].request = request;
+                pending.push(i);
                 backend.push(slot, &op);
-                slots[slot as usize] = Slot {
-                    op: Some(op),
-                    intended_ns: intended,
-                    submit_ns: 0,
-                };
-                pending.push(slot);
                 inflight += 1;
-                if let Some(p) = pacer.as_mut() {
-                    next_intended = p.next_ns();
-                }
             }
         }
-        if issued >= limit && inflight == 0 && issuing {
+        if finished && issuing && inflight == 0 && blocked.is_none() {
+            // Done: the measured time ends with the last completion.
             issuing = false;
             stopped_at = last_completion.max(ramp_ns).min(end_ns);
         }
@@ -229,35 +261,38 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
         if !pending.is_empty() {
             let t = now_ns();
             for &s in &pending {
-                let slot = &mut slots[s as usize];
-                slot.submit_ns = t;
-                if !open {
-                    slot.intended_ns = t;
-                }
+                flights[s as usize].submit_ns = t;
             }
             pending.clear();
         }
         let mut deadline = cur_end.min(now + MAX_WAIT_NS);
         if issuing {
-            deadline = deadline.min(end_ns);
-            if open && !free.is_empty() {
-                deadline = deadline.min(next_intended);
-            }
+            deadline = deadline.min(end_ns).min(wake_at);
             if blocked.is_some() {
                 deadline = deadline.min(now + BLOCKED_RETRY_NS);
             }
         }
         let timeout = deadline.saturating_sub(now);
         if let Err(e) = backend.submit(timeout > 0, timeout) {
-            fatal = Some(format!("submitting I/O failed: {e}"));
-            issuing = false;
-            stopped_at = now.min(end_ns);
+            // Fatal: stop issuing, end the run, and drain what is in flight.
+            fatal.get_or_insert_with(|| format!("submitting I/O failed: {e}"));
+            if issuing {
+                issuing = false;
+                stopped_at = now.min(end_ns);
+            }
             halt.store(true, Ordering::Relaxed);
+            failed_submits += 1;
+        } else {
+            failed_submits = 0;
         }
         backend.reap(&mut done);
         if done.is_empty() {
-            if fatal.is_some() && inflight > 0 {
-                break;
+            if failed_submits > 0 {
+                if failed_submits > FAILED_SUBMITS {
+                    // The backend can neither submit nor wait: its drop takes over.
+                    break;
+                }
+                std::thread::sleep(FAILED_SUBMIT_PAUSE);
             }
             continue;
         }
@@ -271,12 +306,12 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             &tx,
             index,
         );
-        for &(slot_id, res) in &done {
-            let slot = slots[slot_id as usize];
-            let Some(op) = slot.op else { continue };
-            slots[slot_id as usize].op = None;
-            free.push(slot_id);
-            inflight -= 1;
+        // In the order reaped: reversed, then popped. (A `Drain` costs as much to set up and
+        // tear down as the rest of the loop's bookkeeping of an I/O at queue depth 1.)
+        done.reverse();
+        while let Some((slot, res)) = done.pop() {
+            let InFlight { request, submit_ns } = &flights[slot.index() as usize];
+            let op = request.op;
             let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
             if let Some(map) = verify {
                 match op.kind {
@@ -284,7 +319,7 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                     OpKind::Read => {
                         let before = checks.errors();
                         map.read(
-                            backend.slot_buf(slot_id),
+                            backend.slot_buf(&slot),
                             op.target,
                             op.offset,
                             op.len,
@@ -300,15 +335,18 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                     OpKind::Flush => {}
                 }
             }
+            free.push(slot);
+            inflight -= 1;
             if !ok {
                 fail(1);
             }
+            source.completed(request, res, t);
             if t > end_ns || t > stopped_at {
                 continue;
             }
             last_completion = t;
-            let latency = t.saturating_sub(slot.intended_ns);
-            let service = open.then(|| t.saturating_sub(slot.submit_ns));
+            let latency = t.saturating_sub(request.intended_ns.unwrap_or(*submit_ns));
+            let service = request.intended_ns.map(|_| t.saturating_sub(*submit_ns));
             let dir = match op.kind {
                 OpKind::Read => Dir::Read,
                 OpKind::Write => Dir::Write,
@@ -338,7 +376,6 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
                 }
             }
         }
-        done.clear();
     }
     if cur < grid.intervals() {
         let _ = tx.send(WorkerMsg::Interval {
@@ -347,12 +384,9 @@ pub fn run<B: Backend>(plan: WorkerPlan<'_>, mut backend: B, notes: Vec<String>)
             stats: Box::new(interval),
         });
     }
-    let unissued = match (&pacer, open) {
-        (Some(p), true) if next_intended < stopped_at && issued < limit => {
-            p.expected_between(next_intended, stopped_at)
-        }
-        _ => 0,
-    };
+    // A request held for its busy blocks was due too, and never issued.
+    let held = blocked.is_some_and(|r| r.intended_ns.is_some_and(|t| t < stopped_at));
+    let unissued = source.unissued(stopped_at) + held as u64;
     WorkerReport {
         worker: index,
         totals,
@@ -406,5 +440,391 @@ fn error_detail(op: &IoOp, res: i32, t_ns: u64) -> ErrorDetail {
         len: op.len,
         error,
         t_ms: t_ns / 1_000_000,
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::access::{AccessGen, TargetGeometry};
+    use crate::engine::buf::SlotArena;
+    use crate::engine::null::NullBackend;
+    use crate::engine::source::OpenLoop;
+    use crate::engine::verify::MapTarget;
+    use crate::job::{Access, Arrivals, Distribution, IoLimit, Rate, TargetChoice};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::sync::mpsc::Receiver;
+
+    /// What a worker plan borrows: one 1 MiB target, 4 KiB I/O, a minute to run.
+    struct Fixture {
+        spec: Worker,
+        stop: AtomicBool,
+        halt: AtomicBool,
+        blocks: VerifyMap,
+        failures: AtomicU64,
+    }
+
+    const TARGET_BYTES: u64 = 1 << 20;
+    const MINUTE_NS: u64 = 60_000_000_000;
+
+    impl Fixture {
+        fn new(queue_depth: u32) -> Fixture {
+            Fixture {
+                spec: Worker {
+                    name: "w".into(),
+                    targets: vec![0],
+                    target_choice: TargetChoice::RoundRobin,
+                    queue_depth,
+                    cpu: None,
+                    rate: None,
+                    access: vec![Access {
+                        class: 0,
+                        weight: 1,
+                        block_size_bytes: 4096,
+                        block_sizes: Vec::new(),
+                        roll_every_bytes: 0,
+                        read_pct: 100.0,
+                        random_pct: 100.0,
+                        align_bytes: 4096,
+                        distribution: Distribution::Uniform,
+                        offset_bytes: 0,
+                        length_bytes: None,
+                        sync: false,
+                        fsync_every: 0,
+                    }],
+                    io_limit: None,
+                },
+                stop: AtomicBool::new(false),
+                halt: AtomicBool::new(false),
+                blocks: VerifyMap::new(
+                    &[MapTarget {
+                        size_bytes: TARGET_BYTES,
+                        prepared_id: None,
+                    }],
+                    4096,
+                    1,
+                    false,
+                ),
+                failures: AtomicU64::new(0),
+            }
+        }
+
+        fn plan(&self) -> (WorkerPlan<'_>, Receiver<WorkerMsg>) {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let plan = WorkerPlan {
+                index: 0,
+                spec: &self.spec,
+                classes: 1,
+                start: Instant::now(),
+                grid: IntervalGrid {
+                    ramp_ns: 0,
+                    measure_ns: MINUTE_NS,
+                    interval_ns: 1_000_000_000,
+                },
+                stop: &self.stop,
+                halt: &self.halt,
+                tx,
+                batch: 1,
+                targets: 1,
+                blocks: &self.blocks,
+                failures: &self.failures,
+                max_failures: u64::MAX,
+            };
+            (plan, rx)
+        }
+
+        fn access(&self) -> AccessGen {
+            let geometry = TargetGeometry {
+                size_bytes: TARGET_BYTES,
+                dsync: false,
+                fsync_every: 0,
+            };
+            AccessGen::new(&self.spec, &[geometry], 3).unwrap()
+        }
+    }
+
+    fn io(kind: OpKind, offset: u64) -> IoOp {
+        IoOp {
+            kind,
+            target: 0,
+            offset,
+            len: 4096,
+            dsync: false,
+            class: 0,
+        }
+    }
+
+    fn dir(stats: &StatsSet, dir: Dir) -> &crate::stats::OpStats {
+        &stats.classes[0].dirs[dir as usize]
+    }
+
+    /// What the toy source saw, in order.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Event {
+        Offered(u64, OpKind),
+        Waiting,
+        Completed(u64, OpKind, i32),
+        Done,
+    }
+
+    /// A dependent source, like one user of a mailbox population: a read, and only once it has
+    /// completed, a write of what was read (a log commit).
+    struct ReadThenWrite {
+        read_completed: bool,
+        write_offered: bool,
+        write_completed: bool,
+        events: Vec<Event>,
+    }
+
+    const READ_TAG: u64 = 0xAAAA;
+    const WRITE_TAG: u64 = 0xBBBB;
+
+    impl RequestSource for ReadThenWrite {
+        fn next(&mut self, _now_ns: u64) -> Next {
+            let (event, next) = if self.events.is_empty() {
+                let r = Request {
+                    op: io(OpKind::Read, 8192),
+                    intended_ns: None,
+                    tag: READ_TAG,
+                };
+                (Event::Offered(READ_TAG, OpKind::Read), Next::Issue(r))
+            } else if self.read_completed && !self.write_offered {
+                self.write_offered = true;
+                let w = Request {
+                    op: io(OpKind::Write, 8192),
+                    intended_ns: None,
+                    tag: WRITE_TAG,
+                };
+                (Event::Offered(WRITE_TAG, OpKind::Write), Next::Issue(w))
+            } else if self.write_completed {
+                (Event::Done, Next::Done)
+            } else {
+                (Event::Waiting, Next::AwaitCompletion)
+            };
+            self.events.push(event);
+            next
+        }
+
+        fn completed(&mut self, request: &Request, result: i32, _now_ns: u64) {
+            self.events
+                .push(Event::Completed(request.tag, request.op.kind, result));
+            match request.tag {
+                READ_TAG => self.read_completed = true,
+                WRITE_TAG => self.write_completed = true,
+                other => panic!("a tag the source never gave: {other}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_dependent_source_drives_the_real_loop_one_step_per_completion() {
+        let fixture = Fixture::new(2);
+        let (plan, _rx) = fixture.plan();
+        let mut source = ReadThenWrite {
+            read_completed: false,
+            write_offered: false,
+            write_completed: false,
+            events: Vec::new(),
+        };
+        let report = SlotArena::with(2, 4096, 1, |arena, slots| {
+            run(
+                plan,
+                NullBackend::new(arena),
+                slots,
+                &mut source,
+                Vec::new(),
+            )
+        });
+        use Event::*;
+        assert_eq!(
+            source.events,
+            [
+                Offered(READ_TAG, OpKind::Read),
+                // The second slot is free, but the write waits for the read.
+                Waiting,
+                Completed(READ_TAG, OpKind::Read, 4096),
+                Offered(WRITE_TAG, OpKind::Write),
+                Waiting,
+                Completed(WRITE_TAG, OpKind::Write, 4096),
+                Done,
+            ]
+        );
+        // Ended by the source, not by the minute of its grid: at its last completion.
+        assert!(report.measured_ns < MINUTE_NS, "{}", report.measured_ns);
+        assert!(report.fatal.is_none());
+        let (read, write) = (
+            dir(&report.totals, Dir::Read),
+            dir(&report.totals, Dir::Write),
+        );
+        assert_eq!((read.ops, read.bytes, read.errors), (1, 4096, 0));
+        assert_eq!((write.ops, write.bytes, write.errors), (1, 4096, 0));
+        assert_eq!(read.service.count(), 0, "closed loop: latency only");
+        assert_eq!(report.targets[0].ops, [1, 1, 0]);
+        assert_eq!(report.unissued, 0);
+    }
+
+    #[test]
+    fn open_loop_through_the_loop_counts_service_time_and_stops_at_its_limit() {
+        let mut fixture = Fixture::new(4);
+        fixture.spec.rate = Some(Rate {
+            iops: 1e12,
+            arrivals: Arrivals::Uniform,
+        });
+        let (plan, _rx) = fixture.plan();
+        let mut source = OpenLoop::new(
+            fixture.access(),
+            fixture.spec.rate.unwrap(),
+            5,
+            Some(IoLimit::Ios(100)),
+        );
+        let report = SlotArena::with(4, 4096, 1, |arena, slots| {
+            run(
+                plan,
+                NullBackend::new(arena),
+                slots,
+                &mut source,
+                Vec::new(),
+            )
+        });
+        let read = dir(&report.totals, Dir::Read);
+        assert_eq!(read.ops, 100);
+        assert_eq!(read.service.count(), 100, "service time of every I/O");
+        assert!(read.latency.max() >= read.service.max());
+        assert!(report.measured_ns < MINUTE_NS, "{}", report.measured_ns);
+        assert_eq!(report.unissued, 0, "nothing owed past the limit");
+    }
+
+    /// A backend whose I/Os complete a few reaps after they were submitted, and whose
+    /// submissions fail from the `fail_from`-th on; it records how many I/Os were still in
+    /// flight when it was dropped.
+    struct Flaky<'a> {
+        arena: SlotArena<'a>,
+        queued: Vec<(Slot<'a>, i32)>,
+        /// Submitted: (slot, result, reaps left before it completes).
+        in_flight: Vec<(Slot<'a>, i32, u32)>,
+        submits: u32,
+        fail_from: u32,
+        /// Reaps an I/O takes to complete (`u32::MAX`: never).
+        slowness: u32,
+        left_at_drop: Rc<RefCell<Option<usize>>>,
+    }
+
+    impl<'a> Backend<'a> for Flaky<'a> {
+        fn slot_buf(&mut self, slot: &Slot<'a>) -> &mut [u8] {
+            self.arena.buf(slot)
+        }
+
+        fn push(&mut self, slot: Slot<'a>, op: &IoOp) {
+            self.queued.push((slot, op.len as i32));
+        }
+
+        fn submit(&mut self, _wait: bool, _timeout_ns: u64) -> std::io::Result<()> {
+            self.submits += 1;
+            if self.submits >= self.fail_from {
+                return Err(std::io::Error::from_raw_os_error(libc::EBADR));
+            }
+            let slowness = self.slowness;
+            self.in_flight
+                .extend(self.queued.drain(..).map(|(s, r)| (s, r, slowness)));
+            Ok(())
+        }
+
+        fn reap(&mut self, out: &mut Vec<(Slot<'a>, i32)>) {
+            let mut i = 0;
+            while i < self.in_flight.len() {
+                let left = &mut self.in_flight[i].2;
+                *left = left.saturating_sub(1);
+                if *left == 0 {
+                    let (slot, res, _) = self.in_flight.swap_remove(i);
+                    out.push((slot, res));
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    impl Drop for Flaky<'_> {
+        fn drop(&mut self) {
+            *self.left_at_drop.borrow_mut() = Some(self.in_flight.len() + self.queued.len());
+        }
+    }
+
+    /// Counts what a source offered and what it was told completed.
+    struct Counting<S> {
+        inner: S,
+        offered: u64,
+        completed: u64,
+    }
+
+    impl<S: RequestSource> RequestSource for Counting<S> {
+        fn next(&mut self, now_ns: u64) -> Next {
+            let next = self.inner.next(now_ns);
+            if let Next::Issue(_) = next {
+                self.offered += 1;
+            }
+            next
+        }
+
+        fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
+            self.completed += 1;
+            self.inner.completed(request, result, now_ns);
+        }
+    }
+
+    /// Runs a closed-loop worker at queue depth 4 on a [`Flaky`] backend; returns the report,
+    /// the source and how many I/Os the backend still had when it was dropped.
+    fn run_flaky(slowness: u32) -> (WorkerReport, Counting<ClosedLoopOf>, usize, bool) {
+        let fixture = Fixture::new(4);
+        let (plan, _rx) = fixture.plan();
+        let mut source = Counting {
+            inner: ClosedLoopOf::new(fixture.access(), None),
+            offered: 0,
+            completed: 0,
+        };
+        let left = Rc::new(RefCell::new(None));
+        let report = SlotArena::with(4, 4096, 1, |arena, slots| {
+            let backend = Flaky {
+                arena,
+                queued: Vec::new(),
+                in_flight: Vec::new(),
+                submits: 0,
+                // The first submission works: 4 I/Os in flight; every later one fails.
+                fail_from: 2,
+                slowness,
+                left_at_drop: Rc::clone(&left),
+            };
+            run(plan, backend, slots, &mut source, Vec::new())
+        });
+        let left = left.borrow().expect("the backend was dropped");
+        let halted = fixture.halt.load(Ordering::Relaxed);
+        (report, source, left, halted)
+    }
+
+    type ClosedLoopOf = crate::engine::source::ClosedLoop;
+
+    #[test]
+    fn a_failed_submission_ends_the_worker_after_draining_what_is_in_flight() {
+        // The I/Os complete 5 reaps after submission, while every submission fails.
+        let (report, source, left, halted) = run_flaky(5);
+        let fatal = report.fatal.as_deref().expect("a fatal error");
+        assert!(fatal.contains("submitting I/O failed"), "{fatal}");
+        assert!(halted, "the run is told to stop");
+        assert_eq!(source.offered, 4, "one queue depth, then no more");
+        assert_eq!(
+            source.completed, 4,
+            "every I/O in flight was reaped before the worker returned"
+        );
+        assert_eq!(left, 0, "nothing in flight when the backend was dropped");
+    }
+
+    #[test]
+    fn a_backend_that_can_neither_submit_nor_complete_is_left_to_its_drop() {
+        let (report, source, left, _) = run_flaky(u32::MAX);
+        assert!(report.fatal.is_some());
+        assert_eq!((source.offered, source.completed), (4, 0));
+        // The worker gave up after FAILED_SUBMITS tries; the backend's drop (io_uring: cancel
+        // and wait, or leak) has the last word.
+        assert_eq!(left, 4);
     }
 }

@@ -4,8 +4,10 @@
 
 use super::collect::{Collected, Collector};
 use crate::engine::access::AccessGen;
+use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
 use crate::engine::ring::UringBackend;
+use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource};
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::OpenTarget;
 use crate::engine::verify::VerifyMap;
@@ -61,18 +63,21 @@ pub(super) fn run(
         let mut spawned = 0;
         let mut spawn_error = None;
         for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
+            let seed = job.seed ^ ((wi as u64) << 32);
             let plan = WorkerPlan {
                 index: wi,
                 spec: w,
                 classes: job.classes.len(),
-                access,
-                seed: job.seed ^ ((wi as u64) << 32),
                 start: Instant::now(),
                 grid,
                 stop,
                 halt,
                 tx: tx.clone(),
-                batch: (job.batch as usize).min(w.queue_depth as usize),
+                // Open loop issues each I/O at its time: no batching.
+                batch: match w.rate {
+                    Some(_) => 1,
+                    None => (job.batch as usize).min(w.queue_depth as usize),
+                },
                 targets: job.targets.len(),
                 blocks,
                 failures,
@@ -84,7 +89,7 @@ pub(super) fn run(
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
                     let tx = plan.tx.clone();
-                    let report = run_worker(plan, engine, fds, slot_bytes, gate);
+                    let report = run_worker(plan, access, seed, engine, fds, slot_bytes, gate);
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
                 });
             match spawn {
@@ -152,14 +157,39 @@ impl StartGate {
 }
 
 fn run_worker(
+    plan: WorkerPlan<'_>,
+    access: AccessGen,
+    seed: u64,
+    engine: EngineKind,
+    fds: Vec<std::os::fd::BorrowedFd<'_>>,
+    slot_bytes: usize,
+    gate: &StartGate,
+) -> WorkerReport {
+    let spec = plan.spec;
+    match spec.rate {
+        None => {
+            let source = &mut ClosedLoop::new(access, spec.io_limit);
+            drive(plan, source, seed, engine, fds, slot_bytes, gate)
+        }
+        Some(rate) => {
+            let source = &mut OpenLoop::new(access, rate, seed, spec.io_limit);
+            drive(plan, source, seed, engine, fds, slot_bytes, gate)
+        }
+    }
+}
+
+/// Pins the worker, makes its slots and backend, waits at the start gate and runs it on
+/// `source`.
+fn drive<S: RequestSource>(
     mut plan: WorkerPlan<'_>,
+    source: &mut S,
+    seed: u64,
     engine: EngineKind,
     fds: Vec<std::os::fd::BorrowedFd<'_>>,
     slot_bytes: usize,
     gate: &StartGate,
 ) -> WorkerReport {
     let qd = plan.spec.queue_depth as usize;
-    let seed = plan.seed;
     if let Some(cpu) = plan.spec.cpu {
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);
@@ -168,22 +198,22 @@ fn run_worker(
             return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
         }
     }
-    match engine {
+    SlotArena::with(qd, slot_bytes, seed, |arena, slots| match engine {
         EngineKind::Null => {
-            let b = NullBackend::new(qd, slot_bytes, seed);
+            let b = NullBackend::new(arena);
             plan.start = gate.ready();
-            worker::run(plan, b, Vec::new())
+            worker::run(plan, b, slots, source, Vec::new())
         }
         EngineKind::Psync => {
-            let b = SyncBackend::new(fds, qd, slot_bytes, seed);
+            let b = SyncBackend::new(fds, arena);
             plan.start = gate.ready();
-            worker::run(plan, b, Vec::new())
+            worker::run(plan, b, slots, source, Vec::new())
         }
-        EngineKind::IoUring => match UringBackend::new(fds, qd, slot_bytes, seed) {
+        EngineKind::IoUring => match UringBackend::new(fds, arena) {
             Ok(b) => {
                 let notes = b.notes.clone();
                 plan.start = gate.ready();
-                worker::run(plan, b, notes)
+                worker::run(plan, b, slots, source, notes)
             }
             Err(e) => {
                 plan.start = gate.ready();
@@ -193,7 +223,7 @@ fn run_worker(
                 )
             }
         },
-    }
+    })
 }
 
 fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {

@@ -1,17 +1,19 @@
 //! Real I/O errors through the storlab CLI: reads and writes that fail with EIO or ENOSPC, or
 //! come back short, on a [`FaultFs`] FUSE mount (the kernel hands storlab the errno, nothing is
 //! mocked); how they are counted (per class, per target), detailed, judged (`I/O errors` rule,
-//! exit code 3), rendered in the HTML report, and how `on_error`/`max_errors` end the run. And a
-//! target that does not fit on a small ext4 filesystem on a loop device.
+//! exit code 3), rendered in the HTML report, and how `on_error`/`max_errors` end the run; a run
+//! stopped while a slow read is in flight waits for it before it ends. And a target that does
+//! not fit on a small ext4 filesystem on a loop device.
 
 use crate::faultfs::FaultFs;
 use crate::harness::{
     LoopDevice, MIB, Outcome, array_at, at, f64_at, load_json, loop_skip_reason, run_in, scratch,
-    sparse_image, str_at, u64_at,
+    sparse_image, storlab, str_at, u64_at,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The FUSE mount, or `None` after printing why the test is skipped.
 fn mount_or_skip(test: &str) -> Option<FaultFs> {
@@ -386,6 +388,124 @@ fn a_short_read_is_an_error() {
         }
         check_io_error_verdict(&v, errors);
     }
+}
+
+/// Kills the child (by its pid) if the test ends while it still runs.
+struct Child(std::process::Child);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+#[test]
+fn a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results() {
+    let Some(fs) = mount_or_skip(
+        "a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results",
+    ) else {
+        return;
+    };
+    let dir = scratch();
+    let text = fuse_job(&fs, "60s", 100, 4, "");
+    prepare(dir.path(), &text);
+    // Reads of these 4 blocks are not answered until the test says so.
+    fs.set(|f| f.hold_reads.push(FAIL_START..FAIL_END));
+    let job = dir.path().join("slow.toml");
+    std::fs::write(&job, &text).unwrap();
+    let results = dir.path().join("slow.json");
+    let stderr = dir.path().join("stderr.txt");
+    let mut child = Child(
+        storlab(dir.path())
+            .arg("run")
+            .arg(&job)
+            .args(["-q", "--engine", "io_uring", "-o"])
+            .arg(&results)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .expect("start storlab"),
+    );
+    let stderr = || std::fs::read_to_string(&stderr).unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while fs.held() == 0 {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            panic!(
+                "storlab exited ({status}) before reading the slow blocks: {}",
+                stderr()
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no read of the slow blocks in 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A read of a slow block is in flight in storlab's ring (the filesystem has it and has not
+    // answered). Ctrl-C: the worker stops issuing, and must wait for that read, since the
+    // kernel still owns its buffer.
+    let status = Command::new("kill")
+        .args(["-INT", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // storlab ends a run within a second of Ctrl-C when nothing is slow: three seconds later
+    // it is still waiting, and has not written its results.
+    let waited = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < waited {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            panic!(
+                "storlab exited ({status}) with a read still unanswered by the filesystem: {}",
+                stderr()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let unfinished = load_json(&results);
+    assert!(
+        str_at(&unfinished, "/interrupted").starts_with("the run did not finish"),
+        "results written while a read was in flight: {}",
+        at(&unfinished, "/interrupted")
+    );
+    assert!(fs.held() >= 1);
+    // The filesystem answers; only then can the run end.
+    let answered = fs.release();
+    assert!(answered >= 1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "storlab still runs 30 s after its slow read was answered: {}",
+            stderr()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(1), "interrupted: {}", stderr());
+    let v = load_json(&results);
+    let reason = interrupted_reason(&v);
+    assert!(reason.contains("SIGINT"), "interrupted: {reason}");
+    let measure = array_at(&v, "/phases")
+        .iter()
+        .find(|p| str_at(p, "/name") == "measure")
+        .expect("a measure phase");
+    assert_eq!(str_at(measure, "/state"), "interrupted", "{measure}");
+    assert!(u64_at(&v, "/totals/read/ops") > 0);
+    assert_eq!(
+        total_errors(&v),
+        0,
+        "the held reads were answered, not failed"
+    );
+    assert!(
+        at(&v, "/workers/0/fatal").is_null(),
+        "{}",
+        at(&v, "/workers/0")
+    );
 }
 
 #[test]

@@ -51,6 +51,9 @@ pub struct Faults {
     /// A write overlapping the range is acknowledged but only its first half, rounded down to
     /// 512 bytes, is stored (torn write).
     pub tear_writes: Vec<Range<u64>>,
+    /// A read overlapping the range is held: not answered until [`FaultFs::release`] (a slow
+    /// I/O whose end the test decides). [`FaultFs::held`] tells when one has arrived.
+    pub hold_reads: Vec<Range<u64>>,
 }
 
 fn overlaps(range: &Range<u64>, offset: u64, len: u64) -> bool {
@@ -90,6 +93,8 @@ struct State {
     next_ino: u64,
     reads: u64,
     writes: u64,
+    /// Held reads ([`Faults::hold_reads`]): each reply with the data it will carry.
+    held: Vec<(ReplyData, Vec<u8>)>,
 }
 
 /// Total size reported by statfs: 1 GiB.
@@ -126,6 +131,7 @@ impl State {
             next_ino: INodeNo::ROOT.0 + 1,
             reads: 0,
             writes: 0,
+            held: Vec::new(),
         }
     }
 
@@ -400,7 +406,8 @@ impl Filesystem for FaultFsImpl {
             return reply.error(Errno::ENOENT);
         };
         let mut len = u64::from(size);
-        if node.is_data() {
+        let data_file = node.is_data();
+        if data_file {
             if let Some(errno) = state.count_and_fail_after(false) {
                 return reply.error(Errno::from_i32(errno));
             }
@@ -416,11 +423,22 @@ impl Filesystem for FaultFsImpl {
                 len /= 2;
             }
         }
+        let hold = data_file
+            && state
+                .faults
+                .hold_reads
+                .iter()
+                .any(|r| overlaps(r, offset, len));
         let node = state.nodes.get_mut(&ino.0).expect("node exists");
         node.atime = SystemTime::now();
         let file_len = node.data.len() as u64;
         let start = offset.min(file_len) as usize;
         let end = offset.saturating_add(len).min(file_len) as usize;
+        if hold {
+            let data = node.data[start..end].to_vec();
+            state.held.push((reply, data));
+            return;
+        }
         reply.data(&node.data[start..end]);
     }
 
@@ -746,6 +764,26 @@ impl FaultFs {
     pub fn counts(&self) -> (u64, u64) {
         let state = self.lock();
         (state.reads, state.writes)
+    }
+
+    /// Reads held now ([`Faults::hold_reads`]): arrived and not answered.
+    pub fn held(&self) -> usize {
+        self.lock().held.len()
+    }
+
+    /// Stops holding reads and answers every held one (with the data the file held when it
+    /// arrived); returns how many. When it returns, every answer has been handed to the kernel.
+    pub fn release(&self) -> usize {
+        let held = {
+            let mut state = self.lock();
+            state.faults.hold_reads.clear();
+            std::mem::take(&mut state.held)
+        };
+        let n = held.len();
+        for (reply, data) in held {
+            reply.data(&data);
+        }
+        n
     }
 
     /// Flips (XOR 0xff) `len` stored bytes of the file `name` from `offset`, behind the back

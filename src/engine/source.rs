@@ -1,0 +1,312 @@
+//! Request sources: what a worker issues next, and what it learns when an I/O completes. The
+//! worker loop ([`super::worker::run`]) owns the slots, the ring, the clock, the statistics and
+//! the stop conditions; a source owns the workload: it offers I/Os (each with the time it was
+//! meant to start, in open loop), is told of every completion, and says when it has nothing to
+//! offer (until a time, until a completion, or ever again). The closed-loop access generator
+//! and open-loop pacing are the first two; a user population, a trace replayer or a cache tier
+//! are sources too, with no change to the loop.
+//!
+//! The contract, as the worker keeps it:
+//!
+//! - [`RequestSource::next`] is called only when the worker has a free slot and is issuing:
+//!   what it returns as [`Next::Issue`] is issued (or, when verification finds its blocks busy,
+//!   held and retried by the worker before it asks again), so a source never sees a request
+//!   dropped while the run goes on.
+//! - [`RequestSource::completed`] is called once for every issued request, with the request as
+//!   it was offered (its `tag` included), the result (bytes, or −errno) and the time the worker
+//!   reaped it, also for I/Os drained after the run stopped issuing (only a backend that can
+//!   no longer wait leaves some untold). The next call to `next` comes after it: a request that
+//!   depends on a completion can be offered then. Completions reaped together are told in the
+//!   order reaped, with the same time.
+//! - [`Next::At`] makes the worker sleep until that time or the next completion, whichever is
+//!   first; [`Next::AwaitCompletion`] until the next completion; [`Next::Done`] ends the worker
+//!   once the I/Os in flight have completed (its measured time then ends at the last
+//!   completion). A worker also stops at the end of its run, on a stop request or on errors,
+//!   whatever its source says.
+//!
+//! Both calls are on the per-I/O path: they must not allocate, lock, print or make system
+//! calls. The worker is generic over its source, so they are inlined.
+
+use super::IoOp;
+use super::access::AccessGen;
+use super::pacing::Pacer;
+use crate::job::{IoLimit, Rate};
+
+/// One I/O a source wants issued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// What to do.
+    pub op: IoOp,
+    /// Open loop: when the I/O was meant to start, ns from the start of the run; its latency
+    /// is counted from then (response time) and its service time from submission. `None`
+    /// (closed loop): latency is counted from submission.
+    pub intended_ns: Option<u64>,
+    /// The source's own identifier, handed back with the completion.
+    pub tag: u64,
+}
+
+/// What a source has to offer now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Issue this.
+    Issue(Request),
+    /// Nothing before this time (ns from the start of the run); ask again then, or after the
+    /// next completion.
+    At(u64),
+    /// Nothing until an I/O in flight completes.
+    AwaitCompletion,
+    /// Nothing, ever again.
+    Done,
+}
+
+/// A workload, as the worker loop drives it (see the module's contract).
+pub trait RequestSource {
+    /// The next request, or why there is none; `now_ns` is the worker's clock.
+    fn next(&mut self, now_ns: u64) -> Next;
+    /// `request` completed with `result` (bytes transferred, or −errno), reaped at `now_ns`.
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64);
+    /// Open loop: how many I/Os were due before `until_ns` but never offered (the backlog when
+    /// the worker stopped). 0 by default.
+    fn unissued(&self, _until_ns: u64) -> u64 {
+        0
+    }
+}
+
+/// How many I/Os a worker with `limit` issues (`u64::MAX`: no limit).
+fn io_count(access: &AccessGen, limit: Option<IoLimit>) -> u64 {
+    match limit {
+        None => u64::MAX,
+        Some(IoLimit::Ios(n)) => n,
+        Some(IoLimit::Passes(p)) => access.ops_per_pass().saturating_mul(p as u64),
+    }
+}
+
+/// Closed loop: the next I/O of the access generator whenever a slot is free, up to the
+/// worker's I/O limit.
+#[derive(Debug)]
+pub struct ClosedLoop {
+    access: AccessGen,
+    issued: u64,
+    limit: u64,
+}
+
+impl ClosedLoop {
+    /// Offers the I/Os of `access`, then `Done` after `io_limit`.
+    pub fn new(access: AccessGen, io_limit: Option<IoLimit>) -> Self {
+        let limit = io_count(&access, io_limit);
+        Self {
+            access,
+            issued: 0,
+            limit,
+        }
+    }
+}
+
+impl RequestSource for ClosedLoop {
+    #[inline]
+    fn next(&mut self, _now_ns: u64) -> Next {
+        if self.issued >= self.limit {
+            return Next::Done;
+        }
+        let tag = self.issued;
+        self.issued += 1;
+        Next::Issue(Request {
+            op: self.access.next_op().0,
+            intended_ns: None,
+            tag,
+        })
+    }
+
+    #[inline]
+    fn completed(&mut self, _request: &Request, _result: i32, _now_ns: u64) {}
+}
+
+/// Open loop: the I/Os of the access generator at the times of a [`Pacer`], each offered once
+/// its time has come, up to the worker's I/O limit.
+#[derive(Debug)]
+pub struct OpenLoop {
+    access: AccessGen,
+    pacer: Pacer,
+    /// Intended time of the next I/O.
+    next_ns: u64,
+    issued: u64,
+    limit: u64,
+}
+
+impl OpenLoop {
+    /// Offers the I/Os of `access` at `rate`, then `Done` after `io_limit`. `seed` is the
+    /// worker's; Poisson gaps are drawn from it mixed with a constant, so they do not follow
+    /// the offsets or the buffer data.
+    pub fn new(access: AccessGen, rate: Rate, seed: u64, io_limit: Option<IoLimit>) -> Self {
+        let limit = io_count(&access, io_limit);
+        let mut pacer = Pacer::new(rate, seed ^ 0x7061_6365);
+        let next_ns = pacer.next_ns();
+        Self {
+            access,
+            pacer,
+            next_ns,
+            issued: 0,
+            limit,
+        }
+    }
+}
+
+impl RequestSource for OpenLoop {
+    #[inline]
+    fn next(&mut self, now_ns: u64) -> Next {
+        if self.issued >= self.limit {
+            return Next::Done;
+        }
+        if self.next_ns > now_ns {
+            return Next::At(self.next_ns);
+        }
+        let intended = self.next_ns;
+        let tag = self.issued;
+        self.issued += 1;
+        self.next_ns = self.pacer.next_ns();
+        Next::Issue(Request {
+            op: self.access.next_op().0,
+            intended_ns: Some(intended),
+            tag,
+        })
+    }
+
+    #[inline]
+    fn completed(&mut self, _request: &Request, _result: i32, _now_ns: u64) {}
+
+    fn unissued(&self, until_ns: u64) -> u64 {
+        if self.next_ns < until_ns && self.issued < self.limit {
+            self.pacer.expected_between(self.next_ns, until_ns)
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::OpKind;
+    use crate::engine::access::TargetGeometry;
+    use crate::job::{Access, Arrivals, Distribution, TargetChoice, Worker};
+
+    fn access() -> AccessGen {
+        let worker = Worker {
+            name: "w".into(),
+            targets: vec![0],
+            target_choice: TargetChoice::RoundRobin,
+            queue_depth: 4,
+            cpu: None,
+            rate: None,
+            access: vec![Access {
+                class: 0,
+                weight: 1,
+                block_size_bytes: 4096,
+                block_sizes: Vec::new(),
+                roll_every_bytes: 0,
+                read_pct: 100.0,
+                random_pct: 0.0,
+                align_bytes: 4096,
+                distribution: Distribution::Uniform,
+                offset_bytes: 0,
+                length_bytes: None,
+                sync: false,
+                fsync_every: 0,
+            }],
+            io_limit: None,
+        };
+        let geometry = TargetGeometry {
+            size_bytes: 16 * 4096,
+            dsync: false,
+            fsync_every: 0,
+        };
+        AccessGen::new(&worker, &[geometry], 1).unwrap()
+    }
+
+    fn issue(next: Next) -> Request {
+        match next {
+            Next::Issue(r) => r,
+            other => panic!("expected a request, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn closed_loop_offers_the_generator_s_ios_up_to_its_limit() {
+        let mut generator = access();
+        let mut source = ClosedLoop::new(access(), Some(IoLimit::Ios(3)));
+        for tag in 0..3 {
+            let r = issue(source.next(0));
+            assert_eq!(r.op, generator.next_op().0, "the access generator's I/O");
+            assert_eq!(r.op.kind, OpKind::Read);
+            assert_eq!((r.intended_ns, r.tag), (None, tag));
+            source.completed(&r, 4096, 10);
+        }
+        assert_eq!(source.next(0), Next::Done);
+        assert_eq!(source.next(u64::MAX), Next::Done, "done stays done");
+        assert_eq!(source.unissued(u64::MAX), 0);
+    }
+
+    #[test]
+    fn closed_loop_passes_are_whole_passes_over_the_span() {
+        let mut source = ClosedLoop::new(access(), Some(IoLimit::Passes(2)));
+        let offsets: Vec<u64> = (0..32).map(|_| issue(source.next(0)).op.offset).collect();
+        assert_eq!(source.next(0), Next::Done, "2 passes of 16 blocks");
+        assert_eq!(offsets[..16], offsets[16..]);
+        let mut unlimited = ClosedLoop::new(access(), None);
+        for _ in 0..1000 {
+            issue(unlimited.next(0));
+        }
+    }
+
+    #[test]
+    fn open_loop_offers_each_io_at_its_time() {
+        let rate = Rate {
+            iops: 1000.0,
+            arrivals: Arrivals::Uniform,
+        };
+        let mut source = OpenLoop::new(access(), rate, 7, Some(IoLimit::Ios(4)));
+        // I/O k is due at k ms.
+        let first = issue(source.next(0));
+        assert_eq!((first.intended_ns, first.tag), (Some(0), 0));
+        assert_eq!(
+            source.next(999_999),
+            Next::At(1_000_000),
+            "not before its time"
+        );
+        assert_eq!(source.next(500_000), Next::At(1_000_000));
+        // Late: both due I/Os come at once, with their own intended times.
+        let second = issue(source.next(2_500_000));
+        let third = issue(source.next(2_500_000));
+        assert_eq!(second.intended_ns, Some(1_000_000));
+        assert_eq!(third.intended_ns, Some(2_000_000));
+        assert_eq!(third.tag, 2);
+        assert_eq!(source.next(2_500_000), Next::At(3_000_000));
+        // Stopped at 5.5 ms: I/Os 3, 4 and 5 (due at 3, 4 and 5 ms) were never offered.
+        assert_eq!(source.unissued(5_500_000), 3);
+        assert_eq!(source.unissued(3_000_000), 0, "none due yet");
+        issue(source.next(3_000_000));
+        assert_eq!(source.next(9_000_000), Next::Done, "its limit of 4");
+        assert_eq!(source.unissued(9_000_000), 0, "nothing owed past the limit");
+    }
+
+    #[test]
+    fn open_loop_poisson_times_come_from_the_seed() {
+        let rate = Rate {
+            iops: 10_000.0,
+            arrivals: Arrivals::Poisson,
+        };
+        let times = |seed| {
+            let mut source = OpenLoop::new(access(), rate, seed, None);
+            (0..100)
+                .map(|_| issue(source.next(u64::MAX)).intended_ns.unwrap())
+                .collect::<Vec<_>>()
+        };
+        let a = times(1);
+        assert_eq!(a, times(1));
+        assert_ne!(a, times(2));
+        assert!(a.windows(2).all(|w| w[0] <= w[1]));
+        let mut pacer = Pacer::new(rate, 1 ^ 0x7061_6365);
+        let expected: Vec<u64> = (0..100).map(|_| pacer.next_ns()).collect();
+        assert_eq!(a, expected, "the pacing seed of earlier versions");
+    }
+}
