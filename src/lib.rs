@@ -20,9 +20,9 @@ pub mod cli;
 pub mod engine;
 pub mod job;
 pub mod profiles;
-pub mod report;
+mod report;
 pub mod results;
-pub mod run;
+mod run;
 pub mod stats;
 pub mod units;
 

@@ -20,6 +20,7 @@
 //! guard they share.
 
 #![allow(clippy::print_stderr)]
+#![allow(unreachable_pub)]
 // Fault ranges are lists of byte ranges; a one-element list is meant as such.
 #![allow(clippy::single_range_in_vec_init)]
 

@@ -12,8 +12,6 @@ use rand_distr::{Distribution as _, Zipf};
 pub struct TargetGeometry {
     /// Usable size, bytes.
     pub size_bytes: u64,
-    /// The target is opened with O_DSYNC.
-    pub dsync: bool,
     /// fdatasync after every N writes to it (0: never).
     pub fsync_every: u32,
 }
@@ -370,7 +368,6 @@ mod tests {
     fn geo(size: u64) -> TargetGeometry {
         TargetGeometry {
             size_bytes: size,
-            dsync: false,
             fsync_every: 0,
         }
     }

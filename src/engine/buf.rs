@@ -55,6 +55,7 @@ impl BufArena {
     }
 
     /// Bytes per slot.
+    #[cfg(test)]
     pub fn slot_bytes(&self) -> usize {
         self.slot_bytes
     }
@@ -197,6 +198,7 @@ impl SlotArena<'_> {
 
 impl<'a> SlotArena<'a> {
     /// Bytes per slot.
+    #[cfg(test)]
     pub fn slot_bytes(&self) -> usize {
         self.arena.slot_bytes
     }

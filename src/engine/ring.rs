@@ -90,6 +90,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
     }
 
     /// Operations pushed and not yet reaped.
+    #[cfg(test)]
     pub fn outstanding(&self) -> u32 {
         self.outstanding
     }

@@ -217,7 +217,6 @@ mod tests {
         };
         let geometry = TargetGeometry {
             size_bytes: 16 * 4096,
-            dsync: false,
             fsync_every: 0,
         };
         AccessGen::new(&worker, &[geometry], 1).unwrap()

@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Bytes per self-describing sector.
 pub const SECTOR: usize = 512;
 /// Bytes of header at the start of every sector.
+#[cfg(test)]
 pub const HEADER_BYTES: usize = 48;
 /// The magic at the start of every sector storlab writes.
 pub const MAGIC: [u8; 8] = *b"stlbVRFY";

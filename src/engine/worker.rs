@@ -536,7 +536,6 @@ mod tests {
         fn access(&self) -> AccessGen {
             let geometry = TargetGeometry {
                 size_bytes: TARGET_BYTES,
-                dsync: false,
                 fsync_every: 0,
             };
             AccessGen::new(&self.spec, &[geometry], 3).unwrap()

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.
-pub struct Live {
+pub(crate) struct Live {
     bar: Option<ProgressBar>,
     enabled: bool,
     rows: bool,
@@ -25,7 +25,7 @@ pub struct Live {
 
 impl Live {
     /// Progress if stderr is a terminal and `quiet` is false.
-    pub fn new(quiet: bool) -> Self {
+    pub(crate) fn new(quiet: bool) -> Self {
         Self {
             bar: None,
             enabled: !quiet && std::io::stderr().is_terminal(),
@@ -35,7 +35,7 @@ impl Live {
     }
 
     /// How many step rows were printed while the run went.
-    pub fn steps_printed(&self) -> usize {
+    pub(crate) fn steps_printed(&self) -> usize {
         self.steps_printed
     }
 
@@ -137,7 +137,7 @@ impl Observer for Live {
 }
 
 /// The header of the steps table.
-pub fn step_header() -> String {
+pub(crate) fn step_header() -> String {
     format!(
         "{:<4} {:<40} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {}\n",
         "step", "parameters", "IOPS", "MB/s", "mean", "p99", "max", "CPU%", "IO/CPU%", "notes"
@@ -145,7 +145,7 @@ pub fn step_header() -> String {
 }
 
 /// One row of the steps table.
-pub fn step_line(s: &StepResult) -> String {
+pub(crate) fn step_line(s: &StepResult) -> String {
     let t = &s.totals;
     let lat = t.reads_and_writes();
     let mut notes = Vec::new();
@@ -220,7 +220,7 @@ fn row(out: &mut String, class: &str, dir: &str, d: &DirSummary) {
 }
 
 /// The final summary as text: per class and direction, totals, host CPU, devices, warnings.
-pub fn summary(r: &RunResult) -> String {
+pub(crate) fn summary(r: &RunResult) -> String {
     let mut out = String::new();
     let secs = r.measured_ms as f64 / 1e3;
     let _ = writeln!(
@@ -512,13 +512,13 @@ fn exchange_section(out: &mut String, r: &RunResult, x: &crate::results::exchang
 }
 
 /// Prints the summary on stdout.
-pub fn print_summary(r: &RunResult) {
+pub(crate) fn print_summary(r: &RunResult) {
     print_summary_after(r, 0);
 }
 
 /// Prints the summary on stdout, leaving out the first `rows_printed` step rows (already
 /// printed as the steps ended).
-pub fn print_summary_after(r: &RunResult, rows_printed: usize) {
+pub(crate) fn print_summary_after(r: &RunResult, rows_printed: usize) {
     let mut out = String::new();
     if let Some(steps) = &r.steps {
         if rows_printed < steps.len() {
@@ -536,12 +536,12 @@ pub fn print_summary_after(r: &RunResult, rows_printed: usize) {
 }
 
 /// Prints a note on stderr (paths of written files, fallbacks).
-pub fn note(text: &str) {
+pub(crate) fn note(text: &str) {
     eprintln!("{text}");
 }
 
 /// Prints text on stdout as it is (JSON, dry-run listings).
-pub fn print_text(text: &str) {
+pub(crate) fn print_text(text: &str) {
     write_stdout(&format!("{text}\n"));
 }
 

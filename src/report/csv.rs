@@ -39,7 +39,7 @@ pub enum Table {
 ///
 /// A run without steps gives, for [`Table::Steps`], a header-only CSV table or a one-line
 /// Markdown note (see the module documentation).
-pub fn render(r: &RunResult, format: Format, table: Table) -> String {
+pub(crate) fn render(r: &RunResult, format: Format, table: Table) -> String {
     let t = match table {
         Table::Summary => summary_table(&r.classes, &r.totals),
         Table::Steps => steps_table(r.steps.as_deref().unwrap_or(&[])),

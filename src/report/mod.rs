@@ -2,9 +2,9 @@
 //! SVG charts, comparisons of several results files, CSV and Markdown tables. Everything here
 //! is rendered from a [`crate::results::RunResult`], never from engine internals.
 
-pub mod compare;
-pub mod console;
-pub mod csv;
-pub mod html;
-pub mod svg;
-pub mod tables;
+pub(crate) mod compare;
+pub(crate) mod console;
+pub(crate) mod csv;
+pub(crate) mod html;
+pub(crate) mod svg;
+pub(crate) mod tables;

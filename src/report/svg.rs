@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 /// One line of a line chart.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Series {
+pub(crate) struct Series {
     /// Legend name.
     pub name: String,
     /// (x, y) points, in x order.
@@ -18,7 +18,7 @@ pub struct Series {
 
 /// An axis: its label and whether it is logarithmic.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Axis {
+pub(crate) struct Axis {
     /// Label, with its unit.
     pub label: String,
     /// Log scale (base 10).
@@ -27,14 +27,14 @@ pub struct Axis {
 
 impl Axis {
     /// A linear axis.
-    pub fn linear(label: &str) -> Axis {
+    pub(crate) fn linear(label: &str) -> Axis {
         Axis {
             label: label.into(),
             log: false,
         }
     }
     /// A logarithmic axis.
-    pub fn log(label: &str) -> Axis {
+    pub(crate) fn log(label: &str) -> Axis {
         Axis {
             label: label.into(),
             log: true,
@@ -44,7 +44,7 @@ impl Axis {
 
 /// One group member of a bar chart: a value per category, with optional (low, high) error bars.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bars {
+pub(crate) struct Bars {
     /// Legend name.
     pub name: String,
     /// One value per category.
@@ -56,7 +56,7 @@ pub struct Bars {
 /// Drawing options of [`line_chart_with`]; per-series vectors are indexed like the series
 /// (missing entries take the default).
 #[derive(Debug, Clone, Default)]
-pub struct LineOptions {
+pub(crate) struct LineOptions {
     /// Tick labels of the x axis at these positions instead of evenly spaced numbers (the
     /// axis then spans them too).
     pub x_ticks: Option<Vec<(f64, String)>>,
@@ -127,12 +127,12 @@ fn trim_zeros(s: &str) -> String {
 
 /// "Nines" of a percentile, the x of a percentile plot: `-log10(1 - p/100)`, so that 90, 99
 /// and 99.9 are evenly spaced (1, 2, 3). Infinite for 100.
-pub fn nines(percentile: f64) -> f64 {
+pub(crate) fn nines(percentile: f64) -> f64 {
     -(1.0 - percentile / 100.0).log10()
 }
 
 /// Tick labels of a percentile axis in nines up to `max_nines`: 0%, 50%, 90%, 99%, 99.9%…
-pub fn nines_ticks(max_nines: f64) -> Vec<(f64, String)> {
+pub(crate) fn nines_ticks(max_nines: f64) -> Vec<(f64, String)> {
     let top = max_nines.ceil().clamp(1.0, 9.0) as i32;
     let mut out = vec![(0.0, "0%".to_string()), (nines(50.0), "50%".to_string())];
     for k in 1..=top {
@@ -143,7 +143,7 @@ pub fn nines_ticks(max_nines: f64) -> Vec<(f64, String)> {
 }
 
 /// Adds `data-chart="ID"` to a chart's `<figure>`, so tests and readers can find it.
-pub fn tag(chart: &str, id: &str) -> String {
+pub(crate) fn tag(chart: &str, id: &str) -> String {
     chart.replacen(
         "<figure class=\"chart\">",
         &format!("<figure class=\"chart\" data-chart=\"{}\">", esc(id)),
@@ -333,12 +333,12 @@ fn dashed(asked: &[bool], i: usize) -> bool {
 }
 
 /// A line chart of several series.
-pub fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series]) -> String {
+pub(crate) fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series]) -> String {
     line_chart_with(title, x, y, series, &LineOptions::default())
 }
 
 /// A line chart of several series, drawn as `opts` says.
-pub fn line_chart_with(
+pub(crate) fn line_chart_with(
     title: &str,
     x: &Axis,
     y: &Axis,
@@ -443,7 +443,7 @@ pub fn line_chart_with(
 }
 
 /// A grouped bar chart: one group per category, one bar per [`Bars`].
-pub fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) -> String {
+pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) -> String {
     let ys = Scale::new(
         bars.iter().flat_map(|b| {
             b.values
@@ -514,7 +514,7 @@ pub fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) ->
 
 /// CSS for the charts (the colours of series `s0`…`s7` in light and dark mode); it uses the
 /// page's `--fg`, `--muted` and `--line` variables.
-pub const STYLE: &str = "
+pub(crate) const STYLE: &str = "
 figure.chart { margin: 0.8em 0; break-inside: avoid; page-break-inside: avoid; }
 svg text { fill: var(--fg); font-size: 11px; } svg .title { font-weight: 600; font-size: 12px; }
 svg .axis { stroke: var(--muted); } svg .grid { stroke: var(--line); stroke-dasharray: 2 3; }

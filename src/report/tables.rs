@@ -6,12 +6,12 @@ use crate::stats::summary::DirSummary;
 use crate::units::{format_ns, format_rate};
 
 /// Column headings of a class's direction (after its class and direction names).
-pub const DIR_COLUMNS: [&str; 9] = [
+pub(crate) const DIR_COLUMNS: [&str; 9] = [
     "IOPS", "MB/s", "mean", "p50", "p95", "p99", "p99.9", "max", "errors",
 ];
 
 /// The cells of one direction's figures, under [`DIR_COLUMNS`].
-pub fn dir_cells(d: &DirSummary) -> [String; 9] {
+pub(crate) fn dir_cells(d: &DirSummary) -> [String; 9] {
     let l = &d.latency_ns;
     [
         format_rate(d.iops),
@@ -27,7 +27,7 @@ pub fn dir_cells(d: &DirSummary) -> [String; 9] {
 }
 
 /// Column headings of the per-database table (console and HTML).
-pub const DATABASE_COLUMNS: [&str; 12] = [
+pub(crate) const DATABASE_COLUMNS: [&str; 12] = [
     "db",
     "reads/s",
     "read avg",
@@ -43,7 +43,7 @@ pub const DATABASE_COLUMNS: [&str; 12] = [
 ];
 
 /// The row of the per-database table, formatted.
-pub fn database_cells(d: &DatabaseFigures) -> [String; 12] {
+pub(crate) fn database_cells(d: &DatabaseFigures) -> [String; 12] {
     [
         d.name.clone(),
         format!("{:.1}", d.db_reads_per_s),

@@ -22,5 +22,7 @@ pub trait Observer {
 }
 
 /// A silent observer.
+#[cfg(test)]
 pub struct Quiet;
+#[cfg(test)]
 impl Observer for Quiet {}

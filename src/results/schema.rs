@@ -6,7 +6,6 @@
 //! change without a version bump.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
 use std::fmt;
 
 /// A version of the results schema: `MAJOR.MINOR` (JSON: the string `"1.1"`; files written
@@ -81,111 +80,112 @@ impl schemars::JsonSchema for SchemaVersion {
     }
 }
 
-/// Every field of a results file and of a time-series record, one line each: its path
-/// (`results.classes.*.read.latency_ns.p99`), whether it may be absent (`?`), and its JSON
-/// type. The snapshot the versioning test compares.
-pub fn fields() -> Vec<String> {
-    let mut out = Vec::new();
-    for (root, schema) in [
-        ("results", schemars::schema_for!(super::RunResult)),
-        (
-            "timeseries",
-            schemars::schema_for!(crate::stats::timeseries::IntervalRecord),
-        ),
-    ] {
-        let value = schema.to_value();
-        let defs = value.get("$defs").cloned().unwrap_or(Value::Null);
-        walk(root, &value, &defs, &mut out, 0);
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// The JSON type names a schema allows (`string`, `integer|null`...), after `$ref`s.
-fn types(schema: &Value, defs: &Value) -> String {
-    let schema = resolve(schema, defs);
-    if let Some(t) = schema.get("type") {
-        return match t {
-            Value::Array(ts) => ts
-                .iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join("|"),
-            other => other.as_str().unwrap_or("?").to_string(),
-        };
-    }
-    if let Some(c) = schema.get("const") {
-        return format!("const {c}");
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(parts)) = schema.get(key) {
-            let mut all: Vec<String> = parts.iter().map(|p| types(p, defs)).collect();
-            all.sort();
-            all.dedup();
-            return all.join("|");
-        }
-    }
-    if schema.get("enum").is_some() {
-        return "enum".into();
-    }
-    "any".into()
-}
-
-fn resolve<'a>(schema: &'a Value, defs: &'a Value) -> &'a Value {
-    match schema.get("$ref").and_then(Value::as_str) {
-        Some(r) => {
-            let name = r.rsplit('/').next().unwrap_or(r);
-            resolve(defs.get(name).unwrap_or(&Value::Null), defs)
-        }
-        None => schema,
-    }
-}
-
-fn walk(path: &str, schema: &Value, defs: &Value, out: &mut Vec<String>, depth: usize) {
-    let schema = resolve(schema, defs);
-    if depth > 24 {
-        return;
-    }
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        let names: Vec<String> = values.iter().map(Value::to_string).collect();
-        out.push(format!("{path}: enum {}", names.join("|")));
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(parts)) = schema.get(key) {
-            for p in parts {
-                walk(path, p, defs, out, depth + 1);
-            }
-        }
-    }
-    if let Some(Value::Object(props)) = schema.get("properties") {
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        for (name, p) in props {
-            let optional = if required.contains(&name.as_str()) {
-                ""
-            } else {
-                "?"
-            };
-            let child = format!("{path}.{name}");
-            out.push(format!("{child}{optional}: {}", types(p, defs)));
-            walk(&child, p, defs, out, depth + 1);
-        }
-    }
-    if let Some(items) = schema.get("items") {
-        walk(&format!("{path}[]"), items, defs, out, depth + 1);
-    }
-    if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
-        walk(&format!("{path}.*"), values, defs, out, depth + 1);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
+
+    /// Every field of a results file and of a time-series record, one line each: its path
+    /// (`results.classes.*.read.latency_ns.p99`), whether it may be absent (`?`), and its JSON
+    /// type. The snapshot the versioning test compares.
+    fn fields() -> Vec<String> {
+        let mut out = Vec::new();
+        for (root, schema) in [
+            ("results", schemars::schema_for!(crate::results::RunResult)),
+            (
+                "timeseries",
+                schemars::schema_for!(crate::stats::timeseries::IntervalRecord),
+            ),
+        ] {
+            let value = schema.to_value();
+            let defs = value.get("$defs").cloned().unwrap_or(Value::Null);
+            walk(root, &value, &defs, &mut out, 0);
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The JSON type names a schema allows (`string`, `integer|null`...), after `$ref`s.
+    fn types(schema: &Value, defs: &Value) -> String {
+        let schema = resolve(schema, defs);
+        if let Some(t) = schema.get("type") {
+            return match t {
+                Value::Array(ts) => ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("|"),
+                other => other.as_str().unwrap_or("?").to_string(),
+            };
+        }
+        if let Some(c) = schema.get("const") {
+            return format!("const {c}");
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(parts)) = schema.get(key) {
+                let mut all: Vec<String> = parts.iter().map(|p| types(p, defs)).collect();
+                all.sort();
+                all.dedup();
+                return all.join("|");
+            }
+        }
+        if schema.get("enum").is_some() {
+            return "enum".into();
+        }
+        "any".into()
+    }
+
+    fn resolve<'a>(schema: &'a Value, defs: &'a Value) -> &'a Value {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some(r) => {
+                let name = r.rsplit('/').next().unwrap_or(r);
+                resolve(defs.get(name).unwrap_or(&Value::Null), defs)
+            }
+            None => schema,
+        }
+    }
+
+    fn walk(path: &str, schema: &Value, defs: &Value, out: &mut Vec<String>, depth: usize) {
+        let schema = resolve(schema, defs);
+        if depth > 24 {
+            return;
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            let names: Vec<String> = values.iter().map(Value::to_string).collect();
+            out.push(format!("{path}: enum {}", names.join("|")));
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Value::Array(parts)) = schema.get(key) {
+                for p in parts {
+                    walk(path, p, defs, out, depth + 1);
+                }
+            }
+        }
+        if let Some(Value::Object(props)) = schema.get("properties") {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for (name, p) in props {
+                let optional = if required.contains(&name.as_str()) {
+                    ""
+                } else {
+                    "?"
+                };
+                let child = format!("{path}.{name}");
+                out.push(format!("{child}{optional}: {}", types(p, defs)));
+                walk(&child, p, defs, out, depth + 1);
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            walk(&format!("{path}[]"), items, defs, out, depth + 1);
+        }
+        if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+            walk(&format!("{path}.*"), values, defs, out, depth + 1);
+        }
+    }
     use std::path::PathBuf;
 
     /// Where the snapshot of version `v` is kept.

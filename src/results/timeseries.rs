@@ -66,6 +66,7 @@ fn read_from(input: impl BufRead, name: &str, limit: usize) -> Result<Option<Tim
 }
 
 /// Parses NDJSON text (see [`read_from`]).
+#[cfg(test)]
 pub fn parse(text: &[u8], name: &str) -> Result<TimeSeries> {
     Ok(read_from(text, name, usize::MAX)?.expect("no limit"))
 }

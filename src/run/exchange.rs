@@ -21,23 +21,27 @@ use anyhow::Result;
 use std::path::Path;
 
 /// Thread counts tried by `--threads auto`, smallest first.
-pub const THREAD_STEPS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
+pub(crate) const THREAD_STEPS: [u32; 7] = [1, 2, 4, 8, 16, 32, 64];
 /// Bracketing doubles (or halves) the mailbox count at most this many times.
-pub const MAX_BRACKET_STEPS: u32 = 16;
+pub(crate) const MAX_BRACKET_STEPS: u32 = 16;
 /// Bisection stops when the bracket is narrower than this fraction of its low end.
-pub const SEARCH_RESOLUTION: f64 = 0.02;
+pub(crate) const SEARCH_RESOLUTION: f64 = 0.02;
 /// A failed confirmation lowers the count by this fraction and confirms again, this many times.
-pub const CONFIRM_BACKOFF: (f64, u32) = (0.05, 3);
+pub(crate) const CONFIRM_BACKOFF: (f64, u32) = (0.05, 3);
 
 /// Trial length: a sixth of the duration, between 5 and 60 seconds.
-pub fn trial_ms(cfg: &ExchangeConfig) -> u64 {
+pub(crate) fn trial_ms(cfg: &ExchangeConfig) -> u64 {
     (cfg.duration_ms / 6)
         .clamp(5_000, 60_000)
         .min(cfg.duration_ms)
 }
 
 /// Runs the validation described by `cfg`.
-pub fn run(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
+pub(crate) fn run(
+    cfg: &ExchangeConfig,
+    opts: &RunOptions,
+    exec: &mut dyn Execute,
+) -> Result<RunResult> {
     let db_bytes = check_layout(cfg)?;
     let mut ctx = Context {
         cfg,

@@ -12,11 +12,11 @@ use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 /// Descriptors kept free beyond the targets, the rings and what is open when the run starts:
 /// the NDJSON time series, the results file being written, /proc and /sys reads of the host
 /// sampler, a target's preparation marker, the terminal.
-pub const HEADROOM_FILES: u64 = 32;
+pub(crate) const HEADROOM_FILES: u64 = 32;
 
 /// What a run needs in open files, by cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpenFilesNeed {
+pub(crate) struct OpenFilesNeed {
     /// One descriptor per target.
     pub targets: u64,
     /// One descriptor per io_uring ring (one per worker; none for psync and null).
@@ -27,7 +27,7 @@ pub struct OpenFilesNeed {
 
 impl OpenFilesNeed {
     /// What `job` run with `engine` needs, with `open` descriptors already open.
-    pub fn of(job: &Job, engine: EngineKind, open: u64) -> Self {
+    pub(crate) fn of(job: &Job, engine: EngineKind, open: u64) -> Self {
         OpenFilesNeed {
             targets: job.targets.len() as u64,
             rings: if engine == EngineKind::IoUring {
@@ -41,14 +41,14 @@ impl OpenFilesNeed {
 
     /// The total, headroom included. io_uring also refuses to register more files in one ring
     /// than the soft limit, which this total always exceeds.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.targets + self.rings + self.open + HEADROOM_FILES
     }
 }
 
 /// What to do about the open-file limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// The soft limit is enough.
     Enough,
     /// Raise the soft limit to this.
@@ -65,7 +65,7 @@ pub enum Decision {
 }
 
 /// Decides from the limits (`None`: unlimited) and the need. Pure, for tests.
-pub fn decide(need: u64, limit: Rlimit) -> Decision {
+pub(crate) fn decide(need: u64, limit: Rlimit) -> Decision {
     let soft = limit.current.unwrap_or(u64::MAX);
     let hard = limit.maximum.unwrap_or(u64::MAX);
     if soft >= need {
@@ -80,7 +80,7 @@ pub fn decide(need: u64, limit: Rlimit) -> Decision {
 /// Makes sure the process may open every file `job` needs with `engine`: raises the soft
 /// RLIMIT_NOFILE when needed (up to the hard limit), or returns a usage error naming the
 /// numbers and `ulimit -n` when the hard limit is too low. Call it before opening targets.
-pub fn ensure_open_files(job: &Job, engine: EngineKind) -> Result<(), Usage> {
+pub(crate) fn ensure_open_files(job: &Job, engine: EngineKind) -> Result<(), Usage> {
     let need = OpenFilesNeed::of(job, engine, open_descriptors());
     let limit = getrlimit(Resource::Nofile);
     match decide(need.total(), limit) {

@@ -12,17 +12,17 @@
 
 mod assemble;
 mod collect;
-pub mod exchange;
-pub mod limits;
+pub(crate) mod exchange;
+pub(crate) mod limits;
 mod placement;
-pub mod prepare;
+pub(crate) mod prepare;
 mod signals;
-pub mod steps;
+pub(crate) mod steps;
 mod verification;
 mod workers;
 
-pub use signals::Signals;
-pub use verification::verification_rule;
+pub(crate) use signals::Signals;
+pub(crate) use verification::verification_rule;
 
 use crate::Usage;
 use crate::job::{Job, OnError};
@@ -42,7 +42,7 @@ use std::time::Instant;
 
 /// Where results go and what to record about the invocation.
 #[derive(Debug, Clone)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Results file (JSON). The NDJSON time series is written beside it.
     pub results_path: PathBuf,
     /// The command line, recorded in the results.
@@ -65,7 +65,7 @@ impl RunOptions {
     }
 
     /// Options for a plain run writing `results_path`.
-    pub fn new(results_path: PathBuf, command: Vec<String>) -> Self {
+    pub(crate) fn new(results_path: PathBuf, command: Vec<String>) -> Self {
         RunOptions {
             results_path,
             command,
@@ -79,7 +79,7 @@ impl RunOptions {
 
 /// Runs one job: the real thing ([`Runner`]) or, in tests of sequences and of the Exchange
 /// validation, a fake that makes up results.
-pub trait Execute {
+pub(crate) trait Execute {
     /// Runs `job` with `opts` and returns its results (written to `opts.results_path`).
     fn execute(&mut self, job: &Job, opts: &RunOptions) -> Result<RunResult>;
     /// The stop requests the runs obey.
@@ -89,7 +89,7 @@ pub trait Execute {
 }
 
 /// Runs jobs for real, with these signals and this observer.
-pub struct Runner<'a> {
+pub(crate) struct Runner<'a> {
     /// Stop requests.
     pub signals: &'a Signals,
     /// Progress.
@@ -112,7 +112,7 @@ impl Execute for Runner<'_> {
 
 /// Runs `job` and writes its results file. On interruption the results are written (marked)
 /// and returned; on a runtime failure they are written and the error is returned.
-pub fn execute(
+pub(crate) fn execute(
     job: &Job,
     opts: &RunOptions,
     signals: &Signals,

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 /// The end of an alignment error: how to avoid O_DIRECT's constraint in a job file.
-pub const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
+pub(crate) const BUFFERED_HINT: &str = " or `buffered = true` (--buffered)";
 
 /// The engine the run uses and the job as that engine runs it: io_uring falls back to psync
 /// when the kernel, a sysctl, a seccomp filter or the memlock limit forbids it, and psync runs
@@ -77,7 +77,7 @@ pub(super) fn check_open_alignment(job: &Job, opened: &[OpenTarget]) -> Result<(
 }
 
 /// What target `index` of `job` asks of the engine.
-pub fn target_request(job: &Job, index: usize) -> TargetRequest {
+pub(crate) fn target_request(job: &Job, index: usize) -> TargetRequest {
     let t = &job.targets[index];
     TargetRequest {
         path: t.path.clone(),
@@ -141,7 +141,6 @@ pub(super) fn access_generators(job: &Job, opened: &[OpenTarget]) -> Result<Vec<
         .zip(&job.targets)
         .map(|(o, t)| TargetGeometry {
             size_bytes: o.size_bytes,
-            dsync: t.sync,
             fsync_every: t.fsync_every,
         })
         .collect();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Signal flags shared by the process: set by SIGINT/SIGTERM.
-pub struct Signals {
+pub(crate) struct Signals {
     /// Any stop request.
     pub stop: Arc<AtomicBool>,
     sigint: Arc<AtomicBool>,
@@ -18,7 +18,7 @@ pub struct Signals {
 impl Signals {
     /// Installs handlers: the first SIGINT/SIGTERM asks the run to stop, a second one exits at
     /// once with status 130.
-    pub fn install() -> Result<Signals> {
+    pub(crate) fn install() -> Result<Signals> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let stop = Arc::new(AtomicBool::new(false));
         let sigint = Arc::new(AtomicBool::new(false));
@@ -37,7 +37,8 @@ impl Signals {
     }
 
     /// Flags that no signal will set (tests, library use).
-    pub fn none() -> Signals {
+    #[cfg(test)]
+    pub(crate) fn none() -> Signals {
         Signals {
             stop: Arc::new(AtomicBool::new(false)),
             sigint: Arc::new(AtomicBool::new(false)),
@@ -46,12 +47,12 @@ impl Signals {
     }
 
     /// Whether SIGINT or SIGTERM arrived.
-    pub fn signalled(&self) -> bool {
+    pub(crate) fn signalled(&self) -> bool {
         self.sigint.load(Ordering::Relaxed) || self.sigterm.load(Ordering::Relaxed)
     }
 
     /// Why the run stopped, naming where (`during`), when a stop was asked for.
-    pub fn reason(&self, during: &str) -> Option<String> {
+    pub(crate) fn reason(&self, during: &str) -> Option<String> {
         let by = if self.sigint.load(Ordering::Relaxed) {
             "SIGINT (Ctrl-C)"
         } else if self.sigterm.load(Ordering::Relaxed) {
@@ -65,13 +66,13 @@ impl Signals {
     }
 
     /// Why the run stopped during `phase`, when a stop was asked for.
-    pub fn reason_in(&self, phase: Phase) -> Option<String> {
+    pub(crate) fn reason_in(&self, phase: Phase) -> Option<String> {
         self.reason(&phase.to_string())
     }
 
     /// Asks the run to stop as SIGINT would (tests).
     #[cfg(test)]
-    pub fn interrupt(&self) {
+    pub(crate) fn interrupt(&self) {
         self.sigint.store(true, Ordering::Relaxed);
         self.stop.store(true, Ordering::Relaxed);
     }

@@ -28,9 +28,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Repetitions whose IOPS coefficient of variation exceeds this are marked.
-pub const CV_LIMIT_PCT: f64 = 5.0;
+pub(crate) const CV_LIMIT_PCT: f64 = 5.0;
 /// Preconditioning: writes in flight per target.
-pub const PRECONDITION_QUEUE_DEPTH: u32 = 16;
+pub(crate) const PRECONDITION_QUEUE_DEPTH: u32 = 16;
 
 struct Sequencer<'a> {
     opts: &'a RunOptions,
@@ -51,7 +51,7 @@ struct Sequencer<'a> {
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
-pub fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
+pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
     let started_at = chrono::Utc::now();
     let mut s = Sequencer {
         opts,

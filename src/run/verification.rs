@@ -191,7 +191,7 @@ pub(super) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<
 
 /// The rule a run with data verification is judged by (`None` without verification): every
 /// verdict includes it.
-pub fn verification_rule(result: &RunResult) -> Option<Rule> {
+pub(crate) fn verification_rule(result: &RunResult) -> Option<Rule> {
     result.verify.as_ref().map(|v| {
         Rule::judge(
             verdict::VERIFY_ERRORS,

@@ -15,11 +15,11 @@ use std::time::Duration;
 
 mod render;
 
-pub use render::{console, html};
+pub(crate) use render::{console, html};
 
 /// What a metric measures, which says how it is printed and which way is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// Operations per second (higher is better).
     Iops,
     /// MB/s, 10^6 bytes/s (higher is better).
@@ -30,12 +30,12 @@ pub enum Unit {
 
 impl Unit {
     /// Whether a larger value is an improvement.
-    pub fn higher_is_better(self) -> bool {
+    pub(crate) fn higher_is_better(self) -> bool {
         !matches!(self, Unit::Ns)
     }
 
     /// The value as a person reads it.
-    pub fn format(self, v: f64) -> String {
+    pub(crate) fn format(self, v: f64) -> String {
         match self {
             Unit::Iops => format_rate(v),
             Unit::MbPerS => format!("{v:.2}"),
@@ -46,7 +46,7 @@ impl Unit {
 
 /// How a run's value compares with the baseline's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
+pub(crate) enum Mark {
     /// An improvement beyond noise.
     Better,
     /// A degradation beyond noise.
@@ -57,7 +57,7 @@ pub enum Mark {
 
 impl Mark {
     /// `better`, `worse` or `noise`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mark::Better => "better",
             Mark::Worse => "worse",
@@ -68,7 +68,7 @@ impl Mark {
 
 /// One non-baseline run's value of a metric.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Cell {
+pub(crate) struct Cell {
     /// The value.
     pub value: f64,
     /// Relative difference from the baseline, percent (infinite when the baseline is 0).
@@ -81,7 +81,7 @@ pub struct Cell {
 
 /// One metric of the comparison.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Row {
+pub(crate) struct Row {
     /// Metric (`IOPS`, `p99`...) or, in step tables, the step label.
     pub name: String,
     /// Its unit.
@@ -94,7 +94,7 @@ pub struct Row {
 
 /// A group of metrics (`totals read`, `class db write`, `steps: IOPS`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Table {
+pub(crate) struct Table {
     /// Heading.
     pub title: String,
     /// Metrics.
@@ -103,7 +103,7 @@ pub struct Table {
 
 /// A comparison of runs (the first is the baseline).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// Run labels, in order.
     pub labels: Vec<String>,
     /// The noise threshold asked for, percent.
@@ -334,7 +334,7 @@ fn job_differences(runs: &[(String, RunResult)]) -> Vec<String> {
 
 /// Compares `runs` (label, results); differences under `noise_pct` (or the runs' own spread
 /// from repetitions, when larger) are noise.
-pub fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Comparison {
+pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Comparison {
     let mut c = Comparison {
         labels: runs.iter().map(|r| r.0.clone()).collect(),
         noise_pct,
@@ -498,7 +498,7 @@ pub fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Comparison {
 }
 
 /// Throughput falls or latency rises beyond `pct` percent (and beyond noise): one line each.
-pub fn regressions(c: &Comparison, pct: f64) -> Vec<String> {
+pub(crate) fn regressions(c: &Comparison, pct: f64) -> Vec<String> {
     let mut out = Vec::new();
     for t in &c.tables {
         for r in &t.rows {

@@ -42,7 +42,7 @@ fn columns(rows: &[Vec<String>], left: &dyn Fn(usize) -> bool) -> String {
 }
 
 /// The comparison as console tables.
-pub fn console(c: &Comparison) -> String {
+pub(crate) fn console(c: &Comparison) -> String {
     let mut out = String::new();
     let others = c.labels.get(1..).unwrap_or(&[]);
     let _ = writeln!(
@@ -109,7 +109,7 @@ fn figure(id: &str, chart: String) -> String {
 }
 
 /// The comparison as a self-contained HTML page.
-pub fn html(c: &Comparison) -> String {
+pub(crate) fn html(c: &Comparison) -> String {
     let mut out = String::new();
     let others = c.labels.get(1..).unwrap_or(&[]);
     let title = format!(

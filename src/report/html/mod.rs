@@ -125,7 +125,7 @@ fn verify_section(o: &mut String, r: &RunResult) {
 }
 
 /// Escapes text for HTML.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -265,7 +265,7 @@ fn header(o: &mut String, r: &RunResult) {
 }
 
 /// The report as one HTML document.
-pub fn render(r: &RunResult) -> String {
+pub(crate) fn render(r: &RunResult) -> String {
     let mut o = String::new();
     let title = r
         .job

@@ -48,7 +48,7 @@ pub(super) struct Fake<F> {
 }
 
 impl<F: FnMut(&Job, &Signals) -> Made> Fake<F> {
-    pub fn new(respond: F) -> Self {
+    pub(super) fn new(respond: F) -> Self {
         Fake {
             signals: Signals::none(),
             respond,
