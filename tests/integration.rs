@@ -1,7 +1,8 @@
 //! The integration tests: one binary that drives the real `storlab` binary with
 //! `std::process::Command` on real files in temporary directories (on a real disk, never tmpfs),
 //! with real io_uring and, when the machine allows it (root, `losetup`, `mkfs.ext4`), real loop
-//! devices. Kernel- and privilege-dependent tests probe first and skip with a printed reason.
+//! devices. Kernel- and privilege-dependent tests probe first and skip with a reason (see
+//! below: skips are counted, and fail under CI).
 //!
 //! Each module owns one area: `run` (one-line runs, engines, output modes, open loop),
 //! `jobfile` (a job file with several targets, workers and classes), `badjobs` (validation
@@ -18,6 +19,24 @@
 //! small data sets) and `longrun` (flat memory over minutes; 1,000 targets and 256 workers).
 //! `harness` holds the scratch directory, the command runner, JSON access and the loop-device
 //! guard they share.
+//!
+//! # Skipped tests are counted
+//!
+//! A test that needs what this machine lacks (root, loop devices, FUSE, btrfs-progs, cgroup v1
+//! blkio throttling, tracefs, Chromium, a high open-file limit) calls [`harness::skip`] with
+//! its name and the reason, and returns. Under CI (`CI=true` or `CI=1`) `skip` panics instead:
+//! CI (`.ci/run`) installs what the tests need, so there a missing capability is a failure.
+//! Elsewhere libtest counts the test as passed, so `skip` also appends a line (test, reason)
+//! to a ledger named after the test process's parent pid: the `cargo test` process, the
+//! parent of every test binary of one run (`tests/skipped/ledger.rs`). The test target
+//! `skipped` (`tests/skipped.rs`, `harness = false`) reads and removes that ledger and prints
+//! one line per skipped test and a last line `N tests skipped: ...` with each reason and how
+//! many tests gave it, or `no test was skipped`. Cargo runs the test targets of a package one
+//! after the other in name order, after the unit tests of the library and the binary, so
+//! `skipped` runs after `integration` and its line is the last of `cargo test --locked`. It
+//! is not printed when `cargo test` stops early (a failing test binary) or when only this
+//! binary runs (`cargo test --test integration`); the next summary removes such a stale
+//! ledger without counting it.
 
 #![allow(clippy::print_stderr)]
 // Fault ranges are lists of byte ranges; a one-element list is meant as such.
@@ -43,6 +62,8 @@ mod harness;
 mod interrupt;
 #[path = "integration/jobfile.rs"]
 mod jobfile;
+#[path = "skipped/ledger.rs"]
+mod ledger;
 #[path = "integration/longrun.rs"]
 mod longrun;
 #[path = "integration/loopdev.rs"]

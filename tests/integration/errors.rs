@@ -7,18 +7,18 @@
 use crate::faultfs::FaultFs;
 use crate::harness::{
     LoopDevice, MIB, Outcome, array_at, at, f64_at, load_json, loop_skip_reason, run_in, scratch,
-    sparse_image, str_at, u64_at,
+    skip, sparse_image, str_at, u64_at,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The FUSE mount, or `None` after printing why the test is skipped.
+/// The FUSE mount, or `None` after [`skip`] said why the test cannot run.
 fn mount_or_skip(test: &str) -> Option<FaultFs> {
     match FaultFs::mount() {
         Ok(fs) => Some(fs),
         Err(reason) => {
-            eprintln!("skipped {test}: {reason}");
+            skip(test, &reason);
             None
         }
     }
@@ -463,18 +463,14 @@ impl Drop for Mounted {
 fn target_larger_than_the_free_space_fails_preparation_cleanly() {
     const TEST: &str = "target_larger_than_the_free_space_fails_preparation_cleanly";
     if let Some(reason) = loop_skip_reason(&["mkfs.ext4", "e2fsck"]) {
-        eprintln!("skipped {TEST}: {reason}");
-        return;
+        return skip(TEST, &reason);
     }
     let dir = scratch();
     let image = dir.path().join("small.img");
     sparse_image(&image, 32 * MIB);
     let device = match LoopDevice::attach(&image, false) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("skipped {TEST}: {e}");
-            return;
-        }
+        Err(e) => return skip(TEST, &e),
     };
     let mkfs = Command::new("mkfs.ext4")
         .args(["-q", "-F"])
@@ -485,10 +481,7 @@ fn target_larger_than_the_free_space_fails_preparation_cleanly() {
     let mountpoint = dir.path().join("mnt");
     let mounted = match Mounted::mount(&device.path, &mountpoint) {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("skipped {TEST}: {e}");
-            return;
-        }
+        Err(e) => return skip(TEST, &e),
     };
     // Something else on the filesystem that must survive.
     let keep = mountpoint.join("keep.dat");

@@ -2,7 +2,8 @@
 //! carries a filesystem unless told `--destroy-data`; reading is always allowed.
 
 use crate::harness::{
-    LoopDevice, MIB, at, load_json, loop_skip_reason, run_in, scratch, sparse_image, str_at, u64_at,
+    LoopDevice, MIB, at, load_json, loop_skip_reason, run_in, scratch, skip, sparse_image, str_at,
+    u64_at,
 };
 use std::path::Path;
 use std::process::Command;
@@ -77,9 +78,9 @@ fn foreign_file_is_not_written_without_destroy_data() {
 
 #[test]
 fn loop_device_with_ext4_is_not_written_without_destroy_data() {
+    const TEST: &str = "loop_device_with_ext4_is_not_written_without_destroy_data";
     if let Some(reason) = loop_skip_reason(&["mkfs.ext4"]) {
-        eprintln!("skipped loop_device_with_ext4_is_not_written_without_destroy_data: {reason}");
-        return;
+        return skip(TEST, &reason);
     }
     let dir = scratch();
     let image = dir.path().join("ext4.img");
@@ -97,10 +98,7 @@ fn loop_device_with_ext4_is_not_written_without_destroy_data() {
     let before = std::fs::read(&image).unwrap();
     let device = match LoopDevice::attach(&image, false) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("skipped loop_device_with_ext4_is_not_written_without_destroy_data: {e}");
-            return;
-        }
+        Err(e) => return skip(TEST, &e),
     };
     let link = dir.path().join("disk-link");
     std::os::unix::fs::symlink(&device.path, &link).unwrap();

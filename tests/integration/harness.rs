@@ -269,3 +269,19 @@ pub fn sparse_image(path: &Path, bytes: u64) {
 
 /// 1 MiB.
 pub const MIB: u64 = 1 << 20;
+
+/// A test that cannot run here: under CI (`CI=true`) a missing capability is a failure;
+/// elsewhere the reason is printed and the test returns early.
+pub fn skip(test: &str, reason: &str) {
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true" && v != "1"),
+        "{test}: cannot run under CI: {reason}"
+    );
+    eprintln!("skipped {test}: {reason}");
+    // Counted too: the `skipped` test target prints every skip of this `cargo test` at the
+    // end (libtest counts a test that returned early as passed). The full test path comes
+    // from libtest's thread name when it has one.
+    let thread = std::thread::current();
+    let name = thread.name().filter(|n| n.ends_with(test)).unwrap_or(test);
+    crate::ledger::record(name, reason);
+}

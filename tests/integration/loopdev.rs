@@ -3,15 +3,15 @@
 //! phase match the ones storlab reports.
 
 use crate::harness::{
-    LoopDevice, MIB, array_at, close, load_json, loop_skip_reason, run_in, scratch, sparse_image,
-    str_at, u64_at,
+    LoopDevice, MIB, array_at, close, load_json, loop_skip_reason, run_in, scratch, skip,
+    sparse_image, str_at, u64_at,
 };
 
 #[test]
 fn loop_device_counters_match_storlab_counts() {
+    const TEST: &str = "loop_device_counters_match_storlab_counts";
     if let Some(reason) = loop_skip_reason(&[]) {
-        eprintln!("skipped loop_device_counters_match_storlab_counts: {reason}");
-        return;
+        return skip(TEST, &reason);
     }
     let dir = scratch();
     let image = dir.path().join("counters.img");
@@ -19,10 +19,7 @@ fn loop_device_counters_match_storlab_counts() {
     sparse_image(&image, 128 * MIB);
     let device = match LoopDevice::attach(&image, true) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("skipped loop_device_counters_match_storlab_counts: {e}");
-            return;
-        }
+        Err(e) => return skip(TEST, &e),
     };
     let results = dir.path().join("loop.json");
     run_in(

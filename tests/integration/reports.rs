@@ -7,9 +7,9 @@
 //! no NaN or infinity in it; no page may load anything from anywhere.
 //!
 //! A real browser then loads every page: headless Chromium prints each to PNG and PDF and dumps
-//! its DOM, in which the charts must be there again. Without Chromium that test skips with a
-//! printed reason, except under CI (`CI` set), where `.ci/run` installs it and its absence is a
-//! failure.
+//! its DOM, in which the charts must be there again. Without Chromium those tests skip
+//! (`harness::skip`), except under CI (`CI=true`), where `.ci/run` installs it and its absence
+//! is a failure.
 //!
 //! The fixtures: `plain.json` (a one-line 70 % read run, queue depth 1) and `plain-b.json` (the
 //! same at queue depth 8), `steps.json` (a `[cycle]` over two block sizes, `repeat = 3`),
@@ -41,7 +41,7 @@
 //! `steady_range = "50%"`, `steady_slope = "50%"`, `max_rounds = 6`, target `$W/plain.dat`,
 //! one worker at queue depth 4 doing 4k 70 % read, 100 % random.
 
-use super::harness::{Outcome, run_in, scratch};
+use super::harness::{Outcome, run_in, scratch, skip};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -1032,8 +1032,9 @@ fn csv_and_markdown_tables() {
 
 // ---- A real browser ------------------------------------------------------------------------
 
-/// Headless Chromium, or why the browser tests cannot run. Under CI its absence is a failure.
-fn chromium() -> Option<PathBuf> {
+/// Headless Chromium, or `None` after [`skip`] said why `test` cannot run (under CI its
+/// absence is a failure).
+fn chromium(test: &str) -> Option<PathBuf> {
     let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
         std::env::var_os("PATH").and_then(|paths| {
             std::env::split_paths(&paths)
@@ -1042,11 +1043,10 @@ fn chromium() -> Option<PathBuf> {
         })
     });
     if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromium is not installed (CI is set; .ci/run installs it with apt-get)"
+        skip(
+            test,
+            "chromium is not installed (apt-get install chromium; .ci/run installs it)",
         );
-        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
     }
     found
 }
@@ -1190,7 +1190,9 @@ static BROWSER: Mutex<()> = Mutex::new(());
 
 /// The report of fixture `name`, in Chromium.
 fn browser_report(name: &str) {
-    let Some(browser) = chromium() else { return };
+    let Some(browser) = chromium(&format!("browser_prints_the_{name}_report")) else {
+        return;
+    };
     let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch();
     let (page, _) = render_report(dir.path(), name);
@@ -1230,7 +1232,9 @@ fn browser_prints_the_steady_state_report() {
 
 #[test]
 fn browser_prints_the_comparison() {
-    let Some(browser) = chromium() else { return };
+    let Some(browser) = chromium("browser_prints_the_comparison") else {
+        return;
+    };
     let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch();
     compare(dir.path(), &["plain", "plain-b"], &CMP_LABELS, true, &[]).expect_ok();

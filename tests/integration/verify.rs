@@ -4,7 +4,9 @@
 //! faulty filesystem (the FUSE [`crate::faultfs::FaultFs`]) are told apart; a loop device is
 //! verified once written; an Exchange run with `--verify` carries the rule in its verdict.
 
-use crate::harness::{MIB, array_at, at, load_json, run_in, scratch, storlab, str_at, u64_at};
+use crate::harness::{
+    MIB, array_at, at, load_json, run_in, scratch, skip, storlab, str_at, u64_at,
+};
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -249,7 +251,7 @@ fn on_faultfs(
     let fs = match crate::faultfs::FaultFs::mount() {
         Ok(fs) => fs,
         Err(why) => {
-            eprintln!("skipped: {why}");
+            skip(&format!("{name}_writes_are_reported_as_{name}"), &why);
             return None;
         }
     };
@@ -362,19 +364,16 @@ fn misdirected_writes_are_reported_as_misdirected() {
 
 #[test]
 fn a_loop_device_is_checked_once_written() {
+    const TEST: &str = "a_loop_device_is_checked_once_written";
     if let Some(why) = crate::harness::loop_skip_reason(&["losetup"]) {
-        eprintln!("skipped: {why}");
-        return;
+        return skip(TEST, &why);
     }
     let dir = scratch();
     let image = dir.path().join("disk.img");
     crate::harness::sparse_image(&image, 16 * MIB);
     let dev = match crate::harness::LoopDevice::attach(&image, true) {
         Ok(d) => d,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
+        Err(why) => return skip(TEST, &why),
     };
     let (out, v) = verify_run(
         dir.path(),
