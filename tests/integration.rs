@@ -4,19 +4,32 @@
 //! devices. Kernel- and privilege-dependent tests probe first and skip with a reason (see
 //! below: skips are counted, and fail under CI).
 //!
-//! Each module owns one area: `run` (one-line runs, engines, output modes, open loop),
-//! `jobfile` (a job file with several targets, workers and classes), `badjobs` (validation
-//! errors and exit code 2), `fuzz` (thousands of generated and mutated job files and command
-//! lines: no panic, every error names its place), `guard` (the destroy-data guard),
-//! `interrupt` (Ctrl-C and SIGTERM in every phase, step and Exchange stage; kill -9 and reports
-//! from the time series), `loopdev` (device counters on a loop device), `examples` (every
-//! example job resolves), `exchange` (the Exchange model, verdicts, throttled devices, the
-//! maximum-mailboxes search), `steps` (cycles, repetitions, curves, steady state,
-//! preconditioning and presets), `reports` (HTML reports, comparisons, CSV and Markdown from
-//! fixed results files in tests/fixtures/, and a headless-Chromium test), `faultfs` (a FUSE
-//! filesystem that fails, loses, tears or misdirects chosen I/Os), `errors` (real I/O errors
-//! and `on_error`), `verify` (data verification), `placement` (warnings for tmpfs, btrfs and
-//! small data sets) and `longrun` (flat memory over minutes; 1,000 targets and 256 workers).
+//! Each module owns one area (a folder module's parts in brackets):
+//!
+//! - `run`: one-line runs, engines, output modes, open loop;
+//! - `jobfile`: a job file with several targets, workers and classes;
+//! - `badjobs`: validation errors and exit code 2;
+//! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
+//!   files and command lines: no panic, every error names its place;
+//! - `guard`: the destroy-data guard;
+//! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`): Ctrl-C and SIGTERM in
+//!   every phase, step and Exchange stage; kill -9 and reports from the time series;
+//! - `loopdev`: device counters on a loop device;
+//! - `examples`: every example job resolves;
+//! - `exchange` (`profile`, `verdict`, `initialisation`, `search`, `backup`, with `devices`):
+//!   the Exchange model, verdicts, throttled devices, the maximum-mailboxes search, thread
+//!   tuning, backup and recovery;
+//! - `steps` (`cycles`, `curves`, `steady`, `precondition`, `presets`): cycles, repetitions,
+//!   rate curves, steady state, preconditioning and presets;
+//! - `reports` (`scanner`, `html`, `comparison`, `tables`, `browser`): HTML reports,
+//!   comparisons, CSV and Markdown from fixed results files in tests/fixtures/, and the same
+//!   pages in headless Chromium;
+//! - `faultfs`: a FUSE filesystem that fails, loses, tears or misdirects chosen I/Os;
+//! - `errors`: real I/O errors and `on_error`;
+//! - `verify`: data verification;
+//! - `placement`: warnings for tmpfs, btrfs and small data sets;
+//! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers.
+//!
 //! `harness` holds the scratch directory, the command runner, JSON access and the loop-device
 //! guard they share.
 //!
@@ -48,17 +61,17 @@ mod badjobs;
 mod errors;
 #[path = "integration/examples.rs"]
 mod examples;
-#[path = "integration/exchange.rs"]
+#[path = "integration/exchange/mod.rs"]
 mod exchange;
 #[path = "integration/faultfs.rs"]
 mod faultfs;
-#[path = "integration/fuzz.rs"]
+#[path = "integration/fuzz/mod.rs"]
 mod fuzz;
 #[path = "integration/guard.rs"]
 mod guard;
 #[path = "integration/harness.rs"]
 mod harness;
-#[path = "integration/interrupt.rs"]
+#[path = "integration/interrupt/mod.rs"]
 mod interrupt;
 #[path = "integration/jobfile.rs"]
 mod jobfile;
@@ -70,11 +83,11 @@ mod longrun;
 mod loopdev;
 #[path = "integration/placement.rs"]
 mod placement;
-#[path = "integration/reports.rs"]
+#[path = "integration/reports/mod.rs"]
 mod reports;
 #[path = "integration/run.rs"]
 mod run;
-#[path = "integration/steps.rs"]
+#[path = "integration/steps/mod.rs"]
 mod steps;
 #[path = "integration/verify.rs"]
 mod verify;
