@@ -270,6 +270,71 @@ pub fn sparse_image(path: &Path, bytes: u64) {
 /// 1 MiB.
 pub const MIB: u64 = 1 << 20;
 
+/// How far the share of reads (or of anything else drawn at random per I/O with probability
+/// `p`) may stray from `p` over `n` I/Os: `floor`, or 3.5 standard deviations of that share
+/// when `n` is too small for `floor`. The draws are seeded, but how many of them a timed run
+/// makes is the machine's: a slow machine makes fewer, and the bound widens only as much as
+/// counting statistics demand, never because the machine was slow.
+pub fn share_tolerance(p: f64, n: u64, floor: f64) -> f64 {
+    let sd = (p * (1.0 - p) / n.max(1) as f64).sqrt();
+    floor.max(3.5 * sd)
+}
+
+/// Checks that every open-loop worker of a run (a `rate` in `/job/workers`) accounted for every
+/// I/O its schedule intended over the measured time: those it counted, those it never issued
+/// (`/workers/N/unissued`: their time came while every slot was busy, or after the window
+/// closed before the worker woke) and at most a queue of I/Os still in flight when the window
+/// closed add up to the schedule's `ceil(rate × measured time)`, give or take one for rounding.
+/// And no worker counted more than its schedule: open loop never runs ahead of it.
+///
+/// This holds on any machine, however loaded: a slow one leaves more I/Os unissued (and its
+/// results say so), it cannot make the sum differ. A pacer that issued at the wrong rate, or
+/// counts that lost or doubled I/Os, would. The run must have no ramp (`--ramp 0s`): I/Os
+/// intended during a ramp and issued late would count in the window.
+#[track_caller]
+pub fn check_open_loop_accounting(v: &Value) {
+    assert_eq!(
+        u64_at(v, "/job/ramp_ms"),
+        0,
+        "the accounting needs a run without ramp"
+    );
+    let seconds = u64_at(v, "/measured_ms") as f64 / 1000.0;
+    let specs = array_at(v, "/job/workers");
+    let results = array_at(v, "/workers");
+    assert_eq!(
+        specs.len(),
+        results.len(),
+        "workers in the job and in the results"
+    );
+    let mut open = 0;
+    for (spec, result) in specs.iter().zip(results) {
+        let name = str_at(result, "/name");
+        assert_eq!(
+            str_at(spec, "/name"),
+            name,
+            "the job's and the results' workers in order"
+        );
+        let Some(rate) = spec.pointer("/rate/iops").and_then(Value::as_f64) else {
+            continue;
+        };
+        open += 1;
+        let qd = u64_at(spec, "/queue_depth");
+        let intended = (rate * seconds).ceil() as u64;
+        let counted: u64 = ["read", "write", "flush"]
+            .iter()
+            .map(|d| u64_at(result, &format!("/totals/{d}/ops")))
+            .sum();
+        let unissued = u64_at(result, "/unissued");
+        let accounted = counted + unissued;
+        assert!(
+            accounted + qd + 1 >= intended && accounted <= intended + 1,
+            "worker {name} at {rate} IOPS for {seconds} s: {intended} I/Os intended, {counted} \
+             counted and {unissued} never issued (at most {qd} more can be in flight at the end)"
+        );
+    }
+    assert!(open > 0, "no open-loop worker in the job");
+}
+
 /// A test that cannot run here: under CI (`CI=true`) a missing capability is a failure;
 /// elsewhere the reason is printed and the test returns early.
 pub fn skip(test: &str, reason: &str) {
