@@ -1,8 +1,9 @@
 //! Rate curves: the closed-loop maximum, then open-loop levels at their share of it, and the
 //! stop rule that ends the curve at the first level where it holds.
 
-use super::{exclusive, iops, prepared_target, run_job, shared, steps, warnings, write_job};
-use crate::harness::{close, f64_at, load_json, run_in, scratch, str_at, u64_at};
+use super::{iops, ndjson_steps, ops, prepared_target, run_job, steps, warnings, write_job};
+use crate::harness::{array_at, close, f64_at, load_json, run_in, scratch, str_at, u64_at};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -37,14 +38,36 @@ random = "100%"
     )
 }
 
+/// The I/Os a level's worker never issued, from the results' warnings (each level's run
+/// warns with its own count when it is more than a queue's worth; the same text twice is
+/// kept once).
+fn unissued_counts(v: &Value) -> Vec<u64> {
+    array_at(v, "/warnings")
+        .iter()
+        .filter_map(|w| {
+            w.as_str()?
+                .split_once("could not keep its rate: ")?
+                .1
+                .split_once(' ')?
+                .0
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+/// Each level runs open loop at its share of the closed-loop maximum. What storlab guarantees,
+/// and this checks, holds on a machine however loaded: the level's rate is computed exactly
+/// from the maximum; its rows are open loop (a service time beside the response time, which
+/// counts from the intended time and so is never shorter); no level counts more I/Os than
+/// its schedule intended; and every intended I/O it did not count is accounted for, by at
+/// most a queue in flight at the end or by the warning that says how many were never
+/// issued. How close to its rate a level gets is the machine's: the null engine is CPU-bound
+/// near a million IOPS, and another busy process takes its share of the CPU.
 #[test]
 fn curve_levels_run_open_loop_at_their_share_of_the_maximum() {
     let dir = scratch();
-    let target = {
-        let _cpu = shared();
-        prepared_target(dir.path())
-    };
-    let _cpu = exclusive();
+    let target = prepared_target(dir.path());
     let started = Instant::now();
     // A stop rule that never holds: every level runs.
     let job = curve_job(
@@ -70,10 +93,39 @@ fn curve_levels_run_open_loop_at_their_share_of_the_maximum() {
             close(target_iops, max * level / 100.0, 1e-6),
             "level {level}%: target {target_iops} IOPS, maximum {max}"
         );
-        let achieved = iops(row, "/totals");
+        // Open loop: service time is reported, and response time (from the intended time) is
+        // never below it.
+        let response = f64_at(row, "/totals/read/latency_ns/mean");
+        let service = f64_at(row, "/totals/read/service_latency_ns/mean");
         assert!(
-            close(achieved, target_iops, 0.10),
-            "level {level}%: {achieved} IOPS achieved, {target_iops} intended (maximum {max})"
+            response >= service,
+            "level {level}%: response {response} ns < service {service} ns"
+        );
+        // The schedule: ceil(rate × 500 ms) I/Os from time 0 (no ramp), one worker of queue
+        // depth 16. Counted ones never exceed it; the rest are in flight at the end (at most
+        // 16) or never issued, and then a warning gives their number.
+        assert_eq!(u64_at(row, "/measured_ms"), 500, "level {level}%");
+        let intended = (target_iops * 0.5).ceil() as u64;
+        let counted = ops(row, "/totals");
+        assert!(
+            counted <= intended + 1,
+            "level {level}%: {counted} I/Os counted, {intended} intended (maximum {max})"
+        );
+        let missing = intended - counted.min(intended);
+        let slack = 16 + 2;
+        assert!(
+            missing <= 2 * slack
+                || unissued_counts(&v)
+                    .iter()
+                    .any(|&n| n + slack >= missing && n <= missing + slack),
+            "level {level}%: {counted} I/Os counted of {intended} intended, and no warning \
+             accounts for the {missing} missing: {:?}",
+            array_at(&v, "/warnings")
+        );
+        // The time series marks each interval of the level with its step.
+        assert!(
+            ndjson_steps(&results).contains(&Some(u64_at(row, "/index"))),
+            "level {level}%: no interval of its step in the time series"
         );
     }
     let indexes: Vec<u64> = rows.iter().map(|r| u64_at(r, "/index")).collect();
@@ -84,7 +136,6 @@ fn curve_levels_run_open_loop_at_their_share_of_the_maximum() {
 
 #[test]
 fn curve_stop_rule_ends_the_curve_at_the_first_level_where_it_holds() {
-    let _cpu = shared();
     let started = Instant::now();
     let dir = scratch();
     let target = dir.path().join("t.dat");
@@ -118,7 +169,6 @@ fn curve_stop_rule_ends_the_curve_at_the_first_level_where_it_holds() {
 
 #[test]
 fn stop_when_without_a_curve_is_a_usage_error() {
-    let _cpu = shared();
     let dir = scratch();
     let target = dir.path().join("t.dat");
     let job = write_job(
@@ -149,7 +199,6 @@ block_size = "4k"
 /// holds, so a typo silently disables it; it should be rejected like any unknown name.
 #[test]
 fn stop_when_with_an_unknown_class_is_a_usage_error() {
-    let _cpu = shared();
     let dir = scratch();
     let target = dir.path().join("t.dat");
     let job = curve_job(

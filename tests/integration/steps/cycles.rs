@@ -2,8 +2,8 @@
 //! results and the time series tagged by step; `repeat` with the spread of its runs.
 
 use super::{
-    check_step_block_size, check_step_cpu, ndjson_steps, prepared_target, run_job, shared, steps,
-    warnings, write_job,
+    check_step_block_size, check_step_cpu, ndjson_steps, prepared_target, run_job, steps, warnings,
+    write_job,
 };
 use crate::harness::{array_at, at, close, f64_at, load_json, scratch, str_at, u64_at};
 use serde_json::Value;
@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn cycle_runs_every_combination_outer_parameter_first() {
-    let _cpu = shared();
     let started = Instant::now();
     let dir = scratch();
     let target = dir.path().join("t.dat");
@@ -135,7 +134,6 @@ random = "100%"
 
 #[test]
 fn doubling_block_size_512_to_1mib_gives_12_steps() {
-    let _cpu = shared();
     let started = Instant::now();
     let dir = scratch();
     let target = prepared_target(dir.path());
@@ -188,7 +186,6 @@ random = "100%"
 
 #[test]
 fn repeat_runs_every_step_three_times_and_reports_the_spread() {
-    let _cpu = shared();
     let started = Instant::now();
     let dir = scratch();
     let target = prepared_target(dir.path());

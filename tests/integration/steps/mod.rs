@@ -19,20 +19,7 @@ mod steady;
 use crate::harness::{MIB, Outcome, array_at, at, close, f64_at, run_in, u64_at};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
-
-/// Every test of this module holds it shared, except the one that measures open-loop rates
-/// on the null engine (CPU-bound: another run beside it would make it miss its rates).
-static CPU: RwLock<()> = RwLock::new(());
-
-fn shared() -> RwLockReadGuard<'static, ()> {
-    CPU.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn exclusive() -> RwLockWriteGuard<'static, ()> {
-    CPU.write().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Writes `body` to `dir/name` and returns its path.
 fn write_job(dir: &Path, name: &str, body: &str) -> PathBuf {

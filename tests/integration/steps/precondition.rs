@@ -1,7 +1,7 @@
 //! Preconditioning: every byte of the target rewritten before measurement, none of it
 //! counted in the results.
 
-use super::{run_job, shared, steps, write_job};
+use super::{run_job, steps, write_job};
 use crate::harness::{MIB, array_at, at, f64_at, load_json, scratch, str_at, u64_at};
 use serde_json::Value;
 use std::time::Instant;
@@ -96,7 +96,6 @@ random = "100%"
 
 #[test]
 fn precondition_random_pass_writes_every_byte() {
-    let _cpu = shared();
     let started = Instant::now();
     let v = precondition_rewrites_every_block(
         r#"{ passes = 1, pattern = "random", block_size = "64k" }"#,
@@ -110,7 +109,6 @@ fn precondition_random_pass_writes_every_byte() {
 
 #[test]
 fn precondition_two_sequential_passes_write_every_byte_twice() {
-    let _cpu = shared();
     let started = Instant::now();
     // The block size defaults to 128 KiB.
     let v = precondition_rewrites_every_block(r#"{ passes = 2, pattern = "sequential" }"#);

@@ -1,7 +1,7 @@
 //! The built-in presets: listed with their sources, shown as job files that resolve, run with
 //! their targets replaced, and each one run for real on small files.
 
-use super::{ops, shared, steps, write_job};
+use super::{ops, steps, write_job};
 use crate::harness::{MIB, array_at, at, f64_at, load_json, run_in, scratch, str_at, u64_at};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -104,7 +104,6 @@ fn preset_targets_are_replaced_in_order_when_the_count_matches() {
 /// Runs a preset for about a second on 16 MiB files in a fresh working directory (the
 /// presets use relative paths under storlab-scratch/) and returns its results.
 fn run_preset(name: &str, extra: &[&str]) -> Value {
-    let _cpu = shared();
     let started = Instant::now();
     let dir = scratch();
     let results = dir.path().join(format!("{name}.json"));
