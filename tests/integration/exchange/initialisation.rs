@@ -66,6 +66,9 @@ fn initialisation_is_reused_and_rebuilt_when_the_databases_change_size() {
     assert!(!reused, "nothing to reuse on the first run");
     assert_eq!(written, 2 * 16 * MIB + 2 * 64 * MIB);
 
+    // Reused as it is: nothing written. (How long the two took is printed, not judged: it is
+    // the machine's, and a loaded one can stretch opening four files past writing 160 MiB on
+    // a quiet disk.)
     let second = run("16MiB", "second.json");
     let (reused, second_s, written) = init(&second);
     assert!(
@@ -74,10 +77,7 @@ fn initialisation_is_reused_and_rebuilt_when_the_databases_change_size() {
         reused_targets(&second)
     );
     assert_eq!(written, 0);
-    assert!(
-        second_s < first_s / 4.0,
-        "reusing took {second_s} s, building {first_s} s"
-    );
+    eprintln!("initialisation: built in {first_s} s, reused in {second_s} s");
 
     // A new mailbox size: the databases are rebuilt at 24 MiB, the log streams kept.
     let third = run("24MiB", "third.json");

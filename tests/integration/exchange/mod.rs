@@ -18,7 +18,9 @@ mod profile;
 mod search;
 mod verdict;
 
-use crate::harness::{Outcome, array_at, at, f64_at, run_in, str_at, u64_at};
+use crate::harness::{
+    Outcome, array_at, at, check_open_loop_accounting, close, f64_at, run_in, str_at, u64_at,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -60,11 +62,6 @@ fn class_counts(v: &Value, name: &str, dir: &str) -> (u64, u64) {
 /// `/exchange/databases`.
 fn databases(v: &Value) -> &Vec<Value> {
     array_at(v, "/exchange/databases")
-}
-
-/// The sum of `field` over the databases.
-fn sum_db(v: &Value, field: &str) -> f64 {
-    databases(v).iter().map(|d| f64_at(d, field)).sum()
 }
 
 /// Every verdict rule as (name, pass); checks each has its threshold, measured value and unit
@@ -113,6 +110,56 @@ fn code_matches_verdict(out: &Outcome, v: &Value) {
         o => panic!("verdict.result is {o}"),
     };
     out.expect_code(expected);
+}
+
+/// The open-loop rate of worker `name` (`db1-thread1`, `db1-log`, `db1-maintenance`) in the
+/// job the run ran, IOPS: what the model scheduled, exactly.
+#[track_caller]
+fn worker_rate(v: &Value, name: &str) -> f64 {
+    array_at(v, "/job/workers")
+        .iter()
+        .find(|w| str_at(w, "/name") == name)
+        .and_then(|w| w.pointer("/rate/iops"))
+        .and_then(Value::as_f64)
+        .unwrap_or_else(|| panic!("no open-loop worker {name} in the job"))
+}
+
+/// Database reads and database writes counted, every database together.
+fn db_ops(v: &Value) -> (u64, u64) {
+    databases(v).iter().fold((0, 0), |(reads, writes), d| {
+        let name = str_at(d, "/name");
+        (
+            reads + class_counts(v, &format!("{name}/read"), "read").0,
+            writes + class_counts(v, &format!("{name}/write"), "write").0,
+        )
+    })
+}
+
+/// The checks of an Exchange run's rates that hold on any machine, however loaded. Every
+/// stream (database threads, log writers, maintenance readers) is an open-loop worker: each
+/// accounted for every I/O of its schedule ([`check_open_loop_accounting`]); and the achieved
+/// transactional IOPS are the database reads and writes counted, never more than the target
+/// (plus one I/O per database thread for rounding). Whether a loaded machine keeps the target
+/// is its own business, and the verdict's.
+#[track_caller]
+fn check_rates(v: &Value) {
+    check_open_loop_accounting(v);
+    let seconds = u64_at(v, "/measured_ms") as f64 / 1000.0;
+    let (reads, writes) = db_ops(v);
+    let achieved = f64_at(v, "/exchange/achieved_iops");
+    assert!(
+        close(achieved, (reads + writes) as f64 / seconds, 1e-6),
+        "achieved {achieved} IOPS, but {reads} reads and {writes} writes in {seconds} s"
+    );
+    let target = f64_at(v, "/exchange/target_iops");
+    let threads = array_at(v, "/job/workers")
+        .iter()
+        .filter(|w| str_at(w, "/name").contains("-thread"))
+        .count();
+    assert!(
+        achieved <= target + threads as f64 / seconds,
+        "achieved {achieved} IOPS above the target {target}: open loop never runs ahead"
+    );
 }
 
 /// The common checks of a finished transactional run: not interrupted, no I/O errors.
