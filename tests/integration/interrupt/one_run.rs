@@ -5,7 +5,7 @@ use super::{Running, expect, has_record, interrupted, manifest, one_line, phases
 use crate::harness::{MIB, array_at, at, load_json, run_in, scratch, u64_at};
 use serde_json::Value;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[test]
 fn sigint_during_prepare_leaves_the_file_marked_incomplete() {
@@ -126,7 +126,10 @@ fn sigint_during_measure_writes_interrupted_results() {
     let mut run = Running::start(dir.path(), &strs(&args));
     // Measurement has run for at least one interval (1 s) once the first NDJSON line is there.
     run.wait_until("the first interval", || !records(&ndjson).is_empty());
+    let seen = Instant::now();
+    let first_end_ms = u64_at(&records(&ndjson)[0], "/t_end_ms");
     std::thread::sleep(Duration::from_millis(500));
+    let signalled = Instant::now();
     let status = run.stop("INT");
     let v = interrupted(&run, status, &results, "SIGINT", &["measure"]);
     assert_eq!(
@@ -135,8 +138,22 @@ fn sigint_during_measure_writes_interrupted_results() {
     );
     let measured_ms = u64_at(&v, "/measured_ms");
     assert!(
-        (1000..10_000).contains(&measured_ms),
-        "measured_ms {measured_ms} for a run stopped after ~1.5 s"
+        (1000..30_000).contains(&measured_ms),
+        "measured_ms {measured_ms}: at least the first interval, less than the 30 s planned"
+    );
+    // The one-second requirement, on storlab's own clock: the first interval ended (at
+    // `first_end_ms` of the run, no ramp) no later than this test saw it, so the measurement,
+    // which stopped at `measured_ms`, stopped at most `measured_ms - first_end_ms` after that
+    // sighting, less the time between the sighting and the signal. What a loaded machine adds
+    // to the bound is the few milliseconds between the interval's end and this test seeing
+    // it; the clean-up after the stop (writing and syncing the results file, which a busy
+    // disk can hold up for seconds) is not in it.
+    let waited_ms = signalled.duration_since(seen).as_millis() as i64;
+    let reaction_ms = (measured_ms - first_end_ms) as i64 - waited_ms;
+    eprintln!("measurement stopped at most {reaction_ms} ms after SIGINT");
+    assert!(
+        reaction_ms <= 1000,
+        "the measurement went on for up to {reaction_ms} ms after SIGINT"
     );
     assert!(u64_at(&v, "/totals/read/ops") > 0);
     assert!(u64_at(&v, "/totals/write/ops") > 0);
