@@ -162,13 +162,14 @@ fn check_in_browser(browser: &Path, dir: &Path, what: &str, page: &Path, expecte
     );
 }
 
-/// One Chromium at a time: each is a burst of processes and CPU, and other tests of this
-/// binary measure rates and latencies beside them.
+/// One Chromium at a time: each is a burst of processes, CPU and memory, and two at once on
+/// a small machine crowd each other towards the 60 s limit. (No other test's assertions
+/// depend on the CPU they leave.)
 static BROWSER: Mutex<()> = Mutex::new(());
 
 /// The report of fixture `name`, in Chromium.
-fn browser_report(name: &str) {
-    let Some(browser) = chromium(&format!("browser_prints_the_{name}_report")) else {
+fn browser_report(test: &str, name: &str) {
+    let Some(browser) = chromium(test) else {
         return;
     };
     let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
@@ -185,27 +186,27 @@ fn browser_report(name: &str) {
 
 #[test]
 fn browser_prints_the_plain_report() {
-    browser_report("plain");
+    browser_report("browser_prints_the_plain_report", "plain");
 }
 
 #[test]
 fn browser_prints_the_steps_report() {
-    browser_report("steps");
+    browser_report("browser_prints_the_steps_report", "steps");
 }
 
 #[test]
 fn browser_prints_the_curve_report() {
-    browser_report("curve");
+    browser_report("browser_prints_the_curve_report", "curve");
 }
 
 #[test]
 fn browser_prints_the_exchange_report() {
-    browser_report("exchange");
+    browser_report("browser_prints_the_exchange_report", "exchange");
 }
 
 #[test]
 fn browser_prints_the_steady_state_report() {
-    browser_report("steady");
+    browser_report("browser_prints_the_steady_state_report", "steady");
 }
 
 #[test]
