@@ -46,8 +46,16 @@ fn find_max_mailboxes_converges_within_a_throttled_capacity() {
     let started = Instant::now();
     // Per mailbox: 1.2 transactional IOPS, 0.72 reads/s and 0.48 + 0.24 (log) writes/s, so
     // 60 reads/s and 60 writes/s carry at most 83 mailboxes. Trials are 5 s (a sixth of the
-    // duration, at least 5 s), the confirmation 6 s. From 12 the bracket closes at 48..96.
+    // duration, at least 5 s), the confirmation 30 s. From 12 the bracket closes at 48..96.
     // Lenient latency limits: the throughput the throttle allows decides.
+    //
+    // Why 30 s: the achieved-IOPS rule allows 1% below the target for the window's edges,
+    // and near the throttle's capacity an I/O waits in its queue, tens of milliseconds and
+    // more on a loaded machine; the I/Os still queued when the window closes are not counted.
+    // A 6 s confirmation lost over 1% that way at 81, 76, 72 and 68 mailboxes in a row on a
+    // loaded machine, and the search answered 0. In 30 s only a queue of 300 ms at the close
+    // loses 1%, and four confirmations in a row would have to. (The answer was 0 although the
+    // fifth confirmation, at 64, passed: storlab ignores the last one's pass; reported.)
     let mut args = vec![
         "--find-max-mailboxes",
         "--mailboxes",
@@ -65,7 +73,7 @@ fn find_max_mailboxes_converges_within_a_throttled_capacity() {
         "--maintenance",
         "off",
         "--duration",
-        "6s",
+        "30s",
         "--ramp",
         "0s",
         "--db-path",
@@ -115,7 +123,7 @@ fn find_max_mailboxes_converges_within_a_throttled_capacity() {
     assert_eq!(str_at(last, "/purpose"), "confirm");
     assert_eq!(u64_at(last, "/mailboxes"), max);
     assert_eq!(at(last, "/pass"), &Value::Bool(true));
-    assert!(f64_at(last, "/seconds") >= 5.9, "confirmation {last}");
+    assert!(f64_at(last, "/seconds") >= 29.9, "confirmation {last}");
     // Every short trial that passed is at most the answer's bracket, every one that failed
     // above it, and a failed trial names the rules it broke.
     let short: Vec<&Value> = trials
