@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The binary under test.
-pub const STORLAB: &str = env!("CARGO_BIN_EXE_storlab");
+pub(crate) const STORLAB: &str = env!("CARGO_BIN_EXE_storlab");
 
 /// A temporary directory under cargo's target tmp dir: on the same disk as the build, so
 /// O_DIRECT works and nothing lives in memory (as it would on a tmpfs /tmp).
-pub fn scratch() -> tempfile::TempDir {
+pub(crate) fn scratch() -> tempfile::TempDir {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR"));
     std::fs::create_dir_all(base).expect("create CARGO_TARGET_TMPDIR");
     tempfile::Builder::new()
@@ -23,7 +23,7 @@ pub fn scratch() -> tempfile::TempDir {
 
 /// `storlab` with its working directory set to `dir` (so a stray default results directory or
 /// scratch file can only land there).
-pub fn storlab(dir: &Path) -> Command {
+pub(crate) fn storlab(dir: &Path) -> Command {
     let mut command = Command::new(STORLAB);
     command.current_dir(dir).stdin(Stdio::null());
     command
@@ -31,7 +31,7 @@ pub fn storlab(dir: &Path) -> Command {
 
 /// What one invocation did.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Exit code (`None` when killed by a signal).
     pub code: Option<i32>,
     /// Everything on stdout.
@@ -43,7 +43,7 @@ pub struct Outcome {
 impl Outcome {
     /// Panics with the output unless the exit code is `code`.
     #[track_caller]
-    pub fn expect_code(&self, code: i32) -> &Self {
+    pub(crate) fn expect_code(&self, code: i32) -> &Self {
         assert_eq!(
             self.code,
             Some(code),
@@ -56,13 +56,13 @@ impl Outcome {
 
     /// Panics with the output unless the run succeeded.
     #[track_caller]
-    pub fn expect_ok(&self) -> &Self {
+    pub(crate) fn expect_ok(&self) -> &Self {
         self.expect_code(0)
     }
 
     /// Panics unless stderr contains every one of `parts`.
     #[track_caller]
-    pub fn stderr_has(&self, parts: &[&str]) -> &Self {
+    pub(crate) fn stderr_has(&self, parts: &[&str]) -> &Self {
         for part in parts {
             assert!(
                 self.stderr.contains(part),
@@ -75,7 +75,7 @@ impl Outcome {
 }
 
 /// Runs `storlab ARGS` in `dir` to completion.
-pub fn run_in<I, S>(dir: &Path, args: I) -> Outcome
+pub(crate) fn run_in<I, S>(dir: &Path, args: I) -> Outcome
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
@@ -93,7 +93,7 @@ where
 
 /// A results (or other JSON) file.
 #[track_caller]
-pub fn load_json(path: &Path) -> Value {
+pub(crate) fn load_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
@@ -101,14 +101,14 @@ pub fn load_json(path: &Path) -> Value {
 
 /// The value at JSON pointer `pointer` (e.g. `/totals/read/ops`); panics when it is missing.
 #[track_caller]
-pub fn at<'a>(v: &'a Value, pointer: &str) -> &'a Value {
+pub(crate) fn at<'a>(v: &'a Value, pointer: &str) -> &'a Value {
     v.pointer(pointer)
         .unwrap_or_else(|| panic!("results have no {pointer}"))
 }
 
 /// The unsigned integer at `pointer`.
 #[track_caller]
-pub fn u64_at(v: &Value, pointer: &str) -> u64 {
+pub(crate) fn u64_at(v: &Value, pointer: &str) -> u64 {
     at(v, pointer)
         .as_u64()
         .unwrap_or_else(|| panic!("{pointer} is not an unsigned integer: {}", at(v, pointer)))
@@ -116,7 +116,7 @@ pub fn u64_at(v: &Value, pointer: &str) -> u64 {
 
 /// The number at `pointer`.
 #[track_caller]
-pub fn f64_at(v: &Value, pointer: &str) -> f64 {
+pub(crate) fn f64_at(v: &Value, pointer: &str) -> f64 {
     at(v, pointer)
         .as_f64()
         .unwrap_or_else(|| panic!("{pointer} is not a number: {}", at(v, pointer)))
@@ -124,7 +124,7 @@ pub fn f64_at(v: &Value, pointer: &str) -> f64 {
 
 /// The string at `pointer`.
 #[track_caller]
-pub fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
+pub(crate) fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
     at(v, pointer)
         .as_str()
         .unwrap_or_else(|| panic!("{pointer} is not a string: {}", at(v, pointer)))
@@ -132,14 +132,14 @@ pub fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
 
 /// The array at `pointer`.
 #[track_caller]
-pub fn array_at<'a>(v: &'a Value, pointer: &str) -> &'a Vec<Value> {
+pub(crate) fn array_at<'a>(v: &'a Value, pointer: &str) -> &'a Vec<Value> {
     at(v, pointer)
         .as_array()
         .unwrap_or_else(|| panic!("{pointer} is not an array: {}", at(v, pointer)))
 }
 
 /// `a` and `b` differ by at most `fraction` of `b`.
-pub fn close(a: f64, b: f64, fraction: f64) -> bool {
+pub(crate) fn close(a: f64, b: f64, fraction: f64) -> bool {
     (a - b).abs() <= b.abs() * fraction
 }
 
@@ -147,7 +147,7 @@ pub fn close(a: f64, b: f64, fraction: f64) -> bool {
 /// there, the latency percentiles are ordered, and the rates agree with the counts over
 /// `measured_ms`.
 #[track_caller]
-pub fn check_dir_summary(v: &Value, pointer: &str) {
+pub(crate) fn check_dir_summary(v: &Value, pointer: &str) {
     let ops = u64_at(v, &format!("{pointer}/ops"));
     u64_at(v, &format!("{pointer}/bytes"));
     assert_eq!(
@@ -186,14 +186,14 @@ pub fn check_dir_summary(v: &Value, pointer: &str) {
 }
 
 /// A loop device attached to an image file, detached on drop.
-pub struct LoopDevice {
+pub(crate) struct LoopDevice {
     /// `/dev/loopN`.
     pub path: PathBuf,
 }
 
 impl LoopDevice {
     /// `losetup -f --show [--direct-io=on] IMAGE`; without direct I/O when losetup refuses it.
-    pub fn attach(image: &Path, direct_io: bool) -> Result<LoopDevice, String> {
+    pub(crate) fn attach(image: &Path, direct_io: bool) -> Result<LoopDevice, String> {
         let attach = |direct: bool| {
             let mut command = Command::new("losetup");
             command.args(["-f", "--show"]);
@@ -221,7 +221,7 @@ impl LoopDevice {
     }
 
     /// Kernel name, e.g. `loop3`.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -237,7 +237,7 @@ impl Drop for LoopDevice {
 
 /// Why loop-device tests cannot run here (not root, no loop support, missing tools), or
 /// `None` when they can. `tools` are run with `-V` (or `--version`) to check they work.
-pub fn loop_skip_reason(tools: &[&str]) -> Option<String> {
+pub(crate) fn loop_skip_reason(tools: &[&str]) -> Option<String> {
     if !rustix::process::geteuid().is_root() {
         return Some("not root: loop devices need CAP_SYS_ADMIN".into());
     }
@@ -261,21 +261,92 @@ pub fn loop_skip_reason(tools: &[&str]) -> Option<String> {
 }
 
 /// Creates a sparse image file of `bytes`.
-pub fn sparse_image(path: &Path, bytes: u64) {
+pub(crate) fn sparse_image(path: &Path, bytes: u64) {
     std::fs::File::create(path)
         .and_then(|f| f.set_len(bytes))
         .unwrap_or_else(|e| panic!("cannot create image {}: {e}", path.display()));
 }
 
 /// 1 MiB.
-pub const MIB: u64 = 1 << 20;
+pub(crate) const MIB: u64 = 1 << 20;
+
+/// How far the share of reads (or of anything else drawn at random per I/O with probability
+/// `p`) may stray from `p` over `n` I/Os: `floor`, or 3.5 standard deviations of that share
+/// when `n` is too small for `floor`. The draws are seeded, but how many of them a timed run
+/// makes is the machine's: a slow machine makes fewer, and the bound widens only as much as
+/// counting statistics demand, never because the machine was slow.
+pub(crate) fn share_tolerance(p: f64, n: u64, floor: f64) -> f64 {
+    let sd = (p * (1.0 - p) / n.max(1) as f64).sqrt();
+    floor.max(3.5 * sd)
+}
+
+/// Checks that every open-loop worker of a run (a `rate` in `/job/workers`) accounted for every
+/// I/O its schedule intended over the measured time: those it counted, those it never issued
+/// (`/workers/N/unissued`: their time came while every slot was busy, or after the window
+/// closed before the worker woke) and at most a queue of I/Os still in flight when the window
+/// closed add up to the schedule's `ceil(rate × measured time)`, give or take one for rounding.
+/// And no worker counted more than its schedule: open loop never runs ahead of it.
+///
+/// This holds on any machine, however loaded: a slow one leaves more I/Os unissued (and its
+/// results say so), it cannot make the sum differ. A pacer that issued at the wrong rate, or
+/// counts that lost or doubled I/Os, would. The run must have no ramp (`--ramp 0s`): I/Os
+/// intended during a ramp and issued late would count in the window.
+#[track_caller]
+pub(crate) fn check_open_loop_accounting(v: &Value) {
+    assert_eq!(
+        u64_at(v, "/job/ramp_ms"),
+        0,
+        "the accounting needs a run without ramp"
+    );
+    let seconds = u64_at(v, "/measured_ms") as f64 / 1000.0;
+    let specs = array_at(v, "/job/workers");
+    let results = array_at(v, "/workers");
+    assert_eq!(
+        specs.len(),
+        results.len(),
+        "workers in the job and in the results"
+    );
+    let mut open = 0;
+    for (spec, result) in specs.iter().zip(results) {
+        let name = str_at(result, "/name");
+        assert_eq!(
+            str_at(spec, "/name"),
+            name,
+            "the job's and the results' workers in order"
+        );
+        let Some(rate) = spec.pointer("/rate/iops").and_then(Value::as_f64) else {
+            continue;
+        };
+        open += 1;
+        let qd = u64_at(spec, "/queue_depth");
+        let intended = (rate * seconds).ceil() as u64;
+        let counted: u64 = ["read", "write", "flush"]
+            .iter()
+            .map(|d| u64_at(result, &format!("/totals/{d}/ops")))
+            .sum();
+        let unissued = u64_at(result, "/unissued");
+        let accounted = counted + unissued;
+        assert!(
+            accounted + qd + 1 >= intended && accounted <= intended + 1,
+            "worker {name} at {rate} IOPS for {seconds} s: {intended} I/Os intended, {counted} \
+             counted and {unissued} never issued (at most {qd} more can be in flight at the end)"
+        );
+    }
+    assert!(open > 0, "no open-loop worker in the job");
+}
 
 /// A test that cannot run here: under CI (`CI=true`) a missing capability is a failure;
 /// elsewhere the reason is printed and the test returns early.
-pub fn skip(test: &str, reason: &str) {
+pub(crate) fn skip(test: &str, reason: &str) {
     assert!(
         std::env::var("CI").map_or(true, |v| v != "true" && v != "1"),
         "{test}: cannot run under CI: {reason}"
     );
     eprintln!("skipped {test}: {reason}");
+    // Counted too: the `skipped` test target prints every skip of this `cargo test` at the
+    // end (libtest counts a test that returned early as passed). The full test path comes
+    // from libtest's thread name when it has one.
+    let thread = std::thread::current();
+    let name = thread.name().filter(|n| n.ends_with(test)).unwrap_or(test);
+    crate::ledger::record(name, reason);
 }

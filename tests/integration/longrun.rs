@@ -3,7 +3,7 @@
 //! 256 workers starts with the usual soft limit of 1,024 open files (storlab raises it), runs,
 //! writes its results and reports; with a hard limit too low it stops with a clear error.
 
-use crate::harness::{STORLAB, array_at, at, load_json, run_in, scratch, str_at, u64_at};
+use crate::harness::{STORLAB, array_at, at, load_json, run_in, scratch, skip, str_at, u64_at};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -218,10 +218,12 @@ fn thousand_targets_and_256_workers_start_run_and_report() {
     match hard_open_files_limit() {
         Some(hard) if hard >= 2048 => {}
         hard => {
-            eprintln!(
-                "skipped: the hard open-file limit ({hard:?}) is below 2048; 1,000 targets and 256 rings cannot be opened"
+            return skip(
+                "thousand_targets_and_256_workers_start_run_and_report",
+                &format!(
+                    "the hard open-file limit ({hard:?}) is below 2048; 1,000 targets and 256 rings cannot be opened"
+                ),
             );
-            return;
         }
     }
     let dir = scratch();

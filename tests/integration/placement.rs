@@ -3,9 +3,12 @@
 //! warning in the results' `warnings`, and a plain ext4 file leaves none about its
 //! filesystem. Filesystems are real: a tmpfs mounted for the test, btrfs on a loop device
 //! (skipped with a reason when the machine cannot: not root, no loop devices, no
-//! `mkfs.btrfs` from btrfs-progs).
+//! `mkfs.btrfs` from btrfs-progs). The ext4 test uses the scratch directory when it is on ext4
+//! and a fresh ext4 on a loop device otherwise.
 
-use crate::harness::{LoopDevice, array_at, load_json, loop_skip_reason, run_in, scratch, str_at};
+use crate::harness::{
+    LoopDevice, array_at, load_json, loop_skip_reason, run_in, scratch, skip, str_at,
+};
 use crate::harness::{MIB, sparse_image, u64_at};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -148,12 +151,22 @@ fn smaller_than_memory(v: &Value) {
 
 #[test]
 fn plain_ext4_file_warns_only_that_the_data_set_fits_in_memory() {
+    const TEST: &str = "plain_ext4_file_warns_only_that_the_data_set_fits_in_memory";
     let dir = scratch();
-    let target = dir.path().join("plain.dat");
-    if magic(dir.path()) != EXT4_SUPER_MAGIC {
-        eprintln!("skipped: the scratch directory is not on ext4");
-        return;
-    }
+    // The scratch directory when it is on ext4; otherwise a fresh ext4 on a loop device.
+    let made = if magic(dir.path()) == EXT4_SUPER_MAGIC {
+        None
+    } else {
+        let Some(made) = fresh_fs(TEST, dir.path(), "mkfs.ext4", "ext4", "") else {
+            return;
+        };
+        Some(made)
+    };
+    let target = made
+        .as_ref()
+        .map_or(dir.path(), |(_, m)| m.point.as_path())
+        .join("plain.dat");
+    assert_eq!(magic(target.parent().unwrap()), EXT4_SUPER_MAGIC);
     let v = run_on(dir.path(), &target);
     assert_eq!(str_at(&v, "/targets/0/filesystem"), "ext4");
     smaller_than_memory(&v);
@@ -164,18 +177,15 @@ fn plain_ext4_file_warns_only_that_the_data_set_fits_in_memory() {
 
 #[test]
 fn tmpfs_target_warns_that_it_lives_in_memory() {
+    const TEST: &str = "tmpfs_target_warns_that_it_lives_in_memory";
     if !rustix::process::geteuid().is_root() {
-        eprintln!("skipped: not root, cannot mount a tmpfs");
-        return;
+        return skip(TEST, "not root, cannot mount a tmpfs");
     }
     let dir = scratch();
     let point = dir.path().join("tmpfs");
     let mounted = match Mounted::new("tmpfs", Path::new("tmpfs"), &point, "size=64m") {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            return;
-        }
+        Err(e) => return skip(TEST, &e),
     };
     assert_eq!(magic(&mounted.point), TMPFS_MAGIC);
     let v = run_on(dir.path(), &mounted.point.join("t.dat"));
@@ -185,45 +195,66 @@ fn tmpfs_target_warns_that_it_lives_in_memory() {
     no_warning(&v, "copy-on-write");
 }
 
-/// A btrfs filesystem on a loop device, mounted with `options`; `None` (after printing why)
-/// when this machine cannot make one.
-fn btrfs(dir: &Path, options: &str) -> Option<(LoopDevice, Mounted)> {
-    if let Some(why) = loop_skip_reason(&["mkfs.btrfs"]) {
-        eprintln!("skipped: {why} (btrfs-progs provides mkfs.btrfs)");
+/// A fresh filesystem made by `mkfs` (`mkfs.ext4`, `mkfs.btrfs`) on a loop device, mounted as
+/// `kind` with `options`; `None` after [`skip`] said why when this machine cannot make one.
+fn fresh_fs(
+    test: &str,
+    dir: &Path,
+    mkfs: &str,
+    kind: &str,
+    options: &str,
+) -> Option<(LoopDevice, Mounted)> {
+    if let Some(why) = loop_skip_reason(&[mkfs]) {
+        skip(test, &why);
         return None;
     }
     let supported = std::fs::read_to_string("/proc/filesystems")
-        .is_ok_and(|f| f.lines().any(|l| l.trim_end().ends_with("btrfs")));
-    if !supported && !Path::new("/sys/fs/btrfs").exists() {
+        .is_ok_and(|f| f.lines().any(|l| l.trim_end().ends_with(kind)));
+    if !supported && !Path::new("/sys/fs").join(kind).exists() {
         // The module may load on first mount; try anyway, and skip if the mount fails.
-        eprintln!("note: btrfs not listed in /proc/filesystems; trying to mount anyway");
+        eprintln!("note: {kind} not listed in /proc/filesystems; trying to mount anyway");
     }
-    let image = dir.join("btrfs.img");
+    let image = dir.join(format!("{kind}.img"));
     sparse_image(&image, 320 * MIB);
-    let device = LoopDevice::attach(&image, false).ok()?;
-    let mkfs = Command::new("mkfs.btrfs")
-        .args(["-q", "-f"])
+    let device = match LoopDevice::attach(&image, false) {
+        Ok(d) => d,
+        Err(e) => {
+            skip(test, &e);
+            return None;
+        }
+    };
+    let made = Command::new(mkfs)
+        .args(["-q", if kind == "btrfs" { "-f" } else { "-F" }])
         .arg(&device.path)
         .output()
-        .expect("run mkfs.btrfs");
+        .unwrap_or_else(|e| panic!("cannot run {mkfs}: {e}"));
     assert!(
-        mkfs.status.success(),
-        "mkfs.btrfs failed: {}",
-        String::from_utf8_lossy(&mkfs.stderr)
+        made.status.success(),
+        "{mkfs} failed: {}",
+        String::from_utf8_lossy(&made.stderr)
     );
-    match Mounted::new("btrfs", &device.path, &dir.join("mnt"), options) {
+    match Mounted::new(kind, &device.path, &dir.join("mnt"), options) {
         Ok(m) => Some((device, m)),
         Err(e) => {
-            eprintln!("skipped: {e}");
+            skip(test, &e);
             None
         }
     }
 }
 
+/// A btrfs filesystem on a loop device, mounted with `options` (see [`fresh_fs`]).
+fn btrfs(test: &str, dir: &Path, options: &str) -> Option<(LoopDevice, Mounted)> {
+    fresh_fs(test, dir, "mkfs.btrfs", "btrfs", options)
+}
+
 #[test]
 fn btrfs_target_warns_copy_on_write_and_no_compression_unless_mounted_so() {
     let dir = scratch();
-    let Some((_device, mounted)) = btrfs(dir.path(), "") else {
+    let Some((_device, mounted)) = btrfs(
+        "btrfs_target_warns_copy_on_write_and_no_compression_unless_mounted_so",
+        dir.path(),
+        "",
+    ) else {
         return;
     };
     assert_eq!(magic(&mounted.point), BTRFS_SUPER_MAGIC);
@@ -241,7 +272,11 @@ fn btrfs_mounted_with_compression_warns_and_names_the_option() {
         ("compress=zstd", "compress=zstd"),
         ("compress-force=lzo", "compress-force=lzo"),
     ] {
-        let Some((_device, mounted)) = btrfs(dir.path(), options) else {
+        let Some((_device, mounted)) = btrfs(
+            "btrfs_mounted_with_compression_warns_and_names_the_option",
+            dir.path(),
+            options,
+        ) else {
             return;
         };
         let mount_options = std::fs::read_to_string("/proc/self/mountinfo")

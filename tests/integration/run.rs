@@ -2,7 +2,8 @@
 //! results file it writes, the psync and null engines, `--json`, `--dry-run` and open loop.
 
 use crate::harness::{
-    MIB, array_at, at, check_dir_summary, close, f64_at, load_json, run_in, scratch, str_at, u64_at,
+    MIB, array_at, at, check_dir_summary, check_open_loop_accounting, close, f64_at, load_json,
+    run_in, scratch, share_tolerance, str_at, u64_at,
 };
 use serde_json::Value;
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -62,7 +63,7 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
     let v = load_json(&results);
 
     // Identity of the file and the run.
-    assert_eq!(u64_at(&v, "/schema_version"), 1);
+    assert_eq!(str_at(&v, "/schema_version"), "1.1");
     assert!(!str_at(&v, "/storlab_version").is_empty());
     assert!(at(&v, "/job").is_object());
     assert!(at(&v, "/host").is_object());
@@ -95,7 +96,7 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
         let p = format!("/totals/{dir}");
         check_dir_summary(&v, &p);
         let ops = u64_at(&v, &format!("{p}/ops"));
-        assert!(ops > 1000, "{p}: only {ops} ops");
+        assert!(ops > 0, "{p}: no ops");
         assert_eq!(
             u64_at(&v, &format!("{p}/bytes")),
             ops * 4096,
@@ -106,8 +107,15 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
             "closed loop has no separate service time"
         );
     }
+    // Each I/O is a read with probability 70%: within 5 points, or more when the machine made
+    // too few I/Os for that (see `share_tolerance`).
     let share = read_share(&v, "/totals");
-    assert!((0.65..=0.75).contains(&share), "read share {share}");
+    let n = u64_at(&v, "/totals/read/ops") + u64_at(&v, "/totals/write/ops");
+    let within = share_tolerance(0.7, n, 0.05);
+    assert!(
+        (share - 0.7).abs() <= within,
+        "read share {share} of {n} I/Os, expected 0.7 ± {within}"
+    );
 
     // Classes, workers, devices, CPU.
     assert!(
@@ -284,6 +292,12 @@ fn psync_engine_runs_and_records_that_it_ran_at_queue_depth_1() {
 /// At queue depth 1 a closed-loop worker spends nearly all its time waiting for its one I/O,
 /// so IOPS × mean latency is close to 1 (Little's law). A latency that leaves out the I/O
 /// itself gives a product near 0.
+///
+/// Load cannot push a correct latency below the bound: the time a busy machine takes to give
+/// the worker a CPU once its I/O completes falls inside the latency (the completion time is
+/// read when the worker runs again), and a slow disk lengthens the I/O, which is inside it
+/// too. Only the worker's own few microseconds of bookkeeping between one completion and the
+/// next submission fall outside, and they run without sleeping.
 #[test]
 fn psync_latency_includes_the_io() {
     let dir = scratch();
@@ -374,7 +388,7 @@ fn json_flag_prints_only_the_results_json() {
     out.expect_ok();
     let printed: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", out.stdout));
-    assert_eq!(u64_at(&printed, "/schema_version"), 1);
+    assert_eq!(str_at(&printed, "/schema_version"), "1.1");
     assert!(u64_at(&printed, "/totals/read/ops") > 0);
     assert_eq!(
         printed,
@@ -386,7 +400,9 @@ fn json_flag_prints_only_the_results_json() {
 #[test]
 fn dry_run_prints_the_plan_and_creates_nothing() {
     let dir = scratch();
-    let target = dir.path().join("sub").join("never.dat");
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let target = sub.join("never.dat");
     let out = run_in(
         dir.path(),
         [
@@ -410,7 +426,7 @@ fn dry_run_prints_the_plan_and_creates_nothing() {
         "targets:",
         "workers:",
         target.to_str().unwrap(),
-        "written by",
+        "created and fully written",
         "queue depth 4",
         "worker#0",
         "worker#1",
@@ -422,24 +438,29 @@ fn dry_run_prints_the_plan_and_creates_nothing() {
         );
     }
     assert!(!target.exists(), "--dry-run created the target");
-    assert!(
-        !target.parent().unwrap().exists(),
-        "--dry-run created its directory"
-    );
-    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    let left: Vec<_> = std::fs::read_dir(&sub).unwrap().collect();
     assert!(left.is_empty(), "--dry-run left files behind: {left:?}");
+    let top: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(top.len(), 1, "--dry-run left files behind: {top:?}");
 }
 
+/// Open loop follows its schedule: 500 I/Os a second for 2 s are 1,000 intended I/Os, and
+/// every one is counted, reported as never issued, or (at most a queue of them) still in
+/// flight at the end; none more. The rate a loaded machine achieves is its own; that every
+/// scheduled I/O is accounted for is storlab's, on any machine.
 #[test]
-fn open_loop_keeps_its_rate_and_reports_service_time() {
+fn open_loop_follows_its_schedule_and_reports_service_time() {
     let dir = scratch();
     let (_, v) = one_line(
         dir.path(),
         "open",
         &["--rate", "500", "--qd", "4", "--duration", "2s"],
     );
-    let iops = f64_at(&v, "/totals/read/iops");
-    assert!(close(iops, 500.0, 0.10), "--rate 500 gave {iops} IOPS");
+    assert_eq!(f64_at(&v, "/job/workers/0/rate/iops"), 500.0);
+    assert_eq!(u64_at(&v, "/measured_ms"), 2000);
+    check_open_loop_accounting(&v);
+    let ops = u64_at(&v, "/totals/read/ops") + u64_at(&v, "/totals/write/ops");
+    assert!(ops > 0, "no I/O");
     check_dir_summary(&v, "/totals/read");
     for k in ["min", "mean", "max", "p50", "p99"] {
         f64_at(&v, &format!("/totals/read/service_latency_ns/{k}"));

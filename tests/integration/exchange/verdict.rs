@@ -1,0 +1,272 @@
+//! The verdict of a real run: a light load passes (exit 0) with every rule named and judged
+//! against the limits given; an impossible read limit fails only the read-latency rules; a
+//! storage that cannot carry the load (a blkio-throttled loop device) fails the achieved-IOPS
+//! rule with exit 3; `--json` prints only the results.
+
+use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number, device_entry};
+use super::{
+    LENIENT, check_rates, code_matches_verdict, databases, exchange, failing, rules, s, worker_rate,
+};
+use crate::harness::{array_at, close, f64_at, load_json, scratch, skip, str_at, u64_at};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+#[test]
+fn a_passing_run_exits_0_and_an_impossible_read_limit_fails_only_read_latency() {
+    let dir = scratch();
+    let results = dir.path().join("pass.json");
+    // 40 mailboxes × 0.1 IOPS, no headroom: 4 transactional IOPS on two small databases, one
+    // I/O a second for each of the 2 threads of each database: 3 each in the 3 s window, which
+    // opens at time 0 (no ramp). The achieved-IOPS rule allows 1% less than the target, so a
+    // passing run must count all 12: an I/O is lost only when it is reaped after the window
+    // closes, and the last of each thread's is due a full second before that. No scheduling
+    // delay or disk queue of a loaded machine comes near a second (the latency limits here
+    // allow 500 ms on average). (At 120 IOPS, 30 a second per thread, 33 ms apart, a busy
+    // machine's delays of tens of milliseconds did fail this test.)
+    let base = [
+        "--mailboxes",
+        "40",
+        "--mailbox-size",
+        "16MiB",
+        "--capacity",
+        "1%",
+        "--iops-per-mailbox",
+        "0.1",
+        "--headroom",
+        "0%",
+        "--databases",
+        "2",
+        "--threads",
+        "2",
+        "--duration",
+        "3s",
+        "--ramp",
+        "0s",
+        "--db-path",
+        s(dir.path()),
+        "-q",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["-o", s(&results)]);
+    args.extend(LENIENT);
+    let out = exchange(dir.path(), &args);
+    let v = load_json(&results);
+    assert_eq!(
+        out.code,
+        Some(0),
+        "a light load failed: {:?}\n--- stderr\n{}",
+        failing(&v),
+        out.stderr
+    );
+    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+    let all = rules(&v);
+    let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+    for db in ["db1", "db2"] {
+        for rule in [
+            "average database read latency",
+            "average log write latency",
+            "maximum database read latency",
+        ] {
+            let name = format!("{db} {rule}");
+            assert!(names.contains(&name.as_str()), "no rule {name}: {names:?}");
+        }
+    }
+    assert!(
+        names.contains(&"I/O errors"),
+        "no I/O errors rule: {names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("achieved transactional IOPS")),
+        "no achieved-IOPS rule: {names:?}"
+    );
+    assert_eq!(all.len(), 8, "rules: {names:?}");
+    assert!(all.iter().all(|(_, pass)| *pass));
+    // The limits given are the thresholds judged.
+    let threshold = |name: &str| {
+        array_at(&v, "/verdict/rules")
+            .iter()
+            .find(|r| str_at(r, "/rule") == name)
+            .map(|r| f64_at(r, "/threshold"))
+            .unwrap()
+    };
+    assert_eq!(threshold("db1 average database read latency"), 500.0);
+    assert_eq!(threshold("db2 average log write latency"), 500.0);
+    assert_eq!(threshold("db1 maximum database read latency"), 5000.0);
+    assert_eq!(threshold("I/O errors"), 0.0);
+    let achieved_rule = array_at(&v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule").starts_with("achieved"))
+        .unwrap();
+    assert!(close(f64_at(achieved_rule, "/threshold"), 4.0 * 0.99, 1e-9));
+    assert_eq!(str_at(achieved_rule, "/unit"), "IOPS");
+    for db in ["db1", "db2"] {
+        for t in ["thread1", "thread2"] {
+            assert_eq!(worker_rate(&v, &format!("{db}-{t}")), 1.0, "{db}-{t}");
+        }
+    }
+    check_rates(&v);
+
+    // The same run with an average read latency no storage meets.
+    let results = dir.path().join("fail.json");
+    let mut args = base.to_vec();
+    args.extend(["-o", s(&results)]);
+    args.extend(["--db-read-latency", "1us"]);
+    args.extend(&LENIENT[2..]);
+    let out = exchange(dir.path(), &args);
+    out.expect_code(3);
+    let v = load_json(&results);
+    assert_eq!(str_at(&v, "/verdict/result"), "FAIL");
+    let expected: BTreeSet<String> = [
+        "db1 average database read latency",
+        "db2 average database read latency",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(failing(&v), expected);
+    assert!(
+        out.stdout.contains("FAIL"),
+        "the console summary does not say FAIL:\n{}",
+        out.stdout
+    );
+}
+
+// ---- Storage that cannot carry the load -------------------------------------------------
+
+#[test]
+fn a_throttled_device_fails_the_target_with_exit_3() {
+    if let Some(reason) = blkio_skip_reason() {
+        return skip("a_throttled_device_fails_the_target_with_exit_3", &reason);
+    }
+    let dir = scratch();
+    let fs = LoopFs::create(dir.path(), "slow", 256, &[], &[]).expect("filesystem");
+    let (major, minor) = dev_number(&fs.device);
+    let cgroup = BlkioCgroup::create(
+        "throttled",
+        &[
+            (
+                "blkio.throttle.read_iops_device",
+                format!("{major}:{minor} 40"),
+            ),
+            (
+                "blkio.throttle.write_iops_device",
+                format!("{major}:{minor} 40"),
+            ),
+        ],
+    )
+    .expect("blkio cgroup");
+    let results = dir.path().join("r.json");
+    // 2000 mailboxes × 0.5 IOPS × 1.2 = 1200 IOPS against 40 reads/s and 40 writes/s; one
+    // 16 MiB database (initialisation is throttled too).
+    let out = cgroup.run_exchange(
+        dir.path(),
+        &[
+            "--mailboxes",
+            "2000",
+            "--iops-per-mailbox",
+            "0.5",
+            "--mailbox-size",
+            "8MiB",
+            "--capacity",
+            "0.1%",
+            "--databases",
+            "1",
+            "--threads",
+            "2",
+            "--duration",
+            "3s",
+            "--ramp",
+            "0s",
+            "--db-path",
+            s(&fs.mount_point),
+            "--log-path",
+            s(&fs.mount_point),
+            "-q",
+            "-o",
+            s(&results),
+        ],
+    );
+    out.expect_code(3);
+    let v = load_json(&results);
+    assert_eq!(str_at(&v, "/verdict/result"), "FAIL");
+    let failed = failing(&v);
+    let achieved_rule = failed
+        .iter()
+        .any(|n| n.starts_with("achieved transactional IOPS"));
+    assert!(achieved_rule, "the achieved-IOPS rule passed: {failed:?}");
+    assert!(
+        !failed.contains("I/O errors"),
+        "a throttled device is slow, not failing: {failed:?}"
+    );
+    let achieved = f64_at(&v, "/exchange/achieved_iops");
+    assert!(
+        achieved < 100.0,
+        "{achieved} transactional IOPS through 40 + 40 IOPS limits"
+    );
+    // The device saw no more than the throttle lets through.
+    let dev = device_entry(&v, &fs.device.name());
+    let seconds = u64_at(&v, "/measured_ms") as f64 / 1000.0;
+    let reads_per_s = u64_at(dev, "/delta/reads") as f64 / seconds;
+    assert!(
+        reads_per_s <= 60.0,
+        "{reads_per_s} reads/s on a device throttled to 40"
+    );
+}
+
+// ---- --json -----------------------------------------------------------------------------
+
+#[test]
+fn json_flag_prints_only_the_results() {
+    let dir = scratch();
+    let results = dir.path().join("r.json");
+    let mut args = vec![
+        "--mailboxes",
+        "100",
+        "--mailbox-size",
+        "32MiB",
+        "--capacity",
+        "1%",
+        "--databases",
+        "2",
+        "--duration",
+        "2s",
+        "--ramp",
+        "0s",
+        "--db-path",
+        s(dir.path()),
+        "--json",
+        "-o",
+        s(&results),
+        "--html",
+        "r.html",
+    ];
+    args.extend(LENIENT);
+    let out = exchange(dir.path(), &args);
+    // The HTML report holds the sizing, the per-database table and every rule.
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(html.contains("<h2>Databases</h2>") && html.contains("<h2>Verdict rules</h2>"));
+    assert!(html.contains("average database read latency"));
+    assert!(!html.contains("<script") && !html.contains("src="));
+    let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document: {e}\n--- stdout\n{}",
+            out.stdout
+        )
+    });
+    code_matches_verdict(&out, &v);
+    assert!(matches!(str_at(&v, "/verdict/result"), "PASS" | "FAIL"));
+    assert_eq!(u64_at(&v, "/exchange/mailboxes"), 100);
+    assert!(close(f64_at(&v, "/exchange/target_iops"), 12.0, 1e-9));
+    assert!(f64_at(&v, "/exchange/achieved_iops") > 0.0);
+    let dbs = databases(&v);
+    assert_eq!(dbs.len(), 2);
+    for (i, d) in dbs.iter().enumerate() {
+        assert!(d.is_object());
+        assert_eq!(str_at(d, "/name"), format!("db{}", i + 1));
+        assert!(f64_at(d, "/db_reads_per_s") > 0.0);
+        u64_at(d, "/size_bytes");
+    }
+    assert_eq!(v, load_json(&results), "stdout and the results file differ");
+}

@@ -1,0 +1,173 @@
+//! `kill -9` during measurement: the NDJSON time series is what is left, and `storlab report`
+//! builds every report from it.
+
+use super::{Running, expect, one_line, phases, records, s, strs};
+use crate::harness::{array_at, at, load_json, run_in, scratch, str_at, u64_at};
+use serde_json::Value;
+use std::time::Duration;
+
+#[test]
+fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
+    let dir = scratch();
+    let target = dir.path().join("k.dat");
+    let results = dir.path().join("run.json");
+    let ndjson = dir.path().join("run.ndjson");
+    let args = one_line(
+        &target,
+        "16MiB",
+        &results,
+        &[
+            "--duration",
+            "30s",
+            "--ramp",
+            "300ms",
+            "--interval",
+            "100ms",
+        ],
+    );
+    let mut run = Running::start(dir.path(), &strs(&args));
+    run.wait_until("ten intervals", || records(&ndjson).len() >= 10);
+    run.signal("KILL");
+    let status = run.wait_for(Duration::from_secs(10)).expect("kill -9");
+    assert_eq!(status.code(), None, "killed by a signal: {status}");
+    // The results file written before the workers started says the run has not finished.
+    let unfinished = load_json(&results);
+    assert!(
+        str_at(&unfinished, "/interrupted").contains("did not finish"),
+        "{}",
+        at(&unfinished, "/interrupted")
+    );
+    assert_eq!(array_at(&unfinished, "/targets").len(), 1);
+
+    // Every complete line is a record (a last line may be cut off by the kill).
+    let text = std::fs::read_to_string(&ndjson).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let complete: Vec<Value> = lines
+        .iter()
+        .filter(|l| l.ends_with('\n'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}")))
+        .collect();
+    assert!(complete.len() >= 10);
+    let measured: Vec<&Value> = complete
+        .iter()
+        .filter(|r| r["phase"] == "measure")
+        .collect();
+    let read_ops: u64 = measured
+        .iter()
+        .map(|r| r["total"]["read"]["ops"].as_u64().unwrap())
+        .sum();
+    let max_ns = measured
+        .iter()
+        .map(|r| r["total"]["read"]["latency_max_ns"].as_u64().unwrap())
+        .max()
+        .unwrap();
+
+    // The killed run's results file is completed from its time series: its own job, targets
+    // and host, the time series' measurements.
+    let out = run_in(dir.path(), ["report", s(&results), "--json"]);
+    out.expect_ok();
+    let v: Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
+    assert_eq!(u64_at(&v, "/totals/read/ops"), read_ops);
+    assert_eq!(str_at(&v, "/targets/0/path"), s(&target));
+    assert_eq!(u64_at(&v, "/job/duration_ms"), 30_000);
+    assert_eq!(
+        phases(&v),
+        expect(&[
+            ("prepare", "completed"),
+            ("ramp", "completed"),
+            ("measure", "interrupted")
+        ])
+    );
+    // Without the results file, it says where to turn.
+    std::fs::remove_file(&results).unwrap();
+    run_in(dir.path(), ["report", s(&results)])
+        .expect_code(2)
+        .stderr_has(&[
+            "the run did not finish",
+            &format!("storlab report {}", ndjson.display()),
+        ]);
+
+    // A report from the time series alone.
+    let out = run_in(dir.path(), ["report", s(&ndjson), "--json"]);
+    out.expect_ok();
+    let v: Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
+    let why = str_at(&v, "/interrupted");
+    assert!(
+        why.contains("did not finish") && why.contains("time series"),
+        "{why}"
+    );
+    assert_eq!(array_at(&v, "/timeseries").len(), complete.len());
+    assert_eq!(u64_at(&v, "/totals/read/ops"), read_ops);
+    assert_eq!(u64_at(&v, "/totals/read/latency_ns/max"), max_ns);
+    assert!(u64_at(&v, "/measured_ms") >= 500);
+    assert_eq!(
+        phases(&v),
+        expect(&[("ramp", "completed"), ("measure", "interrupted")])
+    );
+    let classes = at(&v, "/classes").as_object().expect("classes");
+    assert!(!classes.is_empty(), "no classes recovered");
+    let class_ops: u64 = classes
+        .values()
+        .map(|c| c["read"]["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(class_ops, read_ops);
+
+    let html = dir.path().join("report.html");
+    run_in(dir.path(), ["report", s(&ndjson), "-o", s(&html)]).expect_ok();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("recovered from"), "the HTML report says so");
+    let csv = run_in(
+        dir.path(),
+        [
+            "report",
+            s(&ndjson),
+            "--format",
+            "csv",
+            "--table",
+            "timeseries",
+        ],
+    );
+    csv.expect_ok();
+    assert!(
+        csv.stdout.lines().count() > complete.len(),
+        "{}",
+        csv.stdout
+    );
+    let md = run_in(
+        dir.path(),
+        [
+            "report",
+            s(&ndjson),
+            "--format",
+            "markdown",
+            "--table",
+            "timeseries",
+        ],
+    );
+    md.expect_ok();
+    assert!(md.stdout.starts_with('|'), "{}", md.stdout);
+    let text = run_in(dir.path(), ["report", s(&ndjson)]);
+    text.expect_ok();
+    assert!(text.stdout.contains("INTERRUPTED"), "{}", text.stdout);
+
+    // A last line cut in the middle (as a kill during its write leaves it) is left out.
+    let cut = dir.path().join("cut.ndjson");
+    let last = lines[complete.len() - 1];
+    let head = lines[..complete.len() - 1].concat();
+    std::fs::write(&cut, format!("{head}{}", &last[..last.len() / 2])).unwrap();
+    let out = run_in(dir.path(), ["report", s(&cut), "--json"]);
+    out.expect_ok();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(array_at(&v, "/timeseries").len(), complete.len() - 1);
+    assert!(str_at(&v, "/interrupted").contains("cut off"));
+    // Content, not the name, decides: the same series under another name.
+    let renamed = dir.path().join("series.txt");
+    std::fs::copy(&ndjson, &renamed).unwrap();
+    run_in(dir.path(), ["report", s(&renamed), "--json"]).expect_ok();
+    // A broken line in the middle is an error that names the line.
+    let broken = dir.path().join("broken.ndjson");
+    std::fs::write(&broken, format!("{}{{oops\n{}", lines[0], lines[1])).unwrap();
+    run_in(dir.path(), ["report", s(&broken)])
+        .expect_code(2)
+        .stderr_has(&["line 2"]);
+}

@@ -1,0 +1,310 @@
+//! The report renderers on fixed results files (`tests/fixtures/*.json`, produced by real runs
+//! of this binary and committed): the HTML report (`html`), the comparison (`comparison`), and
+//! the CSV and Markdown tables (`tables`). The tests snapshot their STRUCTURE, never their numbers: the `<h2>` headings in
+//! order, the charts (`<figure class="chart" data-chart="ID">`) in order, the series each chart
+//! draws (`data-series="NAME"`), the table headers and how many rows each table has. Every
+//! drawn series must have real geometry (a polyline with points, a path, a bar with a size) and
+//! no NaN or infinity in it; no page may load anything from anywhere (`scanner` reads the
+//! pages; the structure each fixture's page must have is below).
+//!
+//! A real browser then loads every page (`browser`): headless Chromium prints each to PNG and PDF and dumps
+//! its DOM, in which the charts must be there again. Without Chromium those tests skip
+//! (`harness::skip`), except under CI (`CI=true`), where `.ci/run` installs it and its absence
+//! is a failure.
+//!
+//! The fixtures: `plain.json` (a one-line 70 % read run, queue depth 1) and `plain-b.json` (the
+//! same at queue depth 8), `steps.json` (a `[cycle]` over two block sizes, `repeat = 3`),
+//! `curve.json` (a rate curve at 25 % and 50 % on the null engine) and `exchange.json` (an
+//! Exchange validation with two databases and a PASS verdict) and `steady.json` (a run until
+//! steady state, in rounds). They ran on a virtual disk
+//! `vda`, which is why the device charts and columns are named so.
+//!
+//! Regenerating them (when the results schema changes: the loader is strict), all in one
+//! directory `$W` on a real disk, then copying the five `.json` files here (not the `.ndjson`:
+//! the report needs only the results file):
+//!
+//! ```text
+//! storlab run --target $W/plain.dat --size 16MiB --duration 3s --interval 500ms --read 70 -o $W/plain.json
+//! storlab run --target $W/plain.dat --size 16MiB --duration 3s --interval 500ms --read 70 --qd 8 -o $W/plain-b.json
+//! storlab run $W/steps.toml -o $W/steps.json
+//! storlab run $W/curve.toml -o $W/curve.json
+//! storlab exchange --mailboxes 100 --mailbox-size 32MiB --capacity 1% --databases 2 --duration 3s \
+//!     --ramp 0s --db-path $W/db --db-read-latency 500ms --log-write-latency 500ms --max-latency 5s -o $W/exchange.json
+//! ```
+//!
+//! `steps.toml`: `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `repeat = 3`,
+//! `pause = "0s"`, `[cycle] block_size = ["4k", "16k"]`, one 16 MiB target `$W/steps.dat`, one
+//! worker at queue depth 4 doing 4k 70 % read, 100 % random. `curve.toml`: `engine = "null"`,
+//! `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `curve = [25, 50]`, target
+//! `$W/plain.dat` (16 MiB, prepared by the plain runs), one worker at queue depth 16 with one
+//! access of class `db`, 4k 100 % random read. `steady.toml`: `interval = "500ms"`,
+//! `ramp = "0s"`, `until_steady = true`, `round = "500ms"`, `steady_rounds = 3`,
+//! `steady_range = "50%"`, `steady_slope = "50%"`, `max_rounds = 6`, target `$W/plain.dat`,
+//! one worker at queue depth 4 doing 4k 70 % read, 100 % random.
+
+mod browser;
+mod comparison;
+mod html;
+mod scanner;
+mod tables;
+
+use crate::harness::{Outcome, run_in, scratch};
+use scanner::Expected;
+use std::path::{Path, PathBuf};
+
+// ---- The fixtures -----------------------------------------------------------------------
+
+/// Every fixture, by file stem.
+const FIXTURES: [&str; 6] = ["plain", "plain-b", "steps", "curve", "exchange", "steady"];
+
+/// `tests/fixtures/NAME.json`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format!("{name}.json"))
+}
+
+#[test]
+fn fixtures_are_small_and_load() {
+    let dir = scratch();
+    for name in FIXTURES {
+        let path = fixture(name);
+        let size = std::fs::metadata(&path)
+            .unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+            .len();
+        assert!(size < 300 * 1024, "fixture {name} is {size} bytes");
+        let out = run_in(dir.path(), [Path::new("report"), &path]);
+        out.expect_ok();
+        assert!(
+            !out.stdout.trim().is_empty(),
+            "`storlab report {name}.json` printed nothing"
+        );
+    }
+}
+
+// ---- Rendering --------------------------------------------------------------------------
+
+/// `storlab report FIXTURE -o DIR/NAME.html`; the HTML.
+fn render_report(dir: &Path, name: &str) -> (PathBuf, String) {
+    let out = dir.join(format!("{name}.html"));
+    run_in(
+        dir,
+        [Path::new("report"), &fixture(name), Path::new("-o"), &out],
+    )
+    .expect_ok();
+    let html = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("no HTML report {}: {e}", out.display()));
+    (out, html)
+}
+
+/// `storlab compare A B --label ... [-o DIR/cmp.html] [extra]`.
+fn compare(dir: &Path, files: &[&str], labels: &[&str], html: bool, extra: &[&str]) -> Outcome {
+    let mut args: Vec<String> = vec!["compare".into()];
+    args.extend(files.iter().map(|f| fixture(f).display().to_string()));
+    for l in labels {
+        args.extend(["--label".to_string(), l.to_string()]);
+    }
+    if html {
+        args.extend(["-o".into(), dir.join("cmp.html").display().to_string()]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    run_in(dir, &args)
+}
+
+// ---- Expected structure -----------------------------------------------------------------
+
+/// The CPU chart's series, and the fixtures' one device (they ran on `vda`).
+const CPU_SERIES: &[&str] = &["machine busy", "machine iowait", "storlab user+sys"];
+const DEVICES: &[&str] = &["vda"];
+
+const PLAIN: Expected = Expected {
+    headings: &["Warnings", "Classes", "Charts", "Targets", "Devices", "CPU"],
+    charts: &[
+        ("iops-over-time", &["total"]),
+        ("mbps-over-time", &["total"]),
+        (
+            "latency-over-time",
+            &[
+                "worker read mean",
+                "worker read p99",
+                "worker write mean",
+                "worker write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        ("latency-distribution", &["worker read", "worker write"]),
+    ],
+};
+
+const STEPS: Expected = Expected {
+    headings: &[
+        "Warnings", "Classes", "Steps", "Charts", "Targets", "Devices", "CPU",
+    ],
+    charts: &[
+        ("steps-iops", &["total"]),
+        ("steps-mbps", &["total"]),
+        ("iops-over-time", &["total"]),
+        ("mbps-over-time", &["total"]),
+        (
+            "latency-over-time",
+            &[
+                "worker0 read mean",
+                "worker0 read p99",
+                "worker0 write mean",
+                "worker0 write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        ("latency-distribution", &["worker0 read", "worker0 write"]),
+    ],
+};
+
+const CURVE: Expected = Expected {
+    headings: &[
+        "Warnings", "Classes", "Steps", "Charts", "Targets", "Devices", "CPU",
+    ],
+    charts: &[
+        ("curve-latency", &["mean", "p99"]),
+        ("iops-over-time", &["total"]),
+        ("mbps-over-time", &["total"]),
+        ("latency-over-time", &["db read mean", "db read p99"]),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        ("latency-distribution", &["db read"]),
+    ],
+};
+
+const STEADY: Expected = Expected {
+    headings: &[
+        "Warnings", "Classes", "Steps", "Charts", "Targets", "Devices", "CPU",
+    ],
+    charts: &[
+        ("steady-rounds", &["rounds", "window"]),
+        ("iops-over-time", &["total"]),
+        ("mbps-over-time", &["total"]),
+        (
+            "latency-over-time",
+            &[
+                "worker0 read mean",
+                "worker0 read p99",
+                "worker0 write mean",
+                "worker0 write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        ("latency-distribution", &["worker0 read", "worker0 write"]),
+    ],
+};
+
+/// The Exchange classes: per database, its reads, writes, log writes and maintenance.
+const EXCHANGE_CLASSES: &[&str] = &[
+    "db1/log-write",
+    "db1/maintenance",
+    "db1/read",
+    "db1/write",
+    "db2/log-write",
+    "db2/maintenance",
+    "db2/read",
+    "db2/write",
+    "total",
+];
+
+const EXCHANGE: Expected = Expected {
+    headings: &[
+        "Warnings",
+        "Exchange 2010 performance test",
+        "Databases",
+        "Verdict rules",
+        "Classes",
+        "Charts",
+        "Targets",
+        "Devices",
+        "CPU",
+    ],
+    charts: &[
+        ("iops-over-time", EXCHANGE_CLASSES),
+        ("mbps-over-time", EXCHANGE_CLASSES),
+        (
+            "latency-over-time",
+            &[
+                "db1/log-write write mean",
+                "db1/log-write write p99",
+                "db1/maintenance read mean",
+                "db1/maintenance read p99",
+                "db1/read read mean",
+                "db1/read read p99",
+                "db1/write write mean",
+                "db1/write write p99",
+                "db2/log-write write mean",
+                "db2/log-write write p99",
+                "db2/maintenance read mean",
+                "db2/maintenance read p99",
+                "db2/read read mean",
+                "db2/read read p99",
+                "db2/write write mean",
+                "db2/write write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        (
+            "latency-distribution",
+            &[
+                "db1/log-write write",
+                "db1/maintenance read",
+                "db1/read read",
+                "db1/write write",
+                "db2/log-write write",
+                "db2/maintenance read",
+                "db2/read read",
+                "db2/write write",
+            ],
+        ),
+    ],
+};
+
+/// Labels of the plain comparison.
+const CMP_LABELS: [&str; 2] = ["qd1", "qd8"];
+
+/// plain.json against plain-b.json: no steps, so no step charts.
+const COMPARISON: Expected = Expected {
+    headings: &["totals read", "totals write", "Charts"],
+    charts: &[
+        ("cmp-iops-over-time", &CMP_LABELS),
+        ("cmp-latency-distribution", &CMP_LABELS),
+    ],
+};
+
+/// steps.json against itself (labels a and b): a table and a chart per step metric.
+const STEPS_COMPARISON: Expected = Expected {
+    headings: &[
+        "totals read",
+        "totals write",
+        "steps: IOPS",
+        "steps: MB/s",
+        "steps: mean",
+        "steps: p99",
+        "Charts",
+    ],
+    charts: &[
+        ("cmp-steps-iops", &["a", "b"]),
+        ("cmp-steps-mbps", &["a", "b"]),
+        ("cmp-iops-over-time", &["a", "b"]),
+        ("cmp-latency-distribution", &["a", "b"]),
+    ],
+};
+
+/// What each fixture's report must look like.
+fn expected(name: &str) -> &'static Expected<'static> {
+    match name {
+        "plain" | "plain-b" => &PLAIN,
+        "steps" => &STEPS,
+        "curve" => &CURVE,
+        "exchange" => &EXCHANGE,
+        "steady" => &STEADY,
+        _ => unreachable!("no fixture {name}"),
+    }
+}

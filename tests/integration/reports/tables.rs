@@ -1,0 +1,237 @@
+//! `storlab report --format csv|markdown --table summary|steps|timeseries`: headers and row
+//! counts of every table of every fixture.
+
+use super::{FIXTURES, fixture};
+use crate::harness::{run_in, scratch};
+use std::path::Path;
+
+/// `storlab report FIXTURE --format FORMAT --table TABLE`: its stdout.
+fn table(dir: &Path, name: &str, format: &str, table: &str) -> String {
+    let out = run_in(
+        dir,
+        [
+            "report",
+            &fixture(name).display().to_string(),
+            "--format",
+            format,
+            "--table",
+            table,
+        ],
+    );
+    out.expect_ok();
+    out.stdout
+}
+
+/// Splits one CSV line (RFC 4180, no embedded newlines) into fields.
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(String::new()),
+            _ => fields.last_mut().unwrap().push(c),
+        }
+    }
+    assert!(!quoted, "unbalanced quotes in CSV line {line:?}");
+    fields
+}
+
+/// The cells of one Markdown table row.
+fn md_cells(line: &str) -> Vec<String> {
+    let t = line.trim();
+    assert!(
+        t.starts_with('|') && t.ends_with('|'),
+        "not a Markdown table row: {line:?}"
+    );
+    t[1..t.len() - 1]
+        .split('|')
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+const SUMMARY_HEADER: &[&str] = &[
+    "class",
+    "op",
+    "ops",
+    "bytes",
+    "errors",
+    "iops",
+    "mb_per_s",
+    "mean_us",
+    "p50_us",
+    "p90_us",
+    "p95_us",
+    "p99_us",
+    "p99_9_us",
+    "p99_99_us",
+    "max_us",
+    "service_mean_us",
+    "service_p99_us",
+];
+
+/// The steps table's header, with the cycled parameters (`params`) after `kind`.
+fn steps_header(params: &[&'static str]) -> Vec<&'static str> {
+    let mut h = vec!["index", "label", "kind"];
+    h.extend(params);
+    h.extend([
+        "curve_level_pct",
+        "target_iops",
+        "measured_s",
+        "iops",
+        "mb_per_s",
+        "mean_us",
+        "p99_us",
+        "cpu_busy_pct",
+        "ios_per_cpu_pct",
+        "runs",
+        "iops_mean",
+        "iops_stddev",
+        "iops_ci95_low",
+        "iops_ci95_high",
+        "iops_cv_pct",
+        "steady_at_round",
+    ]);
+    h
+}
+
+/// The time-series table's header, with one utilisation column per device (`vda` here).
+const TIMESERIES_HEADER: &[&str] = &[
+    "index",
+    "step",
+    "label",
+    "phase",
+    "t_end_ms",
+    "interval_ms",
+    "class",
+    "op",
+    "ops",
+    "iops",
+    "mb_per_s",
+    "mean_us",
+    "p99_us",
+    "max_us",
+    "process_user_pct",
+    "process_system_pct",
+    "system_busy_pct",
+    "util_pct_vda",
+];
+
+/// Checks the CSV and Markdown forms of one table of one fixture: the header, the Markdown
+/// separator row, `rows` data rows in both, every row as wide as the header.
+#[track_caller]
+fn check_table(dir: &Path, name: &str, which: &str, header: &[&str], rows: Option<usize>) {
+    let csv = table(dir, name, "csv", which);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(!lines.is_empty(), "{name} {which} csv: empty");
+    assert_eq!(
+        csv_fields(lines[0]),
+        header,
+        "{name}: the header of the {which} table (csv)"
+    );
+    for line in &lines[1..] {
+        assert_eq!(
+            csv_fields(line).len(),
+            header.len(),
+            "{name} {which} csv: a row is not as wide as the header: {line:?}"
+        );
+    }
+    if let Some(rows) = rows {
+        assert_eq!(lines.len() - 1, rows, "{name} {which} csv: the data rows");
+    }
+    let md = table(dir, name, "markdown", which);
+    let lines: Vec<&str> = md.lines().filter(|l| !l.trim().is_empty()).collect();
+    if rows == Some(0) {
+        // An empty table in Markdown is a sentence saying so, not a lone header.
+        assert!(
+            lines.len() == 1 && !md.contains('|'),
+            "{name} {which} markdown: no rows, yet not a one-line note: {md:?}"
+        );
+        return;
+    }
+    assert!(lines.len() >= 2, "{name} {which} markdown: {md}");
+    assert_eq!(
+        md_cells(lines[0]),
+        header,
+        "{name}: the header of the {which} table (markdown)"
+    );
+    assert!(
+        md_cells(lines[1])
+            .iter()
+            .all(|c| !c.is_empty() && c.chars().all(|c| c == '-' || c == ':')),
+        "{name} {which} markdown: no separator row: {:?}",
+        lines[1]
+    );
+    for line in &lines[2..] {
+        assert_eq!(
+            md_cells(line).len(),
+            header.len(),
+            "{name} {which} markdown: a row is not as wide as the header: {line:?}"
+        );
+    }
+    assert_eq!(
+        lines.len() - 2,
+        csv.lines().count() - 1,
+        "{name} {which}: markdown and csv differ in rows"
+    );
+}
+
+/// The rows each table of a fixture must have, from its JSON: the summary has a row per class
+/// and direction that did I/O plus one per direction of the totals (`(all)`); the steps table a
+/// row per step; the time series those rows again for every interval.
+fn row_counts(name: &str) -> (usize, usize, usize) {
+    let v = crate::harness::load_json(&fixture(name));
+    let active = |c: &serde_json::Value| {
+        ["read", "write", "flush"]
+            .iter()
+            .filter(|d| c[*d]["ops"].as_u64().is_some_and(|o| o > 0))
+            .count()
+    };
+    let classes = v["classes"]
+        .as_object()
+        .expect("results have classes")
+        .values()
+        .map(active)
+        .sum::<usize>();
+    let summary = classes + active(&v["totals"]);
+    let steps = v["steps"].as_array().map_or(0, Vec::len);
+    let intervals = v["timeseries"].as_array().map_or(0, Vec::len);
+    (summary, steps, intervals * summary)
+}
+
+#[test]
+fn csv_and_markdown_tables() {
+    let dir = scratch();
+    for name in FIXTURES {
+        let (summary, steps, timeseries) = row_counts(name);
+        let params: &[&str] = match name {
+            "steps" => &["block_size"],
+            "curve" => &["param_curve_level_pct"],
+            _ => &[],
+        };
+        assert!(
+            name == "plain" || name == "plain-b" || name == "exchange" || steps > 0,
+            "{name}.json has no steps"
+        );
+        check_table(dir.path(), name, "summary", SUMMARY_HEADER, Some(summary));
+        check_table(
+            dir.path(),
+            name,
+            "steps",
+            &steps_header(params),
+            Some(steps),
+        );
+        check_table(
+            dir.path(),
+            name,
+            "timeseries",
+            TIMESERIES_HEADER,
+            Some(timeseries),
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! `[cycle]`: every combination in order, outer parameter first, doubling ranges, per-step
+//! results and the time series tagged by step; `repeat` with the spread of its runs.
+
+use super::{
+    check_step_block_size, check_step_cpu, ndjson_steps, prepared_target, run_job, steps, warnings,
+    write_job,
+};
+use crate::harness::{array_at, at, close, f64_at, load_json, scratch, str_at, u64_at};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+#[test]
+fn cycle_runs_every_combination_outer_parameter_first() {
+    let started = Instant::now();
+    let dir = scratch();
+    let target = dir.path().join("t.dat");
+    let job = write_job(
+        dir.path(),
+        "cycle.toml",
+        &format!(
+            r#"duration = "300ms"
+interval = "100ms"
+ramp = "0s"
+
+[cycle]
+order = ["workers", "block_size"]
+workers = [1, 2]
+block_size = {{ from = "4k", to = "16k" }}
+
+[[target]]
+name = "t"
+path = "{}"
+size = "16MiB"
+
+[[worker]]
+name = "w"
+queue_depth = 4
+[[worker.access]]
+class = "c"
+block_size = "4k"
+read = "70%"
+random = "100%"
+"#,
+            target.display()
+        ),
+    );
+    let results = dir.path().join("cycle.json");
+    let (out, _) = run_job(dir.path(), &job, &results);
+    out.expect_ok();
+    let v = load_json(&results);
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+
+    // Workers outermost: (1, 4k) (1, 8k) (1, 16k) (2, 4k) (2, 8k) (2, 16k).
+    let expected = [(1, 4), (1, 8), (1, 16), (2, 4), (2, 8), (2, 16)];
+    let steps = steps(&v);
+    assert_eq!(steps.len(), expected.len(), "steps: {steps:#?}");
+    for (i, (step, &(workers, kib))) in steps.iter().zip(&expected).enumerate() {
+        let block = kib * 1024;
+        assert_eq!(u64_at(step, "/index"), i as u64);
+        assert_eq!(str_at(step, "/kind"), "step");
+        let params = at(step, "/parameters").as_object().unwrap();
+        assert_eq!(
+            params.len(),
+            2,
+            "step {i}: parameters are the cycled ones: {params:?}"
+        );
+        assert_eq!(
+            f64_at(step, "/parameters/workers"),
+            workers as f64,
+            "step {i}"
+        );
+        assert_eq!(
+            f64_at(step, "/parameters/block_size"),
+            block as f64,
+            "step {i}"
+        );
+        let label = str_at(step, "/label");
+        let (w_at, b_at) = (
+            label.find(&format!("workers={workers}")),
+            label.find(&format!("block_size={kib}KiB")),
+        );
+        assert!(
+            matches!((w_at, b_at), (Some(w), Some(b)) if w < b),
+            "step {i}: label {label:?}: workers then block size"
+        );
+        // The block size was applied: every I/O of the step had it. Both directions ran.
+        check_step_block_size(step, block);
+        assert!(u64_at(step, "/totals/read/ops") > 0, "step {i}: no reads");
+        assert!(u64_at(step, "/totals/write/ops") > 0, "step {i}: no writes");
+        let ms = u64_at(step, "/measured_ms");
+        assert!(
+            (250..=450).contains(&ms),
+            "step {i}: measured {ms} ms of 300"
+        );
+        check_step_cpu(step);
+        assert_eq!(at(step, "/interrupted"), &Value::Bool(false));
+    }
+
+    // The top-level totals are every step's together.
+    for dir in ["read", "write"] {
+        let sum: u64 = steps
+            .iter()
+            .map(|s| u64_at(s, &format!("/totals/{dir}/ops")))
+            .sum();
+        assert_eq!(
+            u64_at(&v, &format!("/totals/{dir}/ops")),
+            sum,
+            "top-level {dir} ops are the steps' sum"
+        );
+    }
+    let measured: u64 = steps.iter().map(|s| u64_at(s, "/measured_ms")).sum();
+    assert_eq!(u64_at(&v, "/measured_ms"), measured);
+
+    // The time series (streamed and inlined) is tagged with the step of every record.
+    let want: BTreeSet<u64> = (0..6).collect();
+    let streamed = ndjson_steps(&results);
+    assert!(
+        streamed.iter().all(|s| s.is_some_and(|s| s < 6)),
+        "NDJSON records' steps: {streamed:?}"
+    );
+    let streamed: BTreeSet<u64> = streamed.into_iter().flatten().collect();
+    assert_eq!(streamed, want, "every step has records in the NDJSON file");
+    let inline: BTreeSet<u64> = array_at(&v, "/timeseries")
+        .iter()
+        .map(|r| u64_at(r, "/step"))
+        .collect();
+    assert_eq!(
+        inline, want,
+        "every step has records in the inlined time series"
+    );
+    eprintln!("cycle_runs_every_combination: {:.1?}", started.elapsed());
+}
+
+#[test]
+fn doubling_block_size_512_to_1mib_gives_12_steps() {
+    let started = Instant::now();
+    let dir = scratch();
+    let target = prepared_target(dir.path());
+    let job = write_job(
+        dir.path(),
+        "doubling.toml",
+        &format!(
+            r#"engine = "null"
+duration = "100ms"
+interval = "100ms"
+ramp = "0s"
+
+[cycle]
+block_size = {{ from = "512", to = "1MiB" }}
+
+[[target]]
+path = "{}"
+size = "16MiB"
+
+[[worker]]
+queue_depth = 4
+[[worker.access]]
+block_size = "4k"
+read = "100%"
+random = "100%"
+"#,
+            target.display()
+        ),
+    );
+    let results = dir.path().join("doubling.json");
+    run_job(dir.path(), &job, &results).0.expect_ok();
+    let v = load_json(&results);
+    let steps = steps(&v);
+    let blocks: Vec<f64> = steps
+        .iter()
+        .map(|s| f64_at(s, "/parameters/block_size"))
+        .collect();
+    let want: Vec<f64> = (0..12).map(|i| (512u64 << i) as f64).collect();
+    assert_eq!(blocks, want, "512 B doubling to 1 MiB, both ends included");
+    assert!(str_at(&steps[0], "/label").contains("block_size=512B"));
+    assert!(str_at(&steps[11], "/label").contains("block_size=1MiB"));
+    for (step, block) in steps.iter().zip(&want) {
+        assert!(u64_at(step, "/totals/read/ops") > 0, "{step}");
+        check_step_block_size(step, *block as u64);
+    }
+    eprintln!("doubling_block_size: {:.1?}", started.elapsed());
+}
+
+// ---- Repetitions ------------------------------------------------------------------------
+
+#[test]
+fn repeat_runs_every_step_three_times_and_reports_the_spread() {
+    let started = Instant::now();
+    let dir = scratch();
+    let target = prepared_target(dir.path());
+    let job = write_job(
+        dir.path(),
+        "repeat.toml",
+        &format!(
+            r#"engine = "null"
+duration = "200ms"
+interval = "100ms"
+ramp = "0s"
+repeat = 3
+pause = "100ms"
+
+[cycle]
+block_size = ["4k", "8k"]
+
+[[target]]
+path = "{}"
+size = "16MiB"
+
+[[worker]]
+queue_depth = 4
+[[worker.access]]
+block_size = "4k"
+read = "100%"
+random = "100%"
+"#,
+            target.display()
+        ),
+    );
+    let results = dir.path().join("repeat.json");
+    let (out, took) = run_job(dir.path(), &job, &results);
+    out.expect_ok();
+    // 6 runs of 200 ms with a 100 ms pause between runs.
+    assert!(
+        took >= Duration::from_millis(6 * 200 + 5 * 100),
+        "6 runs of 200 ms and 5 pauses of 100 ms took only {took:?}"
+    );
+    let v = load_json(&results);
+    let steps = steps(&v);
+    assert_eq!(steps.len(), 2);
+    for step in steps {
+        let i = u64_at(step, "/index");
+        let runs = array_at(step, "/repetitions/runs");
+        assert_eq!(runs.len(), 3, "step {i}: runs");
+        let run_iops: Vec<f64> = runs.iter().map(|r| f64_at(r, "/iops")).collect();
+        for r in runs {
+            assert!(f64_at(r, "/iops") > 0.0, "step {i}: {r}");
+            let s = f64_at(r, "/seconds");
+            assert!((0.15..=0.3).contains(&s), "step {i}: a run of {s} s");
+        }
+        let spread = at(step, "/repetitions/iops");
+        assert_eq!(u64_at(spread, "/n"), 3, "step {i}: {spread}");
+        let (mean, stddev) = (f64_at(spread, "/mean"), f64_at(spread, "/stddev"));
+        let (low, high) = (f64_at(spread, "/ci95_low"), f64_at(spread, "/ci95_high"));
+        let (min, max) = (f64_at(spread, "/min"), f64_at(spread, "/max"));
+        assert!(
+            low <= mean && mean <= high && stddev >= 0.0 && min <= mean && mean <= max,
+            "step {i}: IOPS spread {spread}"
+        );
+        let avg = run_iops.iter().sum::<f64>() / 3.0;
+        assert!(
+            close(mean, avg, 1e-9),
+            "step {i}: mean {mean} of {run_iops:?}"
+        );
+        for key in [
+            "mb_per_s",
+            "latency_mean_ns",
+            "latency_p50_ns",
+            "latency_p99_ns",
+        ] {
+            assert_eq!(u64_at(step, &format!("/repetitions/{key}/n")), 3, "{key}");
+        }
+        // The step's figures are the three runs together.
+        let ms = u64_at(step, "/measured_ms");
+        assert!(
+            (450..=900).contains(&ms),
+            "step {i}: measured {ms} ms of 3 × 200"
+        );
+        let high_variation = at(step, "/repetitions/high_variation").as_bool().unwrap();
+        assert_eq!(high_variation, f64_at(spread, "/cv_pct") > 5.0, "{spread}");
+        if high_variation {
+            assert!(warnings(&v).contains("varied"), "{}", warnings(&v));
+        }
+    }
+    // The console shows the runs of each step.
+    assert!(
+        out.stdout.matches("3 runs").count() >= 2,
+        "stdout has no `3 runs` note per step:\n{}",
+        out.stdout
+    );
+    eprintln!("repeat: {:.1?}", started.elapsed());
+}
