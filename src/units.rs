@@ -130,64 +130,152 @@ fn check_percent(v: f64) -> Result<f64, String> {
     Ok(v)
 }
 
-/// Formats bytes with a 1024-based unit, exact when possible: `4KiB`, `1GiB`, `1536B`.
+/// Binary units, largest first.
+const SIZE_UNITS: [(&str, u64); 5] = [
+    ("PiB", 1 << 50),
+    ("TiB", 1 << 40),
+    ("GiB", 1 << 30),
+    ("MiB", 1 << 20),
+    ("KiB", 1 << 10),
+];
+
+/// Formats bytes for people, the one way storlab writes sizes: a number of at most 4
+/// significant digits, a space and a 1024-based unit. Exact when some unit gives a whole
+/// number of at most 4 digits (`4 KiB`, `1 GiB`, `1536 MiB`, `512 B`); otherwise 3 significant
+/// digits in the largest unit (`1.46 GiB`, `23.5 GiB`).
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 5] = [
-        ("PiB", 1 << 50),
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ];
-    for (name, unit) in UNITS {
-        if bytes >= unit && bytes % unit == 0 {
-            return format!("{}{name}", bytes / unit);
-        }
+    let exact = SIZE_UNITS
+        .iter()
+        .find(|&&(_, unit)| bytes >= unit && bytes % unit == 0 && bytes / unit < 10_000);
+    if let Some((name, unit)) = exact {
+        return format!("{} {name}", bytes / unit);
     }
-    for (name, unit) in UNITS {
-        if bytes >= unit {
-            return format!("{:.2}{name}", bytes as f64 / unit as f64);
-        }
+    if bytes < 10_000 {
+        return format!("{bytes} B");
     }
-    format!("{bytes}B")
+    let (name, unit) = SIZE_UNITS
+        .iter()
+        .find(|&&(_, unit)| bytes >= unit)
+        .copied()
+        .unwrap_or(("KiB", 1 << 10));
+    format!("{} {name}", significant(bytes as f64 / unit as f64))
 }
 
-/// Formats bytes for reading, 1024-based with one decimal: `23.5GiB`, `4.0KiB`.
-pub fn format_size_approx(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
+/// Formats bytes exactly, as a job file can hold them: a whole number of the largest unit
+/// that divides them (`4 KiB`, `1536 MiB`, `4097 B`). [`parse_size`] reads it back.
+pub fn format_size_exact(bytes: u64) -> String {
+    match SIZE_UNITS
+        .iter()
+        .find(|&&(_, unit)| bytes >= unit && bytes % unit == 0)
+    {
+        Some((name, unit)) => format!("{} {name}", bytes / unit),
+        None => format!("{bytes} B"),
     }
-    if i == 0 {
-        format!("{bytes}B")
+}
+
+/// `v` with 3 significant digits (at most 4 for whole numbers up to 9999): `1.46`, `23.5`,
+/// `117`, `1024`.
+fn significant(v: f64) -> String {
+    if v >= 100.0 || v == v.trunc() && v < 10_000.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
     } else {
-        format!("{v:.1}{}", units[i])
+        format!("{v:.2}")
     }
 }
 
-/// Formats a duration compactly: `30s`, `1.5s`, `500ms`, `2h`.
+/// Formats a duration as people and job files write it: `30 s`, `1.5 s`, `500 ms`, `2 min`,
+/// `1 h 30 min`. [`parse_duration`] reads it back.
 pub fn format_duration(d: Duration) -> String {
     let ns = d.as_nanos();
+    const MIN: u128 = 60_000_000_000;
+    const HOUR: u128 = 60 * MIN;
     if ns == 0 {
-        "0s".into()
-    } else if ns % 3_600_000_000_000 == 0 {
-        format!("{}h", ns / 3_600_000_000_000)
-    } else if ns % 60_000_000_000 == 0 {
-        format!("{}m", ns / 60_000_000_000)
+        "0 s".into()
+    } else if ns % MIN == 0 && ns >= HOUR {
+        match (ns / HOUR, ns % HOUR / MIN) {
+            (h, 0) => format!("{h} h"),
+            (h, m) => format!("{h} h {m} min"),
+        }
+    } else if ns % MIN == 0 {
+        format!("{} min", ns / MIN)
     } else if ns >= 1_000_000_000 {
-        format!("{}s", d.as_secs_f64())
+        format!("{} s", d.as_secs_f64())
     } else if ns % 1_000_000 == 0 {
-        format!("{}ms", ns / 1_000_000)
+        format!("{} ms", ns / 1_000_000)
     } else {
-        format!("{}us", d.as_secs_f64() * 1e6)
+        format!("{} µs", d.as_secs_f64() * 1e6)
     }
 }
 
-/// Formats nanoseconds with a unit that keeps 3 significant digits: `812ns`, `12.3µs`,
-/// `4.56ms`, `1.20s`.
+/// Formats an elapsed time for people with at most 3 significant digits: `812 ms`, `34.8 s`,
+/// `2 min 5 s`, `1 h 30 min`.
+pub fn format_seconds(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "n/a".into();
+    }
+    if seconds < 1.0 {
+        return format!("{} ms", significant_f(seconds * 1e3));
+    }
+    if seconds < 60.0 {
+        return format!("{} s", significant_f(seconds));
+    }
+    let whole = seconds.round() as u64;
+    match (whole / 3600, whole % 3600 / 60, whole % 60) {
+        (0, m, 0) => format!("{m} min"),
+        (0, m, s) => format!("{m} min {s} s"),
+        (h, 0, _) => format!("{h} h"),
+        (h, m, _) => format!("{h} h {m} min"),
+    }
+}
+
+/// Formats milliseconds as a duration ([`format_duration`]).
+pub fn format_ms(ms: u64) -> String {
+    format_duration(Duration::from_millis(ms))
+}
+
+/// Formats a count for people: exact up to 9999, then 3 significant digits with `k`, `M`
+/// or `G` (`83.5k`, `1.20M`).
+pub fn format_count(n: u64) -> String {
+    format_rate(n as f64)
+}
+
+/// Formats bytes per second as MB/s (10^6 bytes/s) with 3 significant digits: `251 MB/s`,
+/// `12.5 MB/s`, `0.98 MB/s`.
+pub fn format_mb_per_s(bytes_per_s: f64) -> String {
+    format!("{} MB/s", significant_f(bytes_per_s / 1e6))
+}
+
+/// Formats a percentage with at most 3 significant digits: `99.2%`, `0.5%`, `100%`.
+pub fn format_pct(pct: f64) -> String {
+    format!("{}%", significant_f(pct))
+}
+
+/// A number for people: 3 significant digits, whole numbers as they are up to 9999
+/// (`0.54`, `12.3`, `120`, `4874`); the caller adds the unit.
+pub fn format_number(v: f64) -> String {
+    significant_f(v)
+}
+
+/// `v` with 3 significant digits, whole numbers as they are (up to 4 digits).
+fn significant_f(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    if v.abs() >= 1.0 {
+        return significant(v);
+    }
+    // Below 1: 2 significant digits (`0.53`, `0.041`).
+    let digits = (-v.abs().log10().floor()) as usize + 1;
+    format!("{v:.digits$}")
+}
+
+/// Formats nanoseconds with a unit that keeps 3 significant digits: `812 ns`, `12.3 µs`,
+/// `4.56 ms`, `1.20 s`.
 pub fn format_ns(ns: f64) -> String {
     let (v, unit) = if ns < 1e3 {
         (ns, "ns")
@@ -199,23 +287,28 @@ pub fn format_ns(ns: f64) -> String {
         (ns / 1e9, "s")
     };
     if v < 10.0 && unit != "ns" {
-        format!("{v:.2}{unit}")
+        format!("{v:.2} {unit}")
     } else if v < 100.0 && unit != "ns" {
-        format!("{v:.1}{unit}")
+        format!("{v:.1} {unit}")
     } else {
-        format!("{v:.0}{unit}")
+        format!("{v:.0} {unit}")
     }
 }
 
-/// Formats a rate: `123.4k`, `1.23M`.
+/// Formats a rate or a large number with at most 4 significant digits: `4874`, `30.7k`,
+/// `123k`, `1.23M`, `2.50G`. The caller adds the unit (`IOPS`, `reads/s`...), or the table's
+/// column names it.
 pub fn format_rate(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2}M", v / 1e6)
+    let (v, suffix) = if v >= 1e9 {
+        (v / 1e9, "G")
+    } else if v >= 1e6 {
+        (v / 1e6, "M")
     } else if v >= 1e4 {
-        format!("{:.1}k", v / 1e3)
+        (v / 1e3, "k")
     } else {
-        format!("{v:.0}")
-    }
+        return format!("{v:.0}");
+    };
+    format!("{}{suffix}", significant(v))
 }
 
 /// Formats a relative change in percent with its sign: `+12.3%`, `-0.4%`, `n/a` when unknown.
@@ -258,7 +351,7 @@ impl<'de> Deserialize<'de> for Size {
 
 impl Serialize for Size {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_size(self.0))
+        s.serialize_str(&format_size_exact(self.0))
     }
 }
 
@@ -362,11 +455,46 @@ mod tests {
     }
 
     #[test]
+    fn people_read_at_most_four_significant_digits_and_a_unit() {
+        assert_eq!(format_size(4096), "4 KiB");
+        assert_eq!(format_size(1 << 30), "1 GiB");
+        assert_eq!(format_size(1536 << 20), "1536 MiB");
+        assert_eq!(format_size(512), "512 B");
+        assert_eq!(format_size(1_073_741_824_000), "1000 GiB");
+        assert_eq!(format_size(1_570_000_000), "1.46 GiB");
+        assert_eq!(format_size(25_232_932_864), "23.5 GiB");
+        assert_eq!(format_size(12_345), "12.1 KiB");
+        assert_eq!(format_ns(634_000.0), "634 µs");
+        assert_eq!(format_ns(2_180_000.0), "2.18 ms");
+        assert_eq!(format_rate(4874.0), "4874");
+        assert_eq!(format_rate(30_712.0), "30.7k");
+        assert_eq!(format_rate(182_500.0), "182k");
+        assert_eq!(format_count(83_450), "83.5k");
+        assert_eq!(format_mb_per_s(251_290_000.0), "251 MB/s");
+        assert_eq!(format_mb_per_s(532_000.0), "0.53 MB/s");
+        assert_eq!(format_pct(99.23), "99.2%");
+        assert_eq!(format_pct(0.5), "0.50%");
+        assert_eq!(format_pct(100.0), "100%");
+        assert_eq!(format_duration(Duration::from_secs(5400)), "1 h 30 min");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(format_ms(30_000), "30 s");
+    }
+
+    #[test]
     fn formats_round_trip() {
-        for b in [512u64, 4096, 65536, 1 << 30, 3 << 20, 1536] {
-            assert_eq!(parse_size(&format_size(b)), Ok(b));
+        for b in [
+            512u64,
+            4096,
+            65536,
+            1 << 30,
+            3 << 20,
+            1536,
+            4097,
+            12_345_678,
+        ] {
+            assert_eq!(parse_size(&format_size_exact(b)), Ok(b));
         }
-        for d in ["30s", "500ms", "2h", "5m", "1.5s"] {
+        for d in ["30s", "500ms", "2h", "5m", "1.5s", "1h30m", "250us"] {
             let parsed = parse_duration(d).unwrap();
             assert_eq!(parse_duration(&format_duration(parsed)), Ok(parsed));
         }

@@ -1,157 +1,174 @@
-//! `--dry-run`: what a run of a job would do, without touching any target.
+//! `--dry-run`: what a run of a job would do, in the job's own vocabulary and units, without
+//! writing anything: one statement per target of what will happen to it (created and written,
+//! reused, prepared again, used as it is, or refused by the guard and why), the workers and
+//! their access, the timing and the sequence.
 
-use crate::engine::target;
+use crate::engine::target::{self, TargetKind};
 use crate::job::Job;
-use crate::units::{format_duration, format_size};
+use crate::job::steps::{Param, Statistic};
+use crate::report::console::{job_block, mount_text};
+use crate::units::{format_ms, format_number, format_pct, format_rate, format_size};
+use std::fmt::Write as _;
 
-/// What a run of `job` would do, for `--dry-run`.
-pub fn describe(job: &Job) -> String {
-    use std::fmt::Write as _;
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "engine {:?} · duration {} · ramp {} · interval {} · seed {} · {}",
-        job.engine,
-        format_duration(std::time::Duration::from_millis(job.duration_ms)),
-        format_duration(std::time::Duration::from_millis(job.ramp_ms)),
-        format_duration(std::time::Duration::from_millis(job.interval_ms)),
-        job.seed,
-        if job.buffered {
-            "buffered (page cache)"
-        } else {
-            "O_DIRECT"
-        }
-    );
-    let _ = writeln!(o, "targets:");
+/// What a dry run found.
+#[derive(Debug, Clone)]
+pub struct DryRun {
+    /// The text to print.
+    pub text: String,
+    /// Why the run would be refused, one line per refused target (empty: it would run).
+    pub refused: Vec<String>,
+}
+
+/// What a run of `job` would do.
+pub fn describe(job: &Job) -> DryRun {
+    let mut refused = Vec::new();
+    let mut targets = Vec::new();
     for (i, t) in job.targets.iter().enumerate() {
         let preview = target::preview(&crate::run::prepare::target_request(job, i));
-        let what = match &preview.outcome {
-            Ok(action) => action.to_string(),
-            Err(e) => format!("REFUSED: {e}"),
-        };
         let place = &preview.placement;
-        let mount = match (&place.mount_point, &place.device) {
-            (Some(m), Some(d)) => format!(" · on {} ({}, /dev/{d})", m.display(), place.filesystem),
-            (Some(m), None) => format!(" · on {} ({})", m.display(), place.filesystem),
-            _ => String::new(),
+        let mount = mount_text(
+            place
+                .mount_point
+                .as_ref()
+                .map(|m| m.display().to_string())
+                .as_deref(),
+            &place.filesystem,
+            place.device.as_deref(),
+        );
+        let kind = match preview.kind {
+            Some(TargetKind::BlockDevice) => "block device ",
+            _ => "",
         };
-        let _ = writeln!(
-            o,
-            "  {} = {} · {what}{mount}{}",
-            t.name,
-            t.path.display(),
-            if t.sync { " · O_DSYNC" } else { "" }
-        );
+        let what = match &preview.outcome {
+            Ok(action) => format!("{kind}{action}{mount}"),
+            Err(e) => {
+                refused.push(format!("{}: {e}", t.name));
+                format!("REFUSED: {e}")
+            }
+        };
+        let sync = if t.sync { ", O_DSYNC" } else { "" };
+        targets.push(format!("{} = {}: {what}{sync}", t.name, t.path.display()));
     }
-    let _ = writeln!(o, "workers:");
-    for w in &job.workers {
-        let _ = writeln!(
-            o,
-            "  {} · queue depth {} · targets {} ({:?}){}{}",
-            w.name,
-            w.queue_depth,
-            w.targets
-                .iter()
-                .map(|&t| job.targets[t].name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            w.target_choice,
-            w.rate
-                .map(|r| format!(" · open loop {} IOPS {:?}", r.iops, r.arrivals))
-                .unwrap_or_else(|| " · closed loop".into()),
-            w.cpu.map(|c| format!(" · CPU {c}")).unwrap_or_default()
-                + &w.io_limit
-                    .map(|l| format!(" · stops after {l:?}"))
-                    .unwrap_or_default()
-        );
-        for a in &w.access {
-            let _ = writeln!(
-                o,
-                "    class {} · weight {} · {} · {}% read · {}% random · align {} · {:?}{}{}",
-                job.classes[a.class],
-                a.weight,
-                format_size(a.block_size_bytes),
-                a.read_pct,
-                a.random_pct,
-                format_size(a.align_bytes),
-                a.distribution,
-                if a.block_sizes.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " · sizes {}",
-                        a.block_sizes
-                            .iter()
-                            .map(|(b, w)| format!("{}×{w}", format_size(*b)))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    )
-                } + &if a.roll_every_bytes > 0 {
-                    format!(" · rolls every {}", format_size(a.roll_every_bytes))
-                } else {
-                    String::new()
-                } + if a.sync { " · RWF_DSYNC" } else { "" },
-                if a.fsync_every > 0 {
-                    format!(" · fdatasync every {} writes", a.fsync_every)
-                } else {
-                    String::new()
-                }
-            );
-        }
-    }
-    let seq = &job.sequence;
-    if seq.is_sequence() {
-        let steps = crate::job::steps::expand(job);
-        let _ = writeln!(o, "sequence: {} step(s)", steps.len());
-        for c in &seq.cycles {
-            let _ = writeln!(
-                o,
-                "  cycle {}: {}",
-                c.parameter.name(),
-                c.values
-                    .iter()
-                    .map(|v| c.parameter.show(*v))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        if seq.repeat > 1 {
-            let _ = writeln!(
-                o,
-                "  each step run {} times, {} ms apart",
-                seq.repeat, seq.pause_ms
-            );
-        }
-        if !seq.curve.is_empty() {
-            let _ = writeln!(
-                o,
-                "  rate curve: closed-loop maximum, then {:?}% of it open loop{}",
-                seq.curve,
-                seq.stop_when
-                    .as_ref()
-                    .map(|r| format!(", stopping when {:?} > {} ns", r.statistic, r.threshold_ns))
-                    .unwrap_or_default()
-            );
-        }
-        if let Some(st) = &seq.steady {
-            let _ = writeln!(
-                o,
-                "  until steady: rounds of {} ms, window {}, ±{}% range, ±{}% fit, at most {} rounds",
-                st.round_ms, st.window, st.range_pct, st.slope_pct, st.max_rounds
-            );
-        }
-        if let Some(p) = &seq.precondition {
-            let _ = writeln!(
-                o,
-                "  precondition: {} {} pass(es) of {} writes over every target (writes every target in full)",
-                p.passes,
-                if p.random { "random" } else { "sequential" },
-                format_size(p.block_bytes)
-            );
-        }
-    }
+    let mut o = job_block(job, &targets);
+    sequence(&mut o, job);
+    let _ = writeln!(
+        o,
+        "seed       {} (the same seed gives the same offsets)",
+        job.seed
+    );
     for w in &job.warnings {
         let _ = writeln!(o, "warning: {w}");
     }
-    o
+    if refused.is_empty() {
+        o.push_str("\nthe run would start: run the same command without --dry-run\n");
+    } else {
+        let _ = writeln!(
+            o,
+            "\nthe run would be refused ({} of {} targets): change the target, or pass --destroy-data if its contents may be destroyed",
+            refused.len(),
+            job.targets.len()
+        );
+    }
+    DryRun { text: o, refused }
+}
+
+/// The unit a cycled parameter's values are in.
+fn unit(p: Param) -> &'static str {
+    match p {
+        Param::Targets => " targets",
+        Param::Workers => " workers",
+        Param::QueueDepth => " outstanding I/Os",
+        Param::Rate => " IOPS per worker",
+        Param::BlockSize | Param::Read | Param::Random => "",
+    }
+}
+
+/// The value of a cycled parameter as people read it.
+fn value(p: Param, v: f64) -> String {
+    match p {
+        Param::BlockSize => format_size(v as u64),
+        Param::Read | Param::Random => format_pct(v),
+        Param::Rate => format_rate(v),
+        _ => format_number(v),
+    }
+}
+
+fn statistic(s: Statistic) -> &'static str {
+    match s {
+        Statistic::Mean => "mean",
+        Statistic::P50 => "p50",
+        Statistic::P90 => "p90",
+        Statistic::P95 => "p95",
+        Statistic::P99 => "p99",
+        Statistic::P99_9 => "p99.9",
+        Statistic::P99_99 => "p99.99",
+        Statistic::Max => "max",
+    }
+}
+
+/// The sequence: cycles, repetitions, the rate curve, steady state, preconditioning.
+fn sequence(o: &mut String, job: &Job) {
+    let seq = &job.sequence;
+    if !seq.is_sequence() {
+        return;
+    }
+    let steps = crate::job::steps::expand(job);
+    let _ = writeln!(o, "sequence   {} steps", steps.len());
+    for c in &seq.cycles {
+        let values: Vec<String> = c.values.iter().map(|&v| value(c.parameter, v)).collect();
+        let _ = writeln!(
+            o,
+            "  cycle    {}: {}{}",
+            c.parameter.name(),
+            values.join(", "),
+            unit(c.parameter)
+        );
+    }
+    if seq.repeat > 1 {
+        let _ = writeln!(
+            o,
+            "  repeat   each step {} times, {} apart",
+            seq.repeat,
+            format_ms(seq.pause_ms)
+        );
+    }
+    if !seq.curve.is_empty() {
+        let levels: Vec<String> = seq.curve.iter().map(|&l| format_pct(l)).collect();
+        let stop = seq.stop_when.as_ref().map_or(String::new(), |r| {
+            format!(
+                ", stopping when {}{} exceeds {}",
+                r.class
+                    .as_ref()
+                    .map(|c| format!("{c}'s "))
+                    .unwrap_or_default(),
+                statistic(r.statistic),
+                format_ms(r.threshold_ns / 1_000_000)
+            )
+        });
+        let _ = writeln!(
+            o,
+            "  curve    the closed-loop maximum, then {} of it open loop{stop}",
+            levels.join(", ")
+        );
+    }
+    if let Some(st) = &seq.steady {
+        let _ = writeln!(
+            o,
+            "  steady   rounds of {} until the last {} rounds are within ±{} of their mean and their fit within ±{}; at most {} rounds",
+            format_ms(st.round_ms),
+            st.window,
+            format_pct(st.range_pct),
+            format_pct(st.slope_pct),
+            st.max_rounds
+        );
+    }
+    if let Some(p) = &seq.precondition {
+        let _ = writeln!(
+            o,
+            "  precondition  {} {} passes of {} writes over every target (writes every target in full)",
+            p.passes,
+            if p.random { "random" } else { "sequential" },
+            format_size(p.block_bytes)
+        );
+    }
 }

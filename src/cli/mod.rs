@@ -521,8 +521,10 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
             cfg.ramp_ms,
         );
         console::print_text(&exchange::sizing_summary(&cfg));
-        console::print_text(&describe(&job));
-        return Ok(exit::OK);
+        let source = JobSource::Exchange {
+            path: a.job.as_ref().map(|p| p.display().to_string()),
+        };
+        return dry_run(&job, &source);
     }
     let invocation = Invocation {
         source: JobSource::Exchange {
@@ -534,7 +536,27 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
         if !a.out.json {
             console::note(&exchange::sizing_summary(&cfg));
         }
+        let transactional = (0..cfg.databases)
+            .flat_map(|db| ["read", "write"].map(|w| exchange::class_name(db, w)))
+            .collect();
+        live.show_transactional(cfg.target_iops(cfg.mailboxes), transactional);
         run::exchange::run(&cfg, opts, &mut run::Runner { signals, obs: live })
+    })
+}
+
+/// Prints what a run of `job` (from `source`) would do; exit code 2 when the run would be
+/// refused.
+fn dry_run(job: &Job, source: &JobSource) -> Result<i32> {
+    let d = describe(job);
+    console::print_text(&format!(
+        "dry run of the {}: nothing was written; this is what the run would do\n{}",
+        console::source_text(source),
+        d.text.trim_end()
+    ));
+    Ok(if d.refused.is_empty() {
+        exit::OK
+    } else {
+        exit::USAGE
     })
 }
 
@@ -593,10 +615,6 @@ fn run_job(args: RunArgs) -> Result<i32> {
         }
     }
     let job = build_job(&args)?;
-    if args.out.dry_run {
-        console::print_text(&describe(&job));
-        return Ok(exit::OK);
-    }
     let source = match (&args.job, &args.preset) {
         (_, Some(name)) => JobSource::Preset { name: name.clone() },
         (Some(path), None) => JobSource::File {
@@ -607,6 +625,9 @@ fn run_job(args: RunArgs) -> Result<i32> {
         },
         (None, None) => JobSource::Flags,
     };
+    if args.out.dry_run {
+        return dry_run(&job, &source);
+    }
     let invocation = Invocation {
         source,
         flags: flags::given(flags::RUN_FLAGS, &args),

@@ -3,7 +3,7 @@
 
 use crate::results::exchange::DatabaseFigures;
 use crate::stats::summary::DirSummary;
-use crate::units::{format_ns, format_rate};
+use crate::units::{format_ns, format_number, format_rate};
 
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
@@ -15,7 +15,7 @@ pub(crate) fn dir_cells(d: &DirSummary) -> [String; 9] {
     let l = &d.latency_ns;
     [
         format_rate(d.iops),
-        format!("{:.2}", d.bytes_per_s / 1e6),
+        format_number(d.bytes_per_s / 1e6),
         format_ns(l.mean),
         format_ns(l.p50 as f64),
         format_ns(l.p95 as f64),
@@ -46,16 +46,16 @@ pub(crate) const DATABASE_COLUMNS: [&str; 12] = [
 pub(crate) fn database_cells(d: &DatabaseFigures) -> [String; 12] {
     [
         d.name.clone(),
-        format!("{:.1}", d.db_reads_per_s),
+        format_number(d.db_reads_per_s),
         format_ns(d.db_read_latency_ns.mean),
         format_ns(d.db_read_latency_ns.p95 as f64),
         format_ns(d.db_read_latency_ns.p99 as f64),
-        format!("{:.1}", d.db_writes_per_s),
+        format_number(d.db_writes_per_s),
         format_ns(d.db_write_latency_ns.mean),
-        format!("{:.1}", d.log_writes_per_s),
+        format_number(d.log_writes_per_s),
         format_ns(d.log_write_latency_ns.mean),
         format_ns(d.log_write_latency_ns.p99 as f64),
-        format!("{:.2}", d.maintenance_mb_per_s),
+        format_number(d.maintenance_mb_per_s),
         d.errors.to_string(),
     ]
 }

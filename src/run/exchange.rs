@@ -597,10 +597,10 @@ impl Context<'_> {
         }
         if cfg.capacity_fraction < 1.0 {
             r.warnings.push(format!(
-                "databases were built at {}% of their real size ({} bytes each instead of {}): caches hold a larger share of them than they would in production",
-                cfg.capacity_fraction * 100.0,
-                self.db_bytes,
-                (self.db_bytes as f64 / cfg.capacity_fraction) as u64
+                "databases were built at {} of their real size ({} each instead of {}): caches hold a larger share of them than they would in production; for a validation, build them at full size (--capacity 100%) on the storage to validate",
+                crate::units::format_pct(cfg.capacity_fraction * 100.0),
+                crate::units::format_size(self.db_bytes),
+                crate::units::format_size((self.db_bytes as f64 / cfg.capacity_fraction) as u64)
             ));
         }
         results::file::save(&self.opts.results_path, &r)?;

@@ -4,7 +4,7 @@
 
 use crate::job::{EngineKind, Job};
 use crate::results::TargetResult;
-use crate::units::format_size_approx;
+use crate::units::format_size;
 
 /// The warnings for `job` on `targets` (as opened), `data_bytes` in all, on a host with
 /// `memory` bytes.
@@ -55,10 +55,15 @@ pub(super) fn warnings(
         }
     }
     if data_bytes > 0 && memory > 0 && data_bytes < memory && job.engine != EngineKind::Null {
+        let caches = if job.buffered {
+            "the page cache (this run is buffered) and any array or device cache"
+        } else {
+            "an array or device cache of that size (O_DIRECT bypasses this host's page cache)"
+        };
         w.push(format!(
-            "the data set ({}) is smaller than memory ({}): any cache in the path (page cache, array cache) can hold all of it",
-            format_size_approx(data_bytes),
-            format_size_approx(memory)
+            "the data set ({}) is smaller than this host's memory ({}): {caches} can hold all of it, so the figures may be a cache's, not the media's",
+            format_size(data_bytes),
+            format_size(memory)
         ));
     }
     w.dedup();

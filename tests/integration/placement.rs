@@ -144,7 +144,7 @@ fn smaller_than_memory(v: &Value) {
         v,
         &[
             "the data set (16.0MiB) is smaller than memory",
-            &format!("memory ({})", storlab::units::format_size_approx(memory)),
+            &format!("memory ({})", storlab::units::format_size(memory)),
         ],
     );
 }

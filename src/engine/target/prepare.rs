@@ -215,7 +215,7 @@ fn prepare_file(
                 .map(|bytes| {
                     format!(
                         "; the filesystem has {} free",
-                        crate::units::format_size_approx(bytes)
+                        crate::units::format_size(bytes)
                     )
                 })
                 .unwrap_or_default();
@@ -223,7 +223,7 @@ fn prepare_file(
                 path,
                 format!(
                     "cannot allocate {} ({size_bytes} bytes){free}; free some space or lower the size",
-                    crate::units::format_size_approx(size_bytes)
+                    crate::units::format_size(size_bytes)
                 ),
                 errno.into(),
             ));

@@ -5,7 +5,7 @@
 use super::plan::{self, PrepareReason, TargetAction};
 use super::{TargetError, TargetKind, TargetRequest};
 use crate::stats::host::{self, Placement};
-use crate::units::format_size_approx;
+use crate::units::format_size;
 use std::fmt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
@@ -77,7 +77,7 @@ impl fmt::Display for TargetAction {
                 write!(
                     f,
                     "a new file, created and fully written ({})",
-                    format_size_approx(*size_bytes)
+                    format_size(*size_bytes)
                 )?;
                 if let Some(directory) = create_directory {
                     write!(f, " in the new directory {}", directory.display())?;
@@ -87,19 +87,19 @@ impl fmt::Display for TargetAction {
             TargetAction::Reuse { size_bytes, .. } => write!(
                 f,
                 "prepared by storlab at this size: reused as it is ({})",
-                format_size_approx(*size_bytes)
+                format_size(*size_bytes)
             ),
             TargetAction::Prepare { size_bytes, reason } => write!(
                 f,
                 "prepared again and fully written ({}): {reason}",
-                format_size_approx(*size_bytes)
+                format_size(*size_bytes)
             ),
             TargetAction::UseAsIs {
                 size_bytes,
                 writes,
                 destroys,
             } => {
-                let size = format_size_approx(*size_bytes);
+                let size = format_size(*size_bytes);
                 match (writes, destroys.is_empty()) {
                     (false, _) => write!(f, "used as it is, read only ({size})"),
                     (true, true) => write!(f, "used as it is and written ({size})"),
@@ -121,7 +121,7 @@ impl fmt::Display for PrepareReason {
             PrepareReason::OtherSize { prepared_bytes } => write!(
                 f,
                 "it was prepared at another size ({})",
-                format_size_approx(*prepared_bytes)
+                format_size(*prepared_bytes)
             ),
             PrepareReason::Incomplete => write!(f, "its preparation did not finish"),
             PrepareReason::OldManifest { version } => write!(

@@ -5,7 +5,7 @@ use super::{ACHIEVED_IOPS_TOLERANCE, ExchangeConfig, TestType, class_name};
 use crate::results::ClassResult;
 use crate::results::exchange::{DatabaseFigures, LatencyBrief};
 use crate::results::verdict::{Comparison, Rule};
-use crate::units::format_size;
+use crate::units::{format_number, format_pct, format_rate, format_size};
 
 /// Per-database figures from a run's classes.
 pub fn database_figures(
@@ -109,11 +109,7 @@ pub fn rules(
     ));
     if let Some(target) = target_iops {
         rules.push(Rule::judge(
-            format!(
-                "achieved transactional IOPS ≥ target {:.1} (less {:.0}% for the window's edges)",
-                target,
-                ACHIEVED_IOPS_TOLERANCE * 100.0
-            ),
+            ACHIEVED_IOPS_RULE,
             achieved_iops,
             Comparison::AtLeast,
             target * (1.0 - ACHIEVED_IOPS_TOLERANCE),
@@ -123,29 +119,35 @@ pub fn rules(
     rules
 }
 
+/// The rule on the achieved rate: at least the target, less [`ACHIEVED_IOPS_TOLERANCE`] for the
+/// measured window's edges (the threshold says how much that is).
+const ACHIEVED_IOPS_RULE: &str = "achieved transactional IOPS";
+
 /// Describes the sizing for `--dry-run` and the console.
 pub fn sizing_summary(cfg: &ExchangeConfig) -> String {
     format!(
-        "Exchange {} · {} mailboxes × {} · {} IOPS/mailbox ({}) · headroom {}% → target {:.1} transactional IOPS · {} database(s) of {}{} · threads {}",
+        "Exchange {} {} test: {} mailboxes of {}, {} IOPS per mailbox ({}) + {} headroom: a target of {} transactional IOPS · {} databases of {}{} · {}",
         cfg.version.name(),
+        cfg.test.name(),
         cfg.mailboxes,
         format_size(cfg.mailbox_size_bytes),
-        cfg.iops_per_mailbox,
+        format_number(cfg.iops_per_mailbox),
         cfg.iops_source,
-        cfg.headroom_pct,
-        cfg.target_iops(cfg.mailboxes),
+        format_pct(cfg.headroom_pct),
+        format_rate(cfg.target_iops(cfg.mailboxes)),
         cfg.databases,
         format_size(cfg.database_bytes()),
         if cfg.capacity_fraction < 1.0 {
             format!(
-                " (built at {}% of their real size)",
-                cfg.capacity_fraction * 100.0
+                ", built at {} of their real size",
+                format_pct(cfg.capacity_fraction * 100.0)
             )
         } else {
             String::new()
         },
-        cfg.threads
-            .map(|t| t.to_string())
-            .unwrap_or_else(|| "auto".into())
+        match cfg.threads {
+            Some(t) => format!("{t} threads per database"),
+            None => "threads per database found by trial (--threads auto)".into(),
+        }
     )
 }

@@ -16,8 +16,8 @@ use super::svg::{self};
 use crate::results::steps::StepKind;
 use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
 use crate::stats::summary::DirSummary;
+use crate::units::format_size;
 use crate::units::{format_ns, format_rate};
-use crate::units::{format_size, format_size_approx};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -192,7 +192,7 @@ fn header(o: &mut String, r: &RunResult) {
             escape(&r.host.hostname),
             escape(&r.host.cpu_model),
             r.host.cpus,
-            format_size_approx(r.host.memory_bytes),
+            format_size(r.host.memory_bytes),
             escape(&r.host.kernel)
         ),
     ));
@@ -217,7 +217,7 @@ fn header(o: &mut String, r: &RunResult) {
                     format!("{} ", escape(&t.name))
                 },
                 escape(&t.path),
-                format_size_approx(t.size_bytes),
+                format_size(t.size_bytes),
                 place,
                 if t.direct { "O_DIRECT" } else { "page cache" },
                 if t.dsync { " · O_DSYNC" } else { "" }
@@ -305,14 +305,14 @@ pub(crate) fn render(r: &RunResult) -> String {
             escape(&x.version),
             escape(&x.test),
             x.mailboxes,
-            format_size_approx(x.mailbox_size_bytes),
+            format_size(x.mailbox_size_bytes),
             x.iops_per_mailbox,
             escape(&x.iops_source),
             x.headroom_pct,
             x.target_iops,
             x.achieved_iops,
             x.database_count,
-            format_size_approx(x.database_size_bytes),
+            format_size(x.database_size_bytes),
             if x.capacity_fraction < 1.0 {
                 format!(" (built at {}% of real size)", x.capacity_fraction * 100.0)
             } else {
@@ -473,7 +473,7 @@ pub(crate) fn render(r: &RunResult) -> String {
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
             escape(&t.path),
-            format_size_approx(t.size_bytes),
+            format_size(t.size_bytes),
             escape(&t.filesystem),
             escape(&t.device.clone().unwrap_or_default()),
             t.direct,
@@ -496,8 +496,8 @@ pub(crate) fn render(r: &RunResult) -> String {
                 escape(&d.model.clone().unwrap_or_default()),
                 d.delta.reads,
                 d.delta.writes,
-                format_size_approx(d.delta.read_bytes),
-                format_size_approx(d.delta.write_bytes),
+                format_size(d.delta.read_bytes),
+                format_size(d.delta.write_bytes),
                 d.delta.util_pct
             );
         }

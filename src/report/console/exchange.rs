@@ -1,0 +1,265 @@
+//! The Exchange validation in the summary: what was validated (profile, databases, paths), the
+//! per-database table, initialisation, backup and recovery figures, the trials of thread
+//! tuning and of the maximum-mailboxes search, and the note that explains the target rule.
+
+use super::summary::{labelled, mount_text};
+use crate::results::exchange::{ExchangeResult, Trial};
+use crate::results::{JobSource, RunResult};
+use crate::units::{
+    format_mb_per_s, format_ms, format_number, format_pct, format_rate, format_seconds, format_size,
+};
+use std::fmt::Write as _;
+
+/// What was validated.
+pub(super) fn what_ran(r: &RunResult, x: &ExchangeResult) -> String {
+    let mut out = String::new();
+    let per_mailbox = format!(
+        "{} IOPS per mailbox ({})",
+        format_number(x.iops_per_mailbox),
+        x.iops_source
+    );
+    let target = if x.target_iops > 0.0 {
+        format!(
+            " + {} headroom: a target of {} transactional IOPS",
+            format_pct(x.headroom_pct),
+            format_rate(x.target_iops)
+        )
+    } else {
+        String::new()
+    };
+    labelled(
+        &mut out,
+        "test",
+        &format!(
+            "Exchange {} {} test of {} mailboxes of {}, {per_mailbox}{target}",
+            x.version,
+            x.test,
+            x.mailboxes,
+            format_size(x.mailbox_size_bytes)
+        ),
+    );
+    let built = if x.capacity_fraction < 1.0 {
+        format!(
+            ", built at {} of their real size ({} each)",
+            format_pct(x.capacity_fraction * 100.0),
+            format_size((x.database_size_bytes as f64 / x.capacity_fraction) as u64)
+        )
+    } else {
+        String::new()
+    };
+    labelled(
+        &mut out,
+        "databases",
+        &format!(
+            "{} of {}{built}, {} pages",
+            x.database_count,
+            format_size(x.database_size_bytes),
+            format_size(x.page_size_bytes)
+        ),
+    );
+    let place = |name: &str| {
+        r.targets
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| mount_text(t.mount_point.as_deref(), &t.filesystem, t.device.as_deref()))
+            .unwrap_or_default()
+    };
+    labelled(
+        &mut out,
+        "db paths",
+        &format!("{}{}", x.db_paths.join(", "), place("db1")),
+    );
+    labelled(
+        &mut out,
+        "log paths",
+        &format!("{}{}", x.log_paths.join(", "), place("db1-logs")),
+    );
+    if x.threads_per_database > 0 {
+        labelled(
+            &mut out,
+            "threads",
+            &format!(
+                "{} per database · background maintenance {}",
+                x.threads_per_database,
+                if x.maintenance { "on" } else { "off" }
+            ),
+        );
+    }
+    let ramp = if r.job.ramp_ms > 0 {
+        format!("{} ramp, then ", format_ms(r.job.ramp_ms))
+    } else {
+        String::new()
+    };
+    labelled(
+        &mut out,
+        "timing",
+        &format!("{ramp}{} measured", format_ms(r.job.duration_ms)),
+    );
+    out
+}
+
+/// The validation's own figures, after the class table.
+pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
+    let init = &x.initialisation;
+    labelled(
+        out,
+        "initialise",
+        &if init.reused {
+            format!(
+                "databases and logs reused from an earlier run ({})",
+                format_seconds(init.seconds)
+            )
+        } else {
+            format!(
+                "{} written in {}",
+                format_size(init.written_bytes),
+                format_seconds(init.seconds)
+            )
+        },
+    );
+    if x.target_iops > 0.0 {
+        labelled(
+            out,
+            "achieved",
+            &format!(
+                "{} transactional IOPS (database reads and writes) for a target of {}; the table above adds log and maintenance I/O",
+                format_rate(x.achieved_iops),
+                format_rate(x.target_iops)
+            ),
+        );
+    }
+    database_table(out, x);
+    if let Some(b) = &x.backup {
+        let per_db: Vec<String> = b
+            .mb_per_s_per_database
+            .iter()
+            .map(|v| format_mb_per_s(v * 1e6))
+            .collect();
+        labelled(
+            out,
+            "backup",
+            &format!(
+                "{} in total ({}), a full backup in {}{}",
+                format_mb_per_s(b.mb_per_s_total * 1e6),
+                per_db.join(" / "),
+                format_seconds(b.full_backup_seconds),
+                if b.complete {
+                    ""
+                } else {
+                    " (estimated: not every database was read within the duration)"
+                }
+            ),
+        );
+    }
+    if let Some(rc) = &x.recovery {
+        labelled(
+            out,
+            "recovery",
+            &format!(
+                "{} log files per database in {}: {} per log file",
+                rc.log_files,
+                format_seconds(rc.seconds),
+                format_seconds(rc.seconds_per_log_file)
+            ),
+        );
+    }
+    trials(out, "thread tuning", &x.thread_trials);
+    if let Some(t) = &r.trials {
+        trials(out, "maximum-mailboxes search", t);
+    }
+    if let Some(m) = r.max_mailboxes {
+        let _ = writeln!(out, "\nmaximum mailboxes that pass: {m} mailboxes");
+    }
+}
+
+/// The per-database table.
+fn database_table(out: &mut String, x: &ExchangeResult) {
+    let widths = [5, 9, 9, 9, 9, 9, 9, 12, 9, 9, 16, 7];
+    let line = |cells: &[&str]| {
+        cells
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i == 0 {
+                    format!("{c:<w$}")
+                } else {
+                    format!("{c:>w$}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = writeln!(out, "\n{}", line(&crate::report::tables::DATABASE_COLUMNS));
+    for d in &x.databases {
+        let cells = crate::report::tables::database_cells(d);
+        let _ = writeln!(
+            out,
+            "{}",
+            line(&cells.iter().map(String::as_str).collect::<Vec<_>>())
+        );
+    }
+}
+
+fn trials(out: &mut String, title: &str, trials: &[Trial]) {
+    if trials.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{title}:");
+    let _ = writeln!(
+        out,
+        "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9}  result",
+        "trial",
+        "mailboxes",
+        "threads",
+        "target IOPS",
+        "achieved IOPS",
+        "read avg",
+        "log avg",
+        "read max",
+    );
+    for t in trials {
+        let ms = |v: f64| format!("{} ms", format_number(v));
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9}  {}",
+            t.purpose.to_string(),
+            t.mailboxes,
+            t.threads,
+            format_rate(t.target_iops),
+            format_rate(t.achieved_iops),
+            ms(t.db_read_latency_ms),
+            ms(t.log_write_latency_ms),
+            ms(t.max_read_latency_ms),
+            if t.pass {
+                "pass".to_string()
+            } else {
+                format!("FAIL ({})", t.failed_rules.join("; "))
+            }
+        );
+    }
+}
+
+/// How the target rule's limit comes about, under the verdict.
+pub(super) fn target_note(x: &ExchangeResult) -> Option<String> {
+    (x.target_iops > 0.0).then(|| {
+        format!(
+            "the target is {} transactional IOPS ({} mailboxes × {} IOPS + {} headroom); the rule allows 1% less for the measured window's edges, and log and maintenance I/O do not count",
+            format_rate(x.target_iops),
+            x.mailboxes,
+            format_number(x.iops_per_mailbox),
+            format_pct(x.headroom_pct)
+        )
+    })
+}
+
+/// Whether this was the quick check on storlab's scratch directory (no paths given).
+pub(super) fn is_quick_check(r: &RunResult) -> bool {
+    matches!(r.invocation.source, JobSource::Exchange { path: None })
+        && !r.invocation.flags.iter().any(|f| f == "--db-path")
+}
+
+/// What to do after the quick check.
+pub(super) fn quick_check_next_step() -> String {
+    "this was the quick check on a scratch directory of this machine; to validate your storage, give the directories on it with --db-path and --log-path (one per LUN, repeatable), size the test with --mailboxes, --mailbox-size, --messages-per-day and --version, and run it for longer (--duration 2h); docs/profiles.md explains each".into()
+}

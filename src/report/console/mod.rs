@@ -1,0 +1,265 @@
+//! The terminal: live progress on stderr (only when it is a terminal) and the final summary on
+//! stdout. The only module besides `main` that writes to the terminal.
+//!
+//! Every number a person reads here carries its unit (or stands under a column that names
+//! it), has at most 4 significant digits, and sizes are written one way (`units`). The
+//! summary opens with what ran ([`summary::what_ran`]), then the figures, then what to make
+//! of them: warnings and the verdict, and what to do next.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use crate::results::progress::Observer;
+use crate::results::steps::{StepKind, StepResult};
+use crate::results::{Phase, RunResult};
+use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
+use crate::units::{format_count, format_mb_per_s, format_ns, format_rate, format_seconds};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Duration;
+
+mod exchange;
+mod summary;
+
+pub(crate) use summary::{job_block, mount_text, source_text, summary};
+
+/// Live progress on stderr: a byte bar while preparing, one status line while measuring.
+/// Silent when stderr is not a terminal.
+pub(crate) struct Live {
+    bar: Option<ProgressBar>,
+    enabled: bool,
+    rows: bool,
+    steps_printed: usize,
+    /// An Exchange validation's target and its transactional classes, to show the live
+    /// transactional rate beside everything's.
+    transactional: Option<(f64, Vec<String>)>,
+}
+
+impl Live {
+    /// Progress if stderr is a terminal and `quiet` is false.
+    pub(crate) fn new(quiet: bool) -> Self {
+        Self {
+            bar: None,
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            rows: !quiet,
+            steps_printed: 0,
+            transactional: None,
+        }
+    }
+
+    /// Shows, in the live line, the rate of `classes` against `target` IOPS (an Exchange
+    /// validation's transactional I/O, which excludes log and maintenance I/O).
+    pub(crate) fn show_transactional(&mut self, target: f64, classes: Vec<String>) {
+        self.transactional = Some((target, classes));
+    }
+
+    /// How many step rows were printed while the run went.
+    pub(crate) fn steps_printed(&self) -> usize {
+        self.steps_printed
+    }
+
+    fn bar(&mut self, make: impl FnOnce() -> ProgressBar) -> &ProgressBar {
+        self.bar.get_or_insert_with(|| {
+            let b = make();
+            b.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            b
+        })
+    }
+}
+
+impl Observer for Live {
+    fn phase(&mut self, _phase: Phase) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+
+    fn prepare(&mut self, target: &str, done: u64, total: u64) {
+        if !self.enabled {
+            return;
+        }
+        let target = target.to_string();
+        let b = self.bar(|| {
+            let b = ProgressBar::new(total);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "prepare {msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            b
+        });
+        b.set_length(total);
+        b.set_message(target);
+        b.set_position(done);
+    }
+
+    fn interval(&mut self, r: &IntervalRecord, grid: &IntervalGrid) {
+        if !self.enabled {
+            return;
+        }
+        let total_s = (grid.ramp_ns + grid.measure_ns) as f64 / 1e9;
+        let transactional = self.transactional.as_ref().map_or(String::new(), |(target, classes)| {
+            let iops: f64 = classes
+                .iter()
+                .filter_map(|c| r.classes.get(c))
+                .map(|c| c.read.iops + c.write.iops)
+                .sum();
+            format!(
+                " · {} transactional IOPS of a target of {} (the rest is log and maintenance I/O)",
+                format_rate(iops),
+                format_rate(*target)
+            )
+        });
+        let b = self.bar(|| {
+            let b = ProgressBar::new_spinner();
+            b.enable_steady_tick(Duration::from_millis(250));
+            b
+        });
+        let t = &r.total;
+        let ops = t.read.ops + t.write.ops;
+        let mean = if ops > 0 {
+            (t.read.latency_mean_ns * t.read.ops as f64
+                + t.write.latency_mean_ns * t.write.ops as f64)
+                / ops as f64
+        } else {
+            0.0
+        };
+        let p99 = t.read.latency_p99_ns.max(t.write.latency_p99_ns);
+        let errors = t.read.errors + t.write.errors + t.flush.errors;
+        b.set_message(format!(
+            "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}",
+            r.phase,
+            format_seconds(r.t_end_ms as f64 / 1e3),
+            format_seconds(total_s),
+            format_rate(t.read.iops + t.write.iops),
+            format_mb_per_s(t.read.bytes_per_s + t.write.bytes_per_s),
+            format_ns(mean),
+            format_ns(p99 as f64),
+            if errors > 0 {
+                format!(" · {} errors", format_count(errors))
+            } else {
+                String::new()
+            }
+        ));
+    }
+
+    fn step(&mut self, s: &StepResult) {
+        if !self.rows {
+            return;
+        }
+        if let Some(b) = &self.bar {
+            b.suspend(|| {});
+        }
+        let mut out = String::new();
+        if self.steps_printed == 0 {
+            out.push_str(&step_header());
+        }
+        out.push_str(&step_line(s));
+        write_stdout(&out);
+        self.steps_printed += 1;
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// The header of the steps table.
+pub(crate) fn step_header() -> String {
+    format!(
+        "{:<4} {:<40} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {}\n",
+        "step", "parameters", "IOPS", "MB/s", "mean", "p99", "max", "CPU%", "IO/CPU%", "notes"
+    )
+}
+
+/// One row of the steps table.
+pub(crate) fn step_line(s: &StepResult) -> String {
+    let t = &s.totals;
+    let lat = t.reads_and_writes();
+    let mut notes = Vec::new();
+    if let Some(level) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
+        notes.push(format!("curve {level}%"));
+    }
+    if s.kind == StepKind::CurveMax {
+        notes.push("curve max (closed loop)".into());
+    }
+    if let Some(r) = &s.repetitions {
+        notes.push(format!(
+            "{} runs, IOPS ±{} (95% CI), CV {:.1}%{}",
+            r.runs.len(),
+            format_rate((r.iops.ci95_high - r.iops.ci95_low) / 2.0),
+            r.iops.cv_pct,
+            if r.high_variation {
+                " HIGH VARIATION"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(st) = &s.steady {
+        notes.push(match st.steady_at_round {
+            Some(n) => format!("steady at round {n}"),
+            None => format!("NOT steady after {} rounds", st.rounds_iops.len()),
+        });
+    }
+    if s.interrupted {
+        notes.push("interrupted".into());
+    }
+    format!(
+        "{:<4} {:<40} {:>10} {:>9.2} {:>9} {:>9} {:>9} {:>6.1} {:>8.0} {}\n",
+        s.index,
+        s.label,
+        format_rate(t.iops()),
+        t.bytes_per_s() / 1e6,
+        format_ns(lat.mean),
+        format_ns(lat.p99 as f64),
+        format_ns(lat.max as f64),
+        s.cpu_busy_pct,
+        s.ios_per_cpu_pct,
+        notes.join("; ")
+    )
+}
+
+/// Prints the summary on stdout.
+pub(crate) fn print_summary(r: &RunResult) {
+    print_summary_after(r, 0);
+}
+
+/// Prints the summary on stdout, leaving out the first `rows_printed` step rows (already
+/// printed as the steps ended).
+pub(crate) fn print_summary_after(r: &RunResult, rows_printed: usize) {
+    let mut out = String::new();
+    if let Some(steps) = &r.steps {
+        if rows_printed < steps.len() {
+            if rows_printed == 0 {
+                out.push_str(&step_header());
+            }
+            for s in &steps[rows_printed..] {
+                out.push_str(&step_line(s));
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(&summary(r));
+    write_stdout(&out);
+}
+
+/// Prints a note on stderr (paths of written files, fallbacks).
+pub(crate) fn note(text: &str) {
+    eprintln!("{text}");
+}
+
+/// Prints text on stdout as it is (JSON, dry-run listings).
+pub(crate) fn print_text(text: &str) {
+    write_stdout(&format!("{text}\n"));
+}
+
+/// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
+fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}

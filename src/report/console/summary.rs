@@ -1,0 +1,587 @@
+//! The summary of a results file as text, in the order a reader needs it: what ran, the
+//! figures (per class, then the host and the devices), errors and verification, then what to
+//! make of them (warnings, the verdict) and what to do next.
+
+use super::exchange;
+use crate::job::{Access, Arrivals, Distribution, Job, TargetChoice, Worker};
+use crate::results::steps::StepKind;
+use crate::results::verdict::{Comparison, Rule};
+use crate::results::{JobSource, RunResult, TargetResult};
+use crate::stats::summary::DirSummary;
+use crate::stats::target::TargetKind;
+use crate::units::{
+    format_count, format_mb_per_s, format_ms, format_pct, format_rate, format_seconds, format_size,
+    format_size_exact,
+};
+use std::fmt::Write as _;
+
+/// Width of the labels of the "what ran" block and of the lines after the table.
+const LABEL: usize = 11;
+
+/// A labelled line: `label      text`.
+pub(super) fn labelled(out: &mut String, label: &str, text: &str) {
+    let _ = writeln!(out, "{label:<LABEL$}{text}");
+}
+
+/// The final summary.
+pub(crate) fn summary(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "storlab {} · {}{}",
+        r.storlab_version,
+        source_text(&r.invocation.source),
+        match r.interrupted.reason() {
+            None => String::new(),
+            Some(why) => format!(" · INTERRUPTED: {why}"),
+        }
+    );
+    out.push_str(&what_ran(r));
+    out.push('\n');
+    class_table(&mut out, r);
+    out.push('\n');
+    host(&mut out, r);
+    precondition(&mut out, r);
+    io_errors(&mut out, r);
+    verification(&mut out, r);
+    if let Some(x) = &r.exchange {
+        exchange::section(&mut out, r, x);
+    }
+    if !r.warnings.is_empty() {
+        out.push('\n');
+        for w in &r.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
+    }
+    verdict(&mut out, r);
+    next_steps(&mut out, r);
+    out
+}
+
+/// Where the job came from, as people say it.
+pub(crate) fn source_text(source: &JobSource) -> String {
+    match source {
+        JobSource::Default { file } => format!("default job ({file})"),
+        JobSource::File { path } => format!("job file {path}"),
+        JobSource::Preset { name } => format!("preset {name}"),
+        JobSource::Flags => "job from the command line".into(),
+        JobSource::Exchange { path: Some(p) } => format!("Exchange validation, job file {p}"),
+        JobSource::Exchange { path: None } => "Exchange validation".into(),
+        JobSource::Unknown => "results".into(),
+    }
+}
+
+/// The "what ran" block: for an Exchange validation its profile and layout, for any other
+/// run the job (targets, workers and access, timing).
+pub(crate) fn what_ran(r: &RunResult) -> String {
+    if let Some(x) = &r.exchange {
+        return exchange::what_ran(r, x);
+    }
+    if r.job.workers.is_empty() {
+        // Rebuilt from a time series: the job is not known.
+        let mut out = String::new();
+        let what = r
+            .job
+            .description
+            .as_deref()
+            .unwrap_or("the job is not known");
+        labelled(&mut out, "job", what);
+        return out;
+    }
+    let targets: Vec<String> = r.targets.iter().map(target_line).collect();
+    job_block(&r.job, &targets)
+}
+
+/// One target as it was used: `name = path: 1 GiB file on / (ext4 on /dev/vda), O_DIRECT`.
+fn target_line(t: &TargetResult) -> String {
+    let kind = match t.kind {
+        TargetKind::File => "file",
+        TargetKind::BlockDevice => "block device",
+    };
+    let mut line = format!(
+        "{} = {}: {} {kind}{}",
+        t.name,
+        t.path,
+        format_size(t.size_bytes),
+        mount_text(t.mount_point.as_deref(), &t.filesystem, t.device.as_deref())
+    );
+    line.push_str(if t.direct { ", O_DIRECT" } else { ", buffered" });
+    if t.dsync {
+        line.push_str(", O_DSYNC");
+    }
+    line
+}
+
+/// ` on /mnt (ext4 on /dev/sdb)`: where a target lives, as far as it is known.
+pub(crate) fn mount_text(mount: Option<&str>, filesystem: &str, device: Option<&str>) -> String {
+    match (mount, device) {
+        (Some(m), Some(d)) => format!(" on {m} ({filesystem} on /dev/{d})"),
+        (Some(m), None) => format!(" on {m} ({filesystem})"),
+        (None, Some(d)) => format!(" (/dev/{d})"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The job in its own vocabulary: its description, the `targets` lines (as used, or as a dry
+/// run foresees them), the workers and their access, the timing.
+pub(crate) fn job_block(job: &Job, targets: &[String]) -> String {
+    let mut out = String::new();
+    if let Some(d) = &job.description {
+        labelled(&mut out, "job", d.trim());
+    }
+    for (i, t) in targets.iter().enumerate() {
+        labelled(&mut out, if i == 0 { "targets" } else { "" }, t);
+    }
+    let mut first = true;
+    for group in worker_groups(&job.workers) {
+        let label = if first { "workers" } else { "" };
+        first = false;
+        labelled(&mut out, label, &worker_line(job, group));
+        for a in &group[0].access {
+            labelled(
+                &mut out,
+                "",
+                &format!("  {}", access_line(job, &group[0], a)),
+            );
+        }
+    }
+    let ramp = if job.ramp_ms > 0 {
+        format!("{} ramp, then ", format_ms(job.ramp_ms))
+    } else {
+        String::new()
+    };
+    labelled(
+        &mut out,
+        "timing",
+        &format!(
+            "{ramp}{} measured, in {} intervals",
+            format_ms(job.duration_ms),
+            format_ms(job.interval_ms)
+        ),
+    );
+    let engine = match job.engine {
+        crate::job::EngineKind::IoUring => "io_uring",
+        crate::job::EngineKind::Psync => "psync (one I/O at a time)",
+        crate::job::EngineKind::Null => "null (no I/O: storlab's own cost)",
+    };
+    let caching = if job.buffered {
+        "buffered (through the page cache)"
+    } else {
+        "O_DIRECT (no page cache)"
+    };
+    labelled(&mut out, "engine", &format!("{engine}, {caching}"));
+    out
+}
+
+/// Consecutive workers that are copies of one `[[worker]]` (`name#0`, `name#1`...) with the
+/// same settings.
+fn worker_groups(workers: &[Worker]) -> Vec<&[Worker]> {
+    let base = |w: &Worker| w.name.split('#').next().unwrap_or(&w.name).to_string();
+    let same = |a: &Worker, b: &Worker| {
+        base(a) == base(b)
+            && a.access == b.access
+            && a.queue_depth == b.queue_depth
+            && a.rate == b.rate
+            && a.targets.len() == b.targets.len()
+    };
+    let mut groups = Vec::new();
+    let mut start = 0;
+    for i in 1..=workers.len() {
+        if i == workers.len() || !same(&workers[start], &workers[i]) {
+            groups.push(&workers[start..i]);
+            start = i;
+        }
+    }
+    groups
+}
+
+/// `2 workers mixed: 16 outstanding I/Os each, closed loop, on scratch`.
+fn worker_line(job: &Job, group: &[Worker]) -> String {
+    let w = &group[0];
+    let name = w.name.split('#').next().unwrap_or(&w.name);
+    let count = if group.len() == 1 {
+        format!("1 worker {name}")
+    } else {
+        format!("{} workers {name}", group.len())
+    };
+    let each = if group.len() > 1 { " each" } else { "" };
+    let pace = match w.rate {
+        None => "closed loop".to_string(),
+        Some(r) => format!(
+            "open loop at {} IOPS{each} ({})",
+            format_rate(r.iops),
+            match r.arrivals {
+                Arrivals::Uniform => "evenly spaced",
+                Arrivals::Poisson => "Poisson arrivals",
+            }
+        ),
+    };
+    let names: Vec<&str> = w
+        .targets
+        .iter()
+        .map(|&t| job.targets[t].name.as_str())
+        .collect();
+    let on = match (names.as_slice(), w.target_choice) {
+        ([one], _) => format!("on {one}"),
+        (all, TargetChoice::RoundRobin) if group.len() > 1 && w.targets.len() == 1 => {
+            format!("on {}", all.join(", "))
+        }
+        (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
+        (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
+    };
+    let limit = match w.io_limit {
+        Some(crate::job::IoLimit::Ios(n)) => format!(", at most {} I/Os", format_count(n)),
+        Some(crate::job::IoLimit::Passes(p)) => format!(", {p} passes over its span"),
+        None => String::new(),
+    };
+    let outstanding = match w.queue_depth {
+        1 => "1 outstanding I/O".to_string(),
+        n => format!("{n} outstanding I/Os"),
+    };
+    format!("{count}: {outstanding}{each}, {pace}, {on}{limit}")
+}
+
+/// `random-8k: 90% of I/Os, 8 KiB, 70% reads, 100% random (uniform)`.
+fn access_line(job: &Job, w: &Worker, a: &Access) -> String {
+    let total: u32 = w.access.iter().map(|e| e.weight).sum();
+    let share = 100.0 * a.weight as f64 / total.max(1) as f64;
+    let size = if a.block_sizes.is_empty() {
+        format_size(a.block_size_bytes)
+    } else {
+        let weights: u32 = a.block_sizes.iter().map(|&(_, w)| w).sum();
+        a.block_sizes
+            .iter()
+            .map(|&(b, wt)| {
+                format!(
+                    "{} ({})",
+                    format_size(b),
+                    format_pct(100.0 * wt as f64 / weights.max(1) as f64)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mix = match a.read_pct {
+        r if r >= 100.0 => "reads".to_string(),
+        r if r <= 0.0 => "writes".to_string(),
+        r => format!("{} reads", format_pct(r)),
+    };
+    let pattern = match a.random_pct {
+        r if r <= 0.0 => "sequential".to_string(),
+        r => format!(
+            "{} random ({})",
+            format_pct(r),
+            match &a.distribution {
+                Distribution::Uniform => "uniform".to_string(),
+                Distribution::Shuffle => "each block once per pass".to_string(),
+                Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
+                Distribution::Zoned { bands } => bands
+                    .iter()
+                    .map(|b| format!(
+                        "{} of I/Os on {}",
+                        format_pct(b.io_pct),
+                        format_pct(b.span_pct)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }
+        ),
+    };
+    let mut line = format!(
+        "{}: {} of I/Os, {size}, {mix}, {pattern}",
+        job.classes[a.class],
+        format_pct(share)
+    );
+    if a.sync {
+        line.push_str(", durable writes (RWF_DSYNC)");
+    }
+    if a.fsync_every > 0 {
+        let _ = write!(line, ", fdatasync after every {} writes", a.fsync_every);
+    }
+    if a.roll_every_bytes > 0 {
+        let _ = write!(
+            line,
+            ", rolls every {}",
+            format_size_exact(a.roll_every_bytes)
+        );
+    }
+    line
+}
+
+/// Widths of the class table's columns: class, op, then [`super::super::tables::DIR_COLUMNS`].
+const WIDTHS: [usize; 11] = [16, 5, 10, 10, 9, 9, 9, 9, 9, 9, 7];
+
+/// A line of the class table, left-aligned names then right-aligned figures.
+fn line(cells: &[&str]) -> String {
+    cells
+        .iter()
+        .zip(WIDTHS)
+        .enumerate()
+        .map(|(i, (c, w))| {
+            if i < 2 {
+                format!("{c:<w$}")
+            } else {
+                format!("{c:>w$}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_end()
+        .to_string()
+}
+
+fn row(out: &mut String, class: &str, dir: &str, d: &DirSummary) {
+    let cells = super::super::tables::dir_cells(d);
+    let mut all = vec![class, dir];
+    all.extend(cells.iter().map(String::as_str));
+    let _ = writeln!(out, "{}", line(&all));
+}
+
+/// Per class and direction (then every class together), with what latency means here.
+fn class_table(out: &mut String, r: &RunResult) {
+    let open = r.job.workers.iter().any(|w| w.rate.is_some())
+        || r.steps
+            .iter()
+            .flatten()
+            .any(|s| s.kind == StepKind::CurveLevel);
+    let _ = writeln!(
+        out,
+        "{} measured · latency {} · MB/s = 10^6 bytes/s",
+        format_ms(r.measured_ms),
+        if open {
+            "from each I/O's intended start (open loop: response time)"
+        } else {
+            "from submission to completion"
+        }
+    );
+    let mut head = vec!["class", "op"];
+    head.extend(super::super::tables::DIR_COLUMNS);
+    let _ = writeln!(out, "{}", line(&head));
+    for (name, c) in &r.classes {
+        for (dir, d) in c.summary().dirs().into_iter().filter(|(_, d)| d.ops > 0) {
+            row(out, name, dir.name(), d);
+        }
+    }
+    if r.classes.len() > 1 {
+        for (dir, d) in r.totals.dirs().into_iter().filter(|(_, d)| d.ops > 0) {
+            row(out, "(all)", dir.name(), d);
+        }
+    }
+}
+
+/// storlab's CPU, the machine's (busy and idle, iowait explained), and each device's own
+/// counters.
+fn host(out: &mut String, r: &RunResult) {
+    let c = &r.host_cpu;
+    let busy = c.system_user_pct + c.system_system_pct;
+    let cpus = match r.host.cpus {
+        0 => String::new(),
+        1 => " (1 CPU)".into(),
+        n => format!(" ({n} CPUs)"),
+    };
+    let iowait = if c.system_iowait_pct >= 0.5 {
+        format!(
+            "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
+            format_pct(c.system_iowait_pct)
+        )
+    } else {
+        String::new()
+    };
+    labelled(
+        out,
+        "host",
+        &format!(
+            "storlab used {} of one CPU · the machine{cpus} was {} busy, {} idle{iowait}",
+            format_pct(c.process_user_pct + c.process_system_pct),
+            format_pct(busy),
+            format_pct(c.system_idle_pct + c.system_iowait_pct),
+        ),
+    );
+    let s = r.measured_ms.max(1) as f64 / 1e3;
+    for d in &r.devices {
+        labelled(
+            out,
+            "device",
+            &format!(
+                "{}{}: {} busy · {} reads/s, {} writes/s · {} read, {} written",
+                d.name,
+                d.model
+                    .as_ref()
+                    .map(|m| format!(" ({m})"))
+                    .unwrap_or_default(),
+                format_pct(d.delta.util_pct),
+                format_rate(d.delta.reads as f64 / s),
+                format_rate(d.delta.writes as f64 / s),
+                format_mb_per_s(d.delta.read_bytes as f64 / s),
+                format_mb_per_s(d.delta.write_bytes as f64 / s),
+            ),
+        );
+    }
+}
+
+fn precondition(out: &mut String, r: &RunResult) {
+    let Some(p) = &r.precondition else {
+        return;
+    };
+    labelled(
+        out,
+        "precondition",
+        &format!(
+            " {} {} pass(es) of {} writes: {} written in {} ({}){}",
+            p.passes,
+            p.pattern,
+            format_size(p.block_size_bytes),
+            format_size(p.bytes_written),
+            format_seconds(p.seconds),
+            format_mb_per_s(p.mb_per_s * 1e6),
+            if p.complete { "" } else { ", INCOMPLETE" }
+        ),
+    );
+}
+
+/// The first failed I/Os.
+fn io_errors(out: &mut String, r: &RunResult) {
+    for e in r.errors.iter().take(5) {
+        labelled(
+            out,
+            "I/O error",
+            &format!(
+                "{} of {} at offset {} of target {}: {}",
+                e.op,
+                format_size_exact(u64::from(e.len)),
+                e.offset,
+                r.targets
+                    .get(e.target)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("?"),
+                e.error
+            ),
+        );
+    }
+}
+
+fn verification(out: &mut String, r: &RunResult) {
+    let Some(v) = &r.verify else {
+        return;
+    };
+    let back = v.read_back.as_ref().map_or(String::new(), |b| {
+        format!(
+            " · read-back {}: {} blocks in {}",
+            b.state,
+            format_count(b.blocks_checked),
+            format_seconds(b.seconds)
+        )
+    });
+    labelled(
+        out,
+        "verify",
+        &format!(
+            "{} blocks of {} checked, {} unchecked · {} corrupted, {} misdirected, {} lost, {} torn{back}",
+            format_count(v.blocks_checked),
+            format_size(v.block_bytes),
+            format_count(v.blocks_unchecked),
+            format_count(v.corrupted),
+            format_count(v.misdirected),
+            format_count(v.lost),
+            format_count(v.torn),
+        ),
+    );
+    for e in v.first_errors.iter().take(5) {
+        labelled(
+            out,
+            "",
+            &format!(
+                "{} block at offset {} of target {} ({}): expected {}; {}",
+                e.kind.name(),
+                e.offset,
+                r.targets
+                    .get(e.target)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("?"),
+                e.phase,
+                e.expected,
+                e.found
+            ),
+        );
+    }
+}
+
+/// A value of a verdict rule with its unit: `0.54 ms`, `0 errors`, `120 IOPS`.
+pub(super) fn quantity(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" => format!("{} ms", crate::units::format_number(value)),
+        "IOPS" => format!("{} IOPS", format_rate(value)),
+        "errors" | "complete" => format!("{} {unit}", value.round() as u64),
+        other => format!("{} {other}", format_rate(value)),
+    }
+}
+
+/// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`.
+fn rule_line(rule: &Rule, width: usize) -> String {
+    format!(
+        "  {:<4}  {:<width$}  {:>10}   {} {}",
+        if rule.pass { "ok" } else { "FAIL" },
+        rule.rule,
+        quantity(rule.measured, &rule.unit),
+        match rule.comparison {
+            Comparison::AtMost => "≤",
+            Comparison::AtLeast => "≥",
+        },
+        quantity(rule.threshold, &rule.unit),
+    )
+}
+
+fn verdict(out: &mut String, r: &RunResult) {
+    let Some(v) = &r.verdict else {
+        return;
+    };
+    let width = v
+        .rules
+        .iter()
+        .map(|r| r.rule.chars().count())
+        .max()
+        .unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "\nverdict{}:",
+        if r.exchange.is_some() {
+            " (Jetstress's thresholds)"
+        } else {
+            ""
+        }
+    );
+    for rule in &v.rules {
+        let _ = writeln!(out, "{}", rule_line(rule, width));
+    }
+    if let Some(note) = r.exchange.as_ref().and_then(exchange::target_note) {
+        let _ = writeln!(out, "  {note}");
+    }
+    let _ = writeln!(out, "RESULT: {}", v.result);
+}
+
+/// What to do next, where storlab can tell: after the default job or the quick Exchange
+/// check, how to test one's own storage; after a run whose verdict failed, where to look.
+fn next_steps(out: &mut String, r: &RunResult) {
+    let mut next = Vec::new();
+    match &r.invocation.source {
+        JobSource::Default { .. } => next.push(
+            "this was storlab's default job on a scratch file; to test your storage, point a job at it: storlab run --target /mnt/array/storlab.dat --size 64GiB (storlab creates and fills the file), or start from a job file in examples/ or a preset (storlab presets)".to_string(),
+        ),
+        JobSource::Exchange { .. } if r.exchange.is_some() && exchange::is_quick_check(r) => {
+            next.push(exchange::quick_check_next_step());
+        }
+        _ => {}
+    }
+    if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
+        next.push(
+            "the rules marked FAIL say what missed; the HTML report (--html FILE, or storlab report RESULTS.json -o FILE) shows when in the run".into(),
+        );
+    }
+    if next.is_empty() {
+        return;
+    }
+    out.push('\n');
+    for n in next {
+        let _ = writeln!(out, "next: {n}");
+    }
+}
