@@ -29,6 +29,8 @@
 //! - `verify`: data verification;
 //! - `placement`: warnings for tmpfs, btrfs and small data sets;
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
+//! - `ux` (`numbers`): what a new user reads: snapshots of summaries, the verdict, dry runs
+//!   and error messages, every number with its unit;
 //! - `layout`: the shape of the code: dependency direction, file length, where `unsafe` is.
 //!
 //! `harness` holds the scratch directory, the command runner, JSON access, the loop-device
@@ -106,5 +108,7 @@ mod reports;
 mod run;
 #[path = "integration/steps/mod.rs"]
 mod steps;
+#[path = "integration/ux/mod.rs"]
+mod ux;
 #[path = "integration/verify.rs"]
 mod verify;

@@ -6,7 +6,7 @@
 use crate::engine::target::{self, TargetKind};
 use crate::job::Job;
 use crate::job::steps::{Param, Statistic};
-use crate::report::console::{job_block, mount_text};
+use crate::report::console::{job_block, mount_text, named};
 use crate::units::{format_ms, format_number, format_pct, format_rate, format_size};
 use std::fmt::Write as _;
 
@@ -43,11 +43,14 @@ pub fn describe(job: &Job) -> DryRun {
             Ok(action) => format!("{kind}{action}{mount}"),
             Err(e) => {
                 refused.push(format!("{}: {e}", t.name));
-                format!("REFUSED: {e}")
+                let text = e.to_string();
+                let prefix = format!("{}: ", t.path.display());
+                format!("REFUSED: {}", text.strip_prefix(&prefix).unwrap_or(&text))
             }
         };
         let sync = if t.sync { ", O_DSYNC" } else { "" };
-        targets.push(format!("{} = {}: {what}{sync}", t.name, t.path.display()));
+        let path = t.path.display().to_string();
+        targets.push(format!("{}: {what}{sync}", named(&t.name, &path)));
     }
     let mut o = job_block(job, &targets);
     sequence(&mut o, job);

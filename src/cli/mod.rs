@@ -377,6 +377,7 @@ fn compare(a: CompareArgs) -> Result<i32> {
     if let Some(path) = &a.output {
         std::fs::write(path, compare::html(&c))
             .with_context(|| format!("cannot write {}", path.display()))?;
+        console::note(&format!("HTML comparison: {}", path.display()));
     }
     if let Some(pct) = a.fail_on_regression {
         let found = compare::regressions(&c, pct.0);
@@ -392,10 +393,15 @@ fn compare(a: CompareArgs) -> Result<i32> {
     Ok(exit::OK)
 }
 
-/// Writes the HTML report of `r` to `path`.
+/// Writes the HTML report of `r` to `path`, and says so on stderr.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     std::fs::write(path, crate::report::html::render(r))
-        .with_context(|| format!("cannot write the HTML report {}", path.display()))
+        .with_context(|| format!("cannot write the HTML report {}", path.display()))?;
+    console::note(&format!(
+        "HTML report: {} (self-contained: open it in a browser or send it as it is)",
+        path.display()
+    ));
+    Ok(())
 }
 
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.

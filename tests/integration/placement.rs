@@ -143,7 +143,7 @@ fn smaller_than_memory(v: &Value) {
     has_warning(
         v,
         &[
-            "the data set (16.0MiB) is smaller than memory",
+            "the data set (16 MiB) is smaller than this host's memory",
             &format!("memory ({})", storlab::units::format_size(memory)),
         ],
     );

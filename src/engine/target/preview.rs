@@ -66,7 +66,7 @@ pub fn preview(request: &TargetRequest) -> TargetPreview {
     }
 }
 
-/// One line for a dry run: "a new file, created and fully written (64.0MiB)".
+/// One line for a dry run: "a new file, created and fully written (64 MiB)".
 impl fmt::Display for TargetAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -114,7 +114,7 @@ impl fmt::Display for TargetAction {
     }
 }
 
-/// Why a file is prepared again: "it was prepared at another size (1.0MiB)".
+/// Why a file is prepared again: "it was prepared at another size (1 MiB)".
 impl fmt::Display for PrepareReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -205,7 +205,7 @@ mod tests {
         assert!(!path.exists());
         assert_eq!(
             expected.to_string(),
-            "a new file, created and fully written (2.0MiB)"
+            "a new file, created and fully written (2 MiB)"
         );
 
         let target = open(&request(&path, Some(2 * MIB)), &mut always).unwrap();
@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(p.outcome.unwrap(), other_size);
         assert_eq!(
             other_size.to_string(),
-            "prepared again and fully written (3.0MiB): it was prepared at another size (2.0MiB)"
+            "prepared again and fully written (3 MiB): it was prepared at another size (2 MiB)"
         );
         let second = open(&request(&path, Some(3 * MIB)), &mut always).unwrap();
         assert!(!second.prepare.reused);
@@ -401,7 +401,7 @@ mod tests {
             destroys: Vec::new(),
         };
         assert_eq!(looked(dir.path(), &read_only).outcome.unwrap(), as_is);
-        assert_eq!(as_is.to_string(), "used as it is, read only (1.0MiB)");
+        assert_eq!(as_is.to_string(), "used as it is, read only (1 MiB)");
         let target = open(&read_only, &mut always).unwrap();
         assert_eq!(target.size_bytes, MIB);
         assert_eq!(target.prepare, PrepareReport::default());

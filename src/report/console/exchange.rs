@@ -122,7 +122,7 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
             out,
             "achieved",
             &format!(
-                "{} transactional IOPS (database reads and writes) for a target of {}; the table above adds log and maintenance I/O",
+                "{} transactional IOPS (database reads and writes) for a target of {} IOPS; the table above adds log and maintenance I/O",
                 format_rate(x.achieved_iops),
                 format_rate(x.target_iops)
             ),

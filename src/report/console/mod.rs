@@ -12,7 +12,10 @@ use crate::results::progress::Observer;
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::{Phase, RunResult};
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
-use crate::units::{format_count, format_mb_per_s, format_ns, format_rate, format_seconds};
+use crate::units::{
+    format_count, format_mb_per_s, format_ns, format_number, format_pct, format_rate,
+    format_seconds,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -20,7 +23,7 @@ use std::time::Duration;
 mod exchange;
 mod summary;
 
-pub(crate) use summary::{job_block, mount_text, source_text, summary};
+pub(crate) use summary::{job_block, mount_text, named, source_text, summary};
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.
@@ -188,10 +191,10 @@ pub(crate) fn step_line(s: &StepResult) -> String {
     }
     if let Some(r) = &s.repetitions {
         notes.push(format!(
-            "{} runs, IOPS ±{} (95% CI), CV {:.1}%{}",
+            "{} runs, ±{} IOPS (95% confidence), CV {}{}",
             r.runs.len(),
             format_rate((r.iops.ci95_high - r.iops.ci95_low) / 2.0),
-            r.iops.cv_pct,
+            format_pct(r.iops.cv_pct),
             if r.high_variation {
                 " HIGH VARIATION"
             } else {
@@ -209,16 +212,16 @@ pub(crate) fn step_line(s: &StepResult) -> String {
         notes.push("interrupted".into());
     }
     format!(
-        "{:<4} {:<40} {:>10} {:>9.2} {:>9} {:>9} {:>9} {:>6.1} {:>8.0} {}\n",
+        "{:<4} {:<40} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {}\n",
         s.index,
         s.label,
         format_rate(t.iops()),
-        t.bytes_per_s() / 1e6,
+        format_number(t.bytes_per_s() / 1e6),
         format_ns(lat.mean),
         format_ns(lat.p99 as f64),
         format_ns(lat.max as f64),
-        s.cpu_busy_pct,
-        s.ios_per_cpu_pct,
+        format_number(s.cpu_busy_pct),
+        format_rate(s.ios_per_cpu_pct),
         notes.join("; ")
     )
 }
@@ -231,20 +234,26 @@ pub(crate) fn print_summary(r: &RunResult) {
 /// Prints the summary on stdout, leaving out the first `rows_printed` step rows (already
 /// printed as the steps ended).
 pub(crate) fn print_summary_after(r: &RunResult, rows_printed: usize) {
+    if rows_printed > 0 {
+        write_stdout("\n");
+    }
+    write_stdout(&summary(r, rows_printed));
+}
+
+/// The steps table of a sequence, leaving out the first `rows_printed` rows (printed as the
+/// steps ended, with the table's header).
+pub(crate) fn steps_table(r: &RunResult, rows_printed: usize) -> String {
     let mut out = String::new();
-    if let Some(steps) = &r.steps {
-        if rows_printed < steps.len() {
-            if rows_printed == 0 {
-                out.push_str(&step_header());
-            }
-            for s in &steps[rows_printed..] {
-                out.push_str(&step_line(s));
-            }
+    if let Some(steps) = r.steps.as_ref().filter(|s| rows_printed < s.len()) {
+        if rows_printed == 0 {
+            out.push_str(&step_header());
+        }
+        for s in &steps[rows_printed..] {
+            out.push_str(&step_line(s));
         }
         out.push('\n');
     }
-    out.push_str(&summary(r));
-    write_stdout(&out);
+    out
 }
 
 /// Prints a note on stderr (paths of written files, fallbacks).

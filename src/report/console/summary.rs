@@ -23,14 +23,19 @@ pub(super) fn labelled(out: &mut String, label: &str, text: &str) {
     let _ = writeln!(out, "{label:<LABEL$}{text}");
 }
 
-/// The final summary.
-pub(crate) fn summary(r: &RunResult) -> String {
+/// The final summary; a sequence's steps table leaves out the first `rows_printed` rows
+/// (printed as the steps ended).
+pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     let mut out = String::new();
+    let what = match (&r.invocation.source, &r.exchange) {
+        (JobSource::Unknown, Some(_)) => "Exchange validation".to_string(),
+        (JobSource::Unknown, None) => "a run (what started it is not recorded)".to_string(),
+        (source, _) => source_text(source),
+    };
     let _ = writeln!(
         out,
-        "storlab {} · {}{}",
+        "storlab {} · {what}{}",
         r.storlab_version,
-        source_text(&r.invocation.source),
         match r.interrupted.reason() {
             None => String::new(),
             Some(why) => format!(" · INTERRUPTED: {why}"),
@@ -38,6 +43,7 @@ pub(crate) fn summary(r: &RunResult) -> String {
     );
     out.push_str(&what_ran(r));
     out.push('\n');
+    out.push_str(&super::steps_table(r, rows_printed));
     class_table(&mut out, r);
     out.push('\n');
     host(&mut out, r);
@@ -99,9 +105,8 @@ fn target_line(t: &TargetResult) -> String {
         TargetKind::BlockDevice => "block device",
     };
     let mut line = format!(
-        "{} = {}: {} {kind}{}",
-        t.name,
-        t.path,
+        "{}: {} {kind}{}",
+        named(&t.name, &t.path),
         format_size(t.size_bytes),
         mount_text(t.mount_point.as_deref(), &t.filesystem, t.device.as_deref())
     );
@@ -110,6 +115,15 @@ fn target_line(t: &TargetResult) -> String {
         line.push_str(", O_DSYNC");
     }
     line
+}
+
+/// A target as `name = path`, or its path alone when that is its name.
+pub(crate) fn named(name: &str, path: &str) -> String {
+    if name == path {
+        path.to_string()
+    } else {
+        format!("{name} = {path}")
+    }
 }
 
 /// ` on /mnt (ext4 on /dev/sdb)`: where a target lives, as far as it is known.
@@ -150,11 +164,16 @@ pub(crate) fn job_block(job: &Job, targets: &[String]) -> String {
     } else {
         String::new()
     };
+    let per_step = if job.sequence.is_sequence() {
+        " per run"
+    } else {
+        ""
+    };
     labelled(
         &mut out,
         "timing",
         &format!(
-            "{ramp}{} measured, in {} intervals",
+            "{ramp}{} measured{per_step}, in {} intervals",
             format_ms(job.duration_ms),
             format_ms(job.interval_ms)
         ),
@@ -510,6 +529,7 @@ fn verification(out: &mut String, r: &RunResult) {
 pub(super) fn quantity(value: f64, unit: &str) -> String {
     match unit {
         "ms" => format!("{} ms", crate::units::format_number(value)),
+        "IOPS" if value < 1e4 => format!("{} IOPS", crate::units::format_number(value)),
         "IOPS" => format!("{} IOPS", format_rate(value)),
         "errors" | "complete" => format!("{} {unit}", value.round() as u64),
         other => format!("{} {other}", format_rate(value)),
@@ -541,15 +561,7 @@ fn verdict(out: &mut String, r: &RunResult) {
         .map(|r| r.rule.chars().count())
         .max()
         .unwrap_or(0);
-    let _ = writeln!(
-        out,
-        "\nverdict{}:",
-        if r.exchange.is_some() {
-            " (Jetstress's thresholds)"
-        } else {
-            ""
-        }
-    );
+    let _ = writeln!(out, "\nverdict:");
     for rule in &v.rules {
         let _ = writeln!(out, "{}", rule_line(rule, width));
     }

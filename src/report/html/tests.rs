@@ -248,7 +248,7 @@ fn step_charts_only_for_sequences() {
     let html = render(&r);
     let iops = chart(&html, "steps-iops");
     assert_eq!(series_of(iops)[0].0, "total");
-    assert!(iops.contains(">64KiB<"), "block sizes label the x axis");
+    assert!(iops.contains(">64 KiB<"), "block sizes label the x axis");
     assert_eq!(iops.matches("class=\"errbar\"").count(), 6);
     assert!(html.contains("data-chart=\"steps-mbps\""));
     assert!(!html.contains("data-chart=\"curve-latency\""));

@@ -1,0 +1,184 @@
+//! What a new user reads: snapshots of the console summary (a plain run, a sequence, an
+//! Exchange validation with its verdict), the dry run and the error messages of plausible
+//! mistakes, made from fixed results files and job files and reviewed by reading them
+//! (`tests/snapshots/ux/`). Each snapshot is also checked mechanically: every number has its
+//! unit and at most 4 significant digits ([`numbers`]).
+
+mod numbers;
+
+use crate::harness::{run_in, scratch};
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Snapshots `text` as `name` (paths of the scratch directory and where the scratch directory
+/// is mounted replaced, so the snapshot is the same on any machine), after checking its
+/// numbers.
+fn snapshot(name: &str, text: &str, scratch: Option<&Path>) {
+    let problems = numbers::problems(text);
+    assert!(
+        problems.is_empty(),
+        "{name}: numbers without units or with too many digits:\n{}\n--- text\n{text}",
+        problems.join("\n")
+    );
+    let mut filters: Vec<(String, &str)> = vec![
+        (r" on /\S* \([^)]*\)".into(), " on [MOUNT]"),
+        (
+            r"storlab-results/[a-z]+-\d{8}-\d{6}".into(),
+            "storlab-results/[RUN]",
+        ),
+        (r"seed       \d+".into(), "seed       [SEED]"),
+    ];
+    if let Some(dir) = scratch {
+        filters.push((regex_escape(&dir.display().to_string()), "[SCRATCH]"));
+    }
+    let filters: Vec<(&str, &str)> = filters.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    insta::with_settings!({
+        snapshot_path => "../../snapshots/ux",
+        prepend_module_to_snapshot => false,
+        filters => filters,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '/' || c == '_' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn summary_of_a_plain_run() {
+    let dir = scratch();
+    let out = run_in(
+        dir.path(),
+        ["report", fixture("plain.json").to_str().unwrap()],
+    );
+    out.expect_ok();
+    snapshot("summary-plain", &out.stdout, None);
+}
+
+#[test]
+fn summary_of_a_sequence() {
+    let dir = scratch();
+    let out = run_in(
+        dir.path(),
+        ["report", fixture("steps.json").to_str().unwrap()],
+    );
+    out.expect_ok();
+    snapshot("summary-steps", &out.stdout, None);
+}
+
+#[test]
+fn summary_and_verdict_of_an_exchange_validation() {
+    let dir = scratch();
+    let out = run_in(
+        dir.path(),
+        ["report", fixture("exchange.json").to_str().unwrap()],
+    );
+    out.expect_ok();
+    snapshot("summary-exchange", &out.stdout, None);
+}
+
+#[test]
+fn dry_run_of_the_default_job_and_of_a_one_line_job() {
+    let dir = scratch();
+    let out = run_in(dir.path(), ["run", "--dry-run"]);
+    out.expect_ok();
+    snapshot("dry-run-default", &out.stdout, Some(dir.path()));
+    let target = dir.path().join("data.dat");
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--bs",
+            "4k",
+            "--read",
+            "100",
+            "--qd",
+            "32",
+            "--rate",
+            "19.073486328125",
+            "--dry-run",
+        ],
+    );
+    out.expect_ok();
+    snapshot("dry-run-one-line", &out.stdout, Some(dir.path()));
+}
+
+#[test]
+fn dry_run_of_a_refused_target_says_why_and_exits_2() {
+    let dir = scratch();
+    let target = dir.path().join("not-a-mount/data.dat");
+    let out = run_in(
+        dir.path(),
+        [
+            "run",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "64MiB",
+            "--dry-run",
+        ],
+    );
+    out.expect_code(2);
+    snapshot("dry-run-refused", &out.stdout, Some(dir.path()));
+}
+
+#[test]
+fn dry_run_of_the_exchange_quick_check() {
+    let dir = scratch();
+    let out = run_in(dir.path(), ["exchange", "--dry-run"]);
+    out.expect_ok();
+    snapshot("dry-run-exchange", &out.stdout, Some(dir.path()));
+}
+
+#[test]
+fn errors_of_plausible_mistakes() {
+    let dir = scratch();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let targets = write("targets.toml", "[[targets]]\npath = \"x.dat\"\n");
+    let blocksize = write(
+        "blocksize.toml",
+        "[[target]]\npath = \"x.dat\"\nsize = \"16MiB\"\n\n[[worker]]\n[[worker.access]]\nblocksize = \"4k\"\n",
+    );
+    let cases: [(&str, Vec<&str>); 5] = [
+        ("error-targets-key", vec!["run", targets.to_str().unwrap()]),
+        (
+            "error-blocksize-key",
+            vec!["run", blocksize.to_str().unwrap()],
+        ),
+        ("error-flag-typo", vec!["run", "--durration", "10s"]),
+        ("error-report-missing-file", vec!["report", "nothere.json"]),
+        (
+            "error-bad-size",
+            vec!["run", "--target", "x.dat", "--size", "16 parsecs"],
+        ),
+    ];
+    let mut all = String::new();
+    for (name, args) in cases {
+        let out = run_in(dir.path(), args.iter().copied());
+        out.expect_code(2);
+        all.push_str(&format!("--- {name}\n{}\n", out.stderr.trim_end()));
+    }
+    snapshot("errors", &all, Some(dir.path()));
+}
