@@ -115,6 +115,11 @@ struct InFlight {
 /// returns its report. `slots` are the tokens of every slot of `backend`, all free; the worker
 /// returns only once every I/O it issued has completed (or, when the backend can no longer
 /// wait, leaves the rest to the backend's drop).
+// The one function over clippy's 150 lines, on purpose: this is the per-I/O loop. Split into
+// functions, its state (slots, ring, source, statistics, clocks) would move into structs the
+// compiler may not keep in registers; the instruction counts in docs/performance.md ("The
+// request-source seam: cost") are the check for any change here.
+#[allow(clippy::too_many_lines)]
 pub fn run<'a, B: Backend<'a>, S: RequestSource>(
     plan: WorkerPlan<'_>,
     mut backend: B,

@@ -21,6 +21,15 @@ impl Source<'_> {
         }
     }
 
+    /// An error about top-level key `key` (or the `[key]` table), located at its line.
+    pub(super) fn top_level_error(&self, key: &str, message: String) -> JobError {
+        JobError {
+            location: self.top_level(key),
+            key: key.into(),
+            message,
+        }
+    }
+
     pub(super) fn at(&self, span: std::ops::Range<usize>) -> String {
         match self.text {
             Some(text) => format!("{}:{}", self.name, line_at(text, span.start)),

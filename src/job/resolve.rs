@@ -25,91 +25,163 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
             text: None,
         },
     };
-    let whole = |key: &str, message: String| JobError {
-        location: src.top_level(key),
-        key: key.into(),
-        message,
-    };
-    let engine = match &spec.engine {
-        Some(e) => EngineKind::parse(e).map_err(|m| whole("engine", m))?,
-        None => EngineKind::IoUring,
-    };
-    let ms =
-        |d: &Option<units::Dur>, default: u64| d.map(|d| d.0.as_millis() as u64).unwrap_or(default);
-    let duration_ms = ms(&spec.duration, defaults::DURATION_MS);
-    let ramp_ms = ms(&spec.ramp, defaults::RAMP_MS);
-    let interval_ms = ms(&spec.interval, defaults::INTERVAL_MS);
-    if duration_ms == 0 {
-        return Err(whole(
-            "duration",
-            "the duration must be at least 1ms, e.g. duration = \"30s\"".into(),
+    let settings = Settings::resolve(spec, &src)?;
+    require_targets_and_workers(spec, &src)?;
+    let mut warnings = Vec::new();
+    let targets = resolve_targets(spec, &src)?;
+    let (workers, classes) = resolve_workers(spec, &src, &targets, settings.engine, &mut warnings)?;
+    let sequence = super::steps::resolve_sequence(spec, &src, &workers, &targets)?;
+    if let Some(class) = sequence.stop_when.as_ref().and_then(|r| r.class.as_ref()) {
+        if !classes.contains(class) {
+            return Err(src.top_level_error(
+                "stop_when",
+                format!(
+                    "stop_when names class `{class}`, which the job does not have; classes: {}",
+                    classes.join(", ")
+                ),
+            ));
+        }
+    }
+    if settings.ramp_ms > settings.duration_ms {
+        warnings.push(format!(
+            "the ramp ({} ms) is longer than the measured duration ({} ms)",
+            settings.ramp_ms, settings.duration_ms
         ));
     }
-    if interval_ms < 10 {
-        return Err(whole(
-            "interval",
-            format!(
-                "the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""
-            ),
-        ));
+    Ok(Job {
+        description: spec.description.clone(),
+        engine: settings.engine,
+        duration_ms: settings.duration_ms,
+        ramp_ms: settings.ramp_ms,
+        interval_ms: settings.interval_ms,
+        seed: spec.seed.unwrap_or(defaults::SEED),
+        buffered: spec.buffered.unwrap_or(false),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+        batch: settings.batch,
+        verify: settings.verify,
+        on_error: settings.on_error,
+        targets,
+        workers,
+        classes,
+        warnings,
+        sequence,
+    })
+}
+
+/// The job's top-level scalars that are checked: the engine, the times, batching, what to do
+/// on I/O errors and data verification.
+struct Settings {
+    engine: EngineKind,
+    duration_ms: u64,
+    ramp_ms: u64,
+    interval_ms: u64,
+    batch: u32,
+    on_error: OnError,
+    verify: bool,
+}
+
+impl Settings {
+    fn resolve(spec: &JobSpec, src: &Source) -> Result<Settings, JobError> {
+        let engine = match &spec.engine {
+            Some(e) => EngineKind::parse(e).map_err(|m| src.top_level_error("engine", m))?,
+            None => EngineKind::IoUring,
+        };
+        let ms = |d: &Option<units::Dur>, default: u64| {
+            d.map(|d| d.0.as_millis() as u64).unwrap_or(default)
+        };
+        let duration_ms = ms(&spec.duration, defaults::DURATION_MS);
+        let ramp_ms = ms(&spec.ramp, defaults::RAMP_MS);
+        let interval_ms = ms(&spec.interval, defaults::INTERVAL_MS);
+        if duration_ms == 0 {
+            return Err(src.top_level_error(
+                "duration",
+                "the duration must be at least 1ms, e.g. duration = \"30s\"".into(),
+            ));
+        }
+        if interval_ms < 10 {
+            return Err(src.top_level_error(
+                "interval",
+                format!(
+                    "the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""
+                ),
+            ));
+        }
+        let batch = spec.batch.unwrap_or(1);
+        if batch == 0 {
+            return Err(src.top_level_error("batch", "batch must be at least 1".into()));
+        }
+        let on_error = resolve_on_error(spec, src)?;
+        let verify = spec.verify.unwrap_or(false);
+        if verify && engine == EngineKind::Null {
+            return Err(src.top_level_error(
+                "verify",
+                "the null engine does no I/O, so there is nothing to verify; use engine = \"io_uring\" or \"psync\"".into(),
+            ));
+        }
+        Ok(Settings {
+            engine,
+            duration_ms,
+            ramp_ms,
+            interval_ms,
+            batch,
+            on_error,
+            verify,
+        })
     }
-    let batch = spec.batch.unwrap_or(1);
-    if batch == 0 {
-        return Err(whole("batch", "batch must be at least 1".into()));
-    }
-    let on_error = match spec.on_error.as_deref() {
+}
+
+/// What to do on I/O errors: `on_error` and `max_errors`.
+fn resolve_on_error(spec: &JobSpec, src: &Source) -> Result<OnError, JobError> {
+    match spec.on_error.as_deref() {
         None | Some("continue") => match spec.max_errors {
-            Some(0) => {
-                return Err(whole(
-                    "max_errors",
-                    "max_errors must be at least 1 (use on_error = \"stop\" to stop at the first error)".into(),
-                ));
-            }
-            Some(n) => OnError::Continue { max_errors: n },
-            None => OnError::default(),
+            Some(0) => Err(src.top_level_error(
+                "max_errors",
+                "max_errors must be at least 1 (use on_error = \"stop\" to stop at the first error)".into(),
+            )),
+            Some(n) => Ok(OnError::Continue { max_errors: n }),
+            None => Ok(OnError::default()),
         },
         Some("stop") => {
             if spec.max_errors.is_some() {
-                return Err(whole(
+                return Err(src.top_level_error(
                     "max_errors",
                     "max_errors applies to on_error = \"continue\"; with \"stop\" the run stops at the first error".into(),
                 ));
             }
-            OnError::Stop
+            Ok(OnError::Stop)
         }
-        Some(other) => {
-            return Err(whole(
-                "on_error",
-                format!("on_error is `{other}`; use \"continue\" or \"stop\""),
-            ));
-        }
-    };
-    let verify = spec.verify.unwrap_or(false);
-    if verify && engine == EngineKind::Null {
-        return Err(whole(
-            "verify",
-            "the null engine does no I/O, so there is nothing to verify; use engine = \"io_uring\" or \"psync\"".into(),
-        ));
+        Some(other) => Err(src.top_level_error(
+            "on_error",
+            format!("on_error is `{other}`; use \"continue\" or \"stop\""),
+        )),
     }
+}
+
+/// A job needs at least one target and one worker.
+fn require_targets_and_workers(spec: &JobSpec, src: &Source) -> Result<(), JobError> {
     if spec.target.is_empty() {
-        return Err(whole(
+        return Err(src.top_level_error(
             "target",
             "the job has no target; add a [[target]] with a path (and a size for a new file), or use --target PATH".into(),
         ));
     }
     if spec.worker.is_empty() {
-        return Err(whole(
+        return Err(src.top_level_error(
             "worker",
             "the job has no worker; add a [[worker]] with at least one [[worker.access]] entry"
                 .into(),
         ));
     }
-    let mut warnings = Vec::new();
+    Ok(())
+}
+
+/// Every `[[target]]`, each with its own name.
+fn resolve_targets(spec: &JobSpec, src: &Source) -> Result<Vec<Target>, JobError> {
     let targets = spec
         .target
         .iter()
         .enumerate()
-        .map(|(i, t)| resolve_target(i, t, &src))
+        .map(|(i, t)| resolve_target(i, t, src))
         .collect::<Result<Vec<_>, _>>()?;
     for (i, t) in targets.iter().enumerate() {
         if let Some(j) = targets[..i].iter().position(|o| o.name == t.name) {
@@ -123,12 +195,24 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
             });
         }
     }
+    Ok(targets)
+}
+
+/// The workers every `[[worker]]` makes (each with its own name), and the classes their access
+/// entries name, numbered in order of first use.
+fn resolve_workers(
+    spec: &JobSpec,
+    src: &Source,
+    targets: &[Target],
+    engine: EngineKind,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Worker>, Vec<String>), JobError> {
     let mut classes: Vec<String> = Vec::new();
     let mut workers = Vec::new();
     // The `[[worker]]` each worker comes from.
     let mut origin = Vec::new();
     for (wi, w) in spec.worker.iter().enumerate() {
-        let made = resolve_worker(wi, w, &src, &targets, engine, &mut classes, &mut warnings)?;
+        let made = resolve_worker(wi, w, src, targets, engine, &mut classes, warnings)?;
         origin.extend(std::iter::repeat_n(wi, made.len()));
         workers.extend(made);
     }
@@ -145,41 +229,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
             });
         }
     }
-    let sequence = super::steps::resolve_sequence(spec, &src, &workers, &targets)?;
-    if let Some(class) = sequence.stop_when.as_ref().and_then(|r| r.class.as_ref()) {
-        if !classes.contains(class) {
-            return Err(whole(
-                "stop_when",
-                format!(
-                    "stop_when names class `{class}`, which the job does not have; classes: {}",
-                    classes.join(", ")
-                ),
-            ));
-        }
-    }
-    if ramp_ms > duration_ms {
-        warnings.push(format!(
-            "the ramp ({ramp_ms} ms) is longer than the measured duration ({duration_ms} ms)"
-        ));
-    }
-    Ok(Job {
-        description: spec.description.clone(),
-        engine,
-        duration_ms,
-        ramp_ms,
-        interval_ms,
-        seed: spec.seed.unwrap_or(defaults::SEED),
-        buffered: spec.buffered.unwrap_or(false),
-        destroy_data: spec.destroy_data.unwrap_or(false),
-        batch,
-        verify,
-        on_error,
-        targets,
-        workers,
-        classes,
-        warnings,
-        sequence,
-    })
+    Ok((workers, classes))
 }
 
 fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Target, JobError> {

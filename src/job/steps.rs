@@ -3,10 +3,11 @@
 //! combination of the cycled values, outermost cycle first. Pure: no syscalls.
 
 use super::file::Source;
-use super::spec::JobSpec;
+use super::spec::{CountCycle, CycleSpec, JobSpec, SizeCycle};
 use super::{Job, JobError, Target, Worker};
 use crate::units::{format_size, parse_duration};
 use serde::{Deserialize, Serialize};
+use toml::Spanned;
 
 /// A cycled parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -336,204 +337,277 @@ pub fn apply(job: &mut Job, p: Param, v: f64) {
         }
     }
 }
+
+/// The sequence a job asks for: its cycles, its run control (`repeat`, `pause`, `curve`,
+/// `stop_when`, `until_steady`) and its preconditioning.
 pub(super) fn resolve_sequence(
     spec: &JobSpec,
     src: &Source,
     workers: &[Worker],
     targets: &[Target],
 ) -> Result<Sequence, JobError> {
-    let top = |key: &str, message: String| JobError {
-        location: src.top_level(key),
-        key: key.into(),
-        message,
-    };
     let mut seq = Sequence {
         repeat: spec.repeat.unwrap_or(1),
         pause_ms: spec.pause.map(|d| d.0.as_millis() as u64).unwrap_or(0),
         ..Sequence::default()
     };
     if seq.repeat == 0 || seq.repeat > 1000 {
-        return Err(top(
-            "repeat",
-            format!("repeat is {}; use 1 to 1000", seq.repeat),
-        ));
+        return Err(
+            src.top_level_error("repeat", format!("repeat is {}; use 1 to 1000", seq.repeat))
+        );
     }
     if let Some(c) = &spec.cycle {
-        let at = src.at(c.span());
-        let err = |key: &str, message: String| JobError {
-            location: at.clone(),
-            key: format!("cycle.{key}"),
-            message,
-        };
-        let c = c.get_ref();
-        let counts = |key: &str,
-                      v: &Option<super::spec::CountCycle>,
-                      max: u32|
-         -> Result<Option<Vec<f64>>, JobError> {
-            let values = match v {
-                None => return Ok(None),
-                Some(super::spec::CountCycle::List(l)) => {
-                    l.iter().map(|&n| n as f64).collect::<Vec<_>>()
-                }
-                Some(super::spec::CountCycle::Doubling { from, to }) => {
-                    if *from == 0 || to < from {
-                        return Err(err(
-                            key,
-                            format!(
-                                "{{ from = {from}, to = {to} }}: from must be at least 1 and to at least from"
-                            ),
-                        ));
-                    }
-                    doubling(*from as u64, *to as u64)
-                }
-            };
-            if values.is_empty() || values.iter().any(|&n| n < 1.0 || n > max as f64) {
-                return Err(err(key, format!("values must be 1 to {max}, at least one")));
-            }
-            Ok(Some(values))
-        };
-        let mut found: Vec<(Param, Vec<f64>)> = Vec::new();
-        if let Some(v) = counts("targets", &c.targets, targets.len() as u32)? {
-            found.push((Param::Targets, v));
-        }
-        if let Some(v) = counts("workers", &c.workers, 4096)? {
-            if workers.iter().any(|w| w.name.split('#').count() > 2) {
-                return Err(err(
-                    "workers",
-                    "worker names used with a workers cycle must not contain `#`".into(),
-                ));
-            }
-            found.push((Param::Workers, v));
-        }
-        if let Some(v) = counts("queue_depth", &c.queue_depth, 32768)? {
-            found.push((Param::QueueDepth, v));
-        }
-        if let Some(b) = &c.block_size {
-            let values: Vec<f64> = match b {
-                super::spec::SizeCycle::List(l) => l.iter().map(|s| s.0 as f64).collect(),
-                super::spec::SizeCycle::Doubling { from, to } => {
-                    if from.0 == 0 || to.0 < from.0 {
-                        return Err(err(
-                            "block_size",
-                            "from must be more than 0 and to at least from".into(),
-                        ));
-                    }
-                    doubling(from.0, to.0)
-                }
-            };
-            if values.is_empty() || values.iter().any(|&b| b < 1.0 || b > (64 << 20) as f64) {
-                return Err(err(
-                    "block_size",
-                    "block sizes must be 1 B to 64 MiB, at least one".into(),
-                ));
-            }
-            for t in targets {
-                if let (Some(size), Some(max)) =
-                    (t.size_bytes, values.iter().cloned().reduce(f64::max))
-                {
-                    if max > size as f64 {
-                        return Err(err(
-                            "block_size",
-                            format!(
-                                "the largest block size ({max} bytes) does not fit in target `{}` ({size} bytes)",
-                                t.name
-                            ),
-                        ));
-                    }
-                }
-            }
-            found.push((Param::BlockSize, values));
-        }
-        for (key, v, p) in [
-            ("read", &c.read, Param::Read),
-            ("random", &c.random, Param::Random),
-        ] {
-            if let Some(l) = v {
-                if l.is_empty() {
-                    return Err(err(key, "the list is empty".into()));
-                }
-                found.push((p, l.iter().map(|p| p.0).collect()));
-            }
-        }
-        if let Some(l) = &c.rate {
-            if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite() && *r <= 1e9)) {
-                return Err(err(
-                    "rate",
-                    "rates must be IOPS above 0 and at most 1e9 (as rate_iops), at least one"
-                        .into(),
-                ));
-            }
-            found.push((Param::Rate, l.clone()));
-        }
-        let order: Vec<Param> = match &c.order {
-            None => Param::DEFAULT_ORDER.to_vec(),
-            Some(names) => {
-                let mut order = Vec::new();
-                for n in names {
-                    let p = Param::parse(n).ok_or_else(|| {
-                        err("order", format!("unknown parameter `{n}`; use targets, workers, queue_depth, block_size, read, random or rate"))
-                    })?;
-                    if !found.iter().any(|(f, _)| *f == p) {
-                        return Err(err(
-                            "order",
-                            format!("`{n}` is in the order but has no values in [cycle]"),
-                        ));
-                    }
-                    order.push(p);
-                }
-                if let Some((missing, _)) = found.iter().find(|(f, _)| !order.contains(f)) {
-                    return Err(err(
-                        "order",
-                        format!("`{}` is cycled but missing from the order", missing.name()),
-                    ));
-                }
-                order
-            }
-        };
-        for p in order {
-            if let Some(i) = found.iter().position(|(f, _)| *f == p) {
-                let (parameter, values) = found.remove(i);
-                seq.cycles.push(Cycle { parameter, values });
-            }
-        }
-        let steps = seq
-            .cycles
-            .iter()
-            .fold(1usize, |n, c| n.saturating_mul(c.values.len()));
-        if steps > 10_000 {
-            return Err(err(
-                "order",
-                format!("the cycles make {steps} steps; keep it under 10000"),
-            ));
-        }
+        seq.cycles = resolve_cycles(c, src, workers, targets)?;
     }
-    if let Some(levels) = &spec.curve {
-        if levels.is_empty() || levels.iter().any(|l| !(*l > 0.0 && *l <= 200.0)) {
-            return Err(top("curve", "levels are percentages of the maximum above 0 and at most 200, e.g. curve = [10, 50, 90, 100]".into()));
-        }
-        if workers.iter().any(|w| w.rate.is_some())
-            || seq.cycles.iter().any(|c| c.parameter == Param::Rate)
-        {
-            return Err(top(
-                "curve",
-                "a curve finds the maximum closed loop first; remove rate_iops and the rate cycle"
-                    .into(),
-            ));
-        }
-        seq.curve = levels.clone();
-    }
+    seq.curve = resolve_curve(spec, src, workers, &seq.cycles)?;
     if let Some(s) = &spec.stop_when {
         if seq.curve.is_empty() {
-            return Err(top(
+            return Err(src.top_level_error(
                 "stop_when",
                 "stop_when ends a rate curve; add curve = [...]".into(),
             ));
         }
-        seq.stop_when = Some(StopRule::parse(s).map_err(|m| top("stop_when", m))?);
+        seq.stop_when = Some(StopRule::parse(s).map_err(|m| src.top_level_error("stop_when", m))?);
     }
+    seq.steady = resolve_steady(spec, src, &seq)?;
+    if !seq.curve.is_empty() && seq.repeat > 1 {
+        return Err(src.top_level_error("repeat", "repeat cannot be combined with curve".into()));
+    }
+    seq.precondition = resolve_precondition(spec, src)?;
+    Ok(seq)
+}
+
+/// Errors about the keys of the `[cycle]` table: located at the table, keyed `cycle.KEY`.
+struct CycleErrors {
+    location: String,
+}
+
+impl CycleErrors {
+    fn error(&self, key: &str, message: String) -> JobError {
+        JobError {
+            location: self.location.clone(),
+            key: format!("cycle.{key}"),
+            message,
+        }
+    }
+}
+
+/// The cycles of the `[cycle]` table, outermost first.
+fn resolve_cycles(
+    c: &Spanned<CycleSpec>,
+    src: &Source,
+    workers: &[Worker],
+    targets: &[Target],
+) -> Result<Vec<Cycle>, JobError> {
+    let errors = CycleErrors {
+        location: src.at(c.span()),
+    };
+    let c = c.get_ref();
+    let mut found = cycled_values(c, &errors, workers, targets)?;
+    let order = cycle_order(c.order.as_deref(), &found, &errors)?;
+    let mut cycles = Vec::new();
+    for p in order {
+        if let Some(i) = found.iter().position(|(f, _)| *f == p) {
+            let (parameter, values) = found.remove(i);
+            cycles.push(Cycle { parameter, values });
+        }
+    }
+    let steps = cycles
+        .iter()
+        .fold(1usize, |n, c| n.saturating_mul(c.values.len()));
+    if steps > 10_000 {
+        return Err(errors.error(
+            "order",
+            format!("the cycles make {steps} steps; keep it under 10000"),
+        ));
+    }
+    Ok(cycles)
+}
+
+/// The values of every parameter the `[cycle]` table cycles, checked, in the order of
+/// [`Param::DEFAULT_ORDER`].
+fn cycled_values(
+    c: &CycleSpec,
+    errors: &CycleErrors,
+    workers: &[Worker],
+    targets: &[Target],
+) -> Result<Vec<(Param, Vec<f64>)>, JobError> {
+    let mut found: Vec<(Param, Vec<f64>)> = Vec::new();
+    if let Some(v) = count_values(errors, "targets", &c.targets, targets.len() as u32)? {
+        found.push((Param::Targets, v));
+    }
+    if let Some(v) = count_values(errors, "workers", &c.workers, 4096)? {
+        if workers.iter().any(|w| w.name.split('#').count() > 2) {
+            return Err(errors.error(
+                "workers",
+                "worker names used with a workers cycle must not contain `#`".into(),
+            ));
+        }
+        found.push((Param::Workers, v));
+    }
+    if let Some(v) = count_values(errors, "queue_depth", &c.queue_depth, 32768)? {
+        found.push((Param::QueueDepth, v));
+    }
+    if let Some(b) = &c.block_size {
+        found.push((Param::BlockSize, block_size_values(errors, b, targets)?));
+    }
+    for (key, v, p) in [
+        ("read", &c.read, Param::Read),
+        ("random", &c.random, Param::Random),
+    ] {
+        if let Some(l) = v {
+            if l.is_empty() {
+                return Err(errors.error(key, "the list is empty".into()));
+            }
+            found.push((p, l.iter().map(|p| p.0).collect()));
+        }
+    }
+    if let Some(l) = &c.rate {
+        if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite() && *r <= 1e9)) {
+            return Err(errors.error(
+                "rate",
+                "rates must be IOPS above 0 and at most 1e9 (as rate_iops), at least one".into(),
+            ));
+        }
+        found.push((Param::Rate, l.clone()));
+    }
+    Ok(found)
+}
+
+/// The values of a cycled count (`key`), each 1 to `max`; `None` when it is not cycled.
+fn count_values(
+    errors: &CycleErrors,
+    key: &str,
+    v: &Option<CountCycle>,
+    max: u32,
+) -> Result<Option<Vec<f64>>, JobError> {
+    let values = match v {
+        None => return Ok(None),
+        Some(CountCycle::List(l)) => l.iter().map(|&n| n as f64).collect::<Vec<_>>(),
+        Some(CountCycle::Doubling { from, to }) => {
+            if *from == 0 || to < from {
+                return Err(errors.error(
+                    key,
+                    format!(
+                        "{{ from = {from}, to = {to} }}: from must be at least 1 and to at least from"
+                    ),
+                ));
+            }
+            doubling(*from as u64, *to as u64)
+        }
+    };
+    if values.is_empty() || values.iter().any(|&n| n < 1.0 || n > max as f64) {
+        return Err(errors.error(key, format!("values must be 1 to {max}, at least one")));
+    }
+    Ok(Some(values))
+}
+
+/// The cycled block sizes, bytes: 1 B to 64 MiB, the largest fitting in every target of known
+/// size.
+fn block_size_values(
+    errors: &CycleErrors,
+    b: &SizeCycle,
+    targets: &[Target],
+) -> Result<Vec<f64>, JobError> {
+    let values: Vec<f64> = match b {
+        SizeCycle::List(l) => l.iter().map(|s| s.0 as f64).collect(),
+        SizeCycle::Doubling { from, to } => {
+            if from.0 == 0 || to.0 < from.0 {
+                return Err(errors.error(
+                    "block_size",
+                    "from must be more than 0 and to at least from".into(),
+                ));
+            }
+            doubling(from.0, to.0)
+        }
+    };
+    if values.is_empty() || values.iter().any(|&b| b < 1.0 || b > (64 << 20) as f64) {
+        return Err(errors.error(
+            "block_size",
+            "block sizes must be 1 B to 64 MiB, at least one".into(),
+        ));
+    }
+    for t in targets {
+        if let (Some(size), Some(max)) = (t.size_bytes, values.iter().cloned().reduce(f64::max)) {
+            if max > size as f64 {
+                return Err(errors.error(
+                    "block_size",
+                    format!(
+                        "the largest block size ({max} bytes) does not fit in target `{}` ({size} bytes)",
+                        t.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(values)
+}
+
+/// The nesting order of the cycles, outermost first: `order` as written (naming every cycled
+/// parameter and nothing else), or the default.
+fn cycle_order(
+    names: Option<&[String]>,
+    found: &[(Param, Vec<f64>)],
+    errors: &CycleErrors,
+) -> Result<Vec<Param>, JobError> {
+    let Some(names) = names else {
+        return Ok(Param::DEFAULT_ORDER.to_vec());
+    };
+    let mut order = Vec::new();
+    for n in names {
+        let p = Param::parse(n).ok_or_else(|| {
+            errors.error("order", format!("unknown parameter `{n}`; use targets, workers, queue_depth, block_size, read, random or rate"))
+        })?;
+        if !found.iter().any(|(f, _)| *f == p) {
+            return Err(errors.error(
+                "order",
+                format!("`{n}` is in the order but has no values in [cycle]"),
+            ));
+        }
+        order.push(p);
+    }
+    if let Some((missing, _)) = found.iter().find(|(f, _)| !order.contains(f)) {
+        return Err(errors.error(
+            "order",
+            format!("`{}` is cycled but missing from the order", missing.name()),
+        ));
+    }
+    Ok(order)
+}
+
+/// The rate-curve levels (`curve`), percent of the closed-loop maximum; empty without a curve.
+fn resolve_curve(
+    spec: &JobSpec,
+    src: &Source,
+    workers: &[Worker],
+    cycles: &[Cycle],
+) -> Result<Vec<f64>, JobError> {
+    let Some(levels) = &spec.curve else {
+        return Ok(Vec::new());
+    };
+    if levels.is_empty() || levels.iter().any(|l| !(*l > 0.0 && *l <= 200.0)) {
+        return Err(src.top_level_error("curve", "levels are percentages of the maximum above 0 and at most 200, e.g. curve = [10, 50, 90, 100]".into()));
+    }
+    if workers.iter().any(|w| w.rate.is_some()) || cycles.iter().any(|c| c.parameter == Param::Rate)
+    {
+        return Err(src.top_level_error(
+            "curve",
+            "a curve finds the maximum closed loop first; remove rate_iops and the rate cycle"
+                .into(),
+        ));
+    }
+    Ok(levels.clone())
+}
+
+/// Steady-state rounds (`until_steady` and its keys), given the sequence's curve and repeat.
+fn resolve_steady(
+    spec: &JobSpec,
+    src: &Source,
+    seq: &Sequence,
+) -> Result<Option<Steady>, JobError> {
     if spec.until_steady == Some(true) {
         if !seq.curve.is_empty() || seq.repeat > 1 {
-            return Err(top(
+            return Err(src.top_level_error(
                 "until_steady",
                 "until_steady cannot be combined with curve or repeat".into(),
             ));
@@ -547,9 +621,9 @@ pub(super) fn resolve_sequence(
             max_rounds: spec.max_rounds.unwrap_or(25),
         };
         if steady.round_ms < 100 || steady.window < 2 || steady.max_rounds < steady.window {
-            return Err(top("until_steady", "round must be at least 100ms, steady_rounds at least 2 and max_rounds at least steady_rounds".into()));
+            return Err(src.top_level_error("until_steady", "round must be at least 100ms, steady_rounds at least 2 and max_rounds at least steady_rounds".into()));
         }
-        seq.steady = Some(steady);
+        Ok(Some(steady))
     } else if let Some(key) = [
         ("round", spec.round.is_some()),
         ("steady_rounds", spec.steady_rounds.is_some()),
@@ -558,38 +632,41 @@ pub(super) fn resolve_sequence(
     .iter()
     .find_map(|(k, set)| set.then_some(*k))
     {
-        return Err(top(
+        Err(src.top_level_error(
             key,
             "round, steady_rounds and max_rounds apply to until_steady = true".into(),
+        ))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Preconditioning (`precondition`): passes, pattern and write size.
+fn resolve_precondition(spec: &JobSpec, src: &Source) -> Result<Option<Precondition>, JobError> {
+    let Some(p) = &spec.precondition else {
+        return Ok(None);
+    };
+    let block = p.block_size.map(|s| s.0).unwrap_or(128 << 10);
+    let passes = p.passes.unwrap_or(1);
+    if passes == 0 || passes > 100 || block == 0 || block > 64 << 20 {
+        return Err(src.top_level_error(
+            "precondition",
+            "passes must be 1 to 100 and block_size 512 B to 64 MiB".into(),
         ));
     }
-    if !seq.curve.is_empty() && seq.repeat > 1 {
-        return Err(top("repeat", "repeat cannot be combined with curve".into()));
-    }
-    if let Some(p) = &spec.precondition {
-        let block = p.block_size.map(|s| s.0).unwrap_or(128 << 10);
-        let passes = p.passes.unwrap_or(1);
-        if passes == 0 || passes > 100 || block == 0 || block > 64 << 20 {
-            return Err(top(
+    let random = match p.pattern.as_deref() {
+        None | Some("sequential") => false,
+        Some("random") => true,
+        Some(o) => {
+            return Err(src.top_level_error(
                 "precondition",
-                "passes must be 1 to 100 and block_size 512 B to 64 MiB".into(),
+                format!("pattern `{o}`: use sequential or random"),
             ));
         }
-        let random = match p.pattern.as_deref() {
-            None | Some("sequential") => false,
-            Some("random") => true,
-            Some(o) => {
-                return Err(top(
-                    "precondition",
-                    format!("pattern `{o}`: use sequential or random"),
-                ));
-            }
-        };
-        seq.precondition = Some(Precondition {
-            passes,
-            random,
-            block_bytes: block,
-        });
-    }
-    Ok(seq)
+    };
+    Ok(Some(Precondition {
+        passes,
+        random,
+        block_bytes: block,
+    }))
 }

@@ -172,6 +172,44 @@ impl Sum {
     }
 }
 
+/// Measured intervals summed: the whole run, and each step with the runs it came from.
+#[derive(Debug, Default)]
+struct Measured {
+    all: Sum,
+    steps: BTreeMap<usize, (Sum, Vec<SequenceRun>)>,
+}
+
+impl Measured {
+    /// Sums the measured records: in a sequence only the steps are measured (not
+    /// preconditioning); ramps never are.
+    fn sum(records: &[IntervalRecord], sequence: bool) -> Measured {
+        let measured = |r: &&IntervalRecord| {
+            r.phase == IntervalPhase::Measure && (!sequence || r.step.is_some())
+        };
+        let mut m = Measured::default();
+        for r in records.iter().filter(measured) {
+            m.all.add(r);
+            if let Some(i) = r.step {
+                let (sum, labels) = m.steps.entry(i).or_default();
+                sum.add(r);
+                if let Some(l) = r.label.filter(|l| !labels.contains(l)) {
+                    labels.push(l);
+                }
+            }
+        }
+        m
+    }
+
+    /// The row of every step, the last one interrupted.
+    fn step_rows(&self) -> Vec<StepResult> {
+        let last_step = self.steps.keys().next_back().copied();
+        self.steps
+            .iter()
+            .map(|(&index, (sum, labels))| step_row(index, sum, labels, Some(index) == last_step))
+            .collect()
+    }
+}
+
 /// Builds the results of the run whose time series `series` is (`source` names it; `modified`
 /// is when it was last written, which is about when the run stopped).
 pub fn recover(
@@ -181,74 +219,123 @@ pub fn recover(
 ) -> RunResult {
     let records = &series.records;
     let sequence = records.iter().any(|r| r.step.is_some());
-    // In a sequence only the steps are measured (not preconditioning); ramps never are.
-    let measured =
-        |r: &&IntervalRecord| r.phase == IntervalPhase::Measure && (!sequence || r.step.is_some());
-    let mut all = Sum::default();
-    let mut steps: BTreeMap<usize, (Sum, Vec<SequenceRun>)> = BTreeMap::new();
-    for r in records.iter().filter(measured) {
-        all.add(r);
-        if let Some(i) = r.step {
-            let (sum, labels) = steps.entry(i).or_default();
-            sum.add(r);
-            if let Some(l) = r.label.filter(|l| !labels.contains(l)) {
-                labels.push(l);
-            }
-        }
-    }
-    let ramp_ms: u64 = records
-        .iter()
-        .filter(|r| r.phase == IntervalPhase::Ramp && r.step == records[0].step)
-        .filter(|r| r.label == records[0].label)
-        .map(|r| r.interval_ms)
-        .sum();
+    let measured = Measured::sum(records, sequence);
+    let ramp_ms = first_ramp_ms(records);
     let wall_ms: u64 = records.iter().map(|r| r.interval_ms).sum();
     let ended = modified.unwrap_or_else(chrono::Utc::now);
     let started = ended - chrono::Duration::milliseconds(wall_ms as i64);
     let stamp =
         |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
 
-    let last_step = steps.keys().next_back().copied();
-    let step_rows: Vec<StepResult> = steps
+    let step_rows = measured.step_rows();
+    let phases = if sequence {
+        sequence_phases(records, &step_rows)
+    } else {
+        run_phases(&measured.all, ramp_ms)
+    };
+    let warnings = vec![
+        "recovered from the time series: counts, rates, mean and maximum latency are exact; the 99th percentile is an upper bound (the largest of the intervals' 99th percentiles); the other percentiles, the minimum and the standard deviation are unknown and shown as 0".into(),
+    ];
+    let all = &measured.all;
+    let secs = all.seconds();
+    RunResult {
+        schema_version: super::schema::SCHEMA_VERSION,
+        storlab_version: env!("CARGO_PKG_VERSION").into(),
+        command: Vec::new(),
+        invocation: Default::default(),
+        job: recovered_job(records, source, all, ramp_ms),
+        host: HostInfo::default(),
+        started_at: stamp(started),
+        ended_at: stamp(ended),
+        interrupted: Interrupted::Yes(interruption(series, source)),
+        phases,
+        engine: EngineInfo {
+            name: "unknown".into(),
+            fallback_reason: None,
+            notes: Vec::new(),
+        },
+        warnings,
+        measured_ms: all.ms,
+        targets: Vec::new(),
+        totals: all.total.summary(secs),
+        classes: class_results(all),
+        workers: Vec::new(),
+        devices: device_results(all),
+        host_cpu: all.cpu,
+        errors: Vec::new(),
+        timeseries_path: Some(source.to_string()),
+        timeseries: records.clone(),
+        verify: None,
+        verdict: None,
+        exchange: None,
+        max_mailboxes: None,
+        trials: None,
+        steps: sequence.then_some(step_rows),
+        precondition: None,
+    }
+}
+
+/// The ramp of the first run in the records, ms.
+fn first_ramp_ms(records: &[IntervalRecord]) -> u64 {
+    records
         .iter()
-        .map(|(&index, (sum, labels))| step_row(index, sum, labels, Some(index) == last_step))
-        .collect();
-    let mut phases = Vec::new();
-    let phase = |name: Phase, state: PhaseState, seconds: f64| PhaseRecord {
+        .filter(|r| r.phase == IntervalPhase::Ramp && r.step == records[0].step)
+        .filter(|r| r.label == records[0].label)
+        .map(|r| r.interval_ms)
+        .sum()
+}
+
+/// The record of phase `name`: how it ended and how long it took.
+fn phase(name: Phase, state: PhaseState, seconds: f64) -> PhaseRecord {
+    PhaseRecord {
         name,
         state,
         seconds,
-    };
-    if sequence {
-        let pre: Vec<&IntervalRecord> = records.iter().filter(|r| r.step.is_none()).collect();
-        if !pre.is_empty() {
-            let ms: u64 = pre.iter().map(|r| r.interval_ms).sum();
-            phases.push(phase(
-                Phase::Precondition,
-                PhaseState::Completed,
-                ms as f64 / 1e3,
-            ));
-        }
-        for row in &step_rows {
-            phases.push(phase(
-                Phase::step(row.index, StepRun::Only),
-                PhaseState::of(!row.interrupted),
-                row.measured_ms as f64 / 1e3,
-            ));
-        }
-    } else {
-        if ramp_ms > 0 {
-            let state = PhaseState::of(all.ms > 0);
-            phases.push(phase(Phase::Ramp, state, ramp_ms as f64 / 1e3));
-        }
-        let state = if all.ms > 0 {
-            PhaseState::Interrupted
-        } else {
-            PhaseState::NotStarted
-        };
-        phases.push(phase(Phase::Measure, state, all.seconds()));
     }
+}
 
+/// The phases of a sequence: preconditioning (when its intervals are there), then each step.
+fn sequence_phases(records: &[IntervalRecord], step_rows: &[StepResult]) -> Vec<PhaseRecord> {
+    let mut phases = Vec::new();
+    let pre: Vec<&IntervalRecord> = records.iter().filter(|r| r.step.is_none()).collect();
+    if !pre.is_empty() {
+        let ms: u64 = pre.iter().map(|r| r.interval_ms).sum();
+        phases.push(phase(
+            Phase::Precondition,
+            PhaseState::Completed,
+            ms as f64 / 1e3,
+        ));
+    }
+    for row in step_rows {
+        phases.push(phase(
+            Phase::step(row.index, StepRun::Only),
+            PhaseState::of(!row.interrupted),
+            row.measured_ms as f64 / 1e3,
+        ));
+    }
+    phases
+}
+
+/// The phases of a single run: the ramp (when it ran), then the measurement, interrupted.
+fn run_phases(all: &Sum, ramp_ms: u64) -> Vec<PhaseRecord> {
+    let mut phases = Vec::new();
+    if ramp_ms > 0 {
+        let state = PhaseState::of(all.ms > 0);
+        phases.push(phase(Phase::Ramp, state, ramp_ms as f64 / 1e3));
+    }
+    let state = if all.ms > 0 {
+        PhaseState::Interrupted
+    } else {
+        PhaseState::NotStarted
+    };
+    phases.push(phase(Phase::Measure, state, all.seconds()));
+    phases
+}
+
+/// Why the results are marked interrupted: what they were recovered from, and where the run
+/// was last heard of.
+fn interruption(series: &TimeSeries, source: &str) -> String {
+    let records = &series.records;
     let mut why = format!(
         "the run did not finish (killed, or the machine stopped): these results are recovered from its time series {source} alone ({} intervals{})",
         records.len(),
@@ -270,15 +357,15 @@ pub fn recover(
             }
         ));
     }
-    let warnings = vec![
-        "recovered from the time series: counts, rates, mean and maximum latency are exact; the 99th percentile is an upper bound (the largest of the intervals' 99th percentiles); the other percentiles, the minimum and the standard deviation are unknown and shown as 0".into(),
-    ];
-    let classes: Vec<String> = all.classes.keys().cloned().collect();
-    let measured_ms = all.ms;
-    let job = Job {
+    why
+}
+
+/// The job as far as the time series tells it: its times and classes; no targets or workers.
+fn recovered_job(records: &[IntervalRecord], source: &str, all: &Sum, ramp_ms: u64) -> Job {
+    Job {
         description: Some(format!("recovered from the time series {source}")),
         engine: EngineKind::IoUring,
-        duration_ms: measured_ms,
+        duration_ms: all.ms,
         ramp_ms,
         interval_ms: interval_ms(records),
         seed: 0,
@@ -289,73 +376,46 @@ pub fn recover(
         on_error: Default::default(),
         targets: Vec::new(),
         workers: Vec::new(),
-        classes: classes.clone(),
+        classes: all.classes.keys().cloned().collect(),
         warnings: Vec::new(),
         sequence: Default::default(),
-    };
-    let secs = all.seconds();
-    RunResult {
-        schema_version: super::schema::SCHEMA_VERSION,
-        storlab_version: env!("CARGO_PKG_VERSION").into(),
-        command: Vec::new(),
-        invocation: Default::default(),
-        job,
-        host: HostInfo::default(),
-        started_at: stamp(started),
-        ended_at: stamp(ended),
-        interrupted: Interrupted::Yes(why),
-        phases,
-        engine: EngineInfo {
-            name: "unknown".into(),
-            fallback_reason: None,
-            notes: Vec::new(),
-        },
-        warnings,
-        measured_ms,
-        targets: Vec::new(),
-        totals: all.total.summary(secs),
-        classes: all
-            .classes
-            .iter()
-            .map(|(name, c)| {
-                let s = c.summary(secs);
-                (
-                    name.clone(),
-                    ClassResult {
-                        read: s.read,
-                        write: s.write,
-                        flush: s.flush,
-                        write_durability: "unknown".into(),
-                    },
-                )
-            })
-            .collect(),
-        workers: Vec::new(),
-        devices: all
-            .devices
-            .iter()
-            .map(|(name, d)| {
-                let mut delta = *d;
-                delta.util_pct = (d.busy_ms as f64 / all.ms.max(1) as f64 * 100.0).min(100.0);
-                DeviceResult {
-                    name: name.clone(),
-                    model: None,
-                    delta,
-                }
-            })
-            .collect(),
-        host_cpu: all.cpu,
-        errors: Vec::new(),
-        timeseries_path: Some(source.to_string()),
-        timeseries: records.clone(),
-        verify: None,
-        verdict: None,
-        exchange: None,
-        max_mailboxes: None,
-        trials: None,
-        steps: sequence.then_some(step_rows),
-        precondition: None,
     }
+}
+
+/// Each class's reads, writes and flushes; how writes were made durable is unknown.
+fn class_results(all: &Sum) -> BTreeMap<String, ClassResult> {
+    let secs = all.seconds();
+    all.classes
+        .iter()
+        .map(|(name, c)| {
+            let s = c.summary(secs);
+            (
+                name.clone(),
+                ClassResult {
+                    read: s.read,
+                    write: s.write,
+                    flush: s.flush,
+                    write_durability: "unknown".into(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Each device's counters, its utilisation over the measured time.
+fn device_results(all: &Sum) -> Vec<DeviceResult> {
+    all.devices
+        .iter()
+        .map(|(name, d)| {
+            let mut delta = *d;
+            delta.util_pct = (d.busy_ms as f64 / all.ms.max(1) as f64 * 100.0).min(100.0);
+            DeviceResult {
+                name: name.clone(),
+                model: None,
+                delta,
+            }
+        })
+        .collect()
 }
 
 /// The most common interval length, ms.

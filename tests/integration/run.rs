@@ -144,65 +144,8 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
         f64_at(&v, &format!("/host_cpu/{key}"));
     }
 
-    // Target: prepared now, at full size, not sparse, with distinct non-zero data.
-    assert_eq!(str_at(&v, "/targets/0/kind"), "file");
-    assert_eq!(u64_at(&v, "/targets/0/size_bytes"), size);
-    assert_eq!(at(&v, "/targets/0/prepare/reused"), &Value::Bool(false));
-    assert_eq!(u64_at(&v, "/targets/0/prepare/written_bytes"), size);
-    let meta = std::fs::metadata(&target).unwrap();
-    assert_eq!(meta.len(), size);
-    assert!(
-        meta.blocks() * 512 >= size,
-        "the prepared file is sparse: {} bytes allocated of {size}",
-        meta.blocks() * 512
-    );
-    let blocks = [0, MIB, size / 2, size - 4096].map(|o| block_at(&target, o));
-    for (i, b) in blocks.iter().enumerate() {
-        assert!(b.iter().any(|&x| x != 0), "block {i} of the file is zeros");
-        for other in &blocks[i + 1..] {
-            assert_ne!(b, other, "the file repeats a block");
-        }
-    }
-
-    // Time series: 2 ramp + 4 measure intervals, inline and in the NDJSON file beside it.
-    let ts = array_at(&v, "/timeseries");
-    assert_eq!(ts.len(), 6, "1s ramp + 2s measure at 500ms intervals");
-    let phases: Vec<&str> = ts.iter().map(|r| str_at(r, "/phase")).collect();
-    assert_eq!(
-        phases,
-        ["ramp", "ramp", "measure", "measure", "measure", "measure"]
-    );
-    let ends: Vec<u64> = ts.iter().map(|r| u64_at(r, "/t_end_ms")).collect();
-    assert_eq!(ends, [500, 1000, 1500, 2000, 2500, 3000]);
-    let interval_reads: u64 = ts
-        .iter()
-        .filter(|r| str_at(r, "/phase") == "measure")
-        .map(|r| u64_at(r, "/total/read/ops"))
-        .sum();
-    assert!(
-        close(
-            interval_reads as f64,
-            u64_at(&v, "/totals/read/ops") as f64,
-            0.01
-        ),
-        "measure intervals add up to {interval_reads} reads, totals say {}",
-        u64_at(&v, "/totals/read/ops")
-    );
-    let ndjson_path = dir.path().join("r1.ndjson");
-    assert_eq!(
-        Path::new(str_at(&v, "/timeseries_path")),
-        ndjson_path.as_path()
-    );
-    let ndjson = std::fs::read_to_string(&ndjson_path).unwrap();
-    let lines: Vec<Value> = ndjson
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad NDJSON line {l}: {e}")))
-        .collect();
-    assert_eq!(lines.len(), ts.len(), "one NDJSON line per interval");
-    assert_eq!(
-        &lines, ts,
-        "the NDJSON file and the inline time series differ"
-    );
+    check_prepared_target(&v, &target, size);
+    check_time_series(&v, dir.path());
 
     // The results file reads back through the schema (deny_unknown_fields).
     run_in(dir.path(), ["report", results.to_str().unwrap()]).expect_ok();
@@ -233,6 +176,70 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
     assert_eq!(
         at(&v2, "/targets/0/prepare/data_seed"),
         at(&v, "/targets/0/prepare/data_seed")
+    );
+}
+
+/// Target: prepared now, at full size, not sparse, with distinct non-zero data.
+fn check_prepared_target(v: &Value, target: &Path, size: u64) {
+    assert_eq!(str_at(v, "/targets/0/kind"), "file");
+    assert_eq!(u64_at(v, "/targets/0/size_bytes"), size);
+    assert_eq!(at(v, "/targets/0/prepare/reused"), &Value::Bool(false));
+    assert_eq!(u64_at(v, "/targets/0/prepare/written_bytes"), size);
+    let meta = std::fs::metadata(target).unwrap();
+    assert_eq!(meta.len(), size);
+    assert!(
+        meta.blocks() * 512 >= size,
+        "the prepared file is sparse: {} bytes allocated of {size}",
+        meta.blocks() * 512
+    );
+    let blocks = [0, MIB, size / 2, size - 4096].map(|o| block_at(target, o));
+    for (i, b) in blocks.iter().enumerate() {
+        assert!(b.iter().any(|&x| x != 0), "block {i} of the file is zeros");
+        for other in &blocks[i + 1..] {
+            assert_ne!(b, other, "the file repeats a block");
+        }
+    }
+}
+
+/// Time series: 2 ramp + 4 measure intervals, inline and in the NDJSON file beside it.
+fn check_time_series(v: &Value, dir: &Path) {
+    let ts = array_at(v, "/timeseries");
+    assert_eq!(ts.len(), 6, "1s ramp + 2s measure at 500ms intervals");
+    let phases: Vec<&str> = ts.iter().map(|r| str_at(r, "/phase")).collect();
+    assert_eq!(
+        phases,
+        ["ramp", "ramp", "measure", "measure", "measure", "measure"]
+    );
+    let ends: Vec<u64> = ts.iter().map(|r| u64_at(r, "/t_end_ms")).collect();
+    assert_eq!(ends, [500, 1000, 1500, 2000, 2500, 3000]);
+    let interval_reads: u64 = ts
+        .iter()
+        .filter(|r| str_at(r, "/phase") == "measure")
+        .map(|r| u64_at(r, "/total/read/ops"))
+        .sum();
+    assert!(
+        close(
+            interval_reads as f64,
+            u64_at(v, "/totals/read/ops") as f64,
+            0.01
+        ),
+        "measure intervals add up to {interval_reads} reads, totals say {}",
+        u64_at(v, "/totals/read/ops")
+    );
+    let ndjson_path = dir.join("r1.ndjson");
+    assert_eq!(
+        Path::new(str_at(v, "/timeseries_path")),
+        ndjson_path.as_path()
+    );
+    let ndjson = std::fs::read_to_string(&ndjson_path).unwrap();
+    let lines: Vec<Value> = ndjson
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad NDJSON line {l}: {e}")))
+        .collect();
+    assert_eq!(lines.len(), ts.len(), "one NDJSON line per interval");
+    assert_eq!(
+        &lines, ts,
+        "the NDJSON file and the inline time series differ"
     );
 }
 

@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use rustix::fs::{Advice, FallocateFlags, OFlags};
 use rustix::io::Errno;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::num::NonZeroU64;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
@@ -181,8 +181,64 @@ fn prepare_file(
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<PrepareReport, TargetError> {
     let start = Instant::now();
-    // A new file must still be new: never truncate one that appeared in the meantime.
-    let file = OpenOptions::new()
+    let file = open_for_preparation(path, canonical, new_file)?;
+    let inode = file
+        .metadata()
+        .map_err(|e| io(path, "cannot read the metadata", e))?
+        .ino();
+    let data_seed = fresh_data_seed(canonical);
+    let mut manifest = Manifest::started(size_bytes, data_seed, inode, CHUNK_BYTES as u64);
+    // Marked incomplete before the first byte changes, so an interruption is noticed.
+    manifest::write(path, canonical, &manifest)?;
+
+    reserve_space(path, &file, size_bytes)?;
+    let direct = if buffered {
+        None
+    } else {
+        Some(open_with(
+            path,
+            canonical,
+            true,
+            OFlags::CLOEXEC | OFlags::DIRECT,
+        )?)
+    };
+    write_data(
+        path,
+        &file,
+        direct.as_ref(),
+        size_bytes,
+        data_seed,
+        progress,
+    )?;
+    rustix::fs::fdatasync(&file).map_err(|e| io(path, "cannot sync the written data", e.into()))?;
+    drop(direct);
+    // Leave no prepared data in the page cache to flatter buffered reads (advice only).
+    let _ = rustix::fs::fadvise(&file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
+
+    manifest.complete = true;
+    manifest::write(path, canonical, &manifest)?;
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(PrepareReport {
+        reused: false,
+        written_bytes: size_bytes,
+        seconds,
+        mb_per_s: if seconds > 0.0 {
+            size_bytes as f64 / seconds / 1e6
+        } else {
+            0.0
+        },
+        data_seed: Some(data_seed),
+    })
+}
+
+/// Opens the file at `canonical` to be prepared; a new file must still be new: one that
+/// appeared in the meantime is never truncated.
+fn open_for_preparation(
+    path: &Path,
+    canonical: &Path,
+    new_file: bool,
+) -> Result<File, TargetError> {
+    OpenOptions::new()
         .read(true)
         .write(true)
         .create_new(new_file)
@@ -195,21 +251,16 @@ fn prepare_file(
                 "cannot open the file for preparation"
             };
             io(path, action, e)
-        })?;
-    let inode = file
-        .metadata()
-        .map_err(|e| io(path, "cannot read the metadata", e))?
-        .ino();
-    let data_seed = fresh_data_seed(canonical);
-    let mut manifest = Manifest::started(size_bytes, data_seed, inode, CHUNK_BYTES as u64);
-    // Marked incomplete before the first byte changes, so an interruption is noticed.
-    manifest::write(path, canonical, &manifest)?;
+        })
+}
 
-    // Drop the old contents, then reserve the space (fails early when it is missing).
+/// Drops the old contents of `file`, then reserves `size_bytes` for it (failing early when
+/// the filesystem lacks the space) and sets its length.
+fn reserve_space(path: &Path, file: &File, size_bytes: u64) -> Result<(), TargetError> {
     file.set_len(0)
         .map_err(|e| io(path, "cannot truncate the file", e))?;
-    let available = rustix::fs::fstatvfs(&file).map(|v| v.f_bavail * v.f_frsize);
-    match rustix::fs::fallocate(&file, FallocateFlags::empty(), 0, size_bytes) {
+    let available = rustix::fs::fstatvfs(file).map(|v| v.f_bavail * v.f_frsize);
+    match rustix::fs::fallocate(file, FallocateFlags::empty(), 0, size_bytes) {
         Err(errno) if errno == Errno::NOSPC || errno == Errno::FBIG => {
             let free = available
                 .map(|bytes| {
@@ -237,19 +288,22 @@ fn prepare_file(
             format!("cannot set the file length to {size_bytes} bytes"),
             e,
         )
-    })?;
+    })
+}
 
-    let direct = if buffered {
-        None
-    } else {
-        Some(open_with(
-            path,
-            canonical,
-            true,
-            OFlags::CLOEXEC | OFlags::DIRECT,
-        )?)
-    };
-    let alignment = direct_alignment(&file);
+/// Writes all `size_bytes` of `file` in order with data seed `data_seed`: the aligned part of
+/// each chunk through `direct` (the file opened with O_DIRECT, unless the run is buffered),
+/// the rest through `file`. `progress` hears of the bytes written; when it returns false the
+/// preparation stops, interrupted.
+fn write_data(
+    path: &Path,
+    file: &File,
+    direct: Option<&File>,
+    size_bytes: u64,
+    data_seed: u64,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<(), TargetError> {
+    let alignment = direct_alignment(file);
     let offset_align = u64::from(alignment.offset.max(1));
     let memory_align = usize::try_from(alignment.memory.max(alignment.offset).max(4096))
         .unwrap_or(4096)
@@ -297,11 +351,11 @@ fn prepare_file(
             let len = chunk_len(index);
             let chunk = &aligned_chunk_mut(&mut storage, memory_align)[..len];
             // O_DIRECT for the aligned part; a short unaligned tail goes through the page cache.
-            let direct_len = match &direct {
+            let direct_len = match direct {
                 Some(_) if done % offset_align == 0 => len - (len as u64 % offset_align) as usize,
                 _ => 0,
             };
-            if let (Some(direct), true) = (&direct, direct_len > 0) {
+            if let (Some(direct), true) = (direct, direct_len > 0) {
                 direct
                     .write_all_at(&chunk[..direct_len], done)
                     .map_err(|e| io(path, format!("cannot write data at offset {done}"), e))?;
@@ -326,25 +380,6 @@ fn prepare_file(
         }
         // Returning drops this side's channel ends, so the generator always ends.
         Ok(())
-    })?;
-    rustix::fs::fdatasync(&file).map_err(|e| io(path, "cannot sync the written data", e.into()))?;
-    drop(direct);
-    // Leave no prepared data in the page cache to flatter buffered reads (advice only).
-    let _ = rustix::fs::fadvise(&file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
-
-    manifest.complete = true;
-    manifest::write(path, canonical, &manifest)?;
-    let seconds = start.elapsed().as_secs_f64();
-    Ok(PrepareReport {
-        reused: false,
-        written_bytes: size_bytes,
-        seconds,
-        mb_per_s: if seconds > 0.0 {
-            size_bytes as f64 / seconds / 1e6
-        } else {
-            0.0
-        },
-        data_seed: Some(data_seed),
     })
 }
 

@@ -4,7 +4,7 @@
 use super::{
     BACKUP_READ_BYTES, DB_READ_AVG_LIMIT_MS, DEFAULT_HEADROOM_PCT, LOG_FILE_BYTES,
     LOG_FILES_PER_STREAM, LOG_WRITE_AVG_LIMIT_MS, MAX_LATENCY_PERFORMANCE_MS,
-    MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, TestType, Version, iops_for_messages,
+    MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, TestType, Version, VersionModel, iops_for_messages,
 };
 use crate::job::{EngineKind, JobError};
 use crate::units::{Dur, Percent, Size};
@@ -178,83 +178,184 @@ pub mod quick {
 
 /// Validates an Exchange spec. `location` names where it came from for errors.
 pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, JobError> {
-    let err = |key: &str, message: String| JobError {
-        location: location.into(),
-        key: format!("exchange.{key}"),
-        message,
+    let errors = SectionErrors { location };
+    let profile = Profile::resolve(spec, &errors)?;
+    let model = profile.version.model();
+    let layout = Layout::resolve(spec, &model, &errors)?;
+    let run = RunSettings::resolve(spec, &model, &errors)?;
+    check_database_size(&profile, &layout, &run, &errors)?;
+    let limits = Limits::resolve(spec, profile.test);
+    let cfg = ExchangeConfig {
+        version: profile.version,
+        test: profile.test,
+        mailboxes: profile.mailboxes,
+        mailbox_size_bytes: profile.mailbox_size_bytes,
+        iops_per_mailbox: profile.iops_per_mailbox,
+        iops_source: profile.iops_source,
+        databases: layout.databases,
+        db_paths: layout.db_paths,
+        log_paths: layout.log_paths,
+        threads: layout.threads,
+        headroom_pct: profile.headroom_pct,
+        maintenance: layout.maintenance,
+        duration_ms: run.duration_ms,
+        ramp_ms: run.ramp_ms,
+        interval_ms: run.interval_ms,
+        capacity_fraction: run.capacity_fraction,
+        throughput_mode: profile.throughput_mode,
+        find_max_mailboxes: spec.find_max_mailboxes.unwrap_or(false),
+        db_read_limit_ms: limits.db_read_ms,
+        log_write_limit_ms: limits.log_write_ms,
+        max_latency_ms: limits.max_latency_ms,
+        log_files: run.log_files,
+        backup_block_bytes: run.backup_block_bytes,
+        page_bytes: run.page_bytes,
+        engine: run.engine,
+        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+        verify: spec.verify.unwrap_or(false),
     };
-    let version = match &spec.version {
-        Some(ThreadsSpec::Count(n)) => {
-            Version::parse(&n.to_string()).map_err(|m| err("version", m))?
+    if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
+        return Err(errors.error(
+            "capacity",
+            format!(
+                "each database would be {} bytes; raise the mailbox size, mailboxes or capacity",
+                cfg.database_bytes()
+            ),
+        ));
+    }
+    Ok(cfg)
+}
+
+/// Errors about keys of the `[exchange]` section: all at one location, keyed `exchange.KEY`.
+struct SectionErrors<'a> {
+    location: &'a str,
+}
+
+impl SectionErrors<'_> {
+    fn error(&self, key: &str, message: String) -> JobError {
+        JobError {
+            location: self.location.into(),
+            key: format!("exchange.{key}"),
+            message,
         }
-        Some(ThreadsSpec::Word(v)) => Version::parse(v).map_err(|m| err("version", m))?,
-        None => Version::V2010,
-    };
-    let model = version.model();
-    let test = match &spec.test {
-        Some(t) => TestType::parse(t).map_err(|m| err("test", m))?,
-        None => TestType::Performance,
-    };
-    let throughput_mode = match (spec.db_capacity, spec.throughput) {
-        (None, None) => None,
+    }
+}
+
+/// The profile and its IOPS: version, test type, throughput mode, mailboxes, their size and
+/// transactional IOPS, headroom.
+struct Profile {
+    version: Version,
+    test: TestType,
+    throughput_mode: Option<(f64, f64)>,
+    mailboxes: u64,
+    mailbox_size_bytes: u64,
+    iops_per_mailbox: f64,
+    iops_source: String,
+    headroom_pct: f64,
+}
+
+impl Profile {
+    fn resolve(spec: &ExchangeSpec, errors: &SectionErrors) -> Result<Profile, JobError> {
+        let version = match &spec.version {
+            Some(ThreadsSpec::Count(n)) => {
+                Version::parse(&n.to_string()).map_err(|m| errors.error("version", m))?
+            }
+            Some(ThreadsSpec::Word(v)) => {
+                Version::parse(v).map_err(|m| errors.error("version", m))?
+            }
+            None => Version::V2010,
+        };
+        let test = match &spec.test {
+            Some(t) => TestType::parse(t).map_err(|m| errors.error("test", m))?,
+            None => TestType::Performance,
+        };
+        let throughput_mode = throughput_mode(spec, errors)?;
+        let mailboxes = spec.mailboxes.unwrap_or(quick::MAILBOXES);
+        if mailboxes == 0 && throughput_mode.is_none() {
+            return Err(errors.error(
+                "mailboxes",
+                "the number of mailboxes must be at least 1".into(),
+            ));
+        }
+        let mailbox_size_bytes = spec
+            .mailbox_size
+            .map(|s| s.0)
+            .unwrap_or(quick::MAILBOX_SIZE);
+        if mailbox_size_bytes == 0 {
+            return Err(errors.error(
+                "mailbox_size",
+                "the mailbox size must be more than 0".into(),
+            ));
+        }
+        let (iops_per_mailbox, iops_source) = iops_per_mailbox(spec, version, errors)?;
+        Ok(Profile {
+            version,
+            test,
+            throughput_mode,
+            mailboxes,
+            mailbox_size_bytes,
+            iops_per_mailbox,
+            iops_source,
+            headroom_pct: spec.headroom.map(|p| p.0).unwrap_or(DEFAULT_HEADROOM_PCT),
+        })
+    }
+}
+
+/// Throughput mode: (database share of free space %, throughput %), both given or neither.
+fn throughput_mode(
+    spec: &ExchangeSpec,
+    errors: &SectionErrors,
+) -> Result<Option<(f64, f64)>, JobError> {
+    match (spec.db_capacity, spec.throughput) {
+        (None, None) => Ok(None),
         (Some(c), Some(t)) => {
             if c.0 <= 0.0 || t.0 <= 0.0 {
-                return Err(err(
+                return Err(errors.error(
                     "throughput",
                     "db_capacity and throughput must both be above 0%".into(),
                 ));
             }
-            Some((c.0, t.0))
+            Ok(Some((c.0, t.0)))
         }
-        _ => {
-            return Err(err(
-                "throughput",
-                "throughput mode needs both a database capacity (--db-capacity) and a throughput percentage (--throughput)".into(),
-            ));
-        }
-    };
-    let mailboxes = spec.mailboxes.unwrap_or(quick::MAILBOXES);
-    if mailboxes == 0 && throughput_mode.is_none() {
-        return Err(err(
-            "mailboxes",
-            "the number of mailboxes must be at least 1".into(),
-        ));
+        _ => Err(errors.error(
+            "throughput",
+            "throughput mode needs both a database capacity (--db-capacity) and a throughput percentage (--throughput)".into(),
+        )),
     }
-    let mailbox_size_bytes = spec
-        .mailbox_size
-        .map(|s| s.0)
-        .unwrap_or(quick::MAILBOX_SIZE);
-    if mailbox_size_bytes == 0 {
-        return Err(err(
-            "mailbox_size",
-            "the mailbox size must be more than 0".into(),
-        ));
-    }
-    let (iops_per_mailbox, iops_source) = match (spec.iops_per_mailbox, spec.messages_per_day) {
-        (Some(_), Some(_)) => {
-            return Err(err(
-                "iops_per_mailbox",
-                "give either IOPS per mailbox or messages per day, not both".into(),
-            ));
-        }
+}
+
+/// Transactional IOPS per mailbox and where they came from: given, converted from messages per
+/// day with `version`'s table, or the version's default.
+fn iops_per_mailbox(
+    spec: &ExchangeSpec,
+    version: Version,
+    errors: &SectionErrors,
+) -> Result<(f64, String), JobError> {
+    let model = version.model();
+    match (spec.iops_per_mailbox, spec.messages_per_day) {
+        (Some(_), Some(_)) => Err(errors.error(
+            "iops_per_mailbox",
+            "give either IOPS per mailbox or messages per day, not both".into(),
+        )),
         (Some(i), None) => {
             if !(i > 0.0 && i.is_finite() && i <= 100.0) {
-                return Err(err(
+                return Err(errors.error(
                     "iops_per_mailbox",
                     format!("{i} is not a usable IOPS per mailbox; use e.g. 0.12"),
                 ));
             }
-            (i, "given".to_string())
+            Ok((i, "given".to_string()))
         }
         (None, Some(m)) => {
             if m == 0 || m > 5000 {
-                return Err(err(
+                return Err(errors.error(
                     "messages_per_day",
                     format!("{m} messages per day is out of range (1 to 5000)"),
                 ));
             }
             let i = iops_for_messages(model.messages_table, m);
-            (
+            Ok((
                 i,
                 format!(
                     "{m} messages/day → {i:.3} IOPS (Exchange {} table{})",
@@ -265,124 +366,188 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
                         ", interpolated"
                     }
                 ),
-            )
+            ))
         }
-        (None, None) => (
+        (None, None) => Ok((
             model.default_iops_per_mailbox,
             format!("Exchange {} default", version.name()),
-        ),
-    };
-    let databases = spec.databases.unwrap_or(quick::DATABASES);
-    if databases == 0 || databases > 1000 {
-        return Err(err(
-            "databases",
-            format!("{databases} databases: use 1 to 1000"),
-        ));
+        )),
     }
-    let db_paths = spec
-        .db_paths
-        .clone()
-        .unwrap_or_else(|| vec![PathBuf::from(quick::DIR)]);
-    let log_paths = spec.log_paths.clone().unwrap_or_else(|| db_paths.clone());
-    if db_paths.is_empty() || log_paths.is_empty() {
-        return Err(err(
-            "db_paths",
-            "give at least one database path and one log path".into(),
-        ));
+}
+
+/// The databases and their paths: how many, where databases and logs go, threads per
+/// database, background maintenance.
+struct Layout {
+    databases: u32,
+    db_paths: Vec<PathBuf>,
+    log_paths: Vec<PathBuf>,
+    threads: Option<u32>,
+    maintenance: bool,
+}
+
+impl Layout {
+    fn resolve(
+        spec: &ExchangeSpec,
+        model: &VersionModel,
+        errors: &SectionErrors,
+    ) -> Result<Layout, JobError> {
+        let databases = spec.databases.unwrap_or(quick::DATABASES);
+        if databases == 0 || databases > 1000 {
+            return Err(errors.error("databases", format!("{databases} databases: use 1 to 1000")));
+        }
+        let db_paths = spec
+            .db_paths
+            .clone()
+            .unwrap_or_else(|| vec![PathBuf::from(quick::DIR)]);
+        let log_paths = spec.log_paths.clone().unwrap_or_else(|| db_paths.clone());
+        if db_paths.is_empty() || log_paths.is_empty() {
+            return Err(errors.error(
+                "db_paths",
+                "give at least one database path and one log path".into(),
+            ));
+        }
+        let threads = threads(spec, errors)?;
+        let maintenance = spec
+            .maintenance
+            .unwrap_or(model.maintenance_bytes_per_s > 0);
+        if maintenance && model.maintenance_bytes_per_s == 0 {
+            return Err(errors.error(
+                "maintenance",
+                "background database maintenance is modelled for Exchange 2010 and later; use --maintenance off with 2007".into(),
+            ));
+        }
+        Ok(Layout {
+            databases,
+            db_paths,
+            log_paths,
+            threads,
+            maintenance,
+        })
     }
-    let threads = match &spec.threads {
-        None => Some(quick::THREADS),
+}
+
+/// Threads per database: 1 to 256, or `None` for "auto".
+fn threads(spec: &ExchangeSpec, errors: &SectionErrors) -> Result<Option<u32>, JobError> {
+    match &spec.threads {
+        None => Ok(Some(quick::THREADS)),
         Some(ThreadsSpec::Count(0)) => {
-            return Err(err(
-                "threads",
-                "threads must be at least 1, or \"auto\"".into(),
-            ));
+            Err(errors.error("threads", "threads must be at least 1, or \"auto\"".into()))
         }
-        Some(ThreadsSpec::Count(n)) if *n > 256 => {
-            return Err(err(
-                "threads",
-                format!("{n} threads per database: use 1 to 256 or \"auto\""),
-            ));
-        }
-        Some(ThreadsSpec::Count(n)) => Some(*n),
-        Some(ThreadsSpec::Word(w)) if w == "auto" => None,
+        Some(ThreadsSpec::Count(n)) if *n > 256 => Err(errors.error(
+            "threads",
+            format!("{n} threads per database: use 1 to 256 or \"auto\""),
+        )),
+        Some(ThreadsSpec::Count(n)) => Ok(Some(*n)),
+        Some(ThreadsSpec::Word(w)) if w == "auto" => Ok(None),
         Some(ThreadsSpec::Word(w)) => match w.parse::<u32>() {
-            Ok(n) if (1..=256).contains(&n) => Some(n),
-            _ => {
-                return Err(err(
-                    "threads",
-                    format!("`{w}`: use a number of threads or \"auto\""),
-                ));
-            }
+            Ok(n) if (1..=256).contains(&n) => Ok(Some(n)),
+            _ => Err(errors.error(
+                "threads",
+                format!("`{w}`: use a number of threads or \"auto\""),
+            )),
         },
-    };
-    let headroom_pct = spec.headroom.map(|p| p.0).unwrap_or(DEFAULT_HEADROOM_PCT);
-    let maintenance = spec
-        .maintenance
-        .unwrap_or(model.maintenance_bytes_per_s > 0);
-    if maintenance && model.maintenance_bytes_per_s == 0 {
-        return Err(err(
-            "maintenance",
-            "background database maintenance is modelled for Exchange 2010 and later; use --maintenance off with 2007".into(),
-        ));
     }
-    let ms = |d: Option<Dur>, default: u64| d.map(|d| d.0.as_millis() as u64).unwrap_or(default);
-    let duration_ms = ms(spec.duration, quick::DURATION_MS);
-    if duration_ms < 1000 {
-        return Err(err("duration", "the duration must be at least 1s".into()));
-    }
-    let interval_ms = ms(spec.interval, 1000);
-    if interval_ms < 10 {
-        return Err(err("interval", "the interval must be at least 10ms".into()));
-    }
-    let capacity_fraction = match spec.capacity {
-        Some(p) if p.0 <= 0.0 => {
-            return Err(err(
-                "capacity",
-                "the capacity must be above 0%, e.g. 2%".into(),
+}
+
+/// How the validation runs: its times, the share of the real size that is built, the recovery
+/// and backup test sizes, the engine and the database page size.
+struct RunSettings {
+    duration_ms: u64,
+    ramp_ms: u64,
+    interval_ms: u64,
+    capacity_fraction: f64,
+    log_files: u32,
+    backup_block_bytes: u64,
+    engine: EngineKind,
+    page_bytes: u64,
+}
+
+impl RunSettings {
+    fn resolve(
+        spec: &ExchangeSpec,
+        model: &VersionModel,
+        errors: &SectionErrors,
+    ) -> Result<RunSettings, JobError> {
+        let ms =
+            |d: Option<Dur>, default: u64| d.map(|d| d.0.as_millis() as u64).unwrap_or(default);
+        let duration_ms = ms(spec.duration, quick::DURATION_MS);
+        if duration_ms < 1000 {
+            return Err(errors.error("duration", "the duration must be at least 1s".into()));
+        }
+        let interval_ms = ms(spec.interval, 1000);
+        if interval_ms < 10 {
+            return Err(errors.error("interval", "the interval must be at least 10ms".into()));
+        }
+        let capacity_fraction = capacity_fraction(spec, errors)?;
+        let log_files = spec.log_files.unwrap_or(RECOVERY_LOG_FILES);
+        if log_files == 0 || log_files as u64 > LOG_FILES_PER_STREAM * 16 {
+            return Err(errors.error(
+                "log_files",
+                format!(
+                    "log_files is {log_files}; use 1 to {}",
+                    LOG_FILES_PER_STREAM * 16
+                ),
             ));
         }
-        Some(p) => p.0 / 100.0,
-        None if spec.mailboxes.is_none() && spec.mailbox_size.is_none() => {
-            quick::CAPACITY_PCT / 100.0
+        let backup_block_bytes = spec
+            .backup_block_size
+            .map(|s| s.0)
+            .unwrap_or(BACKUP_READ_BYTES);
+        if backup_block_bytes == 0 || backup_block_bytes > 64 << 20 {
+            return Err(errors.error("backup_block_size", "use 4 KiB to 64 MiB".into()));
         }
-        None => 1.0,
-    };
-    let limit =
-        |d: Option<Dur>, default: f64| d.map(|d| d.0.as_secs_f64() * 1e3).unwrap_or(default);
-    let log_files = spec.log_files.unwrap_or(RECOVERY_LOG_FILES);
-    if log_files == 0 || log_files as u64 > LOG_FILES_PER_STREAM * 16 {
-        return Err(err(
-            "log_files",
-            format!(
-                "log_files is {log_files}; use 1 to {}",
-                LOG_FILES_PER_STREAM * 16
-            ),
-        ));
+        let engine = match &spec.engine {
+            Some(e) => EngineKind::parse(e).map_err(|m| errors.error("engine", m))?,
+            None => EngineKind::IoUring,
+        };
+        let page_bytes = spec.page_size.map(|s| s.0).unwrap_or(model.page_bytes);
+        if !(512..=1 << 20).contains(&page_bytes) || !page_bytes.is_power_of_two() {
+            return Err(errors.error(
+                "page_size",
+                format!("page size {page_bytes} bytes: use a power of two from 512 B to 1 MiB"),
+            ));
+        }
+        Ok(RunSettings {
+            duration_ms,
+            ramp_ms: ms(spec.ramp, quick::RAMP_MS.min(duration_ms / 4)),
+            interval_ms,
+            capacity_fraction,
+            log_files,
+            backup_block_bytes,
+            engine,
+            page_bytes,
+        })
     }
-    let backup_block_bytes = spec
-        .backup_block_size
-        .map(|s| s.0)
-        .unwrap_or(BACKUP_READ_BYTES);
-    if backup_block_bytes == 0 || backup_block_bytes > 64 << 20 {
-        return Err(err("backup_block_size", "use 4 KiB to 64 MiB".into()));
+}
+
+/// The fraction of the real database size that is built: `capacity`, or the quick
+/// validation's when neither the mailboxes nor their size is given.
+fn capacity_fraction(spec: &ExchangeSpec, errors: &SectionErrors) -> Result<f64, JobError> {
+    match spec.capacity {
+        Some(p) if p.0 <= 0.0 => {
+            Err(errors.error("capacity", "the capacity must be above 0%, e.g. 2%".into()))
+        }
+        Some(p) => Ok(p.0 / 100.0),
+        None if spec.mailboxes.is_none() && spec.mailbox_size.is_none() => {
+            Ok(quick::CAPACITY_PCT / 100.0)
+        }
+        None => Ok(1.0),
     }
-    let engine = match &spec.engine {
-        Some(e) => EngineKind::parse(e).map_err(|m| err("engine", m))?,
-        None => EngineKind::IoUring,
-    };
-    let page_bytes = spec.page_size.map(|s| s.0).unwrap_or(model.page_bytes);
-    if !(512..=1 << 20).contains(&page_bytes) || !page_bytes.is_power_of_two() {
-        return Err(err(
-            "page_size",
-            format!("page size {page_bytes} bytes: use a power of two from 512 B to 1 MiB"),
-        ));
-    }
-    // Each database's size in bytes must fit a file offset with room to spare (1 EiB).
+}
+
+/// Each database's size in bytes must fit a file offset with room to spare (1 EiB).
+fn check_database_size(
+    profile: &Profile,
+    layout: &Layout,
+    run: &RunSettings,
+    errors: &SectionErrors,
+) -> Result<(), JobError> {
+    let (mailboxes, mailbox_size_bytes) = (profile.mailboxes, profile.mailbox_size_bytes);
+    let capacity_fraction = run.capacity_fraction;
     let per_db =
-        mailboxes as f64 * mailbox_size_bytes as f64 * capacity_fraction / databases as f64;
+        mailboxes as f64 * mailbox_size_bytes as f64 * capacity_fraction / layout.databases as f64;
     if per_db > (1u64 << 60) as f64 {
-        return Err(err(
+        return Err(errors.error(
             "mailboxes",
             format!(
                 "{mailboxes} mailboxes of {mailbox_size_bytes} bytes at {}% capacity make databases of {per_db:.3e} bytes each, more than any storage holds; lower mailboxes, mailbox_size or capacity",
@@ -390,53 +555,34 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
             ),
         ));
     }
-    let cfg = ExchangeConfig {
-        version,
-        test,
-        mailboxes,
-        mailbox_size_bytes,
-        iops_per_mailbox,
-        iops_source,
-        databases,
-        db_paths,
-        log_paths,
-        threads,
-        headroom_pct,
-        maintenance,
-        duration_ms,
-        ramp_ms: ms(spec.ramp, quick::RAMP_MS.min(duration_ms / 4)),
-        interval_ms,
-        capacity_fraction,
-        throughput_mode,
-        find_max_mailboxes: spec.find_max_mailboxes.unwrap_or(false),
-        db_read_limit_ms: limit(spec.db_read_latency, DB_READ_AVG_LIMIT_MS),
-        log_write_limit_ms: limit(spec.log_write_latency, LOG_WRITE_AVG_LIMIT_MS),
-        max_latency_ms: limit(
-            spec.max_latency,
-            if test == TestType::Stress {
-                MAX_LATENCY_STRESS_MS
-            } else {
-                MAX_LATENCY_PERFORMANCE_MS
-            },
-        ),
-        log_files,
-        backup_block_bytes,
-        page_bytes,
-        engine,
-        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
-        destroy_data: spec.destroy_data.unwrap_or(false),
-        verify: spec.verify.unwrap_or(false),
-    };
-    if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
-        return Err(err(
-            "capacity",
-            format!(
-                "each database would be {} bytes; raise the mailbox size, mailboxes or capacity",
-                cfg.database_bytes()
+    Ok(())
+}
+
+/// The latency limits the run is judged against, ms: average database read, average log
+/// write, maximum database read (the test type's default).
+struct Limits {
+    db_read_ms: f64,
+    log_write_ms: f64,
+    max_latency_ms: f64,
+}
+
+impl Limits {
+    fn resolve(spec: &ExchangeSpec, test: TestType) -> Limits {
+        let limit =
+            |d: Option<Dur>, default: f64| d.map(|d| d.0.as_secs_f64() * 1e3).unwrap_or(default);
+        Limits {
+            db_read_ms: limit(spec.db_read_latency, DB_READ_AVG_LIMIT_MS),
+            log_write_ms: limit(spec.log_write_latency, LOG_WRITE_AVG_LIMIT_MS),
+            max_latency_ms: limit(
+                spec.max_latency,
+                if test == TestType::Stress {
+                    MAX_LATENCY_STRESS_MS
+                } else {
+                    MAX_LATENCY_PERFORMANCE_MS
+                },
             ),
-        ));
+        }
     }
-    Ok(cfg)
 }
 
 impl ExchangeConfig {

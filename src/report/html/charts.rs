@@ -50,14 +50,33 @@ fn series(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
     }
 }
 
+/// The interval records of a run and the time of each on the charts' time axis.
+struct Timeline<'a> {
+    records: &'a [IntervalRecord],
+    /// Seconds, continuous across the runs of a sequence ([`record_times`]).
+    times: Vec<f64>,
+    axis: Axis,
+}
+
 /// The charts over time: throughput, latency, CPU and device utilisation.
 pub(super) fn time_charts(o: &mut String, r: &RunResult) {
     let recs = &r.timeseries;
     if recs.is_empty() {
         return;
     }
-    let ts = record_times(recs);
-    let time = Axis::linear("time (s)");
+    let timeline = Timeline {
+        records: recs,
+        times: record_times(recs),
+        axis: Axis::linear("time (s)"),
+    };
+    throughput_over_time(o, r, &timeline);
+    latency_over_time(o, r, &timeline);
+    cpu_over_time(o, &timeline);
+    device_util_over_time(o, &timeline);
+}
+
+/// IOPS and MB/s over time: the total, and each class when there are several.
+fn throughput_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
     let several = r.classes.len() > 1;
     for (id, title, unit, f) in [
         (
@@ -75,8 +94,10 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
     ] {
         let mut s = vec![series(
             "total",
-            recs.iter()
-                .zip(&ts)
+            timeline
+                .records
+                .iter()
+                .zip(&timeline.times)
                 .map(|(rec, &t)| (t, f(&rec.total.read) + f(&rec.total.write)))
                 .collect(),
         )];
@@ -84,8 +105,10 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
             for name in r.classes.keys() {
                 s.push(series(
                     name.clone(),
-                    recs.iter()
-                        .zip(&ts)
+                    timeline
+                        .records
+                        .iter()
+                        .zip(&timeline.times)
                         .map(|(rec, &t)| {
                             let c = rec.classes.get(name).copied().unwrap_or_default();
                             (t, f(&c.read) + f(&c.write))
@@ -95,12 +118,14 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
             }
         }
         o.push_str(&svg::tag(
-            &svg::line_chart(title, &time, &Axis::linear(unit), &s),
+            &svg::line_chart(title, &timeline.axis, &Axis::linear(unit), &s),
             id,
         ));
     }
+}
 
-    // Latency: mean (solid) and p99 (dashed) per class and direction that did I/O.
+/// Latency over time: mean (solid) and p99 (dashed) per class and direction that did I/O.
+fn latency_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
     let mut s = Vec::new();
     let mut opts = LineOptions::default();
     let mut colour = 0;
@@ -114,9 +139,10 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
                 *c.dir(dir)
             };
             for (stat, dashed) in [("mean", false), ("p99", true)] {
-                let points: Vec<(f64, f64)> = recs
+                let points: Vec<(f64, f64)> = timeline
+                    .records
                     .iter()
-                    .zip(&ts)
+                    .zip(&timeline.times)
                     .filter_map(|(rec, &t)| {
                         let d = pick(rec);
                         (d.ops > 0).then_some((
@@ -144,7 +170,7 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
         o.push_str(&svg::tag(
             &svg::line_chart_with(
                 "Latency over time (mean solid, p99 dashed)",
-                &time,
+                &timeline.axis,
                 &Axis::log("latency"),
                 &s,
                 &opts,
@@ -152,10 +178,15 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
             "latency-over-time",
         ));
     }
+}
 
+/// CPU over time: storlab's own, the machine's busy and iowait shares.
+fn cpu_over_time(o: &mut String, timeline: &Timeline) {
     let cpu = |f: fn(&CpuPercent) -> f64| -> Vec<(f64, f64)> {
-        recs.iter()
-            .zip(&ts)
+        timeline
+            .records
+            .iter()
+            .zip(&timeline.times)
             .map(|(rec, &t)| (t, f(&rec.cpu)))
             .collect()
     };
@@ -173,7 +204,7 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
     o.push_str(&svg::tag(
         &svg::line_chart_with(
             "CPU over time (storlab: % of one CPU; machine: % of all CPUs)",
-            &time,
+            &timeline.axis,
             &Axis::linear("CPU %"),
             &s,
             &LineOptions {
@@ -183,35 +214,40 @@ pub(super) fn time_charts(o: &mut String, r: &RunResult) {
         ),
         "cpu-over-time",
     ));
+}
 
+/// Utilisation over time of every device the records name.
+fn device_util_over_time(o: &mut String, timeline: &Timeline) {
+    let recs = timeline.records;
     let names: BTreeSet<&String> = recs.iter().flat_map(|rec| rec.devices.keys()).collect();
-    if !names.is_empty() {
-        let s: Vec<Series> = names
-            .into_iter()
-            .map(|dev| {
-                series(
-                    dev.clone(),
-                    recs.iter()
-                        .zip(&ts)
-                        .filter_map(|(rec, &t)| rec.devices.get(dev).map(|d| (t, d.util_pct)))
-                        .collect(),
-                )
-            })
-            .collect();
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(
-                "Device utilisation over time",
-                &time,
-                &Axis::linear("busy %"),
-                &s,
-                &LineOptions {
-                    y_format: Some(pct_tick),
-                    ..Default::default()
-                },
-            ),
-            "device-util-over-time",
-        ));
+    if names.is_empty() {
+        return;
     }
+    let s: Vec<Series> = names
+        .into_iter()
+        .map(|dev| {
+            series(
+                dev.clone(),
+                recs.iter()
+                    .zip(&timeline.times)
+                    .filter_map(|(rec, &t)| rec.devices.get(dev).map(|d| (t, d.util_pct)))
+                    .collect(),
+            )
+        })
+        .collect();
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "Device utilisation over time",
+            &timeline.axis,
+            &Axis::linear("busy %"),
+            &s,
+            &LineOptions {
+                y_format: Some(pct_tick),
+                ..Default::default()
+            },
+        ),
+        "device-util-over-time",
+    ));
 }
 
 /// The percentile plot of every class and direction with a histogram.
@@ -292,248 +328,311 @@ pub(super) fn step_charts(o: &mut String, steps: &[StepResult]) {
     let plain: Vec<&StepResult> = steps.iter().filter(|s| s.kind == StepKind::Step).collect();
     let reps = plain.iter().any(|s| s.repetitions.is_some());
     if plain.len() >= 2 || reps {
-        let mut keys: BTreeSet<&String> = BTreeSet::new();
-        for s in &plain {
-            keys.extend(s.parameters.keys());
-        }
-        let cycled: Vec<&String> = keys
-            .into_iter()
-            .filter(|k| {
-                let first = plain[0].parameters.get(*k);
-                plain.iter().any(|s| s.parameters.get(*k) != first)
-            })
-            .collect();
-        let numeric = match cycled.as_slice() {
-            [k] => NUMERIC_PARAMETERS
-                .iter()
-                .find(|(n, _)| n == k)
-                .filter(|_| plain.iter().all(|s| s.parameters.contains_key(k.as_str())))
-                .map(|&(n, label)| (n, label)),
-            _ => None,
-        };
-        let classes: BTreeSet<&String> = plain.iter().flat_map(|s| s.classes.keys()).collect();
-        let several = classes.len() > 1;
-        type Pick = fn(&Repetitions) -> &crate::stats::repetition::Spread;
-        for (id, title, unit, scale, pick) in [
-            (
-                "steps-iops",
-                "IOPS per step",
-                "I/Os per second",
-                1.0,
-                (|r: &Repetitions| &r.iops) as Pick,
-            ),
-            (
-                "steps-mbps",
-                "MB/s per step",
-                "MB/s (10⁶ bytes/s)",
-                1e6,
-                |r: &Repetitions| &r.mb_per_s,
-            ),
-        ] {
-            let value = |c: &ClassSummary| {
-                if scale == 1.0 {
-                    c.iops()
-                } else {
-                    c.bytes_per_s() / scale
-                }
-            };
-            let errors: Vec<Option<(f64, f64)>> = plain
-                .iter()
-                .map(|s| {
-                    s.repetitions.as_ref().map(|rep| {
-                        let sp = pick(rep);
-                        (sp.ci95_low, sp.ci95_high)
-                    })
-                })
-                .collect();
-            let mut rows: Vec<(String, Vec<f64>)> = vec![(
-                "total".into(),
-                plain.iter().map(|s| value(&s.totals)).collect(),
-            )];
-            if several {
-                for c in &classes {
-                    rows.push((
-                        (*c).clone(),
-                        plain
-                            .iter()
-                            .map(|s| s.classes.get(*c).map(&value).unwrap_or(0.0))
-                            .collect(),
-                    ));
-                }
-            }
-            let chart = if let Some((key, label)) = numeric {
-                let xs: Vec<f64> = plain.iter().map(|s| s.parameters[key]).collect();
-                let mut order: Vec<usize> = (0..xs.len()).collect();
-                order.sort_by(|a, b| xs[*a].total_cmp(&xs[*b]));
-                let (lo, hi) = (xs[order[0]], xs[order[order.len() - 1]]);
-                let log = lo > 0.0 && hi / lo >= 8.0;
-                let mut ticks: Vec<(f64, String)> = Vec::new();
-                for &i in &order {
-                    if ticks.last().is_some_and(|t| t.0 == xs[i]) {
-                        continue;
-                    }
-                    let text = if key == "block_size" {
-                        format_size(xs[i] as u64)
-                    } else {
-                        format!("{}", xs[i])
-                    };
-                    ticks.push((xs[i], text));
-                }
-                let s: Vec<Series> = rows
-                    .iter()
-                    .map(|(n, v)| series(n.clone(), order.iter().map(|&i| (xs[i], v[i])).collect()))
-                    .collect();
-                let axis = Axis {
-                    label: label.into(),
-                    log,
-                };
-                svg::line_chart_with(
-                    title,
-                    &axis,
-                    &Axis::linear(unit),
-                    &s,
-                    &LineOptions {
-                        x_ticks: Some(ticks),
-                        errors: vec![order.iter().map(|&i| errors[i]).collect()],
-                        markers: true,
-                        ..Default::default()
-                    },
-                )
-            } else {
-                let cats: Vec<String> = plain
-                    .iter()
-                    .map(|s| {
-                        if s.label.is_empty() {
-                            format!("step {}", s.index)
-                        } else {
-                            s.label.clone()
-                        }
-                    })
-                    .collect();
-                let bars: Vec<Bars> = rows
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (name, values))| Bars {
-                        name,
-                        values,
-                        errors: if i == 0 { errors.clone() } else { Vec::new() },
-                    })
-                    .collect();
-                svg::bar_chart(title, &cats, &Axis::linear(unit), &bars)
-            };
-            o.push_str(&svg::tag(&chart, id));
-        }
+        throughput_per_step(o, &plain);
         if reps {
             o.push_str("<p class=\"muted\">Error bars: 95% confidence interval of the mean over the repetitions.</p>");
         }
     }
+    curve_chart(o, steps);
+    steady_chart(o, steps);
+}
 
-    // The rate curve: latency against load.
+/// A figure the per-step charts show, with the chart's id, title and unit.
+struct StepMetric {
+    id: &'static str,
+    title: &'static str,
+    unit: &'static str,
+    /// 1: IOPS; otherwise bytes per second divided by this.
+    scale: f64,
+    /// Its spread over a step's repetitions.
+    pick: fn(&Repetitions) -> &crate::stats::repetition::Spread,
+}
+
+impl StepMetric {
+    fn value(&self, c: &ClassSummary) -> f64 {
+        if self.scale == 1.0 {
+            c.iops()
+        } else {
+            c.bytes_per_s() / self.scale
+        }
+    }
+}
+
+/// One metric of every step: a row for the total (then each class when there are several),
+/// and the total's 95% confidence interval over the repetitions.
+struct StepFigures {
+    rows: Vec<(String, Vec<f64>)>,
+    errors: Vec<Option<(f64, f64)>>,
+}
+
+impl StepFigures {
+    fn of(metric: &StepMetric, plain: &[&StepResult], classes: &BTreeSet<&String>) -> StepFigures {
+        let errors: Vec<Option<(f64, f64)>> = plain
+            .iter()
+            .map(|s| {
+                s.repetitions.as_ref().map(|rep| {
+                    let sp = (metric.pick)(rep);
+                    (sp.ci95_low, sp.ci95_high)
+                })
+            })
+            .collect();
+        let mut rows: Vec<(String, Vec<f64>)> = vec![(
+            "total".into(),
+            plain.iter().map(|s| metric.value(&s.totals)).collect(),
+        )];
+        if classes.len() > 1 {
+            for c in classes {
+                rows.push((
+                    (*c).clone(),
+                    plain
+                        .iter()
+                        .map(|s| s.classes.get(*c).map(|c| metric.value(c)).unwrap_or(0.0))
+                        .collect(),
+                ));
+            }
+        }
+        StepFigures { rows, errors }
+    }
+}
+
+/// IOPS and MB/s per step: against the cycled parameter when one numeric parameter is cycled,
+/// else as bars per step.
+fn throughput_per_step(o: &mut String, plain: &[&StepResult]) {
+    let numeric = numeric_parameter(plain);
+    let classes: BTreeSet<&String> = plain.iter().flat_map(|s| s.classes.keys()).collect();
+    for metric in [
+        StepMetric {
+            id: "steps-iops",
+            title: "IOPS per step",
+            unit: "I/Os per second",
+            scale: 1.0,
+            pick: |r| &r.iops,
+        },
+        StepMetric {
+            id: "steps-mbps",
+            title: "MB/s per step",
+            unit: "MB/s (10⁶ bytes/s)",
+            scale: 1e6,
+            pick: |r| &r.mb_per_s,
+        },
+    ] {
+        let figures = StepFigures::of(&metric, plain, &classes);
+        let chart = match numeric {
+            Some(parameter) => line_by_parameter(&metric, parameter, plain, &figures),
+            None => bars_by_step(&metric, plain, figures),
+        };
+        o.push_str(&svg::tag(&chart, metric.id));
+    }
+}
+
+/// The one parameter the steps cycle, as (key, axis label), when it has a numeric axis of its
+/// own and every step sets it.
+fn numeric_parameter(plain: &[&StepResult]) -> Option<(&'static str, &'static str)> {
+    let mut keys: BTreeSet<&String> = BTreeSet::new();
+    for s in plain {
+        keys.extend(s.parameters.keys());
+    }
+    let cycled: Vec<&String> = keys
+        .into_iter()
+        .filter(|k| {
+            let first = plain[0].parameters.get(*k);
+            plain.iter().any(|s| s.parameters.get(*k) != first)
+        })
+        .collect();
+    match cycled.as_slice() {
+        [k] => NUMERIC_PARAMETERS
+            .iter()
+            .find(|(n, _)| n == k)
+            .filter(|_| plain.iter().all(|s| s.parameters.contains_key(k.as_str())))
+            .map(|&(n, label)| (n, label)),
+        _ => None,
+    }
+}
+
+/// A metric against the cycled parameter `(key, label)`, steps in the parameter's order (a
+/// log axis when it spans 8× or more), with the total's error bars.
+fn line_by_parameter(
+    metric: &StepMetric,
+    (key, label): (&str, &str),
+    plain: &[&StepResult],
+    figures: &StepFigures,
+) -> String {
+    let xs: Vec<f64> = plain.iter().map(|s| s.parameters[key]).collect();
+    let mut order: Vec<usize> = (0..xs.len()).collect();
+    order.sort_by(|a, b| xs[*a].total_cmp(&xs[*b]));
+    let (lo, hi) = (xs[order[0]], xs[order[order.len() - 1]]);
+    let log = lo > 0.0 && hi / lo >= 8.0;
+    let mut ticks: Vec<(f64, String)> = Vec::new();
+    for &i in &order {
+        if ticks.last().is_some_and(|t| t.0 == xs[i]) {
+            continue;
+        }
+        let text = if key == "block_size" {
+            format_size(xs[i] as u64)
+        } else {
+            format!("{}", xs[i])
+        };
+        ticks.push((xs[i], text));
+    }
+    let s: Vec<Series> = figures
+        .rows
+        .iter()
+        .map(|(n, v)| series(n.clone(), order.iter().map(|&i| (xs[i], v[i])).collect()))
+        .collect();
+    let axis = Axis {
+        label: label.into(),
+        log,
+    };
+    svg::line_chart_with(
+        metric.title,
+        &axis,
+        &Axis::linear(metric.unit),
+        &s,
+        &LineOptions {
+            x_ticks: Some(ticks),
+            errors: vec![order.iter().map(|&i| figures.errors[i]).collect()],
+            markers: true,
+            ..Default::default()
+        },
+    )
+}
+
+/// A metric as bars, one group per step (named by its label), the total with error bars.
+fn bars_by_step(metric: &StepMetric, plain: &[&StepResult], figures: StepFigures) -> String {
+    let cats: Vec<String> = plain
+        .iter()
+        .map(|s| {
+            if s.label.is_empty() {
+                format!("step {}", s.index)
+            } else {
+                s.label.clone()
+            }
+        })
+        .collect();
+    let StepFigures { rows, errors } = figures;
+    let bars: Vec<Bars> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, values))| Bars {
+            name,
+            values,
+            errors: if i == 0 { errors.clone() } else { Vec::new() },
+        })
+        .collect();
+    svg::bar_chart(metric.title, &cats, &Axis::linear(metric.unit), &bars)
+}
+
+/// The rate curve: latency against load, and the closed-loop maximum the levels are of.
+fn curve_chart(o: &mut String, steps: &[StepResult]) {
     let mut levels: Vec<&StepResult> = steps
         .iter()
         .filter(|s| s.kind == StepKind::CurveLevel)
         .collect();
-    if !levels.is_empty() {
-        levels.sort_by(|a, b| a.totals.iops().total_cmp(&b.totals.iops()));
-        let s = vec![
-            series(
-                "mean",
-                levels
-                    .iter()
-                    .map(|s| (s.totals.iops(), step_latency(s).0))
-                    .collect(),
-            ),
-            series(
-                "p99",
-                levels
-                    .iter()
-                    .map(|s| (s.totals.iops(), step_latency(s).1))
-                    .collect(),
-            ),
-        ];
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(
-                "Latency against load (rate curve levels)",
-                &Axis::linear("achieved IOPS"),
-                &Axis::log("latency"),
-                &s,
-                &LineOptions {
-                    y_format: Some(ns_tick),
-                    dashed: vec![false, true],
-                    markers: true,
-                    ..Default::default()
-                },
-            ),
-            "curve-latency",
-        ));
-        if let Some(max) = steps.iter().find(|s| s.kind == StepKind::CurveMax) {
-            let _ = write!(
-                o,
-                "<p class=\"muted\">Closed-loop maximum: {} IOPS; levels at {}.</p>",
-                format_rate(max.totals.iops()),
-                levels
-                    .iter()
-                    .filter_map(|s| s.curve_level_pct.map(|p| format!("{p}%")))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
+    if levels.is_empty() {
+        return;
     }
+    levels.sort_by(|a, b| a.totals.iops().total_cmp(&b.totals.iops()));
+    let s = vec![
+        series(
+            "mean",
+            levels
+                .iter()
+                .map(|s| (s.totals.iops(), step_latency(s).0))
+                .collect(),
+        ),
+        series(
+            "p99",
+            levels
+                .iter()
+                .map(|s| (s.totals.iops(), step_latency(s).1))
+                .collect(),
+        ),
+    ];
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "Latency against load (rate curve levels)",
+            &Axis::linear("achieved IOPS"),
+            &Axis::log("latency"),
+            &s,
+            &LineOptions {
+                y_format: Some(ns_tick),
+                dashed: vec![false, true],
+                markers: true,
+                ..Default::default()
+            },
+        ),
+        "curve-latency",
+    ));
+    if let Some(max) = steps.iter().find(|s| s.kind == StepKind::CurveMax) {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Closed-loop maximum: {} IOPS; levels at {}.</p>",
+            format_rate(max.totals.iops()),
+            levels
+                .iter()
+                .filter_map(|s| s.curve_level_pct.map(|p| format!("{p}%")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
 
-    // Steady state: each round, the window highlighted.
+/// Steady state: IOPS of each round, the window highlighted.
+fn steady_chart(o: &mut String, steps: &[StepResult]) {
     let steady: Vec<(&StepResult, &SteadyResult)> = steps
         .iter()
         .filter_map(|s| s.steady.as_ref().map(|st| (s, st)))
         .filter(|(_, st)| !st.rounds_iops.is_empty())
         .collect();
-    if !steady.is_empty() {
-        let mut s = Vec::new();
-        let mut opts = LineOptions {
-            markers: true,
-            ..Default::default()
-        };
-        for (i, (step, st)) in steady.iter().enumerate() {
-            let prefix = if steady.len() == 1 {
-                String::new()
-            } else if step.label.is_empty() {
-                format!("step {} ", step.index)
-            } else {
-                format!("{} ", step.label)
-            };
-            let rounds: Vec<(f64, f64)> = st
-                .rounds_iops
-                .iter()
-                .enumerate()
-                .map(|(k, v)| ((k + 1) as f64, *v))
-                .collect();
-            let end = st.steady_at_round.unwrap_or(rounds.len()).min(rounds.len());
-            let start = end.saturating_sub((st.window_rounds as usize).max(1));
-            s.push(series(format!("{prefix}rounds"), rounds.clone()));
-            s.push(series(
-                format!("{prefix}window"),
-                rounds[start..end].to_vec(),
-            ));
-            opts.colours.extend([2 * i, 2 * i + 1]);
-            opts.thick.extend([false, true]);
-            opts.dashed.extend([false, false]);
-        }
-        let most = steady
-            .iter()
-            .map(|(_, st)| st.rounds_iops.len())
-            .max()
-            .unwrap_or(0);
-        if most <= 20 {
-            opts.x_ticks = Some((1..=most).map(|k| (k as f64, k.to_string())).collect());
-        }
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(
-                "Steady state: IOPS per round (window highlighted)",
-                &Axis::linear("round"),
-                &Axis::linear("I/Os per second"),
-                &s,
-                &opts,
-            ),
-            "steady-rounds",
-        ));
+    if steady.is_empty() {
+        return;
     }
+    let mut s = Vec::new();
+    let mut opts = LineOptions {
+        markers: true,
+        ..Default::default()
+    };
+    for (i, (step, st)) in steady.iter().enumerate() {
+        let prefix = if steady.len() == 1 {
+            String::new()
+        } else if step.label.is_empty() {
+            format!("step {} ", step.index)
+        } else {
+            format!("{} ", step.label)
+        };
+        let rounds: Vec<(f64, f64)> = st
+            .rounds_iops
+            .iter()
+            .enumerate()
+            .map(|(k, v)| ((k + 1) as f64, *v))
+            .collect();
+        let end = st.steady_at_round.unwrap_or(rounds.len()).min(rounds.len());
+        let start = end.saturating_sub((st.window_rounds as usize).max(1));
+        s.push(series(format!("{prefix}rounds"), rounds.clone()));
+        s.push(series(
+            format!("{prefix}window"),
+            rounds[start..end].to_vec(),
+        ));
+        opts.colours.extend([2 * i, 2 * i + 1]);
+        opts.thick.extend([false, true]);
+        opts.dashed.extend([false, false]);
+    }
+    let most = steady
+        .iter()
+        .map(|(_, st)| st.rounds_iops.len())
+        .max()
+        .unwrap_or(0);
+    if most <= 20 {
+        opts.x_ticks = Some((1..=most).map(|k| (k as f64, k.to_string())).collect());
+    }
+    o.push_str(&svg::tag(
+        &svg::line_chart_with(
+            "Steady state: IOPS per round (window highlighted)",
+            &Axis::linear("round"),
+            &Axis::linear("I/Os per second"),
+            &s,
+            &opts,
+        ),
+        "steady-rounds",
+    ));
 }

@@ -13,7 +13,9 @@
 //! steps ran until steady).
 
 use super::svg::{self};
-use crate::results::steps::StepKind;
+use crate::results::exchange::ExchangeResult;
+use crate::results::steps::{StepKind, StepResult};
+use crate::results::verdict::Verdict;
 use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
 use crate::stats::summary::DirSummary;
 use crate::units::format_size;
@@ -280,6 +282,30 @@ pub(crate) fn render(r: &RunResult) -> String {
     );
     let _ = write!(o, "<h1>{}</h1>", escape(&title));
     header(&mut o, r);
+    outcome(&mut o, r);
+    warnings_section(&mut o, r);
+    if let Some(x) = &r.exchange {
+        exchange_section(&mut o, r, x);
+    }
+    if let Some(v) = &r.verdict {
+        verdict_rules_section(&mut o, v);
+    }
+    errors_section(&mut o, r);
+    verify_section(&mut o, r);
+    classes_section(&mut o, r);
+    if let Some(steps) = &r.steps {
+        steps_section(&mut o, steps);
+    }
+    charts_section(&mut o, r);
+    targets_section(&mut o, r);
+    devices_section(&mut o, r);
+    cpu_section(&mut o, r);
+    o.push_str("</body></html>\n");
+    o
+}
+
+/// Whether the run was interrupted, and the verdict.
+fn outcome(o: &mut String, r: &RunResult) {
     if let Interrupted::Yes(why) = &r.interrupted {
         let _ = write!(o, "<p class=\"fail\">INTERRUPTED: {}</p>", escape(why));
     }
@@ -287,6 +313,10 @@ pub(crate) fn render(r: &RunResult) -> String {
         let class = if v.passed() { "pass" } else { "fail" };
         let _ = write!(o, "<p class=\"verdict {class}\">{}</p>", v.result);
     }
+}
+
+/// The run's warnings, when there are any.
+fn warnings_section(o: &mut String, r: &RunResult) {
     if !r.warnings.is_empty() {
         o.push_str("<h2>Warnings</h2><ul>");
         for w in &r.warnings {
@@ -294,111 +324,123 @@ pub(crate) fn render(r: &RunResult) -> String {
         }
         o.push_str("</ul>");
     }
-    if let Some(x) = &r.exchange {
-        let _ = write!(
-            o,
-            "<h2>Exchange {} {} test</h2><table><tr><th>mailboxes</th><td>{}</td></tr><tr><th>mailbox size</th><td>{}</td></tr>\
+}
+
+/// An Exchange validation: its configuration, the databases, the trials and the maximum
+/// mailboxes found.
+fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
+    let _ = write!(
+        o,
+        "<h2>Exchange {} {} test</h2><table><tr><th>mailboxes</th><td>{}</td></tr><tr><th>mailbox size</th><td>{}</td></tr>\
 <tr><th>IOPS per mailbox</th><td>{} ({})</td></tr><tr><th>headroom</th><td>{}%</td></tr><tr><th>target transactional IOPS</th><td>{:.1}</td></tr>\
 <tr><th>achieved transactional IOPS</th><td>{:.1}</td></tr><tr><th>databases</th><td>{} × {}{}</td></tr><tr><th>page size</th><td>{}</td></tr>\
 <tr><th>threads per database</th><td>{}</td></tr><tr><th>background maintenance</th><td>{}</td></tr>\
 <tr><th>initialisation</th><td>{:.1} s{}</td></tr></table>",
-            escape(&x.version),
-            escape(&x.test),
-            x.mailboxes,
-            format_size(x.mailbox_size_bytes),
-            x.iops_per_mailbox,
-            escape(&x.iops_source),
-            x.headroom_pct,
-            x.target_iops,
-            x.achieved_iops,
-            x.database_count,
-            format_size(x.database_size_bytes),
-            if x.capacity_fraction < 1.0 {
-                format!(" (built at {}% of real size)", x.capacity_fraction * 100.0)
-            } else {
-                String::new()
-            },
-            format_size(x.page_size_bytes),
-            x.threads_per_database,
-            if x.maintenance { "on" } else { "off" },
-            x.initialisation.seconds,
-            if x.initialisation.reused {
-                ", reused"
-            } else {
-                ""
-            }
-        );
-        o.push_str("<h2>Databases</h2><table><tr>");
-        for c in super::tables::DATABASE_COLUMNS {
-            let _ = write!(o, "<th>{c}</th>");
+        escape(&x.version),
+        escape(&x.test),
+        x.mailboxes,
+        format_size(x.mailbox_size_bytes),
+        x.iops_per_mailbox,
+        escape(&x.iops_source),
+        x.headroom_pct,
+        x.target_iops,
+        x.achieved_iops,
+        x.database_count,
+        format_size(x.database_size_bytes),
+        if x.capacity_fraction < 1.0 {
+            format!(" (built at {}% of real size)", x.capacity_fraction * 100.0)
+        } else {
+            String::new()
+        },
+        format_size(x.page_size_bytes),
+        x.threads_per_database,
+        if x.maintenance { "on" } else { "off" },
+        x.initialisation.seconds,
+        if x.initialisation.reused {
+            ", reused"
+        } else {
+            ""
+        }
+    );
+    o.push_str("<h2>Databases</h2><table><tr>");
+    for c in super::tables::DATABASE_COLUMNS {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr>");
+    for d in &x.databases {
+        o.push_str("<tr>");
+        for c in super::tables::database_cells(d) {
+            let _ = write!(o, "<td>{}</td>", escape(&c));
         }
         o.push_str("</tr>");
-        for d in &x.databases {
-            o.push_str("<tr>");
-            for c in super::tables::database_cells(d) {
-                let _ = write!(o, "<td>{}</td>", escape(&c));
-            }
-            o.push_str("</tr>");
-        }
-        o.push_str("</table>");
-        let trials = x
-            .thread_trials
-            .iter()
-            .map(|t| ("threads", t))
-            .chain(r.trials.iter().flatten().map(|t| ("search", t)));
-        let mut any = false;
-        for (kind, t) in trials {
-            if !any {
-                o.push_str("<h2>Trials</h2><table><tr><th>kind</th><th>purpose</th><th>mailboxes</th><th>threads</th><th>target IOPS</th><th>achieved IOPS</th><th>read avg ms</th><th>log avg ms</th><th>read max ms</th><th>result</th></tr>");
-                any = true;
-            }
-            let _ = write!(
-                o,
-                "<tr><td>{kind}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td class=\"{}\">{}</td></tr>",
-                escape(&t.purpose.to_string()),
-                t.mailboxes,
-                t.threads,
-                t.target_iops,
-                t.achieved_iops,
-                t.db_read_latency_ms,
-                t.log_write_latency_ms,
-                t.max_read_latency_ms,
-                if t.pass { "pass" } else { "fail" },
-                if t.pass { "pass" } else { "FAIL" }
-            );
-        }
-        if any {
-            o.push_str("</table>");
-        }
-        if let Some(m) = r.max_mailboxes {
-            let _ = write!(
-                o,
-                "<p class=\"verdict\">Maximum mailboxes that pass: {m}</p>"
-            );
-        }
     }
-    if let Some(v) = &r.verdict {
-        o.push_str("<h2>Verdict rules</h2><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
-        for rule in &v.rules {
-            let cmp = match rule.comparison {
-                crate::results::verdict::Comparison::AtMost => "≤",
-                crate::results::verdict::Comparison::AtLeast => "≥",
-            };
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{cmp} {:.3} {u}</td><td>{:.3} {u}</td><td class=\"{c}\">{}</td></tr>",
-                escape(&rule.rule),
-                rule.threshold,
-                rule.measured,
-                if rule.pass { "pass" } else { "FAIL" },
-                u = escape(&rule.unit),
-                c = if rule.pass { "pass" } else { "fail" }
-            );
+    o.push_str("</table>");
+    trials_table(o, r, x);
+    if let Some(m) = r.max_mailboxes {
+        let _ = write!(
+            o,
+            "<p class=\"verdict\">Maximum mailboxes that pass: {m}</p>"
+        );
+    }
+}
+
+/// The trials of an Exchange validation: thread tuning, then the mailbox search.
+fn trials_table(o: &mut String, r: &RunResult, x: &ExchangeResult) {
+    let trials = x
+        .thread_trials
+        .iter()
+        .map(|t| ("threads", t))
+        .chain(r.trials.iter().flatten().map(|t| ("search", t)));
+    let mut any = false;
+    for (kind, t) in trials {
+        if !any {
+            o.push_str("<h2>Trials</h2><table><tr><th>kind</th><th>purpose</th><th>mailboxes</th><th>threads</th><th>target IOPS</th><th>achieved IOPS</th><th>read avg ms</th><th>log avg ms</th><th>read max ms</th><th>result</th></tr>");
+            any = true;
         }
+        let _ = write!(
+            o,
+            "<tr><td>{kind}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td class=\"{}\">{}</td></tr>",
+            escape(&t.purpose.to_string()),
+            t.mailboxes,
+            t.threads,
+            t.target_iops,
+            t.achieved_iops,
+            t.db_read_latency_ms,
+            t.log_write_latency_ms,
+            t.max_read_latency_ms,
+            if t.pass { "pass" } else { "fail" },
+            if t.pass { "pass" } else { "FAIL" }
+        );
+    }
+    if any {
         o.push_str("</table>");
     }
-    errors_section(&mut o, r);
-    verify_section(&mut o, r);
+}
+
+/// Each verdict rule: its threshold, the measured value and whether it passed.
+fn verdict_rules_section(o: &mut String, v: &Verdict) {
+    o.push_str("<h2>Verdict rules</h2><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
+    for rule in &v.rules {
+        let cmp = match rule.comparison {
+            crate::results::verdict::Comparison::AtMost => "≤",
+            crate::results::verdict::Comparison::AtLeast => "≥",
+        };
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{cmp} {:.3} {u}</td><td>{:.3} {u}</td><td class=\"{c}\">{}</td></tr>",
+            escape(&rule.rule),
+            rule.threshold,
+            rule.measured,
+            if rule.pass { "pass" } else { "FAIL" },
+            u = escape(&rule.unit),
+            c = if rule.pass { "pass" } else { "fail" }
+        );
+    }
+    o.push_str("</table>");
+}
+
+/// One row per class and direction that did I/O, then the read and write totals.
+fn classes_section(o: &mut String, r: &RunResult) {
     o.push_str("<h2>Classes</h2><table><tr><th>class</th><th>op</th>");
     for c in super::tables::DIR_COLUMNS {
         let _ = write!(o, "<th>{c}</th>");
@@ -407,56 +449,62 @@ pub(crate) fn render(r: &RunResult) -> String {
     for (name, c) in &r.classes {
         for (op, d) in c.summary().dirs() {
             if d.ops > 0 {
-                dir_row(&mut o, name, op.name(), d);
+                dir_row(o, name, op.name(), d);
             }
         }
     }
     for (op, d) in [("read", &r.totals.read), ("write", &r.totals.write)] {
         if d.ops > 0 {
-            dir_row(&mut o, "(all)", op, d);
+            dir_row(o, "(all)", op, d);
         }
     }
     o.push_str("</table><p class=\"muted\">MB/s = 10<sup>6</sup> bytes per second; latencies from submission (closed loop) or from the intended issue time (open loop).</p>");
-    if let Some(steps) = &r.steps {
-        o.push_str("<h2>Steps</h2><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU %</th><th>IO/CPU %</th><th>notes</th></tr>");
-        for s in steps {
-            let (mean, p99) = step_latency(s);
-            let mut notes = Vec::new();
-            if let Some(rep) = &s.repetitions {
-                notes.push(format!(
-                    "{} runs, 95% CI {}–{} IOPS, CV {:.1}%",
-                    rep.runs.len(),
-                    format_rate(rep.iops.ci95_low),
-                    format_rate(rep.iops.ci95_high),
-                    rep.iops.cv_pct
-                ));
-            }
-            if let Some(l) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
-                notes.push(format!("curve {l}%"));
-            }
-            if let Some(st) = &s.steady {
-                notes.push(match st.steady_at_round {
-                    Some(n) => format!("steady at round {n}"),
-                    None => "never steady".into(),
-                });
-            }
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.0}</td><td>{}</td></tr>",
-                s.index,
-                escape(&s.label),
-                format_rate(s.totals.iops()),
-                s.totals.bytes_per_s() / 1e6,
-                format_ns(mean),
-                format_ns(p99),
-                s.cpu_busy_pct,
-                s.ios_per_cpu_pct,
-                escape(&notes.join("; "))
-            );
+}
+
+/// The steps of a sequence, one row each, then their charts.
+fn steps_section(o: &mut String, steps: &[StepResult]) {
+    o.push_str("<h2>Steps</h2><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU %</th><th>IO/CPU %</th><th>notes</th></tr>");
+    for s in steps {
+        let (mean, p99) = step_latency(s);
+        let mut notes = Vec::new();
+        if let Some(rep) = &s.repetitions {
+            notes.push(format!(
+                "{} runs, 95% CI {}–{} IOPS, CV {:.1}%",
+                rep.runs.len(),
+                format_rate(rep.iops.ci95_low),
+                format_rate(rep.iops.ci95_high),
+                rep.iops.cv_pct
+            ));
         }
-        o.push_str("</table>");
-        step_charts(&mut o, steps);
+        if let Some(l) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
+            notes.push(format!("curve {l}%"));
+        }
+        if let Some(st) = &s.steady {
+            notes.push(match st.steady_at_round {
+                Some(n) => format!("steady at round {n}"),
+                None => "never steady".into(),
+            });
+        }
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.0}</td><td>{}</td></tr>",
+            s.index,
+            escape(&s.label),
+            format_rate(s.totals.iops()),
+            s.totals.bytes_per_s() / 1e6,
+            format_ns(mean),
+            format_ns(p99),
+            s.cpu_busy_pct,
+            s.ios_per_cpu_pct,
+            escape(&notes.join("; "))
+        );
     }
+    o.push_str("</table>");
+    step_charts(o, steps);
+}
+
+/// The charts over time and the latency distribution, under one heading when there are any.
+fn charts_section(o: &mut String, r: &RunResult) {
     if !r.timeseries.is_empty()
         || r.classes
             .values()
@@ -464,8 +512,12 @@ pub(crate) fn render(r: &RunResult) -> String {
     {
         o.push_str("<h2>Charts</h2>");
     }
-    time_charts(&mut o, r);
-    distribution_chart(&mut o, r);
+    time_charts(o, r);
+    distribution_chart(o, r);
+}
+
+/// Every target: where it is, how it was opened, how it was prepared.
+fn targets_section(o: &mut String, r: &RunResult) {
     o.push_str("<h2>Targets</h2><table><tr><th>name</th><th>path</th><th>size</th><th>filesystem</th><th>device</th><th>O_DIRECT</th><th>O_DSYNC</th><th>prepared</th></tr>");
     for t in &r.targets {
         let _ = write!(
@@ -486,6 +538,10 @@ pub(crate) fn render(r: &RunResult) -> String {
         );
     }
     o.push_str("</table>");
+}
+
+/// What each block device did while measuring.
+fn devices_section(o: &mut String, r: &RunResult) {
     if !r.devices.is_empty() {
         o.push_str("<h2>Devices</h2><table><tr><th>device</th><th>model</th><th>reads</th><th>writes</th><th>read bytes</th><th>written bytes</th><th>busy %</th></tr>");
         for d in &r.devices {
@@ -503,6 +559,10 @@ pub(crate) fn render(r: &RunResult) -> String {
         }
         o.push_str("</table>");
     }
+}
+
+/// CPU use of storlab and of the machine.
+fn cpu_section(o: &mut String, r: &RunResult) {
     let c = &r.host_cpu;
     let _ = write!(
         o,
@@ -514,8 +574,6 @@ pub(crate) fn render(r: &RunResult) -> String {
         c.system_iowait_pct,
         c.system_idle_pct
     );
-    o.push_str("</body></html>\n");
-    o
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! 32 KiB, background maintenance at its rate in 256 KiB reads, the log written through; and,
 //! on loop devices, each stream reaches its own device.
 
-use super::devices::{BlockTrace, LoopFs, dev_number, device_entry, extents, file_range};
+use super::devices::{BlockTrace, LoopFs, Rq, dev_number, device_entry, extents, file_range};
 use super::{
     LENIENT, check_clean, check_rates, class_counts, class_ptr, code_matches_verdict, databases,
     db_ops, exchange, s, worker_rate,
@@ -399,10 +399,15 @@ fn log_and_database_streams_reach_their_own_devices() {
 
     let Some(requests) = requests else { return };
     let requests = requests.expect("read the block trace");
+    check_traced_log_writes(&requests, &log_fs, log_ops);
+    check_traced_maintenance_reads(&requests, &db_fs, m_reads);
+}
+
+/// Log writes in the block trace of `log_fs`: as many as storlab counted (`log_ops`), each
+/// following the previous one or starting the next 1 MiB log file, none crossing one.
+fn check_traced_log_writes(requests: &[Rq], log_fs: &LoopFs, log_ops: u64) {
     let log_extents = extents(&log_fs.mount_point.join("storlab-db1-logs.log"));
-    let db_extents = extents(&db_fs.mount_point.join("storlab-db1.edb"));
     let log_dev_no = dev_number(&log_fs.device);
-    let db_dev_no = dev_number(&db_fs.device);
 
     // Log writes: the small writes inside the log stream (preparation writes are 1 MiB).
     let log: Vec<(u64, u64)> = requests
@@ -441,6 +446,13 @@ fn log_and_database_streams_reach_their_own_devices() {
         "log_and_database_streams_reach_their_own_devices: {} log writes, {rolls} roll-overs",
         log.len()
     );
+}
+
+/// Maintenance reads in the block trace of `db_fs`: as many as storlab counted (`m_reads`),
+/// sequential, on 256 KiB boundaries.
+fn check_traced_maintenance_reads(requests: &[Rq], db_fs: &LoopFs, m_reads: u64) {
+    let db_extents = extents(&db_fs.mount_point.join("storlab-db1.edb"));
+    let db_dev_no = dev_number(&db_fs.device);
 
     // Maintenance: the 256 KiB reads of the database, one after another.
     let maintenance: Vec<u64> = requests
