@@ -1,4 +1,4 @@
-//! Jobs: what to run. A [`JobSpec`] (as written, in a TOML file or from flags) is validated
+//! Jobs: what to run. A [`spec::JobSpec`] (as written, in a TOML file or from flags) is validated
 //! without syscalls by [`resolve`] into a [`Job`]: sizes in bytes, times in milliseconds, every
 //! reference checked, classes numbered. Errors name the file, line and key.
 

@@ -6,7 +6,7 @@
 //!   and per-device parts;
 //! - [`steps`], [`exchange`]: the parts of step sequences and Exchange validations;
 //! - [`verdict`]: threshold rules judged against measured values (PASS/FAIL);
-//! - [`file`]: loading (with the schema-version check) and the atomic write;
+//! - [`mod@file`]: loading (with the schema-version check) and the atomic write;
 //! - [`timeseries`]: the NDJSON time series beside every results file, read back;
 //! - [`recovery`]: results rebuilt from the time series of a run that did not finish;
 //! - [`progress`]: what a run tells whoever shows progress while its results are produced.
@@ -251,7 +251,7 @@ impl PhaseRecord {
 }
 
 /// A phase of a run, of a step sequence or of an Exchange validation. In JSON it is the text
-/// [`Phase::fmt`] writes (`prepare`, `step 0 rep 3`), parsed back by [`Phase::from_str`].
+/// its `Display` writes (`prepare`, `step 0 rep 3`), parsed back by its `FromStr`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// Opening and preparing the targets.

@@ -79,7 +79,7 @@ impl std::fmt::Display for IntervalPhase {
 }
 
 /// Which run of a step sequence an interval belongs to. In JSON it is the text
-/// [`SequenceRun::fmt`] writes (`rep 2`, `curve 50%`), parsed back by `from_str`.
+/// its `Display` writes (`rep 2`, `curve 50%`), parsed back by its `FromStr`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SequenceRun {
     /// Preconditioning, before the steps.

@@ -1,4 +1,4 @@
-//! Every job file under `examples/` resolves (`storlab run FILE --dry-run` succeeds) and a dry
+//! Every job file under `examples/` resolves (`storlab run FILE --dry-run` prints its plan) and a dry
 //! run touches none of its targets.
 
 use crate::harness::{run_in, scratch};
@@ -22,15 +22,17 @@ fn every_example_job_resolves() {
             dir.path(),
             [OsStr::new("run"), file.as_os_str(), OsStr::new("--dry-run")],
         );
-        assert_eq!(
-            out.code,
-            Some(0),
+        // It resolves: the dry run prints the plan. Exit 2 is only for a target this machine
+        // does not have or the guard refuses (a block device, a mount point), and says so.
+        let refused = out.code == Some(2) && out.stdout.contains("the run would be refused");
+        assert!(
+            out.code == Some(0) || refused,
             "{} does not resolve:\n{}",
             file.display(),
             out.stderr
         );
         assert!(
-            out.stdout.contains("targets:") && out.stdout.contains("workers:"),
+            out.stdout.contains("\ntargets ") && out.stdout.contains("\nworkers "),
             "{}: dry run printed {}",
             file.display(),
             out.stdout

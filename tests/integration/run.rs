@@ -430,14 +430,13 @@ fn dry_run_prints_the_plan_and_creates_nothing() {
     out.expect_ok();
     let text = &out.stdout;
     for part in [
-        "targets:",
-        "workers:",
+        "\ntargets ",
+        "\nworkers ",
         target.to_str().unwrap(),
         "created and fully written",
-        "queue depth 4",
-        "worker#0",
-        "worker#1",
-        "70% read",
+        "4 outstanding I/Os each",
+        "2 workers worker",
+        "70% reads",
     ] {
         assert!(
             text.contains(part),

@@ -346,7 +346,7 @@ fn torn_writes_are_reported_as_torn() {
     assert_eq!(u64_at(&v, "/verify/corrupted"), 0);
     // The summary and the HTML report show what was found, rebuilt from the results file.
     assert!(
-        out.stdout.contains("verify error: torn block at offset"),
+        out.stdout.contains("torn block at offset"),
         "{}",
         out.stdout
     );

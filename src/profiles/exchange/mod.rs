@@ -1,6 +1,6 @@
 //! The Exchange mailbox database model (Jetstress-class): from a mailbox profile (mailboxes,
 //! mailbox size, IOPS per mailbox or messages per day, Exchange version) to the databases, log
-//! streams and workers of a [`Job`], and the verdict rules that judge a run of it.
+//! streams and workers of a [`crate::job::Job`], and the verdict rules that judge a run of it.
 //!
 //! Per database the job has:
 //! - transactional I/O: `threads` workers, each one outstanding I/O at a time, issuing random

@@ -196,12 +196,13 @@ pub(crate) fn job_block(job: &Job, targets: &[String]) -> String {
 /// same settings.
 fn worker_groups(workers: &[Worker]) -> Vec<&[Worker]> {
     let base = |w: &Worker| w.name.split('#').next().unwrap_or(&w.name).to_string();
+    // Copies either share their targets or each have one of their own (`one_target_each`).
     let same = |a: &Worker, b: &Worker| {
         base(a) == base(b)
             && a.access == b.access
             && a.queue_depth == b.queue_depth
             && a.rate == b.rate
-            && a.targets.len() == b.targets.len()
+            && (a.targets == b.targets || a.targets.len() == 1 && b.targets.len() == 1)
     };
     let mut groups = Vec::new();
     let mut start = 0;
@@ -235,16 +236,14 @@ fn worker_line(job: &Job, group: &[Worker]) -> String {
             }
         ),
     };
-    let names: Vec<&str> = w
-        .targets
-        .iter()
-        .map(|&t| job.targets[t].name.as_str())
-        .collect();
+    let name_of = |t: usize| job.targets[t].name.as_str();
+    let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
+    let own: Vec<&str> = group.iter().map(|g| name_of(g.targets[0])).collect();
     let on = match (names.as_slice(), w.target_choice) {
-        ([one], _) => format!("on {one}"),
-        (all, TargetChoice::RoundRobin) if group.len() > 1 && w.targets.len() == 1 => {
-            format!("on {}", all.join(", "))
+        _ if group.iter().any(|g| g.targets != w.targets) => {
+            format!("one each on {}", own.join(", "))
         }
+        ([one], _) => format!("on {one}"),
         (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
         (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
     };
@@ -262,12 +261,12 @@ fn worker_line(job: &Job, group: &[Worker]) -> String {
 
 /// `random-8k: 90% of I/Os, 8 KiB, 70% reads, 100% random (uniform)`.
 fn access_line(job: &Job, w: &Worker, a: &Access) -> String {
-    let total: u32 = w.access.iter().map(|e| e.weight).sum();
+    let total: u64 = w.access.iter().map(|e| u64::from(e.weight)).sum();
     let share = 100.0 * a.weight as f64 / total.max(1) as f64;
     let size = if a.block_sizes.is_empty() {
         format_size(a.block_size_bytes)
     } else {
-        let weights: u32 = a.block_sizes.iter().map(|&(_, w)| w).sum();
+        let weights: u64 = a.block_sizes.iter().map(|&(_, w)| u64::from(w)).sum();
         a.block_sizes
             .iter()
             .map(|&(b, wt)| {

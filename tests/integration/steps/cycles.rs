@@ -78,7 +78,7 @@ random = "100%"
         let label = str_at(step, "/label");
         let (w_at, b_at) = (
             label.find(&format!("workers={workers}")),
-            label.find(&format!("block_size={kib}KiB")),
+            label.find(&format!("block_size={kib} KiB")),
         );
         assert!(
             matches!((w_at, b_at), (Some(w), Some(b)) if w < b),
@@ -173,8 +173,8 @@ random = "100%"
         .collect();
     let want: Vec<f64> = (0..12).map(|i| (512u64 << i) as f64).collect();
     assert_eq!(blocks, want, "512 B doubling to 1 MiB, both ends included");
-    assert!(str_at(&steps[0], "/label").contains("block_size=512B"));
-    assert!(str_at(&steps[11], "/label").contains("block_size=1MiB"));
+    assert!(str_at(&steps[0], "/label").contains("block_size=512 B"));
+    assert!(str_at(&steps[11], "/label").contains("block_size=1 MiB"));
     for (step, block) in steps.iter().zip(&want) {
         assert!(u64_at(step, "/totals/read/ops") > 0, "{step}");
         check_step_block_size(step, *block as u64);
