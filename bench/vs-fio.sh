@@ -14,6 +14,14 @@
 #   4. 8 KiB random 35% read / 65% write, O_DIRECT, io_uring, 4 workers x qd 8
 #                                                       [total IOPS >= 0.97 x fio]
 #   5. storlab peak RSS of a SHORT and a LONG null-engine run   [must not grow with run length]
+#   matrix: real-device parity, O_DIRECT io_uring: 4 KiB random read, 4 KiB random write,
+#      8 KiB random 70% read, 128 KiB sequential read; at qd 1, 4, 8, 32, 128; with 1 worker and
+#      with 4; on the prepared file (real disk) and on a loop device over a copy of it.
+#      [IOPS >= 1.0 x fio (95% bootstrap interval includes or exceeds 1.0);
+#       p50 and p99 <= 1.05 x fio's lat, submit included]
+#      Not in the default CASES (80 cases: about 70 minutes at ROUNDS=5 DURATION=5s); run it
+#      with CASES=matrix, and choose with MATRIX_TARGETS="file loop", MATRIX_WORKLOADS=
+#      "randread4k randwrite4k mix8k seqread128k", MATRIX_QD="1 4 8 32 128", MATRIX_WORKERS="1 4".
 #
 # The 1 GiB file is prepared once by storlab under SCRATCH (on the real disk, never tmpfs);
 # fio reads and writes that same file (--filename, --allow_file_create=0: fio lays out nothing).
@@ -102,6 +110,19 @@ fio_run() {
 FIO_FILE=(--filename="$FILE" --size=1g --allow_file_create=0)
 
 warm() { cat "$FILE" >/dev/null; }
+
+# storlab_on TARGET CASE ROUND ARGS...: a storlab run on TARGET (file or device).
+storlab_on() {
+    local target=$1 case=$2 round=$3
+    shift 3
+    say "  [$case] storlab round $round"
+    local log=$RESULTS/$case.storlab.$round.log
+    "$STORLAB" run --target "$target" --duration "$DURATION" --ramp 1s --quiet \
+        -o "$RESULTS/$case.storlab.$round.json" "$@" >"$log" 2>&1 || {
+        cat "$log" >&2
+        return 1
+    }
+}
 want() { [[ " $CASES " == *" $1 "* ]]; }
 
 want null && for round in $(seq 1 "$ROUNDS"); do
@@ -146,6 +167,47 @@ want mixed && for round in $(seq 1 "$ROUNDS"); do
     fio_run mixed fio "$round" "${FIO_FILE[@]}" --ioengine=io_uring --direct=1 --bs=8k \
         --iodepth=8 --numjobs=4 --group_reporting --rw=randrw --rwmixread=35
 done
+
+if want matrix; then
+    MATRIX_TARGETS=${MATRIX_TARGETS:-file loop}
+    MATRIX_WORKLOADS=${MATRIX_WORKLOADS:-randread4k randwrite4k mix8k seqread128k}
+    MATRIX_QD=${MATRIX_QD:-1 4 8 32 128}
+    MATRIX_WORKERS=${MATRIX_WORKERS:-1 4}
+    LOOP=""
+    if [[ " $MATRIX_TARGETS " == *" loop "* ]]; then
+        # A loop device (direct I/O to its backing file) over a copy of the prepared file.
+        cp --sparse=never "$FILE" "$SCRATCH/loop.img"
+        LOOP=$(losetup --direct-io=on --show -f "$SCRATCH/loop.img")
+        trap 'losetup -d "$LOOP" 2>/dev/null || true' EXIT
+        echo "loop: $LOOP over $SCRATCH/loop.img (direct-io on)" >>"$RESULTS/machine.txt"
+    fi
+    for where in $MATRIX_TARGETS; do
+        if [ "$where" = loop ]; then target=$LOOP; else target=$FILE; fi
+        for wl in $MATRIX_WORKLOADS; do
+            case $wl in
+            randread4k) s_args=(--bs 4k --read 100 --random 100); f_args=(--bs=4k --rw=randread) ;;
+            randwrite4k) s_args=(--bs 4k --read 0 --random 100); f_args=(--bs=4k --rw=randwrite) ;;
+            mix8k) s_args=(--bs 8k --read 70 --random 100); f_args=(--bs=8k --rw=randrw --rwmixread=70) ;;
+            seqread128k) s_args=(--bs 128k --read 100 --random 0); f_args=(--bs=128k --rw=read) ;;
+            *) say "unknown workload $wl"; exit 2 ;;
+            esac
+            for qd in $MATRIX_QD; do
+                for w in $MATRIX_WORKERS; do
+                    case_id="m-$where-$wl-qd$qd-w$w"
+                    for round in $(seq 1 "$ROUNDS"); do
+                        say "matrix $case_id (round $round/$ROUNDS)"
+                        storlab_on "$target" "$case_id" "$round" --engine io_uring --destroy-data \
+                            --qd "$qd" --workers "$w" "${s_args[@]}"
+                        fio_run "$case_id" fio "$round" --filename="$target" --size=1g \
+                            --allow_file_create=0 --ioengine=io_uring --direct=1 --ramp_time=1s \
+                            --iodepth="$qd" --numjobs="$w" --group_reporting --lat_percentiles=1 \
+                            "${f_args[@]}"
+                    done
+                done
+            done
+        done
+    done
+fi
 
 want rss && for d in "$SHORT" "$LONG"; do
     say "case 5: storlab peak RSS, null engine, $d"

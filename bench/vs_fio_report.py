@@ -11,6 +11,7 @@ files parse; a missed target is a FAIL line, not an error.
 import glob
 import json
 import os
+import random
 import re
 import statistics
 import sys
@@ -77,6 +78,8 @@ def fio_figures(d):
         # submit-to-completion (only when the job ran with lat_percentiles=1)
         "rl50": fio_pct(r, "lat_ns", "50.000000") if r["total_ios"] else None,
         "rl99": fio_pct(r, "lat_ns", "99.000000") if r["total_ios"] else None,
+        "wl50": fio_pct(w, "lat_ns", "50.000000") if w["total_ios"] else None,
+        "wl99": fio_pct(w, "lat_ns", "99.000000") if w["total_ios"] else None,
         "cpu": cpu,
         "ops_per_cpu_s": iops / (cpu / 100) if cpu > 0 else None,
         "seconds": j["job_runtime"] / 1000,
@@ -119,6 +122,68 @@ def fmt_pct(v):
 
 def ratio(a, b):
     return a / b if a is not None and b else None
+
+
+def bootstrap_ratio(a, b, n=10000, seed=1):
+    """95% interval of median(a) / median(b) by resampling each tool's rounds."""
+    a = [v for v in a if v is not None]
+    b = [v for v in b if v is not None]
+    if not a or not b:
+        return None, None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(n):
+        ma = statistics.median(rng.choices(a, k=len(a)))
+        mb = statistics.median(rng.choices(b, k=len(b)))
+        if mb:
+            ratios.append(ma / mb)
+    ratios.sort()
+    return ratios[int(0.025 * len(ratios))], ratios[int(0.975 * len(ratios)) - 1]
+
+
+def matrix(res):
+    """The real-device parity matrix (CASES=matrix): one line per case."""
+    cases = sorted({os.path.basename(f).split(".")[0]
+                    for f in glob.glob(os.path.join(res, "m-*.storlab.*.json"))})
+    if not cases:
+        return
+    print()
+    print("matrix: O_DIRECT io_uring, storlab vs fio alternated; medians of the rounds, IOPS range,")
+    print("ratio with its 95% bootstrap interval; latency: storlab's (from before submit) over fio's")
+    print("lat (submit included), of reads (writes when a case has none)")
+    head = (f"{'case':<34} {'n':>2} {'storlab IOPS':>12} {'range':>15} {'fio IOPS':>10} {'range':>15} "
+            f"{'ratio':>6} {'95% interval':>13} {'p50 ratio':>9} {'p99 ratio':>9}  verdict")
+    print(head)
+    print("-" * len(head))
+    passed = failed = 0
+    for case in cases:
+        runs = {}
+        for tool in ("storlab", "fio"):
+            files = sorted(glob.glob(os.path.join(res, f"{case}.{tool}.*.json")))
+            runs[tool] = [load(f, tool) for f in files]
+        s_runs, f_runs = runs["storlab"], runs["fio"]
+        if not s_runs or not f_runs:
+            continue
+        si = [r["iops"] for r in s_runs]
+        fi = [r["iops"] for r in f_runs]
+        r = ratio(median(si), median(fi))
+        lo, hi = bootstrap_ratio(si, fi)
+        reads = any(x["r50"] for x in s_runs)
+        p50 = ratio(median([x["r50" if reads else "w50"] for x in s_runs]),
+                    median([x["rl50" if reads else "wl50"] for x in f_runs]))
+        p99 = ratio(median([x["r99" if reads else "w99"] for x in s_runs]),
+                    median([x["rl99" if reads else "wl99"] for x in f_runs]))
+        ok = (hi is not None and hi >= 1.0 and p50 is not None and p50 <= 1.05
+              and p99 is not None and p99 <= 1.05)
+        passed += ok
+        failed += not ok
+        print(f"{case:<34} {len(s_runs):>2} {fmt_n(median(si)):>12} "
+              f"{fmt_n(min(si)) + '..' + fmt_n(max(si)):>15} {fmt_n(median(fi)):>10} "
+              f"{fmt_n(min(fi)) + '..' + fmt_n(max(fi)):>15} "
+              f"{r:>6.3f} {f'{lo:.3f}..{hi:.3f}':>13} "
+              f"{'-' if p50 is None else f'{p50:.3f}':>9} {'-' if p99 is None else f'{p99:.3f}':>9}  "
+              f"{'PASS' if ok else 'FAIL'}")
+    print(f"matrix: {passed} PASS, {failed} FAIL (IOPS interval reaches 1.0, p50 and p99 within 5%)")
 
 
 def main():
@@ -195,6 +260,8 @@ def main():
             print(f"{label:<62} {'-':>9} {target:>11}  not run")
             continue
         print(f"{label:<62} {value:>9.3f} {target:>11}  {'PASS' if ok else 'FAIL'}")
+
+    matrix(res)
 
     rss = []
     for f in glob.glob(os.path.join(res, "rss.*.time.txt")):
