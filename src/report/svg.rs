@@ -1,10 +1,13 @@
 //! Charts as inline SVG, drawn by hand (no script, no font, nothing external): line charts
-//! (linear or log axes, several series, optional dashes, markers, error bars and custom x
-//! tick labels) and grouped bar charts (with optional error bars). Colours come from CSS
+//! (linear or log axes, several series, optional dashes, markers, error bars, custom x tick
+//! labels, a fixed x range and shaded bands such as ramps) and grouped bar charts (with
+//! optional error bars). Tick numbers are written by [`crate::units`]; a label under the x
+//! axis that would be cut at the SVG's edge ends (or starts) at its tick instead. Colours come from CSS
 //! classes `s0`…`s7` so the page's light or dark style applies. Every series element carries
 //! `data-series="NAME"`; every chart is wrapped in `<figure class="chart">` ([`tag`] adds a
 //! `data-chart` id).
 
+use crate::units::{format_number, format_rate};
 use std::fmt::Write as _;
 
 /// One line of a line chart.
@@ -53,6 +56,17 @@ pub(crate) struct Bars {
     pub errors: Vec<Option<(f64, f64)>>,
 }
 
+/// A stretch of the x axis shaded under the series (a run's ramp), labelled at its top.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Band {
+    /// Where it starts and ends, in x axis units.
+    pub from: f64,
+    /// Where it ends.
+    pub to: f64,
+    /// Its label (`ramp`), also its `data-band` attribute.
+    pub label: String,
+}
+
 /// Drawing options of [`line_chart_with`]; per-series vectors are indexed like the series
 /// (missing entries take the default).
 #[derive(Debug, Clone, Default)]
@@ -60,7 +74,12 @@ pub(crate) struct LineOptions {
     /// Tick labels of the x axis at these positions instead of evenly spaced numbers (the
     /// axis then spans them too).
     pub x_ticks: Option<Vec<(f64, String)>>,
-    /// Formats the y tick values (default: short numbers, `1.5k`).
+    /// The x axis spans exactly this range (a linear axis: ticks at round values inside it)
+    /// instead of the data rounded out to round values.
+    pub x_range: Option<(f64, f64)>,
+    /// Shaded stretches of the x axis, drawn under the series.
+    pub bands: Vec<Band>,
+    /// Formats the y tick values (default: [`number`], `1500`, `15.2k`).
     pub y_format: Option<fn(f64) -> String>,
     /// Colour slot of each series (default: its index).
     pub colours: Vec<usize>,
@@ -86,6 +105,11 @@ const PB: f64 = T + PH;
 const B: f64 = 40.0;
 /// Height of one legend row.
 const LEGEND_ROW: f64 = 16.0;
+/// Width of one character of tick text (11 px), estimated high: wide glyphs (`%`, `µ`) are
+/// about 0.95 em, digits 0.64 em, and the widest common fonts' averages stay under 0.68 em.
+pub(crate) const TICK_CHAR_WIDTH: f64 = 7.5;
+/// Space kept between text and the SVG's edges.
+const EDGE: f64 = 2.0;
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -94,25 +118,35 @@ fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn short(v: f64) -> String {
-    let a = v.abs();
-    let s = if a >= 1e9 {
-        format!("{:.2}G", v / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.2}k", v / 1e3)
-    } else if a >= 1.0 || a == 0.0 {
-        format!("{v:.2}")
-    } else if a >= 0.001 {
-        format!("{v:.4}")
+/// A number of a tick label, as [`crate::units`] writes numbers: at most 4 significant digits,
+/// `k`, `M` and `G` from 10 000 (`0.50`, `2.50`, `1500`, `15.2k`).
+pub(crate) fn number(v: f64) -> String {
+    if v.abs() >= 1e4 {
+        format_rate(v)
     } else {
-        format!("{v:.2e}")
-    };
-    trim_zeros(&s)
+        format_number(v)
+    }
 }
 
-/// `1.50k` → `1.5k`, `2.00` → `2`.
+/// The estimated width of tick text ([`TICK_CHAR_WIDTH`] a character).
+pub(crate) fn text_width(text: &str) -> f64 {
+    TICK_CHAR_WIDTH * text.chars().count() as f64
+}
+
+/// Where a label under the x axis goes for a tick at `x`: centred on it, unless that would
+/// cut it at an edge of the SVG; then it ends (or starts) at the tick.
+fn x_label_at(x: f64, label: &str) -> &'static str {
+    let half = text_width(label) / 2.0;
+    if x + half > W - EDGE {
+        "end"
+    } else if x - half < EDGE {
+        "start"
+    } else {
+        "middle"
+    }
+}
+
+/// `99.900000000` → `99.9`, `2.00` → `2`.
 fn trim_zeros(s: &str) -> String {
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
@@ -202,6 +236,16 @@ impl Scale {
         }
         Scale { lo, hi, log, step }
     }
+    /// A linear scale from `lo` to `hi` exactly (ticks at round values inside).
+    fn spanning(lo: f64, hi: f64) -> Scale {
+        let hi = if hi > lo { hi } else { lo + 1.0 };
+        Scale {
+            lo,
+            hi,
+            log: false,
+            step: nice_step(hi - lo),
+        }
+    }
     /// 0..=1 position of `v`.
     fn pos(&self, v: f64) -> f64 {
         if self.log {
@@ -228,8 +272,9 @@ impl Scale {
             }
             out
         } else {
-            let n = ((self.hi - self.lo) / self.step).round() as i32;
-            (0..=n).map(|i| self.lo + self.step * i as f64).collect()
+            let first = (self.lo / self.step - 1e-9).ceil() as i64;
+            let last = (self.hi / self.step + 1e-9).floor() as i64;
+            (first..=last).map(|k| self.step * k as f64).collect()
         }
     }
 }
@@ -327,6 +372,38 @@ fn legend(out: &mut String, names: &[&str], colours: &[usize], dashed: &[bool]) 
     }
 }
 
+/// The x axis' grid lines and tick labels, no label cut at the SVG's edges.
+fn x_ticks(out: &mut String, xs: &Scale, ticks: Vec<(f64, String)>) {
+    for (v, label) in ticks {
+        let x0 = px(xs, v);
+        let _ = write!(
+            out,
+            "<line class=\"grid\" x1=\"{x0:.1}\" y1=\"{T}\" x2=\"{x0:.1}\" y2=\"{PB}\"/><text class=\"tick\" x=\"{x0:.1}\" y=\"{ty}\" text-anchor=\"{anchor}\">{}</text>",
+            esc(&label),
+            ty = PB + 14.0,
+            anchor = x_label_at(x0, &label)
+        );
+    }
+}
+
+/// Shaded stretches of the plot (ramps), each labelled at its top, under the series.
+fn bands(out: &mut String, xs: &Scale, bands: &[Band]) {
+    for b in bands {
+        let (x0, x1) = (px(xs, b.from.max(xs.lo)), px(xs, b.to.min(xs.hi)));
+        if x1 - x0 < 0.5 {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<rect class=\"band\" data-band=\"{l}\" x=\"{x0:.1}\" y=\"{T}\" width=\"{w:.1}\" height=\"{PH}\"/><text class=\"band-label\" x=\"{cx:.1}\" y=\"{ty}\" text-anchor=\"middle\">{l}</text>",
+            l = esc(&b.label),
+            w = x1 - x0,
+            cx = (x0 + x1) / 2.0,
+            ty = T + 11.0
+        );
+    }
+}
+
 /// Whether series `i` is dashed: as asked, else when its colour is a repeat (past the 8th).
 fn dashed(asked: &[bool], i: usize) -> bool {
     asked.get(i).copied().unwrap_or((i / 8) % 2 == 1)
@@ -346,13 +423,16 @@ pub(crate) fn line_chart_with(
     opts: &LineOptions,
 ) -> String {
     let tick_xs: Vec<f64> = opts.x_ticks.iter().flatten().map(|t| t.0).collect();
-    let xs = Scale::new(
-        series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .chain(tick_xs.iter().copied()),
-        x.log,
-    );
+    let xs = match opts.x_range {
+        Some((lo, hi)) if !x.log => Scale::spanning(lo, hi),
+        _ => Scale::new(
+            series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .chain(tick_xs.iter().copied()),
+            x.log,
+        ),
+    };
     let ys = Scale::new(
         series
             .iter()
@@ -375,21 +455,14 @@ pub(crate) fn line_chart_with(
         y,
         &ys,
         height(&names),
-        opts.y_format.unwrap_or(short),
+        opts.y_format.unwrap_or(number),
     );
     let ticks: Vec<(f64, String)> = match &opts.x_ticks {
         Some(t) => t.clone(),
-        None => xs.ticks().into_iter().map(|v| (v, short(v))).collect(),
+        None => xs.ticks().into_iter().map(|v| (v, number(v))).collect(),
     };
-    for (v, label) in ticks {
-        let x0 = px(&xs, v);
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{x0:.1}\" y1=\"{T}\" x2=\"{x0:.1}\" y2=\"{PB}\"/><text class=\"tick\" x=\"{x0:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
-            esc(&label),
-            ty = PB + 14.0
-        );
-    }
+    x_ticks(&mut out, &xs, ticks);
+    bands(&mut out, &xs, &opts.bands);
     let ok = |p: &(f64, f64)| {
         p.0.is_finite() && p.1.is_finite() && (!y.log || p.1 > 0.0) && (!x.log || p.0 > 0.0)
     };
@@ -462,7 +535,7 @@ pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Ba
         y,
         &ys,
         height(&names),
-        short,
+        number,
     );
     let n = categories.len().max(1) as f64;
     let group = (W - L - R) / n;
@@ -477,10 +550,11 @@ pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Ba
     for (ci, c) in categories.iter().enumerate() {
         let gx = L + group * ci as f64 + group * 0.1;
         let ty = PB + 14.0 + if stagger && ci % 2 == 1 { 11.0 } else { 0.0 };
+        let cx = gx + group * 0.4;
         let _ = write!(
             out,
-            "<text class=\"tick\" x=\"{:.1}\" y=\"{ty}\" text-anchor=\"middle\">{}</text>",
-            gx + group * 0.4,
+            "<text class=\"tick\" x=\"{cx:.1}\" y=\"{ty}\" text-anchor=\"{}\">{}</text>",
+            x_label_at(cx, c),
             esc(c)
         );
         for (bi, b) in bars.iter().enumerate() {
@@ -520,6 +594,7 @@ svg text { fill: var(--fg); font-size: 11px; } svg .title { font-weight: 600; fo
 svg .axis { stroke: var(--muted); } svg .grid { stroke: var(--line); stroke-dasharray: 2 3; }
 svg .line { fill: none; stroke-width: 1.6; } svg .dash { stroke-dasharray: 5 3; } svg .thick { stroke-width: 5; stroke-opacity: 0.45; }
 svg .errbar { stroke: var(--fg); stroke-width: 1.2; }
+svg .band { fill: var(--muted); fill-opacity: 0.14; } svg .band-label { fill: var(--muted); font-size: 10px; }
 .s0 { --c: #0969da; } .s1 { --c: #cf222e; } .s2 { --c: #1a7f37; } .s3 { --c: #9a6700; }
 .s4 { --c: #8250df; } .s5 { --c: #bf3989; } .s6 { --c: #1b7c83; } .s7 { --c: #57606a; }
 @media (prefers-color-scheme: dark) { .s0 { --c: #58a6ff; } .s1 { --c: #ff7b72; } .s2 { --c: #3fb950; } .s3 { --c: #d29922; } .s4 { --c: #bc8cff; } .s5 { --c: #f778ba; } .s6 { --c: #39c5cf; } .s7 { --c: #8b949e; } }
@@ -605,11 +680,45 @@ mod tests {
     }
 
     #[test]
-    fn short_numbers() {
-        assert_eq!(short(1500.0), "1.5k");
-        assert_eq!(short(2.0), "2");
-        assert_eq!(short(0.0), "0");
+    fn tick_numbers_have_at_most_four_significant_digits() {
+        assert_eq!(number(1500.0), "1500");
+        assert_eq!(number(15_250.0), "15.2k");
+        assert_eq!(number(2.0), "2");
+        assert_eq!(number(2.5), "2.50");
+        assert_eq!(number(0.0), "0");
         assert_eq!(trim_zeros("99.900000000"), "99.9");
+    }
+
+    #[test]
+    fn a_fixed_range_ends_where_asked_with_its_bands_and_labels_inside() {
+        assert_eq!(Scale::spanning(0.0, 32.0).ticks(), [0.0, 10.0, 20.0, 30.0]);
+        assert_eq!(Scale::spanning(0.0, 3.0).ticks(), [0.0, 1.0, 2.0, 3.0]);
+        let s = [Series {
+            name: "total".into(),
+            points: vec![(1.0, 1.0), (32.0, 2.0)],
+        }];
+        let svg = line_chart_with(
+            "IOPS",
+            &Axis::linear("time (s)"),
+            &Axis::linear("IOPS"),
+            &s,
+            &LineOptions {
+                x_range: Some((0.0, 32.0)),
+                bands: vec![Band {
+                    from: 0.0,
+                    to: 2.0,
+                    label: "ramp".into(),
+                }],
+                ..Default::default()
+            },
+        );
+        assert!(svg.contains(">30</text>") && !svg.contains(">40</text>"));
+        // The last point (32 s) sits at the right end of the axis.
+        assert!(svg.contains(&format!(" {:.1},", W - R)), "{svg}");
+        assert_eq!(svg.matches("data-band=\"ramp\"").count(), 1);
+        assert_eq!(x_label_at(W - R, "99.9999%"), "end");
+        assert_eq!(x_label_at((L + W) / 2.0, "99.9999%"), "middle");
+        assert_eq!(x_label_at(4.0, "a long label"), "start");
     }
 
     #[test]

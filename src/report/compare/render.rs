@@ -90,12 +90,12 @@ const STYLE: &str = "
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d; --better: #3fb950; --worse: #f85149; --noise: #7d8590; --warn-bg: #272115; } }
 body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 76em; padding: 0 1em; }
 h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid var(--line); }
-table { border-collapse: collapse; margin: 0.5em 0 1em; } th, td { padding: 0.2em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+div.table { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1em; } table { border-collapse: collapse; } th, td { padding: 0.2em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { font-weight: 600; } td:first-child, th:first-child { text-align: left; }
 .muted { color: var(--muted); } .better { color: var(--better); font-weight: 700; } .worse { color: var(--worse); font-weight: 700; } .noise { color: var(--noise); }
 .warning { background: var(--warn-bg); border-left: 4px solid var(--worse); padding: 0.4em 1em; margin: 1em 0; }
 figure.chart { margin: 1em 0; } svg { max-width: 100%; height: auto; }
-@media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; } table, figure { break-inside: avoid; } }
+@media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; } table, figure { break-inside: avoid; } div.table { overflow: visible; } }
 ";
 
 /// Gives a chart from [`svg`] its `data-chart` name (wrapping it when it has no figure).
@@ -119,10 +119,10 @@ pub(crate) fn html(c: &Comparison) -> String {
     );
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{STYLE}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">Baseline: <strong>{}</strong>. Differences are relative to the baseline; within {}% (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency.</p>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{STYLE}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">Baseline: <strong>{}</strong>. Differences are relative to the baseline; within {} (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency.</p>\n",
         svg::STYLE,
         escape(c.labels.first().map(String::as_str).unwrap_or("-")),
-        c.noise_pct,
+        crate::units::format_pct(c.noise_pct),
         t = escape(&title),
     );
     if !c.job_differences.is_empty() {
@@ -140,7 +140,7 @@ pub(crate) fn html(c: &Comparison) -> String {
     for t in &c.tables {
         let _ = write!(
             out,
-            "<h2>{}</h2>\n<table><thead><tr><th>{}</th><th>{}</th>",
+            "<h2>{}</h2>\n<div class=\"table\"><table><thead><tr><th>{}</th><th>{}</th>",
             escape(&t.title),
             if t.title.starts_with("steps") {
                 "step"
@@ -164,15 +164,15 @@ pub(crate) fn html(c: &Comparison) -> String {
                 let m = x.mark.as_str();
                 let _ = write!(
                     out,
-                    "<td>{}</td><td class=\"{m}\" title=\"{m} (noise threshold {:.1}%)\">{} {m}</td>",
+                    "<td>{}</td><td class=\"{m}\" title=\"{m} (noise threshold {})\">{} {m}</td>",
                     escape(&r.unit.format(x.value)),
-                    x.noise_pct,
+                    crate::units::format_pct(x.noise_pct),
                     escape(&crate::units::format_change_pct(x.diff_pct)),
                 );
             }
             out.push_str("</tr>\n");
         }
-        out.push_str("</tbody></table>\n");
+        out.push_str("</tbody></table></div>\n");
     }
     let mut charts = String::new();
     if !c.steps.is_empty() {
@@ -196,13 +196,23 @@ pub(crate) fn html(c: &Comparison) -> String {
         ));
     }
     if !c.iops_over_time.is_empty() {
+        // From the start of the measurement to the end of the longest run, not beyond.
+        let end = c
+            .iops_over_time
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .fold(0.0, f64::max);
         charts.push_str(&figure(
             "cmp-iops-over-time",
-            svg::line_chart(
+            svg::line_chart_with(
                 "IOPS over time",
                 &Axis::linear("measured time, s"),
                 &Axis::linear("IOPS"),
                 &c.iops_over_time,
+                &svg::LineOptions {
+                    x_range: Some((0.0, end)),
+                    ..Default::default()
+                },
             ),
         ));
     }

@@ -2,15 +2,14 @@
 //! marked, the latency percentile plot, and for sequences throughput and latency against the
 //! cycled parameter, the rate curve and the steady-state rounds.
 
-use super::svg::{self, Axis, Bars, LineOptions, Series};
+use super::svg::{self, Axis, Band, Bars, LineOptions, Series};
 use crate::results::RunResult;
 use crate::results::steps::{Repetitions, SteadyResult, StepKind, StepResult};
 use crate::stats::histogram::Histogram;
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::ClassSummary;
-use crate::stats::timeseries::{IntervalDir, IntervalRecord};
-use crate::units::format_size;
-use crate::units::{format_ns, format_rate};
+use crate::stats::timeseries::{IntervalDir, IntervalPhase, IntervalRecord};
+use crate::units::{format_ns, format_pct, format_rate, format_size};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -21,7 +20,7 @@ fn ns_tick(v: f64) -> String {
 
 /// Percent tick labels.
 fn pct_tick(v: f64) -> String {
-    format!("{v:.0}%")
+    format_pct(v)
 }
 
 /// The time of each record, seconds, continuous across the runs of a sequence (each run's
@@ -50,25 +49,75 @@ fn series(name: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
     }
 }
 
+/// The ramps of a run on the charts' time axis, (start, end) in seconds: one per run of a
+/// sequence that ramped (its consecutive `ramp` intervals, from the start of the first).
+pub(super) fn ramp_spans(recs: &[IntervalRecord], times: &[f64]) -> Vec<(f64, f64)> {
+    let mut spans: Vec<(f64, f64)> = Vec::new();
+    let mut in_ramp = false;
+    for (rec, &t) in recs.iter().zip(times) {
+        let ramp = rec.phase == IntervalPhase::Ramp;
+        if ramp {
+            match spans.last_mut() {
+                Some(span) if in_ramp => span.1 = t,
+                _ => spans.push(((t - rec.interval_ms as f64 / 1e3).max(0.0), t)),
+            }
+        }
+        in_ramp = ramp;
+    }
+    spans
+}
+
 /// The interval records of a run and the time of each on the charts' time axis.
-struct Timeline<'a> {
+pub(super) struct Timeline<'a> {
     records: &'a [IntervalRecord],
     /// Seconds, continuous across the runs of a sequence ([`record_times`]).
     times: Vec<f64>,
     axis: Axis,
+    /// Shaded ramps (one per run that ramped).
+    ramps: Vec<Band>,
+}
+
+impl<'a> Timeline<'a> {
+    /// The timeline of a run's records.
+    pub(super) fn of(records: &'a [IntervalRecord]) -> Timeline<'a> {
+        let times = record_times(records);
+        let ramps = ramp_spans(records, &times)
+            .into_iter()
+            .map(|(from, to)| Band {
+                from,
+                to,
+                label: "ramp".into(),
+            })
+            .collect();
+        Timeline {
+            records,
+            times,
+            axis: Axis::linear("time (s)"),
+            ramps,
+        }
+    }
+
+    /// The time axis: from the run's start (0 s) to the end of its last interval.
+    pub(super) fn range(&self) -> (f64, f64) {
+        (0.0, self.times.last().copied().unwrap_or(0.0))
+    }
+
+    /// Options every time chart starts from: the time axis' range and the ramps shaded.
+    fn options(&self) -> LineOptions {
+        LineOptions {
+            x_range: Some(self.range()),
+            bands: self.ramps.clone(),
+            ..Default::default()
+        }
+    }
 }
 
 /// The charts over time: throughput, latency, CPU and device utilisation.
 pub(super) fn time_charts(o: &mut String, r: &RunResult) {
-    let recs = &r.timeseries;
-    if recs.is_empty() {
+    if r.timeseries.is_empty() {
         return;
     }
-    let timeline = Timeline {
-        records: recs,
-        times: record_times(recs),
-        axis: Axis::linear("time (s)"),
-    };
+    let timeline = Timeline::of(&r.timeseries);
     throughput_over_time(o, r, &timeline);
     latency_over_time(o, r, &timeline);
     cpu_over_time(o, &timeline);
@@ -118,7 +167,13 @@ fn throughput_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
             }
         }
         o.push_str(&svg::tag(
-            &svg::line_chart(title, &timeline.axis, &Axis::linear(unit), &s),
+            &svg::line_chart_with(
+                title,
+                &timeline.axis,
+                &Axis::linear(unit),
+                &s,
+                &timeline.options(),
+            ),
             id,
         ));
     }
@@ -127,7 +182,7 @@ fn throughput_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
 /// Latency over time: mean (solid) and p99 (dashed) per class and direction that did I/O.
 fn latency_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
     let mut s = Vec::new();
-    let mut opts = LineOptions::default();
+    let mut opts = timeline.options();
     let mut colour = 0;
     for (name, c) in &r.classes {
         for (dir, d) in c.summary().dirs() {
@@ -209,7 +264,7 @@ fn cpu_over_time(o: &mut String, timeline: &Timeline) {
             &s,
             &LineOptions {
                 y_format: Some(pct_tick),
-                ..Default::default()
+                ..timeline.options()
             },
         ),
         "cpu-over-time",
@@ -243,7 +298,7 @@ fn device_util_over_time(o: &mut String, timeline: &Timeline) {
             &s,
             &LineOptions {
                 y_format: Some(pct_tick),
-                ..Default::default()
+                ..timeline.options()
             },
         ),
         "device-util-over-time",
@@ -290,6 +345,9 @@ pub(super) fn distribution_chart(o: &mut String, r: &RunResult) {
     if s.is_empty() {
         return;
     }
+    // The axis ends at the last tick (the maximum's nines rounded up), labelled at the edge.
+    let ticks = svg::nines_ticks(max_x);
+    let end = ticks.last().map_or(1.0, |t| t.0);
     o.push_str(&svg::tag(
         &svg::line_chart_with(
             "Latency distribution (percentiles)",
@@ -297,7 +355,8 @@ pub(super) fn distribution_chart(o: &mut String, r: &RunResult) {
             &Axis::log("latency"),
             &s,
             &LineOptions {
-                x_ticks: Some(svg::nines_ticks(max_x)),
+                x_ticks: Some(ticks),
+                x_range: Some((0.0, end)),
                 y_format: Some(ns_tick),
                 ..Default::default()
             },
@@ -470,7 +529,7 @@ fn line_by_parameter(
         let text = if key == "block_size" {
             format_size(xs[i] as u64)
         } else {
-            format!("{}", xs[i])
+            svg::number(xs[i])
         };
         ticks.push((xs[i], text));
     }
@@ -570,7 +629,7 @@ fn curve_chart(o: &mut String, steps: &[StepResult]) {
             format_rate(max.totals.iops()),
             levels
                 .iter()
-                .filter_map(|s| s.curve_level_pct.map(|p| format!("{p}%")))
+                .filter_map(|s| s.curve_level_pct.map(format_pct))
                 .collect::<Vec<_>>()
                 .join(", ")
         );

@@ -2,10 +2,19 @@
 //! loaded from anywhere), rendered from a results file alone, legible in light and dark mode
 //! and when printed.
 //!
+//! Every number is written by [`crate::units`], with its unit in its cell or its column's
+//! heading, as the console writes it. Every table sits in its own `<div class="table">`,
+//! which scrolls sideways when the table is wider than the page's column (on a narrow
+//! screen), so nothing widens the page; headings wrap before that happens.
+//!
 //! Every chart is a `<figure class="chart" data-chart="ID">` whose series elements carry
-//! `data-series="NAME"`. Chart ids (and series names): iops-over-time and mbps-over-time
-//! (`total`, plus each class when there are several), latency-over-time (`CLASS DIR mean`,
-//! `CLASS DIR p99`), latency-distribution (`CLASS DIR`, one per class and direction with I/Os),
+//! `data-series="NAME"`. The charts over time run from the start of the run (0 s) to the end
+//! of its last interval, continuous across the runs of a sequence, with each run's ramp
+//! shaded under the series (`<rect class="band" data-band="ramp">`).
+//!
+//! Chart ids (and series names): iops-over-time and mbps-over-time (`total`, plus each class
+//! when there are several), latency-over-time (`CLASS DIR mean`, `CLASS DIR p99`),
+//! latency-distribution (`CLASS DIR`, one per class and direction with I/Os),
 //! cpu-over-time (`storlab user+sys`, `machine busy`, `machine iowait`), device-util-over-time
 //! (one per device), steps-iops and steps-mbps (`total`, plus each class when there are
 //! several; sequences of two or more steps or with repetitions), curve-latency (`mean`, `p99`;
@@ -18,8 +27,9 @@ use crate::results::steps::{StepKind, StepResult};
 use crate::results::verdict::Verdict;
 use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
 use crate::stats::summary::DirSummary;
-use crate::units::format_size;
-use crate::units::{format_ns, format_rate};
+use crate::units::{
+    format_count, format_ns, format_number, format_pct, format_rate, format_seconds, format_size,
+};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -32,12 +42,15 @@ const STYLE: &str = "
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9da7b3; --line: #30363d; --pass: #3fb950; --fail: #f85149; --accent: #58a6ff; } }
 body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 72em; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.8em; border-bottom: 1px solid var(--line); }
-table { border-collapse: collapse; margin: 0.6em 0; } th, td { padding: 0.25em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
-th { font-weight: 600; } td:first-child, th:first-child { text-align: left; }
+div.table { overflow-x: auto; max-width: 100%; margin: 0.6em 0; } table { border-collapse: collapse; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { font-weight: 600; white-space: normal; vertical-align: bottom; } td:first-child, th:first-child { text-align: left; }
+td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; } td.text, th.text { text-align: left; }
+@media (max-width: 60em) { th, td { padding: 0.25em 0.35em; } }
 .muted { color: var(--muted); } .pass { color: var(--pass); font-weight: 700; } .fail { color: var(--fail); font-weight: 700; }
 .verdict { font-size: 1.8em; font-weight: 800; } .warn { color: var(--fail); }
-svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.about { display: grid; grid-template-columns: max-content 1fr; gap: 0.1em 1em; margin: 0.6em 0; } dl.about dt { color: var(--muted); } dl.about dd { margin: 0; }
-@media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } }
+svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.about { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.1em 1em; margin: 0.6em 0; } dl.about dt { color: var(--muted); } dl.about dd { margin: 0; }
+@media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } div.table { overflow: visible; } th, td { white-space: normal; } }
 ";
 
 /// Failed I/Os: counts per target and operation, and the first ones in detail.
@@ -50,33 +63,33 @@ fn errors_section(o: &mut String, r: &RunResult) {
     if failing.is_empty() && r.errors.is_empty() {
         return;
     }
-    o.push_str("<h2 id=\"errors\">I/O errors</h2><table><tr><th>target</th><th>read errors</th><th>write errors</th><th>flush errors</th></tr>");
+    o.push_str("<h2 id=\"errors\">I/O errors</h2><div class=\"table\"><table><tr><th>target</th><th>read errors</th><th>write errors</th><th>flush errors</th></tr>");
     for t in failing {
         let _ = write!(
             o,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
-            t.errors.read,
-            t.errors.write,
-            t.errors.flush
+            format_count(t.errors.read),
+            format_count(t.errors.write),
+            format_count(t.errors.flush)
         );
     }
-    o.push_str("</table>");
+    o.push_str("</table></div>");
     if !r.errors.is_empty() {
-        o.push_str("<table><tr><th>t (ms)</th><th>target</th><th>op</th><th>offset</th><th>bytes</th><th>error</th></tr>");
+        o.push_str("<div class=\"table\"><table><tr><th>when</th><th>target</th><th>op</th><th>offset (bytes)</th><th>size</th><th>error</th></tr>");
         for e in &r.errors {
             let _ = write!(
                 o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                e.t_ms,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
+                format_seconds(e.t_ms as f64 / 1e3),
                 escape(r.targets.get(e.target).map_or("?", |t| t.name.as_str())),
                 escape(&e.op),
                 e.offset,
-                e.len,
+                format_size(u64::from(e.len)),
                 escape(&e.error)
             );
         }
-        o.push_str("</table>");
+        o.push_str("</table></div>");
     }
 }
 
@@ -85,44 +98,44 @@ fn verify_section(o: &mut String, r: &RunResult) {
     let Some(v) = &r.verify else { return };
     let _ = write!(
         o,
-        "<h2 id=\"verify\">Data verification</h2><table><tr><th>block</th><th>checked</th><th>unchecked</th><th>corrupted</th><th>misdirected</th><th>lost</th><th>torn</th><th>read-back</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr></table>",
-        crate::units::format_size(v.block_bytes),
-        v.blocks_checked,
-        v.blocks_unchecked,
+        "<h2 id=\"verify\">Data verification</h2><div class=\"table\"><table><tr><th>block</th><th>checked</th><th>unchecked</th><th>corrupted</th><th>misdirected</th><th>lost</th><th>torn</th><th>read-back</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr></table></div>",
+        format_size(v.block_bytes),
+        format_count(v.blocks_checked),
+        format_count(v.blocks_unchecked),
         if v.corrupted > 0 { "fail" } else { "pass" },
-        v.corrupted,
+        format_count(v.corrupted),
         if v.misdirected > 0 { "fail" } else { "pass" },
-        v.misdirected,
+        format_count(v.misdirected),
         if v.lost > 0 { "fail" } else { "pass" },
-        v.lost,
+        format_count(v.lost),
         if v.torn > 0 { "fail" } else { "pass" },
-        v.torn,
+        format_count(v.torn),
         v.read_back.as_ref().map_or_else(
             || "not run".to_string(),
             |b| format!(
-                "{}: {} blocks in {:.1} s",
+                "{}: {} blocks in {}",
                 escape(&b.state.to_string()),
-                b.blocks_checked,
-                b.seconds
+                format_count(b.blocks_checked),
+                format_seconds(b.seconds)
             )
         ),
     );
     if !v.first_errors.is_empty() {
-        o.push_str("<table><tr><th>kind</th><th>target</th><th>offset</th><th>expected</th><th>found</th><th>when</th></tr>");
+        o.push_str("<div class=\"table\"><table><tr><th>kind</th><th>target</th><th>offset (bytes)</th><th>expected</th><th>found</th><th>when</th></tr>");
         for e in &v.first_errors {
             let _ = write!(
                 o,
-                "<tr><td class=\"fail\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} at {} ms</td></tr>",
+                "<tr><td class=\"fail\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{} at {}</td></tr>",
                 e.kind.name(),
                 escape(r.targets.get(e.target).map_or("?", |t| t.name.as_str())),
                 e.offset,
                 escape(&e.expected),
                 escape(&e.found),
                 escape(&e.phase),
-                e.t_ms
+                format_seconds(e.t_ms as f64 / 1e3)
             );
         }
-        o.push_str("</table>");
+        o.push_str("</table></div>");
     }
 }
 
@@ -234,7 +247,11 @@ fn header(o: &mut String, r: &RunResult) {
         .phases
         .iter()
         .map(|p| {
-            let mut s = format!("{} {:.1} s", escape(&p.name.to_string()), p.seconds);
+            let mut s = format!(
+                "{} {}",
+                escape(&p.name.to_string()),
+                format_seconds(p.seconds)
+            );
             if p.state != PhaseState::Completed {
                 let _ = write!(s, " ({})", escape(&p.state.to_string()));
             }
@@ -244,8 +261,8 @@ fn header(o: &mut String, r: &RunResult) {
     rows.push((
         "how long",
         format!(
-            "measured {:.1} s{}",
-            r.measured_ms as f64 / 1e3,
+            "measured {}{}",
+            format_seconds(r.measured_ms as f64 / 1e3),
             if phases.is_empty() {
                 String::new()
             } else {
@@ -276,7 +293,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         .unwrap_or_else(|| "storlab run".to_string());
     let _ = write!(
         o,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}{}</style></head><body>",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{STYLE}{}</style></head><body>",
         escape(&title),
         svg::STYLE
     );
@@ -329,40 +346,72 @@ fn warnings_section(o: &mut String, r: &RunResult) {
 /// An Exchange validation: its configuration, the databases, the trials and the maximum
 /// mailboxes found.
 fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
+    let rows = [
+        ("mailboxes", format_count(x.mailboxes)),
+        ("mailbox size", format_size(x.mailbox_size_bytes)),
+        (
+            "IOPS per mailbox",
+            format!(
+                "{} IOPS ({})",
+                format_number(x.iops_per_mailbox),
+                escape(&x.iops_source)
+            ),
+        ),
+        ("headroom", format_pct(x.headroom_pct)),
+        (
+            "target transactional IOPS",
+            format!("{} IOPS", format_rate(x.target_iops)),
+        ),
+        (
+            "achieved transactional IOPS",
+            format!("{} IOPS", format_rate(x.achieved_iops)),
+        ),
+        (
+            "databases",
+            format!(
+                "{} × {}{}",
+                x.database_count,
+                format_size(x.database_size_bytes),
+                if x.capacity_fraction < 1.0 {
+                    format!(
+                        " (built at {} of real size)",
+                        format_pct(x.capacity_fraction * 100.0)
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        ("page size", format_size(x.page_size_bytes)),
+        ("threads per database", x.threads_per_database.to_string()),
+        (
+            "background maintenance",
+            (if x.maintenance { "on" } else { "off" }).to_string(),
+        ),
+        (
+            "initialisation",
+            format!(
+                "{}{}",
+                format_seconds(x.initialisation.seconds),
+                if x.initialisation.reused {
+                    ", reused"
+                } else {
+                    ""
+                }
+            ),
+        ),
+    ];
     let _ = write!(
         o,
-        "<h2>Exchange {} {} test</h2><table><tr><th>mailboxes</th><td>{}</td></tr><tr><th>mailbox size</th><td>{}</td></tr>\
-<tr><th>IOPS per mailbox</th><td>{} ({})</td></tr><tr><th>headroom</th><td>{}%</td></tr><tr><th>target transactional IOPS</th><td>{:.1}</td></tr>\
-<tr><th>achieved transactional IOPS</th><td>{:.1}</td></tr><tr><th>databases</th><td>{} × {}{}</td></tr><tr><th>page size</th><td>{}</td></tr>\
-<tr><th>threads per database</th><td>{}</td></tr><tr><th>background maintenance</th><td>{}</td></tr>\
-<tr><th>initialisation</th><td>{:.1} s{}</td></tr></table>",
+        "<h2>Exchange {} {} test</h2><div class=\"table\"><table>",
         escape(&x.version),
-        escape(&x.test),
-        x.mailboxes,
-        format_size(x.mailbox_size_bytes),
-        x.iops_per_mailbox,
-        escape(&x.iops_source),
-        x.headroom_pct,
-        x.target_iops,
-        x.achieved_iops,
-        x.database_count,
-        format_size(x.database_size_bytes),
-        if x.capacity_fraction < 1.0 {
-            format!(" (built at {}% of real size)", x.capacity_fraction * 100.0)
-        } else {
-            String::new()
-        },
-        format_size(x.page_size_bytes),
-        x.threads_per_database,
-        if x.maintenance { "on" } else { "off" },
-        x.initialisation.seconds,
-        if x.initialisation.reused {
-            ", reused"
-        } else {
-            ""
-        }
+        escape(&x.test)
     );
-    o.push_str("<h2>Databases</h2><table><tr>");
+    for (k, v) in rows {
+        let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
+    }
+    o.push_str("</table></div>");
+    o.push_str("<h2>Databases</h2><div class=\"table\"><table><tr>");
     for c in super::tables::DATABASE_COLUMNS {
         let _ = write!(o, "<th>{c}</th>");
     }
@@ -374,12 +423,13 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
         }
         o.push_str("</tr>");
     }
-    o.push_str("</table>");
+    o.push_str("</table></div>");
     trials_table(o, r, x);
     if let Some(m) = r.max_mailboxes {
         let _ = write!(
             o,
-            "<p class=\"verdict\">Maximum mailboxes that pass: {m}</p>"
+            "<p class=\"verdict\">Maximum mailboxes that pass: {} mailboxes</p>",
+            format_count(m)
         );
     }
 }
@@ -394,32 +444,43 @@ fn trials_table(o: &mut String, r: &RunResult, x: &ExchangeResult) {
     let mut any = false;
     for (kind, t) in trials {
         if !any {
-            o.push_str("<h2>Trials</h2><table><tr><th>kind</th><th>purpose</th><th>mailboxes</th><th>threads</th><th>target IOPS</th><th>achieved IOPS</th><th>read avg ms</th><th>log avg ms</th><th>read max ms</th><th>result</th></tr>");
+            o.push_str("<h2>Trials</h2><div class=\"table\"><table><tr><th>kind</th><th>purpose</th><th>mailboxes</th><th>threads</th><th>target IOPS</th><th>achieved IOPS</th><th>read avg</th><th>log avg</th><th>read max</th><th>result</th></tr>");
             any = true;
         }
         let _ = write!(
             o,
-            "<tr><td>{kind}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.2}</td><td>{:.2}</td><td>{:.1}</td><td class=\"{}\">{}</td></tr>",
+            "<tr><td>{kind}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>",
             escape(&t.purpose.to_string()),
-            t.mailboxes,
+            format_count(t.mailboxes),
             t.threads,
-            t.target_iops,
-            t.achieved_iops,
-            t.db_read_latency_ms,
-            t.log_write_latency_ms,
-            t.max_read_latency_ms,
+            format_rate(t.target_iops),
+            format_rate(t.achieved_iops),
+            format_ns(t.db_read_latency_ms * 1e6),
+            format_ns(t.log_write_latency_ms * 1e6),
+            format_ns(t.max_read_latency_ms * 1e6),
             if t.pass { "pass" } else { "fail" },
             if t.pass { "pass" } else { "FAIL" }
         );
     }
     if any {
-        o.push_str("</table>");
+        o.push_str("</table></div>");
+    }
+}
+
+/// A value of a verdict rule with its unit, as the console writes it: `0.54 ms`, `0 errors`,
+/// `120 IOPS`, `30.7k IOPS`.
+fn quantity(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" => format!("{} ms", format_number(value)),
+        "errors" | "complete" => format!("{} {unit}", format_count(value.round() as u64)),
+        "IOPS" | "%" if value < 1e4 => format!("{} {unit}", format_number(value)),
+        other => format!("{} {other}", format_rate(value)),
     }
 }
 
 /// Each verdict rule: its threshold, the measured value and whether it passed.
 fn verdict_rules_section(o: &mut String, v: &Verdict) {
-    o.push_str("<h2>Verdict rules</h2><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
+    o.push_str("<h2>Verdict rules</h2><div class=\"table\"><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
     for rule in &v.rules {
         let cmp = match rule.comparison {
             crate::results::verdict::Comparison::AtMost => "≤",
@@ -427,21 +488,20 @@ fn verdict_rules_section(o: &mut String, v: &Verdict) {
         };
         let _ = write!(
             o,
-            "<tr><td>{}</td><td>{cmp} {:.3} {u}</td><td>{:.3} {u}</td><td class=\"{c}\">{}</td></tr>",
+            "<tr><td>{}</td><td>{cmp} {}</td><td>{}</td><td class=\"{c}\">{}</td></tr>",
             escape(&rule.rule),
-            rule.threshold,
-            rule.measured,
+            escape(&quantity(rule.threshold, &rule.unit)),
+            escape(&quantity(rule.measured, &rule.unit)),
             if rule.pass { "pass" } else { "FAIL" },
-            u = escape(&rule.unit),
             c = if rule.pass { "pass" } else { "fail" }
         );
     }
-    o.push_str("</table>");
+    o.push_str("</table></div>");
 }
 
 /// One row per class and direction that did I/O, then the read and write totals.
 fn classes_section(o: &mut String, r: &RunResult) {
-    o.push_str("<h2>Classes</h2><table><tr><th>class</th><th>op</th>");
+    o.push_str("<h2>Classes</h2><div class=\"table\"><table><tr><th>class</th><th>op</th>");
     for c in super::tables::DIR_COLUMNS {
         let _ = write!(o, "<th>{c}</th>");
     }
@@ -458,26 +518,26 @@ fn classes_section(o: &mut String, r: &RunResult) {
             dir_row(o, "(all)", op, d);
         }
     }
-    o.push_str("</table><p class=\"muted\">MB/s = 10<sup>6</sup> bytes per second; latencies from submission (closed loop) or from the intended issue time (open loop).</p>");
+    o.push_str("</table></div><p class=\"muted\">MB/s = 10<sup>6</sup> bytes per second; latencies from submission (closed loop) or from the intended issue time (open loop).</p>");
 }
 
 /// The steps of a sequence, one row each, then their charts.
 fn steps_section(o: &mut String, steps: &[StepResult]) {
-    o.push_str("<h2>Steps</h2><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU %</th><th>IO/CPU %</th><th>notes</th></tr>");
+    o.push_str("<h2>Steps</h2><div class=\"table\"><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU busy</th><th>IOPS per CPU %</th><th>notes</th></tr>");
     for s in steps {
         let (mean, p99) = step_latency(s);
         let mut notes = Vec::new();
         if let Some(rep) = &s.repetitions {
             notes.push(format!(
-                "{} runs, 95% CI {}–{} IOPS, CV {:.1}%",
+                "{} runs, 95% CI {}–{} IOPS, CV {}",
                 rep.runs.len(),
                 format_rate(rep.iops.ci95_low),
                 format_rate(rep.iops.ci95_high),
-                rep.iops.cv_pct
+                format_pct(rep.iops.cv_pct)
             ));
         }
         if let Some(l) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
-            notes.push(format!("curve {l}%"));
+            notes.push(format!("curve {}", format_pct(l)));
         }
         if let Some(st) = &s.steady {
             notes.push(match st.steady_at_round {
@@ -487,19 +547,19 @@ fn steps_section(o: &mut String, steps: &[StepResult]) {
         }
         let _ = write!(
             o,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.0}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
             s.index,
             escape(&s.label),
             format_rate(s.totals.iops()),
-            s.totals.bytes_per_s() / 1e6,
+            format_number(s.totals.bytes_per_s() / 1e6),
             format_ns(mean),
             format_ns(p99),
-            s.cpu_busy_pct,
-            s.ios_per_cpu_pct,
+            format_pct(s.cpu_busy_pct),
+            format_rate(s.ios_per_cpu_pct),
             escape(&notes.join("; "))
         );
     }
-    o.push_str("</table>");
+    o.push_str("</table></div>");
     step_charts(o, steps);
 }
 
@@ -518,11 +578,11 @@ fn charts_section(o: &mut String, r: &RunResult) {
 
 /// Every target: where it is, how it was opened, how it was prepared.
 fn targets_section(o: &mut String, r: &RunResult) {
-    o.push_str("<h2>Targets</h2><table><tr><th>name</th><th>path</th><th>size</th><th>filesystem</th><th>device</th><th>O_DIRECT</th><th>O_DSYNC</th><th>prepared</th></tr>");
+    o.push_str("<h2>Targets</h2><div class=\"table\"><table><tr><th>name</th><th class=\"text\">path</th><th>size</th><th>filesystem</th><th>device</th><th>O_DIRECT</th><th>O_DSYNC</th><th>prepared</th></tr>");
     for t in &r.targets {
         let _ = write!(
             o,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td class=\"text\">{}</td><td class=\"text\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&t.name),
             escape(&t.path),
             format_size(t.size_bytes),
@@ -533,31 +593,31 @@ fn targets_section(o: &mut String, r: &RunResult) {
             if t.prepare.reused {
                 "reused".to_string()
             } else {
-                format!("{:.1} s", t.prepare.seconds)
+                format_seconds(t.prepare.seconds)
             }
         );
     }
-    o.push_str("</table>");
+    o.push_str("</table></div>");
 }
 
 /// What each block device did while measuring.
 fn devices_section(o: &mut String, r: &RunResult) {
     if !r.devices.is_empty() {
-        o.push_str("<h2>Devices</h2><table><tr><th>device</th><th>model</th><th>reads</th><th>writes</th><th>read bytes</th><th>written bytes</th><th>busy %</th></tr>");
+        o.push_str("<h2>Devices</h2><div class=\"table\"><table><tr><th>device</th><th>model</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
         for d in &r.devices {
             let _ = write!(
                 o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(&d.name),
                 escape(&d.model.clone().unwrap_or_default()),
-                d.delta.reads,
-                d.delta.writes,
+                format_count(d.delta.reads),
+                format_count(d.delta.writes),
                 format_size(d.delta.read_bytes),
                 format_size(d.delta.write_bytes),
-                d.delta.util_pct
+                format_pct(d.delta.util_pct)
             );
         }
-        o.push_str("</table>");
+        o.push_str("</table></div>");
     }
 }
 
@@ -566,13 +626,13 @@ fn cpu_section(o: &mut String, r: &RunResult) {
     let c = &r.host_cpu;
     let _ = write!(
         o,
-        "<h2>CPU</h2><p>storlab {:.1}% user, {:.1}% system (of one CPU) · machine {:.1}% user, {:.1}% system, {:.1}% iowait, {:.1}% idle</p>",
-        c.process_user_pct,
-        c.process_system_pct,
-        c.system_user_pct,
-        c.system_system_pct,
-        c.system_iowait_pct,
-        c.system_idle_pct
+        "<h2>CPU</h2><p>storlab {} user, {} system (of one CPU) · machine {} user, {} system, {} iowait, {} idle</p>",
+        format_pct(c.process_user_pct),
+        format_pct(c.process_system_pct),
+        format_pct(c.system_user_pct),
+        format_pct(c.system_system_pct),
+        format_pct(c.system_iowait_pct),
+        format_pct(c.system_idle_pct)
     );
 }
 

@@ -1,13 +1,13 @@
 //! Tests of the HTML report: structure, charts, escaping, what ran.
 
-use super::charts::record_times;
+use super::charts::{Timeline, ramp_spans, record_times};
 use super::*;
 use crate::results::steps::RunFigures;
 use crate::results::steps::{Repetitions, SteadyResult, StepResult};
 use crate::stats::histogram::Histogram;
 use crate::stats::repetition::spread;
 use crate::stats::timeseries::IntervalClass;
-use crate::stats::timeseries::{IntervalDir, IntervalRecord};
+use crate::stats::timeseries::{IntervalDir, IntervalPhase, IntervalRecord};
 use serde_json::json;
 
 #[test]
@@ -321,4 +321,294 @@ fn self_contained_and_escaped() {
     assert!(html.contains("preset oltp-&lt;x&gt;"));
     assert!(!html.contains("<warning>"));
     assert!(html.contains(svg::STYLE));
+}
+
+/// A run of `ramp` seconds of ramp, then `measured` seconds, a record a second (the default
+/// job is 2 s + 30 s).
+fn ramped(ramp: u64, measured: u64) -> RunResult {
+    let mut r = result();
+    let template = r.timeseries[0].clone();
+    r.timeseries = (0..ramp + measured)
+        .map(|k| IntervalRecord {
+            index: k,
+            phase: if k < ramp {
+                IntervalPhase::Ramp
+            } else {
+                IntervalPhase::Measure
+            },
+            step: None,
+            t_end_ms: (k + 1) * 1000,
+            ..template.clone()
+        })
+        .collect();
+    r
+}
+
+/// The value of attribute `name` in the first tag of `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
+    tag.split_once(&format!(" {name}=\""))
+        .and_then(|(_, v)| v.split_once('"'))
+        .map(|(v, _)| v)
+        .unwrap_or_else(|| panic!("no {name} in {tag}"))
+}
+
+fn num(tag: &str, name: &str) -> f64 {
+    attr(tag, name).parse().unwrap()
+}
+
+/// Every `<NAME ...>` element of `svg`, from `<` to the end of its text (for `<text>`).
+fn elements<'a>(svg: &'a str, name: &str) -> Vec<&'a str> {
+    svg.split(&format!("<{name} "))
+        .skip(1)
+        .map(|s| s.split("</").next().unwrap())
+        .collect()
+}
+
+/// The plot's horizontal extent (the x axis line: x1, x2) and its bottom.
+fn plot(svg: &str) -> (f64, f64, f64) {
+    let axis = elements(svg, "line")
+        .into_iter()
+        .find(|l| l.contains("class=\"axis\""))
+        .unwrap();
+    (num(axis, "x1"), num(axis, "x2"), num(axis, "y1"))
+}
+
+/// The labels under the x axis: (x, text-anchor, text).
+fn x_labels(svg: &str) -> Vec<(f64, String, String)> {
+    let (_, _, bottom) = plot(svg);
+    elements(svg, "text")
+        .into_iter()
+        .filter(|t| t.contains("class=\"tick\""))
+        // Under the plot, not the y axis' lowest label (4 px below it) nor the legend.
+        .filter(|t| (bottom + 8.0..bottom + 30.0).contains(&num(t, "y")))
+        .map(|t| {
+            let text = t.split_once('>').unwrap().1;
+            (num(t, "x"), attr(t, "text-anchor").to_string(), text.into())
+        })
+        .collect()
+}
+
+/// The SVG's width, from its viewBox.
+fn svg_width(svg: &str) -> f64 {
+    attr(svg, "viewBox")
+        .split(' ')
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+const TIME_CHARTS: [&str; 5] = [
+    "iops-over-time",
+    "mbps-over-time",
+    "latency-over-time",
+    "cpu-over-time",
+    "device-util-over-time",
+];
+
+#[test]
+fn the_time_axis_runs_from_the_start_to_the_end_of_the_run() {
+    let r = ramped(2, 30);
+    assert_eq!(Timeline::of(&r.timeseries).range(), (0.0, 32.0));
+    let html = render(&r);
+    for id in TIME_CHARTS {
+        let svg = chart(&html, id);
+        let (left, right, _) = plot(svg);
+        let labels = x_labels(svg);
+        assert_eq!(labels[0].0, left, "{id}: the axis starts at 0 s");
+        assert_eq!(labels[0].2, "0", "{id}");
+        let values: Vec<f64> = labels.iter().map(|l| l.2.parse().unwrap()).collect();
+        assert_eq!(values, [0.0, 10.0, 20.0, 30.0], "{id}: nothing past 32 s");
+        // The last interval ends at the right end of the axis.
+        let line = elements(svg, "polyline")[0];
+        let last = attr(line, "points").split(' ').next_back().unwrap();
+        let x: f64 = last.split(',').next().unwrap().parse().unwrap();
+        assert_eq!(x, right, "{id}: the run ends at the axis' end");
+    }
+    // A run without ramp ends where its last interval does too.
+    let plain = result();
+    assert_eq!(Timeline::of(&plain.timeseries).range(), (0.0, 6.0));
+}
+
+#[test]
+fn the_ramp_is_shaded_under_the_series_of_every_time_chart() {
+    let html = render(&ramped(2, 30));
+    for id in TIME_CHARTS {
+        let svg = chart(&html, id);
+        let bands = elements(svg, "rect")
+            .into_iter()
+            .filter(|r| r.contains("data-band=\"ramp\""))
+            .collect::<Vec<_>>();
+        assert_eq!(bands.len(), 1, "{id}: one ramp");
+        let (left, right, _) = plot(svg);
+        let (x, w) = (num(bands[0], "x"), num(bands[0], "width"));
+        assert_eq!(x, left, "{id}: the ramp starts with the run");
+        let end = left + (right - left) * 2.0 / 32.0;
+        assert!((x + w - end).abs() < 0.2, "{id}: the ramp ends at 2 s");
+        assert!(svg.contains(">ramp</text>"), "{id}: labelled");
+        assert!(
+            svg.find("data-band").unwrap() < svg.find("<polyline").unwrap(),
+            "{id}: under the series"
+        );
+    }
+
+    let plain = render(&result());
+    assert!(!plain.contains("data-band"), "no ramp, no band");
+
+    // A sequence: each run that ramped has its own band.
+    let mut r = result();
+    for rec in r.timeseries.iter_mut().filter(|rec| rec.index == 0) {
+        rec.phase = IntervalPhase::Ramp;
+    }
+    let times = record_times(&r.timeseries);
+    assert_eq!(ramp_spans(&r.timeseries, &times), [(0.0, 1.0), (3.0, 4.0)]);
+    let html = render(&r);
+    for id in TIME_CHARTS {
+        assert_eq!(
+            chart(&html, id).matches("data-band=\"ramp\"").count(),
+            2,
+            "{id}"
+        );
+    }
+}
+
+/// A run whose percentile plot reaches 99.9999% (more than 10⁵ I/Os).
+fn million_ios() -> RunResult {
+    let mut r = result();
+    let mut h = Histogram::new();
+    for k in 0..1_000_000u64 {
+        h.record(1_000 + k % 5_000);
+    }
+    for c in r.classes.values_mut() {
+        for d in [&mut c.read, &mut c.write] {
+            d.histogram = Some(h.encode());
+        }
+    }
+    r
+}
+
+#[test]
+fn no_x_axis_label_is_cut_at_the_edges() {
+    // Text width estimated high: 0.7 em a character of 11 px tick text ('%' is ~0.95 em,
+    // digits ~0.64 em, '.' ~0.32 em).
+    let width = |text: &str| 0.7 * 11.0 * text.chars().count() as f64;
+    let mut pages = vec![render(&million_ios()), render(&ramped(2, 30))];
+    let mut steps = result();
+    let step = |i: usize, bs: f64| {
+        let mut s = StepResult {
+            index: i,
+            label: format!("block_size={bs}"),
+            kind: StepKind::Step,
+            ..Default::default()
+        };
+        s.parameters.insert("block_size".into(), bs);
+        s.totals.read.iops = 1e5 / bs;
+        s
+    };
+    steps.steps = Some(
+        (0..6)
+            .map(|i| step(i, 512.0 * 4f64.powi(i as i32)))
+            .collect(),
+    );
+    pages.push(render(&steps));
+    let distribution = chart(&pages[0], "latency-distribution");
+    let last = x_labels(distribution).pop().unwrap();
+    assert_eq!(last.2, "99.9999%");
+    for html in &pages {
+        for id in charts(html) {
+            let svg = chart(html, id);
+            let w = svg_width(svg);
+            for (x, anchor, text) in x_labels(svg) {
+                let (from, to) = match anchor.as_str() {
+                    "end" => (x - width(&text), x),
+                    "start" => (x, x + width(&text)),
+                    _ => (x - width(&text) / 2.0, x + width(&text) / 2.0),
+                };
+                assert!(
+                    from >= 0.0 && to <= w,
+                    "{id}: {text:?} at {x} ({anchor}) spans {from:.1}..{to:.1} of {w}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn device_counts_sizes_and_shares_are_formatted_with_units() {
+    use crate::results::DeviceResult;
+    use crate::stats::host::DiskDelta;
+    let mut r = result();
+    r.devices = vec![DeviceResult {
+        name: "vda".into(),
+        model: Some("virtual disk".into()),
+        delta: DiskDelta {
+            reads: 862_611,
+            writes: 12_345,
+            read_bytes: 3_533_254_656,
+            write_bytes: 50_565_120,
+            util_pct: 87.654,
+            ..Default::default()
+        },
+    }];
+    let html = render(&r);
+    let devices = &html[html.find("<h2>Devices</h2>").unwrap()..];
+    let devices = &devices[..devices.find("</table>").unwrap()];
+    let cells: Vec<&str> = devices
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.split("</td>").next().unwrap())
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "vda",
+            "virtual disk",
+            "863k",
+            "12.3k",
+            "3.29 GiB",
+            "48.2 MiB",
+            "87.7%"
+        ]
+    );
+    assert!(!html.contains("862611") && !html.contains("87.654"));
+}
+
+#[test]
+fn every_number_in_a_table_cell_has_at_most_four_significant_digits() {
+    let mut r = million_ios();
+    r.devices = vec![crate::results::DeviceResult {
+        name: "vda".into(),
+        model: None,
+        delta: crate::stats::host::DiskDelta {
+            reads: 1_234_567,
+            util_pct: 12.345_678,
+            ..Default::default()
+        },
+    }];
+    r.host_cpu.system_idle_pct = 87.654_321;
+    for c in r.classes.values_mut() {
+        c.read.iops = 123_456.789;
+        c.read.bytes_per_s = 505_678_901.0;
+    }
+    let html = render(&r);
+    for cell in html.split("<td").skip(1) {
+        let text = cell
+            .split_once('>')
+            .unwrap()
+            .1
+            .split("</td>")
+            .next()
+            .unwrap();
+        for word in text.split_whitespace() {
+            let digits: String = word
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .filter(char::is_ascii_digit)
+                .collect();
+            let significant = digits.trim_start_matches('0').len();
+            assert!(significant <= 4, "{word:?} in <td{cell}");
+        }
+    }
+    let cpu = &html[html.find("<h2>CPU</h2>").unwrap()..];
+    assert!(cpu.contains("87.7% idle"), "{cpu}");
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// Headless Chromium, or `None` after [`skip`] said why `test` cannot run (under CI its
 /// absence is a failure).
-fn chromium(test: &str) -> Option<PathBuf> {
+pub(super) fn chromium(test: &str) -> Option<PathBuf> {
     let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
         std::env::var_os("PATH").and_then(|paths| {
             std::env::split_paths(&paths)
@@ -29,9 +29,15 @@ fn chromium(test: &str) -> Option<PathBuf> {
     found
 }
 
-/// Runs Chromium headless on `url` with `args`, its stdout to `stdout`; kills its process
-/// group after 60 s.
-fn run_chromium(browser: &Path, scratch: &Path, url: &str, args: &[String], stdout: &Path) {
+/// Runs Chromium headless on `url` with `args` (add `--hide-scrollbars` for pictures without
+/// them), its stdout to `stdout`; kills its process group after 60 s.
+pub(super) fn run_chromium(
+    browser: &Path,
+    scratch: &Path,
+    url: &str,
+    args: &[String],
+    stdout: &Path,
+) {
     let profile = tempfile::Builder::new()
         .prefix("chromium-profile-")
         .tempdir_in(scratch)
@@ -52,7 +58,6 @@ fn run_chromium(browser: &Path, scratch: &Path, url: &str, args: &[String], stdo
             "--disable-component-update",
             "--disable-sync",
             "--disable-dev-shm-usage",
-            "--hide-scrollbars",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
@@ -100,6 +105,7 @@ fn check_in_browser(browser: &Path, dir: &Path, what: &str, page: &Path, expecte
         &[
             format!("--screenshot={}", png.display()),
             "--window-size=1280,4000".into(),
+            "--hide-scrollbars".into(),
         ],
         &noise,
     );
@@ -122,6 +128,7 @@ fn check_in_browser(browser: &Path, dir: &Path, what: &str, page: &Path, expecte
         &[
             format!("--print-to-pdf={}", pdf.display()),
             "--no-pdf-header-footer".into(),
+            "--hide-scrollbars".into(),
         ],
         &noise,
     );
@@ -141,7 +148,13 @@ fn check_in_browser(browser: &Path, dir: &Path, what: &str, page: &Path, expecte
     );
 
     let dom = dir.join(format!("{stem}.dom.html"));
-    run_chromium(browser, dir, &url, &["--dump-dom".into()], &dom);
+    run_chromium(
+        browser,
+        dir,
+        &url,
+        &["--dump-dom".into(), "--hide-scrollbars".into()],
+        &dom,
+    );
     let dom = std::fs::read_to_string(&dom).expect("the dumped DOM");
     // The serialised DOM has no doctype; the structure is what matters.
     let charts = charts(&dom);
@@ -165,7 +178,7 @@ fn check_in_browser(browser: &Path, dir: &Path, what: &str, page: &Path, expecte
 /// One Chromium at a time: each is a burst of processes, CPU and memory, and two at once on
 /// a small machine crowd each other towards the 60 s limit. (No other test's assertions
 /// depend on the CPU they leave.)
-static BROWSER: Mutex<()> = Mutex::new(());
+pub(super) static BROWSER: Mutex<()> = Mutex::new(());
 
 /// The report of fixture `name`, in Chromium.
 fn browser_report(test: &str, name: &str) {

@@ -8,7 +8,9 @@
 //! pages; the structure each fixture's page must have is below).
 //!
 //! A real browser then loads every page (`browser`): headless Chromium prints each to PNG and PDF and dumps
-//! its DOM, in which the charts must be there again. Without Chromium those tests skip
+//! its DOM, in which the charts must be there again. The reports of a run and of an Exchange
+//! validation must fit 1280 and 800 px wide (`fit`): no element wider than its container
+//! outside a sideways-scrolling table wrapper, no sideways scrolling page. Without Chromium those tests skip
 //! (`harness::skip`), except under CI (`CI=true`), where `.ci/run` installs it and its absence
 //! is a failure.
 //!
@@ -44,6 +46,7 @@
 
 mod browser;
 mod comparison;
+mod fit;
 mod html;
 mod scanner;
 mod tables;
