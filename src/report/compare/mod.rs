@@ -38,7 +38,7 @@ impl Unit {
     pub(crate) fn format(self, v: f64) -> String {
         match self {
             Unit::Iops => format_rate(v),
-            Unit::MbPerS => format!("{v:.2}"),
+            Unit::MbPerS => crate::units::format_number(v),
             Unit::Ns => format_ns(v),
         }
     }
