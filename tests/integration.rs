@@ -33,9 +33,10 @@
 //!   and error messages, every number with its unit;
 //! - `layout`: the shape of the code: dependency direction, file length, where `unsafe` is.
 //!
-//! `harness` holds the scratch directory, the command runner, JSON access, the loop-device
-//! guard, the open-loop accounting check and the counting-statistics tolerance they share,
-//! and `skip`.
+//! `harness` holds the scratch directory, the command runner and the command lines and job
+//! file most tests build on (`RunArgs`, `ExchangeArgs`, `JobFile`), JSON access, the
+//! loop-device guard, the open-loop accounting check and the counting-statistics tolerance
+//! they share, and `skip`.
 //!
 //! # No test asserts the machine's speed
 //!

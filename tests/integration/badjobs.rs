@@ -1,7 +1,7 @@
 //! Every kind of mistake in a job file or on the command line: exit code 2, a message that
 //! names the file and line (or the flag) and the key, and nothing touched on disk.
 
-use crate::harness::{Outcome, run_in, scratch};
+use crate::harness::{Outcome, RunArgs, run_in, scratch, write_job};
 use std::path::Path;
 
 /// A good job; the line numbers below refer to it.
@@ -47,19 +47,9 @@ fn run_job(dir: &Path, name: &str, edit: Edit) -> Outcome {
             lines.drain(from - 1..to);
         }
     }
-    let file = dir.join(format!("{name}.toml"));
-    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let file = write_job(dir, &format!("{name}.toml"), &(lines.join("\n") + "\n"));
     let results = dir.join(format!("{name}.json"));
-    let out = run_in(
-        dir,
-        [
-            "run",
-            file.to_str().unwrap(),
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    );
+    let out = RunArgs::job(&file).results(&results).run(dir);
     assert!(!target.exists(), "{name}: the target was created");
     assert!(!results.exists(), "{name}: a results file was written");
     out
@@ -220,7 +210,6 @@ fn nonexistent_job_file_is_a_usage_error() {
 fn bad_flags_are_usage_errors_that_name_the_flag() {
     let dir = scratch();
     let target = dir.path().join("flags.dat");
-    let target = target.to_str().unwrap();
     let cases: [(&[&str], &[&str]); 6] = [
         (&["--bs", "4x"], &["--bs", "4x"]),
         (&["--read", "150"], &["--read", "150"]),
@@ -230,17 +219,15 @@ fn bad_flags_are_usage_errors_that_name_the_flag() {
         (&["--engine", "aio"], &["engine", "`aio`"]),
     ];
     for (flags, expected) in cases {
-        let mut args = vec!["run", "--target", target, "--duration", "1s"];
-        args.extend_from_slice(flags);
-        run_in(dir.path(), &args)
+        RunArgs::target(&target)
+            .flags(&["--duration", "1s"])
+            .flags(flags)
+            .run(dir.path())
             .expect_code(2)
             .stderr_has(expected);
     }
     run_in(dir.path(), ["run", "--no-such-flag"])
         .expect_code(2)
         .stderr_has(&["--no-such-flag"]);
-    assert!(
-        !Path::new(target).exists(),
-        "a refused run created its target"
-    );
+    assert!(!target.exists(), "a refused run created its target");
 }

@@ -7,9 +7,10 @@
 
 use crate::faultfs::FaultFs;
 use crate::harness::{
-    LoopDevice, MIB, Outcome, array_at, at, f64_at, load_json, loop_skip_reason, run_in, scratch,
-    skip, sparse_image, storlab, str_at, u64_at,
+    LoopDevice, MIB, Outcome, RunArgs, array_at, at, f64_at, load_json, loop_skip_reason, scratch,
+    skip, sparse_image, storlab, str_at, u64_at, write_job,
 };
+use crate::placement::Mounted;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -84,18 +85,10 @@ fn job_text(targets: &[Target<'_>], length: Length, read_pct: u32, qd: u32, extr
 
 /// Writes `text` as `NAME.toml` in `dir` and runs it with `args`, results in `NAME.json`.
 fn run_job(dir: &Path, name: &str, text: &str, args: &[&str]) -> (Outcome, PathBuf) {
-    let job = dir.join(format!("{name}.toml"));
-    std::fs::write(&job, text).unwrap();
+    let job = write_job(dir, &format!("{name}.toml"), text);
     let results = dir.join(format!("{name}.json"));
-    let mut argv = vec![
-        "run".to_string(),
-        job.display().to_string(),
-        "-q".into(),
-        "-o".into(),
-        results.display().to_string(),
-    ];
-    argv.extend(args.iter().map(|a| a.to_string()));
-    (run_in(dir, argv), results)
+    let out = RunArgs::job(&job).results(&results).flags(args).run(dir);
+    (out, results)
 }
 
 /// Runs the job once for 1 ms with no faults, so its files are created and prepared (storlab
@@ -433,16 +426,17 @@ fn a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results
     prepare(dir.path(), &text);
     // Reads of these 4 blocks are not answered until the test says so.
     fs.set(|f| f.hold_reads.push(FAIL_START..FAIL_END));
-    let job = dir.path().join("slow.toml");
-    std::fs::write(&job, &text).unwrap();
+    let job = write_job(dir.path(), "slow.toml", &text);
     let results = dir.path().join("slow.json");
     let stderr = dir.path().join("stderr.txt");
     let mut child = Child(
         storlab(dir.path())
-            .arg("run")
-            .arg(&job)
-            .args(["-q", "--engine", "io_uring", "-o"])
-            .arg(&results)
+            .args(
+                RunArgs::job(&job)
+                    .flags(&["--engine", "io_uring"])
+                    .results(&results)
+                    .args(),
+            )
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&stderr).unwrap())
             .spawn()
@@ -564,40 +558,6 @@ fn html_report_shows_the_errors() {
     );
 }
 
-/// A mounted filesystem, unmounted (lazily if busy) when dropped.
-struct Mounted {
-    dir: PathBuf,
-}
-
-impl Mounted {
-    fn mount(device: &Path, dir: &Path) -> Result<Mounted, String> {
-        std::fs::create_dir_all(dir).unwrap();
-        let out = Command::new("mount")
-            .arg(device)
-            .arg(dir)
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "mount {} failed: {}",
-                device.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(Mounted {
-            dir: dir.to_path_buf(),
-        })
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        if rustix::mount::unmount(&self.dir, rustix::mount::UnmountFlags::empty()).is_err() {
-            let _ = rustix::mount::unmount(&self.dir, rustix::mount::UnmountFlags::DETACH);
-        }
-    }
-}
-
 #[test]
 fn target_larger_than_the_free_space_fails_preparation_cleanly() {
     const TEST: &str = "target_larger_than_the_free_space_fails_preparation_cleanly";
@@ -618,7 +578,7 @@ fn target_larger_than_the_free_space_fails_preparation_cleanly() {
         .unwrap();
     assert!(mkfs.status.success(), "mkfs.ext4: {mkfs:?}");
     let mountpoint = dir.path().join("mnt");
-    let mounted = match Mounted::mount(&device.path, &mountpoint) {
+    let mounted = match Mounted::new("ext4", &device.path, &mountpoint, "") {
         Ok(m) => m,
         Err(e) => return skip(TEST, &e),
     };
@@ -631,23 +591,11 @@ fn target_larger_than_the_free_space_fails_preparation_cleanly() {
 
     let target = mountpoint.join("big.dat");
     let results = dir.path().join("big.json");
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "64MiB",
-            "--bs",
-            "4k",
-            "--duration",
-            "1s",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    );
+    let out = RunArgs::target(&target)
+        .size("64MiB")
+        .flags(&["--bs", "4k", "--duration", "1s"])
+        .results(&results)
+        .run(dir.path());
     assert!(
         out.code.is_some_and(|c| c != 0),
         "a target larger than the filesystem must fail: {out:?}"

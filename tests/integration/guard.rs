@@ -6,8 +6,8 @@
 //! `mkfs.ext4`, and skip with a reason elsewhere.
 
 use crate::harness::{
-    LoopDevice, MIB, at, load_json, loop_skip_reason, run_in, scratch, skip, sparse_image, str_at,
-    u64_at,
+    LoopDevice, MIB, RunArgs, at, load_json, loop_skip_reason, run_in, scratch, skip, sparse_image,
+    str_at, u64_at,
 };
 use crate::placement::Mounted;
 use std::path::{Path, PathBuf};
@@ -15,24 +15,14 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use storlab::engine::target::{self, TargetAction, TargetError, TargetRequest};
 
+/// A 1 s one-line run of 4 KiB I/O at queue depth 4 on `target` (as it is: no size) with
+/// `extra` flags, results in `NAME.json`.
 fn run_on(dir: &Path, target: &Path, name: &str, extra: &[&str]) -> crate::harness::Outcome {
-    let results = dir.join(format!("{name}.json"));
-    let mut args = vec![
-        "run",
-        "--target",
-        target.to_str().unwrap(),
-        "--bs",
-        "4k",
-        "--qd",
-        "4",
-        "--duration",
-        "1s",
-        "-q",
-        "-o",
-        results.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    run_in(dir, &args)
+    RunArgs::target(target)
+        .flags(&["--bs", "4k", "--qd", "4", "--duration", "1s"])
+        .results(&dir.join(format!("{name}.json")))
+        .flags(extra)
+        .run(dir)
 }
 
 #[test]
@@ -98,25 +88,11 @@ fn listing(dir: &Path) -> Vec<PathBuf> {
 
 /// `storlab run --target TARGET --size 16MiB --duration 1s` in `dir`, results in `r.json`.
 fn sized_run(dir: &Path, target: &str) -> crate::harness::Outcome {
-    run_in(
-        dir,
-        [
-            "run",
-            "--target",
-            target,
-            "--size",
-            "16MiB",
-            "--bs",
-            "4k",
-            "--ramp",
-            "0s",
-            "--duration",
-            "1s",
-            "-q",
-            "-o",
-            "r.json",
-        ],
-    )
+    RunArgs::target(Path::new(target))
+        .size("16MiB")
+        .flags(&["--bs", "4k", "--ramp", "0s", "--duration", "1s"])
+        .results(Path::new("r.json"))
+        .run(dir)
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! What the tests share: a scratch directory on a real disk, running the `storlab` binary and
-//! capturing what it printed, reading results files as JSON, and loop devices that are detached
-//! when the test ends (even when it fails).
+//! capturing what it printed, the command lines most tests run ([`RunArgs`], [`ExchangeArgs`])
+//! and the job file most tests of run keys use ([`JobFile`]), reading results files as JSON,
+//! and loop devices that are detached when the test ends (even when it fails).
 
 use serde_json::Value;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 /// The binary under test.
 pub(crate) const STORLAB: &str = env!("CARGO_BIN_EXE_storlab");
@@ -41,6 +43,16 @@ pub(crate) struct Outcome {
 }
 
 impl Outcome {
+    /// What a finished process printed and how it exited (for a process the test started
+    /// itself, where [`run_in`] does not serve: in a cgroup, or while the test works beside it).
+    pub(crate) fn from_output(output: &Output) -> Outcome {
+        Outcome {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
     /// Panics with the output unless the exit code is `code`.
     #[track_caller]
     pub(crate) fn expect_code(&self, code: i32) -> &Self {
@@ -84,11 +96,287 @@ where
         .args(args)
         .output()
         .expect("start the storlab binary");
-    Outcome {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    Outcome::from_output(&output)
+}
+
+/// A storlab command line, built up flag by flag: `storlab run` ([`RunArgs`]) or `storlab
+/// exchange` ([`ExchangeArgs`]). Most tests run the same few flags around the ones they are
+/// about; the builder writes those few, and a test's own flags stay in the test, in
+/// [`CommandLine::flags`].
+#[derive(Clone, Debug)]
+pub(crate) struct CommandLine<Kind> {
+    args: Vec<OsString>,
+    results: Option<PathBuf>,
+    kind: PhantomData<Kind>,
+}
+
+/// [`CommandLine`] of `storlab run`.
+#[derive(Clone, Debug)]
+pub(crate) struct Run;
+
+/// [`CommandLine`] of `storlab exchange`.
+#[derive(Clone, Debug)]
+pub(crate) struct Exchange;
+
+/// A `storlab run` command line: a one-line run on a target ([`RunArgs::target`]) or a job
+/// file ([`RunArgs::job`]).
+pub(crate) type RunArgs = CommandLine<Run>;
+
+/// A `storlab exchange` command line, from the sizing every Exchange test states
+/// ([`ExchangeArgs::sized`]).
+pub(crate) type ExchangeArgs = CommandLine<Exchange>;
+
+impl<Kind> CommandLine<Kind> {
+    /// `storlab WORDS`.
+    fn new(words: &[&OsStr]) -> CommandLine<Kind> {
+        CommandLine {
+            args: words.iter().map(|w| w.to_os_string()).collect(),
+            results: None,
+            kind: PhantomData,
+        }
     }
+
+    /// More flags, as given: what the test varies.
+    pub(crate) fn flags(mut self, flags: &[&str]) -> CommandLine<Kind> {
+        self.args.extend(flags.iter().map(OsString::from));
+        self
+    }
+
+    /// `FLAG PATH`.
+    fn path_flag(mut self, flag: &str, path: &Path) -> CommandLine<Kind> {
+        self.args.extend([flag.into(), path.into()]);
+        self
+    }
+
+    /// `-q -o RESULTS`: no live progress (the console summary is still printed), the results
+    /// file at `results`, which [`CommandLine::run_ok`] reads back.
+    pub(crate) fn results(self, results: &Path) -> CommandLine<Kind> {
+        self.flags(&["-q"]).output(results)
+    }
+
+    /// `-o RESULTS` with the live progress left on: the console as a user sees it.
+    pub(crate) fn output(mut self, results: &Path) -> CommandLine<Kind> {
+        self.results = Some(results.to_path_buf());
+        self.path_flag("-o", results)
+    }
+
+    /// The results file given by [`CommandLine::results`] or [`CommandLine::output`].
+    #[track_caller]
+    pub(crate) fn results_path(&self) -> &Path {
+        self.results
+            .as_deref()
+            .expect("a command line without a results file")
+    }
+
+    /// The whole argument list, from the subcommand on (for a process the test starts itself).
+    pub(crate) fn args(&self) -> &[OsString] {
+        &self.args
+    }
+
+    /// Runs it in `dir` to completion.
+    pub(crate) fn run(&self, dir: &Path) -> Outcome {
+        run_in(dir, &self.args)
+    }
+
+    /// Runs it in `dir`, panics (with the output) unless it exits 0 (for an Exchange run, a
+    /// PASS), and returns the results file it wrote.
+    #[track_caller]
+    pub(crate) fn run_ok(&self, dir: &Path) -> Value {
+        self.run(dir).expect_ok();
+        load_json(self.results_path())
+    }
+}
+
+impl CommandLine<Run> {
+    /// `run --target TARGET`: a one-line run.
+    pub(crate) fn target(target: &Path) -> RunArgs {
+        RunArgs::new(&["run".as_ref(), "--target".as_ref(), target.as_os_str()])
+    }
+
+    /// `run JOB`: a run of a job file.
+    pub(crate) fn job(job: &Path) -> RunArgs {
+        RunArgs::new(&["run".as_ref(), job.as_os_str()])
+    }
+
+    /// `--size SIZE`: the target's size (a one-line run creates and prepares a file of it).
+    pub(crate) fn size(self, size: &str) -> RunArgs {
+        self.flags(&["--size", size])
+    }
+}
+
+/// Latency limits no working disk misses, for Exchange runs that judge mechanics rather than
+/// this disk's latency: the scratch disk is shared with whatever else the machine runs, and a
+/// 200 ms hiccup from a neighbour must not decide them.
+pub(crate) const LENIENT: [&str; 6] = [
+    "--db-read-latency",
+    "500ms",
+    "--log-write-latency",
+    "500ms",
+    "--max-latency",
+    "5s",
+];
+
+impl CommandLine<Exchange> {
+    /// `exchange --mailboxes MAILBOXES --mailbox-size MAILBOX_SIZE --capacity CAPACITY
+    /// --databases DATABASES`: the load (mailboxes × IOPS per mailbox) and the databases'
+    /// size (mailboxes × mailbox size × capacity, split over the databases).
+    pub(crate) fn sized(
+        mailboxes: u32,
+        mailbox_size: &str,
+        capacity: &str,
+        databases: u32,
+    ) -> ExchangeArgs {
+        ExchangeArgs::new(&["exchange".as_ref()]).flags(&[
+            "--mailboxes",
+            &mailboxes.to_string(),
+            "--mailbox-size",
+            mailbox_size,
+            "--capacity",
+            capacity,
+            "--databases",
+            &databases.to_string(),
+        ])
+    }
+
+    /// `--duration DURATION --ramp 0s`: the measured window opens at time 0, with the
+    /// open-loop schedules (so each I/O of the window is due in it).
+    pub(crate) fn measure(self, duration: &str) -> ExchangeArgs {
+        self.flags(&["--duration", duration, "--ramp", "0s"])
+    }
+
+    /// `--db-path DIR`: where the databases go (given again, the next database's directory).
+    pub(crate) fn db_path(self, dir: &Path) -> ExchangeArgs {
+        self.path_flag("--db-path", dir)
+    }
+
+    /// `--log-path DIR`: where the log streams go.
+    pub(crate) fn log_path(self, dir: &Path) -> ExchangeArgs {
+        self.path_flag("--log-path", dir)
+    }
+
+    /// The [`LENIENT`] latency limits.
+    pub(crate) fn lenient(self) -> ExchangeArgs {
+        self.flags(&LENIENT)
+    }
+}
+
+/// The job file most tests of run keys use: one 16 MiB target and one worker at queue depth 4
+/// doing 4 KiB random I/O, all reads unless told otherwise, under `head` (the run keys and
+/// tables such as `[cycle]` that the test is about). The methods change the rest where a test
+/// needs it.
+#[derive(Clone, Debug)]
+pub(crate) struct JobFile {
+    head: String,
+    target: PathBuf,
+    named: bool,
+    queue_depth: u32,
+    worker_keys: String,
+    class: Option<String>,
+    read: String,
+}
+
+impl JobFile {
+    /// The job on `target` under `head`.
+    pub(crate) fn on(target: &Path, head: &str) -> JobFile {
+        JobFile {
+            head: head.to_string(),
+            target: target.to_path_buf(),
+            named: false,
+            queue_depth: 4,
+            worker_keys: String::new(),
+            class: None,
+            read: "100%".to_string(),
+        }
+    }
+
+    /// Names the target `t`, the worker `w` and the access entry's class `c`.
+    pub(crate) fn named(mut self) -> JobFile {
+        self.named = true;
+        self.class = Some("c".to_string());
+        self
+    }
+
+    /// The share of reads (`70%`).
+    pub(crate) fn read(mut self, share: &str) -> JobFile {
+        self.read = share.to_string();
+        self
+    }
+
+    /// The worker's queue depth.
+    pub(crate) fn queue_depth(mut self, queue_depth: u32) -> JobFile {
+        self.queue_depth = queue_depth;
+        self
+    }
+
+    /// The access entry's class.
+    pub(crate) fn class(mut self, class: &str) -> JobFile {
+        self.class = Some(class.to_string());
+        self
+    }
+
+    /// More keys of the worker (`rate_iops = 1000`).
+    pub(crate) fn worker_keys(mut self, keys: &str) -> JobFile {
+        self.worker_keys = keys.to_string();
+        self
+    }
+
+    /// The job file's text.
+    pub(crate) fn text(&self) -> String {
+        let mut text = format!("{}\n\n[[target]]\n", self.head);
+        if self.named {
+            text.push_str("name = \"t\"\n");
+        }
+        text.push_str(&format!(
+            "path = \"{}\"\nsize = \"16MiB\"\n\n[[worker]]\n",
+            self.target.display()
+        ));
+        if self.named {
+            text.push_str("name = \"w\"\n");
+        }
+        text.push_str(&format!("queue_depth = {}\n", self.queue_depth));
+        if !self.worker_keys.is_empty() {
+            text.push_str(&format!("{}\n", self.worker_keys));
+        }
+        text.push_str("[[worker.access]]\n");
+        if let Some(class) = &self.class {
+            text.push_str(&format!("class = \"{class}\"\n"));
+        }
+        text.push_str(&format!(
+            "block_size = \"4k\"\nread = \"{}\"\nrandom = \"100%\"\n",
+            self.read
+        ));
+        text
+    }
+
+    /// Writes the job as `dir/name` and returns its path.
+    pub(crate) fn write(&self, dir: &Path, name: &str) -> PathBuf {
+        write_job(dir, name, &self.text())
+    }
+}
+
+/// Writes `body` to `dir/name` and returns its path.
+#[track_caller]
+pub(crate) fn write_job(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    path
+}
+
+/// `storlab report RESULTS -o HTML` in `dir`, which must succeed; returns the page. The
+/// report is rebuilt from the results file (or time series) alone.
+#[track_caller]
+pub(crate) fn report_html(dir: &Path, results: &Path, html: &Path) -> String {
+    run_in(
+        dir,
+        [
+            OsStr::new("report"),
+            results.as_os_str(),
+            OsStr::new("-o"),
+            html.as_os_str(),
+        ],
+    )
+    .expect_ok();
+    std::fs::read_to_string(html).unwrap_or_else(|e| panic!("cannot read {}: {e}", html.display()))
 }
 
 /// A results (or other JSON) file.

@@ -2,7 +2,7 @@
 //! 70/30 I/O and its log's sequential 64 KiB durable writes), run for real.
 
 use crate::harness::{
-    array_at, at, check_dir_summary, load_json, run_in, scratch, share_tolerance, str_at, u64_at,
+    RunArgs, array_at, at, check_dir_summary, scratch, share_tolerance, str_at, u64_at, write_job,
 };
 
 #[test]
@@ -10,10 +10,10 @@ fn job_file_with_two_targets_workers_and_classes() {
     let dir = scratch();
     let data = dir.path().join("data.dat");
     let log = dir.path().join("log.dat");
-    let job = dir.path().join("db.toml");
-    std::fs::write(
-        &job,
-        format!(
+    let job = write_job(
+        dir.path(),
+        "db.toml",
+        &format!(
             r#"description = "database: random 8k data I/O and a sequential durable log"
 duration = "2s"
 interval = "1s"
@@ -55,21 +55,10 @@ sync = true
             data = data.display(),
             log = log.display()
         ),
-    )
-    .unwrap();
-    let results = dir.path().join("db.json");
-    run_in(
-        dir.path(),
-        [
-            "run",
-            job.to_str().unwrap(),
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    let v = load_json(&results);
+    );
+    let v = RunArgs::job(&job)
+        .results(&dir.path().join("db.json"))
+        .run_ok(dir.path());
     assert_eq!(at(&v, "/interrupted"), &serde_json::Value::Bool(false));
 
     // Both classes, each with its own block size and direction.

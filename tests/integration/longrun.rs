@@ -3,13 +3,17 @@
 //! 256 workers starts with the usual soft limit of 1,024 open files (storlab raises it), runs,
 //! writes its results and reports; with a hard limit too low it stops with a clear error.
 
-use crate::harness::{STORLAB, array_at, at, load_json, run_in, scratch, skip, str_at, u64_at};
+use crate::harness::{
+    RunArgs, STORLAB, array_at, at, load_json, report_html, scratch, skip, str_at, u64_at,
+    write_job,
+};
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// `storlab ARGS` started in `dir` through `sh -c`, after `limits` (shell `ulimit` commands).
-fn storlab_under(dir: &Path, limits: &str, args: &[&str]) -> Command {
+fn storlab_under(dir: &Path, limits: &str, args: &[impl AsRef<OsStr>]) -> Command {
     let mut command = Command::new("sh");
     command
         .current_dir(dir)
@@ -87,28 +91,15 @@ fn memory_stays_flat_over_three_minutes_of_10ms_intervals() {
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
-        .args([
-            "run",
-            "--target",
-            "f.dat",
-            "--size",
-            "16MiB",
-            "--bs",
-            "4k",
-            "--read",
-            "70",
-            "--random",
-            "100",
-            "--qd",
-            "4",
-            "--workers",
-            "2",
-            "--interval",
-            "10ms",
-            "--duration",
-        ])
-        .arg(&duration)
-        .args(["-q", "-o", "r.json"])
+        .args(
+            RunArgs::target(Path::new("f.dat"))
+                .size("16MiB")
+                .flags(&["--bs", "4k", "--read", "70", "--random", "100"])
+                .flags(&["--qd", "4", "--workers", "2"])
+                .flags(&["--interval", "10ms", "--duration", &duration])
+                .results(Path::new("r.json"))
+                .args(),
+        )
         .spawn()
         .expect("start storlab");
     let (code, readings) = watch(child, Duration::from_secs(1));
@@ -231,21 +222,18 @@ fn thousand_targets_and_256_workers_start_run_and_report() {
     std::fs::create_dir(d.join("t")).unwrap();
     let test_start = Instant::now();
     for (round, one_each) in [(0, true), (1, false)] {
-        let job = d.join(format!("wide{round}.toml"));
-        std::fs::write(&job, wide_job(d, 1000, 256, one_each)).unwrap();
+        let job = write_job(
+            d,
+            &format!("wide{round}.toml"),
+            &wide_job(d, 1000, 256, one_each),
+        );
         let results = d.join(format!("wide{round}.json"));
         let started = Instant::now();
         let child = storlab_under(
             d,
             // The usual soft limit: 1,000 targets and 256 rings do not fit in it.
             "ulimit -Sn 1024",
-            &[
-                "run",
-                job.to_str().unwrap(),
-                "-q",
-                "-o",
-                results.to_str().unwrap(),
-            ],
+            RunArgs::job(&job).results(&results).args(),
         )
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -286,18 +274,7 @@ fn thousand_targets_and_256_workers_start_run_and_report() {
             "longrun: 1000 targets x 256 workers (one_target_each = {one_each}): prepare {prepare_s:.1} s, whole run {wall:.1} s, {ops} I/Os, peak resident {peak} KiB"
         );
 
-        let html = d.join(format!("wide{round}.html"));
-        run_in(
-            d,
-            [
-                "report",
-                results.to_str().unwrap(),
-                "-o",
-                html.to_str().unwrap(),
-            ],
-        )
-        .expect_ok();
-        let page = std::fs::read_to_string(&html).unwrap();
+        let page = report_html(d, &results, &d.join(format!("wide{round}.html")));
         assert!(page.contains("<html") && page.contains("t999"));
     }
     eprintln!(
@@ -311,12 +288,11 @@ fn too_low_hard_open_file_limit_is_a_clear_error() {
     let dir = scratch();
     let d = dir.path();
     std::fs::create_dir(d.join("t")).unwrap();
-    let job = d.join("wide.toml");
-    std::fs::write(&job, wide_job(d, 1000, 256, true)).unwrap();
+    let job = write_job(d, "wide.toml", &wide_job(d, 1000, 256, true));
     let output = storlab_under(
         d,
         "ulimit -n 256",
-        &["run", job.to_str().unwrap(), "-q", "-o", "r.json"],
+        RunArgs::job(&job).results(Path::new("r.json")).args(),
     )
     .output()
     .expect("run sh");

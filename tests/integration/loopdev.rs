@@ -3,8 +3,8 @@
 //! phase match the ones storlab reports.
 
 use crate::harness::{
-    LoopDevice, MIB, array_at, load_json, loop_skip_reason, run_in, scratch, skip, sparse_image,
-    str_at, u64_at,
+    LoopDevice, MIB, RunArgs, array_at, loop_skip_reason, scratch, skip, sparse_image, str_at,
+    u64_at,
 };
 
 #[test]
@@ -21,32 +21,11 @@ fn loop_device_counters_match_storlab_counts() {
         Ok(d) => d,
         Err(e) => return skip(TEST, &e),
     };
-    let results = dir.path().join("loop.json");
-    run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            device.path.to_str().unwrap(),
-            "--bs",
-            "4k",
-            "--read",
-            "70",
-            "--random",
-            "100",
-            "--qd",
-            "8",
-            "--ramp",
-            "0s",
-            "--duration",
-            "3s",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    let v = load_json(&results);
+    let v = RunArgs::target(&device.path)
+        .flags(&["--bs", "4k", "--read", "70", "--random", "100"])
+        .flags(&["--qd", "8", "--ramp", "0s", "--duration", "3s"])
+        .results(&dir.path().join("loop.json"))
+        .run_ok(dir.path());
     let name = device.name();
     assert_eq!(str_at(&v, "/targets/0/kind"), "block_device");
     assert_eq!(str_at(&v, "/targets/0/device"), name);

@@ -6,9 +6,7 @@
 //! `mkfs.btrfs` from btrfs-progs). The ext4 test uses the scratch directory when it is on ext4
 //! and a fresh ext4 on a loop device otherwise.
 
-use crate::harness::{
-    LoopDevice, array_at, load_json, loop_skip_reason, run_in, scratch, skip, str_at,
-};
+use crate::harness::{LoopDevice, RunArgs, array_at, loop_skip_reason, scratch, skip, str_at};
 use crate::harness::{MIB, sparse_image, u64_at};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -88,25 +86,11 @@ fn run_on(dir: &Path, target: &Path) -> Value {
         "{}.json",
         target.file_stem().unwrap().to_string_lossy()
     ));
-    run_in(
-        dir,
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "16MiB",
-            "--bs",
-            "4k",
-            "--duration",
-            "1s",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    load_json(&results)
+    RunArgs::target(target)
+        .size("16MiB")
+        .flags(&["--bs", "4k", "--duration", "1s"])
+        .results(&results)
+        .run_ok(dir)
 }
 
 fn warnings(v: &Value) -> Vec<String> {

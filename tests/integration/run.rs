@@ -2,8 +2,8 @@
 //! results file it writes, the psync and null engines, `--json`, `--dry-run` and open loop.
 
 use crate::harness::{
-    MIB, array_at, at, check_dir_summary, check_open_loop_accounting, close, f64_at, load_json,
-    run_in, scratch, share_tolerance, str_at, u64_at,
+    MIB, RunArgs, array_at, at, check_dir_summary, check_open_loop_accounting, close, f64_at,
+    load_json, report_html, run_in, scratch, share_tolerance, str_at, u64_at,
 };
 use serde_json::Value;
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -30,37 +30,13 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
     let target = dir.path().join("data.dat");
     let results = dir.path().join("r1.json");
     let size = 64 * MIB;
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "64MiB",
-            "--bs",
-            "4k",
-            "--read",
-            "70",
-            "--random",
-            "100",
-            "--qd",
-            "8",
-            "--workers",
-            "2",
-            "--ramp",
-            "1s",
-            "--duration",
-            "2s",
-            "--interval",
-            "500ms",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    );
-    out.expect_ok();
-    let v = load_json(&results);
+    let v = RunArgs::target(&target)
+        .size("64MiB")
+        .flags(&["--bs", "4k", "--read", "70", "--random", "100"])
+        .flags(&["--qd", "8", "--workers", "2"])
+        .flags(&["--ramp", "1s", "--duration", "2s", "--interval", "500ms"])
+        .results(&results)
+        .run_ok(dir.path());
 
     // Identity of the file and the run.
     assert_eq!(str_at(&v, "/schema_version"), "1.1");
@@ -151,26 +127,11 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
     run_in(dir.path(), ["report", results.to_str().unwrap()]).expect_ok();
 
     // A second run reuses the prepared file as it is.
-    let results2 = dir.path().join("r2.json");
-    run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "64MiB",
-            "--read",
-            "70",
-            "--duration",
-            "1s",
-            "-q",
-            "-o",
-            results2.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    let v2 = load_json(&results2);
+    let v2 = RunArgs::target(&target)
+        .size("64MiB")
+        .flags(&["--read", "70", "--duration", "1s"])
+        .results(&dir.path().join("r2.json"))
+        .run_ok(dir.path());
     assert_eq!(at(&v2, "/targets/0/prepare/reused"), &Value::Bool(true));
     assert_eq!(u64_at(&v2, "/targets/0/prepare/written_bytes"), 0);
     assert_eq!(
@@ -243,30 +204,20 @@ fn check_time_series(v: &Value, dir: &Path) {
     );
 }
 
-fn one_line(dir: &Path, name: &str, extra: &[&str]) -> (crate::harness::Outcome, Value) {
-    let target = dir.join(format!("{name}.dat"));
-    let results = dir.join(format!("{name}.json"));
-    let mut args = vec![
-        "run",
-        "--target",
-        target.to_str().unwrap(),
-        "--size",
-        "16MiB",
-        "-q",
-        "-o",
-        results.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let out = run_in(dir, &args);
-    out.expect_ok();
-    let v = load_json(&results);
-    (out, v)
+/// A one-line run with `extra` flags on a 16 MiB `NAME.dat` in `dir`, which must succeed;
+/// returns its results (`NAME.json`).
+fn one_line(dir: &Path, name: &str, extra: &[&str]) -> Value {
+    RunArgs::target(&dir.join(format!("{name}.dat")))
+        .size("16MiB")
+        .flags(extra)
+        .results(&dir.join(format!("{name}.json")))
+        .run_ok(dir)
 }
 
 #[test]
 fn psync_engine_runs_and_records_that_it_ran_at_queue_depth_1() {
     let dir = scratch();
-    let (_, v) = one_line(
+    let v = one_line(
         dir.path(),
         "psync",
         &[
@@ -308,35 +259,18 @@ fn psync_engine_runs_and_records_that_it_ran_at_queue_depth_1() {
 #[test]
 fn psync_latency_includes_the_io() {
     let dir = scratch();
-    let (_, v) = one_line(
-        dir.path(),
-        "psync-lat",
-        &[
+    for (engine, name) in [("psync", "psync-lat"), ("io_uring", "uring-lat")] {
+        let extra = [
             "--engine",
-            "psync",
+            engine,
             "--qd",
             "1",
             "--read",
             "100",
             "--duration",
             "1s",
-        ],
-    );
-    let (_, u) = one_line(
-        dir.path(),
-        "uring-lat",
-        &[
-            "--engine",
-            "io_uring",
-            "--qd",
-            "1",
-            "--read",
-            "100",
-            "--duration",
-            "1s",
-        ],
-    );
-    for (engine, v) in [("psync", &v), ("io_uring", &u)] {
+        ];
+        let v = &one_line(dir.path(), name, &extra);
         let iops = f64_at(v, "/totals/read/iops");
         let mean_s = f64_at(v, "/totals/read/latency_ns/mean") / 1e9;
         let busy = iops * mean_s;
@@ -354,7 +288,7 @@ fn null_engine_counts_ops_and_says_no_io_was_done() {
     let dir = scratch();
     // The null engine needs an existing target: prepare it with a short real run.
     one_line(dir.path(), "null", &["--duration", "200ms"]);
-    let (_, v) = one_line(
+    let v = one_line(
         dir.path(),
         "null",
         &["--engine", "null", "--qd", "4", "--duration", "1s"],
@@ -375,23 +309,12 @@ fn null_engine_counts_ops_and_says_no_io_was_done() {
 #[test]
 fn json_flag_prints_only_the_results_json() {
     let dir = scratch();
-    let target = dir.path().join("json.dat");
     let results = dir.path().join("json.json");
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "16MiB",
-            "--duration",
-            "1s",
-            "--json",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    );
+    let out = RunArgs::target(&dir.path().join("json.dat"))
+        .size("16MiB")
+        .flags(&["--duration", "1s", "--json"])
+        .output(&results)
+        .run(dir.path());
     out.expect_ok();
     let printed: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", out.stdout));
@@ -410,23 +333,10 @@ fn dry_run_prints_the_plan_and_creates_nothing() {
     let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     let target = sub.join("never.dat");
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "64MiB",
-            "--read",
-            "70",
-            "--qd",
-            "4",
-            "--workers",
-            "2",
-            "--dry-run",
-        ],
-    );
+    let out = RunArgs::target(&target)
+        .size("64MiB")
+        .flags(&["--read", "70", "--qd", "4", "--workers", "2", "--dry-run"])
+        .run(dir.path());
     out.expect_ok();
     let text = &out.stdout;
     for part in [
@@ -457,7 +367,7 @@ fn dry_run_prints_the_plan_and_creates_nothing() {
 #[test]
 fn open_loop_follows_its_schedule_and_reports_service_time() {
     let dir = scratch();
-    let (_, v) = one_line(
+    let v = one_line(
         dir.path(),
         "open",
         &["--rate", "500", "--qd", "4", "--duration", "2s"],
@@ -482,44 +392,17 @@ fn open_loop_follows_its_schedule_and_reports_service_time() {
 #[test]
 fn html_report_is_self_contained_and_rebuilt_from_the_results_file() {
     let dir = scratch();
-    let target = dir.path().join("html.dat");
     let results = dir.path().join("html.json");
     let html = dir.path().join("live.html");
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "16MiB",
-            "--duration",
-            "2s",
-            "--interval",
-            "500ms",
-            "--read",
-            "70",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-            "--html",
-            html.to_str().unwrap(),
-        ],
-    );
-    out.expect_ok();
+    RunArgs::target(&dir.path().join("html.dat"))
+        .size("16MiB")
+        .flags(&["--duration", "2s", "--interval", "500ms", "--read", "70"])
+        .results(&results)
+        .flags(&["--html", html.to_str().unwrap()])
+        .run(dir.path())
+        .expect_ok();
     let live = std::fs::read_to_string(&html).unwrap();
-    let rebuilt_path = dir.path().join("rebuilt.html");
-    run_in(
-        dir.path(),
-        [
-            "report",
-            results.to_str().unwrap(),
-            "-o",
-            rebuilt_path.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    let rebuilt = std::fs::read_to_string(&rebuilt_path).unwrap();
+    let rebuilt = report_html(dir.path(), &results, &dir.path().join("rebuilt.html"));
     assert_eq!(
         live, rebuilt,
         "the report comes from the results file alone"

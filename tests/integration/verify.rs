@@ -5,27 +5,25 @@
 //! verified once written; an Exchange run with `--verify` carries the rule in its verdict.
 
 use crate::harness::{
-    MIB, array_at, at, load_json, run_in, scratch, skip, storlab, str_at, u64_at,
+    ExchangeArgs, MIB, Outcome, RunArgs, array_at, at, load_json, report_html, scratch, skip,
+    storlab, str_at, u64_at, write_job,
 };
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Runs `storlab run --verify` on `target` with `extra` flags; returns the outcome and results.
-fn verify_run(dir: &Path, target: &Path, extra: &[&str]) -> (crate::harness::Outcome, Value) {
+/// Runs `storlab run --verify` on `target` for 2 s of 4 KiB I/O at random, half of it writes
+/// (which the reads then check), at queue depth `qd`, with `extra` flags; returns the outcome
+/// and the results (null when it wrote none).
+fn verify_run(dir: &Path, target: &Path, qd: &str, extra: &[&str]) -> (Outcome, Value) {
     let results = dir.join("verify.json");
-    let mut args = vec![
-        "run",
-        "--verify",
-        "--target",
-        target.to_str().unwrap(),
-        "-q",
-        "-o",
-        results.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let out = run_in(dir, &args);
+    let out = RunArgs::target(target)
+        .flags(&["--verify", "--bs", "4k", "--read", "50", "--random", "100"])
+        .flags(&["--qd", qd, "--duration", "2s"])
+        .flags(extra)
+        .results(&results)
+        .run(dir);
     let v = if results.exists() {
         load_json(&results)
     } else {
@@ -48,22 +46,8 @@ fn a_clean_verified_run_checks_every_read_and_reads_back_every_write() {
     let (out, v) = verify_run(
         dir.path(),
         &target,
-        &[
-            "--size",
-            "8MiB",
-            "--bs",
-            "4k",
-            "--read",
-            "50",
-            "--random",
-            "100",
-            "--qd",
-            "8",
-            "--workers",
-            "2",
-            "--duration",
-            "2s",
-        ],
+        "8",
+        &["--size", "8MiB", "--workers", "2"],
     );
     out.expect_ok();
     assert_eq!(u64_at(&v, "/verify/block_bytes"), 4096);
@@ -100,10 +84,10 @@ fn a_clean_verified_run_checks_every_read_and_reads_back_every_write() {
 #[test]
 fn mixed_block_sizes_verify_at_their_common_divisor() {
     let dir = scratch();
-    let job = dir.path().join("mix.toml");
-    std::fs::write(
-        &job,
-        format!(
+    let job = write_job(
+        dir.path(),
+        "mix.toml",
+        &format!(
             r#"duration = "2s"
 verify = true
 [[target]]
@@ -123,21 +107,10 @@ random = 0
 "#,
             dir.path().join("mix.dat").display()
         ),
-    )
-    .unwrap();
-    let results = dir.path().join("mix.json");
-    run_in(
-        dir.path(),
-        [
-            "run",
-            job.to_str().unwrap(),
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    let v = load_json(&results);
+    );
+    let v = RunArgs::job(&job)
+        .results(&dir.path().join("mix.json"))
+        .run_ok(dir.path());
     assert_eq!(u64_at(&v, "/verify/block_bytes"), 8192);
     // Every read checks its 8 KiB blocks (a 32 KiB read four of them).
     let reads = u64_at(&v, "/totals/read/ops");
@@ -155,52 +128,23 @@ random = 0
 
 /// Starts a read-only verifying run on a prepared 1 MiB file, lets `damage` change the file
 /// from this (another) process while it measures, and returns the results.
-fn damaged_while_running(damage: impl FnOnce(&std::fs::File)) -> (crate::harness::Outcome, Value) {
+fn damaged_while_running(damage: impl FnOnce(&std::fs::File)) -> (Outcome, Value) {
     let dir = scratch();
     let target = dir.path().join("d.dat");
     // Prepare it (every sector gets its header), then read it back verified while damaging.
-    run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "1MiB",
-            "--duration",
-            "200ms",
-            "-q",
-            "-o",
-            dir.path().join("prep.json").to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
+    prepare(dir.path(), &target, "200ms");
     let results = dir.path().join("d.json");
     // Sequential reads: every pass over the file's 256 blocks reads each damaged block, so the
     // damage is found by the first full pass after it (a few hundred reads, a fraction of a
     // second even on a loaded disk), not by random reads that may miss one block for long.
     let mut child = storlab(dir.path())
-        .args([
-            "run",
-            "--verify",
-            "--target",
-            target.to_str().unwrap(),
-            "--bs",
-            "4k",
-            "--read",
-            "100",
-            "--random",
-            "0",
-            "--qd",
-            "4",
-            "--duration",
-            "4s",
-            "--interval",
-            "200ms",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ])
+        .args(
+            RunArgs::target(&target)
+                .flags(&["--verify", "--bs", "4k", "--read", "100", "--random", "0"])
+                .flags(&["--qd", "4", "--duration", "4s", "--interval", "200ms"])
+                .results(&results)
+                .args(),
+        )
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -225,12 +169,18 @@ fn damaged_while_running(damage: impl FnOnce(&std::fs::File)) -> (crate::harness
     // Drop cached pages so O_DIRECT reads and the page cache agree (they already do for
     // O_DIRECT; this is belt and braces for the buffered write above).
     let out = child.wait_with_output().unwrap();
-    let outcome = crate::harness::Outcome {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into(),
-        stderr: String::from_utf8_lossy(&out.stderr).into(),
-    };
-    (outcome, load_json(&results))
+    (Outcome::from_output(&out), load_json(&results))
+}
+
+/// Creates and prepares a 1 MiB `target` (every sector gets its header) with a run of
+/// `duration`, which must succeed (results in `prep.json`).
+fn prepare(dir: &Path, target: &Path, duration: &str) {
+    RunArgs::target(target)
+        .size("1MiB")
+        .flags(&["--duration", duration])
+        .results(&dir.join("prep.json"))
+        .run(dir)
+        .expect_ok();
 }
 
 #[test]
@@ -276,7 +226,7 @@ fn another_process_copying_a_block_elsewhere_is_caught_as_misdirection() {
 fn on_faultfs(
     name: &str,
     faults: impl FnOnce(&mut crate::faultfs::Faults),
-) -> Option<(crate::harness::Outcome, Value)> {
+) -> Option<(Outcome, Value)> {
     let fs = match crate::faultfs::FaultFs::mount() {
         Ok(fs) => fs,
         Err(why) => {
@@ -286,41 +236,9 @@ fn on_faultfs(
     };
     let dir = scratch();
     let target = fs.dir().join(format!("{name}.dat"));
-    let t = target.to_str().unwrap();
-    let prep = dir.path().join("prep.json");
-    run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            t,
-            "--size",
-            "1MiB",
-            "--duration",
-            "100ms",
-            "-q",
-            "-o",
-            prep.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
+    prepare(dir.path(), &target, "100ms");
     fs.set(faults);
-    Some(verify_run(
-        dir.path(),
-        &target,
-        &[
-            "--bs",
-            "4k",
-            "--read",
-            "50",
-            "--random",
-            "100",
-            "--qd",
-            "2",
-            "--duration",
-            "2s",
-        ],
-    ))
+    Some(verify_run(dir.path(), &target, "2", &[]))
 }
 
 #[test]
@@ -353,18 +271,7 @@ fn torn_writes_are_reported_as_torn() {
     let dir = scratch();
     let file = dir.path().join("v.json");
     std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
-    let html = dir.path().join("v.html");
-    run_in(
-        dir.path(),
-        [
-            "report",
-            file.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_html(dir.path(), &file, &dir.path().join("v.html"));
     assert!(page.contains("<h2 id=\"verify\">Data verification</h2>"));
     assert!(
         page.contains("<td class=\"fail\">torn</td>"),
@@ -407,19 +314,8 @@ fn a_loop_device_is_checked_once_written() {
     let (out, v) = verify_run(
         dir.path(),
         Path::new(&format!("/dev/{}", dev.name())),
-        &[
-            "--destroy-data",
-            "--bs",
-            "4k",
-            "--read",
-            "50",
-            "--random",
-            "100",
-            "--qd",
-            "4",
-            "--duration",
-            "2s",
-        ],
+        "4",
+        &["--destroy-data"],
     );
     out.expect_ok();
     assert!(u64_at(&v, "/verify/blocks_checked") > 0);
@@ -438,22 +334,10 @@ fn a_loop_device_is_checked_once_written() {
 #[test]
 fn verify_rejects_blocks_that_cannot_carry_headers() {
     let dir = scratch();
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--verify",
-            "--buffered",
-            "--target",
-            dir.path().join("x.dat").to_str().unwrap(),
-            "--size",
-            "1MiB",
-            "--bs",
-            "1000",
-            "--duration",
-            "1s",
-        ],
-    );
+    let out = RunArgs::target(&dir.path().join("x.dat"))
+        .size("1MiB")
+        .flags(&["--verify", "--buffered", "--bs", "1000", "--duration", "1s"])
+        .run(dir.path());
     out.expect_code(2).stderr_has(&["verify", "512"]);
 }
 
@@ -461,37 +345,14 @@ fn verify_rejects_blocks_that_cannot_carry_headers() {
 fn an_exchange_validation_verifies_its_databases_and_logs() {
     let dir = scratch();
     let results = dir.path().join("x.json");
-    let db = dir.path().to_str().unwrap();
-    let out = run_in(
-        dir.path(),
-        [
-            "exchange",
-            "--verify",
-            "--mailboxes",
-            "200",
-            "--mailbox-size",
-            "40MiB",
-            "--capacity",
-            "1%",
-            "--databases",
-            "2",
-            "--duration",
-            "3s",
-            "--ramp",
-            "0s",
-            "--db-read-latency",
-            "1s",
-            "--log-write-latency",
-            "1s",
-            "--max-latency",
-            "5s",
-            "--db-path",
-            db,
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    );
+    let out = ExchangeArgs::sized(200, "40MiB", "1%", 2)
+        .flags(&["--verify"])
+        .measure("3s")
+        .flags(&["--db-read-latency", "1s", "--log-write-latency", "1s"])
+        .flags(&["--max-latency", "5s"])
+        .db_path(dir.path())
+        .results(&results)
+        .run(dir.path());
     let v = load_json(&results);
     assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
     assert!(

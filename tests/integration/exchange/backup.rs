@@ -1,35 +1,24 @@
 //! The backup and recovery tests: the figures they report, and each database's backup rate
 //! measured on its own.
 
-use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number};
-use super::{class_counts, exchange, failing, s};
-use crate::harness::{MIB, array_at, at, close, f64_at, load_json, scratch, skip, str_at, u64_at};
+use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number, ram_dir};
+use super::{class_counts, failing};
+use crate::harness::{
+    ExchangeArgs, MIB, array_at, at, close, f64_at, load_json, scratch, skip, str_at, u64_at,
+};
 use serde_json::Value;
-use std::path::Path;
 
 #[test]
 fn backup_and_recovery_tests_report_their_figures() {
     let dir = scratch();
-    let layout = [
-        "--mailboxes",
-        "100",
-        "--mailbox-size",
-        "32MiB",
-        "--capacity",
-        "1%",
-        "--databases",
-        "2",
-        "--duration",
-        "10s",
-        "--db-path",
-        s(dir.path()),
-        "-q",
-    ];
-    let results = dir.path().join("backup.json");
-    let mut args = layout.to_vec();
-    args.extend(["--test", "backup", "-o", s(&results)]);
-    exchange(dir.path(), &args).expect_ok();
-    let v = load_json(&results);
+    let layout = ExchangeArgs::sized(100, "32MiB", "1%", 2)
+        .flags(&["--duration", "10s"])
+        .db_path(dir.path());
+    let v = layout
+        .clone()
+        .flags(&["--test", "backup"])
+        .results(&dir.path().join("backup.json"))
+        .run_ok(dir.path());
     assert_eq!(str_at(&v, "/exchange/test"), "backup");
     assert_eq!(str_at(&v, "/verdict/result"), "PASS");
     assert!(failing(&v).is_empty());
@@ -60,11 +49,10 @@ fn backup_and_recovery_tests_report_their_figures() {
         "a backup writes nothing"
     );
 
-    let results = dir.path().join("recovery.json");
-    let mut args = layout.to_vec();
-    args.extend(["--test", "recovery", "--log-files", "4", "-o", s(&results)]);
-    exchange(dir.path(), &args).expect_ok();
-    let v = load_json(&results);
+    let v = layout
+        .flags(&["--test", "recovery", "--log-files", "4"])
+        .results(&dir.path().join("recovery.json"))
+        .run_ok(dir.path());
     assert_eq!(str_at(&v, "/exchange/test"), "recovery");
     assert_eq!(str_at(&v, "/verdict/result"), "PASS");
     assert_eq!(
@@ -106,10 +94,7 @@ fn backup_rate_per_database_is_each_databases_own() {
     // 16 MiB takes milliseconds even on a loaded machine, whatever else the scratch disk is
     // doing, so "more than 3 times the throttled one" (which cannot beat its 8.4 MB/s) holds
     // however busy the machine is. On the shared scratch disk it would depend on the disk.
-    let ram = Path::new("/dev/shm")
-        .is_dir()
-        .then(|| tempfile::tempdir_in("/dev/shm").ok())
-        .flatten();
+    let ram = ram_dir();
     let fast_fs = LoopFs::create_with_image(
         ram.as_ref().map_or(dir.path(), |r| r.path()),
         dir.path(),
@@ -133,27 +118,11 @@ fn backup_rate_per_database_is_each_databases_own() {
     let results = dir.path().join("r.json");
     let out = cgroup.run_exchange(
         dir.path(),
-        &[
-            "--test",
-            "backup",
-            "--mailboxes",
-            "100",
-            "--mailbox-size",
-            "32MiB",
-            "--capacity",
-            "1%",
-            "--databases",
-            "2",
-            "--duration",
-            "20s",
-            "--db-path",
-            s(&fast),
-            "--db-path",
-            s(&slow.mount_point),
-            "-q",
-            "-o",
-            s(&results),
-        ],
+        &ExchangeArgs::sized(100, "32MiB", "1%", 2)
+            .flags(&["--test", "backup", "--duration", "20s"])
+            .db_path(&fast)
+            .db_path(&slow.mount_point)
+            .results(&results),
     );
     out.expect_ok();
     let v = load_json(&results);

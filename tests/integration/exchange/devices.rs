@@ -4,7 +4,8 @@
 //! requests each block device was given; the extents of a file on its device.
 
 use crate::harness::{
-    LoopDevice, MIB, Outcome, STORLAB, array_at, at, loop_skip_reason, sparse_image, str_at,
+    ExchangeArgs, LoopDevice, MIB, Outcome, STORLAB, array_at, at, loop_skip_reason, sparse_image,
+    str_at,
 };
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -131,6 +132,16 @@ impl Drop for LoopFs {
     }
 }
 
+/// A directory in memory (under /dev/shm) for a loop device's image, when the machine has
+/// one: the device's speed is then the throttle's or the CPU's, never the shared scratch
+/// disk's.
+pub(super) fn ram_dir() -> Option<tempfile::TempDir> {
+    Path::new("/dev/shm")
+        .is_dir()
+        .then(|| tempfile::tempdir_in("/dev/shm").ok())
+        .flatten()
+}
+
 /// The cgroup v1 blkio hierarchy.
 const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
@@ -174,8 +185,26 @@ impl BlkioCgroup {
         Ok(cgroup)
     }
 
-    /// Runs `storlab exchange ARGS` in `dir`, inside this cgroup.
-    pub(super) fn run_exchange(&self, dir: &Path, args: &[&str]) -> Outcome {
+    /// A cgroup `tag` that lets `iops` reads and `iops` writes a second through to `device`:
+    /// a device whose capacity is known.
+    pub(super) fn iops_limit(
+        tag: &str,
+        device: &LoopDevice,
+        iops: u32,
+    ) -> Result<BlkioCgroup, String> {
+        let (major, minor) = dev_number(device);
+        let limit = format!("{major}:{minor} {iops}");
+        BlkioCgroup::create(
+            tag,
+            &[
+                ("blkio.throttle.read_iops_device", limit.clone()),
+                ("blkio.throttle.write_iops_device", limit),
+            ],
+        )
+    }
+
+    /// Runs `command` in `dir`, inside this cgroup.
+    pub(super) fn run_exchange(&self, dir: &Path, command: &ExchangeArgs) -> Outcome {
         let procs = self.path.join("cgroup.procs");
         let output = Command::new("sh")
             .current_dir(dir)
@@ -186,15 +215,10 @@ impl BlkioCgroup {
                 procs.display()
             ))
             .arg(STORLAB)
-            .arg("exchange")
-            .args(args)
+            .args(command.args())
             .output()
             .expect("start sh");
-        Outcome {
-            code: output.status.code(),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        Outcome::from_output(&output)
     }
 }
 

@@ -4,9 +4,10 @@
 //! `storlab exchange` accepts.
 
 use super::devices::LoopFs;
-use super::{LENIENT, code_matches_verdict, exchange, s};
+use super::judged;
 use crate::harness::{
-    MIB, array_at, at, f64_at, load_json, loop_skip_reason, scratch, skip, str_at, u64_at,
+    ExchangeArgs, MIB, array_at, at, f64_at, loop_skip_reason, run_in, scratch, skip, str_at,
+    u64_at,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -15,31 +16,12 @@ use std::path::Path;
 fn initialisation_is_reused_and_rebuilt_when_the_databases_change_size() {
     let dir = scratch();
     let run = |mailbox_size: &str, name: &str| {
-        let results = dir.path().join(name);
-        let mut args = vec![
-            "--mailboxes",
-            "100",
-            "--mailbox-size",
-            mailbox_size,
-            "--capacity",
-            "2%",
-            "--databases",
-            "2",
-            "--duration",
-            "1s",
-            "--ramp",
-            "0s",
-            "--db-path",
-            s(dir.path()),
-            "-q",
-            "-o",
-            s(&results),
-        ];
-        args.extend(LENIENT);
-        let out = exchange(dir.path(), &args);
-        let v = load_json(&results);
-        code_matches_verdict(&out, &v);
-        v
+        let command = ExchangeArgs::sized(100, mailbox_size, "2%", 2)
+            .measure("1s")
+            .db_path(dir.path())
+            .lenient()
+            .results(&dir.path().join(name));
+        judged(dir.path(), &command).1
     };
     let init = |v: &Value| {
         (
@@ -101,8 +83,9 @@ fn initialisation_is_reused_and_rebuilt_when_the_databases_change_size() {
 #[test]
 fn bad_profiles_exit_2_with_clear_messages() {
     let dir = scratch();
-    let db = s(dir.path());
+    let db = dir.path().to_str().unwrap();
     let missing = dir.path().join("no-such-dir");
+    let missing = missing.to_str().unwrap();
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (
             vec!["--mailboxes", "0", "--db-path", db],
@@ -131,9 +114,9 @@ fn bad_profiles_exit_2_with_clear_messages() {
                 "1%",
             ]
             .into_iter()
-            .chain(["--db-path", s(&missing)])
+            .chain(["--db-path", missing])
             .collect(),
-            vec![s(&missing), "does not exist"],
+            vec![missing, "does not exist"],
         ),
         (
             vec!["--version", "2003", "--db-path", db],
@@ -147,7 +130,7 @@ fn bad_profiles_exit_2_with_clear_messages() {
     for (args, message) in cases {
         let mut all = args.clone();
         all.extend(["--duration", "3s", "-q", "-o", "r.json"]);
-        let out = exchange(dir.path(), &all);
+        let out = run_in(dir.path(), std::iter::once("exchange").chain(all));
         assert_eq!(
             out.code,
             Some(2),
@@ -167,6 +150,16 @@ fn bad_profiles_exit_2_with_clear_messages() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert!(made.is_empty(), "files left behind: {made:?}");
+}
+
+/// `storlab exchange` with 512-byte pages on one database on `fs`, results in `r.json`: on a
+/// device of 4 KiB logical blocks, a page it cannot take.
+fn small_pages_on(fs: &LoopFs) -> ExchangeArgs {
+    ExchangeArgs::sized(100, "16MiB", "1%", 1)
+        .flags(&["--page-size", "512"])
+        .measure("3s")
+        .db_path(&fs.mount_point)
+        .results(Path::new("r.json"))
 }
 
 /// A 4 KiB-sector loop device with ext4, mounted; `None` after [`skip`] said why `test` cannot
@@ -194,30 +187,7 @@ fn a_page_smaller_than_the_logical_block_is_refused() {
     ) else {
         return;
     };
-    let out = exchange(
-        dir.path(),
-        &[
-            "--mailboxes",
-            "100",
-            "--mailbox-size",
-            "16MiB",
-            "--capacity",
-            "1%",
-            "--databases",
-            "1",
-            "--page-size",
-            "512",
-            "--duration",
-            "3s",
-            "--ramp",
-            "0s",
-            "--db-path",
-            s(&fs.mount_point),
-            "-q",
-            "-o",
-            "r.json",
-        ],
-    );
+    let out = small_pages_on(&fs).run(dir.path());
     out.expect_code(2)
         .stderr_has(&["logical block size is 4096", "512"]);
 }
@@ -233,33 +203,10 @@ fn the_page_size_refusal_suggests_a_fix_the_exchange_command_has() {
     ) else {
         return;
     };
-    let args = [
-        "--mailboxes",
-        "100",
-        "--mailbox-size",
-        "16MiB",
-        "--capacity",
-        "1%",
-        "--databases",
-        "1",
-        "--page-size",
-        "512",
-        "--duration",
-        "3s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(&fs.mount_point),
-        "-q",
-        "-o",
-        "r.json",
-    ];
-    let out = exchange(dir.path(), &args);
+    let out = small_pages_on(&fs).run(dir.path());
     out.expect_code(2).stderr_has(&["--page-size"]);
     // Following the advice must not be a usage error.
-    let mut followed = args.to_vec();
-    followed.push("--buffered");
-    let tried = exchange(dir.path(), &followed);
+    let tried = small_pages_on(&fs).flags(&["--buffered"]).run(dir.path());
     assert!(
         !out.stderr.contains("--buffered") || tried.code != Some(2),
         "the error suggests --buffered, which `storlab exchange` rejects:\n{}\n--- with \

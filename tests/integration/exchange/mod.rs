@@ -8,8 +8,8 @@
 //! `devices` holds the loop devices, filesystems, blkio cgroups and block traces they use.
 //!
 //! Tests that judge mechanics rather than this disk's latency pass lenient latency limits
-//! ([`LENIENT`]): the scratch disk is shared with whatever else the machine runs, and a
-//! 200 ms hiccup from a neighbour must not decide them.
+//! ([`ExchangeArgs::lenient`]): the scratch disk is shared with whatever else the machine
+//! runs, and a 200 ms hiccup from a neighbour must not decide them.
 
 mod backup;
 mod devices;
@@ -19,30 +19,22 @@ mod search;
 mod verdict;
 
 use crate::harness::{
-    Outcome, array_at, at, check_open_loop_accounting, close, f64_at, run_in, str_at, u64_at,
+    ExchangeArgs, Outcome, array_at, at, check_open_loop_accounting, close, f64_at, load_json,
+    str_at, u64_at,
 };
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Latency limits no working disk misses (see the module documentation).
-const LENIENT: [&str; 6] = [
-    "--db-read-latency",
-    "500ms",
-    "--log-write-latency",
-    "500ms",
-    "--max-latency",
-    "5s",
-];
-
-/// A path as a `&str` argument.
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-/// `storlab exchange ARGS` in `dir`.
-fn exchange(dir: &Path, args: &[&str]) -> Outcome {
-    run_in(dir, std::iter::once("exchange").chain(args.iter().copied()))
+/// Runs `command` in `dir` and returns what it printed and the results file it wrote, after
+/// checking the exit code agrees with the verdict in it ([`code_matches_verdict`]): what every
+/// Exchange run that reaches its verdict must do.
+#[track_caller]
+fn judged(dir: &Path, command: &ExchangeArgs) -> (Outcome, Value) {
+    let out = command.run(dir);
+    let v = load_json(command.results_path());
+    code_matches_verdict(&out, &v);
+    (out, v)
 }
 
 /// The JSON pointer of class `name` (class names hold `/`, which pointers escape as `~1`).

@@ -5,50 +5,37 @@
 
 use super::devices::{BlockTrace, LoopFs, Rq, dev_number, device_entry, extents, file_range};
 use super::{
-    LENIENT, check_clean, check_rates, class_counts, class_ptr, code_matches_verdict, databases,
-    db_ops, exchange, s, worker_rate,
+    check_clean, check_rates, class_counts, class_ptr, code_matches_verdict, databases, db_ops,
+    judged, worker_rate,
 };
 use crate::harness::{
-    MIB, at, close, f64_at, load_json, loop_skip_reason, scratch, share_tolerance, skip, str_at,
-    u64_at,
+    ExchangeArgs, MIB, at, close, f64_at, load_json, loop_skip_reason, scratch, share_tolerance,
+    skip, str_at, u64_at,
 };
 use serde_json::Value;
 
+/// The load the 2010 and 2007 tests compare with the model of `version`: 800 mailboxes × 1
+/// IOPS × 1.2 = 960 transactional IOPS on 2 databases of 32 MiB, 4 threads each, for 5 s.
+/// Returns the results, its exit code checked against its verdict and its I/O clean.
+fn model_run(version: &str) -> Value {
+    let dir = scratch();
+    let (_, v) = judged(
+        dir.path(),
+        &ExchangeArgs::sized(800, "40MiB", "0.2%", 2)
+            .flags(&["--version", version, "--iops-per-mailbox", "1"])
+            .flags(&["--threads", "4"])
+            .measure("5s")
+            .db_path(dir.path())
+            .lenient()
+            .results(&dir.path().join("r.json")),
+    );
+    check_clean(&v);
+    v
+}
+
 #[test]
 fn io_matches_the_2010_profile() {
-    let dir = scratch();
-    let results = dir.path().join("r.json");
-    // 800 mailboxes × 1 IOPS × 1.2 = 960 transactional IOPS; 2 databases of 32 MiB.
-    let mut args = vec![
-        "--version",
-        "2010",
-        "--mailboxes",
-        "800",
-        "--mailbox-size",
-        "40MiB",
-        "--capacity",
-        "0.2%",
-        "--iops-per-mailbox",
-        "1",
-        "--databases",
-        "2",
-        "--threads",
-        "4",
-        "--duration",
-        "5s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(dir.path()),
-        "-q",
-        "-o",
-        s(&results),
-    ];
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
-    let v = load_json(&results);
-    code_matches_verdict(&out, &v);
-    check_clean(&v);
+    let v = model_run("2010");
 
     assert_eq!(str_at(&v, "/exchange/version"), "2010");
     assert_eq!(u64_at(&v, "/exchange/page_size_bytes"), 32768);
@@ -126,39 +113,7 @@ fn io_matches_the_2010_profile() {
 
 #[test]
 fn io_matches_the_2007_profile() {
-    let dir = scratch();
-    let results = dir.path().join("r.json");
-    // 800 mailboxes × 1 IOPS × 1.2 = 960 transactional IOPS; 2 databases of 32 MiB.
-    let mut args = vec![
-        "--version",
-        "2007",
-        "--mailboxes",
-        "800",
-        "--mailbox-size",
-        "40MiB",
-        "--capacity",
-        "0.2%",
-        "--iops-per-mailbox",
-        "1",
-        "--databases",
-        "2",
-        "--threads",
-        "4",
-        "--duration",
-        "5s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(dir.path()),
-        "-q",
-        "-o",
-        s(&results),
-    ];
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
-    let v = load_json(&results);
-    code_matches_verdict(&out, &v);
-    check_clean(&v);
+    let v = model_run("2007");
 
     assert_eq!(u64_at(&v, "/exchange/page_size_bytes"), 8192);
     assert_eq!(
@@ -222,33 +177,16 @@ fn io_matches_the_2007_profile() {
 #[test]
 fn maintenance_reads_follow_the_2013_rate() {
     let dir = scratch();
-    let results = dir.path().join("r.json");
     // 100 mailboxes at the 2013 default (0.067 IOPS): a light load; one 32 MiB database.
-    let mut args = vec![
-        "--version",
-        "2013",
-        "--mailboxes",
-        "100",
-        "--mailbox-size",
-        "32MiB",
-        "--capacity",
-        "1%",
-        "--databases",
-        "1",
-        "--duration",
-        "5s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(dir.path()),
-        "-q",
-        "-o",
-        s(&results),
-    ];
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
-    let v = load_json(&results);
-    code_matches_verdict(&out, &v);
+    let (_, v) = judged(
+        dir.path(),
+        &ExchangeArgs::sized(100, "32MiB", "1%", 1)
+            .flags(&["--version", "2013"])
+            .measure("5s")
+            .db_path(dir.path())
+            .lenient()
+            .results(&dir.path().join("r.json")),
+    );
     check_clean(&v);
     assert_eq!(f64_at(&v, "/exchange/iops_per_mailbox"), 0.067);
     assert_eq!(at(&v, "/exchange/maintenance"), &Value::Bool(true));
@@ -307,35 +245,15 @@ fn log_and_database_streams_reach_their_own_devices() {
     let results = dir.path().join("r.json");
     // 500 mailboxes × 1 IOPS × 1.2 = 600 IOPS on one 32 MiB database: 120 log writes/s and
     // 19 maintenance reads/s.
-    let mut args = vec![
-        "--version",
-        "2010",
-        "--mailboxes",
-        "500",
-        "--mailbox-size",
-        "64MiB",
-        "--capacity",
-        "0.1%",
-        "--iops-per-mailbox",
-        "1",
-        "--databases",
-        "1",
-        "--threads",
-        "4",
-        "--duration",
-        "4s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(&db_fs.mount_point),
-        "--log-path",
-        s(&log_fs.mount_point),
-        "-q",
-        "-o",
-        s(&results),
-    ];
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
+    let out = ExchangeArgs::sized(500, "64MiB", "0.1%", 1)
+        .flags(&["--version", "2010", "--iops-per-mailbox", "1"])
+        .flags(&["--threads", "4"])
+        .measure("4s")
+        .db_path(&db_fs.mount_point)
+        .log_path(&log_fs.mount_point)
+        .lenient()
+        .results(&results)
+        .run(dir.path());
     let requests = trace.as_ref().map(|t| t.stop());
     let v = load_json(&results);
     code_matches_verdict(&out, &v);

@@ -1,12 +1,13 @@
 //! Searches: `--find-max-mailboxes` on a device whose capacity is known (a blkio throttle),
 //! and `--threads auto`, which keeps the first thread count that passes.
 
-use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number};
-use super::{LENIENT, code_matches_verdict, exchange, s};
-use crate::harness::{array_at, at, close, f64_at, load_json, scratch, skip, str_at, u64_at};
+use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, ram_dir};
+use super::{code_matches_verdict, judged};
+use crate::harness::{
+    ExchangeArgs, array_at, at, close, f64_at, load_json, scratch, skip, str_at, u64_at,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::time::Instant;
 
 #[test]
@@ -20,28 +21,11 @@ fn find_max_mailboxes_converges_within_a_throttled_capacity() {
     let dir = scratch();
     // The image lives in memory when it can, so the device's capacity is the throttle's and
     // nothing else: the scratch disk is shared, and its hiccups would move the answer.
-    let ram = Path::new("/dev/shm")
-        .is_dir()
-        .then(|| tempfile::tempdir_in("/dev/shm").ok())
-        .flatten();
+    let ram = ram_dir();
     let image_dir = ram.as_ref().map_or(dir.path(), |r| r.path());
     let fs = LoopFs::create_with_image(image_dir, dir.path(), "search", 256, &[], &[])
         .expect("filesystem");
-    let (major, minor) = dev_number(&fs.device);
-    let cgroup = BlkioCgroup::create(
-        "search",
-        &[
-            (
-                "blkio.throttle.read_iops_device",
-                format!("{major}:{minor} 60"),
-            ),
-            (
-                "blkio.throttle.write_iops_device",
-                format!("{major}:{minor} 60"),
-            ),
-        ],
-    )
-    .expect("blkio cgroup");
+    let cgroup = BlkioCgroup::iops_limit("search", &fs.device, 60).expect("blkio cgroup");
     let results = dir.path().join("r.json");
     let started = Instant::now();
     // Per mailbox: 1.2 transactional IOPS, 0.72 reads/s and 0.48 + 0.24 (log) writes/s, so
@@ -56,36 +40,15 @@ fn find_max_mailboxes_converges_within_a_throttled_capacity() {
     // loaded machine, and the search answered 0. In 30 s only a queue of 300 ms at the close
     // loses 1%, and four confirmations in a row would have to. (The answer was 0 although the
     // fifth confirmation, at 64, passed: storlab ignores the last one's pass; reported.)
-    let mut args = vec![
-        "--find-max-mailboxes",
-        "--mailboxes",
-        "12",
-        "--iops-per-mailbox",
-        "1",
-        "--mailbox-size",
-        "16MiB",
-        "--capacity",
-        "10%",
-        "--databases",
-        "1",
-        "--threads",
-        "4",
-        "--maintenance",
-        "off",
-        "--duration",
-        "30s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(&fs.mount_point),
-        "--log-path",
-        s(&fs.mount_point),
-        "-q",
-        "-o",
-        s(&results),
-    ];
-    args.extend(LENIENT);
-    let out = cgroup.run_exchange(dir.path(), &args);
+    let command = ExchangeArgs::sized(12, "16MiB", "10%", 1)
+        .flags(&["--find-max-mailboxes", "--iops-per-mailbox", "1"])
+        .flags(&["--threads", "4", "--maintenance", "off"])
+        .measure("30s")
+        .db_path(&fs.mount_point)
+        .log_path(&fs.mount_point)
+        .lenient()
+        .results(&results);
+    let out = cgroup.run_exchange(dir.path(), &command);
     let seconds = started.elapsed().as_secs_f64();
     let v = load_json(&results);
     code_matches_verdict(&out, &v);
@@ -167,42 +130,22 @@ fn find_max_mailboxes_converges_within_a_throttled_capacity() {
 #[test]
 fn threads_auto_keeps_the_first_count_that_passes() {
     let dir = scratch();
-    let results = dir.path().join("r.json");
     // 20 mailboxes × 0.1 IOPS, no headroom: 2 IOPS, so the first trial (one thread per
     // database) issues one I/O a second per thread, 3 in its 3 s window from time 0 (no ramp).
     // Its achieved-IOPS rule (1% below the target) passes unless an I/O is reaped after the
     // window closes, a full second after the last one is due: beyond any delay a loaded
     // machine adds (the latency limits allow 500 ms on average). At 12 IOPS, 167 ms apart,
     // one late I/O failed the trial and sent tuning on to two threads.
-    let mut args = vec![
-        "--mailboxes",
-        "20",
-        "--mailbox-size",
-        "64MiB",
-        "--capacity",
-        "1%",
-        "--iops-per-mailbox",
-        "0.1",
-        "--headroom",
-        "0%",
-        "--databases",
-        "2",
-        "--threads",
-        "auto",
-        "--duration",
-        "3s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(dir.path()),
-        "-q",
-        "-o",
-        s(&results),
-    ];
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
-    let v = load_json(&results);
-    code_matches_verdict(&out, &v);
+    let (_, v) = judged(
+        dir.path(),
+        &ExchangeArgs::sized(20, "64MiB", "1%", 2)
+            .flags(&["--iops-per-mailbox", "0.1", "--headroom", "0%"])
+            .flags(&["--threads", "auto"])
+            .measure("3s")
+            .db_path(dir.path())
+            .lenient()
+            .results(&dir.path().join("r.json")),
+    );
     let trials = array_at(&v, "/exchange/thread_trials");
     assert!(!trials.is_empty(), "no thread trials");
     let steps = [1, 2, 4, 8, 16, 32, 64];

@@ -3,11 +3,11 @@
 //! storage that cannot carry the load (a blkio-throttled loop device) fails the achieved-IOPS
 //! rule with exit 3; `--json` prints only the results.
 
-use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number, device_entry};
-use super::{
-    LENIENT, check_rates, code_matches_verdict, databases, exchange, failing, rules, s, worker_rate,
+use super::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, device_entry};
+use super::{check_rates, code_matches_verdict, databases, failing, rules, worker_rate};
+use crate::harness::{
+    ExchangeArgs, LENIENT, array_at, close, f64_at, load_json, scratch, skip, str_at, u64_at,
 };
-use crate::harness::{array_at, close, f64_at, load_json, scratch, skip, str_at, u64_at};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -23,33 +23,12 @@ fn a_passing_run_exits_0_and_an_impossible_read_limit_fails_only_read_latency() 
     // delay or disk queue of a loaded machine comes near a second (the latency limits here
     // allow 500 ms on average). (At 120 IOPS, 30 a second per thread, 33 ms apart, a busy
     // machine's delays of tens of milliseconds did fail this test.)
-    let base = [
-        "--mailboxes",
-        "40",
-        "--mailbox-size",
-        "16MiB",
-        "--capacity",
-        "1%",
-        "--iops-per-mailbox",
-        "0.1",
-        "--headroom",
-        "0%",
-        "--databases",
-        "2",
-        "--threads",
-        "2",
-        "--duration",
-        "3s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(dir.path()),
-        "-q",
-    ];
-    let mut args = base.to_vec();
-    args.extend(["-o", s(&results)]);
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
+    let base = ExchangeArgs::sized(40, "16MiB", "1%", 2)
+        .flags(&["--iops-per-mailbox", "0.1", "--headroom", "0%"])
+        .flags(&["--threads", "2"])
+        .measure("3s")
+        .db_path(dir.path());
+    let out = base.clone().lenient().results(&results).run(dir.path());
     let v = load_json(&results);
     assert_eq!(
         out.code,
@@ -110,11 +89,11 @@ fn a_passing_run_exits_0_and_an_impossible_read_limit_fails_only_read_latency() 
 
     // The same run with an average read latency no storage meets.
     let results = dir.path().join("fail.json");
-    let mut args = base.to_vec();
-    args.extend(["-o", s(&results)]);
-    args.extend(["--db-read-latency", "1us"]);
-    args.extend(&LENIENT[2..]);
-    let out = exchange(dir.path(), &args);
+    let out = base
+        .flags(&["--db-read-latency", "1us"])
+        .flags(&LENIENT[2..])
+        .results(&results)
+        .run(dir.path());
     out.expect_code(3);
     let v = load_json(&results);
     assert_eq!(str_at(&v, "/verdict/result"), "FAIL");
@@ -142,51 +121,18 @@ fn a_throttled_device_fails_the_target_with_exit_3() {
     }
     let dir = scratch();
     let fs = LoopFs::create(dir.path(), "slow", 256, &[], &[]).expect("filesystem");
-    let (major, minor) = dev_number(&fs.device);
-    let cgroup = BlkioCgroup::create(
-        "throttled",
-        &[
-            (
-                "blkio.throttle.read_iops_device",
-                format!("{major}:{minor} 40"),
-            ),
-            (
-                "blkio.throttle.write_iops_device",
-                format!("{major}:{minor} 40"),
-            ),
-        ],
-    )
-    .expect("blkio cgroup");
+    let cgroup = BlkioCgroup::iops_limit("throttled", &fs.device, 40).expect("blkio cgroup");
     let results = dir.path().join("r.json");
     // 2000 mailboxes × 0.5 IOPS × 1.2 = 1200 IOPS against 40 reads/s and 40 writes/s; one
     // 16 MiB database (initialisation is throttled too).
     let out = cgroup.run_exchange(
         dir.path(),
-        &[
-            "--mailboxes",
-            "2000",
-            "--iops-per-mailbox",
-            "0.5",
-            "--mailbox-size",
-            "8MiB",
-            "--capacity",
-            "0.1%",
-            "--databases",
-            "1",
-            "--threads",
-            "2",
-            "--duration",
-            "3s",
-            "--ramp",
-            "0s",
-            "--db-path",
-            s(&fs.mount_point),
-            "--log-path",
-            s(&fs.mount_point),
-            "-q",
-            "-o",
-            s(&results),
-        ],
+        &ExchangeArgs::sized(2000, "8MiB", "0.1%", 1)
+            .flags(&["--iops-per-mailbox", "0.5", "--threads", "2"])
+            .measure("3s")
+            .db_path(&fs.mount_point)
+            .log_path(&fs.mount_point)
+            .results(&results),
     );
     out.expect_code(3);
     let v = load_json(&results);
@@ -221,29 +167,13 @@ fn a_throttled_device_fails_the_target_with_exit_3() {
 fn json_flag_prints_only_the_results() {
     let dir = scratch();
     let results = dir.path().join("r.json");
-    let mut args = vec![
-        "--mailboxes",
-        "100",
-        "--mailbox-size",
-        "32MiB",
-        "--capacity",
-        "1%",
-        "--databases",
-        "2",
-        "--duration",
-        "2s",
-        "--ramp",
-        "0s",
-        "--db-path",
-        s(dir.path()),
-        "--json",
-        "-o",
-        s(&results),
-        "--html",
-        "r.html",
-    ];
-    args.extend(LENIENT);
-    let out = exchange(dir.path(), &args);
+    let out = ExchangeArgs::sized(100, "32MiB", "1%", 2)
+        .measure("2s")
+        .db_path(dir.path())
+        .flags(&["--json", "-o", results.to_str().unwrap()])
+        .flags(&["--html", "r.html"])
+        .lenient()
+        .run(dir.path());
     // The HTML report holds the sizing, the per-database table and every rule.
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
     assert!(html.contains("<h2>Databases</h2>") && html.contains("<h2>Verdict rules</h2>"));

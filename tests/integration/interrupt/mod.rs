@@ -14,8 +14,9 @@ mod one_run;
 mod sequences;
 mod time_series;
 
-use crate::harness::{array_at, load_json, run_in, storlab, str_at};
+use crate::harness::{JobFile, RunArgs, array_at, load_json, run_in, storlab, str_at};
 use serde_json::Value;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -42,7 +43,7 @@ struct Running {
 }
 
 impl Running {
-    fn start(dir: &Path, args: &[&str]) -> Running {
+    fn start(dir: &Path, args: impl IntoIterator<Item = impl AsRef<OsStr>>) -> Running {
         let stderr = std::fs::File::create(dir.join("stderr.txt")).unwrap();
         let child = storlab(dir)
             .args(args)
@@ -121,6 +122,22 @@ impl Running {
         );
         status
     }
+
+    /// Waits until `ready` (as [`Running::wait_until`] does), lets the run go on for
+    /// `settle` so that it is well inside what `what` names, then sends `signal` and waits
+    /// for the exit (as [`Running::stop`] does).
+    #[track_caller]
+    fn stop_after(
+        &mut self,
+        what: &str,
+        ready: impl Fn() -> bool,
+        settle: Duration,
+        signal: &str,
+    ) -> ExitStatus {
+        self.wait_until(what, ready);
+        std::thread::sleep(settle);
+        self.stop(signal)
+    }
 }
 
 impl Drop for Running {
@@ -149,11 +166,14 @@ fn phases(v: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `[(name, state)]` as owned strings, to compare with [`phases`].
-fn expect(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    list.iter()
+/// Panics unless the phases of the results `v` are `list`, in order, as `(name, state)`.
+#[track_caller]
+fn assert_phases(v: &Value, list: &[(&str, &str)]) {
+    let expected: Vec<(String, String)> = list
+        .iter()
         .map(|(n, s)| (n.to_string(), s.to_string()))
-        .collect()
+        .collect();
+    assert_eq!(phases(v), expected);
 }
 
 /// The checks every interrupted run passes: exit code 1; a results file that reads back
@@ -228,66 +248,25 @@ fn manifest(path: &Path) -> Option<Value> {
     serde_json::from_str(&text).ok()
 }
 
-/// Writes a job file.
-fn write_job(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, body).unwrap();
-    path
+/// Starts `storlab run` of a job with the run keys `head` (a [`JobFile`] on a 16 MiB file
+/// `t.dat` in `dir`: 4 KiB random I/O, 70% reads) in `dir`, its results in `NAME.json`.
+/// Returns the run, the results file and the time series beside it.
+fn start_job(dir: &Path, head: &str, name: &str) -> (Running, PathBuf, PathBuf) {
+    let job = JobFile::on(&dir.join("t.dat"), head)
+        .named()
+        .read("70%")
+        .write(dir, "job.toml");
+    let results = dir.join(format!("{name}.json"));
+    let run = Running::start(dir, RunArgs::job(&job).results(&results).args());
+    (run, results.clone(), results.with_extension("ndjson"))
 }
 
-/// A job on a 16 MiB file `t.dat` in `dir`: `head` holds the run keys, `access_extra` more
-/// keys of the access entry.
-fn job(dir: &Path, head: &str) -> PathBuf {
-    write_job(
-        dir,
-        "job.toml",
-        &format!(
-            r#"{head}
-
-[[target]]
-name = "t"
-path = "{}"
-size = "16MiB"
-
-[[worker]]
-name = "w"
-queue_depth = 4
-[[worker.access]]
-class = "c"
-block_size = "4k"
-read = "70%"
-random = "100%"
-"#,
-            dir.join("t.dat").display()
-        ),
-    )
-}
-
-/// The arguments of a one-line run on `target` of `size`, results to `results`.
-fn one_line(target: &Path, size: &str, results: &Path, extra: &[&str]) -> Vec<String> {
-    let mut a: Vec<String> = [
-        "run",
-        "--target",
-        s(target),
-        "--size",
-        size,
-        "--bs",
-        "4k",
-        "--read",
-        "70",
-        "--qd",
-        "4",
-        "-q",
-        "-o",
-        s(results),
-    ]
-    .iter()
-    .map(|x| x.to_string())
-    .collect();
-    a.extend(extra.iter().map(|x| x.to_string()));
-    a
-}
-
-fn strs(a: &[String]) -> Vec<&str> {
-    a.iter().map(String::as_str).collect()
+/// A one-line run on `target` of `size` (4 KiB blocks, 70% reads, queue depth 4) with `extra`
+/// flags, results to `results`.
+fn one_line(target: &Path, size: &str, results: &Path, extra: &[&str]) -> RunArgs {
+    RunArgs::target(target)
+        .size(size)
+        .flags(&["--bs", "4k", "--read", "70", "--qd", "4"])
+        .results(results)
+        .flags(extra)
 }

@@ -1,11 +1,29 @@
 //! One run stopped in each of its phases: prepare (the file is marked incomplete and prepared
 //! again), ramp, measure, and a second signal during the clean-up.
 
-use super::{Running, expect, has_record, interrupted, manifest, one_line, phases, records, strs};
-use crate::harness::{MIB, array_at, at, load_json, run_in, scratch, u64_at};
+use super::{Running, assert_phases, has_record, interrupted, manifest, one_line, records};
+use crate::harness::{MIB, RunArgs, array_at, at, scratch, u64_at};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+/// Starts a one-line run of 1 s on a new 256 MiB file `big.dat` in `dir`, results to
+/// `results`, and waits until its preparation has begun (the manifest, marked incomplete, is
+/// there). Returns the run and its command line.
+fn start_preparing(dir: &Path, results: &Path) -> (Running, RunArgs) {
+    let args = one_line(
+        &dir.join("big.dat"),
+        "256MiB",
+        results,
+        &["--duration", "1s"],
+    );
+    let mut run = Running::start(dir, args.args());
+    let manifest_path = dir.join("big.dat.storlab.json");
+    run.wait_until("preparation to start", || {
+        manifest(&manifest_path).is_some()
+    });
+    (run, args)
+}
 
 #[test]
 fn sigint_during_prepare_leaves_the_file_marked_incomplete() {
@@ -14,16 +32,11 @@ fn sigint_during_prepare_leaves_the_file_marked_incomplete() {
     let manifest_path = dir.path().join("big.dat.storlab.json");
     let size = 256 * MIB;
     let results = dir.path().join("p1.json");
-    let args = |results: &Path| one_line(&target, "256MiB", results, &["--duration", "1s"]);
-    let mut run = Running::start(dir.path(), &strs(&args(&results)));
-    // Preparation has begun once the manifest (complete = false) is there.
-    run.wait_until("preparation to start", || {
-        manifest(&manifest_path).is_some()
-    });
+    let (mut run, _) = start_preparing(dir.path(), &results);
     std::thread::sleep(Duration::from_millis(300));
     let status = run.stop("INT");
     let v = interrupted(&run, status, &results, "SIGINT", &["prepare"]);
-    assert_eq!(phases(&v), expect(&[("prepare", "interrupted")]));
+    assert_phases(&v, &[("prepare", "interrupted")]);
     let m = manifest(&manifest_path).expect("the manifest is still there");
     assert_eq!(
         at(&m, "/complete"),
@@ -33,9 +46,13 @@ fn sigint_during_prepare_leaves_the_file_marked_incomplete() {
     let half_seed = at(&m, "/data_seed").clone();
 
     // The next run prepares the file again instead of reusing the half-written one.
-    let results = dir.path().join("p2.json");
-    run_in(dir.path(), args(&results)).expect_ok();
-    let v = load_json(&results);
+    let v = one_line(
+        &target,
+        "256MiB",
+        &dir.path().join("p2.json"),
+        &["--duration", "1s"],
+    )
+    .run_ok(dir.path());
     assert_eq!(at(&v, "/targets/0/prepare/reused"), &Value::Bool(false));
     assert_eq!(u64_at(&v, "/targets/0/prepare/written_bytes"), size);
     let m = manifest(&manifest_path).unwrap();
@@ -51,11 +68,7 @@ fn kill_9_during_prepare_then_the_same_command_prepares_again() {
     let manifest_path = dir.path().join("big.dat.storlab.json");
     let size = 256 * MIB;
     let results = dir.path().join("k.json");
-    let args = one_line(&target, "256MiB", &results, &["--duration", "1s"]);
-    let mut run = Running::start(dir.path(), &strs(&args));
-    run.wait_until("preparation to start", || {
-        manifest(&manifest_path).is_some()
-    });
+    let (mut run, args) = start_preparing(dir.path(), &results);
     std::thread::sleep(Duration::from_millis(300));
     run.signal("KILL");
     let status = run.wait_for(Duration::from_secs(10)).expect("kill -9");
@@ -70,16 +83,14 @@ fn kill_9_during_prepare_then_the_same_command_prepares_again() {
     assert!(std::fs::metadata(&target).unwrap().len() > 0);
 
     // The same command again: the half-written file is detected and prepared again.
-    run_in(dir.path(), &args).expect_ok();
-    let v = load_json(&results);
+    let v = args.run_ok(dir.path());
     assert_eq!(at(&v, "/targets/0/prepare/reused"), &Value::Bool(false));
     assert_eq!(u64_at(&v, "/targets/0/prepare/written_bytes"), size);
     let m = manifest(&manifest_path).unwrap();
     assert_eq!(at(&m, "/complete"), &Value::Bool(true));
     assert_ne!(at(&m, "/data_seed"), &half_seed, "the data seed was reused");
     // And a third run reuses the now complete file.
-    run_in(dir.path(), &args).expect_ok();
-    let v = load_json(&results);
+    let v = args.run_ok(dir.path());
     assert_eq!(at(&v, "/targets/0/prepare/reused"), &Value::Bool(true));
 }
 
@@ -95,20 +106,21 @@ fn sigterm_during_ramp_stops_before_measurement() {
         &results,
         &["--ramp", "30s", "--duration", "30s", "--interval", "200ms"],
     );
-    let mut run = Running::start(dir.path(), &strs(&args));
-    run.wait_until("the first ramp interval", || {
-        has_record(&ndjson, |r| r["phase"] == "ramp")
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    let status = run.stop("TERM");
+    let mut run = Running::start(dir.path(), args.args());
+    let status = run.stop_after(
+        "the first ramp interval",
+        || has_record(&ndjson, |r| r["phase"] == "ramp"),
+        Duration::from_millis(300),
+        "TERM",
+    );
     let v = interrupted(&run, status, &results, "SIGTERM", &["ramp"]);
-    assert_eq!(
-        phases(&v),
-        expect(&[
+    assert_phases(
+        &v,
+        &[
             ("prepare", "completed"),
             ("ramp", "interrupted"),
-            ("measure", "not_started")
-        ])
+            ("measure", "not_started"),
+        ],
     );
     assert_eq!(u64_at(&v, "/measured_ms"), 0);
     let ts = array_at(&v, "/timeseries");
@@ -123,7 +135,7 @@ fn sigint_during_measure_writes_interrupted_results() {
     let results = dir.path().join("i.json");
     let ndjson = dir.path().join("i.ndjson");
     let args = one_line(&target, "32MiB", &results, &["--duration", "30s"]);
-    let mut run = Running::start(dir.path(), &strs(&args));
+    let mut run = Running::start(dir.path(), args.args());
     // Measurement has run for at least one interval (1 s) once the first NDJSON line is there.
     run.wait_until("the first interval", || !records(&ndjson).is_empty());
     let seen = Instant::now();
@@ -132,10 +144,7 @@ fn sigint_during_measure_writes_interrupted_results() {
     let signalled = Instant::now();
     let status = run.stop("INT");
     let v = interrupted(&run, status, &results, "SIGINT", &["measure"]);
-    assert_eq!(
-        phases(&v),
-        expect(&[("prepare", "completed"), ("measure", "interrupted")])
-    );
+    assert_phases(&v, &[("prepare", "completed"), ("measure", "interrupted")]);
     let measured_ms = u64_at(&v, "/measured_ms");
     assert!(
         (1000..30_000).contains(&measured_ms),
@@ -165,7 +174,6 @@ fn sigint_during_measure_writes_interrupted_results() {
 #[test]
 fn second_sigint_during_the_clean_up_exits_at_once_with_130() {
     let dir = scratch();
-    let target = dir.path().join("big.dat");
     let manifest_path = dir.path().join("big.dat.storlab.json");
     let results = dir.path().join("r.json");
     // The results are written to r.json.tmp first: a named pipe there makes the clean-up
@@ -177,11 +185,7 @@ fn second_sigint_during_the_clean_up_exits_at_once_with_130() {
         .status()
         .expect("run mkfifo");
     assert!(made.success(), "mkfifo failed");
-    let args = one_line(&target, "256MiB", &results, &["--duration", "1s"]);
-    let mut run = Running::start(dir.path(), &strs(&args));
-    run.wait_until("preparation to start", || {
-        manifest(&manifest_path).is_some()
-    });
+    let (mut run, _) = start_preparing(dir.path(), &results);
     std::thread::sleep(Duration::from_millis(200));
     run.signal("INT");
     // Preparation stops, and the clean-up waits on the pipe: the process stays.

@@ -1,7 +1,7 @@
 //! Sequences stopped in the middle: a step of a `[cycle]`, a repetition, the pause between
 //! repetitions, a rate-curve level.
 
-use super::{Running, expect, has_record, interrupted, job, label, phases, records, s, step};
+use super::{assert_phases, has_record, interrupted, label, records, start_job, step};
 use crate::harness::{array_at, at, scratch, str_at, u64_at};
 use serde_json::Value;
 use std::time::Duration;
@@ -9,7 +9,7 @@ use std::time::Duration;
 #[test]
 fn sigint_in_the_middle_step_of_a_cycle() {
     let dir = scratch();
-    let job = job(
+    let (mut run, results, ndjson) = start_job(
         dir.path(),
         r#"duration = "3s"
 interval = "200ms"
@@ -17,22 +17,23 @@ ramp = "0s"
 
 [cycle]
 block_size = ["4k", "8k", "16k"]"#,
+        "c",
     );
-    let results = dir.path().join("c.json");
-    let ndjson = dir.path().join("c.ndjson");
-    let mut run = Running::start(dir.path(), &["run", s(&job), "-q", "-o", s(&results)]);
-    run.wait_until("step 1", || has_record(&ndjson, |r| step(r) == Some(1)));
-    std::thread::sleep(Duration::from_millis(300));
-    let status = run.stop("INT");
+    let status = run.stop_after(
+        "step 1",
+        || has_record(&ndjson, |r| step(r) == Some(1)),
+        Duration::from_millis(300),
+        "INT",
+    );
     let v = interrupted(&run, status, &results, "SIGINT", &["step 1", "measure"]);
-    assert_eq!(
-        phases(&v),
-        expect(&[
+    assert_phases(
+        &v,
+        &[
             ("prepare", "completed"),
             ("step 0", "completed"),
             ("step 1", "interrupted"),
             ("step 2", "not_started"),
-        ])
+        ],
     );
     let steps = array_at(&v, "/steps");
     assert_eq!(steps.len(), 2, "{steps:?}");
@@ -46,7 +47,7 @@ block_size = ["4k", "8k", "16k"]"#,
 #[test]
 fn sigint_during_a_repetition() {
     let dir = scratch();
-    let job = job(
+    let (mut run, results, ndjson) = start_job(
         dir.path(),
         r#"duration = "2s"
 interval = "200ms"
@@ -55,15 +56,14 @@ repeat = 3
 
 [cycle]
 block_size = ["4k", "8k"]"#,
+        "rep",
     );
-    let results = dir.path().join("rep.json");
-    let ndjson = dir.path().join("rep.ndjson");
-    let mut run = Running::start(dir.path(), &["run", s(&job), "-q", "-o", s(&results)]);
-    run.wait_until("rep 2 of step 0", || {
-        has_record(&ndjson, |r| step(r) == Some(0) && label(r) == "rep 2")
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    let status = run.stop("INT");
+    let status = run.stop_after(
+        "rep 2 of step 0",
+        || has_record(&ndjson, |r| step(r) == Some(0) && label(r) == "rep 2"),
+        Duration::from_millis(300),
+        "INT",
+    );
     let v = interrupted(
         &run,
         status,
@@ -71,15 +71,15 @@ block_size = ["4k", "8k"]"#,
         "SIGINT",
         &["step 0 rep 2", "measure"],
     );
-    assert_eq!(
-        phases(&v),
-        expect(&[
+    assert_phases(
+        &v,
+        &[
             ("prepare", "completed"),
             ("step 0 rep 1", "completed"),
             ("step 0 rep 2", "interrupted"),
             ("step 0 rep 3", "not_started"),
             ("step 1", "not_started"),
-        ])
+        ],
     );
     let steps = array_at(&v, "/steps");
     assert_eq!(steps.len(), 1, "{steps:?}");
@@ -90,33 +90,34 @@ block_size = ["4k", "8k"]"#,
 #[test]
 fn sigint_during_the_pause_between_repetitions() {
     let dir = scratch();
-    let job = job(
+    let (mut run, results, ndjson) = start_job(
         dir.path(),
         r#"duration = "1s"
 interval = "200ms"
 ramp = "0s"
 repeat = 2
 pause = "30s""#,
+        "pause",
     );
-    let results = dir.path().join("pause.json");
-    let ndjson = dir.path().join("pause.ndjson");
-    let mut run = Running::start(dir.path(), &["run", s(&job), "-q", "-o", s(&results)]);
     // Rep 1 has ended once its last interval (ending at 1 s) is written.
-    run.wait_until("the end of rep 1", || {
-        has_record(&ndjson, |r| {
-            label(r) == "rep 1" && r["t_end_ms"].as_u64().unwrap_or(0) >= 1000
-        })
-    });
-    std::thread::sleep(Duration::from_millis(500));
-    let status = run.stop("INT");
+    let status = run.stop_after(
+        "the end of rep 1",
+        || {
+            has_record(&ndjson, |r| {
+                label(r) == "rep 1" && r["t_end_ms"].as_u64().unwrap_or(0) >= 1000
+            })
+        },
+        Duration::from_millis(500),
+        "INT",
+    );
     let v = interrupted(&run, status, &results, "SIGINT", &["pause", "step 0 rep 2"]);
-    assert_eq!(
-        phases(&v),
-        expect(&[
+    assert_phases(
+        &v,
+        &[
             ("prepare", "completed"),
             ("step 0 rep 1", "completed"),
             ("step 0 rep 2", "not_started"),
-        ])
+        ],
     );
     let steps = array_at(&v, "/steps");
     assert_eq!(steps.len(), 1);
@@ -127,31 +128,30 @@ pause = "30s""#,
 #[test]
 fn sigint_during_a_rate_curve_level() {
     let dir = scratch();
-    let job = job(
+    let (mut run, results, ndjson) = start_job(
         dir.path(),
         r#"duration = "2s"
 interval = "200ms"
 ramp = "0s"
 curve = [25, 50, 75]"#,
+        "curve",
     );
-    let results = dir.path().join("curve.json");
-    let ndjson = dir.path().join("curve.ndjson");
-    let mut run = Running::start(dir.path(), &["run", s(&job), "-q", "-o", s(&results)]);
-    run.wait_until("the 50% level", || {
-        has_record(&ndjson, |r| label(r) == "curve 50%")
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    let status = run.stop("INT");
+    let status = run.stop_after(
+        "the 50% level",
+        || has_record(&ndjson, |r| label(r) == "curve 50%"),
+        Duration::from_millis(300),
+        "INT",
+    );
     let v = interrupted(&run, status, &results, "SIGINT", &["step 2", "measure"]);
-    assert_eq!(
-        phases(&v),
-        expect(&[
+    assert_phases(
+        &v,
+        &[
             ("prepare", "completed"),
             ("step 0", "completed"),
             ("step 1", "completed"),
             ("step 2", "interrupted"),
             ("step 3", "not_started"),
-        ])
+        ],
     );
     let steps = array_at(&v, "/steps");
     let kinds: Vec<&str> = steps.iter().map(|s| str_at(s, "/kind")).collect();

@@ -1,8 +1,8 @@
 //! `kill -9` during measurement: the NDJSON time series is what is left, and `storlab report`
 //! builds every report from it.
 
-use super::{Running, expect, one_line, phases, records, s, strs};
-use crate::harness::{array_at, at, load_json, run_in, scratch, str_at, u64_at};
+use super::{Running, assert_phases, one_line, records, s};
+use crate::harness::{array_at, at, load_json, report_html, run_in, scratch, str_at, u64_at};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -25,7 +25,7 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
             "100ms",
         ],
     );
-    let mut run = Running::start(dir.path(), &strs(&args));
+    let mut run = Running::start(dir.path(), args.args());
     run.wait_until("ten intervals", || records(&ndjson).len() >= 10);
     run.signal("KILL");
     let status = run.wait_for(Duration::from_secs(10)).expect("kill -9");
@@ -70,13 +70,13 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
     assert_eq!(u64_at(&v, "/totals/read/ops"), read_ops);
     assert_eq!(str_at(&v, "/targets/0/path"), s(&target));
     assert_eq!(u64_at(&v, "/job/duration_ms"), 30_000);
-    assert_eq!(
-        phases(&v),
-        expect(&[
+    assert_phases(
+        &v,
+        &[
             ("prepare", "completed"),
             ("ramp", "completed"),
-            ("measure", "interrupted")
-        ])
+            ("measure", "interrupted"),
+        ],
     );
     // Without the results file, it says where to turn.
     std::fs::remove_file(&results).unwrap();
@@ -100,10 +100,7 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
     assert_eq!(u64_at(&v, "/totals/read/ops"), read_ops);
     assert_eq!(u64_at(&v, "/totals/read/latency_ns/max"), max_ns);
     assert!(u64_at(&v, "/measured_ms") >= 500);
-    assert_eq!(
-        phases(&v),
-        expect(&[("ramp", "completed"), ("measure", "interrupted")])
-    );
+    assert_phases(&v, &[("ramp", "completed"), ("measure", "interrupted")]);
     let classes = at(&v, "/classes").as_object().expect("classes");
     assert!(!classes.is_empty(), "no classes recovered");
     let class_ops: u64 = classes
@@ -112,9 +109,7 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
         .sum();
     assert_eq!(class_ops, read_ops);
 
-    let html = dir.path().join("report.html");
-    run_in(dir.path(), ["report", s(&ndjson), "-o", s(&html)]).expect_ok();
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_html(dir.path(), &ndjson, &dir.path().join("report.html"));
     assert!(page.contains("recovered from"), "the HTML report says so");
     let csv = run_in(
         dir.path(),

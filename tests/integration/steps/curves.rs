@@ -1,41 +1,31 @@
 //! Rate curves: the closed-loop maximum, then open-loop levels at their share of it, and the
 //! stop rule that ends the curve at the first level where it holds.
 
-use super::{iops, ndjson_steps, ops, prepared_target, run_job, steps, warnings, write_job};
-use crate::harness::{array_at, close, f64_at, load_json, run_in, scratch, str_at, u64_at};
+use super::{iops, ndjson_steps, ops, prepared_target, run_job, steps, warnings};
+use crate::harness::{
+    JobFile, array_at, close, f64_at, load_json, run_in, scratch, str_at, u64_at, write_job,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// A curve job on `target`.
 fn curve_job(dir: &Path, name: &str, target: &Path, engine: &str, extra: &str) -> PathBuf {
-    write_job(
-        dir,
-        name,
+    JobFile::on(
+        target,
         &format!(
             r#"engine = "{engine}"
 duration = "{duration}"
 interval = "100ms"
 ramp = "0s"
 curve = [20, 50]
-{extra}
-
-[[target]]
-path = "{target}"
-size = "16MiB"
-
-[[worker]]
-queue_depth = 16
-[[worker.access]]
-class = "db"
-block_size = "4k"
-read = "100%"
-random = "100%"
-"#,
+{extra}"#,
             duration = if engine == "null" { "500ms" } else { "300ms" },
-            target = target.display()
         ),
     )
+    .queue_depth(16)
+    .class("db")
+    .write(dir, name)
 }
 
 /// The I/Os a level's worker never issued, from the results' warnings (each level's run

@@ -2,10 +2,10 @@
 //! results and the time series tagged by step; `repeat` with the spread of its runs.
 
 use super::{
-    check_step_block_size, check_step_cpu, ndjson_steps, prepared_target, run_job, steps, warnings,
-    write_job,
+    check_step_block_size, check_step_cpu, ndjson_steps, prepared_target, run_job,
+    step_block_sizes, steps, warnings,
 };
-use crate::harness::{array_at, at, close, f64_at, load_json, scratch, str_at, u64_at};
+use crate::harness::{JobFile, array_at, at, close, f64_at, load_json, scratch, str_at, u64_at};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -14,37 +14,20 @@ use std::time::{Duration, Instant};
 fn cycle_runs_every_combination_outer_parameter_first() {
     let started = Instant::now();
     let dir = scratch();
-    let target = dir.path().join("t.dat");
-    let job = write_job(
-        dir.path(),
-        "cycle.toml",
-        &format!(
-            r#"duration = "300ms"
+    let job = JobFile::on(
+        &dir.path().join("t.dat"),
+        r#"duration = "300ms"
 interval = "100ms"
 ramp = "0s"
 
 [cycle]
 order = ["workers", "block_size"]
 workers = [1, 2]
-block_size = {{ from = "4k", to = "16k" }}
-
-[[target]]
-name = "t"
-path = "{}"
-size = "16MiB"
-
-[[worker]]
-name = "w"
-queue_depth = 4
-[[worker.access]]
-class = "c"
-block_size = "4k"
-read = "70%"
-random = "100%"
-"#,
-            target.display()
-        ),
-    );
+block_size = { from = "4k", to = "16k" }"#,
+    )
+    .named()
+    .read("70%")
+    .write(dir.path(), "cycle.toml");
     let results = dir.path().join("cycle.json");
     let (out, _) = run_job(dir.path(), &job, &results);
     out.expect_ok();
@@ -137,40 +120,22 @@ fn doubling_block_size_512_to_1mib_gives_12_steps() {
     let started = Instant::now();
     let dir = scratch();
     let target = prepared_target(dir.path());
-    let job = write_job(
-        dir.path(),
-        "doubling.toml",
-        &format!(
-            r#"engine = "null"
+    let job = JobFile::on(
+        &target,
+        r#"engine = "null"
 duration = "100ms"
 interval = "100ms"
 ramp = "0s"
 
 [cycle]
-block_size = {{ from = "512", to = "1MiB" }}
-
-[[target]]
-path = "{}"
-size = "16MiB"
-
-[[worker]]
-queue_depth = 4
-[[worker.access]]
-block_size = "4k"
-read = "100%"
-random = "100%"
-"#,
-            target.display()
-        ),
-    );
+block_size = { from = "512", to = "1MiB" }"#,
+    )
+    .write(dir.path(), "doubling.toml");
     let results = dir.path().join("doubling.json");
     run_job(dir.path(), &job, &results).0.expect_ok();
     let v = load_json(&results);
     let steps = steps(&v);
-    let blocks: Vec<f64> = steps
-        .iter()
-        .map(|s| f64_at(s, "/parameters/block_size"))
-        .collect();
+    let blocks = step_block_sizes(&v);
     let want: Vec<f64> = (0..12).map(|i| (512u64 << i) as f64).collect();
     assert_eq!(blocks, want, "512 B doubling to 1 MiB, both ends included");
     assert!(str_at(&steps[0], "/label").contains("block_size=512 B"));
@@ -189,11 +154,9 @@ fn repeat_runs_every_step_three_times_and_reports_the_spread() {
     let started = Instant::now();
     let dir = scratch();
     let target = prepared_target(dir.path());
-    let job = write_job(
-        dir.path(),
-        "repeat.toml",
-        &format!(
-            r#"engine = "null"
+    let job = JobFile::on(
+        &target,
+        r#"engine = "null"
 duration = "200ms"
 interval = "100ms"
 ramp = "0s"
@@ -201,22 +164,9 @@ repeat = 3
 pause = "100ms"
 
 [cycle]
-block_size = ["4k", "8k"]
-
-[[target]]
-path = "{}"
-size = "16MiB"
-
-[[worker]]
-queue_depth = 4
-[[worker.access]]
-block_size = "4k"
-read = "100%"
-random = "100%"
-"#,
-            target.display()
-        ),
-    );
+block_size = ["4k", "8k"]"#,
+    )
+    .write(dir.path(), "repeat.toml");
     let results = dir.path().join("repeat.json");
     let (out, took) = run_job(dir.path(), &job, &results);
     out.expect_ok();

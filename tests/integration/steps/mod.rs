@@ -16,30 +16,15 @@ mod precondition;
 mod presets;
 mod steady;
 
-use crate::harness::{MIB, Outcome, array_at, at, close, f64_at, run_in, u64_at};
+use crate::harness::{MIB, Outcome, RunArgs, array_at, at, close, f64_at, u64_at};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Writes `body` to `dir/name` and returns its path.
-fn write_job(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, body).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-    path
-}
-
 /// `storlab run JOB -o RESULTS`, with how long it took.
 fn run_job(dir: &Path, job: &Path, results: &Path) -> (Outcome, Duration) {
     let start = Instant::now();
-    let out = run_in(
-        dir,
-        [
-            "run",
-            job.to_str().unwrap(),
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    );
+    let out = RunArgs::job(job).output(results).run(dir);
     (out, start.elapsed())
 }
 
@@ -47,29 +32,13 @@ fn run_job(dir: &Path, job: &Path, results: &Path) -> (Outcome, Duration) {
 /// run, for the null engine (which needs an existing target).
 fn prepared_target(dir: &Path) -> PathBuf {
     let target = dir.join("t.dat");
-    let results = dir.join("prepare.json");
-    run_in(
-        dir,
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "16MiB",
-            "--read",
-            "100",
-            "--duration",
-            "100ms",
-            "--interval",
-            "100ms",
-            "--ramp",
-            "0s",
-            "-q",
-            "-o",
-            results.to_str().unwrap(),
-        ],
-    )
-    .expect_ok();
+    RunArgs::target(&target)
+        .size("16MiB")
+        .flags(&["--read", "100", "--duration", "100ms"])
+        .flags(&["--interval", "100ms", "--ramp", "0s"])
+        .results(&dir.join("prepare.json"))
+        .run(dir)
+        .expect_ok();
     assert_eq!(
         std::fs::metadata(&target).unwrap().len(),
         16 * MIB,
@@ -91,6 +60,14 @@ fn iops(v: &Value, pointer: &str) -> f64 {
 /// The results' steps.
 fn steps(v: &Value) -> &Vec<Value> {
     array_at(v, "/steps")
+}
+
+/// The block size of every step, from its parameters (a `[cycle]` of block sizes).
+fn step_block_sizes(v: &Value) -> Vec<f64> {
+    steps(v)
+        .iter()
+        .map(|s| f64_at(s, "/parameters/block_size"))
+        .collect()
 }
 
 /// The results' warnings, joined by newlines.

@@ -1,8 +1,8 @@
 //! Preconditioning: every byte of the target rewritten before measurement, none of it
 //! counted in the results.
 
-use super::{run_job, steps, write_job};
-use crate::harness::{MIB, array_at, at, f64_at, load_json, scratch, str_at, u64_at};
+use super::{run_job, steps};
+use crate::harness::{JobFile, MIB, array_at, at, f64_at, load_json, scratch, str_at, u64_at};
 use serde_json::Value;
 use std::time::Instant;
 
@@ -14,33 +14,17 @@ const BLOCK: usize = 64 << 10;
 fn precondition_rewrites_every_block(precondition: &str) -> Value {
     let dir = scratch();
     let target = dir.path().join("p.dat");
-    let body = |pre: &str| {
-        format!(
+    let job = |pre: &str| {
+        let head = format!(
             r#"duration = "200ms"
 interval = "100ms"
 ramp = "0s"
-{pre}
-
-[[target]]
-path = "{}"
-size = "16MiB"
-
-[[worker]]
-queue_depth = 4
-[[worker.access]]
-block_size = "4k"
-read = "100%"
-random = "100%"
-"#,
-            target.display()
-        )
+{pre}"#
+        );
+        JobFile::on(&target, &head)
     };
-    let plain = write_job(dir.path(), "plain.toml", &body(""));
-    let pre = write_job(
-        dir.path(),
-        "pre.toml",
-        &body(&format!("precondition = {precondition}")),
-    );
+    let plain = job("").write(dir.path(), "plain.toml");
+    let pre = job(&format!("precondition = {precondition}")).write(dir.path(), "pre.toml");
     // Prepare (random data), then a control: the same read-only job leaves the file as it is.
     run_job(dir.path(), &plain, &dir.path().join("prepare.json"))
         .0

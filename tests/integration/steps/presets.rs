@@ -1,8 +1,10 @@
 //! The built-in presets: listed with their sources, shown as job files that resolve, run with
 //! their targets replaced, and each one run for real on small files.
 
-use super::{ops, steps, write_job};
-use crate::harness::{MIB, array_at, at, f64_at, load_json, run_in, scratch, str_at, u64_at};
+use super::{ops, step_block_sizes, steps};
+use crate::harness::{
+    MIB, array_at, at, f64_at, load_json, run_in, scratch, str_at, u64_at, write_job,
+};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -152,10 +154,7 @@ fn preset_exchange_2007_iometer_runs() {
 #[test]
 fn preset_cna_database_mix_runs() {
     let v = run_preset("cna-database-mix", &[]);
-    let blocks: Vec<f64> = steps(&v)
-        .iter()
-        .map(|s| f64_at(s, "/parameters/block_size"))
-        .collect();
+    let blocks = step_block_sizes(&v);
     let want: Vec<f64> = (0..6).map(|i| (4096u64 << i) as f64).collect();
     assert_eq!(blocks, want);
     assert_eq!(array_at(&v, "/targets").len(), 12);
@@ -202,10 +201,7 @@ fn preset_db_log_runs() {
 #[test]
 fn preset_data_warehouse_runs() {
     let v = run_preset("data-warehouse", &[]);
-    let blocks: Vec<f64> = steps(&v)
-        .iter()
-        .map(|s| f64_at(s, "/parameters/block_size"))
-        .collect();
+    let blocks = step_block_sizes(&v);
     let want: Vec<f64> = (0..5).map(|i| ((64u64 << 10) << i) as f64).collect();
     assert_eq!(blocks, want, "64 KiB doubling to 1 MiB");
 }

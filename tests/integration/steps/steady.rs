@@ -1,7 +1,7 @@
 //! Steady state: rounds until a window of them is steady, or a warning after `max_rounds`.
 
-use super::{prepared_target, run_job, steps, warnings, write_job};
-use crate::harness::{array_at, at, load_json, scratch, u64_at};
+use super::{prepared_target, run_job, steps, warnings};
+use crate::harness::{JobFile, array_at, at, load_json, scratch, u64_at};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -14,9 +14,8 @@ fn steady_job(
     (range, max_rounds): (&str, u32),
     worker: &str,
 ) -> PathBuf {
-    write_job(
-        dir,
-        name,
+    JobFile::on(
+        target,
         &format!(
             r#"engine = "null"
 interval = "100ms"
@@ -26,23 +25,11 @@ round = "300ms"
 steady_rounds = 3
 steady_range = "{range}"
 steady_slope = "50%"
-max_rounds = {max_rounds}
-
-[[target]]
-path = "{}"
-size = "16MiB"
-
-[[worker]]
-queue_depth = 4
-{worker}
-[[worker.access]]
-block_size = "4k"
-read = "100%"
-random = "100%"
-"#,
-            target.display()
+max_rounds = {max_rounds}"#
         ),
     )
+    .worker_keys(worker)
+    .write(dir, name)
 }
 
 #[test]

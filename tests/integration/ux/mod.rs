@@ -6,7 +6,7 @@
 
 mod numbers;
 
-use crate::harness::{run_in, scratch};
+use crate::harness::{RunArgs, run_in, scratch};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -58,37 +58,28 @@ fn regex_escape(s: &str) -> String {
         .collect()
 }
 
+/// Snapshots as `name` the console summary `storlab report` prints of the fixed results file
+/// `results` (in tests/fixtures/), which must succeed.
+fn snapshot_summary(name: &str, results: &str) {
+    let dir = scratch();
+    let out = run_in(dir.path(), [Path::new("report"), &fixture(results)]);
+    out.expect_ok();
+    snapshot(name, &out.stdout, None);
+}
+
 #[test]
 fn summary_of_a_plain_run() {
-    let dir = scratch();
-    let out = run_in(
-        dir.path(),
-        ["report", fixture("plain.json").to_str().unwrap()],
-    );
-    out.expect_ok();
-    snapshot("summary-plain", &out.stdout, None);
+    snapshot_summary("summary-plain", "plain.json");
 }
 
 #[test]
 fn summary_of_a_sequence() {
-    let dir = scratch();
-    let out = run_in(
-        dir.path(),
-        ["report", fixture("steps.json").to_str().unwrap()],
-    );
-    out.expect_ok();
-    snapshot("summary-steps", &out.stdout, None);
+    snapshot_summary("summary-steps", "steps.json");
 }
 
 #[test]
 fn summary_and_verdict_of_an_exchange_validation() {
-    let dir = scratch();
-    let out = run_in(
-        dir.path(),
-        ["report", fixture("exchange.json").to_str().unwrap()],
-    );
-    out.expect_ok();
-    snapshot("summary-exchange", &out.stdout, None);
+    snapshot_summary("summary-exchange", "exchange.json");
 }
 
 #[test]
@@ -97,26 +88,11 @@ fn dry_run_of_the_default_job_and_of_a_one_line_job() {
     let out = run_in(dir.path(), ["run", "--dry-run"]);
     out.expect_ok();
     snapshot("dry-run-default", &out.stdout, Some(dir.path()));
-    let target = dir.path().join("data.dat");
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "64MiB",
-            "--bs",
-            "4k",
-            "--read",
-            "100",
-            "--qd",
-            "32",
-            "--rate",
-            "19.073486328125",
-            "--dry-run",
-        ],
-    );
+    let out = RunArgs::target(&dir.path().join("data.dat"))
+        .size("64MiB")
+        .flags(&["--bs", "4k", "--read", "100", "--qd", "32"])
+        .flags(&["--rate", "19.073486328125", "--dry-run"])
+        .run(dir.path());
     out.expect_ok();
     snapshot("dry-run-one-line", &out.stdout, Some(dir.path()));
 }
@@ -124,18 +100,10 @@ fn dry_run_of_the_default_job_and_of_a_one_line_job() {
 #[test]
 fn dry_run_of_a_refused_target_says_why_and_exits_2() {
     let dir = scratch();
-    let target = dir.path().join("not-a-mount/data.dat");
-    let out = run_in(
-        dir.path(),
-        [
-            "run",
-            "--target",
-            target.to_str().unwrap(),
-            "--size",
-            "64MiB",
-            "--dry-run",
-        ],
-    );
+    let out = RunArgs::target(&dir.path().join("not-a-mount/data.dat"))
+        .size("64MiB")
+        .flags(&["--dry-run"])
+        .run(dir.path());
     out.expect_code(2);
     snapshot("dry-run-refused", &out.stdout, Some(dir.path()));
 }
