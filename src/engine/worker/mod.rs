@@ -210,6 +210,8 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         // When the source has nothing before some time: wake up then.
         let mut wake_at = u64::MAX;
         if issuing && free.len() >= batch {
+            // Submit each batch as soon as the next is ready, until one completes inline.
+            let mut early = true;
             while let Some(slot) = free.pop() {
                 let request = match blocked.take() {
                     Some(r) => r,
@@ -250,11 +252,19 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                 }
                 // A whole batch waits and another I/O is ready: the batch is submitted now, so
                 // the device starts on it while the next is prepared (the last batch is
-                // submitted by the wait below, which also reports a failure).
+                // submitted by the wait below, which also reports a failure). When a batch
+                // completed within its own submission (a page-cache hit, the null engine),
+                // there is nothing to start early: the rest of this refill goes in one call.
                 let mut submitted = true;
-                if pending.len() >= batch {
-                    stamp(&mut pending, &mut flights, now_ns());
+                if early && pending.len() >= batch {
+                    let t = now_ns();
+                    stamp(&mut pending, &mut flights, t);
                     submitted = backend.submit(false, 0).is_ok();
+                    let before = done.len();
+                    backend.reap(&mut done);
+                    early = !done[before..]
+                        .iter()
+                        .any(|(s, _)| flights[s.index() as usize].submit_ns == t);
                 }
                 let i = slot.index();
                 flights[i as usize].request = request;

@@ -386,11 +386,14 @@ fn a_backend_that_can_neither_submit_nor_complete_is_left_to_its_drop() {
     assert_eq!(left, 4);
 }
 
-/// A backend that completes at once, recording what each submission carried: how many
-/// I/Os, and whether it waited.
+/// A backend recording what each submission carried (how many I/Os, and whether it waited).
+/// Like a device, its I/Os complete only once the worker waits; `inline`, like a page-cache
+/// hit, each completes within the call that submits it.
 struct Recording<'a> {
     arena: SlotArena<'a>,
+    inline: bool,
     queued: Vec<Slot<'a>>,
+    flying: Vec<Slot<'a>>,
     done: Vec<(Slot<'a>, i32)>,
     submits: Rc<RefCell<Vec<(usize, bool)>>>,
 }
@@ -406,7 +409,10 @@ impl<'a> Backend<'a> for Recording<'a> {
 
     fn submit(&mut self, wait: bool, _timeout_ns: u64) -> std::io::Result<()> {
         self.submits.borrow_mut().push((self.queued.len(), wait));
-        self.done.extend(self.queued.drain(..).map(|s| (s, 4096)));
+        self.flying.append(&mut self.queued);
+        if wait || self.inline {
+            self.done.extend(self.flying.drain(..).map(|s| (s, 4096)));
+        }
         Ok(())
     }
 
@@ -416,7 +422,7 @@ impl<'a> Backend<'a> for Recording<'a> {
 }
 
 /// What each submission of 200 closed-loop I/Os at queue depth 8 carried, with `batch`.
-fn submissions(batch: usize) -> Vec<(usize, bool)> {
+fn submissions(batch: usize, inline: bool) -> Vec<(usize, bool)> {
     let fixture = Fixture::new(8);
     let (mut plan, _rx) = fixture.plan();
     plan.batch = batch;
@@ -425,7 +431,9 @@ fn submissions(batch: usize) -> Vec<(usize, bool)> {
     let report = SlotArena::with(8, 4096, 1, |arena, slots| {
         let backend = Recording {
             arena,
+            inline,
             queued: Vec::new(),
+            flying: Vec::new(),
             done: Vec::new(),
             submits: Rc::clone(&submits),
         };
@@ -435,21 +443,36 @@ fn submissions(batch: usize) -> Vec<(usize, bool)> {
     submits.take()
 }
 
+/// The submissions that did not wait and carried I/Os.
+fn early(submits: &[(usize, bool)]) -> usize {
+    submits.iter().filter(|&&(n, wait)| n > 0 && !wait).count()
+}
+
 #[test]
 fn each_batch_is_submitted_as_soon_as_the_next_io_is_ready() {
-    // batch 1: every I/O is submitted on its own, before the next is prepared, so a
-    // device starts on it at once (all at the end in one call held a whole queue depth
+    // batch 1 on a device: every I/O is submitted on its own, before the next is prepared, so
+    // the device starts on it at once (all at the end in one call held a whole queue depth
     // back and made the device work in lock-step with the worker).
-    let one = submissions(1);
+    let one = submissions(1, false);
     assert!(one.iter().all(|&(n, _)| n <= 1), "{one:?}");
-    // Refilling 8 free slots: 7 submissions that do not wait, then one that does.
-    let early = one.iter().filter(|&&(n, wait)| n == 1 && !wait).count();
-    assert!(
-        early >= 7 * (200 / 8 - 1),
-        "{early} early submissions: {one:?}"
-    );
+    // Each refill of the 8 slots: 7 submissions that do not wait, then one that does.
+    assert!(early(&one) >= 7 * (200 / 8 - 1), "{one:?}");
     // batch 4: submitted 4 at a time, refilled only when 4 slots are free.
-    let four = submissions(4);
+    let four = submissions(4, false);
     assert!(four.iter().all(|&(n, _)| n == 0 || n == 4), "{four:?}");
     assert_eq!(four.iter().map(|&(n, _)| n).sum::<usize>(), 200);
+    assert!(early(&four) > 0, "{four:?}");
+}
+
+#[test]
+fn io_that_completes_within_its_submission_is_not_submitted_early() {
+    // A page-cache hit completes inside the call that submits it: there is no device to
+    // start early, so after the first such I/O the rest of each refill goes in one call.
+    let inline = submissions(1, true);
+    assert_eq!(inline.iter().map(|&(n, _)| n).sum::<usize>(), 200);
+    assert!(
+        early(&inline) <= 200 / 8 + 1,
+        "at most one early submission per refill: {inline:?}"
+    );
+    assert!(inline.iter().any(|&(n, _)| n >= 6), "{inline:?}");
 }
