@@ -295,7 +295,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             }
         }
         let timeout = deadline.saturating_sub(now);
-        if let Err(e) = backend.submit(timeout > 0, timeout) {
+        // Completions reaped while refilling are not held back by a wait for more.
+        let wait = timeout > 0 && done.is_empty();
+        if let Err(e) = backend.submit(wait, timeout) {
             // Fatal: stop issuing, end the run, and drain what is in flight.
             fatal.get_or_insert_with(|| format!("submitting I/O failed: {e}"));
             if issuing {
