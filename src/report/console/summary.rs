@@ -215,14 +215,14 @@ fn worker_groups(workers: &[Worker]) -> Vec<&[Worker]> {
     groups
 }
 
-/// `2 workers mixed: 16 outstanding I/Os each, closed loop, on scratch`.
+/// `mixed (2 workers): 16 outstanding I/Os each, closed loop, on scratch`.
 fn worker_line(job: &Job, group: &[Worker]) -> String {
     let w = &group[0];
     let name = w.name.split('#').next().unwrap_or(&w.name);
     let count = if group.len() == 1 {
-        format!("1 worker {name}")
+        format!("{name} (1 worker)")
     } else {
-        format!("{} workers {name}", group.len())
+        format!("{name} ({} workers)", group.len())
     };
     let each = if group.len() > 1 { " each" } else { "" };
     let pace = match w.rate {
