@@ -1,9 +1,10 @@
 //! Tables more than one renderer shows (console, HTML, CSV): the same columns and cells
 //! everywhere.
 
+use crate::results::RunResult;
 use crate::results::exchange::DatabaseFigures;
 use crate::stats::summary::DirSummary;
-use crate::units::{format_ns, format_number, format_rate};
+use crate::units::{format_ns, format_number, format_pct, format_rate};
 
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
@@ -58,4 +59,30 @@ pub(crate) fn database_cells(d: &DatabaseFigures) -> [String; 12] {
         format_number(d.maintenance_mb_per_s),
         d.errors.to_string(),
     ]
+}
+
+/// What storlab and the machine did with their CPUs over the measured phase: storlab as a share
+/// of one CPU, the machine as busy against idle, and iowait as the part of idle it is (idle time
+/// with I/O pending, not load).
+pub(crate) fn cpu_sentence(r: &RunResult) -> String {
+    let c = &r.host_cpu;
+    let cpus = match r.host.cpus {
+        0 => String::new(),
+        1 => " (1 CPU)".into(),
+        n => format!(" ({n} CPUs)"),
+    };
+    let iowait = if c.system_iowait_pct >= 0.5 {
+        format!(
+            "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
+            format_pct(c.system_iowait_pct)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "storlab used {} of one CPU · the machine{cpus} was {} busy, {} idle{iowait}",
+        format_pct(c.process_user_pct + c.process_system_pct),
+        format_pct(c.system_user_pct + c.system_system_pct),
+        format_pct(c.system_idle_pct + c.system_iowait_pct),
+    )
 }

@@ -390,31 +390,7 @@ fn class_table(out: &mut String, r: &RunResult) {
 /// storlab's CPU, the machine's (busy and idle, iowait explained), and each device's own
 /// counters.
 fn host(out: &mut String, r: &RunResult) {
-    let c = &r.host_cpu;
-    let busy = c.system_user_pct + c.system_system_pct;
-    let cpus = match r.host.cpus {
-        0 => String::new(),
-        1 => " (1 CPU)".into(),
-        n => format!(" ({n} CPUs)"),
-    };
-    let iowait = if c.system_iowait_pct >= 0.5 {
-        format!(
-            "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
-            format_pct(c.system_iowait_pct)
-        )
-    } else {
-        String::new()
-    };
-    labelled(
-        out,
-        "host",
-        &format!(
-            "storlab used {} of one CPU · the machine{cpus} was {} busy, {} idle{iowait}",
-            format_pct(c.process_user_pct + c.process_system_pct),
-            format_pct(busy),
-            format_pct(c.system_idle_pct + c.system_iowait_pct),
-        ),
-    );
+    labelled(out, "host", &crate::report::tables::cpu_sentence(r));
     let s = r.measured_ms.max(1) as f64 / 1e3;
     for d in &r.devices {
         labelled(

@@ -235,7 +235,7 @@ fn latency_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
     }
 }
 
-/// CPU over time: storlab's own, the machine's busy and iowait shares.
+/// CPU over time: storlab's own, the machine's busy share, and the idle share with I/O pending.
 fn cpu_over_time(o: &mut String, timeline: &Timeline) {
     let cpu = |f: fn(&CpuPercent) -> f64| -> Vec<(f64, f64)> {
         timeline
@@ -254,7 +254,7 @@ fn cpu_over_time(o: &mut String, timeline: &Timeline) {
             "machine busy",
             cpu(|c| c.system_user_pct + c.system_system_pct),
         ),
-        series("machine iowait", cpu(|c| c.system_iowait_pct)),
+        series("machine iowait (idle)", cpu(|c| c.system_iowait_pct)),
     ];
     o.push_str(&svg::tag(
         &svg::line_chart_with(

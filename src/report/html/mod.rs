@@ -15,7 +15,7 @@
 //! Chart ids (and series names): iops-over-time and mbps-over-time (`total`, plus each class
 //! when there are several), latency-over-time (`CLASS DIR mean`, `CLASS DIR p99`),
 //! latency-distribution (`CLASS DIR`, one per class and direction with I/Os),
-//! cpu-over-time (`storlab user+sys`, `machine busy`, `machine iowait`), device-util-over-time
+//! cpu-over-time (`storlab user+sys`, `machine busy`, `machine iowait (idle)`), device-util-over-time
 //! (one per device), steps-iops and steps-mbps (`total`, plus each class when there are
 //! several; sequences of two or more steps or with repetitions), curve-latency (`mean`, `p99`;
 //! rate curves), steady-rounds (`rounds`, `window`, prefixed by the step label when several
@@ -623,16 +623,10 @@ fn devices_section(o: &mut String, r: &RunResult) {
 
 /// CPU use of storlab and of the machine.
 fn cpu_section(o: &mut String, r: &RunResult) {
-    let c = &r.host_cpu;
     let _ = write!(
         o,
-        "<h2>CPU</h2><p>storlab {} user, {} system (of one CPU) · machine {} user, {} system, {} iowait, {} idle</p>",
-        format_pct(c.process_user_pct),
-        format_pct(c.process_system_pct),
-        format_pct(c.system_user_pct),
-        format_pct(c.system_system_pct),
-        format_pct(c.system_iowait_pct),
-        format_pct(c.system_idle_pct)
+        "<h2>CPU</h2><p>{}</p>",
+        escape(&super::tables::cpu_sentence(r))
     );
 }
 

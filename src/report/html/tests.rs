@@ -196,7 +196,7 @@ fn time_charts_cover_every_series_continuously() {
     );
     assert_eq!(
         names("cpu-over-time"),
-        ["storlab user+sys", "machine busy", "machine iowait"]
+        ["storlab user+sys", "machine busy", "machine iowait (idle)"]
     );
     assert_eq!(names("device-util-over-time"), ["sda"]);
     for (name, points) in series_of(chart(&html, "iops-over-time")) {
@@ -610,5 +610,8 @@ fn every_number_in_a_table_cell_has_at_most_four_significant_digits() {
         }
     }
     let cpu = &html[html.find("<h2>CPU</h2>").unwrap()..];
-    assert!(cpu.contains("87.7% idle"), "{cpu}");
+    assert!(
+        cpu.contains("92.7% idle; 5% of it waiting for I/O"),
+        "{cpu}"
+    );
 }

@@ -117,7 +117,7 @@ fn compare(dir: &Path, files: &[&str], labels: &[&str], html: bool, extra: &[&st
 // ---- Expected structure -----------------------------------------------------------------
 
 /// The CPU chart's series, and the fixtures' one device (they ran on `vda`).
-const CPU_SERIES: &[&str] = &["machine busy", "machine iowait", "storlab user+sys"];
+const CPU_SERIES: &[&str] = &["machine busy", "machine iowait (idle)", "storlab user+sys"];
 const DEVICES: &[&str] = &["vda"];
 
 const PLAIN: Expected = Expected {
