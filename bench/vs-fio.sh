@@ -22,6 +22,9 @@
 #      Not in the default CASES (80 cases: about 70 minutes at ROUNDS=5 DURATION=5s); run it
 #      with CASES=matrix, and choose with MATRIX_TARGETS="file loop", MATRIX_WORKLOADS=
 #      "randread4k randwrite4k mix8k seqread128k", MATRIX_QD="1 4 8 32 128", MATRIX_WORKERS="1 4".
+#   scaling: 1, 2, 4, 8 workers (SCALE_WORKERS) against fio --numjobs, on the null engine and on
+#      the page cache (io_uring qd 32 each): IOPS, CPU and ops per CPU-second as workers grow.
+#      Not in the default CASES; run it with CASES=scaling.
 #
 # The 1 GiB file is prepared once by storlab under SCRATCH (on the real disk, never tmpfs);
 # fio reads and writes that same file (--filename, --allow_file_create=0: fio lays out nothing).
@@ -205,6 +208,25 @@ if want matrix; then
                     done
                 done
             done
+        done
+    done
+fi
+
+if want scaling; then
+    # How IOPS and CPU grow with workers, next to fio's numjobs: the null engine, and 4 KiB
+    # random reads from the page cache with io_uring at qd 32 per worker.
+    for n in ${SCALE_WORKERS:-1 2 4 8}; do
+        for round in $(seq 1 "$ROUNDS"); do
+            say "scaling: $n workers (round $round/$ROUNDS)"
+            storlab "scale-null-w$n" "$round" --engine null --bs 4k --qd 32 --read 100 --workers "$n"
+            fio_run "scale-null-w$n" fio "$round" --ioengine=null --size=1g --bs=4k --iodepth=32 \
+                --rw=randread --numjobs="$n" --group_reporting
+            warm
+            storlab "scale-buf-w$n" "$round" --engine io_uring --buffered --bs 4k --qd 32 \
+                --read 100 --workers "$n"
+            warm
+            fio_run "scale-buf-w$n" fio "$round" "${FIO_FILE[@]}" --ioengine=io_uring --direct=0 \
+                --invalidate=0 --bs=4k --iodepth=32 --rw=randread --numjobs="$n" --group_reporting
         done
     done
 fi

@@ -186,6 +186,42 @@ def matrix(res):
     print(f"matrix: {passed} PASS, {failed} FAIL (IOPS interval reaches 1.0, p50 and p99 within 5%)")
 
 
+def scaling(res):
+    """IOPS, CPU and ops per CPU-second as workers grow (CASES=scaling), for both tools."""
+    rows = {}
+    for path in glob.glob(os.path.join(res, "scale-*.json")):
+        name = os.path.basename(path)
+        m = re.match(r"scale-(null|buf)-w(\d+)\.(storlab|fio)\.\d+\.json$", name)
+        if m:
+            rows.setdefault((m.group(1), int(m.group(2)), m.group(3)), []).append(load(path, m.group(3)))
+    if not rows:
+        return
+    cpus = os.cpu_count() or 1
+    print()
+    print(f"scaling: medians of the rounds; efficiency = IOPS / (IOPS with 1 worker x min(workers, {cpus} CPUs))")
+    header = (f"{'case':<10} {'workers':>7} {'tool':<8} {'IOPS':>8} {'CPU%':>6} {'ops/CPU-s':>10} "
+              f"{'efficiency':>10} {'ops/CPU-s storlab / fio':>24}")
+    print(header)
+    print("-" * len(header))
+    for kind in ("null", "buf"):
+        for n in sorted({k[1] for k in rows if k[0] == kind}):
+            per_tool = {}
+            for tool in ("storlab", "fio"):
+                runs = rows.get((kind, n, tool))
+                if not runs:
+                    continue
+                per_tool[tool] = {k: median([r.get(k) for r in runs]) for k in ("iops", "cpu", "ops_per_cpu_s")}
+            for tool, m in per_tool.items():
+                one = rows.get((kind, 1, tool))
+                base = median([r["iops"] for r in one]) if one else None
+                eff = m["iops"] / (base * min(n, cpus)) if base else None
+                r = ratio(per_tool.get("storlab", {}).get("ops_per_cpu_s"),
+                          per_tool.get("fio", {}).get("ops_per_cpu_s")) if tool == "storlab" else None
+                print(f"{kind:<10} {n:>7} {tool:<8} {fmt_n(m['iops']):>8} {fmt_pct(m['cpu']):>6} "
+                      f"{fmt_n(m['ops_per_cpu_s']):>10} {(f'{eff:.2f}' if eff else '-'):>10} "
+                      f"{(f'{r:.2f}' if r else ''):>24}")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -262,6 +298,7 @@ def main():
         print(f"{label:<62} {value:>9.3f} {target:>11}  {'PASS' if ok else 'FAIL'}")
 
     matrix(res)
+    scaling(res)
 
     rss = []
     for f in glob.glob(os.path.join(res, "rss.*.time.txt")):
