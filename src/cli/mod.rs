@@ -145,7 +145,8 @@ pub struct RunArgs {
     /// fdatasync after every N writes of each entry.
     #[arg(long, value_name = "N")]
     pub fsync_every: Option<u32>,
-    /// Closed loop: refill only when N slots are free (default 1).
+    /// Closed loop: refill when N slots are free, submitting N at a time (default 1: each I/O on
+    /// its own).
     #[arg(long, value_name = "N")]
     pub batch: Option<u32>,
     /// Seed of offsets and choices.
