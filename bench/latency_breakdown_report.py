@@ -31,15 +31,15 @@ def bt(path):
     return scalars, hists
 
 
-def median_of(buckets):
-    """The middle of the bucket holding the median (µs)."""
+def percentile_of(buckets, q):
+    """The middle of the bucket holding the q-th percentile (µs)."""
     total = sum(n for _, _, n in buckets)
     if total == 0:
         return float("nan")
     seen = 0
     for lo, hi, n in buckets:
         seen += n
-        if seen * 2 >= total:
+        if seen * 100 >= total * q:
             return (lo + hi) / 2
     return float("nan")
 
@@ -49,14 +49,14 @@ def tool_figures(tool, path):
     if tool == "storlab":
         r = j["totals"]["read"]
         lat = r["latency_ns"]
-        return r["iops"], r["ops"], lat["mean"] / 1e3, lat["p50"] / 1e3, None
+        return r["iops"], r["ops"], lat["mean"] / 1e3, [lat[k] / 1e3 for k in ("p50", "p90", "p99")]
     r = j["jobs"][0]["read"]
+    perc = r["lat_ns"]["percentile"]
     return (
         r["iops"],
         r["total_ios"],
         r["lat_ns"]["mean"] / 1e3,
-        r["lat_ns"]["percentile"]["50.000000"] / 1e3,
-        r["clat_ns"]["mean"] / 1e3,
+        [perc[k] / 1e3 for k in ("50.000000", "90.000000", "99.000000")],
     )
 
 
@@ -67,18 +67,22 @@ def main(out):
         for path in sorted(glob.glob(os.path.join(out, f"{tool}.*.json"))):
             rnd = path.rsplit(".", 2)[-2]
             scalars, hists = bt(os.path.join(out, f"{tool}.{rnd}.bt.txt"))
-            iops, ios, mean, p50, clat_mean = tool_figures(tool, path)
+            iops, ios, mean, (p50, p90, p99) = tool_figures(tool, path)
+            uring = hists.get("sq_to_cqe_us", [])
+            device = hists.get("device_us", [])
             figures.append(
                 {
                     "iops": iops,
-                    "mean": mean,
-                    "p50": p50,
-                    "clat_mean": clat_mean,
                     "per_call": ios / max(scalars.get("enter_calls", 0), 1),
+                    "mean": mean, "p50": p50, "p90": p90, "p99": p99,
                     "uring_mean": scalars.get("sq_to_cqe_mean_us", float("nan")),
-                    "uring_p50": median_of(hists.get("sq_to_cqe_us", [])),
+                    "uring_p50": percentile_of(uring, 50),
+                    "uring_p90": percentile_of(uring, 90),
+                    "uring_p99": percentile_of(uring, 99),
                     "dev_mean": scalars.get("device_mean_us", float("nan")),
-                    "dev_p50": median_of(hists.get("device_us", [])),
+                    "dev_p50": percentile_of(device, 50),
+                    "dev_p90": percentile_of(device, 90),
+                    "dev_p99": percentile_of(device, 99),
                 }
             )
         if figures:
@@ -86,14 +90,17 @@ def main(out):
                    if any(f[k] is not None for f in figures) else None
                    for k in figures[0]}
             rows.append((tool, len(figures), med))
-    print(f"{'tool':8} {'n':>2} {'IOPS':>8} {'I/Os/enter':>10} {'own mean':>9} {'own p50':>8}"
-          f" {'SQE→CQE mean':>13} {'p50':>6} {'device mean':>12} {'p50':>6}")
+    print("the same I/Os three ways, µs: the tool's own latency; io_uring, SQE submitted to CQE"
+          " posted; the device, block issue to block complete")
+    print(f"{'tool':8} {'n':>2} {'IOPS':>8} {'I/Os/enter':>10} {'view':<9} {'mean':>6} {'p50':>6}"
+          f" {'p90':>6} {'p99':>6}")
     for tool, n, m in rows:
-        print(f"{tool:8} {n:>2} {m['iops']:>8.0f} {m['per_call']:>10.1f} {m['mean']:>8.0f}µ"
-              f" {m['p50']:>7.0f}µ {m['uring_mean']:>12.0f}µ {m['uring_p50']:>5.0f}µ"
-              f" {m['dev_mean']:>11.0f}µ {m['dev_p50']:>5.0f}µ")
+        lead = [f"{tool:8} {n:>2} {m['iops']:>8.0f} {m['per_call']:>10.1f}", " " * 31, " " * 31]
+        for first, (view, key) in zip(lead, (("own", ""), ("io_uring", "uring_"), ("device", "dev_"))):
+            print(f"{first} {view:<9} {m[key + 'mean']:>6.0f} {m[key + 'p50']:>6.0f}"
+                  f" {m[key + 'p90']:>6.0f} {m[key + 'p99']:>6.0f}")
     print("own: storlab from before its submit call; fio lat (slat + clat, the same span)."
-          " Medians over rounds; histogram p50s are bucket middles (20 µs buckets).")
+          " Medians over rounds; kernel percentiles are the middles of 20 µs buckets.")
 
 
 if __name__ == "__main__":
