@@ -345,7 +345,7 @@ fn dry_run_prints_the_plan_and_creates_nothing() {
         target.to_str().unwrap(),
         "created and fully written",
         "4 outstanding I/Os each",
-        "2 workers worker",
+        "worker (2 workers)",
         "70% reads",
     ] {
         assert!(
