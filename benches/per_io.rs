@@ -19,7 +19,7 @@ use storlab::engine::null::NullBackend;
 use storlab::engine::source::ClosedLoop;
 use storlab::engine::verify::{MapTarget, VerifyMap};
 use storlab::engine::worker::{self, WorkerPlan};
-use storlab::job::{Access, Distribution, IoLimit, TargetChoice, Worker};
+use storlab::job::{Access, Distribution, IoLimit, Worker};
 use storlab::stats::timeseries::IntervalGrid;
 use storlab::stats::{Dir, Histogram, StatsSet};
 
@@ -27,30 +27,11 @@ const TARGET_BYTES: u64 = 1 << 30;
 
 /// One worker doing 4 KiB I/O, 70% reads, with `distribution` (`random_pct` 0: sequential).
 fn worker(distribution: Distribution, random_pct: f64, queue_depth: u32) -> Worker {
-    Worker {
-        name: "bench".into(),
-        targets: vec![0],
-        target_choice: TargetChoice::RoundRobin,
-        queue_depth,
-        cpu: None,
-        rate: None,
-        access: vec![Access {
-            class: 0,
-            weight: 1,
-            block_size_bytes: 4096,
-            block_sizes: Vec::new(),
-            roll_every_bytes: 0,
-            read_pct: 70.0,
-            random_pct,
-            align_bytes: 4096,
-            distribution,
-            offset_bytes: 0,
-            length_bytes: None,
-            sync: false,
-            fsync_every: 0,
-        }],
-        io_limit: None,
-    }
+    let access = Access {
+        distribution,
+        ..Access::new(0, 4096, 70.0, random_pct)
+    };
+    Worker::closed_loop("bench", vec![0], queue_depth, vec![access])
 }
 
 fn geometry() -> [TargetGeometry; 1] {

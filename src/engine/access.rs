@@ -335,34 +335,11 @@ mod tests {
     use crate::job::{Band, Worker};
 
     fn worker(access: Vec<Access>, targets: usize) -> Worker {
-        Worker {
-            name: "w".into(),
-            targets: (0..targets).collect(),
-            target_choice: TargetChoice::RoundRobin,
-            queue_depth: 1,
-            cpu: None,
-            rate: None,
-            access,
-            io_limit: None,
-        }
+        Worker::closed_loop("w", (0..targets).collect(), 1, access)
     }
 
     fn access(block: u64, read: f64, random: f64) -> Access {
-        Access {
-            class: 0,
-            weight: 1,
-            block_size_bytes: block,
-            block_sizes: Vec::new(),
-            roll_every_bytes: 0,
-            read_pct: read,
-            random_pct: random,
-            align_bytes: block,
-            distribution: Distribution::Uniform,
-            offset_bytes: 0,
-            length_bytes: None,
-            sync: false,
-            fsync_every: 0,
-        }
+        Access::new(0, block, read, random)
     }
 
     fn geo(size: u64) -> TargetGeometry {

@@ -188,33 +188,10 @@ mod tests {
     use super::*;
     use crate::engine::OpKind;
     use crate::engine::access::TargetGeometry;
-    use crate::job::{Access, Arrivals, Distribution, TargetChoice, Worker};
+    use crate::job::{Access, Arrivals, Worker};
 
     fn access() -> AccessGen {
-        let worker = Worker {
-            name: "w".into(),
-            targets: vec![0],
-            target_choice: TargetChoice::RoundRobin,
-            queue_depth: 4,
-            cpu: None,
-            rate: None,
-            access: vec![Access {
-                class: 0,
-                weight: 1,
-                block_size_bytes: 4096,
-                block_sizes: Vec::new(),
-                roll_every_bytes: 0,
-                read_pct: 100.0,
-                random_pct: 0.0,
-                align_bytes: 4096,
-                distribution: Distribution::Uniform,
-                offset_bytes: 0,
-                length_bytes: None,
-                sync: false,
-                fsync_every: 0,
-            }],
-            io_limit: None,
-        };
+        let worker = Worker::closed_loop("w", vec![0], 4, vec![Access::new(0, 4096, 100.0, 0.0)]);
         let geometry = TargetGeometry {
             size_bytes: 16 * 4096,
             fsync_every: 0,

@@ -309,6 +309,25 @@ pub struct Worker {
 }
 
 impl Worker {
+    /// A closed-loop worker on `targets` (indexes into [`Job::targets`], taken in turn), not
+    /// pinned, without an I/O limit.
+    pub fn closed_loop(
+        name: impl Into<String>,
+        targets: Vec<usize>,
+        queue_depth: u32,
+        access: Vec<Access>,
+    ) -> Worker {
+        Worker {
+            name: name.into(),
+            targets,
+            target_choice: TargetChoice::RoundRobin,
+            queue_depth,
+            cpu: None,
+            rate: None,
+            access,
+            io_limit: None,
+        }
+    }
     /// Whether any entry writes.
     pub fn writes(&self) -> bool {
         self.access.iter().any(|a| a.read_pct < 100.0)
@@ -353,6 +372,29 @@ pub struct Access {
     pub sync: bool,
     /// fdatasync after every N writes of this entry (0 = never).
     pub fsync_every: u32,
+}
+
+impl Access {
+    /// An entry of class `class`: I/Os of `block` bytes aligned to their size, `read_pct` %
+    /// reads, `random_pct` % at uniformly random offsets over the whole target, weight 1,
+    /// neither synchronous nor flushed.
+    pub fn new(class: usize, block: u64, read_pct: f64, random_pct: f64) -> Access {
+        Access {
+            class,
+            weight: 1,
+            block_size_bytes: block,
+            block_sizes: Vec::new(),
+            roll_every_bytes: 0,
+            read_pct,
+            random_pct,
+            align_bytes: block,
+            distribution: Distribution::Uniform,
+            offset_bytes: 0,
+            length_bytes: None,
+            sync: false,
+            fsync_every: 0,
+        }
+    }
 }
 
 /// Defaults that apply when neither the job nor the flags set a value.

@@ -232,33 +232,25 @@ impl Sequencer<'_> {
         pj.ramp_ms = 0;
         pj.duration_ms = 30 * 24 * 3600 * 1000;
         pj.workers = (0..job.targets.len())
-            .map(|t| Worker {
-                name: format!("precondition-{}", job.targets[t].name),
-                targets: vec![t],
-                target_choice: crate::job::TargetChoice::RoundRobin,
-                queue_depth: PRECONDITION_QUEUE_DEPTH,
-                cpu: None,
-                rate: None,
-                access: vec![Access {
-                    class: 0,
-                    weight: 1,
-                    block_size_bytes: p.block_bytes,
-                    block_sizes: Vec::new(),
-                    roll_every_bytes: 0,
-                    read_pct: 0.0,
-                    random_pct: if p.random { 100.0 } else { 0.0 },
-                    align_bytes: p.block_bytes,
+            .map(|t| {
+                let random = if p.random { 100.0 } else { 0.0 };
+                let access = Access {
                     distribution: if p.random {
                         Distribution::Shuffle
                     } else {
                         Distribution::Uniform
                     },
-                    offset_bytes: 0,
-                    length_bytes: None,
-                    sync: false,
-                    fsync_every: 0,
-                }],
-                io_limit: Some(IoLimit::Passes(p.passes)),
+                    ..Access::new(0, p.block_bytes, 0.0, random)
+                };
+                Worker {
+                    io_limit: Some(IoLimit::Passes(p.passes)),
+                    ..Worker::closed_loop(
+                        format!("precondition-{}", job.targets[t].name),
+                        vec![t],
+                        PRECONDITION_QUEUE_DEPTH,
+                        vec![access],
+                    )
+                }
             })
             .collect();
         let Some(r) = self.sub(&pj, None, SequenceRun::Precondition, Phase::Precondition)? else {

@@ -7,7 +7,7 @@ use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
 use crate::engine::source::OpenLoop;
 use crate::engine::verify::MapTarget;
-use crate::job::{Access, Arrivals, Distribution, IoLimit, Rate, TargetChoice};
+use crate::job::{Access, Arrivals, IoLimit, Rate};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::mpsc::Receiver;
@@ -27,30 +27,12 @@ const MINUTE_NS: u64 = 60_000_000_000;
 impl Fixture {
     fn new(queue_depth: u32) -> Fixture {
         Fixture {
-            spec: Worker {
-                name: "w".into(),
-                targets: vec![0],
-                target_choice: TargetChoice::RoundRobin,
+            spec: Worker::closed_loop(
+                "w",
+                vec![0],
                 queue_depth,
-                cpu: None,
-                rate: None,
-                access: vec![Access {
-                    class: 0,
-                    weight: 1,
-                    block_size_bytes: 4096,
-                    block_sizes: Vec::new(),
-                    roll_every_bytes: 0,
-                    read_pct: 100.0,
-                    random_pct: 100.0,
-                    align_bytes: 4096,
-                    distribution: Distribution::Uniform,
-                    offset_bytes: 0,
-                    length_bytes: None,
-                    sync: false,
-                    fsync_every: 0,
-                }],
-                io_limit: None,
-            },
+                vec![Access::new(0, 4096, 100.0, 100.0)],
+            ),
             stop: AtomicBool::new(false),
             halt: AtomicBool::new(false),
             blocks: VerifyMap::new(

@@ -6,9 +6,7 @@ use super::{
     BACKUP_QUEUE_DEPTH, ExchangeConfig, LOG_FILE_BYTES, LogRatio, MAINTENANCE_READ_BYTES,
     RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, THREAD_QUEUE_DEPTH,
 };
-use crate::job::{
-    Access, Arrivals, Distribution, IoLimit, Job, Rate, Target, TargetChoice, Worker,
-};
+use crate::job::{Access, Arrivals, IoLimit, Job, Rate, Target, Worker};
 
 /// Class names of database `db` (1-based in names).
 pub fn class_name(db: u32, what: &str) -> String {
@@ -195,42 +193,22 @@ fn worker(
     io_limit: Option<IoLimit>,
 ) -> Worker {
     Worker {
-        name,
-        targets: vec![target],
-        target_choice: TargetChoice::RoundRobin,
-        queue_depth,
-        cpu: None,
         rate: rate.map(|iops| Rate {
             iops,
             arrivals: Arrivals::Uniform,
         }),
-        access,
         io_limit,
+        ..Worker::closed_loop(name, vec![target], queue_depth, access)
     }
 }
 
 fn page_access(class: usize, page: u64, weight: u32, read_pct: f64) -> Access {
     Access {
-        class,
         weight: weight.max(1),
-        block_size_bytes: page,
-        block_sizes: Vec::new(),
-        roll_every_bytes: 0,
-        read_pct,
-        random_pct: 100.0,
-        align_bytes: page,
-        distribution: Distribution::Uniform,
-        offset_bytes: 0,
-        length_bytes: None,
-        sync: false,
-        fsync_every: 0,
+        ..Access::new(class, page, read_pct, 100.0)
     }
 }
 
 fn sequential(class: usize, block: u64, read_pct: f64) -> Access {
-    Access {
-        random_pct: 0.0,
-        read_pct,
-        ..page_access(class, block, 1, read_pct)
-    }
+    Access::new(class, block, read_pct, 0.0)
 }
