@@ -2,10 +2,10 @@
 //! direction, target, offset, size), reproducibly from a seed. Nothing here allocates after
 //! construction.
 
+use super::zipf::Zipf;
 use super::{IoOp, OpKind};
 use crate::job::{Access, Distribution, TargetChoice, Worker};
 use rand::{Rng, RngCore, SeedableRng, rngs::SmallRng};
-use rand_distr::{Distribution as _, Zipf};
 
 /// One target as the generator sees it.
 #[derive(Debug, Clone, Copy)]
@@ -26,7 +26,7 @@ struct Span {
     positions: u64,
     align: u64,
     seq_next: u64,
-    zipf: Option<Zipf<f64>>,
+    zipf: Option<Zipf>,
     /// Zoned: (cumulative I/O threshold of 2^32, first position, number of positions).
     zones: Vec<(u64, u64, u64)>,
     /// Shuffle: a full-period LCG over the next power of two (state, multiplier, increment,
@@ -253,9 +253,7 @@ fn pick(rng: &mut SmallRng, span: &mut Span) -> u64 {
         }
     }
     if let Some(z) = &span.zipf {
-        return (z.sample(rng) as u64)
-            .saturating_sub(1)
-            .min(span.positions - 1);
+        return z.sample(rng);
     }
     if !span.zones.is_empty() {
         let r = rng.next_u32() as u64;
@@ -284,9 +282,7 @@ fn span(a: &Access, target_size: u64, seed: u64) -> Result<Span, String> {
     let last = end - block;
     let positions = (last - start) / a.align_bytes + 1;
     let zipf = match a.distribution {
-        Distribution::Zipf { theta } => {
-            Some(Zipf::new(positions as f64, theta).map_err(|e| format!("zipf: {e}"))?)
-        }
+        Distribution::Zipf { theta } => Some(Zipf::new(positions, theta)?),
         _ => None,
     };
     let mut zones = Vec::new();

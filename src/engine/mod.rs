@@ -14,6 +14,7 @@ pub mod sync;
 pub mod target;
 pub mod verify;
 pub mod worker;
+pub mod zipf;
 
 use buf::Slot;
 
