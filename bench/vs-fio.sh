@@ -16,7 +16,8 @@
 #   5. storlab peak RSS of a SHORT and a LONG null-engine run   [must not grow with run length]
 #   matrix: real-device parity, O_DIRECT io_uring: 4 KiB random read, 4 KiB random write,
 #      8 KiB random 70% read, 128 KiB sequential read; at qd 1, 4, 8, 32, 128; with 1 worker and
-#      with 4; on the prepared file (real disk) and on a loop device over a copy of it.
+#      with 4; on the prepared file (real disk) and on a loop device over a copy of it; the
+#      tools take turns going first (odd rounds storlab, even rounds fio).
 #      [IOPS >= 1.0 x fio (95% bootstrap interval includes or exceeds 1.0);
 #       p50 and p99 <= 1.05 x fio's lat, submit included]
 #      Not in the default CASES (80 cases: about 70 minutes at ROUNDS=5 DURATION=5s); run it
@@ -199,12 +200,19 @@ if want matrix; then
                     case_id="m-$where-$wl-qd$qd-w$w"
                     for round in $(seq 1 "$ROUNDS"); do
                         say "matrix $case_id (round $round/$ROUNDS)"
-                        storlab_on "$target" "$case_id" "$round" --engine io_uring --destroy-data \
-                            --qd "$qd" --workers "$w" "${s_args[@]}"
-                        fio_run "$case_id" fio "$round" --filename="$target" --size=1g \
-                            --allow_file_create=0 --ioengine=io_uring --direct=1 --ramp_time=1s \
-                            --iodepth="$qd" --numjobs="$w" --group_reporting --lat_percentiles=1 \
-                            "${f_args[@]}"
+                        # Odd rounds storlab first, even rounds fio first: neither tool always
+                        # inherits the device, cache and host state the other left.
+                        for tool in $( ((round % 2)) && echo "storlab fio" || echo "fio storlab"); do
+                            if [ "$tool" = storlab ]; then
+                                storlab_on "$target" "$case_id" "$round" --engine io_uring \
+                                    --destroy-data --qd "$qd" --workers "$w" "${s_args[@]}"
+                            else
+                                fio_run "$case_id" fio "$round" --filename="$target" --size=1g \
+                                    --allow_file_create=0 --ioengine=io_uring --direct=1 \
+                                    --ramp_time=1s --iodepth="$qd" --numjobs="$w" \
+                                    --group_reporting --lat_percentiles=1 "${f_args[@]}"
+                            fi
+                        done
                     done
                 done
             done

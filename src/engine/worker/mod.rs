@@ -166,6 +166,8 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
     free.reverse();
     let mut pending: Vec<u32> = Vec::with_capacity(qd);
     let mut done: Vec<(Slot<'a>, i32)> = Vec::with_capacity(qd * 2);
+    // When the completions in `done` were reaped: (index of the first of a reap, its time).
+    let mut reaps: Vec<(usize, u64)> = Vec::with_capacity(qd + 1);
     let mut interval = StatsSet::new(classes);
     let mut totals = StatsSet::new(classes);
     let mut counters = vec![TargetCounters::default(); targets];
@@ -262,6 +264,10 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                     submitted = backend.submit(false, 0).is_ok();
                     let before = done.len();
                     backend.reap(&mut done);
+                    if done.len() > before {
+                        // Their latency ends now, not after the rest of the refill.
+                        reaps.push((before, now_ns()));
+                    }
                     early = !done[before..]
                         .iter()
                         .any(|(s, _)| flights[s.index() as usize].submit_ns == t);
@@ -309,6 +315,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         } else {
             failed_submits = 0;
         }
+        let before = done.len();
         backend.reap(&mut done);
         if done.is_empty() {
             if failed_submits > 0 {
@@ -320,10 +327,15 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             }
             continue;
         }
-        let t = now_ns();
-        // Completions belong to the interval of the time they were reaped.
+        let reaped = now_ns();
+        if done.len() > before {
+            reaps.push((before, reaped));
+        }
+        // Completions go to the interval of the last reap (one reaped earlier in a refill, and
+        // timed then, can have its time in the interval before, by at most the refill's
+        // length).
         advance(
-            t,
+            reaped,
             &grid,
             (&mut cur, &mut cur_end),
             &mut interval,
@@ -333,7 +345,14 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         // In the order reaped: reversed, then popped. (A `Drain` costs as much to set up and
         // tear down as the rest of the loop's bookkeeping of an I/O at queue depth 1.)
         done.reverse();
+        let (mut k, mut reap) = (0, 0);
         while let Some((slot, res)) = done.pop() {
+            // Each completion's time is that of the reap that found it.
+            while reap + 1 < reaps.len() && reaps[reap + 1].0 <= k {
+                reap += 1;
+            }
+            let t = reaps[reap].1;
+            k += 1;
             let InFlight { request, submit_ns } = &flights[slot.index() as usize];
             let op = request.op;
             let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
@@ -365,10 +384,12 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                 fail(1);
             }
             source.completed(request, res, t);
-            if t > end_ns || t > stopped_at {
+            // Which interval, and whether it counts, goes by the last reap, as the intervals
+            // were advanced to it: the measure intervals add up to the totals exactly.
+            if reaped > end_ns || reaped > stopped_at {
                 continue;
             }
-            last_completion = t;
+            last_completion = reaped;
             let latency = t.saturating_sub(request.intended_ns.unwrap_or(*submit_ns));
             let service = request.intended_ns.map(|_| t.saturating_sub(*submit_ns));
             let dir = match op.kind {
@@ -377,7 +398,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                 OpKind::Flush => Dir::Flush,
             };
             let class = op.class as usize;
-            let counted = t >= ramp_ns;
+            let counted = reaped >= ramp_ns;
             if ok {
                 let bytes = op.len as u64;
                 interval.record(class, dir, bytes, latency, service);
@@ -400,6 +421,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                 }
             }
         }
+        reaps.clear();
     }
     if cur < grid.intervals() {
         let _ = tx.send(WorkerMsg::Interval {
