@@ -13,8 +13,8 @@
 //! results file ─results::file::load─▶ report::{console, html, csv, compare} (any report from the file)
 //! ```
 //!
-//! Dependencies point one way: units → job, stats → engine → results → profiles → run → report
-//! → cli.
+//! Dependencies point one way: units → job, stats → engine → results → profiles → users → run →
+//! report → cli.
 
 pub mod cli;
 pub mod engine;
@@ -25,6 +25,7 @@ pub mod results;
 mod run;
 pub mod stats;
 pub mod units;
+pub mod users;
 
 /// A usage or validation error: the user asked for something that cannot be done as asked
 /// (exit code 2). The message says what and how to fix it.

@@ -4,3 +4,4 @@
 
 pub mod exchange;
 pub mod presets;
+pub mod users;

@@ -1,0 +1,248 @@
+//! The database buffer cache model: which pages are in memory, by ESE's replacement policy,
+//! LRU-K with K = 2. A page's *backward 2-distance* is the time since its second-most-recent
+//! reference; the victim is the page with the largest, and pages referenced only once (infinite
+//! distance) go first, least recently used among them first. No history is kept for pages once
+//! evicted (LRU-K's "retained information period" is zero: our simplification).
+//!
+//! Time is a reference counter, so every key is unique. Pages referenced once sit in a FIFO
+//! (their one reference is their newest, so they arrive in order); the others in a min-heap
+//! keyed by their second-most-recent reference. Both are lazy: a stale entry (the page was
+//! referenced again or evicted since) is skipped when it reaches the front, and the heap is
+//! rebuilt when stale entries outnumber live ones, so memory stays proportional to the cache.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+/// A page: database index in the high 24 bits, page number in the low 40.
+pub type PageId = u64;
+
+/// The page id of `page` in database `db`.
+pub fn page_id(db: u32, page: u64) -> PageId {
+    (u64::from(db) << 40) | (page & ((1 << 40) - 1))
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    /// Time of the newest reference.
+    last: u64,
+    /// Time of the one before (0: none).
+    second: u64,
+}
+
+/// An LRU-2 cache of `capacity` pages.
+#[derive(Debug)]
+pub struct Cache {
+    capacity: usize,
+    now: u64,
+    pages: HashMap<PageId, Entry>,
+    /// Pages referenced once: (time of that reference, page).
+    once: VecDeque<(u64, PageId)>,
+    /// Pages referenced twice or more: (time of the second-newest reference, page).
+    twice: BinaryHeap<Reverse<(u64, PageId)>>,
+    hits: u64,
+    misses: u64,
+}
+
+/// What a reference did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    /// The page was in the cache.
+    Hit,
+    /// The page was read in; `evicted` left to make room.
+    Miss {
+        /// The page evicted to make room, if the cache was full.
+        evicted: Option<PageId>,
+    },
+}
+
+impl Cache {
+    /// An empty cache holding at most `capacity` pages (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            capacity: capacity.max(1),
+            now: 0,
+            pages: HashMap::new(),
+            once: VecDeque::new(),
+            twice: BinaryHeap::new(),
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    /// Pages the cache holds at most.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Pages in the cache now.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Whether the cache holds no page.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// Whether `page` is in the cache (not a reference: nothing changes).
+    pub fn contains(&self, page: PageId) -> bool {
+        self.pages.contains_key(&page)
+    }
+
+    /// (hits, misses) so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.hits, self.misses)
+    }
+
+    /// References `page`: a hit, or a miss that brings it in (evicting a victim when full).
+    pub fn touch(&mut self, page: PageId) -> Reference {
+        self.now += 1;
+        let now = self.now;
+        if let Some(e) = self.pages.get_mut(&page) {
+            e.second = e.last;
+            e.last = now;
+            self.twice.push(Reverse((e.second, page)));
+            self.hits += 1;
+            self.compact();
+            return Reference::Hit;
+        }
+        self.misses += 1;
+        let evicted = (self.pages.len() >= self.capacity).then(|| self.evict());
+        self.pages.insert(
+            page,
+            Entry {
+                last: now,
+                second: 0,
+            },
+        );
+        self.once.push_back((now, page));
+        Reference::Miss { evicted }
+    }
+
+    /// Removes and returns the victim. The cache is not empty.
+    fn evict(&mut self) -> PageId {
+        while let Some((t, page)) = self.once.pop_front() {
+            if self
+                .pages
+                .get(&page)
+                .is_some_and(|e| e.second == 0 && e.last == t)
+            {
+                self.pages.remove(&page);
+                return page;
+            }
+        }
+        while let Some(Reverse((t, page))) = self.twice.pop() {
+            if self.pages.get(&page).is_some_and(|e| e.second == t) {
+                self.pages.remove(&page);
+                return page;
+            }
+        }
+        unreachable!("a full cache has a live entry in one of its queues")
+    }
+
+    /// Rebuilds the heap when stale entries outnumber the pages.
+    fn compact(&mut self) {
+        if self.twice.len() > 2 * self.pages.len() + 64 {
+            self.twice = self
+                .pages
+                .iter()
+                .filter(|(_, e)| e.second != 0)
+                .map(|(&p, e)| Reverse((e.second, p)))
+                .collect();
+        }
+        if self.once.len() > 2 * self.pages.len() + 64 {
+            let pages = &self.pages;
+            self.once
+                .retain(|&(t, p)| pages.get(&p).is_some_and(|e| e.second == 0 && e.last == t));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// LRU-2 by definition: scan every page for the largest backward 2-distance.
+    struct Reference2 {
+        capacity: usize,
+        now: u64,
+        pages: Vec<(PageId, u64, u64)>,
+    }
+
+    impl Reference2 {
+        fn touch(&mut self, page: PageId) -> Reference {
+            self.now += 1;
+            if let Some(e) = self.pages.iter_mut().find(|e| e.0 == page) {
+                e.2 = e.1;
+                e.1 = self.now;
+                return Reference::Hit;
+            }
+            let mut evicted = None;
+            if self.pages.len() >= self.capacity {
+                // Once-referenced pages first (second = 0), oldest reference first; else the
+                // oldest second-newest reference.
+                let i = (0..self.pages.len())
+                    .min_by_key(|&i| {
+                        let (_, last, second) = self.pages[i];
+                        if second == 0 { (0, last) } else { (1, second) }
+                    })
+                    .unwrap();
+                evicted = Some(self.pages.swap_remove(i).0);
+            }
+            self.pages.push((page, self.now, 0));
+            Reference::Miss { evicted }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn matches_the_definition(
+            capacity in 1usize..12,
+            refs in prop::collection::vec(0u64..24, 0..600),
+        ) {
+            let mut cache = Cache::new(capacity);
+            let mut reference = Reference2 { capacity, now: 0, pages: Vec::new() };
+            for page in refs {
+                prop_assert_eq!(cache.touch(page), reference.touch(page), "page {}", page);
+                prop_assert!(cache.len() <= capacity);
+            }
+        }
+    }
+
+    #[test]
+    fn a_scan_does_not_flush_the_hot_pages() {
+        // Pages 0..8 are referenced twice; a long scan of single references then only evicts
+        // scan pages: LRU-2's point, where plain LRU would lose the hot set.
+        let mut cache = Cache::new(16);
+        for round in 0..2 {
+            for p in 0..8 {
+                let r = cache.touch(p);
+                assert_eq!(r == Reference::Hit, round == 1);
+            }
+        }
+        for p in 100..10_000 {
+            cache.touch(p);
+        }
+        assert!((0..8).all(|p| cache.contains(p)));
+        assert_eq!(cache.len(), 16);
+        assert_eq!(cache.counts(), (8, 8 + 9_900));
+    }
+
+    #[test]
+    fn stale_entries_stay_bounded() {
+        let mut cache = Cache::new(4);
+        for i in 0..100_000u64 {
+            cache.touch(i % 3);
+        }
+        assert!(cache.twice.len() <= 2 * cache.len() + 65);
+        assert!(cache.once.len() <= 2 * cache.len() + 65);
+    }
+
+    #[test]
+    fn page_ids_keep_database_and_page_apart() {
+        assert_ne!(page_id(1, 5), page_id(2, 5));
+        assert_eq!(page_id(3, 7) >> 40, 3);
+        assert_eq!(page_id(3, 7) & ((1 << 40) - 1), 7);
+    }
+}

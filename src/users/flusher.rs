@@ -1,0 +1,196 @@
+//! Dirty database pages and the checkpoint: a page becomes dirty at the log position (LSN) of
+//! the first change not yet written; the checkpoint depth is how much log lies between the
+//! oldest such change and the end of the log. When the depth passes its target, the flusher
+//! writes the oldest dirty pages, each write coalesced with the dirty neighbours of the same
+//! database (contiguous pages, up to `max_write_bytes`), until the depth is back under target.
+//! Pages are also written when the cache evicts them dirty ([`Flusher::take`]).
+
+use super::cache::PageId;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One database write: `pages` contiguous pages from `first`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageWrite {
+    /// First page (database and page number).
+    pub first: PageId,
+    /// Pages written.
+    pub pages: u64,
+}
+
+/// The dirty pages of all databases of a store.
+#[derive(Debug, Default)]
+pub struct Flusher {
+    /// Dirty page → LSN of its oldest unwritten change.
+    dirty: BTreeMap<PageId, u64>,
+    /// The same, ordered by that LSN.
+    by_lsn: BTreeSet<(u64, PageId)>,
+}
+
+impl Flusher {
+    /// No dirty pages.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `page` changed by a log record ending at `lsn`. A page already dirty keeps its older LSN.
+    pub fn dirty(&mut self, page: PageId, lsn: u64) {
+        if let std::collections::btree_map::Entry::Vacant(v) = self.dirty.entry(page) {
+            v.insert(lsn);
+            self.by_lsn.insert((lsn, page));
+        }
+    }
+
+    /// Whether `page` is dirty.
+    pub fn is_dirty(&self, page: PageId) -> bool {
+        self.dirty.contains_key(&page)
+    }
+
+    /// Dirty pages.
+    pub fn len(&self) -> usize {
+        self.dirty.len()
+    }
+
+    /// Whether no page is dirty.
+    pub fn is_empty(&self) -> bool {
+        self.dirty.is_empty()
+    }
+
+    /// Checkpoint depth at log end `log_end`: bytes of log since the oldest unwritten change.
+    pub fn depth(&self, log_end: u64) -> u64 {
+        self.by_lsn
+            .first()
+            .map_or(0, |&(lsn, _)| log_end.saturating_sub(lsn))
+    }
+
+    /// Marks `page` clean (it is being written because the cache evicts it); true when it was
+    /// dirty.
+    pub fn take(&mut self, page: PageId) -> bool {
+        match self.dirty.remove(&page) {
+            Some(lsn) => {
+                self.by_lsn.remove(&(lsn, page));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The next write that brings the depth toward `target` at log end `log_end`, if the depth
+    /// is over it: the oldest dirty page with its dirty neighbours, at most `max_pages` pages.
+    /// The pages it covers are clean from now on (a later change dirties them again).
+    pub fn next_write(&mut self, log_end: u64, target: u64, max_pages: u64) -> Option<PageWrite> {
+        if self.depth(log_end) <= target {
+            return None;
+        }
+        let &(_, oldest) = self.by_lsn.first()?;
+        let db = oldest >> 40;
+        let mut first = oldest;
+        let mut pages = 1;
+        // Extend down, then up, over dirty pages of the same database.
+        while pages < max_pages
+            && first & ((1 << 40) - 1) > 0
+            && (first - 1) >> 40 == db
+            && self.dirty.contains_key(&(first - 1))
+        {
+            first -= 1;
+            pages += 1;
+        }
+        while pages < max_pages
+            && (first + pages) >> 40 == db
+            && self.dirty.contains_key(&(first + pages))
+        {
+            pages += 1;
+        }
+        for p in first..first + pages {
+            self.take(p);
+        }
+        Some(PageWrite { first, pages })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cache::page_id;
+    use super::*;
+
+    #[test]
+    fn writes_only_while_the_depth_is_over_target() {
+        let mut f = Flusher::new();
+        for (i, page) in [10u64, 50, 30].into_iter().enumerate() {
+            f.dirty(page_id(0, page), 1000 * (i as u64 + 1));
+        }
+        assert_eq!(f.depth(5000), 4000);
+        assert_eq!(
+            f.next_write(5000, 4000, 64),
+            None,
+            "at target: nothing to write"
+        );
+        // Oldest first: page 10 (LSN 1000), then 50 (2000); page 30 (3000) is within target.
+        assert_eq!(f.next_write(5000, 2500, 64).unwrap().first, page_id(0, 10));
+        assert_eq!(f.next_write(5000, 2500, 64).unwrap().first, page_id(0, 50));
+        assert_eq!(f.next_write(5000, 2500, 64), None);
+        assert_eq!(f.depth(5000), 2000);
+        assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn neighbours_coalesce_up_to_the_limit_within_one_database() {
+        let mut f = Flusher::new();
+        // Pages 100..200 of database 1 dirty, oldest in the middle; page 100 of database 2 too.
+        f.dirty(page_id(1, 150), 1);
+        for p in 100..200 {
+            f.dirty(page_id(1, p), 10 + p);
+        }
+        f.dirty(page_id(2, 100), 5);
+        f.dirty(page_id(1, 150), 999); // already dirty: keeps LSN 1
+        let w = f.next_write(10_000, 0, 16).unwrap();
+        // 16 pages: down from 150 as far as the limit allows (the oldest is always in it).
+        assert_eq!(
+            w,
+            PageWrite {
+                first: page_id(1, 135),
+                pages: 16
+            }
+        );
+        let w = f.next_write(10_000, 0, 64).unwrap();
+        assert_eq!(
+            w,
+            PageWrite {
+                first: page_id(2, 100),
+                pages: 1
+            },
+            "database 2 alone"
+        );
+        let w = f.next_write(10_000, 0, 64).unwrap();
+        assert_eq!(
+            w,
+            PageWrite {
+                first: page_id(1, 100),
+                pages: 35
+            },
+            "100..135"
+        );
+        let w = f.next_write(10_000, 0, 64).unwrap();
+        assert_eq!(
+            w,
+            PageWrite {
+                first: page_id(1, 151),
+                pages: 49
+            },
+            "151..200"
+        );
+        assert!(f.is_empty());
+        assert_eq!(f.depth(10_000), 0);
+    }
+
+    #[test]
+    fn a_page_evicted_dirty_is_written_once() {
+        let mut f = Flusher::new();
+        f.dirty(page_id(0, 1), 10);
+        assert!(f.take(page_id(0, 1)));
+        assert!(!f.take(page_id(0, 1)));
+        assert_eq!(f.next_write(100, 0, 64), None);
+        // Dirtied again later: its new LSN counts.
+        f.dirty(page_id(0, 1), 90);
+        assert_eq!(f.depth(100), 10);
+    }
+}
