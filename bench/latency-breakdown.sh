@@ -28,9 +28,16 @@ traced() {
     bpftrace "$here/latency-breakdown.bt" >"$OUT/$name.bt.txt" 2>/dev/null &
     local tracer=$!
     sleep 3 # attaching takes a moment
-    "$@" >/dev/null 2>&1
+    local rc=0
+    "$@" >"$OUT/$name.log" 2>&1 || rc=$?
     kill -INT "$tracer"
     wait "$tracer" || true
+    if [ "$rc" != 0 ]; then
+        # Say why, and leave no tracer behind.
+        echo "error: $name failed (exit $rc):" >&2
+        cat "$OUT/$name.log" >&2
+        exit 1
+    fi
 }
 
 for round in $(seq 1 "$ROUNDS"); do
