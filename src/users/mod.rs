@@ -3,10 +3,11 @@
 //! cache with ESE's LRU-2 replacement (`cache`), the transaction log with group commit in whole
 //! 4 KiB segments (`log`) and the checkpoint flusher that writes the oldest dirty pages with
 //! their neighbours (`flusher`), and where a mailbox's messages live in its database file
-//! (`layout`). Users, tasks, pacing and the request source that turns them into engine I/O
-//! build on these.
+//! (`layout`); and LoadGen's pacing of tasks with its overload rule (`dispatch`). Task recipes,
+//! the store and the request source that turns them into engine I/O build on these.
 
 pub mod cache;
+pub mod dispatch;
 pub mod flusher;
 pub mod layout;
 pub mod log;
