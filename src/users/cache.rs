@@ -13,12 +13,20 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-/// A page: database index in the high 24 bits, page number in the low 40.
+/// A page: database index in the high 24 bits, page number in the low [`PAGE_BITS`].
 pub type PageId = u64;
+
+/// Bits of a [`PageId`] that hold the page number.
+pub const PAGE_BITS: u32 = 40;
 
 /// The page id of `page` in database `db`.
 pub fn page_id(db: u32, page: u64) -> PageId {
-    (u64::from(db) << 40) | (page & ((1 << 40) - 1))
+    (u64::from(db) << PAGE_BITS) | (page & ((1 << PAGE_BITS) - 1))
+}
+
+/// The database of a page id.
+pub fn database_of(page: PageId) -> u64 {
+    page >> PAGE_BITS
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -242,7 +250,7 @@ mod tests {
     #[test]
     fn page_ids_keep_database_and_page_apart() {
         assert_ne!(page_id(1, 5), page_id(2, 5));
-        assert_eq!(page_id(3, 7) >> 40, 3);
-        assert_eq!(page_id(3, 7) & ((1 << 40) - 1), 7);
+        assert_eq!(database_of(page_id(3, 7)), 3);
+        assert_eq!(page_id(3, 7) & ((1 << PAGE_BITS) - 1), 7);
     }
 }

@@ -5,7 +5,7 @@
 //! database (contiguous pages, up to `max_write_bytes`), until the depth is back under target.
 //! Pages are also written when the cache evicts them dirty ([`Flusher::take`]).
 
-use super::cache::PageId;
+use super::cache::{PAGE_BITS, PageId, database_of};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One database write: `pages` contiguous pages from `first`.
@@ -82,20 +82,20 @@ impl Flusher {
             return None;
         }
         let &(_, oldest) = self.by_lsn.first()?;
-        let db = oldest >> 40;
+        let db = database_of(oldest);
         let mut first = oldest;
         let mut pages = 1;
-        // Extend down, then up, over dirty pages of the same database.
+        // Extend down (not below the database's page 0), then up, over dirty pages of the
+        // same database.
         while pages < max_pages
-            && first & ((1 << 40) - 1) > 0
-            && (first - 1) >> 40 == db
+            && first & ((1 << PAGE_BITS) - 1) > 0
             && self.dirty.contains_key(&(first - 1))
         {
             first -= 1;
             pages += 1;
         }
         while pages < max_pages
-            && (first + pages) >> 40 == db
+            && database_of(first + pages) == db
             && self.dirty.contains_key(&(first + pages))
         {
             pages += 1;

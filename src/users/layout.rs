@@ -78,6 +78,10 @@ pub struct Layout {
     pub items: u64,
     /// Pages of one mailbox extent.
     pub mailbox_pages: u64,
+    /// Message header rows per page.
+    rows_per_page: u64,
+    /// View entries per page.
+    entries_per_page: u64,
     folders: [FolderArea; 6],
     /// The long-value area: first page within the extent, pages.
     bodies: (u64, u64),
@@ -134,6 +138,8 @@ impl Layout {
             mailboxes,
             items,
             mailbox_pages: next + body_pages,
+            rows_per_page,
+            entries_per_page,
             folders,
             bodies,
             seed,
@@ -169,15 +175,13 @@ impl Layout {
     pub fn message(&self, mailbox: u64, folder: Folder, n: u64) -> Message {
         let area = self.folders[folder as usize];
         let start = self.mailbox_start(mailbox);
-        let rows_per_page = (self.page_bytes / ROW_BYTES).max(1);
-        let entries_per_page = (self.page_bytes / VIEW_ENTRY_BYTES).max(1);
         let h = hash(self.seed ^ mailbox.rotate_left(20) ^ (folder as u64).rotate_left(50) ^ n);
         let bytes = message_bytes(h);
         let pages = bytes.div_ceil(self.page_bytes).min(self.bodies.1);
         let first = (h >> 8) % (self.bodies.1 - pages + 1);
         Message {
-            header: start + area.table + (n / rows_per_page) % area.table_pages,
-            view: start + area.view + (n / entries_per_page) % area.view_pages,
+            header: start + area.table + (n / self.rows_per_page) % area.table_pages,
+            view: start + area.view + (n / self.entries_per_page) % area.view_pages,
             body: (start + self.bodies.0 + first, pages),
             bytes,
         }
@@ -187,9 +191,8 @@ impl Layout {
     /// back from item `end` (exclusive): first page and pages.
     pub fn view_pages(&self, mailbox: u64, folder: Folder, end: u64, items: u64) -> (u64, u64) {
         let area = self.folders[folder as usize];
-        let entries_per_page = (self.page_bytes / VIEW_ENTRY_BYTES).max(1);
-        let first = end.saturating_sub(items) / entries_per_page % area.view_pages;
-        let last = end.saturating_sub(1) / entries_per_page % area.view_pages;
+        let first = end.saturating_sub(items) / self.entries_per_page % area.view_pages;
+        let last = end.saturating_sub(1) / self.entries_per_page % area.view_pages;
         // A range that wraps past the view's end: its newest part, from the view's start.
         let first = if last < first { 0 } else { first };
         (
