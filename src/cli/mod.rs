@@ -20,6 +20,9 @@ use toml::Spanned;
 
 mod describe;
 mod flags;
+mod users;
+
+pub use users::{UsersArgs, build_users};
 
 pub use describe::describe;
 
@@ -47,6 +50,10 @@ pub enum Command {
     /// Validate storage for Exchange mailboxes (Jetstress-class): with no arguments, a quick
     /// validation (about 70 s, plus writing 2 GiB the first time) on ./storlab-scratch/exchange.
     Exchange(Box<ExchangeArgs>),
+    /// Simulate mailbox users (LoadGen-class): users doing tasks on a mail store whose I/O
+    /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
+    /// two minutes on ./storlab-scratch/users.
+    Users(Box<UsersArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -421,6 +428,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     match cli.command {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),
+        Command::Users(args) => users::run_users(*args),
         Command::Presets { action } => {
             match action {
                 None => {

@@ -38,8 +38,9 @@ impl<'a> Backend<'a> for NullBackend<'a> {
     }
 
     #[inline]
-    fn submit(&mut self, _wait: bool, timeout_ns: u64) -> std::io::Result<()> {
-        if self.queued.is_empty() && timeout_ns > 0 {
+    fn submit(&mut self, wait: bool, timeout_ns: u64) -> std::io::Result<()> {
+        // Nothing will complete: a wait lasts its whole timeout (and no wait, none of it).
+        if wait && self.queued.is_empty() && timeout_ns > 0 {
             std::thread::sleep(std::time::Duration::from_nanos(timeout_ns));
         }
         Ok(())

@@ -21,6 +21,7 @@ pub mod recovery;
 pub mod schema;
 pub mod steps;
 pub mod timeseries;
+pub mod users;
 pub mod verdict;
 
 use crate::job::Job;
@@ -182,6 +183,9 @@ pub struct RunResult {
     /// Preconditioning, when the job asked for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<steps::PreconditionResult>,
+    /// Simulated users: the population, its tasks and the mail store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<users::UsersResult>,
 }
 
 /// What ran, as recorded when the run started.
@@ -219,6 +223,11 @@ pub enum JobSource {
     /// An Exchange validation: from `storlab exchange`'s flags, or a job file's `[exchange]`
     /// section.
     Exchange {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// Simulated users: from `storlab users`'s flags, or a job file's `[users]` section.
+    Users {
         /// The job file, when there was one.
         path: Option<String>,
     },

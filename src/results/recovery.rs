@@ -272,6 +272,7 @@ pub fn recover(
         trials: None,
         steps: sequence.then_some(step_rows),
         precondition: None,
+        users: None,
     }
 }
 

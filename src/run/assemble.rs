@@ -143,6 +143,7 @@ pub(super) fn assemble(
         trials: None,
         steps: None,
         precondition: None,
+        users: None,
     }
 }
 

@@ -18,6 +18,7 @@ mod placement;
 pub(crate) mod prepare;
 mod signals;
 pub(crate) mod steps;
+pub(crate) mod users;
 mod verification;
 mod workers;
 
@@ -118,8 +119,19 @@ pub(crate) fn execute(
     signals: &Signals,
     obs: &mut dyn Observer,
 ) -> Result<RunResult> {
+    execute_with(job, opts, signals, obs, None)
+}
+
+/// [`execute`], with the first worker driven by `population` when one is given.
+fn execute_with(
+    job: &Job,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+    population: Option<&workers::PopulationSlot>,
+) -> Result<RunResult> {
     let mut draft = Draft::new(job);
-    let outcome = execute_inner(job, opts, signals, obs, &mut draft);
+    let outcome = execute_inner(job, opts, signals, obs, &mut draft, population);
     obs.finish();
     match outcome {
         Ok(result) => Ok(result),
@@ -150,6 +162,7 @@ fn execute_inner(
     signals: &Signals,
     obs: &mut dyn Observer,
     draft: &mut Draft,
+    population: Option<&workers::PopulationSlot>,
 ) -> Result<RunResult> {
     let (engine, job) = prepare::engine(job, &mut draft.engine, &mut draft.warnings);
     let job = job.as_ref();
@@ -216,7 +229,9 @@ fn execute_inner(
         ndjson: &mut ndjson,
         obs: &mut *obs,
     };
-    let collected = workers::run(job, engine, &opened, gens, grid, shared, collector)?;
+    let collected = workers::run(
+        job, engine, &opened, gens, grid, shared, collector, population,
+    )?;
     ndjson.flush().context("writing the time series")?;
     let failed = failures.load(Ordering::Relaxed);
     let interrupted = ending(job, grid, &collected, signals, failed, draft);

@@ -16,6 +16,7 @@ use crate::job::{EngineKind, Job};
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::verification::VerifyCounts;
 use crate::stats::{StatsSet, TargetCounters};
+use crate::users::source::Population;
 use anyhow::{Result, anyhow};
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -35,6 +36,10 @@ pub(super) struct Shared<'a> {
     pub blocks: &'a VerifyMap,
 }
 
+/// A simulated population that drives the first worker instead of its access generator; put
+/// back when the worker ends.
+pub(crate) type PopulationSlot = std::sync::Mutex<Option<Population>>;
+
 /// Starts one thread per worker of `job` on `opened`, lets `collector` gather their intervals
 /// until every worker is done, and returns what it collected.
 #[allow(clippy::too_many_arguments)]
@@ -46,6 +51,7 @@ pub(super) fn run(
     grid: IntervalGrid,
     shared: Shared<'_>,
     collector: Collector<'_>,
+    population: Option<&PopulationSlot>,
 ) -> Result<Collected> {
     let Shared {
         stop,
@@ -89,7 +95,22 @@ pub(super) fn run(
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
                     let tx = plan.tx.clone();
-                    let report = run_worker(plan, access, seed, engine, fds, slot_bytes, gate);
+                    let population = population.filter(|_| wi == 0);
+                    let report = match population {
+                        Some(slot) => {
+                            let mut lock = slot.lock().unwrap_or_else(|e| e.into_inner());
+                            match lock.as_mut() {
+                                Some(p) => {
+                                    p.restart_clock();
+                                    drive(plan, p, seed, engine, fds, slot_bytes, gate)
+                                }
+                                None => {
+                                    run_worker(plan, access, seed, engine, fds, slot_bytes, gate)
+                                }
+                            }
+                        }
+                        None => run_worker(plan, access, seed, engine, fds, slot_bytes, gate),
+                    };
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
                 });
             match spawn {

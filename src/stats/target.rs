@@ -11,6 +11,8 @@ pub enum TargetKind {
     File,
     /// A block device, used as it is.
     BlockDevice,
+    /// Nothing: the null engine's stand-in for a target that does not exist (it does no I/O).
+    Model,
 }
 
 /// How a file target was prepared.

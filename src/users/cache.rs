@@ -21,12 +21,17 @@ pub const PAGE_BITS: u32 = 40;
 
 /// The page id of `page` in database `db`.
 pub fn page_id(db: u32, page: u64) -> PageId {
-    (u64::from(db) << PAGE_BITS) | (page & ((1 << PAGE_BITS) - 1))
+    (u64::from(db) << PAGE_BITS) | page_number(page)
 }
 
 /// The database of a page id.
 pub fn database_of(page: PageId) -> u64 {
     page >> PAGE_BITS
+}
+
+/// The page number (within its database) of a page id.
+pub fn page_number(page: PageId) -> u64 {
+    page & ((1 << PAGE_BITS) - 1)
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -251,6 +256,6 @@ mod tests {
     fn page_ids_keep_database_and_page_apart() {
         assert_ne!(page_id(1, 5), page_id(2, 5));
         assert_eq!(database_of(page_id(3, 7)), 3);
-        assert_eq!(page_id(3, 7) & ((1 << PAGE_BITS) - 1), 7);
+        assert_eq!(page_number(page_id(3, 7)), 7);
     }
 }

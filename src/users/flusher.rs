@@ -5,7 +5,7 @@
 //! database (contiguous pages, up to `max_write_bytes`), until the depth is back under target.
 //! Pages are also written when the cache evicts them dirty ([`Flusher::take`]).
 
-use super::cache::{PAGE_BITS, PageId, database_of};
+use super::cache::{PageId, database_of, page_number};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One database write: `pages` contiguous pages from `first`.
@@ -17,7 +17,7 @@ pub struct PageWrite {
     pub pages: u64,
 }
 
-/// The dirty pages of all databases of a store.
+/// The dirty pages of one database (LSNs are positions in its log).
 #[derive(Debug, Default)]
 pub struct Flusher {
     /// Dirty page → LSN of its oldest unwritten change.
@@ -87,10 +87,7 @@ impl Flusher {
         let mut pages = 1;
         // Extend down (not below the database's page 0), then up, over dirty pages of the
         // same database.
-        while pages < max_pages
-            && first & ((1 << PAGE_BITS) - 1) > 0
-            && self.dirty.contains_key(&(first - 1))
-        {
+        while pages < max_pages && page_number(first) > 0 && self.dirty.contains_key(&(first - 1)) {
             first -= 1;
             pages += 1;
         }

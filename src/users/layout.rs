@@ -173,11 +173,17 @@ impl Layout {
 
     /// Message `n` of `folder` in `mailbox` (numbers past the folder's room wrap).
     pub fn message(&self, mailbox: u64, folder: Folder, n: u64) -> Message {
+        self.message_of(mailbox, folder, n, None)
+    }
+
+    /// Message `n` of `folder` in `mailbox`, of `bytes` (a copy of a message sent elsewhere),
+    /// or of its own size from the mix (`None`).
+    pub fn message_of(&self, mailbox: u64, folder: Folder, n: u64, bytes: Option<u64>) -> Message {
         let area = self.folders[folder as usize];
         let start = self.mailbox_start(mailbox);
         let h = hash(self.seed ^ mailbox.rotate_left(20) ^ (folder as u64).rotate_left(50) ^ n);
-        let bytes = message_bytes(h);
-        let pages = bytes.div_ceil(self.page_bytes).min(self.bodies.1);
+        let bytes = bytes.unwrap_or_else(|| message_bytes(h));
+        let pages = bytes.div_ceil(self.page_bytes).clamp(1, self.bodies.1);
         let first = (h >> 8) % (self.bodies.1 - pages + 1);
         Message {
             header: start + area.table + (n / self.rows_per_page) % area.table_pages,
@@ -191,15 +197,33 @@ impl Layout {
     /// back from item `end` (exclusive): first page and pages.
     pub fn view_pages(&self, mailbox: u64, folder: Folder, end: u64, items: u64) -> (u64, u64) {
         let area = self.folders[folder as usize];
-        let first = end.saturating_sub(items) / self.entries_per_page % area.view_pages;
-        let last = end.saturating_sub(1) / self.entries_per_page % area.view_pages;
-        // A range that wraps past the view's end: its newest part, from the view's start.
-        let first = if last < first { 0 } else { first };
-        (
-            self.mailbox_start(mailbox) + area.view + first,
-            last - first + 1,
-        )
+        let (first, pages) = newest(area.view_pages, self.entries_per_page, end, items);
+        (self.mailbox_start(mailbox) + area.view + first, pages)
     }
+
+    /// The table pages of `folder` in `mailbox` that hold the header rows of its newest
+    /// `items` messages, counting back from item `end` (exclusive): first page and pages.
+    pub fn header_pages(&self, mailbox: u64, folder: Folder, end: u64, items: u64) -> (u64, u64) {
+        let area = self.folders[folder as usize];
+        let (first, pages) = newest(area.table_pages, self.rows_per_page, end, items);
+        (self.mailbox_start(mailbox) + area.table + first, pages)
+    }
+
+    /// Pages of `folder`'s view and of its table: (view pages, table pages).
+    pub fn folder_pages(&self, folder: Folder) -> (u64, u64) {
+        let area = self.folders[folder as usize];
+        (area.view_pages, area.table_pages)
+    }
+}
+
+/// Within an area of `area_pages` holding `per_page` entries a page (entry numbers wrap past
+/// its end), the pages of the newest `items` entries before `end`: first page from the area's
+/// start, and pages. A range that would wrap past the area's end keeps its newest part.
+fn newest(area_pages: u64, per_page: u64, end: u64, items: u64) -> (u64, u64) {
+    let first = end.saturating_sub(items) / per_page % area_pages;
+    let last = end.saturating_sub(1) / per_page % area_pages;
+    let first = if last < first { 0 } else { first };
+    (first, last - first + 1)
 }
 
 /// The mean of the message-size mix, bytes.

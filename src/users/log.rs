@@ -113,14 +113,13 @@ impl Log {
         Some(write)
     }
 
-    /// The write in flight completed: the log is durable up to its end. Returns the tokens of
-    /// the durable commits it released, in commit order.
-    pub fn completed(&mut self) -> Vec<u64> {
+    /// The write in flight completed: the log is durable up to its end. Appends the tokens of
+    /// the durable commits it released to `released`, in commit order.
+    pub fn completed(&mut self, released: &mut Vec<u64>) {
         let Some(write) = self.in_flight.take() else {
-            return Vec::new();
+            return;
         };
         self.durable = write.durable_to;
-        let mut released = Vec::new();
         while let Some(&(lsn, token)) = self.waiting.front() {
             if lsn > self.durable {
                 break;
@@ -128,7 +127,6 @@ impl Log {
             released.push(token);
             self.waiting.pop_front();
         }
-        released
     }
 
     /// The LSN after the last record.
@@ -158,6 +156,13 @@ mod tests {
 
     const MIB: u64 = 1 << 20;
 
+    /// The tokens the write in flight releases.
+    fn done(log: &mut Log) -> Vec<u64> {
+        let mut released = Vec::new();
+        log.completed(&mut released);
+        released
+    }
+
     #[test]
     fn commits_during_a_write_share_the_next_one() {
         let mut log = Log::new(MIB, 4, 64 << 10);
@@ -169,11 +174,11 @@ mod tests {
             log.append(1000, Some(t));
             assert_eq!(log.next_write(), None);
         }
-        assert_eq!(log.completed(), vec![1]);
+        assert_eq!(done(&mut log), vec![1]);
         // One write for all three: it rewrites the partial first segment, and is 4 KiB aligned.
         let w2 = log.next_write().unwrap();
         assert_eq!((w2.offset, w2.len, w2.durable_to), (0, 4096, 3300));
-        assert_eq!(log.completed(), vec![2, 3, 4]);
+        assert_eq!(done(&mut log), vec![2, 3, 4]);
         assert_eq!(log.next_write(), None);
     }
 
@@ -192,7 +197,7 @@ mod tests {
             // It starts at the segment holding the first byte not yet durable.
             assert_eq!(w.offset, durable - durable % SEGMENT_BYTES);
             assert!(w.offset + w.len >= log.appended());
-            assert_eq!(log.completed(), vec![i as u64]);
+            assert_eq!(done(&mut log), vec![i as u64]);
             durable = log.durable();
             assert_eq!(durable, log.appended());
         }
@@ -207,13 +212,13 @@ mod tests {
         log.append(6000, None);
         let w = log.next_write().unwrap();
         assert_eq!((w.len, w.durable_to), (20_480, 18_000));
-        assert!(log.completed().is_empty());
+        assert!(done(&mut log).is_empty());
         log.append(100, None);
         assert_eq!(log.next_write(), None);
         log.append(100, Some(9));
         let w = log.next_write().unwrap();
         assert_eq!((w.offset, w.durable_to), (16_384, 18_200));
-        assert_eq!(log.completed(), vec![9]);
+        assert_eq!(done(&mut log), vec![9]);
     }
 
     #[test]
@@ -223,7 +228,7 @@ mod tests {
         log.append(60_000, Some(1));
         let w = log.next_write().unwrap();
         assert_eq!((w.offset, w.len), (0, 61_440));
-        assert_eq!(log.completed(), vec![1]);
+        assert_eq!(done(&mut log), vec![1]);
         // 10 000 bytes do not fit in the 5 536 left: the record starts file 2 at its start.
         let end = log.append(10_000, Some(2));
         assert_eq!(end, file + 10_000);
@@ -231,17 +236,17 @@ mod tests {
         // The empty end of file 1 is not written: the write is the record, in file 2.
         let w = log.next_write().unwrap();
         assert_eq!((w.offset, w.len), (file, 12_288));
-        assert_eq!(log.completed(), vec![2]);
+        assert_eq!(done(&mut log), vec![2]);
         // File 3 goes to slot 0 again.
         log.append(file, Some(3));
         log.append(100, Some(4));
         assert_eq!(log.files_started(), 4);
         let w = log.next_write().unwrap();
         assert_eq!((w.offset, w.len), (0, file), "file 3, in slot 0");
-        assert_eq!(log.completed(), vec![3]);
+        assert_eq!(done(&mut log), vec![3]);
         let w = log.next_write().unwrap();
         assert_eq!((w.offset, w.len), (file, 4096), "file 4, in slot 1");
-        assert_eq!(log.completed(), vec![4]);
+        assert_eq!(done(&mut log), vec![4]);
     }
 
     #[test]
@@ -254,7 +259,7 @@ mod tests {
             commits += 1;
             in_flight_for += 1;
             if in_flight_for >= 10 {
-                log.completed();
+                done(&mut log);
                 in_flight_for = 0;
             }
             if log.next_write().is_some() {

@@ -7,7 +7,11 @@
 //! the store and the request source that turns them into engine I/O build on these.
 
 pub mod cache;
+pub mod config;
 pub mod dispatch;
 pub mod flusher;
 pub mod layout;
 pub mod log;
+pub mod recipe;
+pub mod source;
+pub mod store;

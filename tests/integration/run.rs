@@ -39,7 +39,7 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
         .run_ok(dir.path());
 
     // Identity of the file and the run.
-    assert_eq!(str_at(&v, "/schema_version"), "1.1");
+    assert_eq!(str_at(&v, "/schema_version"), "1.2");
     assert!(!str_at(&v, "/storlab_version").is_empty());
     assert!(at(&v, "/job").is_object());
     assert!(at(&v, "/host").is_object());

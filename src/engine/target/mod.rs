@@ -121,7 +121,26 @@ pub fn open(
     match plan.kind {
         TargetKind::BlockDevice => direct::open_device(request, plan.canonical, &plan.action),
         TargetKind::File => prepare::open_file(request, plan.canonical, plan.action, progress),
+        TargetKind::Model => Err(invalid(&request.path, "a plan never names a stand-in")),
     }
+}
+
+/// A stand-in for a target of `size_bytes` at `path` that does not exist, for the null engine
+/// (which does no I/O): open on /dev/null, nothing prepared.
+pub fn stand_in(path: &Path, size_bytes: u64) -> Result<OpenTarget, TargetError> {
+    let file = File::open("/dev/null")
+        .map_err(|e| invalid(path, format!("cannot open /dev/null: {e}")))?;
+    Ok(OpenTarget {
+        file,
+        path: path.to_path_buf(),
+        canonical_path: path.to_path_buf(),
+        kind: TargetKind::Model,
+        size_bytes,
+        logical_block_size: 512,
+        direct: false,
+        dsync: false,
+        prepare: PrepareReport::default(),
+    })
 }
 
 fn invalid(path: &Path, message: impl Into<String>) -> TargetError {

@@ -13,6 +13,19 @@ pub fn database_figures(
     db_bytes: u64,
     classes: &std::collections::BTreeMap<String, ClassResult>,
 ) -> Vec<DatabaseFigures> {
+    let paths: Vec<_> = (0..cfg.databases)
+        .map(|db| (cfg.database_path(db), cfg.log_path(db)))
+        .collect();
+    database_figures_at(&paths, db_bytes, classes)
+}
+
+/// Per-database figures from a run's classes (named as [`class_name`] names them), for
+/// databases at `paths` (database file, log), each of `db_bytes`.
+pub fn database_figures_at(
+    paths: &[(std::path::PathBuf, std::path::PathBuf)],
+    db_bytes: u64,
+    classes: &std::collections::BTreeMap<String, ClassResult>,
+) -> Vec<DatabaseFigures> {
     let avg = |bytes: u64, ops: u64| {
         if ops > 0 {
             bytes as f64 / ops as f64
@@ -20,13 +33,15 @@ pub fn database_figures(
             0.0
         }
     };
-    (0..cfg.databases)
-        .map(|db| {
-            let get = |what: &str| classes.get(&class_name(db, what));
+    paths
+        .iter()
+        .enumerate()
+        .map(|(db, (path, log_path))| {
+            let get = |what: &str| classes.get(&class_name(db as u32, what));
             let mut f = DatabaseFigures {
                 name: format!("db{}", db + 1),
-                path: cfg.database_path(db).display().to_string(),
-                log_path: cfg.log_path(db).display().to_string(),
+                path: path.display().to_string(),
+                log_path: log_path.display().to_string(),
                 size_bytes: db_bytes,
                 ..Default::default()
             };
@@ -73,33 +88,12 @@ pub fn rules(
     target_iops: Option<f64>,
     achieved_iops: f64,
 ) -> Vec<Rule> {
-    let ms = |ns: f64| ns / 1e6;
-    let mut rules = Vec::new();
-    for d in dbs {
-        rules.push(Rule::judge(
-            format!("{} average database read latency", d.name),
-            ms(d.db_read_latency_ns.mean),
-            Comparison::AtMost,
-            cfg.db_read_limit_ms,
-            "ms",
-        ));
-        if d.log_writes_per_s > 0.0 || cfg.test != TestType::Backup {
-            rules.push(Rule::judge(
-                format!("{} average log write latency", d.name),
-                ms(d.log_write_latency_ns.mean),
-                Comparison::AtMost,
-                cfg.log_write_limit_ms,
-                "ms",
-            ));
-        }
-        rules.push(Rule::judge(
-            format!("{} maximum database read latency", d.name),
-            ms(d.db_read_latency_ns.max as f64),
-            Comparison::AtMost,
-            cfg.max_latency_ms,
-            "ms",
-        ));
-    }
+    let limits = StorageLimits {
+        db_read_ms: cfg.db_read_limit_ms,
+        log_write_ms: cfg.log_write_limit_ms,
+        max_read_ms: cfg.max_latency_ms,
+    };
+    let mut rules = storage_rules(dbs, &limits, cfg.test != TestType::Backup);
     rules.push(Rule::judge(
         crate::results::verdict::IO_ERRORS,
         errors as f64,
@@ -114,6 +108,54 @@ pub fn rules(
             Comparison::AtLeast,
             target * (1.0 - ACHIEVED_IOPS_TOLERANCE),
             "IOPS",
+        ));
+    }
+    rules
+}
+
+/// Jetstress's latency limits, ms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StorageLimits {
+    /// Average database read latency.
+    pub db_read_ms: f64,
+    /// Average log write latency.
+    pub log_write_ms: f64,
+    /// Maximum database read latency.
+    pub max_read_ms: f64,
+}
+
+/// Per database: average read and log write latency (the log rule also without log writes
+/// when `logs_expected`) and maximum read latency.
+pub fn storage_rules(
+    dbs: &[DatabaseFigures],
+    limits: &StorageLimits,
+    logs_expected: bool,
+) -> Vec<Rule> {
+    let ms = |ns: f64| ns / 1e6;
+    let mut rules = Vec::new();
+    for d in dbs {
+        rules.push(Rule::judge(
+            format!("{} average database read latency", d.name),
+            ms(d.db_read_latency_ns.mean),
+            Comparison::AtMost,
+            limits.db_read_ms,
+            "ms",
+        ));
+        if d.log_writes_per_s > 0.0 || logs_expected {
+            rules.push(Rule::judge(
+                format!("{} average log write latency", d.name),
+                ms(d.log_write_latency_ns.mean),
+                Comparison::AtMost,
+                limits.log_write_ms,
+                "ms",
+            ));
+        }
+        rules.push(Rule::judge(
+            format!("{} maximum database read latency", d.name),
+            ms(d.db_read_latency_ns.max as f64),
+            Comparison::AtMost,
+            limits.max_read_ms,
+            "ms",
         ));
     }
     rules

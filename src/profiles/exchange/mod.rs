@@ -21,7 +21,9 @@ mod judge;
 
 pub use config::{ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec, quick, resolve};
 pub use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
-pub use judge::{database_figures, rules, sizing_summary};
+pub use judge::{
+    StorageLimits, database_figures, database_figures_at, rules, sizing_summary, storage_rules,
+};
 
 /// Exchange versions storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -35,6 +35,8 @@ pub(crate) struct Live {
     /// An Exchange validation's target and its transactional classes, to show the live
     /// transactional rate beside everything's.
     transactional: Option<(f64, Vec<String>)>,
+    /// More to show at the end of the live line (a simulated population's tasks).
+    extra: Option<Box<dyn Fn() -> String>>,
 }
 
 impl Live {
@@ -46,7 +48,13 @@ impl Live {
             rows: !quiet,
             steps_printed: 0,
             transactional: None,
+            extra: None,
         }
+    }
+
+    /// Appends what `extra` says, at every interval, to the live line.
+    pub(crate) fn show_extra(&mut self, extra: Box<dyn Fn() -> String>) {
+        self.extra = Some(extra);
     }
 
     /// Shows, in the live line, the rate of `classes` against `target` IOPS (an Exchange
@@ -114,6 +122,7 @@ impl Observer for Live {
                 format_rate(*target)
             )
         });
+        let extra = self.extra.as_ref().map_or(String::new(), |f| f());
         let b = self.bar(|| {
             let b = ProgressBar::new_spinner();
             b.enable_steady_tick(Duration::from_millis(250));
@@ -131,7 +140,7 @@ impl Observer for Live {
         let p99 = t.read.latency_p99_ns.max(t.write.latency_p99_ns);
         let errors = t.read.errors + t.write.errors + t.flush.errors;
         b.set_message(format!(
-            "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}",
+            "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}{extra}",
             r.phase,
             format_seconds(r.t_end_ms as f64 / 1e3),
             format_seconds(total_s),

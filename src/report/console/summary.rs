@@ -73,6 +73,8 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Flags => "job from the command line".into(),
         JobSource::Exchange { path: Some(p) } => format!("Exchange validation, job file {p}"),
         JobSource::Exchange { path: None } => "Exchange validation".into(),
+        JobSource::Users { path: Some(p) } => format!("simulated users, job file {p}"),
+        JobSource::Users { path: None } => "simulated users".into(),
         JobSource::Unknown => "results".into(),
     }
 }
@@ -103,6 +105,7 @@ fn target_line(t: &TargetResult) -> String {
     let kind = match t.kind {
         TargetKind::File => "file",
         TargetKind::BlockDevice => "block device",
+        TargetKind::Model => "stand-in (null engine, no file)",
     };
     let mut line = format!(
         "{}: {} {kind}{}",

@@ -170,6 +170,8 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Preset { name }, None) => format!("preset {name}"),
         (JobSource::Flags, None) => "job from the command line".into(),
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
+        (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
+        (JobSource::Users { path: None }, None) => "simulated users".into(),
         (JobSource::Unknown, None) => r
             .job
             .description

@@ -1,0 +1,281 @@
+//! `storlab users`: simulated mailbox users (LoadGen-class). Flags override the job file's
+//! `[users]` section; with no argument at all, a scaled-down demo on a scratch directory.
+
+use super::flags::{self, Flag};
+use super::{OutputArgs, dry_run};
+use crate::job::{self, JobError};
+use crate::report::console;
+use crate::results::{Invocation, JobSource};
+use crate::run;
+use crate::units::{Dur, Size, format_count, format_ns, format_size};
+use crate::users::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
+use crate::users::source::Live;
+use anyhow::Result;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// Flags of `storlab users`; each overrides the job file's `[users]` value.
+#[derive(Debug, Args, Default)]
+pub struct UsersArgs {
+    /// Job file with a `[users]` section.
+    pub job: Option<PathBuf>,
+    /// Users (one mailbox each).
+    #[arg(long, value_name = "N")]
+    pub users: Option<u64>,
+    /// Profile: light, average, heavy, very-heavy, double-heavy, or a TOML file with a
+    /// `[tasks]` table.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub profile: Option<String>,
+    /// Exchange version whose store is modelled: 2007, 2010, 2013, 2016 or 2019.
+    #[arg(long, value_name = "YEAR")]
+    pub version: Option<String>,
+    /// Databases.
+    #[arg(long, value_name = "N")]
+    pub databases: Option<u32>,
+    /// Directory for database files (repeatable: databases are spread over them).
+    #[arg(long = "db-path", value_name = "DIR")]
+    pub db_paths: Vec<PathBuf>,
+    /// Directory for logs (repeatable; default: the database directories).
+    #[arg(long = "log-path", value_name = "DIR")]
+    pub log_paths: Vec<PathBuf>,
+    /// Mailbox size at initialisation, e.g. 250MB.
+    #[arg(long, value_name = "SIZE")]
+    pub mailbox_size: Option<Size>,
+    /// Database buffer cache per mailbox, e.g. 6MB.
+    #[arg(long, value_name = "SIZE")]
+    pub cache_per_mailbox: Option<Size>,
+    /// Simulated day, e.g. 8h.
+    #[arg(long, value_name = "TIME")]
+    pub day: Option<Dur>,
+    /// Simulated duration, e.g. 8h30m (default: the day).
+    #[arg(long, value_name = "TIME")]
+    pub duration: Option<Dur>,
+    /// Run the simulated day N times faster than real time (N times the I/O rate).
+    #[arg(long, value_name = "N")]
+    pub compress: Option<f64>,
+    /// Stress mode: each user's next task as soon as its last completes, no pacing.
+    #[arg(long)]
+    pub stress: bool,
+    /// Warm-up: cold (empty cache, as LoadGen) or preloaded.
+    #[arg(long, value_name = "MODE")]
+    pub warm_up: Option<String>,
+    /// Engine: io_uring, psync, or null (model only: no I/O).
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
+    /// I/Os in flight at most.
+    #[arg(long, value_name = "N")]
+    pub queue_depth: Option<u32>,
+    /// Limit on Send Mail's 95th-percentile latency, e.g. 1s.
+    #[arg(long, value_name = "TIME")]
+    pub send_mail_p95: Option<Dur>,
+    /// Time-series interval.
+    #[arg(long, value_name = "TIME")]
+    pub interval: Option<Dur>,
+    /// Seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Allow overwriting existing files storlab did not create.
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// Verify data written and read.
+    #[arg(long)]
+    pub verify: bool,
+    /// Output.
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// A flag of `storlab users`.
+type UsersFlag = Flag<UsersArgs, UsersSpec>;
+
+fn set<T: Clone>(field: &mut Option<T>, value: &Option<T>) {
+    if value.is_some() {
+        field.clone_from(value);
+    }
+}
+
+macro_rules! key {
+    ($flag:literal, $field:ident) => {
+        Flag {
+            flag: $flag,
+            keys: &[stringify!($field)],
+            given: |a| a.$field.is_some(),
+            apply: |s, a| set(&mut s.$field, &a.$field),
+        }
+    };
+}
+
+macro_rules! switch {
+    ($flag:literal, $field:ident) => {
+        Flag {
+            flag: $flag,
+            keys: &[stringify!($field)],
+            given: |a| a.$field,
+            apply: |s, _| s.$field = Some(true),
+        }
+    };
+}
+
+/// The flags of `storlab users` that change the `[users]` section.
+pub(super) const USERS_FLAGS: &[UsersFlag] = &[
+    key!("--users", users),
+    key!("--profile", profile),
+    Flag {
+        flag: "--version",
+        keys: &["version"],
+        given: |a| a.version.is_some(),
+        apply: |s, a| {
+            s.version = a
+                .version
+                .clone()
+                .map(crate::profiles::exchange::ThreadsSpec::Word);
+        },
+    },
+    key!("--databases", databases),
+    Flag {
+        flag: "--db-path",
+        keys: &["db_paths"],
+        given: |a| !a.db_paths.is_empty(),
+        apply: |s, a| s.db_paths = Some(a.db_paths.clone()),
+    },
+    Flag {
+        flag: "--log-path",
+        keys: &["log_paths"],
+        given: |a| !a.log_paths.is_empty(),
+        apply: |s, a| s.log_paths = Some(a.log_paths.clone()),
+    },
+    key!("--mailbox-size", mailbox_size),
+    key!("--cache-per-mailbox", cache_per_mailbox),
+    key!("--day", day),
+    key!("--duration", duration),
+    key!("--compress", compress),
+    switch!("--stress", stress),
+    key!("--warm-up", warm_up),
+    key!("--engine", engine),
+    key!("--queue-depth", queue_depth),
+    key!("--send-mail-p95", send_mail_p95),
+    key!("--interval", interval),
+    key!("--seed", seed),
+    switch!("--destroy-data", destroy_data),
+    switch!("--verify", verify),
+];
+
+/// The demo `storlab users` runs with no argument.
+fn demo_spec() -> UsersSpec {
+    UsersSpec {
+        users: Some(demo::USERS),
+        databases: Some(demo::DATABASES),
+        mailbox_size: Some(Size(demo::MAILBOX_BYTES)),
+        cache_per_mailbox: Some(Size(demo::CACHE_PER_MAILBOX)),
+        duration: Some(Dur(std::time::Duration::from_millis(demo::DURATION_MS))),
+        compress: Some(demo::COMPRESS),
+        ..UsersSpec::default()
+    }
+}
+
+/// Builds the configuration from the job file's `[users]` section and the flags.
+pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
+    let given = flags::given(USERS_FLAGS, a);
+    let (mut spec, location, file) = match &a.job {
+        Some(path) => {
+            let text = job::file::read_text(path)?;
+            let file: UsersFile = job::file::parse_toml(path, &text)?;
+            (file.users, path.display().to_string(), Some((path, text)))
+        }
+        None if given.is_empty() => (demo_spec(), "demo".to_string(), None),
+        None => (UsersSpec::default(), "command line".to_string(), None),
+    };
+    for f in USERS_FLAGS.iter().filter(|f| (f.given)(a)) {
+        (f.apply)(&mut spec, a);
+    }
+    config::resolve(&spec, &location)
+        .map_err(|e| blame(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into())
+}
+
+/// Points a `[users]` error at the flag that set the value, or at the job file's line.
+fn blame(mut e: JobError, a: &UsersArgs, file: Option<(&Path, &str)>) -> JobError {
+    let key = e.key.strip_prefix("users.").unwrap_or(&e.key).to_string();
+    let top = key.split('.').next().unwrap_or(&key);
+    if let Some(f) = USERS_FLAGS
+        .iter()
+        .find(|f| (f.given)(a) && f.keys.contains(&top))
+    {
+        e.location = "command line".into();
+        e.key = f.flag.into();
+    } else if let Some((path, text)) = file {
+        e.location = job::file::locate(path, text, Some("users"), &key);
+    }
+    e
+}
+
+/// One line on what will run.
+fn summary(cfg: &UsersConfig) -> String {
+    let layout = cfg.layout();
+    format!(
+        "{} {} users ({} tasks a day each) on an Exchange {} store: {} databases of {} ({} mailboxes of {}), {} cache ({} per mailbox) · a simulated {} of a {} day{} · {} warm-up · engine {}",
+        format_count(cfg.users),
+        cfg.profile.name,
+        cfg.profile.tasks_per_day(),
+        cfg.version.name(),
+        cfg.databases,
+        format_size(layout.database_bytes()),
+        format_count(cfg.mailboxes_per_database()),
+        format_size(cfg.mailbox_bytes),
+        format_size(cfg.cache_pages() * cfg.page_bytes()),
+        format_size(cfg.cache_per_mailbox),
+        crate::units::format_seconds(cfg.duration_ms as f64 / 1e3),
+        crate::units::format_seconds(cfg.day_ms as f64 / 1e3),
+        if cfg.stress {
+            ", stress mode (no pacing)".to_string()
+        } else if cfg.compress != 1.0 {
+            format!(", {}× faster than real time", cfg.compress)
+        } else {
+            String::new()
+        },
+        if cfg.preload { "preloaded" } else { "cold" },
+        match cfg.engine {
+            crate::job::EngineKind::Null => "null (the model only, no I/O)",
+            crate::job::EngineKind::Psync => "psync",
+            crate::job::EngineKind::IoUring => "io_uring",
+        },
+    )
+}
+
+/// Runs `storlab users`.
+pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
+    let cfg = build_users(&a)?;
+    let source = JobSource::Users {
+        path: a.job.as_ref().map(|p| p.display().to_string()),
+    };
+    if a.out.dry_run {
+        console::print_text(&summary(&cfg));
+        return dry_run(&cfg.job(), &source);
+    }
+    let invocation = Invocation {
+        source,
+        flags: flags::given(USERS_FLAGS, &a),
+    };
+    a.out.run("users", invocation, |opts, signals, live| {
+        if !a.out.json {
+            console::note(&summary(&cfg));
+        }
+        let progress = Arc::new(Live::default());
+        let shown = progress.clone();
+        live.show_extra(Box::new(move || {
+            let p95 = shown.send_mail_p95_ns.load(Ordering::Relaxed);
+            format!(
+                " · tasks {} done, {} unfinished · Send Mail p95 {}",
+                format_count(shown.completed.load(Ordering::Relaxed)),
+                format_count(shown.unfinished.load(Ordering::Relaxed)),
+                if p95 > 0 {
+                    format_ns(p95 as f64)
+                } else {
+                    "-".into()
+                }
+            )
+        }));
+        run::users::run(&cfg, opts, signals, live, progress)
+    })
+}

@@ -1,0 +1,291 @@
+//! A simulated-users run: the population is built (and its cache preloaded, if asked), the
+//! engine job runs with the population driving its worker, and the results gain the users
+//! part and the verdict: every task type's 95th percentile under its limit (Send Mail: 1 s),
+//! every planned task completed, not overloaded, and the Exchange validation's storage rules.
+
+use super::workers::PopulationSlot;
+use super::{RunOptions, Signals, execute_with};
+use crate::profiles::exchange::{self, StorageLimits};
+use crate::profiles::users::Task;
+use crate::results::users::{
+    SimulatorCost, StoreResult, TaskResult, UsersInterval, UsersResult, UsersSetup,
+};
+use crate::results::verdict::{Comparison, Rule, Verdict};
+use crate::results::{self, RunResult, progress::Observer};
+use crate::stats::steady::{SteadyRule, first_steady_round};
+use crate::users::config::UsersConfig;
+use crate::users::dispatch::Dispatcher;
+use crate::users::recipe::Mailboxes;
+use crate::users::source::{Live, Pace, Population};
+use crate::users::store::Store;
+use anyhow::{Result, anyhow};
+use std::sync::Arc;
+
+/// The rule on overload (LoadGen's: unfinished tasks over 1.5 × users).
+pub(crate) const OVERLOAD_RULE: &str = "not overloaded (unfinished tasks ≤ 1.5 × users)";
+
+/// The population of `cfg`, reporting progress to `live`.
+pub(crate) fn population(cfg: &UsersConfig, live: Arc<Live>) -> Result<Population> {
+    let day_ns = cfg.day_ms * 1_000_000;
+    let dispatcher = Dispatcher::new(
+        &cfg.profile,
+        cfg.users,
+        day_ns,
+        cfg.compress,
+        cfg.stress,
+        cfg.seed,
+    )
+    .map_err(|e| anyhow!(crate::Usage(e)))?;
+    let knobs = crate::users::config::knobs(cfg.version);
+    let mailboxes = Mailboxes::new(cfg.layout(), cfg.databases, cfg.users, knobs);
+    let store = Store::new(
+        cfg.databases,
+        cfg.page_bytes(),
+        cfg.cache_pages(),
+        crate::users::config::checkpoint_bytes(cfg.version),
+    );
+    let pace = Pace {
+        dispatch_ns: cfg.dispatch_ms() * 1_000_000,
+        stress: cfg.stress,
+        interval_ns: cfg.interval_ms * 1_000_000,
+    };
+    let mut p = Population::new(dispatcher, mailboxes, store, pace, cfg.seed, live);
+    if cfg.preload {
+        p.preload();
+    }
+    Ok(p)
+}
+
+/// Runs `cfg` and writes its results file.
+pub(crate) fn run(
+    cfg: &UsersConfig,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+    live: Arc<Live>,
+) -> Result<RunResult> {
+    let job = cfg.job();
+    let slot: PopulationSlot = std::sync::Mutex::new(Some(population(cfg, live)?));
+    let mut result = execute_with(&job, opts, signals, obs, Some(&slot))?;
+    let mut population = slot
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .ok_or_else(|| anyhow!("the population was lost"))?;
+    let users = users_result(cfg, &mut population, result.measured_ms);
+    let mut rules = task_rules(cfg, &users);
+    let paths: Vec<_> = (0..cfg.databases)
+        .map(|db| (cfg.database_path(db), cfg.log_path(db)))
+        .collect();
+    let dbs = exchange::database_figures_at(&paths, cfg.layout().database_bytes(), &result.classes);
+    let limits = StorageLimits {
+        db_read_ms: exchange::DB_READ_AVG_LIMIT_MS,
+        log_write_ms: exchange::LOG_WRITE_AVG_LIMIT_MS,
+        max_read_ms: exchange::MAX_LATENCY_PERFORMANCE_MS,
+    };
+    // Without a durable commit there is no log write to judge.
+    rules.extend(exchange::storage_rules(&dbs, &limits, false));
+    // The integrity rules (errors, verification) the run judged already.
+    rules.extend(result.verdict.take().into_iter().flat_map(|v| v.rules));
+    if !rules.iter().any(|r| r.rule == results::verdict::IO_ERRORS) {
+        let errors: u64 = result
+            .classes
+            .values()
+            .map(|c| c.read.errors + c.write.errors)
+            .sum();
+        rules.push(Rule::judge(
+            results::verdict::IO_ERRORS,
+            errors as f64,
+            Comparison::AtMost,
+            0.0,
+            "errors",
+        ));
+    }
+    if let Some(o) = &users.overloaded {
+        result.warnings.push(format!(
+            "overloaded at {:.1} s: {} unfinished tasks, over the limit of {} (1.5 × {} users); the run stopped, as LoadGen's does",
+            o.at_s, o.unfinished, o.limit, cfg.users
+        ));
+    }
+    result.verdict = Some(Verdict::of(rules));
+    result.users = Some(users);
+    results::file::save(&opts.results_path, &result)?;
+    Ok(result)
+}
+
+/// The users part of the results.
+fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> UsersResult {
+    let now_ns = measured_ms * 1_000_000;
+    let series = p.finish_series(now_ns);
+    let counts = p.store_counts();
+    let tasks: Vec<TaskResult> = Task::ALL
+        .iter()
+        .zip(p.tallies())
+        .filter(|(_, t)| t.dispatched > 0)
+        .map(|(task, t)| TaskResult {
+            task: task.name().into(),
+            planned: t.dispatched,
+            completed: t.completed,
+            failed: t.failed,
+            latency: t.latency.summary(),
+            service: t.service.summary(),
+        })
+        .collect();
+    let (dispatched, unfinished) = p.dispatched_unfinished();
+    let completed: u64 = tasks.iter().map(|t| t.completed).sum();
+    let planned = if cfg.stress {
+        dispatched
+    } else {
+        // Every dispatch due in the dispatch window.
+        let interval_ns = cfg.day_ms as f64 * 1e6
+            / cfg.compress
+            / (cfg.users as f64 * cfg.profile.tasks_per_day());
+        (cfg.dispatch_ms() as f64 * 1e6 / interval_ns).ceil() as u64
+    };
+    let cpu_ns = p.cpu_ns();
+    let refs = counts.hits + counts.misses;
+    let messages = p.messages();
+    UsersResult {
+        setup: UsersSetup {
+            users: cfg.users,
+            profile: cfg.profile.name.clone(),
+            tasks_per_user_per_day: cfg.profile.tasks_per_day(),
+            version: cfg.version.name().into(),
+            databases: cfg.databases,
+            page_bytes: cfg.page_bytes(),
+            mailbox_bytes: cfg.mailbox_bytes,
+            cache_per_mailbox_bytes: cfg.cache_per_mailbox,
+            checkpoint_bytes: crate::users::config::checkpoint_bytes(cfg.version),
+            day_s: cfg.day_ms as f64 / 1e3,
+            duration_s: cfg.duration_ms as f64 / 1e3,
+            compress: cfg.compress,
+            stress: cfg.stress,
+            dispatch_interval_s: if cfg.stress {
+                0.0
+            } else {
+                cfg.day_ms as f64
+                    / 1e3
+                    / cfg.compress
+                    / (cfg.users as f64 * cfg.profile.tasks_per_day())
+            },
+            warm_up: if cfg.preload { "preloaded" } else { "cold" }.into(),
+            log_per_body_byte: crate::users::config::knobs(cfg.version).log_per_body_byte,
+        },
+        planned,
+        dispatched,
+        completed,
+        failed: tasks.iter().map(|t| t.failed).sum(),
+        unfinished,
+        overloaded: p.overloaded().cloned(),
+        tasks,
+        store: StoreResult {
+            cache_hits: counts.hits,
+            cache_misses: counts.misses,
+            cache_hit_pct: if refs > 0 {
+                counts.hits as f64 * 100.0 / refs as f64
+            } else {
+                0.0
+            },
+            cache_pages: cfg.cache_pages(),
+            commits: counts.commits,
+            durable_commits: counts.durable_commits,
+            log_bytes: counts.log_bytes,
+            messages,
+            log_bytes_per_message: if messages > 0 {
+                counts.log_bytes as f64 / messages as f64
+            } else {
+                0.0
+            },
+            eviction_writes: counts.eviction_writes,
+            max_checkpoint_depth_bytes: series
+                .iter()
+                .map(|s| s.checkpoint_depth_bytes)
+                .max()
+                .unwrap_or(0),
+        },
+        cost: SimulatorCost {
+            cpu_s: cpu_ns as f64 / 1e9,
+            cpu_pct_of_core: if measured_ms > 0 {
+                cpu_ns as f64 / 1e6 / measured_ms as f64 * 100.0
+            } else {
+                0.0
+            },
+            cpu_per_task_us: if completed > 0 {
+                cpu_ns as f64 / 1e3 / completed as f64
+            } else {
+                0.0
+            },
+            bytes_per_user: Population::bytes_per_user(),
+        },
+        steady_at_s: steady_at(&series),
+        series,
+    }
+}
+
+/// When the population's store IOPS settled: the series is averaged over 50 equal spans, and
+/// the steady point is the start of the first window of 5 spans that the steady-state rule
+/// (every span within 10 % of the window's mean, fit excursion within 5 %) calls steady.
+fn steady_at(series: &[UsersInterval]) -> Option<f64> {
+    const SPANS: usize = 50;
+    let rule = SteadyRule::default();
+    if series.len() < rule.window * 2 {
+        return None;
+    }
+    let per = series.len().div_ceil(SPANS);
+    let spans: Vec<(f64, f64)> = series
+        .chunks(per)
+        .map(|c| {
+            let iops: f64 = c
+                .iter()
+                .map(|s| s.db_reads_per_s + s.db_writes_per_s + s.log_writes_per_s)
+                .sum();
+            (c[0].t_s, iops / c.len() as f64)
+        })
+        .collect();
+    let iops: Vec<f64> = spans.iter().map(|s| s.1).collect();
+    let end = first_steady_round(&iops, &rule)?;
+    // The interval before the window's first span ends where the window starts.
+    let first = end - rule.window;
+    Some(if first == 0 {
+        0.0
+    } else {
+        spans[first - 1].0.max(0.0) + (spans[first].0 - spans[first - 1].0)
+    })
+}
+
+/// Per task type with a limit, its 95th percentile; all planned tasks completed; not
+/// overloaded.
+fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
+    let mut rules = Vec::new();
+    for &(task, limit_ms) in &cfg.p95_limits_ms {
+        let measured = users
+            .tasks
+            .iter()
+            .find(|t| t.task == task.name())
+            .map_or(f64::NAN, |t| t.latency.p95 as f64 / 1e6);
+        rules.push(Rule::judge(
+            format!("{} 95th percentile latency", task.name()),
+            measured,
+            Comparison::AtMost,
+            limit_ms,
+            "ms",
+        ));
+    }
+    rules.push(Rule::judge(
+        "tasks completed of those planned",
+        users.completed as f64,
+        Comparison::AtLeast,
+        users.planned as f64,
+        "tasks",
+    ));
+    rules.push(Rule::judge(
+        OVERLOAD_RULE,
+        users.overloaded.as_ref().map_or_else(
+            || users.series.iter().map(|s| s.unfinished).max().unwrap_or(0) as f64,
+            |o| o.unfinished as f64,
+        ),
+        Comparison::AtMost,
+        (crate::users::dispatch::OVERLOAD_FACTOR * cfg.users as f64).floor(),
+        "tasks",
+    ));
+    rules
+}

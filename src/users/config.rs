@@ -1,0 +1,490 @@
+//! A simulated-users run as configured: the `[users]` section as written (flags of
+//! `storlab users` override it), validated into a [`UsersConfig`], and the engine job it runs
+//! as: per database a page file and a log target, three classes each, and one worker whose
+//! requests come from the population.
+
+use super::layout::Layout;
+use super::recipe::Knobs;
+use super::store::{LOG_FILE_BYTES, MAX_WRITE_BYTES, Store};
+use crate::job::{Access, EngineKind, Job, JobError, Target, Worker};
+use crate::profiles::exchange::{ThreadsSpec, Version, class_name};
+use crate::profiles::users::{Profile, Task};
+use crate::units::{Dur, Size};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Room to grow in each mailbox extent, percent of its initial items (storlab's choice).
+pub const GROWTH_PCT: u64 = 20;
+/// Real time after the last dispatch for unfinished tasks to complete.
+pub const DRAIN_MS: u64 = 30_000;
+/// The Send Mail 95th-percentile limit (LoadGen: over 1,000 ms is a degraded experience).
+pub const SEND_MAIL_P95_LIMIT_MS: f64 = 1000.0;
+/// Default buffer cache per mailbox (the issue's example; Microsoft's 2010 table gives 6 MB
+/// for 100 messages a day).
+pub const DEFAULT_CACHE_PER_MAILBOX: u64 = 6_000_000;
+/// Default mailbox size.
+pub const DEFAULT_MAILBOX_BYTES: u64 = 250_000_000;
+/// Default I/Os in flight (the worker's queue depth).
+pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
+/// Checkpoint depth target per database: 20 MB for 2007, 100 MB since 2010 (ESE's
+/// checkpoint depth max, docs/profiles.md).
+pub fn checkpoint_bytes(version: Version) -> u64 {
+    match version {
+        Version::V2007 => 20 << 20,
+        _ => 100 << 20,
+    }
+}
+
+/// The calibration knobs of each version (docs/profiles.md, "Calibration").
+pub fn knobs(version: Version) -> Knobs {
+    match version {
+        Version::V2007 => Knobs {
+            log_per_body_byte: 2.4,
+        },
+        _ => Knobs {
+            log_per_body_byte: 2.4,
+        },
+    }
+}
+
+/// What `storlab users` with no arguments runs: a scaled-down demo of a few minutes.
+pub mod demo {
+    /// Users.
+    pub const USERS: u64 = 100;
+    /// Databases.
+    pub const DATABASES: u32 = 2;
+    /// Mailbox size.
+    pub const MAILBOX_BYTES: u64 = 16 << 20;
+    /// Cache per mailbox.
+    pub const CACHE_PER_MAILBOX: u64 = 1 << 20;
+    /// Simulated duration, ms (two hours of the day).
+    pub const DURATION_MS: u64 = 2 * 3_600_000;
+    /// Compression: two hours in two minutes.
+    pub const COMPRESS: f64 = 60.0;
+    /// Scratch directory.
+    pub const DIR: &str = "storlab-scratch/users";
+}
+
+/// The `[users]` section of a job file, as written.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsersSpec {
+    /// Users (one mailbox each).
+    pub users: Option<u64>,
+    /// A built-in profile (`heavy`) or a TOML file with a `[tasks]` table.
+    pub profile: Option<String>,
+    /// Tasks per user per day by LoadGen's name, replacing the profile's (`"Send Mail" = 6`).
+    pub tasks: Option<BTreeMap<String, f64>>,
+    /// Exchange version: 2007, 2010, 2013, 2016 or 2019 (page size and checkpoint), a number
+    /// or a string.
+    pub version: Option<ThreadsSpec>,
+    /// Databases.
+    pub databases: Option<u32>,
+    /// Directories for database files (databases spread over them).
+    pub db_paths: Option<Vec<PathBuf>>,
+    /// Directories for logs.
+    pub log_paths: Option<Vec<PathBuf>>,
+    /// Mailbox size at initialisation.
+    pub mailbox_size: Option<Size>,
+    /// Buffer cache per mailbox.
+    pub cache_per_mailbox: Option<Size>,
+    /// Simulated day.
+    pub day: Option<Dur>,
+    /// Simulated duration.
+    pub duration: Option<Dur>,
+    /// Run the day this many times faster than real time.
+    pub compress: Option<f64>,
+    /// Tasks as fast as they complete, no pacing.
+    pub stress: Option<bool>,
+    /// `cold` or `preloaded`.
+    pub warm_up: Option<String>,
+    /// io_uring, psync or null (model only).
+    pub engine: Option<String>,
+    /// I/Os in flight at most.
+    pub queue_depth: Option<u32>,
+    /// Send Mail 95th-percentile limit.
+    pub send_mail_p95: Option<Dur>,
+    /// 95th-percentile limits of other task types, by LoadGen's name.
+    pub task_p95: Option<BTreeMap<String, Dur>>,
+    /// Time-series interval.
+    pub interval: Option<Dur>,
+    /// Seed.
+    pub seed: Option<u64>,
+    /// Allow overwriting files storlab did not create.
+    pub destroy_data: Option<bool>,
+    /// Verify data.
+    pub verify: Option<bool>,
+}
+
+/// A job file with a `[users]` section.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsersFile {
+    /// The section.
+    pub users: UsersSpec,
+}
+
+/// A profile file: `name` and a `[tasks]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
+    name: Option<String>,
+    tasks: BTreeMap<String, f64>,
+}
+
+/// Validated users inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsersConfig {
+    /// Users.
+    pub users: u64,
+    /// Their profile.
+    pub profile: Profile,
+    /// The version modelled.
+    pub version: Version,
+    /// Databases.
+    pub databases: u32,
+    /// Database directories.
+    pub db_paths: Vec<PathBuf>,
+    /// Log directories.
+    pub log_paths: Vec<PathBuf>,
+    /// Mailbox size, bytes.
+    pub mailbox_bytes: u64,
+    /// Cache per mailbox, bytes.
+    pub cache_per_mailbox: u64,
+    /// Simulated day, ms.
+    pub day_ms: u64,
+    /// Simulated duration, ms.
+    pub duration_ms: u64,
+    /// Compression.
+    pub compress: f64,
+    /// Stress mode.
+    pub stress: bool,
+    /// Cache preloaded before the run.
+    pub preload: bool,
+    /// Engine.
+    pub engine: EngineKind,
+    /// I/Os in flight at most.
+    pub queue_depth: u32,
+    /// 95th-percentile limits per task type, ms.
+    pub p95_limits_ms: Vec<(Task, f64)>,
+    /// Time-series interval, ms.
+    pub interval_ms: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Allow overwriting files storlab did not create.
+    pub destroy_data: bool,
+    /// Verify data.
+    pub verify: bool,
+}
+
+struct Errors<'a> {
+    location: &'a str,
+}
+
+impl Errors<'_> {
+    fn error(&self, key: &str, message: String) -> JobError {
+        JobError {
+            location: self.location.into(),
+            key: format!("users.{key}"),
+            message,
+        }
+    }
+}
+
+/// A task by LoadGen's name (`Send Mail`), any case, spaces or dashes.
+pub fn task_named(name: &str) -> Option<Task> {
+    let norm = |s: &str| s.to_lowercase().replace(['-', '_', ' '], "");
+    Task::ALL.into_iter().find(|t| norm(t.name()) == norm(name))
+}
+
+fn tasks_from(
+    table: &BTreeMap<String, f64>,
+    key: &str,
+    errors: &Errors,
+) -> Result<Vec<(Task, f64)>, JobError> {
+    let mut tasks = Vec::new();
+    for (name, &n) in table {
+        let task = task_named(name).ok_or_else(|| {
+            let names: Vec<_> = Task::ALL
+                .iter()
+                .map(|t| format!("\"{}\"", t.name()))
+                .collect();
+            errors.error(
+                &format!("{key}.{name}"),
+                format!("unknown task `{name}`; use one of {}", names.join(", ")),
+            )
+        })?;
+        if !(n.is_finite() && n >= 0.0) {
+            return Err(errors.error(
+                &format!("{key}.{name}"),
+                format!("{n} tasks a day is not a count; use a number ≥ 0"),
+            ));
+        }
+        tasks.push((task, n));
+    }
+    tasks.sort_by_key(|t| t.0);
+    Ok(tasks)
+}
+
+fn resolve_profile(spec: &UsersSpec, errors: &Errors) -> Result<Profile, JobError> {
+    let name = spec.profile.clone().unwrap_or_else(|| "heavy".into());
+    let mut profile = match Profile::builtin(&name) {
+        Some(p) => p,
+        None if Path::new(&name).is_file() => {
+            let text = std::fs::read_to_string(&name)
+                .map_err(|e| errors.error("profile", format!("cannot read {name}: {e}")))?;
+            let file: ProfileFile = toml::from_str(&text).map_err(|e| {
+                errors.error("profile", format!("{name}: {}", e.message().trim_end()))
+            })?;
+            let file_errors = Errors { location: &name };
+            Profile {
+                name: file.name.unwrap_or_else(|| name.clone()),
+                tasks_per_day: tasks_from(&file.tasks, "tasks", &file_errors)?,
+            }
+        }
+        None => {
+            let names: Vec<_> = Profile::builtin_names().collect();
+            return Err(errors.error(
+                "profile",
+                format!(
+                    "unknown profile `{name}`; use {} or the path of a TOML file with a [tasks] table",
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    if let Some(tasks) = &spec.tasks {
+        profile.tasks_per_day = tasks_from(tasks, "tasks", errors)?;
+        profile.name = format!("{} (tasks from the job)", profile.name);
+    }
+    if profile.tasks_per_day() <= 0.0 {
+        return Err(errors.error(
+            "tasks",
+            "the profile has no task; give at least one task a day".into(),
+        ));
+    }
+    Ok(profile)
+}
+
+/// Validates a `[users]` spec; `location` names where it came from for errors.
+pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError> {
+    let errors = Errors { location };
+    let profile = resolve_profile(spec, &errors)?;
+    let version = match &spec.version {
+        None => Ok(Version::V2010),
+        Some(ThreadsSpec::Count(n)) => Version::parse(&n.to_string()),
+        Some(ThreadsSpec::Word(w)) => Version::parse(w),
+    }
+    .map_err(|e| errors.error("version", e))?;
+    let users = spec.users.unwrap_or(demo::USERS);
+    if users == 0 || users > u64::from(u32::MAX) {
+        return Err(errors.error("users", format!("{users} users: use 1 to {}", u32::MAX)));
+    }
+    let databases = spec.databases.unwrap_or(1);
+    if databases == 0 || u64::from(databases) > users || databases > 1 << 20 {
+        return Err(errors.error(
+            "databases",
+            format!("{databases} databases for {users} users: use 1 to the number of users"),
+        ));
+    }
+    let scratch = || vec![PathBuf::from(demo::DIR)];
+    let db_paths = spec.db_paths.clone().unwrap_or_else(scratch);
+    let log_paths = spec.log_paths.clone().unwrap_or_else(|| db_paths.clone());
+    if db_paths.is_empty() || log_paths.is_empty() {
+        return Err(errors.error("db_paths", "no directory given; give at least one".into()));
+    }
+    let mailbox_bytes = spec.mailbox_size.map_or(DEFAULT_MAILBOX_BYTES, |s| s.0);
+    let page = version.model().page_bytes;
+    if mailbox_bytes < 16 * page {
+        return Err(errors.error(
+            "mailbox_size",
+            format!(
+                "{mailbox_bytes} bytes is too small a mailbox; use at least {} (16 pages)",
+                16 * page
+            ),
+        ));
+    }
+    let cache_per_mailbox = spec
+        .cache_per_mailbox
+        .map_or(DEFAULT_CACHE_PER_MAILBOX, |s| s.0);
+    let ms = |d: Dur| d.0.as_millis() as u64;
+    let day_ms = spec.day.map_or(8 * 3_600_000, ms);
+    let duration_ms = spec.duration.map_or(day_ms, ms);
+    if day_ms == 0 || duration_ms == 0 {
+        return Err(errors.error(
+            if day_ms == 0 { "day" } else { "duration" },
+            "must be longer than 0; e.g. 8h".into(),
+        ));
+    }
+    let compress = spec.compress.unwrap_or(1.0);
+    if !(compress.is_finite() && (0.001..=1_000_000.0).contains(&compress)) {
+        return Err(errors.error(
+            "compress",
+            format!("{compress}: use a factor from 0.001 to 1000000, e.g. 48"),
+        ));
+    }
+    let preload = match spec.warm_up.as_deref().unwrap_or("cold") {
+        "cold" => false,
+        "preloaded" => true,
+        o => {
+            return Err(errors.error(
+                "warm_up",
+                format!("unknown warm-up `{o}`; use cold or preloaded"),
+            ));
+        }
+    };
+    let engine = EngineKind::parse(spec.engine.as_deref().unwrap_or("io_uring"))
+        .map_err(|e| errors.error("engine", format!("{e} (null: the model only, no I/O)")))?;
+    let queue_depth = spec.queue_depth.unwrap_or(DEFAULT_QUEUE_DEPTH);
+    if !(1..=4096).contains(&queue_depth) {
+        return Err(errors.error("queue_depth", format!("{queue_depth}: use 1 to 4096")));
+    }
+    let mut p95_limits_ms = vec![(
+        Task::SendMail,
+        spec.send_mail_p95
+            .map_or(SEND_MAIL_P95_LIMIT_MS, |d| d.0.as_secs_f64() * 1e3),
+    )];
+    for (name, d) in spec.task_p95.iter().flatten() {
+        let task = task_named(name).ok_or_else(|| {
+            errors.error(
+                &format!("task_p95.{name}"),
+                format!("unknown task `{name}`"),
+            )
+        })?;
+        p95_limits_ms.retain(|l| l.0 != task);
+        p95_limits_ms.push((task, d.0.as_secs_f64() * 1e3));
+    }
+    let interval_ms = spec.interval.map_or(1000, ms);
+    if interval_ms == 0 {
+        return Err(errors.error("interval", "must be at least 1ms".into()));
+    }
+    Ok(UsersConfig {
+        users,
+        profile,
+        version,
+        databases,
+        db_paths,
+        log_paths,
+        mailbox_bytes,
+        cache_per_mailbox,
+        day_ms,
+        duration_ms,
+        compress,
+        stress: spec.stress.unwrap_or(false),
+        preload,
+        engine,
+        queue_depth,
+        p95_limits_ms,
+        interval_ms,
+        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+        verify: spec.verify.unwrap_or(false),
+    })
+}
+
+impl UsersConfig {
+    /// The database page size.
+    pub fn page_bytes(&self) -> u64 {
+        self.version.model().page_bytes
+    }
+
+    /// Mailboxes per database (the last database may hold fewer users).
+    pub fn mailboxes_per_database(&self) -> u64 {
+        self.users.div_ceil(u64::from(self.databases))
+    }
+
+    /// The mailbox layout of every database.
+    pub fn layout(&self) -> Layout {
+        Layout::new(
+            self.page_bytes(),
+            self.mailbox_bytes,
+            self.mailboxes_per_database(),
+            GROWTH_PCT,
+            self.seed,
+        )
+    }
+
+    /// Pages of the buffer cache.
+    pub fn cache_pages(&self) -> u64 {
+        (self.users * self.cache_per_mailbox / self.page_bytes()).max(1)
+    }
+
+    /// Real milliseconds during which tasks are dispatched.
+    pub fn dispatch_ms(&self) -> u64 {
+        ((self.duration_ms as f64 / self.compress).ceil() as u64).max(1)
+    }
+
+    /// Database file path.
+    pub fn database_path(&self, db: u32) -> PathBuf {
+        self.db_paths[db as usize % self.db_paths.len()]
+            .join(format!("storlab-users-db{}.edb", db + 1))
+    }
+
+    /// Log target path.
+    pub fn log_path(&self, db: u32) -> PathBuf {
+        self.log_paths[db as usize % self.log_paths.len()]
+            .join(format!("storlab-users-db{}-logs.log", db + 1))
+    }
+
+    /// The engine job: targets `2d` (database `d`) and `2d + 1` (its log), classes `3d`
+    /// (reads), `3d + 1` (writes), `3d + 2` (log writes), one worker driven by the population.
+    pub fn job(&self) -> Job {
+        let db_bytes = self.layout().database_bytes();
+        let mut job = Job {
+            description: Some(format!(
+                "{} {} users on Exchange {}: {} databases",
+                self.users,
+                self.profile.name,
+                self.version.name(),
+                self.databases
+            )),
+            engine: self.engine,
+            duration_ms: self.dispatch_ms() + DRAIN_MS,
+            ramp_ms: 0,
+            interval_ms: self.interval_ms,
+            seed: self.seed,
+            buffered: false,
+            destroy_data: self.destroy_data,
+            batch: 1,
+            verify: self.verify,
+            on_error: Default::default(),
+            targets: Vec::new(),
+            workers: Vec::new(),
+            classes: Vec::new(),
+            warnings: Vec::new(),
+            sequence: Default::default(),
+        };
+        for db in 0..self.databases {
+            job.targets.push(Target {
+                name: format!("db{}", db + 1),
+                path: self.database_path(db),
+                size_bytes: Some(db_bytes),
+                sync: false,
+                fsync_every: 0,
+            });
+            job.targets.push(Target {
+                name: format!("db{}-logs", db + 1),
+                path: self.log_path(db),
+                size_bytes: Some(Store::log_target_bytes()),
+                sync: false,
+                fsync_every: 0,
+            });
+            for what in ["read", "write", "log-write"] {
+                job.class(&class_name(db, what));
+            }
+        }
+        // The access entry only sizes the worker's buffers for the largest store I/O: the
+        // population issues every request.
+        let largest = MAX_WRITE_BYTES.max(LOG_FILE_BYTES);
+        let targets = (0..job.targets.len()).collect();
+        let access = vec![Access::new(0, largest, 100.0, 0.0)];
+        job.workers.push(Worker::closed_loop(
+            "users",
+            targets,
+            self.queue_depth,
+            access,
+        ));
+        job
+    }
+}

@@ -1,0 +1,408 @@
+//! Task recipes: what each user task does to the mail store, as a sequence of steps. A step is
+//! one transaction on one mailbox: pages it reads, pages it changes (read first when not in
+//! the cache), pages it writes new (a message body: no read), and the log record its commit
+//! appends, durable (the task waits for the log) or lazy. Sending a message is a step on the
+//! sender's mailbox (the Sent Items copy) and one delivery step per recipient, on the
+//! recipient's mailbox, which may be in another database.
+//!
+//! Recipes read and change the users' [`Mailbox`] records (item counts per folder, unread
+//! messages); every choice they make (recipients, which messages) comes from the task's own
+//! random stream, so a task does the same thing whenever it runs. The counts of pages each
+//! task touches are storlab's choices (docs/profiles.md, "Task recipes").
+
+use super::layout::{Folder, Layout, ROW_BYTES, VIEW_ENTRY_BYTES};
+use crate::profiles::users::{MESSAGES_READ_PER_TASK, RECIPIENTS, REPLY_OR_FORWARD_SHARE, Task};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+/// Page runs a step holds at most.
+pub const MAX_RUNS: usize = 8;
+/// Bytes a row update (a flag, a property) logs.
+pub const UPDATE_LOG_BYTES: u64 = 512;
+/// Inbox view entries read at logon (a screen of messages and more).
+pub const LOGON_VIEW_ITEMS: u64 = 50;
+/// Inbox headers read at logon (the preview pane's newest messages).
+pub const LOGON_HEADERS: u64 = 20;
+/// Calendar items a Browse Calendar task reads (a week).
+pub const CALENDAR_ITEMS: u64 = 20;
+/// Contacts a Browse Contacts task reads.
+pub const CONTACT_ITEMS: u64 = 100;
+/// Items a Delete Items or Move task moves.
+pub const ITEMS_MOVED: u64 = 2;
+/// Inbox items a Search task scans (no content index: the rows are read).
+pub const SEARCH_ITEMS: u64 = 500;
+/// Size of a calendar item's body, bytes.
+pub const CALENDAR_ITEM_BYTES: u64 = 4096;
+
+/// How a step uses a run of pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Touch {
+    /// Read (from the cache, or the database on a miss).
+    Read,
+    /// Read, then changed: dirty at the step's commit.
+    Modify,
+    /// Written new (no read on a miss): dirty at the step's commit.
+    Fresh,
+}
+
+/// Contiguous pages of one database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// How the step uses them.
+    pub touch: Touch,
+    /// First page.
+    pub first: u64,
+    /// Pages.
+    pub pages: u64,
+}
+
+/// One transaction on one mailbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The database it works in.
+    pub db: u32,
+    runs: [Run; MAX_RUNS],
+    len: usize,
+    /// Bytes its commit appends to the database's log (0: nothing to commit).
+    pub log_bytes: u64,
+    /// Whether the commit waits for the log write.
+    pub durable: bool,
+}
+
+impl Step {
+    fn new(db: u32) -> Self {
+        Step {
+            db,
+            runs: [Run {
+                touch: Touch::Read,
+                first: 0,
+                pages: 0,
+            }; MAX_RUNS],
+            len: 0,
+            log_bytes: 0,
+            durable: false,
+        }
+    }
+
+    /// Adds a run (one page: `(page, 1)`).
+    fn add(&mut self, touch: Touch, (first, pages): (u64, u64)) {
+        assert!(
+            self.len < MAX_RUNS,
+            "a recipe step has at most {MAX_RUNS} runs"
+        );
+        self.runs[self.len] = Run {
+            touch,
+            first,
+            pages,
+        };
+        self.len += 1;
+    }
+
+    /// Its page runs.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs[..self.len]
+    }
+}
+
+/// What the recipes know of a mailbox between tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mailbox {
+    /// Items ever put in each folder ([`Folder::ALL`] order): the next item's number.
+    pub items: [u32; 6],
+    /// Inbox messages not read yet.
+    pub unread: u32,
+}
+
+/// Calibration knobs of a version's model (docs/profiles.md, "Calibration").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Knobs {
+    /// Log bytes per byte of message body written (ESE logs long values with their
+    /// page-level records).
+    pub log_per_body_byte: f64,
+}
+
+/// The mailboxes of a population, spread over the databases (user `u` is mailbox
+/// `u / databases` of database `u % databases`).
+#[derive(Debug)]
+pub struct Mailboxes {
+    /// Where a mailbox's data lives in its database.
+    pub layout: Layout,
+    /// Databases.
+    pub databases: u32,
+    /// One record per user.
+    pub users: Vec<Mailbox>,
+    /// The version's knobs.
+    pub knobs: Knobs,
+    /// Messages put in mailboxes so far (Sent Items copies and deliveries).
+    pub messages: u64,
+}
+
+impl Mailboxes {
+    /// `users` mailboxes as initialised (every folder at its initial items, nothing unread).
+    pub fn new(layout: Layout, databases: u32, users: u64, knobs: Knobs) -> Self {
+        let fresh = Mailbox {
+            items: Folder::ALL.map(|f| layout.initial_items(f) as u32),
+            unread: 0,
+        };
+        Mailboxes {
+            layout,
+            databases,
+            users: vec![fresh; users as usize],
+            knobs,
+            messages: 0,
+        }
+    }
+
+    /// The database and mailbox (within it) of `user`.
+    pub fn place(&self, user: u64) -> (u32, u64) {
+        let d = u64::from(self.databases);
+        ((user % d) as u32, user / d)
+    }
+
+    /// Log bytes of inserting a message of `bytes`: its body, its row and its view entry.
+    fn insert_log_bytes(&self, bytes: u64) -> u64 {
+        (bytes as f64 * self.knobs.log_per_body_byte) as u64 + ROW_BYTES + VIEW_ENTRY_BYTES
+    }
+
+    /// A step inserting a new item of `bytes` (its own size when `None`) into `folder` of
+    /// `user`: body pages written new, header and view pages changed. Returns the item's size.
+    fn insert(&mut self, user: u64, folder: Folder, bytes: Option<u64>, step: &mut Step) -> u64 {
+        let (_, mailbox) = self.place(user);
+        let n = &mut self.users[user as usize].items[folder as usize];
+        let m = self
+            .layout
+            .message_of(mailbox, folder, u64::from(*n), bytes);
+        *n = n.wrapping_add(1);
+        self.messages += u64::from(matches!(folder, Folder::Sent | Folder::Inbox));
+        step.add(Touch::Fresh, m.body);
+        step.add(Touch::Modify, (m.header, 1));
+        step.add(Touch::Modify, (m.view, 1));
+        step.log_bytes += self.insert_log_bytes(m.bytes);
+        m.bytes
+    }
+
+    /// Moves the item before the newest `back` of `from` to `to` in `user`'s mailbox (rows and
+    /// view entries change; the body stays).
+    fn move_item(&mut self, user: u64, from: Folder, to: Folder, back: u64, step: &mut Step) {
+        let (_, mailbox) = self.place(user);
+        let end = u64::from(self.users[user as usize].items[from as usize]);
+        let old = self
+            .layout
+            .message(mailbox, from, end.saturating_sub(back + 1));
+        step.add(Touch::Modify, (old.header, 1));
+        step.add(Touch::Modify, (old.view, 1));
+        let n = &mut self.users[user as usize].items[to as usize];
+        let new = self.layout.message(mailbox, to, u64::from(*n));
+        *n = n.wrapping_add(1);
+        step.add(Touch::Modify, (new.header, 1));
+        step.add(Touch::Modify, (new.view, 1));
+        step.log_bytes += 2 * (ROW_BYTES + VIEW_ENTRY_BYTES);
+    }
+
+    /// A step reading the newest `items` view entries and header rows of `folder`.
+    fn browse(&self, user: u64, folder: Folder, items: u64, headers: u64, step: &mut Step) {
+        let (_, mailbox) = self.place(user);
+        let end = u64::from(self.users[user as usize].items[folder as usize]);
+        step.add(
+            Touch::Read,
+            self.layout.view_pages(mailbox, folder, end, items),
+        );
+        if headers > 0 {
+            step.add(
+                Touch::Read,
+                self.layout.header_pages(mailbox, folder, end, headers),
+            );
+        }
+    }
+}
+
+/// Where a task is in its recipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// The task's own first step (or steps, for Read and Process Messages: `left` messages).
+    Start { left: u32 },
+    /// Sending a message of `bytes`: the Sent Items copy.
+    Submit { bytes: Option<u64>, recipients: u32 },
+    /// Delivering the message of `bytes` to `left` more recipients.
+    Deliver { bytes: u64, left: u32 },
+    /// Nothing more.
+    Done,
+}
+
+/// One running task: its kind, its user, where it is, and its own random stream.
+#[derive(Debug, Clone)]
+pub struct Recipe {
+    /// What the task is.
+    pub task: Task,
+    /// Whose.
+    pub user: u64,
+    stage: Stage,
+    rng: SmallRng,
+}
+
+impl Recipe {
+    /// Task `task` of `user`, its choices drawn from `seed`.
+    pub fn new(task: Task, user: u64, seed: u64) -> Self {
+        let left = match task {
+            Task::ReadAndProcessMessages => MESSAGES_READ_PER_TASK,
+            _ => 1,
+        };
+        Recipe {
+            task,
+            user,
+            stage: Stage::Start { left },
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// The next step, or `None` when the task is done.
+    pub fn next_step(&mut self, mb: &mut Mailboxes) -> Option<Step> {
+        loop {
+            let (db, _) = mb.place(self.user);
+            let mut step = Step::new(db);
+            match self.stage {
+                Stage::Done => return None,
+                Stage::Start { left } => {
+                    self.start(mb, left, &mut step);
+                    if step.len > 0 {
+                        return Some(step);
+                    }
+                }
+                Stage::Submit { bytes, recipients } => {
+                    let bytes = mb.insert(self.user, Folder::Sent, bytes, &mut step);
+                    step.durable = true;
+                    self.stage = Stage::Deliver {
+                        bytes,
+                        left: recipients,
+                    };
+                    return Some(step);
+                }
+                Stage::Deliver { left: 0, .. } => self.stage = Stage::Done,
+                Stage::Deliver { bytes, left } => {
+                    let to = self.recipient(mb);
+                    let mut step = Step::new(mb.place(to).0);
+                    mb.insert(to, Folder::Inbox, Some(bytes), &mut step);
+                    let r = &mut mb.users[to as usize].unread;
+                    *r = r.saturating_add(1);
+                    step.durable = true;
+                    self.stage = Stage::Deliver {
+                        bytes,
+                        left: left - 1,
+                    };
+                    return Some(step);
+                }
+            }
+        }
+    }
+
+    /// The task's own part (before any message it sends); sets the next stage.
+    fn start(&mut self, mb: &mut Mailboxes, left: u32, step: &mut Step) {
+        let user = self.user;
+        let (_, mailbox) = mb.place(user);
+        let send = |rng: &mut SmallRng, recipients: Option<u32>| Stage::Submit {
+            bytes: None,
+            recipients: recipients.unwrap_or_else(|| draw(rng, &RECIPIENTS)),
+        };
+        self.stage = Stage::Done;
+        match self.task {
+            Task::Logon => {
+                step.add(Touch::Read, (mb.layout.root(mailbox), 2));
+                mb.browse(user, Folder::Inbox, LOGON_VIEW_ITEMS, LOGON_HEADERS, step);
+                step.log_bytes = UPDATE_LOG_BYTES;
+            }
+            Task::Logoff => {
+                step.add(Touch::Modify, (mb.layout.root(mailbox), 1));
+                step.log_bytes = UPDATE_LOG_BYTES;
+            }
+            Task::SendMail => self.stage = send(&mut self.rng, None),
+            Task::ReadAndProcessMessages => self.read_one(mb, left, step),
+            Task::BrowseCalendar => {
+                mb.browse(user, Folder::Calendar, CALENDAR_ITEMS, CALENDAR_ITEMS, step);
+            }
+            Task::MakeAppointment | Task::RequestMeeting => {
+                mb.insert(user, Folder::Calendar, Some(CALENDAR_ITEM_BYTES), step);
+                step.durable = true;
+                if self.task == Task::RequestMeeting {
+                    self.stage = send(&mut self.rng, None);
+                }
+            }
+            Task::RespondToMeeting => {
+                let end = u64::from(mb.users[user as usize].items[Folder::Calendar as usize]);
+                let item = mb
+                    .layout
+                    .message(mailbox, Folder::Calendar, end.saturating_sub(1));
+                step.add(Touch::Modify, (item.header, 1));
+                step.log_bytes = UPDATE_LOG_BYTES;
+                step.durable = true;
+                // The response goes to the organiser.
+                self.stage = send(&mut self.rng, Some(1));
+            }
+            Task::BrowseContacts => {
+                mb.browse(user, Folder::Contacts, CONTACT_ITEMS, CONTACT_ITEMS, step);
+            }
+            Task::DeleteItems | Task::Move => {
+                let to = match self.task {
+                    Task::DeleteItems => Folder::Deleted,
+                    _ => Folder::Other,
+                };
+                for i in 0..ITEMS_MOVED {
+                    mb.move_item(user, Folder::Inbox, to, i, step);
+                    if step.len + 4 > MAX_RUNS {
+                        break;
+                    }
+                }
+                step.durable = true;
+            }
+            Task::Search => mb.browse(user, Folder::Inbox, SEARCH_ITEMS, SEARCH_ITEMS, step),
+        }
+    }
+
+    /// Read and Process Messages: reads the newest unread message (or the newest) with its
+    /// view page and marks it read; after the last, replies to or forwards one at
+    /// [`REPLY_OR_FORWARD_SHARE`].
+    fn read_one(&mut self, mb: &mut Mailboxes, left: u32, step: &mut Step) {
+        let user = self.user;
+        let (_, mailbox) = mb.place(user);
+        let record = &mut mb.users[user as usize];
+        let end = u64::from(record.items[Folder::Inbox as usize]);
+        let n = end.saturating_sub(u64::from(record.unread.max(1)));
+        record.unread = record.unread.saturating_sub(1);
+        let m = mb.layout.message(mailbox, Folder::Inbox, n);
+        step.add(Touch::Read, (m.view, 1));
+        step.add(Touch::Read, m.body);
+        step.add(Touch::Modify, (m.header, 1));
+        step.log_bytes = UPDATE_LOG_BYTES;
+        self.stage = if left > 1 {
+            Stage::Start { left: left - 1 }
+        } else if self.rng.random::<f64>() < REPLY_OR_FORWARD_SHARE {
+            Stage::Submit {
+                bytes: None,
+                recipients: draw(&mut self.rng, &RECIPIENTS),
+            }
+        } else {
+            Stage::Done
+        };
+    }
+
+    /// A recipient other than the sender (the sender itself in a population of one).
+    fn recipient(&mut self, mb: &Mailboxes) -> u64 {
+        let users = mb.users.len() as u64;
+        if users < 2 {
+            return self.user;
+        }
+        let r = self.rng.random_range(0..users - 1);
+        if r >= self.user { r + 1 } else { r }
+    }
+}
+
+/// A value of a (value, weight) table, drawn in proportion to the weights.
+fn draw(rng: &mut SmallRng, table: &[(u32, u32)]) -> u32 {
+    let total: u32 = table.iter().map(|t| t.1).sum();
+    let mut r = rng.random_range(0..total);
+    for &(v, w) in table {
+        if r < w {
+            return v;
+        }
+        r -= w;
+    }
+    table[table.len() - 1].0
+}

@@ -1,0 +1,251 @@
+//! The mail store: the buffer cache, each database's log and dirty pages, and the I/O they
+//! cause. A step of a task [`Store::begin`]s by referencing its pages (misses of pages it reads
+//! or changes are read, one page each; a page the cache evicts dirty is written), then
+//! [`Store::commit`]s once its reads are back: its changed pages become dirty at the commit's
+//! log position and its record is appended to its database's log. Log writes (group commit)
+//! and checkpoint writes (the oldest dirty pages with their neighbours, while the checkpoint
+//! depth is over target) follow on their own. Every I/O waits in [`Store::queue`] until the
+//! request source hands it to the engine; the store learns of completions through
+//! [`Store::log_written`] and [`Store::page_written`].
+
+use super::cache::{Cache, Reference, database_of, page_id, page_number};
+use super::flusher::Flusher;
+use super::log::Log;
+use super::recipe::{Step, Touch};
+use std::collections::VecDeque;
+
+/// Log file size (Exchange's, since 2007).
+pub const LOG_FILE_BYTES: u64 = 1 << 20;
+/// Log files in the ring of slots on a log target.
+pub const LOG_FILES: u64 = 64;
+/// Lazy commits gathered before they are written without a durable commit.
+pub const LAZY_LOG_BYTES: u64 = 64 << 10;
+/// Largest coalesced checkpoint write.
+pub const MAX_WRITE_BYTES: u64 = 512 << 10;
+/// Checkpoint writes in flight at most per database.
+pub const MAX_FLUSHES: u32 = 16;
+
+/// What an I/O of the store is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoKind {
+    /// A page read a task step waits for (the step's token).
+    PageRead(u32),
+    /// A checkpoint or dirty-eviction write.
+    PageWrite,
+    /// A log write.
+    LogWrite,
+}
+
+/// One I/O to issue: on database `db`'s file (page I/O) or its log (log writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// What it is for.
+    pub kind: IoKind,
+    /// The database.
+    pub db: u32,
+    /// Byte offset in the database file or the log target.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u64,
+}
+
+/// Counts since the start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreCounts {
+    /// Page references that found the page in the cache.
+    pub hits: u64,
+    /// Page references that did not.
+    pub misses: u64,
+    /// Commits (durable and lazy).
+    pub commits: u64,
+    /// Durable commits.
+    pub durable_commits: u64,
+    /// Log bytes appended (records, not padding).
+    pub log_bytes: u64,
+    /// Page writes of dirty pages the cache evicted.
+    pub eviction_writes: u64,
+}
+
+/// The store of a population's databases.
+#[derive(Debug)]
+pub struct Store {
+    cache: Cache,
+    logs: Vec<Log>,
+    dirty: Vec<Flusher>,
+    flushes: Vec<u32>,
+    page_bytes: u64,
+    checkpoint_bytes: u64,
+    max_write_pages: u64,
+    /// I/Os waiting to be issued, in order.
+    pub queue: VecDeque<Io>,
+    counts: StoreCounts,
+}
+
+impl Store {
+    /// `databases` databases of `page_bytes` pages sharing a cache of `cache_pages`, each
+    /// flushed to keep its checkpoint depth under `checkpoint_bytes`.
+    pub fn new(databases: u32, page_bytes: u64, cache_pages: u64, checkpoint_bytes: u64) -> Self {
+        let n = databases as usize;
+        Store {
+            cache: Cache::new(cache_pages as usize),
+            logs: (0..n)
+                .map(|_| Log::new(LOG_FILE_BYTES, LOG_FILES, LAZY_LOG_BYTES))
+                .collect(),
+            dirty: (0..n).map(|_| Flusher::new()).collect(),
+            flushes: vec![0; n],
+            page_bytes,
+            checkpoint_bytes,
+            max_write_pages: (MAX_WRITE_BYTES / page_bytes).max(1),
+            queue: VecDeque::new(),
+            counts: StoreCounts::default(),
+        }
+    }
+
+    /// Bytes of one database's log target.
+    pub fn log_target_bytes() -> u64 {
+        LOG_FILE_BYTES * LOG_FILES
+    }
+
+    /// References the pages of `step`; queues the reads of missing pages it reads or changes
+    /// (tagged with `token`) and the writes of dirty pages evicted. Returns the reads queued.
+    pub fn begin(&mut self, step: &Step, token: u32) -> u32 {
+        let mut reads = 0;
+        for run in step.runs() {
+            for page in run.first..run.first + run.pages {
+                let id = page_id(step.db, page);
+                match self.cache.touch(id) {
+                    Reference::Hit => self.counts.hits += 1,
+                    Reference::Miss { evicted } => {
+                        self.counts.misses += 1;
+                        if let Some(victim) = evicted {
+                            self.evict(victim);
+                        }
+                        if run.touch != Touch::Fresh {
+                            reads += 1;
+                            self.queue.push_back(Io {
+                                kind: IoKind::PageRead(token),
+                                db: step.db,
+                                offset: page * self.page_bytes,
+                                len: self.page_bytes,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        reads
+    }
+
+    /// Writes `victim` if it leaves the cache dirty.
+    fn evict(&mut self, victim: u64) {
+        let db = database_of(victim) as usize;
+        if self.dirty[db].take(victim) {
+            self.counts.eviction_writes += 1;
+            self.flushes[db] += 1;
+            self.queue.push_back(Io {
+                kind: IoKind::PageWrite,
+                db: db as u32,
+                offset: page_number(victim) * self.page_bytes,
+                len: self.page_bytes,
+            });
+        }
+    }
+
+    /// Commits `step` (its reads are back): dirties the pages it changes and appends its log
+    /// record. Returns true when the commit is durable and waits: `token` then comes back from
+    /// [`Store::log_written`].
+    pub fn commit(&mut self, step: &Step, token: u32) -> bool {
+        if step.log_bytes == 0 {
+            return false;
+        }
+        let db = step.db as usize;
+        let durable = step.durable.then_some(u64::from(token));
+        let lsn = self.logs[db].append(step.log_bytes, durable);
+        self.counts.commits += 1;
+        self.counts.durable_commits += u64::from(step.durable);
+        self.counts.log_bytes += step.log_bytes;
+        for run in step.runs().iter().filter(|r| r.touch != Touch::Read) {
+            for page in run.first..run.first + run.pages {
+                self.dirty[db].dirty(page_id(step.db, page), lsn);
+            }
+        }
+        self.kick(db);
+        step.durable
+    }
+
+    /// The log write of database `db` completed: appends the tokens of the durable commits it
+    /// released to `released`.
+    pub fn log_written(&mut self, db: u32, released: &mut Vec<u64>) {
+        self.logs[db as usize].completed(released);
+        self.kick(db as usize);
+    }
+
+    /// A page write of database `db` completed.
+    pub fn page_written(&mut self, db: u32) {
+        let db = db as usize;
+        self.flushes[db] = self.flushes[db].saturating_sub(1);
+        self.kick(db);
+    }
+
+    /// Queues database `db`'s next log write and the checkpoint writes its depth calls for.
+    fn kick(&mut self, db: usize) {
+        if let Some(w) = self.logs[db].next_write() {
+            self.queue.push_back(Io {
+                kind: IoKind::LogWrite,
+                db: db as u32,
+                offset: w.offset,
+                len: w.len,
+            });
+        }
+        let end = self.logs[db].appended();
+        while self.flushes[db] < MAX_FLUSHES {
+            let Some(w) =
+                self.dirty[db].next_write(end, self.checkpoint_bytes, self.max_write_pages)
+            else {
+                break;
+            };
+            self.flushes[db] += 1;
+            self.queue.push_back(Io {
+                kind: IoKind::PageWrite,
+                db: db as u32,
+                offset: page_number(w.first) * self.page_bytes,
+                len: w.pages * self.page_bytes,
+            });
+        }
+    }
+
+    /// Counts since the start.
+    pub fn counts(&self) -> StoreCounts {
+        self.counts
+    }
+
+    /// The deepest checkpoint of the databases now, bytes of log.
+    pub fn checkpoint_depth(&self) -> u64 {
+        self.dirty
+            .iter()
+            .zip(&self.logs)
+            .map(|(d, l)| d.depth(l.appended()))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Durable commits waiting for a log write, all databases.
+    pub fn log_waits(&self) -> u64 {
+        self.logs.iter().map(|l| l.waiting() as u64).sum()
+    }
+
+    /// Pages in the cache now.
+    pub fn cached_pages(&self) -> u64 {
+        self.cache.len() as u64
+    }
+
+    /// Pages the cache holds at most.
+    pub fn capacity(&self) -> u64 {
+        self.cache.capacity() as u64
+    }
+
+    /// Starts the counts again from zero (after a preload).
+    pub fn reset_counts(&mut self) {
+        self.counts = StoreCounts::default();
+    }
+}
