@@ -29,6 +29,8 @@
 //! - `verify`: data verification;
 //! - `placement`: warnings for tmpfs, btrfs and small data sets;
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
+//! - `users`: simulated mailbox users: the model alone, real files, a throttled loop device
+//!   (Send Mail p95 and overload, exit 3), bad input;
 //! - `ux` (`numbers`): what a new user reads: snapshots of summaries, the verdict, dry runs
 //!   and error messages, every number with its unit;
 //! - `layout`: the shape of the code: dependency direction, file length, where `unsafe` is.
@@ -109,6 +111,8 @@ mod reports;
 mod run;
 #[path = "integration/steps/mod.rs"]
 mod steps;
+#[path = "integration/users.rs"]
+mod users;
 #[path = "integration/ux/mod.rs"]
 mod ux;
 #[path = "integration/verify.rs"]

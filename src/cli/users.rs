@@ -205,7 +205,8 @@ fn blame(mut e: JobError, a: &UsersArgs, file: Option<(&Path, &str)>) -> JobErro
         e.location = "command line".into();
         e.key = f.flag.into();
     } else if let Some((path, text)) = file {
-        e.location = job::file::locate(path, text, Some("users"), &key);
+        // A key inside an inline table (`tasks = { ... }`) is on its table's line.
+        e.location = job::file::locate(path, text, Some("users"), top);
     }
     e
 }

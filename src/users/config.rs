@@ -474,11 +474,12 @@ impl UsersConfig {
                 job.class(&class_name(db, what));
             }
         }
-        // The access entry only sizes the worker's buffers for the largest store I/O: the
-        // population issues every request.
+        // The access entry only sizes the worker's buffers for the largest store I/O and says
+        // that it reads and writes (targets open read-write): the population issues every
+        // request.
         let largest = MAX_WRITE_BYTES.max(LOG_FILE_BYTES);
         let targets = (0..job.targets.len()).collect();
-        let access = vec![Access::new(0, largest, 100.0, 0.0)];
+        let access = vec![Access::new(0, largest, 50.0, 0.0)];
         job.workers.push(Worker::closed_loop(
             "users",
             targets,

@@ -69,7 +69,7 @@ pub struct Step {
 }
 
 impl Step {
-    fn new(db: u32) -> Self {
+    pub(super) fn new(db: u32) -> Self {
         Step {
             db,
             runs: [Run {
@@ -84,7 +84,7 @@ impl Step {
     }
 
     /// Adds a run (one page: `(page, 1)`).
-    fn add(&mut self, touch: Touch, (first, pages): (u64, u64)) {
+    pub(super) fn add(&mut self, touch: Touch, (first, pages): (u64, u64)) {
         assert!(
             self.len < MAX_RUNS,
             "a recipe step has at most {MAX_RUNS} runs"
@@ -405,4 +405,197 @@ fn draw(rng: &mut SmallRng, table: &[(u32, u32)]) -> u32 {
         r -= w;
     }
     table[table.len() - 1].0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 8 users on 2 databases of 4 mailboxes of 2 MiB (8 KiB pages).
+    fn tiny() -> Mailboxes {
+        let layout = Layout::new(8192, 2 << 20, 4, 20, 3);
+        Mailboxes::new(
+            layout,
+            2,
+            8,
+            Knobs {
+                log_per_body_byte: 2.0,
+            },
+        )
+    }
+
+    fn steps(task: Task, user: u64, mb: &mut Mailboxes, seed: u64) -> Vec<Step> {
+        let mut r = Recipe::new(task, user, seed);
+        std::iter::from_fn(|| r.next_step(mb)).collect()
+    }
+
+    /// Every run of `step` lies in `user`'s mailbox extent, in `user`'s database.
+    fn in_mailbox(mb: &Mailboxes, user: u64, step: &Step) {
+        let (db, mailbox) = mb.place(user);
+        assert_eq!(step.db, db);
+        let start = mb.layout.mailbox_start(mailbox);
+        for r in step.runs() {
+            assert!(r.pages > 0);
+            assert!(
+                r.first >= start && r.first + r.pages <= start + mb.layout.mailbox_pages,
+                "{r:?} outside mailbox {mailbox}"
+            );
+        }
+    }
+
+    fn touches(step: &Step, touch: Touch) -> u64 {
+        step.runs()
+            .iter()
+            .filter(|r| r.touch == touch)
+            .map(|r| r.pages)
+            .sum()
+    }
+
+    #[test]
+    fn logon_reads_the_hierarchy_and_the_inbox_and_commits_lazily() {
+        let mut mb = tiny();
+        let s = steps(Task::Logon, 3, &mut mb, 1);
+        assert_eq!(s.len(), 1);
+        in_mailbox(&mb, 3, &s[0]);
+        assert_eq!(
+            touches(&s[0], Touch::Modify) + touches(&s[0], Touch::Fresh),
+            0
+        );
+        assert!(touches(&s[0], Touch::Read) >= 4, "{:?}", s[0].runs());
+        assert_eq!((s[0].log_bytes, s[0].durable), (UPDATE_LOG_BYTES, false));
+        let s = steps(Task::Logoff, 3, &mut mb, 1);
+        assert_eq!(s.len(), 1);
+        assert_eq!(touches(&s[0], Touch::Modify), 1);
+        assert!(!s[0].durable);
+    }
+
+    #[test]
+    fn send_mail_writes_the_sent_copy_then_delivers_to_each_recipient() {
+        for seed in 0..20 {
+            let mut mb = tiny();
+            let before = mb.users.clone();
+            let s = steps(Task::SendMail, 5, &mut mb, seed);
+            let recipients = s.len() - 1;
+            assert!(
+                RECIPIENTS.iter().any(|r| r.0 as usize == recipients),
+                "{recipients}"
+            );
+            // The Sent Items copy: its body written new, its row and view entry changed,
+            // durable; the log carries the body.
+            in_mailbox(&mb, 5, &s[0]);
+            let body = touches(&s[0], Touch::Fresh);
+            assert!(body >= 1);
+            assert_eq!(touches(&s[0], Touch::Modify), 2);
+            assert!(s[0].durable);
+            assert_eq!(
+                mb.users[5].items[Folder::Sent as usize],
+                before[5].items[Folder::Sent as usize] + 1
+            );
+            // Each delivery: the same body size, in a recipient's Inbox, durable.
+            let mut delivered = 0;
+            for d in &s[1..] {
+                assert!(d.durable);
+                assert_eq!(touches(d, Touch::Fresh), body.min(mb.layout.mailbox_pages));
+                assert_eq!(d.log_bytes, s[0].log_bytes);
+                delivered += 1;
+            }
+            let got: u32 = (0..8)
+                .filter(|&u| u != 5)
+                .map(|u| mb.users[u].unread - before[u].unread)
+                .sum();
+            assert_eq!(got, delivered, "every delivery is an unread message");
+            assert_eq!(mb.users[5].unread, before[5].unread, "never to the sender");
+        }
+    }
+
+    #[test]
+    fn read_and_process_reads_four_messages_and_marks_them_read() {
+        let mut mb = tiny();
+        mb.users[2].unread = 6;
+        let s = steps(Task::ReadAndProcessMessages, 2, &mut mb, 9);
+        let reads = MESSAGES_READ_PER_TASK as usize;
+        assert!(s.len() == reads || s.len() > reads + 1, "{} steps", s.len());
+        for step in &s[..reads] {
+            in_mailbox(&mb, 2, step);
+            assert!(
+                touches(step, Touch::Read) >= 2,
+                "the view page and the body"
+            );
+            assert_eq!(touches(step, Touch::Modify), 1, "the row, marked read");
+            assert!(!step.durable);
+        }
+        assert_eq!(mb.users[2].unread, 2);
+        // Over many tasks, the reply-or-forward share holds.
+        let replies = (0..400)
+            .filter(|&seed| steps(Task::ReadAndProcessMessages, 1, &mut mb, seed).len() > reads)
+            .count();
+        let share = replies as f64 / 400.0;
+        assert!((share - REPLY_OR_FORWARD_SHARE).abs() < 0.08, "{share}");
+    }
+
+    #[test]
+    fn calendar_and_contacts_are_read_only_and_appointments_are_durable_inserts() {
+        let mut mb = tiny();
+        for task in [Task::BrowseCalendar, Task::BrowseContacts, Task::Search] {
+            let s = steps(task, 6, &mut mb, 1);
+            assert_eq!(s.len(), 1, "{task:?}");
+            in_mailbox(&mb, 6, &s[0]);
+            assert_eq!(
+                touches(&s[0], Touch::Modify) + touches(&s[0], Touch::Fresh),
+                0
+            );
+            assert_eq!(s[0].log_bytes, 0, "{task:?} commits nothing");
+        }
+        let search = touches(&steps(Task::Search, 6, &mut mb, 1)[0], Touch::Read);
+        let browse = touches(&steps(Task::BrowseCalendar, 6, &mut mb, 1)[0], Touch::Read);
+        assert!(
+            search > browse,
+            "a search reads more than a week of calendar"
+        );
+        let calendar = mb.users[6].items[Folder::Calendar as usize];
+        let s = steps(Task::MakeAppointment, 6, &mut mb, 1);
+        assert_eq!(s.len(), 1);
+        assert!(s[0].durable);
+        assert_eq!(touches(&s[0], Touch::Fresh), 1, "a 4 KiB item: one page");
+        assert_eq!(mb.users[6].items[Folder::Calendar as usize], calendar + 1);
+        // A meeting request: the calendar item, the Sent copy, the deliveries.
+        let s = steps(Task::RequestMeeting, 6, &mut mb, 2);
+        assert!(s.len() >= 3);
+        assert_eq!(mb.users[6].items[Folder::Calendar as usize], calendar + 2);
+        // A response: the calendar item changed, one message to the organiser.
+        let s = steps(Task::RespondToMeeting, 6, &mut mb, 2);
+        assert_eq!(s.len(), 3);
+        assert_eq!(touches(&s[0], Touch::Modify), 1);
+    }
+
+    #[test]
+    fn delete_and_move_change_rows_and_views_of_both_folders() {
+        let mut mb = tiny();
+        for (task, to) in [
+            (Task::DeleteItems, Folder::Deleted),
+            (Task::Move, Folder::Other),
+        ] {
+            let before = mb.users[7].items[to as usize];
+            let s = steps(task, 7, &mut mb, 1);
+            assert_eq!(s.len(), 1);
+            in_mailbox(&mb, 7, &s[0]);
+            assert!(s[0].durable);
+            assert_eq!(touches(&s[0], Touch::Fresh), 0, "bodies do not move");
+            assert_eq!(touches(&s[0], Touch::Modify), 4 * ITEMS_MOVED);
+            assert_eq!(mb.users[7].items[to as usize], before + ITEMS_MOVED as u32);
+        }
+    }
+
+    #[test]
+    fn a_task_does_the_same_for_the_same_seed() {
+        for task in Task::ALL {
+            let (mut a, mut b) = (tiny(), tiny());
+            assert_eq!(
+                steps(task, 1, &mut a, 42),
+                steps(task, 1, &mut b, 42),
+                "{task:?}"
+            );
+            assert_eq!(a.users, b.users);
+        }
+    }
 }

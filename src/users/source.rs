@@ -658,4 +658,60 @@ pub(crate) mod tests {
             assert_eq!(t.latency.max(), 0, "{task:?}: {:?}", t.latency.summary());
         }
     }
+
+    #[test]
+    fn the_same_seed_gives_the_same_tasks_and_ios() {
+        let run = || {
+            let mut p = population(100, 720.0, 3_000 * MS, 500);
+            let ios = simulate(&mut p, 300_000, 16, 60_000 * MS);
+            let counts: Vec<u64> = p.tallies().iter().map(|t| t.completed).collect();
+            (ios, counts)
+        };
+        let (a, b) = (run(), run());
+        assert!(a.0.len() > 1000, "{} I/Os", a.0.len());
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn group_commit_writes_the_log_less_often_than_durable_commits() {
+        let mut p = population(400, 2000.0, 3_000 * MS, 5000);
+        let ios = simulate(&mut p, 2 * MS, 64, 60_000 * MS);
+        let log_writes = ios.iter().filter(|r| r.op.class % 3 == 2).count() as u64;
+        let c = p.store_counts();
+        assert!(c.durable_commits > 500, "{c:?}");
+        assert!(
+            log_writes < c.durable_commits,
+            "{log_writes} log writes for {c:?}"
+        );
+        for r in ios.iter().filter(|r| r.op.class % 3 == 2) {
+            assert_eq!(r.op.len % 4096, 0);
+            assert_eq!(r.op.offset % 4096, 0);
+            assert!(r.op.dsync, "log writes are write-through");
+        }
+    }
+
+    #[test]
+    fn a_bigger_cache_reads_less() {
+        let reads = |cache_pages| {
+            let mut p = population(100, 720.0, 5_000 * MS, cache_pages);
+            let ios = simulate(&mut p, 100_000, 16, 60_000 * MS);
+            ios.iter().filter(|r| r.op.class % 3 == 0).count()
+        };
+        let (small, large) = (reads(200), reads(20_000));
+        assert!(
+            large * 2 < small,
+            "{small} reads with 200 pages, {large} with 20,000"
+        );
+    }
+
+    #[test]
+    fn storage_that_cannot_keep_up_overloads_the_run() {
+        let mut p = population(50, 720.0, 60_000 * MS, 500);
+        // One I/O at a time, each taking a second: tasks pile up.
+        simulate(&mut p, 1000 * MS, 1, 600_000 * MS);
+        let o = p.overloaded().expect("overloaded").clone();
+        assert_eq!(o.limit, 75);
+        assert!(o.unfinished > 75);
+        assert_eq!(p.next(o.at_s as u64 * 1_000_000_000 + 1), Next::Done);
+    }
 }

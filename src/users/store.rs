@@ -249,3 +249,77 @@ impl Store {
         self.counts = StoreCounts::default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step changing `pages` pages from `first` of database 0, logging `log` bytes.
+    fn change(first: u64, pages: u64, log: u64) -> Step {
+        let mut s = Step::new(0);
+        s.add(Touch::Modify, (first, pages));
+        s.log_bytes = log;
+        s
+    }
+
+    #[test]
+    fn misses_are_read_page_by_page_and_fresh_pages_are_not() {
+        let mut store = Store::new(1, 8192, 100, 1 << 30);
+        let mut s = Step::new(0);
+        s.add(Touch::Read, (10, 3));
+        s.add(Touch::Fresh, (50, 4));
+        assert_eq!(store.begin(&s, 7), 3);
+        let reads: Vec<_> = store.queue.drain(..).collect();
+        assert_eq!(reads.len(), 3);
+        for (i, io) in reads.iter().enumerate() {
+            assert_eq!(io.kind, IoKind::PageRead(7));
+            assert_eq!((io.offset, io.len), ((10 + i as u64) * 8192, 8192));
+        }
+        // Now cached: no read.
+        assert_eq!(store.begin(&s, 8), 0);
+        assert_eq!(store.counts().hits, 7);
+    }
+
+    #[test]
+    fn checkpoint_writes_coalesce_up_to_512_kib_and_keep_the_depth() {
+        // 8 KiB pages: 64 pages a write at most. A 1 MiB target.
+        let mut store = Store::new(1, 8192, 10_000, 1 << 20);
+        store.begin(&change(0, 200, 0), 1);
+        store.queue.clear();
+        // 200 contiguous changed pages, then enough log to pass the target.
+        store.commit(&change(0, 200, 4096), 1);
+        store.commit(&change(5000, 1, 2 << 20), 1);
+        let writes: Vec<_> = store
+            .queue
+            .iter()
+            .filter(|io| io.kind == IoKind::PageWrite)
+            .copied()
+            .collect();
+        assert_eq!(writes.len(), 4, "{writes:?}");
+        assert!(writes.iter().all(|w| w.len <= MAX_WRITE_BYTES));
+        assert_eq!(writes.iter().map(|w| w.len).sum::<u64>(), 200 * 8192);
+        assert_eq!(writes[0].len, MAX_WRITE_BYTES);
+        // The oldest change is now the last step's: the depth is under target.
+        assert!(store.checkpoint_depth() <= (1 << 20) + 4096);
+    }
+
+    #[test]
+    fn a_dirty_page_evicted_is_written() {
+        let mut store = Store::new(1, 8192, 2, 1 << 30);
+        store.begin(&change(1, 1, 0), 1);
+        store.commit(&change(1, 1, 100), 1);
+        store.queue.clear();
+        // Two other pages push page 1 out.
+        let mut s = Step::new(0);
+        s.add(Touch::Read, (2, 2));
+        store.begin(&s, 2);
+        let writes: Vec<_> = store
+            .queue
+            .iter()
+            .filter(|io| io.kind == IoKind::PageWrite)
+            .collect();
+        assert_eq!(writes.len(), 1);
+        assert_eq!(writes[0].offset, 8192);
+        assert_eq!(store.counts().eviction_writes, 1);
+    }
+}

@@ -34,7 +34,7 @@ fn attach(image: &Path, extra: &[&str]) -> Result<LoopDevice, String> {
 }
 
 /// `MAJ:MIN` of a loop device, from /sys/class/block/loopN/dev.
-pub(super) fn dev_number(device: &LoopDevice) -> (u32, u32) {
+pub(crate) fn dev_number(device: &LoopDevice) -> (u32, u32) {
     let text = std::fs::read_to_string(format!("/sys/class/block/{}/dev", device.name()))
         .unwrap_or_else(|e| panic!("cannot read the device number of {}: {e}", device.name()));
     let (major, minor) = text.trim().split_once(':').expect("MAJ:MIN");
@@ -58,17 +58,17 @@ fn must(command: &mut Command) -> Result<(), String> {
 
 /// A fresh ext4 filesystem on a loop device over a sparse image, mounted on a directory;
 /// unmounted and detached when dropped (even when the test fails).
-pub(super) struct LoopFs {
-    pub(super) mount_point: PathBuf,
+pub(crate) struct LoopFs {
+    pub(crate) mount_point: PathBuf,
     /// Dropped after `drop` has unmounted.
-    pub(super) device: LoopDevice,
+    pub(crate) device: LoopDevice,
 }
 
 impl LoopFs {
     /// `name.img` of `mib` MiB in `dir`, attached with `losetup_extra`, formatted with
     /// `mkfs.ext4 -q -F MKFS_EXTRA`, mounted on `dir/name`. Inode tables and the journal are
     /// initialised by mkfs, so no background initialisation writes to the device later.
-    pub(super) fn create(
+    pub(crate) fn create(
         dir: &Path,
         name: &str,
         mib: u64,
@@ -79,7 +79,7 @@ impl LoopFs {
     }
 
     /// As [`LoopFs::create`], with the image in `image_dir`.
-    pub(super) fn create_with_image(
+    pub(crate) fn create_with_image(
         image_dir: &Path,
         dir: &Path,
         name: &str,
@@ -135,7 +135,7 @@ impl Drop for LoopFs {
 /// A directory in memory (under /dev/shm) for a loop device's image, when the machine has
 /// one: the device's speed is then the throttle's or the CPU's, never the shared scratch
 /// disk's.
-pub(super) fn ram_dir() -> Option<tempfile::TempDir> {
+pub(crate) fn ram_dir() -> Option<tempfile::TempDir> {
     Path::new("/dev/shm")
         .is_dir()
         .then(|| tempfile::tempdir_in("/dev/shm").ok())
@@ -146,7 +146,7 @@ pub(super) fn ram_dir() -> Option<tempfile::TempDir> {
 const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
 /// Why blkio throttling tests cannot run here, or `None`.
-pub(super) fn blkio_skip_reason() -> Option<String> {
+pub(crate) fn blkio_skip_reason() -> Option<String> {
     if let Some(r) = loop_skip_reason(&["mkfs.ext4"]) {
         return Some(r);
     }
@@ -162,14 +162,14 @@ pub(super) fn blkio_skip_reason() -> Option<String> {
 
 /// A blkio cgroup `storlab-test-PID-TAG` with throttle limits; removed when dropped (its
 /// processes have exited by then).
-pub(super) struct BlkioCgroup {
+pub(crate) struct BlkioCgroup {
     path: PathBuf,
 }
 
 impl BlkioCgroup {
     /// Creates the cgroup and writes each (file, value) pair, e.g.
     /// ("blkio.throttle.read_iops_device", "7:3 40").
-    pub(super) fn create(tag: &str, limits: &[(&str, String)]) -> Result<BlkioCgroup, String> {
+    pub(crate) fn create(tag: &str, limits: &[(&str, String)]) -> Result<BlkioCgroup, String> {
         let path = Path::new(BLKIO).join(format!("storlab-test-{}-{tag}", std::process::id()));
         std::fs::create_dir(&path)
             .map_err(|e| format!("cannot create the cgroup {}: {e}", path.display()))?;
@@ -187,7 +187,7 @@ impl BlkioCgroup {
 
     /// A cgroup `tag` that lets `iops` reads and `iops` writes a second through to `device`:
     /// a device whose capacity is known.
-    pub(super) fn iops_limit(
+    pub(crate) fn iops_limit(
         tag: &str,
         device: &LoopDevice,
         iops: u32,
@@ -204,7 +204,12 @@ impl BlkioCgroup {
     }
 
     /// Runs `command` in `dir`, inside this cgroup.
-    pub(super) fn run_exchange(&self, dir: &Path, command: &ExchangeArgs) -> Outcome {
+    pub(crate) fn run_exchange(&self, dir: &Path, command: &ExchangeArgs) -> Outcome {
+        self.run(dir, command.args())
+    }
+
+    /// Runs storlab with `args` in `dir`, inside this cgroup.
+    pub(crate) fn run<S: AsRef<std::ffi::OsStr>>(&self, dir: &Path, args: &[S]) -> Outcome {
         let procs = self.path.join("cgroup.procs");
         let output = Command::new("sh")
             .current_dir(dir)
@@ -215,7 +220,7 @@ impl BlkioCgroup {
                 procs.display()
             ))
             .arg(STORLAB)
-            .args(command.args())
+            .args(args)
             .output()
             .expect("start sh");
         Outcome::from_output(&output)
@@ -236,24 +241,24 @@ impl Drop for BlkioCgroup {
 
 /// A tracefs instance recording `block:block_rq_issue` for some devices: the requests each
 /// device was given, in issue order. Removed when dropped.
-pub(super) struct BlockTrace {
+pub(crate) struct BlockTrace {
     dir: PathBuf,
 }
 
 /// One request a block device was given.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Rq {
-    pub(super) dev: (u32, u32),
-    pub(super) write: bool,
-    pub(super) read: bool,
-    pub(super) sector: u64,
-    pub(super) sectors: u64,
+pub(crate) struct Rq {
+    pub(crate) dev: (u32, u32),
+    pub(crate) write: bool,
+    pub(crate) read: bool,
+    pub(crate) sector: u64,
+    pub(crate) sectors: u64,
 }
 
 impl BlockTrace {
     /// Why block tracing cannot run here, or `None`. Mounts tracefs on /sys/kernel/tracing
     /// when the kernel has it but nothing mounted it (left mounted: other users may come).
-    pub(super) fn skip_reason() -> Option<String> {
+    pub(crate) fn skip_reason() -> Option<String> {
         let base = Path::new("/sys/kernel/tracing");
         if !base.join("instances").is_dir() && base.is_dir() {
             let _ = Command::new("mount")
@@ -282,7 +287,7 @@ impl BlockTrace {
         None
     }
 
-    pub(super) fn start(tag: &str, devs: &[(u32, u32)]) -> Result<BlockTrace, String> {
+    pub(crate) fn start(tag: &str, devs: &[(u32, u32)]) -> Result<BlockTrace, String> {
         let dir = PathBuf::from(format!(
             "/sys/kernel/tracing/instances/storlab-it-{}-{tag}",
             std::process::id()
@@ -309,7 +314,7 @@ impl BlockTrace {
     }
 
     /// Stops tracing and returns the requests; errors when the buffer lost some.
-    pub(super) fn stop(&self) -> Result<Vec<Rq>, String> {
+    pub(crate) fn stop(&self) -> Result<Vec<Rq>, String> {
         let _ = std::fs::write(self.dir.join("tracing_on"), "0");
         let text = std::fs::read_to_string(self.dir.join("trace")).map_err(|e| e.to_string())?;
         if let Some(line) = text
@@ -356,7 +361,7 @@ fn parse_rq(line: &str) -> Option<Rq> {
 
 /// The extents of a file as (file offset, device offset, length), bytes, from
 /// `filefrag -v -b512` (the filesystem fills its whole device, so its blocks are the device's).
-pub(super) fn extents(path: &Path) -> Vec<(u64, u64, u64)> {
+pub(crate) fn extents(path: &Path) -> Vec<(u64, u64, u64)> {
     let out = Command::new("filefrag")
         .args(["-v", "-b512"])
         .arg(path)
@@ -391,7 +396,7 @@ pub(super) fn extents(path: &Path) -> Vec<(u64, u64, u64)> {
 }
 
 /// The file range (offset, length) of a request lying inside one of `extents`.
-pub(super) fn file_range(rq: &Rq, extents: &[(u64, u64, u64)]) -> Option<(u64, u64)> {
+pub(crate) fn file_range(rq: &Rq, extents: &[(u64, u64, u64)]) -> Option<(u64, u64)> {
     let start = rq.sector * 512;
     let len = rq.sectors * 512;
     extents
@@ -401,7 +406,7 @@ pub(super) fn file_range(rq: &Rq, extents: &[(u64, u64, u64)]) -> Option<(u64, u
 }
 
 /// The `results.devices` entry of a device.
-pub(super) fn device_entry<'a>(v: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn device_entry<'a>(v: &'a Value, name: &str) -> &'a Value {
     array_at(v, "/devices")
         .iter()
         .find(|d| str_at(d, "/name") == name)

@@ -12,7 +12,7 @@
 //! runs, and a 200 ms hiccup from a neighbour must not decide them.
 
 mod backup;
-mod devices;
+pub(crate) mod devices;
 mod initialisation;
 mod profile;
 mod search;

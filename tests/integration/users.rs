@@ -1,0 +1,267 @@
+//! `storlab users`: the model alone (null engine, no file), a population on real files with
+//! io_uring (Send Mail p95 under 1 s, every planned task done, the databases reused by the
+//! next run), the same on a loop device then throttled by blkio (Send Mail p95 over its limit
+//! with exit 3; overload with exit 3 and the rule named), and bad input (exit 2, named).
+
+use crate::exchange::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number};
+use crate::harness::{array_at, at, f64_at, load_json, run_in, scratch, skip, str_at, u64_at};
+use serde_json::Value;
+use std::path::Path;
+
+/// The rules of a results file that failed.
+fn failing(v: &Value) -> Vec<String> {
+    array_at(v, "/verdict/rules")
+        .iter()
+        .filter(|r| !r["pass"].as_bool().unwrap())
+        .map(|r| r["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A task type's entry in the users part.
+fn task<'a>(v: &'a Value, name: &str) -> &'a Value {
+    array_at(v, "/users/tasks")
+        .iter()
+        .find(|t| t["task"] == name)
+        .unwrap_or_else(|| panic!("no task {name}"))
+}
+
+/// Small mailboxes (2 MiB, 8 KiB pages) of Heavy users; `extra` flags last.
+fn users_args(dir: &Path, results: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "users",
+        "--version",
+        "2007",
+        "--mailbox-size",
+        "2MiB",
+        "--cache-per-mailbox",
+        "256KiB",
+        "--quiet",
+        "--db-path",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(dir.display().to_string());
+    args.push("-o".into());
+    args.push(results.display().to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+#[test]
+fn the_model_alone_runs_without_files() {
+    let dir = scratch();
+    let results = dir.path().join("model.json");
+    let db = dir.path().join("nothing-here");
+    // 200 users, 2 simulated hours in 10 s: 470 tasks a second, so only a stall of more than
+    // half a second (300 unfinished tasks) could overload it.
+    let args = users_args(
+        &db,
+        &results,
+        &[
+            "--engine",
+            "null",
+            "--users",
+            "200",
+            "--databases",
+            "4",
+            "--duration",
+            "2h",
+            "--compress",
+            "720",
+        ],
+    );
+    let out = run_in(dir.path(), &args);
+    out.expect_code(0);
+    assert!(!db.exists(), "the null engine created {}", db.display());
+    let v = load_json(&results);
+    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+    let planned = u64_at(&v, "/users/planned");
+    // 200 × 47 tasks over the 8-hour day: a quarter of them in 2 hours.
+    assert_eq!(planned, 2350);
+    assert_eq!(u64_at(&v, "/users/completed"), planned);
+    assert_eq!(u64_at(&v, "/users/unfinished"), 0);
+    let sent = task(&v, "Send Mail");
+    assert_eq!(sent["planned"], sent["completed"]);
+    // Every database has its three classes, and the log carries about 200 KiB a message.
+    for db in 1..=4 {
+        for what in ["read", "write", "log-write"] {
+            assert!(at(&v, "/classes").get(format!("db{db}/{what}")).is_some());
+        }
+    }
+    let per_message = f64_at(&v, "/users/store/log_bytes_per_message");
+    assert!(per_message > 100e3 && per_message < 400e3, "{per_message}");
+    assert!(!array_at(&v, "/users/series").is_empty());
+}
+
+#[test]
+fn a_population_on_files_passes_and_reuses_its_databases() {
+    let dir = scratch();
+    let results = dir.path().join("files.json");
+    // 20 Heavy users, 4 simulated hours in 10 s: about 47 tasks a second.
+    let args = users_args(
+        dir.path(),
+        &results,
+        &[
+            "--users",
+            "20",
+            "--databases",
+            "2",
+            "--duration",
+            "4h",
+            "--compress",
+            "1440",
+        ],
+    );
+    let out = run_in(dir.path(), &args);
+    let v = load_json(&results);
+    assert_eq!(
+        out.code,
+        Some(0),
+        "failing: {:?}\n--- stderr\n{}",
+        failing(&v),
+        out.stderr
+    );
+    let sent = task(&v, "Send Mail");
+    assert!(sent["completed"].as_u64().unwrap() > 0);
+    assert!(u64_at(&v, "/users/completed") >= u64_at(&v, "/users/planned"));
+    // Real I/O: page reads at the page size, log writes in whole 4 KiB segments.
+    let reads = &v["classes"]["db1/read"]["read"];
+    assert!(reads["ops"].as_u64().unwrap() > 0);
+    assert_eq!(
+        reads["bytes"].as_u64().unwrap(),
+        reads["ops"].as_u64().unwrap() * 8192
+    );
+    let log = &v["classes"]["db1/log-write"]["write"];
+    assert!(log["ops"].as_u64().unwrap() > 0);
+    assert_eq!(log["bytes"].as_u64().unwrap() % 4096, 0);
+    assert!(
+        array_at(&v, "/targets").iter().all(|t| t["direct"] == true),
+        "every target with O_DIRECT"
+    );
+    // The next run finds the databases as they were prepared.
+    let again = dir.path().join("again.json");
+    let args = users_args(
+        dir.path(),
+        &again,
+        &[
+            "--users",
+            "20",
+            "--databases",
+            "2",
+            "--duration",
+            "10m",
+            "--compress",
+            "600",
+        ],
+    );
+    run_in(dir.path(), &args).expect_code(0);
+    let v = load_json(&again);
+    for t in array_at(&v, "/targets") {
+        assert_eq!(t["prepare"]["reused"], true, "{}", t["name"]);
+    }
+}
+
+#[test]
+fn a_throttled_device_fails_send_mail_and_then_overloads() {
+    if let Some(reason) = blkio_skip_reason() {
+        return skip(
+            "a_throttled_device_fails_send_mail_and_then_overloads",
+            &reason,
+        );
+    }
+    let dir = scratch();
+    let fs = LoopFs::create(dir.path(), "mail", 256, &[], &[]).expect("filesystem");
+    let db = fs.mount_point.clone();
+    // Send Mail only: 47 a day per user.
+    let profile = dir.path().join("send-only.toml");
+    std::fs::write(
+        &profile,
+        "name = \"send only\"\n[tasks]\n\"Send Mail\" = 47\n",
+    )
+    .unwrap();
+    let profile = profile.display().to_string();
+    // Unthrottled: the loop device carries 10 users easily; this run also prepares the files.
+    let fast = dir.path().join("fast.json");
+    let base = ["--users", "10", "--profile", &profile, "--queue-depth", "8"];
+    let args = users_args(
+        &db,
+        &fast,
+        &[&base[..], &["--duration", "1h", "--compress", "720"]].concat(),
+    );
+    let out = run_in(dir.path(), &args);
+    let v = load_json(&fast);
+    assert_eq!(out.code, Some(0), "{:?}\n{}", failing(&v), out.stderr);
+    // 5 writes and 5 reads a second: each Send Mail waits for several log writes and reads
+    // (the sent copy, then each delivery), so its 95th percentile passes 1 s, while 0.3
+    // messages a second keep the unfinished tasks far under 1.5 × 10.
+    let (major, minor) = dev_number(&fs.device);
+    let limit = format!("{major}:{minor} 5");
+    let cgroup = BlkioCgroup::create(
+        "users",
+        &[
+            ("blkio.throttle.read_iops_device", limit.clone()),
+            ("blkio.throttle.write_iops_device", limit),
+        ],
+    )
+    .expect("blkio cgroup");
+    let slow = dir.path().join("slow.json");
+    let paced = ["--duration", "15m", "--compress", "45"];
+    let out = cgroup.run(
+        dir.path(),
+        &users_args(&db, &slow, &[&base[..], &paced].concat()),
+    );
+    out.expect_code(3);
+    let v = load_json(&slow);
+    let failed = failing(&v);
+    assert!(
+        failed.contains(&"Send Mail 95th percentile latency".to_string()),
+        "{failed:?}"
+    );
+    assert!(v["users"]["overloaded"].is_null(), "{failed:?}");
+    assert!(f64_at(&v, "/users/tasks/0/latency/p95") > 1e9);
+    // 600 messages a second against the same device: overloaded, stopped, exit 3.
+    let over = dir.path().join("over.json");
+    let fast_pace = ["--duration", "1h", "--compress", "1000"];
+    let out = cgroup.run(
+        dir.path(),
+        &users_args(&db, &over, &[&base[..], &fast_pace].concat()),
+    );
+    out.expect_code(3);
+    let v = load_json(&over);
+    assert!(
+        failing(&v).iter().any(|r| r.starts_with("not overloaded")),
+        "{:?}",
+        failing(&v)
+    );
+    assert!(u64_at(&v, "/users/overloaded/unfinished") > 15);
+    assert_eq!(u64_at(&v, "/users/overloaded/limit"), 15);
+    assert!(
+        array_at(&v, "/warnings")
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("overloaded at")),
+        "the warning says when"
+    );
+}
+
+#[test]
+fn bad_input_names_the_flag_or_key_and_exits_2() {
+    let dir = scratch();
+    let out = run_in(dir.path(), ["users", "--profile", "medium"]);
+    out.expect_code(2)
+        .stderr_has(&["--profile", "unknown profile `medium`", "heavy"]);
+    let out = run_in(dir.path(), ["users", "--compress", "0"]);
+    out.expect_code(2).stderr_has(&["--compress", "0.001"]);
+    let job = dir.path().join("users.toml");
+    std::fs::write(
+        &job,
+        "[users]\nusers = 10\ntasks = { \"Send Letters\" = 3 }\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), ["users".as_ref(), job.as_os_str()]);
+    out.expect_code(2).stderr_has(&[
+        "users.toml:3",
+        "unknown task `Send Letters`",
+        "\"Send Mail\"",
+    ]);
+}
