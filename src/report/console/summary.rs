@@ -53,6 +53,9 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(x) = &r.exchange {
         exchange::section(&mut out, r, x);
     }
+    if let Some(u) = &r.users {
+        super::users::section(&mut out, u);
+    }
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -84,6 +87,9 @@ pub(crate) fn source_text(source: &JobSource) -> String {
 pub(crate) fn what_ran(r: &RunResult) -> String {
     if let Some(x) = &r.exchange {
         return exchange::what_ran(r, x);
+    }
+    if let Some(u) = &r.users {
+        return super::users::what_ran(u);
     }
     if r.job.workers.is_empty() {
         // Rebuilt from a time series: the job is not known.

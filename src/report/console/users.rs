@@ -1,0 +1,120 @@
+//! Simulated users in the summary: what population ran (instead of the engine job, whose one
+//! worker only carries the population's I/O), the per-task table (planned, completed, failed,
+//! latency from the time each task was due) and the store's figures.
+
+use super::summary::labelled;
+use crate::results::users::UsersResult;
+use crate::units::{format_count, format_ns, format_pct, format_seconds, format_size};
+use std::fmt::Write as _;
+
+/// What ran.
+pub(super) fn what_ran(u: &UsersResult) -> String {
+    let s = &u.setup;
+    let mut out = String::new();
+    labelled(
+        &mut out,
+        "users",
+        &format!(
+            "{} {} users ({} tasks a day each) on an Exchange {} store",
+            format_count(s.users),
+            s.profile,
+            s.tasks_per_user_per_day,
+            s.version
+        ),
+    );
+    labelled(
+        &mut out,
+        "store",
+        &format!(
+            "{} databases, {} pages, mailboxes of {}, cache {} per mailbox, checkpoint {} per database, {} warm-up",
+            s.databases,
+            format_size(s.page_bytes),
+            format_size(s.mailbox_bytes),
+            format_size(s.cache_per_mailbox_bytes),
+            format_size(s.checkpoint_bytes),
+            s.warm_up
+        ),
+    );
+    let pace = if s.stress {
+        "stress mode: each user's next task as soon as the last completed".to_string()
+    } else {
+        format!(
+            "a task every {} ({}× real time)",
+            format_ns(s.dispatch_interval_s * 1e9),
+            s.compress
+        )
+    };
+    labelled(
+        &mut out,
+        "day",
+        &format!(
+            "a simulated {} of a {} day; {pace}",
+            format_seconds(s.duration_s),
+            format_seconds(s.day_s)
+        ),
+    );
+    out
+}
+
+/// The tasks table and the store's figures.
+pub(super) fn section(out: &mut String, u: &UsersResult) {
+    let _ = writeln!(
+        out,
+        "\ntasks (latency from the time each was due)\n{:<28}{:>9}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}",
+        "task", "planned", "completed", "failed", "mean", "p50", "p95", "p99", "max"
+    );
+    for t in &u.tasks {
+        let l = &t.latency;
+        let _ = writeln!(
+            out,
+            "{:<28}{:>9}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}",
+            t.task,
+            format_count(t.planned),
+            format_count(t.completed),
+            format_count(t.failed),
+            format_ns(l.mean),
+            format_ns(l.p50 as f64),
+            format_ns(l.p95 as f64),
+            format_ns(l.p99 as f64),
+            format_ns(l.max as f64)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<28}{:>9}{:>10}{:>8}  unfinished at the end: {}",
+        "(all)",
+        format_count(u.planned),
+        format_count(u.completed),
+        format_count(u.failed),
+        format_count(u.unfinished)
+    );
+    let st = &u.store;
+    labelled(
+        out,
+        "store",
+        &format!(
+            "cache hits {} of {} page references · {} commits ({} durable) · {} of log, {} a message · deepest checkpoint {}",
+            format_pct(st.cache_hit_pct),
+            format_count(st.cache_hits + st.cache_misses),
+            format_count(st.commits),
+            format_count(st.durable_commits),
+            format_size(st.log_bytes),
+            format_size(st.log_bytes_per_message as u64),
+            format_size(st.max_checkpoint_depth_bytes)
+        ),
+    );
+    labelled(
+        out,
+        "simulator",
+        &format!(
+            "{} of one core, {} CPU per task, {} of state per user{}",
+            format_pct(u.cost.cpu_pct_of_core),
+            format_ns(u.cost.cpu_per_task_us * 1e3),
+            format_size(u.cost.bytes_per_user),
+            match u.steady_at_s {
+                Some(t) => format!(" · store IOPS steady from {}", format_seconds(t)),
+                None => String::new(),
+            }
+        ),
+    );
+}
