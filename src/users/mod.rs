@@ -1,10 +1,10 @@
-//! Simulated mailbox users (LoadGen-class): the mail-store model whose I/O a user population
-//! causes. So far the store's three mechanisms, each a pure model tested on its own: the buffer
-//! cache with ESE's LRU-2 replacement (`cache`), the transaction log with group commit in whole
-//! 4 KiB segments (`log`) and the checkpoint flusher that writes the oldest dirty pages with
-//! their neighbours (`flusher`), and where a mailbox's messages live in its database file
-//! (`layout`); and LoadGen's pacing of tasks with its overload rule (`dispatch`). Task recipes,
-//! the store and the request source that turns them into engine I/O build on these.
+//! Simulated mailbox users (LoadGen-class): a population of users doing tasks on a mail-store
+//! model whose I/O goes to the engine. `config` (the `[users]` section and its engine job),
+//! `dispatch` (LoadGen's pacing and overload rule), `recipe` (what each task does, step by
+//! step, to the mailboxes), `store` (the buffer cache of `cache`, each database's `log` and the
+//! checkpoint writes of `flusher`, turning steps into I/O), `layout` (where a mailbox's data
+//! lives in its database file) and `source` (the population as a request source: per-user
+//! queues, running tasks, per-task latency and the population's time series).
 
 pub mod cache;
 pub mod config;
