@@ -318,7 +318,7 @@ fn json_flag_prints_only_the_results_json() {
     out.expect_ok();
     let printed: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", out.stdout));
-    assert_eq!(str_at(&printed, "/schema_version"), "1.1");
+    assert_eq!(str_at(&printed, "/schema_version"), "1.2");
     assert!(u64_at(&printed, "/totals/read/ops") > 0);
     assert_eq!(
         printed,
