@@ -4,10 +4,11 @@
 //! overrode). A unit test checks the tables against clap's definitions, so a new flag cannot be
 //! forgotten.
 
-use super::{ExchangeArgs, RunArgs};
+use super::{ExchangeArgs, RunArgs, UsersArgs};
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use crate::job::{self, JobError};
 use crate::profiles::exchange::{ExchangeSpec, ThreadsSpec};
+use crate::users::config::UsersSpec;
 use std::path::Path;
 use toml::Spanned;
 
@@ -28,6 +29,8 @@ pub(super) struct Flag<Args, Spec> {
 type RunFlag = Flag<RunArgs, JobSpec>;
 /// A flag of `storlab exchange`.
 type ExchangeFlag = Flag<ExchangeArgs, ExchangeSpec>;
+/// A flag of `storlab users`.
+type UsersFlag = Flag<UsersArgs, UsersSpec>;
 
 fn set<T: Clone>(field: &mut Option<T>, value: &Option<T>) {
     if value.is_some() {
@@ -175,9 +178,7 @@ pub(super) const RUN_FLAGS_FOR_EXCHANGE: &[&str] = &[
 
 /// Sets the values the flags in `args` give over those of `spec`.
 pub(super) fn apply_run(spec: &mut JobSpec, args: &RunArgs) {
-    for f in RUN_FLAGS.iter().filter(|f| (f.given)(args)) {
-        (f.apply)(spec, args);
-    }
+    apply(RUN_FLAGS, spec, args);
 }
 
 /// Points an error about a value a flag set at the flag (`command line: --qd: ...`) rather
@@ -283,7 +284,12 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
 
 /// Sets the values the flags in `args` give over those of `spec`.
 pub(super) fn apply_exchange(spec: &mut ExchangeSpec, args: &ExchangeArgs) {
-    for f in EXCHANGE_FLAGS.iter().filter(|f| (f.given)(args)) {
+    apply(EXCHANGE_FLAGS, spec, args);
+}
+
+/// Sets the values the flags of `table` given in `args` give over those of `spec`.
+pub(super) fn apply<A, S>(table: &[Flag<A, S>], spec: &mut S, args: &A) {
+    for f in table.iter().filter(|f| (f.given)(args)) {
         (f.apply)(spec, args);
     }
 }
@@ -291,23 +297,77 @@ pub(super) fn apply_exchange(spec: &mut ExchangeSpec, args: &ExchangeArgs) {
 /// Points an `[exchange]` error at what set the value: the flag (`--mailboxes`), or the line
 /// of the key (else of the `[exchange]` header) in the job file.
 pub(super) fn blame_exchange(
-    mut e: JobError,
+    e: JobError,
     args: &ExchangeArgs,
     file: Option<(&Path, &str)>,
 ) -> JobError {
+    blame_section(e, EXCHANGE_FLAGS, args, file, "exchange")
+}
+
+/// Points an error about key `SECTION.KEY` of a job file's `[SECTION]` at what set the value:
+/// the flag of `table` given in `args`, or the key's line in the job file (a key inside an
+/// inline table, `tasks = { ... }`, is on its table's line; else the section header's).
+pub(super) fn blame_section<A, S>(
+    mut e: JobError,
+    table: &[Flag<A, S>],
+    args: &A,
+    file: Option<(&Path, &str)>,
+    section: &str,
+) -> JobError {
     let key = e
         .key
-        .strip_prefix("exchange.")
+        .strip_prefix(section)
+        .and_then(|k| k.strip_prefix('.'))
         .unwrap_or(&e.key)
         .to_string();
-    if let Some(flag) = blamed(EXCHANGE_FLAGS, args, &key) {
+    let top = key.split('.').next().unwrap_or(&key);
+    if let Some(flag) = blamed(table, args, top) {
         e.location = "command line".into();
         e.key = flag.into();
     } else if let Some((path, text)) = file {
-        e.location = job::file::locate(path, text, Some("exchange"), &key);
+        e.location = job::file::locate(path, text, Some(section), top);
     }
     e
 }
+
+/// The flags of `storlab users` that change the `[users]` section.
+pub(super) const USERS_FLAGS: &[UsersFlag] = &[
+    top_level!("--users", users),
+    top_level!("--profile", profile),
+    Flag {
+        flag: "--version",
+        keys: &["version"],
+        given: |a| a.version.is_some(),
+        apply: |s, a| set(&mut s.version, &a.version.clone().map(ThreadsSpec::Word)),
+    },
+    top_level!("--databases", databases),
+    Flag {
+        flag: "--db-path",
+        keys: &["db_paths"],
+        given: |a| !a.db_paths.is_empty(),
+        apply: |s, a| s.db_paths = Some(a.db_paths.clone()),
+    },
+    Flag {
+        flag: "--log-path",
+        keys: &["log_paths"],
+        given: |a| !a.log_paths.is_empty(),
+        apply: |s, a| s.log_paths = Some(a.log_paths.clone()),
+    },
+    top_level!("--mailbox-size", mailbox_size),
+    top_level!("--cache-per-mailbox", cache_per_mailbox),
+    top_level!("--day", day),
+    top_level!("--duration", duration),
+    top_level!("--compress", compress),
+    switch!("--stress", stress),
+    top_level!("--warm-up", warm_up),
+    top_level!("--engine", engine),
+    top_level!("--queue-depth", queue_depth),
+    top_level!("--send-mail-p95", send_mail_p95),
+    top_level!("--interval", interval),
+    top_level!("--seed", seed),
+    switch!("--destroy-data", destroy_data),
+    switch!("--verify", verify),
+];
 
 #[cfg(test)]
 mod tests {
@@ -340,6 +400,7 @@ mod tests {
         let run_only = [OUTPUT, &["--preset"]].concat();
         assert_eq!(table_flags(RUN_FLAGS), clap_flags("run", &run_only));
         assert_eq!(table_flags(EXCHANGE_FLAGS), clap_flags("exchange", OUTPUT));
+        assert_eq!(table_flags(USERS_FLAGS), clap_flags("users", OUTPUT));
         for f in RUN_FLAGS_FOR_EXCHANGE {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
         }

@@ -1,9 +1,9 @@
 //! `storlab users`: simulated mailbox users (LoadGen-class). Flags override the job file's
 //! `[users]` section; with no argument at all, a scaled-down demo on a scratch directory.
 
-use super::flags::{self, Flag};
+use super::flags;
 use super::{OutputArgs, dry_run};
-use crate::job::{self, JobError};
+use crate::job;
 use crate::report::console;
 use crate::results::{Invocation, JobSource};
 use crate::run;
@@ -12,7 +12,7 @@ use crate::users::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
 use crate::users::source::Live;
 use anyhow::Result;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -87,81 +87,6 @@ pub struct UsersArgs {
     pub out: OutputArgs,
 }
 
-/// A flag of `storlab users`.
-type UsersFlag = Flag<UsersArgs, UsersSpec>;
-
-fn set<T: Clone>(field: &mut Option<T>, value: &Option<T>) {
-    if value.is_some() {
-        field.clone_from(value);
-    }
-}
-
-macro_rules! key {
-    ($flag:literal, $field:ident) => {
-        Flag {
-            flag: $flag,
-            keys: &[stringify!($field)],
-            given: |a| a.$field.is_some(),
-            apply: |s, a| set(&mut s.$field, &a.$field),
-        }
-    };
-}
-
-macro_rules! switch {
-    ($flag:literal, $field:ident) => {
-        Flag {
-            flag: $flag,
-            keys: &[stringify!($field)],
-            given: |a| a.$field,
-            apply: |s, _| s.$field = Some(true),
-        }
-    };
-}
-
-/// The flags of `storlab users` that change the `[users]` section.
-pub(super) const USERS_FLAGS: &[UsersFlag] = &[
-    key!("--users", users),
-    key!("--profile", profile),
-    Flag {
-        flag: "--version",
-        keys: &["version"],
-        given: |a| a.version.is_some(),
-        apply: |s, a| {
-            s.version = a
-                .version
-                .clone()
-                .map(crate::profiles::exchange::ThreadsSpec::Word);
-        },
-    },
-    key!("--databases", databases),
-    Flag {
-        flag: "--db-path",
-        keys: &["db_paths"],
-        given: |a| !a.db_paths.is_empty(),
-        apply: |s, a| s.db_paths = Some(a.db_paths.clone()),
-    },
-    Flag {
-        flag: "--log-path",
-        keys: &["log_paths"],
-        given: |a| !a.log_paths.is_empty(),
-        apply: |s, a| s.log_paths = Some(a.log_paths.clone()),
-    },
-    key!("--mailbox-size", mailbox_size),
-    key!("--cache-per-mailbox", cache_per_mailbox),
-    key!("--day", day),
-    key!("--duration", duration),
-    key!("--compress", compress),
-    switch!("--stress", stress),
-    key!("--warm-up", warm_up),
-    key!("--engine", engine),
-    key!("--queue-depth", queue_depth),
-    key!("--send-mail-p95", send_mail_p95),
-    key!("--interval", interval),
-    key!("--seed", seed),
-    switch!("--destroy-data", destroy_data),
-    switch!("--verify", verify),
-];
-
 /// The demo `storlab users` runs with no argument.
 fn demo_spec() -> UsersSpec {
     UsersSpec {
@@ -177,7 +102,7 @@ fn demo_spec() -> UsersSpec {
 
 /// Builds the configuration from the job file's `[users]` section and the flags.
 pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
-    let given = flags::given(USERS_FLAGS, a);
+    let given = flags::given(flags::USERS_FLAGS, a);
     let (mut spec, location, file) = match &a.job {
         Some(path) => {
             let text = job::file::read_text(path)?;
@@ -187,28 +112,11 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
         None if given.is_empty() => (demo_spec(), "demo".to_string(), None),
         None => (UsersSpec::default(), "command line".to_string(), None),
     };
-    for f in USERS_FLAGS.iter().filter(|f| (f.given)(a)) {
-        (f.apply)(&mut spec, a);
-    }
-    config::resolve(&spec, &location)
-        .map_err(|e| blame(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into())
-}
-
-/// Points a `[users]` error at the flag that set the value, or at the job file's line.
-fn blame(mut e: JobError, a: &UsersArgs, file: Option<(&Path, &str)>) -> JobError {
-    let key = e.key.strip_prefix("users.").unwrap_or(&e.key).to_string();
-    let top = key.split('.').next().unwrap_or(&key);
-    if let Some(f) = USERS_FLAGS
-        .iter()
-        .find(|f| (f.given)(a) && f.keys.contains(&top))
-    {
-        e.location = "command line".into();
-        e.key = f.flag.into();
-    } else if let Some((path, text)) = file {
-        // A key inside an inline table (`tasks = { ... }`) is on its table's line.
-        e.location = job::file::locate(path, text, Some("users"), top);
-    }
-    e
+    flags::apply(flags::USERS_FLAGS, &mut spec, a);
+    config::resolve(&spec, &location).map_err(|e| {
+        let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
+        flags::blame_section(e, flags::USERS_FLAGS, a, file, "users").into()
+    })
 }
 
 /// One line on what will run.
@@ -256,7 +164,7 @@ pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
     }
     let invocation = Invocation {
         source,
-        flags: flags::given(USERS_FLAGS, &a),
+        flags: flags::given(flags::USERS_FLAGS, &a),
     };
     a.out.run("users", invocation, |opts, signals, live| {
         if !a.out.json {

@@ -132,15 +132,7 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
         .collect();
     let (dispatched, unfinished) = p.dispatched_unfinished();
     let completed: u64 = tasks.iter().map(|t| t.completed).sum();
-    let planned = if cfg.stress {
-        dispatched
-    } else {
-        // Every dispatch due in the dispatch window.
-        let interval_ns = cfg.day_ms as f64 * 1e6
-            / cfg.compress
-            / (cfg.users as f64 * cfg.profile.tasks_per_day());
-        (cfg.dispatch_ms() as f64 * 1e6 / interval_ns).ceil() as u64
-    };
+    let (planned, interval_ns) = p.planned();
     let cpu_ns = p.cpu_ns();
     let refs = counts.hits + counts.misses;
     let messages = p.messages();
@@ -159,14 +151,7 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
             duration_s: cfg.duration_ms as f64 / 1e3,
             compress: cfg.compress,
             stress: cfg.stress,
-            dispatch_interval_s: if cfg.stress {
-                0.0
-            } else {
-                cfg.day_ms as f64
-                    / 1e3
-                    / cfg.compress
-                    / (cfg.users as f64 * cfg.profile.tasks_per_day())
-            },
+            dispatch_interval_s: interval_ns / 1e9,
             warm_up: if cfg.preload { "preloaded" } else { "cold" }.into(),
             log_per_body_byte: crate::users::config::knobs(cfg.version).log_per_body_byte,
         },

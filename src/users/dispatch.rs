@@ -85,9 +85,29 @@ impl Dispatcher {
         self.interval_ns
     }
 
+    /// When dispatch `k` (0-based) is due, ns.
+    fn at_ns(&self, k: u64) -> u64 {
+        (k as f64 * self.interval_ns) as u64
+    }
+
+    /// How many dispatches are due before `until_ns` (paced; unbounded in stress mode).
+    pub fn due_before(&self, until_ns: u64) -> u64 {
+        if self.interval_ns <= 0.0 {
+            return u64::MAX;
+        }
+        let mut n = (until_ns as f64 / self.interval_ns).ceil() as u64;
+        while n > 0 && self.at_ns(n - 1) >= until_ns {
+            n -= 1;
+        }
+        while self.at_ns(n) < until_ns {
+            n += 1;
+        }
+        n
+    }
+
     /// The next task: due `interval` after the one before (the first at 0).
     pub fn dispatch(&mut self) -> Dispatch {
-        let at_ns = (self.dispatched as f64 * self.interval_ns) as u64;
+        let at_ns = self.at_ns(self.dispatched);
         self.dispatched += 1;
         let user = self.rng.random_range(0..self.users);
         let r = self.rng.random::<f64>() * self.total;
@@ -111,6 +131,19 @@ mod tests {
     use super::*;
 
     const HOUR_NS: u64 = 3_600_000_000_000;
+
+    #[test]
+    fn the_dispatches_due_are_counted_as_dispatched() {
+        let heavy = Profile::builtin("heavy").unwrap();
+        for (users, compress, until) in [(200, 720.0, 10_000_000_000), (7, 3.3, 123_456_789)] {
+            let mut d = Dispatcher::new(&heavy, users, 8 * HOUR_NS, compress, false, 1).unwrap();
+            let want = d.due_before(until);
+            let got = std::iter::from_fn(|| Some(d.dispatch()))
+                .take_while(|x| x.at_ns < until)
+                .count() as u64;
+            assert_eq!(want, got);
+        }
+    }
 
     #[test]
     fn the_interval_is_the_day_over_every_task() {

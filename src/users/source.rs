@@ -203,6 +203,17 @@ impl Population {
         self.overloaded.as_ref()
     }
 
+    /// Tasks due while the population dispatches (stress mode: those dispatched), and the
+    /// real ns between two dispatches (0 in stress mode).
+    pub fn planned(&self) -> (u64, f64) {
+        let planned = if self.pace.stress {
+            self.dispatched_unfinished().0
+        } else {
+            self.dispatcher.due_before(self.pace.dispatch_ns)
+        };
+        (planned, self.dispatcher.interval_ns())
+    }
+
     /// Messages put in mailboxes (Sent Items copies and deliveries).
     pub fn messages(&self) -> u64 {
         self.mailboxes.messages
