@@ -158,14 +158,14 @@ pub const SCALES: [(&str, f64); 5] = [
     ("double-heavy", 2.0),
 ];
 
-/// Message sizes (bytes) and their weights, averaging 76.8 KiB (about 75 KB, the average
+/// Message sizes (bytes) and their weights (percent), averaging 75.1 KiB (about 75 KB, the average
 /// message of Microsoft's Exchange 2007/2010 sizing). The mix itself is storlab's choice.
 pub const MESSAGE_SIZES: [(u64, u32); 5] = [
-    (4 << 10, 45),
-    (16 << 10, 25),
-    (64 << 10, 15),
-    (256 << 10, 12),
-    (1 << 20, 3),
+    (4 << 10, 54),
+    (8 << 10, 16),
+    (32 << 10, 12),
+    (128 << 10, 13),
+    (1 << 20, 5),
 ];
 
 /// Recipients per message and their weights, averaging 4 (Heavy receives 80 messages a day for

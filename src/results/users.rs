@@ -72,8 +72,10 @@ pub struct UsersSetup {
     pub dispatch_interval_s: f64,
     /// `cold` (empty cache, as LoadGen) or `preloaded`.
     pub warm_up: String,
-    /// Log bytes per byte of message body (the version's calibration knob).
+    /// Calibration knob: log bytes per byte of message body.
     pub log_per_body_byte: f64,
+    /// Calibration knob: secondary indexes per folder.
+    pub secondary_indexes: u64,
 }
 
 /// Why a run was overloaded.

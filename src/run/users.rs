@@ -14,47 +14,12 @@ use crate::results::verdict::{Comparison, Rule, Verdict};
 use crate::results::{self, RunResult, progress::Observer};
 use crate::stats::steady::{SteadyRule, first_steady_round};
 use crate::users::config::UsersConfig;
-use crate::users::dispatch::Dispatcher;
-use crate::users::recipe::Mailboxes;
-use crate::users::source::{Live, Pace, Population};
-use crate::users::store::Store;
+use crate::users::source::{Live, Population};
 use anyhow::{Result, anyhow};
 use std::sync::Arc;
 
 /// The rule on overload (LoadGen's: unfinished tasks over 1.5 × users).
 pub(crate) const OVERLOAD_RULE: &str = "not overloaded (unfinished tasks ≤ 1.5 × users)";
-
-/// The population of `cfg`, reporting progress to `live`.
-pub(crate) fn population(cfg: &UsersConfig, live: Arc<Live>) -> Result<Population> {
-    let day_ns = cfg.day_ms * 1_000_000;
-    let dispatcher = Dispatcher::new(
-        &cfg.profile,
-        cfg.users,
-        day_ns,
-        cfg.compress,
-        cfg.stress,
-        cfg.seed,
-    )
-    .map_err(|e| anyhow!(crate::Usage(e)))?;
-    let knobs = crate::users::config::knobs(cfg.version);
-    let mailboxes = Mailboxes::new(cfg.layout(), cfg.databases, cfg.users, knobs);
-    let store = Store::new(
-        cfg.databases,
-        cfg.page_bytes(),
-        cfg.cache_pages(),
-        crate::users::config::checkpoint_bytes(cfg.version),
-    );
-    let pace = Pace {
-        dispatch_ns: cfg.dispatch_ms() * 1_000_000,
-        stress: cfg.stress,
-        interval_ns: cfg.interval_ms * 1_000_000,
-    };
-    let mut p = Population::new(dispatcher, mailboxes, store, pace, cfg.seed, live);
-    if cfg.preload {
-        p.preload();
-    }
-    Ok(p)
-}
 
 /// Runs `cfg` and writes its results file.
 pub(crate) fn run(
@@ -65,7 +30,9 @@ pub(crate) fn run(
     live: Arc<Live>,
 ) -> Result<RunResult> {
     let job = cfg.job();
-    let slot: PopulationSlot = std::sync::Mutex::new(Some(population(cfg, live)?));
+    let slot: PopulationSlot = std::sync::Mutex::new(Some(
+        cfg.population(live).map_err(|e| anyhow!(crate::Usage(e)))?,
+    ));
     let mut result = execute_with(&job, opts, signals, obs, Some(&slot))?;
     let mut population = slot
         .into_inner()
@@ -153,7 +120,8 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
             stress: cfg.stress,
             dispatch_interval_s: interval_ns / 1e9,
             warm_up: if cfg.preload { "preloaded" } else { "cold" }.into(),
-            log_per_body_byte: crate::users::config::knobs(cfg.version).log_per_body_byte,
+            log_per_body_byte: cfg.knobs.log_per_body_byte,
+            secondary_indexes: cfg.knobs.secondary_indexes,
         },
         planned,
         dispatched,

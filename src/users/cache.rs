@@ -1,8 +1,12 @@
 //! The database buffer cache model: which pages are in memory, by ESE's replacement policy,
 //! LRU-K with K = 2. A page's *backward 2-distance* is the time since its second-most-recent
 //! reference; the victim is the page with the largest, and pages referenced only once (infinite
-//! distance) go first, least recently used among them first. No history is kept for pages once
-//! evicted (LRU-K's "retained information period" is zero: our simplification).
+//! distance) go first, least recently used among them first. Evicted pages keep their newest
+//! reference time in a history of as many pages as the cache holds (LRU-K's "retained
+//! information period", here a count, oldest evictions forgotten first): a page read again while
+//! remembered comes back with two references. Without it, pages referenced twice long ago would
+//! never leave while new pages kept arriving. Every reference counts (LRU-K's "correlated
+//! reference period" is zero: our simplification).
 //!
 //! Time is a reference counter, so every key is unique. Pages referenced once sit in a FIFO
 //! (their one reference is their newest, so they arrive in order); the others in a min-heap
@@ -52,6 +56,11 @@ pub struct Cache {
     once: VecDeque<(u64, PageId)>,
     /// Pages referenced twice or more: (time of the second-newest reference, page).
     twice: BinaryHeap<Reverse<(u64, PageId)>>,
+    /// Evicted pages remembered: page → (newest reference, eviction number).
+    history: HashMap<PageId, (u64, u64)>,
+    /// Evictions in order: (eviction number, page); lazy like the queues.
+    evictions: VecDeque<(u64, PageId)>,
+    evicted: u64,
     hits: u64,
     misses: u64,
 }
@@ -77,6 +86,9 @@ impl Cache {
             pages: HashMap::new(),
             once: VecDeque::new(),
             twice: BinaryHeap::new(),
+            history: HashMap::new(),
+            evictions: VecDeque::new(),
+            evicted: 0,
             hits: 0,
             misses: 0,
         }
@@ -121,32 +133,52 @@ impl Cache {
         }
         self.misses += 1;
         let evicted = (self.pages.len() >= self.capacity).then(|| self.evict());
-        self.pages.insert(
-            page,
-            Entry {
-                last: now,
-                second: 0,
-            },
-        );
-        self.once.push_back((now, page));
+        let second = self.history.remove(&page).map_or(0, |(last, _)| last);
+        self.pages.insert(page, Entry { last: now, second });
+        if second == 0 {
+            self.once.push_back((now, page));
+        } else {
+            self.twice.push(Reverse((second, page)));
+        }
         Reference::Miss { evicted }
     }
 
-    /// Removes and returns the victim. The cache is not empty.
+    /// Removes and returns the victim, remembering it. The cache is not empty.
     fn evict(&mut self) -> PageId {
+        let page = self.victim();
+        let last = self.pages.remove(&page).map_or(0, |e| e.last);
+        self.evicted += 1;
+        self.history.insert(page, (last, self.evicted));
+        self.evictions.push_back((self.evicted, page));
+        while self.history.len() > self.capacity {
+            let Some((n, old)) = self.evictions.pop_front() else {
+                break;
+            };
+            if self.history.get(&old).is_some_and(|h| h.1 == n) {
+                self.history.remove(&old);
+            }
+        }
+        if self.evictions.len() > 2 * self.capacity + 64 {
+            let history = &self.history;
+            self.evictions
+                .retain(|&(n, p)| history.get(&p).is_some_and(|h| h.1 == n));
+        }
+        page
+    }
+
+    /// The page to evict (still in the cache). The cache is not empty.
+    fn victim(&mut self) -> PageId {
         while let Some((t, page)) = self.once.pop_front() {
             if self
                 .pages
                 .get(&page)
                 .is_some_and(|e| e.second == 0 && e.last == t)
             {
-                self.pages.remove(&page);
                 return page;
             }
         }
         while let Some(Reverse((t, page))) = self.twice.pop() {
             if self.pages.get(&page).is_some_and(|e| e.second == t) {
-                self.pages.remove(&page);
                 return page;
             }
         }
@@ -176,11 +208,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// LRU-2 by definition: scan every page for the largest backward 2-distance.
+    /// LRU-2 by definition: scan every page for the largest backward 2-distance; evicted
+    /// pages remembered (newest reference) in eviction order, as many as the cache holds.
     struct Reference2 {
         capacity: usize,
         now: u64,
         pages: Vec<(PageId, u64, u64)>,
+        history: Vec<(PageId, u64)>,
     }
 
     impl Reference2 {
@@ -201,9 +235,18 @@ mod tests {
                         if second == 0 { (0, last) } else { (1, second) }
                     })
                     .unwrap();
-                evicted = Some(self.pages.swap_remove(i).0);
+                let (victim, last, _) = self.pages.swap_remove(i);
+                self.history.push((victim, last));
+                if self.history.len() > self.capacity {
+                    self.history.remove(0);
+                }
+                evicted = Some(victim);
             }
-            self.pages.push((page, self.now, 0));
+            let second = match self.history.iter().position(|h| h.0 == page) {
+                Some(i) => self.history.remove(i).1,
+                None => 0,
+            };
+            self.pages.push((page, self.now, second));
             Reference::Miss { evicted }
         }
     }
@@ -215,7 +258,12 @@ mod tests {
             refs in prop::collection::vec(0u64..24, 0..600),
         ) {
             let mut cache = Cache::new(capacity);
-            let mut reference = Reference2 { capacity, now: 0, pages: Vec::new() };
+            let mut reference = Reference2 {
+                capacity,
+                now: 0,
+                pages: Vec::new(),
+                history: Vec::new(),
+            };
             for page in refs {
                 prop_assert_eq!(cache.touch(page), reference.touch(page), "page {}", page);
                 prop_assert!(cache.len() <= capacity);
@@ -250,6 +298,26 @@ mod tests {
         }
         assert!(cache.twice.len() <= 2 * cache.len() + 65);
         assert!(cache.once.len() <= 2 * cache.len() + 65);
+        for i in 0..100_000u64 {
+            cache.touch(i % 9);
+        }
+        assert!(cache.history.len() <= 4);
+        assert!(cache.evictions.len() <= 2 * 4 + 65);
+    }
+
+    #[test]
+    fn a_page_read_again_soon_after_eviction_is_remembered() {
+        // Page 0 is evicted by 1 and 2, then read again: it comes back with two references,
+        // so the next victims are the pages referenced once.
+        let mut cache = Cache::new(2);
+        for p in [0, 1, 2] {
+            cache.touch(p);
+        }
+        assert!(!cache.contains(0));
+        assert_eq!(cache.touch(0), Reference::Miss { evicted: Some(1) });
+        assert_eq!(cache.touch(3), Reference::Miss { evicted: Some(2) });
+        assert_eq!(cache.touch(4), Reference::Miss { evicted: Some(3) });
+        assert!(cache.contains(0));
     }
 
     #[test]

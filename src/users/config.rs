@@ -3,8 +3,10 @@
 //! as: per database a page file and a log target, three classes each, and one worker whose
 //! requests come from the population.
 
+use super::dispatch::Dispatcher;
 use super::layout::Layout;
-use super::recipe::Knobs;
+use super::recipe::{Knobs, Mailboxes};
+use super::source::{Live, Pace, Population};
 use super::store::{LOG_FILE_BYTES, MAX_WRITE_BYTES, Store};
 use crate::job::{Access, EngineKind, Job, JobError, Target, Worker};
 use crate::profiles::exchange::{ThreadsSpec, Version, class_name};
@@ -13,6 +15,7 @@ use crate::units::{Dur, Size};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Room to grow in each mailbox extent, percent of its initial items (storlab's choice).
 pub const GROWTH_PCT: u64 = 20;
@@ -40,10 +43,12 @@ pub fn checkpoint_bytes(version: Version) -> u64 {
 pub fn knobs(version: Version) -> Knobs {
     match version {
         Version::V2007 => Knobs {
-            log_per_body_byte: 2.4,
+            log_per_body_byte: 2.6,
+            secondary_indexes: 32,
         },
         _ => Knobs {
-            log_per_body_byte: 2.4,
+            log_per_body_byte: 2.6,
+            secondary_indexes: 19,
         },
     }
 }
@@ -142,6 +147,8 @@ pub struct UsersConfig {
     pub profile: Profile,
     /// The version modelled.
     pub version: Version,
+    /// Its model's calibration knobs.
+    pub knobs: Knobs,
     /// Databases.
     pub databases: u32,
     /// Database directories.
@@ -363,6 +370,7 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
         users,
         profile,
         version,
+        knobs: knobs(version),
         databases,
         db_paths,
         log_paths,
@@ -401,8 +409,45 @@ impl UsersConfig {
             self.mailbox_bytes,
             self.mailboxes_per_database(),
             GROWTH_PCT,
+            self.knobs.secondary_indexes,
             self.seed,
         )
+    }
+
+    /// The population of this run, reporting progress to `live` (its cache preloaded if
+    /// asked); an error when there is nothing to dispatch.
+    pub fn population(&self, live: Arc<Live>) -> Result<Population, String> {
+        let day_ns = self.day_ms * 1_000_000;
+        let dispatcher = Dispatcher::new(
+            &self.profile,
+            self.users,
+            day_ns,
+            self.compress,
+            self.stress,
+            self.seed,
+        )?;
+        let mailboxes = Mailboxes::new(
+            self.layout(),
+            self.databases,
+            self.users,
+            knobs(self.version),
+        );
+        let store = Store::new(
+            self.databases,
+            self.page_bytes(),
+            self.cache_pages(),
+            checkpoint_bytes(self.version),
+        );
+        let pace = Pace {
+            dispatch_ns: self.dispatch_ms() * 1_000_000,
+            stress: self.stress,
+            interval_ns: self.interval_ms * 1_000_000,
+        };
+        let mut p = Population::new(dispatcher, mailboxes, store, pace, self.seed, live);
+        if self.preload {
+            p.preload();
+        }
+        Ok(p)
     }
 
     /// Pages of the buffer cache.

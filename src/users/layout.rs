@@ -65,6 +65,9 @@ struct FolderArea {
     table_pages: u64,
     view: u64,
     view_pages: u64,
+    /// The secondary indexes: `indexes` areas of `1 + view_pages` each (the index's root page,
+    /// then its leaves), one after the other.
+    index: u64,
 }
 
 /// The layout of every database of a store (all databases have the same).
@@ -78,6 +81,8 @@ pub struct Layout {
     pub items: u64,
     /// Pages of one mailbox extent.
     pub mailbox_pages: u64,
+    /// Secondary indexes per folder.
+    pub indexes: u64,
     /// Message header rows per page.
     rows_per_page: u64,
     /// View entries per page.
@@ -97,18 +102,25 @@ pub struct Message {
     pub view: u64,
     /// Its body: first page and pages.
     pub body: (u64, u64),
+    /// The root pages of its folder's secondary indexes (every seek reads them): first page,
+    /// pages, and pages apart.
+    pub index_roots: (u64, u64, u64),
+    /// The leaf pages of its entries in those indexes: first page, pages, and pages apart.
+    pub index: (u64, u64, u64),
     /// Its size, bytes.
     pub bytes: u64,
 }
 
 impl Layout {
     /// The layout for mailboxes of `mailbox_bytes` each, `mailboxes` per database, with room
-    /// for `growth_pct` more items than at initialisation.
+    /// for `growth_pct` more items than at initialisation and `indexes` secondary indexes per
+    /// folder.
     pub fn new(
         page_bytes: u64,
         mailbox_bytes: u64,
         mailboxes: u64,
         growth_pct: u64,
+        indexes: u64,
         seed: u64,
     ) -> Self {
         let mean = mean_message_bytes();
@@ -126,8 +138,9 @@ impl Layout {
                 table_pages,
                 view: next + table_pages,
                 view_pages,
+                index: next + table_pages + view_pages,
             };
-            next += table_pages + view_pages;
+            next += table_pages + view_pages + (1 + view_pages) * indexes;
             area
         });
         // Bodies: the items' mean size over whole pages, with the growth room.
@@ -138,6 +151,7 @@ impl Layout {
             mailboxes,
             items,
             mailbox_pages: next + body_pages,
+            indexes,
             rows_per_page,
             entries_per_page,
             folders,
@@ -184,11 +198,18 @@ impl Layout {
         let h = hash(self.seed ^ mailbox.rotate_left(20) ^ (folder as u64).rotate_left(50) ^ n);
         let bytes = bytes.unwrap_or_else(|| message_bytes(h));
         let pages = bytes.div_ceil(self.page_bytes).clamp(1, self.bodies.1);
-        let first = (h >> 8) % (self.bodies.1 - pages + 1);
+        let first = (h >> 16) % (self.bodies.1 - pages + 1);
         Message {
             header: start + area.table + (n / self.rows_per_page) % area.table_pages,
             view: start + area.view + (n / self.entries_per_page) % area.view_pages,
             body: (start + self.bodies.0 + first, pages),
+            index_roots: (start + area.index, self.indexes, 1 + area.view_pages),
+            // Other sort orders than arrival: the entry's place is as good as random.
+            index: (
+                start + area.index + 1 + (h >> 32) % area.view_pages,
+                self.indexes,
+                1 + area.view_pages,
+            ),
             bytes,
         }
     }
@@ -236,9 +257,9 @@ pub fn mean_message_bytes() -> u64 {
         / total
 }
 
-/// A message's size from a hash: the mix's weights over the hash's low byte (of 100).
+/// A message's size from a hash: the mix's weights over the hash's low 16 bits (of 100).
 fn message_bytes(h: u64) -> u64 {
-    let mut r = (h & 0xff) * 100 / 256;
+    let mut r = (h & 0xffff) * 100 / 65_536;
     for &(bytes, weight) in &MESSAGE_SIZES {
         if r < u64::from(weight) {
             return bytes;
@@ -262,7 +283,7 @@ mod tests {
 
     fn layout() -> Layout {
         // 2007: 8 KiB pages; 250 MB mailboxes, 100 per database, 20 % room to grow.
-        Layout::new(8192, 250_000_000, 100, 20, 7)
+        Layout::new(8192, 250_000_000, 100, 20, 4, 7)
     }
 
     #[test]
@@ -287,7 +308,20 @@ mod tests {
             for folder in Folder::ALL {
                 for n in (0..5000).step_by(37) {
                     let m = l.message(mailbox, folder, n);
-                    for page in [m.header, m.view, m.body.0, m.body.0 + m.body.1 - 1] {
+                    let (root, indexes, stride) = m.index_roots;
+                    let (leaf, _, _) = m.index;
+                    assert_eq!((indexes, m.index.1, m.index.2), (4, 4, stride));
+                    // Each index: its root, then its leaves; the entry is a leaf.
+                    assert!(leaf > root && leaf < root + stride, "{m:?}");
+                    let last_leaf = leaf + (indexes - 1) * stride;
+                    for page in [
+                        m.header,
+                        m.view,
+                        m.body.0,
+                        m.body.0 + m.body.1 - 1,
+                        root,
+                        last_leaf,
+                    ] {
                         assert!(
                             (start..end).contains(&page),
                             "{mailbox} {folder:?} {n}: {m:?}"

@@ -7,6 +7,8 @@
 //! queues, running tasks, per-task latency and the population's time series).
 
 pub mod cache;
+#[cfg(test)]
+pub(crate) mod calibration;
 pub mod config;
 pub mod dispatch;
 pub mod flusher;

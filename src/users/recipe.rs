@@ -10,12 +10,12 @@
 //! random stream, so a task does the same thing whenever it runs. The counts of pages each
 //! task touches are storlab's choices (docs/profiles.md, "Task recipes").
 
-use super::layout::{Folder, Layout, ROW_BYTES, VIEW_ENTRY_BYTES};
+use super::layout::{Folder, Layout, Message, ROW_BYTES, VIEW_ENTRY_BYTES};
 use crate::profiles::users::{MESSAGES_READ_PER_TASK, RECIPIENTS, REPLY_OR_FORWARD_SHARE, Task};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Page runs a step holds at most.
-pub const MAX_RUNS: usize = 8;
+pub const MAX_RUNS: usize = 16;
 /// Bytes a row update (a flag, a property) logs.
 pub const UPDATE_LOG_BYTES: u64 = 512;
 /// Inbox view entries read at logon (a screen of messages and more).
@@ -53,6 +53,21 @@ pub struct Run {
     pub first: u64,
     /// Pages.
     pub pages: u64,
+    /// Pages from one to the next (1: contiguous).
+    pub stride: u64,
+}
+
+impl Run {
+    /// Its pages, in order.
+    pub fn page_numbers(&self) -> impl Iterator<Item = u64> + use<> {
+        let (first, stride) = (self.first, self.stride);
+        (0..self.pages).map(move |k| first + k * stride)
+    }
+
+    /// Its last page.
+    pub fn last(&self) -> u64 {
+        self.first + (self.pages.max(1) - 1) * self.stride
+    }
 }
 
 /// One transaction on one mailbox.
@@ -76,6 +91,7 @@ impl Step {
                 touch: Touch::Read,
                 first: 0,
                 pages: 0,
+                stride: 1,
             }; MAX_RUNS],
             len: 0,
             log_bytes: 0,
@@ -83,8 +99,16 @@ impl Step {
         }
     }
 
-    /// Adds a run (one page: `(page, 1)`).
+    /// Adds a run of contiguous pages (one page: `(page, 1)`).
     pub(super) fn add(&mut self, touch: Touch, (first, pages): (u64, u64)) {
+        self.add_strided(touch, (first, pages, 1));
+    }
+
+    /// Adds a run of `pages` pages `stride` apart from `first`.
+    pub(super) fn add_strided(&mut self, touch: Touch, (first, pages, stride): (u64, u64, u64)) {
+        if pages == 0 {
+            return;
+        }
         assert!(
             self.len < MAX_RUNS,
             "a recipe step has at most {MAX_RUNS} runs"
@@ -93,6 +117,7 @@ impl Step {
             touch,
             first,
             pages,
+            stride,
         };
         self.len += 1;
     }
@@ -118,6 +143,9 @@ pub struct Knobs {
     /// Log bytes per byte of message body written (ESE logs long values with their
     /// page-level records).
     pub log_per_body_byte: f64,
+    /// Secondary indexes per folder (views, search folders, restrictions): every change to an
+    /// item's row changes its entry in each.
+    pub secondary_indexes: u64,
 }
 
 /// The mailboxes of a population, spread over the databases (user `u` is mailbox
@@ -176,6 +204,7 @@ impl Mailboxes {
         step.add(Touch::Fresh, m.body);
         step.add(Touch::Modify, (m.header, 1));
         step.add(Touch::Modify, (m.view, 1));
+        index_changes(step, &m);
         step.log_bytes += self.insert_log_bytes(m.bytes);
         m.bytes
     }
@@ -190,11 +219,13 @@ impl Mailboxes {
             .message(mailbox, from, end.saturating_sub(back + 1));
         step.add(Touch::Modify, (old.header, 1));
         step.add(Touch::Modify, (old.view, 1));
+        index_changes(step, &old);
         let n = &mut self.users[user as usize].items[to as usize];
         let new = self.layout.message(mailbox, to, u64::from(*n));
         *n = n.wrapping_add(1);
         step.add(Touch::Modify, (new.header, 1));
         step.add(Touch::Modify, (new.view, 1));
+        index_changes(step, &new);
         step.log_bytes += 2 * (ROW_BYTES + VIEW_ENTRY_BYTES);
     }
 
@@ -331,6 +362,7 @@ impl Recipe {
                     .layout
                     .message(mailbox, Folder::Calendar, end.saturating_sub(1));
                 step.add(Touch::Modify, (item.header, 1));
+                index_changes(step, &item);
                 step.log_bytes = UPDATE_LOG_BYTES;
                 step.durable = true;
                 // The response goes to the organiser.
@@ -346,7 +378,7 @@ impl Recipe {
                 };
                 for i in 0..ITEMS_MOVED {
                     mb.move_item(user, Folder::Inbox, to, i, step);
-                    if step.len + 4 > MAX_RUNS {
+                    if step.len + 8 > MAX_RUNS {
                         break;
                     }
                 }
@@ -370,6 +402,7 @@ impl Recipe {
         step.add(Touch::Read, (m.view, 1));
         step.add(Touch::Read, m.body);
         step.add(Touch::Modify, (m.header, 1));
+        index_changes(step, &m);
         step.log_bytes = UPDATE_LOG_BYTES;
         self.stage = if left > 1 {
             Stage::Start { left: left - 1 }
@@ -394,6 +427,13 @@ impl Recipe {
     }
 }
 
+/// Adds the changes to `m`'s entries in its folder's secondary indexes: each index's root page
+/// read (the seek), its leaf page changed.
+fn index_changes(step: &mut Step, m: &Message) {
+    step.add_strided(Touch::Read, m.index_roots);
+    step.add_strided(Touch::Modify, m.index);
+}
+
 /// A value of a (value, weight) table, drawn in proportion to the weights.
 fn draw(rng: &mut SmallRng, table: &[(u32, u32)]) -> u32 {
     let total: u32 = table.iter().map(|t| t.1).sum();
@@ -411,15 +451,19 @@ fn draw(rng: &mut SmallRng, table: &[(u32, u32)]) -> u32 {
 mod tests {
     use super::*;
 
+    /// Secondary indexes per folder in [`tiny`].
+    const INDEXES: u64 = 2;
+
     /// 8 users on 2 databases of 4 mailboxes of 2 MiB (8 KiB pages).
     fn tiny() -> Mailboxes {
-        let layout = Layout::new(8192, 2 << 20, 4, 20, 3);
+        let layout = Layout::new(8192, 2 << 20, 4, 20, INDEXES, 3);
         Mailboxes::new(
             layout,
             2,
             8,
             Knobs {
                 log_per_body_byte: 2.0,
+                secondary_indexes: INDEXES,
             },
         )
     }
@@ -437,7 +481,7 @@ mod tests {
         for r in step.runs() {
             assert!(r.pages > 0);
             assert!(
-                r.first >= start && r.first + r.pages <= start + mb.layout.mailbox_pages,
+                r.first >= start && r.last() < start + mb.layout.mailbox_pages,
                 "{r:?} outside mailbox {mailbox}"
             );
         }
@@ -485,7 +529,9 @@ mod tests {
             in_mailbox(&mb, 5, &s[0]);
             let body = touches(&s[0], Touch::Fresh);
             assert!(body >= 1);
-            assert_eq!(touches(&s[0], Touch::Modify), 2);
+            // Row and view page, and its entry in each secondary index.
+            assert_eq!(touches(&s[0], Touch::Modify), 2 + INDEXES);
+            assert_eq!(touches(&s[0], Touch::Read), INDEXES, "each index's root");
             assert!(s[0].durable);
             assert_eq!(
                 mb.users[5].items[Folder::Sent as usize],
@@ -521,7 +567,11 @@ mod tests {
                 touches(step, Touch::Read) >= 2,
                 "the view page and the body"
             );
-            assert_eq!(touches(step, Touch::Modify), 1, "the row, marked read");
+            assert_eq!(
+                touches(step, Touch::Modify),
+                1 + INDEXES,
+                "the row, marked read, and its index entries"
+            );
             assert!(!step.durable);
         }
         assert_eq!(mb.users[2].unread, 2);
@@ -565,7 +615,7 @@ mod tests {
         // A response: the calendar item changed, one message to the organiser.
         let s = steps(Task::RespondToMeeting, 6, &mut mb, 2);
         assert_eq!(s.len(), 3);
-        assert_eq!(touches(&s[0], Touch::Modify), 1);
+        assert_eq!(touches(&s[0], Touch::Modify), 1 + INDEXES);
     }
 
     #[test]
@@ -581,7 +631,11 @@ mod tests {
             in_mailbox(&mb, 7, &s[0]);
             assert!(s[0].durable);
             assert_eq!(touches(&s[0], Touch::Fresh), 0, "bodies do not move");
-            assert_eq!(touches(&s[0], Touch::Modify), 4 * ITEMS_MOVED);
+            // Per item: both folders' rows, view pages and index entries.
+            assert_eq!(
+                touches(&s[0], Touch::Modify),
+                (4 + 2 * INDEXES) * ITEMS_MOVED
+            );
             assert_eq!(mb.users[7].items[to as usize], before + ITEMS_MOVED as u32);
         }
     }

@@ -589,9 +589,10 @@ pub(crate) mod tests {
         let heavy = Profile::builtin("heavy").unwrap();
         let day = 8 * 3600 * 1000 * MS;
         let dispatcher = Dispatcher::new(&heavy, users, day, compress, false, 7).unwrap();
-        let layout = Layout::new(8192, 2 << 20, users.div_ceil(2), 20, 7);
+        let layout = Layout::new(8192, 2 << 20, users.div_ceil(2), 20, 2, 7);
         let knobs = Knobs {
             log_per_body_byte: 2.4,
+            secondary_indexes: 2,
         };
         let mailboxes = Mailboxes::new(layout, 2, users, knobs);
         let store = Store::new(2, 8192, cache_pages, 1 << 20);
@@ -610,50 +611,17 @@ pub(crate) mod tests {
         )
     }
 
-    /// Drives `p` on a simulated clock: every I/O completes `io_ns` after it was issued, at
-    /// most `depth` at a time. Returns every request issued, in order.
+    /// Drives `p` on a simulated clock (I/Os of `io_ns`, `depth` in flight); every request
+    /// issued, in order.
     pub(crate) fn simulate(
         p: &mut Population,
         io_ns: u64,
         depth: usize,
         until_ns: u64,
     ) -> Vec<Request> {
-        let mut now = 0;
-        let mut flying: std::collections::VecDeque<(u64, Request)> = Default::default();
         let mut issued = Vec::new();
-        loop {
-            let mut wake = u64::MAX;
-            let mut done = false;
-            while flying.len() < depth {
-                match p.next(now) {
-                    Next::Issue(r) => {
-                        issued.push(r);
-                        flying.push_back((now + io_ns, r));
-                    }
-                    Next::At(t) => {
-                        wake = t;
-                        break;
-                    }
-                    Next::AwaitCompletion => break,
-                    Next::Done => {
-                        done = true;
-                        break;
-                    }
-                }
-            }
-            if done && flying.is_empty() || now > until_ns {
-                return issued;
-            }
-            match flying.front() {
-                Some(&(t, r)) if t <= wake => {
-                    now = now.max(t);
-                    flying.pop_front();
-                    p.completed(&r, r.op.len as i32, now);
-                }
-                _ if wake == u64::MAX => return issued,
-                _ => now = now.max(wake),
-            }
-        }
+        crate::users::calibration::drive(p, io_ns, depth, until_ns, |_, r| issued.push(*r));
+        issued
     }
 
     #[test]

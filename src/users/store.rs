@@ -111,7 +111,7 @@ impl Store {
     pub fn begin(&mut self, step: &Step, token: u32) -> u32 {
         let mut reads = 0;
         for run in step.runs() {
-            for page in run.first..run.first + run.pages {
+            for page in run.page_numbers() {
                 let id = page_id(step.db, page);
                 match self.cache.touch(id) {
                     Reference::Hit => self.counts.hits += 1,
@@ -165,7 +165,7 @@ impl Store {
         self.counts.durable_commits += u64::from(step.durable);
         self.counts.log_bytes += step.log_bytes;
         for run in step.runs().iter().filter(|r| r.touch != Touch::Read) {
-            for page in run.first..run.first + run.pages {
+            for page in run.page_numbers() {
                 self.dirty[db].dirty(page_id(step.db, page), lsn);
             }
         }
