@@ -320,6 +320,7 @@ mod tests {
     /// scale (bench/users-model.sh runs it in a release build).
     #[test]
     #[ignore = "a benchmark: bench/users-model.sh"]
+    #[allow(clippy::print_stderr, reason = "a benchmark's report")]
     fn calibration_table() {
         let users = std::env::var("USERS").map_or(2000, |u| u.parse().unwrap());
         eprintln!(
