@@ -66,7 +66,7 @@ struct FolderArea {
     view: u64,
     view_pages: u64,
     /// The secondary indexes: `indexes` areas of `1 + view_pages` each (the index's root page,
-    /// then its leaves), one after the other.
+    /// then its leaves; an index of one page is its own root), one after the other.
     index: u64,
 }
 
@@ -140,7 +140,8 @@ impl Layout {
                 view_pages,
                 index: next + table_pages + view_pages,
             };
-            next += table_pages + view_pages + (1 + view_pages) * indexes;
+            let root = u64::from(view_pages > 1);
+            next += table_pages + view_pages + (root + view_pages) * indexes;
             area
         });
         // Bodies: the items' mean size over whole pages, with the growth room.
@@ -195,6 +196,7 @@ impl Layout {
     pub fn message_of(&self, mailbox: u64, folder: Folder, n: u64, bytes: Option<u64>) -> Message {
         let area = self.folders[folder as usize];
         let start = self.mailbox_start(mailbox);
+        let root = u64::from(area.view_pages > 1);
         let h = hash(self.seed ^ mailbox.rotate_left(20) ^ (folder as u64).rotate_left(50) ^ n);
         let bytes = bytes.unwrap_or_else(|| message_bytes(h));
         let pages = bytes.div_ceil(self.page_bytes).clamp(1, self.bodies.1);
@@ -203,12 +205,17 @@ impl Layout {
             header: start + area.table + (n / self.rows_per_page) % area.table_pages,
             view: start + area.view + (n / self.entries_per_page) % area.view_pages,
             body: (start + self.bodies.0 + first, pages),
-            index_roots: (start + area.index, self.indexes, 1 + area.view_pages),
+            // An index of one page is its own root: no separate seek.
+            index_roots: if area.view_pages > 1 {
+                (start + area.index, self.indexes, 1 + area.view_pages)
+            } else {
+                (start + area.index, 0, 1)
+            },
             // Other sort orders than arrival: the entry's place is as good as random.
             index: (
-                start + area.index + 1 + (h >> 32) % area.view_pages,
+                start + area.index + root + (h >> 32) % area.view_pages,
                 self.indexes,
-                1 + area.view_pages,
+                root + area.view_pages,
             ),
             bytes,
         }

@@ -531,7 +531,9 @@ mod tests {
             assert!(body >= 1);
             // Row and view page, and its entry in each secondary index.
             assert_eq!(touches(&s[0], Touch::Modify), 2 + INDEXES);
-            assert_eq!(touches(&s[0], Touch::Read), INDEXES, "each index's root");
+            // Each index's root, unless the index is one page (its own root), as here.
+            assert_eq!(mb.layout.folder_pages(Folder::Sent).0, 1);
+            assert_eq!(touches(&s[0], Touch::Read), 0);
             assert!(s[0].durable);
             assert_eq!(
                 mb.users[5].items[Folder::Sent as usize],
