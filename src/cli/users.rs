@@ -123,12 +123,13 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
 fn summary(cfg: &UsersConfig) -> String {
     let layout = cfg.layout();
     format!(
-        "{} {} users ({} tasks a day each) on an Exchange {} store: {} databases of {} ({} mailboxes of {}), {} cache ({} per mailbox) · a simulated {} of a {} day{} · {} warm-up · engine {}",
+        "{} {} users ({} tasks a day each) on an Exchange {} store: {} database{} of {} ({} mailboxes of {}), {} cache ({} per mailbox) · a simulated {} of a {} day{} · {} warm-up · engine {}",
         format_count(cfg.users),
         cfg.profile.name,
         cfg.profile.tasks_per_day(),
         cfg.version.name(),
         cfg.databases,
+        if cfg.databases == 1 { "" } else { "s" },
         format_size(layout.database_bytes()),
         format_count(cfg.mailboxes_per_database()),
         format_size(cfg.mailbox_bytes),

@@ -3,6 +3,7 @@
 //! cost, and a time series of the population (tasks, unfinished tasks, cache hits, log waits,
 //! checkpoint depth) beside the engine's per-class series.
 
+use super::exchange::DatabaseFigures;
 use crate::stats::histogram::LatencySummary;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +37,8 @@ pub struct UsersResult {
     pub steady_at_s: Option<f64>,
     /// One record per interval.
     pub series: Vec<UsersInterval>,
+    /// Per database: its I/O figures over the run, as in the Exchange validation.
+    pub databases: Vec<DatabaseFigures>,
 }
 
 /// The population and the store as run.

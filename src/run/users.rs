@@ -38,7 +38,7 @@ pub(crate) fn run(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .ok_or_else(|| anyhow!("the population was lost"))?;
-    let users = users_result(cfg, &mut population, result.measured_ms);
+    let mut users = users_result(cfg, &mut population, result.measured_ms);
     let mut rules = task_rules(cfg, &users);
     let paths: Vec<_> = (0..cfg.databases)
         .map(|db| (cfg.database_path(db), cfg.log_path(db)))
@@ -51,6 +51,7 @@ pub(crate) fn run(
     };
     // Without a durable commit there is no log write to judge.
     rules.extend(exchange::storage_rules(&dbs, &limits, false));
+    users.databases = dbs;
     // The integrity rules (errors, verification) the run judged already.
     rules.extend(result.verdict.take().into_iter().flat_map(|v| v.rules));
     if !rules.iter().any(|r| r.rule == results::verdict::IO_ERRORS) {
@@ -171,6 +172,7 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
         },
         steady_at_s: steady_at(&series),
         series,
+        databases: Vec::new(),
     }
 }
 

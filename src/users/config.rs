@@ -478,11 +478,12 @@ impl UsersConfig {
         let db_bytes = self.layout().database_bytes();
         let mut job = Job {
             description: Some(format!(
-                "{} {} users on Exchange {}: {} databases",
+                "{} {} users on Exchange {}: {} database{}",
                 self.users,
                 self.profile.name,
                 self.version.name(),
-                self.databases
+                self.databases,
+                if self.databases == 1 { "" } else { "s" }
             )),
             engine: self.engine,
             duration_ms: self.dispatch_ms() + DRAIN_MS,

@@ -113,6 +113,8 @@ fn a_population_on_files_passes_and_reuses_its_databases() {
             "1h",
             "--compress",
             "360",
+            "--html",
+            "report.html",
         ],
     );
     let out = run_in(dir.path(), &args);
@@ -141,6 +143,26 @@ fn a_population_on_files_passes_and_reuses_its_databases() {
         array_at(&v, "/targets").iter().all(|t| t["direct"] == true),
         "every target with O_DIRECT"
     );
+    // The per-database figures, and the report's users section from them.
+    let dbs = array_at(&v, "/users/databases");
+    assert_eq!(dbs.len(), 2);
+    assert!(dbs[0]["db_reads_per_s"].as_f64().unwrap() > 0.0);
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    for part in [
+        "<h2>Simulated users</h2>",
+        "data-table=\"users-tasks\"",
+        "<td>Send Mail</td>",
+        "<h2>Databases</h2>",
+        "data-chart=\"users-tasks\"",
+        "data-chart=\"users-store-iops\"",
+        "data-chart=\"users-send-mail\"",
+        "data-series=\"database reads/s\"",
+    ] {
+        assert!(html.contains(part), "the report lacks {part}");
+    }
+    if v["users"]["steady_at_s"].is_number() {
+        assert!(html.contains("data-band=\"steady\""));
+    }
     // The next run finds the databases as they were prepared.
     let again = dir.path().join("again.json");
     let args = users_args(
@@ -269,4 +291,44 @@ fn bad_input_names_the_flag_or_key_and_exits_2() {
         "unknown task `Send Letters`",
         "\"Send Mail\"",
     ]);
+}
+
+#[test]
+fn runs_compare_task_by_task() {
+    let dir = scratch();
+    let db = dir.path().join("nothing-here");
+    // Model only: 100 users, one simulated hour in 3 s, Heavy then Double Heavy.
+    let mut files = Vec::new();
+    for profile in ["heavy", "double-heavy"] {
+        let results = dir.path().join(format!("{profile}.json"));
+        let args = users_args(
+            &db,
+            &results,
+            &[
+                "--engine",
+                "null",
+                "--users",
+                "100",
+                "--profile",
+                profile,
+                "--duration",
+                "1h",
+                "--compress",
+                "1200",
+            ],
+        );
+        run_in(dir.path(), &args).expect_code(0);
+        files.push(results.display().to_string());
+    }
+    let out = run_in(dir.path(), ["compare", &files[0], &files[1]]);
+    out.expect_code(0);
+    for part in [
+        "profile: heavy vs double-heavy",
+        "users: task latency p95",
+        "Send Mail",
+        "Read and Process Messages",
+        "tasks completed a second",
+    ] {
+        assert!(out.stdout.contains(part), "{part}:\n{}", out.stdout);
+    }
 }

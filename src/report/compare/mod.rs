@@ -6,7 +6,7 @@ use crate::report::svg::{Bars, Series};
 use crate::results::RunResult;
 use crate::results::steps::StepResult;
 use crate::stats::Dir;
-use crate::stats::histogram::Histogram;
+use crate::stats::histogram::{Histogram, LatencySummary};
 use crate::stats::repetition::Spread;
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::IntervalPhase;
@@ -314,10 +314,90 @@ fn job_properties(r: &RunResult) -> Vec<(&'static str, String)> {
             "filesystems",
             distinct(r.targets.iter().map(|t| t.filesystem.clone())),
         ),
+        ("simulated users", users_setup(r, |u| u.users.to_string())),
+        ("profile", users_setup(r, |u| u.profile.clone())),
+        ("Exchange version", users_setup(r, |u| u.version.clone())),
+        (
+            "mailbox size",
+            users_setup(r, |u| format_size(u.mailbox_bytes)),
+        ),
+        (
+            "cache per mailbox",
+            users_setup(r, |u| format_size(u.cache_per_mailbox_bytes)),
+        ),
+        (
+            "day compressed",
+            users_setup(r, |u| format!("{}×", u.compress)),
+        ),
         ("kernel", r.host.kernel.clone()),
         ("CPU", r.host.cpu_model.clone()),
         ("hostname", r.host.hostname.clone()),
     ]
+}
+
+/// A property of a simulated-users run's setup (empty for other runs).
+fn users_setup(r: &RunResult, f: impl Fn(&crate::results::users::UsersSetup) -> String) -> String {
+    r.users.as_ref().map(|u| f(&u.setup)).unwrap_or_default()
+}
+
+/// Simulated-users runs: each task type's latency (from the time it was due) and the tasks
+/// completed a second, for the task types every run has.
+fn users_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
+    let users: Option<Vec<&crate::results::users::UsersResult>> =
+        runs.iter().map(|r| r.1.users.as_ref()).collect();
+    let Some(users) = users else {
+        if runs.iter().any(|r| r.1.users.is_some()) {
+            c.notes
+                .push("not every run simulated users: their tasks not compared".into());
+        }
+        return;
+    };
+    let row = |name: String, unit: Unit, values: Vec<f64>| Row {
+        name,
+        unit,
+        baseline: values[0],
+        others: values[1..]
+            .iter()
+            .map(|&v| cell(values[0], v, unit, noise_pct))
+            .collect(),
+    };
+    type Metric = fn(&LatencySummary) -> f64;
+    let metrics: [(&str, Metric); 3] = [
+        ("p95", |l| l.p95 as f64),
+        ("p99", |l| l.p99 as f64),
+        ("mean", |l| l.mean),
+    ];
+    for (metric, f) in metrics {
+        let rows = users[0]
+            .tasks
+            .iter()
+            .filter_map(|t| {
+                let values: Option<Vec<f64>> = users
+                    .iter()
+                    .map(|u| {
+                        u.tasks
+                            .iter()
+                            .find(|x| x.task == t.task && x.completed > 0)
+                            .map(|x| f(&x.latency))
+                    })
+                    .collect();
+                Some(row(t.task.clone(), Unit::Ns, values?))
+            })
+            .collect();
+        c.tables.push(Table {
+            title: format!("users: task latency {metric}"),
+            rows,
+        });
+    }
+    let rate: Vec<f64> = runs
+        .iter()
+        .zip(&users)
+        .map(|(r, u)| u.completed as f64 / (r.1.measured_ms.max(1) as f64 / 1e3))
+        .collect();
+    c.tables.push(Table {
+        title: "users".into(),
+        rows: vec![row("tasks completed a second".into(), Unit::Iops, rate)],
+    });
 }
 
 fn job_differences(runs: &[(String, RunResult)]) -> Vec<String> {
@@ -352,6 +432,7 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
         return c;
     }
     c.job_differences = job_differences(runs);
+    users_tables(runs, noise_pct, &mut c);
 
     // Totals, then classes present in every run (left out when each run has a single class:
     // it is the totals again).

@@ -26,8 +26,9 @@ pub(super) fn what_ran(u: &UsersResult) -> String {
         &mut out,
         "store",
         &format!(
-            "{} databases, {} pages, mailboxes of {}, cache {} per mailbox, checkpoint {} per database, {} warm-up",
+            "{} database{}, {} pages, mailboxes of {}, cache {} per mailbox, checkpoint {} per database, {} warm-up",
             s.databases,
+            if s.databases == 1 { "" } else { "s" },
             format_size(s.page_bytes),
             format_size(s.mailbox_bytes),
             format_size(s.cache_per_mailbox_bytes),

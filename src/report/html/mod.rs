@@ -19,7 +19,8 @@
 //! (one per device), steps-iops and steps-mbps (`total`, plus each class when there are
 //! several; sequences of two or more steps or with repetitions), curve-latency (`mean`, `p99`;
 //! rate curves), steady-rounds (`rounds`, `window`, prefixed by the step label when several
-//! steps ran until steady).
+//! steps ran until steady). A simulated-users run adds its own (`users`: users-tasks and
+//! others, with the steady part shaded as `data-band="steady"`).
 
 use super::svg::{self};
 use crate::results::exchange::ExchangeResult;
@@ -34,6 +35,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 mod charts;
+mod users;
 
 use charts::{distribution_chart, step_charts, step_latency, time_charts};
 
@@ -305,6 +307,9 @@ pub(crate) fn render(r: &RunResult) -> String {
     warnings_section(&mut o, r);
     if let Some(x) = &r.exchange {
         exchange_section(&mut o, r, x);
+    }
+    if let Some(u) = &r.users {
+        users::users_section(&mut o, u);
     }
     if let Some(v) = &r.verdict {
         verdict_rules_section(&mut o, v);

@@ -1,0 +1,267 @@
+//! A simulated-users run in the report: the population and store as run, every task type's
+//! latency, the store's and the simulator's figures, the databases' I/O, and the population's
+//! time series with the steady-state point marked (`<rect class="band" data-band="steady">`).
+//!
+//! Chart ids (and series names): users-tasks (`tasks/s`, `unfinished`), users-store-iops
+//! (`database reads/s`, `database writes/s`, `log writes/s`), users-cache (`cache hit %`,
+//! `simulator CPU %`), users-checkpoint (`checkpoint depth`), users-log-waits (`log waits`),
+//! users-send-mail (`Send Mail p95`).
+
+use super::escape;
+use crate::report::svg::{self, Axis, Band, LineOptions, Series};
+use crate::results::users::{UsersInterval, UsersResult};
+use crate::units::{format_count, format_ns, format_number, format_pct, format_rate, format_size};
+use std::fmt::Write as _;
+
+/// The users section.
+pub(super) fn users_section(o: &mut String, u: &UsersResult) {
+    let s = &u.setup;
+    let hours = |secs: f64| format!("{:.2} h", secs / 3600.0);
+    let rows = [
+        ("users", format_count(s.users)),
+        (
+            "profile",
+            format!(
+                "{} ({} tasks a day each)",
+                escape(&s.profile),
+                format_number(s.tasks_per_user_per_day)
+            ),
+        ),
+        ("Exchange version", escape(&s.version)),
+        ("databases", s.databases.to_string()),
+        ("page size", format_size(s.page_bytes)),
+        ("mailbox size", format_size(s.mailbox_bytes)),
+        ("cache per mailbox", format_size(s.cache_per_mailbox_bytes)),
+        ("checkpoint depth target", format_size(s.checkpoint_bytes)),
+        (
+            "simulated",
+            format!("{} of a {} day", hours(s.duration_s), hours(s.day_s)),
+        ),
+        (
+            "pace",
+            if s.stress {
+                "stress mode".into()
+            } else {
+                format!("{}× real time", format_number(s.compress))
+            },
+        ),
+        ("warm-up", escape(&s.warm_up)),
+        ("planned", format_count(u.planned)),
+        ("completed", format_count(u.completed)),
+        ("failed", format_count(u.failed)),
+        ("unfinished at the end", format_count(u.unfinished)),
+        (
+            "overloaded",
+            u.overloaded.as_ref().map_or("no".into(), |o| {
+                format!(
+                    "at {} s ({} unfinished, limit {})",
+                    format_number(o.at_s),
+                    format_count(o.unfinished),
+                    format_count(o.limit)
+                )
+            }),
+        ),
+        (
+            "cache hits",
+            format!(
+                "{} of {} page references",
+                format_pct(u.store.cache_hit_pct),
+                format_count(u.store.cache_hits + u.store.cache_misses)
+            ),
+        ),
+        (
+            "commits",
+            format!(
+                "{} ({} durable)",
+                format_count(u.store.commits),
+                format_count(u.store.durable_commits)
+            ),
+        ),
+        (
+            "log",
+            format!(
+                "{}, {} a message",
+                format_size(u.store.log_bytes),
+                format_size(u.store.log_bytes_per_message as u64)
+            ),
+        ),
+        (
+            "deepest checkpoint",
+            format_size(u.store.max_checkpoint_depth_bytes),
+        ),
+        (
+            "simulator",
+            format!(
+                "{} of one core, {} a task",
+                format_pct(u.cost.cpu_pct_of_core),
+                format_ns(u.cost.cpu_per_task_us * 1e3)
+            ),
+        ),
+        ("state per user", format!("{} B", u.cost.bytes_per_user)),
+        (
+            "steady from",
+            u.steady_at_s
+                .map_or("not reached".into(), |t| format!("{} s", format_number(t))),
+        ),
+        (
+            "calibration knobs",
+            format!(
+                "{} log bytes a body byte, {} indexes a folder",
+                format_number(s.log_per_body_byte),
+                s.secondary_indexes
+            ),
+        ),
+    ];
+    o.push_str("<h2>Simulated users</h2><div class=\"table\"><table>");
+    for (k, v) in rows {
+        let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
+    }
+    o.push_str("</table></div>");
+    tasks_table(o, u);
+    databases_table(o, u);
+    charts(o, u);
+}
+
+/// Every task type: counts and latency from the time it was due, and its service p95.
+fn tasks_table(o: &mut String, u: &UsersResult) {
+    o.push_str("<h2>Tasks</h2><p>Latency from the time each task was due; service from its start.</p><div class=\"table\"><table data-table=\"users-tasks\"><tr><th>task</th><th>planned</th><th>completed</th><th>failed</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>max</th><th>service p95</th></tr>");
+    for t in &u.tasks {
+        let l = &t.latency;
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&t.task),
+            format_count(t.planned),
+            format_count(t.completed),
+            format_count(t.failed),
+            format_ns(l.mean),
+            format_ns(l.p50 as f64),
+            format_ns(l.p95 as f64),
+            format_ns(l.p99 as f64),
+            format_ns(l.max as f64),
+            format_ns(t.service.p95 as f64)
+        );
+    }
+    o.push_str("</table></div>");
+}
+
+/// Per database, as in the Exchange validation.
+fn databases_table(o: &mut String, u: &UsersResult) {
+    if u.databases.is_empty() {
+        return;
+    }
+    o.push_str("<h2>Databases</h2><div class=\"table\"><table><tr>");
+    for c in crate::report::tables::DATABASE_COLUMNS {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr>");
+    for d in &u.databases {
+        o.push_str("<tr>");
+        for c in crate::report::tables::database_cells(d) {
+            let _ = write!(o, "<td>{}</td>", escape(&c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table></div>");
+}
+
+/// The population's series over time, the steady part shaded.
+fn charts(o: &mut String, u: &UsersResult) {
+    if u.series.is_empty() {
+        return;
+    }
+    let end = u.series.last().map_or(0.0, |i| i.t_s);
+    let options = LineOptions {
+        x_range: Some((0.0, end)),
+        bands: u
+            .steady_at_s
+            .map(|from| Band {
+                from,
+                to: end,
+                label: "steady".into(),
+            })
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    let line = |f: fn(&UsersInterval) -> f64| -> Vec<(f64, f64)> {
+        u.series.iter().map(|i| (i.t_s, f(i))).collect()
+    };
+    let time = Axis::linear("time (s)");
+    let mut chart = |id: &str,
+                     title: &str,
+                     y: &str,
+                     series: Vec<(&str, Vec<(f64, f64)>)>,
+                     format: Option<fn(f64) -> String>| {
+        let series: Vec<Series> = series
+            .into_iter()
+            .map(|(name, points)| Series {
+                name: name.into(),
+                points,
+            })
+            .collect();
+        let opts = LineOptions {
+            y_format: format,
+            ..options.clone()
+        };
+        o.push_str(&svg::tag(
+            &svg::line_chart_with(title, &time, &Axis::linear(y), &series, &opts),
+            id,
+        ));
+    };
+    chart(
+        "users-tasks",
+        "Tasks completed per second, and unfinished tasks",
+        "tasks",
+        vec![
+            ("tasks/s", line(|i| i.tasks_per_s)),
+            ("unfinished", line(|i| i.unfinished as f64)),
+        ],
+        None,
+    );
+    chart(
+        "users-store-iops",
+        "The store's I/O per second, by kind",
+        "IOPS",
+        vec![
+            ("database reads/s", line(|i| i.db_reads_per_s)),
+            ("database writes/s", line(|i| i.db_writes_per_s)),
+            ("log writes/s", line(|i| i.log_writes_per_s)),
+        ],
+        Some(format_rate),
+    );
+    chart(
+        "users-cache",
+        "Cache hits, and the simulator's CPU (% of one core)",
+        "%",
+        vec![
+            ("cache hit %", line(|i| i.cache_hit_pct)),
+            ("simulator CPU %", line(|i| i.cpu_pct)),
+        ],
+        Some(format_pct),
+    );
+    chart(
+        "users-checkpoint",
+        "Checkpoint depth (the deepest database's log bytes not yet checkpointed)",
+        "bytes",
+        vec![(
+            "checkpoint depth",
+            line(|i| i.checkpoint_depth_bytes as f64),
+        )],
+        Some(|v| format_size(v as u64)),
+    );
+    chart(
+        "users-log-waits",
+        "Durable commits waiting for a log write at each interval's end",
+        "commits",
+        vec![("log waits", line(|i| i.log_waits as f64))],
+        None,
+    );
+    chart(
+        "users-send-mail",
+        "Send Mail 95th percentile latency so far (from the time each was due)",
+        "latency",
+        vec![("Send Mail p95", line(|i| i.send_mail_p95_ns as f64))],
+        Some(format_ns),
+    );
+}
