@@ -102,7 +102,10 @@ pub(super) fn run(
                             match lock.as_mut() {
                                 Some(p) => {
                                     p.restart_clock();
-                                    drive(plan, p, seed, engine, fds, slot_bytes, gate)
+                                    let report =
+                                        drive(plan, p, seed, engine, fds, slot_bytes, gate);
+                                    p.stop_clock();
+                                    report
                                 }
                                 None => {
                                     run_worker(plan, access, seed, engine, fds, slot_bytes, gate)

@@ -128,6 +128,7 @@ pub struct Population {
     gathering: Gathering,
     series: Vec<UsersInterval>,
     cpu_start_ns: u64,
+    cpu_stopped_ns: Option<u64>,
     live: Arc<Live>,
     issued: (u64, u64, u64),
 }
@@ -175,6 +176,7 @@ impl Population {
             },
             series: Vec::new(),
             cpu_start_ns: thread_cpu_ns(),
+            cpu_stopped_ns: None,
             live,
             issued: (0, 0, 0),
         }
@@ -242,12 +244,22 @@ impl Population {
     /// Starts counting CPU time (on the thread that will drive the population).
     pub fn restart_clock(&mut self) {
         self.cpu_start_ns = thread_cpu_ns();
+        self.cpu_stopped_ns = None;
         self.gathering.cpu_ns = 0;
     }
 
-    /// CPU nanoseconds of this thread since the clock started.
+    /// Stops counting CPU time (on the thread that drove the population): [`Self::cpu_ns`]
+    /// then gives the total on any thread.
+    pub fn stop_clock(&mut self) {
+        self.cpu_stopped_ns = Some(self.cpu_ns());
+    }
+
+    /// CPU nanoseconds of the driving thread since the clock started (until it stopped). A
+    /// thread's CPU clock is its own: before [`Self::stop_clock`] this is only right on the
+    /// thread that called [`Self::restart_clock`].
     pub fn cpu_ns(&self) -> u64 {
-        thread_cpu_ns().saturating_sub(self.cpu_start_ns)
+        self.cpu_stopped_ns
+            .unwrap_or_else(|| thread_cpu_ns().saturating_sub(self.cpu_start_ns))
     }
 
     /// Fills the cache as if every user had logged on and looked at the calendar (warm-up
