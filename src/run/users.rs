@@ -212,11 +212,15 @@ fn steady_at(series: &[UsersInterval]) -> Option<f64> {
 fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
     let mut rules = Vec::new();
     for &(task, limit_ms) in &cfg.p95_limits_ms {
-        let measured = users
+        // A limit on a task type the profile never dispatched has nothing to judge.
+        let Some(measured) = users
             .tasks
             .iter()
             .find(|t| t.task == task.name())
-            .map_or(f64::NAN, |t| t.latency.p95 as f64 / 1e6);
+            .map(|t| t.latency.p95 as f64 / 1e6)
+        else {
+            continue;
+        };
         rules.push(Rule::judge(
             format!("{} 95th percentile latency", task.name()),
             measured,
