@@ -4,7 +4,7 @@
 use crate::results::RunResult;
 use crate::results::exchange::DatabaseFigures;
 use crate::stats::summary::DirSummary;
-use crate::units::{format_ns, format_number, format_pct, format_rate};
+use crate::units::{format_count, format_ns, format_number, format_pct, format_rate};
 
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
@@ -85,4 +85,33 @@ pub(crate) fn cpu_sentence(r: &RunResult) -> String {
         format_pct(c.system_user_pct + c.system_system_pct),
         format_pct(c.system_idle_pct + c.system_iowait_pct),
     )
+}
+
+/// Column headings of the simulated users' tasks table (console and HTML).
+pub(crate) const TASK_COLUMNS: [&str; 9] = [
+    "task",
+    "planned",
+    "completed",
+    "failed",
+    "mean",
+    "p50",
+    "p95",
+    "p99",
+    "max",
+];
+
+/// The row of the tasks table, formatted (latency from the time each task was due).
+pub(crate) fn task_cells(t: &crate::results::users::TaskResult) -> [String; 9] {
+    let l = &t.latency;
+    [
+        t.task.clone(),
+        format_count(t.planned),
+        format_count(t.completed),
+        format_count(t.failed),
+        format_ns(l.mean),
+        format_ns(l.p50 as f64),
+        format_ns(l.p95 as f64),
+        format_ns(l.p99 as f64),
+        format_ns(l.max as f64),
+    ]
 }

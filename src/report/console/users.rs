@@ -59,25 +59,16 @@ pub(super) fn what_ran(u: &UsersResult) -> String {
 
 /// The tasks table and the store's figures.
 pub(super) fn section(out: &mut String, u: &UsersResult) {
+    let [a, b, c, d, e, f, g, h, i] = crate::report::tables::TASK_COLUMNS;
     let _ = writeln!(
         out,
-        "\ntasks (latency from the time each was due)\n{:<28}{:>9}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}",
-        "task", "planned", "completed", "failed", "mean", "p50", "p95", "p99", "max"
+        "\ntasks (latency from the time each was due)\n{a:<28}{b:>9}{c:>10}{d:>8}{e:>10}{f:>10}{g:>10}{h:>10}{i:>10}"
     );
     for t in &u.tasks {
-        let l = &t.latency;
+        let [a, b, c, d, e, f, g, h, i] = crate::report::tables::task_cells(t);
         let _ = writeln!(
             out,
-            "{:<28}{:>9}{:>10}{:>8}{:>10}{:>10}{:>10}{:>10}{:>10}",
-            t.task,
-            format_count(t.planned),
-            format_count(t.completed),
-            format_count(t.failed),
-            format_ns(l.mean),
-            format_ns(l.p50 as f64),
-            format_ns(l.p95 as f64),
-            format_ns(l.p99 as f64),
-            format_ns(l.max as f64)
+            "{a:<28}{b:>9}{c:>10}{d:>8}{e:>10}{f:>10}{g:>10}{h:>10}{i:>10}"
         );
     }
     let _ = writeln!(

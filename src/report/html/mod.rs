@@ -23,7 +23,7 @@
 //! others, with the steady part shaded as `data-band="steady"`).
 
 use super::svg::{self};
-use crate::results::exchange::ExchangeResult;
+use crate::results::exchange::{DatabaseFigures, ExchangeResult};
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::verdict::Verdict;
 use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
@@ -418,19 +418,7 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
         let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
     }
     o.push_str("</table></div>");
-    o.push_str("<h2>Databases</h2><div class=\"table\"><table><tr>");
-    for c in super::tables::DATABASE_COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr>");
-    for d in &x.databases {
-        o.push_str("<tr>");
-        for c in super::tables::database_cells(d) {
-            let _ = write!(o, "<td>{}</td>", escape(&c));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</table></div>");
+    databases_table(o, &x.databases);
     trials_table(o, r, x);
     if let Some(m) = r.max_mailboxes {
         let _ = write!(
@@ -439,6 +427,23 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
             format_count(m)
         );
     }
+}
+
+/// The per-database table (Exchange validations and simulated users).
+fn databases_table(o: &mut String, databases: &[DatabaseFigures]) {
+    o.push_str("<h2>Databases</h2><div class=\"table\"><table><tr>");
+    for c in super::tables::DATABASE_COLUMNS {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr>");
+    for d in databases {
+        o.push_str("<tr>");
+        for c in super::tables::database_cells(d) {
+            let _ = write!(o, "<td>{}</td>", escape(&c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table></div>");
 }
 
 /// The trials of an Exchange validation: thread tuning, then the mailbox search.

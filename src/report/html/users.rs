@@ -118,49 +118,25 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
     }
     o.push_str("</table></div>");
     tasks_table(o, u);
-    databases_table(o, u);
+    if !u.databases.is_empty() {
+        super::databases_table(o, &u.databases);
+    }
     charts(o, u);
 }
 
 /// Every task type: counts and latency from the time it was due, and its service p95.
 fn tasks_table(o: &mut String, u: &UsersResult) {
-    o.push_str("<h2>Tasks</h2><p>Latency from the time each task was due; service from its start.</p><div class=\"table\"><table data-table=\"users-tasks\"><tr><th>task</th><th>planned</th><th>completed</th><th>failed</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>max</th><th>service p95</th></tr>");
-    for t in &u.tasks {
-        let l = &t.latency;
-        let _ = write!(
-            o,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&t.task),
-            format_count(t.planned),
-            format_count(t.completed),
-            format_count(t.failed),
-            format_ns(l.mean),
-            format_ns(l.p50 as f64),
-            format_ns(l.p95 as f64),
-            format_ns(l.p99 as f64),
-            format_ns(l.max as f64),
-            format_ns(t.service.p95 as f64)
-        );
-    }
-    o.push_str("</table></div>");
-}
-
-/// Per database, as in the Exchange validation.
-fn databases_table(o: &mut String, u: &UsersResult) {
-    if u.databases.is_empty() {
-        return;
-    }
-    o.push_str("<h2>Databases</h2><div class=\"table\"><table><tr>");
-    for c in crate::report::tables::DATABASE_COLUMNS {
+    o.push_str("<h2>Tasks</h2><p>Latency from the time each task was due; service from its start.</p><div class=\"table\"><table data-table=\"users-tasks\"><tr>");
+    for c in crate::report::tables::TASK_COLUMNS {
         let _ = write!(o, "<th>{c}</th>");
     }
-    o.push_str("</tr>");
-    for d in &u.databases {
+    o.push_str("<th>service p95</th></tr>");
+    for t in &u.tasks {
         o.push_str("<tr>");
-        for c in crate::report::tables::database_cells(d) {
+        for c in crate::report::tables::task_cells(t) {
             let _ = write!(o, "<td>{}</td>", escape(&c));
         }
-        o.push_str("</tr>");
+        let _ = write!(o, "<td>{}</td></tr>", format_ns(t.service.p95 as f64));
     }
     o.push_str("</table></div>");
 }
