@@ -110,6 +110,12 @@ pub struct TaskResult {
     pub latency: LatencySummary,
     /// Latency from the time it started, ns.
     pub service: LatencySummary,
+    /// Dispatched and not completed at the end of the run.
+    pub unfinished: u64,
+    /// The 95th percentile of the latency from due with the unfinished tasks counted at their
+    /// age at the end (a lower bound of their latency), ns: the value the task's p95 rule
+    /// judges. Equal to `latency.p95` when none is unfinished.
+    pub p95_with_unfinished_ns: u64,
 }
 
 /// The mail store's counts over the run.

@@ -85,17 +85,28 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
     let now_ns = measured_ms * 1_000_000;
     let series = p.finish_series(now_ns);
     let counts = p.store_counts();
+    let ages = p.unfinished_ages(now_ns);
     let tasks: Vec<TaskResult> = Task::ALL
         .iter()
         .zip(p.tallies())
         .filter(|(_, t)| t.dispatched > 0)
-        .map(|(task, t)| TaskResult {
-            task: task.name().into(),
-            planned: t.dispatched,
-            completed: t.completed,
-            failed: t.failed,
-            latency: t.latency.summary(),
-            service: t.service.summary(),
+        .map(|(&task, t)| {
+            let mut with_unfinished = t.latency.clone();
+            let mut unfinished = 0;
+            for &(_, age) in ages.iter().filter(|a| a.0 == task) {
+                with_unfinished.record(age);
+                unfinished += 1;
+            }
+            TaskResult {
+                task: task.name().into(),
+                planned: t.dispatched,
+                completed: t.completed,
+                failed: t.failed,
+                latency: t.latency.summary(),
+                service: t.service.summary(),
+                unfinished,
+                p95_with_unfinished_ns: with_unfinished.quantile(0.95),
+            }
         })
         .collect();
     let (dispatched, unfinished) = p.dispatched_unfinished();
@@ -217,7 +228,7 @@ fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
             .tasks
             .iter()
             .find(|t| t.task == task.name())
-            .map(|t| t.latency.p95 as f64 / 1e6)
+            .map(|t| t.p95_with_unfinished_ns as f64 / 1e6)
         else {
             continue;
         };

@@ -182,6 +182,26 @@ impl Population {
         }
     }
 
+    /// Every task dispatched and not completed by `now_ns` (running, or waiting behind its
+    /// user's running task): its type and how long since it was due.
+    pub fn unfinished_ages(&self, now_ns: u64) -> Vec<(Task, u64)> {
+        let mut ages: Vec<(Task, u64)> = self
+            .running
+            .iter()
+            .flatten()
+            .map(|r| (r.recipe.task, now_ns.saturating_sub(r.due_ns)))
+            .collect();
+        for q in &self.queues {
+            let mut i = q.head;
+            while i != NONE {
+                let w = self.waiting[i as usize];
+                ages.push((w.task, now_ns.saturating_sub(w.due_ns)));
+                i = w.next;
+            }
+        }
+        ages
+    }
+
     /// Bytes of state per user: its mailbox record and its queue.
     pub fn bytes_per_user() -> u64 {
         (std::mem::size_of::<Mailbox>() + std::mem::size_of::<UserQueue>()) as u64
@@ -703,6 +723,11 @@ pub(crate) mod tests {
         let o = p.overloaded().expect("overloaded").clone();
         assert_eq!(o.limit, 75);
         assert!(o.unfinished > 75);
+        // Every unfinished task, running or queued behind its user's, has its age.
+        let now = o.at_s as u64 * 1_000_000_000;
+        let ages = p.unfinished_ages(now);
+        assert_eq!(ages.len() as u64, p.dispatched_unfinished().1);
+        assert!(ages.iter().filter(|a| a.1 > 0).count() > 70, "{ages:?}");
         assert_eq!(p.next(o.at_s as u64 * 1_000_000_000 + 1), Next::Done);
     }
 }
