@@ -147,8 +147,6 @@ pub struct UsersConfig {
     pub profile: Profile,
     /// The version modelled.
     pub version: Version,
-    /// Its model's calibration knobs.
-    pub knobs: Knobs,
     /// Databases.
     pub databases: u32,
     /// Database directories.
@@ -370,7 +368,6 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
         users,
         profile,
         version,
-        knobs: knobs(version),
         databases,
         db_paths,
         log_paths,
@@ -402,6 +399,11 @@ impl UsersConfig {
         self.users.div_ceil(u64::from(self.databases))
     }
 
+    /// The calibration knobs of the version modelled.
+    pub fn knobs(&self) -> Knobs {
+        knobs(self.version)
+    }
+
     /// The mailbox layout of every database.
     pub fn layout(&self) -> Layout {
         Layout::new(
@@ -409,7 +411,7 @@ impl UsersConfig {
             self.mailbox_bytes,
             self.mailboxes_per_database(),
             GROWTH_PCT,
-            self.knobs.secondary_indexes,
+            self.knobs().secondary_indexes,
             self.seed,
         )
     }

@@ -65,9 +65,11 @@ struct FolderArea {
     table_pages: u64,
     view: u64,
     view_pages: u64,
-    /// The secondary indexes: `indexes` areas of `1 + view_pages` each (the index's root page,
-    /// then its leaves; an index of one page is its own root), one after the other.
+    /// The secondary indexes: `indexes` areas of `index_pages` each, one after the other.
     index: u64,
+    /// Pages of one secondary index: its root page, then as many leaves as the view has pages
+    /// (an index of one page is its own root).
+    index_pages: u64,
 }
 
 /// The layout of every database of a store (all databases have the same).
@@ -139,9 +141,9 @@ impl Layout {
                 view: next + table_pages,
                 view_pages,
                 index: next + table_pages + view_pages,
+                index_pages: view_pages + u64::from(view_pages > 1),
             };
-            let root = u64::from(view_pages > 1);
-            next += table_pages + view_pages + (root + view_pages) * indexes;
+            next += table_pages + view_pages + area.index_pages * indexes;
             area
         });
         // Bodies: the items' mean size over whole pages, with the growth room.
@@ -196,7 +198,8 @@ impl Layout {
     pub fn message_of(&self, mailbox: u64, folder: Folder, n: u64, bytes: Option<u64>) -> Message {
         let area = self.folders[folder as usize];
         let start = self.mailbox_start(mailbox);
-        let root = u64::from(area.view_pages > 1);
+        // 1 when the indexes have a root page apart from their leaves.
+        let root = area.index_pages - area.view_pages;
         let h = hash(self.seed ^ mailbox.rotate_left(20) ^ (folder as u64).rotate_left(50) ^ n);
         let bytes = bytes.unwrap_or_else(|| message_bytes(h));
         let pages = bytes.div_ceil(self.page_bytes).clamp(1, self.bodies.1);
@@ -206,16 +209,12 @@ impl Layout {
             view: start + area.view + (n / self.entries_per_page) % area.view_pages,
             body: (start + self.bodies.0 + first, pages),
             // An index of one page is its own root: no separate seek.
-            index_roots: if area.view_pages > 1 {
-                (start + area.index, self.indexes, 1 + area.view_pages)
-            } else {
-                (start + area.index, 0, 1)
-            },
+            index_roots: (start + area.index, self.indexes * root, area.index_pages),
             // Other sort orders than arrival: the entry's place is as good as random.
             index: (
                 start + area.index + root + (h >> 32) % area.view_pages,
                 self.indexes,
-                root + area.view_pages,
+                area.index_pages,
             ),
             bytes,
         }

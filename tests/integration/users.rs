@@ -53,8 +53,8 @@ fn the_model_alone_runs_without_files() {
     let dir = scratch();
     let results = dir.path().join("model.json");
     let db = dir.path().join("nothing-here");
-    // 200 users, 2 simulated hours in 10 s: 470 tasks a second, so only a stall of more than
-    // half a second (300 unfinished tasks) could overload it.
+    // 200 users, 1 simulated hour in 10 s: 118 tasks a second (about 13 % of a core in a debug
+    // build), so only a stall of 2.5 s (300 unfinished tasks) could overload it.
     let args = users_args(
         &db,
         &results,
@@ -66,9 +66,9 @@ fn the_model_alone_runs_without_files() {
             "--databases",
             "4",
             "--duration",
-            "2h",
+            "1h",
             "--compress",
-            "720",
+            "360",
         ],
     );
     let out = run_in(dir.path(), &args);
@@ -77,8 +77,8 @@ fn the_model_alone_runs_without_files() {
     let v = load_json(&results);
     assert_eq!(str_at(&v, "/verdict/result"), "PASS");
     let planned = u64_at(&v, "/users/planned");
-    // 200 × 47 tasks over the 8-hour day: a quarter of them in 2 hours.
-    assert_eq!(planned, 2350);
+    // 200 × 47 tasks over the 8-hour day: an eighth of them in 1 hour.
+    assert_eq!(planned, 1175);
     assert_eq!(u64_at(&v, "/users/completed"), planned);
     assert_eq!(u64_at(&v, "/users/unfinished"), 0);
     let sent = task(&v, "Send Mail");
@@ -297,7 +297,8 @@ fn bad_input_names_the_flag_or_key_and_exits_2() {
 fn runs_compare_task_by_task() {
     let dir = scratch();
     let db = dir.path().join("nothing-here");
-    // Model only: 100 users, one simulated hour in 3 s, Heavy then Double Heavy.
+    // Model only: 100 users, a simulated quarter hour in 3 s (at most 98 tasks a second, a
+    // stall of 1.5 s short of overloading), Heavy then Double Heavy.
     let mut files = Vec::new();
     for profile in ["heavy", "double-heavy"] {
         let results = dir.path().join(format!("{profile}.json"));
@@ -312,9 +313,9 @@ fn runs_compare_task_by_task() {
                 "--profile",
                 profile,
                 "--duration",
-                "1h",
+                "15m",
                 "--compress",
-                "1200",
+                "300",
             ],
         );
         run_in(dir.path(), &args).expect_code(0);
