@@ -19,7 +19,7 @@ pub struct SchemaVersion {
 }
 
 /// The version this storlab writes.
-pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion { major: 1, minor: 3 };
+pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion { major: 1, minor: 4 };
 
 impl SchemaVersion {
     /// Whether a storlab writing `self` reads a file of version `file`.
@@ -252,13 +252,50 @@ mod tests {
                 continue;
             }
             let newer = read(new);
+            // A required field may become optional (older files still read).
             let gone: Vec<String> = read(old)
                 .into_iter()
-                .filter(|f| !newer.contains(f))
+                .filter(|f| !newer.contains(f) && !newer.contains(&f.replacen(": ", "?: ", 1)))
                 .collect();
             assert!(
                 gone.is_empty(),
                 "{old} → {new} removed or changed fields, which needs a major version: {gone:#?}"
+            );
+        }
+    }
+
+    /// A field's path, without its type and the optional mark.
+    fn name(line: &str) -> &str {
+        line.split(": ")
+            .next()
+            .unwrap_or(line)
+            .trim_end_matches('?')
+    }
+
+    /// storlab reads the files of older minor versions: every field they lack, where they
+    /// have the object it belongs to, is optional now (it takes its default).
+    #[test]
+    fn fields_older_files_lack_are_optional() {
+        let now = fields();
+        for old in recorded() {
+            if old.major != SCHEMA_VERSION.major || old == SCHEMA_VERSION {
+                continue;
+            }
+            let then: Vec<String> = read(old);
+            let known = |path: &str| then.iter().any(|l| name(l) == path);
+            let required: Vec<&String> = now
+                .iter()
+                .filter(|l| !l.split(": ").next().unwrap_or("").ends_with('?'))
+                .filter(|l| {
+                    let path = name(l);
+                    let parent = path.rsplit_once('.').map_or("", |p| p.0);
+                    let parent = parent.trim_end_matches("[]");
+                    !known(path) && (!parent.contains('.') || known(parent))
+                })
+                .collect();
+            assert!(
+                required.is_empty(),
+                "fields added since {old} are required, so a {old} file cannot be read: give them #[serde(default)]: {required:#?}"
             );
         }
     }

@@ -37,7 +37,9 @@ pub struct UsersResult {
     pub steady_at_s: Option<f64>,
     /// One record per interval.
     pub series: Vec<UsersInterval>,
-    /// Per database: its I/O figures over the run, as in the Exchange validation.
+    /// Per database: its I/O figures over the run, as in the Exchange validation (empty in
+    /// files before 1.3).
+    #[serde(default)]
     pub databases: Vec<DatabaseFigures>,
 }
 
@@ -77,8 +79,12 @@ pub struct UsersSetup {
     pub warm_up: String,
     /// Calibration knob: log bytes per byte of message body.
     pub log_per_body_byte: f64,
-    /// Calibration knob: secondary indexes per folder.
+    /// Calibration knob: secondary indexes per folder (0 in files before 1.3).
+    #[serde(default)]
     pub secondary_indexes: u64,
+    /// Calibration knob: bytes of a secondary index entry (0 in files before 1.4).
+    #[serde(default)]
+    pub index_entry_bytes: u64,
 }
 
 /// Why a run was overloaded.
@@ -110,11 +116,13 @@ pub struct TaskResult {
     pub latency: LatencySummary,
     /// Latency from the time it started, ns.
     pub service: LatencySummary,
-    /// Dispatched and not completed at the end of the run.
+    /// Dispatched and not completed at the end of the run (0 in files before 1.3).
+    #[serde(default)]
     pub unfinished: u64,
     /// The 95th percentile of the latency from due with the unfinished tasks counted at their
     /// age at the end (a lower bound of their latency), ns: the value the task's p95 rule
-    /// judges. Equal to `latency.p95` when none is unfinished.
+    /// judges. Equal to `latency.p95` when none is unfinished (0 in files before 1.3).
+    #[serde(default)]
     pub p95_with_unfinished_ns: u64,
 }
 

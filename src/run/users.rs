@@ -134,6 +134,7 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
             warm_up: if cfg.preload { "preloaded" } else { "cold" }.into(),
             log_per_body_byte: cfg.knobs().log_per_body_byte,
             secondary_indexes: cfg.knobs().secondary_indexes,
+            index_entry_bytes: cfg.knobs().index_entry_bytes,
         },
         planned,
         dispatched,

@@ -5,6 +5,7 @@
 
 use super::dispatch::Dispatcher;
 use super::layout::Layout;
+use super::log::SEGMENT_BYTES;
 use super::recipe::{Knobs, Mailboxes};
 use super::source::{Live, Pace, Population};
 use super::store::{LOG_FILE_BYTES, MAX_WRITE_BYTES, Store};
@@ -45,10 +46,12 @@ pub fn knobs(version: Version) -> Knobs {
         Version::V2007 => Knobs {
             log_per_body_byte: 2.6,
             secondary_indexes: 32,
+            index_entry_bytes: 128,
         },
         _ => Knobs {
             log_per_body_byte: 2.6,
-            secondary_indexes: 19,
+            secondary_indexes: 10,
+            index_entry_bytes: 1024,
         },
     }
 }
@@ -412,6 +415,7 @@ impl UsersConfig {
             self.mailboxes_per_database(),
             GROWTH_PCT,
             self.knobs().secondary_indexes,
+            self.knobs().index_entry_bytes,
             self.seed,
         )
     }
@@ -522,12 +526,15 @@ impl UsersConfig {
                 job.class(&class_name(db, what));
             }
         }
-        // The access entry only sizes the worker's buffers for the largest store I/O and says
-        // that it reads and writes (targets open read-write): the population issues every
+        // The access entry only sizes the worker's buffers for the largest store I/O, says that
+        // it reads and writes (targets open read-write) and that every I/O is a multiple of a
+        // log segment and aligned to one (what `--verify` tracks): the population issues every
         // request.
         let largest = MAX_WRITE_BYTES.max(LOG_FILE_BYTES);
         let targets = (0..job.targets.len()).collect();
-        let access = vec![Access::new(0, largest, 50.0, 0.0)];
+        let mut access = Access::new(0, largest, 50.0, 0.0);
+        access.align_bytes = SEGMENT_BYTES;
+        let access = vec![access];
         job.workers.push(Worker::closed_loop(
             "users",
             targets,

@@ -67,9 +67,11 @@ struct FolderArea {
     view_pages: u64,
     /// The secondary indexes: `indexes` areas of `index_pages` each, one after the other.
     index: u64,
-    /// Pages of one secondary index: its root page, then as many leaves as the view has pages
-    /// (an index of one page is its own root).
+    /// Pages of one secondary index: its root page, then its leaves (an index of one page is
+    /// its own root).
     index_pages: u64,
+    /// Leaf pages of one secondary index: the folder's entries at `index_entry_bytes` each.
+    index_leaves: u64,
 }
 
 /// The layout of every database of a store (all databases have the same).
@@ -116,13 +118,14 @@ pub struct Message {
 impl Layout {
     /// The layout for mailboxes of `mailbox_bytes` each, `mailboxes` per database, with room
     /// for `growth_pct` more items than at initialisation and `indexes` secondary indexes per
-    /// folder.
+    /// folder whose entries take `index_entry_bytes` each.
     pub fn new(
         page_bytes: u64,
         mailbox_bytes: u64,
         mailboxes: u64,
         growth_pct: u64,
         indexes: u64,
+        index_entry_bytes: u64,
         seed: u64,
     ) -> Self {
         let mean = mean_message_bytes();
@@ -130,18 +133,21 @@ impl Layout {
         let capacity = items + items * growth_pct / 100;
         let rows_per_page = (page_bytes / ROW_BYTES).max(1);
         let entries_per_page = (page_bytes / VIEW_ENTRY_BYTES).max(1);
+        let index_entries_per_page = (page_bytes / index_entry_bytes.max(1)).max(1);
         let mut next = 0;
         let folders = Folder::ALL.map(|f| {
             let n = (capacity * f.share_pct()).div_ceil(100).max(1);
             let table_pages = n.div_ceil(rows_per_page);
             let view_pages = n.div_ceil(entries_per_page);
+            let index_leaves = n.div_ceil(index_entries_per_page);
             let area = FolderArea {
                 table: next,
                 table_pages,
                 view: next + table_pages,
                 view_pages,
                 index: next + table_pages + view_pages,
-                index_pages: view_pages + u64::from(view_pages > 1),
+                index_pages: index_leaves + u64::from(index_leaves > 1),
+                index_leaves,
             };
             next += table_pages + view_pages + area.index_pages * indexes;
             area
@@ -199,7 +205,7 @@ impl Layout {
         let area = self.folders[folder as usize];
         let start = self.mailbox_start(mailbox);
         // 1 when the indexes have a root page apart from their leaves.
-        let root = area.index_pages - area.view_pages;
+        let root = area.index_pages - area.index_leaves;
         let h = hash(self.seed ^ mailbox.rotate_left(20) ^ (folder as u64).rotate_left(50) ^ n);
         let bytes = bytes.unwrap_or_else(|| message_bytes(h));
         let pages = bytes.div_ceil(self.page_bytes).clamp(1, self.bodies.1);
@@ -212,7 +218,7 @@ impl Layout {
             index_roots: (start + area.index, self.indexes * root, area.index_pages),
             // Other sort orders than arrival: the entry's place is as good as random.
             index: (
-                start + area.index + root + (h >> 32) % area.view_pages,
+                start + area.index + root + (h >> 32) % area.index_leaves,
                 self.indexes,
                 area.index_pages,
             ),
@@ -289,7 +295,7 @@ mod tests {
 
     fn layout() -> Layout {
         // 2007: 8 KiB pages; 250 MB mailboxes, 100 per database, 20 % room to grow.
-        Layout::new(8192, 250_000_000, 100, 20, 4, 7)
+        Layout::new(8192, 250_000_000, 100, 20, 4, VIEW_ENTRY_BYTES, 7)
     }
 
     #[test]
@@ -343,6 +349,35 @@ mod tests {
         assert_eq!(l.message(3, Folder::Inbox, 11).header, a.header);
         assert_eq!(l.message(3, Folder::Inbox, 12).header, a.header + 1);
         assert_eq!(l.message(3, Folder::Inbox, 63).view, a.view);
+    }
+
+    #[test]
+    fn bigger_index_entries_spread_an_index_over_more_leaves() {
+        let small = layout();
+        let big = Layout::new(8192, 250_000_000, 100, 20, 4, 4 * VIEW_ENTRY_BYTES, 7);
+        // Four times the entry: four times the leaves (each index a root and its leaves),
+        // with the same tables, views and bodies around them.
+        let leaves = |l: &Layout| l.message(0, Folder::Inbox, 0).index_roots.2 - 1;
+        let (l4, l1) = (leaves(&big), leaves(&small));
+        assert!(
+            (4 * l1 - 3..=4 * l1).contains(&l4),
+            "{l1} leaves, then {l4}"
+        );
+        let mut spread = std::collections::HashSet::new();
+        for n in 0..2000 {
+            let (a, b) = (
+                small.message(0, Folder::Inbox, n),
+                big.message(0, Folder::Inbox, n),
+            );
+            assert_eq!((a.header, a.view, a.bytes), (b.header, b.view, b.bytes));
+            let (root, _, stride) = b.index_roots;
+            assert!(b.index.0 > root && b.index.0 < root + stride, "{b:?}");
+            spread.insert(b.index.0);
+        }
+        // The entries use the whole of the bigger index.
+        assert!(spread.len() as u64 > 3 * l1, "{}", spread.len());
+        // The Inbox's four indexes grew (and the other folders'), so the extent did.
+        assert!(big.mailbox_pages >= small.mailbox_pages + 4 * (l4 - l1));
     }
 
     #[test]

@@ -146,6 +146,9 @@ pub struct Knobs {
     /// Secondary indexes per folder (views, search folders, restrictions): every change to an
     /// item's row changes its entry in each.
     pub secondary_indexes: u64,
+    /// Bytes of a secondary index entry (its key and the row's bookmark): how many pages an
+    /// index spreads over, so how much of it a cache of a given size holds.
+    pub index_entry_bytes: u64,
 }
 
 /// The mailboxes of a population, spread over the databases (user `u` is mailbox
@@ -456,7 +459,7 @@ mod tests {
 
     /// 8 users on 2 databases of 4 mailboxes of 2 MiB (8 KiB pages).
     fn tiny() -> Mailboxes {
-        let layout = Layout::new(8192, 2 << 20, 4, 20, INDEXES, 3);
+        let layout = Layout::new(8192, 2 << 20, 4, 20, INDEXES, VIEW_ENTRY_BYTES, 3);
         Mailboxes::new(
             layout,
             2,
@@ -464,6 +467,7 @@ mod tests {
             Knobs {
                 log_per_body_byte: 2.0,
                 secondary_indexes: INDEXES,
+                index_entry_bytes: VIEW_ENTRY_BYTES,
             },
         )
     }

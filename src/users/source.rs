@@ -621,10 +621,11 @@ pub(crate) mod tests {
         let heavy = Profile::builtin("heavy").unwrap();
         let day = 8 * 3600 * 1000 * MS;
         let dispatcher = Dispatcher::new(&heavy, users, day, compress, false, 7).unwrap();
-        let layout = Layout::new(8192, 2 << 20, users.div_ceil(2), 20, 2, 7);
+        let layout = Layout::new(8192, 2 << 20, users.div_ceil(2), 20, 2, 128, 7);
         let knobs = Knobs {
             log_per_body_byte: 2.4,
             secondary_indexes: 2,
+            index_entry_bytes: 128,
         };
         let mailboxes = Mailboxes::new(layout, 2, users, knobs);
         let store = Store::new(2, 8192, cache_pages, 1 << 20);

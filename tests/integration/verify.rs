@@ -2,11 +2,12 @@
 //! another process overwriting or moving blocks of the target while storlab runs is caught as
 //! corruption or misdirection, with the offsets; lost, torn and misdirected writes made by a
 //! faulty filesystem (the FUSE [`crate::faultfs::FaultFs`]) are told apart; a loop device is
-//! verified once written; an Exchange run with `--verify` carries the rule in its verdict.
+//! verified once written; an Exchange run and a simulated-users run with `--verify` carry the
+//! rule in their verdicts.
 
 use crate::harness::{
-    ExchangeArgs, MIB, Outcome, RunArgs, array_at, at, load_json, report_html, scratch, skip,
-    storlab, str_at, u64_at, write_job,
+    ExchangeArgs, MIB, Outcome, RunArgs, array_at, at, load_json, report_html, run_in, scratch,
+    skip, storlab, str_at, u64_at, write_job,
 };
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
@@ -364,6 +365,60 @@ fn an_exchange_validation_verifies_its_databases_and_logs() {
         u64_at(&v, "/verify/corrupted") + u64_at(&v, "/verify/lost"),
         0
     );
+    assert_eq!(str_at(&v, "/verify/read_back/state"), "completed");
+    assert!(u64_at(&v, "/verify/read_back/blocks_checked") > 0);
+    let rule = array_at(&v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule") == "data verification errors")
+        .expect("the verdict has the verification rule");
+    assert_eq!(rule["pass"], Value::Bool(true));
+}
+
+#[test]
+fn a_users_run_verifies_its_databases_and_logs() {
+    // Simulated users' pages (8 KiB) and log segments (4 KiB, partial ones rewritten) are
+    // checked in 4 KiB blocks, while they run and read back at the end.
+    let dir = scratch();
+    let results = dir.path().join("u.json");
+    let db = dir.path().display().to_string();
+    let r = results.display().to_string();
+    let out = run_in(
+        dir.path(),
+        [
+            "users",
+            "--version",
+            "2007",
+            "--mailbox-size",
+            "2MiB",
+            "--cache-per-mailbox",
+            "256KiB",
+            "--users",
+            "10",
+            "--databases",
+            "2",
+            "--duration",
+            "30m",
+            "--compress",
+            "360",
+            "--quiet",
+            "--verify",
+            "--db-path",
+            &db,
+            "-o",
+            &r,
+        ],
+    );
+    let v = load_json(&results);
+    assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
+    assert_eq!(u64_at(&v, "/verify/block_bytes"), 4096);
+    assert!(
+        u64_at(&v, "/verify/blocks_checked") > 0,
+        "{}",
+        at(&v, "/verify")
+    );
+    for k in ["corrupted", "misdirected", "lost", "torn"] {
+        assert_eq!(u64_at(&v, &format!("/verify/{k}")), 0, "{k}");
+    }
     assert_eq!(str_at(&v, "/verify/read_back/state"), "completed");
     assert!(u64_at(&v, "/verify/read_back/blocks_checked") > 0);
     let rule = array_at(&v, "/verdict/rules")

@@ -106,9 +106,10 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
         (
             "calibration knobs",
             format!(
-                "{} log bytes a body byte, {} indexes a folder",
+                "{} log bytes a body byte, {} indexes a folder of {} B entries",
                 format_number(s.log_per_body_byte),
-                s.secondary_indexes
+                s.secondary_indexes,
+                s.index_entry_bytes
             ),
         ),
     ];
