@@ -39,7 +39,8 @@ fn io_uring_run_writes_complete_results_and_reuses_the_prepared_file() {
         .run_ok(dir.path());
 
     // Identity of the file and the run.
-    assert_eq!(str_at(&v, "/schema_version"), "1.3");
+    let schema = storlab::results::schema::SCHEMA_VERSION.to_string();
+    assert_eq!(str_at(&v, "/schema_version"), schema);
     assert!(!str_at(&v, "/storlab_version").is_empty());
     assert!(at(&v, "/job").is_object());
     assert!(at(&v, "/host").is_object());
@@ -318,7 +319,10 @@ fn json_flag_prints_only_the_results_json() {
     out.expect_ok();
     let printed: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", out.stdout));
-    assert_eq!(str_at(&printed, "/schema_version"), "1.3");
+    assert_eq!(
+        str_at(&printed, "/schema_version"),
+        storlab::results::schema::SCHEMA_VERSION.to_string()
+    );
     assert!(u64_at(&printed, "/totals/read/ops") > 0);
     assert_eq!(
         printed,
