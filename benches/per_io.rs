@@ -126,6 +126,7 @@ fn null_loop(c: &mut Criterion) {
                     blocks: &blocks,
                     failures: &failures,
                     max_failures: u64::MAX,
+                    sample: None,
                 };
                 let mut source = ClosedLoop::new(access, Some(IoLimit::Ios(IOS)));
                 let report = SlotArena::with(32, 4096, 1, |arena, slots| {

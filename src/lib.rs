@@ -11,11 +11,13 @@
 //! Job with a sequence ─run::steps─▶ one run per step, repetition, round or level ─▶ RunResult.steps
 //! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult.{exchange, verdict}
 //! results file ─results::file::load─▶ report::{console, html, csv, compare} (any report from the file)
+//! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
 //! ```
 //!
-//! Dependencies point one way: units → job, stats → engine → results → profiles → users → run →
-//! report → cli.
+//! Dependencies point one way: units → job, stats → engine → results → cache, profiles → users →
+//! run → report → cli.
 
+pub mod cache;
 pub mod cli;
 pub mod engine;
 pub mod job;

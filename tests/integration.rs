@@ -29,6 +29,7 @@
 //! - `verify`: data verification;
 //! - `placement`: warnings for tmpfs, btrfs and small data sets;
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
+//! - `cache`: block samples and cache curves;
 //! - `users`: simulated mailbox users: the model alone, real files, a throttled loop device
 //!   (Send Mail p95 and overload, exit 3), bad input;
 //! - `ux` (`numbers`): what a new user reads: snapshots of summaries, the verdict, dry runs
@@ -77,6 +78,8 @@
 
 #[path = "integration/badjobs.rs"]
 mod badjobs;
+#[path = "integration/cache.rs"]
+mod cache;
 #[path = "integration/errors.rs"]
 mod errors;
 #[path = "integration/examples.rs"]

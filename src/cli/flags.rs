@@ -161,6 +161,7 @@ pub(super) const RUN_FLAGS: &[RunFlag] = &[
     switch!("--buffered", buffered),
     switch!("--destroy-data", destroy_data),
     switch!("--verify", verify),
+    switch!("--sample-blocks", sample_blocks),
     top_level!("--on-error", on_error),
     top_level!("--max-errors", max_errors),
 ];

@@ -18,6 +18,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+mod curve;
 mod describe;
 mod flags;
 mod users;
@@ -80,6 +81,9 @@ pub enum Command {
     },
     /// Compare results files side by side (the first is the baseline).
     Compare(CompareArgs),
+    /// Hit ratio against cache size (LRU, ARC, S3-FIFO) from the block sample of a run made
+    /// with --sample-blocks.
+    CacheCurve(curve::CacheCurveArgs),
 }
 
 /// `storlab presets show NAME`.
@@ -166,6 +170,10 @@ pub struct RunArgs {
     /// in a final read-back pass.
     #[arg(long)]
     pub verify: bool,
+    /// Record a sample of the blocks every I/O touches (about 64 Ki distinct 4 KiB blocks) in
+    /// RUN.blocks beside the results, for `storlab cache-curve`.
+    #[arg(long)]
+    pub sample_blocks: bool,
     /// What a failed I/O does: continue (up to --max-errors) or stop.
     #[arg(long, value_name = "WHAT")]
     pub on_error: Option<String>,
@@ -429,6 +437,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
+        Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Presets { action } => {
             match action {
                 None => {

@@ -9,6 +9,7 @@ pub mod null;
 pub mod pacing;
 pub mod probe;
 pub mod ring;
+pub mod sample;
 pub mod source;
 pub mod sync;
 pub mod target;

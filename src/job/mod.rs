@@ -198,6 +198,9 @@ pub struct Job {
     /// What failed I/Os do.
     #[serde(default)]
     pub on_error: OnError,
+    /// Record a sample of the blocks every I/O touches (SHARDS), for cache curves.
+    #[serde(default)]
+    pub sample_blocks: bool,
     /// Targets, referenced by index from workers.
     pub targets: Vec<Target>,
     /// Workers (one thread each; `count` already expanded).

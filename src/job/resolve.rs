@@ -60,6 +60,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         batch: settings.batch,
         verify: settings.verify,
         on_error: settings.on_error,
+        sample_blocks: spec.sample_blocks.unwrap_or(false),
         targets,
         workers,
         classes,

@@ -31,6 +31,9 @@ pub struct JobSpec {
     /// Verify data: every written block carries a header and checksum, every read checks
     /// it, and a final pass reads back every block written during the run.
     pub verify: Option<bool>,
+    /// Record a sample of the blocks every I/O touches (SHARDS: about 64 Ki distinct 4 KiB
+    /// blocks, every block of small targets) beside the results, for `storlab cache-curve`.
+    pub sample_blocks: Option<bool>,
     /// What a failed I/O does: `continue` (default, up to `max_errors`) or `stop`.
     pub on_error: Option<String>,
     /// With `on_error = "continue"`: stop the run after this many failed I/Os (default 1000).

@@ -71,6 +71,22 @@ pub fn save(path: &Path, result: &RunResult) -> Result<()> {
     Ok(())
 }
 
+/// Opens `path` (its directory created) to write `what` into: from the start, or after what
+/// an earlier step of the same sequence wrote (`append`).
+pub fn open_beside(path: &Path, append: bool, what: &str) -> Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(path)
+        .with_context(|| format!("cannot create the {what} file {}", path.display()))
+}
+
 /// The NDJSON time-series path for a results path: `run.json` → `run.ndjson`.
 pub fn timeseries_path(results: &Path) -> PathBuf {
     results.with_extension("ndjson")

@@ -14,6 +14,7 @@
 //! Units are in field names; every type rejects unknown fields, so a file is never
 //! half-read. The versioning policy is in docs/results-format.md.
 
+pub mod blocks;
 pub mod exchange;
 pub mod file;
 pub mod progress;
@@ -186,6 +187,9 @@ pub struct RunResult {
     /// Simulated users: the population, its tasks and the mail store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub users: Option<users::UsersResult>,
+    /// The block sample (`sample_blocks`): where it is and what it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_sample: Option<blocks::BlockSample>,
 }
 
 /// What ran, as recorded when the run started.

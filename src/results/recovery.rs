@@ -273,6 +273,7 @@ pub fn recover(
         steps: sequence.then_some(step_rows),
         precondition: None,
         users: None,
+        block_sample: None,
     }
 }
 
@@ -375,6 +376,7 @@ fn recovered_job(records: &[IntervalRecord], source: &str, all: &Sum, ramp_ms: u
         batch: 1,
         verify: false,
         on_error: Default::default(),
+        sample_blocks: false,
         targets: Vec::new(),
         workers: Vec::new(),
         classes: all.classes.keys().cloned().collect(),

@@ -144,6 +144,7 @@ pub(super) fn assemble(
         steps: None,
         precondition: None,
         users: None,
+        block_sample: None,
     }
 }
 

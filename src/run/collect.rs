@@ -9,6 +9,7 @@ use crate::job::Job;
 use crate::results::Phase;
 use crate::results::progress::Observer;
 use crate::stats::StatsSet;
+use crate::stats::blocks::BlockRef;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
 use crate::stats::timeseries::{IntervalGrid, IntervalPhase, IntervalRecord};
 use anyhow::{Context, Result};
@@ -19,17 +20,7 @@ use std::time::{Duration, Instant};
 
 /// The run's NDJSON time series, opened for writing (appended to by later runs of a sequence).
 pub(super) fn open_series(path: &Path, append: bool) -> Result<std::io::BufWriter<std::fs::File>> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .write(true)
-        .append(append)
-        .truncate(!append)
-        .open(path)
-        .with_context(|| format!("cannot create the time-series file {}", path.display()))?;
+    let file = crate::results::file::open_beside(path, append, "time-series")?;
     Ok(std::io::BufWriter::new(file))
 }
 
@@ -45,12 +36,16 @@ pub(super) struct Collector<'a> {
     pub opts: &'a RunOptions,
     /// The time series.
     pub ndjson: &'a mut dyn Write,
+    /// The block-sample file, when the run records one.
+    pub blocks: Option<&'a mut dyn Write>,
     /// Progress.
     pub obs: &'a mut dyn Observer,
 }
 
 pub(super) struct Collected {
     pub reports: Vec<WorkerReport>,
+    /// Sampled block references written to the block-sample file.
+    pub sampled: u64,
     pub cpu_measure: CpuPercent,
     pub disk_measure: BTreeMap<String, DiskDelta>,
     pub elapsed_ns: u64,
@@ -95,6 +90,7 @@ impl Collector<'_> {
         rx: std::sync::mpsc::Receiver<WorkerMsg>,
         n_workers: usize,
         start: Instant,
+        sample_buffers: Vec<std::sync::mpsc::Sender<Vec<BlockRef>>>,
     ) -> Result<Collected> {
         let Collector {
             grid,
@@ -102,8 +98,10 @@ impl Collector<'_> {
             job,
             opts,
             ndjson,
+            mut blocks,
             obs,
         } = self;
+        let mut sampled = 0u64;
         let first = sample(start, devices);
         obs.phase(if grid.ramp_ns > 0 {
             Phase::Ramp
@@ -195,6 +193,18 @@ impl Collector<'_> {
                         .add(&stats);
                     last_reported[worker] = Some(index);
                 }
+                Ok(WorkerMsg::Blocks { worker, mut refs }) => {
+                    if let Some(w) = blocks.as_deref_mut() {
+                        crate::results::blocks::append(w, &refs)
+                            .context("writing the block sample")?;
+                        sampled += refs.len() as u64;
+                    }
+                    // The buffer goes back to its worker's pool.
+                    refs.clear();
+                    if let Some(back) = sample_buffers.get(worker) {
+                        let _ = back.send(refs);
+                    }
+                }
                 Ok(WorkerMsg::Done(r)) => {
                     finished[r.worker] = true;
                     done += 1;
@@ -220,6 +230,7 @@ impl Collector<'_> {
         reports.sort_by_key(|r| r.worker);
         Ok(Collected {
             reports,
+            sampled,
             cpu_measure,
             disk_measure,
             elapsed_ns,

@@ -26,6 +26,7 @@ pub(crate) use signals::Signals;
 pub(crate) use verification::verification_rule;
 
 use crate::Usage;
+use crate::engine::sample::{self, SampleSpec};
 use crate::job::{Job, OnError};
 use crate::results::progress::Observer;
 use crate::results::{self, Interrupted, Invocation, Phase, PhaseState, RunResult};
@@ -215,11 +216,23 @@ fn execute_inner(
     let failures = AtomicU64::new(0);
     let halt = AtomicBool::new(false);
     let devices = device_names(&draft.targets);
+    let sample = job
+        .sample_blocks
+        .then(|| SampleSpec::for_size(data_bytes, sample::BLOCK_BYTES));
+    let sample_path = results::blocks::blocks_path(&opts.results_path);
+    let mut sample_file = match sample {
+        Some(_) => Some(results::blocks::create(
+            &sample_path,
+            opts.append_timeseries,
+        )?),
+        None => None,
+    };
     let shared = workers::Shared {
         stop: &signals.stop,
         halt: &halt,
         failures: &failures,
         blocks: &blocks,
+        sample,
     };
     let collector = Collector {
         grid,
@@ -227,12 +240,16 @@ fn execute_inner(
         job,
         opts,
         ndjson: &mut ndjson,
+        blocks: sample_file.as_mut().map(|f| f as &mut dyn Write),
         obs: &mut *obs,
     };
     let collected = workers::run(
         job, engine, &opened, gens, grid, shared, collector, population,
     )?;
     ndjson.flush().context("writing the time series")?;
+    if let Some(f) = sample_file.as_mut() {
+        f.flush().context("writing the block sample")?;
+    }
     let failed = failures.load(Ordering::Relaxed);
     let interrupted = ending(job, grid, &collected, signals, failed, draft);
     let mut verified = job.verify.then(|| {
@@ -258,6 +275,19 @@ fn execute_inner(
     let mut result = assemble(job, opts, std::mem::take(draft), interrupted, Some(&host));
     fill_measurement(&mut result, job, &collected);
     result.verify = verified.take();
+    let (references, dropped) = (collected.reports.iter())
+        .filter_map(|r| r.sample)
+        .fold((0, 0), |(r, d), s| (r + s.0, d + s.1));
+    result.block_sample = sample.map(|spec| results::blocks::BlockSample {
+        path: sample_path.display().to_string(),
+        block_bytes: spec.block_bytes,
+        rate: spec.rate(),
+        threshold: spec.threshold,
+        modulus: sample::MODULUS,
+        references,
+        sampled: collected.sampled,
+        dropped,
+    });
     let verify_errors: u64 = collected.reports.iter().map(|r| r.verify.errors()).sum();
     result.verdict = verification::integrity_verdict(&result, failed.saturating_sub(verify_errors));
     result.timeseries_path = Some(ts_path.display().to_string());

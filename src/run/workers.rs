@@ -7,6 +7,7 @@ use crate::engine::access::AccessGen;
 use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
 use crate::engine::ring::UringBackend;
+use crate::engine::sample::SampleSpec;
 use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource};
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::OpenTarget;
@@ -34,6 +35,8 @@ pub(super) struct Shared<'a> {
     pub failures: &'a AtomicU64,
     /// The targets' identities and, with verification, what every block should hold.
     pub blocks: &'a VerifyMap,
+    /// The block sample to record, if any.
+    pub sample: Option<SampleSpec>,
 }
 
 /// A simulated population that drives the first worker instead of its access generator; put
@@ -58,6 +61,7 @@ pub(super) fn run(
         halt,
         failures,
         blocks,
+        sample,
     } = shared;
     let max_failures = job.on_error.limit();
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
@@ -68,8 +72,15 @@ pub(super) fn run(
         let gate = &gate;
         let mut spawned = 0;
         let mut spawn_error = None;
+        // Each worker's pool of block-sample buffers, and where the collector returns them.
+        let mut backs = Vec::new();
         for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
             let seed = job.seed ^ ((wi as u64) << 32);
+            let sample = sample.map(|spec| {
+                let (back, spares) = crate::engine::sample::pool();
+                backs.push(back);
+                (spec, spares)
+            });
             let plan = WorkerPlan {
                 index: wi,
                 spec: w,
@@ -88,6 +99,7 @@ pub(super) fn run(
                 blocks,
                 failures,
                 max_failures,
+                sample,
             };
             let fds = fds.clone();
             let slot_bytes = w.max_block_bytes() as usize;
@@ -135,7 +147,7 @@ pub(super) fn run(
             )));
         }
         let start = gate.start(spawned);
-        collector.collect(rx, n_workers, start)
+        collector.collect(rx, n_workers, start, backs)
     })
 }
 
@@ -262,5 +274,6 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         fatal: Some(why),
         notes: Vec::new(),
         verify: VerifyCounts::default(),
+        sample: None,
     }
 }

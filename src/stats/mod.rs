@@ -1,6 +1,7 @@
 //! Measurement data: latency histograms, per-class counters, interval time series, summaries
 //! and host counters. Pure data: nothing here knows about engines or reports.
 
+pub mod blocks;
 pub mod errors;
 pub mod histogram;
 pub mod host;

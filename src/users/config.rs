@@ -501,6 +501,7 @@ impl UsersConfig {
             batch: 1,
             verify: self.verify,
             on_error: Default::default(),
+            sample_blocks: false,
             targets: Vec::new(),
             workers: Vec::new(),
             classes: Vec::new(),

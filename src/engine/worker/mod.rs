@@ -8,16 +8,18 @@
 //! collector over a channel; nothing on the per-I/O path allocates, locks or prints.
 
 use super::buf::Slot;
+use super::sample::{BlockSampler, SampleSpec};
 use super::source::{Next, Request, RequestSource};
 use super::verify::VerifyMap;
 use super::{Backend, IoOp, OpKind};
 use crate::job::Worker;
+use crate::stats::blocks::BlockRef;
 use crate::stats::errors::{ErrorDetail, errno_text};
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::verification::VerifyCounts;
 use crate::stats::{Dir, StatsSet, TargetCounters};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, Sender};
 use std::time::Instant;
 
 /// Longest a worker sleeps without looking at the stop flag.
@@ -45,6 +47,13 @@ pub enum WorkerMsg {
         /// The interval's statistics.
         stats: Box<StatsSet>,
     },
+    /// Sampled block references (see [`super::sample`]), in the order issued.
+    Blocks {
+        /// Worker index.
+        worker: usize,
+        /// The references.
+        refs: Vec<BlockRef>,
+    },
     /// The worker has finished.
     Done(Box<WorkerReport>),
 }
@@ -70,6 +79,8 @@ pub struct WorkerReport {
     pub notes: Vec<String>,
     /// What data verification found in this worker's reads.
     pub verify: VerifyCounts,
+    /// With a block sample: block references seen (sampled or not) and sampled ones dropped.
+    pub sample: Option<(u64, u64)>,
 }
 
 /// What a worker needs besides its backend.
@@ -102,6 +113,8 @@ pub struct WorkerPlan<'a> {
     pub failures: &'a AtomicU64,
     /// The run stops (sets `halt`) when `failures` reaches this.
     pub max_failures: u64,
+    /// Record a sample of the blocks touched, in buffers from this pool.
+    pub sample: Option<(SampleSpec, Receiver<Vec<BlockRef>>)>,
 }
 
 /// A slot's I/O in flight.
@@ -141,7 +154,10 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         blocks,
         failures,
         max_failures,
+        sample,
     } = plan;
+    let mut sampler =
+        sample.map(|(spec, spares)| BlockSampler::new(spec, targets, index, spares, tx.clone()));
     let verify = blocks.track.then_some(blocks);
     let qd = slots.len();
     // What `flights` holds for a slot never used.
@@ -199,7 +215,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             now,
             &grid,
             (&mut cur, &mut cur_end),
-            &mut interval,
+            (&mut interval, &mut sampler),
             &tx,
             index,
         );
@@ -251,6 +267,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                 }
                 if op.kind == OpKind::Write {
                     blocks.seal(backend.slot_buf(&slot), op.target, op.offset, op.len);
+                }
+                if let Some(s) = sampler.as_mut() {
+                    s.record(&op, now);
                 }
                 // A whole batch waits and another I/O is ready: the batch is submitted now, so
                 // the device starts on it while the next is prepared (the last batch is
@@ -338,7 +357,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             reaped,
             &grid,
             (&mut cur, &mut cur_end),
-            &mut interval,
+            (&mut interval, &mut sampler),
             &tx,
             index,
         );
@@ -423,6 +442,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         }
         reaps.clear();
     }
+    if let Some(s) = sampler.as_mut() {
+        s.finish();
+    }
     if cur < grid.intervals() {
         let _ = tx.send(WorkerMsg::Interval {
             worker: index,
@@ -443,6 +465,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         fatal,
         notes,
         verify: checks,
+        sample: sampler.map(|s| (s.references, s.dropped)),
     }
 }
 
@@ -461,11 +484,15 @@ fn advance(
     t: u64,
     grid: &IntervalGrid,
     (cur, cur_end): (&mut u64, &mut u64),
-    interval: &mut StatsSet,
+    (interval, sampler): (&mut StatsSet, &mut Option<BlockSampler>),
     tx: &Sender<WorkerMsg>,
     worker: usize,
 ) {
     while t >= *cur_end && *cur < grid.intervals() {
+        // The sampled references so far go out with the interval.
+        if let Some(s) = sampler.as_mut() {
+            s.flush();
+        }
         // A compact copy (only non-empty buckets); the worker's own set is emptied in place.
         let stats = Box::new(interval.take());
         let _ = tx.send(WorkerMsg::Interval {

@@ -68,6 +68,7 @@ impl Fixture {
             blocks: &self.blocks,
             failures: &self.failures,
             max_failures: u64::MAX,
+            sample: None,
         };
         (plan, rx)
     }

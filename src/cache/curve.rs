@@ -1,0 +1,324 @@
+//! Hit ratio against cache size from a sampled block stream. The sample keeps every reference
+//! to a fixed, hashed subset of the blocks (SHARDS, Waldspurger et al., FAST 2015), so a reuse
+//! distance of `d` in the sample stands for `d / rate` in the full stream: LRU's hit ratio at a
+//! cache of `C` blocks counts the sampled references whose distance is under `C × rate`, with
+//! SHARDS's adjustment (the difference between the references the rate predicts and those
+//! sampled is counted at distance 0, which corrects most of the error a few very popular blocks
+//! in or out of the sample cause). ARC and S3-FIFO are simulated on the sample as caches of
+//! `C × rate` blocks (miniature simulation, Waldspurger et al., ATC 2017).
+
+use super::{PolicyKind, lru};
+use crate::stats::blocks::BlockRef;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Cache sizes of a curve, percent of the data set.
+pub const SIZES_PCT: [f64; 20] = [
+    1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 55.0, 60.0, 65.0, 70.0,
+    75.0, 80.0, 90.0, 100.0,
+];
+
+/// What a curve is computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampleFacts {
+    /// Sampling rate (1: every block).
+    pub rate: f64,
+    /// Block references of the whole run, sampled or not.
+    pub references: u64,
+    /// Bytes of a block.
+    pub block_bytes: u64,
+    /// Bytes of the data set (the targets together): 100 % of the curve.
+    pub data_set_bytes: u64,
+}
+
+/// One cache size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Cache size, bytes.
+    pub cache_bytes: u64,
+    /// Cache size, percent of the data set.
+    pub cache_pct: f64,
+    /// Hit ratio (0 to 1) per policy name.
+    pub hit_ratio: BTreeMap<String, f64>,
+}
+
+/// Hit ratio against cache size for some policies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// Bytes of the data set.
+    pub data_set_bytes: u64,
+    /// Bytes of a block.
+    pub block_bytes: u64,
+    /// Sampling rate.
+    pub rate: f64,
+    /// Block references of the run.
+    pub references: u64,
+    /// Sampled references the curve was computed from.
+    pub sampled: u64,
+    /// Distinct blocks referenced, estimated from the sample (sampled ones ÷ rate).
+    pub distinct_blocks: u64,
+    /// The points, smallest cache first.
+    pub points: Vec<CurvePoint>,
+}
+
+/// The curve of `refs` (in time order) for `policies` at `sizes_pct` of the data set.
+pub fn curve(
+    refs: &[BlockRef],
+    facts: SampleFacts,
+    policies: &[PolicyKind],
+    sizes_pct: &[f64],
+) -> Curve {
+    let keys: Vec<u64> = refs
+        .iter()
+        .map(|r| (u64::from(r.target) << 48) | r.block)
+        .collect();
+    let data_blocks = facts
+        .data_set_bytes
+        .div_ceil(facts.block_bytes.max(1))
+        .max(1);
+    let blocks_at = |pct: f64| ((pct / 100.0) * data_blocks as f64).round().max(1.0);
+    let mut points: Vec<CurvePoint> = sizes_pct
+        .iter()
+        .map(|&pct| CurvePoint {
+            cache_bytes: blocks_at(pct) as u64 * facts.block_bytes,
+            cache_pct: pct,
+            hit_ratio: BTreeMap::new(),
+        })
+        .collect();
+    // SHARDS's adjustment: the references the rate predicts and were not sampled (or were
+    // sampled beyond it) count as hits at distance 0 (or take hits away).
+    let expected = facts.rate * facts.references as f64;
+    let adjust = expected - keys.len() as f64;
+    let adjusted = |hits: f64| {
+        if expected > 0.0 {
+            ((hits + adjust) / expected).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let distances = policies
+        .contains(&PolicyKind::Lru)
+        .then(|| lru::stack_distances(&keys));
+    let distinct = match &distances {
+        Some(d) => d.iter().filter(|&&d| d == lru::COLD).count(),
+        None => keys.iter().collect::<std::collections::HashSet<_>>().len(),
+    } as u64;
+    if let Some(distances) = distances {
+        let mut sorted: Vec<u64> = distances.into_iter().filter(|&d| d != lru::COLD).collect();
+        sorted.sort_unstable();
+        for p in &mut points {
+            let scaled = blocks_at(p.cache_pct) * facts.rate;
+            // Distances under the scaled size (a distance d hits in a cache of more than d).
+            let hits = sorted.partition_point(|&d| (d as f64) < scaled) as f64;
+            p.hit_ratio
+                .insert(PolicyKind::Lru.name().into(), adjusted(hits));
+        }
+    }
+    let simulated: Vec<PolicyKind> = policies
+        .iter()
+        .copied()
+        .filter(|&p| p != PolicyKind::Lru)
+        .collect();
+    let jobs: Vec<(usize, PolicyKind)> = (0..points.len())
+        .flat_map(|i| simulated.iter().map(move |&p| (i, p)))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let results: Vec<(usize, PolicyKind, u64)> = std::thread::scope(|s| {
+        let chunks: Vec<_> = jobs
+            .chunks(jobs.len().div_ceil(threads).max(1))
+            .map(|chunk| {
+                let keys = &keys;
+                let points = &points;
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|&(i, p)| {
+                            let size = blocks_at(points[i].cache_pct) * facts.rate;
+                            (i, p, hits(p, size.round().max(1.0) as usize, keys))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, p, hits) in results {
+        points[i]
+            .hit_ratio
+            .insert(p.name().into(), adjusted(hits as f64));
+    }
+    Curve {
+        data_set_bytes: facts.data_set_bytes,
+        block_bytes: facts.block_bytes,
+        rate: facts.rate,
+        references: facts.references,
+        sampled: keys.len() as u64,
+        distinct_blocks: (distinct as f64 / facts.rate.max(f64::MIN_POSITIVE)).round() as u64,
+        points,
+    }
+}
+
+/// The hits of `policy` with `capacity` blocks over `keys`.
+pub fn hits(policy: PolicyKind, capacity: usize, keys: &[u64]) -> u64 {
+    let mut cache = policy.simulator(capacity);
+    keys.iter().filter(|&&k| cache.access(k)).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::sample::SampleSpec;
+    use crate::engine::zipf::Zipf;
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+    /// Blocks of the synthetic data set.
+    const BLOCKS: u64 = 1 << 19;
+    /// References of each synthetic stream.
+    const REFS: usize = 1_500_000;
+    /// Distinct blocks the tests' samples aim for (a rate of 1/32 here).
+    const KEPT: u64 = 16 << 10;
+
+    /// The synthetic streams: uniform, zipf, hot bands, and a scan mixed with zipf.
+    fn streams() -> Vec<(&'static str, Vec<u64>)> {
+        let mut rng = SmallRng::seed_from_u64(42);
+        let zipf = Zipf::new(BLOCKS, 0.9).unwrap();
+        // Zipf ranks scattered over the data set, as a real hot set is.
+        let place = |rank: u64| crate::engine::buf::splitmix(rank) % BLOCKS;
+        let uniform = (0..REFS).map(|_| rng.random_range(0..BLOCKS)).collect();
+        let zipfian = (0..REFS).map(|_| place(zipf.sample(&mut rng))).collect();
+        // 80 % of references to two bands holding 10 % of the blocks.
+        let bands = (0..REFS)
+            .map(|_| {
+                if rng.random_range(0..100) < 80 {
+                    let b = rng.random_range(0..BLOCKS / 10);
+                    if b < BLOCKS / 20 { b } else { BLOCKS / 2 + b }
+                } else {
+                    rng.random_range(0..BLOCKS)
+                }
+            })
+            .collect();
+        let mut scan_at = 0;
+        let scan = (0..REFS)
+            .map(|_| {
+                if rng.random_range(0..100) < 30 {
+                    scan_at = (scan_at + 1) % BLOCKS;
+                    scan_at
+                } else {
+                    place(zipf.sample(&mut rng))
+                }
+            })
+            .collect();
+        vec![
+            ("uniform", uniform),
+            ("zipf", zipfian),
+            ("hot bands", bands),
+            ("scan plus zipf", scan),
+        ]
+    }
+
+    fn refs(keys: &[u64]) -> Vec<BlockRef> {
+        keys.iter()
+            .enumerate()
+            .map(|(i, &block)| BlockRef {
+                t_ns: i as u64,
+                block,
+                ..BlockRef::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sampled_curves_are_within_2_points_of_the_full_simulation() {
+        let sizes = [5.0, 20.0, 50.0];
+        let spec = SampleSpec::for_size(BLOCKS * 4096, 4096);
+        let spec = SampleSpec {
+            threshold: spec.threshold * KEPT / crate::engine::sample::SAMPLE_BLOCKS,
+            ..spec
+        };
+        assert!((spec.rate() - 1.0 / 32.0).abs() < 1e-3, "{}", spec.rate());
+        let streams = streams();
+        let checks: Vec<String> = std::thread::scope(|s| {
+            let handles: Vec<_> = streams
+                .iter()
+                .map(|(name, keys)| {
+                    s.spawn(move || {
+                        let all = refs(keys);
+                        let facts = SampleFacts {
+                            rate: 1.0,
+                            references: keys.len() as u64,
+                            block_bytes: 4096,
+                            data_set_bytes: BLOCKS * 4096,
+                        };
+                        let exact = curve(&all, facts, &PolicyKind::ALL, &sizes);
+                        let sample: Vec<BlockRef> = all
+                            .iter()
+                            .copied()
+                            .filter(|r| spec.sampled(0, r.block))
+                            .collect();
+                        let sampled = curve(
+                            &sample,
+                            SampleFacts {
+                                rate: spec.rate(),
+                                ..facts
+                            },
+                            &PolicyKind::ALL,
+                            &sizes,
+                        );
+                        let mut out = Vec::new();
+                        for (e, s) in exact.points.iter().zip(&sampled.points) {
+                            for p in PolicyKind::ALL {
+                                let (a, b) = (e.hit_ratio[p.name()], s.hit_ratio[p.name()]);
+                                out.push(format!(
+                                    "{name} {} {}%: exact {a:.4} sampled {b:.4} {}",
+                                    p.name(),
+                                    e.cache_pct,
+                                    if (a - b).abs() <= 0.02 { "ok" } else { "OFF" }
+                                ));
+                            }
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .collect()
+        });
+        let off: Vec<&String> = checks.iter().filter(|c| c.ends_with("OFF")).collect();
+        assert!(off.is_empty(), "{}", checks.join("\n"));
+    }
+
+    #[test]
+    fn lru_from_stack_distances_is_the_simulated_lru() {
+        // Exact (rate 1): the curve's LRU is an LRU cache simulated at each size.
+        let mut rng = SmallRng::seed_from_u64(7);
+        let keys: Vec<u64> = (0..20_000).map(|_| rng.random_range(0..3000)).collect();
+        let facts = SampleFacts {
+            rate: 1.0,
+            references: keys.len() as u64,
+            block_bytes: 4096,
+            data_set_bytes: 3000 * 4096,
+        };
+        let c = curve(&refs(&keys), facts, &[PolicyKind::Lru], &SIZES_PCT);
+        for p in &c.points {
+            let blocks = (p.cache_bytes / 4096) as usize;
+            let want = hits(PolicyKind::Lru, blocks, &keys) as f64 / keys.len() as f64;
+            assert!(
+                (p.hit_ratio["lru"] - want).abs() < 1e-12,
+                "{}%: {} vs {want}",
+                p.cache_pct,
+                p.hit_ratio["lru"]
+            );
+        }
+        let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
+        assert_eq!(c.distinct_blocks, distinct as u64);
+        // Uniform over 3000 blocks: a cache of half of them hits about half the time.
+        let half = &c.points[11];
+        assert_eq!(half.cache_pct, 50.0);
+        assert!((half.hit_ratio["lru"] - 0.5).abs() < 0.05);
+    }
+}

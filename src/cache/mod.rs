@@ -1,0 +1,88 @@
+//! Cache studies: what a cache of any size would have done for a run's I/O, computed from the
+//! run's sampled block stream (`sample_blocks`, [`crate::engine::sample`]). [`lru`] gives LRU's
+//! hit ratio at every size at once from stack distances; [`arc`] and [`s3fifo`] are simulated
+//! as caches scaled down by the sampling rate at each size; [`curve`] puts them together
+//! against cache size, in bytes and as a share of the data set.
+
+pub mod arc;
+pub mod curve;
+pub mod lists;
+pub mod lru;
+pub mod s3fifo;
+
+/// A replacement policy simulated block by block.
+pub trait Policy {
+    /// References `key`; whether it was in the cache (it is afterwards, unless the policy
+    /// chose otherwise).
+    fn access(&mut self, key: u64) -> bool;
+}
+
+/// The policies a curve can show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PolicyKind {
+    /// Least recently used (exact, from stack distances).
+    Lru,
+    /// Adaptive replacement cache.
+    Arc,
+    /// S3-FIFO.
+    S3Fifo,
+}
+
+impl PolicyKind {
+    /// Every policy, in the order curves show them.
+    pub const ALL: [PolicyKind; 3] = [PolicyKind::Lru, PolicyKind::Arc, PolicyKind::S3Fifo];
+
+    /// Its name in flags and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Lru => "lru",
+            PolicyKind::Arc => "arc",
+            PolicyKind::S3Fifo => "s3fifo",
+        }
+    }
+
+    /// The policy named `name`.
+    pub fn parse(name: &str) -> Result<PolicyKind, String> {
+        PolicyKind::ALL
+            .into_iter()
+            .find(|p| p.name() == name.trim())
+            .ok_or_else(|| format!("unknown cache policy `{name}`; use lru, arc or s3fifo"))
+    }
+
+    /// A simulated cache of this policy with `capacity` blocks (LRU included, for tests).
+    pub fn simulator(self, capacity: usize) -> Box<dyn Policy + Send> {
+        match self {
+            PolicyKind::Lru => Box::new(Lru::new(capacity)),
+            PolicyKind::Arc => Box::new(arc::Arc::new(capacity)),
+            PolicyKind::S3Fifo => Box::new(s3fifo::S3Fifo::new(capacity)),
+        }
+    }
+}
+
+/// A plain LRU cache, simulated (curves use [`lru::stack_distances`]; this checks them).
+#[derive(Debug)]
+pub struct Lru {
+    capacity: usize,
+    lists: lists::Lists<1>,
+}
+
+impl Lru {
+    /// An empty cache of `capacity` blocks (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        Lru {
+            capacity: capacity.max(1),
+            lists: lists::Lists::with_capacity(capacity.max(1)),
+        }
+    }
+}
+
+impl Policy for Lru {
+    fn access(&mut self, key: u64) -> bool {
+        let hit = self.lists.list_of(key).is_some();
+        self.lists.push_front(0, key);
+        if self.lists.len(0) > self.capacity {
+            self.lists.pop_back(0);
+        }
+        hit
+    }
+}

@@ -1,0 +1,122 @@
+//! Cache curves ([`crate::cache::curve::Curve`]): the console table and a self-contained HTML
+//! page with the hit-ratio chart.
+
+use crate::cache::curve::Curve;
+use crate::report::html::escape;
+use crate::report::svg::{self, Axis, Series};
+use crate::units::{format_number, format_size};
+use std::fmt::Write as _;
+
+/// The policies a curve has, in its points' order.
+fn policies(c: &Curve) -> Vec<&str> {
+    c.points
+        .first()
+        .map(|p| {
+            let mut names: Vec<&str> = p.hit_ratio.keys().map(String::as_str).collect();
+            names.sort_by_key(|n| crate::cache::PolicyKind::parse(n).ok());
+            names
+        })
+        .unwrap_or_default()
+}
+
+/// What the curve was computed from, in one line.
+fn basis(c: &Curve) -> String {
+    format!(
+        "data set {} in blocks of {} · {} distinct blocks referenced (estimated) · {} references, {} sampled (rate {})",
+        format_size(c.data_set_bytes),
+        format_size(c.block_bytes),
+        format_number(c.distinct_blocks as f64),
+        format_number(c.references as f64),
+        format_number(c.sampled as f64),
+        if c.rate >= 1.0 {
+            "1: every block".to_string()
+        } else {
+            format!("1/{}", format_number((1.0 / c.rate).round()))
+        }
+    )
+}
+
+/// The table's header and rows: cache size, % of the data set, hit % per policy.
+fn table(c: &Curve) -> (Vec<String>, Vec<Vec<String>>) {
+    let names = policies(c);
+    let mut header = vec!["cache".to_string(), "% data".to_string()];
+    header.extend(names.iter().map(|n| format!("{n} hit%")));
+    let rows =
+        c.points
+            .iter()
+            .map(|p| {
+                let mut row = vec![
+                    format_size(p.cache_bytes),
+                    format!("{}%", format_number(p.cache_pct)),
+                ];
+                row.extend(names.iter().map(|n| {
+                    format!("{:.1}", 100.0 * p.hit_ratio.get(*n).copied().unwrap_or(0.0))
+                }));
+                row
+            })
+            .collect();
+    (header, rows)
+}
+
+/// The curve as a console table: cache size (bytes and % of the data set), hit % per policy.
+pub(crate) fn console(c: &Curve) -> String {
+    let (header, rows) = table(c);
+    let mut o = format!("cache curve · {}\n\n", basis(c));
+    for row in std::iter::once(&header).chain(&rows) {
+        for (i, cell) in row.iter().enumerate() {
+            let width = if i == 0 { 12 } else { 9 };
+            let _ = write!(o, "{}{cell:>width$}", if i == 0 { "" } else { " " });
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// The curve as a self-contained HTML page titled `title`.
+pub(crate) fn html(c: &Curve, title: &str) -> String {
+    let series: Vec<Series> = policies(c)
+        .iter()
+        .map(|n| Series {
+            name: n.to_string(),
+            points: c
+                .points
+                .iter()
+                .map(|p| {
+                    (
+                        p.cache_pct,
+                        100.0 * p.hit_ratio.get(*n).copied().unwrap_or(0.0),
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let chart = svg::line_chart(
+        "Hit ratio against cache size",
+        &Axis::linear("cache, % of the data set"),
+        &Axis::linear("hit ratio, %"),
+        &series,
+    );
+    let t = escape(title);
+    let mut o = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{}
+table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</style></head><body>\n<h1>{t}</h1>\n<p>{}</p>\n{}\n",
+        svg::STYLE,
+        escape(&basis(c)),
+        svg::tag(&chart, "cache-curve"),
+    );
+    let (header, rows) = table(c);
+    o.push_str("<table data-table=\"cache-curve\"><tr>");
+    for h in &header {
+        let _ = write!(o, "<th>{}</th>", escape(h));
+    }
+    o.push_str("</tr>");
+    for row in &rows {
+        o.push_str("<tr>");
+        for cell in row {
+            let _ = write!(o, "<td>{}</td>", escape(cell));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table>\n</body></html>\n");
+    o
+}
