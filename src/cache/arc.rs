@@ -46,6 +46,14 @@ impl Arc {
 }
 
 impl Policy for Arc {
+    fn lookup(&mut self, key: u64) -> bool {
+        let hit = matches!(self.lists.list_of(key), Some(T1 | T2));
+        if hit {
+            self.lists.push_front(T2, key);
+        }
+        hit
+    }
+
     fn access(&mut self, key: u64) -> bool {
         let len = |s: &Self, l| s.lists.len(l);
         match self.lists.list_of(key) {

@@ -57,21 +57,46 @@ pub struct Curve {
     pub sampled: u64,
     /// Distinct blocks referenced, estimated from the sample (sampled ones ÷ rate).
     pub distinct_blocks: u64,
+    /// Sequential references were not admitted to the caches (`--bypass-sequential`).
+    pub bypass_sequential: bool,
+    /// Share of the sampled references whose I/O continued the previous one (0 to 1).
+    pub sequential_share: f64,
     /// The points, smallest cache first.
     pub points: Vec<CurvePoint>,
 }
 
-/// The curve of `refs` (in time order) for `policies` at `sizes_pct` of the data set.
-pub fn curve(
-    refs: &[BlockRef],
-    facts: SampleFacts,
-    policies: &[PolicyKind],
-    sizes_pct: &[f64],
-) -> Curve {
+/// What to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveOptions {
+    /// The policies.
+    pub policies: Vec<PolicyKind>,
+    /// Cache sizes, percent of the data set.
+    pub sizes_pct: Vec<f64>,
+    /// Do not admit references of sequential I/O on a miss (a hit still counts): what a
+    /// cache that lets sequential streams bypass it would hit. LRU is then simulated, not
+    /// computed from reuse distances (bypass breaks LRU's stack property).
+    pub bypass_sequential: bool,
+}
+
+/// A reference's key: its target in the high 16 bits, its block below; the sequential flag
+/// in bit 63 when it is to bypass.
+const BYPASS: u64 = 1 << 63;
+
+/// The curve of `refs` (in time order).
+pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
+    let (policies, sizes_pct) = (&o.policies[..], &o.sizes_pct[..]);
     let keys: Vec<u64> = refs
         .iter()
-        .map(|r| (u64::from(r.target) << 48) | r.block)
+        .map(|r| {
+            let bypass = if o.bypass_sequential && r.is_sequential() {
+                BYPASS
+            } else {
+                0
+            };
+            (u64::from(r.target) << 48) | r.block | bypass
+        })
         .collect();
+    let sequential = refs.iter().filter(|r| r.is_sequential()).count();
     let data_blocks = facts
         .data_set_bytes
         .div_ceil(facts.block_bytes.max(1))
@@ -96,12 +121,13 @@ pub fn curve(
             0.0
         }
     };
-    let distances = policies
-        .contains(&PolicyKind::Lru)
-        .then(|| lru::stack_distances(&keys));
+    let exact_lru = policies.contains(&PolicyKind::Lru) && !o.bypass_sequential;
+    let distances = exact_lru.then(|| lru::stack_distances(&keys));
     let distinct = match &distances {
         Some(d) => d.iter().filter(|&&d| d == lru::COLD).count(),
-        None => keys.iter().collect::<std::collections::HashSet<_>>().len(),
+        None => (keys.iter().map(|k| k & !BYPASS))
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
     } as u64;
     if let Some(distances) = distances {
         let mut sorted: Vec<u64> = distances.into_iter().filter(|&d| d != lru::COLD).collect();
@@ -117,7 +143,7 @@ pub fn curve(
     let simulated: Vec<PolicyKind> = policies
         .iter()
         .copied()
-        .filter(|&p| p != PolicyKind::Lru)
+        .filter(|&p| p != PolicyKind::Lru || !exact_lru)
         .collect();
     let jobs: Vec<(usize, PolicyKind)> = (0..points.len())
         .flat_map(|i| simulated.iter().map(move |&p| (i, p)))
@@ -156,15 +182,24 @@ pub fn curve(
         rate: facts.rate,
         references: facts.references,
         sampled: keys.len() as u64,
-        distinct_blocks: (distinct as f64 / facts.rate.max(f64::MIN_POSITIVE)).round() as u64,
+        distinct_blocks: ((distinct as f64 / facts.rate.max(f64::MIN_POSITIVE)).round() as u64)
+            .min(facts.references),
+        bypass_sequential: o.bypass_sequential,
+        sequential_share: sequential as f64 / refs.len().max(1) as f64,
         points,
     }
 }
 
-/// The hits of `policy` with `capacity` blocks over `keys`.
+/// The hits of `policy` with `capacity` blocks over `keys` (a key with [`BYPASS`] is looked
+/// up, not admitted).
 pub fn hits(policy: PolicyKind, capacity: usize, keys: &[u64]) -> u64 {
     let mut cache = policy.simulator(capacity);
-    keys.iter().filter(|&&k| cache.access(k)).count() as u64
+    keys.iter()
+        .filter(|&&k| match k & BYPASS {
+            0 => cache.access(k),
+            _ => cache.lookup(k & !BYPASS),
+        })
+        .count() as u64
 }
 
 #[cfg(test)]
@@ -172,6 +207,7 @@ mod tests {
     use super::*;
     use crate::engine::sample::SampleSpec;
     use crate::engine::zipf::Zipf;
+    use crate::stats::blocks::SEQUENTIAL;
     use rand::{Rng, SeedableRng, rngs::SmallRng};
 
     /// Blocks of the synthetic data set.
@@ -219,6 +255,14 @@ mod tests {
         ]
     }
 
+    fn options(policies: &[PolicyKind], sizes: &[f64]) -> CurveOptions {
+        CurveOptions {
+            policies: policies.to_vec(),
+            sizes_pct: sizes.to_vec(),
+            bypass_sequential: false,
+        }
+    }
+
     fn refs(keys: &[u64]) -> Vec<BlockRef> {
         keys.iter()
             .enumerate()
@@ -252,7 +296,7 @@ mod tests {
                             block_bytes: 4096,
                             data_set_bytes: BLOCKS * 4096,
                         };
-                        let exact = curve(&all, facts, &PolicyKind::ALL, &sizes);
+                        let exact = curve(&all, facts, &options(&PolicyKind::ALL, &sizes));
                         let sample: Vec<BlockRef> = all
                             .iter()
                             .copied()
@@ -264,8 +308,7 @@ mod tests {
                                 rate: spec.rate(),
                                 ..facts
                             },
-                            &PolicyKind::ALL,
-                            &sizes,
+                            &options(&PolicyKind::ALL, &sizes),
                         );
                         let mut out = Vec::new();
                         for (e, s) in exact.points.iter().zip(&sampled.points) {
@@ -303,7 +346,11 @@ mod tests {
             block_bytes: 4096,
             data_set_bytes: 3000 * 4096,
         };
-        let c = curve(&refs(&keys), facts, &[PolicyKind::Lru], &SIZES_PCT);
+        let c = curve(
+            &refs(&keys),
+            facts,
+            &options(&[PolicyKind::Lru], &SIZES_PCT),
+        );
         for p in &c.points {
             let blocks = (p.cache_bytes / 4096) as usize;
             let want = hits(PolicyKind::Lru, blocks, &keys) as f64 / keys.len() as f64;
@@ -320,5 +367,62 @@ mod tests {
         let half = &c.points[11];
         assert_eq!(half.cache_pct, 50.0);
         assert!((half.hit_ratio["lru"] - 0.5).abs() < 0.05);
+    }
+
+    #[test]
+    fn a_bypassed_scan_leaves_the_hot_set_cached() {
+        // A hot set of 100 blocks and a sequential scan of 10,000, interleaved; a cache of
+        // 200 blocks. Admitting the scan, LRU keeps flushing the hot set; bypassing it, the
+        // hot set stays and every reference to it after the first hits.
+        let mut refs = Vec::new();
+        let mut t = 0;
+        for i in 0..10_000u64 {
+            refs.push(BlockRef {
+                t_ns: t,
+                block: 100_000 + i,
+                flags: if i > 0 { SEQUENTIAL } else { 0 },
+                ..BlockRef::default()
+            });
+            t += 1;
+            if i % 4 == 0 {
+                refs.push(BlockRef {
+                    t_ns: t,
+                    block: (i / 4) % 100,
+                    ..BlockRef::default()
+                });
+                t += 1;
+            }
+        }
+        let facts = SampleFacts {
+            rate: 1.0,
+            references: refs.len() as u64,
+            block_bytes: 4096,
+            data_set_bytes: 1000 * 4096,
+        };
+        let mut o = options(&PolicyKind::ALL, &[20.0]);
+        let plain = curve(&refs, facts, &o);
+        o.bypass_sequential = true;
+        let bypassed = curve(&refs, facts, &o);
+        assert!(bypassed.bypass_sequential);
+        assert!((bypassed.sequential_share - 9999.0 / refs.len() as f64).abs() < 1e-9);
+        let hot = 2500.0 - 100.0; // hot references that can hit
+        for p in PolicyKind::ALL {
+            let (a, b) = (
+                plain.points[0].hit_ratio[p.name()],
+                bypassed.points[0].hit_ratio[p.name()],
+            );
+            let want = hot / refs.len() as f64;
+            assert!(
+                (b - want).abs() < 1e-9,
+                "{}: bypassed {b}, want {want}",
+                p.name()
+            );
+            assert!(
+                a < b,
+                "{}: {a} admitting the scan, {b} bypassing it",
+                p.name()
+            );
+        }
+        assert_eq!(plain.points[0].hit_ratio["lru"], 0.0, "LRU admits the scan");
     }
 }

@@ -15,6 +15,10 @@ pub trait Policy {
     /// References `key`; whether it was in the cache (it is afterwards, unless the policy
     /// chose otherwise).
     fn access(&mut self, key: u64) -> bool;
+
+    /// References `key` without admitting it on a miss (a bypassed sequential stream): a hit
+    /// counts and refreshes as in [`Policy::access`], a miss leaves the cache as it was.
+    fn lookup(&mut self, key: u64) -> bool;
 }
 
 /// The policies a curve can show.
@@ -82,6 +86,14 @@ impl Policy for Lru {
         self.lists.push_front(0, key);
         if self.lists.len(0) > self.capacity {
             self.lists.pop_back(0);
+        }
+        hit
+    }
+
+    fn lookup(&mut self, key: u64) -> bool {
+        let hit = self.lists.list_of(key).is_some();
+        if hit {
+            self.lists.push_front(0, key);
         }
         hit
     }

@@ -107,6 +107,16 @@ impl S3Fifo {
 }
 
 impl Policy for S3Fifo {
+    fn lookup(&mut self, key: u64) -> bool {
+        match self.cached.get_mut(&key) {
+            Some(e) => {
+                *e = (*e + 1).min(MAX_FREQ);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn access(&mut self, key: u64) -> bool {
         if let Some(e) = self.cached.get_mut(&key) {
             *e = (*e + 1).min(MAX_FREQ);

@@ -19,6 +19,10 @@ pub struct CacheCurveArgs {
     /// (simulated on the sample).
     #[arg(long, value_name = "LIST", default_value = "lru,arc,s3fifo")]
     pub policy: String,
+    /// Do not admit sequential I/O to the caches (a hit still counts): the curve of a cache
+    /// that lets sequential streams bypass it.
+    #[arg(long)]
+    pub bypass_sequential: bool,
     /// Print only the curve as JSON (a `hit_ratio` per policy at each point).
     #[arg(long)]
     pub json: bool,
@@ -58,7 +62,12 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         block_bytes: sample.block_bytes,
         data_set_bytes: r.targets.iter().map(|t| t.size_bytes).sum(),
     };
-    let c = curve::curve(&refs, facts, &policies, &curve::SIZES_PCT);
+    let options = curve::CurveOptions {
+        policies,
+        sizes_pct: curve::SIZES_PCT.to_vec(),
+        bypass_sequential: a.bypass_sequential,
+    };
+    let c = curve::curve(&refs, facts, &options);
     if a.json {
         console::print_text(&serde_json::to_string_pretty(&c)?);
     } else {

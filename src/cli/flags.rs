@@ -175,6 +175,7 @@ pub(super) const RUN_FLAGS_FOR_EXCHANGE: &[&str] = &[
     "--seed",
     "--destroy-data",
     "--verify",
+    "--sample-blocks",
 ];
 
 /// Sets the values the flags in `args` give over those of `spec`.
@@ -281,6 +282,7 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
     top_level!("--interval", interval),
     switch!("--destroy-data", destroy_data),
     switch!("--verify", verify),
+    switch!("--sample-blocks", sample_blocks),
 ];
 
 /// Sets the values the flags in `args` give over those of `spec`.
@@ -368,6 +370,7 @@ pub(super) const USERS_FLAGS: &[UsersFlag] = &[
     top_level!("--seed", seed),
     switch!("--destroy-data", destroy_data),
     switch!("--verify", verify),
+    switch!("--sample-blocks", sample_blocks),
 ];
 
 #[cfg(test)]

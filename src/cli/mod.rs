@@ -275,6 +275,9 @@ pub struct ExchangeArgs {
     /// and in a final read-back pass.
     #[arg(long)]
     pub verify: bool,
+    /// Record a sample of the blocks the test touches, for `storlab cache-curve`.
+    #[arg(long)]
+    pub sample_blocks: bool,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -633,6 +636,7 @@ fn run_job(args: RunArgs) -> Result<i32> {
                 seed: args.seed,
                 destroy_data: args.destroy_data,
                 verify: args.verify,
+                sample_blocks: args.sample_blocks,
                 out: args.out.clone(),
                 ..Default::default()
             });

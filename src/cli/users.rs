@@ -82,6 +82,9 @@ pub struct UsersArgs {
     /// Verify data written and read.
     #[arg(long)]
     pub verify: bool,
+    /// Record a sample of the blocks the store touches, for `storlab cache-curve`.
+    #[arg(long)]
+    pub sample_blocks: bool,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,

@@ -4,7 +4,7 @@
 use crate::cache::curve::Curve;
 use crate::report::html::escape;
 use crate::report::svg::{self, Axis, Series};
-use crate::units::{format_number, format_size};
+use crate::units::{format_number, format_pct, format_size};
 use std::fmt::Write as _;
 
 /// The policies a curve has, in its points' order.
@@ -33,7 +33,14 @@ fn basis(c: &Curve) -> String {
         } else {
             format!("1/{}", format_number((1.0 / c.rate).round()))
         }
-    )
+    ) + &if c.bypass_sequential {
+        format!(
+            " · sequential references ({}) bypass the caches",
+            format_pct(100.0 * c.sequential_share)
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// The table's header and rows: cache size, % of the data set, hit % per policy.

@@ -123,6 +123,8 @@ pub struct UsersSpec {
     pub destroy_data: Option<bool>,
     /// Verify data.
     pub verify: Option<bool>,
+    /// Record the block sample (for `storlab cache-curve`).
+    pub sample_blocks: Option<bool>,
 }
 
 /// A job file with a `[users]` section.
@@ -184,6 +186,8 @@ pub struct UsersConfig {
     pub destroy_data: bool,
     /// Verify data.
     pub verify: bool,
+    /// Record the block sample.
+    pub sample_blocks: bool,
 }
 
 struct Errors<'a> {
@@ -388,6 +392,7 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
         seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
         destroy_data: spec.destroy_data.unwrap_or(false),
         verify: spec.verify.unwrap_or(false),
+        sample_blocks: spec.sample_blocks.unwrap_or(false),
     })
 }
 
@@ -501,7 +506,7 @@ impl UsersConfig {
             batch: 1,
             verify: self.verify,
             on_error: Default::default(),
-            sample_blocks: false,
+            sample_blocks: self.sample_blocks,
             targets: Vec::new(),
             workers: Vec::new(),
             classes: Vec::new(),

@@ -1,9 +1,12 @@
 //! Cache curves: a run on a real file records its block sample (`--sample-blocks`), and
 //! `storlab cache-curve` reads it back into hit ratio against cache size; the LRU figures are
 //! checked against an LRU cache the test simulates itself from the sample file's records; a
-//! large target is sampled at a rate; a run without a sample gets exit 2, named.
+//! large target is sampled at a rate; Exchange validations and simulated users record samples
+//! too; a run without a sample gets exit 2, named.
 
-use crate::harness::{RunArgs, at, f64_at, run_in, scratch, str_at, u64_at};
+use crate::harness::{
+    ExchangeArgs, RunArgs, at, f64_at, load_json, run_in, scratch, str_at, u64_at,
+};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::path::Path;
@@ -124,6 +127,21 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
     let html = std::fs::read_to_string(dir.path().join("curve.html")).unwrap();
     assert!(html.contains("data-chart=\"cache-curve\""));
     assert!(html.contains("data-series=\"s3fifo\""));
+    // With sequential I/O bypassing the caches (a random run has little of it).
+    let out = run_in(
+        dir.path(),
+        [
+            "cache-curve",
+            results.to_str().unwrap(),
+            "--json",
+            "--bypass-sequential",
+        ],
+    );
+    out.expect_code(0);
+    let bypassed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(bypassed["bypass_sequential"], true);
+    let share = f64_at(&bypassed, "/sequential_share");
+    assert!((0.0..0.2).contains(&share), "{share}");
     // The table for people.
     let out = run_in(dir.path(), ["cache-curve", results.to_str().unwrap()]);
     out.expect_code(0);
@@ -183,4 +201,62 @@ fn a_run_without_a_sample_or_a_bad_policy_is_a_usage_error() {
     run_in(dir.path(), ["cache-curve", r, "--policy", "lru,clock"])
         .expect_code(2)
         .stderr_has(&["--policy", "clock", "lru, arc or s3fifo"]);
+}
+
+#[test]
+fn exchange_and_users_runs_record_samples_too() {
+    let dir = scratch();
+    let ex = dir.path().join("ex.json");
+    let out = ExchangeArgs::sized(200, "40MiB", "1%", 2)
+        .flags(&["--sample-blocks"])
+        .measure("3s")
+        .lenient()
+        .db_path(dir.path())
+        .results(&ex)
+        .run(dir.path());
+    assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
+    let users = dir.path().join("users.json");
+    let db = dir.path().join("users");
+    std::fs::create_dir(&db).unwrap();
+    let out = run_in(
+        dir.path(),
+        [
+            "users",
+            "--version",
+            "2007",
+            "--mailbox-size",
+            "2MiB",
+            "--users",
+            "10",
+            "--databases",
+            "2",
+            "--duration",
+            "30m",
+            "--compress",
+            "360",
+            "--quiet",
+            "--sample-blocks",
+            "--db-path",
+            db.to_str().unwrap(),
+            "-o",
+            users.to_str().unwrap(),
+        ],
+    );
+    assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
+    for results in [&ex, &users] {
+        let v = load_json(results);
+        assert_eq!(at(&v, "/job/sample_blocks"), &Value::Bool(true));
+        assert!(
+            u64_at(&v, "/block_sample/sampled") > 0,
+            "{}",
+            results.display()
+        );
+        let out = run_in(
+            dir.path(),
+            ["cache-curve", results.to_str().unwrap(), "--json"],
+        );
+        out.expect_code(0);
+        let curve: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(curve["points"].as_array().unwrap().len(), 20);
+    }
 }

@@ -84,6 +84,8 @@ pub struct ExchangeSpec {
     /// Verify data: every page and log write carries a header and checksum, checked on every
     /// read and in a final read-back pass.
     pub verify: Option<bool>,
+    /// Record the block sample of the test (for `storlab cache-curve`).
+    pub sample_blocks: Option<bool>,
 }
 
 /// A job file holding an `[exchange]` section.
@@ -154,6 +156,8 @@ pub struct ExchangeConfig {
     pub destroy_data: bool,
     /// Data verification.
     pub verify: bool,
+    /// Record the block sample.
+    pub sample_blocks: bool,
 }
 
 /// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
@@ -214,6 +218,7 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
         destroy_data: spec.destroy_data.unwrap_or(false),
         verify: spec.verify.unwrap_or(false),
+        sample_blocks: spec.sample_blocks.unwrap_or(false),
     };
     if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
         return Err(errors.error(

@@ -175,7 +175,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         batch: 1,
         verify: cfg.verify,
         on_error: Default::default(),
-        sample_blocks: false,
+        sample_blocks: cfg.sample_blocks,
         targets,
         workers: Vec::new(),
         classes: Vec::new(),
