@@ -7,6 +7,7 @@
 //! in or out of the sample cause). ARC and S3-FIFO are simulated on the sample as caches of
 //! `C × rate` blocks (miniature simulation, Waldspurger et al., ATC 2017).
 
+use super::model::{self, ModelInputs, Prediction};
 use super::{PolicyKind, lru};
 use crate::stats::blocks::BlockRef;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,9 @@ pub struct CurvePoint {
     pub cache_pct: f64,
     /// Hit ratio (0 to 1) per policy name.
     pub hit_ratio: BTreeMap<String, f64>,
+    /// With a model ([`Curve::model`]): IOPS and mean latency per policy name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub predicted: BTreeMap<String, Prediction>,
 }
 
 /// Hit ratio against cache size for some policies.
@@ -61,6 +65,12 @@ pub struct Curve {
     pub bypass_sequential: bool,
     /// Share of the sampled references whose I/O continued the previous one (0 to 1).
     pub sequential_share: f64,
+    /// The what-if model's inputs, when predictions were asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelInputs>,
+    /// With a model: the prediction with no cache (every I/O to the backing target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_cache: Option<Prediction>,
     /// The points, smallest cache first.
     pub points: Vec<CurvePoint>,
 }
@@ -108,6 +118,7 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
             cache_bytes: blocks_at(pct) as u64 * facts.block_bytes,
             cache_pct: pct,
             hit_ratio: BTreeMap::new(),
+            predicted: BTreeMap::new(),
         })
         .collect();
     // SHARDS's adjustment: the references the rate predicts and were not sampled (or were
@@ -186,11 +197,26 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
             .min(facts.references),
         bypass_sequential: o.bypass_sequential,
         sequential_share: sequential as f64 / refs.len().max(1) as f64,
+        model: None,
+        no_cache: None,
         points,
     }
 }
 
-/// The hits of `policy` with `capacity` blocks over `keys` (a key with [`BYPASS`] is looked
+impl Curve {
+    /// Adds the what-if model's predictions for `inputs` at every point and policy.
+    pub fn predict(&mut self, inputs: ModelInputs) {
+        for p in &mut self.points {
+            p.predicted = (p.hit_ratio.iter())
+                .map(|(name, &hit)| (name.clone(), model::predict(&inputs, hit)))
+                .collect();
+        }
+        self.no_cache = Some(model::predict(&inputs, 0.0));
+        self.model = Some(inputs);
+    }
+}
+
+/// The hits of `policy` with `capacity` blocks over `keys` (a key with its top bit set is looked
 /// up, not admitted).
 pub fn hits(policy: PolicyKind, capacity: usize, keys: &[u64]) -> u64 {
     let mut cache = policy.simulator(capacity);

@@ -2,12 +2,14 @@
 //! run's sampled block stream (`sample_blocks`, [`crate::engine::sample`]). [`lru`] gives LRU's
 //! hit ratio at every size at once from stack distances; [`arc`] and [`s3fifo`] are simulated
 //! as caches scaled down by the sampling rate at each size; [`curve`] puts them together
-//! against cache size, in bytes and as a share of the data set.
+//! against cache size, in bytes and as a share of the data set; [`model`] predicts IOPS and
+//! latency at each size from two latencies and a load.
 
 pub mod arc;
 pub mod curve;
 pub mod lists;
 pub mod lru;
+pub mod model;
 pub mod s3fifo;
 
 /// A replacement policy simulated block by block.

@@ -2,9 +2,12 @@
 
 use crate::cache::PolicyKind;
 use crate::cache::curve::{self, SampleFacts};
+use crate::cache::model::{Load, ModelInputs};
 use crate::report::{console, curve as render};
+use crate::results::RunResult;
 use crate::results::blocks;
 use crate::results::file as results_file;
+use crate::units::Dur;
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -23,6 +26,21 @@ pub struct CacheCurveArgs {
     /// that lets sequential streams bypass it.
     #[arg(long)]
     pub bypass_sequential: bool,
+    /// Predict IOPS and mean latency at each cache size, for a cache device of this mean
+    /// latency (e.g. `100us`; measure it with a short run on the device, or give a vendor's).
+    #[arg(long, value_name = "TIME")]
+    pub cache_latency: Option<Dur>,
+    /// With --cache-latency: the backing target's mean latency (default: the run's mean
+    /// latency over its reads and writes).
+    #[arg(long, value_name = "TIME")]
+    pub backing_latency: Option<Dur>,
+    /// With --cache-latency: I/Os in flight, closed loop (default: the run's, its IOPS × its
+    /// mean latency by Little's law).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<f64>,
+    /// With --cache-latency: predict for this rate, open loop, instead of a fixed concurrency.
+    #[arg(long, value_name = "IOPS", conflicts_with = "concurrency")]
+    pub rate: Option<f64>,
     /// Print only the curve as JSON (a `hit_ratio` per policy at each point).
     #[arg(long)]
     pub json: bool,
@@ -67,7 +85,10 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         sizes_pct: curve::SIZES_PCT.to_vec(),
         bypass_sequential: a.bypass_sequential,
     };
-    let c = curve::curve(&refs, facts, &options);
+    let mut c = curve::curve(&refs, facts, &options);
+    if let Some(inputs) = model_inputs(&a, &r)? {
+        c.predict(inputs);
+    }
     if a.json {
         console::print_text(&serde_json::to_string_pretty(&c)?);
     } else {
@@ -86,6 +107,45 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         console::note(&format!("HTML cache curve: {}", out.display()));
     }
     Ok(exit::OK)
+}
+
+/// The what-if model's inputs from the flags and the run, when --cache-latency asks for it.
+fn model_inputs(a: &CacheCurveArgs, r: &RunResult) -> Result<Option<ModelInputs>, Usage> {
+    let Some(cache) = a.cache_latency else {
+        if a.backing_latency.is_some() || a.concurrency.is_some() || a.rate.is_some() {
+            return Err(Usage(
+                "--backing-latency, --concurrency and --rate are for predictions: give the cache device's latency with --cache-latency too".into(),
+            ));
+        }
+        return Ok(None);
+    };
+    let (read, write) = (&r.totals.read, &r.totals.write);
+    let iops = read.iops + write.iops;
+    let ops = (read.ops + write.ops).max(1) as f64;
+    let mean_ns =
+        (read.latency_ns.mean * read.ops as f64 + write.latency_ns.mean * write.ops as f64) / ops;
+    let backing_ns = a.backing_latency.map_or(mean_ns, |d| d.0.as_nanos() as f64);
+    if backing_ns <= 0.0 {
+        return Err(Usage(
+            "the run has no I/O latency to take as the backing target's: give --backing-latency"
+                .into(),
+        ));
+    }
+    let load = match (a.rate, a.concurrency) {
+        (Some(iops), _) if iops > 0.0 => Load::Open { iops },
+        (Some(_), _) => return Err(Usage("--rate must be more than 0".into())),
+        (None, Some(n)) if n > 0.0 => Load::Closed { concurrency: n },
+        (None, Some(_)) => return Err(Usage("--concurrency must be more than 0".into())),
+        (None, None) => Load::Closed {
+            concurrency: iops * mean_ns / 1e9,
+        },
+    };
+    Ok(Some(ModelInputs {
+        cache_latency_ns: cache.0.as_nanos() as f64,
+        backing_latency_ns: backing_ns,
+        load,
+        backing_iops: (a.backing_latency.is_none() && iops > 0.0).then_some(iops),
+    }))
 }
 
 /// The sample file: where the results say, or beside the results file.

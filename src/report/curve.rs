@@ -2,9 +2,10 @@
 //! page with the hit-ratio chart.
 
 use crate::cache::curve::Curve;
+use crate::cache::model::{Load, Prediction};
 use crate::report::html::escape;
 use crate::report::svg::{self, Axis, Series};
-use crate::units::{format_number, format_pct, format_size};
+use crate::units::{format_ns, format_number, format_pct, format_size};
 use std::fmt::Write as _;
 
 /// The policies a curve has, in its points' order.
@@ -65,16 +66,80 @@ fn table(c: &Curve) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// The curve as a console table: cache size (bytes and % of the data set), hit % per policy.
+/// The predictions' header, what they assume, and rows: cache size, % of the data set, then
+/// IOPS and mean latency per policy (the first row: no cache).
+fn predictions(c: &Curve) -> Option<(String, Vec<String>, Vec<Vec<String>>)> {
+    let (m, none) = (c.model.as_ref()?, c.no_cache.as_ref()?);
+    let names = policies(c);
+    let load = match m.load {
+        Load::Closed { concurrency } => {
+            format!("closed loop, {} I/Os in flight", format_number(concurrency))
+        }
+        Load::Open { iops } => format!("open loop at {} IOPS", format_number(iops)),
+    };
+    let assumes = format!(
+        "predicted: hits at {}, misses at {} (constant), {load}",
+        format_ns(m.cache_latency_ns),
+        format_ns(m.backing_latency_ns)
+    );
+    let mut header = vec!["cache".to_string(), "% data".to_string()];
+    for n in &names {
+        header.push(format!("{n} IOPS"));
+        header.push(format!("{n} lat"));
+    }
+    let cells = |p: &Prediction| {
+        let flag = if p.beyond_measured { "*" } else { "" };
+        [
+            format!("{}{flag}", format_number(p.iops.round())),
+            format_ns(p.latency_ns),
+        ]
+    };
+    let mut rows = vec![{
+        let mut row = vec!["no cache".to_string(), "0%".to_string()];
+        for _ in &names {
+            row.extend(cells(none));
+        }
+        row
+    }];
+    for p in &c.points {
+        let mut row = vec![
+            format_size(p.cache_bytes),
+            format!("{}%", format_number(p.cache_pct)),
+        ];
+        for n in &names {
+            if let Some(pred) = p.predicted.get(*n) {
+                row.extend(cells(pred));
+            }
+        }
+        rows.push(row);
+    }
+    Some((assumes, header, rows))
+}
+
+/// `rows` under `header`, right-aligned (the first column 12 wide, the others `width`).
+fn aligned(o: &mut String, header: &[String], rows: &[Vec<String>], width: usize) {
+    for row in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
+        for (i, cell) in row.iter().enumerate() {
+            let w = if i == 0 { 12 } else { width };
+            let _ = write!(o, "{}{cell:>w$}", if i == 0 { "" } else { " " });
+        }
+        o.push('\n');
+    }
+}
+
+/// The curve as a console table: cache size (bytes and % of the data set), hit % per policy;
+/// with a model, the predicted IOPS and latency after it ("*": the backing target would carry
+/// more than in the run).
 pub(crate) fn console(c: &Curve) -> String {
     let (header, rows) = table(c);
     let mut o = format!("cache curve · {}\n\n", basis(c));
-    for row in std::iter::once(&header).chain(&rows) {
-        for (i, cell) in row.iter().enumerate() {
-            let width = if i == 0 { 12 } else { 9 };
-            let _ = write!(o, "{}{cell:>width$}", if i == 0 { "" } else { " " });
+    aligned(&mut o, &header, &rows, 9);
+    if let Some((assumes, header, rows)) = predictions(c) {
+        let _ = write!(o, "\n{assumes}\n\n");
+        aligned(&mut o, &header, &rows, 11);
+        if rows.iter().flatten().any(|cell| cell.ends_with('*')) {
+            o.push_str("* the backing target would carry more I/O than in the run: its latency would be higher than assumed\n");
         }
-        o.push('\n');
     }
     o
 }
@@ -124,6 +189,55 @@ table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</styl
         }
         o.push_str("</tr>");
     }
-    o.push_str("</table>\n</body></html>\n");
+    o.push_str("</table>\n");
+    if let Some((assumes, header, rows)) = predictions(c) {
+        let series =
+            |what: fn(&Prediction) -> f64| -> Vec<Series> {
+                policies(c)
+                    .iter()
+                    .map(|n| Series {
+                        name: n.to_string(),
+                        points: (c.no_cache.iter().map(|p| (0.0, what(p))))
+                            .chain(c.points.iter().filter_map(|p| {
+                                p.predicted.get(*n).map(|pr| (p.cache_pct, what(pr)))
+                            }))
+                            .collect(),
+                    })
+                    .collect()
+            };
+        let x = Axis::linear("cache, % of the data set");
+        let iops = svg::line_chart(
+            "Predicted IOPS against cache size",
+            &x,
+            &Axis::linear("IOPS"),
+            &series(|p| p.iops),
+        );
+        let latency = svg::line_chart(
+            "Predicted mean latency against cache size",
+            &x,
+            &Axis::linear("latency, ms"),
+            &series(|p| p.latency_ns / 1e6),
+        );
+        let _ = write!(
+            o,
+            "<h2>What-if</h2>\n<p>{}</p>\n{}\n{}\n<table data-table=\"cache-prediction\"><tr>",
+            escape(&assumes),
+            svg::tag(&iops, "cache-iops"),
+            svg::tag(&latency, "cache-latency"),
+        );
+        for h in &header {
+            let _ = write!(o, "<th>{}</th>", escape(h));
+        }
+        o.push_str("</tr>");
+        for row in &rows {
+            o.push_str("<tr>");
+            for cell in row {
+                let _ = write!(o, "<td>{}</td>", escape(cell));
+            }
+            o.push_str("</tr>");
+        }
+        o.push_str("</table>\n");
+    }
+    o.push_str("</body></html>\n");
     o
 }

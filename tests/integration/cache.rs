@@ -142,6 +142,60 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
     assert_eq!(bypassed["bypass_sequential"], true);
     let share = f64_at(&bypassed, "/sequential_share");
     assert!((0.0..0.2).contains(&share), "{share}");
+    // What-if: with a cache device of 50 µs, closed loop at the run's own concurrency. With
+    // no cache the model gives back the run's IOPS (Little's law both ways); a cache that
+    // holds the hot band raises them.
+    let out = run_in(
+        dir.path(),
+        [
+            "cache-curve",
+            results.to_str().unwrap(),
+            "--json",
+            "--cache-latency",
+            "50us",
+            "-o",
+            "what-if.html",
+        ],
+    );
+    out.expect_code(0);
+    let what_if: Value = serde_json::from_str(&out.stdout).unwrap();
+    let run_iops = f64_at(&v, "/totals/read/iops") + f64_at(&v, "/totals/write/iops");
+    let none = f64_at(&what_if, "/no_cache/iops");
+    assert!((none / run_iops - 1.0).abs() < 0.01, "{none} vs {run_iops}");
+    assert_eq!(f64_at(&what_if, "/model/cache_latency_ns"), 50_000.0);
+    let at_10 = point(&what_if, 10.0);
+    let hit = f64_at(at_10, "/hit_ratio/lru");
+    let lat = f64_at(at_10, "/predicted/lru/latency_ns");
+    let backing = f64_at(&what_if, "/model/backing_latency_ns");
+    assert!((lat - (hit * 50_000.0 + (1.0 - hit) * backing)).abs() < 1.0);
+    assert!(f64_at(at_10, "/predicted/lru/iops") > none);
+    let html = std::fs::read_to_string(dir.path().join("what-if.html")).unwrap();
+    assert!(html.contains("data-chart=\"cache-iops\""));
+    assert!(html.contains("data-chart=\"cache-latency\""));
+    // Open loop, and flags that need --cache-latency.
+    let out = run_in(
+        dir.path(),
+        [
+            "cache-curve",
+            results.to_str().unwrap(),
+            "--cache-latency",
+            "50us",
+            "--rate",
+            "1000",
+        ],
+    );
+    out.expect_code(0);
+    assert!(
+        out.stdout.contains("open loop at 1000 IOPS"),
+        "{}",
+        out.stdout
+    );
+    run_in(
+        dir.path(),
+        ["cache-curve", results.to_str().unwrap(), "--rate", "1000"],
+    )
+    .expect_code(2)
+    .stderr_has(&["--cache-latency"]);
     // The table for people.
     let out = run_in(dir.path(), ["cache-curve", results.to_str().unwrap()]);
     out.expect_code(0);
