@@ -6,6 +6,7 @@
 # user), IOPS and Send Mail's p95. Run on a quiet machine; each case removes its files after.
 #   SCRATCH=/mnt/scratch bench/users-scale.sh      # default ./storlab-scratch/users-scale
 #   MODEL_MIN=3 COMPRESSED_MIN=10 REALTIME_MIN=30 bench/users-scale.sh
+#   CASES=realtime-16000 bench/users-scale.sh          # one case (names below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -q
@@ -18,6 +19,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # case NAME USERS FLAGS...: runs storlab users, prints the figures.
 case_() {
   local name=$1 users=$2; shift 2
+  case " ${CASES:-model-1M compressed-2000 realtime-16000} " in *" $name "*) ;; *) return 0 ;; esac
   local dir="$scratch/$name"
   rm -rf "$dir"; mkdir -p "$dir"
   /usr/bin/time -f "%M" -o "$out/$name.rss" \
