@@ -26,6 +26,9 @@ pub struct SampleFacts {
     pub rate: f64,
     /// Block references of the whole run, sampled or not.
     pub references: u64,
+    /// Sampled references the run had to leave out (no free buffer): known losses, not
+    /// sampling noise, so the adjustment does not count them as hits.
+    pub dropped: u64,
     /// Bytes of a block.
     pub block_bytes: u64,
     /// Bytes of the data set (the targets together): 100 % of the curve.
@@ -123,7 +126,7 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
         .collect();
     // SHARDS's adjustment: the references the rate predicts and were not sampled (or were
     // sampled beyond it) count as hits at distance 0 (or take hits away).
-    let expected = facts.rate * facts.references as f64;
+    let expected = facts.rate * facts.references as f64 - facts.dropped as f64;
     let adjust = expected - keys.len() as f64;
     let adjusted = |hits: f64| {
         if expected > 0.0 {
@@ -319,6 +322,7 @@ mod tests {
                         let facts = SampleFacts {
                             rate: 1.0,
                             references: keys.len() as u64,
+                            dropped: 0,
                             block_bytes: 4096,
                             data_set_bytes: BLOCKS * 4096,
                         };
@@ -369,6 +373,7 @@ mod tests {
         let facts = SampleFacts {
             rate: 1.0,
             references: keys.len() as u64,
+            dropped: 0,
             block_bytes: 4096,
             data_set_bytes: 3000 * 4096,
         };
@@ -422,6 +427,7 @@ mod tests {
         let facts = SampleFacts {
             rate: 1.0,
             references: refs.len() as u64,
+            dropped: 0,
             block_bytes: 4096,
             data_set_bytes: 1000 * 4096,
         };
@@ -450,5 +456,28 @@ mod tests {
             );
         }
         assert_eq!(plain.points[0].hit_ratio["lru"], 0.0, "LRU admits the scan");
+    }
+
+    #[test]
+    fn dropped_references_are_not_counted_as_hits() {
+        // A run that recorded every reference but had to drop 1,000: the curve is that of
+        // what it recorded, not lifted by SHARDS's adjustment.
+        let mut rng = SmallRng::seed_from_u64(9);
+        let keys: Vec<u64> = (0..5000).map(|_| rng.random_range(0..1000)).collect();
+        let facts = SampleFacts {
+            rate: 1.0,
+            references: keys.len() as u64,
+            dropped: 0,
+            block_bytes: 4096,
+            data_set_bytes: 1000 * 4096,
+        };
+        let o = options(&PolicyKind::ALL, &[10.0, 50.0]);
+        let whole = curve(&refs(&keys), facts, &o);
+        let with_drops = SampleFacts {
+            references: keys.len() as u64 + 1000,
+            dropped: 1000,
+            ..facts
+        };
+        assert_eq!(curve(&refs(&keys), with_drops, &o).points, whole.points);
     }
 }

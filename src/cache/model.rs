@@ -117,6 +117,7 @@ mod tests {
         let facts = SampleFacts {
             rate: 1.0,
             references: refs.len() as u64,
+            dropped: 0,
             block_bytes: 4096,
             data_set_bytes: blocks * 4096,
         };

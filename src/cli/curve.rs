@@ -77,6 +77,7 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
     let facts = SampleFacts {
         rate: sample.rate,
         references: sample.references,
+        dropped: sample.dropped,
         block_bytes: sample.block_bytes,
         data_set_bytes: r.targets.iter().map(|t| t.size_bytes).sum(),
     };
