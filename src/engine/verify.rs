@@ -204,6 +204,12 @@ impl VerifyMap {
         first..first + (len as u64).div_ceil(self.block) as usize
     }
 
+    /// Whether an I/O at `offset` of `len` bytes covers whole blocks, as every I/O of a
+    /// verifying run must (its blocks are sealed and checked whole).
+    pub fn aligned(&self, offset: u64, len: u32) -> bool {
+        offset % self.block == 0 && u64::from(len) % self.block == 0
+    }
+
     /// Locks the blocks of an I/O: shared for a read, exclusive for a write. All or nothing:
     /// false (and nothing held) when one is busy; the caller retries later.
     pub fn lock(&self, target: u32, offset: u64, len: u32, write: bool) -> bool {

@@ -256,10 +256,23 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                     },
                 };
                 let op = request.op;
-                if let Some(map) = verify {
-                    if op.kind != OpKind::Flush
-                        && !map.lock(op.target, op.offset, op.len, op.kind == OpKind::Write)
-                    {
+                if let Some(map) = verify.filter(|_| op.kind != OpKind::Flush) {
+                    if !map.aligned(op.offset, op.len) {
+                        // The source's I/O does not fit the blocks the job declared: the
+                        // run ends, saying so (nothing of it is issued).
+                        fatal.get_or_insert_with(|| {
+                            format!(
+                                "cannot verify an I/O of {} bytes at offset {}: verification works on whole {}-byte blocks, and the job's access entries declared that size and alignment",
+                                op.len, op.offset, map.block
+                            )
+                        });
+                        halt.store(true, Ordering::Relaxed);
+                        issuing = false;
+                        stopped_at = now.min(end_ns);
+                        free.push(slot);
+                        break;
+                    }
+                    if !map.lock(op.target, op.offset, op.len, op.kind == OpKind::Write) {
                         blocked = Some(request);
                         free.push(slot);
                         break;

@@ -629,3 +629,61 @@ fn a_completion_reaped_while_refilling_is_timed_when_it_was_reaped() {
     let early = handed_out.windows(2).filter(|w| w[0] != w[1]).count();
     assert!(early >= 20, "{handed_out:?}");
 }
+
+/// A source that offers one I/O the verification map's blocks do not fit.
+struct Misaligned {
+    offered: bool,
+}
+
+impl RequestSource for Misaligned {
+    fn next(&mut self, _now_ns: u64) -> Next {
+        if self.offered {
+            return Next::Done;
+        }
+        self.offered = true;
+        Next::Issue(Request {
+            op: IoOp {
+                offset: 512,
+                ..io(OpKind::Read, 0)
+            },
+            intended_ns: None,
+            tag: 1,
+        })
+    }
+
+    fn completed(&mut self, _request: &Request, _result: i32, _now_ns: u64) {
+        panic!("nothing was to be issued");
+    }
+}
+
+#[test]
+fn a_verifying_worker_ends_with_a_reason_on_io_its_blocks_do_not_fit() {
+    let mut fixture = Fixture::new(2);
+    fixture.blocks = VerifyMap::new(
+        &[MapTarget {
+            size_bytes: TARGET_BYTES,
+            prepared_id: None,
+        }],
+        4096,
+        1,
+        true,
+    );
+    let (plan, _rx) = fixture.plan();
+    let mut source = Misaligned { offered: false };
+    let report = SlotArena::with(2, 4096, 1, |arena, slots| {
+        run(
+            plan,
+            NullBackend::new(arena),
+            slots,
+            &mut source,
+            Vec::new(),
+        )
+    });
+    let why = report.fatal.expect("a fatal reason");
+    assert!(
+        why.contains("at offset 512") && why.contains("4096-byte blocks"),
+        "{why}"
+    );
+    assert!(fixture.halt.load(Ordering::Relaxed));
+    assert_eq!(dir(&report.totals, Dir::Read).ops, 0);
+}
