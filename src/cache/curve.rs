@@ -35,6 +35,21 @@ pub struct SampleFacts {
     pub data_set_bytes: u64,
 }
 
+impl SampleFacts {
+    /// A stream sampled whole (rate 1, nothing dropped): `references` references to 4 KiB
+    /// blocks of a data set of `blocks`.
+    #[cfg(test)]
+    pub(crate) fn whole(references: usize, blocks: u64) -> SampleFacts {
+        SampleFacts {
+            rate: 1.0,
+            references: references as u64,
+            dropped: 0,
+            block_bytes: 4096,
+            data_set_bytes: blocks * 4096,
+        }
+    }
+}
+
 /// One cache size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
@@ -319,13 +334,7 @@ mod tests {
                 .map(|(name, keys)| {
                     s.spawn(move || {
                         let all = refs(keys);
-                        let facts = SampleFacts {
-                            rate: 1.0,
-                            references: keys.len() as u64,
-                            dropped: 0,
-                            block_bytes: 4096,
-                            data_set_bytes: BLOCKS * 4096,
-                        };
+                        let facts = SampleFacts::whole(keys.len(), BLOCKS);
                         let exact = curve(&all, facts, &options(&PolicyKind::ALL, &sizes));
                         let sample: Vec<BlockRef> = all
                             .iter()
@@ -370,13 +379,7 @@ mod tests {
         // Exact (rate 1): the curve's LRU is an LRU cache simulated at each size.
         let mut rng = SmallRng::seed_from_u64(7);
         let keys: Vec<u64> = (0..20_000).map(|_| rng.random_range(0..3000)).collect();
-        let facts = SampleFacts {
-            rate: 1.0,
-            references: keys.len() as u64,
-            dropped: 0,
-            block_bytes: 4096,
-            data_set_bytes: 3000 * 4096,
-        };
+        let facts = SampleFacts::whole(keys.len(), 3000);
         let c = curve(
             &refs(&keys),
             facts,
@@ -424,13 +427,7 @@ mod tests {
                 t += 1;
             }
         }
-        let facts = SampleFacts {
-            rate: 1.0,
-            references: refs.len() as u64,
-            dropped: 0,
-            block_bytes: 4096,
-            data_set_bytes: 1000 * 4096,
-        };
+        let facts = SampleFacts::whole(refs.len(), 1000);
         let mut o = options(&PolicyKind::ALL, &[20.0]);
         let plain = curve(&refs, facts, &o);
         o.bypass_sequential = true;
@@ -464,13 +461,7 @@ mod tests {
         // what it recorded, not lifted by SHARDS's adjustment.
         let mut rng = SmallRng::seed_from_u64(9);
         let keys: Vec<u64> = (0..5000).map(|_| rng.random_range(0..1000)).collect();
-        let facts = SampleFacts {
-            rate: 1.0,
-            references: keys.len() as u64,
-            dropped: 0,
-            block_bytes: 4096,
-            data_set_bytes: 1000 * 4096,
-        };
+        let facts = SampleFacts::whole(keys.len(), 1000);
         let o = options(&PolicyKind::ALL, &[10.0, 50.0]);
         let whole = curve(&refs(&keys), facts, &o);
         let with_drops = SampleFacts {

@@ -114,13 +114,7 @@ mod tests {
                 }
             })
             .collect();
-        let facts = SampleFacts {
-            rate: 1.0,
-            references: refs.len() as u64,
-            dropped: 0,
-            block_bytes: 4096,
-            data_set_bytes: blocks * 4096,
-        };
+        let facts = SampleFacts::whole(refs.len(), blocks);
         let sizes: Vec<f64> = QLOGIC.iter().map(|q| q.0).filter(|&p| p > 0.0).collect();
         let options = CurveOptions {
             policies: vec![PolicyKind::Lru],

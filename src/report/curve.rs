@@ -177,19 +177,7 @@ table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</styl
         svg::tag(&chart, "cache-curve"),
     );
     let (header, rows) = table(c);
-    o.push_str("<table data-table=\"cache-curve\"><tr>");
-    for h in &header {
-        let _ = write!(o, "<th>{}</th>", escape(h));
-    }
-    o.push_str("</tr>");
-    for row in &rows {
-        o.push_str("<tr>");
-        for cell in row {
-            let _ = write!(o, "<td>{}</td>", escape(cell));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</table>\n");
+    html_table(&mut o, "cache-curve", &header, &rows);
     if let Some((assumes, header, rows)) = predictions(c) {
         let series =
             |what: fn(&Prediction) -> f64| -> Vec<Series> {
@@ -220,24 +208,30 @@ table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</styl
         );
         let _ = write!(
             o,
-            "<h2>What-if</h2>\n<p>{}</p>\n{}\n{}\n<table data-table=\"cache-prediction\"><tr>",
+            "<h2>What-if</h2>\n<p>{}</p>\n{}\n{}\n",
             escape(&assumes),
             svg::tag(&iops, "cache-iops"),
             svg::tag(&latency, "cache-latency"),
         );
-        for h in &header {
-            let _ = write!(o, "<th>{}</th>", escape(h));
-        }
-        o.push_str("</tr>");
-        for row in &rows {
-            o.push_str("<tr>");
-            for cell in row {
-                let _ = write!(o, "<td>{}</td>", escape(cell));
-            }
-            o.push_str("</tr>");
-        }
-        o.push_str("</table>\n");
+        html_table(&mut o, "cache-prediction", &header, &rows);
     }
     o.push_str("</body></html>\n");
     o
+}
+
+/// `rows` under `header` as an HTML table named `id` (`data-table`).
+fn html_table(o: &mut String, id: &str, header: &[String], rows: &[Vec<String>]) {
+    let _ = write!(o, "<table data-table=\"{id}\"><tr>");
+    for h in header {
+        let _ = write!(o, "<th>{}</th>", escape(h));
+    }
+    o.push_str("</tr>");
+    for row in rows {
+        o.push_str("<tr>");
+        for cell in row {
+            let _ = write!(o, "<td>{}</td>", escape(cell));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table>\n");
 }

@@ -5,11 +5,12 @@
 //! too; a run without a sample gets exit 2, named.
 
 use crate::harness::{
-    ExchangeArgs, RunArgs, at, f64_at, load_json, run_in, scratch, str_at, u64_at,
+    ExchangeArgs, RunArgs, at, f64_at, load_json, run_in, scratch, str_at, u64_at, users_args,
+    write_job,
 };
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The (target, block) of every record of a block-sample file, in time order.
 fn records(path: &Path) -> Vec<(u64, u64, u64)> {
@@ -45,6 +46,38 @@ fn lru_hits(keys: &[(u64, u64)], capacity: usize) -> usize {
     hits
 }
 
+/// A job of one worker doing `ios` 4 KiB random reads (seeded offsets spread by
+/// `distribution`) on `target` of `size`, recording the block sample: a fixed stream, so the
+/// same curve on a quiet machine and on a loaded one.
+fn sampling_job(
+    dir: &Path,
+    engine: &str,
+    target: &Path,
+    size: &str,
+    ios: u64,
+    distribution: &str,
+) -> PathBuf {
+    let text = format!(
+        "engine = \"{engine}\"\nduration = \"120s\"\nsample_blocks = true\n\n\
+         [[target]]\nname = \"t\"\npath = \"{}\"\nsize = \"{size}\"\n\n\
+         [[worker]]\nname = \"w\"\ntargets = [\"t\"]\nqueue_depth = 4\nio_limit = {ios}\n\n\
+         [[worker.access]]\nblock_size = \"4k\"\nread = \"100%\"\nrandom = \"100%\"\n\
+         distribution = \"{distribution}\"\n",
+        target.display()
+    );
+    write_job(dir, "sampling.toml", &text)
+}
+
+/// `storlab cache-curve RESULTS --json EXTRA...` in `dir`, which must succeed: the curve.
+#[track_caller]
+fn curve_json(dir: &Path, results: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["cache-curve", results.to_str().unwrap(), "--json"];
+    args.extend(extra);
+    let out = run_in(dir, &args);
+    out.expect_code(0);
+    serde_json::from_str(&out.stdout).expect("only JSON on stdout")
+}
+
 fn point(curve: &Value, pct: f64) -> &Value {
     curve["points"]
         .as_array()
@@ -58,41 +91,33 @@ fn point(curve: &Value, pct: f64) -> &Value {
 fn a_run_records_its_block_sample_and_the_curve_reads_it() {
     let dir = scratch();
     let results = dir.path().join("hot.json");
-    // 90 % of the reads on 10 % of a 16 MiB file (4,096 blocks): a cache of a tenth of the
-    // data set holds the hot band.
-    let v = RunArgs::target(&dir.path().join("t.dat"))
-        .size("16MiB")
-        .flags(&["--bs", "4k", "--read", "100", "--random", "100"])
-        .flags(&["--distribution", "zoned:90/10:10/90", "--qd", "4"])
-        .flags(&["--duration", "2s", "--sample-blocks"])
-        .results(&results)
-        .run_ok(dir.path());
+    // 20,000 reads, 90 % of them on 10 % of a 16 MiB file (4,096 blocks): a cache of a tenth
+    // of the data set holds the hot band.
+    let target = dir.path().join("t.dat");
+    let job = sampling_job(
+        dir.path(),
+        "io_uring",
+        &target,
+        "16MiB",
+        20_000,
+        "zoned:90/10:10/90",
+    );
+    let v = RunArgs::job(&job).results(&results).run_ok(dir.path());
     let s = at(&v, "/block_sample");
     assert_eq!(u64_at(s, "/block_bytes"), 4096);
     assert_eq!(f64_at(s, "/rate"), 1.0, "a small target is sampled whole");
     assert_eq!(u64_at(s, "/dropped"), 0);
     let sampled = u64_at(s, "/sampled");
-    assert_eq!(sampled, u64_at(s, "/references"));
-    // Every I/O of the run (ramp included) is one block.
-    assert!(sampled >= u64_at(&v, "/totals/read/ops"));
+    // Every I/O is one block, and every block is sampled.
+    assert_eq!(sampled, 20_000);
+    assert_eq!(u64_at(s, "/references"), 20_000);
     let file = dir.path().join("hot.blocks");
     assert_eq!(str_at(s, "/path"), file.display().to_string());
     let refs = records(&file);
     assert_eq!(refs.len() as u64, sampled);
     assert!(refs.iter().all(|r| r.1 == 0 && r.2 < 4096));
 
-    let out = run_in(
-        dir.path(),
-        [
-            "cache-curve",
-            results.to_str().unwrap(),
-            "--json",
-            "-o",
-            "curve.html",
-        ],
-    );
-    out.expect_code(0);
-    let curve: Value = serde_json::from_str(&out.stdout).expect("only JSON on stdout");
+    let curve = curve_json(dir.path(), &results, &["-o", "curve.html"]);
     assert_eq!(u64_at(&curve, "/sampled"), sampled);
     let points = curve["points"].as_array().unwrap();
     assert_eq!(points.len(), 20);
@@ -128,46 +153,24 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
     assert!(html.contains("data-chart=\"cache-curve\""));
     assert!(html.contains("data-series=\"s3fifo\""));
     // With sequential I/O bypassing the caches (a random run has little of it).
-    let out = run_in(
-        dir.path(),
-        [
-            "cache-curve",
-            results.to_str().unwrap(),
-            "--json",
-            "--bypass-sequential",
-        ],
-    );
-    out.expect_code(0);
-    let bypassed: Value = serde_json::from_str(&out.stdout).unwrap();
+    let bypassed = curve_json(dir.path(), &results, &["--bypass-sequential"]);
     assert_eq!(bypassed["bypass_sequential"], true);
     let share = f64_at(&bypassed, "/sequential_share");
     assert!((0.0..0.2).contains(&share), "{share}");
-    // What-if: with a cache device of 50 µs, closed loop at the run's own concurrency. With
-    // no cache the model gives back the run's IOPS (Little's law both ways); a cache that
-    // holds the hot band raises them.
-    let out = run_in(
-        dir.path(),
-        [
-            "cache-curve",
-            results.to_str().unwrap(),
-            "--json",
-            "--cache-latency",
-            "50us",
-            "-o",
-            "what-if.html",
-        ],
-    );
-    out.expect_code(0);
-    let what_if: Value = serde_json::from_str(&out.stdout).unwrap();
+    // What-if: with a cache device of 1 µs (faster than any disk), closed loop at the run's
+    // own concurrency. With no cache the model gives back the run's IOPS (Little's law both
+    // ways); a cache that holds the hot band raises them.
+    let args = ["--cache-latency", "1us", "-o", "what-if.html"];
+    let what_if = curve_json(dir.path(), &results, &args);
     let run_iops = f64_at(&v, "/totals/read/iops") + f64_at(&v, "/totals/write/iops");
     let none = f64_at(&what_if, "/no_cache/iops");
     assert!((none / run_iops - 1.0).abs() < 0.01, "{none} vs {run_iops}");
-    assert_eq!(f64_at(&what_if, "/model/cache_latency_ns"), 50_000.0);
+    assert_eq!(f64_at(&what_if, "/model/cache_latency_ns"), 1_000.0);
     let at_10 = point(&what_if, 10.0);
     let hit = f64_at(at_10, "/hit_ratio/lru");
     let lat = f64_at(at_10, "/predicted/lru/latency_ns");
     let backing = f64_at(&what_if, "/model/backing_latency_ns");
-    assert!((lat - (hit * 50_000.0 + (1.0 - hit) * backing)).abs() < 1.0);
+    assert!((lat - (hit * 1_000.0 + (1.0 - hit) * backing)).abs() < 1.0);
     assert!(f64_at(at_10, "/predicted/lru/iops") > none);
     let html = std::fs::read_to_string(dir.path().join("what-if.html")).unwrap();
     assert!(html.contains("data-chart=\"cache-iops\""));
@@ -179,7 +182,7 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
             "cache-curve",
             results.to_str().unwrap(),
             "--cache-latency",
-            "50us",
+            "1us",
             "--rate",
             "1000",
         ],
@@ -206,31 +209,21 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
 fn a_large_target_is_sampled_at_a_rate() {
     let dir = scratch();
     let results = dir.path().join("big.json");
-    // The null engine on a 64 GiB stand-in: 16 Mi blocks, sampled at 1/256.
-    let v = RunArgs::target(&dir.path().join("absent.dat"))
-        .size("64GiB")
-        .flags(&["--engine", "null", "--bs", "4k", "--read", "100"])
-        .flags(&["--random", "100", "--duration", "1s", "--sample-blocks"])
-        .results(&results)
-        .run_ok(dir.path());
+    // The null engine on a 64 GiB stand-in: 16 Mi blocks, sampled at 1/256; 200,000 reads.
+    let target = dir.path().join("absent.dat");
+    let job = sampling_job(dir.path(), "null", &target, "64GiB", 200_000, "uniform");
+    let v = RunArgs::job(&job).results(&results).run_ok(dir.path());
     let s = at(&v, "/block_sample");
     assert!((f64_at(s, "/rate") - 1.0 / 256.0).abs() < 1e-6);
     let (refs, sampled) = (u64_at(s, "/references"), u64_at(s, "/sampled"));
-    assert!(refs > 100_000, "{refs}");
-    let share = sampled as f64 / refs as f64;
-    assert!((share * 256.0 - 1.0).abs() < 0.15, "{sampled} of {refs}");
-    let out = run_in(
-        dir.path(),
-        [
-            "cache-curve",
-            results.to_str().unwrap(),
-            "--json",
-            "--policy",
-            "lru",
-        ],
+    assert_eq!(refs, 200_000);
+    // Binomial: 781 expected, within 5 standard deviations (140).
+    let expected = refs as f64 / 256.0;
+    assert!(
+        (sampled as f64 - expected).abs() < 5.0 * expected.sqrt(),
+        "{sampled} of {refs}"
     );
-    out.expect_code(0);
-    let curve: Value = serde_json::from_str(&out.stdout).unwrap();
+    let curve = curve_json(dir.path(), &results, &["--policy", "lru"]);
     // Uniform over 64 GiB: nearly every reference is a first one.
     assert!(
         f64_at(point(&curve, 50.0), "/hit_ratio/lru") < 0.05,
@@ -272,14 +265,10 @@ fn exchange_and_users_runs_record_samples_too() {
     let users = dir.path().join("users.json");
     let db = dir.path().join("users");
     std::fs::create_dir(&db).unwrap();
-    let out = run_in(
-        dir.path(),
-        [
-            "users",
-            "--version",
-            "2007",
-            "--mailbox-size",
-            "2MiB",
+    let args = users_args(
+        &db,
+        &users,
+        &[
             "--users",
             "10",
             "--databases",
@@ -288,14 +277,10 @@ fn exchange_and_users_runs_record_samples_too() {
             "30m",
             "--compress",
             "360",
-            "--quiet",
             "--sample-blocks",
-            "--db-path",
-            db.to_str().unwrap(),
-            "-o",
-            users.to_str().unwrap(),
         ],
     );
+    let out = run_in(dir.path(), &args);
     assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
     for results in [&ex, &users] {
         let v = load_json(results);
@@ -305,12 +290,7 @@ fn exchange_and_users_runs_record_samples_too() {
             "{}",
             results.display()
         );
-        let out = run_in(
-            dir.path(),
-            ["cache-curve", results.to_str().unwrap(), "--json"],
-        );
-        out.expect_code(0);
-        let curve: Value = serde_json::from_str(&out.stdout).unwrap();
+        let curve = curve_json(dir.path(), results, &[]);
         assert_eq!(curve["points"].as_array().unwrap().len(), 20);
     }
 }

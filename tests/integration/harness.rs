@@ -204,6 +204,30 @@ impl CommandLine<Run> {
     }
 }
 
+/// `storlab users`: small mailboxes (2 MiB, 8 KiB pages, 4 MiB of cache each: a mailbox
+/// fits) of Heavy users in `dir`, results in `results`, quiet; `extra` flags last.
+pub(crate) fn users_args(dir: &Path, results: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "users",
+        "--version",
+        "2007",
+        "--mailbox-size",
+        "2MiB",
+        "--cache-per-mailbox",
+        "4MiB",
+        "--quiet",
+        "--db-path",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(dir.display().to_string());
+    args.push("-o".into());
+    args.push(results.display().to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
 /// Latency limits no working disk misses, for Exchange runs that judge mechanics rather than
 /// this disk's latency: the scratch disk is shared with whatever else the machine runs, and a
 /// 200 ms hiccup from a neighbour must not decide them.

@@ -4,9 +4,10 @@
 //! with exit 3; overload with exit 3 and the rule named), and bad input (exit 2, named).
 
 use crate::exchange::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number};
-use crate::harness::{array_at, at, f64_at, load_json, run_in, scratch, skip, str_at, u64_at};
+use crate::harness::{
+    array_at, at, f64_at, load_json, run_in, scratch, skip, str_at, u64_at, users_args,
+};
 use serde_json::Value;
-use std::path::Path;
 
 /// The rules of a results file that failed.
 fn failing(v: &Value) -> Vec<String> {
@@ -23,29 +24,6 @@ fn task<'a>(v: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|t| t["task"] == name)
         .unwrap_or_else(|| panic!("no task {name}"))
-}
-
-/// Small mailboxes (2 MiB, 8 KiB pages) of Heavy users; `extra` flags last.
-fn users_args(dir: &Path, results: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "users",
-        "--version",
-        "2007",
-        "--mailbox-size",
-        "2MiB",
-        "--cache-per-mailbox",
-        "4MiB",
-        "--quiet",
-        "--db-path",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.push(dir.display().to_string());
-    args.push("-o".into());
-    args.push(results.display().to_string());
-    args.extend(extra.iter().map(|s| s.to_string()));
-    args
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use crate::harness::{
     ExchangeArgs, MIB, Outcome, RunArgs, array_at, at, load_json, report_html, run_in, scratch,
-    skip, storlab, str_at, u64_at, write_job,
+    skip, storlab, str_at, u64_at, users_args, write_job,
 };
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
@@ -342,6 +342,14 @@ fn verify_rejects_blocks_that_cannot_carry_headers() {
     out.expect_code(2).stderr_has(&["verify", "512"]);
 }
 
+/// The verdict's data-verification rule.
+fn verification_rule(v: &Value) -> &Value {
+    array_at(v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule") == "data verification errors")
+        .expect("the verdict has the verification rule")
+}
+
 #[test]
 fn an_exchange_validation_verifies_its_databases_and_logs() {
     let dir = scratch();
@@ -367,11 +375,7 @@ fn an_exchange_validation_verifies_its_databases_and_logs() {
     );
     assert_eq!(str_at(&v, "/verify/read_back/state"), "completed");
     assert!(u64_at(&v, "/verify/read_back/blocks_checked") > 0);
-    let rule = array_at(&v, "/verdict/rules")
-        .iter()
-        .find(|r| str_at(r, "/rule") == "data verification errors")
-        .expect("the verdict has the verification rule");
-    assert_eq!(rule["pass"], Value::Bool(true));
+    assert_eq!(verification_rule(&v)["pass"], Value::Bool(true));
 }
 
 #[test]
@@ -380,18 +384,10 @@ fn a_users_run_verifies_its_databases_and_logs() {
     // checked in 4 KiB blocks, while they run and read back at the end.
     let dir = scratch();
     let results = dir.path().join("u.json");
-    let db = dir.path().display().to_string();
-    let r = results.display().to_string();
-    let out = run_in(
+    let args = users_args(
         dir.path(),
-        [
-            "users",
-            "--version",
-            "2007",
-            "--mailbox-size",
-            "2MiB",
-            "--cache-per-mailbox",
-            "256KiB",
+        &results,
+        &[
             "--users",
             "10",
             "--databases",
@@ -400,14 +396,10 @@ fn a_users_run_verifies_its_databases_and_logs() {
             "30m",
             "--compress",
             "360",
-            "--quiet",
             "--verify",
-            "--db-path",
-            &db,
-            "-o",
-            &r,
         ],
     );
+    let out = run_in(dir.path(), &args);
     let v = load_json(&results);
     assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
     assert_eq!(u64_at(&v, "/verify/block_bytes"), 4096);
@@ -421,9 +413,5 @@ fn a_users_run_verifies_its_databases_and_logs() {
     }
     assert_eq!(str_at(&v, "/verify/read_back/state"), "completed");
     assert!(u64_at(&v, "/verify/read_back/blocks_checked") > 0);
-    let rule = array_at(&v, "/verdict/rules")
-        .iter()
-        .find(|r| str_at(r, "/rule") == "data verification errors")
-        .expect("the verdict has the verification rule");
-    assert_eq!(rule["pass"], Value::Bool(true));
+    assert_eq!(verification_rule(&v)["pass"], Value::Bool(true));
 }

@@ -73,6 +73,15 @@ impl Fixture {
         (plan, rx)
     }
 
+    /// Runs `source` through the real loop on the null backend, a slot per I/O in flight.
+    fn run_null(&self, source: &mut impl RequestSource) -> WorkerReport {
+        let (plan, _rx) = self.plan();
+        let qd = self.spec.queue_depth as usize;
+        SlotArena::with(qd, 4096, 1, |arena, slots| {
+            run(plan, NullBackend::new(arena), slots, source, Vec::new())
+        })
+    }
+
     fn access(&self) -> AccessGen {
         let geometry = TargetGeometry {
             size_bytes: TARGET_BYTES,
@@ -158,22 +167,13 @@ impl RequestSource for ReadThenWrite {
 #[test]
 fn a_dependent_source_drives_the_real_loop_one_step_per_completion() {
     let fixture = Fixture::new(2);
-    let (plan, _rx) = fixture.plan();
     let mut source = ReadThenWrite {
         read_completed: false,
         write_offered: false,
         write_completed: false,
         events: Vec::new(),
     };
-    let report = SlotArena::with(2, 4096, 1, |arena, slots| {
-        run(
-            plan,
-            NullBackend::new(arena),
-            slots,
-            &mut source,
-            Vec::new(),
-        )
-    });
+    let report = fixture.run_null(&mut source);
     use Event::*;
     assert_eq!(
         source.events,
@@ -209,22 +209,13 @@ fn open_loop_through_the_loop_counts_service_time_and_stops_at_its_limit() {
         iops: 1e12,
         arrivals: Arrivals::Uniform,
     });
-    let (plan, _rx) = fixture.plan();
     let mut source = OpenLoop::new(
         fixture.access(),
         fixture.spec.rate.unwrap(),
         5,
         Some(IoLimit::Ios(100)),
     );
-    let report = SlotArena::with(4, 4096, 1, |arena, slots| {
-        run(
-            plan,
-            NullBackend::new(arena),
-            slots,
-            &mut source,
-            Vec::new(),
-        )
-    });
+    let report = fixture.run_null(&mut source);
     let read = dir(&report.totals, Dir::Read);
     assert_eq!(read.ops, 100);
     assert_eq!(read.service.count(), 100, "service time of every I/O");
@@ -668,17 +659,8 @@ fn a_verifying_worker_ends_with_a_reason_on_io_its_blocks_do_not_fit() {
         1,
         true,
     );
-    let (plan, _rx) = fixture.plan();
     let mut source = Misaligned { offered: false };
-    let report = SlotArena::with(2, 4096, 1, |arena, slots| {
-        run(
-            plan,
-            NullBackend::new(arena),
-            slots,
-            &mut source,
-            Vec::new(),
-        )
-    });
+    let report = fixture.run_null(&mut source);
     let why = report.fatal.expect("a fatal reason");
     assert!(
         why.contains("at offset 512") && why.contains("4096-byte blocks"),
