@@ -28,13 +28,13 @@ fn main() {
         let t = Instant::now();
         for i in 0..n {
             map.lock(0, offset(i), len, true);
-            map.seal(buf, 0, offset(i), len);
+            map.seal(buf, 0, offset(i), len, false);
             map.written(0, offset(i), len, true);
         }
         let seal = t.elapsed().as_secs_f64();
         // Check a block that holds what the map expects: the one written last, at offset 0.
         map.lock(0, 0, len, true);
-        map.seal(buf, 0, 0, len);
+        map.seal(buf, 0, 0, len, false);
         map.written(0, 0, len, true);
         let mut counts = VerifyCounts::default();
         let t = Instant::now();
@@ -46,7 +46,7 @@ fn main() {
         assert_eq!(counts.errors(), 0, "the bench checks valid blocks");
         let t = Instant::now();
         for i in 0..n {
-            unchecked.seal(buf, 0, offset(i), len);
+            unchecked.seal(buf, 0, offset(i), len, false);
         }
         let plain = t.elapsed().as_secs_f64();
         let row = |secs: f64| {

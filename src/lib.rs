@@ -12,6 +12,7 @@
 //! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult.{exchange, verdict}
 //! results file ─results::file::load─▶ report::{console, html, csv, compare} (any report from the file)
 //! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
+//! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers
 //! ```
 //!
 //! Dependencies point one way: units → job, stats → engine → results → cache, profiles → users →

@@ -19,6 +19,8 @@ pub struct Arc {
     /// Target size of T1.
     p: usize,
     lists: Lists<4>,
+    /// The cached key the last access dropped.
+    evicted: Option<u64>,
 }
 
 impl Arc {
@@ -29,6 +31,7 @@ impl Arc {
             c,
             p: 0,
             lists: Lists::with_capacity(2 * c),
+            evicted: None,
         }
     }
 
@@ -38,9 +41,11 @@ impl Arc {
         if t1 >= 1 && (t1 > self.p || (in_b2 && t1 == self.p)) {
             if let Some(k) = self.lists.pop_back(T1) {
                 self.lists.push_front(B1, k);
+                self.evicted = Some(k);
             }
         } else if let Some(k) = self.lists.pop_back(T2) {
             self.lists.push_front(B2, k);
+            self.evicted = Some(k);
         }
     }
 }
@@ -54,7 +59,12 @@ impl Policy for Arc {
         hit
     }
 
+    fn evicted(&mut self) -> Option<u64> {
+        self.evicted.take()
+    }
+
     fn access(&mut self, key: u64) -> bool {
+        self.evicted = None;
         let len = |s: &Self, l| s.lists.len(l);
         match self.lists.list_of(key) {
             Some(T1 | T2) => {
@@ -83,7 +93,7 @@ impl Policy for Arc {
                         self.lists.pop_back(B1);
                         self.replace(false);
                     } else {
-                        self.lists.pop_back(T1);
+                        self.evicted = self.lists.pop_back(T1);
                     }
                 } else if total >= self.c {
                     if total == 2 * self.c {

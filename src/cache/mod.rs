@@ -11,6 +11,7 @@ pub mod lists;
 pub mod lru;
 pub mod model;
 pub mod s3fifo;
+pub mod tier;
 
 /// A replacement policy simulated block by block.
 pub trait Policy {
@@ -21,6 +22,10 @@ pub trait Policy {
     /// References `key` without admitting it on a miss (a bypassed sequential stream): a hit
     /// counts and refreshes as in [`Policy::access`], a miss leaves the cache as it was.
     fn lookup(&mut self, key: u64) -> bool;
+
+    /// A cached key the last [`Policy::access`] dropped to make room (a real cache tier frees
+    /// that key's line); called until `None`, it gives each such key once.
+    fn evicted(&mut self) -> Option<u64>;
 }
 
 /// The policies a curve can show.
@@ -70,6 +75,7 @@ impl PolicyKind {
 pub struct Lru {
     capacity: usize,
     lists: lists::Lists<1>,
+    evicted: Option<u64>,
 }
 
 impl Lru {
@@ -78,6 +84,7 @@ impl Lru {
         Lru {
             capacity: capacity.max(1),
             lists: lists::Lists::with_capacity(capacity.max(1)),
+            evicted: None,
         }
     }
 }
@@ -86,8 +93,9 @@ impl Policy for Lru {
     fn access(&mut self, key: u64) -> bool {
         let hit = self.lists.list_of(key).is_some();
         self.lists.push_front(0, key);
+        self.evicted = None;
         if self.lists.len(0) > self.capacity {
-            self.lists.pop_back(0);
+            self.evicted = self.lists.pop_back(0);
         }
         hit
     }
@@ -98,5 +106,9 @@ impl Policy for Lru {
             self.lists.push_front(0, key);
         }
         hit
+    }
+
+    fn evicted(&mut self) -> Option<u64> {
+        self.evicted.take()
     }
 }

@@ -26,6 +26,9 @@ pub struct S3Fifo {
     ghost: VecDeque<(u64, u64)>,
     ghosts: HashMap<u64, u64>,
     inserted: u64,
+    /// The cached keys the last access dropped (moving a block from S to M can push one out
+    /// of M before one leaves S).
+    evicted: Vec<u64>,
 }
 
 impl S3Fifo {
@@ -42,6 +45,7 @@ impl S3Fifo {
             ghost: VecDeque::new(),
             ghosts: HashMap::new(),
             inserted: 0,
+            evicted: Vec::with_capacity(4),
         }
     }
 
@@ -70,6 +74,7 @@ impl S3Fifo {
                 self.main.push_back(k);
             } else {
                 self.cached.remove(&k);
+                self.evicted.push(k);
                 return;
             }
         }
@@ -90,6 +95,7 @@ impl S3Fifo {
             } else {
                 self.cached.remove(&k);
                 self.remember(k);
+                self.evicted.push(k);
                 return;
             }
         }
@@ -117,7 +123,12 @@ impl Policy for S3Fifo {
         }
     }
 
+    fn evicted(&mut self) -> Option<u64> {
+        self.evicted.pop()
+    }
+
     fn access(&mut self, key: u64) -> bool {
+        self.evicted.clear();
         if let Some(e) = self.cached.get_mut(&key) {
             *e = (*e + 1).min(MAX_FREQ);
             return true;

@@ -43,6 +43,27 @@ pub struct Request {
     pub intended_ns: Option<u64>,
     /// The source's own identifier, handed back with the completion.
     pub tag: u64,
+    /// A cache tier's request: where its data belongs, when `op` puts it elsewhere (a block of
+    /// the backing target held on the cache device), and whether the application asked for it.
+    /// `None`: the data belongs where `op` puts it, and the I/O counts.
+    pub home: Option<Home>,
+}
+
+/// Where a request's data belongs (see [`Request::home`]): verification seals and checks it,
+/// and the block sample records it, as this block of this target; the backend puts it where
+/// the request's `op` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Home {
+    /// The target the data belongs to.
+    pub target: u32,
+    /// Its byte offset there.
+    pub offset: u64,
+    /// A copy of data already acknowledged (a cache fill or a write-back): a write is sealed
+    /// with its blocks' current versions instead of new ones, and holds them shared, as a read.
+    pub copy: bool,
+    /// Not the application's I/O (fills, write-backs): its latency and bytes count for its
+    /// target, not for its class.
+    pub background: bool,
 }
 
 /// What a source has to offer now.
@@ -114,6 +135,7 @@ impl RequestSource for ClosedLoop {
             op: self.access.next_op().0,
             intended_ns: None,
             tag,
+            home: None,
         })
     }
 
@@ -168,6 +190,7 @@ impl RequestSource for OpenLoop {
             op: self.access.next_op().0,
             intended_ns: Some(intended),
             tag,
+            home: None,
         })
     }
 

@@ -231,16 +231,16 @@ impl VerifyMap {
     }
 
     /// Seals the sectors of a write into `buf` (its blocks locked for writing): each carries
-    /// the version its block will have when the write is acknowledged.
-    pub fn seal(&self, buf: &mut [u8], target: u32, offset: u64, len: u32) {
+    /// the version its block will have when the write is acknowledged. A `copy` (a cache
+    /// tier moving acknowledged data, its blocks held shared) carries their current versions.
+    pub fn seal(&self, buf: &mut [u8], target: u32, offset: u64, len: u32, copy: bool) {
         let t = &self.targets[target as usize];
         for (i, sector) in buf[..len as usize].chunks_exact_mut(SECTOR).enumerate() {
             let off = offset + (i * SECTOR) as u64;
             let b = (off / self.block) as usize;
-            let version = t
-                .states
-                .get(b)
-                .map_or(0, |s| (s.load(Ordering::Relaxed) & VERSION_MASK) + 1);
+            let version = t.states.get(b).map_or(0, |s| {
+                (s.load(Ordering::Relaxed) & VERSION_MASK) + u64::from(!copy)
+            });
             let kind = if self.track { KIND_RUN } else { KIND_UNCHECKED };
             seal_sector(sector, kind, t.id, off, self.run, version);
         }
@@ -253,6 +253,17 @@ impl VerifyMap {
         for b in self.blocks(offset, len) {
             if let Some(s) = states.get(b) {
                 unlock(s, true, Some(ok));
+            }
+        }
+    }
+
+    /// A copy's write completed (see [`VerifyMap::seal`]): its blocks are released, their
+    /// versions unchanged.
+    pub fn release(&self, target: u32, offset: u64, len: u32) {
+        let states = &self.targets[target as usize].states;
+        for b in self.blocks(offset, len) {
+            if let Some(s) = states.get(b) {
+                unlock(s, false, None);
             }
         }
     }
@@ -533,7 +544,7 @@ mod tests {
         assert!(m.lock(target, off, len, true));
         let mut buf = vec![0u8; len as usize];
         crate::engine::buf::fill_random(&mut buf, off);
-        m.seal(&mut buf, target, off, len);
+        m.seal(&mut buf, target, off, len, false);
         disk[off as usize..off as usize + len as usize].copy_from_slice(&buf);
         m.written(target, off, len, true);
     }

@@ -2,6 +2,7 @@
 //! without syscalls by [`resolve`] into a [`Job`]: sizes in bytes, times in milliseconds, every
 //! reference checked, classes numbered. Errors name the file, line and key.
 
+pub mod cache;
 pub mod file;
 mod resolve;
 pub mod spec;
@@ -219,6 +220,26 @@ impl Job {
     pub fn class(&mut self, name: &str) -> usize {
         class_id(&mut self.classes, name)
     }
+
+    /// Whether target `index` is the cache device of another target's cache tier.
+    pub fn is_cache_device(&self, index: usize) -> bool {
+        self.targets
+            .iter()
+            .any(|t| t.cache.as_ref().is_some_and(|c| c.device == index))
+    }
+
+    /// Bytes of each of `worker`'s I/O buffers: its largest I/O, or the cache line of its
+    /// cached target if larger (a fill or a write-back moves whole lines).
+    pub fn slot_bytes(&self, worker: &Worker) -> u64 {
+        let line = worker
+            .targets
+            .iter()
+            .filter_map(|&t| self.targets[t].cache.as_ref())
+            .map(|c| c.line_bytes)
+            .max()
+            .unwrap_or(0);
+        worker.max_block_bytes().max(line)
+    }
 }
 
 fn class_id(classes: &mut Vec<String>, name: &str) -> usize {
@@ -287,6 +308,9 @@ pub struct Target {
     pub sync: bool,
     /// fdatasync after every N writes (0 = never).
     pub fsync_every: u32,
+    /// A cache tier in front of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<cache::CacheTier>,
 }
 
 /// A validated worker.

@@ -28,8 +28,10 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     let settings = Settings::resolve(spec, &src)?;
     require_targets_and_workers(spec, &src)?;
     let mut warnings = Vec::new();
-    let targets = resolve_targets(spec, &src)?;
-    let (workers, classes) = resolve_workers(spec, &src, &targets, settings.engine, &mut warnings)?;
+    let mut targets = resolve_targets(spec, &src)?;
+    let (mut workers, classes) =
+        resolve_workers(spec, &src, &targets, settings.engine, &mut warnings)?;
+    super::cache::resolve_caches(spec, &src, &mut targets, &mut workers, &mut warnings)?;
     let sequence = super::steps::resolve_sequence(spec, &src, &workers, &targets)?;
     if let Some(class) = sequence.stop_when.as_ref().and_then(|r| r.class.as_ref()) {
         if !classes.contains(class) {
@@ -265,6 +267,7 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
         size_bytes,
         sync: t.sync.unwrap_or(false),
         fsync_every: t.fsync_every.unwrap_or(0),
+        cache: None,
     })
 }
 

@@ -84,6 +84,40 @@ pub struct TargetSpec {
     pub sync: Option<bool>,
     /// Flush (fdatasync) after every N writes to this target.
     pub fsync_every: Option<u32>,
+    /// A cache tier in front of this target.
+    pub cache: Option<CacheSpec>,
+}
+
+/// `cache = { device = PATH, size = "30%", ... }` on a `[[target]]`: a cache tier in front of it.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSpec {
+    /// The cache device or file (zram, a loop device over tmpfs, an SSD, a file).
+    pub device: Option<PathBuf>,
+    /// Cache size: bytes (`"2GiB"`) or a share of the target (`"30%"`).
+    pub size: Option<CacheSizeSpec>,
+    /// Replacement policy: `lru`, `arc` or `s3fifo`.
+    pub policy: Option<String>,
+    /// Write policy: `back`, `through` or `around`.
+    pub write: Option<String>,
+    /// Sequential streams longer than this bypass the cache.
+    pub sequential_bypass: Option<Size>,
+    /// Cache line: the unit of allocation, fill and write-back.
+    pub line: Option<Size>,
+    /// A synthetic delay added to every hit (to mimic a slower cache device).
+    pub hit_delay: Option<Dur>,
+    /// Write-back starts when more than this share of the lines is dirty.
+    pub dirty: Option<Percent>,
+}
+
+/// A cache size as written: a number of bytes, or text (`"2GiB"`, `"30%"`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum CacheSizeSpec {
+    /// Bytes.
+    Bytes(u64),
+    /// A size or a percentage.
+    Text(String),
 }
 
 /// One `[[worker]]`.

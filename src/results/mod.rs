@@ -190,6 +190,9 @@ pub struct RunResult {
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
+    /// What each cache tier did (targets with `cache`), in the order of their workers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_tiers: Vec<crate::stats::tier::TierResult>,
 }
 
 /// What ran, as recorded when the run started.

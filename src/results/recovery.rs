@@ -274,6 +274,7 @@ pub fn recover(
         precondition: None,
         users: None,
         block_sample: None,
+        cache_tiers: Vec::new(),
     }
 }
 

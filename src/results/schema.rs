@@ -19,7 +19,7 @@ pub struct SchemaVersion {
 }
 
 /// The version this storlab writes.
-pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion { major: 1, minor: 5 };
+pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion { major: 1, minor: 6 };
 
 impl SchemaVersion {
     /// Whether a storlab writing `self` reads a file of version `file`.

@@ -145,6 +145,7 @@ pub(super) fn assemble(
         precondition: None,
         users: None,
         block_sample: None,
+        cache_tiers: Vec::new(),
     }
 }
 
@@ -201,6 +202,17 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
             cr.read = s.read;
             cr.write = s.write;
             cr.flush = s.flush;
+        }
+    }
+    result.cache_tiers = (c.reports.iter())
+        .filter_map(|r| r.tier.as_deref().cloned())
+        .collect();
+    for t in &result.cache_tiers {
+        if let Some(e) = &t.drain.error {
+            result.warnings.push(format!(
+                "the cache tier of `{}` could not write back all its dirty data: {e}",
+                t.target
+            ));
         }
     }
     result.workers = c

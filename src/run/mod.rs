@@ -194,7 +194,12 @@ fn execute_inner(
         .zip(&job.targets)
         .map(|(o, t)| target_result(t, o))
         .collect();
-    let data_bytes: u64 = opened.iter().map(|o| o.size_bytes).sum();
+    // A cache device holds copies of the data, not data of its own.
+    let data_bytes: u64 = (opened.iter().enumerate())
+        .filter(|&(i, _)| !job.is_cache_device(i))
+        .map(|(_, o)| o.size_bytes)
+        .sum();
+    let cache_lines = prepare::cache_lines(job, &opened)?;
     let placement = placement::warnings(job, &draft.targets, data_bytes, host.memory_bytes);
     draft.warnings.extend(placement);
     let gens = prepare::access_generators(job, &opened)?;
@@ -233,6 +238,7 @@ fn execute_inner(
         failures: &failures,
         blocks: &blocks,
         sample,
+        cache_lines: &cache_lines,
     };
     let collector = Collector {
         grid,

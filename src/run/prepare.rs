@@ -84,10 +84,12 @@ pub(crate) fn target_request(job: &Job, index: usize) -> TargetRequest {
         size_bytes: t.size_bytes,
         buffered: job.buffered,
         dsync: t.sync,
-        writes: job
-            .workers
-            .iter()
-            .any(|w| w.targets.contains(&index) && w.writes()),
+        // A cache device is written by its tier (fills, write-back writes).
+        writes: job.is_cache_device(index)
+            || job
+                .workers
+                .iter()
+                .any(|w| w.targets.contains(&index) && w.writes()),
         destroy_data: job.destroy_data,
     }
 }
@@ -187,4 +189,47 @@ fn check_alignment(job: &Job, block_sizes: &[u32]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The lines each cached target's tier holds (indexed like the job's targets; 0 where none),
+/// once the targets are open: the cache must fit its device, hold a line, and its lines must
+/// suit the device's O_DIRECT granularity.
+pub(super) fn cache_lines(job: &Job, opened: &[OpenTarget]) -> Result<Vec<u32>> {
+    let mut out = vec![0; job.targets.len()];
+    for (ti, t) in job.targets.iter().enumerate() {
+        let Some(c) = &t.cache else { continue };
+        let device = &opened[c.device];
+        let line = c.line_bytes;
+        // Whole lines.
+        let wanted = c.size.bytes(opened[ti].size_bytes) / line * line;
+        let name = &t.name;
+        if wanted > device.size_bytes {
+            return Err(Usage(format!(
+                "the cache of target `{name}` is {} but its device {} holds {}; give a smaller size or a larger device",
+                format_size(wanted),
+                device.path.display(),
+                format_size(device.size_bytes)
+            ))
+            .into());
+        }
+        let lines = wanted / line;
+        if lines == 0 || lines > u64::from(u32::MAX - 1) {
+            return Err(Usage(format!(
+                "the cache of target `{name}` ({}) holds {lines} lines of {}; give a size of 1 to 2^32 - 2 lines",
+                format_size(wanted),
+                format_size(line)
+            ))
+            .into());
+        }
+        let lbs = u64::from(device.logical_block_size);
+        if device.direct && lbs > 1 && line % lbs != 0 {
+            return Err(Usage(format!(
+                "the cache line of target `{name}` ({line} bytes) is not a multiple of the logical block size of its device {} ({lbs} bytes); give a line that is{BUFFERED_HINT}",
+                device.path.display()
+            ))
+            .into());
+        }
+        out[ti] = lines as u32;
+    }
+    Ok(out)
 }

@@ -3,6 +3,7 @@
 //! runs on the calling thread while they work.
 
 use super::collect::{Collected, Collector};
+use crate::cache::tier::{Tier, TierPlan};
 use crate::engine::access::AccessGen;
 use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
@@ -14,6 +15,7 @@ use crate::engine::target::OpenTarget;
 use crate::engine::verify::VerifyMap;
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
 use crate::job::{EngineKind, Job};
+use crate::stats::tier::TierResult;
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::verification::VerifyCounts;
 use crate::stats::{StatsSet, TargetCounters};
@@ -37,6 +39,8 @@ pub(super) struct Shared<'a> {
     pub blocks: &'a VerifyMap,
     /// The block sample to record, if any.
     pub sample: Option<SampleSpec>,
+    /// Lines of each target's cache tier (0: none), indexed like the job's targets.
+    pub cache_lines: &'a [u32],
 }
 
 /// A simulated population that drives the first worker instead of its access generator; put
@@ -62,6 +66,7 @@ pub(super) fn run(
         failures,
         blocks,
         sample,
+        cache_lines,
     } = shared;
     let max_failures = job.on_error.limit();
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
@@ -102,7 +107,8 @@ pub(super) fn run(
                 sample,
             };
             let fds = fds.clone();
-            let slot_bytes = w.max_block_bytes() as usize;
+            let slot_bytes = job.slot_bytes(w) as usize;
+            let tier = tier_of(job, w, opened, cache_lines, grid);
             let spawn = std::thread::Builder::new()
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
@@ -114,17 +120,21 @@ pub(super) fn run(
                             match lock.as_mut() {
                                 Some(p) => {
                                     p.restart_clock();
-                                    let report =
-                                        drive(plan, p, seed, engine, fds, slot_bytes, gate);
+                                    let io = Io::new(engine, fds, slot_bytes, gate);
+                                    let report = drive(plan, p, seed, io);
                                     p.stop_clock();
                                     report
                                 }
                                 None => {
-                                    run_worker(plan, access, seed, engine, fds, slot_bytes, gate)
+                                    let io = Io::new(engine, fds, slot_bytes, gate);
+                                    run_worker(plan, access, seed, io, tier)
                                 }
                             }
                         }
-                        None => run_worker(plan, access, seed, engine, fds, slot_bytes, gate),
+                        None => {
+                            let io = Io::new(engine, fds, slot_bytes, gate);
+                            run_worker(plan, access, seed, io, tier)
+                        }
                     };
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
                 });
@@ -192,26 +202,136 @@ impl StartGate {
     }
 }
 
+/// How a worker does I/O: its engine, the targets' descriptors, its buffers' size, and the
+/// gate it starts at.
+struct Io<'f, 'g> {
+    engine: EngineKind,
+    fds: Vec<std::os::fd::BorrowedFd<'f>>,
+    slot_bytes: usize,
+    gate: &'g StartGate,
+}
+
+impl<'f, 'g> Io<'f, 'g> {
+    fn new(
+        engine: EngineKind,
+        fds: Vec<std::os::fd::BorrowedFd<'f>>,
+        slot_bytes: usize,
+        gate: &'g StartGate,
+    ) -> Self {
+        Io {
+            engine,
+            fds,
+            slot_bytes,
+            gate,
+        }
+    }
+}
+
+/// A cache tier in front of a worker's target: its plan, and its setup as results show it.
+struct TierSpec {
+    plan: TierPlan,
+    setup: TierResult,
+}
+
+/// The tier of worker `w`'s target, if it has one.
+fn tier_of(
+    job: &Job,
+    w: &crate::job::Worker,
+    opened: &[OpenTarget],
+    cache_lines: &[u32],
+    grid: IntervalGrid,
+) -> Option<TierSpec> {
+    let &[t] = w.targets.as_slice() else {
+        return None;
+    };
+    let c = job.targets[t].cache.as_ref()?;
+    let lines = cache_lines.get(t).copied().filter(|&l| l > 0)?;
+    let plan = TierPlan {
+        backing: t as u32,
+        backing_bytes: opened[t].size_bytes,
+        device: c.device as u32,
+        lines,
+        line_bytes: c.line_bytes,
+        policy: c.policy,
+        write: c.write,
+        bypass_bytes: c.sequential_bypass_bytes,
+        hit_delay_ns: c.hit_delay_ns,
+        dirty_pct: c.dirty_pct,
+        queue_depth: w.queue_depth,
+        ramp_ns: grid.ramp_ns,
+        end_ns: grid.ramp_ns + grid.measure_ns,
+        interval_ns: grid.interval_ns,
+    };
+    let setup = TierResult {
+        target: job.targets[t].name.clone(),
+        device: job.targets[c.device].path.display().to_string(),
+        cache_bytes: u64::from(lines) * c.line_bytes,
+        line_bytes: c.line_bytes,
+        policy: c.policy.name().into(),
+        write: c.write.name().into(),
+        sequential_bypass_bytes: c.sequential_bypass_bytes,
+        synthetic_hit_delay_us: (c.hit_delay_ns > 0).then(|| c.hit_delay_ns as f64 / 1000.0),
+        dirty_target_pct: c.dirty_pct,
+        totals: Default::default(),
+        read_hit_pct: 0.0,
+        latency: Default::default(),
+        series: Vec::new(),
+        drain: Default::default(),
+    };
+    Some(TierSpec { plan, setup })
+}
+
 fn run_worker(
     plan: WorkerPlan<'_>,
     access: AccessGen,
     seed: u64,
-    engine: EngineKind,
-    fds: Vec<std::os::fd::BorrowedFd<'_>>,
-    slot_bytes: usize,
-    gate: &StartGate,
+    io: Io<'_, '_>,
+    tier: Option<TierSpec>,
 ) -> WorkerReport {
     let spec = plan.spec;
-    match spec.rate {
-        None => {
-            let source = &mut ClosedLoop::new(access, spec.io_limit);
-            drive(plan, source, seed, engine, fds, slot_bytes, gate)
-        }
-        Some(rate) => {
+    match (spec.rate, tier) {
+        (None, None) => drive(plan, &mut ClosedLoop::new(access, spec.io_limit), seed, io),
+        (Some(rate), None) => {
             let source = &mut OpenLoop::new(access, rate, seed, spec.io_limit);
-            drive(plan, source, seed, engine, fds, slot_bytes, gate)
+            drive(plan, source, seed, io)
+        }
+        (None, Some(t)) => tiered(plan, ClosedLoop::new(access, spec.io_limit), seed, io, t),
+        (Some(rate), Some(t)) => {
+            let source = OpenLoop::new(access, rate, seed, spec.io_limit);
+            tiered(plan, source, seed, io, t)
         }
     }
+}
+
+/// Runs `inner` through the cache tier of `spec`, then writes its dirty lines back.
+fn tiered<S: RequestSource>(
+    plan: WorkerPlan<'_>,
+    inner: S,
+    seed: u64,
+    io: Io<'_, '_>,
+    spec: TierSpec,
+) -> WorkerReport {
+    let TierSpec { plan: tp, setup } = spec;
+    let (fds, null) = (io.fds.clone(), io.engine == EngineKind::Null);
+    let ramp_ns = plan.grid.ramp_ns;
+    let mut tier = Tier::new(inner, tp);
+    let mut report = drive(plan, &mut tier, seed, io);
+    let outcome = tier.outcome(ramp_ns + report.measured_ns);
+    // The null engine moved no data: there is nothing to write back.
+    let drain = if null {
+        Default::default()
+    } else {
+        tier.drain(fds[tp.device as usize], fds[tp.backing as usize])
+    };
+    report.tier = Some(Box::new(TierResult {
+        read_hit_pct: outcome.totals.read_hit_pct(),
+        totals: outcome.totals,
+        latency: outcome.latency,
+        series: outcome.series,
+        drain,
+        ..setup
+    }));
+    report
 }
 
 /// Pins the worker, makes its slots and backend, waits at the start gate and runs it on
@@ -220,11 +340,14 @@ fn drive<S: RequestSource>(
     mut plan: WorkerPlan<'_>,
     source: &mut S,
     seed: u64,
-    engine: EngineKind,
-    fds: Vec<std::os::fd::BorrowedFd<'_>>,
-    slot_bytes: usize,
-    gate: &StartGate,
+    io: Io<'_, '_>,
 ) -> WorkerReport {
+    let Io {
+        engine,
+        fds,
+        slot_bytes,
+        gate,
+    } = io;
     let qd = plan.spec.queue_depth as usize;
     if let Some(cpu) = plan.spec.cpu {
         let mut set = rustix::thread::CpuSet::new();
@@ -275,5 +398,6 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         notes: Vec::new(),
         verify: VerifyCounts::default(),
         sample: None,
+        tier: None,
     }
 }

@@ -9,6 +9,7 @@ pub mod repetition;
 pub mod steady;
 pub mod summary;
 pub mod target;
+pub mod tier;
 pub mod timeseries;
 pub mod verification;
 

@@ -520,6 +520,7 @@ impl UsersConfig {
                 size_bytes: Some(db_bytes),
                 sync: false,
                 fsync_every: 0,
+                cache: None,
             });
             job.targets.push(Target {
                 name: format!("db{}-logs", db + 1),
@@ -527,6 +528,7 @@ impl UsersConfig {
                 size_bytes: Some(Store::log_target_bytes()),
                 sync: false,
                 fsync_every: 0,
+                cache: None,
             });
             for what in ["read", "write", "log-write"] {
                 job.class(&class_name(db, what));

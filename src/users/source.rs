@@ -528,6 +528,7 @@ impl Population {
             },
             intended_ns: None,
             tag: (kind << TAG_KIND) | (u64::from(io.db) << TAG_DB) | u64::from(token),
+            home: None,
         }
     }
 }

@@ -22,7 +22,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "run",
         &[
-            "engine", "job", "profiles", "results", "stats", "units", "users",
+            "cache", "engine", "job", "profiles", "results", "stats", "units", "users",
         ],
     ),
     ("report", &["cache", "job", "results", "stats", "units"]),

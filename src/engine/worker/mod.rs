@@ -81,6 +81,9 @@ pub struct WorkerReport {
     pub verify: VerifyCounts,
     /// With a block sample: block references seen (sampled or not) and sampled ones dropped.
     pub sample: Option<(u64, u64)>,
+    /// What a cache tier in front of its target did (filled in by the run, which puts the
+    /// tier between the worker and its source).
+    pub tier: Option<Box<crate::stats::tier::TierResult>>,
 }
 
 /// What a worker needs besides its backend.
@@ -173,6 +176,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             },
             intended_ns: None,
             tag: 0,
+            home: None,
         },
         submit_ns: 0,
     };
@@ -256,8 +260,10 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                     },
                 };
                 let op = request.op;
+                // Where the data belongs: verification and the sample go by it.
+                let (home_target, home_offset, copy) = home_of(&request);
                 if let Some(map) = verify.filter(|_| op.kind != OpKind::Flush) {
-                    if !map.aligned(op.offset, op.len) {
+                    if !map.aligned(home_offset, op.len) {
                         // The source's I/O does not fit the blocks the job declared: the
                         // run ends, saying so (nothing of it is issued).
                         fatal.get_or_insert_with(|| {
@@ -272,17 +278,31 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
                         free.push(slot);
                         break;
                     }
-                    if !map.lock(op.target, op.offset, op.len, op.kind == OpKind::Write) {
+                    let exclusive = op.kind == OpKind::Write && !copy;
+                    if !map.lock(home_target, home_offset, op.len, exclusive) {
                         blocked = Some(request);
                         free.push(slot);
                         break;
                     }
                 }
                 if op.kind == OpKind::Write {
-                    blocks.seal(backend.slot_buf(&slot), op.target, op.offset, op.len);
+                    let buf = backend.slot_buf(&slot);
+                    blocks.seal(buf, home_target, home_offset, op.len, copy);
                 }
                 if let Some(s) = sampler.as_mut() {
-                    s.record(&op, now);
+                    match request.home {
+                        None => s.record(&op, now),
+                        // The application's I/O, where its data belongs.
+                        Some(h) if !h.background => s.record(
+                            &IoOp {
+                                target: h.target,
+                                offset: h.offset,
+                                ..op
+                            },
+                            now,
+                        ),
+                        Some(_) => {}
+                    }
                 }
                 // A whole batch waits and another I/O is ready: the batch is submitted now, so
                 // the device starts on it while the next is prepared (the last batch is
@@ -389,14 +409,16 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             let op = request.op;
             let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
             if let Some(map) = verify {
+                let (home_target, home_offset, copy) = home_of(request);
                 match op.kind {
-                    OpKind::Write => map.written(op.target, op.offset, op.len, ok),
+                    OpKind::Write if copy => map.release(home_target, home_offset, op.len),
+                    OpKind::Write => map.written(home_target, home_offset, op.len, ok),
                     OpKind::Read => {
                         let before = checks.errors();
                         map.read(
                             backend.slot_buf(&slot),
-                            op.target,
-                            op.offset,
+                            home_target,
+                            home_offset,
                             op.len,
                             ok,
                             "run",
@@ -431,19 +453,29 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
             };
             let class = op.class as usize;
             let counted = reaped >= ramp_ns;
+            // A cache tier's own I/O counts for its target only.
+            let application = request.home.is_none_or(|h| !h.background);
             if ok {
                 let bytes = op.len as u64;
-                interval.record(class, dir, bytes, latency, service);
+                if application {
+                    interval.record(class, dir, bytes, latency, service);
+                }
                 if counted {
-                    totals.record(class, dir, bytes, latency, service);
+                    if application {
+                        totals.record(class, dir, bytes, latency, service);
+                    }
                     let c = &mut counters[op.target as usize];
                     c.ops[dir as usize] += 1;
                     c.bytes[dir as usize] += bytes;
                 }
             } else {
-                interval.record_error(class, dir, latency);
+                if application {
+                    interval.record_error(class, dir, latency);
+                }
                 if counted {
-                    totals.record_error(class, dir, latency);
+                    if application {
+                        totals.record_error(class, dir, latency);
+                    }
                     let c = &mut counters[op.target as usize];
                     c.ops[dir as usize] += 1;
                     c.errors[dir as usize] += 1;
@@ -479,6 +511,17 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
         notes,
         verify: checks,
         sample: sampler.map(|s| (s.references, s.dropped)),
+        tier: None,
+    }
+}
+
+/// Where a request's data belongs (target, offset) and whether it is a copy (see
+/// [`super::source::Home`]).
+#[inline]
+fn home_of(request: &Request) -> (u32, u64, bool) {
+    match request.home {
+        None => (request.op.target, request.op.offset, false),
+        Some(h) => (h.target, h.offset, h.copy),
     }
 }
 

@@ -134,6 +134,7 @@ impl RequestSource for ReadThenWrite {
                 op: io(OpKind::Read, 8192),
                 intended_ns: None,
                 tag: READ_TAG,
+                home: None,
             };
             (Event::Offered(READ_TAG, OpKind::Read), Next::Issue(r))
         } else if self.read_completed && !self.write_offered {
@@ -142,6 +143,7 @@ impl RequestSource for ReadThenWrite {
                 op: io(OpKind::Write, 8192),
                 intended_ns: None,
                 tag: WRITE_TAG,
+                home: None,
             };
             (Event::Offered(WRITE_TAG, OpKind::Write), Next::Issue(w))
         } else if self.write_completed {
@@ -639,6 +641,7 @@ impl RequestSource for Misaligned {
             },
             intended_ns: None,
             tag: 1,
+            home: None,
         })
     }
 

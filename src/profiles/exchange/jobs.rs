@@ -147,6 +147,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
             size_bytes: Some(db_bytes),
             sync: false,
             fsync_every: 0,
+            cache: None,
         });
         targets.push(Target {
             name: format!("db{}-logs", db + 1),
@@ -155,6 +156,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
             // Exchange writes its log through to stable storage.
             sync: true,
             fsync_every: 0,
+            cache: None,
         });
     }
     Job {

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 mod exchange;
 mod summary;
+mod tier;
 mod users;
 
 pub(crate) use summary::{job_block, mount_text, named, source_text, summary};

@@ -50,6 +50,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     precondition(&mut out, r);
     io_errors(&mut out, r);
     verification(&mut out, r);
+    super::tier::section(&mut out, &r.cache_tiers);
     if let Some(x) = &r.exchange {
         exchange::section(&mut out, r, x);
     }

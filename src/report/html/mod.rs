@@ -35,6 +35,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 mod charts;
+mod tier;
 mod users;
 
 use charts::{distribution_chart, step_charts, step_latency, time_charts};
@@ -311,6 +312,7 @@ pub(crate) fn render(r: &RunResult) -> String {
     if let Some(u) = &r.users {
         users::users_section(&mut o, u);
     }
+    tier::tiers_section(&mut o, &r.cache_tiers);
     if let Some(v) = &r.verdict {
         verdict_rules_section(&mut o, v);
     }

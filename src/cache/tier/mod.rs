@@ -1,0 +1,933 @@
+//! A real cache tier: a request source in front of another that turns each of the
+//! application's I/Os of a cached target into real I/O of the cache device (hits, write-back
+//! writes, fills) or of the backing target (misses, write-backs of dirty lines), with a
+//! replacement policy from [`super`] (LRU, ARC, S3-FIFO) choosing what stays.
+//!
+//! The cache holds whole *lines* (by default the largest I/O of the target's worker); line `k`
+//! of the target lives in one slot of the cache device, at `slot × line`. The rules:
+//!
+//! - **Reads.** A resident line serves the read from the cache device (a hit, with the optional
+//!   synthetic delay). Otherwise the read goes to the backing target (a miss) and, unless the
+//!   read is part of a sequential stream longer than `sequential_bypass`, the line is admitted:
+//!   its data is written to its slot after the read (a read of the whole line first, when the
+//!   application read only part of it). Until then, reads of it go to the backing target.
+//! - **Writes**, write-back: to the cache device when the line is resident or the write covers
+//!   it whole (the line becomes dirty), else to the backing target. Write-through: to the
+//!   backing target, then the cached copy refreshed. Write-around: to the backing target, the
+//!   cached copy dropped. A write to a line being filled, written back or dropped waits.
+//! - **Write-back (destage).** Dirty lines are copied to the backing target oldest first when
+//!   more than `dirty` of the lines are dirty, and before an evicted dirty line's slot is
+//!   reused; a line written again while its copy is in flight stays dirty. What is dirty when
+//!   the run ends is copied by [`Tier::drain`] before the verification pass.
+//! - **I/O that spans lines** goes to the backing target, after its cached lines are written
+//!   back (if dirty) and dropped.
+//!
+//! Fills and write-backs are the tier's own I/O ([`Home::background`]): they count for the
+//! cache device and the backing target, not for the application's classes, and they use at
+//! most a quarter of the worker's queue depth. Every cache-device I/O carries the backing
+//! block it holds as its [`Home`], so verification seals and checks the data as the backing
+//! target's, and a fill or write-back carries the version it copies. A tier's state lives in
+//! its worker's thread: nothing is shared, nothing locks, and after the first pass nothing is
+//! allocated per I/O.
+
+mod drain;
+#[cfg(test)]
+mod tests;
+
+use super::{Policy, PolicyKind};
+use crate::engine::source::{Home, Next, Request, RequestSource};
+use crate::engine::{IoOp, OpKind};
+use crate::job::cache::{CachePolicy, WriteMode};
+use crate::stats::Histogram;
+use crate::stats::tier::{TierCounts, TierInterval, TierIo, TierLatency};
+use std::collections::{HashMap, VecDeque};
+
+const NONE: u32 = u32::MAX;
+
+/// What a tier is, in engine terms.
+#[derive(Debug, Clone, Copy)]
+pub struct TierPlan {
+    /// The cached target's index in the backend's file table.
+    pub backing: u32,
+    /// Its size, bytes.
+    pub backing_bytes: u64,
+    /// The cache device's index.
+    pub device: u32,
+    /// Lines the cache holds.
+    pub lines: u32,
+    /// Bytes per line.
+    pub line_bytes: u64,
+    /// Replacement policy.
+    pub policy: CachePolicy,
+    /// What writes do.
+    pub write: WriteMode,
+    /// Sequential streams longer than this bypass the cache.
+    pub bypass_bytes: Option<u64>,
+    /// Synthetic delay before every hit, ns.
+    pub hit_delay_ns: u64,
+    /// Write-back starts above this share of dirty lines, percent.
+    pub dirty_pct: f64,
+    /// The worker's queue depth (the application's I/Os in flight at most).
+    pub queue_depth: u32,
+    /// Measurement starts (ns from the start of the run).
+    pub ramp_ns: u64,
+    /// Measurement ends.
+    pub end_ns: u64,
+    /// Interval of the time series, ns.
+    pub interval_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Free,
+    /// Admitted; its data is on its way to the slot.
+    Filling,
+    Clean,
+    Dirty,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    /// Line number in the backing target.
+    key: u64,
+    state: State,
+    /// Cache-device I/Os in flight on its slot.
+    busy: u32,
+    /// The policy dropped it: its slot is freed once it is clean and idle.
+    evicting: bool,
+    /// A write-back of it is queued or in flight.
+    destaging: bool,
+    /// Written while its write-back was in flight: still dirty after it.
+    redirtied: bool,
+}
+
+const FREE: Line = Line {
+    key: 0,
+    state: State::Free,
+    busy: 0,
+    evicting: false,
+    destaging: false,
+    redirtied: false,
+};
+
+/// What a physical I/O in flight is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    /// The application's I/O, as it was (another target, a flush, a bypass, a span).
+    Pass,
+    /// A read served by the cache device.
+    Hit,
+    /// A read of the backing target; then the data fills slot `fill` (NONE: no fill).
+    Miss { fill: u32 },
+    /// A write-back write to the cache device.
+    Absorb,
+    /// A write to the backing target; then the written range is copied to slot `fill`.
+    Through { fill: u32 },
+    /// A read of a whole line from the backing target, to fill its slot.
+    FillRead,
+    /// A copy into a slot.
+    FillWrite,
+    /// A dirty line read from its slot, to be written back.
+    DestageRead,
+    /// A dirty line written to the backing target.
+    DestageWrite,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Flight {
+    what: What,
+    slot: u32,
+    /// The application's request (for the I/Os that serve one).
+    logical: Request,
+    /// What was issued.
+    physical: Request,
+    issued_ns: u64,
+}
+
+/// Background work not yet issued.
+#[derive(Debug, Clone, Copy)]
+enum Work {
+    FillRead(u32),
+    FillWrite { slot: u32, within: u64, len: u32 },
+    DestageRead(u32),
+    DestageWrite(u32),
+}
+
+/// What routing an application request came to.
+enum Routed {
+    Issue(Request),
+    /// Queued behind the synthetic hit delay.
+    Delayed,
+    /// It must wait for a line to be filled, written back or dropped.
+    Held,
+}
+
+/// A cache tier in front of `S`'s target (see the module's rules).
+pub struct Tier<S> {
+    inner: S,
+    plan: TierPlan,
+    policy: Box<dyn Policy + Send>,
+    map: HashMap<u64, u32>,
+    lines: Vec<Line>,
+    free_lines: Vec<u32>,
+    flights: Vec<Flight>,
+    free_flights: Vec<u32>,
+    work: VecDeque<Work>,
+    /// Slots in the order they became dirty (entries of lines since cleaned are skipped).
+    dirty: VecDeque<u32>,
+    /// Whether each slot is in `dirty` (so it is there at most once).
+    queued: Vec<bool>,
+    dirty_count: u32,
+    dirty_max: u32,
+    background: u32,
+    background_max: u32,
+    /// The application's I/Os taken from `inner` and not yet completed.
+    logical: u32,
+    held: Option<Request>,
+    /// Hits waiting out the synthetic delay: (due, flight).
+    delayed: VecDeque<(u64, u32)>,
+    inner_done: bool,
+    /// End of the last I/O and length of its sequential run so far.
+    seq: (u64, u64),
+    figures: Figures,
+}
+
+/// What a tier counts.
+struct Figures {
+    interval_end: u64,
+    interval: TierCounts,
+    /// Cache-device and backing reads in the interval: (sum of ns, count).
+    read_means: [(u64, u64); 2],
+    totals: TierCounts,
+    latency: [Histogram; 4],
+    series: Vec<TierInterval>,
+}
+
+/// What a tier leaves when its worker is done.
+#[derive(Debug)]
+pub struct TierOutcome {
+    /// Counts over the measured time.
+    pub totals: TierCounts,
+    /// Each tier's latency over the measured time.
+    pub latency: TierLatency,
+    /// The time series.
+    pub series: Vec<TierInterval>,
+}
+
+impl<S: RequestSource> Tier<S> {
+    /// A cold tier of `plan` in front of `inner`.
+    pub fn new(inner: S, plan: TierPlan) -> Tier<S> {
+        let lines = plan.lines.max(1);
+        let qd = plan.queue_depth.max(1);
+        let kind = match plan.policy {
+            CachePolicy::Lru => PolicyKind::Lru,
+            CachePolicy::Arc => PolicyKind::Arc,
+            CachePolicy::S3fifo => PolicyKind::S3Fifo,
+        };
+        let flights = (2 * qd + 2) as usize;
+        let intervals = (plan.end_ns / plan.interval_ns.max(1) + 2) as usize;
+        Tier {
+            inner,
+            plan: TierPlan { lines, ..plan },
+            policy: kind.simulator(lines as usize),
+            map: HashMap::with_capacity(lines as usize),
+            lines: vec![FREE; lines as usize],
+            free_lines: (0..lines).rev().collect(),
+            flights: vec![
+                Flight {
+                    what: What::Pass,
+                    slot: NONE,
+                    logical: EMPTY,
+                    physical: EMPTY,
+                    issued_ns: 0,
+                };
+                flights
+            ],
+            free_flights: (0..flights as u32).rev().collect(),
+            work: VecDeque::with_capacity(lines as usize + flights),
+            dirty: VecDeque::with_capacity(lines as usize),
+            queued: vec![false; lines as usize],
+            dirty_count: 0,
+            dirty_max: (f64::from(lines) * plan.dirty_pct / 100.0) as u32,
+            background: 0,
+            background_max: (qd / 4).max(1),
+            logical: 0,
+            held: None,
+            delayed: VecDeque::with_capacity(flights),
+            inner_done: false,
+            seq: (u64::MAX, 0),
+            figures: Figures {
+                interval_end: plan.interval_ns.max(1),
+                interval: TierCounts::default(),
+                read_means: [(0, 0); 2],
+                totals: TierCounts::default(),
+                latency: Default::default(),
+                series: Vec::with_capacity(intervals.min(1 << 20)),
+            },
+        }
+    }
+
+    /// The source it wraps.
+    pub fn inner_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// Its figures, the interval in progress closed at `now_ns`.
+    pub fn outcome(&mut self, now_ns: u64) -> TierOutcome {
+        self.tick(now_ns);
+        let f = &mut self.figures;
+        if f.interval != TierCounts::default() {
+            let start = f.interval_end - self.plan.interval_ns.max(1);
+            let record = interval_record(f, start, &self.lines);
+            f.series.push(record);
+        }
+        TierOutcome {
+            totals: f.totals,
+            latency: TierLatency::of(&f.latency),
+            series: std::mem::take(&mut f.series),
+        }
+    }
+
+    /// Closes the intervals that ended by `now`.
+    fn tick(&mut self, now: u64) {
+        let step = self.plan.interval_ns.max(1);
+        while now >= self.figures.interval_end {
+            let start = self.figures.interval_end - step;
+            let record = interval_record(&mut self.figures, start, &self.lines);
+            self.figures.series.push(record);
+            self.figures.interval_end += step;
+        }
+    }
+
+    /// Counts into the interval, and into the totals when `now` is measured.
+    fn count(&mut self, now: u64, add: impl Fn(&mut TierCounts)) {
+        add(&mut self.figures.interval);
+        if now >= self.plan.ramp_ns && now <= self.plan.end_ns {
+            add(&mut self.figures.totals);
+        }
+    }
+
+    fn flight(
+        &mut self,
+        what: What,
+        slot: u32,
+        logical: Request,
+        mut physical: Request,
+        now: u64,
+    ) -> Request {
+        let f = self
+            .free_flights
+            .pop()
+            .expect("a tier has a flight for every I/O its worker can have in flight");
+        physical.tag = u64::from(f);
+        self.flights[f as usize] = Flight {
+            what,
+            slot,
+            logical,
+            physical,
+            issued_ns: now,
+        };
+        physical
+    }
+
+    /// A request for `len` bytes at `within` of line `key`'s slot on the cache device: the
+    /// application's, or the tier's own (`background`: a fill's write, a copy of acknowledged
+    /// data, or a write-back's read).
+    fn on_cache(
+        &self,
+        kind: OpKind,
+        slot: u32,
+        key: u64,
+        within: u64,
+        len: u32,
+        background: bool,
+    ) -> Request {
+        let l = self.plan.line_bytes;
+        Request {
+            op: IoOp {
+                kind,
+                target: self.plan.device,
+                offset: u64::from(slot) * l + within,
+                len,
+                dsync: false,
+                class: 0,
+            },
+            intended_ns: None,
+            tag: 0,
+            home: Some(Home {
+                target: self.plan.backing,
+                offset: key * l + within,
+                copy: background && kind == OpKind::Write,
+                background,
+            }),
+        }
+    }
+
+    /// A background request for line `key` of the backing target, whole.
+    fn on_backing(&self, kind: OpKind, key: u64) -> Request {
+        let offset = key * self.plan.line_bytes;
+        Request {
+            op: IoOp {
+                kind,
+                target: self.plan.backing,
+                offset,
+                len: self.line_len(key),
+                dsync: false,
+                class: 0,
+            },
+            intended_ns: None,
+            tag: 0,
+            home: Some(Home {
+                target: self.plan.backing,
+                offset,
+                copy: kind == OpKind::Write,
+                background: true,
+            }),
+        }
+    }
+
+    /// Bytes of line `key` (the target's last line may be short).
+    fn line_len(&self, key: u64) -> u32 {
+        let start = key * self.plan.line_bytes;
+        self.plan
+            .line_bytes
+            .min(self.plan.backing_bytes.saturating_sub(start)) as u32
+    }
+
+    /// Frees slot `s`.
+    fn free(&mut self, s: u32) {
+        self.map.remove(&self.lines[s as usize].key);
+        if self.lines[s as usize].state == State::Dirty {
+            self.dirty_count -= 1;
+        }
+        self.lines[s as usize] = FREE;
+        self.free_lines.push(s);
+    }
+
+    /// Frees slot `s` if it was evicted and is now clean and idle.
+    fn settle(&mut self, s: u32) {
+        let l = self.lines[s as usize];
+        if l.evicting && l.busy == 0 && !l.destaging && l.state == State::Clean {
+            self.free(s);
+        }
+    }
+
+    /// Queues the write-back of slot `s` (dirty, not already on its way).
+    fn destage(&mut self, s: u32) {
+        let l = &mut self.lines[s as usize];
+        if l.state == State::Dirty && !l.destaging {
+            l.destaging = true;
+            self.work.push_back(Work::DestageRead(s));
+        }
+    }
+
+    /// Handles what the policy's last access dropped.
+    fn evictions(&mut self, now: u64) {
+        while let Some(key) = self.policy.evicted() {
+            self.count(now, |c| c.evictions += 1);
+            let Some(&s) = self.map.get(&key) else {
+                continue;
+            };
+            self.lines[s as usize].evicting = true;
+            self.destage(s);
+            self.settle(s);
+        }
+    }
+
+    /// Admits line `key` in `state`: the policy takes it (dropping another) and it gets a free
+    /// slot, if one is free now.
+    fn admit(&mut self, key: u64, state: State, now: u64) -> Option<u32> {
+        self.policy.access(key);
+        self.evictions(now);
+        let s = self.free_lines.pop()?;
+        self.map.insert(key, s);
+        self.lines[s as usize] = Line { key, state, ..FREE };
+        if state == State::Dirty {
+            self.dirty_count += 1;
+            self.queue_dirty(s);
+        }
+        Some(s)
+    }
+
+    /// Puts slot `s` in the write-back queue, unless it is there.
+    fn queue_dirty(&mut self, s: u32) {
+        if !std::mem::replace(&mut self.queued[s as usize], true) {
+            self.dirty.push_back(s);
+        }
+    }
+
+    /// Marks slot `s` dirty (a write-back write to it is issued).
+    fn dirty(&mut self, s: u32) {
+        let l = &mut self.lines[s as usize];
+        if l.destaging {
+            l.redirtied = true;
+        }
+        if l.state != State::Dirty {
+            l.state = State::Dirty;
+            self.dirty_count += 1;
+            self.queue_dirty(s);
+        }
+    }
+
+    /// What the application's request `r` becomes.
+    fn route(&mut self, r: Request, bypass: bool, now: u64) -> Routed {
+        let op = r.op;
+        let l = self.plan.line_bytes;
+        let (key, within) = (op.offset / l, op.offset % l);
+        if op.target != self.plan.backing || op.kind == OpKind::Flush || op.len == 0 {
+            return Routed::Issue(self.flight(What::Pass, NONE, r, r, now));
+        }
+        if within + u64::from(op.len) > l {
+            return self.span(r, now);
+        }
+        let slot = self.map.get(&key).copied();
+        let state = slot.map(|s| self.lines[s as usize].state);
+        let whole = within == 0 && op.len == self.line_len(key);
+        match (op.kind, slot, state) {
+            (OpKind::Read, Some(s), Some(State::Clean | State::Dirty)) => {
+                if !self.lines[s as usize].evicting {
+                    self.policy.lookup(key);
+                }
+                self.count(now, |c| c.read_hits += 1);
+                self.lines[s as usize].busy += 1;
+                let mut p = self.on_cache(OpKind::Read, s, key, within, op.len, false);
+                p.op.class = op.class;
+                if self.plan.hit_delay_ns == 0 {
+                    p.intended_ns = r.intended_ns;
+                    return Routed::Issue(self.flight(What::Hit, s, r, p, now));
+                }
+                // The delay counts in the I/O's latency: it is due from now (or its own time).
+                p.intended_ns = Some(r.intended_ns.unwrap_or(now));
+                let p = self.flight(What::Hit, s, r, p, now);
+                self.delayed
+                    .push_back((now + self.plan.hit_delay_ns, p.tag as u32));
+                Routed::Delayed
+            }
+            (OpKind::Read, Some(_), _) => {
+                // Being filled: the backing target has the data.
+                self.policy.lookup(key);
+                Routed::Issue(self.flight(What::Miss { fill: NONE }, NONE, r, r, now))
+            }
+            (OpKind::Read, None, _) => {
+                let fill = if bypass {
+                    self.policy.lookup(key);
+                    None
+                } else {
+                    self.admit(key, State::Filling, now)
+                };
+                let fill = match fill {
+                    Some(s) if !whole => {
+                        self.work.push_back(Work::FillRead(s));
+                        NONE
+                    }
+                    Some(s) => s,
+                    None => NONE,
+                };
+                Routed::Issue(self.flight(What::Miss { fill }, NONE, r, r, now))
+            }
+            (OpKind::Write, Some(_), Some(State::Filling)) => Routed::Held,
+            (OpKind::Write, Some(s), _) => self.write_resident(r, s, key, within, now),
+            (OpKind::Write, None, _) => {
+                let admitted = match self.plan.write {
+                    WriteMode::Back if whole && !bypass => self.admit(key, State::Dirty, now),
+                    WriteMode::Through if whole && !bypass => self.admit(key, State::Filling, now),
+                    _ => None,
+                };
+                match (admitted, self.plan.write) {
+                    (Some(s), WriteMode::Back) => {
+                        self.count(now, |c| c.write_hits += 1);
+                        self.lines[s as usize].busy += 1;
+                        let mut p = self.on_cache(OpKind::Write, s, key, 0, op.len, false);
+                        p.op.class = op.class;
+                        p.op.dsync = op.dsync;
+                        p.intended_ns = r.intended_ns;
+                        Routed::Issue(self.flight(What::Absorb, s, r, p, now))
+                    }
+                    (Some(s), _) => {
+                        Routed::Issue(self.flight(What::Through { fill: s }, NONE, r, r, now))
+                    }
+                    (None, _) => Routed::Issue(self.flight(What::Pass, NONE, r, r, now)),
+                }
+            }
+            (OpKind::Flush, ..) => Routed::Issue(self.flight(What::Pass, NONE, r, r, now)),
+        }
+    }
+
+    /// A write of resident line `key` in slot `s` (not being filled).
+    fn write_resident(&mut self, r: Request, s: u32, key: u64, within: u64, now: u64) -> Routed {
+        let op = r.op;
+        let line = self.lines[s as usize];
+        match self.plan.write {
+            WriteMode::Back => {
+                if !line.evicting {
+                    self.policy.lookup(key);
+                }
+                self.count(now, |c| c.write_hits += 1);
+                self.dirty(s);
+                self.lines[s as usize].busy += 1;
+                let mut p = self.on_cache(OpKind::Write, s, key, within, op.len, false);
+                p.op.class = op.class;
+                p.op.dsync = op.dsync;
+                p.intended_ns = r.intended_ns;
+                Routed::Issue(self.flight(What::Absorb, s, r, p, now))
+            }
+            WriteMode::Through => {
+                if line.busy > 0 {
+                    // A hit waiting out its delay would read the old copy after this write.
+                    return Routed::Held;
+                }
+                if !line.evicting {
+                    self.policy.lookup(key);
+                }
+                // Reads go to the backing target until the copy is refreshed.
+                self.lines[s as usize].state = State::Filling;
+                Routed::Issue(self.flight(What::Through { fill: s }, NONE, r, r, now))
+            }
+            WriteMode::Around => {
+                if line.busy > 0 || line.destaging {
+                    return Routed::Held;
+                }
+                self.free(s);
+                Routed::Issue(self.flight(What::Pass, NONE, r, r, now))
+            }
+        }
+    }
+
+    /// An I/O spanning lines: to the backing target once none of its lines is cached.
+    fn span(&mut self, r: Request, now: u64) -> Routed {
+        let l = self.plan.line_bytes;
+        let (first, last) = (r.op.offset / l, (r.op.offset + u64::from(r.op.len) - 1) / l);
+        let mut wait = false;
+        for key in first..=last {
+            let Some(&s) = self.map.get(&key) else {
+                continue;
+            };
+            let line = self.lines[s as usize];
+            if line.state == State::Clean && line.busy == 0 && !line.destaging {
+                self.free(s);
+            } else {
+                wait = true;
+                self.lines[s as usize].evicting = true;
+                self.destage(s);
+            }
+        }
+        if wait {
+            return Routed::Held;
+        }
+        Routed::Issue(self.flight(What::Pass, NONE, r, r, now))
+    }
+
+    /// Background work to issue now, if any may be.
+    fn background_next(&mut self, now: u64) -> Option<Request> {
+        if self.background >= self.background_max {
+            return None;
+        }
+        if self.work.is_empty() && self.dirty_count > self.dirty_max {
+            // The oldest dirty line still dirty and not on its way.
+            while let Some(s) = self.dirty.pop_front() {
+                self.queued[s as usize] = false;
+                let l = self.lines[s as usize];
+                if l.state == State::Dirty && !l.destaging {
+                    self.destage(s);
+                    break;
+                }
+            }
+        }
+        let w = self.work.pop_front()?;
+        self.background += 1;
+        let (what, slot, p) = match w {
+            Work::FillRead(s) => {
+                let key = self.lines[s as usize].key;
+                (What::FillRead, s, self.on_backing(OpKind::Read, key))
+            }
+            Work::FillWrite { slot, within, len } => {
+                let key = self.lines[slot as usize].key;
+                self.lines[slot as usize].busy += 1;
+                let p = self.on_cache(OpKind::Write, slot, key, within, len, true);
+                (What::FillWrite, slot, p)
+            }
+            Work::DestageRead(s) => {
+                let key = self.lines[s as usize].key;
+                self.lines[s as usize].busy += 1;
+                let len = self.line_len(key);
+                (
+                    What::DestageRead,
+                    s,
+                    self.on_cache(OpKind::Read, s, key, 0, len, true),
+                )
+            }
+            Work::DestageWrite(s) => {
+                let key = self.lines[s as usize].key;
+                (What::DestageWrite, s, self.on_backing(OpKind::Write, key))
+            }
+        };
+        Some(self.flight(what, slot, EMPTY, p, now))
+    }
+
+    /// Nothing to issue now: when to ask again.
+    fn wait(&self) -> Next {
+        match self.delayed.front() {
+            Some(&(due, _)) => Next::At(due),
+            None => Next::AwaitCompletion,
+        }
+    }
+
+    /// Whether nothing of the tier's is queued or in flight.
+    fn quiet(&self) -> bool {
+        self.held.is_none()
+            && self.delayed.is_empty()
+            && self.free_flights.len() == self.flights.len()
+    }
+
+    /// A physical I/O completed: the tier's state moves on.
+    fn settle_flight(&mut self, f: Flight, ok: bool, now: u64) {
+        let s = f.slot;
+        if s != NONE
+            && matches!(
+                f.what,
+                What::Hit | What::Absorb | What::FillWrite | What::DestageRead
+            )
+        {
+            self.lines[s as usize].busy -= 1;
+        }
+        match f.what {
+            What::Pass | What::Hit | What::Absorb => {}
+            What::Miss { fill } | What::Through { fill } if fill != NONE => {
+                if ok {
+                    let within = f.logical.op.offset % self.plan.line_bytes;
+                    self.work.push_back(Work::FillWrite {
+                        slot: fill,
+                        within,
+                        len: f.logical.op.len,
+                    });
+                } else {
+                    self.free(fill);
+                }
+            }
+            What::Miss { .. } | What::Through { .. } => {}
+            What::FillRead => {
+                self.background -= 1;
+                if ok {
+                    let len = f.physical.op.len;
+                    self.work.push_back(Work::FillWrite {
+                        slot: s,
+                        within: 0,
+                        len,
+                    });
+                } else {
+                    self.free(s);
+                }
+            }
+            What::FillWrite => {
+                self.background -= 1;
+                if ok {
+                    let bytes = u64::from(f.physical.op.len);
+                    self.count(now, |c| c.fill_bytes += bytes);
+                    self.lines[s as usize].state = State::Clean;
+                } else {
+                    self.free(s);
+                }
+            }
+            What::DestageRead => {
+                self.background -= 1;
+                if ok {
+                    self.work.push_front(Work::DestageWrite(s));
+                } else {
+                    self.lines[s as usize].destaging = false;
+                    self.queue_dirty(s);
+                }
+            }
+            What::DestageWrite => {
+                self.background -= 1;
+                let l = &mut self.lines[s as usize];
+                l.destaging = false;
+                if ok && !l.redirtied {
+                    l.state = State::Clean;
+                    self.dirty_count -= 1;
+                } else {
+                    l.redirtied = false;
+                    self.queue_dirty(s);
+                }
+                if ok {
+                    let bytes = u64::from(f.physical.op.len);
+                    self.count(now, |c| c.destage_bytes += bytes);
+                }
+                if self.lines[s as usize].evicting {
+                    self.destage(s);
+                }
+            }
+        }
+        if s != NONE && self.lines[s as usize].state != State::Free {
+            self.settle(s);
+        }
+    }
+}
+
+/// A request that is no request (unused flights, background I/O's `logical`).
+const EMPTY: Request = Request {
+    op: IoOp {
+        kind: OpKind::Read,
+        target: 0,
+        offset: 0,
+        len: 0,
+        dsync: false,
+        class: 0,
+    },
+    intended_ns: None,
+    tag: 0,
+    home: None,
+};
+
+/// The record of the interval from `start` ns, its counts taken.
+fn interval_record(f: &mut Figures, start: u64, lines: &[Line]) -> TierInterval {
+    let counts = std::mem::take(&mut f.interval);
+    let mean = |(sum, n): (u64, u64)| (n > 0).then(|| sum as f64 / n as f64 / 1000.0);
+    let means = std::mem::take(&mut f.read_means);
+    TierInterval {
+        t_s: start as f64 / 1e9,
+        read_hit_pct: counts.read_hit_pct(),
+        counts,
+        cache_read_mean_us: mean(means[0]),
+        backing_read_mean_us: mean(means[1]),
+        resident_lines: lines.iter().filter(|l| l.state != State::Free).count() as u64,
+        dirty_lines: lines.iter().filter(|l| l.state == State::Dirty).count() as u64,
+    }
+}
+
+impl<S: RequestSource> RequestSource for Tier<S> {
+    fn next(&mut self, now_ns: u64) -> Next {
+        let now = now_ns;
+        self.tick(now);
+        if let Some(p) = self.background_next(now) {
+            return Next::Issue(p);
+        }
+        if let Some(&(due, f)) = self.delayed.front() {
+            if due <= now {
+                self.delayed.pop_front();
+                self.flights[f as usize].issued_ns = now;
+                return Next::Issue(self.flights[f as usize].physical);
+            }
+        }
+        if let Some(r) = self.held.take() {
+            match self.route(r, false, now) {
+                Routed::Issue(p) => return Next::Issue(p),
+                Routed::Delayed => return self.wait(),
+                Routed::Held => {
+                    self.held = Some(r);
+                    return self.wait();
+                }
+            }
+        }
+        if self.inner_done {
+            return if self.quiet() {
+                Next::Done
+            } else {
+                self.wait()
+            };
+        }
+        if self.logical >= self.plan.queue_depth {
+            return self.wait();
+        }
+        match self.inner.next(now) {
+            Next::Issue(r) => {
+                self.logical += 1;
+                self.take(r, now)
+            }
+            Next::At(t) => match self.wait() {
+                Next::At(d) => Next::At(d.min(t)),
+                _ => Next::At(t),
+            },
+            Next::AwaitCompletion => self.wait(),
+            Next::Done => {
+                self.inner_done = true;
+                if self.quiet() {
+                    Next::Done
+                } else {
+                    self.wait()
+                }
+            }
+        }
+    }
+
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
+        let now = now_ns;
+        self.tick(now);
+        let f = self.flights[request.tag as usize];
+        self.free_flights.push(request.tag as u32);
+        let op = f.physical.op;
+        let ok = result >= 0 && result as u32 == op.len;
+        if op.kind != OpKind::Flush
+            && (op.target == self.plan.device || op.target == self.plan.backing)
+        {
+            let which = match (op.target == self.plan.device, op.kind == OpKind::Read) {
+                (true, true) => TierIo::CacheRead,
+                (true, false) => TierIo::CacheWrite,
+                (false, true) => TierIo::BackingRead,
+                (false, false) => TierIo::BackingWrite,
+            };
+            let ns = now.saturating_sub(f.issued_ns);
+            if now >= self.plan.ramp_ns && now <= self.plan.end_ns {
+                self.figures.latency[which as usize].record(ns);
+            }
+            if let TierIo::CacheRead | TierIo::BackingRead = which {
+                let m = &mut self.figures.read_means[which as usize / 2];
+                m.0 += ns;
+                m.1 += 1;
+            }
+        }
+        self.settle_flight(f, ok, now);
+        match f.what {
+            What::FillRead | What::FillWrite | What::DestageRead | What::DestageWrite => {}
+            _ => {
+                self.logical -= 1;
+                self.inner.completed(&f.logical, result, now);
+            }
+        }
+    }
+
+    fn unissued(&self, until_ns: u64) -> u64 {
+        self.inner.unissued(until_ns)
+            + u64::from(
+                self.held
+                    .is_some_and(|r| r.intended_ns.is_some_and(|t| t < until_ns)),
+            )
+    }
+}
+
+impl<S: RequestSource> Tier<S> {
+    /// The application's request `r`, new from the inner source: counted, then routed.
+    fn take(&mut self, r: Request, now: u64) -> Next {
+        let op = r.op;
+        let mut bypass = false;
+        if op.target == self.plan.backing && op.kind != OpKind::Flush {
+            let (end, run) = self.seq;
+            let run = if op.offset == end {
+                run + u64::from(op.len)
+            } else {
+                u64::from(op.len)
+            };
+            self.seq = (op.offset + u64::from(op.len), run);
+            bypass = self.plan.bypass_bytes.is_some_and(|b| run > b);
+            let spans = op.offset % self.plan.line_bytes + u64::from(op.len) > self.plan.line_bytes;
+            let read = op.kind == OpKind::Read;
+            self.count(now, |c| {
+                if read {
+                    c.reads += 1;
+                } else {
+                    c.writes += 1;
+                }
+                c.bypassed += u64::from(bypass);
+                c.spanning += u64::from(spans);
+            });
+        }
+        match self.route(r, bypass, now) {
+            Routed::Issue(p) => Next::Issue(p),
+            Routed::Delayed => self.next(now),
+            Routed::Held => {
+                self.count(now, |c| c.held += 1);
+                self.held = Some(r);
+                self.next(now)
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The summary's lines for a cache tier: what it was, what it served, what it wrote back, and
+//! each tier's latency.
+
+use super::summary::labelled;
+use crate::stats::histogram::LatencySummary;
+use crate::stats::tier::TierResult;
+use crate::units::{format_count, format_ns, format_pct, format_size};
+
+/// The lines of every cache tier of a run.
+pub(super) fn section(out: &mut String, tiers: &[TierResult]) {
+    for t in tiers {
+        let delay = t.synthetic_hit_delay_us.map_or(String::new(), |d| {
+            format!(" · SYNTHETIC hit delay {}", format_ns(d * 1000.0))
+        });
+        let bypass = t.sequential_bypass_bytes.map_or(String::new(), |b| {
+            format!(", sequential streams over {} bypass", format_size(b))
+        });
+        labelled(
+            out,
+            "cache",
+            &format!(
+                "{}: {} on {} ({}, write-{}, {} lines{bypass}){delay}",
+                t.target,
+                format_size(t.cache_bytes),
+                t.device,
+                t.policy,
+                t.write,
+                format_size(t.line_bytes)
+            ),
+        );
+        let c = &t.totals;
+        let writes = if c.writes == 0 {
+            String::new()
+        } else {
+            format!(
+                " · writes {} to the cache device",
+                format_pct(c.write_hits as f64 * 100.0 / c.writes as f64)
+            )
+        };
+        labelled(
+            out,
+            "",
+            &format!(
+                "reads {} hits ({} of {}){writes} · filled {} · written back {} during the run, {} after it",
+                format_pct(t.read_hit_pct),
+                format_count(c.read_hits),
+                format_count(c.reads),
+                format_size(c.fill_bytes),
+                format_size(c.destage_bytes),
+                format_size(t.drain.bytes),
+            ),
+        );
+        let lat = |name: &str, s: &Option<LatencySummary>| {
+            s.as_ref().map(|s| {
+                format!(
+                    "{name} mean {} p99 {}",
+                    format_ns(s.mean),
+                    format_ns(s.p99 as f64)
+                )
+            })
+        };
+        let l = &t.latency;
+        let parts: Vec<String> = [
+            lat("cache read", &l.cache_read),
+            lat("cache write", &l.cache_write),
+            lat("backing read", &l.backing_read),
+            lat("backing write", &l.backing_write),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !parts.is_empty() {
+            labelled(out, "", &parts.join(" · "));
+        }
+        if let Some(e) = &t.drain.error {
+            labelled(out, "", &format!("WRITE-BACK AFTER THE RUN FAILED: {e}"));
+        }
+    }
+}
