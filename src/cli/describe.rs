@@ -82,6 +82,7 @@ fn unit(p: Param) -> &'static str {
         Param::Workers => " workers",
         Param::QueueDepth => " outstanding I/Os",
         Param::Rate => " IOPS per worker",
+        Param::Cache => " of the cached target",
         Param::BlockSize | Param::Read | Param::Random => "",
     }
 }
@@ -90,7 +91,7 @@ fn unit(p: Param) -> &'static str {
 fn value(p: Param, v: f64) -> String {
     match p {
         Param::BlockSize => format_size(v as u64),
-        Param::Read | Param::Random => format_pct(v),
+        Param::Read | Param::Random | Param::Cache => format_pct(v),
         Param::Rate => format_rate(v),
         _ => format_number(v),
     }

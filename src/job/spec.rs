@@ -247,4 +247,6 @@ pub struct CycleSpec {
     pub random: Option<Vec<Percent>>,
     /// Open-loop rate of every worker, IOPS.
     pub rate: Option<Vec<f64>>,
+    /// Size of every cache tier, percent of its target (`"0%"`: no cache).
+    pub cache: Option<Vec<Percent>>,
 }

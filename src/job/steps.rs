@@ -27,11 +27,14 @@ pub enum Param {
     Random,
     /// Open-loop rate of every worker, IOPS.
     Rate,
+    /// Size of every cache tier, percent of its target (0: no cache).
+    Cache,
 }
 
 impl Param {
     /// Default nesting order, outermost first.
-    pub const DEFAULT_ORDER: [Param; 7] = [
+    pub const DEFAULT_ORDER: [Param; 8] = [
+        Param::Cache,
         Param::Targets,
         Param::Workers,
         Param::QueueDepth,
@@ -51,6 +54,7 @@ impl Param {
             Param::Read => "read",
             Param::Random => "random",
             Param::Rate => "rate",
+            Param::Cache => "cache",
         }
     }
 
@@ -65,6 +69,8 @@ impl Param {
             Param::BlockSize => format_size(v as u64),
             Param::Read | Param::Random => format!("{v}%"),
             Param::Rate => format!("{v} IOPS"),
+            Param::Cache if v == 0.0 => "no cache".into(),
+            Param::Cache => format!("{v}% cached"),
             _ => format!("{v}"),
         }
     }
@@ -324,6 +330,11 @@ pub fn apply(job: &mut Job, p: Param, v: f64) {
                 a.random_pct = v;
             }
         }
+        Param::Cache => {
+            for c in job.targets.iter_mut().filter_map(|t| t.cache.as_mut()) {
+                c.size = super::cache::CacheSize::Pct(v);
+            }
+        }
         Param::Rate => {
             for w in &mut job.workers {
                 w.rate = Some(super::Rate {
@@ -462,6 +473,23 @@ fn cycled_values(
             found.push((p, l.iter().map(|p| p.0).collect()));
         }
     }
+    if let Some(l) = &c.cache {
+        if !targets.iter().any(|t| t.cache.is_some()) {
+            return Err(errors.error(
+                "cache",
+                "no target has a cache to size; give one a cache = { device = ..., size = ... }"
+                    .into(),
+            ));
+        }
+        if l.is_empty() || l.iter().any(|p| !(0.0..=100.0).contains(&p.0)) {
+            return Err(errors.error(
+                "cache",
+                "cache sizes are percentages of the target from 0% (no cache) to 100%, at least one"
+                    .into(),
+            ));
+        }
+        found.push((Param::Cache, l.iter().map(|p| p.0).collect()));
+    }
     if let Some(l) = &c.rate {
         if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite() && *r <= 1e9)) {
             return Err(errors.error(
@@ -556,7 +584,7 @@ fn cycle_order(
     let mut order = Vec::new();
     for n in names {
         let p = Param::parse(n).ok_or_else(|| {
-            errors.error("order", format!("unknown parameter `{n}`; use targets, workers, queue_depth, block_size, read, random or rate"))
+            errors.error("order", format!("unknown parameter `{n}`; use cache, targets, workers, queue_depth, block_size, read, random or rate"))
         })?;
         if !found.iter().any(|(f, _)| *f == p) {
             return Err(errors.error(

@@ -25,6 +25,12 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("presets/exchange-2007-iometer.toml"),
     },
     Preset {
+        name: "exchange-cache-levels",
+        description: "Exchange 2010 database I/O (32 KiB, 60% read, hot bands) on one LUN at 0, 25, 30, 50, 75 and 100% of it cached, a step per level",
+        source: "QLogic, 'QLogic 2500 Series 8Gb Fibre Channel Adapter of Choice in Microsoft Exchange Environments', white paper, 2013: figures 2 and 3 (Jetstress at varying cache levels)",
+        toml: include_str!("presets/exchange-cache-levels.toml"),
+    },
+    Preset {
         name: "cna-database-mix",
         description: "database mix: 60% read, 50% random, block size 4 KiB → 128 KiB, 12 workers × queue depth 15 on 12 targets",
         source: "IT Brand Pulse Labs for Brocade, 'CNA Performance with Exchange and Oracle', test report, c. 2010",
@@ -119,6 +125,16 @@ mod tests {
         assert_eq!(crate::job::steps::expand(&cna).len(), 6);
         assert_eq!(cna.workers.len(), 12);
         assert_eq!(cna.workers[0].queue_depth, 15);
+        let levels = job("exchange-cache-levels");
+        let steps = crate::job::steps::expand(&levels);
+        let sizes: Vec<f64> = steps.iter().map(|s| s.parameters[0].1).collect();
+        assert_eq!(sizes, [0.0, 25.0, 30.0, 50.0, 75.0, 100.0]);
+        let cache = |s: &crate::job::steps::Step| s.job.targets[0].cache.clone().unwrap().size;
+        assert_eq!(cache(&steps[2]), crate::job::cache::CacheSize::Pct(30.0));
+        assert_eq!(
+            levels.targets[0].cache.as_ref().unwrap().line_bytes,
+            32 << 10
+        );
         let heavy = job("exchange-heavy-20");
         assert_eq!(heavy.workers.len(), 20);
         assert_eq!(heavy.targets.len(), 20);

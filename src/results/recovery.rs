@@ -477,6 +477,7 @@ fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) ->
         repetitions: None,
         steady: None,
         interrupted,
+        cache_tiers: Vec::new(),
     }
 }
 

@@ -138,4 +138,7 @@ pub struct StepResult {
     pub steady: Option<SteadyResult>,
     /// The step was cut short.
     pub interrupted: bool,
+    /// What each cache tier did in this step (its last run's, with repetitions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_tiers: Vec<crate::stats::tier::TierResult>,
 }

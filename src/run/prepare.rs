@@ -7,6 +7,7 @@ use crate::Usage;
 use crate::engine::access::{AccessGen, TargetGeometry};
 use crate::engine::probe;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
+use crate::job::cache::CacheSize;
 use crate::job::{EngineKind, Job};
 use crate::results::EngineInfo;
 use crate::results::progress::Observer;
@@ -197,7 +198,10 @@ fn check_alignment(job: &Job, block_sizes: &[u32]) -> Result<()> {
 pub(super) fn cache_lines(job: &Job, opened: &[OpenTarget]) -> Result<Vec<u32>> {
     let mut out = vec![0; job.targets.len()];
     for (ti, t) in job.targets.iter().enumerate() {
-        let Some(c) = &t.cache else { continue };
+        let Some(c) = t.cache.as_ref().filter(|c| c.size != CacheSize::Pct(0.0)) else {
+            // No cache, or a cache cycled to 0 % (the step without one).
+            continue;
+        };
         let device = &opened[c.device];
         let line = c.line_bytes;
         // Whole lines.

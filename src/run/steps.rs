@@ -630,6 +630,10 @@ fn step_row(
         repetitions: None,
         steady: None,
         interrupted: runs.iter().any(|r| r.interrupted.stopped_early()),
+        cache_tiers: runs
+            .last()
+            .map(|r| r.cache_tiers.clone())
+            .unwrap_or_default(),
     }
 }
 

@@ -206,6 +206,8 @@ impl StartGate {
 /// gate it starts at.
 struct Io<'f, 'g> {
     engine: EngineKind,
+    /// Slots (I/Os in flight at most): the worker's queue depth, more with a cache tier.
+    slots: usize,
     fds: Vec<std::os::fd::BorrowedFd<'f>>,
     slot_bytes: usize,
     gate: &'g StartGate,
@@ -220,6 +222,7 @@ impl<'f, 'g> Io<'f, 'g> {
     ) -> Self {
         Io {
             engine,
+            slots: 0,
             fds,
             slot_bytes,
             gate,
@@ -313,6 +316,10 @@ fn tiered<S: RequestSource>(
 ) -> WorkerReport {
     let TierSpec { plan: tp, setup } = spec;
     let (fds, null) = (io.fds.clone(), io.engine == EngineKind::Null);
+    let io = Io {
+        slots: Tier::<S>::slots(tp.queue_depth) as usize,
+        ..io
+    };
     let ramp_ns = plan.grid.ramp_ns;
     let mut tier = Tier::new(inner, tp);
     let mut report = drive(plan, &mut tier, seed, io);
@@ -344,11 +351,12 @@ fn drive<S: RequestSource>(
 ) -> WorkerReport {
     let Io {
         engine,
+        slots: qd,
         fds,
         slot_bytes,
         gate,
     } = io;
-    let qd = plan.spec.queue_depth as usize;
+    let qd = qd.max(plan.spec.queue_depth as usize);
     if let Some(cpu) = plan.spec.cpu {
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);

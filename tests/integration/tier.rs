@@ -194,3 +194,57 @@ fn every_write_policy_loses_nothing_the_read_back_can_find() {
         }
     }
 }
+
+#[test]
+fn the_cache_levels_preset_steps_through_the_published_sizes() {
+    // The null engine: the steps, the tiers and the charts, without a disk's time.
+    let dir = scratch();
+    let results = dir.path().join("levels.json");
+    let args = [
+        "run",
+        "--preset",
+        "exchange-cache-levels",
+        "--engine",
+        "null",
+        "--duration",
+        "1s",
+        "--ramp",
+        "0s",
+        "-o",
+        results.to_str().unwrap(),
+        "--quiet",
+    ];
+    crate::harness::run_in(dir.path(), args).expect_code(0);
+    let v = load_json(&results);
+    let steps = v["steps"].as_array().unwrap();
+    let sizes: Vec<f64> = steps
+        .iter()
+        .map(|s| f64_at(s, "/parameters/cache"))
+        .collect();
+    assert_eq!(sizes, [0.0, 25.0, 30.0, 50.0, 75.0, 100.0]);
+    assert!(steps[0].get("cache_tiers").is_none(), "0 %: no cache");
+    for s in &steps[1..] {
+        let t = &s["cache_tiers"][0];
+        let pct = f64_at(s, "/parameters/cache");
+        let lun = 1u64 << 30;
+        let want = (lun as f64 * pct / 100.0) as u64 / (32 << 10) * (32 << 10);
+        assert_eq!(t["cache_bytes"], want, "{pct}%");
+        assert!(f64_at(t, "/totals/reads") > 0.0);
+    }
+    let html = dir.path().join("levels.html");
+    crate::harness::run_in(
+        dir.path(),
+        [
+            "report",
+            results.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ],
+    )
+    .expect_code(0);
+    let page = std::fs::read_to_string(&html).unwrap();
+    for id in ["steps-iops", "steps-read-latency", "tier-hits-0"] {
+        assert!(page.contains(&format!("data-chart=\"{id}\"")), "{id}");
+    }
+    assert!(page.contains("cache size (% of the target)"));
+}

@@ -184,7 +184,8 @@ pub struct Tier<S> {
     background_max: u32,
     /// The application's I/Os taken from `inner` and not yet completed.
     logical: u32,
-    held: Option<Request>,
+    /// The application's requests waiting for a line (in the order they came).
+    held: VecDeque<Request>,
     /// Hits waiting out the synthetic delay: (due, flight).
     delayed: VecDeque<(u64, u32)>,
     inner_done: bool,
@@ -225,7 +226,9 @@ impl<S: RequestSource> Tier<S> {
             CachePolicy::Arc => PolicyKind::Arc,
             CachePolicy::S3fifo => PolicyKind::S3Fifo,
         };
-        let flights = (2 * qd + 2) as usize;
+        let background_max = background_slots(qd);
+        // Every slot of the worker, and a hit waiting out its delay per application I/O.
+        let flights = (2 * qd + background_max + 2) as usize;
         let intervals = (plan.end_ns / plan.interval_ns.max(1) + 2) as usize;
         Tier {
             inner,
@@ -251,9 +254,9 @@ impl<S: RequestSource> Tier<S> {
             dirty_count: 0,
             dirty_max: (f64::from(lines) * plan.dirty_pct / 100.0) as u32,
             background: 0,
-            background_max: (qd / 4).max(1),
+            background_max,
             logical: 0,
-            held: None,
+            held: VecDeque::with_capacity(qd as usize + 1),
             delayed: VecDeque::with_capacity(flights),
             inner_done: false,
             seq: (u64::MAX, 0),
@@ -522,7 +525,7 @@ impl<S: RequestSource> Tier<S> {
 
     /// Whether nothing of the tier's is queued or in flight.
     fn quiet(&self) -> bool {
-        self.held.is_none()
+        self.held.is_empty()
             && self.delayed.is_empty()
             && self.free_flights.len() == self.flights.len()
     }
@@ -611,6 +614,20 @@ impl<S: RequestSource> Tier<S> {
     }
 }
 
+/// The tier's own I/Os in flight at most, for a worker of queue depth `qd`: half as many
+/// again, at least 2. The worker gets that many slots more than its queue depth
+/// ([`Tier::slots`]), so fills and write-backs do not take the application's.
+fn background_slots(qd: u32) -> u32 {
+    (qd / 2).max(2)
+}
+
+impl<S> Tier<S> {
+    /// The slots a worker of queue depth `qd` needs with a tier: its own, and the tier's.
+    pub fn slots(qd: u32) -> u32 {
+        qd.max(1) + background_slots(qd.max(1))
+    }
+}
+
 /// A request that is no request (unused flights, background I/O's `logical`).
 const EMPTY: Request = Request {
     op: IoOp {
@@ -656,14 +673,20 @@ impl<S: RequestSource> RequestSource for Tier<S> {
                 return Next::Issue(self.flights[f as usize].physical);
             }
         }
-        if let Some(r) = self.held.take() {
+        // Waiting requests whose line is free now, in the order they came; the others wait on
+        // while new ones are taken.
+        let mut i = 0;
+        while i < self.held.len() {
+            let r = self.held[i];
             match self.route(r, false, now) {
-                Routed::Issue(p) => return Next::Issue(p),
-                Routed::Delayed => return self.wait(),
-                Routed::Held => {
-                    self.held = Some(r);
-                    return self.wait();
+                Routed::Issue(p) => {
+                    self.held.remove(i);
+                    return Next::Issue(p);
                 }
+                Routed::Delayed => {
+                    self.held.remove(i);
+                }
+                Routed::Held => i += 1,
             }
         }
         if self.inner_done {
@@ -734,10 +757,9 @@ impl<S: RequestSource> RequestSource for Tier<S> {
     }
 
     fn unissued(&self, until_ns: u64) -> u64 {
-        self.inner.unissued(until_ns)
-            + u64::from(
-                self.held
-                    .is_some_and(|r| r.intended_ns.is_some_and(|t| t < until_ns)),
-            )
+        let held = (self.held.iter())
+            .filter(|r| r.intended_ns.is_some_and(|t| t < until_ns))
+            .count();
+        self.inner.unissued(until_ns) + held as u64
     }
 }

@@ -185,7 +185,7 @@ impl<S: RequestSource> Tier<S> {
             Routed::Delayed => self.next(now),
             Routed::Held => {
                 self.count(now, |c| c.held += 1);
-                self.held = Some(r);
+                self.held.push_back(r);
                 self.next(now)
             }
         }

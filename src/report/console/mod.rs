@@ -219,6 +219,15 @@ pub(crate) fn step_line(s: &StepResult) -> String {
             None => format!("NOT steady after {} rounds", st.rounds_iops.len()),
         });
     }
+    for c in &s.cache_tiers {
+        notes.push(format!(
+            "{} {} read hits, reads {} IOPS at {}",
+            c.target,
+            format_pct(c.read_hit_pct),
+            format_rate(t.read.iops),
+            format_ns(t.read.latency_ns.mean)
+        ));
+    }
     if s.interrupted {
         notes.push("interrupted".into());
     }

@@ -373,7 +373,8 @@ pub(super) fn step_latency(s: &StepResult) -> (f64, f64) {
 }
 
 /// Parameters that a sequence cycles with a numeric axis of their own.
-const NUMERIC_PARAMETERS: [(&str, &str); 6] = [
+const NUMERIC_PARAMETERS: [(&str, &str); 7] = [
+    ("cache", "cache size (% of the target)"),
     ("block_size", "block size"),
     ("workers", "workers"),
     ("queue_depth", "queue depth"),
@@ -401,19 +402,15 @@ struct StepMetric {
     id: &'static str,
     title: &'static str,
     unit: &'static str,
-    /// 1: IOPS; otherwise bytes per second divided by this.
-    scale: f64,
-    /// Its spread over a step's repetitions.
-    pick: fn(&Repetitions) -> &crate::stats::repetition::Spread,
+    /// The figure of a step (or of a class in it).
+    value: fn(&ClassSummary) -> f64,
+    /// Its spread over a step's repetitions, if the repetitions keep one.
+    pick: Option<fn(&Repetitions) -> &crate::stats::repetition::Spread>,
 }
 
 impl StepMetric {
     fn value(&self, c: &ClassSummary) -> f64 {
-        if self.scale == 1.0 {
-            c.iops()
-        } else {
-            c.bytes_per_s() / self.scale
-        }
+        (self.value)(c)
     }
 }
 
@@ -429,8 +426,9 @@ impl StepFigures {
         let errors: Vec<Option<(f64, f64)>> = plain
             .iter()
             .map(|s| {
+                let pick = metric.pick?;
                 s.repetitions.as_ref().map(|rep| {
-                    let sp = (metric.pick)(rep);
+                    let sp = pick(rep);
                     (sp.ci95_low, sp.ci95_high)
                 })
             })
@@ -459,22 +457,33 @@ impl StepFigures {
 fn throughput_per_step(o: &mut String, plain: &[&StepResult]) {
     let numeric = numeric_parameter(plain);
     let classes: BTreeSet<&String> = plain.iter().flat_map(|s| s.classes.keys()).collect();
-    for metric in [
+    let mut metrics = vec![
         StepMetric {
             id: "steps-iops",
             title: "IOPS per step",
             unit: "I/Os per second",
-            scale: 1.0,
-            pick: |r| &r.iops,
+            value: ClassSummary::iops,
+            pick: Some(|r| &r.iops),
         },
         StepMetric {
             id: "steps-mbps",
             title: "MB/s per step",
             unit: "MB/s (10⁶ bytes/s)",
-            scale: 1e6,
-            pick: |r| &r.mb_per_s,
+            value: |c| c.bytes_per_s() / 1e6,
+            pick: Some(|r| &r.mb_per_s),
         },
-    ] {
+    ];
+    if plain.iter().any(|s| !s.cache_tiers.is_empty()) {
+        // A cache study: read latency against cache size, as the published figures show it.
+        metrics.push(StepMetric {
+            id: "steps-read-latency",
+            title: "Mean read latency per step",
+            unit: "mean read latency (µs)",
+            value: |c| c.read.latency_ns.mean / 1e3,
+            pick: None,
+        });
+    }
+    for metric in metrics {
         let figures = StepFigures::of(&metric, plain, &classes);
         let chart = match numeric {
             Some(parameter) => line_by_parameter(&metric, parameter, plain, &figures),
