@@ -283,6 +283,26 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
     switch!("--destroy-data", destroy_data),
     switch!("--verify", verify),
     switch!("--sample-blocks", sample_blocks),
+    Flag {
+        flag: "--cache-device",
+        keys: &["cache_devices"],
+        given: |a| !a.cache_devices.is_empty(),
+        apply: |s, a| s.cache_devices = Some(a.cache_devices.clone()),
+    },
+    Flag {
+        flag: "--cache-size",
+        keys: &["cache_size"],
+        given: |a| a.cache_size.is_some(),
+        apply: |s, a| {
+            let size = a
+                .cache_size
+                .clone()
+                .map(crate::job::spec::CacheSizeSpec::Text);
+            set(&mut s.cache_size, &size)
+        },
+    },
+    top_level!("--cache-policy", cache_policy),
+    top_level!("--cache-write", cache_write),
 ];
 
 /// Sets the values the flags in `args` give over those of `spec`.

@@ -278,6 +278,19 @@ pub struct ExchangeArgs {
     /// Record a sample of the blocks the test touches, for `storlab cache-curve`.
     #[arg(long)]
     pub sample_blocks: bool,
+    /// Put a cache tier in front of each database, on this device or file (repeatable: one
+    /// per database, in order).
+    #[arg(long = "cache-device", value_name = "PATH")]
+    pub cache_devices: Vec<PathBuf>,
+    /// Size of each database's cache: bytes or a share of the database (default 100%).
+    #[arg(long, value_name = "SIZE|PCT")]
+    pub cache_size: Option<String>,
+    /// The caches' replacement policy: lru, arc or s3fifo.
+    #[arg(long, value_name = "POLICY")]
+    pub cache_policy: Option<String>,
+    /// The caches' write policy: back, through or around.
+    #[arg(long, value_name = "MODE")]
+    pub cache_write: Option<String>,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,

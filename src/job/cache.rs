@@ -121,58 +121,92 @@ pub(super) fn resolve_caches(
             key: format!("target[{i}].cache.{key}"),
             message,
         };
-        let merged = merge_workers(i, targets, workers, warnings).map_err(|m| err("device", m))?;
-        let tier = resolve_cache(c, &targets[i], merged, targets.len(), &err)?;
-        let device = c.device.clone().unwrap_or_default();
-        if let Some(j) = targets.iter().position(|o| o.path == device) {
-            return Err(err(
-                "device",
-                format!(
-                    "the cache device {} is target[{j}] of the job; a cache needs a device or file of its own",
-                    device.display()
-                ),
-            ));
-        }
-        let size_bytes = match tier.size {
-            CacheSize::Bytes(b) => Some(b / tier.line_bytes * tier.line_bytes),
-            CacheSize::Pct(_) => targets[i]
-                .size_bytes
-                .map(|s| tier.size.bytes(s) / tier.line_bytes * tier.line_bytes),
-        };
-        targets.push(Target {
-            name: format!("{}-cache", targets[i].name),
-            path: device,
-            size_bytes: size_bytes.filter(|&b| b > 0),
-            sync: false,
-            fsync_every: 0,
-            cache: None,
-        });
-        targets[i].cache = Some(tier);
+        let (device, tier) = settings(c).map_err(|(k, m)| err(k, m))?;
+        attach(targets, workers, warnings, i, device, tier).map_err(|(k, m)| err(k, m))?;
     }
     Ok(())
 }
 
-/// The settings of one `cache` table. `worker` is the cached target's one worker.
-fn resolve_cache(
-    c: &CacheSpec,
-    target: &Target,
-    worker: Option<&Worker>,
-    device: usize,
-    err: &dyn Fn(&str, String) -> JobError,
-) -> Result<CacheTier, JobError> {
-    let path = c.device.as_ref().ok_or_else(|| {
+/// Puts a cache tier of `tier`'s settings (its `device` index is set here; a `line_bytes` of 0
+/// means the largest I/O of the target's worker) on `device` in front of target `t`: the
+/// device becomes a target of its own and the target's workers one worker. Errors name the
+/// `cache` key at fault.
+pub fn attach(
+    targets: &mut Vec<Target>,
+    workers: &mut Vec<Worker>,
+    warnings: &mut Vec<String>,
+    t: usize,
+    device: std::path::PathBuf,
+    mut tier: CacheTier,
+) -> Result<(), (&'static str, String)> {
+    let merged = merge_workers(t, targets, workers, warnings).map_err(|m| ("device", m))?;
+    if tier.line_bytes == 0 {
+        tier.line_bytes = merged.map_or(0, Worker::max_block_bytes);
+    }
+    let line_bytes = tier.line_bytes;
+    if line_bytes == 0 || line_bytes % 512 != 0 {
+        return Err((
+            "line",
+            format!(
+                "the cache line is {line_bytes} bytes; give a multiple of 512 bytes, e.g. line = \"64KiB\""
+            ),
+        ));
+    }
+    if let CacheSize::Bytes(b) = tier.size {
+        if b < line_bytes {
+            return Err((
+                "size",
+                format!(
+                    "a cache of {b} bytes holds no line of {line_bytes} bytes; give at least one line"
+                ),
+            ));
+        }
+    }
+    if device.as_os_str().is_empty() || device == targets[t].path {
+        return Err((
+            "device",
+            "the cache device must be a path other than the target's own".into(),
+        ));
+    }
+    if let Some(j) = targets.iter().position(|o| o.path == device) {
+        return Err((
+            "device",
+            format!(
+                "the cache device {} is target[{j}] of the job; a cache needs a device or file of its own",
+                device.display()
+            ),
+        ));
+    }
+    let size_bytes = match tier.size {
+        CacheSize::Bytes(b) => Some(b / line_bytes * line_bytes),
+        CacheSize::Pct(_) => targets[t]
+            .size_bytes
+            .map(|s| tier.size.bytes(s) / line_bytes * line_bytes),
+    };
+    tier.device = targets.len();
+    targets.push(Target {
+        name: format!("{}-cache", targets[t].name),
+        path: device,
+        size_bytes: size_bytes.filter(|&b| b > 0),
+        sync: false,
+        fsync_every: 0,
+        cache: None,
+    });
+    targets[t].cache = Some(tier);
+    Ok(())
+}
+
+/// The device and settings of one `cache` table (the device not yet a target: index 0), or
+/// the key at fault and why.
+pub fn settings(c: &CacheSpec) -> Result<(std::path::PathBuf, CacheTier), (&'static str, String)> {
+    let err = |key: &'static str, message: String| (key, message);
+    let path = c.device.clone().ok_or_else(|| {
         err(
             "device",
             "a cache needs a device, e.g. cache = { device = \"/dev/zram0\", size = \"30%\" }"
                 .into(),
         )
     })?;
-    if path.as_os_str().is_empty() || *path == target.path {
-        return Err(err(
-            "device",
-            "the cache device must be a path other than the target's own".into(),
-        ));
-    }
     let size = match &c.size {
         None => {
             return Err(err(
@@ -214,26 +248,8 @@ fn resolve_cache(
             ));
         }
     };
-    let largest = worker.map_or(0, Worker::max_block_bytes);
-    let line_bytes = c.line.map_or(largest, |l| l.0);
-    if line_bytes == 0 || line_bytes % 512 != 0 {
-        return Err(err(
-            "line",
-            format!(
-                "the cache line is {line_bytes} bytes; give a multiple of 512 bytes, e.g. line = \"64KiB\""
-            ),
-        ));
-    }
-    if let CacheSize::Bytes(b) = size {
-        if b < line_bytes {
-            return Err(err(
-                "size",
-                format!(
-                    "a cache of {b} bytes holds no line of {line_bytes} bytes; give at least one line"
-                ),
-            ));
-        }
-    }
+    // 0: the largest I/O of the target's worker, once its workers are one.
+    let line_bytes = c.line.map_or(0, |l| l.0);
     let hit_delay_ns = c.hit_delay.map_or(0, |d| d.0.as_nanos() as u64);
     if hit_delay_ns > MAX_HIT_DELAY_NS {
         return Err(err(
@@ -251,16 +267,19 @@ fn resolve_cache(
             "give a length above 0, e.g. sequential_bypass = \"4MiB\"".into(),
         ));
     }
-    Ok(CacheTier {
-        device,
-        size,
-        policy,
-        write,
-        line_bytes,
-        sequential_bypass_bytes: c.sequential_bypass.map(|b| b.0),
-        hit_delay_ns,
-        dirty_pct,
-    })
+    Ok((
+        path,
+        CacheTier {
+            device: 0,
+            size,
+            policy,
+            write,
+            line_bytes,
+            sequential_bypass_bytes: c.sequential_bypass.map(|b| b.0),
+            hit_delay_ns,
+            dirty_pct,
+        },
+    ))
 }
 
 /// Makes the workers of target `t` one: their queue depths, rates and I/O limits add up. Each

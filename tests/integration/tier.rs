@@ -248,3 +248,74 @@ fn the_cache_levels_preset_steps_through_the_published_sizes() {
     }
     assert!(page.contains("cache size (% of the target)"));
 }
+
+#[test]
+fn a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone() {
+    if skipped("a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone") {
+        return;
+    }
+    use crate::exchange::devices::LoopFs;
+    use crate::harness::ExchangeArgs;
+    let dir = scratch();
+    let ram = ram_dir();
+    let image_dir = ram.as_ref().map_or(dir.path(), |r| r.path());
+    let fs = LoopFs::create_with_image(image_dir, dir.path(), "cached", 128, &[], &[])
+        .expect("filesystem");
+    // 60 reads and 60 writes a second; 150 mailboxes at 1 IOPS each and 20 % headroom want
+    // 180 transactional IOPS (108 reads, 72 writes): more than the LUN carries (the log is
+    // elsewhere, not throttled: the database is the question). A 15 MiB database (480 pages) cached whole on memory warms in seconds (page
+    // writes are admitted whole, misses fill), then its reads hit and its writes are absorbed
+    // and written back as the LUN allows. (The ramp is a quarter of the duration, 3 s.)
+    let cgroup = BlkioCgroup::iops_limit("cached-exchange", &fs.device, 60).expect("blkio cgroup");
+    let run = |name: &str, cache: &[&str]| {
+        let results = dir.path().join(format!("{name}.json"));
+        let command = ExchangeArgs::sized(150, "1MiB", "10%", 1)
+            .flags(&[
+                "--iops-per-mailbox",
+                "1",
+                "--threads",
+                "4",
+                "--maintenance",
+                "off",
+            ])
+            .flags(&["--duration", "12s", "--ramp", "3s"])
+            .flags(cache)
+            .db_path(&fs.mount_point)
+            .log_path(dir.path())
+            .lenient()
+            .results(&results);
+        let out = cgroup.run_exchange(dir.path(), &command);
+        (out, load_json(&results))
+    };
+    let (out, alone) = run("alone", &[]);
+    let failing = |v: &Value| -> Vec<String> {
+        (v["verdict"]["rules"].as_array().unwrap().iter())
+            .filter(|r| r["pass"] == false)
+            .map(|r| r["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        failing(&alone).iter().any(|r| r.contains("achieved")),
+        "the LUN alone cannot carry them: {:?}",
+        failing(&alone)
+    );
+    out.expect_code(3);
+    let cache_file = image_dir.join("db1.cache");
+    let cache_file = cache_file.to_str().unwrap();
+    let (out, cached) = run(
+        "cached",
+        &["--cache-device", cache_file, "--cache-size", "100%"],
+    );
+    let tier = &cached["cache_tiers"][0];
+    let what = format!(
+        "alone {} IOPS, cached {} IOPS, failing {:?}; tier {}",
+        alone["exchange"]["achieved_iops"],
+        cached["exchange"]["achieved_iops"],
+        failing(&cached),
+        tier["totals"]
+    );
+    assert_eq!(out.code, Some(0), "{what}");
+    assert!(f64_at(tier, "/read_hit_pct") > 60.0, "{what}");
+    assert!(f64_at(tier, "/totals/write_hits") > 0.0, "{what}");
+    assert_eq!(tier["line_bytes"], 32 << 10, "a line is a page: {what}");
+}

@@ -86,6 +86,14 @@ pub struct ExchangeSpec {
     pub verify: Option<bool>,
     /// Record the block sample of the test (for `storlab cache-curve`).
     pub sample_blocks: Option<bool>,
+    /// A cache tier in front of each database: its device, one per database.
+    pub cache_devices: Option<Vec<PathBuf>>,
+    /// Its size: bytes or a share of the database (default 100%).
+    pub cache_size: Option<crate::job::spec::CacheSizeSpec>,
+    /// Its replacement policy (default lru).
+    pub cache_policy: Option<String>,
+    /// Its write policy (default back).
+    pub cache_write: Option<String>,
 }
 
 /// A job file holding an `[exchange]` section.
@@ -158,6 +166,10 @@ pub struct ExchangeConfig {
     pub verify: bool,
     /// Record the block sample.
     pub sample_blocks: bool,
+    /// A cache tier in front of each database (the transactional tests): each database's
+    /// device (in the order of the databases) and the tier's settings.
+    #[serde(default)]
+    pub cache: Option<(Vec<PathBuf>, crate::job::cache::CacheTier)>,
 }
 
 /// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
@@ -219,6 +231,7 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         destroy_data: spec.destroy_data.unwrap_or(false),
         verify: spec.verify.unwrap_or(false),
         sample_blocks: spec.sample_blocks.unwrap_or(false),
+        cache: cache(spec, layout.databases, &errors)?,
     };
     if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
         return Err(errors.error(
@@ -429,6 +442,66 @@ impl Layout {
             maintenance,
         })
     }
+}
+
+/// The cache tier of `[exchange]`'s `cache_*` keys: a device per database, and the settings
+/// (size 100 % of each database unless given; the line is the page).
+#[allow(clippy::type_complexity)]
+fn cache(
+    spec: &ExchangeSpec,
+    databases: u32,
+    errors: &SectionErrors,
+) -> Result<Option<(Vec<PathBuf>, crate::job::cache::CacheTier)>, JobError> {
+    let Some(devices) = &spec.cache_devices else {
+        let given = [
+            ("cache_size", spec.cache_size.is_some()),
+            ("cache_policy", spec.cache_policy.is_some()),
+            ("cache_write", spec.cache_write.is_some()),
+        ];
+        if let Some((key, _)) = given.iter().find(|g| g.1) {
+            return Err(errors.error(
+                key,
+                "a cache needs its devices: give cache_devices (--cache-device), one per database"
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    };
+    if devices.len() != databases as usize {
+        return Err(errors.error(
+            "cache_devices",
+            format!(
+                "{} cache devices for {databases} databases: give one per database",
+                devices.len()
+            ),
+        ));
+    }
+    let table = crate::job::spec::CacheSpec {
+        device: devices.first().cloned(),
+        size: Some(
+            spec.cache_size
+                .clone()
+                .unwrap_or(crate::job::spec::CacheSizeSpec::Text("100%".into())),
+        ),
+        policy: spec.cache_policy.clone(),
+        write: spec.cache_write.clone(),
+        ..Default::default()
+    };
+    let (_, tier) = crate::job::cache::settings(&table).map_err(|(key, m)| match key {
+        "device" => errors.error("cache_devices", m),
+        _ => errors.error(&format!("cache_{key}"), m),
+    })?;
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(d) = devices.iter().find(|d| !seen.insert(*d)) {
+        return Err(errors.error(
+            "cache_devices",
+            format!(
+                "{} is given twice: each database needs its own",
+                d.display()
+            ),
+        ));
+    }
+    Ok(Some((devices.clone(), tier)))
 }
 
 /// Threads per database: 1 to 256, or `None` for "auto".

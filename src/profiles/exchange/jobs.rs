@@ -6,7 +6,9 @@ use super::{
     BACKUP_QUEUE_DEPTH, ExchangeConfig, LOG_FILE_BYTES, LogRatio, MAINTENANCE_READ_BYTES,
     RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, THREAD_QUEUE_DEPTH,
 };
+use crate::job::cache::{CacheTier, attach};
 use crate::job::{Access, Arrivals, IoLimit, Job, Rate, Target, Worker};
+use std::path::PathBuf;
 
 /// Class names of database `db` (1-based in names).
 pub fn class_name(db: u32, what: &str) -> String {
@@ -79,7 +81,7 @@ pub fn transactional_job(
             job.workers
                 .push(worker(name, t_log, 1, Some(log_iops), vec![access], None));
         }
-        if cfg.maintenance {
+        if cfg.maintenance && cfg.cache.is_none() {
             let m = job.class(&class_name(db, "maintenance"));
             let rate = model.maintenance_bytes_per_s as f64 / MAINTENANCE_READ_BYTES as f64;
             let access = vec![sequential(m, MAINTENANCE_READ_BYTES, 100.0)];
@@ -88,7 +90,41 @@ pub fn transactional_job(
                 .push(worker(name, t_db, 1, Some(rate), access, None));
         }
     }
+    if let Some((devices, tier)) = &cfg.cache {
+        cache_databases(&mut job, cfg, devices, tier);
+    }
     job
+}
+
+/// Puts a cache tier on each database (its threads then run as one worker). Background
+/// maintenance is left out: a cached database's I/O all goes through its one worker.
+fn cache_databases(job: &mut Job, cfg: &ExchangeConfig, devices: &[PathBuf], tier: &CacheTier) {
+    if cfg.maintenance {
+        job.warnings.push(
+            "background database maintenance does not run with a cache tier (a cached database's I/O all goes through its one worker)".into(),
+        );
+    }
+    for (db, device) in devices.iter().enumerate().take(cfg.databases as usize) {
+        let Job {
+            targets,
+            workers,
+            warnings,
+            ..
+        } = job;
+        if let Err((key, why)) = attach(
+            targets,
+            workers,
+            warnings,
+            db * 2,
+            device.clone(),
+            tier.clone(),
+        ) {
+            warnings.push(format!(
+                "database {} runs without its cache ({key}): {why}",
+                db + 1
+            ));
+        }
+    }
 }
 
 /// The backup test's job: every database read sequentially once, as fast as possible.
