@@ -13,10 +13,11 @@
 //! results file ─results::file::load─▶ report::{console, html, csv, compare} (any report from the file)
 //! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
 //! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers
+//! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
 //! ```
 //!
-//! Dependencies point one way: units → job, stats → engine → results → cache, profiles → users →
-//! run → report → cli.
+//! Dependencies point one way: units → job, stats → engine → results → cache, profiles, trace →
+//! users → run → report → cli.
 
 pub mod cache;
 pub mod cli;
@@ -27,6 +28,7 @@ mod report;
 pub mod results;
 mod run;
 pub mod stats;
+pub mod trace;
 pub mod units;
 pub mod users;
 

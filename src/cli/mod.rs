@@ -21,6 +21,7 @@ use toml::Spanned;
 mod curve;
 mod describe;
 mod flags;
+mod trace;
 mod users;
 
 pub use users::{UsersArgs, build_users};
@@ -84,6 +85,12 @@ pub enum Command {
     /// Hit ratio against cache size (LRU, ARC, S3-FIFO) from the block sample of a run made
     /// with --sample-blocks.
     CacheCurve(curve::CacheCurveArgs),
+    /// Block traces from other tools: `trace import` reads one for `cache-curve`.
+    Trace {
+        /// `import TRACE -o OUT.json`.
+        #[command(subcommand)]
+        action: trace::TraceAction,
+    },
 }
 
 /// `storlab presets show NAME`.
@@ -454,6 +461,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Exchange(args) => run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
+        Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {
             match action {
                 None => {

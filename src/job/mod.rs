@@ -39,10 +39,13 @@ impl fmt::Display for JobError {
 impl std::error::Error for JobError {}
 
 /// Which engine does the I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// io_uring with registered buffers and files.
+    #[default]
     IoUring,
     /// Blocking pread/pwrite, one I/O at a time per worker.
     Psync,
@@ -171,8 +174,9 @@ impl Distribution {
     }
 }
 
-/// A validated job.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+/// A validated job (the default: no targets, no workers; a job read back from results that
+/// did not run one, such as an imported trace's).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Job {
     /// Free text from the job file.

@@ -112,7 +112,7 @@ impl<'de> Deserialize<'de> for Interrupted {
 }
 
 /// One run's results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunResult {
     /// Schema version, `MAJOR.MINOR` ([`schema::SCHEMA_VERSION`]).

@@ -18,6 +18,13 @@ pub struct SchemaVersion {
     pub minor: u32,
 }
 
+impl Default for SchemaVersion {
+    /// This version of storlab's.
+    fn default() -> Self {
+        SCHEMA_VERSION
+    }
+}
+
 /// The version this storlab writes.
 pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion { major: 1, minor: 6 };
 

@@ -294,3 +294,106 @@ fn exchange_and_users_runs_record_samples_too() {
         assert_eq!(curve["points"].as_array().unwrap().len(), 20);
     }
 }
+
+/// A trace of 100 blocks of 4 KiB read in a loop 50 times, then one write: in MSR Cambridge
+/// CSV (ticks of 100 ns) or in blkparse text (sectors of 512 bytes), with noise the readers
+/// must skip (a header; blkparse's other events and summary).
+fn loop_trace(format: &str) -> String {
+    let mut text = String::new();
+    if format == "msr" {
+        text.push_str("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n");
+    }
+    for i in 0..5001u64 {
+        let (write, block) = if i == 5000 {
+            (true, 7)
+        } else {
+            (false, i % 100)
+        };
+        if format == "msr" {
+            let kind = if write { "Write" } else { "Read" };
+            text.push_str(&format!(
+                "{},usr,0,{kind},{},4096,{}\n",
+                128166372000000000 + i * 10,
+                block * 4096,
+                1000 + i % 3
+            ));
+        } else {
+            let rwbs = if write { "W" } else { "R" };
+            let t = i as f64 * 1e-6;
+            text.push_str(&format!(
+                "  7,0    0 {i:8} {t:14.9}  42  Q   {rwbs} {} + 8 [app]\n  7,0    0 {i:8} {t:14.9}  42  D   {rwbs} {} + 8 [app]\n",
+                block * 8,
+                block * 8
+            ));
+        }
+    }
+    if format != "msr" {
+        text.push_str("CPU0 (7,0):\n Reads Queued:        5000,    20000KiB\n");
+    }
+    text
+}
+
+#[test]
+fn imported_traces_give_exact_curves() {
+    let dir = scratch();
+    for format in ["msr", "blkparse"] {
+        let trace = dir.path().join(format!("loop.{format}"));
+        std::fs::write(&trace, loop_trace(format)).unwrap();
+        let results = dir.path().join(format!("{format}.json"));
+        let out = run_in(
+            dir.path(),
+            [
+                "trace",
+                "import",
+                trace.to_str().unwrap(),
+                "-o",
+                results.to_str().unwrap(),
+            ],
+        );
+        out.expect_code(0);
+        assert!(out.stdout.contains("5001 I/Os"), "{}", out.stdout);
+        let v = load_json(&results);
+        assert_eq!(v["targets"][0]["size_bytes"], 100 * 4096, "{format}");
+        assert_eq!(v["block_sample"]["rate"], 1.0);
+        assert_eq!(v["block_sample"]["sampled"], 5001);
+        assert_eq!(v["totals"]["read"]["ops"], 5000);
+        assert_eq!(v["totals"]["write"]["ops"], 1);
+        if format == "msr" {
+            // Response times of 1000 to 1002 ticks: 100 µs.
+            let mean = f64_at(&v, "/totals/read/latency_ns/mean");
+            assert!((100_000.0..=100_200.0).contains(&mean), "{mean}");
+        }
+        // A loop over 100 blocks: LRU misses every reference below 100 blocks and hits all
+        // but the first 100 (and the write's block, already in) at 100 blocks.
+        let c = curve_json(dir.path(), &results, &["--policy", "lru"]);
+        assert_eq!(c["sampled"], 5001);
+        let lru = |pct: f64| point(&c, pct)["hit_ratio"]["lru"].as_f64().unwrap();
+        assert!(
+            (lru(100.0) - 4901.0 / 5001.0).abs() < 1e-9,
+            "{}",
+            lru(100.0)
+        );
+        assert_eq!(
+            lru(50.0),
+            0.0,
+            "a loop larger than the cache never hits in LRU"
+        );
+    }
+    // Bad input: the file and line, exit 2.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "128166372000000000,usr,0,Read,0,4096,1\n128166372000000010,usr,0,Trim,0,4096,1\n",
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        ["trace", "import", bad.to_str().unwrap(), "-o", "x.json"],
+    );
+    out.expect_code(2);
+    assert!(
+        out.stderr.contains("bad.csv:2: Type `trim`"),
+        "{}",
+        out.stderr
+    );
+}

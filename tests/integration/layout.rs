@@ -1,5 +1,5 @@
 //! The shape of the code, kept by tests (docs/architecture.md): dependencies point one way
-//! (units → job, stats → engine → results → cache, profiles → users → run → report → cli), no
+//! (units → job, stats → engine → results → cache, profiles, trace → users → run → report → cli), no
 //! source file grows past about 800 lines, and `unsafe` lives only in `engine/ring.rs` and `engine/buf.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("results", &["job", "stats", "units"]),
     ("cache", &["engine", "job", "results", "stats", "units"]),
     ("profiles", &["job", "results", "stats", "units"]),
+    ("trace", &["engine", "job", "results", "stats", "units"]),
     (
         "users",
         &["engine", "job", "profiles", "results", "stats", "units"],
@@ -29,8 +30,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "cache", "engine", "job", "profiles", "report", "results", "run", "stats", "units",
-            "users",
+            "cache", "engine", "job", "profiles", "report", "results", "run", "stats", "trace",
+            "units", "users",
         ],
     ),
 ];

@@ -1,0 +1,95 @@
+//! Block traces from other tools: the public formats read into I/Os (`formats`), and a trace
+//! turned into storlab's block sample and a results file, for cache curves (`import`).
+//!
+//! Two formats:
+//!
+//! - **MSR Cambridge CSV** (SNIA IOTTA): `Timestamp,Hostname,DiskNumber,Type,Offset,Size,
+//!   ResponseTime`, the timestamp and response time in Windows ticks (100 ns), `Type` `Read`
+//!   or `Write`, offset and size in bytes. Each (host, disk) is a device.
+//! - **blkparse text** (blktrace's default output): `MAJ,MIN CPU SEQ SECONDS PID ACTION RWBS
+//!   SECTOR + COUNT [PROCESS]`, sectors of 512 bytes. The `Q` events (the I/O as it was asked
+//!   for) are taken, or the `D` events (as issued to the driver) when there are none; reads
+//!   and writes only (`R` or `W` in RWBS); other lines (the summary at the end) are skipped.
+//!   Each MAJ,MIN is a device.
+
+pub mod formats;
+pub mod import;
+
+/// One I/O of a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceIo {
+    /// When it was issued, ns from the trace's first I/O.
+    pub t_ns: u64,
+    /// Index into [`Trace::devices`].
+    pub device: u32,
+    /// A write (else a read).
+    pub write: bool,
+    /// Byte offset.
+    pub offset: u64,
+    /// Bytes.
+    pub len: u32,
+    /// The latency the trace recorded, ns (MSR's response time), if it has one.
+    pub latency_ns: Option<u64>,
+}
+
+/// A trace, read whole.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    /// Its I/Os, in time order.
+    pub ios: Vec<TraceIo>,
+    /// Its devices' names (`host disk N`, `MAJ,MIN`).
+    pub devices: Vec<String>,
+}
+
+impl Trace {
+    /// Bytes of device `d` the trace reaches (its largest offset + size).
+    pub fn extent(&self, d: u32) -> u64 {
+        (self.ios.iter())
+            .filter(|io| io.device == d)
+            .map(|io| io.offset + u64::from(io.len))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// From the first I/O to the last, ns.
+    pub fn span_ns(&self) -> u64 {
+        self.ios.last().map_or(0, |io| io.t_ns)
+    }
+}
+
+/// A trace format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// MSR Cambridge / SNIA IOTTA CSV.
+    Msr,
+    /// blkparse's default text output.
+    Blkparse,
+}
+
+impl Format {
+    /// The format named `name` (`msr`, `blkparse`).
+    pub fn parse(name: &str) -> Result<Format, String> {
+        match name {
+            "msr" | "csv" => Ok(Format::Msr),
+            "blkparse" | "blktrace" => Ok(Format::Blkparse),
+            other => Err(format!(
+                "unknown trace format `{other}`; use msr (SNIA IOTTA / MSR Cambridge CSV) or blkparse"
+            )),
+        }
+    }
+
+    /// The format of a trace whose first non-empty line is `line`: a comma-separated line is
+    /// MSR's, one starting `MAJ,MIN ` blkparse's.
+    pub fn sniff(line: &str) -> Option<Format> {
+        let first = line.split_whitespace().next()?;
+        if line.contains(',') && first.split(',').count() >= 6 {
+            Some(Format::Msr)
+        } else if first.split(',').count() == 2
+            && first.split(',').all(|p| p.parse::<u32>().is_ok())
+        {
+            Some(Format::Blkparse)
+        } else {
+            None
+        }
+    }
+}
