@@ -30,6 +30,7 @@
 //! - `placement`: warnings for tmpfs, btrfs and small data sets;
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
 //! - `cache`: block samples and cache curves;
+//! - `trace`: replaying block traces (a recorded run replayed gives the same requests);
 //! - `tier`: the cache tier on a memory-backed loop device in front of a blkio-throttled one;
 //! - `users`: simulated mailbox users: the model alone, real files, a throttled loop device
 //!   (Send Mail p95 and overload, exit 3), bad input;
@@ -117,6 +118,8 @@ mod run;
 mod steps;
 #[path = "integration/tier.rs"]
 mod tier;
+#[path = "integration/trace.rs"]
+mod trace;
 #[path = "integration/users.rs"]
 mod users;
 #[path = "integration/ux/mod.rs"]

@@ -7,6 +7,7 @@ pub mod file;
 mod resolve;
 pub mod spec;
 pub mod steps;
+pub mod trace;
 
 pub use resolve::resolve;
 
@@ -337,6 +338,9 @@ pub struct Worker {
     pub access: Vec<Access>,
     /// Stop after this much I/O.
     pub io_limit: Option<IoLimit>,
+    /// Replay this trace (the access entries then give only its class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<trace::TraceReplay>,
 }
 
 impl Worker {
@@ -357,11 +361,12 @@ impl Worker {
             rate: None,
             access,
             io_limit: None,
+            trace: None,
         }
     }
-    /// Whether any entry writes.
+    /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).
     pub fn writes(&self) -> bool {
-        self.access.iter().any(|a| a.read_pct < 100.0)
+        self.trace.is_some() || self.access.iter().any(|a| a.read_pct < 100.0)
     }
     /// Largest block size of its entries, bytes.
     pub fn max_block_bytes(&self) -> u64 {

@@ -379,18 +379,31 @@ fn resolve_worker(
     if spec.io_limit == Some(0) {
         return Err(err("io_limit", "io_limit must be at least 1".into()));
     }
-    if spec.access.is_empty() {
+    let trace = (spec.trace.as_ref())
+        .map(|t| super::trace::resolve(t).map_err(|(k, m)| err(&format!("trace.{k}"), m)))
+        .transpose()?;
+    if trace.is_some() && rate.is_some() {
+        return Err(err(
+            "rate_iops",
+            "a trace is replayed at its own times (its speed scales them); remove rate_iops".into(),
+        ));
+    }
+    if spec.access.is_empty() && trace.is_none() {
         return Err(err(
             "access",
             "the worker has no access entry; add [[worker.access]] with block_size, read and random".into(),
         ));
     }
-    let access = spec
+    let mut access = spec
         .access
         .iter()
         .enumerate()
         .map(|(ai, a)| resolve_access(wi, ai, a, src, &name, targets, &target_ids, classes))
         .collect::<Result<Vec<_>, _>>()?;
+    if access.is_empty() {
+        // A trace's I/O goes to the class `trace` (an access entry names another).
+        access.push(Access::new(class_id(classes, "trace"), 4096, 100.0, 100.0));
+    }
     let cpus = spec.cpus.clone().unwrap_or_default();
     let each = spec.one_target_each.unwrap_or(false);
     Ok((0..count)
@@ -411,6 +424,7 @@ fn resolve_worker(
             rate,
             access: access.clone(),
             io_limit: spec.io_limit.map(IoLimit::Ios),
+            trace: trace.clone(),
         })
         .collect())
 }

@@ -145,9 +145,33 @@ pub struct WorkerSpec {
     pub arrivals: Option<String>,
     /// Stop after issuing this many I/Os (the run's duration still caps it).
     pub io_limit: Option<u64>,
+    /// Replay a block trace instead of (or, for its class, with) the access entries.
+    pub trace: Option<TraceSpec>,
     /// The access specification.
     #[serde(default)]
     pub access: Vec<Spanned<AccessSpec>>,
+}
+
+/// `trace = { file = ..., format = ..., speed = ... }` on a `[[worker]]`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// The trace file (MSR Cambridge CSV or blkparse text).
+    pub file: Option<PathBuf>,
+    /// `msr` or `blkparse` (default: from its first line).
+    pub format: Option<String>,
+    /// How much faster than recorded, or `"max"`.
+    pub speed: Option<SpeedSpec>,
+}
+
+/// A replay speed as written: a factor, or `"max"`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum SpeedSpec {
+    /// Times faster than recorded.
+    Times(f64),
+    /// `"max"`.
+    Word(String),
 }
 
 /// One `[[worker.access]]` entry of an access specification.

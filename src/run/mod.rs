@@ -200,6 +200,7 @@ fn execute_inner(
         .map(|(_, o)| o.size_bytes)
         .sum();
     let cache_lines = prepare::cache_lines(job, &opened)?;
+    let traces = prepare::traces(job, &opened)?;
     let placement = placement::warnings(job, &draft.targets, data_bytes, host.memory_bytes);
     draft.warnings.extend(placement);
     let gens = prepare::access_generators(job, &opened)?;
@@ -239,6 +240,7 @@ fn execute_inner(
         blocks: &blocks,
         sample,
         cache_lines: &cache_lines,
+        traces: &traces,
     };
     let collector = Collector {
         grid,

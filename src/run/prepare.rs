@@ -11,9 +11,11 @@ use crate::job::cache::CacheSize;
 use crate::job::{EngineKind, Job};
 use crate::results::EngineInfo;
 use crate::results::progress::Observer;
+use crate::trace::{Format, Trace, formats};
 use crate::units::format_size;
 use anyhow::{Result, anyhow};
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 /// The end of an alignment error: how to avoid O_DIRECT's constraint in a job file.
@@ -234,6 +236,74 @@ pub(super) fn cache_lines(job: &Job, opened: &[OpenTarget]) -> Result<Vec<u32>> 
             .into());
         }
         out[ti] = lines as u32;
+    }
+    Ok(out)
+}
+
+/// The trace each worker replays (indexed like the job's workers; `None` where none), read and
+/// checked against the opened targets: a device per target of the worker, every I/O within
+/// its target and, with O_DIRECT, aligned to its logical block size.
+pub(super) fn traces(job: &Job, opened: &[OpenTarget]) -> Result<Vec<Option<Arc<Trace>>>> {
+    let mut read: Vec<(std::path::PathBuf, Arc<Trace>)> = Vec::new();
+    let mut out = Vec::with_capacity(job.workers.len());
+    for w in &job.workers {
+        let Some(t) = &w.trace else {
+            out.push(None);
+            continue;
+        };
+        let trace = match read.iter().find(|(p, _)| *p == t.file) {
+            Some((_, trace)) => trace.clone(),
+            None => {
+                let format = t
+                    .format
+                    .as_deref()
+                    .map(Format::parse)
+                    .transpose()
+                    .map_err(Usage)?;
+                let (trace, _) = formats::read(&t.file, format).map_err(Usage)?;
+                let trace = Arc::new(trace);
+                read.push((t.file.clone(), trace.clone()));
+                trace
+            }
+        };
+        let file = t.file.display();
+        if trace.devices.len() > w.targets.len() {
+            return Err(Usage(format!(
+                "the trace {file} has {} devices ({}) but worker `{}` has {} target(s); give it one target per device, in that order",
+                trace.devices.len(),
+                trace.devices.join(", "),
+                w.name,
+                w.targets.len()
+            ))
+            .into());
+        }
+        for (d, name) in trace.devices.iter().enumerate() {
+            let o = &opened[w.targets[d]];
+            let extent = trace.extent(d as u32);
+            if extent > o.size_bytes {
+                return Err(Usage(format!(
+                    "the trace {file} reaches byte {extent} of device {name}, but its target {} has {} bytes; give a larger target (size = \"{}\")",
+                    o.path.display(),
+                    o.size_bytes,
+                    format_size(extent.next_multiple_of(1 << 20))
+                ))
+                .into());
+            }
+            let lbs = u64::from(o.logical_block_size).max(1);
+            let misaligned = (trace.ios.iter())
+                .filter(|io| io.device == d as u32)
+                .find(|io| o.direct && (io.offset % lbs != 0 || u64::from(io.len) % lbs != 0));
+            if let Some(io) = misaligned {
+                return Err(Usage(format!(
+                    "the trace {file} has an I/O of {} bytes at offset {} on device {name}, which O_DIRECT cannot do on {} (logical block size {lbs} bytes){BUFFERED_HINT}",
+                    io.len,
+                    io.offset,
+                    o.path.display()
+                ))
+                .into());
+            }
+        }
+        out.push(Some(trace));
     }
     Ok(out)
 }

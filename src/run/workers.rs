@@ -19,9 +19,12 @@ use crate::stats::tier::TierResult;
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::verification::VerifyCounts;
 use crate::stats::{StatsSet, TargetCounters};
+use crate::trace::Trace;
+use crate::trace::replay::Replay;
 use crate::users::source::Population;
 use anyhow::{Result, anyhow};
 use std::os::fd::AsFd;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -41,6 +44,8 @@ pub(super) struct Shared<'a> {
     pub sample: Option<SampleSpec>,
     /// Lines of each target's cache tier (0: none), indexed like the job's targets.
     pub cache_lines: &'a [u32],
+    /// The trace each worker replays, indexed like the job's workers.
+    pub traces: &'a [Option<Arc<Trace>>],
 }
 
 /// A simulated population that drives the first worker instead of its access generator; put
@@ -67,6 +72,7 @@ pub(super) fn run(
         blocks,
         sample,
         cache_lines,
+        traces,
     } = shared;
     let max_failures = job.on_error.limit();
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
@@ -96,9 +102,10 @@ pub(super) fn run(
                 halt,
                 tx: tx.clone(),
                 // Open loop issues each I/O at its time: no batching.
-                batch: match w.rate {
-                    Some(_) => 1,
-                    None => (job.batch as usize).min(w.queue_depth as usize),
+                batch: match (w.rate, &w.trace) {
+                    (Some(_), _) => 1,
+                    (None, Some(t)) if t.speed.is_some() => 1,
+                    _ => (job.batch as usize).min(w.queue_depth as usize),
                 },
                 targets: job.targets.len(),
                 blocks,
@@ -107,7 +114,15 @@ pub(super) fn run(
                 sample,
             };
             let fds = fds.clone();
-            let slot_bytes = job.slot_bytes(w) as usize;
+            let trace = traces.get(wi).cloned().flatten().map(|t| {
+                let targets = w.targets.iter().map(|&t| t as u32).collect();
+                let class = w.access.first().map_or(0, |a| a.class as u16);
+                let speed = w.trace.as_ref().and_then(|r| r.speed);
+                Replay::new(t, speed, targets, class)
+            });
+            let slot_bytes =
+                job.slot_bytes(w)
+                    .max(trace.as_ref().map_or(0, Replay::largest)) as usize;
             let tier = tier_of(job, w, opened, cache_lines, grid);
             let spawn = std::thread::Builder::new()
                 .name(format!("storlab-{}", w.name))
@@ -127,13 +142,13 @@ pub(super) fn run(
                                 }
                                 None => {
                                     let io = Io::new(engine, fds, slot_bytes, gate);
-                                    run_worker(plan, access, seed, io, tier)
+                                    run_worker(plan, access, seed, io, (tier, trace))
                                 }
                             }
                         }
                         None => {
                             let io = Io::new(engine, fds, slot_bytes, gate);
-                            run_worker(plan, access, seed, io, tier)
+                            run_worker(plan, access, seed, io, (tier, trace))
                         }
                     };
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
@@ -284,14 +299,22 @@ fn tier_of(
     Some(TierSpec { plan, setup })
 }
 
+/// Runs a worker on its source: a trace's replay, or its access generator in closed or open
+/// loop; behind its target's cache tier if it has one.
 fn run_worker(
     plan: WorkerPlan<'_>,
     access: AccessGen,
     seed: u64,
     io: Io<'_, '_>,
-    tier: Option<TierSpec>,
+    (tier, replay): (Option<TierSpec>, Option<Replay>),
 ) -> WorkerReport {
     let spec = plan.spec;
+    if let Some(mut replay) = replay {
+        return match tier {
+            None => drive(plan, &mut replay, seed, io),
+            Some(t) => tiered(plan, replay, seed, io, t),
+        };
+    }
     match (spec.rate, tier) {
         (None, None) => drive(plan, &mut ClosedLoop::new(access, spec.io_limit), seed, io),
         (Some(rate), None) => {

@@ -14,6 +14,7 @@
 
 pub mod formats;
 pub mod import;
+pub mod replay;
 
 /// One I/O of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "run",
         &[
-            "cache", "engine", "job", "profiles", "results", "stats", "units", "users",
+            "cache", "engine", "job", "profiles", "results", "stats", "trace", "units", "users",
         ],
     ),
     ("report", &["cache", "job", "results", "stats", "units"]),

@@ -161,7 +161,8 @@ pub(crate) fn job_block(job: &Job, targets: &[String]) -> String {
         let label = if first { "workers" } else { "" };
         first = false;
         labelled(&mut out, label, &worker_line(job, group));
-        for a in &group[0].access {
+        // A trace's I/Os are its own: its access entry gives only their class.
+        for a in group[0].access.iter().filter(|_| group[0].trace.is_none()) {
             labelled(
                 &mut out,
                 "",
@@ -235,9 +236,21 @@ fn worker_line(job: &Job, group: &[Worker]) -> String {
         format!("{name} ({} workers)", group.len())
     };
     let each = if group.len() > 1 { " each" } else { "" };
-    let pace = match w.rate {
-        None => "closed loop".to_string(),
-        Some(r) => format!(
+    let pace = match (w.rate, &w.trace) {
+        (None, Some(t)) => format!(
+            "replaying the trace {} {}",
+            t.file.display(),
+            match t.speed {
+                None => "as fast as it can (closed loop)".to_string(),
+                Some(1.0) => "at its recorded times (open loop)".to_string(),
+                Some(x) => format!(
+                    "{}× faster than recorded (open loop)",
+                    crate::units::format_number(x)
+                ),
+            }
+        ),
+        (None, None) => "closed loop".to_string(),
+        (Some(r), _) => format!(
             "open loop at {} IOPS{each} ({})",
             format_rate(r.iops),
             match r.arrivals {
@@ -367,7 +380,8 @@ fn row(out: &mut String, class: &str, dir: &str, d: &DirSummary) {
 
 /// Per class and direction (then every class together), with what latency means here.
 fn class_table(out: &mut String, r: &RunResult) {
-    let open = r.job.workers.iter().any(|w| w.rate.is_some())
+    let open = (r.job.workers.iter())
+        .any(|w| w.rate.is_some() || w.trace.as_ref().is_some_and(|t| t.speed.is_some()))
         || r.steps
             .iter()
             .flatten()
