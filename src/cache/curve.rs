@@ -19,6 +19,19 @@ pub const SIZES_PCT: [f64; 20] = [
     75.0, 80.0, 90.0, 100.0,
 ];
 
+/// The kernel's page cache against LRU at the same size (a buffered run in a memory cgroup).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PageCacheCheck {
+    /// The cache the page cache had, bytes.
+    pub cache_bytes: u64,
+    /// Its share of the data set, percent.
+    pub cache_pct: f64,
+    /// The share of the bytes read it served (observed from the devices' reads), 0 to 1.
+    pub observed_hit_ratio: f64,
+    /// LRU's hit ratio on the sample at that size, 0 to 1.
+    pub lru_hit_ratio: f64,
+}
+
 /// What a curve is computed from.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleFacts {
@@ -36,6 +49,18 @@ pub struct SampleFacts {
 }
 
 impl SampleFacts {
+    /// The facts of a run's block sample (`None`: it has none); the data set is its targets.
+    pub fn of(r: &crate::results::RunResult) -> Option<SampleFacts> {
+        let s = r.block_sample.as_ref()?;
+        Some(SampleFacts {
+            rate: s.rate,
+            references: s.references,
+            dropped: s.dropped,
+            block_bytes: s.block_bytes,
+            data_set_bytes: r.targets.iter().map(|t| t.size_bytes).sum(),
+        })
+    }
+
     /// A stream sampled whole (rate 1, nothing dropped): `references` references to 4 KiB
     /// blocks of a data set of `blocks`.
     #[cfg(test)]
@@ -89,6 +114,9 @@ pub struct Curve {
     /// With a model: the prediction with no cache (every I/O to the backing target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_cache: Option<Prediction>,
+    /// A buffered run: the kernel's page cache's observed hit ratio beside LRU's at its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<PageCacheCheck>,
     /// The points, smallest cache first.
     pub points: Vec<CurvePoint>,
 }
@@ -217,6 +245,7 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
         sequential_share: sequential as f64 / refs.len().max(1) as f64,
         model: None,
         no_cache: None,
+        page_cache: None,
         points,
     }
 }

@@ -1,13 +1,14 @@
 //! `storlab cache-curve RUN.json`: hit ratio against cache size from a run's block sample.
 
 use crate::cache::PolicyKind;
-use crate::cache::curve::{self, SampleFacts};
+use crate::cache::curve::{self, PageCacheCheck, SampleFacts};
 use crate::cache::model::{Load, ModelInputs};
 use crate::report::{console, curve as render};
 use crate::results::RunResult;
 use crate::results::blocks;
 use crate::results::file as results_file;
-use crate::units::Dur;
+use crate::stats::blocks::BlockRef;
+use crate::units::{Dur, format_pct, format_size};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -74,19 +75,14 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         ))
     })?;
     let refs = blocks::read(&path)?;
-    let facts = SampleFacts {
-        rate: sample.rate,
-        references: sample.references,
-        dropped: sample.dropped,
-        block_bytes: sample.block_bytes,
-        data_set_bytes: r.targets.iter().map(|t| t.size_bytes).sum(),
-    };
+    let facts = SampleFacts::of(&r).unwrap_or_else(|| unreachable!("checked above"));
     let options = curve::CurveOptions {
         policies,
         sizes_pct: curve::SIZES_PCT.to_vec(),
         bypass_sequential: a.bypass_sequential,
     };
     let mut c = curve::curve(&refs, facts, &options);
+    c.page_cache = page_cache_check(&r, &refs, facts);
     if let Some(inputs) = model_inputs(&a, &r)? {
         c.predict(inputs);
     }
@@ -94,6 +90,15 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         console::print_text(&serde_json::to_string_pretty(&c)?);
     } else {
         console::print_text(render::console(&c).trim_end());
+        if let Some(p) = &c.page_cache {
+            console::print_text(&format!(
+                "\npage cache: the run's page cache ({}, {} of the data set) served {} of the bytes read; LRU on the sample hits {} at that size",
+                format_size(p.cache_bytes),
+                format_pct(p.cache_pct),
+                format_pct(p.observed_hit_ratio * 100.0),
+                format_pct(p.lru_hit_ratio * 100.0)
+            ));
+        }
         if sample.dropped > 0 {
             console::note(&format!(
                 "warning: {} sampled references were dropped during the run (a worker's buffer was full): the curve is from an incomplete sample",
@@ -154,4 +159,30 @@ fn sample_file(results: &Path, recorded: &Path) -> Option<PathBuf> {
     [recorded.to_path_buf(), blocks::blocks_path(results)]
         .into_iter()
         .find(|p| p.is_file())
+}
+
+/// A buffered run's page cache beside LRU at the size it had.
+fn page_cache_check(
+    r: &RunResult,
+    refs: &[BlockRef],
+    facts: SampleFacts,
+) -> Option<PageCacheCheck> {
+    let p = r.page_cache.as_ref()?;
+    let bytes = p.cache_bytes()?;
+    let pct = (bytes as f64 * 100.0 / facts.data_set_bytes.max(1) as f64).min(100.0);
+    let options = curve::CurveOptions {
+        policies: vec![PolicyKind::Lru],
+        sizes_pct: vec![pct],
+        bypass_sequential: false,
+    };
+    let lru = curve::curve(refs, facts, &options)
+        .points
+        .first()
+        .and_then(|x| x.hit_ratio.get(PolicyKind::Lru.name()).copied())?;
+    Some(PageCacheCheck {
+        cache_bytes: bytes,
+        cache_pct: pct,
+        observed_hit_ratio: p.observed_hit_pct / 100.0,
+        lru_hit_ratio: lru,
+    })
 }

@@ -17,6 +17,7 @@
 pub mod blocks;
 pub mod exchange;
 pub mod file;
+pub mod pagecache;
 pub mod progress;
 pub mod recovery;
 pub mod schema;
@@ -193,6 +194,9 @@ pub struct RunResult {
     /// What each cache tier did (targets with `cache`), in the order of their workers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cache_tiers: Vec<crate::stats::tier::TierResult>,
+    /// Buffered runs: what the kernel's page cache served.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<pagecache::PageCache>,
 }
 
 /// What ran, as recorded when the run started.

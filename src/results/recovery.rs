@@ -275,6 +275,7 @@ pub fn recover(
         users: None,
         block_sample: None,
         cache_tiers: Vec::new(),
+        page_cache: None,
     }
 }
 

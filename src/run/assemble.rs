@@ -146,6 +146,7 @@ pub(super) fn assemble(
         users: None,
         block_sample: None,
         cache_tiers: Vec::new(),
+        page_cache: None,
     }
 }
 

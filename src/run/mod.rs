@@ -14,6 +14,7 @@ mod assemble;
 mod collect;
 pub(crate) mod exchange;
 pub(crate) mod limits;
+mod pagecache;
 mod placement;
 pub(crate) mod prepare;
 mod signals;
@@ -296,6 +297,7 @@ fn execute_inner(
         sampled: collected.sampled,
         dropped,
     });
+    result.page_cache = pagecache::page_cache(job, &result);
     let verify_errors: u64 = collected.reports.iter().map(|r| r.verify.errors()).sum();
     result.verdict = verification::integrity_verdict(&result, failed.saturating_sub(verify_errors));
     result.timeseries_path = Some(ts_path.display().to_string());

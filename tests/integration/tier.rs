@@ -319,3 +319,105 @@ fn a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone() {
     assert!(f64_at(tier, "/totals/write_hits") > 0.0, "{what}");
     assert_eq!(tier["line_bytes"], 32 << 10, "a line is a page: {what}");
 }
+
+/// A memory cgroup (v1) with a limit, removed when dropped.
+struct MemoryCgroup(std::path::PathBuf);
+
+impl MemoryCgroup {
+    fn create(tag: &str, limit: u64) -> Result<MemoryCgroup, String> {
+        let dir = std::path::Path::new("/sys/fs/cgroup/memory")
+            .join(format!("storlab-test-{}-{tag}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let cg = MemoryCgroup(dir);
+        std::fs::write(cg.0.join("memory.limit_in_bytes"), limit.to_string())
+            .map_err(|e| e.to_string())?;
+        Ok(cg)
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.0).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+#[test]
+fn the_page_cache_is_a_tier_storlab_measures_and_compares_with_lru() {
+    let test = "the_page_cache_is_a_tier_storlab_measures_and_compares_with_lru";
+    if skipped(test) {
+        return;
+    }
+    if !std::path::Path::new("/sys/fs/cgroup/memory/memory.limit_in_bytes").exists() {
+        return skip(
+            test,
+            "no cgroup v1 memory controller at /sys/fs/cgroup/memory",
+        );
+    }
+    // Buffered 4 KiB random reads, 80 % of them on the first 20 % of a 256 MiB LUN (a loop
+    // device throttled to 3000 reads a second, readahead off), in a memory cgroup of 64 MiB:
+    // the page cache holds about the hot band.
+    let rig = Rig::new("page-cache", 256, 3000);
+    std::fs::write(
+        format!("/sys/block/{}/queue/read_ahead_kb", rig.backing.name()),
+        "0",
+    )
+    .expect("readahead off");
+    let memcg = MemoryCgroup::create("page-cache", 64 * MIB).expect("memory cgroup");
+    let job = format!(
+        "duration = \"6s\"\nramp = \"4s\"\nbuffered = true\nsample_blocks = true\ndestroy_data = true\n\
+         [[target]]\nname = \"lun\"\npath = \"{}\"\n[[worker]]\nname = \"db\"\nqueue_depth = 4\n\
+         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"100%\"\nrandom = \"100%\"\n\
+         distribution = \"zoned:80/20:20/80\"\n",
+        rig.backing.path.display()
+    );
+    let dir = rig.work.path();
+    std::fs::write(dir.join("pc.toml"), job).unwrap();
+    let results = dir.join("pc.json");
+    // The run joins the blkio cgroup (the throttle) and the memory cgroup (the limit).
+    let output = std::process::Command::new("sh")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(format!(
+            "echo $$ > '{}' && echo $$ > '{}' && exec \"$0\" \"$@\"",
+            memcg.0.join("cgroup.procs").display(),
+            rig.cgroup.procs().display()
+        ))
+        .arg(crate::harness::STORLAB)
+        .args(["run", "pc.toml", "-o", results.to_str().unwrap(), "--quiet"])
+        .output()
+        .expect("run storlab");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let v = load_json(&results);
+    let p = &v["page_cache"];
+    assert_eq!(p["memcg_limit_bytes"], 64 * MIB, "{p}");
+    let cached = f64_at(p, "/cached_bytes");
+    assert!(
+        cached > 16.0 * MIB as f64 && cached <= 64.0 * MIB as f64,
+        "{p}"
+    );
+    let observed = f64_at(p, "/observed_hit_pct");
+    assert!((30.0..95.0).contains(&observed), "{p}");
+    // cache-curve puts LRU beside it, at the size the page cache had.
+    let c = crate::harness::run_in(dir, ["cache-curve", "pc.json", "--json", "--policy", "lru"]);
+    c.expect_code(0);
+    let c: Value = serde_json::from_str(&c.stdout).unwrap();
+    let check = &c["page_cache"];
+    let (seen, lru) = (
+        f64_at(check, "/observed_hit_ratio"),
+        f64_at(check, "/lru_hit_ratio"),
+    );
+    assert!((seen - observed / 100.0).abs() < 1e-9);
+    assert!(
+        (seen - lru).abs() < 0.15,
+        "the page cache ({seen:.3}) and LRU at its size ({lru:.3}) within 15 points: {check}"
+    );
+}

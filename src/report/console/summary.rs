@@ -51,6 +51,9 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     io_errors(&mut out, r);
     verification(&mut out, r);
     super::tier::section(&mut out, &r.cache_tiers);
+    if let Some(p) = &r.page_cache {
+        super::tier::page_cache(&mut out, p);
+    }
     if let Some(x) = &r.exchange {
         exchange::section(&mut out, r, x);
     }

@@ -1,7 +1,8 @@
-//! The summary's lines for a cache tier: what it was, what it served, what it wrote back, and
-//! each tier's latency.
+//! The summary's lines for a cache tier (what it was, what it served, what it wrote back, and
+//! each tier's latency) and for the kernel's page cache of a buffered run.
 
 use super::summary::labelled;
+use crate::results::pagecache::PageCache;
 use crate::stats::histogram::LatencySummary;
 use crate::stats::tier::TierResult;
 use crate::units::{format_count, format_ns, format_pct, format_size};
@@ -76,4 +77,24 @@ pub(super) fn section(out: &mut String, tiers: &[TierResult]) {
             labelled(out, "", &format!("WRITE-BACK AFTER THE RUN FAILED: {e}"));
         }
     }
+}
+
+/// The page cache's line of a buffered run.
+pub(super) fn page_cache(out: &mut String, p: &PageCache) {
+    let limit = p.memcg_limit_bytes.map_or(String::new(), |l| {
+        let held = p.cached_bytes.map_or(String::new(), |c| {
+            format!(", {} cached at the end", format_size(c))
+        });
+        format!(" (memory cgroup limit {}{held})", format_size(l))
+    });
+    labelled(
+        out,
+        "page cache",
+        &format!(
+            "{} of the bytes read came from memory: {} read, the devices read {}{limit}",
+            format_pct(p.observed_hit_pct),
+            format_size(p.read_bytes),
+            format_size(p.device_read_bytes)
+        ),
+    );
 }

@@ -4,6 +4,7 @@
 //! and swap list (`/proc/self/mountinfo`, `/proc/swaps`) are parsed in [`mounts`], block devices
 //! are read from sysfs in [`sysfs`]; nothing else in the crate parses those files.
 
+pub mod cgroup;
 pub mod mounts;
 pub mod sysfs;
 

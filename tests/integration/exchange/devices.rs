@@ -203,6 +203,11 @@ impl BlkioCgroup {
         )
     }
 
+    /// Its `cgroup.procs`: a process that writes its pid there joins it.
+    pub(crate) fn procs(&self) -> PathBuf {
+        self.path.join("cgroup.procs")
+    }
+
     /// Runs `command` in `dir`, inside this cgroup.
     pub(crate) fn run_exchange(&self, dir: &Path, command: &ExchangeArgs) -> Outcome {
         self.run(dir, command.args())
@@ -210,7 +215,7 @@ impl BlkioCgroup {
 
     /// Runs storlab with `args` in `dir`, inside this cgroup.
     pub(crate) fn run<S: AsRef<std::ffi::OsStr>>(&self, dir: &Path, args: &[S]) -> Outcome {
-        let procs = self.path.join("cgroup.procs");
+        let procs = self.procs();
         let output = Command::new("sh")
             .current_dir(dir)
             .stdin(Stdio::null())
