@@ -49,6 +49,24 @@ pub struct Request {
     pub home: Option<Home>,
 }
 
+impl Request {
+    /// No request: what a slot that never held one holds, and the base of a request built
+    /// field by field (`Request { op, ..Request::NONE }`).
+    pub const NONE: Request = Request {
+        op: IoOp {
+            kind: super::OpKind::Read,
+            target: 0,
+            offset: 0,
+            len: 0,
+            dsync: false,
+            class: 0,
+        },
+        intended_ns: None,
+        tag: 0,
+        home: None,
+    };
+}
+
 /// Where a request's data belongs (see [`Request::home`]): verification seals and checks it,
 /// and the block sample records it, as this block of this target; the backend puts it where
 /// the request's `op` says.

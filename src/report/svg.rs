@@ -176,6 +176,28 @@ pub(crate) fn nines_ticks(max_nines: f64) -> Vec<(f64, String)> {
     out
 }
 
+/// A chart over time (seconds) tagged `id`: one named line per `(name, points)`.
+pub(crate) fn time_chart(
+    id: &str,
+    title: &str,
+    y: &str,
+    series: Vec<(&str, Vec<(f64, f64)>)>,
+    options: &LineOptions,
+) -> String {
+    let series: Vec<Series> = series
+        .into_iter()
+        .map(|(name, points)| Series {
+            name: name.into(),
+            points,
+        })
+        .collect();
+    let time = Axis::linear("time (s)");
+    tag(
+        &line_chart_with(title, &time, &Axis::linear(y), &series, options),
+        id,
+    )
+}
+
 /// Adds `data-chart="ID"` to a chart's `<figure>`, so tests and readers can find it.
 pub(crate) fn tag(chart: &str, id: &str) -> String {
     chart.replacen(

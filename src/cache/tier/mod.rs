@@ -241,8 +241,8 @@ impl<S: RequestSource> Tier<S> {
                 Flight {
                     what: What::Pass,
                     slot: NONE,
-                    logical: EMPTY,
-                    physical: EMPTY,
+                    logical: Request::NONE,
+                    physical: Request::NONE,
                     issued_ns: 0,
                 };
                 flights
@@ -342,46 +342,46 @@ impl<S: RequestSource> Tier<S> {
         background: bool,
     ) -> Request {
         let l = self.plan.line_bytes;
+        let op = IoOp {
+            kind,
+            target: self.plan.device,
+            offset: u64::from(slot) * l + within,
+            len,
+            ..Request::NONE.op
+        };
+        let home = Home {
+            target: self.plan.backing,
+            offset: key * l + within,
+            copy: background && kind == OpKind::Write,
+            background,
+        };
         Request {
-            op: IoOp {
-                kind,
-                target: self.plan.device,
-                offset: u64::from(slot) * l + within,
-                len,
-                dsync: false,
-                class: 0,
-            },
-            intended_ns: None,
-            tag: 0,
-            home: Some(Home {
-                target: self.plan.backing,
-                offset: key * l + within,
-                copy: background && kind == OpKind::Write,
-                background,
-            }),
+            op,
+            home: Some(home),
+            ..Request::NONE
         }
     }
 
     /// A background request for line `key` of the backing target, whole.
     fn on_backing(&self, kind: OpKind, key: u64) -> Request {
         let offset = key * self.plan.line_bytes;
+        let op = IoOp {
+            kind,
+            target: self.plan.backing,
+            offset,
+            len: self.line_len(key),
+            ..Request::NONE.op
+        };
+        let home = Home {
+            target: self.plan.backing,
+            offset,
+            copy: kind == OpKind::Write,
+            background: true,
+        };
         Request {
-            op: IoOp {
-                kind,
-                target: self.plan.backing,
-                offset,
-                len: self.line_len(key),
-                dsync: false,
-                class: 0,
-            },
-            intended_ns: None,
-            tag: 0,
-            home: Some(Home {
-                target: self.plan.backing,
-                offset,
-                copy: kind == OpKind::Write,
-                background: true,
-            }),
+            op,
+            home: Some(home),
+            ..Request::NONE
         }
     }
 
@@ -512,7 +512,7 @@ impl<S: RequestSource> Tier<S> {
                 (What::DestageWrite, s, self.on_backing(OpKind::Write, key))
             }
         };
-        Some(self.flight(what, slot, EMPTY, p, now))
+        Some(self.flight(what, slot, Request::NONE, p, now))
     }
 
     /// Nothing to issue now: when to ask again.
@@ -627,21 +627,6 @@ impl<S> Tier<S> {
         qd.max(1) + background_slots(qd.max(1))
     }
 }
-
-/// A request that is no request (unused flights, background I/O's `logical`).
-const EMPTY: Request = Request {
-    op: IoOp {
-        kind: OpKind::Read,
-        target: 0,
-        offset: 0,
-        len: 0,
-        dsync: false,
-        class: 0,
-    },
-    intended_ns: None,
-    tag: 0,
-    home: None,
-};
 
 /// The record of the interval from `start` ns, its counts taken.
 fn interval_record(f: &mut Figures, start: u64, lines: &[Line]) -> TierInterval {

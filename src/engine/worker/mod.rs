@@ -165,19 +165,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource>(
     let qd = slots.len();
     // What `flights` holds for a slot never used.
     let idle = InFlight {
-        request: Request {
-            op: IoOp {
-                kind: OpKind::Read,
-                target: 0,
-                offset: 0,
-                len: 0,
-                dsync: false,
-                class: 0,
-            },
-            intended_ns: None,
-            tag: 0,
-            home: None,
-        },
+        request: Request::NONE,
         submit_ns: 0,
     };
     let mut flights = vec![idle; qd];

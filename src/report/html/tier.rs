@@ -6,7 +6,7 @@
 //! tier's index in the results' `cache_tiers`.
 
 use super::escape;
-use crate::report::svg::{self, Axis, LineOptions, Series};
+use crate::report::svg::{self, LineOptions};
 use crate::stats::histogram::LatencySummary;
 use crate::stats::tier::{TierInterval, TierResult};
 use crate::units::{format_count, format_ns, format_pct, format_rate, format_size};
@@ -142,27 +142,16 @@ fn charts(o: &mut String, n: usize, t: &TierResult) {
             .filter_map(|i| f(i).map(|v| (i.t_s, v)))
             .collect()
     };
-    let time = Axis::linear("time (s)");
     let mut chart = |id: String,
                      title: &str,
                      y: &str,
                      series: Vec<(&str, Vec<(f64, f64)>)>,
                      format: fn(f64) -> String| {
-        let series: Vec<Series> = series
-            .into_iter()
-            .map(|(name, points)| Series {
-                name: name.into(),
-                points,
-            })
-            .collect();
         let opts = LineOptions {
             y_format: Some(format),
             ..Default::default()
         };
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(title, &time, &Axis::linear(y), &series, &opts),
-            &id,
-        ));
+        o.push_str(&svg::time_chart(&id, title, y, series, &opts));
     };
     chart(
         format!("tier-hits-{n}"),

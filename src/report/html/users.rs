@@ -8,7 +8,7 @@
 //! users-send-mail (`Send Mail p95`).
 
 use super::escape;
-use crate::report::svg::{self, Axis, Band, LineOptions, Series};
+use crate::report::svg::{self, Band, LineOptions};
 use crate::results::users::{UsersInterval, UsersResult};
 use crate::units::{format_count, format_ns, format_number, format_pct, format_rate, format_size};
 use std::fmt::Write as _;
@@ -164,27 +164,16 @@ fn charts(o: &mut String, u: &UsersResult) {
     let line = |f: fn(&UsersInterval) -> f64| -> Vec<(f64, f64)> {
         u.series.iter().map(|i| (i.t_s, f(i))).collect()
     };
-    let time = Axis::linear("time (s)");
     let mut chart = |id: &str,
                      title: &str,
                      y: &str,
                      series: Vec<(&str, Vec<(f64, f64)>)>,
                      format: Option<fn(f64) -> String>| {
-        let series: Vec<Series> = series
-            .into_iter()
-            .map(|(name, points)| Series {
-                name: name.into(),
-                points,
-            })
-            .collect();
         let opts = LineOptions {
             y_format: format,
             ..options.clone()
         };
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(title, &time, &Axis::linear(y), &series, &opts),
-            id,
-        ));
+        o.push_str(&svg::time_chart(id, title, y, series, &opts));
     };
     chart(
         "users-tasks",
