@@ -2,7 +2,7 @@
 
 use crate::cache::PolicyKind;
 use crate::cache::curve::{self, PageCacheCheck, SampleFacts};
-use crate::cache::model::{Load, ModelInputs};
+use crate::cache::model::{Load, MailboxRule, ModelInputs};
 use crate::report::{console, curve as render};
 use crate::results::RunResult;
 use crate::results::blocks;
@@ -146,12 +146,55 @@ fn model_inputs(a: &CacheCurveArgs, r: &RunResult) -> Result<Option<ModelInputs>
             concurrency: iops * mean_ns / 1e9,
         },
     };
+    // Without --backing-latency: the target's latency against load, when the run measured
+    // it at several loads (an Exchange search's trials, a rate curve's levels).
+    let backing_curve = match a.backing_latency {
+        Some(_) => Vec::new(),
+        None => backing_curve(r),
+    };
+    let mailboxes = r.exchange.as_ref().map(|x| MailboxRule {
+        limit_ns: x.db_read_latency_limit_ms * 1e6,
+        iops_per_mailbox: x.iops_per_mailbox * (1.0 + x.headroom_pct / 100.0),
+    });
     Ok(Some(ModelInputs {
         cache_latency_ns: cache.0.as_nanos() as f64,
         backing_latency_ns: backing_ns,
         load,
         backing_iops: (a.backing_latency.is_none() && iops > 0.0).then_some(iops),
+        backing_curve,
+        mailboxes,
     }))
+}
+
+/// The run's latency against load, as (I/Os a second, mean latency ns) by load, the latency
+/// made non-decreasing (a device does not get faster with more load; noise aside): an
+/// Exchange search's trials (transactional IOPS, the worst database's read latency) or a rate
+/// curve's levels; empty with fewer than two loads.
+fn backing_curve(r: &RunResult) -> Vec<(f64, f64)> {
+    let mut points: Vec<(f64, f64)> = match (&r.trials, &r.steps) {
+        (Some(trials), _) => (trials.iter())
+            .filter(|t| t.achieved_iops > 0.0)
+            .map(|t| (t.achieved_iops, t.db_read_latency_ms * 1e6))
+            .collect(),
+        (None, Some(steps)) => (steps.iter())
+            .filter(|s| s.kind == crate::results::steps::StepKind::CurveLevel)
+            .map(|s| {
+                let (rd, wr) = (&s.totals.read, &s.totals.write);
+                let ops = (rd.ops + wr.ops).max(1) as f64;
+                let mean =
+                    (rd.latency_ns.mean * rd.ops as f64 + wr.latency_ns.mean * wr.ops as f64) / ops;
+                (s.totals.iops(), mean)
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut worst = 0.0f64;
+    for p in &mut points {
+        worst = worst.max(p.1);
+        p.1 = worst;
+    }
+    if points.len() < 2 { Vec::new() } else { points }
 }
 
 /// The sample file: where the results say, or beside the results file.
@@ -185,4 +228,41 @@ fn page_cache_check(
         observed_hit_ratio: p.observed_hit_pct / 100.0,
         lru_hit_ratio: lru,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::exchange::Trial;
+
+    #[test]
+    fn a_search_s_trials_are_the_target_s_latency_against_load() {
+        let trial = |iops: f64, ms: f64| Trial {
+            achieved_iops: iops,
+            db_read_latency_ms: ms,
+            ..Trial::default()
+        };
+        let r = RunResult {
+            trials: Some(vec![
+                trial(1200.0, 30.0),
+                trial(300.0, 2.0),
+                trial(600.0, 4.0),
+                trial(900.0, 3.5),
+                trial(0.0, 9.0),
+            ]),
+            ..RunResult::default()
+        };
+        // By load; the dip at 900 IOPS (noise) is lifted to the 4 ms before it; a trial that
+        // did nothing is left out.
+        assert_eq!(
+            backing_curve(&r),
+            [(300.0, 2e6), (600.0, 4e6), (900.0, 4e6), (1200.0, 30e6)]
+        );
+        let one = RunResult {
+            trials: Some(vec![trial(300.0, 2.0)]),
+            ..RunResult::default()
+        };
+        assert!(backing_curve(&one).is_empty(), "one load is no curve");
+        assert!(backing_curve(&RunResult::default()).is_empty());
+    }
 }

@@ -77,22 +77,47 @@ fn predictions(c: &Curve) -> Option<(String, Vec<String>, Vec<Vec<String>>)> {
         }
         Load::Open { iops } => format!("open loop at {} IOPS", format_number(iops)),
     };
+    let misses = match (m.backing_curve.first(), m.backing_curve.last()) {
+        (Some(lo), Some(hi)) => format!(
+            "at the target's measured latency for their load ({} points, {} at {} IOPS to {} at {} IOPS)",
+            m.backing_curve.len(),
+            format_ns(lo.1),
+            format_number(lo.0),
+            format_ns(hi.1),
+            format_number(hi.0)
+        ),
+        _ => format!("at {} (constant)", format_ns(m.backing_latency_ns)),
+    };
+    let rule = m.mailboxes.map_or(String::new(), |r| {
+        format!(
+            "; mailboxes: the most whose rate ({} IOPS each, headroom included) keeps the mean latency within {}",
+            format_number(r.iops_per_mailbox),
+            format_ns(r.limit_ns)
+        )
+    });
     let assumes = format!(
-        "predicted: hits at {}, misses at {} (constant), {load}",
-        format_ns(m.cache_latency_ns),
-        format_ns(m.backing_latency_ns)
+        "predicted: hits at {}, misses {misses}, {load}{rule}",
+        format_ns(m.cache_latency_ns)
     );
     let mut header = vec!["cache".to_string(), "% data".to_string()];
     for n in &names {
         header.push(format!("{n} IOPS"));
         header.push(format!("{n} lat"));
+        if m.mailboxes.is_some() {
+            header.push(format!("{n} mbx"));
+        }
     }
+    let with_mailboxes = m.mailboxes.is_some();
     let cells = |p: &Prediction| {
         let flag = if p.beyond_measured { "*" } else { "" };
-        [
+        let mut cells = vec![
             format!("{}{flag}", format_number(p.iops.round())),
             format_ns(p.latency_ns),
-        ]
+        ];
+        if with_mailboxes {
+            cells.push(p.mailboxes.map_or("-".into(), |n| n.to_string()));
+        }
+        cells
     };
     let mut rows = vec![{
         let mut row = vec!["no cache".to_string(), "0%".to_string()];

@@ -397,3 +397,68 @@ fn imported_traces_give_exact_curves() {
         out.stderr
     );
 }
+
+#[test]
+fn a_rate_curve_gives_the_model_the_target_s_latency_against_load() {
+    // A rate curve on a file: the closed-loop maximum, then 25 %, 50 % and 75 % of it, each a
+    // load at which the target's latency is measured; with the block sample, cache-curve's
+    // model takes those points as the backing target's latency against load.
+    let dir = scratch();
+    let text = format!(
+        "duration = \"1s\"\nsample_blocks = true\ncurve = [25, 50, 75]\n\n\
+         [[target]]\nname = \"t\"\npath = \"{}\"\nsize = \"8MiB\"\n\n\
+         [[worker]]\nname = \"w\"\nqueue_depth = 4\n\n\
+         [[worker.access]]\nblock_size = \"4k\"\nread = \"100%\"\nrandom = \"100%\"\n\
+         distribution = \"zoned:80/10:20/90\"\n",
+        dir.path().join("t.dat").display()
+    );
+    let job = write_job(dir.path(), "curve.toml", &text);
+    let results = dir.path().join("curve.json");
+    run_in(
+        dir.path(),
+        [
+            "run",
+            job.to_str().unwrap(),
+            "-o",
+            results.to_str().unwrap(),
+            "--quiet",
+        ],
+    )
+    .expect_code(0);
+    let c = curve_json(
+        dir.path(),
+        &results,
+        &["--policy", "lru", "--cache-latency", "1us"],
+    );
+    let points = c["model"]["backing_curve"]
+        .as_array()
+        .expect("a backing curve");
+    assert!(points.len() >= 3, "{points:?}");
+    let loads: Vec<f64> = points.iter().map(|p| p[0].as_f64().unwrap()).collect();
+    let lats: Vec<f64> = points.iter().map(|p| p[1].as_f64().unwrap()).collect();
+    assert!(loads.windows(2).all(|w| w[0] <= w[1]), "by load: {loads:?}");
+    assert!(
+        lats.windows(2).all(|w| w[0] <= w[1]),
+        "non-decreasing: {lats:?}"
+    );
+    // Every size predicts; none past what was measured (hits only lighten the target's load).
+    for p in c["points"].as_array().unwrap() {
+        let pred = &p["predicted"]["lru"];
+        assert!(f64_at(pred, "/iops") > 0.0, "{p}");
+        assert_eq!(pred["beyond_measured"], false, "{p}");
+    }
+    // A constant latency given: no curve.
+    let c = curve_json(
+        dir.path(),
+        &results,
+        &[
+            "--policy",
+            "lru",
+            "--cache-latency",
+            "1us",
+            "--backing-latency",
+            "1ms",
+        ],
+    );
+    assert!(c["model"].get("backing_curve").is_none(), "{}", c["model"]);
+}
