@@ -159,6 +159,33 @@ pub(crate) fn job_block(job: &Job, targets: &[String]) -> String {
     for (i, t) in targets.iter().enumerate() {
         labelled(&mut out, if i == 0 { "targets" } else { "" }, t);
     }
+    for t in &job.targets {
+        let Some(c) = &t.cache else { continue };
+        let size = match c.size {
+            crate::job::cache::CacheSize::Bytes(b) => format_size(b),
+            crate::job::cache::CacheSize::Pct(0.0) => "none (this step)".into(),
+            crate::job::cache::CacheSize::Pct(p) => format!("{} of it", format_pct(p)),
+        };
+        let delay = match c.hit_delay_ns {
+            0 => String::new(),
+            ns => format!(
+                ", SYNTHETIC hit delay {}",
+                crate::units::format_ns(ns as f64)
+            ),
+        };
+        labelled(
+            &mut out,
+            "cache",
+            &format!(
+                "{}: {size} on {} ({}, write-{}, {} lines){delay}",
+                t.name,
+                job.targets[c.device].name,
+                c.policy.name(),
+                c.write.name(),
+                format_size(c.line_bytes)
+            ),
+        );
+    }
     let mut first = true;
     for group in worker_groups(&job.workers) {
         let label = if first { "workers" } else { "" };
