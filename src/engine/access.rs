@@ -32,6 +32,8 @@ struct Span {
     /// Shuffle: a full-period LCG over the next power of two (state, multiplier, increment,
     /// mask); values past `positions` are skipped, so each position comes once per period.
     shuffle: Option<(u64, u64, u64, u64)>,
+    /// Scattered hot set: position k is used as (a × k + b) mod `positions`, a coprime to it.
+    scatter: Option<(u64, u64)>,
 }
 
 /// One access entry, ready to generate.
@@ -244,6 +246,18 @@ impl AccessGen {
 
 #[inline]
 fn pick(rng: &mut SmallRng, span: &mut Span) -> u64 {
+    let k = draw(rng, span);
+    match span.scatter {
+        None => k,
+        Some((a, b)) => {
+            ((u128::from(a) * u128::from(k) + u128::from(b)) % u128::from(span.positions)) as u64
+        }
+    }
+}
+
+/// A position of the span's distribution (counted from its start).
+#[inline]
+fn draw(rng: &mut SmallRng, span: &mut Span) -> u64 {
     if let Some((state, a, c, mask)) = &mut span.shuffle {
         loop {
             *state = (state.wrapping_mul(*a).wrapping_add(*c)) & *mask;
@@ -313,16 +327,32 @@ fn span(a: &Access, target_size: u64, seed: u64) -> Result<Span, String> {
             mask,
         )
     });
+    let scatter = a.scatter.then(|| {
+        let seed = crate::engine::buf::splitmix(seed ^ start ^ 0x5ca7);
+        // A stride near the golden section of the span spreads neighbours far apart; the
+        // first coprime one at or after it makes the map a bijection.
+        let n = positions.max(1);
+        let mut stride = ((n as f64 * 0.618_033_988_7) as u64).max(1) | 1;
+        while gcd(stride, n) != 1 {
+            stride += 1;
+        }
+        (stride % n.max(2), seed % n)
+    });
     Ok(Span {
         start,
         end,
         shuffle,
+        scatter,
         positions,
         align: a.align_bytes,
         seq_next: start,
         zipf,
         zones,
     })
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 #[cfg(test)]
@@ -393,6 +423,52 @@ mod tests {
         }
         for b in buckets {
             assert!((b as f64 - 10_000.0).abs() < 500.0, "{buckets:?}");
+        }
+    }
+
+    #[test]
+    fn a_scattered_hot_set_lies_where_the_seed_puts_it() {
+        // zoned:90/10:10/90 over 1000 positions, scattered: the 100 hottest positions get 90 %
+        // of the I/O, as counted from the start, but lie all over the span.
+        let hot = |seed: u64| {
+            let mut a = access(4096, 100.0, 100.0);
+            a.distribution = Distribution::Zoned {
+                bands: vec![
+                    Band {
+                        io_pct: 90.0,
+                        span_pct: 10.0,
+                    },
+                    Band {
+                        io_pct: 10.0,
+                        span_pct: 90.0,
+                    },
+                ],
+            };
+            a.scatter = true;
+            let w = worker(vec![a], 1);
+            let mut g = AccessGen::new(&w, &[geo(1000 * 4096)], seed).unwrap();
+            let mut counts = vec![0u32; 1000];
+            for _ in 0..100_000 {
+                counts[(g.next_op().0.offset / 4096) as usize] += 1;
+            }
+            let mut order: Vec<usize> = (0..1000).collect();
+            order.sort_by_key(|&p| std::cmp::Reverse(counts[p]));
+            let top: u32 = order[..100].iter().map(|&p| counts[p]).sum();
+            assert!((top as f64 / 100_000.0 - 0.9).abs() < 0.01, "{top}");
+            let mut set: Vec<usize> = order[..100].to_vec();
+            set.sort_unstable();
+            set
+        };
+        let a = hot(7);
+        assert_eq!(a, hot(7), "the same seed, the same hot set");
+        assert_ne!(a, hot(8), "another seed, another place");
+        // Spread: every tenth of the span holds some of it (from the start, all of it would
+        // be in the first).
+        for tenth in 0..10 {
+            assert!(
+                a.iter().any(|&p| p / 100 == tenth),
+                "no hot position in tenth {tenth}: {a:?}"
+            );
         }
     }
 

@@ -400,6 +400,10 @@ pub struct Access {
     pub align_bytes: u64,
     /// Offset distribution.
     pub distribution: Distribution,
+    /// The distribution's positions are scattered over the span by a seeded bijection (the
+    /// hot set at places the seed fixes) instead of counted from its start.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scatter: bool,
     /// Span start within each target, bytes.
     pub offset_bytes: u64,
     /// Span length, bytes (`None`: to the end).
@@ -425,6 +429,7 @@ impl Access {
             random_pct,
             align_bytes: block,
             distribution: Distribution::Uniform,
+            scatter: false,
             offset_bytes: 0,
             length_bytes: None,
             sync: false,

@@ -515,6 +515,16 @@ fn resolve_access(
         Some(d) => Distribution::parse(d).map_err(|m| err("distribution", m))?,
         None => Distribution::Uniform,
     };
+    let scatter = match a.hot_set.as_deref() {
+        None | Some("start") => false,
+        Some("scattered") => true,
+        Some(o) => {
+            return Err(err(
+                "hot_set",
+                format!("unknown hot set `{o}`; use start or scattered"),
+            ));
+        }
+    };
     let offset = a.offset.map(|s| s.0).unwrap_or(0);
     let length = a.length.map(|s| s.0);
     if length == Some(0) {
@@ -566,6 +576,7 @@ fn resolve_access(
         random_pct,
         align_bytes: align,
         distribution,
+        scatter,
         offset_bytes: offset,
         length_bytes: length,
         sync: a.sync.unwrap_or(false),

@@ -198,6 +198,9 @@ pub struct AccessSpec {
     pub align: Option<Size>,
     /// `uniform`, `zipf:THETA` or `zoned:IO%/SPAN%:IO%/SPAN%...`.
     pub distribution: Option<String>,
+    /// Where the hot positions of a skewed distribution lie: `start` (from the span's start)
+    /// or `scattered` (over the span, at places the seed fixes).
+    pub hot_set: Option<String>,
     /// Start of the span within each target (default 0).
     pub offset: Option<Size>,
     /// Length of the span (default: to the end of the target).
