@@ -8,6 +8,7 @@ use crate::results::RunResult;
 use crate::results::blocks;
 use crate::results::file as results_file;
 use crate::stats::blocks::BlockRef;
+use crate::stats::summary::ClassSummary;
 use crate::units::{Dur, format_pct, format_size};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
@@ -28,9 +29,10 @@ pub struct CacheCurveArgs {
     #[arg(long)]
     pub bypass_sequential: bool,
     /// Predict IOPS and mean latency at each cache size, for a cache device of this mean
-    /// latency (e.g. `100us`; measure it with a short run on the device, or give a vendor's).
-    #[arg(long, value_name = "TIME")]
-    pub cache_latency: Option<Dur>,
+    /// latency: a time (e.g. `100us`, a vendor's figure) or the results file of a short run on
+    /// the device (its mean latency over reads and writes).
+    #[arg(long, value_name = "TIME|RUN.json")]
+    pub cache_latency: Option<String>,
     /// With --cache-latency: the backing target's mean latency (default: the run's mean
     /// latency over its reads and writes).
     #[arg(long, value_name = "TIME")]
@@ -117,7 +119,7 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
 
 /// The what-if model's inputs from the flags and the run, when --cache-latency asks for it.
 fn model_inputs(a: &CacheCurveArgs, r: &RunResult) -> Result<Option<ModelInputs>, Usage> {
-    let Some(cache) = a.cache_latency else {
+    let Some(cache) = a.cache_latency.as_deref() else {
         if a.backing_latency.is_some() || a.concurrency.is_some() || a.rate.is_some() {
             return Err(Usage(
                 "--backing-latency, --concurrency and --rate are for predictions: give the cache device's latency with --cache-latency too".into(),
@@ -125,11 +127,24 @@ fn model_inputs(a: &CacheCurveArgs, r: &RunResult) -> Result<Option<ModelInputs>
         }
         return Ok(None);
     };
-    let (read, write) = (&r.totals.read, &r.totals.write);
-    let iops = read.iops + write.iops;
-    let ops = (read.ops + write.ops).max(1) as f64;
-    let mean_ns =
-        (read.latency_ns.mean * read.ops as f64 + write.latency_ns.mean * write.ops as f64) / ops;
+    let cache_ns = match crate::units::parse_duration(cache) {
+        Ok(d) => d.as_nanos() as f64,
+        Err(_) => {
+            let run = results_file::load(Path::new(cache)).map_err(|e| {
+                Usage(format!(
+                    "--cache-latency {cache}: neither a time (e.g. 100us) nor a results file of a run on the cache device ({e:#})"
+                ))
+            })?;
+            let (_, ns) = mean_latency(&run.totals);
+            if ns <= 0.0 {
+                return Err(Usage(format!(
+                    "--cache-latency {cache}: that run measured no I/O latency"
+                )));
+            }
+            ns
+        }
+    };
+    let (iops, mean_ns) = mean_latency(&r.totals);
     let backing_ns = a.backing_latency.map_or(mean_ns, |d| d.0.as_nanos() as f64);
     if backing_ns <= 0.0 {
         return Err(Usage(
@@ -157,13 +172,22 @@ fn model_inputs(a: &CacheCurveArgs, r: &RunResult) -> Result<Option<ModelInputs>
         iops_per_mailbox: x.iops_per_mailbox * (1.0 + x.headroom_pct / 100.0),
     });
     Ok(Some(ModelInputs {
-        cache_latency_ns: cache.0.as_nanos() as f64,
+        cache_latency_ns: cache_ns,
         backing_latency_ns: backing_ns,
         load,
         backing_iops: (a.backing_latency.is_none() && iops > 0.0).then_some(iops),
         backing_curve,
         mailboxes,
     }))
+}
+
+/// IOPS and mean latency (ns) over reads and writes.
+fn mean_latency(t: &ClassSummary) -> (f64, f64) {
+    let (read, write) = (&t.read, &t.write);
+    let ops = (read.ops + write.ops).max(1) as f64;
+    let mean =
+        (read.latency_ns.mean * read.ops as f64 + write.latency_ns.mean * write.ops as f64) / ops;
+    (read.iops + write.iops, mean)
 }
 
 /// The run's latency against load, as (I/Os a second, mean latency ns) by load, the latency
@@ -178,13 +202,7 @@ fn backing_curve(r: &RunResult) -> Vec<(f64, f64)> {
             .collect(),
         (None, Some(steps)) => (steps.iter())
             .filter(|s| s.kind == crate::results::steps::StepKind::CurveLevel)
-            .map(|s| {
-                let (rd, wr) = (&s.totals.read, &s.totals.write);
-                let ops = (rd.ops + wr.ops).max(1) as f64;
-                let mean =
-                    (rd.latency_ns.mean * rd.ops as f64 + wr.latency_ns.mean * wr.ops as f64) / ops;
-                (s.totals.iops(), mean)
-            })
+            .map(|s| mean_latency(&s.totals))
             .collect(),
         _ => Vec::new(),
     };

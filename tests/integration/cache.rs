@@ -447,6 +447,35 @@ fn a_rate_curve_gives_the_model_the_target_s_latency_against_load() {
         assert!(f64_at(pred, "/iops") > 0.0, "{p}");
         assert_eq!(pred["beyond_measured"], false, "{p}");
     }
+    // The cache device's latency from a run on it (here the same run, for its mean).
+    let run = load_json(&results);
+    let (r, w) = (&run["totals"]["read"], &run["totals"]["write"]);
+    let ops = f64_at(r, "/ops") + f64_at(w, "/ops");
+    let mean = (f64_at(r, "/latency_ns/mean") * f64_at(r, "/ops")
+        + f64_at(w, "/latency_ns/mean") * f64_at(w, "/ops"))
+        / ops;
+    let c = curve_json(
+        dir.path(),
+        &results,
+        &[
+            "--policy",
+            "lru",
+            "--cache-latency",
+            results.to_str().unwrap(),
+        ],
+    );
+    assert!((f64_at(&c, "/model/cache_latency_ns") - mean).abs() < 1e-6 * mean);
+    let out = run_in(
+        dir.path(),
+        [
+            "cache-curve",
+            results.to_str().unwrap(),
+            "--cache-latency",
+            "fast",
+        ],
+    );
+    out.expect_code(2);
+    assert!(out.stderr.contains("neither a time"), "{}", out.stderr);
     // A constant latency given: no curve.
     let c = curve_json(
         dir.path(),
