@@ -223,6 +223,11 @@ fn browser_prints_the_steady_state_report() {
 }
 
 #[test]
+fn browser_prints_the_cache_tier_report() {
+    browser_report("browser_prints_the_cache_tier_report", "tier");
+}
+
+#[test]
 fn browser_prints_the_comparison() {
     let Some(browser) = chromium("browser_prints_the_comparison") else {
         return;

@@ -1,4 +1,5 @@
-//! The HTML report of every fixture: its headings, charts and series.
+//! The HTML report of every fixture: its headings, charts and series (`tier`: a run with a
+//! cache tier, whose section and charts come first).
 
 use super::scanner::check_page;
 use super::{CURVE, EXCHANGE, STEADY, STEPS, expected, render_report};
@@ -7,7 +8,7 @@ use crate::harness::scratch;
 #[test]
 fn html_report_of_a_plain_run() {
     let dir = scratch();
-    for name in ["plain", "plain-b"] {
+    for name in ["plain", "plain-b", "tier"] {
         let (_, html) = render_report(dir.path(), name);
         check_page(&format!("report of {name}.json"), &html, expected(name));
     }

@@ -58,7 +58,9 @@ use std::path::{Path, PathBuf};
 // ---- The fixtures -----------------------------------------------------------------------
 
 /// Every fixture, by file stem.
-const FIXTURES: [&str; 6] = ["plain", "plain-b", "steps", "curve", "exchange", "steady"];
+const FIXTURES: [&str; 7] = [
+    "plain", "plain-b", "steps", "curve", "exchange", "steady", "tier",
+];
 
 /// `tests/fixtures/NAME.json`.
 fn fixture(name: &str) -> PathBuf {
@@ -202,6 +204,38 @@ const STEADY: Expected = Expected {
     ],
 };
 
+/// A write-back cache tier in front of a file (`tier.json`): its section and charts first.
+const TIER: Expected = Expected {
+    headings: &[
+        "Warnings",
+        "Cache tier: lun",
+        "Classes",
+        "Charts",
+        "Targets",
+        "Devices",
+        "CPU",
+    ],
+    charts: &[
+        ("tier-hits-0", &["read hit %"]),
+        ("tier-latency-0", &["backing read mean", "cache read mean"]),
+        ("tier-traffic-0", &["filled MB/s", "written back MB/s"]),
+        ("iops-over-time", &["total"]),
+        ("mbps-over-time", &["total"]),
+        (
+            "latency-over-time",
+            &[
+                "db read mean",
+                "db read p99",
+                "db write mean",
+                "db write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        ("latency-distribution", &["db read", "db write"]),
+    ],
+};
+
 /// The Exchange classes: per database, its reads, writes, log writes and maintenance.
 const EXCHANGE_CLASSES: &[&str] = &[
     "db1/log-write",
@@ -308,6 +342,7 @@ fn expected(name: &str) -> &'static Expected<'static> {
         "curve" => &CURVE,
         "exchange" => &EXCHANGE,
         "steady" => &STEADY,
+        "tier" => &TIER,
         _ => unreachable!("no fixture {name}"),
     }
 }

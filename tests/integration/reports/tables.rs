@@ -215,7 +215,7 @@ fn csv_and_markdown_tables() {
             _ => &[],
         };
         assert!(
-            name == "plain" || name == "plain-b" || name == "exchange" || steps > 0,
+            ["plain", "plain-b", "exchange", "tier"].contains(&name) || steps > 0,
             "{name}.json has no steps"
         );
         check_table(dir.path(), name, "summary", SUMMARY_HEADER, Some(summary));
