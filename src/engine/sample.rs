@@ -23,6 +23,13 @@ pub const BUFFER_REFS: usize = 64 << 10;
 pub const BUFFERS: usize = 4;
 /// Bytes of a block: the page-cache granularity, whatever the I/O sizes.
 pub const BLOCK_BYTES: u64 = 4096;
+/// Distinct blocks the reuse summary of a run without `sample_blocks` keeps (about): a
+/// sixteenth of a recorded sample's, in pools of [`REUSE_BUFFERS`] × [`REUSE_BUFFER_REFS`].
+pub const REUSE_BLOCKS: u64 = 4 << 10;
+/// Buffers of a worker's pool for the reuse summary alone.
+pub const REUSE_BUFFERS: usize = 2;
+/// References per buffer of that pool.
+pub const REUSE_BUFFER_REFS: usize = 4 << 10;
 
 /// What to sample: the block size and the threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +44,17 @@ impl SampleSpec {
     /// The spec for targets of `total_bytes` together, in blocks of `block_bytes` (a power of
     /// two): a rate that keeps about [`SAMPLE_BLOCKS`] of them (all when there are fewer).
     pub fn for_size(total_bytes: u64, block_bytes: u64) -> Self {
+        Self::keeping(total_bytes, block_bytes, SAMPLE_BLOCKS)
+    }
+
+    /// As [`SampleSpec::for_size`], keeping about `keep` blocks.
+    pub fn keeping(total_bytes: u64, block_bytes: u64, keep: u64) -> Self {
         debug_assert!(block_bytes.is_power_of_two());
         let blocks = total_bytes.div_ceil(block_bytes.max(1)).max(1);
-        let threshold = if blocks <= SAMPLE_BLOCKS {
+        let threshold = if blocks <= keep {
             MODULUS
         } else {
-            (u128::from(SAMPLE_BLOCKS) * u128::from(MODULUS) / u128::from(blocks)).max(1) as u64
+            (u128::from(keep) * u128::from(MODULUS) / u128::from(blocks)).max(1) as u64
         };
         SampleSpec {
             block_bytes,
@@ -72,9 +84,14 @@ pub type Spares = (Sender<Vec<BlockRef>>, Receiver<Vec<BlockRef>>);
 
 /// A pool of [`BUFFERS`] empty buffers.
 pub fn pool() -> Spares {
+    pool_of(BUFFERS, BUFFER_REFS)
+}
+
+/// A pool of `buffers` empty buffers of `refs` references each.
+pub fn pool_of(buffers: usize, refs: usize) -> Spares {
     let (tx, rx) = std::sync::mpsc::channel();
-    for _ in 0..BUFFERS {
-        let _ = tx.send(Vec::with_capacity(BUFFER_REFS));
+    for _ in 0..buffers {
+        let _ = tx.send(Vec::with_capacity(refs));
     }
     (tx, rx)
 }

@@ -197,6 +197,9 @@ pub struct RunResult {
     /// Buffered runs: what the kernel's page cache served.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_cache: Option<pagecache::PageCache>,
+    /// The run's locality, from its block sample (every run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<crate::stats::reuse::Reuse>,
 }
 
 /// What ran, as recorded when the run started.

@@ -276,6 +276,7 @@ pub fn recover(
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
+        reuse: None,
     }
 }
 

@@ -147,6 +147,7 @@ pub(super) fn assemble(
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
+        reuse: None,
     }
 }
 

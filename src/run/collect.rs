@@ -11,6 +11,7 @@ use crate::results::progress::Observer;
 use crate::stats::StatsSet;
 use crate::stats::blocks::BlockRef;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
+use crate::stats::reuse::ReuseCounts;
 use crate::stats::timeseries::{IntervalGrid, IntervalPhase, IntervalRecord};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
@@ -46,6 +47,8 @@ pub(super) struct Collected {
     pub reports: Vec<WorkerReport>,
     /// Sampled block references written to the block-sample file.
     pub sampled: u64,
+    /// Every sampled reference, counted by block: the run's locality.
+    pub reuse: ReuseCounts,
     pub cpu_measure: CpuPercent,
     pub disk_measure: BTreeMap<String, DiskDelta>,
     pub elapsed_ns: u64,
@@ -102,6 +105,7 @@ impl Collector<'_> {
             obs,
         } = self;
         let mut sampled = 0u64;
+        let mut reuse = ReuseCounts::default();
         let first = sample(start, devices);
         obs.phase(if grid.ramp_ns > 0 {
             Phase::Ramp
@@ -194,6 +198,7 @@ impl Collector<'_> {
                     last_reported[worker] = Some(index);
                 }
                 Ok(WorkerMsg::Blocks { worker, mut refs }) => {
+                    reuse.add(&refs);
                     if let Some(w) = blocks.as_deref_mut() {
                         crate::results::blocks::append(w, &refs)
                             .context("writing the block sample")?;
@@ -231,6 +236,7 @@ impl Collector<'_> {
         Ok(Collected {
             reports,
             sampled,
+            reuse,
             cpu_measure,
             disk_measure,
             elapsed_ns,

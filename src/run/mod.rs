@@ -223,9 +223,13 @@ fn execute_inner(
     let failures = AtomicU64::new(0);
     let halt = AtomicBool::new(false);
     let devices = device_names(&draft.targets);
-    let sample = job
-        .sample_blocks
-        .then(|| SampleSpec::for_size(data_bytes, sample::BLOCK_BYTES));
+    // Every run samples its blocks, for its reuse summary; one with `sample_blocks` keeps a
+    // larger sample and writes it for cache curves.
+    let spec = match job.sample_blocks {
+        true => SampleSpec::for_size(data_bytes, sample::BLOCK_BYTES),
+        false => SampleSpec::keeping(data_bytes, sample::BLOCK_BYTES, sample::REUSE_BLOCKS),
+    };
+    let sample = job.sample_blocks.then_some(spec);
     let sample_path = results::blocks::blocks_path(&opts.results_path);
     let mut sample_file = match sample {
         Some(_) => Some(results::blocks::create(
@@ -239,7 +243,8 @@ fn execute_inner(
         halt: &halt,
         failures: &failures,
         blocks: &blocks,
-        sample,
+        sample: spec,
+        recorded: job.sample_blocks,
         cache_lines: &cache_lines,
         traces: &traces,
     };
@@ -287,6 +292,12 @@ fn execute_inner(
     let (references, dropped) = (collected.reports.iter())
         .filter_map(|r| r.sample)
         .fold((0, 0), |(r, d), s| (r + s.0, d + s.1));
+    result.reuse = Some(collected.reuse.summary(
+        spec.rate(),
+        spec.block_bytes,
+        references,
+        dropped,
+    ));
     result.block_sample = sample.map(|spec| results::blocks::BlockSample {
         path: sample_path.display().to_string(),
         block_bytes: spec.block_bytes,

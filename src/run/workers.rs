@@ -40,8 +40,10 @@ pub(super) struct Shared<'a> {
     pub failures: &'a AtomicU64,
     /// The targets' identities and, with verification, what every block should hold.
     pub blocks: &'a VerifyMap,
-    /// The block sample to record, if any.
-    pub sample: Option<SampleSpec>,
+    /// The blocks to sample (every run: its reuse summary).
+    pub sample: SampleSpec,
+    /// The sample is recorded for cache curves (larger buffers).
+    pub recorded: bool,
     /// Lines of each target's cache tier (0: none), indexed like the job's targets.
     pub cache_lines: &'a [u32],
     /// The trace each worker replays, indexed like the job's workers.
@@ -71,6 +73,7 @@ pub(super) fn run(
         failures,
         blocks,
         sample,
+        recorded,
         cache_lines,
         traces,
     } = shared;
@@ -87,11 +90,15 @@ pub(super) fn run(
         let mut backs = Vec::new();
         for ((wi, w), access) in job.workers.iter().enumerate().zip(gens) {
             let seed = job.seed ^ ((wi as u64) << 32);
-            let sample = sample.map(|spec| {
-                let (back, spares) = crate::engine::sample::pool();
-                backs.push(back);
-                (spec, spares)
-            });
+            let (back, spares) = match recorded {
+                true => crate::engine::sample::pool(),
+                false => crate::engine::sample::pool_of(
+                    crate::engine::sample::REUSE_BUFFERS,
+                    crate::engine::sample::REUSE_BUFFER_REFS,
+                ),
+            };
+            backs.push(back);
+            let sample = Some((sample, spares));
             let plan = WorkerPlan {
                 index: wi,
                 spec: w,

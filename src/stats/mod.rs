@@ -6,6 +6,7 @@ pub mod errors;
 pub mod histogram;
 pub mod host;
 pub mod repetition;
+pub mod reuse;
 pub mod steady;
 pub mod summary;
 pub mod target;

@@ -491,3 +491,55 @@ fn a_rate_curve_gives_the_model_the_target_s_latency_against_load() {
     );
     assert!(c["model"].get("backing_curve").is_none(), "{}", c["model"]);
 }
+
+#[test]
+fn every_run_measures_its_locality() {
+    // 20,000 reads of 4 KiB, 90 % of them on the first tenth of 8 MiB (205 of 2048 blocks):
+    // every block is sampled (a small data set), the hot tenth takes 80 % of the references.
+    let dir = scratch();
+    let target = dir.path().join("t.dat");
+    let job = sampling_job(
+        dir.path(),
+        "io_uring",
+        &target,
+        "8MiB",
+        20_000,
+        "zoned:90/10:10/90",
+    );
+    let text = std::fs::read_to_string(&job)
+        .unwrap()
+        .replace("sample_blocks = true\n", "");
+    std::fs::write(&job, text).unwrap();
+    let results = dir.path().join("r.json");
+    run_in(
+        dir.path(),
+        [
+            "run",
+            job.to_str().unwrap(),
+            "-o",
+            results.to_str().unwrap(),
+            "--quiet",
+        ],
+    )
+    .expect_code(0);
+    assert!(
+        !dir.path().join("r.blocks").exists(),
+        "nothing recorded without sample_blocks"
+    );
+    let v = load_json(&results);
+    let u = &v["reuse"];
+    assert_eq!(u["rate"], 1.0, "{u}");
+    assert_eq!(
+        (u["references"].as_u64(), u["sampled"].as_u64()),
+        (Some(20_000), Some(20_000))
+    );
+    assert_eq!(u["dropped"], 0);
+    let distinct = u64_at(u, "/distinct_blocks");
+    assert!((205..=2048).contains(&distinct), "{u}");
+    assert!(f64_at(u, "/rereference_pct") > 85.0, "{u}");
+    // 80 % of the references on the hot 205 blocks: at most about 205 of the footprint.
+    let hot80 = f64_at(u, "/hot_sets/1/footprint_pct");
+    assert!(hot80 <= 205.0 * 100.0 / distinct as f64 + 1.0, "{u}");
+    // 90 % needs (nearly) the whole hot band and no more.
+    assert!(f64_at(u, "/hot_sets/2/footprint_pct") < 30.0, "{u}");
+}

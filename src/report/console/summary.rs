@@ -50,6 +50,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     precondition(&mut out, r);
     io_errors(&mut out, r);
     verification(&mut out, r);
+    locality(&mut out, r);
     super::tier::section(&mut out, &r.cache_tiers);
     if let Some(p) = &r.page_cache {
         super::tier::page_cache(&mut out, p);
@@ -506,6 +507,33 @@ fn io_errors(out: &mut String, r: &RunResult) {
             ),
         );
     }
+}
+
+/// The run's locality: its footprint, re-references and hot sets.
+fn locality(out: &mut String, r: &RunResult) {
+    let Some(u) = &r.reuse else { return };
+    if u.sampled == 0 {
+        return;
+    }
+    let hot: Vec<String> = (u.hot_sets.iter())
+        .map(|h| {
+            format!(
+                "{} of references on {} of it",
+                format_pct(h.references_pct),
+                format_pct(h.footprint_pct)
+            )
+        })
+        .collect();
+    labelled(
+        out,
+        "locality",
+        &format!(
+            "footprint {} · {} of references went back to a block already touched · {}",
+            format_size(u.footprint_bytes),
+            format_pct(u.rereference_pct),
+            hot.join(", ")
+        ),
+    );
 }
 
 fn verification(out: &mut String, r: &RunResult) {
