@@ -7,8 +7,9 @@
 //! in or out of the sample cause). ARC and S3-FIFO are simulated on the sample as caches of
 //! `C × rate` blocks (miniature simulation, Waldspurger et al., ATC 2017).
 
+use super::lru;
 use super::model::{self, ModelInputs, Prediction};
-use super::{PolicyKind, lru};
+use crate::job::cache::CachePolicy;
 use crate::stats::blocks::BlockRef;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -125,7 +126,7 @@ pub struct Curve {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveOptions {
     /// The policies.
-    pub policies: Vec<PolicyKind>,
+    pub policies: Vec<CachePolicy>,
     /// Cache sizes, percent of the data set.
     pub sizes_pct: Vec<f64>,
     /// Do not admit references of sequential I/O on a miss (a hit still counts): what a
@@ -178,7 +179,7 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
             0.0
         }
     };
-    let exact_lru = policies.contains(&PolicyKind::Lru) && !o.bypass_sequential;
+    let exact_lru = policies.contains(&CachePolicy::Lru) && !o.bypass_sequential;
     let distances = exact_lru.then(|| lru::stack_distances(&keys));
     let distinct = match &distances {
         Some(d) => d.iter().filter(|&&d| d == lru::COLD).count(),
@@ -194,19 +195,19 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
             // Distances under the scaled size (a distance d hits in a cache of more than d).
             let hits = sorted.partition_point(|&d| (d as f64) < scaled) as f64;
             p.hit_ratio
-                .insert(PolicyKind::Lru.name().into(), adjusted(hits));
+                .insert(CachePolicy::Lru.name().into(), adjusted(hits));
         }
     }
-    let simulated: Vec<PolicyKind> = policies
+    let simulated: Vec<CachePolicy> = policies
         .iter()
         .copied()
-        .filter(|&p| p != PolicyKind::Lru || !exact_lru)
+        .filter(|&p| p != CachePolicy::Lru || !exact_lru)
         .collect();
-    let jobs: Vec<(usize, PolicyKind)> = (0..points.len())
+    let jobs: Vec<(usize, CachePolicy)> = (0..points.len())
         .flat_map(|i| simulated.iter().map(move |&p| (i, p)))
         .collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let results: Vec<(usize, PolicyKind, u64)> = std::thread::scope(|s| {
+    let results: Vec<(usize, CachePolicy, u64)> = std::thread::scope(|s| {
         let chunks: Vec<_> = jobs
             .chunks(jobs.len().div_ceil(threads).max(1))
             .map(|chunk| {
@@ -265,7 +266,7 @@ impl Curve {
 
 /// The hits of `policy` with `capacity` blocks over `keys` (a key with its top bit set is looked
 /// up, not admitted).
-pub fn hits(policy: PolicyKind, capacity: usize, keys: &[u64]) -> u64 {
+pub fn hits(policy: CachePolicy, capacity: usize, keys: &[u64]) -> u64 {
     let mut cache = policy.simulator(capacity);
     keys.iter()
         .filter(|&&k| match k & BYPASS {
@@ -328,7 +329,7 @@ mod tests {
         ]
     }
 
-    fn options(policies: &[PolicyKind], sizes: &[f64]) -> CurveOptions {
+    fn options(policies: &[CachePolicy], sizes: &[f64]) -> CurveOptions {
         CurveOptions {
             policies: policies.to_vec(),
             sizes_pct: sizes.to_vec(),
@@ -364,7 +365,7 @@ mod tests {
                     s.spawn(move || {
                         let all = refs(keys);
                         let facts = SampleFacts::whole(keys.len(), BLOCKS);
-                        let exact = curve(&all, facts, &options(&PolicyKind::ALL, &sizes));
+                        let exact = curve(&all, facts, &options(&CachePolicy::ALL, &sizes));
                         let sample: Vec<BlockRef> = all
                             .iter()
                             .copied()
@@ -376,11 +377,11 @@ mod tests {
                                 rate: spec.rate(),
                                 ..facts
                             },
-                            &options(&PolicyKind::ALL, &sizes),
+                            &options(&CachePolicy::ALL, &sizes),
                         );
                         let mut out = Vec::new();
                         for (e, s) in exact.points.iter().zip(&sampled.points) {
-                            for p in PolicyKind::ALL {
+                            for p in CachePolicy::ALL {
                                 let (a, b) = (e.hit_ratio[p.name()], s.hit_ratio[p.name()]);
                                 out.push(format!(
                                     "{name} {} {}%: exact {a:.4} sampled {b:.4} {}",
@@ -412,11 +413,11 @@ mod tests {
         let c = curve(
             &refs(&keys),
             facts,
-            &options(&[PolicyKind::Lru], &SIZES_PCT),
+            &options(&[CachePolicy::Lru], &SIZES_PCT),
         );
         for p in &c.points {
             let blocks = (p.cache_bytes / 4096) as usize;
-            let want = hits(PolicyKind::Lru, blocks, &keys) as f64 / keys.len() as f64;
+            let want = hits(CachePolicy::Lru, blocks, &keys) as f64 / keys.len() as f64;
             assert!(
                 (p.hit_ratio["lru"] - want).abs() < 1e-12,
                 "{}%: {} vs {want}",
@@ -457,14 +458,14 @@ mod tests {
             }
         }
         let facts = SampleFacts::whole(refs.len(), 1000);
-        let mut o = options(&PolicyKind::ALL, &[20.0]);
+        let mut o = options(&CachePolicy::ALL, &[20.0]);
         let plain = curve(&refs, facts, &o);
         o.bypass_sequential = true;
         let bypassed = curve(&refs, facts, &o);
         assert!(bypassed.bypass_sequential);
         assert!((bypassed.sequential_share - 9999.0 / refs.len() as f64).abs() < 1e-9);
         let hot = 2500.0 - 100.0; // hot references that can hit
-        for p in PolicyKind::ALL {
+        for p in CachePolicy::ALL {
             let (a, b) = (
                 plain.points[0].hit_ratio[p.name()],
                 bypassed.points[0].hit_ratio[p.name()],
@@ -491,7 +492,7 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(9);
         let keys: Vec<u64> = (0..5000).map(|_| rng.random_range(0..1000)).collect();
         let facts = SampleFacts::whole(keys.len(), 1000);
-        let o = options(&PolicyKind::ALL, &[10.0, 50.0]);
+        let o = options(&CachePolicy::ALL, &[10.0, 50.0]);
         let whole = curve(&refs(&keys), facts, &o);
         let with_drops = SampleFacts {
             references: keys.len() as u64 + 1000,

@@ -5,6 +5,8 @@
 //! against cache size, in bytes and as a share of the data set; [`model`] predicts IOPS and
 //! latency at each size from two latencies and a load.
 
+use crate::job::cache::CachePolicy;
+
 pub mod arc;
 pub mod curve;
 pub mod lists;
@@ -28,44 +30,13 @@ pub trait Policy {
     fn evicted(&mut self) -> Option<u64>;
 }
 
-/// The policies a curve can show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PolicyKind {
-    /// Least recently used (exact, from stack distances).
-    Lru,
-    /// Adaptive replacement cache.
-    Arc,
-    /// S3-FIFO.
-    S3Fifo,
-}
-
-impl PolicyKind {
-    /// Every policy, in the order curves show them.
-    pub const ALL: [PolicyKind; 3] = [PolicyKind::Lru, PolicyKind::Arc, PolicyKind::S3Fifo];
-
-    /// Its name in flags and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            PolicyKind::Lru => "lru",
-            PolicyKind::Arc => "arc",
-            PolicyKind::S3Fifo => "s3fifo",
-        }
-    }
-
-    /// The policy named `name`.
-    pub fn parse(name: &str) -> Result<PolicyKind, String> {
-        PolicyKind::ALL
-            .into_iter()
-            .find(|p| p.name() == name.trim())
-            .ok_or_else(|| format!("unknown cache policy `{name}`; use lru, arc or s3fifo"))
-    }
-
+impl CachePolicy {
     /// A simulated cache of this policy with `capacity` blocks (LRU included, for tests).
     pub fn simulator(self, capacity: usize) -> Box<dyn Policy + Send> {
         match self {
-            PolicyKind::Lru => Box::new(Lru::new(capacity)),
-            PolicyKind::Arc => Box::new(arc::Arc::new(capacity)),
-            PolicyKind::S3Fifo => Box::new(s3fifo::S3Fifo::new(capacity)),
+            CachePolicy::Lru => Box::new(Lru::new(capacity)),
+            CachePolicy::Arc => Box::new(arc::Arc::new(capacity)),
+            CachePolicy::S3Fifo => Box::new(s3fifo::S3Fifo::new(capacity)),
         }
     }
 }

@@ -173,8 +173,8 @@ pub fn max_rate(m: &ModelInputs, hit: f64, limit_ns: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::PolicyKind;
     use crate::cache::curve::{CurveOptions, SampleFacts, curve};
+    use crate::job::cache::CachePolicy;
     use crate::stats::blocks::BlockRef;
     use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -219,7 +219,7 @@ mod tests {
         let facts = SampleFacts::whole(refs.len(), blocks);
         let sizes: Vec<f64> = QLOGIC.iter().map(|q| q.0).filter(|&p| p > 0.0).collect();
         let options = CurveOptions {
-            policies: vec![PolicyKind::Lru],
+            policies: vec![CachePolicy::Lru],
             sizes_pct: sizes,
             bypass_sequential: false,
         };

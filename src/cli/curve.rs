@@ -1,15 +1,15 @@
 //! `storlab cache-curve RUN.json`: hit ratio against cache size from a run's block sample.
 
-use crate::cache::PolicyKind;
 use crate::cache::curve::{self, PageCacheCheck, SampleFacts};
 use crate::cache::model::{Load, MailboxRule, ModelInputs};
+use crate::job::cache::CachePolicy;
 use crate::report::{console, curve as render};
 use crate::results::RunResult;
 use crate::results::blocks;
 use crate::results::file as results_file;
 use crate::stats::blocks::BlockRef;
 use crate::stats::summary::ClassSummary;
-use crate::units::{Dur, format_pct, format_size};
+use crate::units::Dur;
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -57,11 +57,11 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
     let policies = a
         .policy
         .split(',')
-        .map(PolicyKind::parse)
+        .map(CachePolicy::parse)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| Usage(format!("--policy: {e}")))?;
     let r = results_file::load(&a.results)?;
-    let Some(sample) = r.block_sample.as_ref() else {
+    let (Some(sample), Some(facts)) = (r.block_sample.as_ref(), SampleFacts::of(&r)) else {
         return Err(Usage(format!(
             "{} has no block sample: run with --sample-blocks (or sample_blocks = true in the job file) to record one",
             a.results.display()
@@ -77,7 +77,6 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         ))
     })?;
     let refs = blocks::read(&path)?;
-    let facts = SampleFacts::of(&r).unwrap_or_else(|| unreachable!("checked above"));
     let options = curve::CurveOptions {
         policies,
         sizes_pct: curve::SIZES_PCT.to_vec(),
@@ -92,15 +91,6 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         console::print_text(&serde_json::to_string_pretty(&c)?);
     } else {
         console::print_text(render::console(&c).trim_end());
-        if let Some(p) = &c.page_cache {
-            console::print_text(&format!(
-                "\npage cache: the run's page cache ({}, {} of the data set) served {} of the bytes read; LRU on the sample hits {} at that size",
-                format_size(p.cache_bytes),
-                format_pct(p.cache_pct),
-                format_pct(p.observed_hit_ratio * 100.0),
-                format_pct(p.lru_hit_ratio * 100.0)
-            ));
-        }
         if sample.dropped > 0 {
             console::note(&format!(
                 "warning: {} sampled references were dropped during the run (a worker's buffer was full): the curve is from an incomplete sample",
@@ -232,14 +222,14 @@ fn page_cache_check(
     let bytes = p.cache_bytes()?;
     let pct = (bytes as f64 * 100.0 / facts.data_set_bytes.max(1) as f64).min(100.0);
     let options = curve::CurveOptions {
-        policies: vec![PolicyKind::Lru],
+        policies: vec![CachePolicy::Lru],
         sizes_pct: vec![pct],
         bypass_sequential: false,
     };
     let lru = curve::curve(refs, facts, &options)
         .points
         .first()
-        .and_then(|x| x.hit_ratio.get(PolicyKind::Lru.name()).copied())?;
+        .and_then(|x| x.hit_ratio.get(CachePolicy::Lru.name()).copied())?;
     Some(PageCacheCheck {
         cache_bytes: bytes,
         cache_pct: pct,

@@ -1,8 +1,9 @@
 //! `storlab trace import`: a public block trace (MSR Cambridge CSV, blkparse text) read into a
 //! results file with its block sample, for `storlab cache-curve` and the reports.
 
+use crate::job::trace::Format;
 use crate::report::console;
-use crate::trace::{Format, formats, import};
+use crate::trace::{formats, import};
 use crate::units::{format_count, format_pct, format_size};
 use crate::{Usage, exit};
 use anyhow::Result;

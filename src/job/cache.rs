@@ -57,8 +57,10 @@ impl CacheSize {
     }
 }
 
-/// A replacement policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+/// A replacement policy: of a cache tier, and of the simulated caches of `cache-curve`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CachePolicy {
     /// Least recently used.
@@ -66,7 +68,8 @@ pub enum CachePolicy {
     /// Adaptive replacement cache.
     Arc,
     /// S3-FIFO.
-    S3fifo,
+    #[serde(rename = "s3fifo")]
+    S3Fifo,
 }
 
 /// What a cached target's writes do.
@@ -93,13 +96,24 @@ impl WriteMode {
 }
 
 impl CachePolicy {
-    /// Its name in job files and results.
+    /// Every policy, in the order curves show them.
+    pub const ALL: [CachePolicy; 3] = [CachePolicy::Lru, CachePolicy::Arc, CachePolicy::S3Fifo];
+
+    /// Its name in job files, flags and results.
     pub fn name(self) -> &'static str {
         match self {
             CachePolicy::Lru => "lru",
             CachePolicy::Arc => "arc",
-            CachePolicy::S3fifo => "s3fifo",
+            CachePolicy::S3Fifo => "s3fifo",
         }
+    }
+
+    /// The policy named `name`.
+    pub fn parse(name: &str) -> Result<CachePolicy, String> {
+        CachePolicy::ALL
+            .into_iter()
+            .find(|p| p.name() == name.trim())
+            .ok_or_else(|| format!("unknown cache policy `{name}`; use lru, arc or s3fifo"))
     }
 }
 
@@ -226,17 +240,8 @@ pub fn settings(c: &CacheSpec) -> Result<(std::path::PathBuf, CacheTier), (&'sta
             CacheSize::Bytes(units::parse_size(t).map_err(|e| err("size", e))?)
         }
     };
-    let policy = match c.policy.as_deref().unwrap_or("lru") {
-        "lru" => CachePolicy::Lru,
-        "arc" => CachePolicy::Arc,
-        "s3fifo" => CachePolicy::S3fifo,
-        other => {
-            return Err(err(
-                "policy",
-                format!("unknown policy `{other}`; use lru, arc or s3fifo"),
-            ));
-        }
-    };
+    let policy =
+        CachePolicy::parse(c.policy.as_deref().unwrap_or("lru")).map_err(|e| err("policy", e))?;
     let write = match c.write.as_deref().unwrap_or("back") {
         "back" => WriteMode::Back,
         "through" => WriteMode::Through,

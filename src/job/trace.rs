@@ -11,8 +11,8 @@ use std::path::PathBuf;
 pub struct TraceReplay {
     /// The trace file.
     pub file: PathBuf,
-    /// Its format (`msr`, `blkparse`); `None`: from its first line.
-    pub format: Option<String>,
+    /// Its format; `None`: from its first line.
+    pub format: Option<Format>,
     /// How much faster than recorded (1: as recorded); `None`: as fast as possible (closed
     /// loop at the worker's queue depth).
     pub speed: Option<f64>,
@@ -24,14 +24,10 @@ pub(super) fn resolve(t: &TraceSpec) -> Result<TraceReplay, (&'static str, Strin
         "file",
         "a trace needs its file, e.g. trace = { file = \"usr_0.csv\" }".to_string(),
     ))?;
-    if let Some(f) = t.format.as_deref() {
-        if !["msr", "csv", "blkparse", "blktrace"].contains(&f) {
-            return Err((
-                "format",
-                format!("unknown trace format `{f}`; use msr or blkparse"),
-            ));
-        }
-    }
+    let format = (t.format.as_deref())
+        .map(Format::parse)
+        .transpose()
+        .map_err(|e| ("format", e))?;
     let speed = match &t.speed {
         None => Some(1.0),
         Some(SpeedSpec::Times(x)) if *x > 0.0 && x.is_finite() && *x <= 1e6 => Some(*x),
@@ -55,7 +51,45 @@ pub(super) fn resolve(t: &TraceSpec) -> Result<TraceReplay, (&'static str, Strin
     };
     Ok(TraceReplay {
         file,
-        format: t.format.clone(),
+        format,
         speed,
     })
+}
+
+/// A trace format (the formats themselves are read by `crate::trace::formats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// MSR Cambridge / SNIA IOTTA CSV.
+    Msr,
+    /// blkparse's default text output.
+    Blkparse,
+}
+
+impl Format {
+    /// The format named `name` (`msr`, `blkparse`).
+    pub fn parse(name: &str) -> Result<Format, String> {
+        match name {
+            "msr" | "csv" => Ok(Format::Msr),
+            "blkparse" | "blktrace" => Ok(Format::Blkparse),
+            other => Err(format!(
+                "unknown trace format `{other}`; use msr (SNIA IOTTA / MSR Cambridge CSV) or blkparse"
+            )),
+        }
+    }
+
+    /// The format of a trace whose first non-empty line is `line`: a comma-separated line is
+    /// MSR's, one starting `MAJ,MIN ` blkparse's.
+    pub fn sniff(line: &str) -> Option<Format> {
+        let first = line.split_whitespace().next()?;
+        if line.contains(',') && first.split(',').count() >= 6 {
+            Some(Format::Msr)
+        } else if first.split(',').count() == 2
+            && first.split(',').all(|p| p.parse::<u32>().is_ok())
+        {
+            Some(Format::Blkparse)
+        } else {
+            None
+        }
+    }
 }

@@ -14,7 +14,7 @@ fn policies(c: &Curve) -> Vec<&str> {
         .first()
         .map(|p| {
             let mut names: Vec<&str> = p.hit_ratio.keys().map(String::as_str).collect();
-            names.sort_by_key(|n| crate::cache::PolicyKind::parse(n).ok());
+            names.sort_by_key(|n| crate::job::cache::CachePolicy::parse(n).ok());
             names
         })
         .unwrap_or_default()
@@ -165,6 +165,16 @@ pub(crate) fn console(c: &Curve) -> String {
         if rows.iter().flatten().any(|cell| cell.ends_with('*')) {
             o.push_str("* the backing target would carry more I/O than in the run: its latency would be higher than assumed\n");
         }
+    }
+    if let Some(p) = &c.page_cache {
+        let _ = writeln!(
+            o,
+            "\npage cache: the run's page cache ({}, {} of the data set) served {} of the bytes read; LRU on the sample hits {} at that size",
+            format_size(p.cache_bytes),
+            format_pct(p.cache_pct),
+            format_pct(p.observed_hit_ratio * 100.0),
+            format_pct(p.lru_hit_ratio * 100.0)
+        );
     }
     o
 }

@@ -11,7 +11,7 @@ use crate::job::cache::CacheSize;
 use crate::job::{EngineKind, Job};
 use crate::results::EngineInfo;
 use crate::results::progress::Observer;
-use crate::trace::{Format, Trace, formats};
+use crate::trace::{Trace, formats};
 use crate::units::format_size;
 use anyhow::{Result, anyhow};
 use std::borrow::Cow;
@@ -254,13 +254,7 @@ pub(super) fn traces(job: &Job, opened: &[OpenTarget]) -> Result<Vec<Option<Arc<
         let trace = match read.iter().find(|(p, _)| *p == t.file) {
             Some((_, trace)) => trace.clone(),
             None => {
-                let format = t
-                    .format
-                    .as_deref()
-                    .map(Format::parse)
-                    .transpose()
-                    .map_err(Usage)?;
-                let (trace, _) = formats::read(&t.file, format).map_err(Usage)?;
+                let (trace, _) = formats::read(&t.file, t.format).map_err(Usage)?;
                 let trace = Arc::new(trace);
                 read.push((t.file.clone(), trace.clone()));
                 trace

@@ -34,20 +34,6 @@ pub struct TierCounts {
 }
 
 impl TierCounts {
-    /// Adds `o`.
-    pub fn add(&mut self, o: &TierCounts) {
-        self.reads += o.reads;
-        self.read_hits += o.read_hits;
-        self.writes += o.writes;
-        self.write_hits += o.write_hits;
-        self.bypassed += o.bypassed;
-        self.spanning += o.spanning;
-        self.held += o.held;
-        self.fill_bytes += o.fill_bytes;
-        self.destage_bytes += o.destage_bytes;
-        self.evictions += o.evictions;
-    }
-
     /// Read hits as a percentage of reads (0 without reads).
     pub fn read_hit_pct(&self) -> f64 {
         if self.reads == 0 {
@@ -71,16 +57,6 @@ pub enum TierIo {
     BackingWrite = 3,
 }
 
-impl TierIo {
-    /// All four, in the order results list them.
-    pub const ALL: [TierIo; 4] = [
-        TierIo::CacheRead,
-        TierIo::CacheWrite,
-        TierIo::BackingRead,
-        TierIo::BackingWrite,
-    ];
-}
-
 /// Latency of each tier's physical I/O (application and background alike), from the tier's
 /// offering of the I/O to its completion.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -97,7 +73,7 @@ pub struct TierLatency {
 }
 
 impl TierLatency {
-    /// The summaries of four histograms in [`TierIo::ALL`]'s order (`None` where empty).
+    /// The summaries of four histograms indexed by [`TierIo`] (`None` where empty).
     pub fn of(h: &[Histogram; 4]) -> TierLatency {
         let s = |i: usize| (h[i].count() > 0).then(|| h[i].summary());
         TierLatency {

@@ -1,7 +1,8 @@
 //! Reading the trace formats (see the module above): every line checked, an error naming the
 //! file, the line and what was expected.
 
-use super::{Format, Trace, TraceIo};
+use super::{Trace, TraceIo};
+use crate::job::trace::Format;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;

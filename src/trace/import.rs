@@ -4,8 +4,9 @@
 //! (with their latency when the trace recorded it), and the sample of the 4 KiB blocks they
 //! touched, chosen as a run's is (SHARDS, about 64 Ki distinct blocks).
 
-use super::{Format, Trace};
+use super::Trace;
 use crate::engine::sample::{BLOCK_BYTES, MODULUS, SampleSpec};
+use crate::job::trace::Format;
 use crate::job::{Job, Target};
 use crate::results::blocks::{self, BlockSample};
 use crate::results::{ClassResult, DirCounts, RunResult, TargetResult};

@@ -4,7 +4,9 @@
 //! cached figures do; every write policy, with verification, loses nothing.
 
 use crate::exchange::devices::{BlkioCgroup, blkio_skip_reason, ram_dir};
-use crate::harness::{LoopDevice, MIB, f64_at, load_json, scratch, skip, sparse_image};
+use crate::harness::{
+    LoopDevice, MIB, RunArgs, f64_at, load_json, scratch, skip, sparse_image, write_job,
+};
 use serde_json::Value;
 
 /// A throttled backing loop device and an unthrottled cache loop device, both over memory.
@@ -47,18 +49,12 @@ impl Rig {
              distribution = \"zoned:90/10:10/90\"\n{access}\n",
             self.backing.path.display()
         );
-        let file = self.work.path().join(format!("{name}.toml"));
-        std::fs::write(&file, job).unwrap();
+        let file = write_job(self.work.path(), &format!("{name}.toml"), &job);
         let results = self.work.path().join(format!("{name}.json"));
-        let args = [
-            "run".to_string(),
-            file.display().to_string(),
-            "-o".into(),
-            results.display().to_string(),
-            "--quiet".into(),
-        ];
-        let out = self.cgroup.run(self.work.path(), &args);
-        out.expect_code(0);
+        let command = RunArgs::job(&file).results(&results);
+        self.cgroup
+            .run(self.work.path(), command.args())
+            .expect_code(0);
         load_json(&results)
     }
 
@@ -376,26 +372,14 @@ fn the_page_cache_is_a_tier_storlab_measures_and_compares_with_lru() {
         rig.backing.path.display()
     );
     let dir = rig.work.path();
-    std::fs::write(dir.join("pc.toml"), job).unwrap();
+    let file = write_job(dir, "pc.toml", &job);
     let results = dir.join("pc.json");
     // The run joins the blkio cgroup (the throttle) and the memory cgroup (the limit).
-    let output = std::process::Command::new("sh")
-        .current_dir(dir)
-        .arg("-c")
-        .arg(format!(
-            "echo $$ > '{}' && echo $$ > '{}' && exec \"$0\" \"$@\"",
-            memcg.0.join("cgroup.procs").display(),
-            rig.cgroup.procs().display()
-        ))
-        .arg(crate::harness::STORLAB)
-        .args(["run", "pc.toml", "-o", results.to_str().unwrap(), "--quiet"])
-        .output()
-        .expect("run storlab");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let command = RunArgs::job(&file).results(&results);
+    let memcg_procs = memcg.0.join("cgroup.procs");
+    rig.cgroup
+        .run_joining(dir, command.args(), &[&memcg_procs])
+        .expect_code(0);
     let v = load_json(&results);
     let p = &v["page_cache"];
     assert_eq!(p["memcg_limit_bytes"], 64 * MIB, "{p}");

@@ -4,25 +4,17 @@
 
 use crate::exchange::devices::{BlockTrace, Rq, dev_number, ram_dir};
 use crate::harness::{
-    LoopDevice, MIB, f64_at, load_json, loop_skip_reason, run_in, scratch, skip, sparse_image,
+    LoopDevice, MIB, RunArgs, f64_at, loop_skip_reason, run_in, scratch, skip, sparse_image,
+    write_job,
 };
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// Runs `job` (TOML) in `dir`; its results.
 fn run_job(dir: &Path, name: &str, job: &str) -> serde_json::Value {
-    let file = dir.join(format!("{name}.toml"));
-    std::fs::write(&file, job).unwrap();
+    let file = write_job(dir, &format!("{name}.toml"), job);
     let results = dir.join(format!("{name}.json"));
-    let args = [
-        "run",
-        file.to_str().unwrap(),
-        "-o",
-        results.to_str().unwrap(),
-        "--quiet",
-    ];
-    run_in(dir, args).expect_code(0);
-    load_json(&results)
+    RunArgs::job(&file).results(&results).run_ok(dir)
 }
 
 /// The reads and writes of `rqs` within [1 MiB, 9 MiB): (write, sector, sectors).

@@ -35,7 +35,7 @@ mod route;
 #[cfg(test)]
 mod tests;
 
-use super::{Policy, PolicyKind};
+use super::Policy;
 use crate::engine::source::{Home, Next, Request, RequestSource};
 use crate::engine::{IoOp, OpKind};
 use crate::job::cache::{CachePolicy, WriteMode};
@@ -221,11 +221,6 @@ impl<S: RequestSource> Tier<S> {
     pub fn new(inner: S, plan: TierPlan) -> Tier<S> {
         let lines = plan.lines.max(1);
         let qd = plan.queue_depth.max(1);
-        let kind = match plan.policy {
-            CachePolicy::Lru => PolicyKind::Lru,
-            CachePolicy::Arc => PolicyKind::Arc,
-            CachePolicy::S3fifo => PolicyKind::S3Fifo,
-        };
         let background_max = background_slots(qd);
         // Every slot of the worker, and a hit waiting out its delay per application I/O.
         let flights = (2 * qd + background_max + 2) as usize;
@@ -233,7 +228,7 @@ impl<S: RequestSource> Tier<S> {
         Tier {
             inner,
             plan: TierPlan { lines, ..plan },
-            policy: kind.simulator(lines as usize),
+            policy: plan.policy.simulator(lines as usize),
             map: HashMap::with_capacity(lines as usize),
             lines: vec![FREE; lines as usize],
             free_lines: (0..lines).rev().collect(),

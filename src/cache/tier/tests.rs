@@ -290,7 +290,7 @@ fn drain(model: &mut Model, tier: &mut Tier<Load>) -> u64 {
 fn every_read_finds_the_last_write_and_nothing_is_lost_after_the_write_back() {
     let mut dirty_left = 0;
     for write in [WriteMode::Back, WriteMode::Through, WriteMode::Around] {
-        for policy in [CachePolicy::Lru, CachePolicy::Arc, CachePolicy::S3fifo] {
+        for policy in [CachePolicy::Lru, CachePolicy::Arc, CachePolicy::S3Fifo] {
             for (line, lines) in [(2 * BLK, 24), (4 * BLK, 10)] {
                 for delay_ns in [0, 30_000] {
                     let case = Case {
@@ -360,7 +360,7 @@ fn without_the_write_back_after_the_run_writes_are_lost() {
 
 #[test]
 fn the_policies_report_every_key_they_drop() {
-    for kind in PolicyKind::ALL {
+    for kind in CachePolicy::ALL {
         let mut p = kind.simulator(50);
         let mut resident = std::collections::HashSet::new();
         let mut rng = 9u64;

@@ -215,15 +215,26 @@ impl BlkioCgroup {
 
     /// Runs storlab with `args` in `dir`, inside this cgroup.
     pub(crate) fn run<S: AsRef<std::ffi::OsStr>>(&self, dir: &Path, args: &[S]) -> Outcome {
-        let procs = self.procs();
+        self.run_joining(dir, args, &[])
+    }
+
+    /// Runs storlab with `args` in `dir`, inside this cgroup and the cgroups whose
+    /// `cgroup.procs` are `also` (a memory cgroup, say).
+    pub(crate) fn run_joining<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        dir: &Path,
+        args: &[S],
+        also: &[&Path],
+    ) -> Outcome {
+        let join: String = std::iter::once(self.procs().as_path())
+            .chain(also.iter().copied())
+            .map(|procs| format!("echo $$ > '{}' && ", procs.display()))
+            .collect();
         let output = Command::new("sh")
             .current_dir(dir)
             .stdin(Stdio::null())
             .arg("-c")
-            .arg(format!(
-                "echo $$ > '{}' && exec \"$0\" \"$@\"",
-                procs.display()
-            ))
+            .arg(format!("{join}exec \"$0\" \"$@\""))
             .arg(STORLAB)
             .args(args)
             .output()
