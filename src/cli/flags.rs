@@ -303,6 +303,7 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
     },
     top_level!("--cache-policy", cache_policy),
     top_level!("--cache-write", cache_write),
+    switch!("--compare-cache", compare_cache),
 ];
 
 /// Sets the values the flags in `args` give over those of `spec`.
@@ -423,7 +424,10 @@ mod tests {
     fn every_flag_that_changes_a_job_is_in_its_table() {
         let run_only = [OUTPUT, &["--preset"]].concat();
         assert_eq!(table_flags(RUN_FLAGS), clap_flags("run", &run_only));
-        assert_eq!(table_flags(EXCHANGE_FLAGS), clap_flags("exchange", OUTPUT));
+        assert_eq!(
+            table_flags(EXCHANGE_FLAGS),
+            clap_flags("exchange", &run_only)
+        );
         assert_eq!(table_flags(USERS_FLAGS), clap_flags("users", OUTPUT));
         for f in RUN_FLAGS_FOR_EXCHANGE {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");

@@ -197,6 +197,9 @@ pub struct RunArgs {
 pub struct ExchangeArgs {
     /// Job file with an `[exchange]` section.
     pub job: Option<PathBuf>,
+    /// Run a built-in Exchange preset (see `storlab presets`); flags override its values.
+    #[arg(long, value_name = "NAME", conflicts_with = "job")]
+    pub preset: Option<String>,
     /// Number of mailboxes.
     #[arg(long, value_name = "N")]
     pub mailboxes: Option<u64>,
@@ -298,6 +301,10 @@ pub struct ExchangeArgs {
     /// The caches' write policy: back, through or around.
     #[arg(long, value_name = "MODE")]
     pub cache_write: Option<String>,
+    /// Run the validation (or the maximum-mailboxes search) without the cache, then with it,
+    /// and compare what each carried.
+    #[arg(long)]
+    pub compare_cache: bool,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -539,22 +546,53 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 
 /// Builds the Exchange configuration from the job file's `[exchange]` section and the flags.
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
-    let (mut spec, location, file) = match &a.job {
-        Some(path) => {
-            let text = job::file::read_text(path)?;
-            let file: ExchangeFile = job::file::parse_toml(path, &text)?;
-            (
-                file.exchange,
-                path.display().to_string(),
-                Some((path, text)),
-            )
+    let file = match (&a.job, &a.preset) {
+        (_, Some(name)) => {
+            let p = presets::find(name)
+                .filter(|p| is_exchange(p.toml))
+                .ok_or_else(|| {
+                    Usage(format!(
+                        "--preset: no Exchange preset is named `{name}`; Exchange presets: {}",
+                        presets::PRESETS
+                            .iter()
+                            .filter(|p| is_exchange(p.toml))
+                            .map(|p| p.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?;
+            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
-        None => (ExchangeSpec::default(), "command line".to_string(), None),
+        (Some(path), None) => Some((path.clone(), job::file::read_text(path)?)),
+        (None, None) => None,
+    };
+    let (mut spec, location) = match &file {
+        Some((path, text)) => {
+            let parsed: ExchangeFile = job::file::parse_toml(path, text)?;
+            (parsed.exchange, path.display().to_string())
+        }
+        None => (ExchangeSpec::default(), "command line".to_string()),
     };
     flags::apply_exchange(&mut spec, a);
     exchange::resolve(&spec, &location).map_err(|e| {
         flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
     })
+}
+
+/// Whether a job file's text holds an `[exchange]` section (it runs the Exchange validation).
+fn is_exchange(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("exchange"))
+}
+
+/// Where an Exchange validation's configuration came from, as the results record it.
+fn exchange_source(a: &ExchangeArgs) -> JobSource {
+    match &a.preset {
+        Some(name) => JobSource::Preset { name: name.clone() },
+        None => JobSource::Exchange {
+            path: a.job.as_ref().map(|p| p.display().to_string()),
+        },
+    }
 }
 
 fn run_exchange(a: ExchangeArgs) -> Result<i32> {
@@ -569,15 +607,10 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
             cfg.ramp_ms,
         );
         console::print_text(&exchange::sizing_summary(&cfg));
-        let source = JobSource::Exchange {
-            path: a.job.as_ref().map(|p| p.display().to_string()),
-        };
-        return dry_run(&job, &source);
+        return dry_run(&job, &exchange_source(&a));
     }
     let invocation = Invocation {
-        source: JobSource::Exchange {
-            path: a.job.as_ref().map(|p| p.display().to_string()),
-        },
+        source: exchange_source(&a),
         flags: flags::given(flags::EXCHANGE_FLAGS, &a),
     };
     a.out.run("exchange", invocation, |opts, signals, live| {
@@ -628,40 +661,42 @@ pub fn outcome_code(r: &RunResult) -> i32 {
 }
 
 fn run_job(args: RunArgs) -> Result<i32> {
-    if let Some(path) = &args.job {
-        let is_exchange = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| t.parse::<toml::Table>().ok())
-            .is_some_and(|t| t.contains_key("exchange"));
-        if is_exchange {
-            // An `[exchange]` job file runs the Exchange validation; flags about workers and
-            // access entries do not apply to it.
-            if let Some(f) = flags::RUN_FLAGS
-                .iter()
-                .find(|f| (f.given)(&args) && !flags::RUN_FLAGS_FOR_EXCHANGE.contains(&f.flag))
-            {
-                return Err(Usage(format!(
-                    "{} does not apply to {}, an Exchange job file (its I/O comes from the mailbox profile); leave it out, or change the profile with `storlab exchange {} --mailboxes ...`",
-                    f.flag,
-                    path.display(),
-                    path.display()
-                ))
-                .into());
-            }
-            return run_exchange(ExchangeArgs {
-                job: Some(path.clone()),
-                duration: args.duration,
-                ramp: args.ramp,
-                interval: args.interval,
-                engine: args.engine.clone(),
-                seed: args.seed,
-                destroy_data: args.destroy_data,
-                verify: args.verify,
-                sample_blocks: args.sample_blocks,
-                out: args.out.clone(),
-                ..Default::default()
-            });
+    let exchange_job = match (&args.job, &args.preset) {
+        (_, Some(name)) => presets::find(name)
+            .filter(|p| is_exchange(p.toml))
+            .map(|_| format!("--preset {name}")),
+        (Some(path), None) => std::fs::read_to_string(path)
+            .is_ok_and(|t| is_exchange(&t))
+            .then(|| path.display().to_string()),
+        (None, None) => None,
+    };
+    if let Some(what) = exchange_job {
+        // An `[exchange]` job file runs the Exchange validation; flags about workers and
+        // access entries do not apply to it.
+        if let Some(f) = flags::RUN_FLAGS
+            .iter()
+            .find(|f| (f.given)(&args) && !flags::RUN_FLAGS_FOR_EXCHANGE.contains(&f.flag))
+        {
+            return Err(Usage(format!(
+                "{} does not apply to {what}, an Exchange job (its I/O comes from the mailbox profile); leave it out, or change the profile with `storlab exchange {what} --mailboxes ...`",
+                f.flag,
+            ))
+            .into());
         }
+        return run_exchange(ExchangeArgs {
+            job: args.job.clone(),
+            preset: args.preset.clone(),
+            duration: args.duration,
+            ramp: args.ramp,
+            interval: args.interval,
+            engine: args.engine.clone(),
+            seed: args.seed,
+            destroy_data: args.destroy_data,
+            verify: args.verify,
+            sample_blocks: args.sample_blocks,
+            out: args.out.clone(),
+            ..Default::default()
+        });
     }
     let job = build_job(&args)?;
     let source = match (&args.job, &args.preset) {

@@ -31,6 +31,12 @@ pub const PRESETS: &[Preset] = &[
         toml: include_str!("presets/exchange-cache-levels.toml"),
     },
     Preset {
+        name: "exchange-cache-mailboxes",
+        description: "Exchange 2010 maximum-mailboxes search without a cache and with one (50% of each database, write-back) in front of each database, compared",
+        source: "NetApp, Wei Liu, 'Using Flash Cache for Exchange 2010', technical report TR-3867, 2011 (7,200 → 12,000 mailboxes)",
+        toml: include_str!("presets/exchange-cache-mailboxes.toml"),
+    },
+    Preset {
         name: "cna-database-mix",
         description: "database mix: 60% read, 50% random, block size 4 KiB → 128 KiB, 12 workers × queue depth 15 on 12 targets",
         source: "IT Brand Pulse Labs for Brocade, 'CNA Performance with Exchange and Oracle', test report, c. 2010",
@@ -103,12 +109,17 @@ mod tests {
     fn every_preset_resolves() {
         for p in PRESETS {
             let name = Path::new(p.name);
+            assert!(p.toml.contains("# Source"), "{} names its source", p.name);
+            if let Ok(file) = toml::from_str::<crate::profiles::exchange::ExchangeFile>(p.toml) {
+                crate::profiles::exchange::resolve(&file.exchange, p.name)
+                    .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+                continue;
+            }
             let spec =
                 crate::job::file::parse(name, p.toml).unwrap_or_else(|e| panic!("{}: {e}", p.name));
             let job = crate::job::resolve(&spec, Some((name, p.toml)))
                 .unwrap_or_else(|e| panic!("{}: {e}", p.name));
             assert!(!job.workers.is_empty(), "{}", p.name);
-            assert!(p.toml.contains("# Source"), "{} names its source", p.name);
         }
     }
 
@@ -125,6 +136,19 @@ mod tests {
         assert_eq!(crate::job::steps::expand(&cna).len(), 6);
         assert_eq!(cna.workers.len(), 12);
         assert_eq!(cna.workers[0].queue_depth, 15);
+        let mailboxes = toml::from_str::<crate::profiles::exchange::ExchangeFile>(
+            find("exchange-cache-mailboxes").unwrap().toml,
+        )
+        .unwrap();
+        let cfg = crate::profiles::exchange::resolve(&mailboxes.exchange, "preset").unwrap();
+        assert!(cfg.find_max_mailboxes && cfg.compare_cache);
+        assert_eq!(cfg.mailbox_size_bytes, 2_000_000_000, "TR-3867: 2,000 MB");
+        assert_eq!(cfg.iops_per_mailbox, 0.12, "TR-3867: without the cache");
+        assert_eq!(cfg.threads, Some(6), "TR-3867: with the cache");
+        assert!(!cfg.maintenance, "off: the cache tier cannot carry it");
+        let (devices, tier) = cfg.cache.unwrap();
+        assert_eq!(devices.len(), cfg.databases as usize);
+        assert_eq!(tier.size, crate::job::cache::CacheSize::Pct(50.0));
         let levels = job("exchange-cache-levels");
         let steps = crate::job::steps::expand(&levels);
         let sizes: Vec<f64> = steps.iter().map(|s| s.parameters[0].1).collect();

@@ -511,10 +511,12 @@ pub(crate) fn line_chart_with(
             text.join(" ")
         );
         if opts.markers || pts.len() <= 30 {
+            // Markers carry the series too: a series of one point is drawn by its marker.
             for (a, b) in &pts {
                 let _ = write!(
                     out,
-                    "<circle class=\"s{c} fill marker\" cx=\"{a:.1}\" cy=\"{b:.1}\" r=\"2.5\"/>"
+                    "<circle class=\"s{c} fill marker\" data-series=\"{}\" cx=\"{a:.1}\" cy=\"{b:.1}\" r=\"2.5\"/>",
+                    esc(&s.name)
                 );
             }
         }

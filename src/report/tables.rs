@@ -115,3 +115,75 @@ pub(crate) fn task_cells(t: &crate::results::users::TaskResult) -> [String; 9] {
         format_ns(l.max as f64),
     ]
 }
+
+/// Rows of the cache comparison (console and HTML): a heading, the value without the cache
+/// and the value with it.
+pub(crate) fn cache_comparison_rows(
+    c: &crate::results::exchange::CacheComparison,
+) -> Vec<[String; 3]> {
+    use crate::results::exchange::CacheSide;
+    let verdict = |s: &CacheSide| match s.pass {
+        Some(true) => "PASS".to_string(),
+        Some(false) => "FAIL".to_string(),
+        None => "not judged".to_string(),
+    };
+    let row = |name: &str, f: &dyn Fn(&CacheSide) -> String| {
+        [name.to_string(), f(&c.uncached), f(&c.cached)]
+    };
+    let mut rows = Vec::new();
+    if c.uncached.max_mailboxes.is_some() || c.cached.max_mailboxes.is_some() {
+        rows.push(row("maximum mailboxes that pass", &|s| {
+            s.max_mailboxes.map_or("-".into(), |m| m.to_string())
+        }));
+    }
+    rows.extend([
+        row("verdict of the reported test", &verdict),
+        row("mailboxes tested", &|s| s.mailboxes.to_string()),
+        row("threads per database", &|s| {
+            s.threads_per_database.to_string()
+        }),
+        row("achieved transactional IOPS", &|s| {
+            format_rate(s.achieved_iops)
+        }),
+        row("database read avg (worst)", &|s| {
+            format_ns(s.db_read_latency_ms * 1e6)
+        }),
+        row("log write avg (worst)", &|s| {
+            format_ns(s.log_write_latency_ms * 1e6)
+        }),
+        row("cache read hits", &|s| {
+            s.read_hit_pct.map_or("-".into(), format_pct)
+        }),
+        row("runs", &|s| s.runs.to_string()),
+    ]);
+    rows
+}
+
+/// One sentence on what the cache changed: mailboxes (after a search) and IOPS, as ratios.
+pub(crate) fn cache_comparison_sentence(c: &crate::results::exchange::CacheComparison) -> String {
+    let ratio = |off: f64, on: f64| {
+        if off > 0.0 {
+            format!("× {}", format_number(on / off))
+        } else {
+            "from none".to_string()
+        }
+    };
+    let mailboxes = match (c.uncached.max_mailboxes, c.cached.max_mailboxes) {
+        (Some(off), Some(on)) if off > 0 && on > 0 => format!(
+            "{on} mailboxes pass with the cache, {off} without ({}); ",
+            ratio(off as f64, on as f64)
+        ),
+        (Some(off), Some(on)) => format!(
+            "{} mailboxes pass with the cache, {} without (a search whose every full-length confirmation failed finds none); ",
+            on, off
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "{mailboxes}transactional IOPS {} → {} ({}); results without the cache: {}",
+        format_rate(c.uncached.achieved_iops),
+        format_rate(c.cached.achieved_iops),
+        ratio(c.uncached.achieved_iops, c.cached.achieved_iops),
+        c.uncached_results
+    )
+}

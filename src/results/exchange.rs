@@ -226,4 +226,75 @@ pub struct ExchangeResult {
     pub backup: Option<BackupFigures>,
     /// Recovery test figures.
     pub recovery: Option<RecoveryFigures>,
+    /// `compare_cache`: the validation without the cache tier, then with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_comparison: Option<CacheComparison>,
+}
+
+/// The same validation (the search, or the test at a fixed count) run without the cache tier,
+/// then with it: what each found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheComparison {
+    /// The results file of the validation without the cache (its trials, time series and
+    /// databases in full).
+    pub uncached_results: String,
+    /// Without the cache.
+    pub uncached: CacheSide,
+    /// With the cache (this results file).
+    pub cached: CacheSide,
+}
+
+/// What one side of a [`CacheComparison`] found: its reported test and, after a search, the
+/// largest count that passed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSide {
+    /// Whether its reported test passed (`None`: it was interrupted and not judged).
+    pub pass: Option<bool>,
+    /// After a search: the largest mailbox count that passed (0: none did).
+    pub max_mailboxes: Option<u64>,
+    /// Mailboxes of its reported test.
+    pub mailboxes: u64,
+    /// Threads per database.
+    pub threads_per_database: u32,
+    /// Achieved transactional IOPS of its reported test.
+    pub achieved_iops: f64,
+    /// Worst database's average read latency, ms.
+    pub db_read_latency_ms: f64,
+    /// Worst database's average log write latency, ms.
+    pub log_write_latency_ms: f64,
+    /// Share of database reads the cache served, percent (`None`: no cache).
+    pub read_hit_pct: Option<f64>,
+    /// Trials it ran (thread tuning and search), the reported test included.
+    pub runs: usize,
+}
+
+impl CacheSide {
+    /// What the validation of `r` found.
+    pub fn of(r: &super::RunResult) -> CacheSide {
+        let ex = r.exchange.clone().unwrap_or_default();
+        let worst =
+            |f: fn(&DatabaseFigures) -> f64| ex.databases.iter().map(f).fold(0.0, f64::max) / 1e6;
+        let (reads, hits) = r.cache_tiers.iter().fold((0, 0), |(n, h), t| {
+            (n + t.totals.reads, h + t.totals.read_hits)
+        });
+        CacheSide {
+            pass: r.verdict.as_ref().map(|v| v.passed()),
+            max_mailboxes: r.max_mailboxes,
+            mailboxes: ex.mailboxes,
+            threads_per_database: ex.threads_per_database,
+            achieved_iops: ex.achieved_iops,
+            db_read_latency_ms: worst(|d| d.db_read_latency_ns.mean),
+            log_write_latency_ms: worst(|d| d.log_write_latency_ns.mean),
+            read_hit_pct: (!r.cache_tiers.is_empty()).then(|| {
+                if reads == 0 {
+                    0.0
+                } else {
+                    hits as f64 * 100.0 / reads as f64
+                }
+            }),
+            runs: ex.thread_trials.len() + r.trials.as_ref().map_or(0, Vec::len).max(1),
+        }
+    }
 }

@@ -12,8 +12,8 @@ use crate::profiles::exchange::{
     self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
 };
 use crate::results::exchange::{
-    BackupFigures, DatabaseFigures, ExchangeResult, Initialisation, RecoveryFigures, Trial,
-    TrialPurpose,
+    BackupFigures, CacheComparison, CacheSide, DatabaseFigures, ExchangeResult, Initialisation,
+    RecoveryFigures, Trial, TrialPurpose,
 };
 use crate::results::verdict::Verdict;
 use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
@@ -36,12 +36,60 @@ pub(crate) fn trial_ms(cfg: &ExchangeConfig) -> u64 {
         .min(cfg.duration_ms)
 }
 
-/// Runs the validation described by `cfg`.
+/// Runs the validation described by `cfg`; with `compare_cache`, twice: without the cache
+/// tier (its results beside, `NAME.uncached.json`), then with it, the comparison in the
+/// second's results.
 pub(crate) fn run(
     cfg: &ExchangeConfig,
     opts: &RunOptions,
     exec: &mut dyn Execute,
 ) -> Result<RunResult> {
+    if !cfg.compare_cache {
+        return validate(cfg, opts, exec);
+    }
+    // Background maintenance does not run with a cache tier: it is left out of both sides so
+    // that they run the same I/O.
+    let once = |cache| ExchangeConfig {
+        cache,
+        compare_cache: false,
+        maintenance: false,
+        ..cfg.clone()
+    };
+    let uncached_opts = RunOptions {
+        results_path: opts.results_path.with_extension("uncached.json"),
+        ..opts.clone()
+    };
+    let off = validate(&once(None), &uncached_opts, exec)?;
+    let uncached_results = uncached_opts.results_path.display().to_string();
+    if off.interrupted.stopped_early() {
+        // The validation with the cache never ran: this file says so and holds the first.
+        let mut r = off;
+        r.warnings.push(format!(
+            "the validation without the cache stopped early ({uncached_results}); the one with the cache did not run"
+        ));
+        results::file::save(&opts.results_path, &r)?;
+        return Ok(r);
+    }
+    let mut on = validate(&once(cfg.cache.clone()), opts, exec)?;
+    if cfg.maintenance {
+        on.warnings.push(
+            "background database maintenance was left out of both validations: it does not run with a cache tier, and the two compare the same I/O".into(),
+        );
+    }
+    let comparison = CacheComparison {
+        uncached_results,
+        uncached: CacheSide::of(&off),
+        cached: CacheSide::of(&on),
+    };
+    if let Some(ex) = on.exchange.as_mut() {
+        ex.cache_comparison = Some(comparison);
+    }
+    results::file::save(&opts.results_path, &on)?;
+    Ok(on)
+}
+
+/// Runs one validation: the test (or the search), backup or recovery.
+fn validate(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
     let db_bytes = check_layout(cfg)?;
     let mut ctx = Context {
         cfg,
@@ -654,6 +702,7 @@ impl Context<'_> {
             thread_trials,
             backup: None,
             recovery: None,
+            cache_comparison: None,
         }
     }
 

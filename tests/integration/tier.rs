@@ -316,6 +316,76 @@ fn a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone() {
     assert_eq!(tier["line_bytes"], 32 << 10, "a line is a page: {what}");
 }
 
+#[test]
+fn compare_cache_finds_more_mailboxes_with_the_cache_than_without() {
+    if skipped("compare_cache_finds_more_mailboxes_with_the_cache_than_without") {
+        return;
+    }
+    use crate::exchange::devices::LoopFs;
+    use crate::harness::ExchangeArgs;
+    let dir = scratch();
+    let ram = ram_dir();
+    let image_dir = ram.as_ref().map_or(dir.path(), |r| r.path());
+    let fs = LoopFs::create_with_image(image_dir, dir.path(), "compared", 64, &[], &[])
+        .expect("filesystem");
+    // 60 reads and 60 writes a second. Mailboxes at 1 IOPS (+ 20 % headroom) do 60 % reads
+    // and 40 % writes of 32 KiB pages: the LUN alone carries about 60 / (0.6 × 1.2) = 83 of
+    // them (its reads run out). A write-through cache that holds the database serves the reads,
+    // and the LUN's writes bound it at about 60 / (0.4 × 1.2) = 125: the tier cannot invent
+    // write bandwidth. The 25-page database warms within each trial's ramp. The log is on
+    // memory: the database is the question.
+    let cgroup =
+        BlkioCgroup::iops_limit("compared-exchange", &fs.device, 60).expect("blkio cgroup");
+    let results = dir.path().join("compare.json");
+    let cache_file = image_dir.join("db1.cache");
+    let command = ExchangeArgs::sized(40, "1MiB", "2%", 1)
+        .flags(&[
+            "--iops-per-mailbox",
+            "1",
+            "--threads",
+            "4",
+            "--maintenance",
+            "off",
+        ])
+        .flags(&["--find-max-mailboxes", "--compare-cache"])
+        .flags(&["--duration", "4s", "--ramp", "1s"])
+        .flags(&["--cache-device", cache_file.to_str().unwrap()])
+        .flags(&["--cache-size", "100%", "--cache-write", "through"])
+        .db_path(&fs.mount_point)
+        .log_path(image_dir)
+        .lenient()
+        .results(&results);
+    let out = cgroup.run_exchange(dir.path(), &command);
+    let v = load_json(&results);
+    let c = &v["exchange"]["cache_comparison"];
+    let max = |side: &str| c[side]["max_mailboxes"].as_u64().unwrap_or(0);
+    let (off, on) = (max("uncached"), max("cached"));
+    let what = format!("without the cache {off} mailboxes, with it {on}: {c}");
+    assert!(
+        (20..=100).contains(&off),
+        "the LUN's reads bound it: {what}"
+    );
+    assert!(on as f64 >= off as f64 * 1.2, "{what}");
+    assert!(
+        on <= 150,
+        "write-through: the LUN's writes bound it: {what}"
+    );
+    assert_eq!(v["max_mailboxes"].as_u64(), Some(on), "{what}");
+    assert!(f64_at(c, "/cached/read_hit_pct") > 60.0, "{what}");
+    assert!(c["uncached"]["read_hit_pct"].is_null(), "{what}");
+    // The search without the cache keeps its own results, trials and all.
+    let kept = load_json(std::path::Path::new(
+        c["uncached_results"].as_str().unwrap(),
+    ));
+    assert_eq!(kept["max_mailboxes"].as_u64(), Some(off));
+    assert!(kept.get("cache_tiers").is_none());
+    assert!(kept["trials"].as_array().unwrap().len() >= 3);
+    // The reported test is the cached search's confirmation; the exit code is its verdict.
+    let pass = c["cached"]["pass"].as_bool().unwrap();
+    out.expect_code(if pass { 0 } else { 3 });
+    assert!(out.stdout.contains("cache off and on:"), "{}", out.stdout);
+}
+
 /// A memory cgroup (v1) with a limit, removed when dropped.
 struct MemoryCgroup(std::path::PathBuf);
 

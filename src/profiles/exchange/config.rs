@@ -94,6 +94,8 @@ pub struct ExchangeSpec {
     pub cache_policy: Option<String>,
     /// Its write policy (default back).
     pub cache_write: Option<String>,
+    /// Run the validation twice, without the cache tier and then with it, and compare them.
+    pub compare_cache: Option<bool>,
 }
 
 /// A job file holding an `[exchange]` section.
@@ -170,6 +172,9 @@ pub struct ExchangeConfig {
     /// device (in the order of the databases) and the tier's settings.
     #[serde(default)]
     pub cache: Option<(Vec<PathBuf>, crate::job::cache::CacheTier)>,
+    /// Run the validation without the cache tier first, then with it (`cache` is set).
+    #[serde(default)]
+    pub compare_cache: bool,
 }
 
 /// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
@@ -232,7 +237,25 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         verify: spec.verify.unwrap_or(false),
         sample_blocks: spec.sample_blocks.unwrap_or(false),
         cache: cache(spec, layout.databases, &errors)?,
+        compare_cache: spec.compare_cache.unwrap_or(false),
     };
+    if cfg.compare_cache {
+        if cfg.cache.is_none() {
+            return Err(errors.error(
+                "compare_cache",
+                "comparing the validation without and with a cache needs the cache: give cache_devices (--cache-device), one per database".into(),
+            ));
+        }
+        if !matches!(cfg.test, TestType::Performance | TestType::Stress) {
+            return Err(errors.error(
+                "compare_cache",
+                format!(
+                    "the cache tier is for the transactional tests, not the {} test: use test = \"performance\" or \"stress\"",
+                    cfg.test.name()
+                ),
+            ));
+        }
+    }
     if cfg.throughput_mode.is_none() && cfg.database_bytes() < cfg.page_bytes * 16 {
         return Err(errors.error(
             "capacity",

@@ -168,7 +168,7 @@ const ACHIEVED_IOPS_RULE: &str = "achieved transactional IOPS";
 /// Describes the sizing for `--dry-run` and the console.
 pub fn sizing_summary(cfg: &ExchangeConfig) -> String {
     format!(
-        "Exchange {} {} test: {} mailboxes of {}, {} IOPS per mailbox ({}) + {} headroom: a target of {} transactional IOPS · {} databases of {}{} · {}",
+        "Exchange {} {} test: {} mailboxes of {}, {} IOPS per mailbox ({}) + {} headroom: a target of {} transactional IOPS · {} databases of {}{} · {}{}",
         cfg.version.name(),
         cfg.test.name(),
         cfg.mailboxes,
@@ -190,6 +190,23 @@ pub fn sizing_summary(cfg: &ExchangeConfig) -> String {
         match cfg.threads {
             Some(t) => format!("{t} threads per database"),
             None => "threads per database found by trial (--threads auto)".into(),
+        },
+        match &cfg.cache {
+            None => String::new(),
+            Some((_, tier)) => format!(
+                " · a cache tier of {} ({}, write-{}) in front of each database{}",
+                match tier.size {
+                    crate::job::cache::CacheSize::Bytes(b) => format_size(b),
+                    crate::job::cache::CacheSize::Pct(p) => format!("{} of it", format_pct(p)),
+                },
+                tier.policy.name(),
+                tier.write.name(),
+                if cfg.compare_cache {
+                    ", the validation run first without it and then with it (--compare-cache)"
+                } else {
+                    ""
+                }
+            ),
         }
     )
 }

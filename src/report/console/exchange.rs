@@ -170,6 +170,22 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
     if let Some(m) = r.max_mailboxes {
         let _ = writeln!(out, "\nmaximum mailboxes that pass: {m} mailboxes");
     }
+    if let Some(c) = &x.cache_comparison {
+        let _ = writeln!(out, "\ncache off and on:");
+        let _ = writeln!(
+            out,
+            "  {:<30} {:>14} {:>14}",
+            "", "without cache", "with cache"
+        );
+        for [name, off, on] in crate::report::tables::cache_comparison_rows(c) {
+            let _ = writeln!(out, "  {name:<30} {off:>14} {on:>14}");
+        }
+        let _ = writeln!(
+            out,
+            "  {}",
+            crate::report::tables::cache_comparison_sentence(c)
+        );
+    }
 }
 
 /// The per-database table.

@@ -429,6 +429,50 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
             format_count(m)
         );
     }
+    if let Some(c) = &x.cache_comparison {
+        cache_comparison(o, c);
+    }
+}
+
+/// Cache off and on: the table, a sentence and a chart of what each carried.
+fn cache_comparison(o: &mut String, c: &crate::results::exchange::CacheComparison) {
+    o.push_str("<h2>Cache off and on</h2><div class=\"table\"><table><tr><th></th><th>without cache</th><th>with cache</th></tr>");
+    for [name, off, on] in super::tables::cache_comparison_rows(c) {
+        let _ = write!(
+            o,
+            "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
+            escape(&name),
+            escape(&off),
+            escape(&on)
+        );
+    }
+    let _ = write!(
+        o,
+        "</table></div><p>{}</p>",
+        escape(&super::tables::cache_comparison_sentence(c))
+    );
+    let sides = [("without cache", &c.uncached), ("with cache", &c.cached)];
+    let chart =
+        |title: &str, unit: &str, f: &dyn Fn(&crate::results::exchange::CacheSide) -> f64| {
+            super::svg::bar_chart(
+                title,
+                &sides.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(),
+                &super::svg::Axis::linear(unit),
+                &[super::svg::Bars {
+                    name: title.into(),
+                    values: sides.iter().map(|(_, s)| f(s)).collect(),
+                    errors: vec![None; 2],
+                }],
+            )
+        };
+    if c.uncached.max_mailboxes.is_some() {
+        let svg = chart("maximum mailboxes that pass", "mailboxes", &|s| {
+            s.max_mailboxes.unwrap_or(0) as f64
+        });
+        o.push_str(&super::svg::tag(&svg, "cache-mailboxes"));
+    }
+    let svg = chart("achieved transactional IOPS", "IOPS", &|s| s.achieved_iops);
+    o.push_str(&super::svg::tag(&svg, "cache-iops"));
 }
 
 /// The per-database table (Exchange validations and simulated users).

@@ -139,11 +139,20 @@ fn chart<'a>(html: &'a str, id: &str) -> &'a str {
     &html[start..end]
 }
 
-/// The data-series names of a chart, each with its drawn points (polyline) or bar.
+/// The data-series names of a chart, each with its drawn points (polyline) or bar (a line's
+/// markers, which carry its name too, are left out).
 fn series_of(svg: &str) -> Vec<(String, String)> {
     svg.split("data-series=\"")
         .skip(1)
-        .map(|s| {
+        .zip(svg.split("data-series=\""))
+        .filter(|(_, before)| {
+            !before
+                .rsplit('<')
+                .next()
+                .unwrap_or("")
+                .starts_with("circle")
+        })
+        .map(|(s, _)| {
             let name = s.split('"').next().unwrap().to_string();
             let points = s
                 .split_once("points=\"")

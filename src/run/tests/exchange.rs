@@ -231,3 +231,128 @@ fn thread_tuning_keeps_the_first_count_that_passes() {
     let threads = r.phases.iter().find(|p| p.name == Phase::Threads).unwrap();
     assert_eq!(threads.state, PhaseState::Completed);
 }
+
+/// `config` with a cache tier on each database (files in `dir`), compared with none.
+fn compared(dir: &std::path::Path) -> ExchangeConfig {
+    let mut cfg = config(dir, true, Some(1));
+    let spec = ExchangeSpec {
+        cache_devices: Some(vec![dir.join("c1"), dir.join("c2")]),
+        cache_size: Some(crate::job::spec::CacheSizeSpec::Text("50%".into())),
+        compare_cache: Some(true),
+        mailboxes: Some(1000),
+        db_paths: Some(vec![dir.to_path_buf()]),
+        log_paths: Some(vec![dir.to_path_buf()]),
+        capacity: Some(Percent(0.01)),
+        ..ExchangeSpec::default()
+    };
+    let with = model::resolve(&spec, "test").expect("a valid configuration");
+    cfg.cache = with.cache;
+    cfg.compare_cache = with.compare_cache;
+    cfg
+}
+
+fn cached(job: &Job) -> bool {
+    job.targets.iter().any(|t| t.cache.is_some())
+}
+
+#[test]
+fn compare_cache_searches_without_the_cache_then_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = compared(dir.path());
+    cfg.maintenance = true;
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    // The disks carry 3,000 mailboxes' worth; with the cache, 6,000.
+    let mut alone = storage(3000.0 * per_mailbox);
+    let mut with = storage(6000.0 * per_mailbox);
+    let mut fake = Fake::new(move |job: &Job, s: &Signals| {
+        if cached(job) {
+            with(job, s)
+        } else {
+            alone(job, s)
+        }
+    });
+    let r = run(&cfg, &mut fake, dir.path());
+    // Every run without the cache came first, then every run with it; neither side ran
+    // maintenance (the tier cannot carry it), so both ran the same I/O.
+    let sides: Vec<bool> = fake.jobs.iter().map(|(j, _)| cached(j)).collect();
+    let first_cached = sides.iter().position(|&c| c).expect("runs with the cache");
+    assert!(
+        first_cached > 0 && sides[first_cached..].iter().all(|&c| c),
+        "{sides:?}"
+    );
+    assert!(
+        (fake.jobs.iter()).all(|(j, _)| j.workers.iter().all(|w| !w.name.contains("maintenance")))
+    );
+    let uncached_path = dir.path().join("x.uncached.json");
+    assert!(
+        fake.jobs[..first_cached]
+            .iter()
+            .all(|(_, o)| o.results_path == uncached_path)
+    );
+    assert!(
+        fake.jobs[first_cached..]
+            .iter()
+            .all(|(_, o)| o.results_path == dir.path().join("x.json"))
+    );
+    let c = r
+        .exchange
+        .as_ref()
+        .unwrap()
+        .cache_comparison
+        .clone()
+        .expect("a comparison");
+    let off = c.uncached.max_mailboxes.unwrap();
+    let on = c.cached.max_mailboxes.unwrap();
+    assert!((2940..=3000).contains(&off), "{off}");
+    assert!((5880..=6000).contains(&on), "{on}");
+    assert_eq!(
+        r.max_mailboxes,
+        Some(on),
+        "the reported search is the cached one"
+    );
+    assert_eq!(c.uncached.pass, Some(true));
+    assert_eq!(c.uncached.runs + c.cached.runs, fake.jobs.len());
+    assert_eq!(c.uncached_results, uncached_path.display().to_string());
+    // The search without the cache keeps its own results file, whole.
+    let kept = crate::results::file::load(&uncached_path).expect("the uncached results");
+    assert_eq!(kept.max_mailboxes, Some(off));
+    assert!(kept.exchange.unwrap().cache_comparison.is_none());
+    // Saved with the comparison.
+    let saved = crate::results::file::load(&dir.path().join("x.json")).unwrap();
+    assert_eq!(saved.exchange.unwrap().cache_comparison, Some(c));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("maintenance was left out of both"))
+    );
+}
+
+#[test]
+fn an_interrupted_search_without_the_cache_runs_nothing_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = compared(dir.path());
+    let mut serve = storage(3000.0 * cfg.target_iops(1000) / 1000.0);
+    let mut runs = 0;
+    let mut fake = Fake::new(move |job: &Job, s: &Signals| {
+        runs += 1;
+        let mut made = serve(job, s);
+        if runs == 2 {
+            s.interrupt();
+            made.interrupted = true;
+        }
+        made
+    });
+    let r = run(&cfg, &mut fake, dir.path());
+    assert_eq!(fake.jobs.len(), 2);
+    assert!(!fake.jobs.iter().any(|(j, _)| cached(j)));
+    assert!(r.interrupted.stopped_early() && r.verdict.is_none());
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("the one with the cache did not run"))
+    );
+    assert!(
+        dir.path().join("x.json").exists(),
+        "the results are on disk"
+    );
+}

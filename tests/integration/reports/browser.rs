@@ -228,6 +228,11 @@ fn browser_prints_the_cache_tier_report() {
 }
 
 #[test]
+fn browser_prints_the_cache_comparison_report() {
+    browser_report("browser_prints_the_cache_comparison_report", "compare");
+}
+
+#[test]
 fn browser_prints_the_comparison() {
     let Some(browser) = chromium("browser_prints_the_comparison") else {
         return;

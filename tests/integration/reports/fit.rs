@@ -1,5 +1,6 @@
 //! Every page fits the width it is read at. Headless Chromium loads the report of a run
-//! (`plain.json`) and of an Exchange validation (`exchange.json`) at 1280 and at 800 px wide,
+//! (`plain.json`), of an Exchange validation (`exchange.json`) and of a cache comparison
+//! (`compare.json`) at 1280 and at 800 px wide,
 //! scrollbars shown as a reader sees them, in a copy of the page that measures itself
 //! ([`MEASURE`]): no element may reach past its container (its parent; for what an SVG draws,
 //! the SVG, so a clipped tick label counts), except in a wrapper that scrolls sideways by
@@ -195,5 +196,13 @@ fn the_report_of_an_exchange_validation_fits_1280_and_800_px() {
     report_fits(
         "the_report_of_an_exchange_validation_fits_1280_and_800_px",
         "exchange",
+    );
+}
+
+#[test]
+fn the_report_of_a_cache_comparison_fits_1280_and_800_px() {
+    report_fits(
+        "the_report_of_a_cache_comparison_fits_1280_and_800_px",
+        "compare",
     );
 }

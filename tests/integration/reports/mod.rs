@@ -18,7 +18,8 @@
 //! same at queue depth 8), `steps.json` (a `[cycle]` over two block sizes, `repeat = 3`),
 //! `curve.json` (a rate curve at 25 % and 50 % on the null engine) and `exchange.json` (an
 //! Exchange validation with two databases and a PASS verdict) and `steady.json` (a run until
-//! steady state, in rounds). They ran on a virtual disk
+//! steady state, in rounds), `tier.json` (a cache tier in front of a file) and `compare.json`
+//! (the maximum-mailboxes search without a cache and with one, `--compare-cache`). They ran on a virtual disk
 //! `vda`, which is why the device charts and columns are named so.
 //!
 //! Regenerating them (when the results schema changes: the loader is strict), all in one
@@ -32,6 +33,9 @@
 //! storlab run $W/curve.toml -o $W/curve.json
 //! storlab exchange --mailboxes 100 --mailbox-size 32MiB --capacity 1% --databases 2 --duration 3s \
 //!     --ramp 0s --db-path $W/db --db-read-latency 500ms --log-write-latency 500ms --max-latency 5s -o $W/exchange.json
+//! storlab exchange --mailboxes 500 --iops-per-mailbox 5 --mailbox-size 32MiB --capacity 1% \
+//!     --databases 1 --threads 4 --duration 3s --ramp 0s --db-path $W/db --log-path /dev/shm/log \
+//!     --find-max-mailboxes --compare-cache --cache-device /dev/shm/cache.dat -o $W/compare.json
 //! ```
 //!
 //! `steps.toml`: `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `repeat = 3`,
@@ -58,8 +62,8 @@ use std::path::{Path, PathBuf};
 // ---- The fixtures -----------------------------------------------------------------------
 
 /// Every fixture, by file stem.
-const FIXTURES: [&str; 7] = [
-    "plain", "plain-b", "steps", "curve", "exchange", "steady", "tier",
+const FIXTURES: [&str; 8] = [
+    "plain", "plain-b", "steps", "curve", "exchange", "steady", "tier", "compare",
 ];
 
 /// `tests/fixtures/NAME.json`.
@@ -303,6 +307,54 @@ const EXCHANGE: Expected = Expected {
     ],
 };
 
+/// The database classes of a one-database validation with a cache (no maintenance).
+const CACHED_DB_CLASSES: &[&str] = &["db1/log-write", "db1/read", "db1/write", "total"];
+
+/// `--find-max-mailboxes --compare-cache` (`compare.json`): the comparison after the trials,
+/// then the tier.
+const COMPARE: Expected = Expected {
+    headings: &[
+        "Warnings",
+        "Exchange 2010 performance test",
+        "Databases",
+        "Trials",
+        "Cache off and on",
+        "Cache tier: db1",
+        "Verdict rules",
+        "Classes",
+        "Charts",
+        "Targets",
+        "Devices",
+        "CPU",
+    ],
+    charts: &[
+        ("cache-mailboxes", &["maximum mailboxes that pass"]),
+        ("cache-iops", &["achieved transactional IOPS"]),
+        ("tier-hits-0", &["read hit %"]),
+        ("tier-latency-0", &["backing read mean", "cache read mean"]),
+        ("tier-traffic-0", &["filled MB/s", "written back MB/s"]),
+        ("iops-over-time", CACHED_DB_CLASSES),
+        ("mbps-over-time", CACHED_DB_CLASSES),
+        (
+            "latency-over-time",
+            &[
+                "db1/log-write write mean",
+                "db1/log-write write p99",
+                "db1/read read mean",
+                "db1/read read p99",
+                "db1/write write mean",
+                "db1/write write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", DEVICES),
+        (
+            "latency-distribution",
+            &["db1/log-write write", "db1/read read", "db1/write write"],
+        ),
+    ],
+};
+
 /// Labels of the plain comparison.
 const CMP_LABELS: [&str; 2] = ["qd1", "qd8"];
 
@@ -343,6 +395,7 @@ fn expected(name: &str) -> &'static Expected<'static> {
         "exchange" => &EXCHANGE,
         "steady" => &STEADY,
         "tier" => &TIER,
+        "compare" => &COMPARE,
         _ => unreachable!("no fixture {name}"),
     }
 }

@@ -215,7 +215,7 @@ fn csv_and_markdown_tables() {
             _ => &[],
         };
         assert!(
-            ["plain", "plain-b", "exchange", "tier"].contains(&name) || steps > 0,
+            ["plain", "plain-b", "exchange", "tier", "compare"].contains(&name) || steps > 0,
             "{name}.json has no steps"
         );
         check_table(dir.path(), name, "summary", SUMMARY_HEADER, Some(summary));
