@@ -16,11 +16,13 @@
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
 //! ```
 //!
-//! Dependencies point one way: units → job, stats → engine → results → cache, profiles, trace →
-//! users → run → report → cli.
+//! Dependencies point one way: units → job, stats → engine → results → cache, cluster, profiles,
+//! trace → users → run → report → cli. `cluster` is the seam of runs over many hosts (its
+//! collectives, the shared job, the exact merge of every rank's results).
 
 pub mod cache;
 pub mod cli;
+pub mod cluster;
 pub mod engine;
 pub mod job;
 pub mod profiles;

@@ -463,6 +463,18 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             });
         }
     };
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Exchange(_) | Command::Users(_)
+    ) {
+        // One copy per host without MPI: refuse a launcher's N copies that would each run
+        // the whole job as if alone, on the same targets.
+        let single = crate::cluster::Single::new();
+        crate::cluster::check_launcher(crate::cluster::Cluster::size(&single), &|var| {
+            std::env::var(var).ok()
+        })
+        .map_err(Usage)?;
+    }
     match cli.command {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),

@@ -2,7 +2,8 @@
 //! that carries a filesystem, a partition table or a mount, unless told `--destroy-data`;
 //! reading is always allowed. And the targets refused before anything is written: a file in a
 //! directory that does not exist (only storlab's own `storlab-scratch/` is created), and files
-//! on kernel pseudo-filesystems (`/proc`, `/sys`). Loop-device tests need root, `losetup` and
+//! on kernel pseudo-filesystems (`/proc`, `/sys`); and copies a launcher (mpirun, srun) starts
+//! as ranks of one run, which would each write the same targets. Loop-device tests need root, `losetup` and
 //! `mkfs.ext4`, and skip with a reason elsewhere.
 
 use crate::harness::{
@@ -421,4 +422,47 @@ fn loop_device_with_partitions_is_not_written_without_destroy_data() {
         .filter(|n| dir.path().join(format!("{n}.json")).exists())
         .collect();
     assert!(left.is_empty(), "refused runs wrote results: {left:?}");
+}
+
+#[test]
+fn copies_a_launcher_starts_as_ranks_of_one_run_are_refused_before_any_io() {
+    // `mpirun -np 3 storlab run` without MPI support: three copies, each believing it is
+    // alone, would write the same targets. Each refuses, with nothing written.
+    let dir = crate::harness::scratch();
+    for (var, value) in [
+        ("OMPI_COMM_WORLD_SIZE", "3"),
+        ("PMI_SIZE", "2"),
+        ("SLURM_STEP_NUM_TASKS", "4"),
+    ] {
+        for command in [&["run"][..], &["exchange"], &["users"]] {
+            let output = std::process::Command::new(crate::harness::STORLAB)
+                .current_dir(dir.path())
+                .args(command)
+                .env(var, value)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("start storlab");
+            let out = crate::harness::Outcome::from_output(&output);
+            out.expect_code(2);
+            assert!(
+                out.stderr
+                    .contains(&format!("one of {value} ranks ({var}={value})")),
+                "{var}: {}",
+                out.stderr
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing was created"
+    );
+    // One rank of one: runs as usual.
+    let output = std::process::Command::new(crate::harness::STORLAB)
+        .current_dir(dir.path())
+        .args(["run", "--dry-run"])
+        .env("OMPI_COMM_WORLD_SIZE", "1")
+        .output()
+        .expect("start storlab");
+    crate::harness::Outcome::from_output(&output).expect_code(0);
 }

@@ -14,6 +14,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engine", &["job", "stats", "units"]),
     ("results", &["job", "stats", "units"]),
     ("cache", &["engine", "job", "results", "stats", "units"]),
+    ("cluster", &["job", "results", "stats", "units"]),
     ("profiles", &["job", "results", "stats", "units"]),
     ("trace", &["engine", "job", "results", "stats", "units"]),
     (
@@ -23,15 +24,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "run",
         &[
-            "cache", "engine", "job", "profiles", "results", "stats", "trace", "units", "users",
+            "cache", "cluster", "engine", "job", "profiles", "results", "stats", "trace", "units",
+            "users",
         ],
     ),
     ("report", &["cache", "job", "results", "stats", "units"]),
     (
         "cli",
         &[
-            "cache", "engine", "job", "profiles", "report", "results", "run", "stats", "trace",
-            "units", "users",
+            "cache", "cluster", "engine", "job", "profiles", "report", "results", "run", "stats",
+            "trace", "units", "users",
         ],
     ),
 ];

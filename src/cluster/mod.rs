@@ -1,0 +1,75 @@
+//! Many hosts, one run: the cluster seam. A [`Cluster`] is this process's place among the run's
+//! ranks (one per host, or several): its rank, how many there are, its host, and the two
+//! collectives a run needs: the root's bytes to every rank ([`Cluster::broadcast`]) and every
+//! rank's bytes to the root ([`Cluster::gather`]), each waiting at most a given time and naming
+//! the ranks that did not answer. Implementations: [`Single`] (one host, the default) and
+//! [`Threads`] (ranks as threads of one process, for tests without MPI); MPI goes behind the
+//! same trait. On top of it: the job shared by every rank with the same storlab version and the
+//! same job hash before any I/O ([`share_job`]), per-rank paths from templates ([`expand`]), a
+//! refusal of launchers that start copies which each believe they are alone
+//! ([`check_launcher`]), and the exact merge of every rank's results ([`merge`]): histograms
+//! add, percentiles are read from the sum, never averaged.
+
+mod job;
+mod merge;
+mod single;
+mod template;
+mod threads;
+
+pub use job::{check_launcher, share_job};
+pub use merge::{HostRun, HostSummary, Merged, merge};
+pub use single::Single;
+pub use template::expand;
+pub use threads::{ThreadRank, Threads};
+
+use std::time::Duration;
+
+/// Why a collective failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClusterError {
+    /// Ranks that did not answer in time (a dead host, a hung process, a network partition).
+    #[error("{} did not answer within {}: it stopped, hung or lost its network; the run ends with what arrived", ranks_text(.ranks), crate::units::format_duration(*.waited))]
+    Late {
+        /// The ranks, ascending.
+        ranks: Vec<usize>,
+        /// How long the collective waited.
+        waited: Duration,
+    },
+    /// The ranks do not run the same thing.
+    #[error("{0}")]
+    Disagree(String),
+    /// A message that is not what the protocol sends (a different storlab on the other end).
+    #[error("rank {rank} sent a message storlab cannot read: {why}")]
+    Garbled {
+        /// Who sent it.
+        rank: usize,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// `rank 2` or `ranks 1, 3`.
+fn ranks_text(ranks: &[usize]) -> String {
+    let list: Vec<String> = ranks.iter().map(usize::to_string).collect();
+    match ranks {
+        [_] => format!("rank {}", list[0]),
+        _ => format!("ranks {}", list.join(", ")),
+    }
+}
+
+/// This process's place among the ranks of a run, and the collectives between them. Every rank
+/// calls the collectives in the same order; rank 0 is the root.
+pub trait Cluster: Send {
+    /// This rank, 0-based.
+    fn rank(&self) -> usize;
+    /// How many ranks the run has.
+    fn size(&self) -> usize;
+    /// This rank's host name.
+    fn host(&self) -> &str;
+    /// The root's `bytes` (given on the root, `None` elsewhere) on every rank, waiting at most
+    /// `wait` for them.
+    fn broadcast(&self, bytes: Option<Vec<u8>>, wait: Duration) -> Result<Vec<u8>, ClusterError>;
+    /// Every rank's `bytes`, in rank order, on the root (`None` on the other ranks), waiting at
+    /// most `wait` for them: the ranks that did not send in time are named.
+    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Vec<Vec<u8>>>, ClusterError>;
+}

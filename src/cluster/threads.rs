@@ -1,0 +1,172 @@
+//! Ranks as threads of one process, over channels: the collectives of a multi-host run without
+//! MPI, for tests (a rank that stops answering is a thread that returns).
+
+use super::{Cluster, ClusterError};
+use std::cell::{Cell, RefCell};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
+
+/// One message of a collective: which collective (every rank numbers them alike), from whom.
+struct Msg {
+    seq: u64,
+    from: usize,
+    bytes: Vec<u8>,
+}
+
+/// Makes in-process ranks.
+#[derive(Debug, Clone, Copy)]
+pub struct Threads;
+
+impl Threads {
+    /// `n` ranks; rank `r` says it is on host `host(r)`. Give each to its own thread.
+    pub fn ranks(n: usize, host: impl Fn(usize) -> String) -> Vec<ThreadRank> {
+        let (senders, receivers): (Vec<Sender<Msg>>, Vec<Receiver<Msg>>) =
+            (0..n).map(|_| channel()).unzip();
+        receivers
+            .into_iter()
+            .enumerate()
+            .map(|(rank, inbox)| ThreadRank {
+                rank,
+                size: n,
+                host: host(rank),
+                inbox,
+                peers: senders.clone(),
+                seq: Cell::new(0),
+                early: RefCell::new(Vec::new()),
+            })
+            .collect()
+    }
+}
+
+/// A rank of [`Threads`].
+pub struct ThreadRank {
+    rank: usize,
+    size: usize,
+    host: String,
+    inbox: Receiver<Msg>,
+    peers: Vec<Sender<Msg>>,
+    /// The number of the next collective.
+    seq: Cell<u64>,
+    /// Messages of later collectives that arrived first.
+    early: RefCell<Vec<Msg>>,
+}
+
+impl std::fmt::Debug for ThreadRank {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadRank")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .field("host", &self.host)
+            .finish()
+    }
+}
+
+/// How long one wait for a message lasts before the deadline is looked at again.
+const POLL: Duration = Duration::from_millis(50);
+
+impl ThreadRank {
+    fn next_seq(&self) -> u64 {
+        let s = self.seq.get();
+        self.seq.set(s + 1);
+        s
+    }
+
+    fn send(&self, to: usize, seq: u64, bytes: Vec<u8>) {
+        // A rank that has gone has dropped its inbox: what it would have read is lost, and
+        // the root names it when it does not answer.
+        let _ = self.peers[to].send(Msg {
+            seq,
+            from: self.rank,
+            bytes,
+        });
+    }
+
+    /// The messages of collective `seq` from each of `from`, until they are all here or
+    /// `wait` has passed (then the ranks still missing).
+    fn receive(
+        &self,
+        seq: u64,
+        from: &[usize],
+        wait: Duration,
+    ) -> Result<Vec<Vec<u8>>, ClusterError> {
+        let mut got: Vec<Option<Vec<u8>>> = vec![None; from.len()];
+        let keep = |m: Msg, got: &mut Vec<Option<Vec<u8>>>| {
+            if m.seq > seq {
+                self.early.borrow_mut().push(m);
+            } else if m.seq == seq {
+                if let Some(i) = from.iter().position(|&r| r == m.from) {
+                    got[i] = Some(m.bytes);
+                }
+            }
+            // Older: a collective this rank already gave up on.
+        };
+        let early: Vec<Msg> = std::mem::take(&mut *self.early.borrow_mut());
+        for m in early {
+            keep(m, &mut got);
+        }
+        let start = Instant::now();
+        while got.iter().any(Option::is_none) {
+            let left = wait.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            match self.inbox.recv_timeout(left.min(POLL)) {
+                Ok(m) => keep(m, &mut got),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let missing: Vec<usize> = from
+            .iter()
+            .zip(&got)
+            .filter(|(_, g)| g.is_none())
+            .map(|(&r, _)| r)
+            .collect();
+        if missing.is_empty() {
+            Ok(got.into_iter().flatten().collect())
+        } else {
+            Err(ClusterError::Late {
+                ranks: missing,
+                waited: wait,
+            })
+        }
+    }
+}
+
+impl Cluster for ThreadRank {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn size(&self) -> usize {
+        self.size
+    }
+
+    fn host(&self) -> &str {
+        &self.host
+    }
+
+    fn broadcast(&self, bytes: Option<Vec<u8>>, wait: Duration) -> Result<Vec<u8>, ClusterError> {
+        let seq = self.next_seq();
+        if self.rank == 0 {
+            let bytes = bytes.unwrap_or_default();
+            for to in 1..self.size {
+                self.send(to, seq, bytes.clone());
+            }
+            return Ok(bytes);
+        }
+        Ok(self.receive(seq, &[0], wait)?.remove(0))
+    }
+
+    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Vec<Vec<u8>>>, ClusterError> {
+        let seq = self.next_seq();
+        if self.rank != 0 {
+            self.send(0, seq, bytes);
+            return Ok(None);
+        }
+        let others: Vec<usize> = (1..self.size).collect();
+        let mut all = vec![bytes];
+        all.extend(self.receive(seq, &others, wait)?);
+        Ok(Some(all))
+    }
+}
