@@ -463,6 +463,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             });
         }
     };
+    #[cfg(feature = "mpi")]
+    if let Command::Run(args) = &cli.command {
+        if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
+            return run_over_mpi(args);
+        }
+    }
     if matches!(
         cli.command,
         Command::Run(_) | Command::Exchange(_) | Command::Users(_)
@@ -651,6 +657,57 @@ fn dry_run(job: &Job, source: &JobSource) -> Result<i32> {
     } else {
         exit::USAGE
     })
+}
+
+/// `storlab run JOB` started by an MPI launcher: one job over every rank, the merged results
+/// written by rank 0 (the other ranks print nothing and write their own results beside).
+#[cfg(feature = "mpi")]
+fn run_over_mpi(args: &RunArgs) -> Result<i32> {
+    use crate::cluster::Cluster as _;
+    let Some(path) = args.job.as_ref().filter(|_| args.preset.is_none()) else {
+        return Err(Usage(
+            "a run over many hosts needs a job file (its targets' paths can use {rank}, {host} and {node}): storlab run JOB.toml".into(),
+        )
+        .into());
+    };
+    let changed = flags::given(flags::RUN_FLAGS, args);
+    if let Some(f) = changed.first() {
+        return Err(Usage(format!(
+            "{f}: a run over many hosts runs its job file as written; set it in {}",
+            path.display()
+        ))
+        .into());
+    }
+    let mpi =
+        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    let text = if mpi.rank() == 0 {
+        Some(job::file::read_text(path)?)
+    } else {
+        None
+    };
+    let invocation = Invocation {
+        source: JobSource::File {
+            path: path.display().to_string(),
+        },
+        flags: Vec::new(),
+    };
+    if mpi.rank() == 0 {
+        return args.out.run("run", invocation, |opts, signals, live| {
+            run::cluster::run(&mpi, text.as_deref(), path, opts, signals, live)
+                .map(Option::unwrap_or_default)
+        });
+    }
+    let results_path = args
+        .out
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("storlab-results").join("run-mpi.json"));
+    let mut opts = RunOptions::new(results_path, std::env::args().collect());
+    opts.invocation = invocation;
+    let signals = Signals::install()?;
+    let mut quiet = console::Live::new(true);
+    run::cluster::run(&mpi, None, path, &opts, &signals, &mut quiet)?;
+    Ok(exit::OK)
 }
 
 /// Exit code of a finished run: 3 when an I/O failed or verification found an error (even if

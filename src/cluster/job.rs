@@ -10,11 +10,9 @@ const MAGIC: &[u8] = b"storlab-job\0";
 /// This storlab's version.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// FNV-1a, 64 bits: the same on every host and build, enough to tell two jobs apart.
+/// The job's hash: the same on every host and build.
 fn hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
 /// What a rank runs: its storlab version and the hash of the job it received, on its host.
@@ -74,9 +72,15 @@ pub fn share_job(
         hash: hash(job.as_bytes()),
         host: cluster.host().into(),
     };
-    let verdict = cluster
-        .gather(me.encode(), wait)?
-        .map(|all| judge(&all).err().unwrap_or_default().into_bytes());
+    let verdict = match cluster.gather(me.encode(), wait)? {
+        Some(parts) => Some(
+            judge(&super::complete(parts, wait)?)
+                .err()
+                .unwrap_or_default()
+                .into_bytes(),
+        ),
+        None => None,
+    };
     let verdict = cluster.broadcast(verdict, wait)?;
     if verdict.is_empty() {
         Ok(job)
@@ -134,17 +138,25 @@ const LAUNCHER_SIZES: [&str; 3] = [
 /// would believe it is rank 0 of a run of its own and write the same targets. `env` reads the
 /// environment.
 pub fn check_launcher(size: usize, env: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
-    for var in LAUNCHER_SIZES {
-        let Some(n) = env(var).and_then(|v| v.trim().parse::<usize>().ok()) else {
-            continue;
-        };
+    if let Some((var, n)) = launched(env) {
         if n > size {
             return Err(format!(
-                "started by a launcher as one of {n} ranks ({var}={n}), but this storlab sees {size}: every copy would believe it is rank 0 of a run of its own and write the same targets; start one copy per run (storlab does not run over MPI yet)"
+                "started by a launcher as one of {n} ranks ({var}={n}), but this storlab sees {size}: every copy would believe it is rank 0 of a run of its own and write the same targets; start one copy per run, or use a storlab built with `--features mpi` (docs/multihost.md)"
             ));
         }
     }
     Ok(())
+}
+
+/// The launcher variable that says how many ranks the run has, and its value, when a
+/// launcher started this process as one of several.
+pub fn launched(env: &dyn Fn(&str) -> Option<String>) -> Option<(&'static str, usize)> {
+    LAUNCHER_SIZES.into_iter().find_map(|var| {
+        env(var)
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 1)
+            .map(|n| (var, n))
+    })
 }
 
 #[cfg(test)]

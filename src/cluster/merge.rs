@@ -4,7 +4,11 @@
 //! end and passed.
 
 use crate::results::{ClassResult, RunResult};
+use crate::stats::OpStats;
+use crate::stats::histogram::{EncodedHistogram, Histogram};
+use crate::stats::host::CpuPercent;
 use crate::stats::summary::{ClassSummary, DirSummary};
+use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalRecord};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One rank's results, as gathered by the root.
@@ -106,6 +110,112 @@ pub fn merge(runs: &[HostRun], ranks: usize) -> Merged {
         missing,
         pass,
     }
+}
+
+/// One host's record of an interval.
+type HostInterval<'a> = (&'a str, &'a IntervalRecord);
+
+/// Every rank's time series as one: interval `i` of the merge is interval `i` of every rank
+/// that has it (the ranks started together), its counts added and its latency figures read from
+/// the ranks' interval histograms added (`IntervalRecord::histograms`, which the ranks keep);
+/// the CPU figures are the hosts' means, the devices are named `HOST/DEVICE`. The merged records
+/// do not keep the histograms.
+pub fn merge_intervals(hosts: &[(&str, &[IntervalRecord])]) -> Vec<IntervalRecord> {
+    let mut by_index: BTreeMap<(Option<usize>, u64), Vec<HostInterval>> = BTreeMap::new();
+    for (host, series) in hosts {
+        for rec in series.iter() {
+            by_index
+                .entry((rec.step, rec.index))
+                .or_default()
+                .push((host, rec));
+        }
+    }
+    by_index
+        .into_values()
+        .map(|parts| {
+            let (_, first) = parts[0];
+            let seconds =
+                parts.iter().map(|(_, r)| r.interval_ms).max().unwrap_or(1) as f64 / 1000.0;
+            let names: BTreeSet<&String> =
+                parts.iter().flat_map(|(_, r)| r.classes.keys()).collect();
+            let classes = names
+                .into_iter()
+                .map(|name| {
+                    let merged = merge_class(&parts, seconds, |r| {
+                        let h = r.histograms.as_ref().and_then(|h| h.classes.get(name));
+                        (r.classes.get(name), h)
+                    });
+                    (name.clone(), merged)
+                })
+                .collect();
+            let total = merge_class(&parts, seconds, |r| {
+                (Some(&r.total), r.histograms.as_ref().map(|h| &h.total))
+            });
+            let n = parts.len() as f64;
+            let mean =
+                |f: fn(&CpuPercent) -> f64| parts.iter().map(|(_, r)| f(&r.cpu)).sum::<f64>() / n;
+            let cpu = CpuPercent {
+                process_user_pct: mean(|c| c.process_user_pct),
+                process_system_pct: mean(|c| c.process_system_pct),
+                system_user_pct: mean(|c| c.system_user_pct),
+                system_system_pct: mean(|c| c.system_system_pct),
+                system_iowait_pct: mean(|c| c.system_iowait_pct),
+                system_idle_pct: mean(|c| c.system_idle_pct),
+            };
+            let devices = parts
+                .iter()
+                .flat_map(|(host, r)| {
+                    r.devices
+                        .iter()
+                        .map(move |(d, delta)| (format!("{host}/{d}"), *delta))
+                })
+                .collect();
+            IntervalRecord {
+                classes,
+                total,
+                cpu,
+                devices,
+                histograms: None,
+                interval_ms: (seconds * 1000.0) as u64,
+                ..first.clone()
+            }
+        })
+        .collect()
+}
+
+/// One class's interval merged: counts added, latency from the histograms added.
+fn merge_class<'a>(
+    parts: &[(&str, &'a IntervalRecord)],
+    seconds: f64,
+    pick: impl Fn(
+        &'a IntervalRecord,
+    ) -> (
+        Option<&'a IntervalClass>,
+        Option<&'a [Option<EncodedHistogram>; 3]>,
+    ),
+) -> IntervalClass {
+    let mut dirs: [OpStats; 3] = Default::default();
+    for (_, rec) in parts {
+        let (class, histograms) = pick(rec);
+        let Some(class) = class else { continue };
+        for (d, (stats, figures)) in dirs
+            .iter_mut()
+            .zip([&class.read, &class.write, &class.flush])
+            .enumerate()
+        {
+            stats.ops += figures.ops;
+            stats.bytes += figures.bytes;
+            stats.errors += figures.errors;
+            if let Some(h) = histograms
+                .and_then(|h| h[d].as_ref())
+                .and_then(|e| Histogram::decode(e).ok())
+            {
+                stats.latency.add(&h);
+            }
+        }
+    }
+    let [read, write, flush] = dirs.each_ref().map(|s| IntervalDir::of(s, seconds));
+    IntervalClass { read, write, flush }
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! collectives a run needs: the root's bytes to every rank ([`Cluster::broadcast`]) and every
 //! rank's bytes to the root ([`Cluster::gather`]), each waiting at most a given time and naming
 //! the ranks that did not answer. Implementations: [`Single`] (one host, the default) and
-//! [`Threads`] (ranks as threads of one process, for tests without MPI); MPI goes behind the
-//! same trait. On top of it: the job shared by every rank with the same storlab version and the
+//! [`Threads`] (ranks as threads of one process, for tests without MPI), and with the `mpi`
+//! feature `Mpi` (the ranks of an MPI job). On top of it: the job shared by every rank with the same storlab version and the
 //! same job hash before any I/O ([`share_job`]), per-rank paths from templates ([`expand`]), a
 //! refusal of launchers that start copies which each believe they are alone
 //! ([`check_launcher`]), and the exact merge of every rank's results ([`merge`]): histograms
@@ -12,12 +12,16 @@
 
 mod job;
 mod merge;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod single;
 mod template;
 mod threads;
 
-pub use job::{check_launcher, share_job};
-pub use merge::{HostRun, HostSummary, Merged, merge};
+pub use job::{check_launcher, launched, share_job};
+pub use merge::{HostRun, HostSummary, Merged, merge, merge_intervals};
+#[cfg(feature = "mpi")]
+pub use mpi::Mpi;
 pub use single::Single;
 pub use template::expand;
 pub use threads::{ThreadRank, Threads};
@@ -59,7 +63,7 @@ fn ranks_text(ranks: &[usize]) -> String {
 
 /// This process's place among the ranks of a run, and the collectives between them. Every rank
 /// calls the collectives in the same order; rank 0 is the root.
-pub trait Cluster: Send {
+pub trait Cluster {
     /// This rank, 0-based.
     fn rank(&self) -> usize;
     /// How many ranks the run has.
@@ -70,6 +74,25 @@ pub trait Cluster: Send {
     /// `wait` for them.
     fn broadcast(&self, bytes: Option<Vec<u8>>, wait: Duration) -> Result<Vec<u8>, ClusterError>;
     /// Every rank's `bytes`, in rank order, on the root (`None` on the other ranks), waiting at
-    /// most `wait` for them: the ranks that did not send in time are named.
-    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Vec<Vec<u8>>>, ClusterError>;
+    /// most `wait` for them: a rank that did not send in time has `None` (see [`complete`]).
+    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Gathered>, ClusterError>;
+}
+
+/// What the root gathered: each rank's bytes, `None` for a rank that did not send in time.
+pub type Gathered = Vec<Option<Vec<u8>>>;
+
+/// Every rank's bytes, or an error naming the ranks that did not send in time (`wait`).
+pub fn complete(parts: Gathered, wait: Duration) -> Result<Vec<Vec<u8>>, ClusterError> {
+    let late: Vec<usize> = (parts.iter().enumerate())
+        .filter(|(_, p)| p.is_none())
+        .map(|(r, _)| r)
+        .collect();
+    if late.is_empty() {
+        Ok(parts.into_iter().flatten().collect())
+    } else {
+        Err(ClusterError::Late {
+            ranks: late,
+            waited: wait,
+        })
+    }
 }

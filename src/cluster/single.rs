@@ -1,6 +1,6 @@
 //! One host, one rank: the default. Its collectives return at once.
 
-use super::{Cluster, ClusterError};
+use super::{Cluster, ClusterError, Gathered};
 use std::time::Duration;
 
 /// The only rank of a run on one host.
@@ -44,7 +44,7 @@ impl Cluster for Single {
         Ok(bytes.unwrap_or_default())
     }
 
-    fn gather(&self, bytes: Vec<u8>, _: Duration) -> Result<Option<Vec<Vec<u8>>>, ClusterError> {
-        Ok(Some(vec![bytes]))
+    fn gather(&self, bytes: Vec<u8>, _: Duration) -> Result<Option<Gathered>, ClusterError> {
+        Ok(Some(vec![Some(bytes)]))
     }
 }

@@ -1,7 +1,7 @@
 //! Ranks as threads of one process, over channels: the collectives of a multi-host run without
 //! MPI, for tests (a rank that stops answering is a thread that returns).
 
-use super::{Cluster, ClusterError};
+use super::{Cluster, ClusterError, Gathered};
 use std::cell::{Cell, RefCell};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
@@ -82,13 +82,8 @@ impl ThreadRank {
     }
 
     /// The messages of collective `seq` from each of `from`, until they are all here or
-    /// `wait` has passed (then the ranks still missing).
-    fn receive(
-        &self,
-        seq: u64,
-        from: &[usize],
-        wait: Duration,
-    ) -> Result<Vec<Vec<u8>>, ClusterError> {
+    /// `wait` has passed (`None`: not here).
+    fn receive(&self, seq: u64, from: &[usize], wait: Duration) -> Gathered {
         let mut got: Vec<Option<Vec<u8>>> = vec![None; from.len()];
         let keep = |m: Msg, got: &mut Vec<Option<Vec<u8>>>| {
             if m.seq > seq {
@@ -116,20 +111,7 @@ impl ThreadRank {
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        let missing: Vec<usize> = from
-            .iter()
-            .zip(&got)
-            .filter(|(_, g)| g.is_none())
-            .map(|(&r, _)| r)
-            .collect();
-        if missing.is_empty() {
-            Ok(got.into_iter().flatten().collect())
-        } else {
-            Err(ClusterError::Late {
-                ranks: missing,
-                waited: wait,
-            })
-        }
+        got
     }
 }
 
@@ -155,18 +137,24 @@ impl Cluster for ThreadRank {
             }
             return Ok(bytes);
         }
-        Ok(self.receive(seq, &[0], wait)?.remove(0))
+        match self.receive(seq, &[0], wait).remove(0) {
+            Some(bytes) => Ok(bytes),
+            None => Err(ClusterError::Late {
+                ranks: vec![0],
+                waited: wait,
+            }),
+        }
     }
 
-    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Vec<Vec<u8>>>, ClusterError> {
+    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Gathered>, ClusterError> {
         let seq = self.next_seq();
         if self.rank != 0 {
             self.send(0, seq, bytes);
             return Ok(None);
         }
         let others: Vec<usize> = (1..self.size).collect();
-        let mut all = vec![bytes];
-        all.extend(self.receive(seq, &others, wait)?);
+        let mut all = vec![Some(bytes)];
+        all.extend(self.receive(seq, &others, wait));
         Ok(Some(all))
     }
 }

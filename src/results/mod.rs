@@ -17,6 +17,7 @@
 pub mod blocks;
 pub mod exchange;
 pub mod file;
+pub mod hosts;
 pub mod pagecache;
 pub mod progress;
 pub mod recovery;
@@ -200,6 +201,9 @@ pub struct RunResult {
     /// The run's locality, from its block sample (every run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reuse: Option<crate::stats::reuse::Reuse>,
+    /// A run over many hosts: one entry per rank (the figures above are every rank's, merged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<hosts::HostResult>,
 }
 
 /// What ran, as recorded when the run started.

@@ -277,6 +277,7 @@ pub fn recover(
         cache_tiers: Vec::new(),
         page_cache: None,
         reuse: None,
+        hosts: Vec::new(),
     }
 }
 

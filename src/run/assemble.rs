@@ -148,6 +148,7 @@ pub(super) fn assemble(
         cache_tiers: Vec::new(),
         page_cache: None,
         reuse: None,
+        hosts: Vec::new(),
     }
 }
 

@@ -12,7 +12,7 @@ use crate::stats::StatsSet;
 use crate::stats::blocks::BlockRef;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
 use crate::stats::reuse::ReuseCounts;
-use crate::stats::timeseries::{IntervalGrid, IntervalPhase, IntervalRecord};
+use crate::stats::timeseries::{IntervalGrid, IntervalHistograms, IntervalPhase, IntervalRecord};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -167,6 +167,9 @@ impl Collector<'_> {
                 let mut rec = interval_record(index, &grid, now, &stats, &job.classes, host);
                 rec.step = opts.step;
                 rec.label = opts.label;
+                if opts.interval_histograms {
+                    rec.histograms = Some(IntervalHistograms::of(&stats, &job.classes));
+                }
                 serde_json::to_writer(&mut *ndjson, &rec)?;
                 ndjson.write_all(b"\n")?;
                 ndjson.flush()?;

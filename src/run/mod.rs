@@ -11,6 +11,9 @@
 //! the [`Execute`] interface, so they are tested with fake runs.
 
 mod assemble;
+// Without MPI only the tests run jobs over ranks (in-process ones).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod cluster;
 mod collect;
 pub(crate) mod exchange;
 pub(crate) mod limits;
@@ -58,6 +61,9 @@ pub(crate) struct RunOptions {
     pub label: Option<SequenceRun>,
     /// Append to the time series instead of starting it anew (later runs of a sequence).
     pub append_timeseries: bool,
+    /// Keep every interval's latency histograms in the time series (a rank of a run over many
+    /// hosts: the root merges intervals exactly).
+    pub interval_histograms: bool,
 }
 
 impl RunOptions {
@@ -76,6 +82,7 @@ impl RunOptions {
             step: None,
             label: None,
             append_timeseries: false,
+            interval_histograms: false,
         }
     }
 }

@@ -195,6 +195,40 @@ pub struct IntervalRecord {
     pub cpu: CpuPercent,
     /// Block devices' own counters over the interval, by kernel name.
     pub devices: BTreeMap<String, DiskDelta>,
+    /// The interval's latency histograms, kept by the ranks of a run over many hosts so that
+    /// the root merges intervals exactly (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histograms: Option<IntervalHistograms>,
+}
+
+/// An interval's latency histograms: per class and for every class together, one per
+/// direction (read, write, flush; `None`: no operation).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalHistograms {
+    /// Per class name.
+    pub classes: BTreeMap<String, [Option<super::histogram::EncodedHistogram>; 3]>,
+    /// Every class together.
+    pub total: [Option<super::histogram::EncodedHistogram>; 3],
+}
+
+impl IntervalHistograms {
+    /// The histograms of `stats` (classes named by `class_names`).
+    pub fn of(stats: &StatsSet, class_names: &[String]) -> IntervalHistograms {
+        let encode = |c: &super::ClassStats| {
+            c.dirs
+                .each_ref()
+                .map(|d| (d.ops > 0).then(|| d.latency.encode()))
+        };
+        IntervalHistograms {
+            classes: class_names
+                .iter()
+                .zip(&stats.classes)
+                .map(|(n, c)| (n.clone(), encode(c)))
+                .collect(),
+            total: encode(&stats.total()),
+        }
+    }
 }
 
 impl IntervalRecord {

@@ -3,6 +3,7 @@
 //! latency a test chooses), so bracketing, bisection, confirmation, back-off, repetitions and
 //! interruptions are tested exactly and without I/O.
 
+mod cluster;
 mod exchange;
 mod steps;
 

@@ -1,0 +1,168 @@
+//! The ranks of an MPI job (Open MPI or MPICH, started by `mpirun`, `srun` or an MPI
+//! operator), behind the `mpi` feature. The collectives are point to point between the root
+//! and each rank, non-blocking and polled with short sleeps until their deadline, so that the
+//! root can name the ranks that never answered (a collective `MPI_Gather` cannot) and no rank
+//! spins in a barrier.
+
+use super::{Cluster, ClusterError, Gathered};
+use mpi::Tag;
+use mpi::environment::Universe;
+use mpi::point_to_point::MatchedReceiveVec;
+use mpi::request::StaticScope;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::{Destination, Source};
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+/// How long a rank sleeps between looks at a pending message.
+const POLL: Duration = Duration::from_millis(5);
+
+/// This process's rank of the MPI job.
+pub struct Mpi {
+    _universe: Universe,
+    world: SimpleCommunicator,
+    host: String,
+    /// The number of the next collective: its messages' tag.
+    seq: Cell<Tag>,
+}
+
+impl std::fmt::Debug for Mpi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mpi")
+            .field("rank", &self.rank())
+            .field("size", &self.size())
+            .field("host", &self.host)
+            .finish()
+    }
+}
+
+impl Mpi {
+    /// Joins the MPI job this process was started in (`None`: MPI could not be initialised,
+    /// or was already).
+    pub fn join() -> Option<Mpi> {
+        let universe = mpi::initialize()?;
+        let world = universe.world();
+        let host = mpi::environment::processor_name().unwrap_or_else(|_| {
+            rustix::system::uname()
+                .nodename()
+                .to_string_lossy()
+                .into_owned()
+        });
+        Some(Mpi {
+            _universe: universe,
+            world,
+            host,
+            seq: Cell::new(0),
+        })
+    }
+
+    fn next_tag(&self) -> Tag {
+        let t = self.seq.get();
+        // Tags up to 32767 are guaranteed by the standard; wrap well below.
+        self.seq.set((t + 1) % 30_000);
+        t
+    }
+
+    /// Sends `bytes` to `to`, waiting at most until `deadline` for the send to complete. The
+    /// buffer must outlive a send that never completes, so it is given to MPI for good (a
+    /// few messages a run: the job, the readiness, the results).
+    fn send(&self, to: usize, tag: Tag, bytes: Vec<u8>, deadline: Instant) -> bool {
+        let data: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        let mut request = self
+            .world
+            .process_at_rank(to as i32)
+            .immediate_send_with_tag(StaticScope, data, tag);
+        loop {
+            match request.test() {
+                Ok(_) => return true,
+                Err(pending) => request = pending,
+            }
+            if Instant::now() >= deadline {
+                // The peer is gone: the request can never complete, and dropping it would
+                // panic; it is left to MPI, which the run is about to leave.
+                std::mem::forget(request);
+                return false;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// The message of tag `tag` from each of `from`, until all arrived or `deadline` (`None`:
+    /// not here).
+    fn receive(&self, tag: Tag, from: &[usize], deadline: Instant) -> Gathered {
+        let mut got: Gathered = vec![None; from.len()];
+        loop {
+            for (slot, &rank) in got.iter_mut().zip(from) {
+                if slot.is_some() {
+                    continue;
+                }
+                let peer = self.world.process_at_rank(rank as i32);
+                if let Some(matched) = peer.immediate_matched_probe_with_tag(tag) {
+                    let (bytes, _) = matched.matched_receive_vec::<u8>();
+                    *slot = Some(bytes);
+                }
+            }
+            if got.iter().all(Option::is_some) || Instant::now() >= deadline {
+                return got;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+impl Cluster for Mpi {
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    fn host(&self) -> &str {
+        &self.host
+    }
+
+    fn broadcast(&self, bytes: Option<Vec<u8>>, wait: Duration) -> Result<Vec<u8>, ClusterError> {
+        let tag = self.next_tag();
+        let deadline = Instant::now() + wait;
+        if self.rank() == 0 {
+            let bytes = bytes.unwrap_or_default();
+            let late: Vec<usize> = (1..self.size())
+                .filter(|&to| !self.send(to, tag, bytes.clone(), deadline))
+                .collect();
+            if !late.is_empty() {
+                return Err(ClusterError::Late {
+                    ranks: late,
+                    waited: wait,
+                });
+            }
+            return Ok(bytes);
+        }
+        match self.receive(tag, &[0], deadline).remove(0) {
+            Some(bytes) => Ok(bytes),
+            None => Err(ClusterError::Late {
+                ranks: vec![0],
+                waited: wait,
+            }),
+        }
+    }
+
+    fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Gathered>, ClusterError> {
+        let tag = self.next_tag();
+        let deadline = Instant::now() + wait;
+        if self.rank() != 0 {
+            if !self.send(0, tag, bytes, deadline) {
+                return Err(ClusterError::Late {
+                    ranks: vec![0],
+                    waited: wait,
+                });
+            }
+            return Ok(None);
+        }
+        let others: Vec<usize> = (1..self.size()).collect();
+        let mut all = vec![Some(bytes)];
+        all.extend(self.receive(tag, &others, deadline));
+        Ok(Some(all))
+    }
+}

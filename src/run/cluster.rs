@@ -1,0 +1,267 @@
+//! One job over the ranks of a cluster: the root's job shared with every rank (same storlab,
+//! same bytes), each rank's targets from the path templates (`{rank}`, `{host}`, `{node}`),
+//! every rank ready before any starts, each rank's run journaled to its own results file on
+//! its own host (`NAME.rankR.json`, its intervals with their histograms), then every rank's
+//! results gathered to the root, which merges them exactly and writes one results file with a
+//! `hosts` entry per rank. A rank whose results never arrive is named, and the run is marked
+//! interrupted and fails, with what arrived.
+
+use super::{RunOptions, Signals};
+use crate::Usage;
+use crate::cluster::{self, Cluster, HostRun};
+use crate::job::Job;
+use crate::results::hosts::HostResult;
+use crate::results::progress::Observer;
+use crate::results::verdict::{Comparison, Rule, Verdict};
+use crate::results::{self, Interrupted, RunResult};
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long the ranks wait for each other while they set up (the job, the hosts, readiness).
+const SETUP_WAIT: Duration = Duration::from_secs(60);
+/// How long the root waits for the other ranks' results after its own run ended.
+const RESULTS_WAIT: Duration = Duration::from_secs(if cfg!(test) { 3 } else { 60 });
+
+/// Runs the job `text` (given on the root; `label` names it in errors) on every rank of
+/// `cluster`; the root returns the merged results (written to `opts.results_path`), the other
+/// ranks `None`.
+pub(crate) fn run(
+    cluster: &dyn Cluster,
+    text: Option<&str>,
+    label: &Path,
+    opts: &RunOptions,
+    signals: &Signals,
+    obs: &mut dyn Observer,
+) -> Result<Option<RunResult>> {
+    let text = cluster::share_job(cluster, text, SETUP_WAIT)?;
+    let hosts = all_hosts(cluster)?;
+    let node = {
+        let mut distinct: Vec<&String> = Vec::new();
+        for h in &hosts {
+            if !distinct.contains(&h) {
+                distinct.push(h);
+            }
+        }
+        distinct
+            .iter()
+            .position(|h| **h == hosts[cluster.rank()])
+            .unwrap_or(0)
+    };
+    let local = rank_job(&text, label, cluster.rank(), &hosts[cluster.rank()], node);
+    agree(cluster, local.as_ref().err())?;
+    let job = local.map_err(Usage)?;
+    let rank_opts = RunOptions {
+        results_path: journal_path(&opts.results_path, cluster.rank()),
+        interval_histograms: true,
+        ..opts.clone()
+    };
+    let mine = super::execute(&job, &rank_opts, signals, obs).map_err(|e| format!("{e:#}"));
+    let bytes = match &mine {
+        Ok(r) => serde_json::to_vec(r)?,
+        Err(e) => format!("error: {e}").into_bytes(),
+    };
+    let Some(parts) = cluster.gather(bytes, RESULTS_WAIT)? else {
+        return mine.map(|_| None).map_err(anyhow::Error::msg);
+    };
+    let root = mine.map_err(anyhow::Error::msg)?;
+    let mut merged = merged_result(root, &parts, &hosts, &opts.results_path);
+    // The merged time series, as a run's own: one record a line beside the results.
+    let ndjson = results::file::timeseries_path(&opts.results_path);
+    let mut lines = String::new();
+    for rec in &merged.timeseries {
+        lines.push_str(&serde_json::to_string(rec)?);
+        lines.push('\n');
+    }
+    std::fs::write(&ndjson, lines)?;
+    merged.timeseries_path = Some(ndjson.display().to_string());
+    results::file::save(&opts.results_path, &merged)?;
+    Ok(Some(merged))
+}
+
+/// Every rank's host name, on every rank.
+fn all_hosts(cluster: &dyn Cluster) -> Result<Vec<String>> {
+    let gathered = cluster.gather(cluster.host().as_bytes().to_vec(), SETUP_WAIT)?;
+    let joined = match gathered {
+        Some(parts) => Some(
+            cluster::complete(parts, SETUP_WAIT)?
+                .into_iter()
+                .map(|h| String::from_utf8_lossy(&h).into_owned())
+                .collect::<Vec<_>>()
+                .join("\n")
+                .into_bytes(),
+        ),
+        None => None,
+    };
+    let bytes = cluster.broadcast(joined, SETUP_WAIT)?;
+    Ok(String::from_utf8_lossy(&bytes)
+        .split('\n')
+        .map(str::to_string)
+        .collect())
+}
+
+/// Every rank says whether it is ready (`error`: why not); unless all are, every rank stops
+/// with the same error, naming the ranks and their reasons.
+fn agree(cluster: &dyn Cluster, error: Option<&String>) -> Result<()> {
+    let mine = error.cloned().unwrap_or_default().into_bytes();
+    let verdict = match cluster.gather(mine, SETUP_WAIT)? {
+        Some(parts) => {
+            let problems: Vec<String> = cluster::complete(parts, SETUP_WAIT)?
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.is_empty())
+                .map(|(r, e)| format!("rank {r}: {}", String::from_utf8_lossy(e)))
+                .collect();
+            Some(problems.join("; ").into_bytes())
+        }
+        None => None,
+    };
+    let verdict = cluster.broadcast(verdict, SETUP_WAIT)?;
+    if verdict.is_empty() {
+        Ok(())
+    } else {
+        Err(Usage(format!(
+            "not every rank can run the job, so none started: {}",
+            String::from_utf8_lossy(&verdict)
+        ))
+        .into())
+    }
+}
+
+/// This rank's job: the shared text with its target paths' templates filled in.
+fn rank_job(text: &str, label: &Path, rank: usize, host: &str, node: usize) -> Result<Job, String> {
+    let mut spec = crate::job::file::parse(label, text).map_err(|e| e.to_string())?;
+    for t in &mut spec.target {
+        let target = t.get_mut();
+        if let Some(path) = &target.path {
+            let expanded = cluster::expand(&path.to_string_lossy(), rank, host, node)
+                .map_err(|e| format!("{}: {e}", label.display()))?;
+            target.path = Some(PathBuf::from(expanded));
+        }
+    }
+    let job = crate::job::resolve(&spec, Some((label, text))).map_err(|e| e.to_string())?;
+    if job.sequence.is_sequence() {
+        return Err(
+            "a run over many hosts runs one step; sequences ([cycle], repeat, curve, until_steady) are not supported over many hosts yet".into(),
+        );
+    }
+    Ok(job)
+}
+
+/// Rank `rank`'s own results file: `NAME.rankR.json` beside `path`.
+fn journal_path(path: &Path, rank: usize) -> PathBuf {
+    path.with_extension(format!("rank{rank}.json"))
+}
+
+/// The root's results with every rank's merged in: classes, totals and time series exact, a
+/// `hosts` entry per rank, a verdict that passes only if every rank was there and passed.
+fn merged_result(
+    root: RunResult,
+    parts: &[Option<Vec<u8>>],
+    hosts: &[String],
+    path: &Path,
+) -> RunResult {
+    let mut runs = Vec::new();
+    let mut entries = Vec::new();
+    for (rank, part) in parts.iter().enumerate() {
+        let host = hosts.get(rank).cloned().unwrap_or_default();
+        let results_path = journal_path(path, rank).display().to_string();
+        let result = match (rank, part) {
+            (0, _) => Ok(root.clone()),
+            (_, Some(bytes)) => match serde_json::from_slice::<RunResult>(bytes) {
+                Ok(r) => Ok(r),
+                Err(_) => Err(String::from_utf8_lossy(bytes).into_owned()),
+            },
+            (_, None) => Err(format!(
+                "its results never reached the root (it stopped, hung or lost its network); what it measured is in {results_path} on {host}"
+            )),
+        };
+        entries.push(host_entry(rank, &host, results_path, &result));
+        if let Ok(r) = result {
+            runs.push(HostRun {
+                rank,
+                host,
+                result: r,
+            });
+        }
+    }
+    let merged = cluster::merge(&runs, parts.len());
+    let series: Vec<(&str, &[crate::stats::timeseries::IntervalRecord])> = runs
+        .iter()
+        .map(|r| (r.host.as_str(), r.result.timeseries.as_slice()))
+        .collect();
+    let mut out = root;
+    out.timeseries = cluster::merge_intervals(&series);
+    out.classes = merged.classes;
+    out.totals = merged.totals;
+    out.devices.clear();
+    out.workers.clear();
+    if !merged.missing.is_empty() || entries.iter().any(|e| !e.present) {
+        let absent: Vec<String> = entries
+            .iter()
+            .filter(|e| !e.present)
+            .map(|e| format!("rank {} on {}", e.rank, e.host))
+            .collect();
+        out.interrupted = Interrupted::Yes(format!(
+            "{} did not send its results: the figures are those of the ranks that did",
+            absent.join(", ")
+        ));
+    }
+    let mut rules: Vec<Rule> = entries
+        .iter()
+        .filter(|e| e.present)
+        .map(|e| {
+            Rule::judge(
+                format!("rank {} on {}: rules failed", e.rank, e.host),
+                e.failed_rules.len() as f64,
+                Comparison::AtMost,
+                0.0,
+                "rules",
+            )
+        })
+        .collect();
+    rules.push(Rule::judge(
+        "ranks missing",
+        merged.missing.len() as f64,
+        Comparison::AtMost,
+        0.0,
+        "ranks",
+    ));
+    out.verdict = Some(Verdict::of(rules));
+    out.hosts = entries;
+    out
+}
+
+/// Rank `rank`'s entry in `hosts`.
+fn host_entry(
+    rank: usize,
+    host: &str,
+    results_path: String,
+    result: &Result<RunResult, String>,
+) -> HostResult {
+    match result {
+        Ok(r) => HostResult {
+            rank,
+            host: host.into(),
+            present: true,
+            results_path,
+            measured_ms: r.measured_ms,
+            totals: r.totals.clone(),
+            host_cpu: r.host_cpu,
+            pass: r.verdict.as_ref().map(|v| v.passed()),
+            failed_rules: (r.verdict.iter().flat_map(|v| &v.rules))
+                .filter(|rule| !rule.pass)
+                .map(|rule| rule.rule.clone())
+                .collect(),
+            interrupted: r.interrupted.reason().map(str::to_string),
+        },
+        Err(why) => HostResult {
+            rank,
+            host: host.into(),
+            present: false,
+            results_path,
+            interrupted: Some(why.clone()),
+            ..HostResult::default()
+        },
+    }
+}
