@@ -14,6 +14,7 @@
 //! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
 //! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
+//! mpirun ─▶ a storlab per rank ─cluster::share_job─▶ a Job per rank ─run::cluster─▶ NAME.rankR.json ─▶ cluster::merge ─▶ RunResult.hosts
 //! ```
 //!
 //! Dependencies point one way: units → job, stats → engine → results → cache, cluster, profiles,

@@ -108,6 +108,9 @@ mod ledger;
 mod longrun;
 #[path = "integration/loopdev.rs"]
 mod loopdev;
+#[cfg(feature = "mpi")]
+#[path = "integration/multihost.rs"]
+mod multihost;
 #[path = "integration/placement.rs"]
 mod placement;
 #[path = "integration/reports/mod.rs"]

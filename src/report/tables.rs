@@ -187,3 +187,37 @@ pub(crate) fn cache_comparison_sentence(c: &crate::results::exchange::CacheCompa
         c.uncached_results
     )
 }
+
+/// Column headings of the hosts table of a run over many hosts (console and HTML).
+pub(crate) const HOST_COLUMNS: [&str; 8] = [
+    "rank",
+    "host",
+    "read IOPS",
+    "write IOPS",
+    "read p99",
+    "write p99",
+    "verdict",
+    "results",
+];
+
+/// A row of the hosts table.
+pub(crate) fn host_cells(h: &crate::results::hosts::HostResult) -> [String; 8] {
+    let verdict = match (h.present, h.pass, &h.interrupted) {
+        (false, _, _) => "MISSING".to_string(),
+        (true, _, Some(_)) => "STOPPED".to_string(),
+        (true, Some(true), None) => "PASS".to_string(),
+        (true, Some(false), None) => "FAIL".to_string(),
+        (true, None, None) => "-".to_string(),
+    };
+    let t = &h.totals;
+    [
+        h.rank.to_string(),
+        h.host.clone(),
+        format_rate(t.read.iops),
+        format_rate(t.write.iops),
+        format_ns(t.read.latency_ns.p99 as f64),
+        format_ns(t.write.latency_ns.p99 as f64),
+        verdict,
+        h.results_path.clone(),
+    ]
+}

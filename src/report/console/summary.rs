@@ -47,6 +47,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     class_table(&mut out, r);
     out.push('\n');
     host(&mut out, r);
+    hosts(&mut out, r);
     precondition(&mut out, r);
     io_errors(&mut out, r);
     verification(&mut out, r);
@@ -506,6 +507,36 @@ fn io_errors(out: &mut String, r: &RunResult) {
                 e.error
             ),
         );
+    }
+}
+
+/// A run over many hosts: one line per rank (the class table above is every rank's, merged).
+fn hosts(out: &mut String, r: &RunResult) {
+    use crate::report::tables::{HOST_COLUMNS, host_cells};
+    if r.hosts.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "hosts      {} ranks; the figures above are all of them, merged (histograms added)",
+        r.hosts.len()
+    );
+    let widths = [5, 16, 10, 10, 10, 10, 8];
+    let line = |cells: &[String]| {
+        let mut l = String::from("          ");
+        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
+            if i == 1 {
+                let _ = write!(l, " {c:<w$}");
+            } else {
+                let _ = write!(l, " {c:>w$}");
+            }
+        }
+        let _ = write!(l, "  {}", cells[7]);
+        l
+    };
+    let _ = writeln!(out, "{}", line(&HOST_COLUMNS.map(String::from)));
+    for h in &r.hosts {
+        let _ = writeln!(out, "{}", line(&host_cells(h)));
     }
 }
 

@@ -233,6 +233,14 @@ fn browser_prints_the_cache_comparison_report() {
 }
 
 #[test]
+fn browser_prints_the_report_of_a_run_over_many_hosts() {
+    browser_report(
+        "browser_prints_the_report_of_a_run_over_many_hosts",
+        "hosts",
+    );
+}
+
+#[test]
 fn browser_prints_the_comparison() {
     let Some(browser) = chromium("browser_prints_the_comparison") else {
         return;

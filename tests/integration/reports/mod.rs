@@ -19,7 +19,8 @@
 //! `curve.json` (a rate curve at 25 % and 50 % on the null engine) and `exchange.json` (an
 //! Exchange validation with two databases and a PASS verdict) and `steady.json` (a run until
 //! steady state, in rounds), `tier.json` (a cache tier in front of a file) and `compare.json`
-//! (the maximum-mailboxes search without a cache and with one, `--compare-cache`). They ran on a virtual disk
+//! (the maximum-mailboxes search without a cache and with one, `--compare-cache`) and
+//! `hosts.json` (a run of three ranks on MPI, on one host named `vm`). They ran on a virtual disk
 //! `vda`, which is why the device charts and columns are named so.
 //!
 //! Regenerating them (when the results schema changes: the loader is strict), all in one
@@ -36,7 +37,12 @@
 //! storlab exchange --mailboxes 500 --iops-per-mailbox 5 --mailbox-size 32MiB --capacity 1% \
 //!     --databases 1 --threads 4 --duration 3s --ramp 0s --db-path $W/db --log-path /dev/shm/log \
 //!     --find-max-mailboxes --compare-cache --cache-device /dev/shm/cache.dat -o $W/compare.json
+//! mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 storlab run $W/hosts.toml -o $W/hosts.json
 //! ```
+//!
+//! (`storlab` built with `--features mpi`; `hosts.toml`: `duration = "2s"`, `ramp = "0s"`,
+//! `interval = "500ms"`, one 16 MiB target `$W/rank{rank}.dat`, one worker at queue depth 4
+//! doing 4k 70 % read, 100 % random, class `db`.)
 //!
 //! `steps.toml`: `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `repeat = 3`,
 //! `pause = "0s"`, `[cycle] block_size = ["4k", "16k"]`, one 16 MiB target `$W/steps.dat`, one
@@ -62,8 +68,8 @@ use std::path::{Path, PathBuf};
 // ---- The fixtures -----------------------------------------------------------------------
 
 /// Every fixture, by file stem.
-const FIXTURES: [&str; 8] = [
-    "plain", "plain-b", "steps", "curve", "exchange", "steady", "tier", "compare",
+const FIXTURES: [&str; 9] = [
+    "plain", "plain-b", "steps", "curve", "exchange", "steady", "tier", "compare", "hosts",
 ];
 
 /// `tests/fixtures/NAME.json`.
@@ -355,6 +361,35 @@ const COMPARE: Expected = Expected {
     ],
 };
 
+/// A run over three ranks on MPI (`hosts.json`): the hosts table, the merged figures.
+const HOSTS: Expected = Expected {
+    headings: &[
+        "Warnings",
+        "Hosts",
+        "Verdict rules",
+        "Classes",
+        "Charts",
+        "Targets",
+        "CPU",
+    ],
+    charts: &[
+        ("iops-over-time", &["total"]),
+        ("mbps-over-time", &["total"]),
+        (
+            "latency-over-time",
+            &[
+                "db read mean",
+                "db read p99",
+                "db write mean",
+                "db write p99",
+            ],
+        ),
+        ("cpu-over-time", CPU_SERIES),
+        ("device-util-over-time", &["vm/vda"]),
+        ("latency-distribution", &["db read", "db write"]),
+    ],
+};
+
 /// Labels of the plain comparison.
 const CMP_LABELS: [&str; 2] = ["qd1", "qd8"];
 
@@ -396,6 +431,7 @@ fn expected(name: &str) -> &'static Expected<'static> {
         "steady" => &STEADY,
         "tier" => &TIER,
         "compare" => &COMPARE,
+        "hosts" => &HOSTS,
         _ => unreachable!("no fixture {name}"),
     }
 }

@@ -1,0 +1,88 @@
+//! Runs over many hosts on MPI (built with `--features mpi`; `.ci/run` builds and runs these
+//! with Open MPI from Debian): `mpirun -np 3` on this host starts three ranks of one job, each
+//! on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
+//! are the sum of the ranks' own results, with a `hosts` entry per rank.
+
+use crate::harness::{STORLAB, load_json, scratch, skip, u64_at, write_job};
+use std::process::Command;
+
+/// `mpirun` with what a container run as root needs (`--allow-run-as-root`), more ranks than
+/// cores (`--oversubscribe`), and ranks not pinned to one core each (`--bind-to none`).
+fn mpirun(ranks: usize) -> Option<Command> {
+    let found = Command::new("mpirun").arg("--version").output().is_ok();
+    if !found {
+        return None;
+    }
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "--bind-to",
+        "none",
+        "-np",
+    ])
+    .arg(ranks.to_string());
+    Some(c)
+}
+
+#[test]
+fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
+    let Some(mut mpirun) = mpirun(3) else {
+        skip(
+            "three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs",
+            "mpirun is not installed (Debian: openmpi-bin)",
+        );
+        return;
+    };
+    let dir = scratch();
+    let job = format!(
+        "duration = \"2s\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
+         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
+         [[worker]]\nname = \"w\"\nqueue_depth = 4\n\
+         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
+        dir.path().display()
+    );
+    let file = write_job(dir.path(), "job.toml", &job);
+    let merged_path = dir.path().join("merged.json");
+    let output = mpirun
+        .current_dir(dir.path())
+        .arg(STORLAB)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "-o",
+            merged_path.to_str().unwrap(),
+        ])
+        .output()
+        .expect("start mpirun");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let merged = load_json(&merged_path);
+    let journals: Vec<_> = (0..3)
+        .map(|r| load_json(&dir.path().join(format!("merged.rank{r}.json"))))
+        .collect();
+    for (r, j) in journals.iter().enumerate() {
+        assert_eq!(
+            j["job"]["targets"][0]["path"].as_str().unwrap(),
+            dir.path().join(format!("rank{r}.dat")).to_str().unwrap(),
+            "rank {r} ran on its own file"
+        );
+        assert!(dir.path().join(format!("rank{r}.dat")).exists());
+    }
+    for pointer in [
+        "/totals/read/ops",
+        "/totals/write/ops",
+        "/totals/read/bytes",
+        "/classes/db/write/bytes",
+    ] {
+        let sum: u64 = journals.iter().map(|j| u64_at(j, pointer)).sum();
+        assert_eq!(u64_at(&merged, pointer), sum, "{pointer}");
+    }
+    let hosts = merged["hosts"].as_array().expect("hosts");
+    assert_eq!(hosts.len(), 3);
+    assert!(hosts.iter().all(|h| h["present"] == true));
+    assert_eq!(merged["verdict"]["result"], "PASS", "{stdout}");
+    // One summary, from rank 0.
+    assert_eq!(stdout.matches("RESULT: PASS").count(), 1, "{stdout}");
+}
