@@ -14,8 +14,26 @@ use mpi::traits::{Destination, Source};
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-/// How long a rank sleeps between looks at a pending message.
+/// The first sleep between looks at a pending message; each next one is twice as long, up to
+/// [`POLL`]: a message that comes at once is seen within tens of microseconds (the clocks'
+/// round trips depend on it), one that takes long costs no CPU.
+const FIRST_POLL: Duration = Duration::from_micros(20);
+/// The longest sleep between looks at a pending message.
 const POLL: Duration = Duration::from_millis(5);
+
+/// Sleeps between looks: [`FIRST_POLL`], doubling up to [`POLL`].
+struct Backoff(Duration);
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff(FIRST_POLL)
+    }
+
+    fn sleep(&mut self) {
+        std::thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(POLL);
+    }
+}
 
 /// This process's rank of the MPI job.
 pub struct Mpi {
@@ -72,6 +90,7 @@ impl Mpi {
             .world
             .process_at_rank(to as i32)
             .immediate_send_with_tag(StaticScope, data, tag);
+        let mut backoff = Backoff::new();
         loop {
             match request.test() {
                 Ok(_) => return true,
@@ -83,7 +102,7 @@ impl Mpi {
                 std::mem::forget(request);
                 return false;
             }
-            std::thread::sleep(POLL);
+            backoff.sleep();
         }
     }
 
@@ -91,6 +110,7 @@ impl Mpi {
     /// not here).
     fn receive(&self, tag: Tag, from: &[usize], deadline: Instant) -> Gathered {
         let mut got: Gathered = vec![None; from.len()];
+        let mut backoff = Backoff::new();
         loop {
             for (slot, &rank) in got.iter_mut().zip(from) {
                 if slot.is_some() {
@@ -105,7 +125,7 @@ impl Mpi {
             if got.iter().all(Option::is_some) || Instant::now() >= deadline {
                 return got;
             }
-            std::thread::sleep(POLL);
+            backoff.sleep();
         }
     }
 }

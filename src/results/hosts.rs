@@ -30,4 +30,8 @@ pub struct HostResult {
     pub failed_rules: Vec<String>,
     /// Why it stopped early, or why its results never arrived (`None`: it ran to the end).
     pub interrupted: Option<String>,
+    /// Its monotonic clock minus rank 0's, ns, as measured before the start.
+    pub clock_offset_ns: i64,
+    /// The offset is within this of the truth, ns (half the round trip it was measured in).
+    pub clock_uncertainty_ns: u64,
 }

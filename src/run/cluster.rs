@@ -15,6 +15,7 @@ use crate::results::progress::Observer;
 use crate::results::verdict::{Comparison, Rule, Verdict};
 use crate::results::{self, Interrupted, RunResult};
 use anyhow::Result;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -56,7 +57,24 @@ pub(crate) fn run(
         interval_histograms: true,
         ..opts.clone()
     };
-    let mine = super::execute(&job, &rank_opts, signals, obs).map_err(|e| format!("{e:#}"));
+    // Every rank prepares its targets, then waits in `start` for the others and the
+    // scheduled instant; a rank that cannot prepare still takes part (saying why), so that
+    // none starts.
+    let clocks = RefCell::new(None);
+    let started = Cell::new(false);
+    let start = || -> Result<()> {
+        started.set(true);
+        start_together(cluster, None, &clocks)
+    };
+    let hooks = super::Hooks {
+        population: None,
+        start: Some(&start),
+    };
+    let mine = super::execute_with(&job, &rank_opts, signals, obs, hooks);
+    if let (false, Err(e)) = (started.get(), &mine) {
+        start_together(cluster, Some(format!("{e:#}")), &clocks)?;
+    }
+    let mine = mine.map_err(|e| format!("{e:#}"));
     let bytes = match &mine {
         Ok(r) => serde_json::to_vec(r)?,
         Err(e) => format!("error: {e}").into_bytes(),
@@ -65,7 +83,14 @@ pub(crate) fn run(
         return mine.map(|_| None).map_err(anyhow::Error::msg);
     };
     let root = mine.map_err(anyhow::Error::msg)?;
+    let clocks = clocks.into_inner().unwrap_or_default();
     let mut merged = merged_result(root, &parts, &hosts, &opts.results_path);
+    for h in &mut merged.hosts {
+        if let Some(c) = clocks.get(h.rank) {
+            h.clock_offset_ns = c.offset_ns;
+            h.clock_uncertainty_ns = c.uncertainty_ns;
+        }
+    }
     // The merged time series, as a run's own: one record a line beside the results.
     let ndjson = results::file::timeseries_path(&opts.results_path);
     let mut lines = String::new();
@@ -77,6 +102,94 @@ pub(crate) fn run(
     merged.timeseries_path = Some(ndjson.display().to_string());
     results::file::save(&opts.results_path, &merged)?;
     Ok(Some(merged))
+}
+
+/// Rounds of clock readings; the one with the shortest round trip counts for each rank.
+const CLOCK_ROUNDS: usize = 8;
+/// The scheduled start is at least this far ahead of when it is sent.
+const START_MARGIN_NS: u64 = 50_000_000;
+
+/// A rank's monotonic clock against rank 0's.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Clock {
+    /// Its clock minus rank 0's, ns.
+    offset_ns: i64,
+    /// The offset is within this of the truth, ns (half the round trip it was measured in).
+    uncertainty_ns: u64,
+}
+
+/// This host's monotonic clock, ns.
+fn now_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Every rank says whether it is ready (`error`: why not); then rank 0 measures every rank's
+/// clock (kept in `clocks` on rank 0) and schedules the start on its own clock, and each rank
+/// waits until that instant on its own clock. Unless every rank is ready, every rank returns
+/// the same error and none starts.
+fn start_together(
+    cluster: &dyn Cluster,
+    error: Option<String>,
+    clocks: &RefCell<Option<Vec<Clock>>>,
+) -> Result<()> {
+    agree(cluster, error.as_ref())?;
+    let measured = measure_clocks(cluster)?;
+    let plan = measured.as_ref().map(|c| {
+        let widest = c.iter().map(|c| c.uncertainty_ns).max().unwrap_or(0);
+        let start = now_ns() + START_MARGIN_NS.max(widest * 4);
+        c.iter()
+            .flat_map(|c| (start as i64 + c.offset_ns).max(0).to_le_bytes())
+            .collect::<Vec<u8>>()
+    });
+    *clocks.borrow_mut() = measured;
+    let plan = cluster.broadcast(plan, SETUP_WAIT)?;
+    let at = plan
+        .chunks_exact(8)
+        .nth(cluster.rank())
+        .map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes")) as u64)
+        .ok_or_else(|| anyhow::anyhow!("rank 0 sent no start time for this rank"))?;
+    let wait = at.saturating_sub(now_ns());
+    std::thread::sleep(std::time::Duration::from_nanos(wait.min(10_000_000_000)));
+    Ok(())
+}
+
+/// Every rank's clock against rank 0's (on rank 0; `None` elsewhere): rank 0 notes its clock,
+/// asks every rank for theirs and notes its clock when all answered; a rank's reading then lies
+/// between the two, so its offset is known within half that round trip. Of several rounds,
+/// each rank's shortest round trip counts.
+fn measure_clocks(cluster: &dyn Cluster) -> Result<Option<Vec<Clock>>> {
+    let root = cluster.rank() == 0;
+    let mut best: Vec<Option<Clock>> = vec![None; cluster.size()];
+    for _ in 0..CLOCK_ROUNDS {
+        let before = now_ns();
+        cluster.broadcast(root.then(Vec::new), SETUP_WAIT)?;
+        let reading = now_ns().to_le_bytes().to_vec();
+        let Some(parts) = cluster.gather(reading, SETUP_WAIT)? else {
+            continue;
+        };
+        let after = now_ns();
+        for (slot, bytes) in best.iter_mut().zip(cluster::complete(parts, SETUP_WAIT)?) {
+            let theirs =
+                u64::from_le_bytes(bytes.as_slice().try_into().map_err(|_| {
+                    anyhow::anyhow!("a rank sent a clock reading storlab cannot read")
+                })?);
+            let clock = Clock {
+                offset_ns: (i128::from(theirs) - (i128::from(before) + i128::from(after)) / 2)
+                    as i64,
+                uncertainty_ns: (after - before).div_ceil(2),
+            };
+            if slot.is_none_or(|b| clock.uncertainty_ns < b.uncertainty_ns) {
+                *slot = Some(clock);
+            }
+        }
+    }
+    if !root {
+        return Ok(None);
+    }
+    let mut clocks: Vec<Clock> = best.into_iter().map(Option::unwrap_or_default).collect();
+    clocks[0] = Clock::default();
+    Ok(Some(clocks))
 }
 
 /// Every rank's host name, on every rank.
@@ -273,6 +386,7 @@ fn host_entry(
                 .map(|rule| rule.rule.clone())
                 .collect(),
             interrupted: r.interrupted.reason().map(str::to_string),
+            ..HostResult::default()
         },
         Err(why) => HostResult {
             rank,

@@ -128,19 +128,30 @@ pub(crate) fn execute(
     signals: &Signals,
     obs: &mut dyn Observer,
 ) -> Result<RunResult> {
-    execute_with(job, opts, signals, obs, None)
+    execute_with(job, opts, signals, obs, Hooks::default())
 }
 
-/// [`execute`], with the first worker driven by `population` when one is given.
+/// What a caller adds to a run.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Hooks<'a> {
+    /// The population that drives the first worker (simulated users).
+    pub population: Option<&'a workers::PopulationSlot>,
+    /// Called once the targets are prepared, before the first I/O: the run starts when it
+    /// returns (a rank of a run over many hosts waits there for the others and the scheduled
+    /// start); an error ends the run before any I/O.
+    pub start: Option<&'a dyn Fn() -> Result<()>>,
+}
+
+/// [`execute`], with `hooks`.
 fn execute_with(
     job: &Job,
     opts: &RunOptions,
     signals: &Signals,
     obs: &mut dyn Observer,
-    population: Option<&workers::PopulationSlot>,
+    hooks: Hooks,
 ) -> Result<RunResult> {
     let mut draft = Draft::new(job);
-    let outcome = execute_inner(job, opts, signals, obs, &mut draft, population);
+    let outcome = execute_inner(job, opts, signals, obs, &mut draft, hooks);
     obs.finish();
     match outcome {
         Ok(result) => Ok(result),
@@ -171,7 +182,7 @@ fn execute_inner(
     signals: &Signals,
     obs: &mut dyn Observer,
     draft: &mut Draft,
-    population: Option<&workers::PopulationSlot>,
+    hooks: Hooks,
 ) -> Result<RunResult> {
     let (engine, job) = prepare::engine(job, &mut draft.engine, &mut draft.warnings);
     let job = job.as_ref();
@@ -213,6 +224,10 @@ fn execute_inner(
     draft.warnings.extend(placement);
     let gens = prepare::access_generators(job, &opened)?;
     let blocks = verification::verify_map(job, &opened, &host, &mut draft.warnings)?;
+
+    if let Some(start) = hooks.start {
+        start()?;
+    }
 
     // Ramp and measure.
     let grid = IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms);
@@ -265,7 +280,14 @@ fn execute_inner(
         obs: &mut *obs,
     };
     let collected = workers::run(
-        job, engine, &opened, gens, grid, shared, collector, population,
+        job,
+        engine,
+        &opened,
+        gens,
+        grid,
+        shared,
+        collector,
+        hooks.population,
     )?;
     ndjson.flush().context("writing the time series")?;
     if let Some(f) = sample_file.as_mut() {

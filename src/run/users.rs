@@ -33,7 +33,11 @@ pub(crate) fn run(
     let slot: PopulationSlot = std::sync::Mutex::new(Some(
         cfg.population(live).map_err(|e| anyhow!(crate::Usage(e)))?,
     ));
-    let mut result = execute_with(&job, opts, signals, obs, Some(&slot))?;
+    let hooks = super::Hooks {
+        population: Some(&slot),
+        start: None,
+    };
+    let mut result = execute_with(&job, opts, signals, obs, hooks)?;
     let mut population = slot
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())

@@ -83,6 +83,12 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
     assert_eq!(hosts.len(), 3);
     assert!(hosts.iter().all(|h| h["present"] == true));
     assert_eq!(merged["verdict"]["result"], "PASS", "{stdout}");
+    // One host, one monotonic clock: each measured offset's interval holds the true one, 0.
+    for h in hosts {
+        let offset = h["clock_offset_ns"].as_i64().unwrap();
+        let within = h["clock_uncertainty_ns"].as_u64().unwrap();
+        assert!(offset.unsigned_abs() <= within, "{h}");
+    }
     // One summary, from rank 0.
     assert_eq!(stdout.matches("RESULT: PASS").count(), 1, "{stdout}");
 }

@@ -19,15 +19,15 @@ fn job(dir: &Path) -> String {
     )
 }
 
-/// A rank that takes part in the first `collectives` collectives, then is gone: what it
-/// sends after that never arrives.
-struct DiesAfter<C> {
+/// A rank that, if `gone`, takes part in everything but never sends its results (the one
+/// message that is a JSON object; the others are empty, names or 8-byte clock readings): it
+/// died at the end of its run.
+struct Vanishing<C> {
     rank: C,
-    collectives: usize,
-    done: std::cell::Cell<usize>,
+    gone: bool,
 }
 
-impl<C: Cluster> Cluster for DiesAfter<C> {
+impl<C: Cluster> Cluster for Vanishing<C> {
     fn rank(&self) -> usize {
         self.rank.rank()
     }
@@ -42,7 +42,6 @@ impl<C: Cluster> Cluster for DiesAfter<C> {
         bytes: Option<Vec<u8>>,
         wait: std::time::Duration,
     ) -> Result<Vec<u8>, crate::cluster::ClusterError> {
-        self.done.set(self.done.get() + 1);
         self.rank.broadcast(bytes, wait)
     }
     fn gather(
@@ -50,8 +49,7 @@ impl<C: Cluster> Cluster for DiesAfter<C> {
         bytes: Vec<u8>,
         wait: std::time::Duration,
     ) -> Result<Option<crate::cluster::Gathered>, crate::cluster::ClusterError> {
-        self.done.set(self.done.get() + 1);
-        if self.done.get() > self.collectives {
+        if self.gone && bytes.len() > 64 && bytes.starts_with(b"{\"") {
             return Ok(None);
         }
         self.rank.gather(bytes, wait)
@@ -70,18 +68,8 @@ fn run_ranks(dir: &Path, n: usize, gone: &[usize]) -> Vec<Option<RunResult>> {
             .map(|c| {
                 let (text, opts) = (text.clone(), opts.clone());
                 s.spawn(move || {
-                    // The setup is seven collectives (the job: three; the hosts: two; the
-                    // readiness: two); the eighth sends the results.
-                    let collectives = if gone.contains(&c.rank()) {
-                        7
-                    } else {
-                        usize::MAX
-                    };
-                    let c = DiesAfter {
-                        rank: c,
-                        collectives,
-                        done: std::cell::Cell::new(0),
-                    };
+                    let gone = gone.contains(&c.rank());
+                    let c = Vanishing { rank: c, gone };
                     let root = (c.rank() == 0).then_some(text.as_str());
                     super::super::cluster::run(
                         &c,
@@ -145,6 +133,20 @@ fn every_ranks_figures_merge_exactly_into_one_results_file() {
     assert_eq!(merged.hosts.len(), 3);
     assert!(merged.hosts.iter().all(|h| h.present));
     assert_eq!(merged.hosts[1].host, "h1");
+    // One clock for every rank here: each measured offset's interval holds the true one, 0.
+    for h in &merged.hosts {
+        assert!(
+            h.clock_offset_ns.unsigned_abs() <= h.clock_uncertainty_ns,
+            "rank {}: offset {} ns, uncertainty {} ns",
+            h.rank,
+            h.clock_offset_ns,
+            h.clock_uncertainty_ns
+        );
+    }
+    assert_eq!(
+        merged.hosts[0].clock_uncertainty_ns, 0,
+        "rank 0 is the time base"
+    );
     assert!(merged.verdict.as_ref().unwrap().passed());
     assert!(!merged.interrupted.stopped_early());
     let saved = crate::results::file::load(&dir.path().join("merged.json")).unwrap();
@@ -180,4 +182,45 @@ fn a_rank_that_never_sends_its_results_is_named_and_the_run_fails() {
         })
         .sum();
     assert_eq!(merged.totals.read.ops, journals, "the ranks that did");
+}
+
+#[test]
+fn a_rank_that_cannot_prepare_its_targets_stops_every_rank_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ranks 0 and 2 have their directories; rank 1's does not exist.
+    for r in [0, 2] {
+        std::fs::create_dir(dir.path().join(format!("r{r}"))).unwrap();
+    }
+    let text = job(dir.path()).replace("/rank{rank}-{host}.dat", "/r{rank}/data.dat");
+    let ranks = Threads::ranks(3, |r| format!("h{r}"));
+    let opts = RunOptions::new(dir.path().join("merged.json"), vec!["storlab".into()]);
+    let errors: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = ranks
+            .into_iter()
+            .map(|c| {
+                let (text, opts) = (text.clone(), opts.clone());
+                s.spawn(move || {
+                    let root = (c.rank() == 0).then_some(text.as_str());
+                    let run = super::super::cluster::run(
+                        &c,
+                        root,
+                        Path::new("job.toml"),
+                        &opts,
+                        &Signals::none(),
+                        &mut Quiet,
+                    );
+                    format!("{:#}", run.expect_err("no rank runs"))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (r, e) in errors.iter().enumerate() {
+        assert!(e.contains("so none started: rank 1: "), "rank {r}: {e}");
+    }
+    // No rank measured anything: no results file, no time series.
+    assert!(!dir.path().join("merged.json").exists());
+    for r in 0..3 {
+        assert!(!dir.path().join(format!("merged.rank{r}.ndjson")).exists());
+    }
 }
