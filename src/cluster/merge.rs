@@ -151,17 +151,7 @@ pub fn merge_intervals(hosts: &[(&str, &[IntervalRecord])]) -> Vec<IntervalRecor
             let total = merge_class(&parts, seconds, |r| {
                 (Some(&r.total), r.histograms.as_ref().map(|h| &h.total))
             });
-            let n = parts.len() as f64;
-            let mean =
-                |f: fn(&CpuPercent) -> f64| parts.iter().map(|(_, r)| f(&r.cpu)).sum::<f64>() / n;
-            let cpu = CpuPercent {
-                process_user_pct: mean(|c| c.process_user_pct),
-                process_system_pct: mean(|c| c.process_system_pct),
-                system_user_pct: mean(|c| c.system_user_pct),
-                system_system_pct: mean(|c| c.system_system_pct),
-                system_iowait_pct: mean(|c| c.system_iowait_pct),
-                system_idle_pct: mean(|c| c.system_idle_pct),
-            };
+            let cpu = CpuPercent::weighted(parts.iter().map(|(_, r)| (r.cpu, 1.0)));
             let devices = parts
                 .iter()
                 .flat_map(|(host, r)| {

@@ -312,18 +312,8 @@ fn merged_result(
     // Per host, not merged: each rank's own are in its results file.
     out.reuse = None;
     out.block_sample = None;
-    let present = runs.len().max(1) as f64;
-    let mean = |f: fn(&crate::stats::host::CpuPercent) -> f64| {
-        runs.iter().map(|r| f(&r.result.host_cpu)).sum::<f64>() / present
-    };
-    out.host_cpu = crate::stats::host::CpuPercent {
-        process_user_pct: mean(|c| c.process_user_pct),
-        process_system_pct: mean(|c| c.process_system_pct),
-        system_user_pct: mean(|c| c.system_user_pct),
-        system_system_pct: mean(|c| c.system_system_pct),
-        system_iowait_pct: mean(|c| c.system_iowait_pct),
-        system_idle_pct: mean(|c| c.system_idle_pct),
-    };
+    out.host_cpu =
+        crate::stats::host::CpuPercent::weighted(runs.iter().map(|r| (r.result.host_cpu, 1.0)));
     out.warnings.push(format!(
         "a run over {} ranks: classes, totals and the time series are every rank's, merged; CPU figures are the hosts' means; the job, targets and devices shown are rank 0's (each rank's own are in its results file, listed under hosts)",
         parts.len()

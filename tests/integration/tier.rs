@@ -245,24 +245,47 @@ fn the_cache_levels_preset_steps_through_the_published_sizes() {
     assert!(page.contains("cache size (% of the target)"));
 }
 
+/// A LUN for Exchange tests: a filesystem on a loop device (its image on memory when this
+/// host has a memory filesystem), throttled by blkio to 60 reads and 60 writes a second.
+struct ThrottledLun {
+    fs: crate::exchange::devices::LoopFs,
+    cgroup: BlkioCgroup,
+    /// Where the image lives: memory if it can (cache devices and logs go there too).
+    fast: std::path::PathBuf,
+    _ram: Option<tempfile::TempDir>,
+}
+
+impl ThrottledLun {
+    fn new(dir: &std::path::Path, tag: &str, mib: u64) -> ThrottledLun {
+        let ram = ram_dir();
+        let fast = ram.as_ref().map_or(dir, |r| r.path()).to_path_buf();
+        let fs =
+            crate::exchange::devices::LoopFs::create_with_image(&fast, dir, tag, mib, &[], &[])
+                .expect("filesystem");
+        let cgroup = BlkioCgroup::iops_limit(tag, &fs.device, 60).expect("blkio cgroup");
+        ThrottledLun {
+            fs,
+            cgroup,
+            fast,
+            _ram: ram,
+        }
+    }
+}
+
 #[test]
 fn a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone() {
     if skipped("a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone") {
         return;
     }
-    use crate::exchange::devices::LoopFs;
     use crate::harness::ExchangeArgs;
     let dir = scratch();
-    let ram = ram_dir();
-    let image_dir = ram.as_ref().map_or(dir.path(), |r| r.path());
-    let fs = LoopFs::create_with_image(image_dir, dir.path(), "cached", 128, &[], &[])
-        .expect("filesystem");
+    let lun = ThrottledLun::new(dir.path(), "cached-exchange", 128);
+    let (fs, cgroup, image_dir) = (&lun.fs, &lun.cgroup, lun.fast.as_path());
     // 60 reads and 60 writes a second; 150 mailboxes at 1 IOPS each and 20 % headroom want
     // 180 transactional IOPS (108 reads, 72 writes): more than the LUN carries (the log is
     // elsewhere, not throttled: the database is the question). A 15 MiB database (480 pages) cached whole on memory warms in seconds (page
     // writes are admitted whole, misses fill), then its reads hit and its writes are absorbed
     // and written back as the LUN allows. (The ramp is a quarter of the duration, 3 s.)
-    let cgroup = BlkioCgroup::iops_limit("cached-exchange", &fs.device, 60).expect("blkio cgroup");
     let run = |name: &str, cache: &[&str]| {
         let results = dir.path().join(format!("{name}.json"));
         let command = ExchangeArgs::sized(150, "1MiB", "10%", 1)
@@ -321,21 +344,16 @@ fn compare_cache_finds_more_mailboxes_with_the_cache_than_without() {
     if skipped("compare_cache_finds_more_mailboxes_with_the_cache_than_without") {
         return;
     }
-    use crate::exchange::devices::LoopFs;
     use crate::harness::ExchangeArgs;
     let dir = scratch();
-    let ram = ram_dir();
-    let image_dir = ram.as_ref().map_or(dir.path(), |r| r.path());
-    let fs = LoopFs::create_with_image(image_dir, dir.path(), "compared", 64, &[], &[])
-        .expect("filesystem");
+    let lun = ThrottledLun::new(dir.path(), "compared-exchange", 64);
+    let (fs, cgroup, image_dir) = (&lun.fs, &lun.cgroup, lun.fast.as_path());
     // 60 reads and 60 writes a second. Mailboxes at 1 IOPS (+ 20 % headroom) do 60 % reads
     // and 40 % writes of 32 KiB pages: the LUN alone carries about 60 / (0.6 × 1.2) = 83 of
     // them (its reads run out). A write-through cache that holds the database serves the reads,
     // and the LUN's writes bound it at about 60 / (0.4 × 1.2) = 125: the tier cannot invent
     // write bandwidth. The 25-page database warms within each trial's ramp. The log is on
     // memory: the database is the question.
-    let cgroup =
-        BlkioCgroup::iops_limit("compared-exchange", &fs.device, 60).expect("blkio cgroup");
     let results = dir.path().join("compare.json");
     let cache_file = image_dir.join("db1.cache");
     let command = ExchangeArgs::sized(40, "1MiB", "2%", 1)

@@ -56,21 +56,25 @@ impl<C: Cluster> Cluster for Vanishing<C> {
     }
 }
 
-/// Runs `job` on `n` ranks (rank `r` on host `h{r % 2}`); the `gone` ranks set up and run,
-/// then never send their results.
-fn run_ranks(dir: &Path, n: usize, gone: &[usize]) -> Vec<Option<RunResult>> {
-    let text = job(dir);
+/// Runs `text` on `n` ranks (rank `r` on host `h{r % 2}`), results in `DIR/merged.json`;
+/// the `gone` ranks set up and run, then never send their results.
+fn run_text(
+    dir: &Path,
+    text: &str,
+    n: usize,
+    gone: &[usize],
+) -> Vec<anyhow::Result<Option<RunResult>>> {
     let ranks = Threads::ranks(n, |r| format!("h{}", r % 2));
     let opts = RunOptions::new(dir.join("merged.json"), vec!["storlab".into()]);
     std::thread::scope(|s| {
         let handles: Vec<_> = ranks
             .into_iter()
             .map(|c| {
-                let (text, opts) = (text.clone(), opts.clone());
+                let opts = opts.clone();
                 s.spawn(move || {
                     let gone = gone.contains(&c.rank());
                     let c = Vanishing { rank: c, gone };
-                    let root = (c.rank() == 0).then_some(text.as_str());
+                    let root = (c.rank() == 0).then_some(text);
                     super::super::cluster::run(
                         &c,
                         root,
@@ -79,12 +83,19 @@ fn run_ranks(dir: &Path, n: usize, gone: &[usize]) -> Vec<Option<RunResult>> {
                         &Signals::none(),
                         &mut Quiet,
                     )
-                    .expect("the rank runs")
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     })
+}
+
+/// [`run_text`] of [`job`], every rank expected to run.
+fn run_ranks(dir: &Path, n: usize, gone: &[usize]) -> Vec<Option<RunResult>> {
+    run_text(dir, &job(dir), n, gone)
+        .into_iter()
+        .map(|r| r.expect("the rank runs"))
+        .collect()
 }
 
 #[test]
@@ -192,29 +203,10 @@ fn a_rank_that_cannot_prepare_its_targets_stops_every_rank_before_any_io() {
         std::fs::create_dir(dir.path().join(format!("r{r}"))).unwrap();
     }
     let text = job(dir.path()).replace("/rank{rank}-{host}.dat", "/r{rank}/data.dat");
-    let ranks = Threads::ranks(3, |r| format!("h{r}"));
-    let opts = RunOptions::new(dir.path().join("merged.json"), vec!["storlab".into()]);
-    let errors: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranks
-            .into_iter()
-            .map(|c| {
-                let (text, opts) = (text.clone(), opts.clone());
-                s.spawn(move || {
-                    let root = (c.rank() == 0).then_some(text.as_str());
-                    let run = super::super::cluster::run(
-                        &c,
-                        root,
-                        Path::new("job.toml"),
-                        &opts,
-                        &Signals::none(),
-                        &mut Quiet,
-                    );
-                    format!("{:#}", run.expect_err("no rank runs"))
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let errors: Vec<String> = run_text(dir.path(), &text, 3, &[])
+        .into_iter()
+        .map(|r| format!("{:#}", r.expect_err("no rank runs")))
+        .collect();
     for (r, e) in errors.iter().enumerate() {
         assert!(e.contains("so none started: rank 1: "), "rank {r}: {e}");
     }
