@@ -205,6 +205,7 @@ pub fn attach(
         sync: false,
         fsync_every: 0,
         cache: None,
+        shared_slice: false,
     });
     targets[t].cache = Some(tier);
     Ok(())

@@ -316,6 +316,10 @@ pub struct Target {
     /// A cache tier in front of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<cache::CacheTier>,
+    /// Shared by the ranks of a run over many hosts, each on its own slice (`shared =
+    /// "slice"`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared_slice: bool,
 }
 
 /// A validated worker.

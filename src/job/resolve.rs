@@ -261,6 +261,18 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
             "the size must be more than 0, e.g. size = \"1GiB\"".into(),
         ));
     }
+    let shared_slice = match t.shared.as_deref() {
+        None => false,
+        Some("slice") => true,
+        Some(other) => {
+            return Err(err(
+                "shared",
+                format!(
+                    "`{other}` is not a sharing mode; use shared = \"slice\" (each rank of a run over many hosts gets its own slice of the target)"
+                ),
+            ));
+        }
+    };
     Ok(Target {
         name: t.name.clone().unwrap_or_else(|| path.display().to_string()),
         path,
@@ -268,6 +280,7 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
         sync: t.sync.unwrap_or(false),
         fsync_every: t.fsync_every.unwrap_or(0),
         cache: None,
+        shared_slice,
     })
 }
 

@@ -86,6 +86,9 @@ pub struct TargetSpec {
     pub fsync_every: Option<u32>,
     /// A cache tier in front of this target.
     pub cache: Option<CacheSpec>,
+    /// `"slice"`: in a run over many hosts, the ranks share this target (one LUN every host
+    /// sees) and each gets its own slice of every access span on it.
+    pub shared: Option<String>,
 }
 
 /// `cache = { device = PATH, size = "30%", ... }` on a `[[target]]`: a cache tier in front of it.

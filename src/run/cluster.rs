@@ -6,7 +6,7 @@
 //! `hosts` entry per rank. A rank whose results never arrive is named, and the run is marked
 //! interrupted and fails, with what arrived.
 
-use super::{RunOptions, Signals};
+use super::{RunOptions, Signals, rank_targets};
 use crate::Usage;
 use crate::cluster::{self, Cluster, HostRun};
 use crate::job::Job;
@@ -49,9 +49,11 @@ pub(crate) fn run(
             .position(|h| **h == hosts[cluster.rank()])
             .unwrap_or(0)
     };
-    let local = rank_job(&text, label, cluster.rank(), &hosts[cluster.rank()], node);
+    let me = cluster.rank();
+    let local = rank_job(&text, label, (me, cluster.size()), &hosts[me], node);
     agree(cluster, local.as_ref().err())?;
     let job = local.map_err(Usage)?;
+    preflight(cluster, &job, &hosts)?;
     let rank_opts = RunOptions {
         results_path: journal_path(&opts.results_path, cluster.rank()),
         interval_histograms: true,
@@ -217,32 +219,66 @@ fn all_hosts(cluster: &dyn Cluster) -> Result<Vec<String>> {
 /// with the same error, naming the ranks and their reasons.
 fn agree(cluster: &dyn Cluster, error: Option<&String>) -> Result<()> {
     let mine = error.cloned().unwrap_or_default().into_bytes();
+    decide(cluster, mine, |all| {
+        (all.iter().enumerate())
+            .filter(|(_, e)| !e.is_empty())
+            .map(|(r, e)| format!("rank {r}: {}", String::from_utf8_lossy(e)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+    .map_err(|why| {
+        Usage(format!(
+            "not every rank can run the job, so none started: {why}"
+        ))
+        .into()
+    })
+}
+
+/// No two ranks write the same data unless they share it by slices (see
+/// [`rank_targets::collisions`]); otherwise every rank stops with the same error.
+fn preflight(cluster: &dyn Cluster, job: &Job, hosts: &[String]) -> Result<()> {
+    let mine = rank_targets::describe(job, cluster.host()).into_bytes();
+    decide(cluster, mine, |all| {
+        let described: Vec<(usize, String, String)> = (all.iter().enumerate())
+            .map(|(r, d)| {
+                let host = hosts.get(r).cloned().unwrap_or_default();
+                (r, host, String::from_utf8_lossy(d).into_owned())
+            })
+            .collect();
+        rank_targets::collisions(&described).unwrap_or_default()
+    })
+    .map_err(|why| Usage(format!("no rank started: {why}")).into())
+}
+
+/// Every rank sends `mine` to the root, which judges them all (`judge`: empty when all is
+/// well) and tells every rank: `Ok` everywhere, or the same `Err(why)` everywhere.
+fn decide(
+    cluster: &dyn Cluster,
+    mine: Vec<u8>,
+    judge: impl FnOnce(&[Vec<u8>]) -> String,
+) -> std::result::Result<(), anyhow::Error> {
     let verdict = match cluster.gather(mine, SETUP_WAIT)? {
-        Some(parts) => {
-            let problems: Vec<String> = cluster::complete(parts, SETUP_WAIT)?
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| !e.is_empty())
-                .map(|(r, e)| format!("rank {r}: {}", String::from_utf8_lossy(e)))
-                .collect();
-            Some(problems.join("; ").into_bytes())
-        }
+        Some(parts) => Some(judge(&cluster::complete(parts, SETUP_WAIT)?).into_bytes()),
         None => None,
     };
     let verdict = cluster.broadcast(verdict, SETUP_WAIT)?;
     if verdict.is_empty() {
         Ok(())
     } else {
-        Err(Usage(format!(
-            "not every rank can run the job, so none started: {}",
-            String::from_utf8_lossy(&verdict)
+        Err(anyhow::anyhow!(
+            String::from_utf8_lossy(&verdict).into_owned()
         ))
-        .into())
     }
 }
 
 /// This rank's job: the shared text with its target paths' templates filled in.
-fn rank_job(text: &str, label: &Path, rank: usize, host: &str, node: usize) -> Result<Job, String> {
+fn rank_job(
+    text: &str,
+    label: &Path,
+    (rank, ranks): (usize, usize),
+    host: &str,
+    node: usize,
+) -> Result<Job, String> {
     let mut spec = crate::job::file::parse(label, text).map_err(|e| e.to_string())?;
     for t in &mut spec.target {
         let target = t.get_mut();
@@ -252,7 +288,8 @@ fn rank_job(text: &str, label: &Path, rank: usize, host: &str, node: usize) -> R
             target.path = Some(PathBuf::from(expanded));
         }
     }
-    let job = crate::job::resolve(&spec, Some((label, text))).map_err(|e| e.to_string())?;
+    let mut job = crate::job::resolve(&spec, Some((label, text))).map_err(|e| e.to_string())?;
+    rank_targets::slice(&mut job, rank, ranks)?;
     if job.sequence.is_sequence() {
         return Err(
             "a run over many hosts runs one step; sequences ([cycle], repeat, curve, until_steady) are not supported over many hosts yet".into(),

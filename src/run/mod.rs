@@ -20,6 +20,8 @@ pub(crate) mod limits;
 mod pagecache;
 mod placement;
 pub(crate) mod prepare;
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+mod rank_targets;
 mod signals;
 pub(crate) mod steps;
 pub(crate) mod users;

@@ -93,6 +93,7 @@ pub fn import(trace: &Trace, source: &Path, format: Format, results: &Path) -> R
                     sync: false,
                     fsync_every: 0,
                     cache: None,
+                    shared_slice: false,
                 })
                 .collect(),
             classes: vec![CLASS.into()],

@@ -521,6 +521,7 @@ impl UsersConfig {
                 sync: false,
                 fsync_every: 0,
                 cache: None,
+                shared_slice: false,
             });
             job.targets.push(Target {
                 name: format!("db{}-logs", db + 1),
@@ -529,6 +530,7 @@ impl UsersConfig {
                 sync: false,
                 fsync_every: 0,
                 cache: None,
+                shared_slice: false,
             });
             for what in ["read", "write", "log-write"] {
                 job.class(&class_name(db, what));

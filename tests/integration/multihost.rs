@@ -1,9 +1,13 @@
 //! Runs over many hosts on MPI (built with `--features mpi`; `.ci/run` builds and runs these
 //! with Open MPI from Debian): `mpirun -np 3` on this host starts three ranks of one job, each
 //! on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
-//! are the sum of the ranks' own results, with a `hosts` entry per rank.
+//! are the sum of the ranks' own results, with a `hosts` entry per rank; one LUN (a loop
+//! device) shared by slices, each rank on its own part.
 
-use crate::harness::{STORLAB, load_json, scratch, skip, u64_at, write_job};
+use crate::harness::{
+    LoopDevice, MIB, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image, u64_at,
+    write_job,
+};
 use std::process::Command;
 
 /// `mpirun` with what a container run as root needs (`--allow-run-as-root`), more ranks than
@@ -91,4 +95,57 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
     }
     // One summary, from rank 0.
     assert_eq!(stdout.matches("RESULT: PASS").count(), 1, "{stdout}");
+}
+
+#[test]
+fn ranks_sharing_a_lun_by_slices_each_write_only_their_own_part() {
+    let test = "ranks_sharing_a_lun_by_slices_each_write_only_their_own_part";
+    let Some(mut mpirun) = mpirun(3) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    if let Some(reason) = loop_skip_reason(&["losetup"]) {
+        skip(test, &reason);
+        return;
+    }
+    let dir = scratch();
+    let image = dir.path().join("lun.img");
+    sparse_image(&image, 12 * MIB);
+    let lun = LoopDevice::attach(&image, true).expect("loop device");
+    // Random 64 KiB writes, each rank within its slice: rank r on the 4 MiB from r × 4 MiB. With
+    // verification every rank reads back what it wrote: had another rank written over a block
+    // of its slice, its read-back would find the other rank's data there.
+    let job = format!(
+        "duration = \"1s\"\nramp = \"0s\"\ndestroy_data = true\nverify = true\n\
+         [[target]]\nname = \"lun\"\npath = \"{}\"\nshared = \"slice\"\n\
+         [[worker]]\nname = \"w\"\nqueue_depth = 2\n\
+         [[worker.access]]\nclass = \"db\"\nblock_size = \"64k\"\nread = \"0%\"\nrandom = \"100%\"\n",
+        lun.path.display()
+    );
+    let file = write_job(dir.path(), "job.toml", &job);
+    let merged_path = dir.path().join("merged.json");
+    let output = mpirun
+        .current_dir(dir.path())
+        .arg(STORLAB)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "-o",
+            merged_path.to_str().unwrap(),
+        ])
+        .output()
+        .expect("start mpirun");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for r in 0..3u64 {
+        let j = load_json(&dir.path().join(format!("merged.rank{r}.json")));
+        let a = &j["job"]["workers"][0]["access"][0];
+        assert_eq!(u64_at(a, "/offset_bytes"), r * 4 * MIB, "rank {r}");
+        assert_eq!(u64_at(a, "/length_bytes"), 4 * MIB, "rank {r}");
+        // Verification checks every block the rank wrote: nothing of another rank's.
+        assert_eq!(j["verdict"]["result"], "PASS", "rank {r}: {}", j["verdict"]);
+    }
+    let merged = load_json(&merged_path);
+    assert_eq!(merged["verdict"]["result"], "PASS", "{stdout}");
 }

@@ -184,6 +184,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
             sync: false,
             fsync_every: 0,
             cache: None,
+            shared_slice: false,
         });
         targets.push(Target {
             name: format!("db{}-logs", db + 1),
@@ -193,6 +194,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
             sync: true,
             fsync_every: 0,
             cache: None,
+            shared_slice: false,
         });
     }
     Job {

@@ -216,3 +216,42 @@ fn a_rank_that_cannot_prepare_its_targets_stops_every_rank_before_any_io() {
         assert!(!dir.path().join(format!("merged.rank{r}.ndjson")).exists());
     }
 }
+
+#[test]
+fn ranks_about_to_write_one_file_by_accident_are_stopped_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    // No {rank} in the path: every rank on this host would write the same file.
+    let text = job(dir.path()).replace("/rank{rank}-{host}.dat", "/same.dat");
+    let errors: Vec<String> = run_text(dir.path(), &text, 3, &[])
+        .into_iter()
+        .map(|r| format!("{:#}", r.expect_err("no rank runs")))
+        .collect();
+    for e in &errors {
+        // Ranks 0 and 2 say they are on host h0: one local file. Rank 1 on h1 has its own.
+        assert!(
+            e.contains(
+                "rank 0 on h0 (target data), rank 2 on h0 (target data) would all use file on h0: "
+            ),
+            "{e}"
+        );
+        assert!(!e.contains("rank 1"), "{e}");
+        assert!(e.contains("shared = \"slice\""), "{e}");
+    }
+    assert!(!dir.path().join("same.dat").exists(), "nothing was created");
+}
+
+#[test]
+fn a_shared_file_is_refused_a_lun_is_for_sharing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lun.dat"), vec![0u8; 3 << 20]).unwrap();
+    let text = job(dir.path())
+        .replace("/rank{rank}-{host}.dat\"", "/lun.dat\"\nshared = \"slice\"")
+        .replace("size = \"1MiB\"\n", "");
+    for r in run_text(dir.path(), &text, 2, &[]) {
+        let e = format!("{:#}", r.expect_err("refused"));
+        assert!(
+            e.contains("shared = \"slice\" is for a block device every host sees"),
+            "{e}"
+        );
+    }
+}
