@@ -464,9 +464,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         }
     };
     #[cfg(feature = "mpi")]
-    if let Command::Run(args) = &cli.command {
-        if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
-            return run_over_mpi(args);
+    if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
+        match &cli.command {
+            Command::Run(args) => return run_over_mpi(args),
+            Command::Exchange(args) => return exchange_over_mpi(args),
+            _ => {}
         }
     }
     if matches!(
@@ -564,6 +566,18 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 
 /// Builds the Exchange configuration from the job file's `[exchange]` section and the flags.
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
+    let (spec, location, file) = exchange_spec(a)?;
+    exchange::resolve(&spec, &location).map_err(|e| {
+        flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
+    })
+}
+
+/// The job file's (or preset's) `[exchange]` section with the flags applied, where it came
+/// from, and the file and its text.
+type SpecFrom = (ExchangeSpec, String, Option<(PathBuf, String)>);
+
+/// The `[exchange]` section as the job file (or preset) and the flags give it.
+fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
     let file = match (&a.job, &a.preset) {
         (_, Some(name)) => {
             let p = presets::find(name)
@@ -592,9 +606,7 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
         None => (ExchangeSpec::default(), "command line".to_string()),
     };
     flags::apply_exchange(&mut spec, a);
-    exchange::resolve(&spec, &location).map_err(|e| {
-        flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
-    })
+    Ok((spec, location, file))
 }
 
 /// Whether a job file's text holds an `[exchange]` section (it runs the Exchange validation).
@@ -691,22 +703,61 @@ fn run_over_mpi(args: &RunArgs) -> Result<i32> {
         },
         flags: Vec::new(),
     };
+    over_mpi(&mpi, text, path, invocation, &args.out, "run")
+}
+
+/// `storlab exchange` started by an MPI launcher: each rank validates its own databases (the
+/// paths' `{rank}`, `{host}`, `{node}`), all starting together; rank 0 writes the merged
+/// results with a verdict per host.
+#[cfg(feature = "mpi")]
+fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
+    use crate::cluster::Cluster as _;
+    let mpi =
+        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    let text = if mpi.rank() == 0 {
+        // The section as the flags leave it, checked on rank 0 first for a clear error.
+        build_exchange(a)?;
+        let (spec, _, _) = exchange_spec(a)?;
+        let mut table = toml::Table::new();
+        table.insert("exchange".into(), toml::Value::try_from(&spec)?);
+        Some(toml::to_string(&table)?)
+    } else {
+        None
+    };
+    let label = PathBuf::from("exchange");
+    let invocation = Invocation {
+        source: exchange_source(a),
+        flags: flags::given(flags::EXCHANGE_FLAGS, a),
+    };
+    over_mpi(&mpi, text, &label, invocation, &a.out, "exchange")
+}
+
+/// Runs `text` over the ranks of `mpi`: rank 0 with the usual output, the others quiet.
+#[cfg(feature = "mpi")]
+fn over_mpi(
+    mpi: &crate::cluster::Mpi,
+    text: Option<String>,
+    label: &Path,
+    invocation: Invocation,
+    out: &OutputArgs,
+    kind: &str,
+) -> Result<i32> {
+    use crate::cluster::Cluster as _;
     if mpi.rank() == 0 {
-        return args.out.run("run", invocation, |opts, signals, live| {
-            run::cluster::run(&mpi, text.as_deref(), path, opts, signals, live)
+        return out.run(kind, invocation, |opts, signals, live| {
+            run::cluster::run(mpi, text.as_deref(), label, opts, signals, live)
                 .map(Option::unwrap_or_default)
         });
     }
-    let results_path = args
-        .out
+    let results_path = out
         .output
         .clone()
-        .unwrap_or_else(|| PathBuf::from("storlab-results").join("run-mpi.json"));
+        .unwrap_or_else(|| PathBuf::from("storlab-results").join(format!("{kind}-mpi.json")));
     let mut opts = RunOptions::new(results_path, std::env::args().collect());
     opts.invocation = invocation;
     let signals = Signals::install()?;
     let mut quiet = console::Live::new(true);
-    run::cluster::run(&mpi, None, path, &opts, &signals, &mut quiet)?;
+    run::cluster::run(mpi, None, label, &opts, &signals, &mut quiet)?;
     Ok(exit::OK)
 }
 

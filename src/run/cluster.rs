@@ -24,7 +24,8 @@ const SETUP_WAIT: Duration = Duration::from_secs(60);
 /// How long the root waits for the other ranks' results after its own run ended.
 const RESULTS_WAIT: Duration = Duration::from_secs(if cfg!(test) { 3 } else { 60 });
 
-/// Runs the job `text` (given on the root; `label` names it in errors) on every rank of
+/// Runs the job `text` (given on the root: a job file, or an `[exchange]` section whose test
+/// each rank runs on its own databases; `label` names it in errors) on every rank of
 /// `cluster`; the root returns the merged results (written to `opts.results_path`), the other
 /// ranks `None`.
 pub(crate) fn run(
@@ -50,10 +51,10 @@ pub(crate) fn run(
             .unwrap_or(0)
     };
     let me = cluster.rank();
-    let local = rank_job(&text, label, (me, cluster.size()), &hosts[me], node);
+    let local = rank_work(&text, label, (me, cluster.size()), &hosts[me], node);
     agree(cluster, local.as_ref().err())?;
-    let job = local.map_err(Usage)?;
-    preflight(cluster, &job, &hosts)?;
+    let work = local.map_err(Usage)?;
+    preflight(cluster, work.job(), &hosts)?;
     let rank_opts = RunOptions {
         results_path: journal_path(&opts.results_path, cluster.rank()),
         interval_histograms: true,
@@ -72,7 +73,17 @@ pub(crate) fn run(
         population: None,
         start: Some(&start),
     };
-    let mine = super::execute_with(&job, &rank_opts, signals, obs, hooks);
+    let mine = match &work {
+        RankWork::Run(job) => super::execute_with(job, &rank_opts, signals, obs, hooks),
+        RankWork::Exchange(cfg, _) => {
+            let mut exec = Gated {
+                signals,
+                obs,
+                hooks,
+            };
+            super::exchange::run(cfg, &rank_opts, &mut exec)
+        }
+    };
     if let (false, Err(e)) = (started.get(), &mine) {
         start_together(cluster, Some(format!("{e:#}")), &clocks)?;
     }
@@ -271,6 +282,108 @@ fn decide(
     }
 }
 
+/// What a rank runs: a job, or an Exchange validation of one test run (with the job it runs,
+/// for the preflight).
+enum RankWork {
+    Run(Job),
+    Exchange(Box<crate::profiles::exchange::ExchangeConfig>, Job),
+}
+
+impl RankWork {
+    /// The job whose targets the rank uses.
+    fn job(&self) -> &Job {
+        match self {
+            RankWork::Run(job) | RankWork::Exchange(_, job) => job,
+        }
+    }
+}
+
+/// Runs the Exchange validation's one run with the start hook.
+struct Gated<'a, 'o> {
+    signals: &'a Signals,
+    obs: &'o mut dyn Observer,
+    hooks: super::Hooks<'a>,
+}
+
+impl super::Execute for Gated<'_, '_> {
+    fn execute(&mut self, job: &Job, opts: &RunOptions) -> Result<RunResult> {
+        super::execute_with(job, opts, self.signals, self.obs, self.hooks)
+    }
+
+    fn signals(&self) -> &Signals {
+        self.signals
+    }
+
+    fn observer(&mut self) -> &mut dyn Observer {
+        self.obs
+    }
+}
+
+/// This rank's work: the shared text (a job file, or an `[exchange]` section) with its paths'
+/// templates filled in.
+fn rank_work(
+    text: &str,
+    label: &Path,
+    place: (usize, usize),
+    host: &str,
+    node: usize,
+) -> Result<RankWork, String> {
+    if !text
+        .parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("exchange"))
+    {
+        return rank_job(text, label, place, host, node).map(RankWork::Run);
+    }
+    let file: crate::profiles::exchange::ExchangeFile =
+        crate::job::file::parse_toml(label, text).map_err(|e| e.to_string())?;
+    let mut spec = file.exchange;
+    let expand = |p: &mut Vec<PathBuf>| -> Result<(), String> {
+        for path in p.iter_mut() {
+            *path = PathBuf::from(cluster::expand(
+                &path.to_string_lossy(),
+                place.0,
+                host,
+                node,
+            )?);
+        }
+        Ok(())
+    };
+    for paths in [
+        &mut spec.db_paths,
+        &mut spec.log_paths,
+        &mut spec.cache_devices,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        expand(paths)?;
+    }
+    let cfg = crate::profiles::exchange::resolve(&spec, &label.display().to_string())
+        .map_err(|e| e.to_string())?;
+    let one_run = matches!(
+        cfg.test,
+        crate::profiles::exchange::TestType::Performance
+            | crate::profiles::exchange::TestType::Stress
+    ) && cfg.threads.is_some()
+        && !cfg.find_max_mailboxes
+        && !cfg.compare_cache
+        && cfg.throughput_mode.is_none();
+    if !one_run {
+        return Err(
+            "over many hosts, the Exchange validation runs one performance or stress test per host: give --threads (not auto), and leave out --find-max-mailboxes, --compare-cache and throughput mode".into(),
+        );
+    }
+    let job = crate::profiles::exchange::transactional_job(
+        &cfg,
+        cfg.threads.unwrap_or(1),
+        crate::profiles::exchange::Load::Rate(cfg.target_iops(cfg.mailboxes)),
+        cfg.database_bytes(),
+        cfg.duration_ms,
+        cfg.ramp_ms,
+    );
+    Ok(RankWork::Exchange(Box::new(cfg), job))
+}
+
 /// This rank's job: the shared text with its target paths' templates filled in.
 fn rank_job(
     text: &str,
@@ -352,8 +465,13 @@ fn merged_result(
     out.host_cpu =
         crate::stats::host::CpuPercent::weighted(runs.iter().map(|r| (r.result.host_cpu, 1.0)));
     out.warnings.push(format!(
-        "a run over {} ranks: classes, totals and the time series are every rank's, merged; CPU figures are the hosts' means; the job, targets and devices shown are rank 0's (each rank's own are in its results file, listed under hosts)",
-        parts.len()
+        "a run over {} ranks: classes, totals and the time series are every rank's, merged; CPU figures are the hosts' means; the job, targets and devices shown are rank 0's{} (each rank's own are in its results file, listed under hosts, with its verdict)",
+        parts.len(),
+        if out.exchange.is_some() {
+            ", and so are the Exchange figures (mailboxes, databases, achieved IOPS)"
+        } else {
+            ""
+        }
     ));
     if !merged.missing.is_empty() || entries.iter().any(|e| !e.present) {
         let absent: Vec<String> = entries

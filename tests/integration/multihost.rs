@@ -149,3 +149,65 @@ fn ranks_sharing_a_lun_by_slices_each_write_only_their_own_part() {
     let merged = load_json(&merged_path);
     assert_eq!(merged["verdict"]["result"], "PASS", "{stdout}");
 }
+
+#[test]
+fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
+    let test = "each_host_validates_its_own_exchange_databases_and_every_host_must_pass";
+    let Some(mut mpirun) = mpirun(2) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    let dir = scratch();
+    for r in 0..2 {
+        std::fs::create_dir(dir.path().join(format!("r{r}"))).unwrap();
+    }
+    let path = format!("{}/r{{rank}}", dir.path().display());
+    let merged_path = dir.path().join("exchange.json");
+    let output = mpirun
+        .current_dir(dir.path())
+        .arg(STORLAB)
+        .args(["exchange", "--mailboxes", "50", "--mailbox-size", "32MiB"])
+        .args(["--capacity", "1%", "--databases", "1", "--threads", "2"])
+        .args([
+            "--duration",
+            "3s",
+            "--ramp",
+            "0s",
+            "--db-path",
+            &path,
+            "--log-path",
+            &path,
+        ])
+        .args(crate::harness::LENIENT)
+        .args(["-o", merged_path.to_str().unwrap()])
+        .output()
+        .expect("start mpirun");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let merged = load_json(&merged_path);
+    let hosts = merged["hosts"].as_array().expect("hosts");
+    assert_eq!(hosts.len(), 2);
+    for (r, h) in hosts.iter().enumerate() {
+        // Each host judged its own databases, in its own directory.
+        assert_eq!(h["pass"], true, "rank {r}: {h}");
+        assert!(dir.path().join(format!("r{r}/storlab-db1.edb")).exists());
+        let own = load_json(&dir.path().join(format!("exchange.rank{r}.json")));
+        assert!(own["exchange"]["achieved_iops"].as_f64().unwrap() > 0.0);
+    }
+    let rules: Vec<&str> = merged["verdict"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules.len(), 3, "{rules:?}");
+    assert_eq!(merged["verdict"]["result"], "PASS");
+    let sum: u64 = (0..2)
+        .map(|r| {
+            let own = load_json(&dir.path().join(format!("exchange.rank{r}.json")));
+            u64_at(&own, "/classes/db1~1read/read/ops")
+        })
+        .sum();
+    assert_eq!(u64_at(&merged, "/classes/db1~1read/read/ops"), sum);
+}

@@ -255,3 +255,21 @@ fn a_shared_file_is_refused_a_lun_is_for_sharing() {
         );
     }
 }
+
+#[test]
+fn over_many_hosts_an_exchange_validation_is_one_test_per_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "[exchange]\nmailboxes = 50\nmailbox_size = \"32MiB\"\ncapacity = \"1%\"\ndatabases = 1\n\
+         threads = 2\nfind_max_mailboxes = true\ndb_paths = [\"{0}\"]\nlog_paths = [\"{0}\"]\n",
+        dir.path().display()
+    );
+    for r in run_text(dir.path(), &text, 2, &[]) {
+        let e = format!("{:#}", r.expect_err("refused"));
+        assert!(
+            e.contains("runs one performance or stress test per host")
+                && e.contains("--find-max-mailboxes"),
+            "{e}"
+        );
+    }
+}
