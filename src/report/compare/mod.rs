@@ -352,15 +352,8 @@ fn users_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison
         }
         return;
     };
-    let row = |name: String, unit: Unit, values: Vec<f64>| Row {
-        name,
-        unit,
-        baseline: values[0],
-        others: values[1..]
-            .iter()
-            .map(|&v| cell(values[0], v, unit, noise_pct))
-            .collect(),
-    };
+    let row =
+        |name: String, unit: Unit, values: Vec<f64>| metric_row(name, unit, &values, noise_pct);
     type Metric = fn(&LatencySummary) -> f64;
     let metrics: [(&str, Metric); 3] = [
         ("p95", |l| l.p95 as f64),
@@ -400,6 +393,59 @@ fn users_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison
     });
 }
 
+/// A row of one metric: the first of `values` is the baseline's.
+fn metric_row(name: String, unit: Unit, values: &[f64], noise_pct: f64) -> Row {
+    Row {
+        name,
+        unit,
+        baseline: values[0],
+        others: values[1..]
+            .iter()
+            .map(|&v| cell(values[0], v, unit, noise_pct))
+            .collect(),
+    }
+}
+
+/// Runs over many hosts: each host's IOPS and p99 side by side, when every run has the same
+/// ranks on the same hosts.
+fn hosts_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
+    let ranks = |r: &RunResult| -> Vec<(usize, String)> {
+        r.hosts.iter().map(|h| (h.rank, h.host.clone())).collect()
+    };
+    let first = ranks(&runs[0].1);
+    if runs.iter().all(|r| r.1.hosts.is_empty()) {
+        return;
+    }
+    if first.is_empty() || runs.iter().any(|r| ranks(&r.1) != first) {
+        c.notes.push(
+            "the runs do not have the same ranks on the same hosts: hosts not compared side by side"
+                .into(),
+        );
+        return;
+    }
+    type Metric = fn(&ClassSummary) -> f64;
+    let metrics: [(&str, Unit, Metric); 4] = [
+        ("read IOPS", Unit::Iops, |t| t.read.iops),
+        ("write IOPS", Unit::Iops, |t| t.write.iops),
+        ("read p99", Unit::Ns, |t| t.read.latency_ns.p99 as f64),
+        ("write p99", Unit::Ns, |t| t.write.latency_ns.p99 as f64),
+    ];
+    for (metric, unit, f) in metrics {
+        let rows = first
+            .iter()
+            .enumerate()
+            .map(|(i, (rank, host))| {
+                let values: Vec<f64> = runs.iter().map(|r| f(&r.1.hosts[i].totals)).collect();
+                metric_row(format!("rank {rank} ({host})"), unit, &values, noise_pct)
+            })
+            .collect();
+        c.tables.push(Table {
+            title: format!("hosts: {metric}"),
+            rows,
+        });
+    }
+}
+
 fn job_differences(runs: &[(String, RunResult)]) -> Vec<String> {
     let props: Vec<_> = runs.iter().map(|r| job_properties(&r.1)).collect();
     let mut out = Vec::new();
@@ -410,6 +456,29 @@ fn job_differences(runs: &[(String, RunResult)]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Totals, then the classes present in every run (left out when each run has a single class:
+/// it is the totals again).
+fn totals_and_classes(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
+    let totals: Vec<ClassSummary> = runs.iter().map(|r| r.1.totals.clone()).collect();
+    class_tables("totals", &totals, noise_pct, &mut c.tables);
+    if runs.iter().any(|r| r.1.classes.len() > 1) {
+        for name in runs[0].1.classes.keys() {
+            let sums: Option<Vec<ClassSummary>> = runs
+                .iter()
+                .map(|r| r.1.classes.get(name).map(|cr| cr.summary()))
+                .collect();
+            match sums {
+                Some(sums) => {
+                    class_tables(&format!("class {name}"), &sums, noise_pct, &mut c.tables)
+                }
+                None => c
+                    .notes
+                    .push(format!("class {name} is not in every run: not compared")),
+            }
+        }
+    }
 }
 
 /// Compares `runs` (label, results); differences under `noise_pct` (or the runs' own spread
@@ -434,26 +503,8 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
     c.job_differences = job_differences(runs);
     users_tables(runs, noise_pct, &mut c);
 
-    // Totals, then classes present in every run (left out when each run has a single class:
-    // it is the totals again).
-    let totals: Vec<ClassSummary> = runs.iter().map(|r| r.1.totals.clone()).collect();
-    class_tables("totals", &totals, noise_pct, &mut c.tables);
-    if runs.iter().any(|r| r.1.classes.len() > 1) {
-        for name in runs[0].1.classes.keys() {
-            let sums: Option<Vec<ClassSummary>> = runs
-                .iter()
-                .map(|r| r.1.classes.get(name).map(|cr| cr.summary()))
-                .collect();
-            match sums {
-                Some(sums) => {
-                    class_tables(&format!("class {name}"), &sums, noise_pct, &mut c.tables)
-                }
-                None => c
-                    .notes
-                    .push(format!("class {name} is not in every run: not compared")),
-            }
-        }
-    }
+    totals_and_classes(runs, noise_pct, &mut c);
+    hosts_tables(runs, noise_pct, &mut c);
 
     // Steps, when every run has the same ones.
     let steps: Vec<&[StepResult]> = runs

@@ -161,3 +161,48 @@ fn repeated_steps_use_their_own_spread() {
             .any(|l| l.starts_with("steps: IOPS step bs=4KiB"))
     );
 }
+
+/// `run` over hosts `names`, each with `iops[i]` read IOPS and p99 `p99`.
+fn over_hosts(names: &[&str], iops: &[f64], p99: u64) -> RunResult {
+    let mut r = run("io_uring", iops.iter().sum(), p99);
+    r.hosts = names
+        .iter()
+        .zip(iops)
+        .enumerate()
+        .map(|(rank, (host, &i))| crate::results::hosts::HostResult {
+            rank,
+            host: host.to_string(),
+            present: true,
+            totals: run("io_uring", i, p99).totals,
+            ..Default::default()
+        })
+        .collect();
+    r
+}
+
+#[test]
+fn hosts_are_compared_side_by_side_when_the_runs_have_the_same_ones() {
+    let a = over_hosts(&["ex1", "ex2"], &[1000.0, 1000.0], 800);
+    let b = over_hosts(&["ex1", "ex2"], &[1000.0, 500.0], 800);
+    let c = compare(&pair(a.clone(), b), 2.0);
+    let t = c
+        .tables
+        .iter()
+        .find(|t| t.title == "hosts: read IOPS")
+        .expect("a hosts table");
+    let names: Vec<&str> = t.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["rank 0 (ex1)", "rank 1 (ex2)"]);
+    assert_eq!(t.rows[0].others[0].mark, Mark::Noise);
+    assert_eq!(t.rows[1].others[0].mark, Mark::Worse, "ex2 halved");
+    let other = over_hosts(&["ex1", "ex3"], &[1000.0, 1000.0], 800);
+    let c = compare(&pair(a, other), 2.0);
+    assert!(!c.tables.iter().any(|t| t.title.starts_with("hosts:")));
+    assert!(
+        c.notes.iter().any(|n| n.contains("not the same ranks"))
+            || c.notes
+                .iter()
+                .any(|n| n.contains("do not have the same ranks")),
+        "{:?}",
+        c.notes
+    );
+}
