@@ -21,6 +21,8 @@ use std::time::Duration;
 
 /// How long the ranks wait for each other while they set up (the job, the hosts, readiness).
 const SETUP_WAIT: Duration = Duration::from_secs(60);
+/// How long the root waits for the other ranks' results when a signal stopped its run.
+const SIGNALLED_WAIT: Duration = Duration::from_secs(1);
 /// How long the root waits for the other ranks' results after its own run ended.
 const RESULTS_WAIT: Duration = Duration::from_secs(if cfg!(test) { 3 } else { 60 });
 
@@ -92,7 +94,14 @@ pub(crate) fn run(
         Ok(r) => serde_json::to_vec(r)?,
         Err(e) => format!("error: {e}").into_bytes(),
     };
-    let Some(parts) = cluster.gather(bytes, RESULTS_WAIT)? else {
+    // Stopped by a signal (a launcher ending the job sends SIGTERM, then SIGKILL soon after):
+    // rank 0 writes what arrived within a second.
+    let wait = if signals.signalled() {
+        SIGNALLED_WAIT
+    } else {
+        RESULTS_WAIT
+    };
+    let Some(parts) = cluster.gather(bytes, wait)? else {
         return mine.map(|_| None).map_err(anyhow::Error::msg);
     };
     let root = mine.map_err(anyhow::Error::msg)?;
