@@ -2,7 +2,8 @@
 //! with Open MPI from Debian): `mpirun -np 3` on this host starts three ranks of one job, each
 //! on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
 //! are the sum of the ranks' own results, with a `hosts` entry per rank; one LUN (a loop
-//! device) shared by slices, each rank on its own part.
+//! device) shared by slices, each rank on its own part; each host validating its own Exchange
+//! databases; a rank killed mid-run, named in the merged results of the others.
 
 use crate::harness::{
     LoopDevice, MIB, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image, u64_at,
@@ -210,4 +211,95 @@ fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
         })
         .sum();
     assert_eq!(u64_at(&merged, "/classes/db1~1read/read/ops"), sum);
+}
+
+/// The pid of the process whose command line holds `marker` and whose environment says it is
+/// MPI rank `rank`.
+fn rank_pid(marker: &str, rank: usize) -> Option<u32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let environ = std::fs::read(e.path().join("environ")).ok()?;
+        let has = |hay: &[u8], needle: &str| hay.split(|&b| b == 0).any(|f| f == needle.as_bytes());
+        (String::from_utf8_lossy(&cmdline).contains(marker) && has(&environ, &want)).then_some(pid)
+    })
+}
+
+#[test]
+fn a_rank_killed_mid_run_is_named_and_the_others_results_are_merged() {
+    let test = "a_rank_killed_mid_run_is_named_and_the_others_results_are_merged";
+    let Some(mut mpirun) = mpirun(3) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    let dir = scratch();
+    let job = format!(
+        "duration = \"60s\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
+         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
+         [[worker]]\nname = \"w\"\nqueue_depth = 2\n\
+         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
+        dir.path().display()
+    );
+    let file = write_job(dir.path(), "killed.toml", &job);
+    let merged_path = dir.path().join("merged.json");
+    // mpirun ends the job when a rank dies: SIGTERM to the others, SIGKILL 10 s later.
+    let mut child = mpirun
+        .args(["--mca", "odls_base_sigkill_timeout", "10"])
+        .current_dir(dir.path())
+        .arg(STORLAB)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "-o",
+            merged_path.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mpirun");
+    // Kill rank 2 once every rank is measuring (its time series has records).
+    let marker = file.to_str().unwrap();
+    let started = std::time::Instant::now();
+    let series = dir.path().join("merged.rank2.ndjson");
+    while std::fs::read_to_string(&series).map_or(true, |s| s.lines().count() < 2) {
+        assert!(
+            started.elapsed().as_secs() < 50,
+            "rank 2 never started measuring"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let pid = rank_pid(marker, 2).expect("rank 2's process");
+    let killed = std::time::Instant::now();
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    assert!(
+        killed.elapsed().as_secs() < 30,
+        "the job ended {} s after the kill",
+        killed.elapsed().as_secs()
+    );
+    let merged = load_json(&merged_path);
+    let reason = merged["interrupted"].as_str().unwrap_or_default();
+    assert!(reason.contains("rank 2 on"), "{merged}");
+    assert_eq!(merged["verdict"]["result"], "FAIL");
+    let hosts = merged["hosts"].as_array().unwrap();
+    assert_eq!(hosts[2]["present"], false);
+    let sum: u64 = (0..2)
+        .map(|r| {
+            u64_at(
+                &load_json(&dir.path().join(format!("merged.rank{r}.json"))),
+                "/totals/read/ops",
+            )
+        })
+        .sum();
+    assert_eq!(
+        u64_at(&merged, "/totals/read/ops"),
+        sum,
+        "the ranks that sent their results"
+    );
+    // Rank 2's own time series is on disk up to its death.
+    assert!(std::fs::read_to_string(&series).unwrap().lines().count() >= 2);
 }
