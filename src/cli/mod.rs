@@ -744,10 +744,19 @@ fn over_mpi(
 ) -> Result<i32> {
     use crate::cluster::Cluster as _;
     if mpi.rank() == 0 {
-        return out.run(kind, invocation, |opts, signals, live| {
-            run::cluster::run(mpi, text.as_deref(), label, opts, signals, live)
-                .map(Option::unwrap_or_default)
-        });
+        let missing = std::cell::Cell::new(false);
+        let code = out.run(kind, invocation, |opts, signals, live| {
+            let r = run::cluster::run(mpi, text.as_deref(), label, opts, signals, live)
+                .map(Option::unwrap_or_default)?;
+            missing.set(r.hosts.iter().any(|h| !h.present));
+            Ok(r)
+        })?;
+        if missing.get() {
+            // A rank that hangs would keep the job (and every rank's exit) waiting: the merged
+            // results are written, so end them all.
+            mpi.abort(code);
+        }
+        return Ok(code);
     }
     let results_path = out
         .output

@@ -76,6 +76,22 @@ pub trait Cluster {
     /// Every rank's `bytes`, in rank order, on the root (`None` on the other ranks), waiting at
     /// most `wait` for them: a rank that did not send in time has `None` (see [`complete`]).
     fn gather(&self, bytes: Vec<u8>, wait: Duration) -> Result<Option<Gathered>, ClusterError>;
+    /// Tells rank 0 that this rank is alive, without waiting (once an interval during a run).
+    fn heartbeat(&self) {}
+    /// On rank 0: the ranks not heard from for `silence` (counted from the first call);
+    /// elsewhere: none.
+    fn silent(&self, _silence: Duration) -> Vec<usize> {
+        Vec::new()
+    }
+    /// On rank 0: asks every other rank to stop its run, without waiting.
+    fn stop_all(&self) {}
+    /// On the other ranks: whether rank 0 asked them to stop.
+    fn stop_asked(&self) -> bool {
+        false
+    }
+    /// Ends every rank of the job at once (a rank that hangs would keep it alive); `code` is
+    /// the exit status.
+    fn abort(&self, _code: i32) {}
 }
 
 /// What the root gathered: each rank's bytes, `None` for a rank that did not send in time.

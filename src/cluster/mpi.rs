@@ -8,10 +8,10 @@ use super::{Cluster, ClusterError, Gathered};
 use mpi::Tag;
 use mpi::environment::Universe;
 use mpi::point_to_point::MatchedReceiveVec;
-use mpi::request::StaticScope;
+use mpi::request::{Request, StaticScope};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{Destination, Source};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 /// The first sleep between looks at a pending message; each next one is twice as long, up to
@@ -35,6 +35,13 @@ impl Backoff {
     }
 }
 
+/// The tag of a heartbeat (above every collective's).
+const HEARTBEAT_TAG: Tag = 30_001;
+/// The tag of rank 0's request to stop.
+const STOP_TAG: Tag = 30_002;
+/// What a heartbeat or a stop request carries: one byte that lives as long as MPI needs it.
+static SIGNAL: [u8; 1] = [1];
+
 /// This process's rank of the MPI job.
 pub struct Mpi {
     _universe: Universe,
@@ -42,6 +49,24 @@ pub struct Mpi {
     host: String,
     /// The number of the next collective: its messages' tag.
     seq: Cell<Tag>,
+    /// Heartbeats and stop requests sent and not yet known to be delivered.
+    pending: RefCell<Vec<Request<'static, [u8], StaticScope>>>,
+    /// On rank 0: when each rank's last heartbeat arrived.
+    heard: RefCell<Vec<Option<Instant>>>,
+    /// On rank 0: when the watch began.
+    watching: Cell<Option<Instant>>,
+    /// On the other ranks: rank 0 asked this rank to stop.
+    stop: Cell<bool>,
+}
+
+impl Drop for Mpi {
+    fn drop(&mut self) {
+        // A signal still in flight (its peer gone) can never complete, and dropping it would
+        // panic: it is left to MPI, which this process is leaving.
+        for request in self.pending.take() {
+            std::mem::forget(request);
+        }
+    }
 }
 
 impl std::fmt::Debug for Mpi {
@@ -66,12 +91,33 @@ impl Mpi {
                 .to_string_lossy()
                 .into_owned()
         });
+        let size = world.size() as usize;
         Some(Mpi {
             _universe: universe,
             world,
             host,
             seq: Cell::new(0),
+            pending: RefCell::new(Vec::new()),
+            heard: RefCell::new(vec![None; size]),
+            watching: Cell::new(None),
+            stop: Cell::new(false),
         })
+    }
+
+    /// Sends `SIGNAL` with `tag` to `to`, without waiting; forgets the signals delivered.
+    fn signal(&self, to: usize, tag: Tag) {
+        let request = self
+            .world
+            .process_at_rank(to as i32)
+            .immediate_send_with_tag(StaticScope, &SIGNAL[..], tag);
+        let mut pending = self.pending.borrow_mut();
+        pending.push(request);
+        let before = std::mem::take(&mut *pending);
+        for r in before {
+            if let Err(still) = r.test() {
+                pending.push(still);
+            }
+        }
     }
 
     fn next_tag(&self) -> Tag {
@@ -131,6 +177,55 @@ impl Mpi {
 }
 
 impl Cluster for Mpi {
+    fn heartbeat(&self) {
+        if self.rank() != 0 {
+            self.signal(0, HEARTBEAT_TAG);
+        }
+    }
+
+    fn silent(&self, silence: Duration) -> Vec<usize> {
+        if self.rank() != 0 {
+            return Vec::new();
+        }
+        let now = Instant::now();
+        let any = self.world.any_process();
+        while let Some(matched) = any.immediate_matched_probe_with_tag(HEARTBEAT_TAG) {
+            let (_, status) = matched.matched_receive_vec::<u8>();
+            if let Some(slot) = self
+                .heard
+                .borrow_mut()
+                .get_mut(status.source_rank() as usize)
+            {
+                *slot = Some(now);
+            }
+        }
+        let since = self.watching.get().unwrap_or(now);
+        self.watching.set(Some(since));
+        (self.heard.borrow().iter().enumerate().skip(1))
+            .filter(|(_, h)| now.duration_since(h.unwrap_or(since)) > silence)
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    fn stop_all(&self) {
+        for to in 1..self.size() {
+            self.signal(to, STOP_TAG);
+        }
+    }
+
+    fn stop_asked(&self) -> bool {
+        let root = self.world.process_at_rank(0);
+        while let Some(matched) = root.immediate_matched_probe_with_tag(STOP_TAG) {
+            let _ = matched.matched_receive_vec::<u8>();
+            self.stop.set(true);
+        }
+        self.stop.get()
+    }
+
+    fn abort(&self, code: i32) {
+        self.world.abort(code)
+    }
+
     fn rank(&self) -> usize {
         self.world.rank() as usize
     }

@@ -3,7 +3,7 @@
 
 use super::{Cluster, ClusterError, Gathered};
 use std::cell::{Cell, RefCell};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
 /// One message of a collective: which collective (every rank numbers them alike), from whom.
@@ -33,6 +33,9 @@ impl Threads {
                 peers: senders.clone(),
                 seq: Cell::new(0),
                 early: RefCell::new(Vec::new()),
+                heard: RefCell::new(vec![None; n]),
+                watching: Cell::new(None),
+                stop: Cell::new(false),
             })
             .collect()
     }
@@ -49,7 +52,18 @@ pub struct ThreadRank {
     seq: Cell<u64>,
     /// Messages of later collectives that arrived first.
     early: RefCell<Vec<Msg>>,
+    /// On rank 0: when each rank's last heartbeat arrived.
+    heard: RefCell<Vec<Option<Instant>>>,
+    /// On rank 0: when the watch began (the first [`Cluster::silent`]).
+    watching: Cell<Option<Instant>>,
+    /// On the other ranks: rank 0 asked this rank to stop.
+    stop: Cell<bool>,
 }
+
+/// The `seq` of a heartbeat, outside every collective's.
+const HEARTBEAT: u64 = u64::MAX;
+/// The `seq` of rank 0's request to stop.
+const STOP: u64 = u64::MAX - 1;
 
 impl std::fmt::Debug for ThreadRank {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,6 +85,38 @@ impl ThreadRank {
         s
     }
 
+    /// Takes in a heartbeat or a stop request; gives back any other message.
+    fn note(&self, m: Msg) -> Option<Msg> {
+        match m.seq {
+            HEARTBEAT => {
+                if let Some(slot) = self.heard.borrow_mut().get_mut(m.from) {
+                    *slot = Some(Instant::now());
+                }
+                None
+            }
+            STOP => {
+                self.stop.set(true);
+                None
+            }
+            _ => Some(m),
+        }
+    }
+
+    /// Reads what has arrived without waiting: heartbeats and stop requests taken in, the
+    /// messages of later collectives kept for them.
+    fn drain(&self) {
+        loop {
+            match self.inbox.try_recv() {
+                Ok(m) => {
+                    if let Some(m) = self.note(m) {
+                        self.early.borrow_mut().push(m);
+                    }
+                }
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
+            }
+        }
+    }
+
     fn send(&self, to: usize, seq: u64, bytes: Vec<u8>) {
         // A rank that has gone has dropped its inbox: what it would have read is lost, and
         // the root names it when it does not answer.
@@ -86,6 +132,7 @@ impl ThreadRank {
     fn receive(&self, seq: u64, from: &[usize], wait: Duration) -> Gathered {
         let mut got: Vec<Option<Vec<u8>>> = vec![None; from.len()];
         let keep = |m: Msg, got: &mut Vec<Option<Vec<u8>>>| {
+            let Some(m) = self.note(m) else { return };
             if m.seq > seq {
                 self.early.borrow_mut().push(m);
             } else if m.seq == seq {
@@ -116,6 +163,37 @@ impl ThreadRank {
 }
 
 impl Cluster for ThreadRank {
+    fn heartbeat(&self) {
+        if self.rank != 0 {
+            self.send(0, HEARTBEAT, Vec::new());
+        }
+    }
+
+    fn silent(&self, silence: Duration) -> Vec<usize> {
+        if self.rank != 0 {
+            return Vec::new();
+        }
+        self.drain();
+        let now = Instant::now();
+        let since = *self.watching.get().get_or_insert(now);
+        self.watching.set(Some(since));
+        (self.heard.borrow().iter().enumerate().skip(1))
+            .filter(|(_, h)| now.duration_since(h.unwrap_or(since)) > silence)
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    fn stop_all(&self) {
+        for to in 1..self.size {
+            self.send(to, STOP, Vec::new());
+        }
+    }
+
+    fn stop_asked(&self) -> bool {
+        self.drain();
+        self.stop.get()
+    }
+
     fn rank(&self) -> usize {
         self.rank
     }

@@ -75,6 +75,14 @@ pub(crate) fn run(
         population: None,
         start: Some(&start),
     };
+    // Every interval: a heartbeat to rank 0, which ends the run when a rank goes silent.
+    let limit = silence_limit(work.job());
+    let late: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    let tick = || watch(cluster, signals, &hosts, limit, &late);
+    let obs = &mut Watchdog {
+        inner: obs,
+        tick: &tick,
+    };
     let mine = match &work {
         RankWork::Run(job) => super::execute_with(job, &rank_opts, signals, obs, hooks),
         RankWork::Exchange(cfg, _) => {
@@ -98,6 +106,9 @@ pub(crate) fn run(
     // rank 0 writes what arrived within a second.
     let wait = if signals.signalled() {
         SIGNALLED_WAIT
+    } else if !late.borrow().is_empty() {
+        // The others stop within an interval of rank 0's request and send their results.
+        limit
     } else {
         RESULTS_WAIT
     };
@@ -124,6 +135,81 @@ pub(crate) fn run(
     merged.timeseries_path = Some(ndjson.display().to_string());
     results::file::save(&opts.results_path, &merged)?;
     Ok(Some(merged))
+}
+
+/// How long rank 0 waits for a rank's heartbeat (sent every interval) before it names the
+/// rank and ends the run: five intervals, at least 10 s (2 s in tests).
+fn silence_limit(job: &Job) -> Duration {
+    let floor = if cfg!(test) { 2_000 } else { 10_000 };
+    Duration::from_millis((job.interval_ms * 5).max(floor))
+}
+
+/// One interval's watch: a heartbeat to rank 0; on rank 0, the ranks silent for `limit` named
+/// in the stop of the run (once) and every rank asked to stop; elsewhere, rank 0's request
+/// obeyed.
+fn watch(
+    cluster: &dyn Cluster,
+    signals: &Signals,
+    hosts: &[String],
+    limit: Duration,
+    late: &RefCell<Vec<usize>>,
+) {
+    cluster.heartbeat();
+    if cluster.rank() != 0 {
+        if cluster.stop_asked() {
+            signals.stop_because(
+                "rank 0 ended the run: another rank stopped sending its heartbeat".into(),
+            );
+        }
+        return;
+    }
+    let silent = cluster.silent(limit);
+    if silent.is_empty() || !late.borrow().is_empty() {
+        return;
+    }
+    let names: Vec<String> = (silent.iter())
+        .map(|&r| format!("rank {r} on {}", hosts.get(r).map_or("?", String::as_str)))
+        .collect();
+    signals.stop_because(format!(
+        "{} sent no heartbeat for {} s (hung, or its host or network failed)",
+        names.join(", "),
+        limit.as_secs()
+    ));
+    cluster.stop_all();
+    *late.borrow_mut() = silent;
+}
+
+/// An observer that also runs the cluster's watch at every interval.
+struct Watchdog<'a, 'o> {
+    inner: &'o mut dyn Observer,
+    tick: &'a dyn Fn(),
+}
+
+impl Observer for Watchdog<'_, '_> {
+    fn phase(&mut self, phase: crate::results::Phase) {
+        self.inner.phase(phase);
+    }
+
+    fn prepare(&mut self, target: &str, done: u64, total: u64) {
+        self.inner.prepare(target, done, total);
+    }
+
+    fn interval(
+        &mut self,
+        record: &crate::stats::timeseries::IntervalRecord,
+        grid: &crate::stats::timeseries::IntervalGrid,
+    ) {
+        self.inner.interval(record, grid);
+        (self.tick)();
+    }
+
+    fn step(&mut self, step: &crate::results::steps::StepResult) {
+        self.inner.step(step);
+    }
+
+    fn finish(&mut self) {
+        self.inner.finish();
+    }
 }
 
 /// Rounds of clock readings; the one with the shortest round trip counts for each rank.

@@ -4,8 +4,8 @@
 
 use crate::results::Phase;
 use anyhow::Result;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Signal flags shared by the process: set by SIGINT/SIGTERM.
 pub(crate) struct Signals {
@@ -13,6 +13,8 @@ pub(crate) struct Signals {
     pub stop: Arc<AtomicBool>,
     sigint: Arc<AtomicBool>,
     sigterm: Arc<AtomicBool>,
+    /// Why the run was asked to stop, when not by a signal ([`Signals::stop_because`]).
+    why: Arc<Mutex<Option<String>>>,
 }
 
 impl Signals {
@@ -33,6 +35,7 @@ impl Signals {
             stop,
             sigint,
             sigterm,
+            why: Arc::default(),
         })
     }
 
@@ -43,7 +46,16 @@ impl Signals {
             stop: Arc::new(AtomicBool::new(false)),
             sigint: Arc::new(AtomicBool::new(false)),
             sigterm: Arc::new(AtomicBool::new(false)),
+            why: Arc::default(),
         }
+    }
+
+    /// Asks the run to stop, for `why` (a rank of a run over many hosts that stopped
+    /// answering): the results say so.
+    pub(crate) fn stop_because(&self, why: String) {
+        let mut slot = self.why.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(why);
+        self.stop.store(true, Ordering::Relaxed);
     }
 
     /// Whether SIGINT or SIGTERM arrived.
@@ -57,6 +69,8 @@ impl Signals {
             "SIGINT (Ctrl-C)"
         } else if self.sigterm.load(Ordering::Relaxed) {
             "SIGTERM"
+        } else if let Some(why) = self.why.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Some(format!("stopped during {during}: {why}"));
         } else if self.stop.load(Ordering::Relaxed) {
             "a stop request"
         } else {

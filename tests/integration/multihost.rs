@@ -3,7 +3,8 @@
 //! on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
 //! are the sum of the ranks' own results, with a `hosts` entry per rank; one LUN (a loop
 //! device) shared by slices, each rank on its own part; each host validating its own Exchange
-//! databases; a rank killed mid-run, named in the merged results of the others.
+//! databases; a rank killed mid-run, and one that hangs (SIGSTOP), named in the merged results
+//! of the others.
 
 use crate::harness::{
     LoopDevice, MIB, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image, u64_at,
@@ -302,4 +303,68 @@ fn a_rank_killed_mid_run_is_named_and_the_others_results_are_merged() {
     );
     // Rank 2's own time series is on disk up to its death.
     assert!(std::fs::read_to_string(&series).unwrap().lines().count() >= 2);
+}
+
+#[test]
+fn a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends() {
+    let test = "a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends";
+    let Some(mut mpirun) = mpirun(3) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    let dir = scratch();
+    let job = format!(
+        "duration = \"120s\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
+         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
+         [[worker]]\nname = \"w\"\nqueue_depth = 2\n\
+         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
+        dir.path().display()
+    );
+    let file = write_job(dir.path(), "hung.toml", &job);
+    let merged_path = dir.path().join("merged.json");
+    let mut child = mpirun
+        .current_dir(dir.path())
+        .arg(STORLAB)
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "-o",
+            merged_path.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start mpirun");
+    let started = std::time::Instant::now();
+    let series = dir.path().join("merged.rank2.ndjson");
+    while std::fs::read_to_string(&series).map_or(true, |s| s.lines().count() < 2) {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "rank 2 never started measuring"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // Rank 2 hangs: stopped, it neither dies nor answers; mpirun alone would wait for ever.
+    let pid = rank_pid(file.to_str().unwrap(), 2).expect("rank 2's process");
+    let stopped = std::time::Instant::now();
+    Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .status()
+        .unwrap();
+    let _ = child.wait();
+    assert!(
+        stopped.elapsed().as_secs() < 60,
+        "the job ended {} s after rank 2 hung",
+        stopped.elapsed().as_secs()
+    );
+    let merged = load_json(&merged_path);
+    let r0 = load_json(&dir.path().join("merged.rank0.json"));
+    let why = r0["interrupted"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("rank 2 on") && why.contains("sent no heartbeat"),
+        "{why}"
+    );
+    assert_eq!(merged["hosts"][2]["present"], false);
+    assert_eq!(merged["hosts"][1]["present"], true);
+    assert_eq!(merged["verdict"]["result"], "FAIL");
 }

@@ -25,6 +25,8 @@ fn job(dir: &Path) -> String {
 struct Vanishing<C> {
     rank: C,
     gone: bool,
+    /// Heartbeats it sends before it goes silent (`usize::MAX`: never silent).
+    beats: std::cell::Cell<usize>,
 }
 
 impl<C: Cluster> Cluster for Vanishing<C> {
@@ -54,6 +56,22 @@ impl<C: Cluster> Cluster for Vanishing<C> {
         }
         self.rank.gather(bytes, wait)
     }
+    fn heartbeat(&self) {
+        let left = self.beats.get();
+        if left > 0 {
+            self.beats.set(left.saturating_sub(1));
+            self.rank.heartbeat();
+        }
+    }
+    fn silent(&self, silence: std::time::Duration) -> Vec<usize> {
+        self.rank.silent(silence)
+    }
+    fn stop_all(&self) {
+        self.rank.stop_all();
+    }
+    fn stop_asked(&self) -> bool {
+        self.rank.stop_asked()
+    }
 }
 
 /// Runs `text` on `n` ranks (rank `r` on host `h{r % 2}`), results in `DIR/merged.json`;
@@ -73,7 +91,13 @@ fn run_text(
                 let opts = opts.clone();
                 s.spawn(move || {
                     let gone = gone.contains(&c.rank());
-                    let c = Vanishing { rank: c, gone };
+                    // A rank that is gone also goes silent after two heartbeats.
+                    let beats = std::cell::Cell::new(if gone { 2 } else { usize::MAX });
+                    let c = Vanishing {
+                        rank: c,
+                        gone,
+                        beats,
+                    };
                     let root = (c.rank() == 0).then_some(text);
                     super::super::cluster::run(
                         &c,
@@ -272,4 +296,35 @@ fn over_many_hosts_an_exchange_validation_is_one_test_per_host() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn a_rank_that_goes_silent_mid_run_is_named_and_the_run_ends_early() {
+    let dir = tempfile::tempdir().unwrap();
+    // 30 s planned; rank 2 sends two heartbeats (half a second) and no more: rank 0 names it
+    // after 2 s of silence (the tests' limit) and every rank stops.
+    let text = job(dir.path()).replace("duration = \"1s\"", "duration = \"30s\"");
+    let out = run_text(dir.path(), &text, 3, &[2]);
+    let merged = out[0]
+        .as_ref()
+        .expect("rank 0 runs")
+        .clone()
+        .expect("merged");
+    let r0 = crate::results::file::load(&dir.path().join("merged.rank0.json")).unwrap();
+    let why = r0.interrupted.reason().expect("rank 0 stopped").to_string();
+    assert!(
+        why.contains("rank 2 on h0") && why.contains("sent no heartbeat for 2 s"),
+        "{why}"
+    );
+    assert!(
+        r0.measured_ms < 25_000,
+        "stopped early: {} ms",
+        r0.measured_ms
+    );
+    let r1 = crate::results::file::load(&dir.path().join("merged.rank1.json")).unwrap();
+    let why1 = r1.interrupted.reason().expect("rank 1 stopped").to_string();
+    assert!(why1.contains("rank 0 ended the run"), "{why1}");
+    assert!(!merged.hosts[2].present);
+    assert!(merged.hosts[1].present);
+    assert!(!merged.verdict.as_ref().unwrap().passed());
 }
