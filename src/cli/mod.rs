@@ -21,6 +21,8 @@ use toml::Spanned;
 mod curve;
 mod describe;
 mod flags;
+#[cfg(feature = "mpi")]
+mod multihost;
 mod trace;
 mod users;
 
@@ -466,8 +468,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     #[cfg(feature = "mpi")]
     if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
         match &cli.command {
-            Command::Run(args) => return run_over_mpi(args),
-            Command::Exchange(args) => return exchange_over_mpi(args),
+            Command::Run(args) => return multihost::run_over_mpi(args),
+            Command::Exchange(args) => return multihost::exchange_over_mpi(args),
             _ => {}
         }
     }
@@ -669,105 +671,6 @@ fn dry_run(job: &Job, source: &JobSource) -> Result<i32> {
     } else {
         exit::USAGE
     })
-}
-
-/// `storlab run JOB` started by an MPI launcher: one job over every rank, the merged results
-/// written by rank 0 (the other ranks print nothing and write their own results beside).
-#[cfg(feature = "mpi")]
-fn run_over_mpi(args: &RunArgs) -> Result<i32> {
-    use crate::cluster::Cluster as _;
-    let Some(path) = args.job.as_ref().filter(|_| args.preset.is_none()) else {
-        return Err(Usage(
-            "a run over many hosts needs a job file (its targets' paths can use {rank}, {host} and {node}): storlab run JOB.toml".into(),
-        )
-        .into());
-    };
-    let changed = flags::given(flags::RUN_FLAGS, args);
-    if let Some(f) = changed.first() {
-        return Err(Usage(format!(
-            "{f}: a run over many hosts runs its job file as written; set it in {}",
-            path.display()
-        ))
-        .into());
-    }
-    let mpi =
-        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
-    let text = if mpi.rank() == 0 {
-        Some(job::file::read_text(path)?)
-    } else {
-        None
-    };
-    let invocation = Invocation {
-        source: JobSource::File {
-            path: path.display().to_string(),
-        },
-        flags: Vec::new(),
-    };
-    over_mpi(&mpi, text, path, invocation, &args.out, "run")
-}
-
-/// `storlab exchange` started by an MPI launcher: each rank validates its own databases (the
-/// paths' `{rank}`, `{host}`, `{node}`), all starting together; rank 0 writes the merged
-/// results with a verdict per host.
-#[cfg(feature = "mpi")]
-fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
-    use crate::cluster::Cluster as _;
-    let mpi =
-        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
-    let text = if mpi.rank() == 0 {
-        // The section as the flags leave it, checked on rank 0 first for a clear error.
-        build_exchange(a)?;
-        let (spec, _, _) = exchange_spec(a)?;
-        let mut table = toml::Table::new();
-        table.insert("exchange".into(), toml::Value::try_from(&spec)?);
-        Some(toml::to_string(&table)?)
-    } else {
-        None
-    };
-    let label = PathBuf::from("exchange");
-    let invocation = Invocation {
-        source: exchange_source(a),
-        flags: flags::given(flags::EXCHANGE_FLAGS, a),
-    };
-    over_mpi(&mpi, text, &label, invocation, &a.out, "exchange")
-}
-
-/// Runs `text` over the ranks of `mpi`: rank 0 with the usual output, the others quiet.
-#[cfg(feature = "mpi")]
-fn over_mpi(
-    mpi: &crate::cluster::Mpi,
-    text: Option<String>,
-    label: &Path,
-    invocation: Invocation,
-    out: &OutputArgs,
-    kind: &str,
-) -> Result<i32> {
-    use crate::cluster::Cluster as _;
-    if mpi.rank() == 0 {
-        let missing = std::cell::Cell::new(false);
-        let code = out.run(kind, invocation, |opts, signals, live| {
-            let r = run::cluster::run(mpi, text.as_deref(), label, opts, signals, live)
-                .map(Option::unwrap_or_default)?;
-            missing.set(r.hosts.iter().any(|h| !h.present));
-            Ok(r)
-        })?;
-        if missing.get() {
-            // A rank that hangs would keep the job (and every rank's exit) waiting: the merged
-            // results are written, so end them all.
-            mpi.abort(code);
-        }
-        return Ok(code);
-    }
-    let results_path = out
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("storlab-results").join(format!("{kind}-mpi.json")));
-    let mut opts = RunOptions::new(results_path, std::env::args().collect());
-    opts.invocation = invocation;
-    let signals = Signals::install()?;
-    let mut quiet = console::Live::new(true);
-    run::cluster::run(mpi, None, label, &opts, &signals, &mut quiet)?;
-    Ok(exit::OK)
 }
 
 /// Exit code of a finished run: 3 when an I/O failed or verification found an error (even if
