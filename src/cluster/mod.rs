@@ -26,7 +26,7 @@ pub use single::Single;
 pub use template::expand;
 pub use threads::{ThreadRank, Threads};
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a collective failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -92,6 +92,42 @@ pub trait Cluster {
     /// Ends every rank of the job at once (a rank that hangs would keep it alive); `code` is
     /// the exit status.
     fn abort(&self, _code: i32) {}
+}
+
+/// Rank 0's record of the other ranks' heartbeats.
+#[derive(Debug, Clone, Default)]
+struct Heartbeats {
+    /// When each rank's last heartbeat arrived.
+    heard: Vec<Option<Instant>>,
+    /// When the watch began (the first [`Heartbeats::silent`]): ranks never heard from count
+    /// as silent from then.
+    since: Option<Instant>,
+}
+
+impl Heartbeats {
+    fn new(ranks: usize) -> Heartbeats {
+        Heartbeats {
+            heard: vec![None; ranks],
+            since: None,
+        }
+    }
+
+    /// Rank `rank` sent a heartbeat.
+    fn heard(&mut self, rank: usize) {
+        if let Some(slot) = self.heard.get_mut(rank) {
+            *slot = Some(Instant::now());
+        }
+    }
+
+    /// The ranks (other than 0) not heard from for `silence`.
+    fn silent(&mut self, silence: Duration) -> Vec<usize> {
+        let now = Instant::now();
+        let since = *self.since.get_or_insert(now);
+        (self.heard.iter().enumerate().skip(1))
+            .filter(|(_, h)| now.duration_since(h.unwrap_or(since)) > silence)
+            .map(|(r, _)| r)
+            .collect()
+    }
 }
 
 /// What the root gathered: each rank's bytes, `None` for a rank that did not send in time.

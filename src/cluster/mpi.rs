@@ -4,7 +4,7 @@
 //! root can name the ranks that never answered (a collective `MPI_Gather` cannot) and no rank
 //! spins in a barrier.
 
-use super::{Cluster, ClusterError, Gathered};
+use super::{Cluster, ClusterError, Gathered, Heartbeats};
 use mpi::Tag;
 use mpi::environment::Universe;
 use mpi::point_to_point::MatchedReceiveVec;
@@ -51,10 +51,8 @@ pub struct Mpi {
     seq: Cell<Tag>,
     /// Heartbeats and stop requests sent and not yet known to be delivered.
     pending: RefCell<Vec<Request<'static, [u8], StaticScope>>>,
-    /// On rank 0: when each rank's last heartbeat arrived.
-    heard: RefCell<Vec<Option<Instant>>>,
-    /// On rank 0: when the watch began.
-    watching: Cell<Option<Instant>>,
+    /// On rank 0: the other ranks' heartbeats.
+    beats: RefCell<Heartbeats>,
     /// On the other ranks: rank 0 asked this rank to stop.
     stop: Cell<bool>,
 }
@@ -98,8 +96,7 @@ impl Mpi {
             host,
             seq: Cell::new(0),
             pending: RefCell::new(Vec::new()),
-            heard: RefCell::new(vec![None; size]),
-            watching: Cell::new(None),
+            beats: RefCell::new(Heartbeats::new(size)),
             stop: Cell::new(false),
         })
     }
@@ -187,24 +184,12 @@ impl Cluster for Mpi {
         if self.rank() != 0 {
             return Vec::new();
         }
-        let now = Instant::now();
         let any = self.world.any_process();
         while let Some(matched) = any.immediate_matched_probe_with_tag(HEARTBEAT_TAG) {
             let (_, status) = matched.matched_receive_vec::<u8>();
-            if let Some(slot) = self
-                .heard
-                .borrow_mut()
-                .get_mut(status.source_rank() as usize)
-            {
-                *slot = Some(now);
-            }
+            self.beats.borrow_mut().heard(status.source_rank() as usize);
         }
-        let since = self.watching.get().unwrap_or(now);
-        self.watching.set(Some(since));
-        (self.heard.borrow().iter().enumerate().skip(1))
-            .filter(|(_, h)| now.duration_since(h.unwrap_or(since)) > silence)
-            .map(|(r, _)| r)
-            .collect()
+        self.beats.borrow_mut().silent(silence)
     }
 
     fn stop_all(&self) {

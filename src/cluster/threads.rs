@@ -1,7 +1,7 @@
 //! Ranks as threads of one process, over channels: the collectives of a multi-host run without
 //! MPI, for tests (a rank that stops answering is a thread that returns).
 
-use super::{Cluster, ClusterError, Gathered};
+use super::{Cluster, ClusterError, Gathered, Heartbeats};
 use std::cell::{Cell, RefCell};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
@@ -33,8 +33,7 @@ impl Threads {
                 peers: senders.clone(),
                 seq: Cell::new(0),
                 early: RefCell::new(Vec::new()),
-                heard: RefCell::new(vec![None; n]),
-                watching: Cell::new(None),
+                beats: RefCell::new(Heartbeats::new(n)),
                 stop: Cell::new(false),
             })
             .collect()
@@ -52,10 +51,8 @@ pub struct ThreadRank {
     seq: Cell<u64>,
     /// Messages of later collectives that arrived first.
     early: RefCell<Vec<Msg>>,
-    /// On rank 0: when each rank's last heartbeat arrived.
-    heard: RefCell<Vec<Option<Instant>>>,
-    /// On rank 0: when the watch began (the first [`Cluster::silent`]).
-    watching: Cell<Option<Instant>>,
+    /// On rank 0: the other ranks' heartbeats.
+    beats: RefCell<Heartbeats>,
     /// On the other ranks: rank 0 asked this rank to stop.
     stop: Cell<bool>,
 }
@@ -89,9 +86,7 @@ impl ThreadRank {
     fn note(&self, m: Msg) -> Option<Msg> {
         match m.seq {
             HEARTBEAT => {
-                if let Some(slot) = self.heard.borrow_mut().get_mut(m.from) {
-                    *slot = Some(Instant::now());
-                }
+                self.beats.borrow_mut().heard(m.from);
                 None
             }
             STOP => {
@@ -174,13 +169,7 @@ impl Cluster for ThreadRank {
             return Vec::new();
         }
         self.drain();
-        let now = Instant::now();
-        let since = *self.watching.get().get_or_insert(now);
-        self.watching.set(Some(since));
-        (self.heard.borrow().iter().enumerate().skip(1))
-            .filter(|(_, h)| now.duration_since(h.unwrap_or(since)) > silence)
-            .map(|(r, _)| r)
-            .collect()
+        self.beats.borrow_mut().silent(silence)
     }
 
     fn stop_all(&self) {

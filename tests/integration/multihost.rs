@@ -227,103 +227,27 @@ fn rank_pid(marker: &str, rank: usize) -> Option<u32> {
     })
 }
 
-#[test]
-fn a_rank_killed_mid_run_is_named_and_the_others_results_are_merged() {
-    let test = "a_rank_killed_mid_run_is_named_and_the_others_results_are_merged";
-    let Some(mut mpirun) = mpirun(3) else {
-        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
-        return;
-    };
-    let dir = scratch();
+/// A long job (`duration`) of three ranks on their own files in `dir`, started by `mpirun`
+/// (with `extra` arguments) in the background, returned once rank 2 is measuring, with rank 2's
+/// pid.
+fn three_ranks_measuring(
+    mut mpirun: Command,
+    dir: &std::path::Path,
+    duration: &str,
+    extra: &[&str],
+) -> (std::process::Child, u32) {
     let job = format!(
-        "duration = \"60s\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
+        "duration = \"{duration}\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
          [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
          [[worker]]\nname = \"w\"\nqueue_depth = 2\n\
          [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
-        dir.path().display()
+        dir.display()
     );
-    let file = write_job(dir.path(), "killed.toml", &job);
-    let merged_path = dir.path().join("merged.json");
-    // mpirun ends the job when a rank dies: SIGTERM to the others, SIGKILL 10 s later.
-    let mut child = mpirun
-        .args(["--mca", "odls_base_sigkill_timeout", "10"])
-        .current_dir(dir.path())
-        .arg(STORLAB)
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "-o",
-            merged_path.to_str().unwrap(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start mpirun");
-    // Kill rank 2 once every rank is measuring (its time series has records).
-    let marker = file.to_str().unwrap();
-    let started = std::time::Instant::now();
-    let series = dir.path().join("merged.rank2.ndjson");
-    while std::fs::read_to_string(&series).map_or(true, |s| s.lines().count() < 2) {
-        assert!(
-            started.elapsed().as_secs() < 50,
-            "rank 2 never started measuring"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let pid = rank_pid(marker, 2).expect("rank 2's process");
-    let killed = std::time::Instant::now();
-    Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    let _ = child.wait();
-    assert!(
-        killed.elapsed().as_secs() < 30,
-        "the job ended {} s after the kill",
-        killed.elapsed().as_secs()
-    );
-    let merged = load_json(&merged_path);
-    let reason = merged["interrupted"].as_str().unwrap_or_default();
-    assert!(reason.contains("rank 2 on"), "{merged}");
-    assert_eq!(merged["verdict"]["result"], "FAIL");
-    let hosts = merged["hosts"].as_array().unwrap();
-    assert_eq!(hosts[2]["present"], false);
-    let sum: u64 = (0..2)
-        .map(|r| {
-            u64_at(
-                &load_json(&dir.path().join(format!("merged.rank{r}.json"))),
-                "/totals/read/ops",
-            )
-        })
-        .sum();
-    assert_eq!(
-        u64_at(&merged, "/totals/read/ops"),
-        sum,
-        "the ranks that sent their results"
-    );
-    // Rank 2's own time series is on disk up to its death.
-    assert!(std::fs::read_to_string(&series).unwrap().lines().count() >= 2);
-}
-
-#[test]
-fn a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends() {
-    let test = "a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends";
-    let Some(mut mpirun) = mpirun(3) else {
-        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
-        return;
-    };
-    let dir = scratch();
-    let job = format!(
-        "duration = \"120s\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
-         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
-         [[worker]]\nname = \"w\"\nqueue_depth = 2\n\
-         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
-        dir.path().display()
-    );
-    let file = write_job(dir.path(), "hung.toml", &job);
-    let merged_path = dir.path().join("merged.json");
-    let mut child = mpirun
-        .current_dir(dir.path())
+    let file = write_job(dir, "long.toml", &job);
+    let merged_path = dir.join("merged.json");
+    let child = mpirun
+        .args(extra)
+        .current_dir(dir)
         .arg(STORLAB)
         .args([
             "run",
@@ -336,7 +260,7 @@ fn a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends() {
         .spawn()
         .expect("start mpirun");
     let started = std::time::Instant::now();
-    let series = dir.path().join("merged.rank2.ndjson");
+    let series = dir.join("merged.rank2.ndjson");
     while std::fs::read_to_string(&series).map_or(true, |s| s.lines().count() < 2) {
         assert!(
             started.elapsed().as_secs() < 60,
@@ -344,20 +268,64 @@ fn a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends() {
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    // Rank 2 hangs: stopped, it neither dies nor answers; mpirun alone would wait for ever.
     let pid = rank_pid(file.to_str().unwrap(), 2).expect("rank 2's process");
-    let stopped = std::time::Instant::now();
+    (child, pid)
+}
+
+/// Sends `signal` to `pid`, waits for `child` to end, and returns how long that took, s.
+fn signal_and_wait(signal: &str, pid: u32, mut child: std::process::Child) -> u64 {
+    let sent = std::time::Instant::now();
     Command::new("kill")
-        .args(["-STOP", &pid.to_string()])
+        .args([signal, &pid.to_string()])
         .status()
         .unwrap();
     let _ = child.wait();
-    assert!(
-        stopped.elapsed().as_secs() < 60,
-        "the job ended {} s after rank 2 hung",
-        stopped.elapsed().as_secs()
+    sent.elapsed().as_secs()
+}
+
+#[test]
+fn a_rank_killed_mid_run_is_named_and_the_others_results_are_merged() {
+    let test = "a_rank_killed_mid_run_is_named_and_the_others_results_are_merged";
+    let Some(mpirun) = mpirun(3) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    let dir = scratch();
+    // mpirun ends the job when a rank dies: SIGTERM to the others, SIGKILL 10 s later.
+    let grace = ["--mca", "odls_base_sigkill_timeout", "10"];
+    let (child, pid) = three_ranks_measuring(mpirun, dir.path(), "60s", &grace);
+    let took = signal_and_wait("-KILL", pid, child);
+    assert!(took < 30, "the job ended {took} s after the kill");
+    let merged = load_json(&dir.path().join("merged.json"));
+    let reason = merged["interrupted"].as_str().unwrap_or_default();
+    assert!(reason.contains("rank 2 on"), "{merged}");
+    assert_eq!(merged["verdict"]["result"], "FAIL");
+    assert_eq!(merged["hosts"][2]["present"], false);
+    let own = |r: usize| load_json(&dir.path().join(format!("merged.rank{r}.json")));
+    let sum: u64 = (0..2).map(|r| u64_at(&own(r), "/totals/read/ops")).sum();
+    assert_eq!(
+        u64_at(&merged, "/totals/read/ops"),
+        sum,
+        "the ranks that sent their results"
     );
-    let merged = load_json(&merged_path);
+    // Rank 2's own time series is on disk up to its death.
+    let series = std::fs::read_to_string(dir.path().join("merged.rank2.ndjson")).unwrap();
+    assert!(series.lines().count() >= 2);
+}
+
+#[test]
+fn a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends() {
+    let test = "a_rank_that_hangs_is_named_by_the_watchdog_and_the_job_ends";
+    let Some(mpirun) = mpirun(3) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    let dir = scratch();
+    // Rank 2 hangs: stopped, it neither dies nor answers; mpirun alone would wait for ever.
+    let (child, pid) = three_ranks_measuring(mpirun, dir.path(), "120s", &[]);
+    let took = signal_and_wait("-STOP", pid, child);
+    assert!(took < 60, "the job ended {took} s after rank 2 hung");
+    let merged = load_json(&dir.path().join("merged.json"));
     let r0 = load_json(&dir.path().join("merged.rank0.json"));
     let why = r0["interrupted"].as_str().unwrap_or_default();
     assert!(
