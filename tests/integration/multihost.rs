@@ -31,9 +31,23 @@ fn mpirun(ranks: usize) -> Option<Command> {
     Some(c)
 }
 
+/// Runs storlab with `args` under `mpirun` in `dir`; it must succeed. Its standard output.
+fn run_ok(mut mpirun: Command, dir: &std::path::Path, args: &[&str]) -> String {
+    let output = mpirun
+        .current_dir(dir)
+        .arg(STORLAB)
+        .args(args)
+        .output()
+        .expect("start mpirun");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    stdout
+}
+
 #[test]
 fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
-    let Some(mut mpirun) = mpirun(3) else {
+    let Some(mpirun) = mpirun(3) else {
         skip(
             "three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs",
             "mpirun is not installed (Debian: openmpi-bin)",
@@ -50,20 +64,13 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
     );
     let file = write_job(dir.path(), "job.toml", &job);
     let merged_path = dir.path().join("merged.json");
-    let output = mpirun
-        .current_dir(dir.path())
-        .arg(STORLAB)
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "-o",
-            merged_path.to_str().unwrap(),
-        ])
-        .output()
-        .expect("start mpirun");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let run = [
+        "run",
+        file.to_str().unwrap(),
+        "-o",
+        merged_path.to_str().unwrap(),
+    ];
+    let stdout = run_ok(mpirun, dir.path(), &run);
     let merged = load_json(&merged_path);
     let journals: Vec<_> = (0..3)
         .map(|r| load_json(&dir.path().join(format!("merged.rank{r}.json"))))
@@ -102,7 +109,7 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
 #[test]
 fn ranks_sharing_a_lun_by_slices_each_write_only_their_own_part() {
     let test = "ranks_sharing_a_lun_by_slices_each_write_only_their_own_part";
-    let Some(mut mpirun) = mpirun(3) else {
+    let Some(mpirun) = mpirun(3) else {
         skip(test, "mpirun is not installed (Debian: openmpi-bin)");
         return;
     };
@@ -126,20 +133,13 @@ fn ranks_sharing_a_lun_by_slices_each_write_only_their_own_part() {
     );
     let file = write_job(dir.path(), "job.toml", &job);
     let merged_path = dir.path().join("merged.json");
-    let output = mpirun
-        .current_dir(dir.path())
-        .arg(STORLAB)
-        .args([
-            "run",
-            file.to_str().unwrap(),
-            "-o",
-            merged_path.to_str().unwrap(),
-        ])
-        .output()
-        .expect("start mpirun");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let run = [
+        "run",
+        file.to_str().unwrap(),
+        "-o",
+        merged_path.to_str().unwrap(),
+    ];
+    let stdout = run_ok(mpirun, dir.path(), &run);
     for r in 0..3u64 {
         let j = load_json(&dir.path().join(format!("merged.rank{r}.json")));
         let a = &j["job"]["workers"][0]["access"][0];
@@ -155,7 +155,7 @@ fn ranks_sharing_a_lun_by_slices_each_write_only_their_own_part() {
 #[test]
 fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
     let test = "each_host_validates_its_own_exchange_databases_and_every_host_must_pass";
-    let Some(mut mpirun) = mpirun(2) else {
+    let Some(mpirun) = mpirun(2) else {
         skip(test, "mpirun is not installed (Debian: openmpi-bin)");
         return;
     };
@@ -165,28 +165,21 @@ fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
     }
     let path = format!("{}/r{{rank}}", dir.path().display());
     let merged_path = dir.path().join("exchange.json");
-    let output = mpirun
-        .current_dir(dir.path())
-        .arg(STORLAB)
-        .args(["exchange", "--mailboxes", "50", "--mailbox-size", "32MiB"])
-        .args(["--capacity", "1%", "--databases", "1", "--threads", "2"])
-        .args([
-            "--duration",
-            "3s",
-            "--ramp",
-            "0s",
-            "--db-path",
-            &path,
-            "--log-path",
-            &path,
-        ])
-        .args(crate::harness::LENIENT)
-        .args(["-o", merged_path.to_str().unwrap()])
-        .output()
-        .expect("start mpirun");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let mut args = vec!["exchange", "--mailboxes", "50", "--mailbox-size", "32MiB"];
+    args.extend(["--capacity", "1%", "--databases", "1", "--threads", "2"]);
+    args.extend([
+        "--duration",
+        "3s",
+        "--ramp",
+        "0s",
+        "--db-path",
+        &path,
+        "--log-path",
+        &path,
+    ]);
+    args.extend(crate::harness::LENIENT);
+    args.extend(["-o", merged_path.to_str().unwrap()]);
+    run_ok(mpirun, dir.path(), &args);
     let merged = load_json(&merged_path);
     let hosts = merged["hosts"].as_array().expect("hosts");
     assert_eq!(hosts.len(), 2);
