@@ -1,10 +1,13 @@
 //! One job over the ranks of a cluster: the root's job shared with every rank (same storlab,
-//! same bytes), each rank's targets from the path templates (`{rank}`, `{host}`, `{node}`),
-//! every rank ready before any starts, each rank's run journaled to its own results file on
-//! its own host (`NAME.rankR.json`, its intervals with their histograms), then every rank's
-//! results gathered to the root, which merges them exactly and writes one results file with a
-//! `hosts` entry per rank. A rank whose results never arrive is named, and the run is marked
-//! interrupted and fails, with what arrived.
+//! same bytes), each rank's targets from the path templates (`{rank}`, `{host}`, `{node}`) or
+//! its slice of a shared LUN, a preflight against two ranks writing the same data, every rank
+//! prepared and ready before any starts, the start scheduled on rank 0's clock (each rank's
+//! offset measured), a heartbeat every interval watched by rank 0, each rank's run journaled to
+//! its own results file on its own host (`NAME.rankR.json`, its intervals with their
+//! histograms), then every rank's results gathered to the root, which merges them exactly and
+//! writes one results file with a `hosts` entry per rank. A rank that goes silent or whose
+//! results never arrive is named, and the run is marked interrupted and fails, with what
+//! arrived. The same for an Exchange validation: one test per host on its own databases.
 
 use super::{RunOptions, Signals, rank_targets};
 use crate::Usage;
