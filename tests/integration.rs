@@ -119,6 +119,8 @@ mod reports;
 mod run;
 #[path = "integration/steps/mod.rs"]
 mod steps;
+#[path = "integration/terminal.rs"]
+mod terminal;
 #[path = "integration/tier.rs"]
 mod tier;
 #[path = "integration/trace.rs"]

@@ -23,6 +23,7 @@ mod describe;
 mod flags;
 #[cfg(feature = "mpi")]
 mod multihost;
+mod terminal;
 mod trace;
 mod users;
 
@@ -38,7 +39,7 @@ pub const QUICKSTART_JOB: &str = include_str!("../../examples/quickstart.toml");
 
 /// storlab: will this storage carry my application's load, with the latency it needs?
 #[derive(Debug, Parser)]
-#[command(name = "storlab", version, about, long_about = None)]
+#[command(name = "storlab", version, long_version = env!("STORLAB_LONG_VERSION"), about, long_about = None)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -92,6 +93,18 @@ pub enum Command {
         /// `import TRACE -o OUT.json`.
         #[command(subcommand)]
         action: trace::TraceAction,
+    },
+    /// Print a shell completion script, e.g. `storlab completions bash >
+    /// /etc/bash_completion.d/storlab`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff; `storlab man | man -l -`), or write every page to a directory.
+    Man {
+        /// Write storlab.1 and a page per subcommand (storlab-run.1...) to DIR.
+        #[arg(long, short, value_name = "DIR")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -517,6 +530,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             Ok(exit::OK)
         }
         Command::Compare(args) => compare(args),
+        Command::Completions { shell } => terminal::completions(shell),
+        Command::Man { output } => terminal::man(output.as_deref()),
         Command::Report {
             results,
             json,

@@ -1,0 +1,52 @@
+//! The terminal's part: shell completion scripts and the man pages, generated from the same
+//! command-line definitions as the parser (`clap_complete`, `clap_mangen`), so they never
+//! disagree with it.
+
+use super::Cli;
+use crate::report::console;
+use crate::{Usage, exit};
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+use std::path::Path;
+
+/// `storlab completions SHELL`: the completion script on standard output.
+pub(super) fn completions(shell: clap_complete::Shell) -> Result<i32> {
+    let mut cmd = Cli::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "storlab", &mut script);
+    console::print_text(String::from_utf8_lossy(&script).trim_end());
+    Ok(exit::OK)
+}
+
+/// `storlab man [-o DIR]`: the man page on standard output, or every page (`storlab.1` and one
+/// per subcommand, `storlab-run.1`...) written to `DIR`.
+pub(super) fn man(output: Option<&Path>) -> Result<i32> {
+    let cmd = Cli::command();
+    let Some(dir) = output else {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        console::print_text(String::from_utf8_lossy(&page).trim_end());
+        return Ok(exit::OK);
+    };
+    if !dir.is_dir() {
+        return Err(Usage(format!(
+            "{} is not a directory: create it first (e.g. mkdir -p {})",
+            dir.display(),
+            dir.display()
+        ))
+        .into());
+    }
+    let mut pages = vec![("storlab.1".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands() {
+        let name = format!("storlab-{}", sub.get_name());
+        pages.push((format!("{name}.1"), sub.clone().name(name)));
+    }
+    for (file, page) in pages {
+        let mut text = Vec::new();
+        clap_mangen::Man::new(page).render(&mut text)?;
+        let path = dir.join(&file);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    console::note(&format!("man pages written to {}", dir.display()));
+    Ok(exit::OK)
+}
