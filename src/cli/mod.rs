@@ -598,13 +598,13 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
     let file = match (&a.job, &a.preset) {
         (_, Some(name)) => {
             let p = presets::find(name)
-                .filter(|p| is_exchange(p.toml))
+                .filter(|p| exchange::is_exchange_job(p.toml))
                 .ok_or_else(|| {
                     Usage(format!(
                         "--preset: no Exchange preset is named `{name}`; Exchange presets: {}",
                         presets::PRESETS
                             .iter()
-                            .filter(|p| is_exchange(p.toml))
+                            .filter(|p| exchange::is_exchange_job(p.toml))
                             .map(|p| p.name)
                             .collect::<Vec<_>>()
                             .join(", ")
@@ -624,12 +624,6 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
     };
     flags::apply_exchange(&mut spec, a);
     Ok((spec, location, file))
-}
-
-/// Whether a job file's text holds an `[exchange]` section (it runs the Exchange validation).
-fn is_exchange(text: &str) -> bool {
-    text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key("exchange"))
 }
 
 /// Where an Exchange validation's configuration came from, as the results record it.
@@ -710,10 +704,10 @@ pub fn outcome_code(r: &RunResult) -> i32 {
 fn run_job(args: RunArgs) -> Result<i32> {
     let exchange_job = match (&args.job, &args.preset) {
         (_, Some(name)) => presets::find(name)
-            .filter(|p| is_exchange(p.toml))
+            .filter(|p| exchange::is_exchange_job(p.toml))
             .map(|_| format!("--preset {name}")),
         (Some(path), None) => std::fs::read_to_string(path)
-            .is_ok_and(|t| is_exchange(&t))
+            .is_ok_and(|t| exchange::is_exchange_job(&t))
             .then(|| path.display().to_string()),
         (None, None) => None,
     };

@@ -27,7 +27,10 @@ const SETUP_WAIT: Duration = Duration::from_secs(60);
 /// How long the root waits for the other ranks' results when a signal stopped its run.
 const SIGNALLED_WAIT: Duration = Duration::from_secs(1);
 /// How long the root waits for the other ranks' results after its own run ended.
-const RESULTS_WAIT: Duration = Duration::from_secs(if cfg!(test) { 3 } else { 60 });
+const RESULTS_WAIT: Duration = Duration::from_secs(if cfg!(test) { 10 } else { 60 });
+/// After the watchdog stopped the run, the others stop within an interval and send their
+/// results: rank 0 waits for them the silence limit, and never less than this.
+const LATE_RESULTS_WAIT: Duration = Duration::from_secs(10);
 
 /// Runs the job `text` (given on the root: a job file, or an `[exchange]` section whose test
 /// each rank runs on its own databases; `label` names it in errors) on every rank of
@@ -110,8 +113,7 @@ pub(crate) fn run(
     let wait = if signals.signalled() {
         SIGNALLED_WAIT
     } else if !late.borrow().is_empty() {
-        // The others stop within an interval of rank 0's request and send their results.
-        limit
+        limit.max(LATE_RESULTS_WAIT)
     } else {
         RESULTS_WAIT
     };
@@ -426,10 +428,7 @@ fn rank_work(
     host: &str,
     node: usize,
 ) -> Result<RankWork, String> {
-    if !text
-        .parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key("exchange"))
-    {
+    if !crate::profiles::exchange::is_exchange_job(text) {
         return rank_job(text, label, place, host, node).map(RankWork::Run);
     }
     let file: crate::profiles::exchange::ExchangeFile =

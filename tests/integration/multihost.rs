@@ -31,6 +31,19 @@ fn mpirun(ranks: usize) -> Option<Command> {
     Some(c)
 }
 
+/// `DIR/job.toml`: `duration` of 4 KiB random 70 % reads at `queue_depth`, each rank on its
+/// own 8 MiB file `DIR/rank{rank}.dat`, in 500 ms intervals.
+fn per_rank_job(dir: &std::path::Path, duration: &str, queue_depth: u32) -> std::path::PathBuf {
+    let job = format!(
+        "duration = \"{duration}\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
+         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
+         [[worker]]\nname = \"w\"\nqueue_depth = {queue_depth}\n\
+         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
+        dir.display()
+    );
+    write_job(dir, "job.toml", &job)
+}
+
 /// Runs storlab with `args` under `mpirun` in `dir`; it must succeed. Its standard output.
 fn run_ok(mut mpirun: Command, dir: &std::path::Path, args: &[&str]) -> String {
     let output = mpirun
@@ -55,14 +68,7 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
         return;
     };
     let dir = scratch();
-    let job = format!(
-        "duration = \"2s\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
-         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
-         [[worker]]\nname = \"w\"\nqueue_depth = 4\n\
-         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
-        dir.path().display()
-    );
-    let file = write_job(dir.path(), "job.toml", &job);
+    let file = per_rank_job(dir.path(), "2s", 4);
     let merged_path = dir.path().join("merged.json");
     let run = [
         "run",
@@ -229,14 +235,7 @@ fn three_ranks_measuring(
     duration: &str,
     extra: &[&str],
 ) -> (std::process::Child, u32) {
-    let job = format!(
-        "duration = \"{duration}\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
-         [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
-         [[worker]]\nname = \"w\"\nqueue_depth = 2\n\
-         [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
-        dir.display()
-    );
-    let file = write_job(dir, "long.toml", &job);
+    let file = per_rank_job(dir, duration, 2);
     let merged_path = dir.join("merged.json");
     let child = mpirun
         .args(extra)

@@ -106,6 +106,12 @@ pub struct ExchangeFile {
     pub exchange: ExchangeSpec,
 }
 
+/// Whether a job file's text holds an `[exchange]` section: it runs the Exchange validation.
+pub fn is_exchange_job(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("exchange"))
+}
+
 /// Validated Exchange inputs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

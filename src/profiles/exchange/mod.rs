@@ -19,7 +19,9 @@ mod config;
 mod jobs;
 mod judge;
 
-pub use config::{ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec, quick, resolve};
+pub use config::{
+    ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec, is_exchange_job, quick, resolve,
+};
 pub use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
 pub use judge::{
     StorageLimits, database_figures, database_figures_at, rules, sizing_summary, storage_rules,
