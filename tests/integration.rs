@@ -109,7 +109,7 @@ mod longrun;
 #[path = "integration/loopdev.rs"]
 mod loopdev;
 #[cfg(feature = "mpi")]
-#[path = "integration/multihost.rs"]
+#[path = "integration/multihost/mod.rs"]
 mod multihost;
 #[path = "integration/placement.rs"]
 mod placement;

@@ -24,7 +24,8 @@ use std::time::Duration;
 
 /// How long the ranks wait for each other while they set up (the job, the hosts, readiness).
 const SETUP_WAIT: Duration = Duration::from_secs(60);
-/// How long the root waits for the other ranks' results when a signal stopped its run.
+/// When a signal stopped its run, the root waits for the other ranks' results an interval (at
+/// least this) and this.
 const SIGNALLED_WAIT: Duration = Duration::from_secs(1);
 /// How long the root waits for the other ranks' results after its own run ended.
 const RESULTS_WAIT: Duration = Duration::from_secs(if cfg!(test) { 10 } else { 60 });
@@ -109,9 +110,25 @@ pub(crate) fn run(
         Err(e) => format!("error: {e}").into_bytes(),
     };
     // Stopped by a signal (a launcher ending the job sends SIGTERM, then SIGKILL soon after):
-    // rank 0 writes what arrived within a second.
-    let wait = if signals.signalled() {
-        SIGNALLED_WAIT
+    // rank 0 asks the others to stop and send what they have, writes its own results as the
+    // merged ones at once (the launcher may kill it any moment), and again with what arrives
+    // within an interval and a second.
+    let signalled = signals.signalled();
+    if signalled && cluster.rank() == 0 {
+        cluster.stop_all();
+        if let Ok(root) = &mine {
+            let alone = vec![None; cluster.size()];
+            write_merged(
+                root.clone(),
+                &alone,
+                &hosts,
+                clocks.borrow().as_deref(),
+                opts,
+            )?;
+        }
+    }
+    let wait = if signalled {
+        Duration::from_millis(work.job().interval_ms).max(SIGNALLED_WAIT) + SIGNALLED_WAIT
     } else if !late.borrow().is_empty() {
         limit.max(LATE_RESULTS_WAIT)
     } else {
@@ -121,10 +138,21 @@ pub(crate) fn run(
         return mine.map(|_| None).map_err(anyhow::Error::msg);
     };
     let root = mine.map_err(anyhow::Error::msg)?;
-    let clocks = clocks.into_inner().unwrap_or_default();
-    let mut merged = merged_result(root, &parts, &hosts, &opts.results_path);
+    write_merged(root, &parts, &hosts, clocks.borrow().as_deref(), opts).map(Some)
+}
+
+/// Merges the root's results `root` with the other ranks' `parts` (see [`merged_result`]),
+/// notes each rank's clock, and writes the merged results and time series.
+fn write_merged(
+    root: RunResult,
+    parts: &[Option<Vec<u8>>],
+    hosts: &[String],
+    clocks: Option<&[Clock]>,
+    opts: &RunOptions,
+) -> Result<RunResult> {
+    let mut merged = merged_result(root, parts, hosts, &opts.results_path);
     for h in &mut merged.hosts {
-        if let Some(c) = clocks.get(h.rank) {
+        if let Some(c) = clocks.and_then(|c| c.get(h.rank)) {
             h.clock_offset_ns = c.offset_ns;
             h.clock_uncertainty_ns = c.uncertainty_ns;
         }
@@ -139,7 +167,7 @@ pub(crate) fn run(
     std::fs::write(&ndjson, lines)?;
     merged.timeseries_path = Some(ndjson.display().to_string());
     results::file::save(&opts.results_path, &merged)?;
-    Ok(Some(merged))
+    Ok(merged)
 }
 
 /// How long rank 0 waits for a rank's heartbeat (sent every interval) before it names the

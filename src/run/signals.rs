@@ -25,8 +25,13 @@ impl Signals {
         let stop = Arc::new(AtomicBool::new(false));
         let sigint = Arc::new(AtomicBool::new(false));
         let sigterm = Arc::new(AtomicBool::new(false));
+        // The exit is on a second signal, not on a signal after a stop for another reason
+        // (rank 0 ending a run over many hosts, then writing the merged results while the
+        // launcher sends SIGTERM).
+        let any = Arc::new(AtomicBool::new(false));
         for sig in [SIGINT, SIGTERM] {
-            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&any))?;
+            signal_hook::flag::register(sig, Arc::clone(&any))?;
             signal_hook::flag::register(sig, Arc::clone(&stop))?;
         }
         signal_hook::flag::register(SIGINT, Arc::clone(&sigint))?;

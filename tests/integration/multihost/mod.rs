@@ -4,7 +4,9 @@
 //! are the sum of the ranks' own results, with a `hosts` entry per rank; one LUN (a loop
 //! device) shared by slices, each rank on its own part; each host validating its own Exchange
 //! databases; a rank killed mid-run, and one that hangs (SIGSTOP), named in the merged results
-//! of the others.
+//! of the others; and a rank cut off by a network partition ([`partition`]).
+
+mod partition;
 
 use crate::harness::{
     LoopDevice, MIB, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image, u64_at,
@@ -33,7 +35,11 @@ fn mpirun(ranks: usize) -> Option<Command> {
 
 /// `DIR/job.toml`: `duration` of 4 KiB random 70 % reads at `queue_depth`, each rank on its
 /// own 8 MiB file `DIR/rank{rank}.dat`, in 500 ms intervals.
-fn per_rank_job(dir: &std::path::Path, duration: &str, queue_depth: u32) -> std::path::PathBuf {
+pub(super) fn per_rank_job(
+    dir: &std::path::Path,
+    duration: &str,
+    queue_depth: u32,
+) -> std::path::PathBuf {
     let job = format!(
         "duration = \"{duration}\"\nramp = \"0s\"\ninterval = \"500ms\"\n\
          [[target]]\nname = \"data\"\npath = \"{}/rank{{rank}}.dat\"\nsize = \"8MiB\"\n\
