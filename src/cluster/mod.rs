@@ -92,6 +92,13 @@ pub trait Cluster {
     /// Ends every rank of the job at once (a rank that hangs would keep it alive); `code` is
     /// the exit status.
     fn abort(&self, _code: i32) {}
+    /// Sends `bytes` to rank `to` on the side channel (outside the collectives, for the clock
+    /// checks during a run), without waiting.
+    fn post(&self, _to: usize, _bytes: Vec<u8>) {}
+    /// The next message on the side channel from rank `from`, waiting at most `wait`.
+    fn take(&self, _from: usize, _wait: Duration) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// Rank 0's record of the other ranks' heartbeats.

@@ -39,6 +39,8 @@ impl Backoff {
 const HEARTBEAT_TAG: Tag = 30_001;
 /// The tag of rank 0's request to stop.
 const STOP_TAG: Tag = 30_002;
+/// The tag of a message on the side channel.
+const SIDE_TAG: Tag = 30_003;
 /// What a heartbeat or a stop request carries: one byte that lives as long as MPI needs it.
 static SIGNAL: [u8; 1] = [1];
 
@@ -49,7 +51,7 @@ pub struct Mpi {
     host: String,
     /// The number of the next collective: its messages' tag.
     seq: Cell<Tag>,
-    /// Heartbeats and stop requests sent and not yet known to be delivered.
+    /// Heartbeats, stop requests and side messages sent and not yet known to be delivered.
     pending: RefCell<Vec<Request<'static, [u8], StaticScope>>>,
     /// On rank 0: the other ranks' heartbeats.
     beats: RefCell<Heartbeats>,
@@ -101,12 +103,12 @@ impl Mpi {
         })
     }
 
-    /// Sends `SIGNAL` with `tag` to `to`, without waiting; forgets the signals delivered.
-    fn signal(&self, to: usize, tag: Tag) {
+    /// Sends `data` with `tag` to `to`, without waiting; forgets the sends completed.
+    fn send_later(&self, to: usize, tag: Tag, data: &'static [u8]) {
         let request = self
             .world
             .process_at_rank(to as i32)
-            .immediate_send_with_tag(StaticScope, &SIGNAL[..], tag);
+            .immediate_send_with_tag(StaticScope, data, tag);
         let mut pending = self.pending.borrow_mut();
         pending.push(request);
         let before = std::mem::take(&mut *pending);
@@ -176,7 +178,7 @@ impl Mpi {
 impl Cluster for Mpi {
     fn heartbeat(&self) {
         if self.rank() != 0 {
-            self.signal(0, HEARTBEAT_TAG);
+            self.send_later(0, HEARTBEAT_TAG, &SIGNAL);
         }
     }
 
@@ -194,7 +196,7 @@ impl Cluster for Mpi {
 
     fn stop_all(&self) {
         for to in 1..self.size() {
-            self.signal(to, STOP_TAG);
+            self.send_later(to, STOP_TAG, &SIGNAL);
         }
     }
 
@@ -209,6 +211,17 @@ impl Cluster for Mpi {
 
     fn abort(&self, code: i32) {
         self.world.abort(code)
+    }
+
+    fn post(&self, to: usize, bytes: Vec<u8>) {
+        // The buffer must outlive a send that may never complete (its peer gone): given to
+        // MPI for good, 16 bytes a message, some hundreds an hour.
+        self.send_later(to, SIDE_TAG, Box::leak(bytes.into_boxed_slice()));
+    }
+
+    fn take(&self, from: usize, wait: Duration) -> Option<Vec<u8>> {
+        self.receive(SIDE_TAG, &[from], Instant::now() + wait)
+            .remove(0)
     }
 
     fn rank(&self) -> usize {

@@ -61,6 +61,8 @@ pub struct ThreadRank {
 const HEARTBEAT: u64 = u64::MAX;
 /// The `seq` of rank 0's request to stop.
 const STOP: u64 = u64::MAX - 1;
+/// The `seq` of a message on the side channel.
+const SIDE: u64 = u64::MAX - 2;
 
 impl std::fmt::Debug for ThreadRank {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -181,6 +183,35 @@ impl Cluster for ThreadRank {
     fn stop_asked(&self) -> bool {
         self.drain();
         self.stop.get()
+    }
+
+    fn post(&self, to: usize, bytes: Vec<u8>) {
+        self.send(to, SIDE, bytes);
+    }
+
+    fn take(&self, from: usize, wait: Duration) -> Option<Vec<u8>> {
+        let start = Instant::now();
+        loop {
+            self.drain();
+            let mut early = self.early.borrow_mut();
+            if let Some(i) = early.iter().position(|m| m.seq == SIDE && m.from == from) {
+                return Some(early.remove(i).bytes);
+            }
+            drop(early);
+            let left = wait.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                return None;
+            }
+            match self.inbox.recv_timeout(left.min(POLL)) {
+                Ok(m) => {
+                    if let Some(m) = self.note(m) {
+                        self.early.borrow_mut().push(m);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
     }
 
     fn rank(&self) -> usize {

@@ -34,4 +34,52 @@ pub struct HostResult {
     pub clock_offset_ns: i64,
     /// The offset is within this of the truth, ns (half the round trip it was measured in).
     pub clock_uncertainty_ns: u64,
+    /// The offset measured again during the run, every 60 intervals (added in 1.8; empty: the
+    /// run was shorter, or the rank did not answer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_checks: Vec<ClockCheck>,
+}
+
+/// A rank's clock measured again during a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClockCheck {
+    /// After this interval (0-based) of the run.
+    pub interval: u64,
+    /// Its monotonic clock minus rank 0's, ns.
+    pub offset_ns: i64,
+    /// The offset is within this of the truth, ns.
+    pub uncertainty_ns: u64,
+}
+
+impl HostResult {
+    /// How far its clock moved against rank 0's during the run, ns: the largest difference
+    /// between a check's offset and the offset measured before the start (0: no checks).
+    pub fn clock_drift_ns(&self) -> u64 {
+        (self.clock_checks.iter())
+            .map(|c| c.offset_ns.abs_diff(self.clock_offset_ns))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ClockCheck, HostResult};
+
+    #[test]
+    fn the_drift_is_the_largest_move_of_the_offset_from_the_one_at_the_start() {
+        let check = |interval, offset_ns| ClockCheck {
+            interval,
+            offset_ns,
+            uncertainty_ns: 10,
+        };
+        let mut h = HostResult {
+            clock_offset_ns: -1_000,
+            ..HostResult::default()
+        };
+        assert_eq!(h.clock_drift_ns(), 0);
+        h.clock_checks = vec![check(59, -1_500), check(119, 2_000), check(179, 0)];
+        assert_eq!(h.clock_drift_ns(), 3_000);
+    }
 }

@@ -13,7 +13,7 @@ use super::{RunOptions, Signals, rank_targets};
 use crate::Usage;
 use crate::cluster::{self, Cluster, HostRun};
 use crate::job::Job;
-use crate::results::hosts::HostResult;
+use crate::results::hosts::{ClockCheck, HostResult};
 use crate::results::progress::Observer;
 use crate::results::verdict::{Comparison, Rule, Verdict};
 use crate::results::{self, Interrupted, RunResult};
@@ -72,7 +72,7 @@ pub(crate) fn run(
     // Every rank prepares its targets, then waits in `start` for the others and the
     // scheduled instant; a rank that cannot prepare still takes part (saying why), so that
     // none starts.
-    let clocks = RefCell::new(None);
+    let clocks = RefCell::new(Clocks::new(cluster.size()));
     let started = Cell::new(false);
     let start = || -> Result<()> {
         started.set(true);
@@ -84,8 +84,14 @@ pub(crate) fn run(
     };
     // Every interval: a heartbeat to rank 0, which ends the run when a rank goes silent.
     let limit = silence_limit(work.job());
+    // Every 60 intervals, rank 0 measures the clocks again.
     let late: RefCell<Vec<usize>> = RefCell::new(Vec::new());
-    let tick = || watch(cluster, signals, &hosts, limit, &late);
+    let tick = |index: u64| {
+        watch(cluster, signals, &hosts, limit, &late);
+        if (index + 1) % CLOCK_CHECK_INTERVALS == 0 && late.borrow().is_empty() {
+            check_clocks(cluster, index, &clocks);
+        }
+    };
     let obs = &mut Watchdog {
         inner: obs,
         tick: &tick,
@@ -118,13 +124,7 @@ pub(crate) fn run(
         cluster.stop_all();
         if let Ok(root) = &mine {
             let alone = vec![None; cluster.size()];
-            write_merged(
-                root.clone(),
-                &alone,
-                &hosts,
-                clocks.borrow().as_deref(),
-                opts,
-            )?;
+            write_merged(root.clone(), &alone, &hosts, &clocks.borrow(), opts)?;
         }
     }
     let wait = if signalled {
@@ -138,7 +138,7 @@ pub(crate) fn run(
         return mine.map(|_| None).map_err(anyhow::Error::msg);
     };
     let root = mine.map_err(anyhow::Error::msg)?;
-    write_merged(root, &parts, &hosts, clocks.borrow().as_deref(), opts).map(Some)
+    write_merged(root, &parts, &hosts, &clocks.borrow(), opts).map(Some)
 }
 
 /// Merges the root's results `root` with the other ranks' `parts` (see [`merged_result`]),
@@ -147,14 +147,26 @@ fn write_merged(
     root: RunResult,
     parts: &[Option<Vec<u8>>],
     hosts: &[String],
-    clocks: Option<&[Clock]>,
+    clocks: &Clocks,
     opts: &RunOptions,
 ) -> Result<RunResult> {
+    let interval_ns = root.job.interval_ms * 1_000_000;
     let mut merged = merged_result(root, parts, hosts, &opts.results_path);
     for h in &mut merged.hosts {
-        if let Some(c) = clocks.and_then(|c| c.get(h.rank)) {
+        if let Some(c) = clocks.at_start.get(h.rank) {
             h.clock_offset_ns = c.offset_ns;
             h.clock_uncertainty_ns = c.uncertainty_ns;
+        }
+        h.clock_checks = clocks.checks.get(h.rank).cloned().unwrap_or_default();
+        let drift = h.clock_drift_ns();
+        if drift > interval_ns / 100 {
+            merged.warnings.push(format!(
+                "rank {} on {}: its clock moved {} against rank 0's during the run, so its intervals line up with the others' only within that ({:.1} % of an interval); a host whose clock is steered hard (NTP stepping, a VM paused) shows this",
+                h.rank,
+                h.host,
+                crate::units::format_duration(Duration::from_nanos(drift)),
+                drift as f64 * 100.0 / interval_ns as f64
+            ));
         }
     }
     // The merged time series, as a run's own: one record a line beside the results.
@@ -215,7 +227,7 @@ fn watch(
 /// An observer that also runs the cluster's watch at every interval.
 struct Watchdog<'a, 'o> {
     inner: &'o mut dyn Observer,
-    tick: &'a dyn Fn(),
+    tick: &'a dyn Fn(u64),
 }
 
 impl Observer for Watchdog<'_, '_> {
@@ -233,7 +245,7 @@ impl Observer for Watchdog<'_, '_> {
         grid: &crate::stats::timeseries::IntervalGrid,
     ) {
         self.inner.interval(record, grid);
-        (self.tick)();
+        (self.tick)(record.index);
     }
 
     fn step(&mut self, step: &crate::results::steps::StepResult) {
@@ -259,6 +271,120 @@ struct Clock {
     uncertainty_ns: u64,
 }
 
+impl Clock {
+    /// A rank's clock that read `theirs` between rank 0's readings `before` and `after`.
+    fn between(before: u64, theirs: u64, after: u64) -> Clock {
+        Clock {
+            offset_ns: (i128::from(theirs) - (i128::from(before) + i128::from(after)) / 2) as i64,
+            uncertainty_ns: after.saturating_sub(before).div_ceil(2),
+        }
+    }
+
+    /// Keeps in `best` whichever of the two was measured in the shorter round trip.
+    fn keep_best(self, best: &mut Option<Clock>) {
+        if best.is_none_or(|b| self.uncertainty_ns < b.uncertainty_ns) {
+            *best = Some(self);
+        }
+    }
+}
+
+/// Every rank's clock against rank 0's, as rank 0 knows them (empty on the other ranks).
+#[derive(Debug, Default)]
+struct Clocks {
+    /// Measured before the start, by rank.
+    at_start: Vec<Clock>,
+    /// Measured during the run, by rank.
+    checks: Vec<Vec<ClockCheck>>,
+}
+
+impl Clocks {
+    fn new(ranks: usize) -> Clocks {
+        Clocks {
+            at_start: Vec::new(),
+            checks: vec![Vec::new(); ranks],
+        }
+    }
+}
+
+/// The clocks are measured again every this many intervals (a minute of the default 1 s
+/// intervals): each host's monotonic clock is steered on its own (NTP slews it), and the ranks'
+/// intervals line up only as well as their clocks agree.
+const CLOCK_CHECK_INTERVALS: u64 = 60;
+/// During the run, how long rank 0 waits for a rank's reading (a rank that does not answer in
+/// time is left out of that check), and a rank, twice this, for rank 0's next request (their
+/// intervals end at about the same instant).
+const CLOCK_CHECK_WAIT: Duration = Duration::from_millis(500);
+
+/// At the end of interval `index`: rank 0 measures every rank's clock again, in
+/// [`CLOCK_ROUNDS`] rounds of a request to every rank that answers and its readings back
+/// (kept in `clocks`); the other ranks answer. On the side channel, not in collectives: a rank
+/// late to a check costs it that check, nothing more.
+fn check_clocks(cluster: &dyn Cluster, index: u64, clocks: &RefCell<Clocks>) {
+    let rounds = CLOCK_ROUNDS as u64;
+    if cluster.rank() != 0 {
+        let mut answered = 0;
+        while answered < rounds {
+            let Some(mut bytes) = cluster.take(0, 2 * CLOCK_CHECK_WAIT) else {
+                return;
+            };
+            let Ok(id) = <[u8; 8]>::try_from(bytes.as_slice()).map(u64::from_le_bytes) else {
+                continue;
+            };
+            // A request of an earlier check, which this rank was late for, is passed over.
+            if id / rounds == index {
+                bytes.extend(now_ns().to_le_bytes());
+                cluster.post(0, bytes);
+                answered += 1;
+            }
+        }
+        return;
+    }
+    let mut best: Vec<Option<Clock>> = vec![None; cluster.size()];
+    let mut asked: Vec<usize> = (1..cluster.size()).collect();
+    for round in 0..rounds {
+        let id = (index * rounds + round).to_le_bytes();
+        let before = now_ns();
+        for &r in &asked {
+            cluster.post(r, id.to_vec());
+        }
+        let deadline = std::time::Instant::now() + CLOCK_CHECK_WAIT;
+        asked.retain(|&r| match clock_reading(cluster, r, id, deadline) {
+            Some(theirs) => {
+                Clock::between(before, theirs, now_ns()).keep_best(&mut best[r]);
+                true
+            }
+            None => false,
+        });
+    }
+    let mut clocks = clocks.borrow_mut();
+    for (rank, clock) in best.into_iter().enumerate() {
+        if let (Some(c), Some(list)) = (clock, clocks.checks.get_mut(rank)) {
+            list.push(ClockCheck {
+                interval: index,
+                offset_ns: c.offset_ns,
+                uncertainty_ns: c.uncertainty_ns,
+            });
+        }
+    }
+}
+
+/// Rank `from`'s answer to the clock check request `id`, until `deadline` (`None`: none came).
+fn clock_reading(
+    cluster: &dyn Cluster,
+    from: usize,
+    id: [u8; 8],
+    deadline: std::time::Instant,
+) -> Option<u64> {
+    loop {
+        let wait = deadline.saturating_duration_since(std::time::Instant::now());
+        let bytes = cluster.take(from, wait)?;
+        // An answer to an earlier request (the rank was late) is passed over.
+        if let Some(reading) = bytes.strip_prefix(&id) {
+            return reading.try_into().ok().map(u64::from_le_bytes);
+        }
+    }
+}
+
 /// This host's monotonic clock, ns.
 fn now_ns() -> u64 {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
@@ -272,7 +398,7 @@ fn now_ns() -> u64 {
 fn start_together(
     cluster: &dyn Cluster,
     error: Option<String>,
-    clocks: &RefCell<Option<Vec<Clock>>>,
+    clocks: &RefCell<Clocks>,
 ) -> Result<()> {
     agree(cluster, error.as_ref())?;
     let measured = measure_clocks(cluster)?;
@@ -283,7 +409,7 @@ fn start_together(
             .flat_map(|c| (start as i64 + c.offset_ns).max(0).to_le_bytes())
             .collect::<Vec<u8>>()
     });
-    *clocks.borrow_mut() = measured;
+    clocks.borrow_mut().at_start = measured.unwrap_or_default();
     let plan = cluster.broadcast(plan, SETUP_WAIT)?;
     let at = plan
         .chunks_exact(8)
@@ -315,14 +441,7 @@ fn measure_clocks(cluster: &dyn Cluster) -> Result<Option<Vec<Clock>>> {
                 u64::from_le_bytes(bytes.as_slice().try_into().map_err(|_| {
                     anyhow::anyhow!("a rank sent a clock reading storlab cannot read")
                 })?);
-            let clock = Clock {
-                offset_ns: (i128::from(theirs) - (i128::from(before) + i128::from(after)) / 2)
-                    as i64,
-                uncertainty_ns: (after - before).div_ceil(2),
-            };
-            if slot.is_none_or(|b| clock.uncertainty_ns < b.uncertainty_ns) {
-                *slot = Some(clock);
-            }
+            Clock::between(before, theirs, after).keep_best(slot);
         }
     }
     if !root {

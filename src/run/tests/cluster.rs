@@ -27,6 +27,8 @@ struct Vanishing<C> {
     gone: bool,
     /// Heartbeats it sends before it goes silent (`usize::MAX`: never silent).
     beats: std::cell::Cell<usize>,
+    /// It never answers rank 0's clock checks during the run.
+    deaf: bool,
 }
 
 impl<C: Cluster> Cluster for Vanishing<C> {
@@ -72,6 +74,14 @@ impl<C: Cluster> Cluster for Vanishing<C> {
     fn stop_asked(&self) -> bool {
         self.rank.stop_asked()
     }
+    fn post(&self, to: usize, bytes: Vec<u8>) {
+        if !self.deaf {
+            self.rank.post(to, bytes);
+        }
+    }
+    fn take(&self, from: usize, wait: std::time::Duration) -> Option<Vec<u8>> {
+        self.rank.take(from, wait)
+    }
 }
 
 /// Runs `text` on `n` ranks (rank `r` on host `h{r % 2}`), results in `DIR/merged.json`;
@@ -81,6 +91,17 @@ fn run_text(
     text: &str,
     n: usize,
     gone: &[usize],
+) -> Vec<anyhow::Result<Option<RunResult>>> {
+    run_deaf(dir, text, n, gone, &[])
+}
+
+/// [`run_text`], the `deaf` ranks never answering clock checks.
+fn run_deaf(
+    dir: &Path,
+    text: &str,
+    n: usize,
+    gone: &[usize],
+    deaf: &[usize],
 ) -> Vec<anyhow::Result<Option<RunResult>>> {
     let ranks = Threads::ranks(n, |r| format!("h{}", r % 2));
     let opts = RunOptions::new(dir.join("merged.json"), vec!["storlab".into()]);
@@ -94,6 +115,7 @@ fn run_text(
                     // A rank that is gone also goes silent after two heartbeats.
                     let beats = std::cell::Cell::new(if gone { 2 } else { usize::MAX });
                     let c = Vanishing {
+                        deaf: deaf.contains(&c.rank()),
                         rank: c,
                         gone,
                         beats,
@@ -327,4 +349,40 @@ fn a_rank_that_goes_silent_mid_run_is_named_and_the_run_ends_early() {
     assert!(!merged.hosts[2].present);
     assert!(merged.hosts[1].present);
     assert!(!merged.verdict.as_ref().unwrap().passed());
+}
+
+#[test]
+fn the_clocks_are_measured_again_every_sixty_intervals_and_a_rank_that_does_not_answer_is_left_out()
+{
+    let dir = tempfile::tempdir().unwrap();
+    // 75 intervals of 20 ms: one check, at the end of interval 59.
+    let text = job(dir.path())
+        .replace("duration = \"1s\"", "duration = \"1500ms\"")
+        .replace("interval = \"250ms\"", "interval = \"20ms\"");
+    let out = run_deaf(dir.path(), &text, 3, &[], &[2]);
+    let merged = out[0]
+        .as_ref()
+        .unwrap()
+        .clone()
+        .expect("the root's results");
+    assert!(
+        merged.hosts[0].clock_checks.is_empty(),
+        "rank 0 is the time base"
+    );
+    let checks = &merged.hosts[1].clock_checks;
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert_eq!(checks[0].interval, 59);
+    // One clock for every rank here: the measured offset's interval holds the true one, 0.
+    assert!(
+        checks[0].offset_ns.unsigned_abs() <= checks[0].uncertainty_ns,
+        "{checks:?}"
+    );
+    assert!(
+        merged.hosts[2].clock_checks.is_empty(),
+        "rank 2 never answered"
+    );
+    assert!(merged.hosts.iter().all(|h| h.present));
+    assert!(merged.verdict.as_ref().unwrap().passed());
+    let saved = crate::results::file::load(&dir.path().join("merged.json")).unwrap();
+    assert_eq!(saved.hosts[1].clock_checks, *checks);
 }

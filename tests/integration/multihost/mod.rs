@@ -74,7 +74,11 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
         return;
     };
     let dir = scratch();
-    let file = per_rank_job(dir.path(), "2s", 4);
+    let file = per_rank_job(dir.path(), "3500ms", 4);
+    // 70 intervals of 50 ms: the clocks are measured again after interval 59.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let text = text.replace("interval = \"500ms\"", "interval = \"50ms\"");
+    std::fs::write(&file, text).unwrap();
     let merged_path = dir.path().join("merged.json");
     let run = [
         "run",
@@ -112,6 +116,15 @@ fn three_ranks_on_mpi_write_one_results_file_equal_to_the_sum_of_theirs() {
     for h in hosts {
         let offset = h["clock_offset_ns"].as_i64().unwrap();
         let within = h["clock_uncertainty_ns"].as_u64().unwrap();
+        assert!(offset.unsigned_abs() <= within, "{h}");
+    }
+    // And again during the run, over MPI's side channel.
+    for h in &hosts[1..] {
+        let checks = h["clock_checks"].as_array().expect("clock checks");
+        assert_eq!(checks.len(), 1, "{h}");
+        assert_eq!(checks[0]["interval"], 59);
+        let offset = checks[0]["offset_ns"].as_i64().unwrap();
+        let within = checks[0]["uncertainty_ns"].as_u64().unwrap();
         assert!(offset.unsigned_abs() <= within, "{h}");
     }
     // One summary, from rank 0.
