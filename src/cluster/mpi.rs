@@ -16,8 +16,12 @@ use std::time::{Duration, Instant};
 
 /// The first sleep between looks at a pending message; each next one is twice as long, up to
 /// [`POLL`]: a message that comes at once is seen within tens of microseconds (the clocks'
-/// round trips depend on it), one that takes long costs no CPU.
-const FIRST_POLL: Duration = Duration::from_micros(20);
+/// round trips depend on it), one that takes long costs no CPU. Open MPI moves a message along
+/// only when a process looks (each look runs its progress engine), so the first looks must
+/// be many: starting at 20 µs, the clocks' round trips before the start took 16 ms on this
+/// project's VM (three ranks on two cores), starting at 1 µs (about 55 µs of sleep, with the
+/// kernel's timer slack) 0.3 to 0.7 ms.
+const FIRST_POLL: Duration = Duration::from_micros(1);
 /// The longest sleep between looks at a pending message.
 const POLL: Duration = Duration::from_millis(5);
 

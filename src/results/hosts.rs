@@ -2,8 +2,10 @@
 //! whole run (`classes`, `totals` and `timeseries` of the results file are every rank's,
 //! merged exactly).
 
+use super::{DeviceResult, RunResult};
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::ClassSummary;
+use crate::stats::timeseries::{IntervalPhase, IntervalRecord};
 use serde::{Deserialize, Serialize};
 
 /// One rank of a run over many hosts.
@@ -38,6 +40,47 @@ pub struct HostResult {
     /// run was shorter, or the rank did not answer).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clock_checks: Vec<ClockCheck>,
+    /// Its own time series, in brief (added in 1.8; its results file has the whole).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeseries: Vec<HostInterval>,
+    /// Its own block devices over the measured phase (added in 1.8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<DeviceResult>,
+}
+
+/// One interval of a rank's own time series, in brief.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostInterval {
+    /// Interval number from the start of the run (0-based): the same interval of every rank.
+    pub index: u64,
+    /// Whether it was in the ramp (not counted in totals).
+    pub ramp: bool,
+    /// End of the interval, ms since the run's I/O started.
+    pub t_end_ms: u64,
+    /// Reads per second.
+    pub read_iops: f64,
+    /// Writes per second.
+    pub write_iops: f64,
+    /// 99th percentile read latency, ns (0: no reads).
+    pub read_p99_ns: u64,
+    /// 99th percentile write latency, ns (0: no writes).
+    pub write_p99_ns: u64,
+}
+
+impl HostInterval {
+    /// The brief of `rec`.
+    pub fn of(rec: &IntervalRecord) -> HostInterval {
+        HostInterval {
+            index: rec.index,
+            ramp: rec.phase == IntervalPhase::Ramp,
+            t_end_ms: rec.t_end_ms,
+            read_iops: rec.total.read.iops,
+            write_iops: rec.total.write.iops,
+            read_p99_ns: rec.total.read.latency_p99_ns,
+            write_p99_ns: rec.total.write.latency_p99_ns,
+        }
+    }
 }
 
 /// A rank's clock measured again during a run.
@@ -53,11 +96,52 @@ pub struct ClockCheck {
 }
 
 impl HostResult {
-    /// How far its clock moved against rank 0's during the run, ns: the largest difference
-    /// between a check's offset and the offset measured before the start (0: no checks).
+    /// Rank `rank`'s entry: from its results, or why they never arrived (`Err`).
+    pub fn of(
+        rank: usize,
+        host: &str,
+        results_path: String,
+        result: &Result<RunResult, String>,
+    ) -> HostResult {
+        match result {
+            Ok(r) => HostResult {
+                rank,
+                host: host.into(),
+                present: true,
+                results_path,
+                measured_ms: r.measured_ms,
+                totals: r.totals.clone(),
+                host_cpu: r.host_cpu,
+                pass: r.verdict.as_ref().map(|v| v.passed()),
+                failed_rules: (r.verdict.iter().flat_map(|v| &v.rules))
+                    .filter(|rule| !rule.pass)
+                    .map(|rule| rule.rule.clone())
+                    .collect(),
+                interrupted: r.interrupted.reason().map(str::to_string),
+                timeseries: r.timeseries.iter().map(HostInterval::of).collect(),
+                devices: r.devices.clone(),
+                ..HostResult::default()
+            },
+            Err(why) => HostResult {
+                rank,
+                host: host.into(),
+                present: false,
+                results_path,
+                interrupted: Some(why.clone()),
+                ..HostResult::default()
+            },
+        }
+    }
+
+    /// How far its clock certainly moved against rank 0's during the run, ns: the largest
+    /// difference between a check's offset and the offset measured before the start, less
+    /// both their uncertainties (0: no checks, or every check within them).
     pub fn clock_drift_ns(&self) -> u64 {
         (self.clock_checks.iter())
-            .map(|c| c.offset_ns.abs_diff(self.clock_offset_ns))
+            .map(|c| {
+                let moved = c.offset_ns.abs_diff(self.clock_offset_ns);
+                moved.saturating_sub(c.uncertainty_ns + self.clock_uncertainty_ns)
+            })
             .max()
             .unwrap_or(0)
     }
@@ -68,7 +152,8 @@ mod tests {
     use super::{ClockCheck, HostResult};
 
     #[test]
-    fn the_drift_is_the_largest_move_of_the_offset_from_the_one_at_the_start() {
+    fn the_drift_is_the_largest_move_of_the_offset_from_the_one_at_the_start_beyond_the_uncertainties()
+     {
         let check = |interval, offset_ns| ClockCheck {
             interval,
             offset_ns,
@@ -76,10 +161,14 @@ mod tests {
         };
         let mut h = HostResult {
             clock_offset_ns: -1_000,
+            clock_uncertainty_ns: 100,
             ..HostResult::default()
         };
         assert_eq!(h.clock_drift_ns(), 0);
+        // Within the uncertainties (100 + 10 ns): no move established.
+        h.clock_checks = vec![check(59, -1_050), check(119, -900)];
+        assert_eq!(h.clock_drift_ns(), 0);
         h.clock_checks = vec![check(59, -1_500), check(119, 2_000), check(179, 0)];
-        assert_eq!(h.clock_drift_ns(), 3_000);
+        assert_eq!(h.clock_drift_ns(), 3_000 - 110);
     }
 }

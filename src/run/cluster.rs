@@ -161,10 +161,10 @@ fn write_merged(
         let drift = h.clock_drift_ns();
         if drift > interval_ns / 100 {
             merged.warnings.push(format!(
-                "rank {} on {}: its clock moved {} against rank 0's during the run, so its intervals line up with the others' only within that ({:.1} % of an interval); a host whose clock is steered hard (NTP stepping, a VM paused) shows this",
+                "rank {} on {}: its clock moved at least {} against rank 0's during the run (beyond the measurements' uncertainty), so its intervals line up with the others' only within that ({:.1} % of an interval); a host whose clock is steered hard (NTP stepping, a VM paused) shows this",
                 h.rank,
                 h.host,
-                crate::units::format_duration(Duration::from_nanos(drift)),
+                crate::units::format_ns(drift as f64),
                 drift as f64 * 100.0 / interval_ns as f64
             ));
         }
@@ -315,49 +315,14 @@ const CLOCK_CHECK_INTERVALS: u64 = 60;
 /// intervals end at about the same instant).
 const CLOCK_CHECK_WAIT: Duration = Duration::from_millis(500);
 
-/// At the end of interval `index`: rank 0 measures every rank's clock again, in
-/// [`CLOCK_ROUNDS`] rounds of a request to every rank that answers and its readings back
-/// (kept in `clocks`); the other ranks answer. On the side channel, not in collectives: a rank
-/// late to a check costs it that check, nothing more.
+/// At the end of interval `index`: rank 0 measures every rank's clock again (kept in
+/// `clocks`); the other ranks answer. A rank late to a check misses it, nothing more.
 fn check_clocks(cluster: &dyn Cluster, index: u64, clocks: &RefCell<Clocks>) {
-    let rounds = CLOCK_ROUNDS as u64;
-    if cluster.rank() != 0 {
-        let mut answered = 0;
-        while answered < rounds {
-            let Some(mut bytes) = cluster.take(0, 2 * CLOCK_CHECK_WAIT) else {
-                return;
-            };
-            let Ok(id) = <[u8; 8]>::try_from(bytes.as_slice()).map(u64::from_le_bytes) else {
-                continue;
-            };
-            // A request of an earlier check, which this rank was late for, is passed over.
-            if id / rounds == index {
-                bytes.extend(now_ns().to_le_bytes());
-                cluster.post(0, bytes);
-                answered += 1;
-            }
-        }
+    let Some(best) = measure_clocks(cluster, index, CLOCK_CHECK_WAIT) else {
         return;
-    }
-    let mut best: Vec<Option<Clock>> = vec![None; cluster.size()];
-    let mut asked: Vec<usize> = (1..cluster.size()).collect();
-    for round in 0..rounds {
-        let id = (index * rounds + round).to_le_bytes();
-        let before = now_ns();
-        for &r in &asked {
-            cluster.post(r, id.to_vec());
-        }
-        let deadline = std::time::Instant::now() + CLOCK_CHECK_WAIT;
-        asked.retain(|&r| match clock_reading(cluster, r, id, deadline) {
-            Some(theirs) => {
-                Clock::between(before, theirs, now_ns()).keep_best(&mut best[r]);
-                true
-            }
-            None => false,
-        });
-    }
+    };
     let mut clocks = clocks.borrow_mut();
-    for (rank, clock) in best.into_iter().enumerate() {
+    for (rank, clock) in best.into_iter().enumerate().skip(1) {
         if let (Some(c), Some(list)) = (clock, clocks.checks.get_mut(rank)) {
             list.push(ClockCheck {
                 interval: index,
@@ -366,6 +331,54 @@ fn check_clocks(cluster: &dyn Cluster, index: u64, clocks: &RefCell<Clocks>) {
             });
         }
     }
+}
+
+/// The clock measurement before the start: a `check` number no interval has.
+const START_CHECK: u64 = u64::MAX / CLOCK_ROUNDS as u64;
+
+/// Every rank's clock against rank 0's, on rank 0 (`None` elsewhere; a rank that did not
+/// answer within `wait` has `None`): in [`CLOCK_ROUNDS`] rounds, rank 0 notes its clock, sends
+/// every rank that answers so far a request and notes its clock as each answer arrives; the
+/// rank's reading then lies between the two, so its offset is known within half that round
+/// trip, and each rank's shortest round counts. On the side channel, not in collectives; the
+/// other ranks answer the requests of measurement `check` (twice `wait` for each), and pass
+/// over those of an earlier one they were late for.
+fn measure_clocks(cluster: &dyn Cluster, check: u64, wait: Duration) -> Option<Vec<Option<Clock>>> {
+    let rounds = CLOCK_ROUNDS as u64;
+    if cluster.rank() != 0 {
+        let mut answered = 0;
+        while answered < rounds {
+            let mut bytes = cluster.take(0, 2 * wait)?;
+            let Ok(id) = <[u8; 8]>::try_from(bytes.as_slice()).map(u64::from_le_bytes) else {
+                continue;
+            };
+            if id / rounds == check {
+                bytes.extend(now_ns().to_le_bytes());
+                cluster.post(0, bytes);
+                answered += 1;
+            }
+        }
+        return None;
+    }
+    let mut best: Vec<Option<Clock>> = vec![None; cluster.size()];
+    best[0] = Some(Clock::default());
+    let mut asked: Vec<usize> = (1..cluster.size()).collect();
+    for round in 0..rounds {
+        let id = (check * rounds + round).to_le_bytes();
+        let before = now_ns();
+        for &r in &asked {
+            cluster.post(r, id.to_vec());
+        }
+        let deadline = std::time::Instant::now() + wait;
+        asked.retain(|&r| match clock_reading(cluster, r, id, deadline) {
+            Some(theirs) => {
+                Clock::between(before, theirs, now_ns()).keep_best(&mut best[r]);
+                true
+            }
+            None => false,
+        });
+    }
+    Some(best)
 }
 
 /// Rank `from`'s answer to the clock check request `id`, until `deadline` (`None`: none came).
@@ -401,7 +414,24 @@ fn start_together(
     clocks: &RefCell<Clocks>,
 ) -> Result<()> {
     agree(cluster, error.as_ref())?;
-    let measured = measure_clocks(cluster)?;
+    let measured = match measure_clocks(cluster, START_CHECK, SETUP_WAIT) {
+        Some(best) => {
+            let late: Vec<usize> = (best.iter().enumerate())
+                .filter(|(_, c)| c.is_none())
+                .map(|(r, _)| r)
+                .collect();
+            if !late.is_empty() {
+                // The others stop when no start time comes.
+                return Err(cluster::ClusterError::Late {
+                    ranks: late,
+                    waited: SETUP_WAIT,
+                }
+                .into());
+            }
+            Some(best.into_iter().flatten().collect::<Vec<Clock>>())
+        }
+        None => None,
+    };
     let plan = measured.as_ref().map(|c| {
         let widest = c.iter().map(|c| c.uncertainty_ns).max().unwrap_or(0);
         let start = now_ns() + START_MARGIN_NS.max(widest * 4);
@@ -419,37 +449,6 @@ fn start_together(
     let wait = at.saturating_sub(now_ns());
     std::thread::sleep(std::time::Duration::from_nanos(wait.min(10_000_000_000)));
     Ok(())
-}
-
-/// Every rank's clock against rank 0's (on rank 0; `None` elsewhere): rank 0 notes its clock,
-/// asks every rank for theirs and notes its clock when all answered; a rank's reading then lies
-/// between the two, so its offset is known within half that round trip. Of several rounds,
-/// each rank's shortest round trip counts.
-fn measure_clocks(cluster: &dyn Cluster) -> Result<Option<Vec<Clock>>> {
-    let root = cluster.rank() == 0;
-    let mut best: Vec<Option<Clock>> = vec![None; cluster.size()];
-    for _ in 0..CLOCK_ROUNDS {
-        let before = now_ns();
-        cluster.broadcast(root.then(Vec::new), SETUP_WAIT)?;
-        let reading = now_ns().to_le_bytes().to_vec();
-        let Some(parts) = cluster.gather(reading, SETUP_WAIT)? else {
-            continue;
-        };
-        let after = now_ns();
-        for (slot, bytes) in best.iter_mut().zip(cluster::complete(parts, SETUP_WAIT)?) {
-            let theirs =
-                u64::from_le_bytes(bytes.as_slice().try_into().map_err(|_| {
-                    anyhow::anyhow!("a rank sent a clock reading storlab cannot read")
-                })?);
-            Clock::between(before, theirs, after).keep_best(slot);
-        }
-    }
-    if !root {
-        return Ok(None);
-    }
-    let mut clocks: Vec<Clock> = best.into_iter().map(Option::unwrap_or_default).collect();
-    clocks[0] = Clock::default();
-    Ok(Some(clocks))
 }
 
 /// Every rank's host name, on every rank.
@@ -683,7 +682,7 @@ fn merged_result(
                 "its results never reached the root (it stopped, hung or lost its network); what it measured is in {results_path} on {host}"
             )),
         };
-        entries.push(host_entry(rank, &host, results_path, &result));
+        entries.push(HostResult::of(rank, &host, results_path, &result));
         if let Ok(r) = result {
             runs.push(HostRun {
                 rank,
@@ -751,39 +750,4 @@ fn merged_result(
     out.verdict = Some(Verdict::of(rules));
     out.hosts = entries;
     out
-}
-
-/// Rank `rank`'s entry in `hosts`.
-fn host_entry(
-    rank: usize,
-    host: &str,
-    results_path: String,
-    result: &Result<RunResult, String>,
-) -> HostResult {
-    match result {
-        Ok(r) => HostResult {
-            rank,
-            host: host.into(),
-            present: true,
-            results_path,
-            measured_ms: r.measured_ms,
-            totals: r.totals.clone(),
-            host_cpu: r.host_cpu,
-            pass: r.verdict.as_ref().map(|v| v.passed()),
-            failed_rules: (r.verdict.iter().flat_map(|v| &v.rules))
-                .filter(|rule| !rule.pass)
-                .map(|rule| rule.rule.clone())
-                .collect(),
-            interrupted: r.interrupted.reason().map(str::to_string),
-            ..HostResult::default()
-        },
-        Err(why) => HostResult {
-            rank,
-            host: host.into(),
-            present: false,
-            results_path,
-            interrupted: Some(why.clone()),
-            ..HostResult::default()
-        },
-    }
 }

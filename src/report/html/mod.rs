@@ -20,7 +20,8 @@
 //! several; sequences of two or more steps or with repetitions), curve-latency (`mean`, `p99`;
 //! rate curves), steady-rounds (`rounds`, `window`, prefixed by the step label when several
 //! steps ran until steady). A simulated-users run adds its own (`users`: users-tasks and
-//! others, with the steady part shaded as `data-band="steady"`).
+//! others, with the steady part shaded as `data-band="steady"`), a run over many hosts
+//! hosts-iops and hosts-p99 (`rank R on HOST`).
 
 use super::svg::{self};
 use crate::results::exchange::{DatabaseFigures, ExchangeResult};
@@ -35,6 +36,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 mod charts;
+mod hosts;
 mod tier;
 mod users;
 
@@ -313,7 +315,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         users::users_section(&mut o, u);
     }
     tier::tiers_section(&mut o, &r.cache_tiers);
-    hosts_section(&mut o, r);
+    hosts::hosts_section(&mut o, r);
     if let Some(v) = &r.verdict {
         verdict_rules_section(&mut o, v);
     }
@@ -474,30 +476,6 @@ fn cache_comparison(o: &mut String, c: &crate::results::exchange::CacheCompariso
     }
     let svg = chart("achieved transactional IOPS", "IOPS", &|s| s.achieved_iops);
     o.push_str(&super::svg::tag(&svg, "cache-iops"));
-}
-
-/// A run over many hosts: one row per rank, side by side.
-fn hosts_section(o: &mut String, r: &RunResult) {
-    if r.hosts.is_empty() {
-        return;
-    }
-    let _ = write!(
-        o,
-        "<h2>Hosts</h2><p>{} ranks; the figures of this report are all of them, merged (histograms added, never averaged).</p><div class=\"table\"><table><tr>",
-        r.hosts.len()
-    );
-    for c in super::tables::HOST_COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr>");
-    for h in &r.hosts {
-        o.push_str("<tr>");
-        for c in super::tables::host_cells(h) {
-            let _ = write!(o, "<td>{}</td>", escape(&c));
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</table></div>");
 }
 
 /// The per-database table (Exchange validations and simulated users).

@@ -40,9 +40,10 @@
 //! mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 storlab run $W/hosts.toml -o $W/hosts.json
 //! ```
 //!
-//! (`storlab` built with `--features mpi`; `hosts.toml`: `duration = "2s"`, `ramp = "0s"`,
-//! `interval = "500ms"`, one 16 MiB target `$W/rank{rank}.dat`, one worker at queue depth 4
-//! doing 4k 70 % read, 100 % random, class `db`.)
+//! (`storlab` built with `--release --features mpi`; `hosts.toml`: `duration = "3s"`, `ramp = "250ms"`,
+//! `interval = "50ms"` (so that the clocks are checked once during the run), one 16 MiB target
+//! `$W/rank{rank}.dat`, one worker at queue depth 4 doing 4k 70 % read, 100 % random, class
+//! `db`.)
 //!
 //! `steps.toml`: `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `repeat = 3`,
 //! `pause = "0s"`, `[cycle] block_size = ["4k", "16k"]`, one 16 MiB target `$W/steps.dat`, one
@@ -373,6 +374,8 @@ const HOSTS: Expected = Expected {
         "CPU",
     ],
     charts: &[
+        ("hosts-iops", HOST_SERIES),
+        ("hosts-p99", HOST_SERIES),
         ("iops-over-time", &["total"]),
         ("mbps-over-time", &["total"]),
         (
@@ -389,6 +392,9 @@ const HOSTS: Expected = Expected {
         ("latency-distribution", &["db read", "db write"]),
     ],
 };
+
+/// The hosts of `hosts.json`, one series each.
+const HOST_SERIES: &[&str] = &["rank 0 on vm", "rank 1 on vm", "rank 2 on vm"];
 
 /// Labels of the plain comparison.
 const CMP_LABELS: [&str; 2] = ["qd1", "qd8"];

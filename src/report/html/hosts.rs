@@ -1,0 +1,200 @@
+//! A run over many hosts: each host side by side, in a table (its own figures, CPU and clock
+//! against rank 0's), in charts over time (`hosts-iops`, `hosts-p99`: one series per host,
+//! `rank R on HOST`) and in a table of every host's devices.
+
+use super::escape;
+use crate::report::svg::{self, Band, LineOptions};
+use crate::results::RunResult;
+use crate::results::hosts::{HostInterval, HostResult};
+use crate::units::{format_count, format_ns, format_pct, format_rate, format_size};
+use std::fmt::Write as _;
+
+/// The hosts section: nothing unless the run was over many hosts.
+pub(super) fn hosts_section(o: &mut String, r: &RunResult) {
+    if r.hosts.is_empty() {
+        return;
+    }
+    let _ = write!(
+        o,
+        "<h2>Hosts</h2><p>{} ranks; the figures of this report are all of them, merged (histograms added, never averaged).</p><div class=\"table\"><table><tr>",
+        r.hosts.len()
+    );
+    let columns = (crate::report::tables::HOST_COLUMNS.iter()).chain(&["CPU busy", "clock"]);
+    for c in columns {
+        let _ = write!(o, "<th>{c}</th>");
+    }
+    o.push_str("</tr>");
+    for h in &r.hosts {
+        o.push_str("<tr>");
+        let cells = crate::report::tables::host_cells(h);
+        let busy = if h.present {
+            format_pct(100.0 - h.host_cpu.system_idle_pct)
+        } else {
+            "-".into()
+        };
+        for c in cells.iter().chain([&busy, &clock(h)]) {
+            let _ = write!(o, "<td>{}</td>", escape(c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table></div>");
+    charts(o, r);
+    devices(o, r);
+}
+
+/// A host's clock against rank 0's: `+0.21 ms ± 1.68 ms`, and how far it moved during the run.
+fn clock(h: &HostResult) -> String {
+    if h.rank == 0 {
+        return "time base".into();
+    }
+    let ns = |v: u64| format_ns(v as f64);
+    let sign = if h.clock_offset_ns < 0 { "-" } else { "+" };
+    let mut s = format!(
+        "{sign}{} ± {}",
+        ns(h.clock_offset_ns.unsigned_abs()),
+        ns(h.clock_uncertainty_ns)
+    );
+    let checks = match h.clock_checks.len() {
+        0 => return s,
+        1 => "1 check".to_string(),
+        n => format!("{n} checks"),
+    };
+    match h.clock_drift_ns() {
+        0 => {
+            let _ = write!(s, ", steady ({checks})");
+        }
+        drift => {
+            let _ = write!(s, ", moved ≥ {} ({checks})", ns(drift));
+        }
+    }
+    s
+}
+
+/// Each host's IOPS and p99 over time, one series per host.
+fn charts(o: &mut String, r: &RunResult) {
+    let hosts: Vec<&HostResult> = r
+        .hosts
+        .iter()
+        .filter(|h| !h.timeseries.is_empty())
+        .collect();
+    if hosts.is_empty() {
+        return;
+    }
+    let name = |h: &HostResult| format!("rank {} on {}", h.rank, h.host);
+    let names: Vec<String> = hosts.iter().map(|h| name(h)).collect();
+    let line = |h: &HostResult, f: &dyn Fn(&HostInterval) -> Option<f64>| -> Vec<(f64, f64)> {
+        (h.timeseries.iter())
+            .filter_map(|i| f(i).map(|v| (i.t_end_ms as f64 / 1e3, v)))
+            .collect()
+    };
+    // The ramp, from the first host that has one: every host ramps alike.
+    let interval_s = r.job.interval_ms as f64 / 1e3;
+    let ramp_end = (hosts[0].timeseries.iter())
+        .filter(|i| i.ramp)
+        .map(|i| i.t_end_ms as f64 / 1e3)
+        .fold(0.0, f64::max);
+    let bands = if ramp_end > 0.0 {
+        vec![Band {
+            from: 0.0,
+            to: ramp_end,
+            label: "ramp".into(),
+        }]
+    } else {
+        Vec::new()
+    };
+    let end = (hosts.iter().flat_map(|h| h.timeseries.last()))
+        .map(|i| i.t_end_ms as f64 / 1e3)
+        .fold(interval_s, f64::max);
+    let opts = |format: fn(f64) -> String| LineOptions {
+        x_range: Some((0.0, end)),
+        bands: bands.clone(),
+        y_format: Some(format),
+        ..Default::default()
+    };
+    let iops: Vec<(&str, Vec<(f64, f64)>)> = (hosts.iter().zip(&names))
+        .map(|(h, n)| {
+            let points = line(h, &|i| Some(i.read_iops + i.write_iops));
+            (n.as_str(), points)
+        })
+        .collect();
+    o.push_str(&svg::time_chart(
+        "hosts-iops",
+        "IOPS of each host (reads and writes)",
+        "IOPS",
+        iops,
+        &opts(format_rate),
+    ));
+    // Reads' p99 where the host read, else its writes'.
+    let p99: Vec<(&str, Vec<(f64, f64)>)> = (hosts.iter().zip(&names))
+        .map(|(h, n)| {
+            let points = line(h, &|i| {
+                let v = if i.read_iops > 0.0 {
+                    i.read_p99_ns
+                } else {
+                    i.write_p99_ns
+                };
+                (v > 0).then_some(v as f64)
+            });
+            (n.as_str(), points)
+        })
+        .collect();
+    o.push_str(&svg::time_chart(
+        "hosts-p99",
+        "99th percentile latency of each host (reads; writes where it did not read)",
+        "latency",
+        p99,
+        &opts(format_ns),
+    ));
+}
+
+/// Every host's block devices over the measured phase.
+fn devices(o: &mut String, r: &RunResult) {
+    if r.hosts.iter().all(|h| h.devices.is_empty()) {
+        return;
+    }
+    o.push_str("<h3>Devices of each host</h3><div class=\"table\"><table><tr><th>rank</th><th>host</th><th>device</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
+    for h in &r.hosts {
+        for d in &h.devices {
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                h.rank,
+                escape(&h.host),
+                escape(&d.name),
+                format_count(d.delta.reads),
+                format_count(d.delta.writes),
+                format_size(d.delta.read_bytes),
+                format_size(d.delta.write_bytes),
+                format_pct(d.delta.util_pct)
+            );
+        }
+    }
+    o.push_str("</table></div>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clock;
+    use crate::results::hosts::{ClockCheck, HostResult};
+
+    #[test]
+    fn the_clock_cell_gives_the_offset_and_how_it_held_during_the_run() {
+        let mut h = HostResult {
+            rank: 1,
+            clock_offset_ns: -15_900,
+            clock_uncertainty_ns: 103_000,
+            ..HostResult::default()
+        };
+        assert_eq!(clock(&h), "-15.9 µs ± 103 µs");
+        let check = |offset_ns| ClockCheck {
+            interval: 59,
+            offset_ns,
+            uncertainty_ns: 100_000,
+        };
+        h.clock_checks = vec![check(20_000)];
+        assert_eq!(clock(&h), "-15.9 µs ± 103 µs, steady (1 check)");
+        h.clock_checks.push(check(2_000_000));
+        assert_eq!(clock(&h), "-15.9 µs ± 103 µs, moved ≥ 1.81 ms (2 checks)");
+        assert_eq!(clock(&HostResult::default()), "time base");
+    }
+}
