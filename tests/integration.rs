@@ -90,6 +90,8 @@ mod examples;
 mod exchange;
 #[path = "integration/faultfs/mod.rs"]
 mod faultfs;
+#[path = "integration/fiojson.rs"]
+mod fiojson;
 #[path = "integration/fuzz/mod.rs"]
 mod fuzz;
 #[path = "integration/guard.rs"]

@@ -76,9 +76,10 @@ pub enum Command {
         /// Write a self-contained HTML report to FILE instead of printing the table.
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Print a table as CSV or Markdown instead (see --table).
+        /// Print a table as CSV or Markdown (see --table), or the results as fio's json+
+        /// (fio-json), instead.
         #[arg(long, value_name = "FORMAT")]
-        format: Option<crate::report::csv::Format>,
+        format: Option<crate::report::Format>,
         /// The table --format prints.
         #[arg(long, value_name = "TABLE", default_value = "summary")]
         table: crate::report::csv::Table,
@@ -561,7 +562,13 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             if let Some(path) = output {
                 write_html(&path, &r)?;
             } else if let Some(format) = format {
-                console::print_text(crate::report::csv::render(&r, format, table).trim_end());
+                use crate::report::{Format, csv, fio_json};
+                let text = match format {
+                    Format::Csv => csv::render(&r, csv::Format::Csv, table),
+                    Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
+                    Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
+                };
+                console::print_text(text.trim_end());
             } else if json {
                 console::print_text(&results_file::to_string(&r)?);
             } else {

@@ -16,8 +16,8 @@ use crate::stats::timeseries::IntervalRecord;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
     /// Comma-separated values (RFC 4180 quoting).
     Csv,
     /// A GitHub-flavoured Markdown table.

@@ -1,5 +1,6 @@
 //! Renderers of results files: the console table and live progress, the HTML report and its
-//! SVG charts, comparisons of several results files, CSV and Markdown tables, cache curves.
+//! SVG charts, comparisons of several results files, CSV and Markdown tables, fio's json+
+//! shape, cache curves.
 //! Everything here is rendered from a [`crate::results::RunResult`] (or a curve computed from
 //! one's block sample), never from engine internals.
 
@@ -7,6 +8,18 @@ pub(crate) mod compare;
 pub(crate) mod console;
 pub(crate) mod csv;
 pub(crate) mod curve;
+pub(crate) mod fio_json;
 pub(crate) mod html;
 pub(crate) mod svg;
 pub(crate) mod tables;
+
+/// What `storlab report --format` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A table (--table) as comma-separated values.
+    Csv,
+    /// A table (--table) as GitHub-flavoured Markdown.
+    Markdown,
+    /// The results in the shape of fio's --output-format=json+, for tools made for fio.
+    FioJson,
+}

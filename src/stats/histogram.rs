@@ -216,6 +216,19 @@ impl Histogram {
         }
     }
 
+    /// The non-empty buckets, ascending: (the highest value the bucket holds, ns; its count).
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        let h = self.dense();
+        (h.iter_recorded())
+            .map(|v| {
+                (
+                    h.highest_equivalent(v.value_iterated_to()),
+                    v.count_at_value(),
+                )
+            })
+            .collect()
+    }
+
     /// Percentile curve for plots: (percentile, ns) at log-spaced tail points.
     pub fn percentile_curve(&self) -> Vec<(f64, u64)> {
         if self.count() == 0 {
