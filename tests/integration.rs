@@ -90,6 +90,8 @@ mod examples;
 mod exchange;
 #[path = "integration/faultfs/mod.rs"]
 mod faultfs;
+#[path = "integration/fioimport.rs"]
+mod fioimport;
 #[path = "integration/fiojson.rs"]
 mod fiojson;
 #[path = "integration/fuzz/mod.rs"]
@@ -113,6 +115,8 @@ mod loopdev;
 #[cfg(feature = "mpi")]
 #[path = "integration/multihost/mod.rs"]
 mod multihost;
+#[path = "integration/packages.rs"]
+mod packages;
 #[path = "integration/placement.rs"]
 mod placement;
 #[path = "integration/reports/mod.rs"]

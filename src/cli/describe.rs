@@ -83,6 +83,7 @@ fn unit(p: Param) -> &'static str {
         Param::QueueDepth => " outstanding I/Os",
         Param::Rate => " IOPS per worker",
         Param::Cache => " of the cached target",
+        Param::Group => "",
         Param::BlockSize | Param::Read | Param::Random => "",
     }
 }

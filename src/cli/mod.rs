@@ -7,7 +7,6 @@ use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec
 use crate::profiles::presets;
 use crate::report::console;
 use crate::results::file::{self as results_file, timeseries_path};
-use crate::results::timeseries;
 use crate::results::{Invocation, JobSource, RunResult};
 use crate::run::{self, RunOptions, Signals};
 use crate::units::{Dur, Percent, Size};
@@ -20,9 +19,11 @@ use toml::Spanned;
 
 mod curve;
 mod describe;
+mod fio;
 mod flags;
 #[cfg(feature = "mpi")]
 mod multihost;
+mod report;
 mod terminal;
 mod trace;
 mod users;
@@ -101,6 +102,18 @@ pub enum Command {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
+    /// Convert a fio job file into a storlab job (TOML on stdout, or -o FILE).
+    ImportFio {
+        /// The fio job file.
+        job: PathBuf,
+        /// Leave out the options storlab cannot convert (each is listed in the job and on
+        /// stderr) instead of refusing the file.
+        #[arg(long)]
+        lenient: bool,
+        /// Write the job to FILE.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Print the man page (roff; `storlab man | man -l -`), or write every page to a directory.
     Man {
         /// Write storlab.1 and a page per subcommand (storlab-run.1...) to DIR.
@@ -128,6 +141,12 @@ pub struct RunArgs {
     /// Run a built-in preset (see `storlab presets`).
     #[arg(long, value_name = "NAME", conflicts_with = "job")]
     pub preset: Option<String>,
+    /// Convert a fio job file and run it (see `storlab import-fio`).
+    #[arg(long, value_name = "JOB.fio", conflicts_with_all = ["job", "preset"])]
+    pub fio: Option<PathBuf>,
+    /// With --fio: leave out the options storlab cannot convert (each is listed).
+    #[arg(long, requires = "fio")]
+    pub lenient: bool,
     /// Target file or block device (repeatable); replaces the job's targets.
     #[arg(long = "target", value_name = "PATH")]
     pub targets: Vec<PathBuf>,
@@ -533,49 +552,18 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Compare(args) => compare(args),
         Command::Completions { shell } => terminal::completions(shell),
         Command::Man { output } => terminal::man(output.as_deref()),
+        Command::ImportFio {
+            job,
+            lenient,
+            output,
+        } => fio::import(&job, lenient, output.as_deref()),
         Command::Report {
             results,
             json,
             output,
             format,
             table,
-        } => {
-            let series = timeseries_path(&results);
-            let r = if timeseries::is_timeseries(&results) {
-                crate::results::recovery::load(&results)?
-            } else if !results.exists() && series.exists() {
-                return Err(Usage(format!(
-                    "{} does not exist: the run did not finish; make a report from its time series: storlab report {}",
-                    results.display(),
-                    series.display()
-                ))
-                .into());
-            } else {
-                let r = results_file::load(&results)?;
-                let unfinished = r.interrupted == crate::results::Interrupted::Unfinished;
-                if unfinished && series.exists() {
-                    crate::results::recovery::complete(r, &series)?
-                } else {
-                    r
-                }
-            };
-            if let Some(path) = output {
-                write_html(&path, &r)?;
-            } else if let Some(format) = format {
-                use crate::report::{Format, csv, fio_json};
-                let text = match format {
-                    Format::Csv => csv::render(&r, csv::Format::Csv, table),
-                    Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
-                    Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
-                };
-                console::print_text(text.trim_end());
-            } else if json {
-                console::print_text(&results_file::to_string(&r)?);
-            } else {
-                console::print_summary(&r);
-            }
-            Ok(exit::OK)
-        }
+        } => report::report(&results, json, output.as_deref(), format, table),
     }
 }
 
@@ -748,6 +736,9 @@ fn run_job(args: RunArgs) -> Result<i32> {
     }
     let job = build_job(&args)?;
     let source = match (&args.job, &args.preset) {
+        _ if args.fio.is_some() => JobSource::File {
+            path: args.fio.iter().map(|p| p.display().to_string()).collect(),
+        },
         (_, Some(name)) => JobSource::Preset { name: name.clone() },
         (Some(path), None) => JobSource::File {
             path: path.display().to_string(),
@@ -776,6 +767,11 @@ fn run_job(args: RunArgs) -> Result<i32> {
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.
 pub fn build_job(args: &RunArgs) -> Result<Job> {
     let (mut spec, source) = match (&args.job, &args.preset) {
+        _ if args.fio.is_some() => {
+            let path = args.fio.as_deref().unwrap_or(Path::new(""));
+            let (label, text) = fio::job_text(path, args.lenient)?;
+            (job::file::parse(&label, &text)?, Some((label, text)))
+        }
         (_, Some(name)) => {
             let p = presets::find(name).ok_or_else(|| {
                 Usage(format!(

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod file;
+pub mod fio;
 mod resolve;
 pub mod spec;
 pub mod steps;
@@ -345,6 +346,10 @@ pub struct Worker {
     /// Replay this trace (the access entries then give only its class).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<trace::TraceReplay>,
+    /// Its group: with `[cycle] group`, each step runs one group's workers (and those without
+    /// a group), as fio's `stonewall` runs jobs one group after another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
 }
 
 impl Worker {
@@ -366,6 +371,7 @@ impl Worker {
             access,
             io_limit: None,
             trace: None,
+            group: None,
         }
     }
     /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).

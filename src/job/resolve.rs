@@ -438,6 +438,7 @@ fn resolve_worker(
             access: access.clone(),
             io_limit: spec.io_limit.map(IoLimit::Ios),
             trace: trace.clone(),
+            group: spec.group,
         })
         .collect())
 }

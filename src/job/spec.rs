@@ -148,6 +148,8 @@ pub struct WorkerSpec {
     pub arrivals: Option<String>,
     /// Stop after issuing this many I/Os (the run's duration still caps it).
     pub io_limit: Option<u64>,
+    /// Its group (1 or more), for `[cycle] group`.
+    pub group: Option<u32>,
     /// Replay a block trace instead of (or, for its class, with) the access entries.
     pub trace: Option<TraceSpec>,
     /// The access specification.
@@ -279,4 +281,6 @@ pub struct CycleSpec {
     pub rate: Option<Vec<f64>>,
     /// Size of every cache tier, percent of its target (`"0%"`: no cache).
     pub cache: Option<Vec<Percent>>,
+    /// The worker groups, one a step.
+    pub group: Option<Vec<u32>>,
 }

@@ -29,11 +29,14 @@ pub enum Param {
     Rate,
     /// Size of every cache tier, percent of its target (0: no cache).
     Cache,
+    /// The worker group that runs (workers without a group run in every step).
+    Group,
 }
 
 impl Param {
     /// Default nesting order, outermost first.
-    pub const DEFAULT_ORDER: [Param; 8] = [
+    pub const DEFAULT_ORDER: [Param; 9] = [
+        Param::Group,
         Param::Cache,
         Param::Targets,
         Param::Workers,
@@ -55,6 +58,7 @@ impl Param {
             Param::Random => "random",
             Param::Rate => "rate",
             Param::Cache => "cache",
+            Param::Group => "group",
         }
     }
 
@@ -281,6 +285,9 @@ pub fn apply(job: &mut Job, p: Param, v: f64) {
                 w.targets.truncate((v as usize).max(1));
             }
         }
+        Param::Group => job
+            .workers
+            .retain(|w| w.group.is_none_or(|g| f64::from(g) == v)),
         Param::Workers => {
             // Copies of a group are `name#i`; new copy i takes the settings (targets, CPU) of
             // old copy i modulo the old count.
@@ -444,6 +451,21 @@ fn cycled_values(
     targets: &[Target],
 ) -> Result<Vec<(Param, Vec<f64>)>, JobError> {
     let mut found: Vec<(Param, Vec<f64>)> = Vec::new();
+    if let Some(groups) = &c.group {
+        let missing = groups
+            .iter()
+            .find(|&&g| !workers.iter().any(|w| w.group == Some(g)));
+        if groups.is_empty() {
+            return Err(errors.error("group", "the list is empty".into()));
+        }
+        if let Some(g) = missing {
+            return Err(errors.error(
+                "group",
+                format!("no worker is in group {g}; give workers `group = {g}`, or leave {g} out"),
+            ));
+        }
+        found.push((Param::Group, groups.iter().map(|&g| f64::from(g)).collect()));
+    }
     if let Some(v) = count_values(errors, "targets", &c.targets, targets.len() as u32)? {
         found.push((Param::Targets, v));
     }

@@ -1,0 +1,54 @@
+//! `storlab report`: a results file (or a killed run's time series) as the summary, its
+//! JSON, a table, fio's json+ or an HTML report.
+
+use crate::report::console;
+use crate::results::file::{self as results_file, timeseries_path};
+use crate::results::timeseries;
+use crate::{Usage, exit};
+use anyhow::Result;
+use std::path::Path;
+
+/// `storlab report RESULTS [--json] [-o FILE] [--format ...] [--table ...]`.
+pub(super) fn report(
+    results: &Path,
+    json: bool,
+    output: Option<&Path>,
+    format: Option<crate::report::Format>,
+    table: crate::report::csv::Table,
+) -> Result<i32> {
+    let series = timeseries_path(results);
+    let r = if timeseries::is_timeseries(results) {
+        crate::results::recovery::load(results)?
+    } else if !results.exists() && series.exists() {
+        return Err(Usage(format!(
+            "{} does not exist: the run did not finish; make a report from its time series: storlab report {}",
+            results.display(),
+            series.display()
+        ))
+        .into());
+    } else {
+        let r = results_file::load(results)?;
+        let unfinished = r.interrupted == crate::results::Interrupted::Unfinished;
+        if unfinished && series.exists() {
+            crate::results::recovery::complete(r, &series)?
+        } else {
+            r
+        }
+    };
+    if let Some(path) = output {
+        super::write_html(path, &r)?;
+    } else if let Some(format) = format {
+        use crate::report::{Format, csv, fio_json};
+        let text = match format {
+            Format::Csv => csv::render(&r, csv::Format::Csv, table),
+            Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
+            Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
+        };
+        console::print_text(text.trim_end());
+    } else if json {
+        console::print_text(&results_file::to_string(&r)?);
+    } else {
+        console::print_summary(&r);
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,714 @@
+//! fio job files as storlab jobs: `storlab import-fio JOB.fio` and `storlab run --fio JOB.fio`.
+//! The ini file is read as fio reads it (sections, `[global]` options for the jobs after them,
+//! `include` lines, `${VAR}` from the environment, `;` and `#` comments), then each fio job
+//! becomes a `[[worker]]` (its clones: `count`), its files `[[target]]`s, and its workload one
+//! access entry. Jobs separated by `stonewall` run one group after another: `group = N` on the
+//! workers and `[cycle] group = [1, 2, ...]`, a step each. Every option is either converted,
+//! accepted as having no effect in storlab (said so in a comment of the job), or unsupported:
+//! listed with its file and line, an error unless `lenient`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+mod job;
+
+use job::{TargetOf, convert_job};
+
+/// An option of a fio job file and where it was written.
+#[derive(Debug, Clone)]
+struct Opt {
+    value: Option<String>,
+    file: PathBuf,
+    line: usize,
+}
+
+/// A section: its name and options, in order (a later one replaces an earlier one of the
+/// same name, as in fio).
+#[derive(Debug, Clone, Default)]
+struct Section {
+    name: String,
+    opts: BTreeMap<String, Opt>,
+}
+
+/// An option storlab does not convert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unsupported {
+    /// The file and line it is on.
+    pub at: String,
+    /// `key=value` as written.
+    pub option: String,
+    /// Why.
+    pub why: String,
+}
+
+/// A converted fio job file.
+#[derive(Debug, Clone)]
+pub struct Converted {
+    /// The storlab job, TOML.
+    pub toml: String,
+    /// The options left out (only with `lenient`).
+    pub left_out: Vec<Unsupported>,
+}
+
+/// Why a fio job file cannot be converted.
+#[derive(Debug, thiserror::Error)]
+pub enum FioError {
+    /// It cannot be read, or is not a fio job file.
+    #[error("{0}")]
+    Read(String),
+    /// Options storlab does not support.
+    #[error("{} option{} of {} storlab cannot convert:\n{}\nremove or change them, or convert without them: --lenient (each is then listed in the job as left out)", .0.len(), if .0.len() == 1 { "" } else { "s" }, .1, list(.0))]
+    Unsupported(Vec<Unsupported>, String),
+}
+
+fn list(items: &[Unsupported]) -> String {
+    items
+        .iter()
+        .map(|u| format!("  {}: {}: {}", u.at, u.option, u.why))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Options that have no effect on what storlab measures, and why.
+const NO_EFFECT: &[(&str, &str)] = &[
+    ("thread", "storlab's workers are threads"),
+    ("group_reporting", "jobs of a group share a class"),
+    ("new_group", "each job is reported as its own class"),
+    ("randrepeat", "storlab's offsets are seeded (`seed`)"),
+    ("gtod_reduce", "storlab times every I/O"),
+    ("clocksource", "storlab uses the monotonic clock"),
+    (
+        "lat_percentiles",
+        "storlab reports percentiles of every latency",
+    ),
+    (
+        "clat_percentiles",
+        "storlab reports percentiles of every latency",
+    ),
+    (
+        "percentile_list",
+        "storlab reports its own percentiles; every bucket is in the results",
+    ),
+    ("log_avg_msec", "storlab's time series has its `interval`"),
+    ("write_bw_log", "storlab writes a time series"),
+    ("write_lat_log", "storlab writes a time series"),
+    ("write_iops_log", "storlab writes a time series"),
+    ("write_hist_log", "storlab keeps the histograms"),
+    ("per_job_logs", "storlab writes one time series"),
+    ("invalidate", "storlab reads with O_DIRECT unless buffered"),
+    ("exitall", "storlab's workers stop together"),
+    ("kb_base", "sizes are read 1024-based, as kb_base=1024"),
+    (
+        "unified_rw_reporting",
+        "storlab reports reads and writes apart",
+    ),
+    ("overwrite", "storlab fills its files before the run"),
+    ("fallocate", "storlab fills its files before the run"),
+    ("create_on_open", "storlab creates its files before the run"),
+    ("allow_file_create", "storlab creates missing files"),
+    ("disable_lat", "storlab times every I/O"),
+    ("disable_clat", "storlab times every I/O"),
+    ("disable_slat", "storlab times every I/O"),
+    ("disable_bw_measurement", "storlab measures bandwidth"),
+    ("stats", "storlab keeps statistics"),
+    ("end_fsync", "storlab does not time a final fsync"),
+];
+
+/// Reads `path` and converts it.
+pub fn convert(path: &Path, lenient: bool) -> Result<Converted, FioError> {
+    let mut sections = Vec::new();
+    read_into(path, &mut sections, 0)?;
+    convert_sections(path, &sections, lenient)
+}
+
+/// Reads the sections of `path` (and of the files it includes) into `out`.
+fn read_into(path: &Path, out: &mut Vec<Section>, depth: usize) -> Result<(), FioError> {
+    if depth > 16 {
+        return Err(FioError::Read(format!(
+            "{}: includes nest more than 16 deep (a file including itself?)",
+            path.display()
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| FioError::Read(format!("cannot read {}: {e}", path.display())))?;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let at = || format!("{}:{line}", path.display());
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with(';') || l.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("include ") {
+            let inc = PathBuf::from(rest.trim());
+            let inc = match path.parent() {
+                Some(dir) if inc.is_relative() => dir.join(inc),
+                _ => inc,
+            };
+            read_into(&inc, out, depth + 1)?;
+            continue;
+        }
+        if let Some(name) = l.strip_prefix('[') {
+            if depth > 0 {
+                return Err(FioError::Read(format!(
+                    "{}: `{l}`: an included file adds options to the section it is included in; it has no sections of its own (as in fio)",
+                    at()
+                )));
+            }
+            let name = name.strip_suffix(']').ok_or_else(|| {
+                FioError::Read(format!("{}: `{l}`: a section name ends with `]`", at()))
+            })?;
+            out.push(Section {
+                name: name.trim().to_string(),
+                opts: BTreeMap::new(),
+            });
+            continue;
+        }
+        let Some(section) = out.last_mut() else {
+            return Err(FioError::Read(format!(
+                "{}: `{l}` comes before any section; fio options go in [global] or a [job] section",
+                at()
+            )));
+        };
+        let (key, value) = match l.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(expand_env(v.trim(), &at)?)),
+            None => (l, None),
+        };
+        section.opts.insert(
+            key.to_string(),
+            Opt {
+                value,
+                file: path.to_path_buf(),
+                line,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// `${VAR}` replaced by the environment's `VAR`.
+fn expand_env(v: &str, at: &dyn Fn() -> String) -> Result<String, FioError> {
+    let mut out = String::new();
+    let mut rest = v;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| FioError::Read(format!("{}: `{v}`: `${{` without `}}`", at())))?;
+        let name = &after[..end];
+        let value = std::env::var(name).map_err(|_| {
+            FioError::Read(format!(
+                "{}: `{v}` uses ${{{name}}}, which is not set in the environment",
+                at()
+            ))
+        })?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A fio job with its global options merged in, ready to convert.
+struct JobOpts<'a> {
+    name: String,
+    opts: BTreeMap<&'a str, &'a Opt>,
+    /// Options seen (converted or accepted): the rest are unsupported.
+    used: std::cell::RefCell<Vec<&'a str>>,
+}
+
+impl<'a> JobOpts<'a> {
+    fn get(&self, key: &'a str) -> Option<&'a Opt> {
+        let o = self.opts.get(key).copied();
+        if o.is_some() {
+            self.used.borrow_mut().push(key);
+        }
+        o
+    }
+
+    fn value(&self, key: &'a str) -> Option<&'a str> {
+        self.get(key).map(|o| o.value.as_deref().unwrap_or("1"))
+    }
+
+    fn flag(&self, key: &'a str) -> bool {
+        self.value(key).is_some_and(|v| v != "0")
+    }
+}
+
+/// What the conversion collects while it goes.
+#[derive(Default)]
+struct Out {
+    unsupported: Vec<Unsupported>,
+    notes: Vec<String>,
+}
+
+impl Out {
+    fn bad(&mut self, o: &Opt, key: &str, why: impl Into<String>) {
+        let option = match &o.value {
+            Some(v) => format!("{key}={v}"),
+            None => key.to_string(),
+        };
+        self.unsupported.push(Unsupported {
+            at: format!("{}:{}", o.file.display(), o.line),
+            option,
+            why: why.into(),
+        });
+    }
+}
+
+/// One converted fio job: its worker's TOML and its targets.
+struct Worker {
+    name: String,
+    toml: String,
+    targets: Vec<TargetOf>,
+    group: u32,
+}
+
+/// Job-wide settings every fio job must agree on.
+#[derive(Default, PartialEq, Clone)]
+struct Global {
+    engine: Option<&'static str>,
+    buffered: Option<bool>,
+    duration: Option<String>,
+    ramp: Option<String>,
+    batch: Option<u32>,
+}
+
+fn convert_sections(
+    path: &Path,
+    sections: &[Section],
+    lenient: bool,
+) -> Result<Converted, FioError> {
+    let mut out = Out::default();
+    let mut global: BTreeMap<String, Opt> = BTreeMap::new();
+    let mut workers: Vec<Worker> = Vec::new();
+    let mut job_wide = Global::default();
+    let mut group = 1u32;
+    let mut description = None;
+    let mut group_class: Option<String> = None;
+    let mut paths = Vec::new();
+    for s in sections {
+        if s.name == "global" {
+            for (k, v) in &s.opts {
+                global.insert(k.clone(), v.clone());
+            }
+            continue;
+        }
+        let mut opts: BTreeMap<&str, &Opt> = global.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        for (k, v) in &s.opts {
+            opts.insert(k.as_str(), v);
+        }
+        let job = JobOpts {
+            name: s.name.clone(),
+            opts,
+            used: Default::default(),
+        };
+        let name = job.value("name").unwrap_or(&s.name).to_string();
+        // stonewall (or wait_for_previous) on a job: it waits for every job before it.
+        if (job.flag("stonewall") || job.flag("wait_for_previous")) && !workers.is_empty() {
+            group += 1;
+            group_class = None;
+        }
+        if let Some(d) = job.value("description") {
+            description.get_or_insert_with(|| d.to_string());
+        }
+        let class = if job.flag("group_reporting") {
+            group_class.get_or_insert_with(|| name.clone()).clone()
+        } else {
+            name.clone()
+        };
+        let w = convert_job(
+            &job,
+            &name,
+            &class,
+            group,
+            &mut job_wide,
+            &mut paths,
+            &mut out,
+        );
+        for (key, why) in NO_EFFECT {
+            if job.get(key).is_some()
+                && !out.notes.iter().any(|n| n.starts_with(&format!("{key}:")))
+            {
+                out.notes.push(format!("{key}: no effect ({why})"));
+            }
+        }
+        let used = job.used.borrow();
+        for (key, o) in &job.opts {
+            if !used.contains(key) {
+                out.bad(o, key, "not an option storlab converts");
+            }
+        }
+        workers.push(w);
+    }
+    // An option unsupported in [global] is listed once, not for every job; in file order.
+    out.unsupported.sort_by_key(|u| {
+        let (file, line) = u.at.rsplit_once(':').unwrap_or((&u.at, "0"));
+        (file.to_string(), line.parse::<usize>().unwrap_or(0))
+    });
+    let mut seen = Vec::new();
+    out.unsupported.retain(|u| {
+        let key = (u.at.clone(), u.option.clone());
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
+    if workers.is_empty() && out.unsupported.is_empty() {
+        return Err(FioError::Read(format!(
+            "{}: no job section (only [global]); fio runs nothing from it, and neither can storlab",
+            path.display()
+        )));
+    }
+    if !out.unsupported.is_empty() && !lenient {
+        return Err(FioError::Unsupported(
+            out.unsupported,
+            path.display().to_string(),
+        ));
+    }
+    Ok(Converted {
+        toml: render(path, &workers, &job_wide, description, group, &out),
+        left_out: out.unsupported,
+    })
+}
+
+/// The storlab job, as TOML text.
+fn render(
+    path: &Path,
+    workers: &[Worker],
+    g: &Global,
+    description: Option<String>,
+    groups: u32,
+    out: &Out,
+) -> String {
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut t = format!(
+        "# Converted from the fio job file {} by storlab import-fio.\n",
+        path.display()
+    );
+    for n in &out.notes {
+        let _ = writeln!(t, "# {n}");
+    }
+    for u in &out.unsupported {
+        let _ = writeln!(t, "# left out ({}): {}: {}", u.at, u.option, u.why);
+    }
+    if let Some(d) = description {
+        let _ = writeln!(t, "description = {}", q(&d));
+    }
+    if let Some(e) = g.engine {
+        let _ = writeln!(t, "engine = {}", q(e));
+    }
+    let _ = writeln!(
+        t,
+        "duration = {}",
+        q(g.duration.as_deref().unwrap_or("30s"))
+    );
+    if let Some(r) = &g.ramp {
+        let _ = writeln!(t, "ramp = {}", q(r));
+    }
+    if g.buffered == Some(true) {
+        t.push_str("buffered = true\n");
+    }
+    if let Some(b) = g.batch {
+        let _ = writeln!(t, "batch = {b}");
+    }
+    if groups > 1 {
+        let list: Vec<String> = (1..=groups).map(|g| g.to_string()).collect();
+        let _ = writeln!(
+            t,
+            "\n# fio's stonewall: one group of jobs after another, a step each.\n[cycle]\ngroup = [{}]",
+            list.join(", ")
+        );
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for w in workers {
+        for (name, p, size) in &w.targets {
+            if names.contains(&name.as_str()) {
+                continue;
+            }
+            names.push(name);
+            let _ = write!(t, "\n[[target]]\nname = {}\npath = {}\n", q(name), q(p));
+            if let Some(s) = size {
+                let _ = writeln!(t, "size = {s}");
+            }
+        }
+    }
+    for w in workers {
+        let _ = write!(t, "\n[[worker]]\nname = {}\n", q(&w.name));
+        if groups > 1 {
+            let _ = writeln!(t, "group = {}", w.group);
+        }
+        t.push_str(&w.toml);
+    }
+    t
+}
+
+/// A fio size: a number with an optional k/m/g/t/p suffix (1024-based, `i` and `b` allowed),
+/// bytes.
+fn size(v: &str) -> Option<u64> {
+    let v = v.trim().to_ascii_lowercase();
+    let v = v.strip_suffix('b').unwrap_or(&v);
+    let v = v.strip_suffix('i').unwrap_or(v);
+    let (num, mult) = match v.chars().last()? {
+        'k' => (&v[..v.len() - 1], 1u64 << 10),
+        'm' => (&v[..v.len() - 1], 1 << 20),
+        'g' => (&v[..v.len() - 1], 1 << 30),
+        't' => (&v[..v.len() - 1], 1 << 40),
+        'p' => (&v[..v.len() - 1], 1 << 50),
+        _ => (v, 1),
+    };
+    let n: f64 = num.trim().parse().ok()?;
+    (n >= 0.0).then(|| (n * mult as f64).round() as u64)
+}
+
+/// A fio time (seconds unless a unit says otherwise: us, ms, s, m, h, d) as a storlab
+/// duration, e.g. `"60s"`, `"500ms"`.
+fn duration(v: &str) -> Option<String> {
+    let v = v.trim().to_ascii_lowercase();
+    let units = [
+        ("us", 1e-3),
+        ("ms", 1.0),
+        ("s", 1e3),
+        ("m", 60e3),
+        ("h", 3600e3),
+        ("d", 86400e3),
+    ];
+    let (num, ms) = units
+        .iter()
+        .find_map(|(u, ms)| v.strip_suffix(u).map(|n| (n, *ms)))
+        .unwrap_or((&v, 1e3));
+    let n: f64 = num.trim().parse().ok()?;
+    let total = n * ms;
+    let ms = total.round() as u64;
+    (total >= 1.0 && total.is_finite()).then(|| match ms % 1000 {
+        0 => format!("{}s", ms / 1000),
+        _ => format!("{ms}ms"),
+    })
+}
+
+/// `4k/50:64k/30:8k/` (the last share may be empty: the rest) as (bytes, percent) pairs.
+fn bssplit(v: &str) -> Option<Vec<(u64, u32)>> {
+    let mut parts = v.split(',');
+    let first = parts.next()?;
+    if parts.any(|p| !p.is_empty() && p != first) {
+        return None;
+    }
+    let mut list = Vec::new();
+    let mut rest: Option<u64> = None;
+    for item in first.split(':').filter(|i| !i.is_empty()) {
+        let (b, p) = item.split_once('/').unwrap_or((item, ""));
+        let b = size(b)?;
+        if p.is_empty() {
+            rest = Some(b);
+            continue;
+        }
+        list.push((b, p.trim().parse::<u32>().ok()?));
+    }
+    let sum: u32 = list.iter().map(|(_, p)| p).sum();
+    if let Some(b) = rest {
+        list.push((b, 100u32.checked_sub(sum)?));
+    }
+    let total: u32 = list.iter().map(|(_, p)| p).sum();
+    list.retain(|(_, p)| *p > 0);
+    (total == 100 && list.iter().all(|(b, _)| *b > 0)).then_some(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Converted, FioError, bssplit, convert, duration, size};
+
+    /// Converts the fio job file `text` (written as `job.fio` in a scratch directory, beside
+    /// `extra` files).
+    fn conv(text: &str, extra: &[(&str, &str)], lenient: bool) -> Result<Converted, FioError> {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, t) in extra {
+            std::fs::write(dir.path().join(name), t).unwrap();
+        }
+        let path = dir.path().join("job.fio");
+        std::fs::write(&path, text).unwrap();
+        convert(&path, lenient)
+    }
+
+    /// A number of the converted job, integer or not.
+    fn num(v: &toml::Value) -> Option<f64> {
+        v.as_float().or(v.as_integer().map(|i| i as f64))
+    }
+
+    /// The converted job, parsed back as TOML.
+    fn toml_of(text: &str) -> toml::Table {
+        let c = conv(text, &[], false).unwrap_or_else(|e| panic!("{e}"));
+        c.toml.parse().unwrap_or_else(|e| panic!("{e}\n{}", c.toml))
+    }
+
+    #[test]
+    fn sizes_times_and_splits_read_as_fio_reads_them() {
+        assert_eq!(size("4k"), Some(4096));
+        assert_eq!(size("64KiB"), Some(65536));
+        assert_eq!(size("1m"), Some(1 << 20));
+        assert_eq!(size("512"), Some(512));
+        assert_eq!(duration("60"), Some("60s".into()));
+        assert_eq!(duration("500ms"), Some("500ms".into()));
+        assert_eq!(duration("2m"), Some("120s".into()));
+        assert_eq!(bssplit("4k/50:8k/"), Some(vec![(4096, 50), (8192, 50)]));
+        assert_eq!(
+            bssplit("4k/10:64k/50:32k/40,4k/10:64k/50:32k/40").map(|l| l.len()),
+            Some(3)
+        );
+        assert_eq!(
+            bssplit("4k/50:8k/50,16k/100"),
+            None,
+            "reads and writes differ"
+        );
+        assert_eq!(bssplit("4k/70:8k/40"), None, "over 100 %");
+    }
+
+    #[test]
+    fn a_job_becomes_a_worker_with_its_clones_mix_depth_and_files() {
+        let t = toml_of(
+            "[global]\nioengine=libaio\ndirect=1\nruntime=30\ntime_based\nsize=64m\ndirectory=/data\n\
+             [oltp]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=4\nnorandommap\n",
+        );
+        assert_eq!(t["engine"].as_str(), Some("io_uring"));
+        assert_eq!(t["duration"].as_str(), Some("30s"));
+        let w = &t["worker"][0];
+        assert_eq!(w["count"].as_integer(), Some(4));
+        assert_eq!(w["queue_depth"].as_integer(), Some(16));
+        assert_eq!(w["one_target_each"].as_bool(), Some(true));
+        assert!(w.get("io_limit").is_none(), "time_based: no limit");
+        let a = &w["access"][0];
+        assert_eq!(a["block_size"].as_integer(), Some(8192));
+        assert_eq!(a["read"].as_str(), Some("70%"));
+        assert_eq!(a["random"].as_str(), Some("100%"));
+        assert!(a.get("distribution").is_none(), "norandommap: uniform");
+        // fio's own file names, one a clone.
+        let targets = t["target"].as_array().unwrap();
+        assert_eq!(targets.len(), 4);
+        assert_eq!(targets[3]["path"].as_str(), Some("/data/oltp.3.0"));
+        assert_eq!(targets[0]["size"].as_integer(), Some(64 << 20));
+    }
+
+    #[test]
+    fn without_time_based_a_job_stops_after_its_data_and_random_visits_each_block_once() {
+        let t = toml_of("[j]\nrw=randread\nbs=4k\nsize=1m\nfilename=/tmp/x\n");
+        let w = &t["worker"][0];
+        assert_eq!(w["io_limit"].as_integer(), Some(256));
+        assert_eq!(w["access"][0]["distribution"].as_str(), Some("shuffle"));
+    }
+
+    #[test]
+    fn rates_are_per_direction_in_fio_and_of_all_ios_in_storlab() {
+        // 150 reads and 60 writes a second: 210 I/Os, 71.4 % reads.
+        let t =
+            toml_of("[j]\nrw=randrw\nrwmixread=90\nrate_iops=150,60\nfilename=/tmp/x\nsize=1m\n");
+        let w = &t["worker"][0];
+        assert_eq!(num(&w["rate_iops"]), Some(210.0));
+        let read: f64 = (w["access"][0]["read"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches('%'))
+        .parse()
+        .unwrap();
+        assert!((read - 71.43).abs() < 0.01, "{read}");
+        // One value: as many reads as writes.
+        let t = toml_of("[j]\nrw=randrw\nrate_iops=100\nfilename=/tmp/x\nsize=1m\n");
+        assert_eq!(num(&t["worker"][0]["rate_iops"]), Some(200.0));
+        // Paced by bytes: 300 × 4 KiB over a mean of 6 KiB.
+        let t = toml_of(
+            "[j]\nrw=randread\nbssplit=4k/50:8k/50\nrate_iops=300\nfilename=/tmp/x\nsize=1m\n",
+        );
+        assert_eq!(num(&t["worker"][0]["rate_iops"]), Some(200.0));
+        // A bandwidth: 1 MiB/s of 4 KiB.
+        let t = toml_of("[j]\nrw=read\nbs=4k\nrate=1m\nfilename=/tmp/x\nsize=1m\n");
+        assert_eq!(num(&t["worker"][0]["rate_iops"]), Some(256.0));
+    }
+
+    #[test]
+    fn stonewall_makes_groups_run_one_after_another_and_jobs_on_one_file_share_it() {
+        let t = toml_of(
+            "[global]\nfilename=/tmp/ssd\nsize=1m\ntime_based\nruntime=5\n\
+             [a]\nrw=read\n[b]\nrw=randread\n[c]\nstonewall\nrw=write\n",
+        );
+        let groups: Vec<i64> = (t["cycle"]["group"].as_array().unwrap().iter())
+            .map(|v| v.as_integer().unwrap())
+            .collect();
+        assert_eq!(groups, vec![1, 2]);
+        let w = t["worker"].as_array().unwrap();
+        let of = |i: usize| w[i]["group"].as_integer().unwrap();
+        assert_eq!(
+            (of(0), of(1), of(2)),
+            (1, 1, 2),
+            "a and b run together, c after"
+        );
+        assert_eq!(
+            t["target"].as_array().unwrap().len(),
+            1,
+            "one file, one target"
+        );
+        // And storlab reads the job: three steps' worth of workers in two groups.
+        let job = crate::job::file::parse(
+            std::path::Path::new("x.toml"),
+            &toml::to_string(&t).unwrap(),
+        )
+        .and_then(|s| crate::job::resolve(&s, None));
+        assert!(job.is_ok(), "{job:?}");
+    }
+
+    #[test]
+    fn includes_and_the_environment_are_read_as_fio_reads_them() {
+        // Not set: an error naming it (a set one is read in the integration tests, which set
+        // STORLAB_FIO_DIR for fio and storlab alike).
+        let e = conv(
+            "[j]\ndirectory=${STORLAB_TEST_FIO_UNSET_7731}\n",
+            &[],
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("STORLAB_TEST_FIO_UNSET_7731"), "{e}");
+        let c = conv(
+            "[global]\ninclude common.inc\n[j]\nrw=read\nfilename=/tmp/x\n",
+            &[("common.inc", "bs=16k\nsize=1m\n")],
+            false,
+        )
+        .unwrap();
+        assert!(c.toml.contains("block_size = 16384"), "{}", c.toml);
+        let e = conv(
+            "[global]\ninclude bad.inc\n[j]\n",
+            &[("bad.inc", "[x]\nbs=4k\n")],
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("bad.inc:1"), "{e}");
+    }
+
+    #[test]
+    fn unsupported_options_are_listed_once_in_file_order_and_left_out_when_lenient() {
+        let text = "[global]\nthinktime=10\nsize=1m\n[a]\nrw=randtrim\n[b]\nrw=read\nfoo=1\n";
+        let e = conv(text, &[], false).unwrap_err().to_string();
+        assert!(e.starts_with("3 options of"), "{e}");
+        let lines: Vec<&str> = e.lines().skip(1).take(3).collect();
+        assert!(lines[0].contains("job.fio:2: thinktime=10"), "{e}");
+        assert!(lines[1].contains("job.fio:5: rw=randtrim"), "{e}");
+        assert!(
+            lines[2].contains("job.fio:8: foo=1: not an option storlab converts"),
+            "{e}"
+        );
+        let c = conv(text, &[], true).unwrap();
+        assert_eq!(c.left_out.len(), 3);
+        assert!(c.toml.contains("# left out"), "{}", c.toml);
+    }
+
+    #[test]
+    fn jobs_that_disagree_on_what_storlab_sets_for_the_whole_job_are_refused() {
+        let e = conv(
+            "[a]\nioengine=psync\nfilename=/tmp/x\nsize=1m\n[b]\nioengine=io_uring\nfilename=/tmp/x\n",
+            &[],
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("job.fio:6") && e.contains("differ from the jobs before it"),
+            "{e}"
+        );
+    }
+}
