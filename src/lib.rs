@@ -15,10 +15,12 @@
 //! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
 //! mpirun ─▶ a storlab per rank ─cluster::share_job─▶ a Job per rank ─run::cluster─▶ NAME.rankR.json ─▶ cluster::merge ─▶ RunResult.hosts
+//! --serve ─▶ live::Server (its own thread) ◀─ live::Feed, an Observer ─▶ page, /live.json, /metrics
+//! fio job file ─job::fio─▶ storlab job TOML ─▶ the path of any job file
 //! ```
 //!
 //! Dependencies point one way: units → job, stats → engine → results → cache, cluster, profiles,
-//! trace → users → run → report → cli. `cluster` is the seam of runs over many hosts (its
+//! trace → users → run → report, live → cli. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 
 pub mod cache;
@@ -26,6 +28,7 @@ pub mod cli;
 pub mod cluster;
 pub mod engine;
 pub mod job;
+pub mod live;
 pub mod profiles;
 mod report;
 pub mod results;

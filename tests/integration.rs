@@ -108,6 +108,8 @@ mod jobfile;
 mod layout;
 #[path = "skipped/ledger.rs"]
 mod ledger;
+#[path = "integration/live.rs"]
+mod live;
 #[path = "integration/longrun.rs"]
 mod longrun;
 #[path = "integration/loopdev.rs"]

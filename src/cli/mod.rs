@@ -6,9 +6,9 @@ use crate::job::{self, Job, JobError};
 use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec};
 use crate::profiles::presets;
 use crate::report::console;
-use crate::results::file::{self as results_file, timeseries_path};
+use crate::results::file::{self as results_file};
 use crate::results::{Invocation, JobSource, RunResult};
-use crate::run::{self, RunOptions, Signals};
+use crate::run::{self};
 use crate::units::{Dur, Percent, Size};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
@@ -23,6 +23,7 @@ mod fio;
 mod flags;
 #[cfg(feature = "mpi")]
 mod multihost;
+mod output;
 mod report;
 mod terminal;
 mod trace;
@@ -373,44 +374,15 @@ pub struct OutputArgs {
     /// No live progress.
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-impl OutputArgs {
-    /// Runs `body` with the results path, signal handling and live progress these flags ask
-    /// for, then writes the HTML report, prints the JSON or the summary, and returns the exit
-    /// code.
-    fn run(
-        &self,
-        kind: &str,
-        invocation: Invocation,
-        body: impl FnOnce(&RunOptions, &Signals, &mut console::Live) -> Result<RunResult>,
-    ) -> Result<i32> {
-        let results_path = self.output.clone().unwrap_or_else(|| {
-            PathBuf::from("storlab-results").join(format!(
-                "{kind}-{}.json",
-                chrono::Local::now().format("%Y%m%d-%H%M%S")
-            ))
-        });
-        let mut opts = RunOptions::new(results_path.clone(), std::env::args().collect());
-        opts.invocation = invocation;
-        let signals = Signals::install()?;
-        let mut live = console::Live::new(self.quiet || self.json);
-        let result = body(&opts, &signals, &mut live)?;
-        if let Some(path) = &self.html {
-            write_html(path, &result)?;
-        }
-        if self.json {
-            console::print_text(&results_file::to_string(&result)?);
-        } else {
-            console::print_summary_after(&result, live.steps_printed());
-            console::note(&format!(
-                "results: {} (time series: {})",
-                results_path.display(),
-                timeseries_path(&results_path).display()
-            ));
-        }
-        Ok(outcome_code(&result))
-    }
+    /// Serve a live view while the run goes: a page of live charts, /live.json and /metrics
+    /// (Prometheus). PORT listens on loopback; ADDR:PORT (e.g. 0.0.0.0:9100) anywhere, which
+    /// the page then says.
+    #[arg(long, value_name = "PORT|ADDR:PORT")]
+    pub serve: Option<String>,
+    /// With --serve: keep serving the final figures this long after the run (so that a
+    /// scraper gets them), e.g. 30s.
+    #[arg(long, value_name = "DURATION", requires = "serve")]
+    pub serve_linger: Option<Dur>,
 }
 
 /// Flags of `storlab compare`.

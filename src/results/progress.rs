@@ -19,6 +19,13 @@ pub trait Observer {
     fn step(&mut self, _step: &StepResult) {}
     /// The run is over (clear progress displays).
     fn finish(&mut self) {}
+    /// A run of `job` starts (before its targets are prepared).
+    fn job(&mut self, _job: &crate::job::Job) {}
+    /// Worker `worker` (an index into the job's workers) finished interval `index` with
+    /// `stats`; [`Observer::interval`] follows once every worker has.
+    fn worker_interval(&mut self, _worker: usize, _index: u64, _stats: &crate::stats::StatsSet) {}
+    /// An Exchange validation's target IOPS and the classes of its transactional I/O.
+    fn transactional(&mut self, _target: f64, _classes: &[String]) {}
 }
 
 /// A silent observer.

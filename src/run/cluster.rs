@@ -255,6 +255,14 @@ impl Observer for Watchdog<'_, '_> {
     fn finish(&mut self) {
         self.inner.finish();
     }
+
+    fn job(&mut self, job: &Job) {
+        self.inner.job(job);
+    }
+
+    fn worker_interval(&mut self, worker: usize, index: u64, stats: &crate::stats::StatsSet) {
+        self.inner.worker_interval(worker, index, stats);
+    }
 }
 
 /// Rounds of clock readings; the one with the shortest round trip counts for each rank.

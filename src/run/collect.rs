@@ -194,6 +194,7 @@ impl Collector<'_> {
                     index,
                     stats,
                 }) => {
+                    obs.worker_interval(worker, index, &stats);
                     pending
                         .entry(index)
                         .or_insert_with(|| StatsSet::new(classes))

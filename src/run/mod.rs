@@ -191,6 +191,7 @@ fn execute_inner(
     let host = host::host_info();
     prepare::check_expected_alignment(job)?;
     limits::ensure_open_files(job, engine)?;
+    obs.job(job);
     obs.phase(Phase::Prepare);
     let prepare_start = Instant::now();
     let opened = match prepare::open_targets(job, engine, signals, obs)? {

@@ -39,6 +39,8 @@ pub(crate) struct Live {
     transactional: Option<(f64, Vec<String>)>,
     /// More to show at the end of the live line (a simulated population's tasks).
     extra: Option<Box<dyn Fn() -> String>>,
+    /// Another observer told everything this one is (the live view of `--serve`).
+    also: Option<Box<dyn Observer>>,
 }
 
 impl Live {
@@ -51,7 +53,13 @@ impl Live {
             steps_printed: 0,
             transactional: None,
             extra: None,
+            also: None,
         }
+    }
+
+    /// Tells `other` everything this observer is told.
+    pub(crate) fn also(&mut self, other: Box<dyn Observer>) {
+        self.also = Some(other);
     }
 
     /// Appends what `extra` says, at every interval, to the live line.
@@ -62,6 +70,9 @@ impl Live {
     /// Shows, in the live line, the rate of `classes` against `target` IOPS (an Exchange
     /// validation's transactional I/O, which excludes log and maintenance I/O).
     pub(crate) fn show_transactional(&mut self, target: f64, classes: Vec<String>) {
+        if let Some(o) = &mut self.also {
+            o.transactional(target, &classes);
+        }
         self.transactional = Some((target, classes));
     }
 
@@ -80,7 +91,22 @@ impl Live {
 }
 
 impl Observer for Live {
-    fn phase(&mut self, _phase: Phase) {
+    fn job(&mut self, job: &crate::job::Job) {
+        if let Some(o) = &mut self.also {
+            o.job(job);
+        }
+    }
+
+    fn worker_interval(&mut self, worker: usize, index: u64, stats: &crate::stats::StatsSet) {
+        if let Some(o) = &mut self.also {
+            o.worker_interval(worker, index, stats);
+        }
+    }
+
+    fn phase(&mut self, phase: Phase) {
+        if let Some(o) = &mut self.also {
+            o.phase(phase);
+        }
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
@@ -108,6 +134,9 @@ impl Observer for Live {
     }
 
     fn interval(&mut self, r: &IntervalRecord, grid: &IntervalGrid) {
+        if let Some(o) = &mut self.also {
+            o.interval(r, grid);
+        }
         if !self.enabled {
             return;
         }
@@ -175,6 +204,9 @@ impl Observer for Live {
     }
 
     fn finish(&mut self) {
+        if let Some(o) = &mut self.also {
+            o.finish();
+        }
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }

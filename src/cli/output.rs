@@ -1,0 +1,90 @@
+//! Where a run's results go and how they are shown while it goes: the results path, signal
+//! handling, the live line, the live view (`--serve`), then the HTML report, the JSON or the
+//! summary, and the exit code.
+
+use super::{OutputArgs, outcome_code, write_html};
+use crate::Usage;
+use crate::report::console;
+use crate::results::file::{self as results_file, timeseries_path};
+use crate::results::{Invocation, RunResult};
+use crate::run::{RunOptions, Signals};
+use anyhow::Result;
+use std::path::PathBuf;
+use std::time::Duration;
+
+impl OutputArgs {
+    /// Runs `body` with the results path, signal handling and live progress these flags ask
+    /// for, then writes the HTML report, prints the JSON or the summary, and returns the exit
+    /// code.
+    pub(super) fn run(
+        &self,
+        kind: &str,
+        invocation: Invocation,
+        body: impl FnOnce(&RunOptions, &Signals, &mut console::Live) -> Result<RunResult>,
+    ) -> Result<i32> {
+        let results_path = self.output.clone().unwrap_or_else(|| {
+            PathBuf::from("storlab-results").join(format!(
+                "{kind}-{}.json",
+                chrono::Local::now().format("%Y%m%d-%H%M%S")
+            ))
+        });
+        let mut opts = RunOptions::new(results_path.clone(), std::env::args().collect());
+        opts.invocation = invocation;
+        let signals = Signals::install()?;
+        let mut live = console::Live::new(self.quiet || self.json);
+        let server = match &self.serve {
+            Some(spec) => Some(serve(spec, &mut live)?),
+            None => None,
+        };
+        let result = body(&opts, &signals, &mut live);
+        let linger = self.serve_linger.map_or(Duration::ZERO, |d| d.0);
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                if let Some(s) = server {
+                    s.finish(Duration::ZERO);
+                }
+                return Err(e);
+            }
+        };
+        if let Some(path) = &self.html {
+            write_html(path, &result)?;
+        }
+        if self.json {
+            console::print_text(&results_file::to_string(&result)?);
+        } else {
+            console::print_summary_after(&result, live.steps_printed());
+            console::note(&format!(
+                "results: {} (time series: {})",
+                results_path.display(),
+                timeseries_path(&results_path).display()
+            ));
+        }
+        if let Some(s) = server {
+            s.finish(linger);
+        }
+        Ok(outcome_code(&result))
+    }
+}
+
+/// Starts the live view's server on `spec` (`--serve`), fed by `live`.
+fn serve(spec: &str, live: &mut console::Live) -> Result<crate::live::Server> {
+    let addr = crate::live::address(spec).map_err(|e| Usage(format!("--serve: {e}")))?;
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let (server, feed) =
+        crate::live::Server::start(addr, &host).map_err(|e| Usage(format!("--serve: {e:#}")))?;
+    live.also(Box::new(feed));
+    let exposed = if server.addr.ip().is_loopback() {
+        ""
+    } else {
+        " (not loopback: anyone who can reach this address can read it)"
+    };
+    console::note(&format!(
+        "live view: http://{0}/ · metrics: http://{0}/metrics{exposed}",
+        server.addr
+    ));
+    Ok(server)
+}

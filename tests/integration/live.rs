@@ -1,0 +1,258 @@
+//! The live view (`--serve`): while a real run goes, the page in headless Chromium updates
+//! without reloading and shows new points; `/metrics` parsed by Prometheus's own Python client
+//! (Debian's python3-prometheus-client, OpenMetrics parser) has the run's counters and
+//! histograms, and once the run is over (`--serve-linger`) they are exactly the results file's.
+
+use crate::harness::{STORLAB, load_json, scratch, skip};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+/// `GET path` from `addr`: the body (`None`: no answer).
+fn get(addr: &str, path: &str) -> Option<String> {
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.").then(|| body.to_string())
+}
+
+/// Every sample of an OpenMetrics text, as Prometheus's Python client parses it: a list of
+/// `[name, labels, value]`.
+fn parse_metrics(text: &str) -> Vec<Value> {
+    let script = "import sys, json\n\
+        from prometheus_client.openmetrics.parser import text_string_to_metric_families\n\
+        out = []\n\
+        for f in text_string_to_metric_families(sys.stdin.read()):\n\
+        \x20   for s in f.samples:\n\
+        \x20       out.append([s.name, s.labels, s.value])\n\
+        print(json.dumps(out))\n";
+    let mut child = Command::new("/usr/bin/python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the OpenMetrics parser refused /metrics: {}\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// The value of sample `name` with `labels` (all of them must match).
+fn sample(samples: &[Value], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    samples.iter().find_map(|s| {
+        let ok = s[0] == name && labels.iter().all(|(k, v)| s[1][*k] == *v);
+        ok.then(|| s[2].as_f64().unwrap())
+    })
+}
+
+/// The lines storlab writes on stderr, as they come.
+fn lines(stderr: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a line of `rx` containing `text`, at most `limit`.
+fn wait_line(rx: &Receiver<String>, text: &str, limit: Duration) -> String {
+    let start = Instant::now();
+    while let Some(left) = limit.checked_sub(start.elapsed()) {
+        match rx.recv_timeout(left) {
+            Ok(l) if l.contains(text) => return l,
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    panic!("storlab never said `{text}`");
+}
+
+/// The page as headless Chromium has it after running its script a few (virtual) seconds:
+/// how many updates it drew and how many points its IOPS chart has.
+fn page_in_chromium(url: &str, profile: &std::path::Path) -> (u64, u64) {
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--dump-dom",
+            "--virtual-time-budget=3000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let attr = |after: &str, name: &str| -> u64 {
+        let at = dom
+            .find(after)
+            .unwrap_or_else(|| panic!("{after} not in the page: {dom}"));
+        let rest = &dom[at..];
+        let v = &rest[rest.find(&format!("{name}=\"")).unwrap() + name.len() + 2..];
+        v[..v.find('"').unwrap()].parse().unwrap()
+    };
+    (
+        attr("<body", "data-updates"),
+        attr("data-chart=\"iops\"", "data-points"),
+    )
+}
+
+#[test]
+fn the_live_page_updates_and_metrics_match_the_results() {
+    let test = "the_live_page_updates_and_metrics_match_the_results";
+    let chromium = Command::new("chromium").arg("--version").output().is_ok();
+    let python = std::path::Path::new("/usr/bin/python3").exists()
+        && Command::new("/usr/bin/python3")
+            .args(["-c", "import prometheus_client.openmetrics.parser"])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !chromium || !python {
+        skip(
+            test,
+            "chromium and Debian's python3-prometheus-client are needed (apt-get install chromium python3-prometheus-client)",
+        );
+        return;
+    }
+    let dir = scratch();
+    let results = dir.path().join("run.json");
+    let mut child = Command::new(STORLAB)
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--target",
+            "data.dat",
+            "--size",
+            "16MiB",
+            "--duration",
+            "6s",
+            "--ramp",
+            "0s",
+            "--interval",
+            "250ms",
+            "--read",
+            "70",
+            "--qd",
+            "2",
+            "--serve",
+            "0",
+            "--serve-linger",
+            "5s",
+            "-o",
+        ])
+        .arg(&results)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = lines(child.stderr.take().unwrap());
+    let line = wait_line(&rx, "live view: http://", Duration::from_secs(60));
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    assert!(
+        addr.starts_with("127.0.0.1:"),
+        "loopback by default: {addr}"
+    );
+    // The page, loaded twice a second and a half apart: each load draws several updates
+    // without reloading, and the second has more points.
+    let profile = dir.path().join("chromium");
+    let mut first = (0, 0);
+    let start = Instant::now();
+    while first.1 < 2 && start.elapsed() < Duration::from_secs(30) {
+        first = page_in_chromium(&format!("http://{addr}/"), &profile);
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let second = page_in_chromium(&format!("http://{addr}/"), &profile);
+    assert!(
+        first.0 >= 2 && second.0 >= 2,
+        "updates without reloading: {first:?} {second:?}"
+    );
+    assert!(
+        second.1 > first.1,
+        "new points while the run goes: {first:?} then {second:?}"
+    );
+    // /metrics during the run: parsed, and counting.
+    let during = parse_metrics(&get(&addr, "/metrics").expect("/metrics answers"));
+    let reads = [("class", "worker"), ("direction", "read")];
+    let so_far = sample(&during, "storlab_ios_total", &reads).expect("a read counter");
+    assert!(so_far > 0.0);
+    let live: Value = serde_json::from_str(&get(&addr, "/live.json").unwrap()).unwrap();
+    assert_eq!(live["loopback"], true);
+    assert!(live["verdict"].as_str().unwrap().contains("so far"));
+    // After the run (the server lingers): exactly the results file's figures.
+    wait_line(&rx, "results: ", Duration::from_secs(120));
+    let after = parse_metrics(&get(&addr, "/metrics").expect("/metrics answers while lingering"));
+    let r = load_json(&results);
+    for dir_name in ["read", "write"] {
+        let labels = [("class", "worker"), ("direction", dir_name)];
+        let d = &r["classes"]["worker"][dir_name];
+        let ops = d["ops"].as_u64().unwrap() as f64;
+        assert_eq!(
+            sample(&after, "storlab_ios_total", &labels),
+            Some(ops),
+            "{dir_name} I/Os"
+        );
+        assert_eq!(
+            sample(&after, "storlab_io_bytes_total", &labels),
+            Some(d["bytes"].as_u64().unwrap() as f64),
+            "{dir_name} bytes"
+        );
+        let lat = [("class", "worker"), ("direction", dir_name)];
+        assert_eq!(
+            sample(&after, "storlab_latency_seconds_count", &lat),
+            Some(ops)
+        );
+        let inf = [("class", "worker"), ("direction", dir_name), ("le", "+Inf")];
+        assert_eq!(
+            sample(&after, "storlab_latency_seconds_bucket", &inf),
+            Some(ops)
+        );
+        let sum = sample(&after, "storlab_latency_seconds_sum", &lat).unwrap();
+        let want = d["latency_ns"]["mean"].as_f64().unwrap() * ops / 1e9;
+        assert!(
+            (sum - want).abs() <= want * 1e-6,
+            "{dir_name}: sum {sum} s, results {want} s"
+        );
+        // Every label a counter has.
+        let one = (after.iter())
+            .find(|s| s[0] == "storlab_ios_total" && s[1]["direction"] == dir_name)
+            .unwrap();
+        for key in ["class", "direction", "worker", "target", "host"] {
+            assert!(one[1].get(key).is_some(), "label {key}: {one}");
+        }
+    }
+    assert!(so_far <= sample(&after, "storlab_ios_total", &reads).unwrap());
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}
