@@ -418,7 +418,15 @@ mod tests {
         flags
     }
 
-    const OUTPUT: &[&str] = &["--dry-run", "--output", "--json", "--html", "--quiet"];
+    const OUTPUT: &[&str] = &[
+        "--dry-run",
+        "--output",
+        "--json",
+        "--html",
+        "--quiet",
+        "--serve",
+        "--serve-linger",
+    ];
 
     #[test]
     fn every_flag_that_changes_a_job_is_in_its_table() {
