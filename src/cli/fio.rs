@@ -7,12 +7,12 @@ use crate::{Usage, exit};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
-/// Converts `path`: errors are usage errors (exit 2); with `lenient`, what was left out is
-/// listed on stderr.
-fn convert(path: &Path, lenient: bool) -> Result<Converted> {
+/// Converts `path`: errors are usage errors (exit 2), each prefixed by `flag` (the flag that
+/// named the file, if one did); with `lenient`, what was left out is listed on stderr.
+fn convert(path: &Path, lenient: bool, flag: &str) -> Result<Converted> {
     let converted = fio::convert(path, lenient).map_err(|e| match e {
-        FioError::Read(m) => Usage(m),
-        e @ FioError::Unsupported(..) => Usage(e.to_string()),
+        FioError::Read(m) => Usage(format!("{flag}{m}")),
+        e @ FioError::Unsupported(..) => Usage(format!("{flag}{e}")),
     })?;
     for u in &converted.left_out {
         console::note(&format!("left out ({}): {}: {}", u.at, u.option, u.why));
@@ -22,7 +22,7 @@ fn convert(path: &Path, lenient: bool) -> Result<Converted> {
 
 /// `storlab import-fio`.
 pub(super) fn import(path: &Path, lenient: bool, output: Option<&Path>) -> Result<i32> {
-    let converted = convert(path, lenient)?;
+    let converted = convert(path, lenient, "")?;
     match output {
         Some(out) => {
             std::fs::write(out, &converted.toml)
@@ -40,7 +40,7 @@ pub(super) fn import(path: &Path, lenient: bool, output: Option<&Path>) -> Resul
 
 /// The job of `storlab run --fio PATH`: its label (`PATH (converted from fio)`) and TOML.
 pub(super) fn job_text(path: &Path, lenient: bool) -> Result<(PathBuf, String)> {
-    let converted = convert(path, lenient)?;
+    let converted = convert(path, lenient, "--fio: ")?;
     let label = PathBuf::from(format!("{} (converted from fio)", path.display()));
     Ok((label, converted.toml))
 }

@@ -116,6 +116,7 @@ fn converted_fio_jobs_run_by_storlab_and_by_fio_agree_within_5_percent() {
         for (job, f) in &theirs {
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             let (s, f) = (mean(&ours[job]), mean(f));
+            eprintln!("{name} {job}: storlab {s:.1} IOPS, fio {f:.1}");
             assert!(
                 (s / f - 1.0).abs() <= 0.05,
                 "{name} job {job}: storlab {s:.1} IOPS, fio {f:.1} ({:+.1} %)",
