@@ -662,3 +662,14 @@ pub(crate) fn skip(test: &str, reason: &str) {
     let name = thread.name().filter(|n| n.ends_with(test)).unwrap_or(test);
     crate::ledger::record(name, reason);
 }
+
+/// The flags every headless Chromium of the tests runs with (a fresh profile is added by each).
+pub(crate) const HEADLESS_CHROMIUM: [&str; 7] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];

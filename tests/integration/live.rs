@@ -95,17 +95,8 @@ fn wait_line(rx: &Receiver<String>, text: &str, limit: Duration) -> String {
 /// how many updates it drew and how many points its IOPS chart has.
 fn page_in_chromium(url: &str, profile: &std::path::Path) -> (u64, u64) {
     let out = Command::new("chromium")
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--dump-dom",
-            "--virtual-time-budget=3000",
-        ])
+        .args(crate::harness::HEADLESS_CHROMIUM)
+        .args(["--dump-dom", "--virtual-time-budget=3000"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
         .output()

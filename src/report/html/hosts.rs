@@ -6,7 +6,7 @@ use super::escape;
 use crate::report::svg::{self, Band, LineOptions};
 use crate::results::RunResult;
 use crate::results::hosts::{HostInterval, HostResult};
-use crate::units::{format_count, format_ns, format_pct, format_rate, format_size};
+use crate::units::{format_ns, format_pct, format_rate};
 use std::fmt::Write as _;
 
 /// The hosts section: nothing unless the run was over many hosts.
@@ -154,19 +154,9 @@ fn devices(o: &mut String, r: &RunResult) {
     }
     o.push_str("<h3>Devices of each host</h3><div class=\"table\"><table><tr><th>rank</th><th>host</th><th>device</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
     for h in &r.hosts {
+        let rank = h.rank.to_string();
         for d in &h.devices {
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                h.rank,
-                escape(&h.host),
-                escape(&d.name),
-                format_count(d.delta.reads),
-                format_count(d.delta.writes),
-                format_size(d.delta.read_bytes),
-                format_size(d.delta.write_bytes),
-                format_pct(d.delta.util_pct)
-            );
+            super::device_row(o, &[&rank, &h.host, &d.name], d);
         }
     }
     o.push_str("</table></div>");

@@ -666,20 +666,31 @@ fn devices_section(o: &mut String, r: &RunResult) {
     if !r.devices.is_empty() {
         o.push_str("<h2>Devices</h2><div class=\"table\"><table><tr><th>device</th><th>model</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
         for d in &r.devices {
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&d.name),
-                escape(&d.model.clone().unwrap_or_default()),
-                format_count(d.delta.reads),
-                format_count(d.delta.writes),
-                format_size(d.delta.read_bytes),
-                format_size(d.delta.write_bytes),
-                format_pct(d.delta.util_pct)
-            );
+            let model = d.model.clone().unwrap_or_default();
+            device_row(o, &[&d.name, &model], d);
         }
         o.push_str("</table></div>");
     }
+}
+
+/// A row of a devices table: the `lead` cells, then the device's reads, writes, bytes read
+/// and written, and busy share.
+fn device_row(o: &mut String, lead: &[&str], d: &crate::results::DeviceResult) {
+    o.push_str("<tr>");
+    for c in lead {
+        let _ = write!(o, "<td>{}</td>", escape(c));
+    }
+    let t = &d.delta;
+    for c in [
+        format_count(t.reads),
+        format_count(t.writes),
+        format_size(t.read_bytes),
+        format_size(t.write_bytes),
+        format_pct(t.util_pct),
+    ] {
+        let _ = write!(o, "<td>{c}</td>");
+    }
+    o.push_str("</tr>");
 }
 
 /// CPU use of storlab and of the machine.

@@ -49,16 +49,8 @@ pub(super) fn run_chromium(
     let stderr_file = std::fs::File::create(&stderr_path).expect("create Chromium's stderr file");
     let mut command = Command::new(browser);
     command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-        ])
+        .args(crate::harness::HEADLESS_CHROMIUM)
+        .arg("--disable-dev-shm-usage")
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
         .arg(url)
