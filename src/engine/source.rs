@@ -121,12 +121,19 @@ fn io_count(access: &AccessGen, limit: Option<IoLimit>) -> u64 {
 }
 
 /// Closed loop: the next I/O of the access generator whenever a slot is free, up to the
-/// worker's I/O limit.
+/// worker's I/O limit. With a think time, one I/O at a time, each issued that long after the
+/// previous one completed (fio's `thinktime`).
 #[derive(Debug)]
 pub struct ClosedLoop {
     access: AccessGen,
     issued: u64,
     limit: u64,
+    /// The think time, ns (0: none).
+    think_ns: u64,
+    /// With a think time: an I/O is in flight.
+    busy: bool,
+    /// With a think time: when the next I/O may be issued.
+    ready_ns: u64,
 }
 
 impl ClosedLoop {
@@ -137,15 +144,33 @@ impl ClosedLoop {
             access,
             issued: 0,
             limit,
+            think_ns: 0,
+            busy: false,
+            ready_ns: 0,
         }
+    }
+
+    /// Waits `think_ns` after each completion before the next I/O (0: no wait, the slots
+    /// kept full).
+    pub fn thinking(self, think_ns: u64) -> Self {
+        Self { think_ns, ..self }
     }
 }
 
 impl RequestSource for ClosedLoop {
     #[inline]
-    fn next(&mut self, _now_ns: u64) -> Next {
+    fn next(&mut self, now_ns: u64) -> Next {
         if self.issued >= self.limit {
             return Next::Done;
+        }
+        if self.think_ns != 0 {
+            if self.busy {
+                return Next::AwaitCompletion;
+            }
+            if self.ready_ns > now_ns {
+                return Next::At(self.ready_ns);
+            }
+            self.busy = true;
         }
         let tag = self.issued;
         self.issued += 1;
@@ -158,7 +183,12 @@ impl RequestSource for ClosedLoop {
     }
 
     #[inline]
-    fn completed(&mut self, _request: &Request, _result: i32, _now_ns: u64) {}
+    fn completed(&mut self, _request: &Request, _result: i32, now_ns: u64) {
+        if self.think_ns != 0 {
+            self.busy = false;
+            self.ready_ns = now_ns + self.think_ns;
+        }
+    }
 }
 
 /// Open loop: the I/Os of the access generator at the times of a [`Pacer`], each offered once
@@ -245,6 +275,22 @@ mod tests {
             Next::Issue(r) => r,
             other => panic!("expected a request, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_think_time_issues_one_io_at_a_time_that_long_after_the_last_completion() {
+        let mut source = ClosedLoop::new(access(), None).thinking(2_000);
+        let first = issue(source.next(0));
+        // One in flight: nothing more until it completes.
+        assert_eq!(source.next(10), Next::AwaitCompletion);
+        source.completed(&first, 4096, 500);
+        assert_eq!(source.next(600), Next::At(2_500));
+        let second = issue(source.next(2_500));
+        assert_eq!(second.tag, 1);
+        assert_eq!(
+            second.intended_ns, None,
+            "closed loop: latency from submission"
+        );
     }
 
     #[test]

@@ -350,6 +350,10 @@ pub struct Worker {
     /// a group), as fio's `stonewall` runs jobs one group after another.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<u32>,
+    /// Closed loop: after each I/O completes, the worker waits this long (ns) before it
+    /// issues the next, one I/O at a time (fio's `thinktime`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_ns: Option<u64>,
 }
 
 impl Worker {
@@ -372,6 +376,7 @@ impl Worker {
             io_limit: None,
             trace: None,
             group: None,
+            think_ns: None,
         }
     }
     /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).

@@ -284,6 +284,31 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
     })
 }
 
+/// A worker's think time, ns (`None`: none): closed loop only, and one I/O at a time, so a
+/// larger `queue_depth` is run as 1 (said in `warnings`).
+fn think_ns(
+    spec: &WorkerSpec,
+    name: &str,
+    queue_depth: &mut u32,
+    warnings: &mut Vec<String>,
+) -> Result<Option<u64>, String> {
+    match (spec.think_time, spec.rate_iops) {
+        (Some(_), Some(_)) => Err(
+            "think_time paces a closed loop; an open-loop worker (rate_iops) has its own pace: remove one".into(),
+        ),
+        (Some(d), None) if !d.0.is_zero() => {
+            if *queue_depth > 1 {
+                warnings.push(format!(
+                    "worker `{name}`: with think_time the worker has one I/O in flight at a time (as fio's thinktime); queue_depth {queue_depth} is run as 1"
+                ));
+                *queue_depth = 1;
+            }
+            Ok(Some(d.0.as_nanos() as u64))
+        }
+        _ => Ok(None),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn resolve_worker(
     wi: usize,
@@ -359,6 +384,8 @@ fn resolve_worker(
         ));
         queue_depth = 1;
     }
+    let think_ns =
+        think_ns(spec, &name, &mut queue_depth, warnings).map_err(|m| err("think_time", m))?;
     let rate = match spec.rate_iops {
         None => {
             if spec.arrivals.is_some() {
@@ -439,6 +466,7 @@ fn resolve_worker(
             io_limit: spec.io_limit.map(IoLimit::Ios),
             trace: trace.clone(),
             group: spec.group,
+            think_ns,
         })
         .collect())
 }

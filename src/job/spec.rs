@@ -150,6 +150,8 @@ pub struct WorkerSpec {
     pub io_limit: Option<u64>,
     /// Its group (1 or more), for `[cycle] group`.
     pub group: Option<u32>,
+    /// Closed loop: wait this long after each completion before the next I/O, one at a time.
+    pub think_time: Option<crate::units::Dur>,
     /// Replay a block trace instead of (or, for its class, with) the access entries.
     pub trace: Option<TraceSpec>,
     /// The access specification.

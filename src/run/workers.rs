@@ -323,12 +323,20 @@ fn run_worker(
         };
     }
     match (spec.rate, tier) {
-        (None, None) => drive(plan, &mut ClosedLoop::new(access, spec.io_limit), seed, io),
+        (None, None) => {
+            let source = ClosedLoop::new(access, spec.io_limit);
+            let source = &mut source.thinking(spec.think_ns.unwrap_or(0));
+            drive(plan, source, seed, io)
+        }
         (Some(rate), None) => {
             let source = &mut OpenLoop::new(access, rate, seed, spec.io_limit);
             drive(plan, source, seed, io)
         }
-        (None, Some(t)) => tiered(plan, ClosedLoop::new(access, spec.io_limit), seed, io, t),
+        (None, Some(t)) => {
+            let source =
+                ClosedLoop::new(access, spec.io_limit).thinking(spec.think_ns.unwrap_or(0));
+            tiered(plan, source, seed, io, t)
+        }
         (Some(rate), Some(t)) => {
             let source = OpenLoop::new(access, rate, seed, spec.io_limit);
             tiered(plan, source, seed, io, t)

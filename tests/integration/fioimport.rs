@@ -1,10 +1,11 @@
 //! fio job files (`tests/fixtures/fio/`: an OLTP-like mix of clones reported as one group,
 //! two jobs at once with two block sizes and a log, two phases one after the other by
-//! `stonewall`, all sharing an included file of options) converted by `storlab import-fio`,
+//! `stonewall`, an application that thinks between I/Os, all sharing an included file of
+//! options) converted by `storlab import-fio`,
 //! run by storlab (`storlab run --fio`) and by fio alternately on the same files, twice each:
-//! every fio job's IOPS and storlab's for it agree within 5 %. The jobs are paced (`rate_iops`),
-//! so the figures are the conversion's (clones, mix, per-direction rates, paces by bytes,
-//! phases), not this machine's speed. And the refusals: what cannot be converted is listed with
+//! every fio job's IOPS and storlab's for it agree within 5 %. The jobs are paced (`rate_iops`,
+//! or a think time long beside an I/O's latency), so the figures are the conversion's (clones,
+//! mix, per-direction rates, paces by bytes, phases, think time), not this machine's speed. And the refusals: what cannot be converted is listed with
 //! its file and line, exit 2, unless `--lenient`.
 
 use crate::harness::{load_json, run_in, scratch, skip, storlab};
@@ -95,7 +96,7 @@ fn converted_fio_jobs_run_by_storlab_and_by_fio_agree_within_5_percent() {
         return;
     }
     let dir = scratch();
-    for name in ["oltp.fio", "mixed.fio", "phases.fio"] {
+    for name in ["oltp.fio", "mixed.fio", "phases.fio", "think.fio"] {
         let file = fixture(name);
         let mut ours: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         let mut theirs: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -132,7 +133,7 @@ fn what_cannot_be_converted_is_listed_with_its_line_and_left_out_only_when_lenie
     let file = dir.path().join("bad.fio");
     std::fs::write(
         &file,
-        "; not all of it converts\n[global]\nioengine=windowsaio\nsize=1m\n\n[j]\nrw=randtrim\nbs=4k,8k\nthinktime=100\niodepth=2\n",
+        "; not all of it converts\n[global]\nioengine=windowsaio\nsize=1m\n\n[j]\nrw=randtrim\nbs=4k,8k\nthinktime_spin=100\niodepth=2\n",
     )
     .unwrap();
     let out = run_in(dir.path(), ["import-fio", "bad.fio"]);
@@ -142,7 +143,7 @@ fn what_cannot_be_converted_is_listed_with_its_line_and_left_out_only_when_lenie
         "bad.fio:3: ioengine=windowsaio",
         "bad.fio:7: rw=randtrim",
         "bad.fio:8: bs=4k,8k",
-        "bad.fio:9: thinktime=100",
+        "bad.fio:9: thinktime_spin=100",
         "--lenient",
     ] {
         assert!(out.stderr.contains(part), "{part}: {}", out.stderr);
@@ -155,7 +156,7 @@ fn what_cannot_be_converted_is_listed_with_its_line_and_left_out_only_when_lenie
     assert!(
         lenient
             .stdout
-            .contains("# left out (bad.fio:9): thinktime=100"),
+            .contains("# left out (bad.fio:9): thinktime_spin=100"),
         "{}",
         lenient.stdout
     );

@@ -24,9 +24,15 @@ pub(super) fn convert_job<'a>(
     if s.count > 1 {
         let _ = writeln!(t, "count = {}", s.count);
     }
-    let _ = writeln!(t, "queue_depth = {}", s.depth);
+    let think_time = think(job, rate.is_some(), out);
+    // With a think time, one I/O at a time (see `think`).
+    let depth = if think_time.is_some() { 1 } else { s.depth };
+    let _ = writeln!(t, "queue_depth = {depth}");
     if let Some(r) = rate {
         let _ = writeln!(t, "rate_iops = {}", (r * 1000.0).round() / 1000.0);
+    }
+    if let Some(d) = think_time {
+        let _ = writeln!(t, "think_time = \"{d}\"");
     }
     let (targets, file_size) = files(job, name, s.count, paths, out);
     let names: Vec<String> = (targets.iter())
@@ -427,13 +433,60 @@ fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut O
             _ => out.bad(o, "sync", "0, 1, sync or dsync"),
         }
     }
-    for key in ["thinktime", "thinktime_blocks", "thinktime_spin"] {
+}
+
+/// fio's `thinktime` (µs unless a unit says otherwise) as the worker's think time: fio stalls
+/// the job that long after each I/O, and measured with fio 3.33 a job at iodepth 4 then does
+/// as many I/Os a second as one at iodepth 1, so storlab runs one I/O at a time, each that
+/// long after the previous one completed. `thinktime_blocks` other than 1, `thinktime_spin`
+/// and `thinktime_iotime` are not converted.
+fn think(job: &JobOpts<'_>, rate: bool, out: &mut Out) -> Option<String> {
+    for key in ["thinktime_spin", "thinktime_iotime"] {
         if let Some(o) = job.get(key) {
+            if o.value.as_deref() != Some("0") {
+                out.bad(
+                    o,
+                    key,
+                    "storlab's think time is a plain wait after each I/O (thinktime)",
+                );
+            }
+        }
+    }
+    if let Some(o) = job.get("thinktime_blocks") {
+        if o.value.as_deref() != Some("1") {
             out.bad(
                 o,
-                key,
-                "storlab has no pause between I/Os; an open-loop rate (rate_iops) paces a worker",
+                "thinktime_blocks",
+                "storlab waits after every I/O (thinktime_blocks=1)",
             );
+        }
+    }
+    let o = job.get("thinktime")?;
+    let v = o.value.as_deref().unwrap_or("");
+    let v = v.trim().to_ascii_lowercase();
+    let units = [("us", 1.0), ("ms", 1e3), ("s", 1e6), ("m", 60e6)];
+    let (num, scale) = (units.iter())
+        .find_map(|(u, scale)| v.strip_suffix(u).map(|n| (n, *scale)))
+        .unwrap_or((&v, 1.0));
+    let us = num.trim().parse::<f64>().ok().map(|n| n * scale);
+    match us {
+        Some(n) if n > 0.0 && rate => {
+            out.bad(
+                o,
+                "thinktime",
+                "storlab does not pace a worker both by a rate and a think time",
+            );
+            None
+        }
+        Some(n) if n > 0.0 => Some(format!("{}us", n.round() as u64)),
+        Some(n) if n >= 0.0 => None,
+        _ => {
+            out.bad(
+                o,
+                "thinktime",
+                "a time (µs unless a unit says otherwise: 500, 2ms)",
+            );
+            None
         }
     }
 }

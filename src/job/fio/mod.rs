@@ -682,11 +682,11 @@ mod tests {
 
     #[test]
     fn unsupported_options_are_listed_once_in_file_order_and_left_out_when_lenient() {
-        let text = "[global]\nthinktime=10\nsize=1m\n[a]\nrw=randtrim\n[b]\nrw=read\nfoo=1\n";
+        let text = "[global]\nzonemode=zbd\nsize=1m\n[a]\nrw=randtrim\n[b]\nrw=read\nfoo=1\n";
         let e = conv(text, &[], false).unwrap_err().to_string();
         assert!(e.starts_with("3 options of"), "{e}");
         let lines: Vec<&str> = e.lines().skip(1).take(3).collect();
-        assert!(lines[0].contains("job.fio:2: thinktime=10"), "{e}");
+        assert!(lines[0].contains("job.fio:2: zonemode=zbd"), "{e}");
         assert!(lines[1].contains("job.fio:5: rw=randtrim"), "{e}");
         assert!(
             lines[2].contains("job.fio:8: foo=1: not an option storlab converts"),
@@ -695,6 +695,30 @@ mod tests {
         let c = conv(text, &[], true).unwrap();
         assert_eq!(c.left_out.len(), 3);
         assert!(c.toml.contains("# left out"), "{}", c.toml);
+    }
+
+    #[test]
+    fn a_think_time_is_one_io_at_a_time_that_long_after_each() {
+        for (v, want) in [("2000", "2000us"), ("2ms", "2000us"), ("1s", "1000000us")] {
+            let t = toml_of(&format!(
+                "[j]\nrw=read\niodepth=8\nthinktime={v}\nfilename=/tmp/x\nsize=1m\n"
+            ));
+            let w = &t["worker"][0];
+            assert_eq!(w["think_time"].as_str(), Some(want), "{v}");
+            assert_eq!(w["queue_depth"].as_integer(), Some(1), "{v}");
+        }
+        let e = conv(
+            "[j]\nrate_iops=10\nthinktime=5\nthinktime_blocks=4\nfilename=/tmp/x\n",
+            &[],
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("thinktime=5: storlab does not pace a worker both"),
+            "{e}"
+        );
+        assert!(e.contains("thinktime_blocks=4"), "{e}");
     }
 
     #[test]
