@@ -1,8 +1,8 @@
 //! `/metrics`: the run so far in the Prometheus/OpenMetrics text format, encoded by the
 //! `prometheus-client` crate from a registry built for each scrape: counters of measured I/Os,
-//! bytes and errors (labels `class`, `direction`, `worker`, `target`, `host`), a latency
-//! histogram per class and direction (`class`, `direction`, `host`; buckets from storlab's own
-//! histograms, within 1 %), and gauges of the last interval's IOPS, CPU and device use.
+//! bytes and errors and a latency histogram (buckets from storlab's own histograms, within
+//! 1 %), each labelled `class`, `direction`, `worker`, `target` and `host`, and gauges of the
+//! last interval's IOPS, CPU and device use.
 
 use super::{DIRECTIONS, State};
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
@@ -20,14 +20,6 @@ struct IoLabels {
     direction: String,
     worker: String,
     target: String,
-    host: String,
-}
-
-/// Labels of the latency histograms.
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct LatencyLabels {
-    class: String,
-    direction: String,
     host: String,
 }
 
@@ -50,13 +42,36 @@ const BOUNDS: [f64; 20] = [
     500e-3, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
 ];
 
-/// A histogram whose buckets come whole from storlab's (not observed one by one): sum, count
-/// and, per bucket of [`BOUNDS`] and +Inf, the count in it (not cumulative).
-#[derive(Debug, Default)]
-struct Buckets(std::sync::Mutex<Figures>);
+/// A latency histogram in the buckets of [`BOUNDS`], added up interval by interval from
+/// storlab's own histograms (each value within 1 %): sum (s), count, and per bucket (and +Inf)
+/// the count in it, not cumulative.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Latency {
+    sum: f64,
+    count: u64,
+    counts: Vec<u64>,
+}
 
-/// A histogram's sum (s), count and buckets: (upper bound, s; count in it).
-type Figures = (f64, u64, Vec<(f64, u64)>);
+impl Latency {
+    /// Adds `h`'s values.
+    pub(super) fn add(&mut self, h: &crate::stats::histogram::Histogram) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; BOUNDS.len() + 1];
+        }
+        for (ns, n) in h.buckets() {
+            let s = ns as f64 / 1e9;
+            let i = BOUNDS.iter().position(|&b| s <= b).unwrap_or(BOUNDS.len());
+            self.counts[i] += n;
+        }
+        self.sum += h.mean() * h.count() as f64 / 1e9;
+        self.count += h.count();
+    }
+}
+
+/// A [`Latency`] as a `prometheus-client` metric (its buckets come whole, not observed one by
+/// one).
+#[derive(Debug, Default)]
+struct Buckets(std::sync::Mutex<Latency>);
 
 impl TypedMetric for Buckets {
     const TYPE: MetricType = MetricType::Histogram;
@@ -64,29 +79,16 @@ impl TypedMetric for Buckets {
 
 impl EncodeMetric for Buckets {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
-        let inner = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let l = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let bounds = BOUNDS.iter().copied().chain([f64::INFINITY]);
+        let buckets: Vec<(f64, u64)> = bounds.zip(l.counts.iter().copied()).collect();
         encoder.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
-            inner.0, inner.1, &inner.2, None,
+            l.sum, l.count, &buckets, None,
         )
     }
 
     fn metric_type(&self) -> MetricType {
         Self::TYPE
-    }
-}
-
-impl Buckets {
-    /// Holds `h`'s figures.
-    fn set(&self, h: &crate::stats::histogram::Histogram) {
-        let mut counts: Vec<(f64, u64)> = BOUNDS.iter().map(|&b| (b, 0)).collect();
-        counts.push((f64::INFINITY, 0));
-        for (ns, n) in h.buckets() {
-            let s = ns as f64 / 1e9;
-            let i = BOUNDS.iter().position(|&b| s <= b).unwrap_or(BOUNDS.len());
-            counts[i].1 += n;
-        }
-        let sum = h.mean() * h.count() as f64 / 1e9;
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = (sum, h.count(), counts);
     }
 }
 
@@ -96,19 +98,19 @@ pub(super) fn encode(s: &State) -> String {
     let name = |i: usize, list: &[String]| list.get(i).cloned().unwrap_or_else(|| i.to_string());
     let [ios, bytes, errors] =
         [(); 3].map(|()| Family::<IoLabels, Counter<u64, AtomicU64>>::default());
-    for (&(class, dir, worker), v) in &s.counters {
-        let (w, target) = s
-            .workers
-            .get(worker)
-            .cloned()
-            .unwrap_or_else(|| (worker.to_string(), String::new()));
-        let labels = IoLabels {
+    let labels = |class: usize, dir: usize, worker: usize| {
+        let (w, target) =
+            (s.workers.get(worker).cloned()).unwrap_or_else(|| (worker.to_string(), String::new()));
+        IoLabels {
             class: name(class, &s.classes),
             direction: DIRECTIONS[dir].to_string(),
             worker: w,
             target,
             host: s.host.clone(),
-        };
+        }
+    };
+    for (&(class, dir, worker), v) in &s.counters {
+        let labels = labels(class, dir, worker);
         ios.get_or_create(&labels).inc_by(v[0]);
         bytes.get_or_create(&labels).inc_by(v[1]);
         errors.get_or_create(&labels).inc_by(v[2]);
@@ -121,14 +123,10 @@ pub(super) fn encode(s: &State) -> String {
         bytes,
     );
     registry.register("io_errors", "Failed I/Os in the measured phase", errors);
-    let latency = Family::<LatencyLabels, Buckets>::default();
-    for (&(class, dir), h) in &s.latency {
-        let labels = LatencyLabels {
-            class: name(class, &s.classes),
-            direction: DIRECTIONS[dir].to_string(),
-            host: s.host.clone(),
-        };
-        latency.get_or_create(&labels).set(h);
+    let latency = Family::<IoLabels, Buckets>::default();
+    for (&(class, dir, worker), l) in &s.latency {
+        let metric = latency.get_or_create(&labels(class, dir, worker));
+        *metric.0.lock().unwrap_or_else(|e| e.into_inner()) = l.clone();
     }
     registry.register_with_unit(
         "latency",

@@ -12,7 +12,6 @@ use crate::job::Job;
 use crate::results::Phase;
 use crate::results::progress::Observer;
 use crate::stats::StatsSet;
-use crate::stats::histogram::Histogram;
 use crate::stats::timeseries::{IntervalGrid, IntervalPhase, IntervalRecord};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -44,8 +43,8 @@ struct State {
     points: Vec<Point>,
     /// Measured I/Os: (class, direction, worker) → ops, bytes, errors.
     counters: BTreeMap<(usize, usize, usize), [u64; 3]>,
-    /// Measured latency: (class, direction) → histogram.
-    latency: BTreeMap<(usize, usize), Histogram>,
+    /// Measured latency: (class, direction, worker) → its buckets.
+    latency: BTreeMap<(usize, usize, usize), metrics::Latency>,
     /// Each worker's part of the intervals not merged yet.
     pending: BTreeMap<u64, Vec<(usize, StatsSet)>>,
     /// An Exchange validation's target IOPS and transactional classes.
@@ -174,7 +173,10 @@ impl Observer for Feed {
                         slot[0] += d.ops;
                         slot[1] += d.bytes;
                         slot[2] += d.errors;
-                        s.latency.entry((class, dir)).or_default().add(&d.latency);
+                        s.latency
+                            .entry((class, dir, *worker))
+                            .or_default()
+                            .add(&d.latency);
                     }
                 }
             }

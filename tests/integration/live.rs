@@ -235,12 +235,14 @@ fn the_live_page_updates_and_metrics_match_the_results() {
             (sum - want).abs() <= want * 1e-6,
             "{dir_name}: sum {sum} s, results {want} s"
         );
-        // Every label a counter has.
-        let one = (after.iter())
-            .find(|s| s[0] == "storlab_ios_total" && s[1]["direction"] == dir_name)
-            .unwrap();
-        for key in ["class", "direction", "worker", "target", "host"] {
-            assert!(one[1].get(key).is_some(), "label {key}: {one}");
+        // Every label a counter and a histogram has.
+        for metric in ["storlab_ios_total", "storlab_latency_seconds_count"] {
+            let one = (after.iter())
+                .find(|s| s[0] == metric && s[1]["direction"] == dir_name)
+                .unwrap();
+            for key in ["class", "direction", "worker", "target", "host"] {
+                assert!(one[1].get(key).is_some(), "{metric} label {key}: {one}");
+            }
         }
     }
     assert!(so_far <= sample(&after, "storlab_ios_total", &reads).unwrap());
