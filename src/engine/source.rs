@@ -3,8 +3,8 @@
 //! the stop conditions; a source owns the workload: it offers I/Os (each with the time it was
 //! meant to start, in open loop), is told of every completion, and says when it has nothing to
 //! offer (until a time, until a completion, or ever again). The closed-loop access generator
-//! and open-loop pacing are the first two; a user population, a trace replayer or a cache tier
-//! are sources too, with no change to the loop.
+//! (thinking between I/Os or not) and open-loop pacing are the first; a user population, a
+//! trace replayer or a cache tier are sources too, with no change to the loop.
 //!
 //! The contract, as the worker keeps it:
 //!
@@ -121,19 +121,12 @@ fn io_count(access: &AccessGen, limit: Option<IoLimit>) -> u64 {
 }
 
 /// Closed loop: the next I/O of the access generator whenever a slot is free, up to the
-/// worker's I/O limit. With a think time, one I/O at a time, each issued that long after the
-/// previous one completed (fio's `thinktime`).
+/// worker's I/O limit.
 #[derive(Debug)]
 pub struct ClosedLoop {
     access: AccessGen,
     issued: u64,
     limit: u64,
-    /// The think time, ns (0: none).
-    think_ns: u64,
-    /// With a think time: an I/O is in flight.
-    busy: bool,
-    /// With a think time: when the next I/O may be issued.
-    ready_ns: u64,
 }
 
 impl ClosedLoop {
@@ -144,33 +137,15 @@ impl ClosedLoop {
             access,
             issued: 0,
             limit,
-            think_ns: 0,
-            busy: false,
-            ready_ns: 0,
         }
-    }
-
-    /// Waits `think_ns` after each completion before the next I/O (0: no wait, the slots
-    /// kept full).
-    pub fn thinking(self, think_ns: u64) -> Self {
-        Self { think_ns, ..self }
     }
 }
 
 impl RequestSource for ClosedLoop {
     #[inline]
-    fn next(&mut self, now_ns: u64) -> Next {
+    fn next(&mut self, _now_ns: u64) -> Next {
         if self.issued >= self.limit {
             return Next::Done;
-        }
-        if self.think_ns != 0 {
-            if self.busy {
-                return Next::AwaitCompletion;
-            }
-            if self.ready_ns > now_ns {
-                return Next::At(self.ready_ns);
-            }
-            self.busy = true;
         }
         let tag = self.issued;
         self.issued += 1;
@@ -183,11 +158,51 @@ impl RequestSource for ClosedLoop {
     }
 
     #[inline]
-    fn completed(&mut self, _request: &Request, _result: i32, now_ns: u64) {
-        if self.think_ns != 0 {
-            self.busy = false;
-            self.ready_ns = now_ns + self.think_ns;
+    fn completed(&mut self, _request: &Request, _result: i32, _now_ns: u64) {}
+}
+
+/// A closed loop that thinks (fio's `thinktime`): one I/O at a time, each issued `think_ns`
+/// after the previous one completed. Its own source, so that the plain closed loop pays
+/// nothing for it.
+#[derive(Debug)]
+pub struct Thinking<S> {
+    inner: S,
+    think_ns: u64,
+    /// An I/O is in flight.
+    busy: bool,
+    /// When the next I/O may be issued.
+    ready_ns: u64,
+}
+
+impl<S: RequestSource> Thinking<S> {
+    /// `inner`'s I/Os, one at a time, `think_ns` after each completion.
+    pub fn new(inner: S, think_ns: u64) -> Self {
+        Self {
+            inner,
+            think_ns,
+            busy: false,
+            ready_ns: 0,
         }
+    }
+}
+
+impl<S: RequestSource> RequestSource for Thinking<S> {
+    fn next(&mut self, now_ns: u64) -> Next {
+        if self.busy {
+            return Next::AwaitCompletion;
+        }
+        if self.ready_ns > now_ns {
+            return Next::At(self.ready_ns);
+        }
+        let next = self.inner.next(now_ns);
+        self.busy = matches!(next, Next::Issue(_));
+        next
+    }
+
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
+        self.inner.completed(request, result, now_ns);
+        self.busy = false;
+        self.ready_ns = now_ns + self.think_ns;
     }
 }
 
@@ -279,7 +294,7 @@ mod tests {
 
     #[test]
     fn a_think_time_issues_one_io_at_a_time_that_long_after_the_last_completion() {
-        let mut source = ClosedLoop::new(access(), None).thinking(2_000);
+        let mut source = Thinking::new(ClosedLoop::new(access(), None), 2_000);
         let first = issue(source.next(0));
         // One in flight: nothing more until it completes.
         assert_eq!(source.next(10), Next::AwaitCompletion);

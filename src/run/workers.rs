@@ -9,7 +9,7 @@ use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
 use crate::engine::ring::UringBackend;
 use crate::engine::sample::SampleSpec;
-use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource};
+use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource, Thinking};
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::OpenTarget;
 use crate::engine::verify::VerifyMap;
@@ -322,22 +322,22 @@ fn run_worker(
             Some(t) => tiered(plan, replay, seed, io, t),
         };
     }
-    match (spec.rate, tier) {
-        (None, None) => {
-            let source = ClosedLoop::new(access, spec.io_limit);
-            let source = &mut source.thinking(spec.think_ns.unwrap_or(0));
+    match (spec.rate, tier, spec.think_ns) {
+        (None, None, None) => drive(plan, &mut ClosedLoop::new(access, spec.io_limit), seed, io),
+        (None, None, Some(think)) => {
+            let source = &mut Thinking::new(ClosedLoop::new(access, spec.io_limit), think);
             drive(plan, source, seed, io)
         }
-        (Some(rate), None) => {
+        (Some(rate), None, _) => {
             let source = &mut OpenLoop::new(access, rate, seed, spec.io_limit);
             drive(plan, source, seed, io)
         }
-        (None, Some(t)) => {
-            let source =
-                ClosedLoop::new(access, spec.io_limit).thinking(spec.think_ns.unwrap_or(0));
+        (None, Some(t), None) => tiered(plan, ClosedLoop::new(access, spec.io_limit), seed, io, t),
+        (None, Some(t), Some(think)) => {
+            let source = Thinking::new(ClosedLoop::new(access, spec.io_limit), think);
             tiered(plan, source, seed, io, t)
         }
-        (Some(rate), Some(t)) => {
+        (Some(rate), Some(t), _) => {
             let source = OpenLoop::new(access, rate, seed, spec.io_limit);
             tiered(plan, source, seed, io, t)
         }
