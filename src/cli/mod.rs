@@ -707,18 +707,18 @@ fn run_job(args: RunArgs) -> Result<i32> {
         });
     }
     let job = build_job(&args)?;
-    let source = match (&args.job, &args.preset) {
-        _ if args.fio.is_some() => JobSource::File {
-            path: args.fio.iter().map(|p| p.display().to_string()).collect(),
+    let source = match (&args.job, &args.preset, &args.fio) {
+        (_, _, Some(fio)) => JobSource::File {
+            path: fio.display().to_string(),
         },
-        (_, Some(name)) => JobSource::Preset { name: name.clone() },
-        (Some(path), None) => JobSource::File {
+        (_, Some(name), None) => JobSource::Preset { name: name.clone() },
+        (Some(path), None, None) => JobSource::File {
             path: path.display().to_string(),
         },
-        (None, None) if args.targets.is_empty() => JobSource::Default {
+        (None, None, None) if args.targets.is_empty() => JobSource::Default {
             file: QUICKSTART_FILE.into(),
         },
-        (None, None) => JobSource::Flags,
+        (None, None, None) => JobSource::Flags,
     };
     if args.out.dry_run {
         return dry_run(&job, &source);
@@ -738,13 +738,12 @@ fn run_job(args: RunArgs) -> Result<i32> {
 
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.
 pub fn build_job(args: &RunArgs) -> Result<Job> {
-    let (mut spec, source) = match (&args.job, &args.preset) {
-        _ if args.fio.is_some() => {
-            let path = args.fio.as_deref().unwrap_or(Path::new(""));
+    let (mut spec, source) = match (&args.job, &args.preset, &args.fio) {
+        (_, _, Some(path)) => {
             let (label, text) = fio::job_text(path, args.lenient)?;
             (job::file::parse(&label, &text)?, Some((label, text)))
         }
-        (_, Some(name)) => {
+        (_, Some(name), None) => {
             let p = presets::find(name).ok_or_else(|| {
                 Usage(format!(
                     "--preset: no preset is named `{name}`; presets: {}",
@@ -757,18 +756,18 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
                 Some((label, p.toml.to_string())),
             )
         }
-        (Some(path), None) => {
+        (Some(path), None, None) => {
             let (spec, text) = job::file::load(path)?;
             (spec, Some((path.clone(), text)))
         }
-        (None, None) if args.targets.is_empty() => {
+        (None, None, None) if args.targets.is_empty() => {
             let name = Path::new("quickstart.toml");
             (
                 job::file::parse(name, QUICKSTART_JOB)?,
                 Some((name.to_path_buf(), QUICKSTART_JOB.to_string())),
             )
         }
-        (None, None) => (one_line_spec(), None),
+        (None, None, None) => (one_line_spec(), None),
     };
     flags::apply_run(&mut spec, args);
     let job = match &source {

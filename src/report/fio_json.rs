@@ -57,9 +57,10 @@ fn job(r: &RunResult, name: &str, c: &ClassResult) -> Value {
         .collect();
     let runtime_ms = r.measured_ms;
     let cpu = r.host_cpu;
+    // The same histograms as `clat_ns` (see `fio_histogram`).
     let mut all = Histogram::new();
     for d in [&c.read, &c.write] {
-        if let Some(h) = d.histogram.as_ref().and_then(|e| Histogram::decode(e).ok()) {
+        if let Some(h) = fio_histogram(d).1 {
             all.add(&h);
         }
     }
@@ -174,12 +175,7 @@ fn options(r: &RunResult, name: &str, workers: &[(&Worker, &Access)]) -> Value {
 /// One direction as fio's `read`, `write` or `trim`, its IOPS and bandwidth spread from the
 /// measured intervals (`intervals`: IOPS and bytes/s of each).
 fn direction(d: &DirSummary, runtime_ms: u64, intervals: &[(f64, f64)]) -> Value {
-    // Open loop: the service time, from submission, is what fio measures.
-    let (summary, histogram) = match &d.service_latency_ns {
-        Some(s) => (s, d.service_histogram.as_ref()),
-        None => (&d.latency_ns, d.histogram.as_ref()),
-    };
-    let h = histogram.and_then(|e| Histogram::decode(e).ok());
+    let (summary, h) = fio_histogram(d);
     let lat = latency(d.ops, summary, h.as_ref());
     let (iops, bw): (Vec<f64>, Vec<f64>) = intervals.iter().copied().unzip();
     let kib: Vec<f64> = bw.iter().map(|b| b / 1024.0).collect();
@@ -210,6 +206,16 @@ fn direction(d: &DirSummary, runtime_ms: u64, intervals: &[(f64, f64)]) -> Value
         "iops_stddev": iops_dev,
         "iops_samples": iops.len(),
     })
+}
+
+/// What fio measures of `d`: its latency from submission (in open loop the service time, not
+/// the response time) and its histogram.
+fn fio_histogram(d: &DirSummary) -> (&crate::stats::histogram::LatencySummary, Option<Histogram>) {
+    let (summary, histogram) = match &d.service_latency_ns {
+        Some(s) => (s, d.service_histogram.as_ref()),
+        None => (&d.latency_ns, d.histogram.as_ref()),
+    };
+    (summary, histogram.and_then(|e| Histogram::decode(e).ok()))
 }
 
 /// Flushes as fio's `sync`.

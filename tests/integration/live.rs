@@ -143,7 +143,7 @@ fn the_live_page_updates_and_metrics_match_the_results() {
             "--size",
             "16MiB",
             "--duration",
-            "6s",
+            "20s",
             "--ramp",
             "0s",
             "--interval",

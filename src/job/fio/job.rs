@@ -7,13 +7,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Converts one fio job into a worker (what cannot be converted is in `out`; it is left at
-/// fio's defaults: 4 KiB random reads, one clone, one I/O in flight).
+/// fio's defaults: 4 KiB sequential reads, one clone, one I/O in flight).
 pub(super) fn convert_job<'a>(
     job: &JobOpts<'a>,
     name: &str,
     class: &str,
     group: u32,
-    g: &mut Global,
+    g: &mut Option<Global>,
     paths: &mut Vec<(String, String)>,
     out: &mut Out,
 ) -> Worker {
@@ -65,7 +65,7 @@ pub(super) fn convert_job<'a>(
         let _ = job.get(key);
     }
     Worker {
-        name: job.name.clone(),
+        name: name.to_string(),
         toml: t,
         targets,
         group,
@@ -74,8 +74,13 @@ pub(super) fn convert_job<'a>(
 
 /// The settings fio lets the jobs of one file differ in and storlab sets for the whole job
 /// (engine, page cache, duration, ramp, batch): the first job's, which the others must share.
-fn settings(job: &JobOpts<'_>, g: &mut Global, out: &mut Out) {
-    let mut wide = g.clone();
+/// What a job does not say is fio's default: psync, through the page cache (direct=0).
+fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, out: &mut Out) {
+    let mut wide = Global {
+        engine: Some("psync"),
+        buffered: Some(true),
+        ..Global::default()
+    };
     if let Some(o) = job.get("ioengine") {
         let v = o.value.as_deref().unwrap_or("");
         if matches!(v, "libaio" | "posixaio")
@@ -121,9 +126,13 @@ fn settings(job: &JobOpts<'_>, g: &mut Global, out: &mut Out) {
             }
         }
     }
-    if *g == Global::default() || wide == *g {
-        *g = wide;
-        return;
+    match g {
+        None => {
+            *g = Some(wide);
+            return;
+        }
+        Some(first) if *first == wide => return,
+        Some(_) => {}
     }
     let keys = [
         "ioengine",
@@ -205,6 +214,11 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
             );
         }
     }
+    if let Some(o) = job.get("kb_base") {
+        if o.value.as_deref() != Some("1024") {
+            out.bad(o, "kb_base", "sizes are read 1024-based (kb_base=1024)");
+        }
+    }
     for key in ["bsrange", "blocksize_range", "blockalign", "ba"] {
         if let Some(o) = job.get(key) {
             out.bad(
@@ -214,7 +228,8 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
             );
         }
     }
-    let (mut read, mut random) = (100.0, 100.0);
+    // fio's default: rw=read.
+    let (mut read, mut random) = (100.0, 0.0);
     for key in ["rw", "readwrite"] {
         if let Some(o) = job.get(key) {
             match o.value.as_deref().unwrap_or("") {

@@ -73,7 +73,6 @@ fn list(items: &[Unsupported]) -> String {
 /// Options that have no effect on what storlab measures, and why.
 const NO_EFFECT: &[(&str, &str)] = &[
     ("thread", "storlab's workers are threads"),
-    ("group_reporting", "jobs of a group share a class"),
     ("new_group", "each job is reported as its own class"),
     ("randrepeat", "storlab's offsets are seeded (`seed`)"),
     ("gtod_reduce", "storlab times every I/O"),
@@ -98,7 +97,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("per_job_logs", "storlab writes one time series"),
     ("invalidate", "storlab reads with O_DIRECT unless buffered"),
     ("exitall", "storlab's workers stop together"),
-    ("kb_base", "sizes are read 1024-based, as kb_base=1024"),
     (
         "unified_rw_reporting",
         "storlab reports reads and writes apart",
@@ -212,7 +210,6 @@ fn expand_env(v: &str, at: &dyn Fn() -> String) -> Result<String, FioError> {
 
 /// A fio job with its global options merged in, ready to convert.
 struct JobOpts<'a> {
-    name: String,
     opts: BTreeMap<&'a str, &'a Opt>,
     /// Options seen (converted or accepted): the rest are unsupported.
     used: std::cell::RefCell<Vec<&'a str>>,
@@ -283,7 +280,7 @@ fn convert_sections(
     let mut out = Out::default();
     let mut global: BTreeMap<String, Opt> = BTreeMap::new();
     let mut workers: Vec<Worker> = Vec::new();
-    let mut job_wide = Global::default();
+    let mut job_wide: Option<Global> = None;
     let mut group = 1u32;
     let mut description = None;
     let mut group_class: Option<String> = None;
@@ -300,7 +297,6 @@ fn convert_sections(
             opts.insert(k.as_str(), v);
         }
         let job = JobOpts {
-            name: s.name.clone(),
             opts,
             used: Default::default(),
         };
@@ -367,7 +363,14 @@ fn convert_sections(
         ));
     }
     Ok(Converted {
-        toml: render(path, &workers, &job_wide, description, group, &out),
+        toml: render(
+            path,
+            &workers,
+            &job_wide.unwrap_or_default(),
+            description,
+            group,
+            &out,
+        ),
         left_out: out.unsupported,
     })
 }
@@ -585,6 +588,34 @@ mod tests {
         assert_eq!(targets.len(), 4);
         assert_eq!(targets[3]["path"].as_str(), Some("/data/oltp.3.0"));
         assert_eq!(targets[0]["size"].as_integer(), Some(64 << 20));
+    }
+
+    #[test]
+    fn what_a_job_does_not_say_is_fios_default() {
+        // fio: ioengine=psync, direct=0 (the page cache), rw=read, bs=4k, iodepth=1.
+        let t = toml_of("[j]\nfilename=/tmp/x\nsize=1m\n");
+        assert_eq!(t["engine"].as_str(), Some("psync"));
+        assert_eq!(t["buffered"].as_bool(), Some(true));
+        let w = &t["worker"][0];
+        assert_eq!(w["queue_depth"].as_integer(), Some(1));
+        let a = &w["access"][0];
+        assert_eq!(
+            (a["read"].as_str(), a["random"].as_str()),
+            (Some("100%"), Some("0%"))
+        );
+        assert_eq!(a["block_size"].as_integer(), Some(4096));
+        // A job that says otherwise than the first, where the first said nothing: refused.
+        let e = conv(
+            "[a]\nfilename=/tmp/x\nsize=1m\n[b]\nioengine=io_uring\nfilename=/tmp/x\n",
+            &[],
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("job.fio:5") && e.contains("differ from the jobs before it"),
+            "{e}"
+        );
     }
 
     #[test]
