@@ -19,6 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 STORLAB=${STORLAB:-$here/../target/release/storlab}
 [ -f "$FILE" ] || { echo "error: $FILE is missing; run bench/vs-fio.sh first" >&2; exit 1; }
 command -v bpftrace >/dev/null || (apt-get update && apt-get install -y bpftrace)
+# The tracepoints live in tracefs, which a fresh machine may not have mounted.
+[ -d /sys/kernel/tracing/events/io_uring ] || mount -t tracefs nodev /sys/kernel/tracing
 mkdir -p "$OUT"
 
 # traced NAME COMMAND...: the command, with the tracer around it.

@@ -27,6 +27,16 @@
 #      the page cache (io_uring qd 32 each): IOPS, CPU and ops per CPU-second as workers grow.
 #      Not in the default CASES; run it with CASES=scaling.
 #
+# CPU scheduling groups: with the kernel's autogroup on (kernel.sched_autogroup_enabled=1, the
+# default of most distributions' kernels) every session is a CPU group of its own, and fio starts
+# each job process in a session of its own (setsid) while storlab's workers are threads of one
+# process. Where io_uring hands I/O to its worker threads (a device without NOWAIT submission,
+# such as a loop device), that shares the CPU between fio's jobs' I/O more evenly than between
+# storlab's (or fio --thread's), which narrows fio's latency tail at queue depths beyond the
+# device's tags (docs/performance.md, "Why fio's tail was narrower at qd 128 x 4"). So the script
+# turns autogroup off while it runs (one group for both tools, restored at exit) unless
+# AUTOGROUP=keep; machine.txt says which.
+#
 # The 1 GiB file is prepared once by storlab under SCRATCH (on the real disk, never tmpfs);
 # fio reads and writes that same file (--filename, --allow_file_create=0: fio lays out nothing).
 # Every storlab run writes its results file and every fio run its JSON into RESULTS; the
@@ -55,6 +65,21 @@ command -v python3 >/dev/null || (apt-get update && apt-get install -y python3)
 say "building storlab (release)"
 (cd "$repo" && cargo build --release --quiet)
 STORLAB=${STORLAB:-$repo/target/release/storlab}
+
+# --- scheduling groups ----------------------------------------------------------------------
+AUTOGROUP=${AUTOGROUP:-off}
+AG=/proc/sys/kernel/sched_autogroup_enabled
+AG_BEFORE=$(cat "$AG" 2>/dev/null || echo absent)
+LOOP=""
+cleanup() {
+    [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+    [ "$AUTOGROUP" = off ] && [ "$AG_BEFORE" = 1 ] && echo 1 >"$AG"
+    true
+}
+trap cleanup EXIT
+if [ "$AUTOGROUP" = off ] && [ "$AG_BEFORE" = 1 ]; then
+    echo 0 >"$AG" || { say "error: cannot turn autogroup off (root needed); or set AUTOGROUP=keep"; exit 1; }
+fi
 
 # --- scratch dir and file ----------------------------------------------------------------
 mkdir -p "$SCRATCH" "$RESULTS"
@@ -85,6 +110,7 @@ say "preparing $FILE (1 GiB, by storlab)"
     echo "storlab: $("$STORLAB" --version) (commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ', with uncommitted changes in src/'))"
     echo "rounds: $ROUNDS  duration: $DURATION  rss runs: $SHORT / $LONG  cases: $CASES"
     echo "loadavg_before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "autogroup: $AG_BEFORE before, $(cat "$AG" 2>/dev/null || echo absent) during the run (AUTOGROUP=$AUTOGROUP)"
 } >"$RESULTS/machine.txt"
 
 # --- runners -----------------------------------------------------------------------------
@@ -177,12 +203,10 @@ if want matrix; then
     MATRIX_WORKLOADS=${MATRIX_WORKLOADS:-randread4k randwrite4k mix8k seqread128k}
     MATRIX_QD=${MATRIX_QD:-1 4 8 32 128}
     MATRIX_WORKERS=${MATRIX_WORKERS:-1 4}
-    LOOP=""
     if [[ " $MATRIX_TARGETS " == *" loop "* ]]; then
         # A loop device (direct I/O to its backing file) over a copy of the prepared file.
         cp --sparse=never "$FILE" "$SCRATCH/loop.img"
         LOOP=$(losetup --direct-io=on --show -f "$SCRATCH/loop.img")
-        trap 'losetup -d "$LOOP" 2>/dev/null || true' EXIT
         echo "loop: $LOOP over $SCRATCH/loop.img (direct-io on)" >>"$RESULTS/machine.txt"
     fi
     for where in $MATRIX_TARGETS; do

@@ -40,6 +40,27 @@ impl fmt::Display for JobError {
 
 impl std::error::Error for JobError {}
 
+/// Errors about the keys of one section of a job (`[exchange]`, `[users]`): all at one
+/// location, keyed `SECTION.KEY`.
+#[derive(Debug, Clone, Copy)]
+pub struct SectionErrors<'a> {
+    /// Where the section is (`job.toml:12`, `command line`).
+    pub location: &'a str,
+    /// The section's name.
+    pub section: &'static str,
+}
+
+impl SectionErrors<'_> {
+    /// An error about the section's `key`.
+    pub fn error(&self, key: &str, message: String) -> JobError {
+        JobError {
+            location: self.location.into(),
+            key: format!("{}.{key}", self.section),
+            message,
+        }
+    }
+}
+
 /// Which engine does the I/O.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,

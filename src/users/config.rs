@@ -9,7 +9,7 @@ use super::log::SEGMENT_BYTES;
 use super::recipe::{Knobs, Mailboxes};
 use super::source::{Live, Pace, Population};
 use super::store::{LOG_FILE_BYTES, MAX_WRITE_BYTES, Store};
-use crate::job::{Access, EngineKind, Job, JobError, Target, Worker};
+use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
 use crate::profiles::exchange::{ThreadsSpec, Version, class_name};
 use crate::profiles::users::{Profile, Task};
 use crate::units::{Dur, Size};
@@ -190,20 +190,6 @@ pub struct UsersConfig {
     pub sample_blocks: bool,
 }
 
-struct Errors<'a> {
-    location: &'a str,
-}
-
-impl Errors<'_> {
-    fn error(&self, key: &str, message: String) -> JobError {
-        JobError {
-            location: self.location.into(),
-            key: format!("users.{key}"),
-            message,
-        }
-    }
-}
-
 /// A task by LoadGen's name (`Send Mail`), any case, spaces or dashes.
 pub fn task_named(name: &str) -> Option<Task> {
     let norm = |s: &str| s.to_lowercase().replace(['-', '_', ' '], "");
@@ -213,7 +199,7 @@ pub fn task_named(name: &str) -> Option<Task> {
 fn tasks_from(
     table: &BTreeMap<String, f64>,
     key: &str,
-    errors: &Errors,
+    errors: &SectionErrors,
 ) -> Result<Vec<(Task, f64)>, JobError> {
     let mut tasks = Vec::new();
     for (name, &n) in table {
@@ -239,7 +225,7 @@ fn tasks_from(
     Ok(tasks)
 }
 
-fn resolve_profile(spec: &UsersSpec, errors: &Errors) -> Result<Profile, JobError> {
+fn resolve_profile(spec: &UsersSpec, errors: &SectionErrors) -> Result<Profile, JobError> {
     let name = spec.profile.clone().unwrap_or_else(|| "heavy".into());
     let mut profile = match Profile::builtin(&name) {
         Some(p) => p,
@@ -249,7 +235,10 @@ fn resolve_profile(spec: &UsersSpec, errors: &Errors) -> Result<Profile, JobErro
             let file: ProfileFile = toml::from_str(&text).map_err(|e| {
                 errors.error("profile", format!("{name}: {}", e.message().trim_end()))
             })?;
-            let file_errors = Errors { location: &name };
+            let file_errors = SectionErrors {
+                location: &name,
+                section: "users",
+            };
             Profile {
                 name: file.name.unwrap_or_else(|| name.clone()),
                 tasks_per_day: tasks_from(&file.tasks, "tasks", &file_errors)?,
@@ -281,7 +270,10 @@ fn resolve_profile(spec: &UsersSpec, errors: &Errors) -> Result<Profile, JobErro
 
 /// Validates a `[users]` spec; `location` names where it came from for errors.
 pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError> {
-    let errors = Errors { location };
+    let errors = SectionErrors {
+        location,
+        section: "users",
+    };
     let profile = resolve_profile(spec, &errors)?;
     let version = match &spec.version {
         None => Ok(Version::V2010),

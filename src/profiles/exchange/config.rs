@@ -6,7 +6,7 @@ use super::{
     LOG_FILES_PER_STREAM, LOG_WRITE_AVG_LIMIT_MS, MAX_LATENCY_PERFORMANCE_MS,
     MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, TestType, Version, VersionModel, iops_for_messages,
 };
-use crate::job::{EngineKind, JobError};
+use crate::job::{EngineKind, JobError, SectionErrors};
 use crate::units::{Dur, Percent, Size};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -205,7 +205,10 @@ pub mod quick {
 
 /// Validates an Exchange spec. `location` names where it came from for errors.
 pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, JobError> {
-    let errors = SectionErrors { location };
+    let errors = SectionErrors {
+        location,
+        section: "exchange",
+    };
     let profile = Profile::resolve(spec, &errors)?;
     let model = profile.version.model();
     let layout = Layout::resolve(spec, &model, &errors)?;
@@ -272,21 +275,6 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         ));
     }
     Ok(cfg)
-}
-
-/// Errors about keys of the `[exchange]` section: all at one location, keyed `exchange.KEY`.
-struct SectionErrors<'a> {
-    location: &'a str,
-}
-
-impl SectionErrors<'_> {
-    fn error(&self, key: &str, message: String) -> JobError {
-        JobError {
-            location: self.location.into(),
-            key: format!("exchange.{key}"),
-            message,
-        }
-    }
 }
 
 /// The profile and its IOPS: version, test type, throughput mode, mailboxes, their size and
