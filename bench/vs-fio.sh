@@ -68,6 +68,10 @@ STORLAB=${STORLAB:-$repo/target/release/storlab}
 
 # --- scheduling groups ----------------------------------------------------------------------
 AUTOGROUP=${AUTOGROUP:-off}
+case $AUTOGROUP in
+off | keep) ;;
+*) say "error: AUTOGROUP=$AUTOGROUP: use off (the default) or keep"; exit 2 ;;
+esac
 AG=/proc/sys/kernel/sched_autogroup_enabled
 AG_BEFORE=$(cat "$AG" 2>/dev/null || echo absent)
 LOOP=""
