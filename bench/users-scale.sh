@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Scale of the simulated users (docs/performance.md, "Simulated users at scale"): 1,000,000 users
-# in model-only mode at real-time pace; 2,000 Heavy users with the day compressed 48 times on a
+# in model-only mode at real-time pace, briefly with 5 MB of cache a mailbox and for longer with
+# 512 KB (long enough for the cache and its history to fill, which 5 MB never would here); 2,000 Heavy users with the day compressed 48 times on a
 # scratch directory; 16,000 Heavy users at real-time pace on a scratch directory. Prints, per
 # case, the simulator's CPU (% of one core, per task), memory (the process's peak RSS, per
 # user), IOPS and Send Mail's p95. Run on a quiet machine; each case removes its files after.
 #   SCRATCH=/mnt/scratch bench/users-scale.sh      # default ./storlab-scratch/users-scale
-#   MODEL_MIN=3 COMPRESSED_MIN=10 REALTIME_MIN=30 bench/users-scale.sh
+#   MODEL_MIN=3 FILLED_MIN=10 COMPRESSED_MIN=10 REALTIME_MIN=30 bench/users-scale.sh
 #   CASES=realtime-16000 bench/users-scale.sh          # one case (names below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # case NAME USERS FLAGS...: runs storlab users, prints the figures.
 case_() {
   local name=$1 users=$2; shift 2
-  case " ${CASES:-model-1M compressed-2000 realtime-16000} " in *" $name "*) ;; *) return 0 ;; esac
+  case " ${CASES:-model-1M model-1M-filled compressed-2000 realtime-16000} " in *" $name "*) ;; *) return 0 ;; esac
   local dir="$scratch/$name"
   rm -rf "$dir"; mkdir -p "$dir"
   /usr/bin/time -f "%M" -o "$out/$name.rss" \
@@ -35,7 +36,8 @@ io = sum(v["read"]["ops"] + v["write"]["ops"] for v in r["classes"].values()) / 
 send = next(t for t in u["tasks"] if t["task"] == "Send Mail")["latency"]
 print(f"{sys.argv[3]}: {s['users']} users, {s['mailbox_bytes']>>20} MiB mailboxes, "
       f"{s['duration_s']/60:.0f} simulated min at {s['compress']}x, engine {r['engine']['name']}: "
-      f"{u['completed']} of {u['planned']} tasks, {io:,.0f} IOPS, "
+      f"{u['completed']} of {u['planned']} tasks ({u['unfinished']} unfinished at the end, "
+      f"at most {max((x['unfinished'] for x in u['series']), default=0)}), {io:,.0f} IOPS, "
       f"Send Mail p95 {send['p95']/1e6:.1f} ms; simulator {c['cpu_pct_of_core']:.2f}% of one core, "
       f"{c['cpu_per_task_us']:.1f} us CPU per task; peak RSS {rss_kb/1024:.0f} MiB, "
       f"{rss_kb*1024/s['users']:,.0f} B per user; verdict {r['verdict']['result']}")
@@ -44,6 +46,8 @@ PY
 
 case_ model-1M 1000000 --engine null --databases 100 --mailbox-size 250MB \
   --cache-per-mailbox 5MB --duration "${MODEL_MIN:-3}m" --compress 1
+case_ model-1M-filled 1000000 --engine null --databases 100 --mailbox-size 250MB \
+  --cache-per-mailbox 512KB --duration "${FILLED_MIN:-10}m" --compress 1
 case_ compressed-2000 2000 --databases 4 --mailbox-size 4MiB --cache-per-mailbox 256KiB \
   --duration "$(( ${COMPRESSED_MIN:-10} * 48 ))m" --compress 48
 case_ realtime-16000 16000 --databases 8 --mailbox-size 1MiB --cache-per-mailbox 256KiB \

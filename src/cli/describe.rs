@@ -4,8 +4,8 @@
 //! their access, the timing and the sequence.
 
 use crate::engine::target::{self, TargetKind};
-use crate::job::Job;
 use crate::job::steps::{Param, Statistic};
+use crate::job::{EngineKind, Job};
 use crate::report::console::{job_block, mount_text, named};
 use crate::units::{format_ms, format_number, format_pct, format_rate, format_size};
 use std::fmt::Write as _;
@@ -24,6 +24,15 @@ pub fn describe(job: &Job) -> DryRun {
     let mut refused = Vec::new();
     let mut targets = Vec::new();
     for (i, t) in job.targets.iter().enumerate() {
+        let path = t.path.display().to_string();
+        if job.engine == EngineKind::Null && t.size_bytes.is_some() && !t.path.exists() {
+            // As the run does: the null engine does no I/O, so a missing target is not needed.
+            targets.push(format!(
+                "{}: not there and not needed: the null engine does no I/O, nothing is created",
+                named(&t.name, &path)
+            ));
+            continue;
+        }
         let preview = target::preview(&crate::run::prepare::target_request(job, i));
         let place = &preview.placement;
         let mount = mount_text(
@@ -49,7 +58,6 @@ pub fn describe(job: &Job) -> DryRun {
             }
         };
         let sync = if t.sync { ", O_DSYNC" } else { "" };
-        let path = t.path.display().to_string();
         targets.push(format!("{}: {what}{sync}", named(&t.name, &path)));
     }
     let mut o = job_block(job, &targets);

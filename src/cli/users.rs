@@ -7,6 +7,7 @@ use crate::job;
 use crate::report::console;
 use crate::results::{Invocation, JobSource};
 use crate::run;
+use crate::stats::host::host_info;
 use crate::units::{Dur, Size, format_count, format_ns, format_size};
 use crate::users::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
 use crate::users::source::Live;
@@ -162,8 +163,12 @@ pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
     let source = JobSource::Users {
         path: a.job.as_ref().map(|p| p.display().to_string()),
     };
+    let memory_warning = cfg.memory_warning(host_info().memory_bytes);
     if a.out.dry_run {
         console::print_text(&summary(&cfg));
+        if let Some(w) = &memory_warning {
+            console::print_text(&format!("warning: {w}"));
+        }
         return dry_run(&cfg.job(), &source);
     }
     let invocation = Invocation {
@@ -173,6 +178,9 @@ pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
     a.out.run("users", invocation, |opts, signals, live| {
         if !a.out.json {
             console::note(&summary(&cfg));
+            if let Some(w) = &memory_warning {
+                console::note(&format!("warning: {w}"));
+            }
         }
         let progress = Arc::new(Live::default());
         let shown = progress.clone();

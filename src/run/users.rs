@@ -72,6 +72,9 @@ pub(crate) fn run(
             "errors",
         ));
     }
+    if let Some(w) = cfg.memory_warning(result.host.memory_bytes) {
+        result.warnings.push(w);
+    }
     if let Some(o) = &users.overloaded {
         result.warnings.push(format!(
             "overloaded at {:.1} s: {} unfinished tasks, over the limit of {} (1.5 × {} users); the run stopped, as LoadGen's does",

@@ -13,9 +13,14 @@
 //! keyed by their second-most-recent reference. Both are lazy: a stale entry (the page was
 //! referenced again or evicted since) is skipped when it reaches the front, and the heap is
 //! rebuilt when stale entries outnumber live ones, so memory stays proportional to the cache.
+//! Cached and remembered pages share one hash map (a page evicted or read back changes its
+//! slot in place), sized at the start: at a million users the map holds over a hundred million
+//! pages, and each lookup is a trip to memory (docs/performance.md, "Simulated users at
+//! scale").
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// A page: database index in the high 24 bits, page number in the low [`PAGE_BITS`].
 pub type PageId = u64;
@@ -38,29 +43,87 @@ pub fn page_number(page: PageId) -> u64 {
     page & ((1 << PAGE_BITS) - 1)
 }
 
+/// Hashes the page ids of the cache's maps. Page ids are ours, not an adversary's, so the
+/// keyed SipHash of std's default (a tenth of a model-only run's CPU at a million users) is
+/// not needed: MurmurHash3's 64-bit finaliser spreads every bit of the id (the database in
+/// the high bits too) over the low bits the table indexes by.
+#[derive(Debug, Default, Clone, Copy)]
+struct PageHasher(u64);
+
+impl Hasher for PageHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        let mut h = x ^ self.0.rotate_left(29);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by page id.
+type PageMap<V> = HashMap<PageId, V, BuildHasherDefault<PageHasher>>;
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     /// Time of the newest reference.
     last: u64,
-    /// Time of the one before (0: none).
+    /// Time of the one before (0: none), or [`REMEMBERED`].
     second: u64,
 }
+
+/// [`Entry::second`] of a page evicted and remembered in the history: not in the cache.
+const REMEMBERED: u64 = u64::MAX;
+
+impl Entry {
+    fn cached(self) -> bool {
+        self.second != REMEMBERED
+    }
+}
+
+/// Memory the model takes per page of the cache's capacity once the cache and its history are
+/// full: the page, a remembered page, their slots and queue entries. Measured: 11.9 GB at a
+/// million users with 512 KB of cache each, 62.5 million pages (docs/performance.md,
+/// "Simulated users at scale").
+pub const MODEL_BYTES_PER_CACHED_PAGE: u64 = 190;
+
+/// Entries the page map is sized for at the start, at most: 2^27 (a table of 2^28 slots, 6.7 GB
+/// of address space: its 256 MiB of control bytes written at once, its slots' memory as pages
+/// hash into it, which at tens of millions of pages is all of it within minutes). Growing a
+/// table of tens of millions of pages rehashes all of them at once, a stall of seconds that a
+/// model-only run would report as its users' latency.
+const PRESIZED_PAGES: usize = 1 << 27;
 
 /// An LRU-2 cache of `capacity` pages.
 #[derive(Debug)]
 pub struct Cache {
     capacity: usize,
     now: u64,
-    pages: HashMap<PageId, Entry>,
+    /// The pages in the cache and those remembered (one map, so that a page moving between
+    /// them is one slot changed in place: on a large cache every lookup is a trip to memory).
+    pages: PageMap<Entry>,
+    /// Pages in the cache.
+    cached: usize,
+    /// Pages remembered.
+    remembered: usize,
     /// Pages referenced once: (time of that reference, page).
     once: VecDeque<(u64, PageId)>,
     /// Pages referenced twice or more: (time of the second-newest reference, page).
     twice: BinaryHeap<Reverse<(u64, PageId)>>,
-    /// Evicted pages remembered: page → (newest reference, eviction number).
-    history: HashMap<PageId, (u64, u64)>,
-    /// Evictions in order: (eviction number, page); lazy like the queues.
+    /// Evictions in order: (the page's newest reference, page); lazy like the queues (a
+    /// page evicted again was referenced since, so its record differs).
     evictions: VecDeque<(u64, PageId)>,
-    evicted: u64,
     hits: u64,
     misses: u64,
 }
@@ -78,17 +141,21 @@ pub enum Reference {
 }
 
 impl Cache {
-    /// An empty cache holding at most `capacity` pages (at least 1).
+    /// An empty cache holding at most `capacity` pages (at least 1); its map is sized for
+    /// them and as many remembered (up to 2^27 pages).
     pub fn new(capacity: usize) -> Self {
         Self {
             capacity: capacity.max(1),
             now: 0,
-            pages: HashMap::new(),
+            pages: PageMap::with_capacity_and_hasher(
+                capacity.saturating_mul(2).min(PRESIZED_PAGES),
+                BuildHasherDefault::default(),
+            ),
+            cached: 0,
+            remembered: 0,
             once: VecDeque::new(),
             twice: BinaryHeap::new(),
-            history: HashMap::new(),
             evictions: VecDeque::new(),
-            evicted: 0,
             hits: 0,
             misses: 0,
         }
@@ -101,17 +168,17 @@ impl Cache {
 
     /// Pages in the cache now.
     pub fn len(&self) -> usize {
-        self.pages.len()
+        self.cached
     }
 
     /// Whether the cache holds no page.
     pub fn is_empty(&self) -> bool {
-        self.pages.is_empty()
+        self.cached == 0
     }
 
     /// Whether `page` is in the cache (not a reference: nothing changes).
     pub fn contains(&self, page: PageId) -> bool {
-        self.pages.contains_key(&page)
+        self.pages.get(&page).is_some_and(|e| e.cached())
     }
 
     /// (hits, misses) so far.
@@ -123,7 +190,7 @@ impl Cache {
     pub fn touch(&mut self, page: PageId) -> Reference {
         self.now += 1;
         let now = self.now;
-        if let Some(e) = self.pages.get_mut(&page) {
+        if let Some(e) = self.pages.get_mut(&page).filter(|e| e.cached()) {
             e.second = e.last;
             e.last = now;
             self.twice.push(Reverse((e.second, page)));
@@ -132,38 +199,58 @@ impl Cache {
             return Reference::Hit;
         }
         self.misses += 1;
-        let evicted = (self.pages.len() >= self.capacity).then(|| self.evict());
-        let second = self.history.remove(&page).map_or(0, |(last, _)| last);
-        self.pages.insert(page, Entry { last: now, second });
+        // The victim first: making room may forget the oldest remembered page, this one too.
+        let evicted = (self.cached >= self.capacity).then(|| self.evict());
+        self.cached += 1;
+        let e = self
+            .pages
+            .entry(page)
+            .or_insert(Entry { last: 0, second: 0 });
+        let second = if e.cached() { 0 } else { e.last };
+        *e = Entry { last: now, second };
         if second == 0 {
             self.once.push_back((now, page));
         } else {
+            self.remembered -= 1;
             self.twice.push(Reverse((second, page)));
         }
         Reference::Miss { evicted }
     }
 
-    /// Removes and returns the victim, remembering it. The cache is not empty.
+    /// Moves the victim to the history, forgetting the oldest remembered pages beyond the
+    /// cache's size, and returns it. The cache is not empty.
     fn evict(&mut self) -> PageId {
         let page = self.victim();
-        let last = self.pages.remove(&page).map_or(0, |e| e.last);
-        self.evicted += 1;
-        self.history.insert(page, (last, self.evicted));
-        self.evictions.push_back((self.evicted, page));
-        while self.history.len() > self.capacity {
-            let Some((n, old)) = self.evictions.pop_front() else {
+        let mut last = 0;
+        if let Some(e) = self.pages.get_mut(&page) {
+            last = e.last;
+            e.second = REMEMBERED;
+        }
+        self.cached -= 1;
+        self.remembered += 1;
+        self.evictions.push_back((last, page));
+        while self.remembered > self.capacity {
+            let Some((last, old)) = self.evictions.pop_front() else {
                 break;
             };
-            if self.history.get(&old).is_some_and(|h| h.1 == n) {
-                self.history.remove(&old);
+            if self.is_remembered(old, last) {
+                self.pages.remove(&old);
+                self.remembered -= 1;
             }
         }
         if self.evictions.len() > 2 * self.capacity + 64 {
-            let history = &self.history;
-            self.evictions
-                .retain(|&(n, p)| history.get(&p).is_some_and(|h| h.1 == n));
+            let mut evictions = std::mem::take(&mut self.evictions);
+            evictions.retain(|&(last, p)| self.is_remembered(p, last));
+            self.evictions = evictions;
         }
         page
+    }
+
+    /// Whether `page` is remembered with `last` as its newest reference.
+    fn is_remembered(&self, page: PageId, last: u64) -> bool {
+        self.pages
+            .get(&page)
+            .is_some_and(|e| !e.cached() && e.last == last)
     }
 
     /// The page to evict (still in the cache). The cache is not empty.
@@ -187,15 +274,15 @@ impl Cache {
 
     /// Rebuilds the heap when stale entries outnumber the pages.
     fn compact(&mut self) {
-        if self.twice.len() > 2 * self.pages.len() + 64 {
+        if self.twice.len() > 2 * self.cached + 64 {
             self.twice = self
                 .pages
                 .iter()
-                .filter(|(_, e)| e.second != 0)
+                .filter(|(_, e)| e.second != 0 && e.cached())
                 .map(|(&p, e)| Reverse((e.second, p)))
                 .collect();
         }
-        if self.once.len() > 2 * self.pages.len() + 64 {
+        if self.once.len() > 2 * self.cached + 64 {
             let pages = &self.pages;
             self.once
                 .retain(|&(t, p)| pages.get(&p).is_some_and(|e| e.second == 0 && e.last == t));
@@ -301,7 +388,8 @@ mod tests {
         for i in 0..100_000u64 {
             cache.touch(i % 9);
         }
-        assert!(cache.history.len() <= 4);
+        assert!(cache.remembered <= 4);
+        assert_eq!(cache.pages.len(), cache.cached + cache.remembered);
         assert!(cache.evictions.len() <= 2 * 4 + 65);
     }
 

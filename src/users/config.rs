@@ -458,6 +458,29 @@ impl UsersConfig {
         (self.users * self.cache_per_mailbox / self.page_bytes()).max(1)
     }
 
+    /// Memory the buffer-cache model takes when full, bytes.
+    pub fn cache_model_bytes(&self) -> u64 {
+        self.cache_pages()
+            .saturating_mul(super::cache::MODEL_BYTES_PER_CACHED_PAGE)
+    }
+
+    /// A warning when the buffer-cache model, once full, would take more than `memory` bytes
+    /// (the host's): it grows with the pages the users reference, so a run long enough to
+    /// fill it runs out of memory.
+    pub fn memory_warning(&self, memory: u64) -> Option<String> {
+        let need = self.cache_model_bytes();
+        (need > memory).then(|| {
+            format!(
+                "the buffer-cache model of {} pages ({} users × {} of cache per mailbox) takes about {} once full, more than this host's {} of memory; it grows with the pages the users reference, so a run long enough to fill it runs out of memory: give a smaller --cache-per-mailbox (cache_per_mailbox in [users]) or fewer users for a long run",
+                crate::units::format_count(self.cache_pages()),
+                crate::units::format_count(self.users),
+                crate::units::format_size(self.cache_per_mailbox),
+                crate::units::format_size(need),
+                crate::units::format_size(memory),
+            )
+        })
+    }
+
     /// Real milliseconds during which tasks are dispatched.
     pub fn dispatch_ms(&self) -> u64 {
         ((self.duration_ms as f64 / self.compress).ceil() as u64).max(1)
@@ -544,5 +567,29 @@ impl UsersConfig {
             access,
         ));
         job
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn users(n: u64, cache: &str) -> UsersConfig {
+        let file: UsersFile = toml::from_str(&format!(
+            "[users]\nengine = \"null\"\nusers = {n}\nversion = 2007\ncache_per_mailbox = \"{cache}\"\n"
+        ))
+        .unwrap();
+        resolve(&file.users, "test").unwrap()
+    }
+
+    #[test]
+    fn a_cache_model_larger_than_memory_is_warned_of_with_the_way_out() {
+        let big = users(1_000_000, "5MB");
+        // 610 million 8 KiB pages at 190 B each: about 116 GB.
+        assert_eq!(big.cache_pages(), 610_351_562);
+        let w = big.memory_warning(24 << 30).expect("a warning");
+        assert!(w.contains("--cache-per-mailbox"), "{w}");
+        assert!(w.contains("610M pages"), "{w}");
+        assert_eq!(users(16_000, "256KiB").memory_warning(24 << 30), None);
     }
 }

@@ -70,6 +70,56 @@ fn the_model_alone_runs_without_files() {
     let per_message = f64_at(&v, "/users/store/log_bytes_per_message");
     assert!(per_message > 100e3 && per_message < 400e3, "{per_message}");
     assert!(!array_at(&v, "/users/series").is_empty());
+    // 200 users' cache model fits any host: no memory warning.
+    assert!(
+        !array_at(&v, "/warnings")
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("buffer-cache model")),
+        "{}",
+        at(&v, "/warnings")
+    );
+}
+
+#[test]
+fn a_cache_model_no_host_could_hold_is_warned_of_before_the_run() {
+    // A million users with 250 MB of cache each: 30 billion 8 KiB pages, terabytes of model
+    // once full. The dry run says so, and how to run it anyway; nothing is written.
+    let dir = scratch();
+    let db = dir.path().join("db");
+    let out = run_in(
+        dir.path(),
+        [
+            "users",
+            "--engine",
+            "null",
+            "--version",
+            "2007",
+            "--users",
+            "1000000",
+            "--cache-per-mailbox",
+            "250MB",
+            "--db-path",
+            db.to_str().unwrap(),
+            "--dry-run",
+        ],
+    );
+    out.expect_code(0);
+    let warning = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("warning: the buffer-cache model"))
+        .unwrap_or_else(|| panic!("no memory warning in:\n{}", out.stdout));
+    assert!(warning.contains("--cache-per-mailbox"), "{warning}");
+    assert!(warning.contains("30.5G pages"), "{warning}");
+    // The model reads and writes no file: a database directory that does not exist is not
+    // needed (the run itself goes ahead without it), so the dry run does not refuse it.
+    assert!(
+        out.stdout
+            .contains("not there and not needed: the null engine does no I/O"),
+        "{}",
+        out.stdout
+    );
+    assert!(!db.exists());
 }
 
 #[test]
