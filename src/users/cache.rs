@@ -10,9 +10,12 @@
 //!
 //! Time is a reference counter, so every key is unique. Pages referenced once sit in a FIFO
 //! (their one reference is their newest, so they arrive in order); the others in a min-heap
-//! keyed by their second-most-recent reference. Both are lazy: a stale entry (the page was
-//! referenced again or evicted since) is skipped when it reaches the front, and the heap is
-//! rebuilt when stale entries outnumber live ones, so memory stays proportional to the cache.
+//! keyed by their second-most-recent reference. The FIFO is lazy: a stale entry (the page was
+//! referenced again or evicted since) is skipped when it reaches the front, and the stale ones
+//! are dropped when they outnumber the pages. The heap holds one entry per page whose key may
+//! lag behind the page's (a reference does not touch the heap): keys only grow, so when the
+//! smallest entry's page has a newer key the entry goes back with it, and an entry whose key
+//! is its page's is the true minimum. No rebuild, so no pause of a pass over the cache.
 //! Cached and remembered pages share one hash map (a page evicted or read back changes its
 //! slot in place), sized at the start: at a million users the map holds over a hundred million
 //! pages, and each lookup is a trip to memory (docs/performance.md, "Simulated users at
@@ -93,10 +96,10 @@ impl Entry {
 }
 
 /// Memory the model takes per page of the cache's capacity once the cache and its history are
-/// full: the page, a remembered page, their slots and queue entries. Measured: 11.9 GB at a
-/// million users with 512 KB of cache each, 62.5 million pages (docs/performance.md,
-/// "Simulated users at scale").
-pub const MODEL_BYTES_PER_CACHED_PAGE: u64 = 190;
+/// full: the page, a remembered page, their slots and queue entries. Measured: 10.3 GiB at a
+/// million users with 512 KB of cache each, 62.5 million pages, 177 bytes a page, rounded up
+/// (docs/performance.md, "Simulated users at scale").
+pub const MODEL_BYTES_PER_CACHED_PAGE: u64 = 180;
 
 /// Entries the page map is sized for at the start, at most: 2^27 (a table of 2^28 slots, 6.7 GB
 /// of address space: its 256 MiB of control bytes written at once, its slots' memory as pages
@@ -191,9 +194,14 @@ impl Cache {
         self.now += 1;
         let now = self.now;
         if let Some(e) = self.pages.get_mut(&page).filter(|e| e.cached()) {
+            // A page referenced twice before keeps its heap entry, its key now below the
+            // page's: the victim search puts it back with the new one when it comes up.
+            let first_repeat = e.second == 0;
             e.second = e.last;
             e.last = now;
-            self.twice.push(Reverse((e.second, page)));
+            if first_repeat {
+                self.twice.push(Reverse((e.second, page)));
+            }
             self.hits += 1;
             self.compact();
             return Reference::Hit;
@@ -265,23 +273,21 @@ impl Cache {
             }
         }
         while let Some(Reverse((t, page))) = self.twice.pop() {
-            if self.pages.get(&page).is_some_and(|e| e.second == t) {
+            let Some(second) = self.pages.get(&page).map(|e| e.second) else {
+                continue;
+            };
+            if second == t {
                 return page;
             }
+            // Referenced since its entry was made: every other entry's key is at most its
+            // page's, so this one's place is decided by its page's key, not the entry's.
+            self.twice.push(Reverse((second, page)));
         }
         unreachable!("a full cache has a live entry in one of its queues")
     }
 
-    /// Rebuilds the heap when stale entries outnumber the pages.
+    /// Drops the FIFO's stale entries when they outnumber the pages.
     fn compact(&mut self) {
-        if self.twice.len() > 2 * self.cached + 64 {
-            self.twice = self
-                .pages
-                .iter()
-                .filter(|(_, e)| e.second != 0 && e.cached())
-                .map(|(&p, e)| Reverse((e.second, p)))
-                .collect();
-        }
         if self.once.len() > 2 * self.cached + 64 {
             let pages = &self.pages;
             self.once
@@ -383,7 +389,9 @@ mod tests {
         for i in 0..100_000u64 {
             cache.touch(i % 3);
         }
-        assert!(cache.twice.len() <= 2 * cache.len() + 65);
+        // One heap entry for each page referenced twice, no stale ones.
+        let twice = cache.pages.values().filter(|e| e.cached() && e.second != 0);
+        assert_eq!(cache.twice.len(), twice.count());
         assert!(cache.once.len() <= 2 * cache.len() + 65);
         for i in 0..100_000u64 {
             cache.touch(i % 9);

@@ -585,7 +585,7 @@ mod tests {
     #[test]
     fn a_cache_model_larger_than_memory_is_warned_of_with_the_way_out() {
         let big = users(1_000_000, "5MB");
-        // 610 million 8 KiB pages at 190 B each: about 116 GB.
+        // 610 million 8 KiB pages at 180 B each: about 110 GB.
         assert_eq!(big.cache_pages(), 610_351_562);
         let w = big.memory_warning(24 << 30).expect("a warning");
         assert!(w.contains("--cache-per-mailbox"), "{w}");
