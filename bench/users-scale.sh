@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Scale of the simulated users (docs/performance.md, "Simulated users at scale"): 1,000,000 users
 # in model-only mode at real-time pace, briefly with 5 MB of cache a mailbox and for longer with
-# 512 KB (long enough for the cache and its history to fill, which 5 MB never would here); 2,000 Heavy users with the day compressed 48 times on a
-# scratch directory; 16,000 Heavy users at real-time pace on a scratch directory. Prints, per
+# 512 KB (long enough for the cache and its history to fill, which 5 MB never would here);
+# 2,000 Heavy users with the day compressed 48 times on a scratch directory; 16,000 Heavy
+# users at real-time pace on a scratch directory. Prints, per
 # case, the simulator's CPU (% of one core, per task), memory (the process's peak RSS, per
 # user), IOPS and Send Mail's p95. Run on a quiet machine; each case removes its files after.
 #   SCRATCH=/mnt/scratch bench/users-scale.sh      # default ./storlab-scratch/users-scale

@@ -4,8 +4,8 @@
 //! their access, the timing and the sequence.
 
 use crate::engine::target::{self, TargetKind};
+use crate::job::Job;
 use crate::job::steps::{Param, Statistic};
-use crate::job::{EngineKind, Job};
 use crate::report::console::{job_block, mount_text, named};
 use crate::units::{format_ms, format_number, format_pct, format_rate, format_size};
 use std::fmt::Write as _;
@@ -25,8 +25,7 @@ pub fn describe(job: &Job) -> DryRun {
     let mut targets = Vec::new();
     for (i, t) in job.targets.iter().enumerate() {
         let path = t.path.display().to_string();
-        if job.engine == EngineKind::Null && t.size_bytes.is_some() && !t.path.exists() {
-            // As the run does: the null engine does no I/O, so a missing target is not needed.
+        if crate::run::prepare::stand_in_size(job.engine, t).is_some() {
             targets.push(format!(
                 "{}: not there and not needed: the null engine does no I/O, nothing is created",
                 named(&t.name, &path)

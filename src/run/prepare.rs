@@ -8,7 +8,7 @@ use crate::engine::access::{AccessGen, TargetGeometry};
 use crate::engine::probe;
 use crate::engine::target::{self, OpenTarget, TargetError, TargetRequest};
 use crate::job::cache::CacheSize;
-use crate::job::{EngineKind, Job};
+use crate::job::{EngineKind, Job, Target};
 use crate::results::EngineInfo;
 use crate::results::progress::Observer;
 use crate::trace::{Trace, formats};
@@ -79,6 +79,13 @@ pub(super) fn check_open_alignment(job: &Job, opened: &[OpenTarget]) -> Result<(
     check_alignment(job, &direct)
 }
 
+/// The size of the stand-in for target `t` when `engine` does not need it: the null engine
+/// does no I/O, so a target of a given size that does not exist is never created.
+pub(crate) fn stand_in_size(engine: EngineKind, t: &Target) -> Option<u64> {
+    t.size_bytes
+        .filter(|_| engine == EngineKind::Null && !t.path.exists())
+}
+
 /// What target `index` of `job` asks of the engine.
 pub(crate) fn target_request(job: &Job, index: usize) -> TargetRequest {
     let t = &job.targets[index];
@@ -114,8 +121,7 @@ pub(super) fn open_targets(
 ) -> Result<Opened> {
     let mut opened = Vec::with_capacity(job.targets.len());
     for (ti, t) in job.targets.iter().enumerate() {
-        if let (EngineKind::Null, Some(size), false) = (engine, t.size_bytes, t.path.exists()) {
-            // The null engine does no I/O: a target that does not exist is not needed.
+        if let Some(size) = stand_in_size(engine, t) {
             opened.push(target::stand_in(&t.path, size).map_err(|e| anyhow!(e))?);
             continue;
         }
