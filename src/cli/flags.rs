@@ -178,6 +178,17 @@ pub(super) const RUN_FLAGS_FOR_EXCHANGE: &[&str] = &[
     "--sample-blocks",
 ];
 
+/// The flags of `storlab run` that apply to a `[users]` job file (the others are about
+/// workers and access entries; its `--duration` is simulated time, given to `storlab users`).
+pub(super) const RUN_FLAGS_FOR_USERS: &[&str] = &[
+    "--interval",
+    "--engine",
+    "--seed",
+    "--destroy-data",
+    "--verify",
+    "--sample-blocks",
+];
+
 /// Sets the values the flags in `args` give over those of `spec`.
 pub(super) fn apply_run(spec: &mut JobSpec, args: &RunArgs) {
     apply(RUN_FLAGS, spec, args);
@@ -440,6 +451,9 @@ mod tests {
         assert_eq!(table_flags(USERS_FLAGS), clap_flags("users", OUTPUT));
         for f in RUN_FLAGS_FOR_EXCHANGE {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
+        }
+        for f in RUN_FLAGS_FOR_USERS {
+            assert!(USERS_FLAGS.iter().any(|u| u.flag == *f), "{f}");
         }
     }
 }

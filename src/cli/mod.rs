@@ -137,7 +137,8 @@ pub enum PresetsAction {
 /// entry when it applies to those).
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
-    /// Job file (TOML).
+    /// Job file (TOML); one with an `[exchange]` or `[users]` section runs as `storlab
+    /// exchange` or `storlab users` would.
     pub job: Option<PathBuf>,
     /// Run a built-in preset (see `storlab presets`).
     #[arg(long, value_name = "NAME", conflicts_with = "job")]
@@ -669,27 +670,53 @@ pub fn outcome_code(r: &RunResult) -> i32 {
 }
 
 fn run_job(args: RunArgs) -> Result<i32> {
-    let exchange_job = match (&args.job, &args.preset) {
+    let application = match (&args.job, &args.preset) {
         (_, Some(name)) => presets::find(name)
-            .filter(|p| exchange::is_exchange_job(p.toml))
-            .map(|_| format!("--preset {name}")),
+            .and_then(|p| job::file::application(p.toml))
+            .map(|app| (app, format!("--preset {name}"))),
         (Some(path), None) => std::fs::read_to_string(path)
-            .is_ok_and(|t| exchange::is_exchange_job(&t))
-            .then(|| path.display().to_string()),
+            .ok()
+            .and_then(|t| job::file::application(&t))
+            .map(|app| (app, path.display().to_string())),
         (None, None) => None,
     };
-    if let Some(what) = exchange_job {
-        // An `[exchange]` job file runs the Exchange validation; flags about workers and
+    if let Some((app, what)) = application {
+        // An `[exchange]` or `[users]` job file runs that command; flags about workers and
         // access entries do not apply to it.
+        let (applies, kind, hint) = match app {
+            "users" => (
+                flags::RUN_FLAGS_FOR_USERS,
+                "a simulated-users job (its I/O comes from the users' tasks)",
+                "--duration ...",
+            ),
+            _ => (
+                flags::RUN_FLAGS_FOR_EXCHANGE,
+                "an Exchange job (its I/O comes from the mailbox profile)",
+                "--mailboxes ...",
+            ),
+        };
         if let Some(f) = flags::RUN_FLAGS
             .iter()
-            .find(|f| (f.given)(&args) && !flags::RUN_FLAGS_FOR_EXCHANGE.contains(&f.flag))
+            .find(|f| (f.given)(&args) && !applies.contains(&f.flag))
         {
             return Err(Usage(format!(
-                "{} does not apply to {what}, an Exchange job (its I/O comes from the mailbox profile); leave it out, or change the profile with `storlab exchange {what} --mailboxes ...`",
+                "{} does not apply to {what}, {kind}; leave it out, or run it with `storlab {app} {what} {hint}`",
                 f.flag,
             ))
             .into());
+        }
+        if app == "users" {
+            return users::run_users(UsersArgs {
+                job: args.job.clone(),
+                interval: args.interval,
+                engine: args.engine.clone(),
+                seed: args.seed,
+                destroy_data: args.destroy_data,
+                verify: args.verify,
+                sample_blocks: args.sample_blocks,
+                out: args.out.clone(),
+                ..Default::default()
+            });
         }
         return run_exchange(ExchangeArgs {
             job: args.job.clone(),

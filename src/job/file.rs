@@ -105,6 +105,22 @@ pub fn locate(name: &Path, text: &str, table: Option<&str>, key: &str) -> String
     format!("{}:{line}", name.display())
 }
 
+/// The sections that make a job file an application's job rather than a workload's, with what
+/// they run; `storlab run` hands such a file to the command of the same name.
+const APPLICATIONS: [(&str, &str); 2] = [
+    ("exchange", "an Exchange validation job"),
+    ("users", "a simulated-users job"),
+];
+
+/// The application whose section a job file's text holds (`exchange` or `users`), if any.
+pub fn application(text: &str) -> Option<&'static str> {
+    let table = text.parse::<toml::Table>().ok()?;
+    APPLICATIONS
+        .iter()
+        .map(|a| a.0)
+        .find(|k| table.contains_key(*k))
+}
+
 /// Parses TOML text into `T`. Syntax errors, unknown keys, wrong types and bad units name the
 /// file, line and column, and quote the line.
 pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Result<T, JobError> {
@@ -137,6 +153,26 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Re
             })
             .collect();
         let mut message = suggest(e.message().trim());
+        let header = |a: &&(&str, &str)| snippet == format!("[{}]", a.0);
+        let other_job = APPLICATIONS
+            .iter()
+            .find(header)
+            .filter(|_| message.starts_with("unknown key"));
+        let both = text.parse::<toml::Table>().is_ok_and(|t| {
+            APPLICATIONS.iter().all(|a| t.contains_key(a.0))
+        });
+        if other_job.is_some() && both {
+            message = "a job file is one job: an `[exchange]` section or a `[users]` section, not both; put each in a file of its own".to_string();
+        } else if let Some(app) = other_job {
+            // A whole job of another kind, given to the wrong command.
+            message = format!(
+                "the `[{}]` section makes this {}, not this command's: run it with `storlab {} {}`",
+                app.0,
+                app.1,
+                app.0,
+                name.display(),
+            );
+        }
         if message.is_empty() {
             // toml gives no text for a stray character; say which one it is.
             let at = e.span().map(|s| s.start).unwrap_or(0);
@@ -237,6 +273,29 @@ pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_application_section_names_its_command() {
+        assert_eq!(application("[users]\nusers = 3\n"), Some("users"));
+        assert_eq!(application("[exchange]\n"), Some("exchange"));
+        assert_eq!(application("[[worker]]\n"), None);
+        assert_eq!(application("not toml ["), None);
+        // A workload job given an `[exchange]` section (as `storlab run` would not: it hands
+        // such a file on) is told which command runs it, not which keys a workload allows.
+        let e = parse(Path::new("j.toml"), "# db\n[exchange]\nmailboxes = 3\n").unwrap_err();
+        assert_eq!(e.location, "j.toml:2:2");
+        assert!(
+            e.message.starts_with(
+                "the `[exchange]` section makes this an Exchange validation job, not this command's: run it with `storlab exchange j.toml`"
+            ),
+            "{e}"
+        );
+        let e = parse(Path::new("j.toml"), "[exchange]\n[users]\n").unwrap_err();
+        assert!(e.message.starts_with("a job file is one job"), "{e}");
+        // A `users` key that is not a section header is only an unknown key.
+        let e = parse(Path::new("j.toml"), "users = 3\n").unwrap_err();
+        assert!(e.message.starts_with("unknown key `users`"), "{e}");
+    }
 
     #[test]
     fn unknown_keys_get_a_suggestion_when_one_is_close() {

@@ -322,6 +322,61 @@ fn bad_input_names_the_flag_or_key_and_exits_2() {
 }
 
 #[test]
+fn a_users_job_file_runs_with_storlab_run_and_the_wrong_command_names_the_right_one() {
+    let dir = scratch();
+    let job = dir.path().join("users.toml");
+    let results = dir.path().join("users.json");
+    // Model only: 50 users, a simulated 10 minutes in 1 s.
+    std::fs::write(
+        &job,
+        "[users]\nusers = 50\ndatabases = 1\nengine = \"null\"\nduration = \"10m\"\ncompress = 600\ndb_paths = [\"nothing-here\"]\n",
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        [
+            "run".as_ref(),
+            job.as_os_str(),
+            "-q".as_ref(),
+            "-o".as_ref(),
+            results.as_os_str(),
+        ],
+    );
+    out.expect_code(0);
+    let v = load_json(&results);
+    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+    // 50 × 47 tasks over the 8-hour day: 10 minutes of them.
+    assert_eq!(u64_at(&v, "/users/planned"), 49);
+    assert_eq!(u64_at(&v, "/users/completed"), 49);
+    // A flag about workers does not apply to it; its simulated duration is `storlab users`'s.
+    for flag in [&["--workers", "2"][..], &["--duration", "1m"]] {
+        let mut args = vec!["run", job.to_str().unwrap()];
+        args.extend(flag);
+        let out = run_in(dir.path(), &args);
+        out.expect_code(2).stderr_has(&[
+            flag[0],
+            "does not apply to",
+            "a simulated-users job",
+            "storlab users",
+        ]);
+    }
+    // `storlab exchange` given it, and `storlab users` given an Exchange job, say which command
+    // runs the file.
+    let out = run_in(dir.path(), ["exchange".as_ref(), job.as_os_str()]);
+    out.expect_code(2)
+        .stderr_has(&["users.toml:1", "simulated-users job", "storlab users"]);
+    let exchange = dir.path().join("exchange.toml");
+    std::fs::write(&exchange, "# mailboxes\n[exchange]\nmailboxes = 10\n").unwrap();
+    let out = run_in(dir.path(), ["users".as_ref(), exchange.as_os_str()]);
+    out.expect_code(2).stderr_has(&[
+        "exchange.toml:2",
+        "Exchange validation job",
+        "storlab exchange",
+    ]);
+    assert!(!dir.path().join("nothing-here").exists());
+}
+
+#[test]
 fn runs_compare_task_by_task() {
     let dir = scratch();
     let db = dir.path().join("nothing-here");

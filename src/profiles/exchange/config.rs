@@ -108,8 +108,7 @@ pub struct ExchangeFile {
 
 /// Whether a job file's text holds an `[exchange]` section: it runs the Exchange validation.
 pub fn is_exchange_job(text: &str) -> bool {
-    text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key("exchange"))
+    crate::job::file::application(text) == Some("exchange")
 }
 
 /// Validated Exchange inputs.
