@@ -1,7 +1,10 @@
 //! I/O buffers: one page-aligned region per worker, cut into one slot per outstanding I/O,
 //! filled with incompressible data (before each write, [`super::verify`] seals every sector
-//! with its header, so no two written sectors are alike). One of the two files allowed
-//! `unsafe`.
+//! with its header, so no two written sectors are alike). A region whose slots span more than
+//! a page is mapped on huge-page boundaries and asks for transparent huge pages, so that each
+//! I/O's buffer is physically contiguous where the kernel grants them: one scatter-gather
+//! segment a request instead of one a page (docs/methodology.md, "I/O buffers"). One of the two
+//! files allowed `unsafe`.
 //!
 //! A worker's slots are reached only through [`Slot`] tokens: one per slot, created here with
 //! its [`SlotArena`], neither `Copy` nor `Clone`. Whoever holds a slot's token may use its
@@ -13,17 +16,24 @@
 
 #![allow(unsafe_code)]
 
-use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 /// Alignment of every slot: a page, enough for O_DIRECT on any device.
 pub const ALIGN: usize = 4096;
 
-/// A page-aligned region of `slots` slots of `slot_bytes` bytes each.
+/// Size and alignment of a transparent huge page (the PMD size of x86-64 and arm64 with 4 KiB
+/// pages).
+pub const HUGE_PAGE: usize = 2 << 20;
+
+/// A page-aligned region of `slots` slots of `slot_bytes` bytes each, in an anonymous mapping
+/// of its own.
 pub struct BufArena {
     ptr: NonNull<u8>,
-    layout: Layout,
+    /// Bytes of the slots.
+    size: usize,
+    /// The mapping: its start and length (the region lies inside it).
+    map: (*mut libc::c_void, usize),
     slot_bytes: usize,
     slots: usize,
 }
@@ -40,13 +50,45 @@ impl BufArena {
         let total = slot_bytes
             .checked_mul(slots.max(1))
             .expect("buffer arena size overflows");
-        let layout = Layout::from_size_align(total, ALIGN).expect("valid buffer layout");
-        // SAFETY: `layout` has a non-zero size (slot_bytes >= ALIGN and slots >= 1).
-        let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        // Slots of one page gain nothing from huge pages (an I/O's buffer is one page anyway).
+        let huge = slot_bytes > ALIGN;
+        let (len, slack) = if huge {
+            (total.div_ceil(HUGE_PAGE) * HUGE_PAGE, HUGE_PAGE)
+        } else {
+            (total, 0)
+        };
+        let map_len = len + slack;
+        // SAFETY: a fresh private anonymous mapping: no file, no address hint, no memory of
+        // anyone else's; the kernel zeroes it.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            let e = std::io::Error::last_os_error();
+            panic!("cannot map {map_len} bytes of I/O buffers: {e}");
+        }
+        let start = (map as usize).next_multiple_of(if huge { HUGE_PAGE } else { ALIGN });
+        let ptr = NonNull::new(start as *mut u8).expect("mmap returns a non-null address");
+        if huge {
+            // SAFETY: `start..start + len` lies inside the mapping (its `slack` covers the
+            // rounding up to a huge-page boundary); advice changes no data. Without
+            // transparent huge pages (`never`, or none free) the advice fails or is not
+            // followed, and the region is made of pages as any other: nothing to handle.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            }
+        }
         let mut arena = Self {
             ptr,
-            layout,
+            size: total,
+            map: (map, map_len),
             slot_bytes,
             slots: slots.max(1),
         };
@@ -62,14 +104,14 @@ impl BufArena {
 
     /// The whole region.
     pub fn whole_mut(&mut self) -> &mut [u8] {
-        // SAFETY: `ptr` points to `layout.size()` initialised (zeroed) bytes owned by `self`;
-        // the `&mut self` borrow makes this the only live reference.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: `ptr` points to `size` initialised (zeroed by the kernel) bytes of the
+        // mapping `self` owns; the `&mut self` borrow makes this the only live reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.size) }
     }
 
     /// Start address and length of the region (for io_uring buffer registration).
     pub fn region(&self) -> (*mut u8, usize) {
-        (self.ptr.as_ptr(), self.layout.size())
+        (self.ptr.as_ptr(), self.size)
     }
 
     /// Pointer to the start of slot `i`.
@@ -92,8 +134,11 @@ impl BufArena {
 
 impl Drop for BufArena {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was allocated with exactly `layout` and is freed once, here.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: `map` is the mapping made in `new`, unmapped once, here; nothing refers to
+        // it after the arena (a backend keeps its arena until its last I/O has completed).
+        unsafe {
+            libc::munmap(self.map.0, self.map.1);
+        }
     }
 }
 
@@ -263,6 +308,51 @@ mod tests {
         let first = a.slot_mut(0)[..64].to_vec();
         assert_ne!(first, a.slot_mut(1)[..64].to_vec());
         assert!(first.iter().any(|&b| b != 0));
+    }
+
+    #[test]
+    #[allow(clippy::print_stderr, reason = "a skipped check says why")]
+    fn multi_page_slots_lie_on_huge_page_boundaries_eligible_for_huge_pages() {
+        let small = BufArena::new(4, 4096, 1);
+        assert_eq!(small.region().0 as usize % ALIGN, 0);
+        assert_eq!(small.region().1, 4 * 4096);
+        let mut a = BufArena::new(8, 128 << 10, 1);
+        let (start, len) = a.region();
+        assert_eq!(start as usize % HUGE_PAGE, 0);
+        assert_eq!(len, 8 << 17);
+        // Filled, like any arena.
+        assert!(a.slot_mut(7)[..64].iter().any(|&b| b != 0));
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if thp.is_empty() || thp.contains("[never]") {
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+            assert!(
+                !ci,
+                "transparent huge pages are off here ({thp:?}): cannot check under CI"
+            );
+            eprintln!("skipped the huge-page eligibility check: transparent huge pages are off");
+            return;
+        }
+        // The mapping holding the arena is eligible for huge pages (advised, and big and
+        // aligned enough); whether the kernel finds free ones is its business.
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut holds = false;
+        for line in smaps.lines() {
+            let range = line.split_once(' ').and_then(|(r, _)| r.split_once('-'));
+            if let Some((lo, hi)) = range {
+                if let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                {
+                    holds = (lo..hi).contains(&(start as usize));
+                    continue;
+                }
+            }
+            if holds && line.starts_with("THPeligible:") {
+                assert_eq!(line.split_whitespace().nth(1), Some("1"), "{line}");
+                return;
+            }
+        }
+        panic!("no mapping of /proc/self/smaps holds the arena at {start:?}");
     }
 
     #[test]

@@ -373,6 +373,20 @@ fn a_users_job_file_runs_with_storlab_run_and_the_wrong_command_names_the_right_
         "Exchange validation job",
         "storlab exchange",
     ]);
+    let out = run_in(
+        dir.path(),
+        [
+            "run".as_ref(),
+            exchange.as_os_str(),
+            "--qd".as_ref(),
+            "4".as_ref(),
+        ],
+    );
+    out.expect_code(2).stderr_has(&[
+        "--qd does not apply to",
+        "an Exchange job",
+        "storlab exchange",
+    ]);
     assert!(!dir.path().join("nothing-here").exists());
 }
 
