@@ -37,6 +37,13 @@
 # turns autogroup off while it runs (one group for both tools, restored at exit) unless
 # AUTOGROUP=keep; machine.txt says which.
 #
+# I/O buffers: storlab's are in transparent huge pages when a block spans more than a page
+# (docs/methodology.md, "I/O buffers"); fio's default buffers are malloc'd pages, physically
+# contiguous or not by the allocator's luck, which some devices serve more slowly (a virtio
+# disk's 128 KiB reads, docs/performance.md). FIO_MEM is passed to fio as --mem: e.g.
+# FIO_MEM=mmaphuge:/dev/hugepages/fio-buf after `sysctl vm.nr_hugepages=64` and
+# `mount -t hugetlbfs none /dev/hugepages` gives fio huge-page buffers too; machine.txt says.
+#
 # The 1 GiB file is prepared once by storlab under SCRATCH (on the real disk, never tmpfs);
 # fio reads and writes that same file (--filename, --allow_file_create=0: fio lays out nothing).
 # Every storlab run writes its results file and every fio run its JSON into RESULTS; the
@@ -114,6 +121,7 @@ say "preparing $FILE (1 GiB, by storlab)"
     echo "storlab: $("$STORLAB" --version) (commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD -- src Cargo.toml 2>/dev/null || echo ', with uncommitted changes in src/'))"
     echo "rounds: $ROUNDS  duration: $DURATION  rss runs: $SHORT / $LONG  cases: $CASES"
     echo "loadavg_before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "fio buffers: ${FIO_MEM:-malloc, fio default}"
     echo "autogroup: $AG_BEFORE before, $(cat "$AG" 2>/dev/null || echo absent) during the run (AUTOGROUP=$AUTOGROUP)"
 } >"$RESULTS/machine.txt"
 
@@ -137,7 +145,7 @@ fio_run() {
     shift 3
     say "  [$case] $tool round $round"
     fio --name="$case" --time_based --runtime="$DURATION" --output-format=json \
-        --output="$RESULTS/$case.$tool.$round.json" "$@" >/dev/null
+        ${FIO_MEM:+--mem="$FIO_MEM"} --output="$RESULTS/$case.$tool.$round.json" "$@" >/dev/null
 }
 
 # On the storlab file: it exists at 1 GiB, so fio neither creates nor lays it out.
