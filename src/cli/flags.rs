@@ -178,16 +178,10 @@ pub(super) const RUN_FLAGS_FOR_EXCHANGE: &[&str] = &[
     "--sample-blocks",
 ];
 
-/// The flags of `storlab run` that apply to a `[users]` job file (the others are about
-/// workers and access entries; its `--duration` is simulated time, given to `storlab users`).
-pub(super) const RUN_FLAGS_FOR_USERS: &[&str] = &[
-    "--interval",
-    "--engine",
-    "--seed",
-    "--destroy-data",
-    "--verify",
-    "--sample-blocks",
-];
+/// The flags of `storlab run` that apply to a `[users]` job file: the Exchange job's but its
+/// first two, `--duration` and `--ramp` (a users job's duration is simulated time, given to
+/// `storlab users`, and it has no ramp).
+pub(super) const RUN_FLAGS_FOR_USERS: &[&str] = RUN_FLAGS_FOR_EXCHANGE.split_at(2).1;
 
 /// Sets the values the flags in `args` give over those of `spec`.
 pub(super) fn apply_run(spec: &mut JobSpec, args: &RunArgs) {
@@ -455,5 +449,7 @@ mod tests {
         for f in RUN_FLAGS_FOR_USERS {
             assert!(USERS_FLAGS.iter().any(|u| u.flag == *f), "{f}");
         }
+        assert!(!RUN_FLAGS_FOR_USERS.contains(&"--duration"));
+        assert!(!RUN_FLAGS_FOR_USERS.contains(&"--ramp"));
     }
 }
