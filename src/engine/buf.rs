@@ -30,8 +30,6 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// of its own.
 pub struct BufArena {
     ptr: NonNull<u8>,
-    /// Bytes of the slots.
-    size: usize,
     /// The mapping: its start and length (the region lies inside it).
     map: (*mut libc::c_void, usize),
     slot_bytes: usize,
@@ -87,7 +85,6 @@ impl BufArena {
         }
         let mut arena = Self {
             ptr,
-            size: total,
             map: (map, map_len),
             slot_bytes,
             slots: slots.max(1),
@@ -104,14 +101,19 @@ impl BufArena {
 
     /// The whole region.
     pub fn whole_mut(&mut self) -> &mut [u8] {
-        // SAFETY: `ptr` points to `size` initialised (zeroed by the kernel) bytes of the
+        // SAFETY: `ptr` points to `size()` initialised (zeroed by the kernel) bytes of the
         // mapping `self` owns; the `&mut self` borrow makes this the only live reference.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.size) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.size()) }
+    }
+
+    /// Bytes of the slots.
+    fn size(&self) -> usize {
+        self.slot_bytes * self.slots
     }
 
     /// Start address and length of the region (for io_uring buffer registration).
     pub fn region(&self) -> (*mut u8, usize) {
-        (self.ptr.as_ptr(), self.size)
+        (self.ptr.as_ptr(), self.size())
     }
 
     /// Pointer to the start of slot `i`.
