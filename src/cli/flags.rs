@@ -370,6 +370,7 @@ pub(super) const USERS_FLAGS: &[UsersFlag] = &[
         apply: |s, a| set(&mut s.version, &a.version.clone().map(ThreadsSpec::Word)),
     },
     top_level!("--databases", databases),
+    top_level!("--copies", copies),
     Flag {
         flag: "--db-path",
         keys: &["db_paths"],

@@ -35,6 +35,10 @@ pub struct UsersArgs {
     /// Databases.
     #[arg(long, value_name = "N")]
     pub databases: Option<u32>,
+    /// Copies of each database: 1 for a stand-alone database, 2 or more for the active copy
+    /// in a DAG (default 2); since 2010 it sets the checkpoint depth (20 MB or 100 MB).
+    #[arg(long, value_name = "N")]
+    pub copies: Option<u32>,
     /// Directory for database files (repeatable: databases are spread over them).
     #[arg(long = "db-path", value_name = "DIR")]
     pub db_paths: Vec<PathBuf>,
@@ -127,7 +131,7 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
 fn summary(cfg: &UsersConfig) -> String {
     let layout = cfg.layout();
     format!(
-        "{} {} users ({} tasks a day each) on an Exchange {} store: {} database{} of {} ({} mailboxes of {}), {} cache ({} per mailbox) · a simulated {} of a {} day{} · {} warm-up · engine {}",
+        "{} {} users ({} tasks a day each) on an Exchange {} store: {} database{} of {} ({} mailboxes of {}; checkpoint depth {}{}), {} cache ({} per mailbox) · a simulated {} of a {} day{} · {} warm-up · engine {}",
         format_count(cfg.users),
         cfg.profile.name,
         cfg.profile.tasks_per_day(),
@@ -137,6 +141,12 @@ fn summary(cfg: &UsersConfig) -> String {
         format_size(layout.database_bytes()),
         format_count(cfg.mailboxes_per_database()),
         format_size(cfg.mailbox_bytes),
+        format_size(cfg.checkpoint_bytes()),
+        if cfg.copies == 1 {
+            ", stand-alone"
+        } else {
+            ", the active copy"
+        },
         format_size(cfg.cache_pages() * cfg.page_bytes()),
         format_size(cfg.cache_per_mailbox),
         crate::units::format_seconds(cfg.duration_ms as f64 / 1e3),

@@ -132,7 +132,7 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
             page_bytes: cfg.page_bytes(),
             mailbox_bytes: cfg.mailbox_bytes,
             cache_per_mailbox_bytes: cfg.cache_per_mailbox,
-            checkpoint_bytes: crate::users::config::checkpoint_bytes(cfg.version),
+            checkpoint_bytes: cfg.checkpoint_bytes(),
             day_s: cfg.day_ms as f64 / 1e3,
             duration_s: cfg.duration_ms as f64 / 1e3,
             compress: cfg.compress,

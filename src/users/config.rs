@@ -31,11 +31,17 @@ pub const DEFAULT_CACHE_PER_MAILBOX: u64 = 6_000_000;
 pub const DEFAULT_MAILBOX_BYTES: u64 = 250_000_000;
 /// Default I/Os in flight (the worker's queue depth).
 pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
-/// Checkpoint depth target per database: 20 MB for 2007, 100 MB since 2010 (ESE's
-/// checkpoint depth max, docs/profiles.md).
-pub fn checkpoint_bytes(version: Version) -> u64 {
+/// Copies of each database by default: an active copy in a DAG, as Microsoft's 2010 sizing
+/// assumes.
+pub const DEFAULT_COPIES: u32 = 2;
+
+/// Checkpoint depth target per database of `copies` copies: 20 MB for 2007 and for a
+/// stand-alone database since 2010, 100 MB for an active copy of two or more since 2010
+/// (docs/profiles.md).
+pub fn checkpoint_bytes(version: Version, copies: u32) -> u64 {
     match version {
         Version::V2007 => 20 << 20,
+        _ if copies < 2 => 20 << 20,
         _ => 100 << 20,
     }
 }
@@ -89,6 +95,9 @@ pub struct UsersSpec {
     pub version: Option<ThreadsSpec>,
     /// Databases.
     pub databases: Option<u32>,
+    /// Copies of each database (1: stand-alone; 2 or more: the active copy in a DAG), which
+    /// sets the checkpoint depth since 2010.
+    pub copies: Option<u32>,
     /// Directories for database files (databases spread over them).
     pub db_paths: Option<Vec<PathBuf>>,
     /// Directories for logs.
@@ -154,6 +163,8 @@ pub struct UsersConfig {
     pub version: Version,
     /// Databases.
     pub databases: u32,
+    /// Copies of each database (the one simulated is the active copy).
+    pub copies: u32,
     /// Database directories.
     pub db_paths: Vec<PathBuf>,
     /// Log directories.
@@ -292,6 +303,13 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
             format!("{databases} databases for {users} users: use 1 to the number of users"),
         ));
     }
+    let copies = spec.copies.unwrap_or(DEFAULT_COPIES);
+    if !(1..=16).contains(&copies) {
+        return Err(errors.error(
+            "copies",
+            format!("{copies} copies: use 1 (a stand-alone database) to 16 (a DAG's most)"),
+        ));
+    }
     let scratch = || vec![PathBuf::from(demo::DIR)];
     let db_paths = spec.db_paths.clone().unwrap_or_else(scratch);
     let log_paths = spec.log_paths.clone().unwrap_or_else(|| db_paths.clone());
@@ -368,6 +386,7 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
         profile,
         version,
         databases,
+        copies,
         db_paths,
         log_paths,
         mailbox_bytes,
@@ -392,6 +411,11 @@ impl UsersConfig {
     /// The database page size.
     pub fn page_bytes(&self) -> u64 {
         self.version.model().page_bytes
+    }
+
+    /// The checkpoint depth target of each database.
+    pub fn checkpoint_bytes(&self) -> u64 {
+        checkpoint_bytes(self.version, self.copies)
     }
 
     /// Mailboxes per database (the last database may hold fewer users).
@@ -439,7 +463,7 @@ impl UsersConfig {
             self.databases,
             self.page_bytes(),
             self.cache_pages(),
-            checkpoint_bytes(self.version),
+            self.checkpoint_bytes(),
         );
         let pace = Pace {
             dispatch_ns: self.dispatch_ms() * 1_000_000,
@@ -591,5 +615,24 @@ mod tests {
         assert!(w.contains("--cache-per-mailbox"), "{w}");
         assert!(w.contains("610M pages"), "{w}");
         assert_eq!(users(16_000, "256KiB").memory_warning(24 << 30), None);
+    }
+
+    #[test]
+    fn copies_set_the_checkpoint_depth_since_2010_and_out_of_range_is_refused() {
+        let depth = |section: &str| {
+            let file: UsersFile = toml::from_str(&format!("[users]\n{section}")).unwrap();
+            resolve(&file.users, "job.toml").map(|c| c.checkpoint_bytes())
+        };
+        // Microsoft's table: a DAG's active copy 100 MB, a stand-alone database 20 MB.
+        assert_eq!(depth("version = 2010\n").unwrap(), 100 << 20);
+        assert_eq!(depth("version = 2016\ncopies = 3\n").unwrap(), 100 << 20);
+        assert_eq!(depth("version = 2010\ncopies = 1\n").unwrap(), 20 << 20);
+        // 2007's was 20 MB however many copies.
+        assert_eq!(depth("version = 2007\ncopies = 2\n").unwrap(), 20 << 20);
+        for bad in ["copies = 0\n", "copies = 17\n"] {
+            let e = depth(bad).unwrap_err().to_string();
+            assert!(e.contains("copies") && e.contains("job.toml"), "{e}");
+            assert!(e.contains("use 1"), "{e}");
+        }
     }
 }
