@@ -31,20 +31,9 @@ pub const DEFAULT_CACHE_PER_MAILBOX: u64 = 6_000_000;
 pub const DEFAULT_MAILBOX_BYTES: u64 = 250_000_000;
 /// Default I/Os in flight (the worker's queue depth).
 pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
-/// Copies of each database by default: an active copy in a DAG, as Microsoft's 2010 sizing
-/// assumes.
+/// Copies of each database by default: the active copy in a DAG, whose checkpoint depth the
+/// 2010 calibration was fitted with (docs/profiles.md).
 pub const DEFAULT_COPIES: u32 = 2;
-
-/// Checkpoint depth target per database of `copies` copies: 20 MB for 2007 and for a
-/// stand-alone database since 2010, 100 MB for an active copy of two or more since 2010
-/// (docs/profiles.md).
-pub fn checkpoint_bytes(version: Version, copies: u32) -> u64 {
-    match version {
-        Version::V2007 => 20 << 20,
-        _ if copies < 2 => 20 << 20,
-        _ => 100 << 20,
-    }
-}
 
 /// The calibration knobs of each version (docs/profiles.md, "Calibration").
 pub fn knobs(version: Version) -> Knobs {
@@ -413,9 +402,15 @@ impl UsersConfig {
         self.version.model().page_bytes
     }
 
-    /// The checkpoint depth target of each database.
+    /// The checkpoint depth target of each database: 20 MB for 2007 and for a stand-alone
+    /// database since 2010, 100 MB for an active copy of two or more since 2010
+    /// (docs/profiles.md).
     pub fn checkpoint_bytes(&self) -> u64 {
-        checkpoint_bytes(self.version, self.copies)
+        match self.version {
+            Version::V2007 => 20 << 20,
+            _ if self.copies < 2 => 20 << 20,
+            _ => 100 << 20,
+        }
     }
 
     /// Mailboxes per database (the last database may hold fewer users).
