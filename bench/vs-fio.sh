@@ -22,7 +22,9 @@
 #       p50 and p99 <= 1.05 x fio's lat, submit included]
 #      Not in the default CASES (80 cases: about 70 minutes at ROUNDS=5 DURATION=5s); run it
 #      with CASES=matrix, and choose with MATRIX_TARGETS="file loop", MATRIX_WORKLOADS=
-#      "randread4k randwrite4k mix8k seqread128k", MATRIX_QD="1 4 8 32 128", MATRIX_WORKERS="1 4".
+#      "randread4k randwrite4k mix8k seqread128k", MATRIX_QD="1 4 8 32 128", MATRIX_WORKERS="1 4",
+#      or name single cases with MATRIX_ONLY="file-randread4k-qd1-w1 loop-seqread128k-qd128-w4"
+#      (target-workload-qdN-wN; the others are skipped).
 #   scaling: 1, 2, 4, 8 workers (SCALE_WORKERS) against fio --numjobs, on the null engine and on
 #      the page cache (io_uring qd 32 each): IOPS, CPU and ops per CPU-second as workers grow.
 #      Not in the default CASES; run it with CASES=scaling.
@@ -234,6 +236,9 @@ if want matrix; then
             for qd in $MATRIX_QD; do
                 for w in $MATRIX_WORKERS; do
                     case_id="m-$where-$wl-qd$qd-w$w"
+                    if [ -n "${MATRIX_ONLY:-}" ] && [[ " $MATRIX_ONLY " != *" ${case_id#m-} "* ]]; then
+                        continue
+                    fi
                     for round in $(seq 1 "$ROUNDS"); do
                         say "matrix $case_id (round $round/$ROUNDS)"
                         # Odd rounds storlab first, even rounds fio first: neither tool always
