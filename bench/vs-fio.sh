@@ -66,6 +66,22 @@ repo=$(cd "$here/.." && pwd)
 
 say() { printf '%s\n' "$*" >&2; }
 
+MATRIX_TARGETS=${MATRIX_TARGETS:-file loop}
+MATRIX_WORKLOADS=${MATRIX_WORKLOADS:-randread4k randwrite4k mix8k seqread128k}
+MATRIX_QD=${MATRIX_QD:-1 4 8 32 128}
+MATRIX_WORKERS=${MATRIX_WORKERS:-1 4}
+# Every name in MATRIX_ONLY must be a case of the matrix: a typo would otherwise run nothing.
+matrix_cases=" "
+for where in $MATRIX_TARGETS; do for wl in $MATRIX_WORKLOADS; do for qd in $MATRIX_QD; do
+    for w in $MATRIX_WORKERS; do matrix_cases+="$where-$wl-qd$qd-w$w "; done
+done; done; done
+for name in ${MATRIX_ONLY:-}; do
+    if [[ "$matrix_cases" != *" $name "* ]]; then
+        say "MATRIX_ONLY: no matrix case \`$name\`; names are target-workload-qdN-wN from MATRIX_TARGETS, MATRIX_WORKLOADS, MATRIX_QD and MATRIX_WORKERS, e.g. loop-seqread128k-qd128-w4"
+        exit 2
+    fi
+done
+
 # --- tools -------------------------------------------------------------------------------
 command -v fio >/dev/null || (apt-get update && apt-get install -y fio)
 [ -x /usr/bin/time ] || (apt-get update && apt-get install -y time)
@@ -213,10 +229,6 @@ want mixed && for round in $(seq 1 "$ROUNDS"); do
 done
 
 if want matrix; then
-    MATRIX_TARGETS=${MATRIX_TARGETS:-file loop}
-    MATRIX_WORKLOADS=${MATRIX_WORKLOADS:-randread4k randwrite4k mix8k seqread128k}
-    MATRIX_QD=${MATRIX_QD:-1 4 8 32 128}
-    MATRIX_WORKERS=${MATRIX_WORKERS:-1 4}
     if [[ " $MATRIX_TARGETS " == *" loop "* ]]; then
         # A loop device (direct I/O to its backing file) over a copy of the prepared file.
         cp --sparse=never "$FILE" "$SCRATCH/loop.img"
