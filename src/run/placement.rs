@@ -4,10 +4,11 @@
 
 use crate::job::{EngineKind, Job};
 use crate::results::TargetResult;
+use crate::stats::host::sysfs;
 use crate::units::format_size;
 
 /// The warnings for `job` on `targets` (as opened), `data_bytes` in all, on a host with
-/// `memory` bytes.
+/// `memory` bytes (and the request slots of the disks under the targets, from `/sys`).
 pub(super) fn warnings(
     job: &Job,
     targets: &[TargetResult],
@@ -66,8 +67,56 @@ pub(super) fn warnings(
             format_size(memory)
         ));
     }
+    w.extend(queue_warnings(job, targets, sysfs::request_slots));
     w.dedup();
     w
+}
+
+/// A warning for each disk under the O_DIRECT targets that the job gives more I/Os at once
+/// (the queue depths of the workers using it, added up; 1 a worker with psync) than the disk
+/// takes: `slots(device)` gives the disk under a target's device and its request slots
+/// (`queue/nr_requests` of each hardware queue). The I/Os beyond them wait in the kernel for a
+/// slot, and how long is the kernel's queueing, not the device's (docs/methodology.md, "More
+/// I/Os in flight than the device has request slots").
+fn queue_warnings(
+    job: &Job,
+    targets: &[TargetResult],
+    slots: impl Fn(&str) -> Option<(String, u64)>,
+) -> Vec<String> {
+    if job.buffered || job.engine == EngineKind::Null {
+        return Vec::new();
+    }
+    // Each target's disk and its slots, looked up once.
+    let disks: Vec<Option<(String, u64)>> = targets
+        .iter()
+        .map(|t| t.device.as_deref().filter(|_| t.direct).and_then(&slots))
+        .collect();
+    // (disk, slots, I/Os the job gives it at once), in the order the targets name them.
+    let mut given: Vec<(&str, u64, u64)> = Vec::new();
+    for w in &job.workers {
+        let depth = match job.engine {
+            EngineKind::Psync => 1,
+            _ => u64::from(w.queue_depth),
+        };
+        let mut mine: Vec<(&str, u64)> = (w.targets.iter())
+            .filter_map(|&t| disks.get(t)?.as_ref().map(|(d, s)| (d.as_str(), *s)))
+            .collect();
+        mine.sort_unstable();
+        mine.dedup();
+        for (disk, disk_slots) in mine {
+            match given.iter_mut().find(|g| g.0 == disk) {
+                Some(g) => g.2 += depth,
+                None => given.push((disk, disk_slots, depth)),
+            }
+        }
+    }
+    given
+        .into_iter()
+        .filter(|&(_, disk_slots, at_once)| at_once > disk_slots)
+        .map(|(disk, disk_slots, at_once)| format!(
+            "{disk} is given up to {at_once} I/Os at once and takes {disk_slots} (queue/nr_requests): the rest wait in the kernel for a slot, some far longer than others, so the latency tail is partly that queue's; to time the device alone, keep the queue depths on it to {disk_slots} in all, or raise its nr_requests under an I/O scheduler"
+        ))
+        .collect()
 }
 
 /// Mount options as `/proc/self/mountinfo` lists them: `rw,relatime,compress=zstd:3`.
@@ -115,7 +164,12 @@ mod tests {
     }
 
     fn on(filesystem: &str, mount_options: &str) -> Vec<String> {
-        let t = TargetResult {
+        warnings(&job(), &[target(filesystem, mount_options)], 0, 0)
+    }
+
+    /// A 1 GiB file target on `filesystem` mounted with `mount_options`.
+    fn target(filesystem: &str, mount_options: &str) -> TargetResult {
+        TargetResult {
             name: "t".into(),
             path: "/x".into(),
             kind: crate::engine::target::TargetKind::File,
@@ -132,8 +186,7 @@ mod tests {
             ops: Default::default(),
             bytes: Default::default(),
             errors: Default::default(),
-        };
-        warnings(&job(), &[t], 0, 0)
+        }
     }
 
     #[test]
@@ -144,6 +197,74 @@ mod tests {
         assert!(on("fuse.sshfs", "rw")[0].contains("fuse.sshfs"));
         assert!(on("ext4", "rw,relatime").is_empty());
         assert!(on("xfs", "rw").is_empty());
+    }
+
+    /// `workers` (queue depth, targets) over targets on `devices`, O_DIRECT or not.
+    fn given(engine: &str, workers: &[(u32, &[usize])], devices: &[(&str, bool)]) -> Vec<String> {
+        let mut text = format!("engine = \"{engine}\"\n");
+        for i in 0..devices.len() {
+            text += &format!("[[target]]\nname = \"t{i}\"\npath = \"/x{i}\"\nsize = \"1GiB\"\n");
+        }
+        for (qd, ts) in workers {
+            let names: Vec<String> = ts.iter().map(|t| format!("\"t{t}\"")).collect();
+            text += &format!(
+                "[[worker]]\nqueue_depth = {qd}\ntargets = [{}]\n[[worker.access]]\n",
+                names.join(", ")
+            );
+        }
+        let path = std::path::Path::new("t.toml");
+        let job =
+            crate::job::resolve(&crate::job::file::parse(path, &text).unwrap(), None).unwrap();
+        let targets: Vec<TargetResult> = (devices.iter())
+            .map(|&(device, direct)| TargetResult {
+                device: Some(device.into()),
+                direct,
+                ..target("ext4", "rw")
+            })
+            .collect();
+        // sda1 and sda2 are partitions of sda (64 slots); nvme0n1 takes 1023 on each of 4
+        // queues; dm-0 queues nothing itself.
+        queue_warnings(&job, &targets, |d| match d {
+            "sda" | "sda1" | "sda2" => Some(("sda".into(), 64)),
+            "nvme0n1" => Some(("nvme0n1".into(), 4 * 1023)),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn more_ios_at_once_than_a_disk_takes_are_warned_of_per_disk() {
+        // Two workers of 48 on two partitions of one disk: 96 against its 64.
+        let w = given(
+            "io_uring",
+            &[(48, &[0]), (48, &[1])],
+            &[("sda1", true), ("sda2", true)],
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("sda is given up to 96 I/Os at once and takes 64"),
+            "{w:?}"
+        );
+        // A worker over both partitions counts once: 48 + 16.
+        let w = given(
+            "io_uring",
+            &[(48, &[0, 1]), (16, &[1])],
+            &[("sda1", true), ("sda2", true)],
+        );
+        assert!(w.is_empty(), "{w:?}");
+        // Exactly the slots: no warning; one more: a warning.
+        assert!(given("io_uring", &[(64, &[0])], &[("sda", true)]).is_empty());
+        assert_eq!(
+            given("io_uring", &[(64, &[0]), (1, &[0])], &[("sda", true)]).len(),
+            1
+        );
+        // Many queues take many: 512 on NVMe's 4 × 1023 is fine.
+        assert!(given("io_uring", &[(128, &[0][..]); 4], &[("nvme0n1", true)]).is_empty());
+        // A bio-based device, a buffered target, psync (one I/O a worker) and the null engine
+        // put nothing in a request queue of their own making.
+        assert!(given("io_uring", &[(512, &[0])], &[("dm-0", true)]).is_empty());
+        assert!(given("io_uring", &[(512, &[0])], &[("sda", false)]).is_empty());
+        assert!(given("psync", &[(512, &[0][..]); 4], &[("sda", true)]).is_empty());
+        assert!(given("null", &[(512, &[0])], &[("sda", true)]).is_empty());
     }
 
     #[test]

@@ -122,6 +122,25 @@ pub fn logical_block_size(dev: DeviceNumber) -> Option<u32> {
     })
 }
 
+/// The disk under block device `name` (itself, or the disk holding it when it is a partition)
+/// and the requests that disk takes at once: `queue/nr_requests` for each of its hardware
+/// queues (`mq/*`). `None` for a device that queues no requests of its own (bio-based, such
+/// as device-mapper's: no `mq` directory) or that `/sys` does not describe.
+pub fn request_slots(name: &str) -> Option<(String, u64)> {
+    let dir = class_dir(name)?;
+    let disk = if dir.join("partition").exists() {
+        dir.join("..").canonicalize().ok()?
+    } else {
+        dir
+    };
+    let per_queue: u64 = read_trimmed(&disk.join("queue/nr_requests"))?
+        .parse()
+        .ok()?;
+    let queues = std::fs::read_dir(disk.join("mq")).ok()?.count() as u64;
+    let disk_name = disk.file_name()?.to_str()?.to_owned();
+    Some((disk_name, per_queue * queues)).filter(|&(_, slots)| slots > 0)
+}
+
 /// The text of `/sys/class/block/NAME/stat` (the I/O counters of block device `name`).
 pub fn block_stat(name: &str) -> Option<String> {
     std::fs::read_to_string(class_dir(name)?.join("stat")).ok()
@@ -144,6 +163,7 @@ mod tests {
         assert_eq!(block_stat(""), None);
         assert_eq!(block_stat(".."), None);
         assert_eq!(device_model("../x"), None);
+        assert_eq!(request_slots("../x"), None);
         assert_eq!(block_stat("no-such-disk"), None);
         assert_eq!(read_trimmed(Path::new("/nonexistent/storlab")), None);
     }
@@ -168,6 +188,18 @@ mod tests {
             let device = BlockDevice::of(dev).unwrap();
             assert_eq!(device.name, name);
             assert!(logical_block_size(dev).is_some_and(|s| s.is_power_of_two()));
+            // A blk-mq disk (and its partitions) says how many requests it takes; zram,
+            // bio-based, has no queues.
+            let disk = match entry.path().join("partition").exists() {
+                true => entry.path().join(".."),
+                false => entry.path(),
+            };
+            if disk.join("mq").exists() {
+                let (of, slots) = request_slots(&name).unwrap_or_else(|| panic!("{name}"));
+                assert!(name.starts_with(&of) && slots > 0, "{name}: {of} {slots}");
+            } else {
+                assert_eq!(request_slots(&name), None, "{name}");
+            }
             assert!(block_stat(&name).is_some());
             for partition in device.partitions() {
                 assert!(partition.name.starts_with(&name), "{partition:?}");
