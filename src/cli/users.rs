@@ -75,6 +75,15 @@ pub struct UsersArgs {
     /// Limit on Send Mail's 95th-percentile latency, e.g. 1s.
     #[arg(long, value_name = "TIME")]
     pub send_mail_p95: Option<Dur>,
+    /// Limit on average database read latency, e.g. 20ms (Jetstress's, as `storlab exchange`).
+    #[arg(long, value_name = "TIME")]
+    pub db_read_latency: Option<Dur>,
+    /// Limit on average log write latency, e.g. 10ms.
+    #[arg(long, value_name = "TIME")]
+    pub log_write_latency: Option<Dur>,
+    /// Limit on maximum database read latency, e.g. 100ms.
+    #[arg(long, value_name = "TIME")]
+    pub max_latency: Option<Dur>,
     /// Time-series interval.
     #[arg(long, value_name = "TIME")]
     pub interval: Option<Dur>,

@@ -5,7 +5,7 @@
 
 use super::workers::PopulationSlot;
 use super::{RunOptions, Signals, execute_with};
-use crate::profiles::exchange::{self, StorageLimits};
+use crate::profiles::exchange;
 use crate::profiles::users::Task;
 use crate::results::users::{
     SimulatorCost, StoreResult, TaskResult, UsersInterval, UsersResult, UsersSetup,
@@ -48,13 +48,8 @@ pub(crate) fn run(
         .map(|db| (cfg.database_path(db), cfg.log_path(db)))
         .collect();
     let dbs = exchange::database_figures_at(&paths, cfg.layout().database_bytes(), &result.classes);
-    let limits = StorageLimits {
-        db_read_ms: exchange::DB_READ_AVG_LIMIT_MS,
-        log_write_ms: exchange::LOG_WRITE_AVG_LIMIT_MS,
-        max_read_ms: exchange::MAX_LATENCY_PERFORMANCE_MS,
-    };
     // Without a durable commit there is no log write to judge.
-    rules.extend(exchange::storage_rules(&dbs, &limits, false));
+    rules.extend(exchange::storage_rules(&dbs, &cfg.storage_limits, false));
     users.databases = dbs;
     // The integrity rules (errors, verification) the run judged already.
     rules.extend(result.verdict.take().into_iter().flat_map(|v| v.rules));

@@ -10,7 +10,7 @@ use super::recipe::{Knobs, Mailboxes};
 use super::source::{Live, Pace, Population};
 use super::store::{LOG_FILE_BYTES, MAX_WRITE_BYTES, Store};
 use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
-use crate::profiles::exchange::{ThreadsSpec, Version, class_name};
+use crate::profiles::exchange::{self, StorageLimits, ThreadsSpec, Version, class_name};
 use crate::profiles::users::{Profile, Task};
 use crate::units::{Dur, Size};
 use serde::{Deserialize, Serialize};
@@ -113,6 +113,12 @@ pub struct UsersSpec {
     pub send_mail_p95: Option<Dur>,
     /// 95th-percentile limits of other task types, by LoadGen's name.
     pub task_p95: Option<BTreeMap<String, Dur>>,
+    /// Average database read latency limit (the Exchange validation's rule).
+    pub db_read_latency: Option<Dur>,
+    /// Average log write latency limit.
+    pub log_write_latency: Option<Dur>,
+    /// Maximum database read latency limit.
+    pub max_latency: Option<Dur>,
     /// Time-series interval.
     pub interval: Option<Dur>,
     /// Seed.
@@ -178,6 +184,8 @@ pub struct UsersConfig {
     pub queue_depth: u32,
     /// 95th-percentile limits per task type, ms.
     pub p95_limits_ms: Vec<(Task, f64)>,
+    /// The storage rules' latency limits (Jetstress's unless the job sets them).
+    pub storage_limits: StorageLimits,
     /// Time-series interval, ms.
     pub interval_ms: u64,
     /// Seed.
@@ -366,6 +374,12 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
         p95_limits_ms.retain(|l| l.0 != task);
         p95_limits_ms.push((task, d.0.as_secs_f64() * 1e3));
     }
+    let storage_limits = StorageLimits::of(
+        spec.db_read_latency,
+        spec.log_write_latency,
+        spec.max_latency,
+        exchange::MAX_LATENCY_PERFORMANCE_MS,
+    );
     let interval_ms = spec.interval.map_or(1000, ms);
     if interval_ms == 0 {
         return Err(errors.error("interval", "must be at least 1ms".into()));
@@ -388,6 +402,7 @@ pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError
         engine,
         queue_depth,
         p95_limits_ms,
+        storage_limits,
         interval_ms,
         seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
         destroy_data: spec.destroy_data.unwrap_or(false),
@@ -629,5 +644,28 @@ mod tests {
             assert!(e.contains("copies") && e.contains("job.toml"), "{e}");
             assert!(e.contains("use 1"), "{e}");
         }
+    }
+
+    #[test]
+    fn the_storage_rules_limits_are_jetstresss_unless_the_job_sets_them() {
+        let limits = |section: &str| {
+            let file: UsersFile = toml::from_str(&format!("[users]\n{section}")).unwrap();
+            resolve(&file.users, "job.toml").unwrap().storage_limits
+        };
+        let jetstress = StorageLimits {
+            db_read_ms: 20.0,
+            log_write_ms: 10.0,
+            max_read_ms: 100.0,
+        };
+        assert_eq!(limits(""), jetstress);
+        let set = "db_read_latency = \"25ms\"\nlog_write_latency = \"1s\"\nmax_latency = \"2s\"\n";
+        assert_eq!(
+            limits(set),
+            StorageLimits {
+                db_read_ms: 25.0,
+                log_write_ms: 1000.0,
+                max_read_ms: 2000.0,
+            }
+        );
     }
 }

@@ -205,7 +205,8 @@ impl CommandLine<Run> {
 }
 
 /// `storlab users`: small mailboxes (2 MiB, 8 KiB pages, 4 MiB of cache each: a mailbox
-/// fits) of Heavy users in `dir`, results in `results`, quiet; `extra` flags last.
+/// fits) of Heavy users in `dir`, results in `results`, quiet, judged at the [`LENIENT`]
+/// storage limits; `extra` flags last.
 pub(crate) fn users_args(dir: &Path, results: &Path, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = [
         "users",
@@ -224,6 +225,9 @@ pub(crate) fn users_args(dir: &Path, results: &Path, extra: &[&str]) -> Vec<Stri
     args.push(dir.display().to_string());
     args.push("-o".into());
     args.push(results.display().to_string());
+    // The storage rules at limits no working disk misses: these runs judge the users, and a
+    // neighbour's 200 ms hiccup on the shared scratch disk must not fail them.
+    args.extend(LENIENT.iter().map(|s| s.to_string()));
     args.extend(extra.iter().map(|s| s.to_string()));
     args
 }

@@ -2,9 +2,9 @@
 //! it), validated into an [`ExchangeConfig`] with the profile's IOPS, sizes, paths and limits.
 
 use super::{
-    BACKUP_READ_BYTES, DB_READ_AVG_LIMIT_MS, DEFAULT_HEADROOM_PCT, LOG_FILE_BYTES,
-    LOG_FILES_PER_STREAM, LOG_WRITE_AVG_LIMIT_MS, MAX_LATENCY_PERFORMANCE_MS,
-    MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, TestType, Version, VersionModel, iops_for_messages,
+    BACKUP_READ_BYTES, DEFAULT_HEADROOM_PCT, LOG_FILE_BYTES, LOG_FILES_PER_STREAM,
+    MAX_LATENCY_PERFORMANCE_MS, MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, StorageLimits, TestType,
+    Version, VersionModel, iops_for_messages,
 };
 use crate::job::{EngineKind, JobError, SectionErrors};
 use crate::units::{Dur, Percent, Size};
@@ -213,7 +213,16 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
     let layout = Layout::resolve(spec, &model, &errors)?;
     let run = RunSettings::resolve(spec, &model, &errors)?;
     check_database_size(&profile, &layout, &run, &errors)?;
-    let limits = Limits::resolve(spec, profile.test);
+    let max_read_default_ms = match profile.test {
+        TestType::Stress => MAX_LATENCY_STRESS_MS,
+        _ => MAX_LATENCY_PERFORMANCE_MS,
+    };
+    let limits = StorageLimits::of(
+        spec.db_read_latency,
+        spec.log_write_latency,
+        spec.max_latency,
+        max_read_default_ms,
+    );
     let cfg = ExchangeConfig {
         version: profile.version,
         test: profile.test,
@@ -235,7 +244,7 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         find_max_mailboxes: spec.find_max_mailboxes.unwrap_or(false),
         db_read_limit_ms: limits.db_read_ms,
         log_write_limit_ms: limits.log_write_ms,
-        max_latency_ms: limits.max_latency_ms,
+        max_latency_ms: limits.max_read_ms,
         log_files: run.log_files,
         backup_block_bytes: run.backup_block_bytes,
         page_bytes: run.page_bytes,
@@ -650,33 +659,6 @@ fn check_database_size(
         ));
     }
     Ok(())
-}
-
-/// The latency limits the run is judged against, ms: average database read, average log
-/// write, maximum database read (the test type's default).
-struct Limits {
-    db_read_ms: f64,
-    log_write_ms: f64,
-    max_latency_ms: f64,
-}
-
-impl Limits {
-    fn resolve(spec: &ExchangeSpec, test: TestType) -> Limits {
-        let limit =
-            |d: Option<Dur>, default: f64| d.map(|d| d.0.as_secs_f64() * 1e3).unwrap_or(default);
-        Limits {
-            db_read_ms: limit(spec.db_read_latency, DB_READ_AVG_LIMIT_MS),
-            log_write_ms: limit(spec.log_write_latency, LOG_WRITE_AVG_LIMIT_MS),
-            max_latency_ms: limit(
-                spec.max_latency,
-                if test == TestType::Stress {
-                    MAX_LATENCY_STRESS_MS
-                } else {
-                    MAX_LATENCY_PERFORMANCE_MS
-                },
-            ),
-        }
-    }
 }
 
 impl ExchangeConfig {

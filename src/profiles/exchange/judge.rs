@@ -5,7 +5,7 @@ use super::{ACHIEVED_IOPS_TOLERANCE, ExchangeConfig, TestType, class_name};
 use crate::results::ClassResult;
 use crate::results::exchange::{DatabaseFigures, LatencyBrief};
 use crate::results::verdict::{Comparison, Rule};
-use crate::units::{format_number, format_pct, format_rate, format_size};
+use crate::units::{Dur, format_number, format_pct, format_rate, format_size};
 
 /// Per-database figures from a run's classes.
 pub fn database_figures(
@@ -122,6 +122,24 @@ pub struct StorageLimits {
     pub log_write_ms: f64,
     /// Maximum database read latency.
     pub max_read_ms: f64,
+}
+
+impl StorageLimits {
+    /// The limits a job sets (average database read, average log write, maximum database
+    /// read), Jetstress's where it sets none; `max_read_default_ms` is the test type's maximum.
+    pub fn of(
+        db_read: Option<Dur>,
+        log_write: Option<Dur>,
+        max_read: Option<Dur>,
+        max_read_default_ms: f64,
+    ) -> StorageLimits {
+        let ms = |d: Option<Dur>, default: f64| d.map_or(default, |d| d.0.as_secs_f64() * 1e3);
+        StorageLimits {
+            db_read_ms: ms(db_read, super::DB_READ_AVG_LIMIT_MS),
+            log_write_ms: ms(log_write, super::LOG_WRITE_AVG_LIMIT_MS),
+            max_read_ms: ms(max_read, max_read_default_ms),
+        }
+    }
 }
 
 /// Per database: average read and log write latency (the log rule also without log writes
