@@ -98,12 +98,16 @@ pub fn device_model(name: &str) -> Option<String> {
     if let Some(backing) = read_trimmed(&dir.join("loop/backing_file")) {
         return Some(format!("loop (backing {backing})"));
     }
-    let disk = if dir.join("partition").exists() {
-        dir.join("..")
-    } else {
-        dir
-    };
-    read_trimmed(&disk.join("device/model"))
+    read_trimmed(&disk_dir(dir)?.join("device/model"))
+}
+
+/// The `/sys` directory of the disk a block device's directory `dir` belongs to: `dir` itself,
+/// or its parent when it is a partition.
+fn disk_dir(dir: PathBuf) -> Option<PathBuf> {
+    match dir.join("partition").exists() {
+        true => dir.join("..").canonicalize().ok(),
+        false => Some(dir),
+    }
 }
 
 /// The logical block size of the block device numbered `dev` (or of the disk holding it when
@@ -127,12 +131,7 @@ pub fn logical_block_size(dev: DeviceNumber) -> Option<u32> {
 /// queues (`mq/*`). `None` for a device that queues no requests of its own (bio-based, such
 /// as device-mapper's: no `mq` directory) or that `/sys` does not describe.
 pub fn request_slots(name: &str) -> Option<(String, u64)> {
-    let dir = class_dir(name)?;
-    let disk = if dir.join("partition").exists() {
-        dir.join("..").canonicalize().ok()?
-    } else {
-        dir
-    };
+    let disk = disk_dir(class_dir(name)?)?;
     let per_queue: u64 = read_trimmed(&disk.join("queue/nr_requests"))?
         .parse()
         .ok()?;
@@ -190,11 +189,7 @@ mod tests {
             assert!(logical_block_size(dev).is_some_and(|s| s.is_power_of_two()));
             // A blk-mq disk (and its partitions) says how many requests it takes; zram,
             // bio-based, has no queues.
-            let disk = match entry.path().join("partition").exists() {
-                true => entry.path().join(".."),
-                false => entry.path(),
-            };
-            if disk.join("mq").exists() {
+            if disk_dir(entry.path()).unwrap().join("mq").exists() {
                 let (of, slots) = request_slots(&name).unwrap_or_else(|| panic!("{name}"));
                 assert!(name.starts_with(&of) && slots > 0, "{name}: {of} {slots}");
             } else {
