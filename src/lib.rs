@@ -29,14 +29,13 @@ pub mod cluster;
 pub mod engine;
 pub mod job;
 pub mod live;
-pub mod profiles;
 mod report;
 pub mod results;
 mod run;
 pub mod stats;
 pub mod trace;
 pub mod units;
-pub mod users;
+pub mod workloads;
 
 /// A usage or validation error: the user asked for something that cannot be done as asked
 /// (exit code 2). The message says what and how to fix it.

@@ -241,7 +241,7 @@ fn page_cache_check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::exchange::Trial;
+    use crate::workloads::exchange::section::Trial;
 
     #[test]
     fn a_search_s_trials_are_the_target_s_latency_against_load() {

@@ -7,8 +7,8 @@
 use super::{ExchangeArgs, RunArgs, UsersArgs};
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use crate::job::{self, JobError};
-use crate::profiles::exchange::{ExchangeSpec, ThreadsSpec};
-use crate::users::config::UsersSpec;
+use crate::workloads::exchange::{ExchangeSpec, ThreadsSpec};
+use crate::workloads::users::config::UsersSpec;
 use std::path::Path;
 use toml::Spanned;
 
@@ -165,23 +165,6 @@ pub(super) const RUN_FLAGS: &[RunFlag] = &[
     top_level!("--on-error", on_error),
     top_level!("--max-errors", max_errors),
 ];
-
-/// The flags of `storlab run` that also apply to an `[exchange]` job file.
-pub(super) const RUN_FLAGS_FOR_EXCHANGE: &[&str] = &[
-    "--duration",
-    "--ramp",
-    "--interval",
-    "--engine",
-    "--seed",
-    "--destroy-data",
-    "--verify",
-    "--sample-blocks",
-];
-
-/// The flags of `storlab run` that apply to a `[users]` job file: the Exchange job's but its
-/// first two, `--duration` and `--ramp` (a users job's duration is simulated time, given to
-/// `storlab users`, and it has no ramp).
-pub(super) const RUN_FLAGS_FOR_USERS: &[&str] = RUN_FLAGS_FOR_EXCHANGE.split_at(2).1;
 
 /// Sets the values the flags in `args` give over those of `spec`.
 pub(super) fn apply_run(spec: &mut JobSpec, args: &RunArgs) {
@@ -447,13 +430,18 @@ mod tests {
             clap_flags("exchange", &run_only)
         );
         assert_eq!(table_flags(USERS_FLAGS), clap_flags("users", OUTPUT));
-        for f in RUN_FLAGS_FOR_EXCHANGE {
+        // The run flags a workload's job file takes are run flags, each also a flag of the
+        // workload's own command.
+        for f in crate::workloads::OVERRIDE_FLAGS {
+            assert!(RUN_FLAGS.iter().any(|r| r.flag == *f), "{f}");
+        }
+        for f in crate::workloads::exchange::ROOM.flags {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
         }
-        for f in RUN_FLAGS_FOR_USERS {
+        for f in crate::workloads::users::ROOM.flags {
             assert!(USERS_FLAGS.iter().any(|u| u.flag == *f), "{f}");
         }
-        assert!(!RUN_FLAGS_FOR_USERS.contains(&"--duration"));
-        assert!(!RUN_FLAGS_FOR_USERS.contains(&"--ramp"));
+        assert!(!crate::workloads::users::ROOM.flags.contains(&"--duration"));
+        assert!(!crate::workloads::users::ROOM.flags.contains(&"--ramp"));
     }
 }

@@ -1,15 +1,19 @@
 //! The command line: clap definitions, subcommands, and the mapping of flags onto a
 //! [`JobSpec`] (flags override job-file values). Nothing depends on this module.
 
+use crate::job::presets;
 use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
 use crate::job::{self, Job, JobError};
-use crate::profiles::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec};
-use crate::profiles::presets;
 use crate::report::console;
+use crate::results::description::Description;
 use crate::results::file::{self as results_file};
 use crate::results::{Invocation, JobSource, RunResult};
-use crate::run::{self};
+use crate::run::{self, Workload};
 use crate::units::{Dur, Percent, Size};
+use crate::workloads::exchange::workload::Exchange;
+use crate::workloads::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec};
+use crate::workloads::plain::Plain;
+use crate::workloads::{JobText, Overrides};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -485,11 +489,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
-        let single = crate::cluster::Single::new();
-        crate::cluster::check_launcher(crate::cluster::Cluster::size(&single), &|var| {
-            std::env::var(var).ok()
-        })
-        .map_err(Usage)?;
+        crate::cluster::check_launcher(1, &|var| std::env::var(var).ok()).map_err(Usage)?;
     }
     match cli.command {
         Command::Run(args) => run_job(*args),
@@ -594,55 +594,61 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
     Ok((spec, location, file))
 }
 
-/// Where an Exchange validation's configuration came from, as the results record it.
-fn exchange_source(a: &ExchangeArgs) -> JobSource {
-    match &a.preset {
-        Some(name) => JobSource::Preset { name: name.clone() },
-        None => JobSource::Exchange {
-            path: a.job.as_ref().map(|p| p.display().to_string()),
-        },
-    }
-}
-
 fn run_exchange(a: ExchangeArgs) -> Result<i32> {
     let cfg = build_exchange(&a)?;
-    if a.out.dry_run {
-        let job = exchange::transactional_job(
-            &cfg,
-            cfg.threads.unwrap_or(1),
-            exchange::Load::Rate(cfg.target_iops(cfg.mailboxes)),
-            cfg.database_bytes(),
-            cfg.duration_ms,
-            cfg.ramp_ms,
-        );
-        console::print_text(&exchange::sizing_summary(&cfg));
-        return dry_run(&job, &exchange_source(&a));
-    }
     let invocation = Invocation {
-        source: exchange_source(&a),
+        source: crate::workloads::exchange::workload::source(a.job.as_deref(), a.preset.as_deref()),
         flags: flags::given(flags::EXCHANGE_FLAGS, &a),
     };
-    a.out.run("exchange", invocation, |opts, signals, live| {
-        if !a.out.json {
-            console::note(&exchange::sizing_summary(&cfg));
+    run_workload(&Exchange { cfg }, &a.out, invocation)
+}
+
+/// Runs `w` as `out` asks (or, with --dry-run, says what it would do) and returns the exit
+/// code. Every command that runs a workload comes here.
+fn run_workload(w: &dyn Workload, out: &OutputArgs, invocation: Invocation) -> Result<i32> {
+    if out.dry_run {
+        return dry_run(w, &invocation.source);
+    }
+    let notes = w.notes();
+    let described = w.describe();
+    let head = Description {
+        head: described.head.clone(),
+        body: Vec::new(),
+    };
+    out.run(w.kind(), invocation, described, |opts, signals, live| {
+        if !out.json {
+            // What runs, said as it starts (the summary at the end says it all again).
+            console::note(console::description_block(&head, &[]).trim_end());
+            for n in &notes {
+                console::note(n);
+            }
         }
-        let transactional = (0..cfg.databases)
-            .flat_map(|db| ["read", "write"].map(|w| exchange::class_name(db, w)))
-            .collect();
-        live.show_transactional(cfg.target_iops(cfg.mailboxes), transactional);
-        run::exchange::run(&cfg, opts, &mut run::Runner { signals, obs: live })
+        if let Some(progress) = w.progress() {
+            live.show_extra(progress);
+        }
+        w.run(&mut run::Runner::new(signals, live), opts)
     })
 }
 
-/// Prints what a run of `job` (from `source`) would do; exit code 2 when the run would be
+/// What a run of `w` would do (the dry run's text, and the refusals it predicts).
+pub(crate) fn describe_workload(w: &dyn Workload) -> describe::DryRun {
+    describe::dry_run(&w.describe(), &w.jobs())
+}
+
+/// Prints what a run of `w` (from `source`) would do; exit code 2 when the run would be
 /// refused.
-fn dry_run(job: &Job, source: &JobSource) -> Result<i32> {
-    let d = describe(job);
-    console::print_text(&format!(
-        "dry run of the {}: nothing was written; this is what the run would do\n{}",
-        console::source_text(source),
-        d.text.trim_end()
-    ));
+fn dry_run(w: &dyn Workload, source: &JobSource) -> Result<i32> {
+    let d = describe_workload(w);
+    let mut text = format!(
+        "dry run of the {}: nothing was written; this is what the run would do\n",
+        console::source_text(source)
+    );
+    for n in w.notes() {
+        text.push_str(&n);
+        text.push('\n');
+    }
+    text.push_str(d.text.trim_end());
+    console::print_text(&text);
     Ok(if d.refused.is_empty() {
         exit::OK
     } else {
@@ -670,68 +676,50 @@ pub fn outcome_code(r: &RunResult) -> i32 {
 }
 
 fn run_job(args: RunArgs) -> Result<i32> {
-    let application = match (&args.job, &args.preset) {
-        (_, Some(name)) => presets::find(name)
-            .and_then(|p| job::file::application(p.toml))
-            .map(|app| (app, format!("--preset {name}"))),
-        (Some(path), None) => std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| job::file::application(&t))
-            .map(|app| (app, path.display().to_string())),
+    let file = match (&args.job, &args.preset) {
+        (_, Some(name)) => presets::find(name).map(|p| {
+            (
+                PathBuf::from(format!("preset:{name}")),
+                p.toml.to_string(),
+                JobSource::Preset { name: name.clone() },
+            )
+        }),
+        (Some(path), None) => std::fs::read_to_string(path).ok().map(|t| {
+            let source = JobSource::File {
+                path: path.display().to_string(),
+            };
+            (path.clone(), t, source)
+        }),
         (None, None) => None,
     };
-    if let Some((app, what)) = application {
-        // An `[exchange]` or `[users]` job file runs that command; flags about workers and
-        // access entries do not apply to it.
-        let (applies, kind, hint) = match app {
-            "users" => (
-                flags::RUN_FLAGS_FOR_USERS,
-                "a simulated-users job (its I/O comes from the users' tasks)",
-                "--duration ...",
-            ),
-            _ => (
-                flags::RUN_FLAGS_FOR_EXCHANGE,
-                "an Exchange job (its I/O comes from the mailbox profile)",
-                "--mailboxes ...",
-            ),
-        };
-        if let Some(f) = flags::RUN_FLAGS
-            .iter()
-            .find(|f| (f.given)(&args) && !applies.contains(&f.flag))
-        {
-            return Err(Usage(format!(
-                "{} does not apply to {what}, {kind}; leave it out, or run it with `storlab {app} {what} {hint}`",
-                f.flag,
-            ))
-            .into());
+    if let Some((path, text, source)) = &file {
+        if let Some(room) = crate::workloads::room_of(text) {
+            // A workload's job file: its I/O comes from its section, so flags about workers
+            // and access entries do not apply to it.
+            let what = match &args.preset {
+                Some(name) => format!("--preset {name}"),
+                None => path.display().to_string(),
+            };
+            if let Some(f) = flags::RUN_FLAGS
+                .iter()
+                .find(|f| (f.given)(&args) && !room.flags.contains(&f.flag))
+            {
+                return Err(Usage(format!(
+                    "{} does not apply to {what}, {}; leave it out, or run it with `{}`",
+                    f.flag,
+                    room.what,
+                    room.hint.replace("FILE", &what),
+                ))
+                .into());
+            }
+            let text = JobText { path, text };
+            let w = (room.load)(&text, &overrides(&args))?;
+            let invocation = Invocation {
+                source: source.clone(),
+                flags: flags::given(flags::RUN_FLAGS, &args),
+            };
+            return run_workload(w.as_ref(), &args.out, invocation);
         }
-        if app == "users" {
-            return users::run_users(UsersArgs {
-                job: args.job.clone(),
-                interval: args.interval,
-                engine: args.engine.clone(),
-                seed: args.seed,
-                destroy_data: args.destroy_data,
-                verify: args.verify,
-                sample_blocks: args.sample_blocks,
-                out: args.out.clone(),
-                ..Default::default()
-            });
-        }
-        return run_exchange(ExchangeArgs {
-            job: args.job.clone(),
-            preset: args.preset.clone(),
-            duration: args.duration,
-            ramp: args.ramp,
-            interval: args.interval,
-            engine: args.engine.clone(),
-            seed: args.seed,
-            destroy_data: args.destroy_data,
-            verify: args.verify,
-            sample_blocks: args.sample_blocks,
-            out: args.out.clone(),
-            ..Default::default()
-        });
     }
     let job = build_job(&args)?;
     let source = match (&args.job, &args.preset, &args.fio) {
@@ -747,20 +735,25 @@ fn run_job(args: RunArgs) -> Result<i32> {
         },
         (None, None, None) => JobSource::Flags,
     };
-    if args.out.dry_run {
-        return dry_run(&job, &source);
-    }
     let invocation = Invocation {
         source,
         flags: flags::given(flags::RUN_FLAGS, &args),
     };
-    args.out.run("run", invocation, |opts, signals, live| {
-        if job.sequence.is_sequence() {
-            run::steps::run(&job, opts, &mut run::Runner { signals, obs: live })
-        } else {
-            run::execute(&job, opts, signals, live)
-        }
-    })
+    run_workload(&Plain { job }, &args.out, invocation)
+}
+
+/// The flags of `storlab run` that a workload's job file takes.
+fn overrides(a: &RunArgs) -> Overrides {
+    Overrides {
+        duration: a.duration,
+        ramp: a.ramp,
+        interval: a.interval,
+        engine: a.engine.clone(),
+        seed: a.seed,
+        destroy_data: a.destroy_data,
+        verify: a.verify,
+        sample_blocks: a.sample_blocks,
+    }
 }
 
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.

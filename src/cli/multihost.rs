@@ -2,10 +2,10 @@
 //! over every rank, the merged results written by rank 0, the other ranks quiet.
 
 use super::{
-    ExchangeArgs, Invocation, JobSource, OutputArgs, RunArgs, build_exchange, exchange_source,
-    exchange_spec, flags,
+    ExchangeArgs, Invocation, JobSource, OutputArgs, RunArgs, build_exchange, exchange_spec, flags,
 };
 use crate::report::console;
+use crate::run::Workload;
 use crate::run::{self, RunOptions, Signals};
 use crate::{Usage, exit, job};
 use anyhow::Result;
@@ -64,7 +64,7 @@ pub(super) fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
     };
     let label = PathBuf::from("exchange");
     let invocation = Invocation {
-        source: exchange_source(a),
+        source: crate::workloads::exchange::workload::source(a.job.as_deref(), a.preset.as_deref()),
         flags: flags::given(flags::EXCHANGE_FLAGS, a),
     };
     over_mpi(&mpi, text, &label, invocation, &a.out, "exchange")
@@ -82,8 +82,17 @@ fn over_mpi(
     use crate::cluster::Cluster as _;
     if mpi.rank() == 0 {
         let missing = std::cell::Cell::new(false);
-        let code = out.run(kind, invocation, |opts, signals, live| {
-            let r = run::cluster::run(mpi, text.as_deref(), label, opts, signals, live)
+        // The description, as rank 0 reads the job (its own paths).
+        let text_ref = text.as_deref().unwrap_or_default();
+        let place = run::cluster::Place {
+            rank: 0,
+            ranks: mpi.size(),
+            host: mpi.host().to_string(),
+            node: 0,
+        };
+        let description = decode(text_ref, label, &place).map_err(Usage)?.describe();
+        let code = out.run(kind, invocation, description, |opts, signals, live| {
+            let r = run::cluster::run(mpi, text.as_deref(), label, opts, signals, live, &decode)
                 .map(Option::unwrap_or_default)?;
             missing.set(r.hosts.iter().any(|h| !h.present));
             Ok(r)
@@ -103,6 +112,23 @@ fn over_mpi(
     opts.invocation = invocation;
     let signals = Signals::install()?;
     let mut quiet = console::Live::new(true);
-    run::cluster::run(mpi, None, label, &opts, &signals, &mut quiet)?;
+    run::cluster::run(mpi, None, label, &opts, &signals, &mut quiet, &decode)?;
     Ok(exit::OK)
+}
+
+/// A rank's workload from the shared text: a plain job file, or an `[exchange]` section (the
+/// workloads that run over many hosts).
+fn decode(
+    text: &str,
+    label: &Path,
+    place: &run::cluster::Place,
+) -> Result<Box<dyn Workload>, String> {
+    match crate::workloads::room_of(text) {
+        None => run::cluster::rank_job(text, label, place)
+            .map(|job| Box::new(crate::workloads::plain::Plain { job }) as Box<dyn Workload>),
+        Some(room) if room.section == crate::workloads::exchange::ROOM.section => {
+            crate::workloads::exchange::workload::for_rank(text, label, place)
+        }
+        Some(room) => Err(format!("{} does not run over many hosts", room.what)),
+    }
 }

@@ -5,6 +5,7 @@
 use super::{OutputArgs, outcome_code, write_html};
 use crate::Usage;
 use crate::report::console;
+use crate::results::description::Description;
 use crate::results::file::{self as results_file, timeseries_path};
 use crate::results::{Invocation, RunResult};
 use crate::run::{RunOptions, Signals};
@@ -20,6 +21,7 @@ impl OutputArgs {
         &self,
         kind: &str,
         invocation: Invocation,
+        description: Description,
         body: impl FnOnce(&RunOptions, &Signals, &mut console::Live) -> Result<RunResult>,
     ) -> Result<i32> {
         let results_path = self.output.clone().unwrap_or_else(|| {
@@ -30,6 +32,7 @@ impl OutputArgs {
         });
         let mut opts = RunOptions::new(results_path.clone(), std::env::args().collect());
         opts.invocation = invocation;
+        opts.description = Some(description);
         let signals = Signals::install()?;
         let mut live = console::Live::new(self.quiet || self.json);
         let server = match &self.serve {

@@ -1,21 +1,17 @@
 //! `storlab users`: simulated mailbox users (LoadGen-class). Flags override the job file's
 //! `[users]` section; with no argument at all, a scaled-down demo on a scratch directory.
 
+use super::OutputArgs;
 use super::flags;
-use super::{OutputArgs, dry_run};
 use crate::job;
-use crate::report::console;
-use crate::results::{Invocation, JobSource};
-use crate::run;
-use crate::stats::host::host_info;
-use crate::units::{Dur, Size, format_count, format_ns, format_size};
-use crate::users::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
-use crate::users::source::Live;
+use crate::results::Invocation;
+use crate::units::{Dur, Size};
+use crate::workloads::users::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
+use crate::workloads::users::workload;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 /// Flags of `storlab users`; each overrides the job file's `[users]` value.
 #[derive(Debug, Args, Default)]
@@ -136,86 +132,16 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
     })
 }
 
-/// One line on what will run.
-fn summary(cfg: &UsersConfig) -> String {
-    let layout = cfg.layout();
-    format!(
-        "{} {} users ({} tasks a day each) on an Exchange {} store: {} database{} of {} ({} mailboxes of {}; checkpoint depth {}{}), {} cache ({} per mailbox) · a simulated {} of a {} day{} · {} warm-up · engine {}",
-        format_count(cfg.users),
-        cfg.profile.name,
-        cfg.profile.tasks_per_day(),
-        cfg.version.name(),
-        cfg.databases,
-        if cfg.databases == 1 { "" } else { "s" },
-        format_size(layout.database_bytes()),
-        format_count(cfg.mailboxes_per_database()),
-        format_size(cfg.mailbox_bytes),
-        format_size(cfg.checkpoint_bytes()),
-        if cfg.copies == 1 {
-            ", stand-alone"
-        } else {
-            ", the active copy"
-        },
-        format_size(cfg.cache_pages() * cfg.page_bytes()),
-        format_size(cfg.cache_per_mailbox),
-        crate::units::format_seconds(cfg.duration_ms as f64 / 1e3),
-        crate::units::format_seconds(cfg.day_ms as f64 / 1e3),
-        if cfg.stress {
-            ", stress mode (no pacing)".to_string()
-        } else if cfg.compress != 1.0 {
-            format!(", {}× faster than real time", cfg.compress)
-        } else {
-            String::new()
-        },
-        if cfg.preload { "preloaded" } else { "cold" },
-        match cfg.engine {
-            crate::job::EngineKind::Null => "null (the model only, no I/O)",
-            crate::job::EngineKind::Psync => "psync",
-            crate::job::EngineKind::IoUring => "io_uring",
-        },
-    )
-}
-
 /// Runs `storlab users`.
 pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
     let cfg = build_users(&a)?;
-    let source = JobSource::Users {
-        path: a.job.as_ref().map(|p| p.display().to_string()),
-    };
-    let memory_warning = cfg.memory_warning(host_info().memory_bytes);
-    if a.out.dry_run {
-        console::print_text(&summary(&cfg));
-        if let Some(w) = &memory_warning {
-            console::print_text(&format!("warning: {w}"));
-        }
-        return dry_run(&cfg.job(), &source);
-    }
     let invocation = Invocation {
-        source,
+        source: workload::source(a.job.as_deref()),
         flags: flags::given(flags::USERS_FLAGS, &a),
     };
-    a.out.run("users", invocation, |opts, signals, live| {
-        if !a.out.json {
-            console::note(&summary(&cfg));
-            if let Some(w) = &memory_warning {
-                console::note(&format!("warning: {w}"));
-            }
-        }
-        let progress = Arc::new(Live::default());
-        let shown = progress.clone();
-        live.show_extra(Box::new(move || {
-            let p95 = shown.send_mail_p95_ns.load(Ordering::Relaxed);
-            format!(
-                " · tasks {} done, {} unfinished · Send Mail p95 {}",
-                format_count(shown.completed.load(Ordering::Relaxed)),
-                format_count(shown.unfinished.load(Ordering::Relaxed)),
-                if p95 > 0 {
-                    format_ns(p95 as f64)
-                } else {
-                    "-".into()
-                }
-            )
-        }));
-        run::users::run(&cfg, opts, signals, live, progress)
-    })
+    let users = workload::Users {
+        cfg,
+        progress: Arc::default(),
+    };
+    super::run_workload(&users, &a.out, invocation)
 }

@@ -111,6 +111,23 @@ pub trait RequestSource {
     }
 }
 
+/// A boxed source is a source: what a workload builds for a worker at run time.
+impl<S: RequestSource + ?Sized> RequestSource for Box<S> {
+    #[inline]
+    fn next(&mut self, now_ns: u64) -> Next {
+        (**self).next(now_ns)
+    }
+
+    #[inline]
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
+        (**self).completed(request, result, now_ns)
+    }
+
+    fn unissued(&self, until_ns: u64) -> u64 {
+        (**self).unissued(until_ns)
+    }
+}
+
 /// How many I/Os a worker with `limit` issues (`u64::MAX`: no limit).
 fn io_count(access: &AccessGen, limit: Option<IoLimit>) -> u64 {
     match limit {

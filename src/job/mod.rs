@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod file;
 pub mod fio;
+pub mod presets;
 mod resolve;
 pub mod spec;
 pub mod steps;
@@ -375,6 +376,11 @@ pub struct Worker {
     /// issues the next, one I/O at a time (fio's `thinktime`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_ns: Option<u64>,
+    /// What issues this worker's I/O when it is not its access entries (a workload's own
+    /// request source, e.g. simulated users' tasks); its access entries then only size its
+    /// buffers and say which directions it may use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driven_by: Option<String>,
 }
 
 impl Worker {
@@ -398,6 +404,7 @@ impl Worker {
             trace: None,
             group: None,
             think_ns: None,
+            driven_by: None,
         }
     }
     /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).

@@ -467,6 +467,7 @@ fn resolve_worker(
             trace: trace.clone(),
             group: spec.group,
             think_ns,
+            driven_by: None,
         })
         .collect())
 }

@@ -2,9 +2,9 @@
 //! everywhere.
 
 use crate::results::RunResult;
-use crate::results::exchange::DatabaseFigures;
 use crate::stats::summary::DirSummary;
 use crate::units::{format_count, format_ns, format_number, format_pct, format_rate};
+use crate::workloads::exchange::section::DatabaseFigures;
 
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
@@ -101,7 +101,7 @@ pub(crate) const TASK_COLUMNS: [&str; 9] = [
 ];
 
 /// The row of the tasks table, formatted (latency from the time each task was due).
-pub(crate) fn task_cells(t: &crate::results::users::TaskResult) -> [String; 9] {
+pub(crate) fn task_cells(t: &crate::workloads::users::section::TaskResult) -> [String; 9] {
     let l = &t.latency;
     [
         t.task.clone(),
@@ -119,9 +119,9 @@ pub(crate) fn task_cells(t: &crate::results::users::TaskResult) -> [String; 9] {
 /// Rows of the cache comparison (console and HTML): a heading, the value without the cache
 /// and the value with it.
 pub(crate) fn cache_comparison_rows(
-    c: &crate::results::exchange::CacheComparison,
+    c: &crate::workloads::exchange::section::CacheComparison,
 ) -> Vec<[String; 3]> {
-    use crate::results::exchange::CacheSide;
+    use crate::workloads::exchange::section::CacheSide;
     let verdict = |s: &CacheSide| match s.pass {
         Some(true) => "PASS".to_string(),
         Some(false) => "FAIL".to_string(),
@@ -160,7 +160,9 @@ pub(crate) fn cache_comparison_rows(
 }
 
 /// One sentence on what the cache changed: mailboxes (after a search) and IOPS, as ratios.
-pub(crate) fn cache_comparison_sentence(c: &crate::results::exchange::CacheComparison) -> String {
+pub(crate) fn cache_comparison_sentence(
+    c: &crate::workloads::exchange::section::CacheComparison,
+) -> String {
     let ratio = |off: f64, on: f64| {
         if off > 0.0 {
             format!("× {}", format_number(on / off))

@@ -4,7 +4,9 @@
 //!
 //! - this module: the top level of a results file and its per-class, per-worker, per-target
 //!   and per-device parts;
-//! - [`steps`], [`exchange`]: the parts of step sequences and Exchange validations;
+//! - [`steps`]: the parts of step sequences (a workload's own section is in its room:
+//!   `crate::workloads::exchange::section`, `crate::workloads::users::section`);
+//! - [`description`]: what ran, as the dry run, the summaries and the HTML header say it;
 //! - [`verdict`]: threshold rules judged against measured values (PASS/FAIL);
 //! - [`mod@file`]: loading (with the schema-version check) and the atomic write;
 //! - [`timeseries`]: the NDJSON time series beside every results file, read back;
@@ -15,7 +17,7 @@
 //! half-read. The versioning policy is in docs/results-format.md.
 
 pub mod blocks;
-pub mod exchange;
+pub mod description;
 pub mod file;
 pub mod hosts;
 pub mod pagecache;
@@ -24,7 +26,6 @@ pub mod recovery;
 pub mod schema;
 pub mod steps;
 pub mod timeseries;
-pub mod users;
 pub mod verdict;
 
 use crate::job::Job;
@@ -127,7 +128,11 @@ pub struct RunResult {
     /// started.
     #[serde(default)]
     pub invocation: Invocation,
-    /// The resolved job.
+    /// What ran, as its dry run described it and every report shows it (absent from files
+    /// of storlab before 0.1 schema 1.x and from results rebuilt from a time series).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<description::Description>,
+    /// The resolved job (for a workload of several runs, the last one that ran).
     pub job: Job,
     /// The machine.
     pub host: HostInfo,
@@ -173,13 +178,13 @@ pub struct RunResult {
     pub verdict: Option<verdict::Verdict>,
     /// The Exchange model's figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exchange: Option<exchange::ExchangeResult>,
+    pub exchange: Option<crate::workloads::exchange::section::ExchangeResult>,
     /// After `--find-max-mailboxes`: the largest mailbox count that passed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_mailboxes: Option<u64>,
     /// After `--find-max-mailboxes`: every trial of the search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trials: Option<Vec<exchange::Trial>>,
+    pub trials: Option<Vec<crate::workloads::exchange::section::Trial>>,
     /// Step sequences: one object per step, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<steps::StepResult>>,
@@ -188,7 +193,7 @@ pub struct RunResult {
     pub precondition: Option<steps::PreconditionResult>,
     /// Simulated users: the population, its tasks and the mail store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub users: Option<users::UsersResult>,
+    pub users: Option<crate::workloads::users::section::UsersResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,

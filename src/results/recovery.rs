@@ -243,6 +243,7 @@ pub fn recover(
         storlab_version: env!("CARGO_PKG_VERSION").into(),
         command: Vec::new(),
         invocation: Default::default(),
+        description: None,
         job: recovered_job(records, source, all, ramp_ms),
         host: HostInfo::default(),
         started_at: stamp(started),

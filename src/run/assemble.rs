@@ -118,6 +118,7 @@ pub(super) fn assemble(
         storlab_version: env!("CARGO_PKG_VERSION").into(),
         command: opts.command.clone(),
         invocation: opts.invocation.clone(),
+        description: opts.description.clone(),
         job: job.clone(),
         host: host.cloned().unwrap_or_else(host::host_info),
         started_at: started.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),

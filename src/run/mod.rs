@@ -7,33 +7,39 @@
 //! The parts: [`prepare`] (engine, alignment, targets, access generators), [`workers`] (threads
 //! and the start gate), [`collect`] (intervals, host samples, the time series), [`verification`]
 //! (block table, read-back, integrity verdict), [`assemble`] (the results), [`signals`] (stop
-//! requests). Sequences ([`steps`]) and the Exchange validation ([`exchange`]) run jobs through
-//! the [`Execute`] interface, so they are tested with fake runs.
+//! requests), [`sources`] (what drives each worker), `cluster` (one job over the ranks of a
+//! run over many hosts; with MPI and in tests).
+//!
+//! Any workload (`crate::workloads`) is run through the small interface of [`workload`]: it
+//! runs its jobs through [`Execute`] (so sequences and searches are tested with fake runs) and
+//! gives each run the [`Sources`] of its workers.
 
 mod assemble;
-// Without MPI only the tests run jobs over ranks (in-process ones).
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+// Runs over many hosts: only with MPI, and in the tests (in-process ranks).
+#[cfg(any(feature = "mpi", test))]
 pub(crate) mod cluster;
 mod collect;
-pub(crate) mod exchange;
+#[cfg(test)]
+pub(crate) mod fake;
 pub(crate) mod limits;
 mod pagecache;
 mod placement;
 pub(crate) mod prepare;
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-mod rank_targets;
 mod signals;
-pub(crate) mod steps;
-pub(crate) mod users;
+mod sources;
 mod verification;
 mod workers;
+mod workload;
 
 pub(crate) use signals::Signals;
+pub(crate) use sources::{FromAccess, Sources, WorkerInput};
 pub(crate) use verification::verification_rule;
+pub(crate) use workload::Workload;
 
 use crate::Usage;
 use crate::engine::sample::{self, SampleSpec};
 use crate::job::{Job, OnError};
+use crate::results::description::Description;
 use crate::results::progress::Observer;
 use crate::results::{self, Interrupted, Invocation, Phase, PhaseState, RunResult};
 use crate::stats::host;
@@ -57,6 +63,8 @@ pub(crate) struct RunOptions {
     pub command: Vec<String>,
     /// What ran, recorded in the results.
     pub invocation: Invocation,
+    /// What the workload said it would do, recorded in the results.
+    pub description: Option<Description>,
     /// Step index stamped on interval records (step sequences).
     pub step: Option<usize>,
     /// Which run of a sequence, stamped on interval records (`rep 2`, `round 3`).
@@ -81,6 +89,7 @@ impl RunOptions {
             results_path,
             command,
             invocation: Invocation::default(),
+            description: None,
             step: None,
             label: None,
             append_timeseries: false,
@@ -92,8 +101,10 @@ impl RunOptions {
 /// Runs one job: the real thing ([`Runner`]) or, in tests of sequences and of the Exchange
 /// validation, a fake that makes up results.
 pub(crate) trait Execute {
-    /// Runs `job` with `opts` and returns its results (written to `opts.results_path`).
-    fn execute(&mut self, job: &Job, opts: &RunOptions) -> Result<RunResult>;
+    /// Runs `job` with `opts`, its workers driven by `sources`, and returns its results
+    /// (written to `opts.results_path`).
+    fn execute(&mut self, job: &Job, opts: &RunOptions, sources: &dyn Sources)
+    -> Result<RunResult>;
     /// The stop requests the runs obey.
     fn signals(&self) -> &Signals;
     /// Where progress goes.
@@ -106,11 +117,29 @@ pub(crate) struct Runner<'a> {
     pub signals: &'a Signals,
     /// Progress.
     pub obs: &'a mut dyn Observer,
+    /// Called once a run's targets are prepared, before its first I/O (see [`Drive`]).
+    pub start: Option<&'a dyn Fn() -> Result<()>>,
+}
+
+impl<'a> Runner<'a> {
+    /// Runs jobs with `signals`, telling `obs` of their progress.
+    pub(crate) fn new(signals: &'a Signals, obs: &'a mut dyn Observer) -> Self {
+        Runner {
+            signals,
+            obs,
+            start: None,
+        }
+    }
 }
 
 impl Execute for Runner<'_> {
-    fn execute(&mut self, job: &Job, opts: &RunOptions) -> Result<RunResult> {
-        execute(job, opts, self.signals, self.obs)
+    fn execute(
+        &mut self,
+        job: &Job,
+        opts: &RunOptions,
+        sources: &dyn Sources,
+    ) -> Result<RunResult> {
+        execute(job, opts, self.signals, self.obs, (sources, self.start))
     }
 
     fn signals(&self) -> &Signals {
@@ -122,38 +151,22 @@ impl Execute for Runner<'_> {
     }
 }
 
+/// What drives the workers of a run, and what is called once its targets are prepared,
+/// before the first I/O: the run starts when it returns (a rank of a run over many hosts waits
+/// there for the others and the scheduled start); an error ends the run before any I/O.
+type Drive<'a> = (&'a dyn Sources, Option<&'a dyn Fn() -> Result<()>>);
+
 /// Runs `job` and writes its results file. On interruption the results are written (marked)
 /// and returned; on a runtime failure they are written and the error is returned.
-pub(crate) fn execute(
+fn execute(
     job: &Job,
     opts: &RunOptions,
     signals: &Signals,
     obs: &mut dyn Observer,
-) -> Result<RunResult> {
-    execute_with(job, opts, signals, obs, Hooks::default())
-}
-
-/// What a caller adds to a run.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Hooks<'a> {
-    /// The population that drives the first worker (simulated users).
-    pub population: Option<&'a workers::PopulationSlot>,
-    /// Called once the targets are prepared, before the first I/O: the run starts when it
-    /// returns (a rank of a run over many hosts waits there for the others and the scheduled
-    /// start); an error ends the run before any I/O.
-    pub start: Option<&'a dyn Fn() -> Result<()>>,
-}
-
-/// [`execute`], with `hooks`.
-fn execute_with(
-    job: &Job,
-    opts: &RunOptions,
-    signals: &Signals,
-    obs: &mut dyn Observer,
-    hooks: Hooks,
+    drive: Drive,
 ) -> Result<RunResult> {
     let mut draft = Draft::new(job);
-    let outcome = execute_inner(job, opts, signals, obs, &mut draft, hooks);
+    let outcome = execute_inner(job, opts, signals, obs, &mut draft, drive);
     obs.finish();
     match outcome {
         Ok(result) => Ok(result),
@@ -184,7 +197,7 @@ fn execute_inner(
     signals: &Signals,
     obs: &mut dyn Observer,
     draft: &mut Draft,
-    hooks: Hooks,
+    (sources, start): Drive,
 ) -> Result<RunResult> {
     let (engine, job) = prepare::engine(job, &mut draft.engine, &mut draft.warnings);
     let job = job.as_ref();
@@ -228,7 +241,7 @@ fn execute_inner(
     let gens = prepare::access_generators(job, &opened)?;
     let blocks = verification::verify_map(job, &opened, &host, &mut draft.warnings)?;
 
-    if let Some(start) = hooks.start {
+    if let Some(start) = start {
         start()?;
     }
 
@@ -282,16 +295,7 @@ fn execute_inner(
         blocks: sample_file.as_mut().map(|f| f as &mut dyn Write),
         obs: &mut *obs,
     };
-    let collected = workers::run(
-        job,
-        engine,
-        &opened,
-        gens,
-        grid,
-        shared,
-        collector,
-        hooks.population,
-    )?;
+    let collected = workers::run(job, engine, &opened, gens, grid, shared, collector, sources)?;
     ndjson.flush().context("writing the time series")?;
     if let Some(f) = sample_file.as_mut() {
         f.flush().context("writing the block sample")?;
@@ -417,6 +421,3 @@ fn ending(
         None => Interrupted::No,
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -57,6 +57,7 @@ impl Signals {
 
     /// Asks the run to stop, for `why` (a rank of a run over many hosts that stopped
     /// answering): the results say so.
+    #[cfg(any(feature = "mpi", test))]
     pub(crate) fn stop_because(&self, why: String) {
         let mut slot = self.why.lock().unwrap_or_else(|e| e.into_inner());
         slot.get_or_insert(why);

@@ -3,13 +3,14 @@
 //! runs on the calling thread while they work.
 
 use super::collect::{Collected, Collector};
+use super::sources::{Sources, WorkerInput};
 use crate::cache::tier::{Tier, TierPlan};
 use crate::engine::access::AccessGen;
 use crate::engine::buf::SlotArena;
 use crate::engine::null::NullBackend;
 use crate::engine::ring::UringBackend;
 use crate::engine::sample::SampleSpec;
-use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource, Thinking};
+use crate::engine::source::RequestSource;
 use crate::engine::sync::SyncBackend;
 use crate::engine::target::OpenTarget;
 use crate::engine::verify::VerifyMap;
@@ -21,7 +22,6 @@ use crate::stats::verification::VerifyCounts;
 use crate::stats::{StatsSet, TargetCounters};
 use crate::trace::Trace;
 use crate::trace::replay::Replay;
-use crate::users::source::Population;
 use anyhow::{Result, anyhow};
 use std::os::fd::AsFd;
 use std::sync::Arc;
@@ -50,11 +50,8 @@ pub(super) struct Shared<'a> {
     pub traces: &'a [Option<Arc<Trace>>],
 }
 
-/// A simulated population that drives the first worker instead of its access generator; put
-/// back when the worker ends.
-pub(crate) type PopulationSlot = std::sync::Mutex<Option<Population>>;
-
-/// Starts one thread per worker of `job` on `opened`, lets `collector` gather their intervals
+/// Starts one thread per worker of `job` on `opened`, each driven by the source `sources` gives
+/// it (behind its target's cache tier, if it has one), lets `collector` gather their intervals
 /// until every worker is done, and returns what it collected.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
@@ -65,7 +62,7 @@ pub(super) fn run(
     grid: IntervalGrid,
     shared: Shared<'_>,
     collector: Collector<'_>,
-    population: Option<&PopulationSlot>,
+    sources: &dyn Sources,
 ) -> Result<Collected> {
     let Shared {
         stop,
@@ -135,28 +132,18 @@ pub(super) fn run(
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
                     let tx = plan.tx.clone();
-                    let population = population.filter(|_| wi == 0);
-                    let report = match population {
-                        Some(slot) => {
-                            let mut lock = slot.lock().unwrap_or_else(|e| e.into_inner());
-                            match lock.as_mut() {
-                                Some(p) => {
-                                    p.restart_clock();
-                                    let io = Io::new(engine, fds, slot_bytes, gate);
-                                    let report = drive(plan, p, seed, io);
-                                    p.stop_clock();
-                                    report
-                                }
-                                None => {
-                                    let io = Io::new(engine, fds, slot_bytes, gate);
-                                    run_worker(plan, access, seed, io, (tier, trace))
-                                }
-                            }
-                        }
-                        None => {
-                            let io = Io::new(engine, fds, slot_bytes, gate);
-                            run_worker(plan, access, seed, io, (tier, trace))
-                        }
+                    let io = Io::new(engine, fds, slot_bytes, gate);
+                    let input = WorkerInput {
+                        index: wi,
+                        spec: w,
+                        access,
+                        seed,
+                        replay: trace,
+                    };
+                    let mut source = sources.source(input);
+                    let report = match tier {
+                        None => drive(plan, &mut *source, seed, io),
+                        Some(t) => tiered(plan, source, seed, io, t),
                     };
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
                 });
@@ -306,44 +293,6 @@ fn tier_of(
     Some(TierSpec { plan, setup })
 }
 
-/// Runs a worker on its source: a trace's replay, or its access generator in closed or open
-/// loop; behind its target's cache tier if it has one.
-fn run_worker(
-    plan: WorkerPlan<'_>,
-    access: AccessGen,
-    seed: u64,
-    io: Io<'_, '_>,
-    (tier, replay): (Option<TierSpec>, Option<Replay>),
-) -> WorkerReport {
-    let spec = plan.spec;
-    if let Some(mut replay) = replay {
-        return match tier {
-            None => drive(plan, &mut replay, seed, io),
-            Some(t) => tiered(plan, replay, seed, io, t),
-        };
-    }
-    match (spec.rate, tier, spec.think_ns) {
-        (None, None, None) => drive(plan, &mut ClosedLoop::new(access, spec.io_limit), seed, io),
-        (None, None, Some(think)) => {
-            let source = &mut Thinking::new(ClosedLoop::new(access, spec.io_limit), think);
-            drive(plan, source, seed, io)
-        }
-        (Some(rate), None, _) => {
-            let source = &mut OpenLoop::new(access, rate, seed, spec.io_limit);
-            drive(plan, source, seed, io)
-        }
-        (None, Some(t), None) => tiered(plan, ClosedLoop::new(access, spec.io_limit), seed, io, t),
-        (None, Some(t), Some(think)) => {
-            let source = Thinking::new(ClosedLoop::new(access, spec.io_limit), think);
-            tiered(plan, source, seed, io, t)
-        }
-        (Some(rate), Some(t), _) => {
-            let source = OpenLoop::new(access, rate, seed, spec.io_limit);
-            tiered(plan, source, seed, io, t)
-        }
-    }
-}
-
 /// Runs `inner` through the cache tier of `spec`, then writes its dirty lines back.
 fn tiered<S: RequestSource>(
     plan: WorkerPlan<'_>,
@@ -381,7 +330,7 @@ fn tiered<S: RequestSource>(
 
 /// Pins the worker, makes its slots and backend, waits at the start gate and runs it on
 /// `source`.
-fn drive<S: RequestSource>(
+fn drive<S: RequestSource + ?Sized>(
     mut plan: WorkerPlan<'_>,
     source: &mut S,
     seed: u64,

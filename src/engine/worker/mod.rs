@@ -136,7 +136,7 @@ struct InFlight {
 // compiler may not keep in registers; the instruction counts in docs/performance.md ("The
 // request-source seam: cost") are the check for any change here.
 #[allow(clippy::too_many_lines)]
-pub fn run<'a, B: Backend<'a>, S: RequestSource>(
+pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     plan: WorkerPlan<'_>,
     mut backend: B,
     slots: Vec<Slot<'a>>,

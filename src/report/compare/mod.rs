@@ -336,14 +336,17 @@ fn job_properties(r: &RunResult) -> Vec<(&'static str, String)> {
 }
 
 /// A property of a simulated-users run's setup (empty for other runs).
-fn users_setup(r: &RunResult, f: impl Fn(&crate::results::users::UsersSetup) -> String) -> String {
+fn users_setup(
+    r: &RunResult,
+    f: impl Fn(&crate::workloads::users::section::UsersSetup) -> String,
+) -> String {
     r.users.as_ref().map(|u| f(&u.setup)).unwrap_or_default()
 }
 
 /// Simulated-users runs: each task type's latency (from the time it was due) and the tasks
 /// completed a second, for the task types every run has.
 fn users_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
-    let users: Option<Vec<&crate::results::users::UsersResult>> =
+    let users: Option<Vec<&crate::workloads::users::section::UsersResult>> =
         runs.iter().map(|r| r.1.users.as_ref()).collect();
     let Some(users) = users else {
         if runs.iter().any(|r| r.1.users.is_some()) {

@@ -2,101 +2,13 @@
 //! per-database table, initialisation, backup and recovery figures, the trials of thread
 //! tuning and of the maximum-mailboxes search, and the note that explains the target rule.
 
-use super::summary::{labelled, mount_text};
-use crate::results::exchange::{ExchangeResult, Trial};
+use super::summary::labelled;
 use crate::results::{JobSource, RunResult};
 use crate::units::{
-    format_mb_per_s, format_ms, format_number, format_pct, format_rate, format_seconds, format_size,
+    format_mb_per_s, format_number, format_pct, format_rate, format_seconds, format_size,
 };
+use crate::workloads::exchange::section::{ExchangeResult, Trial};
 use std::fmt::Write as _;
-
-/// What was validated.
-pub(super) fn what_ran(r: &RunResult, x: &ExchangeResult) -> String {
-    let mut out = String::new();
-    let per_mailbox = format!(
-        "{} IOPS per mailbox ({})",
-        format_number(x.iops_per_mailbox),
-        x.iops_source
-    );
-    let target = if x.target_iops > 0.0 {
-        format!(
-            " + {} headroom: a target of {} transactional IOPS",
-            format_pct(x.headroom_pct),
-            format_rate(x.target_iops)
-        )
-    } else {
-        String::new()
-    };
-    labelled(
-        &mut out,
-        "test",
-        &format!(
-            "Exchange {} {} test of {} mailboxes of {}, {per_mailbox}{target}",
-            x.version,
-            x.test,
-            x.mailboxes,
-            format_size(x.mailbox_size_bytes)
-        ),
-    );
-    let built = if x.capacity_fraction < 1.0 {
-        format!(
-            ", built at {} of their real size ({} each)",
-            format_pct(x.capacity_fraction * 100.0),
-            format_size((x.database_size_bytes as f64 / x.capacity_fraction) as u64)
-        )
-    } else {
-        String::new()
-    };
-    labelled(
-        &mut out,
-        "databases",
-        &format!(
-            "{} of {}{built}, {} pages",
-            x.database_count,
-            format_size(x.database_size_bytes),
-            format_size(x.page_size_bytes)
-        ),
-    );
-    let place = |name: &str| {
-        r.targets
-            .iter()
-            .find(|t| t.name == name)
-            .map(|t| mount_text(t.mount_point.as_deref(), &t.filesystem, t.device.as_deref()))
-            .unwrap_or_default()
-    };
-    labelled(
-        &mut out,
-        "db paths",
-        &format!("{}{}", x.db_paths.join(", "), place("db1")),
-    );
-    labelled(
-        &mut out,
-        "log paths",
-        &format!("{}{}", x.log_paths.join(", "), place("db1-logs")),
-    );
-    if x.threads_per_database > 0 {
-        labelled(
-            &mut out,
-            "threads",
-            &format!(
-                "{} per database · background maintenance {}",
-                x.threads_per_database,
-                if x.maintenance { "on" } else { "off" }
-            ),
-        );
-    }
-    let ramp = if r.job.ramp_ms > 0 {
-        format!("{} ramp, then ", format_ms(r.job.ramp_ms))
-    } else {
-        String::new()
-    };
-    labelled(
-        &mut out,
-        "timing",
-        &format!("{ramp}{} measured", format_ms(r.job.duration_ms)),
-    );
-    out
-}
 
 /// The validation's own figures, after the class table.
 pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {

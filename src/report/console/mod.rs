@@ -25,7 +25,7 @@ mod summary;
 mod tier;
 mod users;
 
-pub(crate) use summary::{job_block, mount_text, named, source_text, summary};
+pub(crate) use summary::{description_block, mount_text, named, source_text, summary};
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.
@@ -38,7 +38,7 @@ pub(crate) struct Live {
     /// transactional rate beside everything's.
     transactional: Option<(f64, Vec<String>)>,
     /// More to show at the end of the live line (a simulated population's tasks).
-    extra: Option<Box<dyn Fn() -> String>>,
+    extra: Option<Box<dyn Fn() -> String + Send>>,
     /// Another observer told everything this one is (the live view of `--serve`).
     also: Option<Box<dyn Observer>>,
 }
@@ -63,17 +63,8 @@ impl Live {
     }
 
     /// Appends what `extra` says, at every interval, to the live line.
-    pub(crate) fn show_extra(&mut self, extra: Box<dyn Fn() -> String>) {
+    pub(crate) fn show_extra(&mut self, extra: Box<dyn Fn() -> String + Send>) {
         self.extra = Some(extra);
-    }
-
-    /// Shows, in the live line, the rate of `classes` against `target` IOPS (an Exchange
-    /// validation's transactional I/O, which excludes log and maintenance I/O).
-    pub(crate) fn show_transactional(&mut self, target: f64, classes: Vec<String>) {
-        if let Some(o) = &mut self.also {
-            o.transactional(target, &classes);
-        }
-        self.transactional = Some((target, classes));
     }
 
     /// How many step rows were printed while the run went.
@@ -91,6 +82,15 @@ impl Live {
 }
 
 impl Observer for Live {
+    /// Shows, in the live line, the rate of `classes` against `target` IOPS (an Exchange
+    /// validation's transactional I/O, which excludes log and maintenance I/O).
+    fn transactional(&mut self, target: f64, classes: &[String]) {
+        if let Some(o) = &mut self.also {
+            o.transactional(target, classes);
+        }
+        self.transactional = Some((target, classes.to_vec()));
+    }
+
     fn job(&mut self, job: &crate::job::Job) {
         if let Some(o) = &mut self.also {
             o.job(job);

@@ -3,7 +3,7 @@
 //! make of them (warnings, the verdict) and what to do next.
 
 use super::exchange;
-use crate::job::{Access, Arrivals, Distribution, Job, TargetChoice, Worker};
+use crate::results::description::Description;
 use crate::results::steps::StepKind;
 use crate::results::verdict::{Comparison, Rule};
 use crate::results::{JobSource, RunResult, TargetResult};
@@ -88,16 +88,10 @@ pub(crate) fn source_text(source: &JobSource) -> String {
     }
 }
 
-/// The "what ran" block: for an Exchange validation its profile and layout, for any other
-/// run the job (targets, workers and access, timing).
+/// The "what ran" block: the run's description (for a file written before descriptions were
+/// kept, the job's) with its targets as they were used.
 pub(crate) fn what_ran(r: &RunResult) -> String {
-    if let Some(x) = &r.exchange {
-        return exchange::what_ran(r, x);
-    }
-    if let Some(u) = &r.users {
-        return super::users::what_ran(u);
-    }
-    if r.job.workers.is_empty() {
+    if r.job.workers.is_empty() && r.description.is_none() {
         // Rebuilt from a time series: the job is not known.
         let mut out = String::new();
         let what = r
@@ -109,7 +103,10 @@ pub(crate) fn what_ran(r: &RunResult) -> String {
         return out;
     }
     let targets: Vec<String> = r.targets.iter().map(target_line).collect();
-    job_block(&r.job, &targets)
+    match &r.description {
+        Some(d) => description_block(d, &targets),
+        None => description_block(&Description::of_job(&r.job), &targets),
+    }
 }
 
 /// One target as it was used: `name = path: 1 GiB file on / (ext4 on /dev/vda), O_DIRECT`.
@@ -151,234 +148,20 @@ pub(crate) fn mount_text(mount: Option<&str>, filesystem: &str, device: Option<&
     }
 }
 
-/// The job in its own vocabulary: its description, the `targets` lines (as used, or as a dry
-/// run foresees them), the workers and their access, the timing.
-pub(crate) fn job_block(job: &Job, targets: &[String]) -> String {
+/// A run's description with its `targets` lines (as used, or as a dry run foresees them)
+/// between its head and its body: the "what ran" block and the dry run.
+pub(crate) fn description_block(d: &Description, targets: &[String]) -> String {
     let mut out = String::new();
-    if let Some(d) = &job.description {
-        labelled(&mut out, "job", d.trim());
+    for l in &d.head {
+        labelled(&mut out, &l.label, &l.text);
     }
     for (i, t) in targets.iter().enumerate() {
         labelled(&mut out, if i == 0 { "targets" } else { "" }, t);
     }
-    for t in &job.targets {
-        let Some(c) = &t.cache else { continue };
-        let size = match c.size {
-            crate::job::cache::CacheSize::Bytes(b) => format_size(b),
-            crate::job::cache::CacheSize::Pct(0.0) => "none (this step)".into(),
-            crate::job::cache::CacheSize::Pct(p) => format!("{} of it", format_pct(p)),
-        };
-        let delay = match c.hit_delay_ns {
-            0 => String::new(),
-            ns => format!(
-                ", SYNTHETIC hit delay {}",
-                crate::units::format_ns(ns as f64)
-            ),
-        };
-        labelled(
-            &mut out,
-            "cache",
-            &format!(
-                "{}: {size} on {} ({}, write-{}, {} lines){delay}",
-                t.name,
-                job.targets[c.device].name,
-                c.policy.name(),
-                c.write.name(),
-                format_size(c.line_bytes)
-            ),
-        );
+    for l in &d.body {
+        labelled(&mut out, &l.label, &l.text);
     }
-    let mut first = true;
-    for group in worker_groups(&job.workers) {
-        let label = if first { "workers" } else { "" };
-        first = false;
-        labelled(&mut out, label, &worker_line(job, group));
-        // A trace's I/Os are its own: its access entry gives only their class.
-        for a in group[0].access.iter().filter(|_| group[0].trace.is_none()) {
-            labelled(
-                &mut out,
-                "",
-                &format!("  {}", access_line(job, &group[0], a)),
-            );
-        }
-    }
-    let ramp = if job.ramp_ms > 0 {
-        format!("{} ramp, then ", format_ms(job.ramp_ms))
-    } else {
-        String::new()
-    };
-    let per_step = if job.sequence.is_sequence() {
-        " per run"
-    } else {
-        ""
-    };
-    labelled(
-        &mut out,
-        "timing",
-        &format!(
-            "{ramp}{} measured{per_step}, in {} intervals",
-            format_ms(job.duration_ms),
-            format_ms(job.interval_ms)
-        ),
-    );
-    let engine = match job.engine {
-        crate::job::EngineKind::IoUring => "io_uring",
-        crate::job::EngineKind::Psync => "psync (one I/O at a time)",
-        crate::job::EngineKind::Null => "null (no I/O: storlab's own cost)",
-    };
-    let caching = if job.buffered {
-        "buffered (through the page cache)"
-    } else {
-        "O_DIRECT (no page cache)"
-    };
-    labelled(&mut out, "engine", &format!("{engine}, {caching}"));
     out
-}
-
-/// Consecutive workers that are copies of one `[[worker]]` (`name#0`, `name#1`...) with the
-/// same settings.
-fn worker_groups(workers: &[Worker]) -> Vec<&[Worker]> {
-    let base = |w: &Worker| w.name.split('#').next().unwrap_or(&w.name).to_string();
-    // Copies either share their targets or each have one of their own (`one_target_each`).
-    let same = |a: &Worker, b: &Worker| {
-        base(a) == base(b)
-            && a.access == b.access
-            && a.queue_depth == b.queue_depth
-            && a.rate == b.rate
-            && (a.targets == b.targets || a.targets.len() == 1 && b.targets.len() == 1)
-    };
-    let mut groups = Vec::new();
-    let mut start = 0;
-    for i in 1..=workers.len() {
-        if i == workers.len() || !same(&workers[start], &workers[i]) {
-            groups.push(&workers[start..i]);
-            start = i;
-        }
-    }
-    groups
-}
-
-/// `mixed (2 workers): 16 outstanding I/Os each, closed loop, on scratch`.
-fn worker_line(job: &Job, group: &[Worker]) -> String {
-    let w = &group[0];
-    let name = w.name.split('#').next().unwrap_or(&w.name);
-    let count = if group.len() == 1 {
-        format!("{name} (1 worker)")
-    } else {
-        format!("{name} ({} workers)", group.len())
-    };
-    let each = if group.len() > 1 { " each" } else { "" };
-    let pace = match (w.rate, &w.trace) {
-        (None, Some(t)) => format!(
-            "replaying the trace {} {}",
-            t.file.display(),
-            match t.speed {
-                None => "as fast as it can (closed loop)".to_string(),
-                Some(1.0) => "at its recorded times (open loop)".to_string(),
-                Some(x) => format!(
-                    "{}× faster than recorded (open loop)",
-                    crate::units::format_number(x)
-                ),
-            }
-        ),
-        (None, None) => "closed loop".to_string(),
-        (Some(r), _) => format!(
-            "open loop at {} IOPS{each} ({})",
-            format_rate(r.iops),
-            match r.arrivals {
-                Arrivals::Uniform => "evenly spaced",
-                Arrivals::Poisson => "Poisson arrivals",
-            }
-        ),
-    };
-    let name_of = |t: usize| job.targets[t].name.as_str();
-    let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
-    let own: Vec<&str> = group.iter().map(|g| name_of(g.targets[0])).collect();
-    let on = match (names.as_slice(), w.target_choice) {
-        _ if group.iter().any(|g| g.targets != w.targets) => {
-            format!("one each on {}", own.join(", "))
-        }
-        ([one], _) => format!("on {one}"),
-        (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
-        (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
-    };
-    let limit = match w.io_limit {
-        Some(crate::job::IoLimit::Ios(n)) => format!(", at most {} I/Os", format_count(n)),
-        Some(crate::job::IoLimit::Passes(p)) => format!(", {p} passes over its span"),
-        None => String::new(),
-    };
-    let outstanding = match w.queue_depth {
-        1 => "1 outstanding I/O".to_string(),
-        n => format!("{n} outstanding I/Os"),
-    };
-    format!("{count}: {outstanding}{each}, {pace}, {on}{limit}")
-}
-
-/// `random-8k: 90% of I/Os, 8 KiB, 70% reads, 100% random (uniform)`.
-fn access_line(job: &Job, w: &Worker, a: &Access) -> String {
-    let total: u64 = w.access.iter().map(|e| u64::from(e.weight)).sum();
-    let share = 100.0 * a.weight as f64 / total.max(1) as f64;
-    let size = if a.block_sizes.is_empty() {
-        format_size(a.block_size_bytes)
-    } else {
-        let weights: u64 = a.block_sizes.iter().map(|&(_, w)| u64::from(w)).sum();
-        a.block_sizes
-            .iter()
-            .map(|&(b, wt)| {
-                format!(
-                    "{} ({})",
-                    format_size(b),
-                    format_pct(100.0 * wt as f64 / weights.max(1) as f64)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mix = match a.read_pct {
-        r if r >= 100.0 => "reads".to_string(),
-        r if r <= 0.0 => "writes".to_string(),
-        r => format!("{} reads", format_pct(r)),
-    };
-    let pattern = match a.random_pct {
-        r if r <= 0.0 => "sequential".to_string(),
-        r => format!(
-            "{} random ({})",
-            format_pct(r),
-            match &a.distribution {
-                Distribution::Uniform => "uniform".to_string(),
-                Distribution::Shuffle => "each block once per pass".to_string(),
-                Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
-                Distribution::Zoned { bands } => bands
-                    .iter()
-                    .map(|b| format!(
-                        "{} of I/Os on {}",
-                        format_pct(b.io_pct),
-                        format_pct(b.span_pct)
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }
-        ),
-    };
-    let mut line = format!(
-        "{}: {} of I/Os, {size}, {mix}, {pattern}",
-        job.classes[a.class],
-        format_pct(share)
-    );
-    if a.sync {
-        line.push_str(", durable writes (RWF_DSYNC)");
-    }
-    if a.fsync_every > 0 {
-        let _ = write!(line, ", fdatasync after every {} writes", a.fsync_every);
-    }
-    if a.roll_every_bytes > 0 {
-        let _ = write!(
-            line,
-            ", rolls every {}",
-            format_size_exact(a.roll_every_bytes)
-        );
-    }
-    line
 }
 
 /// Widths of the class table's columns: class, op, then [`super::super::tables::DIR_COLUMNS`].

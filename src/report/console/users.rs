@@ -1,61 +1,10 @@
-//! Simulated users in the summary: what population ran (instead of the engine job, whose one
-//! worker only carries the population's I/O), the per-task table (planned, completed, failed,
-//! latency from the time each task was due) and the store's figures.
+//! Simulated users in the summary: the per-task table (planned, completed, failed, latency from
+//! the time each task was due) and the store's figures.
 
 use super::summary::labelled;
-use crate::results::users::UsersResult;
 use crate::units::{format_count, format_ns, format_pct, format_seconds, format_size};
+use crate::workloads::users::section::UsersResult;
 use std::fmt::Write as _;
-
-/// What ran.
-pub(super) fn what_ran(u: &UsersResult) -> String {
-    let s = &u.setup;
-    let mut out = String::new();
-    labelled(
-        &mut out,
-        "users",
-        &format!(
-            "{} {} users ({} tasks a day each) on an Exchange {} store",
-            format_count(s.users),
-            s.profile,
-            s.tasks_per_user_per_day,
-            s.version
-        ),
-    );
-    labelled(
-        &mut out,
-        "store",
-        &format!(
-            "{} database{}, {} pages, mailboxes of {}, cache {} per mailbox, checkpoint {} per database, {} warm-up",
-            s.databases,
-            if s.databases == 1 { "" } else { "s" },
-            format_size(s.page_bytes),
-            format_size(s.mailbox_bytes),
-            format_size(s.cache_per_mailbox_bytes),
-            format_size(s.checkpoint_bytes),
-            s.warm_up
-        ),
-    );
-    let pace = if s.stress {
-        "stress mode: each user's next task as soon as the last completed".to_string()
-    } else {
-        format!(
-            "a task every {} ({}× real time)",
-            format_ns(s.dispatch_interval_s * 1e9),
-            s.compress
-        )
-    };
-    labelled(
-        &mut out,
-        "day",
-        &format!(
-            "a simulated {} of a {} day; {pace}",
-            format_seconds(s.duration_s),
-            format_seconds(s.day_s)
-        ),
-    );
-    out
-}
 
 /// The tasks table and the store's figures.
 pub(super) fn section(out: &mut String, u: &UsersResult) {

@@ -24,7 +24,7 @@
 //! hosts-iops and hosts-p99 (`rank R on HOST`).
 
 use super::svg::{self};
-use crate::results::exchange::{DatabaseFigures, ExchangeResult};
+use crate::results::description::Description;
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::verdict::Verdict;
 use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
@@ -32,6 +32,7 @@ use crate::stats::summary::DirSummary;
 use crate::units::{
     format_count, format_ns, format_number, format_pct, format_rate, format_seconds, format_size,
 };
+use crate::workloads::exchange::section::{DatabaseFigures, ExchangeResult};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -191,7 +192,21 @@ fn what_ran(r: &RunResult) -> String {
 
 /// The header: what ran, where, when, for how long, with which storlab.
 fn header(o: &mut String, r: &RunResult) {
+    // The run's description, as its dry run said it and the console summary shows it: the
+    // head, then the body (the targets, as used, follow below).
+    let described = r
+        .description
+        .clone()
+        .unwrap_or_else(|| Description::of_job(&r.job));
     let mut rows: Vec<(&str, String)> = vec![("what", escape(&what_ran(r)))];
+    for line in described.head.iter().chain(&described.body) {
+        match rows.last_mut() {
+            Some(last) if line.label.is_empty() => {
+                let _ = write!(last.1, "<br>{}", escape(line.text.trim_start()));
+            }
+            _ => rows.push((line.label.as_str(), escape(&line.text))),
+        }
+    }
     if let Some(seq) = r.steps.as_ref().filter(|s| !s.is_empty()) {
         let kinds: BTreeSet<String> = seq.iter().map(|s| s.kind.to_string()).collect();
         rows.push((
@@ -285,7 +300,7 @@ fn header(o: &mut String, r: &RunResult) {
     rows.push(("storlab", escape(&r.storlab_version)));
     o.push_str("<dl class=\"about\">");
     for (k, v) in rows {
-        let _ = write!(o, "<dt>{k}</dt><dd>{v}</dd>");
+        let _ = write!(o, "<dt>{}</dt><dd>{v}</dd>", escape(k));
     }
     o.push_str("</dl>");
 }
@@ -438,7 +453,7 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
 }
 
 /// Cache off and on: the table, a sentence and a chart of what each carried.
-fn cache_comparison(o: &mut String, c: &crate::results::exchange::CacheComparison) {
+fn cache_comparison(o: &mut String, c: &crate::workloads::exchange::section::CacheComparison) {
     o.push_str("<h2>Cache off and on</h2><div class=\"table\"><table><tr><th></th><th>without cache</th><th>with cache</th></tr>");
     for [name, off, on] in super::tables::cache_comparison_rows(c) {
         let _ = write!(
@@ -456,7 +471,9 @@ fn cache_comparison(o: &mut String, c: &crate::results::exchange::CacheCompariso
     );
     let sides = [("without cache", &c.uncached), ("with cache", &c.cached)];
     let chart =
-        |title: &str, unit: &str, f: &dyn Fn(&crate::results::exchange::CacheSide) -> f64| {
+        |title: &str,
+         unit: &str,
+         f: &dyn Fn(&crate::workloads::exchange::section::CacheSide) -> f64| {
             super::svg::bar_chart(
                 title,
                 &sides.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(),

@@ -9,8 +9,8 @@
 
 use super::escape;
 use crate::report::svg::{self, Band, LineOptions};
-use crate::results::users::{UsersInterval, UsersResult};
 use crate::units::{format_count, format_ns, format_number, format_pct, format_rate, format_size};
+use crate::workloads::users::section::{UsersInterval, UsersResult};
 use std::fmt::Write as _;
 
 /// The users section.

@@ -369,7 +369,7 @@ fn resolve_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<Option<JobError>
             };
             let cfg = storlab::cli::build_exchange(&args)?;
             // What `--dry-run` shows.
-            let _ = storlab::profiles::exchange::sizing_summary(&cfg);
+            let _ = storlab::workloads::exchange::workload::describe(&cfg);
         } else {
             let args = storlab::cli::RunArgs {
                 job: Some(path.clone()),

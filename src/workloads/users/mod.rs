@@ -14,6 +14,20 @@ pub mod dispatch;
 pub mod flusher;
 pub mod layout;
 pub mod log;
+pub mod profile;
 pub mod recipe;
+pub(crate) mod run;
+pub mod section;
 pub mod source;
 pub mod store;
+pub(crate) mod workload;
+
+/// `[users]` job files. Their duration is simulated time (given to `storlab users`) and they
+/// have no ramp: `--duration` and `--ramp` do not apply.
+pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
+    section: "users",
+    what: "a simulated-users job (its I/O comes from the users' tasks)",
+    hint: "storlab users FILE --duration ...",
+    flags: crate::workloads::OVERRIDE_FLAGS.split_at(2).1,
+    load: workload::load,
+};

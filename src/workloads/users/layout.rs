@@ -7,7 +7,7 @@
 //! as in a database that has lived a while, and its size is drawn from the message-size mix by
 //! the same hash, so every run and every reader agrees on it.
 
-use crate::profiles::users::MESSAGE_SIZES;
+use crate::workloads::users::profile::MESSAGE_SIZES;
 
 /// Pages at the start of a database file (ESE keeps two copies of its header).
 pub const HEADER_PAGES: u64 = 2;

@@ -3,9 +3,11 @@
 //! never sends its results named in a run that fails with what arrived.
 
 use crate::cluster::{Cluster, Threads};
+use crate::job::Job;
 use crate::results::RunResult;
+use crate::results::description::Description;
 use crate::results::progress::Quiet;
-use crate::run::{RunOptions, Signals};
+use crate::run::{Execute, FromAccess, RunOptions, Signals, Workload};
 use std::path::Path;
 
 /// A 1 s job of 4 KiB random 70 % reads on `DIR/rank{rank}.dat` (1 MiB).
@@ -17,6 +19,32 @@ fn job(dir: &Path) -> String {
          [[worker.access]]\nclass = \"db\"\nblock_size = \"4k\"\nread = \"70%\"\nrandom = \"100%\"\n",
         dir.display()
     )
+}
+
+/// A plain job file's rank: its one job, run once.
+struct OneJob(Job);
+
+impl Workload for OneJob {
+    fn kind(&self) -> &'static str {
+        "run"
+    }
+
+    fn describe(&self) -> Description {
+        Description::of_job(&self.0)
+    }
+
+    fn jobs(&self) -> Vec<Job> {
+        vec![self.0.clone()]
+    }
+
+    fn run(&self, exec: &mut dyn Execute, opts: &RunOptions) -> anyhow::Result<RunResult> {
+        exec.execute(&self.0, opts, &FromAccess)
+    }
+}
+
+/// Reads the shared text as a plain job file (the root's decoder, in tests).
+fn plain(text: &str, label: &Path, place: &super::Place) -> Result<Box<dyn Workload>, String> {
+    super::rank_job(text, label, place).map(|job| Box::new(OneJob(job)) as Box<dyn Workload>)
 }
 
 /// A rank that, if `gone`, takes part in everything but never sends its results (the one
@@ -127,13 +155,14 @@ fn run_deaf(
                         beats,
                     };
                     let root = (c.rank() == 0).then_some(text);
-                    super::super::cluster::run(
+                    super::run(
                         &c,
                         root,
                         Path::new("job.toml"),
                         &opts,
                         &Signals::none(),
                         &mut Quiet,
+                        &plain,
                     )
                 })
             })
@@ -303,24 +332,6 @@ fn a_shared_file_is_refused_a_lun_is_for_sharing() {
         let e = format!("{:#}", r.expect_err("refused"));
         assert!(
             e.contains("shared = \"slice\" is for a block device every host sees"),
-            "{e}"
-        );
-    }
-}
-
-#[test]
-fn over_many_hosts_an_exchange_validation_is_one_test_per_host() {
-    let dir = tempfile::tempdir().unwrap();
-    let text = format!(
-        "[exchange]\nmailboxes = 50\nmailbox_size = \"32MiB\"\ncapacity = \"1%\"\ndatabases = 1\n\
-         threads = 2\nfind_max_mailboxes = true\ndb_paths = [\"{0}\"]\nlog_paths = [\"{0}\"]\n",
-        dir.path().display()
-    );
-    for r in run_text(dir.path(), &text, 2, &[]) {
-        let e = format!("{:#}", r.expect_err("refused"));
-        assert!(
-            e.contains("runs one performance or stress test per host")
-                && e.contains("--find-max-mailboxes"),
             "{e}"
         );
     }

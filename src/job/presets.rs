@@ -110,8 +110,8 @@ mod tests {
         for p in PRESETS {
             let name = Path::new(p.name);
             assert!(p.toml.contains("# Source"), "{} names its source", p.name);
-            if let Ok(file) = toml::from_str::<crate::profiles::exchange::ExchangeFile>(p.toml) {
-                crate::profiles::exchange::resolve(&file.exchange, p.name)
+            if let Ok(file) = toml::from_str::<crate::workloads::exchange::ExchangeFile>(p.toml) {
+                crate::workloads::exchange::resolve(&file.exchange, p.name)
                     .unwrap_or_else(|e| panic!("{}: {e}", p.name));
                 continue;
             }
@@ -136,11 +136,11 @@ mod tests {
         assert_eq!(crate::job::steps::expand(&cna).len(), 6);
         assert_eq!(cna.workers.len(), 12);
         assert_eq!(cna.workers[0].queue_depth, 15);
-        let mailboxes = toml::from_str::<crate::profiles::exchange::ExchangeFile>(
+        let mailboxes = toml::from_str::<crate::workloads::exchange::ExchangeFile>(
             find("exchange-cache-mailboxes").unwrap().toml,
         )
         .unwrap();
-        let cfg = crate::profiles::exchange::resolve(&mailboxes.exchange, "preset").unwrap();
+        let cfg = crate::workloads::exchange::resolve(&mailboxes.exchange, "preset").unwrap();
         assert!(cfg.find_max_mailboxes && cfg.compare_cache);
         assert_eq!(cfg.mailbox_size_bytes, 2_000_000_000, "TR-3867: 2,000 MB");
         assert_eq!(cfg.iops_per_mailbox, 0.12, "TR-3867: without the cache");

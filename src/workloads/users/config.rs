@@ -10,9 +10,9 @@ use super::recipe::{Knobs, Mailboxes};
 use super::source::{Live, Pace, Population};
 use super::store::{LOG_FILE_BYTES, MAX_WRITE_BYTES, Store};
 use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
-use crate::profiles::exchange::{self, StorageLimits, ThreadsSpec, Version, class_name};
-use crate::profiles::users::{Profile, Task};
 use crate::units::{Dur, Size};
+use crate::workloads::exchange::{self, StorageLimits, ThreadsSpec, Version, class_name};
+use crate::workloads::users::profile::{Profile, Task};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -594,12 +594,13 @@ impl UsersConfig {
         let mut access = Access::new(0, largest, 50.0, 0.0);
         access.align_bytes = SEGMENT_BYTES;
         let access = vec![access];
-        job.workers.push(Worker::closed_loop(
-            "users",
-            targets,
-            self.queue_depth,
-            access,
-        ));
+        job.workers.push(Worker {
+            driven_by: Some(format!(
+                "the {} simulated users' tasks",
+                crate::units::format_count(self.users)
+            )),
+            ..Worker::closed_loop("users", targets, self.queue_depth, access)
+        });
         job
     }
 }

@@ -11,7 +11,9 @@
 //! task touches are storlab's choices (docs/profiles.md, "Task recipes").
 
 use super::layout::{Folder, Layout, Message, ROW_BYTES, VIEW_ENTRY_BYTES};
-use crate::profiles::users::{MESSAGES_READ_PER_TASK, RECIPIENTS, REPLY_OR_FORWARD_SHARE, Task};
+use crate::workloads::users::profile::{
+    MESSAGES_READ_PER_TASK, RECIPIENTS, REPLY_OR_FORWARD_SHARE, Task,
+};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Page runs a step holds at most.

@@ -272,7 +272,7 @@ pub struct CacheSide {
 
 impl CacheSide {
     /// What the validation of `r` found.
-    pub fn of(r: &super::RunResult) -> CacheSide {
+    pub fn of(r: &crate::results::RunResult) -> CacheSide {
         let ex = r.exchange.clone().unwrap_or_default();
         let worst =
             |f: fn(&DatabaseFigures) -> f64| ex.databases.iter().map(f).fold(0.0, f64::max) / 1e6;

@@ -13,9 +13,9 @@ use super::recipe::{Mailbox, Mailboxes, Recipe, Step};
 use super::store::{Io, IoKind, Store, StoreCounts};
 use crate::engine::source::{Next, Request, RequestSource};
 use crate::engine::{IoOp, OpKind};
-use crate::profiles::users::Task;
-use crate::results::users::{Overload, UsersInterval};
 use crate::stats::histogram::Histogram;
+use crate::workloads::users::profile::Task;
+use crate::workloads::users::section::{Overload, UsersInterval};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -605,9 +605,9 @@ fn thread_cpu_ns() -> u64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::profiles::users::Profile;
-    use crate::users::layout::Layout;
-    use crate::users::recipe::Knobs;
+    use crate::workloads::users::layout::Layout;
+    use crate::workloads::users::profile::Profile;
+    use crate::workloads::users::recipe::Knobs;
 
     const MS: u64 = 1_000_000;
 
@@ -654,7 +654,9 @@ pub(crate) mod tests {
         until_ns: u64,
     ) -> Vec<Request> {
         let mut issued = Vec::new();
-        crate::users::calibration::drive(p, io_ns, depth, until_ns, |_, r| issued.push(*r));
+        crate::workloads::users::calibration::drive(p, io_ns, depth, until_ns, |_, r| {
+            issued.push(*r)
+        });
         issued
     }
 

@@ -1,13 +1,13 @@
 //! The Exchange validation's search and thread tuning with fake runs: storage that carries a
 //! chosen transactional rate within the latency limits and fails above it.
 
-use super::{Fake, Made, class_rates};
 use crate::job::Job;
-use crate::profiles::exchange::{self as model, ExchangeConfig, ExchangeSpec, ThreadsSpec};
-use crate::results::exchange::TrialPurpose;
 use crate::results::{Phase, PhaseState, RunResult};
+use crate::run::fake::{Fake, Made, class_rates};
 use crate::run::{RunOptions, Signals};
 use crate::units::{Dur, Percent};
+use crate::workloads::exchange::section::TrialPurpose;
+use crate::workloads::exchange::{self as model, ExchangeConfig, ExchangeSpec, ThreadsSpec};
 use std::time::Duration;
 
 /// A validation of 1,000 Exchange 2010 mailboxes (0.12 IOPS each with the headroom) in
@@ -60,7 +60,7 @@ fn run(
     dir: &std::path::Path,
 ) -> RunResult {
     let opts = RunOptions::new(dir.join("x.json"), vec!["storlab".into()]);
-    super::super::exchange::run(cfg, &opts, exec).expect("the validation runs")
+    super::validation::run(cfg, &opts, exec).expect("the validation runs")
 }
 
 fn purposes(r: &RunResult) -> Vec<TrialPurpose> {
@@ -157,7 +157,7 @@ fn when_every_confirmation_fails_there_is_no_maximum() {
         .count();
     assert_eq!(
         confirms,
-        1 + crate::run::exchange::CONFIRM_BACKOFF.1 as usize
+        1 + crate::workloads::exchange::validation::CONFIRM_BACKOFF.1 as usize
     );
     assert_eq!(r.max_mailboxes, Some(0));
     assert!(!r.verdict.as_ref().unwrap().passed());

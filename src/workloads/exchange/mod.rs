@@ -11,6 +11,8 @@
 //! - background database maintenance (when on): 256 KiB sequential reads paced at the
 //!   version's rate.
 //!
+//! The room's parts: its configuration (`config`), its jobs (`jobs`), its rules (`judge`), the
+//! validation that runs them (`validation`) and its section of the results file (`section`).
 //! Every constant is documented with its source in docs/profiles.md.
 
 use serde::{Deserialize, Serialize};
@@ -18,14 +20,26 @@ use serde::{Deserialize, Serialize};
 mod config;
 mod jobs;
 mod judge;
+pub mod section;
+pub(crate) mod validation;
+#[cfg(test)]
+mod validation_tests;
+pub mod workload;
+
+/// `[exchange]` job files.
+pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
+    section: "exchange",
+    what: "an Exchange job (its I/O comes from the mailbox profile)",
+    hint: "storlab exchange FILE --mailboxes ...",
+    flags: crate::workloads::OVERRIDE_FLAGS,
+    load: workload::load,
+};
 
 pub use config::{
     ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec, is_exchange_job, quick, resolve,
 };
 pub use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
-pub use judge::{
-    StorageLimits, database_figures, database_figures_at, rules, sizing_summary, storage_rules,
-};
+pub use judge::{StorageLimits, database_figures, database_figures_at, rules, storage_rules};
 
 /// Exchange versions storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -282,7 +296,7 @@ impl TestType {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::exchange::DatabaseFigures;
+    use crate::workloads::exchange::section::DatabaseFigures;
 
     fn cfg() -> ExchangeConfig {
         resolve(&ExchangeSpec::default(), "test").unwrap()

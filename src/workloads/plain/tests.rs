@@ -1,10 +1,10 @@
 //! Step sequences with fake runs: repetitions, steady-state rounds, rate curves and
 //! interruptions between and during runs.
 
-use super::{Fake, Made};
 use crate::job::Job;
 use crate::results::steps::StepKind;
 use crate::results::{Phase, PhaseState, RunResult, StepRun};
+use crate::run::fake::{Fake, Made};
 use crate::run::{RunOptions, Signals};
 use crate::stats::timeseries::SequenceRun;
 use std::path::Path;
@@ -21,7 +21,7 @@ fn job(sequence: &str) -> Job {
 fn run(job: &Job, exec: &mut dyn crate::run::Execute) -> (RunResult, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let opts = RunOptions::new(dir.path().join("s.json"), vec!["storlab".into()]);
-    let r = crate::run::steps::run(job, &opts, exec).expect("the sequence runs");
+    let r = crate::workloads::plain::steps::run(job, &opts, exec).expect("the sequence runs");
     (r, dir)
 }
 

@@ -9,7 +9,11 @@
 //! results never arrive is named, and the run is marked interrupted and fails, with what
 //! arrived. The same for an Exchange validation: one test per host on its own databases.
 
-use super::{RunOptions, Signals, rank_targets};
+mod rank_targets;
+#[cfg(test)]
+mod tests;
+
+use super::{RunOptions, Signals, Workload};
 use crate::Usage;
 use crate::cluster::{self, Cluster, HostRun};
 use crate::job::Job;
@@ -44,6 +48,7 @@ pub(crate) fn run(
     opts: &RunOptions,
     signals: &Signals,
     obs: &mut dyn Observer,
+    decode: Decode,
 ) -> Result<Option<RunResult>> {
     let text = cluster::share_job(cluster, text, SETUP_WAIT)?;
     let hosts = all_hosts(cluster)?;
@@ -60,10 +65,20 @@ pub(crate) fn run(
             .unwrap_or(0)
     };
     let me = cluster.rank();
-    let local = rank_work(&text, label, (me, cluster.size()), &hosts[me], node);
+    let place = Place {
+        rank: me,
+        ranks: cluster.size(),
+        host: hosts[me].clone(),
+        node,
+    };
+    let local = decode(&text, label, &place);
     agree(cluster, local.as_ref().err())?;
     let work = local.map_err(Usage)?;
-    preflight(cluster, work.job(), &hosts)?;
+    let jobs = work.jobs();
+    let Some(job) = jobs.first() else {
+        return Err(Usage("the job runs nothing".into()).into());
+    };
+    preflight(cluster, job, &hosts)?;
     let rank_opts = RunOptions {
         results_path: journal_path(&opts.results_path, cluster.rank()),
         interval_histograms: true,
@@ -78,12 +93,8 @@ pub(crate) fn run(
         started.set(true);
         start_together(cluster, None, &clocks)
     };
-    let hooks = super::Hooks {
-        population: None,
-        start: Some(&start),
-    };
     // Every interval: a heartbeat to rank 0, which ends the run when a rank goes silent.
-    let limit = silence_limit(work.job());
+    let limit = silence_limit(job);
     // Every 60 intervals, rank 0 measures the clocks again.
     let late: RefCell<Vec<usize>> = RefCell::new(Vec::new());
     let tick = |index: u64| {
@@ -96,17 +107,12 @@ pub(crate) fn run(
         inner: obs,
         tick: &tick,
     };
-    let mine = match &work {
-        RankWork::Run(job) => super::execute_with(job, &rank_opts, signals, obs, hooks),
-        RankWork::Exchange(cfg, _) => {
-            let mut exec = Gated {
-                signals,
-                obs,
-                hooks,
-            };
-            super::exchange::run(cfg, &rank_opts, &mut exec)
-        }
+    let mut exec = super::Runner {
+        signals,
+        obs,
+        start: Some(&start),
     };
+    let mine = work.run(&mut exec, &rank_opts);
     if let (false, Err(e)) = (started.get(), &mine) {
         start_together(cluster, Some(format!("{e:#}")), &clocks)?;
     }
@@ -128,7 +134,7 @@ pub(crate) fn run(
         }
     }
     let wait = if signalled {
-        Duration::from_millis(work.job().interval_ms).max(SIGNALLED_WAIT) + SIGNALLED_WAIT
+        Duration::from_millis(job.interval_ms).max(SIGNALLED_WAIT) + SIGNALLED_WAIT
     } else if !late.borrow().is_empty() {
         limit.max(LATE_RESULTS_WAIT)
     } else {
@@ -536,124 +542,47 @@ fn decide(
     }
 }
 
-/// What a rank runs: a job, or an Exchange validation of one test run (with the job it runs,
-/// for the preflight).
-enum RankWork {
-    Run(Job),
-    Exchange(Box<crate::profiles::exchange::ExchangeConfig>, Job),
+/// Where a rank is, to fill in its paths' templates (`{rank}`, `{host}`, `{node}`) and slice
+/// shared targets.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    /// This rank.
+    pub rank: usize,
+    /// How many ranks.
+    pub ranks: usize,
+    /// This rank's host name.
+    pub host: String,
+    /// Which node this host is, in the order of the ranks' hosts.
+    pub node: usize,
 }
 
-impl RankWork {
-    /// The job whose targets the rank uses.
-    fn job(&self) -> &Job {
-        match self {
-            RankWork::Run(job) | RankWork::Exchange(_, job) => job,
-        }
-    }
-}
-
-/// Runs the Exchange validation's one run with the start hook.
-struct Gated<'a, 'o> {
-    signals: &'a Signals,
-    obs: &'o mut dyn Observer,
-    hooks: super::Hooks<'a>,
-}
-
-impl super::Execute for Gated<'_, '_> {
-    fn execute(&mut self, job: &Job, opts: &RunOptions) -> Result<RunResult> {
-        super::execute_with(job, opts, self.signals, self.obs, self.hooks)
-    }
-
-    fn signals(&self) -> &Signals {
-        self.signals
-    }
-
-    fn observer(&mut self) -> &mut dyn Observer {
-        self.obs
+impl Place {
+    /// `path` with this rank's templates filled in.
+    pub(crate) fn expand(&self, path: &Path) -> Result<PathBuf, String> {
+        cluster::expand(&path.to_string_lossy(), self.rank, &self.host, self.node)
+            .map(PathBuf::from)
     }
 }
 
-/// This rank's work: the shared text (a job file, or an `[exchange]` section) with its paths'
-/// templates filled in.
-fn rank_work(
-    text: &str,
-    label: &Path,
-    place: (usize, usize),
-    host: &str,
-    node: usize,
-) -> Result<RankWork, String> {
-    if !crate::profiles::exchange::is_exchange_job(text) {
-        return rank_job(text, label, place, host, node).map(RankWork::Run);
-    }
-    let file: crate::profiles::exchange::ExchangeFile =
-        crate::job::file::parse_toml(label, text).map_err(|e| e.to_string())?;
-    let mut spec = file.exchange;
-    let expand = |p: &mut Vec<PathBuf>| -> Result<(), String> {
-        for path in p.iter_mut() {
-            *path = PathBuf::from(cluster::expand(
-                &path.to_string_lossy(),
-                place.0,
-                host,
-                node,
-            )?);
-        }
-        Ok(())
-    };
-    for paths in [
-        &mut spec.db_paths,
-        &mut spec.log_paths,
-        &mut spec.cache_devices,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        expand(paths)?;
-    }
-    let cfg = crate::profiles::exchange::resolve(&spec, &label.display().to_string())
-        .map_err(|e| e.to_string())?;
-    let one_run = matches!(
-        cfg.test,
-        crate::profiles::exchange::TestType::Performance
-            | crate::profiles::exchange::TestType::Stress
-    ) && cfg.threads.is_some()
-        && !cfg.find_max_mailboxes
-        && !cfg.compare_cache
-        && cfg.throughput_mode.is_none();
-    if !one_run {
-        return Err(
-            "over many hosts, the Exchange validation runs one performance or stress test per host: give --threads (not auto), and leave out --find-max-mailboxes, --compare-cache and throughput mode".into(),
-        );
-    }
-    let job = crate::profiles::exchange::transactional_job(
-        &cfg,
-        cfg.threads.unwrap_or(1),
-        crate::profiles::exchange::Load::Rate(cfg.target_iops(cfg.mailboxes)),
-        cfg.database_bytes(),
-        cfg.duration_ms,
-        cfg.ramp_ms,
-    );
-    Ok(RankWork::Exchange(Box::new(cfg), job))
-}
+/// How a rank reads the shared text (a job file or an application's section; its label names
+/// it in errors) into its own workload, its paths' templates filled in for its place.
+pub(crate) type Decode<'a> = &'a dyn Fn(&str, &Path, &Place) -> Result<Box<dyn Workload>, String>;
 
-/// This rank's job: the shared text with its target paths' templates filled in.
-fn rank_job(
-    text: &str,
-    label: &Path,
-    (rank, ranks): (usize, usize),
-    host: &str,
-    node: usize,
-) -> Result<Job, String> {
+/// This rank's job of a plain job file: the shared text with its target paths' templates
+/// filled in, and shared targets sliced.
+pub(crate) fn rank_job(text: &str, label: &Path, place: &Place) -> Result<Job, String> {
     let mut spec = crate::job::file::parse(label, text).map_err(|e| e.to_string())?;
     for t in &mut spec.target {
         let target = t.get_mut();
         if let Some(path) = &target.path {
-            let expanded = cluster::expand(&path.to_string_lossy(), rank, host, node)
+            let expanded = place
+                .expand(path)
                 .map_err(|e| format!("{}: {e}", label.display()))?;
-            target.path = Some(PathBuf::from(expanded));
+            target.path = Some(expanded);
         }
     }
     let mut job = crate::job::resolve(&spec, Some((label, text))).map_err(|e| e.to_string())?;
-    rank_targets::slice(&mut job, rank, ranks)?;
+    rank_targets::slice(&mut job, place.rank, place.ranks)?;
     if job.sequence.is_sequence() {
         return Err(
             "a run over many hosts runs one step; sequences ([cycle], repeat, curve, until_steady) are not supported over many hosts yet".into(),

@@ -6,17 +6,17 @@
 //! `search`, then the test's `ramp` and `measure`), each completed, interrupted or not
 //! started; an interrupted validation says in which of them it stopped and gives no verdict.
 
-use super::{Execute, RunOptions};
 use crate::Usage;
-use crate::profiles::exchange::{
-    self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
-};
-use crate::results::exchange::{
+use crate::results::verdict::Verdict;
+use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
+use crate::run::{Execute, FromAccess, RunOptions};
+use crate::workloads::exchange::section::{
     BackupFigures, CacheComparison, CacheSide, DatabaseFigures, ExchangeResult, Initialisation,
     RecoveryFigures, Trial, TrialPurpose,
 };
-use crate::results::verdict::Verdict;
-use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
+use crate::workloads::exchange::{
+    self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
+};
 use anyhow::Result;
 use std::path::Path;
 
@@ -47,14 +47,7 @@ pub(crate) fn run(
     if !cfg.compare_cache {
         return validate(cfg, opts, exec);
     }
-    // Background maintenance does not run with a cache tier: it is left out of both sides so
-    // that they run the same I/O.
-    let once = |cache| ExchangeConfig {
-        cache,
-        compare_cache: false,
-        maintenance: false,
-        ..cfg.clone()
-    };
+    let once = |cache| side(cfg, cache);
     let uncached_opts = RunOptions {
         results_path: opts.results_path.with_extension("uncached.json"),
         ..opts.clone()
@@ -87,6 +80,34 @@ pub(crate) fn run(
     results::file::save(&opts.results_path, &on)?;
     Ok(on)
 }
+
+/// The job of a transactional run (the test or a trial) of `duration_ms`: `threads` per
+/// database at `load`, on databases of `db_bytes`, after a ramp of at most a quarter of it.
+pub(crate) fn test_job(
+    cfg: &ExchangeConfig,
+    threads: u32,
+    load: Load,
+    db_bytes: u64,
+    duration_ms: u64,
+) -> crate::job::Job {
+    let ramp = cfg.ramp_ms.min(duration_ms / 4);
+    model::transactional_job(cfg, threads, load, db_bytes, duration_ms, ramp)
+}
+
+/// One side of a comparison with and without the cache tier: `cfg` with `cache` or without.
+/// Background maintenance does not run with a cache tier: it is left out of both sides so that
+/// they run the same I/O.
+pub(crate) fn side(cfg: &ExchangeConfig, cache: Option<CacheSpec>) -> ExchangeConfig {
+    ExchangeConfig {
+        cache,
+        compare_cache: false,
+        maintenance: false,
+        ..cfg.clone()
+    }
+}
+
+/// A cache tier's devices and settings, as an [`ExchangeConfig`] holds them.
+type CacheSpec = (Vec<std::path::PathBuf>, crate::job::cache::CacheTier);
 
 /// Runs one validation: the test (or the search), backup or recovery.
 fn validate(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
@@ -294,12 +315,12 @@ impl Context<'_> {
     /// Runs `job` as part of `stage`; `what` says which run it is (for the reason of an
     /// interruption).
     fn exec(&mut self, job: &crate::job::Job, stage: Stage, what: &str) -> Result<RunResult> {
-        let mut r = self.exec.execute(job, self.opts).map_err(|e| {
+        let mut r = self.exec.execute(job, self.opts, &FromAccess).map_err(|e| {
             // Exchange always uses O_DIRECT: say which of its own settings to change.
             match e.downcast_ref::<Usage>() {
-                Some(Usage(m)) if m.ends_with(super::prepare::BUFFERED_HINT) => anyhow::Error::from(Usage(format!(
+                Some(Usage(m)) if m.ends_with(crate::run::prepare::BUFFERED_HINT) => anyhow::Error::from(Usage(format!(
                     "{}; with storlab exchange, use a --page-size (or --backup-block-size) that is a multiple of it: Exchange itself uses 8 KiB (2007) or 32 KiB (2010 and later) pages",
-                    m.trim_end_matches(super::prepare::BUFFERED_HINT)
+                    m.trim_end_matches(crate::run::prepare::BUFFERED_HINT)
                 ))),
                 _ => e,
             }
@@ -364,8 +385,7 @@ impl Context<'_> {
         let cfg = self.cfg;
         let target = cfg.target_iops(mailboxes);
         let load = load.unwrap_or(Load::Rate(target));
-        let ramp = cfg.ramp_ms.min(duration_ms / 4);
-        let job = model::transactional_job(cfg, threads, load, self.db_bytes, duration_ms, ramp);
+        let job = test_job(cfg, threads, load, self.db_bytes, duration_ms);
         let result = self.exec(&job, stage, what)?;
         let dbs = model::database_figures(cfg, self.db_bytes, &result.classes);
         let achieved: f64 = dbs
@@ -384,7 +404,7 @@ impl Context<'_> {
             target_rule.filter(|_| cfg.throughput_mode.is_none()),
             achieved,
         );
-        rules.extend(super::verification_rule(&result));
+        rules.extend(crate::run::verification_rule(&result));
         let verdict = Verdict::of(rules);
         Ok(Outcome {
             result,
@@ -797,6 +817,6 @@ fn completion_verdict(r: &RunResult, errors: u64, what: &str, complete: bool) ->
             "complete",
         ),
     ];
-    rules.extend(super::verification_rule(r));
+    rules.extend(crate::run::verification_rule(r));
     Verdict::of(rules)
 }

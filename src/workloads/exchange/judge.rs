@@ -3,9 +3,9 @@
 
 use super::{ACHIEVED_IOPS_TOLERANCE, ExchangeConfig, TestType, class_name};
 use crate::results::ClassResult;
-use crate::results::exchange::{DatabaseFigures, LatencyBrief};
 use crate::results::verdict::{Comparison, Rule};
-use crate::units::{Dur, format_number, format_pct, format_rate, format_size};
+use crate::units::Dur;
+use crate::workloads::exchange::section::{DatabaseFigures, LatencyBrief};
 
 /// Per-database figures from a run's classes.
 pub fn database_figures(
@@ -182,49 +182,3 @@ pub fn storage_rules(
 /// The rule on the achieved rate: at least the target, less [`ACHIEVED_IOPS_TOLERANCE`] for the
 /// measured window's edges (the threshold says how much that is).
 const ACHIEVED_IOPS_RULE: &str = "achieved transactional IOPS";
-
-/// Describes the sizing for `--dry-run` and the console.
-pub fn sizing_summary(cfg: &ExchangeConfig) -> String {
-    format!(
-        "Exchange {} {} test: {} mailboxes of {}, {} IOPS per mailbox ({}) + {} headroom: a target of {} transactional IOPS · {} databases of {}{} · {}{}",
-        cfg.version.name(),
-        cfg.test.name(),
-        cfg.mailboxes,
-        format_size(cfg.mailbox_size_bytes),
-        format_number(cfg.iops_per_mailbox),
-        cfg.iops_source,
-        format_pct(cfg.headroom_pct),
-        format_rate(cfg.target_iops(cfg.mailboxes)),
-        cfg.databases,
-        format_size(cfg.database_bytes()),
-        if cfg.capacity_fraction < 1.0 {
-            format!(
-                ", built at {} of their real size",
-                format_pct(cfg.capacity_fraction * 100.0)
-            )
-        } else {
-            String::new()
-        },
-        match cfg.threads {
-            Some(t) => format!("{t} threads per database"),
-            None => "threads per database found by trial (--threads auto)".into(),
-        },
-        match &cfg.cache {
-            None => String::new(),
-            Some((_, tier)) => format!(
-                " · a cache tier of {} ({}, write-{}) in front of each database{}",
-                match tier.size {
-                    crate::job::cache::CacheSize::Bytes(b) => format_size(b),
-                    crate::job::cache::CacheSize::Pct(p) => format!("{} of it", format_pct(p)),
-                },
-                tier.policy.name(),
-                tier.write.name(),
-                if cfg.compare_cache {
-                    ", the validation run first without it and then with it (--compare-cache)"
-                } else {
-                    ""
-                }
-            ),
-        }
-    )
-}

@@ -6,7 +6,7 @@
 //! users (LoadGen's rule: "Frequently Asked Questions about Exchange Load Generator", TechNet,
 //! 2008).
 
-use crate::profiles::users::{Profile, Task};
+use crate::workloads::users::profile::{Profile, Task};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Unfinished tasks beyond this multiple of the users overload a run (LoadGen's).

@@ -3,42 +3,91 @@
 //! part and the verdict: every task type's 95th percentile under its limit (Send Mail: 1 s),
 //! every planned task completed, not overloaded, and the Exchange validation's storage rules.
 
-use super::workers::PopulationSlot;
-use super::{RunOptions, Signals, execute_with};
-use crate::profiles::exchange;
-use crate::profiles::users::Task;
-use crate::results::users::{
+use crate::engine::source::{Next, Request, RequestSource};
+use crate::results::verdict::{Comparison, Rule, Verdict};
+use crate::results::{self, RunResult};
+use crate::run::{Execute, FromAccess, RunOptions, Sources, WorkerInput};
+use crate::stats::steady::{SteadyRule, first_steady_round};
+use crate::workloads::exchange;
+use crate::workloads::users::config::UsersConfig;
+use crate::workloads::users::profile::Task;
+use crate::workloads::users::section::{
     SimulatorCost, StoreResult, TaskResult, UsersInterval, UsersResult, UsersSetup,
 };
-use crate::results::verdict::{Comparison, Rule, Verdict};
-use crate::results::{self, RunResult, progress::Observer};
-use crate::stats::steady::{SteadyRule, first_steady_round};
-use crate::users::config::UsersConfig;
-use crate::users::source::{Live, Population};
+use crate::workloads::users::source::{Live, Population};
 use anyhow::{Result, anyhow};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The rule on overload (LoadGen's: unfinished tasks over 1.5 × users).
 pub(crate) const OVERLOAD_RULE: &str = "not overloaded (unfinished tasks ≤ 1.5 × users)";
 
-/// Runs `cfg` and writes its results file.
+/// The population drives the first worker (the users' job has one); it is taken back, with its
+/// per-task figures, when the run ends.
+struct PopulationSources {
+    population: Mutex<Option<Population>>,
+}
+
+impl Sources for PopulationSources {
+    fn source<'s>(&'s self, input: WorkerInput<'_>) -> Box<dyn RequestSource + 's> {
+        let mut held = self.population.lock().unwrap_or_else(|e| e.into_inner());
+        match (input.index, held.as_mut()) {
+            (0, Some(p)) => {
+                p.restart_clock();
+                Box::new(Driving(held))
+            }
+            _ => FromAccess.source(input),
+        }
+    }
+}
+
+/// The population, held by the worker it drives for as long as that worker runs.
+struct Driving<'s>(MutexGuard<'s, Option<Population>>);
+
+impl Driving<'_> {
+    fn population(&mut self) -> &mut Population {
+        self.0.as_mut().expect("held only while there")
+    }
+}
+
+impl RequestSource for Driving<'_> {
+    fn next(&mut self, now_ns: u64) -> Next {
+        self.population().next(now_ns)
+    }
+
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
+        self.population().completed(request, result, now_ns)
+    }
+
+    fn unissued(&self, until_ns: u64) -> u64 {
+        self.0.as_ref().map_or(0, |p| p.unissued(until_ns))
+    }
+}
+
+impl Drop for Driving<'_> {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.as_mut() {
+            p.stop_clock();
+        }
+    }
+}
+
+/// Runs `cfg` through `exec` (its population's progress shown through `live`) and writes its
+/// results file.
 pub(crate) fn run(
     cfg: &UsersConfig,
     opts: &RunOptions,
-    signals: &Signals,
-    obs: &mut dyn Observer,
+    exec: &mut dyn Execute,
     live: Arc<Live>,
 ) -> Result<RunResult> {
     let job = cfg.job();
-    let slot: PopulationSlot = std::sync::Mutex::new(Some(
-        cfg.population(live).map_err(|e| anyhow!(crate::Usage(e)))?,
-    ));
-    let hooks = super::Hooks {
-        population: Some(&slot),
-        start: None,
+    let sources = PopulationSources {
+        population: Mutex::new(Some(
+            cfg.population(live).map_err(|e| anyhow!(crate::Usage(e)))?,
+        )),
     };
-    let mut result = execute_with(&job, opts, signals, obs, hooks)?;
-    let mut population = slot
+    let mut result = exec.execute(&job, opts, &sources)?;
+    let mut population = sources
+        .population
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .ok_or_else(|| anyhow!("the population was lost"))?;
@@ -257,7 +306,7 @@ fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
             |o| o.unfinished as f64,
         ),
         Comparison::AtMost,
-        (crate::users::dispatch::OVERLOAD_FACTOR * cfg.users as f64).floor(),
+        (crate::workloads::users::dispatch::OVERLOAD_FACTOR * cfg.users as f64).floor(),
         "tasks",
     ));
     rules

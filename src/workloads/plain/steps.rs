@@ -6,7 +6,6 @@
 //! `step 0 rep 3`, `step 1 round 4`): completed, interrupted, or (after an interruption) the
 //! runs and steps that never started.
 
-use super::{Execute, RunOptions};
 use crate::job::steps::{Param, Precondition, Statistic, expand};
 use crate::job::{Access, Distribution, IoLimit, Job, Worker};
 use crate::results::steps::{
@@ -16,6 +15,7 @@ use crate::results::{
     self, ClassResult, DeviceResult, DirCounts, Interrupted, Phase, PhaseRecord, PhaseState,
     RunResult, StepRun,
 };
+use crate::run::{Execute, FromAccess, RunOptions};
 use crate::stats::histogram::LatencySummary;
 use crate::stats::host::CpuPercent;
 use crate::stats::repetition::spread;
@@ -157,7 +157,7 @@ impl Sequencer<'_> {
         opts.append_timeseries = self.runs > 0;
         let mut plain = job.clone();
         plain.sequence = Default::default();
-        let r = self.exec.execute(&plain, &opts)?;
+        let r = self.exec.execute(&plain, &opts, &FromAccess)?;
         self.runs += 1;
         if self.first_prepare.is_none() {
             self.first_prepare = r.phases.iter().find(|p| p.name == Phase::Prepare).cloned();

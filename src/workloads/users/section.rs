@@ -3,8 +3,8 @@
 //! cost, and a time series of the population (tasks, unfinished tasks, cache hits, log waits,
 //! checkpoint depth) beside the engine's per-class series.
 
-use super::exchange::DatabaseFigures;
 use crate::stats::histogram::LatencySummary;
+use crate::workloads::exchange::section::DatabaseFigures;
 use serde::{Deserialize, Serialize};
 
 /// A simulated-users run.

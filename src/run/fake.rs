@@ -1,13 +1,9 @@
-//! Unit tests of sequences and of the Exchange validation with fake runs: an [`Execute`] that
+//! Fake runs, for the tests of sequences and of the Exchange validation: an [`Execute`] that
 //! makes up each run's results from its job (every class at its intended rate, with the
 //! latency a test chooses), so bracketing, bisection, confirmation, back-off, repetitions and
 //! interruptions are tested exactly and without I/O.
 
-mod cluster;
-mod exchange;
-mod steps;
-
-use super::{Execute, RunOptions, Signals};
+use super::{Execute, RunOptions, Signals, Sources};
 use crate::job::Job;
 use crate::results::progress::{Observer, Quiet};
 use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
@@ -21,7 +17,7 @@ const CLOSED_LOOP_IOPS: f64 = 1000.0;
 /// What a fake run of a job showed: the latency of its reads and writes, ns, the share of
 /// its intended rate it achieved, and whether it was cut short.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Made {
+pub(crate) struct Made {
     pub read_ns: u64,
     pub write_ns: u64,
     pub achieved: f64,
@@ -41,7 +37,7 @@ impl Default for Made {
 
 /// Runs nothing: answers each job with the results `respond` makes up for it (written to the
 /// results path, as a real run does), and keeps every job it was given.
-pub(super) struct Fake<F> {
+pub(crate) struct Fake<F> {
     pub signals: Signals,
     pub respond: F,
     pub jobs: Vec<(Job, RunOptions)>,
@@ -49,7 +45,7 @@ pub(super) struct Fake<F> {
 }
 
 impl<F: FnMut(&Job, &Signals) -> Made> Fake<F> {
-    pub(super) fn new(respond: F) -> Self {
+    pub(crate) fn new(respond: F) -> Self {
         Fake {
             signals: Signals::none(),
             respond,
@@ -60,7 +56,7 @@ impl<F: FnMut(&Job, &Signals) -> Made> Fake<F> {
 }
 
 impl<F: FnMut(&Job, &Signals) -> Made> Execute for Fake<F> {
-    fn execute(&mut self, job: &Job, opts: &RunOptions) -> Result<RunResult> {
+    fn execute(&mut self, job: &Job, opts: &RunOptions, _: &dyn Sources) -> Result<RunResult> {
         let made = (self.respond)(job, &self.signals);
         let r = made_up(job, made);
         self.jobs.push((job.clone(), opts.clone()));
@@ -79,7 +75,7 @@ impl<F: FnMut(&Job, &Signals) -> Made> Execute for Fake<F> {
 
 /// Intended I/Os per second of each class of `job` (a closed-loop worker counts as
 /// [`CLOSED_LOOP_IOPS`]), split between reads and writes.
-pub(super) fn class_rates(job: &Job) -> Vec<[f64; 2]> {
+pub(crate) fn class_rates(job: &Job) -> Vec<[f64; 2]> {
     let mut rates = vec![[0.0; 2]; job.classes.len()];
     for w in &job.workers {
         let iops = w.rate.map_or(CLOSED_LOOP_IOPS, |r| r.iops);
@@ -95,7 +91,7 @@ pub(super) fn class_rates(job: &Job) -> Vec<[f64; 2]> {
 
 /// The results of a run of `job` in which every class ran at its intended rate (times
 /// `made.achieved`) for the whole duration with the latencies of `made`.
-pub(super) fn made_up(job: &Job, made: Made) -> RunResult {
+pub(crate) fn made_up(job: &Job, made: Made) -> RunResult {
     let seconds = job.duration_ms as f64 / 1e3;
     let mut stats = StatsSet::new(job.classes.len());
     for (class, [reads, writes]) in class_rates(job).into_iter().enumerate() {

@@ -1,0 +1,440 @@
+//! What a run does, in its own vocabulary and units: the lines of the dry run, of the "what
+//! ran" block of every summary and of the HTML report's header. A workload makes its
+//! description from the same resolved jobs it runs, the results file keeps it, and every view
+//! prints it from there, so they cannot differ from each other or from what ran. The targets'
+//! lines are not part of it: they say what happened to each target (or, in a dry run, what
+//! would), and a view puts them between the head and the body.
+
+use crate::job::steps::{Param, Statistic};
+use crate::job::{Access, Arrivals, Distribution, EngineKind, IoLimit, Job, TargetChoice, Worker};
+use crate::units::{
+    format_exact, format_ms, format_number, format_pct, format_rate, format_size, format_size_exact,
+};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// A run's description: the lines before its targets and those after.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Description {
+    /// What runs, before the targets: the job, an application's profile and sizing.
+    pub head: Vec<Line>,
+    /// After the targets: caches, workers and their access, the sequence, timing, engine.
+    pub body: Vec<Line>,
+}
+
+/// One labelled line (`workers    mixed (2 workers): ...`); an empty label continues the
+/// line before.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Line {
+    /// The label (`job`, `workers`, `timing`...), or empty.
+    pub label: String,
+    /// The text.
+    pub text: String,
+}
+
+impl Line {
+    /// `label      text`.
+    pub fn new(label: impl Into<String>, text: impl Into<String>) -> Line {
+        Line {
+            label: label.into(),
+            text: text.into(),
+        }
+    }
+}
+
+impl Description {
+    /// The description of an ordinary job: its own description, then its caches, workers and
+    /// their access, sequence, timing, engine and seed.
+    pub fn of_job(job: &Job) -> Description {
+        let mut d = Description::default();
+        if let Some(text) = &job.description {
+            d.head.push(Line::new("job", text.trim()));
+        }
+        d.body = job_body(job);
+        d
+    }
+
+    /// Adds `text` under `label` after the head.
+    pub fn head_line(&mut self, label: &str, text: impl Into<String>) {
+        self.head.push(Line::new(label, text));
+    }
+}
+
+/// Caches, workers and access, sequence, timing, engine and seed of `job`.
+pub fn job_body(job: &Job) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for t in &job.targets {
+        let Some(c) = &t.cache else { continue };
+        let size = match c.size {
+            crate::job::cache::CacheSize::Bytes(b) => format_size(b),
+            crate::job::cache::CacheSize::Pct(0.0) => "none (this step)".into(),
+            crate::job::cache::CacheSize::Pct(p) => format!("{} of it", format_pct(p)),
+        };
+        let delay = match c.hit_delay_ns {
+            0 => String::new(),
+            ns => format!(
+                ", SYNTHETIC hit delay {}",
+                crate::units::format_ns(ns as f64)
+            ),
+        };
+        lines.push(Line::new(
+            "cache",
+            format!(
+                "{}: {size} on {} ({}, write-{}, {} lines){delay}",
+                t.name,
+                job.targets[c.device].name,
+                c.policy.name(),
+                c.write.name(),
+                format_size(c.line_bytes)
+            ),
+        ));
+    }
+    lines.extend(workers(job));
+    lines.extend(sequence(job));
+    lines.push(Line::new("timing", timing(job)));
+    lines.push(Line::new("engine", engine(job)));
+    lines.push(Line::new(
+        "seed",
+        format!("{} (the same seed gives the same offsets)", job.seed),
+    ));
+    lines
+}
+
+/// The `workers` lines: one per group of like workers, each followed by its access entries.
+pub fn workers(job: &Job) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for group in worker_groups(&job.workers) {
+        let label = if lines.is_empty() { "workers" } else { "" };
+        lines.push(Line::new(label, worker_line(job, group)));
+        // A trace's I/Os are its own: its access entry gives only their class; a worker
+        // driven by a workload's source has none of its own.
+        if group[0].trace.is_some() || group[0].driven_by.is_some() {
+            continue;
+        }
+        for a in &group[0].access {
+            lines.push(Line::new(
+                "",
+                format!("  {}", access_line(job, &group[0], a)),
+            ));
+        }
+    }
+    lines
+}
+
+/// `2 s ramp, then 30 s measured, in 1 s intervals`; a job whose every worker stops after its
+/// I/Os: `measured until every worker has done its I/Os (at most 1 min)`.
+pub fn timing(job: &Job) -> String {
+    let ramp = if job.ramp_ms > 0 {
+        format!("{} ramp, then ", format_ms(job.ramp_ms))
+    } else {
+        String::new()
+    };
+    let per_step = if job.sequence.is_sequence() {
+        " per run"
+    } else {
+        ""
+    };
+    let limited = !job.workers.is_empty() && job.workers.iter().all(|w| w.io_limit.is_some());
+    let how_long = if limited {
+        format!(
+            "measured{per_step} until every worker has done its I/Os (at most {})",
+            format_ms(job.duration_ms)
+        )
+    } else {
+        format!("{} measured{per_step}", format_ms(job.duration_ms))
+    };
+    format!(
+        "{ramp}{how_long}, in {} intervals",
+        format_ms(job.interval_ms)
+    )
+}
+
+/// `io_uring, O_DIRECT (no page cache)`.
+pub fn engine(job: &Job) -> String {
+    let engine = match job.engine {
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Psync => "psync (one I/O at a time)",
+        EngineKind::Null => "null (no I/O: storlab's own cost)",
+    };
+    let caching = if job.buffered {
+        "buffered (through the page cache)"
+    } else {
+        "O_DIRECT (no page cache)"
+    };
+    format!("{engine}, {caching}")
+}
+
+/// Consecutive workers that are copies of one `[[worker]]` (`name#0`, `name#1`...) with the
+/// same settings.
+fn worker_groups(workers: &[Worker]) -> Vec<&[Worker]> {
+    let base = |w: &Worker| w.name.split('#').next().unwrap_or(&w.name).to_string();
+    // Copies either share their targets or each have one of their own (`one_target_each`).
+    let same = |a: &Worker, b: &Worker| {
+        base(a) == base(b)
+            && a.access == b.access
+            && a.queue_depth == b.queue_depth
+            && a.rate == b.rate
+            && a.driven_by == b.driven_by
+            && (a.targets == b.targets || a.targets.len() == 1 && b.targets.len() == 1)
+    };
+    let mut groups = Vec::new();
+    let mut start = 0;
+    for i in 1..=workers.len() {
+        if i == workers.len() || !same(&workers[start], &workers[i]) {
+            groups.push(&workers[start..i]);
+            start = i;
+        }
+    }
+    groups
+}
+
+/// `mixed (2 workers): 16 outstanding I/Os each, closed loop, on scratch`.
+fn worker_line(job: &Job, group: &[Worker]) -> String {
+    let w = &group[0];
+    let name = w.name.split('#').next().unwrap_or(&w.name);
+    let count = if group.len() == 1 {
+        format!("{name} (1 worker)")
+    } else {
+        format!("{name} ({} workers)", group.len())
+    };
+    let each = if group.len() > 1 { " each" } else { "" };
+    let pace = match (w.rate, &w.trace, &w.driven_by) {
+        (_, _, Some(by)) => format!("driven by {by}"),
+        (None, Some(t), None) => format!(
+            "replaying the trace {} {}",
+            t.file.display(),
+            match t.speed {
+                None => "as fast as it can (closed loop)".to_string(),
+                Some(1.0) => "at its recorded times (open loop)".to_string(),
+                Some(x) => format!("{}× faster than recorded (open loop)", format_number(x)),
+            }
+        ),
+        (None, None, None) => match w.think_ns {
+            Some(ns) => format!(
+                "closed loop, {} of think time after each I/O",
+                crate::units::format_ns(ns as f64)
+            ),
+            None => "closed loop".to_string(),
+        },
+        (Some(r), _, None) => format!(
+            "open loop at {} IOPS{each} ({})",
+            format_rate(r.iops),
+            match r.arrivals {
+                Arrivals::Uniform => "evenly spaced",
+                Arrivals::Poisson => "Poisson arrivals",
+            }
+        ),
+    };
+    let name_of = |t: usize| job.targets[t].name.as_str();
+    let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
+    let own: Vec<&str> = group.iter().map(|g| name_of(g.targets[0])).collect();
+    let on = match (names.as_slice(), w.target_choice) {
+        _ if group.iter().any(|g| g.targets != w.targets) => {
+            format!("one each on {}", own.join(", "))
+        }
+        ([one], _) => format!("on {one}"),
+        (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
+        (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
+    };
+    let limit = match w.io_limit {
+        Some(IoLimit::Ios(n)) => format!(", at most {} I/Os", format_exact(n)),
+        Some(IoLimit::Passes(p)) => format!(", {p} passes over its span"),
+        None => String::new(),
+    };
+    let outstanding = match (w.queue_depth, &w.driven_by) {
+        (1, None) => "1 outstanding I/O".to_string(),
+        (n, None) => format!("{n} outstanding I/Os"),
+        (1, Some(_)) => "up to 1 I/O in flight".to_string(),
+        (n, Some(_)) => format!("up to {n} I/Os in flight"),
+    };
+    let group_of = match w.group {
+        Some(g) => format!(", group {g}"),
+        None => String::new(),
+    };
+    format!("{count}: {outstanding}{each}, {pace}, {on}{limit}{group_of}")
+}
+
+/// `random-8k: 90% of I/Os, 8 KiB, 70% reads, 100% random (uniform)`.
+fn access_line(job: &Job, w: &Worker, a: &Access) -> String {
+    let total: u64 = w.access.iter().map(|e| u64::from(e.weight)).sum();
+    let share = 100.0 * a.weight as f64 / total.max(1) as f64;
+    let size = if a.block_sizes.is_empty() {
+        format_size(a.block_size_bytes)
+    } else {
+        let weights: u64 = a.block_sizes.iter().map(|&(_, w)| u64::from(w)).sum();
+        a.block_sizes
+            .iter()
+            .map(|&(b, wt)| {
+                format!(
+                    "{} ({})",
+                    format_size(b),
+                    format_pct(100.0 * wt as f64 / weights.max(1) as f64)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mix = match a.read_pct {
+        r if r >= 100.0 => "reads".to_string(),
+        r if r <= 0.0 => "writes".to_string(),
+        r => format!("{} reads", format_pct(r)),
+    };
+    let pattern = match a.random_pct {
+        r if r <= 0.0 => "sequential".to_string(),
+        r => format!(
+            "{} random ({})",
+            format_pct(r),
+            match &a.distribution {
+                Distribution::Uniform => "uniform".to_string(),
+                Distribution::Shuffle => "each block once per pass".to_string(),
+                Distribution::Zipf { theta } => format!("zipf, theta {theta}"),
+                Distribution::Zoned { bands } => bands
+                    .iter()
+                    .map(|b| format!(
+                        "{} of I/Os on {}",
+                        format_pct(b.io_pct),
+                        format_pct(b.span_pct)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }
+        ),
+    };
+    let mut line = format!(
+        "{}: {} of I/Os, {size}, {mix}, {pattern}",
+        job.classes[a.class],
+        format_pct(share)
+    );
+    if a.sync {
+        line.push_str(", durable writes (RWF_DSYNC)");
+    }
+    if a.fsync_every > 0 {
+        let _ = write!(line, ", fdatasync after every {} writes", a.fsync_every);
+    }
+    if a.roll_every_bytes > 0 {
+        let _ = write!(
+            line,
+            ", rolls every {}",
+            format_size_exact(a.roll_every_bytes)
+        );
+    }
+    line
+}
+
+/// The unit a cycled parameter's values are in.
+fn unit(p: Param) -> &'static str {
+    match p {
+        Param::Targets => " targets",
+        Param::Workers => " workers",
+        Param::QueueDepth => " outstanding I/Os",
+        Param::Rate => " IOPS per worker",
+        Param::Cache => " of the cached target",
+        Param::Group => "",
+        Param::BlockSize | Param::Read | Param::Random => "",
+    }
+}
+
+/// The value of a cycled parameter as people read it.
+fn value(p: Param, v: f64) -> String {
+    match p {
+        Param::BlockSize => format_size(v as u64),
+        Param::Read | Param::Random | Param::Cache => format_pct(v),
+        Param::Rate => format_rate(v),
+        _ => format_number(v),
+    }
+}
+
+fn statistic(s: Statistic) -> &'static str {
+    match s {
+        Statistic::Mean => "mean",
+        Statistic::P50 => "p50",
+        Statistic::P90 => "p90",
+        Statistic::P95 => "p95",
+        Statistic::P99 => "p99",
+        Statistic::P99_9 => "p99.9",
+        Statistic::P99_99 => "p99.99",
+        Statistic::Max => "max",
+    }
+}
+
+/// The sequence: cycles, repetitions, the rate curve, steady state, preconditioning.
+fn sequence(job: &Job) -> Vec<Line> {
+    let seq = &job.sequence;
+    if !seq.is_sequence() {
+        return Vec::new();
+    }
+    let steps = crate::job::steps::expand(job);
+    let mut lines = vec![Line::new("sequence", format!("{} steps", steps.len()))];
+    let mut sub =
+        |what: &str, text: String| lines.push(Line::new("", format!("  {what:<8} {text}")));
+    for c in &seq.cycles {
+        let values: Vec<String> = c.values.iter().map(|&v| value(c.parameter, v)).collect();
+        sub(
+            "cycle",
+            format!(
+                "{}: {}{}",
+                c.parameter.name(),
+                values.join(", "),
+                unit(c.parameter)
+            ),
+        );
+    }
+    if seq.repeat > 1 {
+        sub(
+            "repeat",
+            format!(
+                "each step {} times, {} apart",
+                seq.repeat,
+                format_ms(seq.pause_ms)
+            ),
+        );
+    }
+    if !seq.curve.is_empty() {
+        let levels: Vec<String> = seq.curve.iter().map(|&l| format_pct(l)).collect();
+        let stop = seq.stop_when.as_ref().map_or(String::new(), |r| {
+            format!(
+                ", stopping when {}{} exceeds {}",
+                r.class
+                    .as_ref()
+                    .map(|c| format!("{c}'s "))
+                    .unwrap_or_default(),
+                statistic(r.statistic),
+                format_ms(r.threshold_ns / 1_000_000)
+            )
+        });
+        sub(
+            "curve",
+            format!(
+                "the closed-loop maximum, then {} of it open loop{stop}",
+                levels.join(", ")
+            ),
+        );
+    }
+    if let Some(st) = &seq.steady {
+        sub(
+            "steady",
+            format!(
+                "rounds of {} until the last {} rounds are within ±{} of their mean and their fit within ±{}; at most {} rounds",
+                format_ms(st.round_ms),
+                st.window,
+                format_pct(st.range_pct),
+                format_pct(st.slope_pct),
+                st.max_rounds
+            ),
+        );
+    }
+    if let Some(p) = &seq.precondition {
+        sub(
+            "precondition",
+            format!(
+                "{} {} passes of {} writes over every target (writes every target in full)",
+                p.passes,
+                if p.random { "random" } else { "sequential" },
+                format_size(p.block_bytes)
+            ),
+        );
+    }
+    lines
+}

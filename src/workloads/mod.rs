@@ -1,0 +1,134 @@
+//! The workloads: each room owns its whole path, from what the user writes to what the results
+//! say: its spec and its resolution, the ordinary [`crate::job::Job`]s it produces, the request
+//! sources it builds for each worker, its verdict rules (each carrying its threshold, unit and
+//! measured value), its section of the results file (`section.rs`) and its description. `run`
+//! drives any of them through [`crate::run::Workload`]; `report` and `live` render what they
+//! leave in the results file and tell the observer.
+//!
+//! - [`plain`]: a job file, a preset, a converted fio file or a one-line job, with its steps and
+//!   fio groups;
+//! - [`exchange`]: the Exchange mailbox database validation (Jetstress-class);
+//! - [`users`]: simulated mailbox users (LoadGen-class).
+//!
+//! Adding a workload is one new folder here and one line in [`rooms`]: a job file holding its
+//! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
+//! for any other); a subcommand with flags of its own is optional, in `cli`.
+
+pub mod exchange;
+pub mod plain;
+#[cfg(test)]
+mod tiny;
+pub mod users;
+
+use crate::job::JobError;
+use crate::run::Workload;
+use crate::units::Dur;
+use anyhow::Result;
+use std::path::Path;
+
+/// A workload that a job file's section selects.
+#[derive(Debug)]
+pub(crate) struct Room {
+    /// Its section in a job file (`exchange` for `[exchange]`).
+    pub section: &'static str,
+    /// What it is, as a refusal names it: "an Exchange job (its I/O comes from the mailbox
+    /// profile)".
+    pub what: &'static str,
+    /// How to change what the flags of `storlab run` cannot: "storlab exchange FILE
+    /// --mailboxes ...".
+    pub hint: &'static str,
+    /// The flags of `storlab run` it takes ([`Overrides`]); output flags always apply.
+    pub flags: &'static [&'static str],
+    /// Reads its section from a job file, with those flags.
+    pub load: fn(&JobText, &Overrides) -> Result<Box<dyn Workload>>,
+}
+
+/// Every workload a job file can select by a section of its own; a file with none of these
+/// sections is a plain job.
+pub(crate) fn rooms() -> Vec<&'static Room> {
+    #[cfg_attr(not(test), allow(unused_mut))]
+    let mut all = vec![&exchange::ROOM, &users::ROOM];
+    #[cfg(test)]
+    all.push(&tiny::ROOM);
+    all
+}
+
+/// The room whose section a job file's text holds, if any.
+pub(crate) fn room_of(text: &str) -> Option<&'static Room> {
+    let table = text.parse::<toml::Table>().ok()?;
+    rooms().into_iter().find(|r| table.contains_key(r.section))
+}
+
+/// A job file's text and where it came from (a path, or `preset:NAME`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JobText<'a> {
+    /// The file, as given (`preset:NAME` for a preset).
+    pub path: &'a Path,
+    /// Its text.
+    pub text: &'a str,
+}
+
+/// The flags of `storlab run` that [`Overrides`] carries: those a workload's job file may take.
+pub(crate) const OVERRIDE_FLAGS: &[&str] = &[
+    "--duration",
+    "--ramp",
+    "--interval",
+    "--engine",
+    "--seed",
+    "--destroy-data",
+    "--verify",
+    "--sample-blocks",
+];
+
+/// The flags of `storlab run` that any workload's job file takes (each overrides the file's
+/// value).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Overrides {
+    /// `--duration`.
+    pub duration: Option<Dur>,
+    /// `--ramp`.
+    pub ramp: Option<Dur>,
+    /// `--interval`.
+    pub interval: Option<Dur>,
+    /// `--engine`.
+    pub engine: Option<String>,
+    /// `--seed`.
+    pub seed: Option<u64>,
+    /// `--destroy-data`.
+    pub destroy_data: bool,
+    /// `--verify`.
+    pub verify: bool,
+    /// `--sample-blocks`.
+    pub sample_blocks: bool,
+}
+
+impl Overrides {
+    /// Blames a flag for an error in a key it set (`--duration` for `duration`), or else
+    /// places the error at its key's line in `file`'s `section`.
+    pub(crate) fn blame(&self, mut e: JobError, file: &JobText, section: &str) -> JobError {
+        let key = e
+            .key
+            .strip_prefix(section)
+            .and_then(|k| k.strip_prefix('.'))
+            .unwrap_or(&e.key)
+            .to_string();
+        let given = match key.as_str() {
+            "duration" => self.duration.is_some().then_some("--duration"),
+            "ramp" => self.ramp.is_some().then_some("--ramp"),
+            "interval" => self.interval.is_some().then_some("--interval"),
+            "engine" => self.engine.is_some().then_some("--engine"),
+            "seed" => self.seed.is_some().then_some("--seed"),
+            _ => None,
+        };
+        match given {
+            Some(flag) => {
+                e.location = "command line".into();
+                e.key = flag.into();
+            }
+            None => {
+                e.location = crate::job::file::locate(file.path, file.text, Some(section), &key);
+            }
+        }
+        e
+    }
+}

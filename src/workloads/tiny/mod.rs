@@ -1,0 +1,288 @@
+//! A workload that exists only in the tests, to show what adding one takes: this folder and
+//! one line in `super::rooms`. A `[tiny]` job file writes `blocks` 4 KiB blocks of one file
+//! and reads each back once its write completed (a source of its own, whose next I/O depends
+//! on the last completion), and is judged on every block read back. Everything else (the dry
+//! run, the results file, the console and HTML reports, the exit code) comes from the common
+//! path.
+
+use crate::engine::source::{Next, Request, RequestSource};
+use crate::engine::{IoOp, OpKind};
+use crate::job::{Access, Job, Target, Worker};
+use crate::results::RunResult;
+use crate::results::description::{self, Description, Line};
+use crate::results::verdict::{Comparison, Rule, Verdict};
+use crate::run::{Execute, RunOptions, Sources, WorkerInput, Workload};
+use crate::workloads::{JobText, Overrides, Room};
+use anyhow::Result;
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `[tiny]` job files.
+pub(crate) const ROOM: Room = Room {
+    section: "tiny",
+    what: "a tiny test job",
+    hint: "storlab run FILE",
+    flags: &[],
+    load,
+};
+
+/// Bytes of each block.
+const BLOCK: u64 = 4096;
+
+/// The `[tiny]` section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TinyFile {
+    tiny: TinySpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TinySpec {
+    /// The file to write.
+    path: PathBuf,
+    /// How many blocks.
+    blocks: u64,
+}
+
+/// The workload: its spec, resolved.
+struct Tiny {
+    path: PathBuf,
+    blocks: u64,
+    /// Blocks read back, counted by the source.
+    read_back: AtomicU64,
+}
+
+fn load(file: &JobText, _: &Overrides) -> Result<Box<dyn Workload>> {
+    let parsed: TinyFile = crate::job::file::parse_toml(file.path, file.text)?;
+    Ok(Box::new(Tiny {
+        path: parsed.tiny.path,
+        blocks: parsed.tiny.blocks.clamp(1, 1024),
+        read_back: AtomicU64::new(0),
+    }))
+}
+
+impl Tiny {
+    fn job(&self) -> Job {
+        let mut job = Job {
+            description: Some("tiny: write each block, then read it back".into()),
+            duration_ms: 30_000,
+            ramp_ms: 0,
+            interval_ms: 1000,
+            targets: vec![Target {
+                name: "tiny".into(),
+                path: self.path.clone(),
+                size_bytes: Some(self.blocks * BLOCK),
+                sync: false,
+                fsync_every: 0,
+                cache: None,
+                shared_slice: false,
+            }],
+            ..Job::default()
+        };
+        let class = job.class("tiny");
+        job.workers.push(Worker {
+            driven_by: Some("write-then-read-back pairs".into()),
+            ..Worker::closed_loop(
+                "tiny",
+                vec![0],
+                1,
+                vec![Access::new(class, BLOCK, 50.0, 0.0)],
+            )
+        });
+        job
+    }
+}
+
+impl Workload for Tiny {
+    fn kind(&self) -> &'static str {
+        "tiny"
+    }
+
+    fn describe(&self) -> Description {
+        let job = self.job();
+        let mut d = Description::default();
+        d.head.push(Line::new(
+            "job",
+            format!(
+                "tiny: {} blocks of 4 KiB, each written then read back",
+                self.blocks
+            ),
+        ));
+        d.body = description::workers(&job);
+        d
+    }
+
+    fn jobs(&self) -> Vec<Job> {
+        vec![self.job()]
+    }
+
+    fn run(&self, exec: &mut dyn Execute, opts: &RunOptions) -> Result<RunResult> {
+        let mut r = exec.execute(&self.job(), opts, self)?;
+        let back = self.read_back.load(Ordering::Relaxed);
+        let mut rules = vec![Rule::judge(
+            "blocks read back",
+            back as f64,
+            Comparison::AtLeast,
+            self.blocks as f64,
+            "blocks",
+        )];
+        rules.extend(r.verdict.take().into_iter().flat_map(|v| v.rules));
+        r.verdict = Some(Verdict::of(rules));
+        crate::results::file::save(&opts.results_path, &r)?;
+        Ok(r)
+    }
+}
+
+impl Sources for Tiny {
+    fn source<'s>(&'s self, _: WorkerInput<'_>) -> Box<dyn RequestSource + 's> {
+        Box::new(Pairs {
+            tiny: self,
+            next: 0,
+            busy: false,
+        })
+    }
+}
+
+/// Block `n / 2` written (even `n`), then read (odd `n`), one at a time.
+struct Pairs<'s> {
+    tiny: &'s Tiny,
+    next: u64,
+    busy: bool,
+}
+
+impl RequestSource for Pairs<'_> {
+    fn next(&mut self, _now_ns: u64) -> Next {
+        if self.busy {
+            return Next::AwaitCompletion;
+        }
+        if self.next == self.tiny.blocks * 2 {
+            return Next::Done;
+        }
+        self.busy = true;
+        let n = self.next;
+        self.next += 1;
+        Next::Issue(Request {
+            op: IoOp {
+                kind: if n % 2 == 0 {
+                    OpKind::Write
+                } else {
+                    OpKind::Read
+                },
+                target: 0,
+                offset: n / 2 * BLOCK,
+                len: BLOCK as u32,
+                dsync: false,
+                class: 0,
+            },
+            intended_ns: None,
+            tag: n,
+            home: None,
+        })
+    }
+
+    fn completed(&mut self, request: &Request, result: i32, _now_ns: u64) {
+        self.busy = false;
+        if request.op.kind == OpKind::Read && result == BLOCK as i32 {
+            self.tiny.read_back.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::progress::Quiet;
+    use crate::run::{Runner, Signals};
+
+    /// The tiny job file in `dir`.
+    fn job_file(dir: &std::path::Path) -> (PathBuf, String) {
+        let text = format!(
+            "[tiny]\npath = \"{}\"\nblocks = 8\n",
+            dir.join("tiny.dat").display()
+        );
+        let path = dir.join("tiny.toml");
+        std::fs::write(&path, &text).unwrap();
+        (path, text)
+    }
+
+    #[test]
+    fn a_new_workload_runs_through_the_common_path_with_its_own_source_and_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, text) = job_file(dir.path());
+        // One line of registration: the file's section finds it.
+        let room = crate::workloads::room_of(&text).expect("registered");
+        assert_eq!(room.section, "tiny");
+        let w = (room.load)(
+            &JobText {
+                path: &path,
+                text: &text,
+            },
+            &Overrides::default(),
+        )
+        .unwrap();
+        let described = w.describe();
+        let results = dir.path().join("tiny.json");
+        let mut opts = RunOptions::new(results.clone(), vec!["storlab".into()]);
+        opts.description = Some(described.clone());
+        let signals = Signals::none();
+        let r = w
+            .run(&mut Runner::new(&signals, &mut Quiet), &opts)
+            .unwrap();
+        // Its own source drove the worker: 8 writes and 8 reads of 4 KiB, each read after its
+        // write, and its rule judged what the source counted.
+        let c = &r.classes["tiny"];
+        assert_eq!((c.read.ops, c.write.ops), (8, 8), "{c:?}");
+        let verdict = r.verdict.as_ref().expect("a verdict");
+        assert!(verdict.passed(), "{verdict:?}");
+        let rule = &verdict.rules[0];
+        assert_eq!(
+            (rule.rule.as_str(), rule.measured, rule.threshold),
+            ("blocks read back", 8.0, 8.0)
+        );
+        // The results file keeps the description every view prints, the dry run's.
+        let saved = crate::results::file::load(&results).unwrap();
+        assert_eq!(saved.description.as_ref(), Some(&described));
+        let summary = crate::report::console::summary(&saved, 0);
+        assert!(
+            summary.contains("tiny: 8 blocks of 4 KiB, each written then read back"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("driven by write-then-read-back pairs"),
+            "{summary}"
+        );
+        assert!(summary.contains("blocks read back"), "{summary}");
+        let html = crate::report::html::render(&saved);
+        assert!(html.contains("tiny: 8 blocks of 4 KiB, each written then read back"));
+        let dry = crate::cli::describe_workload(w.as_ref());
+        assert!(dry.text.contains("tiny: 8 blocks of 4 KiB"), "{}", dry.text);
+        assert!(dry.refused.is_empty(), "{:?}", dry.refused);
+    }
+
+    #[test]
+    fn storlab_run_runs_a_registered_workloads_job_file_and_exits_with_its_verdict() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = job_file(dir.path());
+        let results = dir.path().join("cli.json");
+        let args = [
+            "storlab",
+            "run",
+            path.to_str().unwrap(),
+            "-q",
+            "--json",
+            "-o",
+            results.to_str().unwrap(),
+        ];
+        let code = crate::cli::run(args.iter().map(std::ffi::OsString::from)).unwrap();
+        assert_eq!(code, crate::exit::OK);
+        let r = crate::results::file::load(&results).unwrap();
+        assert!(r.verdict.as_ref().is_some_and(|v| v.passed()));
+        // A run flag that does not apply is refused with the workload's own words.
+        let args = ["storlab", "run", path.to_str().unwrap(), "--qd", "4"];
+        let e = crate::cli::run(args.iter().map(std::ffi::OsString::from)).unwrap_err();
+        assert!(e.to_string().contains("--qd does not apply to"), "{e}");
+        assert!(e.to_string().contains("a tiny test job"), "{e}");
+    }
+}
