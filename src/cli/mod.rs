@@ -626,10 +626,9 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
         if !a.out.json {
             console::note(&exchange::sizing_summary(&cfg));
         }
-        let transactional = (0..cfg.databases)
-            .flat_map(|db| ["read", "write"].map(|w| exchange::class_name(db, w)))
-            .collect();
-        live.show_transactional(cfg.target_iops(cfg.mailboxes), transactional);
+        if let Some(watch) = exchange::achieved_iops_watch(&cfg) {
+            live.show_watch(watch);
+        }
         run::exchange::run(&cfg, opts, &mut run::Runner { signals, obs: live })
     })
 }
