@@ -45,7 +45,7 @@ impl OutputArgs {
             Ok(r) => r,
             Err(e) => {
                 if let Some(s) = server {
-                    s.finish(Duration::ZERO);
+                    s.finish(None, Duration::ZERO);
                 }
                 return Err(e);
             }
@@ -64,7 +64,7 @@ impl OutputArgs {
             ));
         }
         if let Some(s) = server {
-            s.finish(linger);
+            s.finish(Some(&result), linger);
         }
         Ok(outcome_code(&result))
     }

@@ -2,7 +2,8 @@
 //! `prometheus-client` crate from a registry built for each scrape: counters of measured I/Os,
 //! bytes and errors and a latency histogram (buckets from storlab's own histograms, within
 //! 1 %), each labelled `class`, `direction`, `worker`, `target` and `host`, and gauges of the
-//! last interval's IOPS, CPU and device use.
+//! last interval's IOPS, CPU (storlab's, the machine's busy and iowait shares, as the page
+//! gives them) and device use.
 
 use super::{DIRECTIONS, State};
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
@@ -143,11 +144,13 @@ pub(super) fn encode(s: &State) -> String {
         g.set(v);
         g
     };
-    let iops = Family::<HostLabels, Gauge<f64, AtomicU64>>::default();
-    let cpu = Family::<HostLabels, Gauge<f64, AtomicU64>>::default();
+    let [iops, cpu, busy, iowait] =
+        [(); 4].map(|()| Family::<HostLabels, Gauge<f64, AtomicU64>>::default());
     if let Some(p) = last {
         iops.get_or_create(&host).set(p.iops);
-        cpu.get_or_create(&host).set(p.cpu[0]);
+        cpu.get_or_create(&host).set(p.cpu.process_pct());
+        busy.get_or_create(&host).set(p.cpu.machine_busy_pct());
+        iowait.get_or_create(&host).set(p.cpu.system_iowait_pct);
     }
     registry.register("iops", "I/Os a second in the last interval", iops);
     registry.register(
@@ -155,13 +158,23 @@ pub(super) fn encode(s: &State) -> String {
         "storlab's CPU in the last interval, % of one CPU",
         cpu,
     );
+    registry.register(
+        "machine_busy_percent",
+        "The machine's user and kernel time in the last interval, % of all CPUs (iowait is idle)",
+        busy,
+    );
+    registry.register(
+        "machine_iowait_percent",
+        "The machine's idle time with I/O pending in the last interval, % of all CPUs",
+        iowait,
+    );
     let util = Family::<DeviceLabels, Gauge<f64, AtomicU64>>::default();
     for (device, u) in last.iter().flat_map(|p| &p.devices) {
         util.get_or_create(&DeviceLabels {
             device: device.clone(),
             host: s.host.clone(),
         })
-        .set(*u);
+        .set(u.util_pct);
     }
     registry.register(
         "device_utilisation_percent",

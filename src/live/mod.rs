@@ -9,12 +9,15 @@ mod metrics;
 mod page;
 
 use crate::job::Job;
-use crate::results::Phase;
-use crate::results::progress::Observer;
+use crate::results::progress::{Observer, RateWatch};
+use crate::results::verdict::{Comparison, Rule};
+use crate::results::{Phase, RunResult};
 use crate::stats::StatsSet;
-use crate::stats::timeseries::{IntervalGrid, IntervalPhase, IntervalRecord};
+use crate::stats::host::CpuPercent;
+use crate::stats::timeseries::{IntervalDir, IntervalGrid, IntervalPhase, IntervalRecord};
+use crate::units::format_pct;
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,33 +44,105 @@ struct State {
     done: bool,
     /// The page's points, one per interval.
     points: Vec<Point>,
+    /// Where the current run's points start in `points` (a sequence or an Exchange validation
+    /// runs several jobs one after another).
+    run_start: usize,
+    /// Where the current run's time starts on the page's time axis, s: the end of the runs
+    /// before it.
+    run_offset_s: f64,
     /// Measured I/Os: (class, direction, worker) → ops, bytes, errors.
     counters: BTreeMap<(usize, usize, usize), [u64; 3]>,
     /// Measured latency: (class, direction, worker) → its buckets.
     latency: BTreeMap<(usize, usize, usize), metrics::Latency>,
     /// Each worker's part of the intervals not merged yet.
     pending: BTreeMap<u64, Vec<(usize, StatsSet)>>,
-    /// An Exchange validation's target IOPS and transactional classes.
-    target: Option<(f64, Vec<String>)>,
+    /// A rule on the rate of some classes (an Exchange validation's achieved transactional
+    /// IOPS).
+    watch: Option<RateWatch>,
+    /// The results file's CPU over the measured phase, once the run is over.
+    final_cpu: Option<CpuPercent>,
 }
 
 /// One interval on the page.
 #[derive(Debug, Clone, Serialize)]
 struct Point {
-    /// End of the interval, s since the I/O started.
-    t: f64,
+    /// End of the interval, s of I/O since the first run started (the runs of a sequence one
+    /// after another).
+    t_s: f64,
+    /// Length of the interval, s.
+    interval_s: f64,
     ramp: bool,
     iops: f64,
     mb_per_s: f64,
-    /// Per class: read and write p99 and mean, µs.
-    classes: BTreeMap<String, [f64; 4]>,
-    /// storlab's CPU, % of one CPU; the machine's busy share, %.
-    cpu: [f64; 2],
-    /// Per device: utilisation, %.
-    devices: BTreeMap<String, f64>,
-    /// An Exchange validation's transactional IOPS.
-    transactional: Option<f64>,
+    /// Per class: read and write p99 and mean latency.
+    classes: BTreeMap<String, ClassPoint>,
+    /// storlab's CPU and the machine's.
+    #[serde(serialize_with = "cpu_fields")]
+    cpu: CpuPercent,
+    /// Per device.
+    devices: BTreeMap<String, DevicePoint>,
+    /// The watched rate (an Exchange validation's transactional IOPS).
+    transactional_iops: Option<f64>,
     errors: u64,
+}
+
+/// A class's latency in one interval, µs (`None`: no I/O of that direction).
+#[derive(Debug, Clone, Serialize)]
+struct ClassPoint {
+    read_p99_us: Option<f64>,
+    write_p99_us: Option<f64>,
+    read_mean_us: Option<f64>,
+    write_mean_us: Option<f64>,
+}
+
+/// A device in one interval.
+#[derive(Debug, Clone, Serialize)]
+struct DevicePoint {
+    /// Busy time, % of the interval.
+    util_pct: f64,
+}
+
+/// CPU figures with their units in their names, from [`CpuPercent`]'s own shares (those the
+/// terminal's summary and the HTML report give).
+#[derive(Debug, Clone, Serialize)]
+struct CpuFields {
+    /// storlab's user and kernel time, % of one CPU (above 100 with more than one busy).
+    storlab_pct_of_one_cpu: f64,
+    /// The machine's user and kernel time, % of all CPUs.
+    machine_busy_pct: f64,
+    /// The machine's idle time, iowait included, % of all CPUs.
+    machine_idle_pct: f64,
+    /// The part of the idle time with I/O pending, % of all CPUs.
+    machine_iowait_pct: f64,
+}
+
+impl CpuFields {
+    fn of(c: &CpuPercent) -> CpuFields {
+        CpuFields {
+            storlab_pct_of_one_cpu: c.process_pct(),
+            machine_busy_pct: c.machine_busy_pct(),
+            machine_idle_pct: c.machine_idle_pct(),
+            machine_iowait_pct: c.system_iowait_pct,
+        }
+    }
+}
+
+fn cpu_fields<S: Serializer>(c: &CpuPercent, s: S) -> Result<S::Ok, S::Error> {
+    CpuFields::of(c).serialize(s)
+}
+
+/// CPU over the measured phase: so far while the run goes (its measured intervals, each
+/// weighted by its length), the results file's once it is over.
+#[derive(Debug, Serialize)]
+struct CpuSummary {
+    /// `the measured phase so far` or `the measured phase (the results file)`.
+    over: &'static str,
+    #[serde(flatten)]
+    figures: CpuFields,
+    /// The machine's busy share as the page shows it (as the terminal's summary writes it).
+    machine_busy: String,
+    /// The sentence the page shows.
+    text: String,
 }
 
 /// What `/live.json` serves.
@@ -80,29 +155,75 @@ struct LiveJson<'a> {
     phase: &'a str,
     done: bool,
     verdict: String,
+    cpu: Option<CpuSummary>,
     points: &'a [Point],
 }
 
 impl State {
     fn verdict(&self) -> String {
         let errors: u64 = self.points.iter().map(|p| p.errors).sum();
-        let measured: Vec<&Point> = self.points.iter().filter(|p| !p.ramp).collect();
         let mut parts = Vec::new();
         parts.push(match errors {
             0 => "no I/O errors so far".to_string(),
             n => format!("FAIL so far: {n} I/O errors"),
         });
-        if let (Some((target, _)), false) = (&self.target, measured.is_empty()) {
-            let got = measured.iter().filter_map(|p| p.transactional).sum::<f64>()
-                / measured.len() as f64;
-            let ok = got >= target * 0.95;
+        // The rule judges the current run's measured phase: its I/Os over its time.
+        let run =
+            (self.points.get(self.run_start..).unwrap_or_default().iter()).filter(|p| !p.ramp);
+        let (ios, secs) = run.fold((0.0, 0.0), |(n, s), p| {
+            let rate = p.transactional_iops.unwrap_or_default();
+            (n + rate * p.interval_s, s + p.interval_s)
+        });
+        if let (Some(w), true) = (&self.watch, secs > 0.0) {
+            let got = ios / secs;
+            let pass = Rule::judge(&w.rule, got, Comparison::AtLeast, w.pass_at_iops, "IOPS").pass;
+            // A rate just under the threshold gets the decimals that show it is under.
+            let d = (0..3)
+                .find(|&d| pass || format!("{got:.d$}") != format!("{:.d$}", w.pass_at_iops))
+                .unwrap_or(3);
             parts.push(format!(
-                "transactional IOPS so far {got:.0} of a target of {target:.0} ({})",
-                if ok { "on target" } else { "below" }
+                "{} so far {got:.d$} for a target of {:.0}, the rule passing from {:.d$} ({})",
+                w.rule,
+                w.target_iops,
+                w.pass_at_iops,
+                if pass { "on target" } else { "below" }
             ));
         }
         parts.push("latency limits are judged at the end".into());
         parts.join("; ")
+    }
+
+    /// CPU over the measured phase: the results file's once the run is over, else the
+    /// measured intervals' so far.
+    fn cpu(&self) -> Option<CpuSummary> {
+        let (over, c) = match self.final_cpu {
+            Some(c) => ("the measured phase (the results file)", c),
+            None => {
+                let measured = self.points.iter().filter(|p| !p.ramp);
+                let mut measured = measured.map(|p| (p.cpu, p.interval_s)).peekable();
+                measured.peek()?;
+                ("the measured phase so far", CpuPercent::weighted(measured))
+            }
+        };
+        let iowait = if c.system_iowait_pct >= 0.5 {
+            format!(
+                "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
+                format_pct(c.system_iowait_pct)
+            )
+        } else {
+            String::new()
+        };
+        let machine_busy = format_pct(c.machine_busy_pct());
+        Some(CpuSummary {
+            over,
+            figures: CpuFields::of(&c),
+            text: format!(
+                "CPU over {over}: storlab used {} of one CPU · the machine was {machine_busy} busy, {} idle{iowait}",
+                format_pct(c.process_pct()),
+                format_pct(c.machine_idle_pct()),
+            ),
+            machine_busy,
+        })
     }
 
     fn json(&self) -> String {
@@ -114,6 +235,7 @@ impl State {
             phase: &self.phase,
             done: self.done,
             verdict: self.verdict(),
+            cpu: self.cpu(),
             points: &self.points,
         })
         .unwrap_or_else(|_| "{}".into())
@@ -133,6 +255,8 @@ pub struct Feed {
 impl Observer for Feed {
     fn job(&mut self, job: &Job) {
         let mut s = lock(&self.state);
+        s.run_start = s.points.len();
+        s.run_offset_s = s.points.last().map_or(0.0, |p| p.t_s);
         s.classes = job.classes.clone();
         s.interval_ms = job.interval_ms;
         s.workers = (job.workers.iter())
@@ -181,44 +305,50 @@ impl Observer for Feed {
                 }
             }
         }
-        let t = &r.total;
-        let us = |ns: f64| ns / 1e3;
-        let point = Point {
-            t: r.t_end_ms as f64 / 1e3,
-            ramp: r.phase == IntervalPhase::Ramp,
-            iops: t.read.iops + t.write.iops,
-            mb_per_s: (t.read.bytes_per_s + t.write.bytes_per_s) / 1e6,
-            classes: (r.classes.iter())
-                .map(|(n, c)| {
-                    let v = [
-                        us(c.read.latency_p99_ns as f64),
-                        us(c.write.latency_p99_ns as f64),
-                        us(c.read.latency_mean_ns),
-                        us(c.write.latency_mean_ns),
-                    ];
-                    (n.clone(), v)
-                })
-                .collect(),
-            cpu: [
-                r.cpu.process_user_pct + r.cpu.process_system_pct,
-                100.0 - r.cpu.system_idle_pct,
-            ],
-            devices: (r.devices.iter())
-                .map(|(n, d)| (n.clone(), d.util_pct))
-                .collect(),
-            transactional: s.target.as_ref().map(|(_, classes)| {
-                (classes.iter())
-                    .filter_map(|c| r.classes.get(c))
-                    .map(|c| c.read.iops + c.write.iops)
-                    .sum()
-            }),
-            errors: t.read.errors + t.write.errors + t.flush.errors,
-        };
+        let point = point(r, s.run_offset_s, s.watch.as_ref());
         s.points.push(point);
     }
 
-    fn transactional(&mut self, target: f64, classes: &[String]) {
-        lock(&self.state).target = Some((target, classes.to_vec()));
+    fn watch(&mut self, watch: &RateWatch) {
+        lock(&self.state).watch = Some(watch.clone());
+    }
+}
+
+/// Interval `r` as the page shows it, at `offset_s` on its time axis.
+fn point(r: &IntervalRecord, offset_s: f64, watch: Option<&RateWatch>) -> Point {
+    let t = &r.total;
+    let us = |d: &IntervalDir, ns: f64| (d.ops > 0).then_some(ns / 1e3);
+    Point {
+        t_s: offset_s + r.t_end_ms as f64 / 1e3,
+        interval_s: r.interval_ms as f64 / 1e3,
+        ramp: r.phase == IntervalPhase::Ramp,
+        iops: t.read.iops + t.write.iops,
+        mb_per_s: (t.read.bytes_per_s + t.write.bytes_per_s) / 1e6,
+        classes: (r.classes.iter())
+            .map(|(n, c)| {
+                let (read, write) = (&c.read, &c.write);
+                let p = ClassPoint {
+                    read_p99_us: us(read, read.latency_p99_ns as f64),
+                    write_p99_us: us(write, write.latency_p99_ns as f64),
+                    read_mean_us: us(read, read.latency_mean_ns),
+                    write_mean_us: us(write, write.latency_mean_ns),
+                };
+                (n.clone(), p)
+            })
+            .collect(),
+        cpu: r.cpu,
+        devices: (r.devices.iter())
+            .map(|(n, d)| {
+                (
+                    n.clone(),
+                    DevicePoint {
+                        util_pct: d.util_pct,
+                    },
+                )
+            })
+            .collect(),
+        transactional_iops: watch.map(|w| w.iops_in(r)),
+        errors: t.read.errors + t.write.errors + t.flush.errors,
     }
 }
 
@@ -287,10 +417,14 @@ impl Server {
         ))
     }
 
-    /// The run is over: the page says so, the server keeps serving the final figures for
-    /// `linger`, then stops.
-    pub fn finish(mut self, linger: Duration) {
-        lock(&self.state).done = true;
+    /// The run is over: the page says so (with `result`'s CPU, when the run gave results), the
+    /// server keeps serving the final figures for `linger`, then stops.
+    pub fn finish(mut self, result: Option<&RunResult>, linger: Duration) {
+        {
+            let mut s = lock(&self.state);
+            s.final_cpu = result.map(|r| r.host_cpu);
+            s.done = true;
+        }
         std::thread::sleep(linger);
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
@@ -333,7 +467,7 @@ fn serve(http: &tiny_http::Server, state: &Mutex<State>, stop: &AtomicBool) {
 
 #[cfg(test)]
 mod tests {
-    use super::{State, address, page};
+    use super::{CpuPercent, IntervalRecord, Point, RateWatch, State, address, page, point};
 
     #[test]
     fn a_port_alone_is_loopback_and_another_address_must_be_given_whole() {
@@ -363,28 +497,125 @@ mod tests {
         assert!(html.contains("<title>storlab live · db1</title>"));
     }
 
-    #[test]
-    fn the_verdict_so_far_counts_errors_and_an_exchange_target() {
-        let mut s = State::default();
-        assert!(s.verdict().starts_with("no I/O errors so far"));
-        let point = |errors, transactional| super::Point {
-            t: 1.0,
+    /// A measured interval of 1 s with `iops` transactional IOPS and `errors` errors.
+    fn measured(errors: u64, iops: f64) -> Point {
+        Point {
+            t_s: 1.0,
+            interval_s: 1.0,
             ramp: false,
             iops: 100.0,
             mb_per_s: 1.0,
             classes: Default::default(),
-            cpu: [0.0, 0.0],
+            cpu: CpuPercent::default(),
             devices: Default::default(),
-            transactional,
+            transactional_iops: Some(iops),
             errors,
-        };
-        s.target = Some((1000.0, vec!["db1~1read".into()]));
-        s.points = vec![point(0, Some(990.0)), point(2, Some(970.0))];
+        }
+    }
+
+    fn watch() -> RateWatch {
+        RateWatch {
+            rule: "achieved transactional IOPS".into(),
+            target_iops: 1000.0,
+            pass_at_iops: 990.0,
+            classes: vec!["db1/read".into()],
+        }
+    }
+
+    #[test]
+    fn the_verdict_so_far_counts_errors_and_follows_the_rules_threshold() {
+        let mut s = State::default();
+        assert!(s.verdict().starts_with("no I/O errors so far"));
+        s.watch = Some(watch());
+        // Nothing measured yet: nothing said of the rate.
+        assert!(!s.verdict().contains("so far 0"), "{}", s.verdict());
+        s.points = vec![measured(0, 990.0), measured(2, 990.0)];
         let v = s.verdict();
         assert!(v.starts_with("FAIL so far: 2 I/O errors"), "{v}");
         assert!(
-            v.contains("transactional IOPS so far 980 of a target of 1000 (on target)"),
+            v.contains("achieved transactional IOPS so far 990 for a target of 1000, the rule passing from 990 (on target)"),
             "{v}"
         );
+        // Just under the threshold is below, though 95 % of the target.
+        s.points = vec![measured(0, 990.0), measured(0, 989.98)];
+        let v = s.verdict();
+        assert!(
+            v.contains("so far 989.99 for a target of 1000, the rule passing from 990.00 (below)"),
+            "{v}"
+        );
+        // The rate is I/Os over time: a short interval counts for its length.
+        let mut short = measured(0, 1000.0);
+        short.interval_s = 0.25;
+        s.points = vec![measured(0, 980.0), short];
+        assert!(s.verdict().contains("so far 984 ") && s.verdict().contains("(below)"));
+        // Ramp intervals and the runs before the current one do not count.
+        let mut ramp = measured(0, 0.0);
+        ramp.ramp = true;
+        s.points = vec![measured(0, 0.0), ramp, measured(0, 995.0)];
+        s.run_start = 1;
+        let v = s.verdict();
+        assert!(
+            v.contains("so far 995 ") && v.contains("(on target)"),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn machine_busy_is_user_and_kernel_time_iowait_apart() {
+        let mut r = IntervalRecord {
+            t_end_ms: 2000,
+            interval_ms: 1000,
+            ..Default::default()
+        };
+        r.cpu = CpuPercent {
+            process_user_pct: 80.0,
+            process_system_pct: 40.0,
+            system_user_pct: 20.0,
+            system_system_pct: 10.0,
+            system_iowait_pct: 67.0,
+            system_idle_pct: 3.0,
+        };
+        let p = point(&r, 5.0, None);
+        assert_eq!(p.t_s, 7.0);
+        let json: serde_json::Value = serde_json::to_value(&p).unwrap();
+        assert_eq!(
+            json["cpu"],
+            serde_json::json!({
+                "storlab_pct_of_one_cpu": 120.0,
+                "machine_busy_pct": 30.0,
+                "machine_idle_pct": 70.0,
+                "machine_iowait_pct": 67.0,
+            })
+        );
+        // The summary: the measured intervals' so far, weighted by their length; the results
+        // file's once the run is over.
+        let mut s = State::default();
+        assert!(s.cpu().is_none());
+        let mut half = p.clone();
+        half.interval_s = 3.0;
+        half.cpu.system_user_pct = 60.0;
+        half.cpu.system_iowait_pct = 27.0;
+        let mut ramp = p.clone();
+        ramp.ramp = true;
+        ramp.cpu.system_user_pct = 100.0;
+        s.points = vec![ramp, p, half];
+        let c = s.cpu().unwrap();
+        assert_eq!(c.figures.machine_busy_pct, 60.0);
+        assert_eq!(c.machine_busy, "60%");
+        assert!(
+            c.text.starts_with("CPU over the measured phase so far: storlab used 120% of one CPU · the machine was 60% busy, 40% idle; 37% of it waiting for I/O"),
+            "{}",
+            c.text
+        );
+        s.final_cpu = Some(CpuPercent {
+            system_user_pct: 25.3,
+            system_system_pct: 5.0,
+            system_idle_pct: 69.7,
+            ..CpuPercent::default()
+        });
+        let c = s.cpu().unwrap();
+        assert_eq!(c.machine_busy, "30.3%");
+        assert!(c.text.starts_with("CPU over the measured phase (the results file): storlab used 0% of one CPU · the machine was 30.3% busy, 69.7% idle"), "{}", c.text);
+        assert!(!c.text.contains("waiting for I/O"));
     }
 }

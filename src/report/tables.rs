@@ -81,9 +81,9 @@ pub(crate) fn cpu_sentence(r: &RunResult) -> String {
     };
     format!(
         "storlab used {} of one CPU · the machine{cpus} was {} busy, {} idle{iowait}",
-        format_pct(c.process_user_pct + c.process_system_pct),
-        format_pct(c.system_user_pct + c.system_system_pct),
-        format_pct(c.system_idle_pct + c.system_iowait_pct),
+        format_pct(c.process_pct()),
+        format_pct(c.machine_busy_pct()),
+        format_pct(c.machine_idle_pct()),
     )
 }
 

@@ -24,8 +24,33 @@ pub trait Observer {
     /// Worker `worker` (an index into the job's workers) finished interval `index` with
     /// `stats`; [`Observer::interval`] follows once every worker has.
     fn worker_interval(&mut self, _worker: usize, _index: u64, _stats: &crate::stats::StatsSet) {}
-    /// An Exchange validation's target IOPS and the classes of its transactional I/O.
-    fn transactional(&mut self, _target: f64, _classes: &[String]) {}
+    /// The run has a rule on the rate of some classes (an Exchange validation's achieved
+    /// transactional IOPS) that progress displays may follow while it goes.
+    fn watch(&mut self, _watch: &RateWatch) {}
+}
+
+/// A verdict rule on the rate of some classes, as a progress display follows it while the run
+/// goes: the rule's own name and threshold, so that "on target" there means the rule passes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateWatch {
+    /// The rule's name, as the verdict names it.
+    pub rule: String,
+    /// The rate asked for, IOPS.
+    pub target_iops: f64,
+    /// The least rate that passes the rule (its threshold), IOPS.
+    pub pass_at_iops: f64,
+    /// The classes whose reads and writes count.
+    pub classes: Vec<String>,
+}
+
+impl RateWatch {
+    /// The rate of the watched classes in interval `r`: their reads and writes a second.
+    pub fn iops_in(&self, r: &IntervalRecord) -> f64 {
+        (self.classes.iter())
+            .filter_map(|c| r.classes.get(c))
+            .map(|c| c.read.iops + c.write.iops)
+            .sum()
+    }
 }
 
 /// A silent observer.

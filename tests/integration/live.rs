@@ -1,7 +1,9 @@
 //! The live view (`--serve`): while a real run goes, the page in headless Chromium updates
 //! without reloading and shows new points; `/metrics` parsed by Prometheus's own Python client
 //! (Debian's python3-prometheus-client, OpenMetrics parser) has the run's counters and
-//! histograms, and once the run is over (`--serve-linger`) they are exactly the results file's.
+//! histograms, and once the run is over (`--serve-linger`) they are exactly the results file's,
+//! and the page's charts have time and value axes with units and the machine's busy share it
+//! shows is the results file's.
 
 use crate::harness::{STORLAB, load_json, scratch, skip};
 use serde_json::Value;
@@ -91,9 +93,9 @@ fn wait_line(rx: &Receiver<String>, text: &str, limit: Duration) -> String {
     panic!("storlab never said `{text}`");
 }
 
-/// The page as headless Chromium has it after running its script a few (virtual) seconds:
-/// how many updates it drew and how many points its IOPS chart has.
-fn page_in_chromium(url: &str, profile: &std::path::Path) -> (u64, u64) {
+/// The page's DOM as headless Chromium has it after running its script a few (virtual)
+/// seconds.
+fn dom_in_chromium(url: &str, profile: &std::path::Path) -> String {
     let out = Command::new("chromium")
         .args(crate::harness::HEADLESS_CHROMIUM)
         .args(["--dump-dom", "--virtual-time-budget=3000"])
@@ -101,19 +103,87 @@ fn page_in_chromium(url: &str, profile: &std::path::Path) -> (u64, u64) {
         .arg(url)
         .output()
         .unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let attr = |after: &str, name: &str| -> u64 {
-        let at = dom
-            .find(after)
-            .unwrap_or_else(|| panic!("{after} not in the page: {dom}"));
-        let rest = &dom[at..];
-        let v = &rest[rest.find(&format!("{name}=\"")).unwrap() + name.len() + 2..];
-        v[..v.find('"').unwrap()].parse().unwrap()
-    };
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Attribute `name` of the first element of `dom` at or after `after`.
+fn attr<'a>(dom: &'a str, after: &str, name: &str) -> &'a str {
+    let at = dom
+        .find(after)
+        .unwrap_or_else(|| panic!("{after} not in the page: {dom}"));
+    let rest = &dom[at..];
+    let start = rest
+        .find(&format!("{name}=\""))
+        .unwrap_or_else(|| panic!("no {name} after {after}: {dom}"))
+        + name.len()
+        + 2;
+    &rest[start..start + rest[start..].find('"').unwrap()]
+}
+
+/// The page as headless Chromium has it: how many updates it drew and how many points its
+/// IOPS chart has.
+fn page_in_chromium(url: &str, profile: &std::path::Path) -> (u64, u64) {
+    let dom = dom_in_chromium(url, profile);
     (
-        attr("<body", "data-updates"),
-        attr("data-chart=\"iops\"", "data-points"),
+        attr(&dom, "<body", "data-updates").parse().unwrap(),
+        attr(&dom, "data-chart=\"iops\"", "data-points")
+            .parse()
+            .unwrap(),
     )
+}
+
+/// The tick labels on axis `axis` (`x` or `y`) of chart `chart` in `dom`.
+fn ticks(dom: &str, chart: &str, axis: &str) -> Vec<String> {
+    let at = dom
+        .find(&format!("data-chart=\"{chart}\""))
+        .unwrap_or_else(|| panic!("no chart {chart}: {dom}"));
+    let svg = &dom[at..at + dom[at..].find("</svg>").unwrap()];
+    (svg.split(&format!("<text data-axis=\"{axis}\"")).skip(1))
+        .map(|t| {
+            let text = &t[t.find('>').unwrap() + 1..];
+            text[..text.find("</text>").unwrap()].to_string()
+        })
+        .collect()
+}
+
+/// The page once the run is over (`dom`, of the run whose results are `r`): every chart has a
+/// time axis in seconds and a value axis with its unit, and it shows the machine's busy share
+/// as the results file has it (user and kernel time; iowait is idle), as the terminal's
+/// summary writes it.
+fn the_page_after_the_run(dom: &str, r: &Value) {
+    assert_eq!(attr(dom, "<body", "data-done"), "1", "{dom}");
+    for (chart, units) in [
+        ("iops", &[" IOPS"][..]),
+        ("mbps", &[" MB/s"]),
+        ("p99", &[" µs", " ms"]),
+        ("mean", &[" µs", " ms"]),
+        ("machine-cpu", &["%"]),
+        ("storlab-cpu", &["%"]),
+        ("devices", &["%"]),
+    ] {
+        let x = ticks(dom, chart, "x");
+        assert!(
+            x.len() >= 3 && x[0] == "0 s" && x.iter().all(|t| t.ends_with(" s")),
+            "{chart}: time axis {x:?}"
+        );
+        let y = ticks(dom, chart, "y");
+        assert!(
+            y.len() >= 2 && y.iter().all(|t| units.iter().any(|u| t.ends_with(u))),
+            "{chart}: value axis {y:?}"
+        );
+        if ["machine-cpu", "devices"].contains(&chart) {
+            assert_eq!(y.last().unwrap(), "100%", "{chart}: 0-100%: {y:?}");
+        }
+    }
+    let cpu = &r["host_cpu"];
+    let pct = |k: &str| cpu[k].as_f64().unwrap();
+    let busy = storlab::units::format_pct(pct("system_user_pct") + pct("system_system_pct"));
+    assert_eq!(attr(dom, "id=\"cpu\"", "data-machine-busy"), busy, "{dom}");
+    let idle = storlab::units::format_pct(pct("system_idle_pct") + pct("system_iowait_pct"));
+    assert!(
+        dom.contains(&format!("the machine was {busy} busy, {idle} idle")),
+        "{busy} busy, {idle} idle: {dom}"
+    );
 }
 
 #[test]
@@ -155,7 +225,7 @@ fn the_live_page_updates_and_metrics_match_the_results() {
             "--serve",
             "0",
             "--serve-linger",
-            "5s",
+            "30s",
             "-o",
         ])
         .arg(&results)
@@ -246,6 +316,17 @@ fn the_live_page_updates_and_metrics_match_the_results() {
         }
     }
     assert!(so_far <= sample(&after, "storlab_ios_total", &reads).unwrap());
+    // /metrics's machine busy share is the page's last point's.
+    let live: Value = serde_json::from_str(&get(&addr, "/live.json").unwrap()).unwrap();
+    let last = live["points"].as_array().unwrap().last().unwrap().clone();
+    let busy_gauge = sample(&after, "storlab_machine_busy_percent", &[]).expect("the gauge");
+    let busy_point = last["cpu"]["machine_busy_pct"].as_f64().unwrap();
+    assert!(
+        (busy_gauge - busy_point).abs() < 1e-9,
+        "{busy_gauge} {last}"
+    );
+    let dom = dom_in_chromium(&format!("http://{addr}/"), &profile);
+    the_page_after_the_run(&dom, &r);
     let status = child.wait().unwrap();
     assert!(status.success());
 }

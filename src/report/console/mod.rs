@@ -8,7 +8,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use crate::results::progress::Observer;
+use crate::results::progress::{Observer, RateWatch};
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::{Phase, RunResult};
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
@@ -34,9 +34,9 @@ pub(crate) struct Live {
     enabled: bool,
     rows: bool,
     steps_printed: usize,
-    /// An Exchange validation's target and its transactional classes, to show the live
-    /// transactional rate beside everything's.
-    transactional: Option<(f64, Vec<String>)>,
+    /// An Exchange validation's achieved-IOPS rule, to show the live transactional rate
+    /// beside everything's.
+    watch: Option<RateWatch>,
     /// More to show at the end of the live line (a simulated population's tasks).
     extra: Option<Box<dyn Fn() -> String + Send>>,
     /// Another observer told everything this one is (the live view of `--serve`).
@@ -51,7 +51,7 @@ impl Live {
             enabled: !quiet && std::io::stderr().is_terminal(),
             rows: !quiet,
             steps_printed: 0,
-            transactional: None,
+            watch: None,
             extra: None,
             also: None,
         }
@@ -82,13 +82,13 @@ impl Live {
 }
 
 impl Observer for Live {
-    /// Shows, in the live line, the rate of `classes` against `target` IOPS (an Exchange
+    /// Shows, in the live line, the rate of `watch`'s classes against its target (an Exchange
     /// validation's transactional I/O, which excludes log and maintenance I/O).
-    fn transactional(&mut self, target: f64, classes: &[String]) {
+    fn watch(&mut self, watch: &RateWatch) {
         if let Some(o) = &mut self.also {
-            o.transactional(target, classes);
+            o.watch(watch);
         }
-        self.transactional = Some((target, classes.to_vec()));
+        self.watch = Some(watch.clone());
     }
 
     fn job(&mut self, job: &crate::job::Job) {
@@ -141,16 +141,11 @@ impl Observer for Live {
             return;
         }
         let total_s = (grid.ramp_ns + grid.measure_ns) as f64 / 1e9;
-        let transactional = self.transactional.as_ref().map_or(String::new(), |(target, classes)| {
-            let iops: f64 = classes
-                .iter()
-                .filter_map(|c| r.classes.get(c))
-                .map(|c| c.read.iops + c.write.iops)
-                .sum();
+        let transactional = self.watch.as_ref().map_or(String::new(), |w| {
             format!(
                 " · {} transactional IOPS of a target of {} (the rest is log and maintenance I/O)",
-                format_rate(iops),
-                format_rate(*target)
+                format_rate(w.iops_in(r)),
+                format_rate(w.target_iops)
             )
         });
         let extra = self.extra.as_ref().map_or(String::new(), |f| f());

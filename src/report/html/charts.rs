@@ -246,14 +246,8 @@ fn cpu_over_time(o: &mut String, timeline: &Timeline) {
             .collect()
     };
     let s = vec![
-        series(
-            "storlab user+sys",
-            cpu(|c| c.process_user_pct + c.process_system_pct),
-        ),
-        series(
-            "machine busy",
-            cpu(|c| c.system_user_pct + c.system_system_pct),
-        ),
+        series("storlab user+sys", cpu(CpuPercent::process_pct)),
+        series("machine busy", cpu(CpuPercent::machine_busy_pct)),
         series("machine iowait (idle)", cpu(|c| c.system_iowait_pct)),
     ];
     o.push_str(&svg::tag(

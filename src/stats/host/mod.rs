@@ -251,6 +251,24 @@ impl CpuPercent {
         out
     }
 
+    /// storlab's own CPU: user and kernel time, percent of one CPU (above 100 when it kept
+    /// more than one CPU busy).
+    pub fn process_pct(&self) -> f64 {
+        self.process_user_pct + self.process_system_pct
+    }
+
+    /// The machine's busy share: user and kernel time (nice, irq and softirq in them), percent
+    /// of all CPUs. Iowait is not busy: it is idle time with I/O pending, in
+    /// [`CpuPercent::machine_idle_pct`].
+    pub fn machine_busy_pct(&self) -> f64 {
+        self.system_user_pct + self.system_system_pct
+    }
+
+    /// The machine's idle share, iowait included, percent of all CPUs.
+    pub fn machine_idle_pct(&self) -> f64 {
+        self.system_idle_pct + self.system_iowait_pct
+    }
+
     /// CPU use between two readings taken `wall_ns` nanoseconds apart.
     pub fn between(before: &CpuTimes, after: &CpuTimes, wall_ns: u64) -> CpuPercent {
         let of_wall = |a: u64, b: u64| percent(a.saturating_sub(b), wall_ns);
@@ -586,6 +604,18 @@ mod tests {
             0.0
         );
         assert_eq!(CpuPercent::between(&after, &before, 1).system_user_pct, 0.0);
+        // Busy is user and kernel time; iowait is idle time with I/O pending, not busy.
+        let c = CpuPercent {
+            process_user_pct: 80.0,
+            process_system_pct: 40.0,
+            system_user_pct: 20.0,
+            system_system_pct: 10.0,
+            system_iowait_pct: 67.0,
+            system_idle_pct: 3.0,
+        };
+        assert_eq!(c.process_pct(), 120.0);
+        assert_eq!(c.machine_busy_pct(), 30.0);
+        assert_eq!(c.machine_idle_pct(), 70.0);
 
         let d0 = DiskCounters {
             reads: 10,

@@ -3,6 +3,7 @@
 
 use super::{ACHIEVED_IOPS_TOLERANCE, ExchangeConfig, TestType, class_name};
 use crate::results::ClassResult;
+use crate::results::progress::RateWatch;
 use crate::results::verdict::{Comparison, Rule};
 use crate::units::Dur;
 use crate::workloads::exchange::section::{DatabaseFigures, LatencyBrief};
@@ -106,11 +107,36 @@ pub fn rules(
             ACHIEVED_IOPS_RULE,
             achieved_iops,
             Comparison::AtLeast,
-            target * (1.0 - ACHIEVED_IOPS_TOLERANCE),
+            min_passing_iops(target),
             "IOPS",
         ));
     }
     rules
+}
+
+/// The least achieved transactional IOPS that passes the rule for a target of `target_iops`:
+/// the target less [`ACHIEVED_IOPS_TOLERANCE`].
+pub fn min_passing_iops(target_iops: f64) -> f64 {
+    target_iops * (1.0 - ACHIEVED_IOPS_TOLERANCE)
+}
+
+/// The achieved-IOPS rule of `cfg`'s validation as the live views follow it: its databases'
+/// read and write classes against the target, passing from [`min_passing_iops`]. `None` when
+/// the validation has no such rule at one target: backup and recovery tests, throughput mode
+/// (no target), and the search for the largest mailbox count (a target per trial).
+pub fn achieved_iops_watch(cfg: &ExchangeConfig) -> Option<RateWatch> {
+    let one_target = matches!(cfg.test, TestType::Performance | TestType::Stress)
+        && cfg.throughput_mode.is_none()
+        && !cfg.find_max_mailboxes;
+    let target = cfg.target_iops(cfg.mailboxes);
+    one_target.then(|| RateWatch {
+        rule: ACHIEVED_IOPS_RULE.into(),
+        target_iops: target,
+        pass_at_iops: min_passing_iops(target),
+        classes: (0..cfg.databases)
+            .flat_map(|db| ["read", "write"].map(|w| class_name(db, w)))
+            .collect(),
+    })
 }
 
 /// Jetstress's latency limits, ms.

@@ -39,7 +39,10 @@ pub use config::{
     ExchangeConfig, ExchangeFile, ExchangeSpec, ThreadsSpec, is_exchange_job, quick, resolve,
 };
 pub use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
-pub use judge::{StorageLimits, database_figures, database_figures_at, rules, storage_rules};
+pub use judge::{
+    StorageLimits, achieved_iops_watch, database_figures, database_figures_at, min_passing_iops,
+    rules, storage_rules,
+};
 
 /// Exchange versions storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -414,5 +417,32 @@ mod tests {
         assert!(!all(&d, 1, 100.0)[3].pass);
         assert!(!all(&d, 0, 95.0)[4].pass);
         assert!(all(&d, 0, 99.5)[4].pass);
+    }
+
+    #[test]
+    fn the_live_watch_is_the_achieved_iops_rule() {
+        let mut c = cfg();
+        let w = achieved_iops_watch(&c).expect("a performance test has the rule");
+        let target = c.target_iops(c.mailboxes);
+        assert_eq!(w.target_iops, target);
+        assert_eq!(
+            w.classes,
+            ["db1/read", "db1/write", "db2/read", "db2/write"]
+        );
+        let rule = |achieved| {
+            let r = rules(&c, &[], 0, Some(target), achieved);
+            r.into_iter().find(|r| r.rule == w.rule).expect("the rule")
+        };
+        // The watch's threshold is the rule's: the rule passes at it and not just under it.
+        assert_eq!(rule(w.pass_at_iops).threshold, w.pass_at_iops);
+        assert!(rule(w.pass_at_iops).pass);
+        assert!(!rule(w.pass_at_iops - 1e-6).pass);
+        assert!(w.pass_at_iops < target && w.pass_at_iops > target * 0.95);
+        // No rule at one target: no watch.
+        c.find_max_mailboxes = true;
+        assert_eq!(achieved_iops_watch(&c), None);
+        c.find_max_mailboxes = false;
+        c.test = TestType::Backup;
+        assert_eq!(achieved_iops_watch(&c), None);
     }
 }
