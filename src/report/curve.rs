@@ -264,18 +264,24 @@ svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.abou
 /// The colour slot of the ceiling's line (grey).
 const CEILING_COLOUR: usize = 7;
 
-/// Each policy's look, the same on every chart: its colour slot, and LRU solid, ARC a broad
-/// translucent line, S3-FIFO dashed, so that where curves coincide (ARC and S3-FIFO often do)
-/// the one drawn first still shows around and through the one drawn over it.
+/// Policy `name`'s look, the same on every chart: its colour slot, dashed, broad, and the
+/// word for it. LRU solid, ARC a broad translucent line, S3-FIFO dashed, so that where curves
+/// coincide (ARC and S3-FIFO often do) the one drawn first still shows around and through the
+/// one drawn over it. `i`: the slot of a policy without a look of its own.
+fn look(name: &str, i: usize) -> (usize, bool, bool, &'static str) {
+    match CachePolicy::parse(name) {
+        Ok(CachePolicy::Lru) => (0, false, false, "solid"),
+        Ok(CachePolicy::Arc) => (1, false, true, "broad"),
+        Ok(CachePolicy::S3Fifo) => (2, true, false, "dashed"),
+        Err(_) => (i, false, false, "solid"),
+    }
+}
+
+/// The chart options that give each policy of `names` its [`look`].
 fn line_styles(names: &[&str]) -> LineOptions {
     let mut o = LineOptions::default();
     for (i, n) in names.iter().enumerate() {
-        let (colour, dashed, thick) = match CachePolicy::parse(n) {
-            Ok(CachePolicy::Lru) => (0, false, false),
-            Ok(CachePolicy::Arc) => (1, false, true),
-            Ok(CachePolicy::S3Fifo) => (2, true, false),
-            Err(_) => (i, false, false),
-        };
+        let (colour, dashed, thick, _) = look(n, i);
         o.colours.push(colour);
         o.dashed.push(dashed);
         o.thick.push(thick);
@@ -285,16 +291,8 @@ fn line_styles(names: &[&str]) -> LineOptions {
 
 /// What the line styles mean, under a chart.
 fn styles_note(names: &[&str]) -> String {
-    let looks: Vec<String> = names
-        .iter()
-        .map(|n| {
-            let look = match CachePolicy::parse(n) {
-                Ok(CachePolicy::Arc) => "broad",
-                Ok(CachePolicy::S3Fifo) => "dashed",
-                _ => "solid",
-            };
-            format!("{n} {look}")
-        })
+    let looks: Vec<String> = (names.iter().enumerate())
+        .map(|(i, n)| format!("{n} {}", look(n, i).3))
         .collect();
     format!(
         "<p class=\"muted\">Lines: {}; where curves coincide, the broad line shows around the others.</p>\n",
