@@ -109,6 +109,11 @@ pub struct Curve {
     pub bypass_sequential: bool,
     /// Share of the sampled references whose I/O continued the previous one (0 to 1).
     pub sequential_share: f64,
+    /// Share of the references that are the first to their block (0 to 1; estimated like the
+    /// hit ratios, with SHARDS's adjustment): cold misses, which no cache of any size hits, so
+    /// no policy's hit ratio exceeds `1 − first_reference_share` (the curves' ceiling).
+    #[serde(default)]
+    pub first_reference_share: f64,
     /// The what-if model's inputs, when predictions were asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelInputs>,
@@ -244,6 +249,12 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
             .min(facts.references),
         bypass_sequential: o.bypass_sequential,
         sequential_share: sequential as f64 / refs.len().max(1) as f64,
+        // Every reference but a block's first hits in a cache that holds every block.
+        first_reference_share: if expected > 0.0 {
+            1.0 - adjusted((keys.len() as u64 - distinct) as f64)
+        } else {
+            0.0
+        },
         model: None,
         no_cache: None,
         page_cache: None,
@@ -252,6 +263,12 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
 }
 
 impl Curve {
+    /// The highest hit ratio any cache can reach (0 to 1): every reference but the first to
+    /// each block.
+    pub fn ceiling(&self) -> f64 {
+        1.0 - self.first_reference_share
+    }
+
     /// Adds the what-if model's predictions for `inputs` at every point and policy.
     pub fn predict(&mut self, inputs: ModelInputs) {
         for p in &mut self.points {
@@ -380,6 +397,24 @@ mod tests {
                             &options(&CachePolicy::ALL, &sizes),
                         );
                         let mut out = Vec::new();
+                        let (a, b) = (exact.first_reference_share, sampled.first_reference_share);
+                        out.push(format!(
+                            "{name} first references: exact {a:.4} sampled {b:.4} {}",
+                            if (a - b).abs() <= 0.02 { "ok" } else { "OFF" }
+                        ));
+                        for c in [&exact, &sampled] {
+                            for p in &c.points {
+                                for (policy, &h) in &p.hit_ratio {
+                                    if h > c.ceiling() + 1e-12 {
+                                        out.push(format!(
+                                            "{name} {policy} {}%: {h:.4} above the ceiling {:.4} OFF",
+                                            p.cache_pct,
+                                            c.ceiling()
+                                        ));
+                                    }
+                                }
+                            }
+                        }
                         for (e, s) in exact.points.iter().zip(&sampled.points) {
                             for p in CachePolicy::ALL {
                                 let (a, b) = (e.hit_ratio[p.name()], s.hit_ratio[p.name()]);
@@ -427,6 +462,13 @@ mod tests {
         }
         let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
         assert_eq!(c.distinct_blocks, distinct as u64);
+        // At rate 1 the first references are exactly the distinct blocks, and a cache of the
+        // whole data set hits every other reference.
+        let first = distinct as f64 / keys.len() as f64;
+        assert!((c.first_reference_share - first).abs() < 1e-12);
+        let whole = c.points.last().unwrap();
+        assert_eq!(whole.cache_pct, 100.0);
+        assert!((whole.hit_ratio["lru"] - c.ceiling()).abs() < 1e-12);
         // Uniform over 3000 blocks: a cache of half of them hits about half the time.
         let half = &c.points[11];
         assert_eq!(half.cache_pct, 50.0);

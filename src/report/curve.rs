@@ -1,10 +1,14 @@
 //! Cache curves ([`crate::cache::curve::Curve`]): the console table and a self-contained HTML
-//! page with the hit-ratio chart.
+//! page with the hit-ratio chart, both saying how much of the I/O no cache can hit (first
+//! references) and where the curves reach that ceiling. The page has the run report's
+//! stylesheet; each policy keeps its colour and line style on every chart (LRU solid, ARC a
+//! broad translucent line, S3-FIFO dashed), so a policy drawn under another stays visible.
 
 use crate::cache::curve::Curve;
 use crate::cache::model::{Load, Prediction};
+use crate::job::cache::CachePolicy;
 use crate::report::html::escape;
-use crate::report::svg::{self, Axis, Series};
+use crate::report::svg::{self, Axis, LineOptions, Series};
 use crate::units::{format_ns, format_number, format_pct, format_size};
 use std::fmt::Write as _;
 
@@ -14,7 +18,7 @@ fn policies(c: &Curve) -> Vec<&str> {
         .first()
         .map(|p| {
             let mut names: Vec<&str> = p.hit_ratio.keys().map(String::as_str).collect();
-            names.sort_by_key(|n| crate::job::cache::CachePolicy::parse(n).ok());
+            names.sort_by_key(|n| CachePolicy::parse(n).ok());
             names
         })
         .unwrap_or_default()
@@ -42,6 +46,58 @@ fn basis(c: &Curve) -> String {
     } else {
         String::new()
     }
+}
+
+/// How far below the ceiling a curve may be and still count as at it (1 point).
+const AT_CEILING: f64 = 0.01;
+
+/// The ceiling as shown, percent to a tenth: 100 less the first references' share to a tenth,
+/// so that the two figures written add up to 100.
+fn ceiling_pct(c: &Curve) -> f64 {
+    let first_tenths = (1000.0 * c.first_reference_share)
+        .round()
+        .clamp(0.0, 1000.0);
+    (1000.0 - first_tenths) / 10.0
+}
+
+/// What no cache can hit, in one line: the share of first references, the ceiling it puts on
+/// every curve, and the smallest cache from which every curve stays at it (within 1 point).
+/// The two percentages add up to 100 as written. `None` for a curve of no references.
+pub(crate) fn ceiling(c: &Curve) -> Option<String> {
+    if c.sampled == 0 {
+        return None;
+    }
+    let first = 100.0 - ceiling_pct(c);
+    let names = policies(c);
+    let at_ceiling = |p: &crate::cache::curve::CurvePoint| {
+        names.iter().all(|n| {
+            p.hit_ratio
+                .get(*n)
+                .is_some_and(|h| c.ceiling() - h <= AT_CEILING)
+        })
+    };
+    let from = (0..c.points.len())
+        .find(|&i| c.points[i..].iter().all(at_ceiling))
+        .map(|i| c.points[i].cache_pct);
+    Some(format!(
+        "{:.1}% of references are first references to a block{}: no cache of any size can hit them, so no curve goes above {:.1}%{}",
+        first,
+        if c.rate < 1.0 {
+            " (estimated from the sample)"
+        } else {
+            ""
+        },
+        ceiling_pct(c),
+        from.map_or(String::new(), |pct| format!(
+            "; {} within 1 point of that from {}% of the data set on",
+            if names.len() == 1 {
+                "the curve is"
+            } else {
+                "every curve is"
+            },
+            format_number(pct)
+        ))
+    ))
 }
 
 /// The table's header and rows: cache size, % of the data set, hit % per policy.
@@ -159,6 +215,9 @@ pub(crate) fn console(c: &Curve) -> String {
     let (header, rows) = table(c);
     let mut o = format!("cache curve · {}\n\n", basis(c));
     aligned(&mut o, &header, &rows, 9);
+    if let Some(line) = ceiling(c) {
+        let _ = write!(o, "\n{line}\n");
+    }
     if let Some((assumes, header, rows)) = predictions(c) {
         let _ = write!(o, "\n{assumes}\n\n");
         aligned(&mut o, &header, &rows, 11);
@@ -166,22 +225,85 @@ pub(crate) fn console(c: &Curve) -> String {
             o.push_str("* the backing target would carry more I/O than in the run: its latency would be higher than assumed\n");
         }
     }
-    if let Some(p) = &c.page_cache {
-        let _ = writeln!(
-            o,
-            "\npage cache: the run's page cache ({}, {} of the data set) served {} of the bytes read; LRU on the sample hits {} at that size",
-            format_size(p.cache_bytes),
-            format_pct(p.cache_pct),
-            format_pct(p.observed_hit_ratio * 100.0),
-            format_pct(p.lru_hit_ratio * 100.0)
-        );
+    if let Some(p) = page_cache(c) {
+        let _ = writeln!(o, "\npage cache: {p}");
     }
     o
 }
 
+/// A buffered run's page cache beside LRU at its size, in one line.
+fn page_cache(c: &Curve) -> Option<String> {
+    let p = c.page_cache.as_ref()?;
+    Some(format!(
+        "the run's page cache ({}, {} of the data set) served {} of the bytes read; LRU on the sample hits {} at that size",
+        format_size(p.cache_bytes),
+        format_pct(p.cache_pct),
+        format_pct(p.observed_hit_ratio * 100.0),
+        format_pct(p.lru_hit_ratio * 100.0)
+    ))
+}
+
+/// The run report's stylesheet ([`crate::report::html`] keeps its own private), so a curve's
+/// page looks like the report of the run it comes from; a test holds the two equal.
+const PAGE_STYLE: &str = "
+:root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #5a6370; --line: #d0d7de; --pass: #1a7f37; --fail: #cf222e; --accent: #0969da; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9da7b3; --line: #30363d; --pass: #3fb950; --fail: #f85149; --accent: #58a6ff; } }
+body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 72em; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.8em; border-bottom: 1px solid var(--line); }
+div.table { overflow-x: auto; max-width: 100%; margin: 0.6em 0; } table { border-collapse: collapse; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { font-weight: 600; white-space: normal; vertical-align: bottom; } td:first-child, th:first-child { text-align: left; }
+td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; } td.text, th.text { text-align: left; }
+@media (max-width: 60em) { th, td { padding: 0.25em 0.35em; } }
+.muted { color: var(--muted); } .pass { color: var(--pass); font-weight: 700; } .fail { color: var(--fail); font-weight: 700; }
+.verdict { font-size: 1.8em; font-weight: 800; } .warn { color: var(--fail); }
+svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.about { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.1em 1em; margin: 0.6em 0; } dl.about dt { color: var(--muted); } dl.about dd { margin: 0; }
+@media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } div.table { overflow: visible; } th, td { white-space: normal; } }
+";
+
+/// The colour slot of the ceiling's line (grey).
+const CEILING_COLOUR: usize = 7;
+
+/// Policy `name`'s look, the same on every chart: its colour slot, dashed, broad, and the
+/// word for it. LRU solid, ARC a broad translucent line, S3-FIFO dashed, so that where curves
+/// coincide (ARC and S3-FIFO often do) the one drawn first still shows around and through the
+/// one drawn over it. `i`: the slot of a policy without a look of its own.
+fn look(name: &str, i: usize) -> (usize, bool, bool, &'static str) {
+    match CachePolicy::parse(name) {
+        Ok(CachePolicy::Lru) => (0, false, false, "solid"),
+        Ok(CachePolicy::Arc) => (1, false, true, "broad"),
+        Ok(CachePolicy::S3Fifo) => (2, true, false, "dashed"),
+        Err(_) => (i, false, false, "solid"),
+    }
+}
+
+/// The chart options that give each policy of `names` its [`look`].
+fn line_styles(names: &[&str]) -> LineOptions {
+    let mut o = LineOptions::default();
+    for (i, n) in names.iter().enumerate() {
+        let (colour, dashed, thick, _) = look(n, i);
+        o.colours.push(colour);
+        o.dashed.push(dashed);
+        o.thick.push(thick);
+    }
+    o
+}
+
+/// What the line styles mean, under a chart.
+fn styles_note(names: &[&str]) -> String {
+    let looks: Vec<String> = (names.iter().enumerate())
+        .map(|(i, n)| format!("{n} {}", look(n, i).3))
+        .collect();
+    format!(
+        "<p class=\"muted\">Lines: {}; where curves coincide, the broad line shows around the others.</p>\n",
+        looks.join(", ")
+    )
+}
+
 /// The curve as a self-contained HTML page titled `title`.
 pub(crate) fn html(c: &Curve, title: &str) -> String {
-    let series: Vec<Series> = policies(c)
+    let names = policies(c);
+    let mut series: Vec<Series> = names
         .iter()
         .map(|n| Series {
             name: n.to_string(),
@@ -197,26 +319,42 @@ pub(crate) fn html(c: &Curve, title: &str) -> String {
                 .collect(),
         })
         .collect();
-    let chart = svg::line_chart(
+    let mut options = line_styles(&names);
+    let ceiling_line = ceiling(c);
+    if ceiling_line.is_some() {
+        let top = ceiling_pct(c);
+        series.push(Series {
+            name: format!("ceiling {top:.1}%: first references miss in any cache"),
+            points: vec![(0.0, top), (100.0, top)],
+        });
+        options.colours.push(CEILING_COLOUR);
+        options.dashed.push(true);
+        options.thick.push(false);
+    }
+    let chart = svg::line_chart_with(
         "Hit ratio against cache size",
         &Axis::linear("cache, % of the data set"),
         &Axis::linear("hit ratio, %"),
         &series,
+        &options,
     );
     let t = escape(title);
     let mut o = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{}
-table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</style></head><body>\n<h1>{t}</h1>\n<p>{}</p>\n{}\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{PAGE_STYLE}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">{}</p>\n",
         svg::STYLE,
         escape(&basis(c)),
-        svg::tag(&chart, "cache-curve"),
     );
+    if let Some(line) = &ceiling_line {
+        let _ = writeln!(o, "<p data-ceiling>{}</p>", escape(line));
+    }
+    let _ = writeln!(o, "{}", svg::tag(&chart, "cache-curve"));
+    o.push_str(&styles_note(&names));
     let (header, rows) = table(c);
     html_table(&mut o, "cache-curve", &header, &rows);
     if let Some((assumes, header, rows)) = predictions(c) {
         let series =
             |what: fn(&Prediction) -> f64| -> Vec<Series> {
-                policies(c)
+                names
                     .iter()
                     .map(|n| Series {
                         name: n.to_string(),
@@ -229,17 +367,20 @@ table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</styl
                     .collect()
             };
         let x = Axis::linear("cache, % of the data set");
-        let iops = svg::line_chart(
+        let styles = line_styles(&names);
+        let iops = svg::line_chart_with(
             "Predicted IOPS against cache size",
             &x,
             &Axis::linear("IOPS"),
             &series(|p| p.iops),
+            &styles,
         );
-        let latency = svg::line_chart(
+        let latency = svg::line_chart_with(
             "Predicted mean latency against cache size",
             &x,
             &Axis::linear("latency, ms"),
             &series(|p| p.latency_ns / 1e6),
+            &styles,
         );
         let _ = write!(
             o,
@@ -250,13 +391,16 @@ table{{border-collapse:collapse}}td,th{{padding:2px 8px;text-align:right}}</styl
         );
         html_table(&mut o, "cache-prediction", &header, &rows);
     }
+    if let Some(p) = page_cache(c) {
+        let _ = writeln!(o, "<p>{}</p>", escape(&p));
+    }
     o.push_str("</body></html>\n");
     o
 }
 
 /// `rows` under `header` as an HTML table named `id` (`data-table`).
 fn html_table(o: &mut String, id: &str, header: &[String], rows: &[Vec<String>]) {
-    let _ = write!(o, "<table data-table=\"{id}\"><tr>");
+    let _ = write!(o, "<div class=\"table\"><table data-table=\"{id}\"><tr>");
     for h in header {
         let _ = write!(o, "<th>{}</th>", escape(h));
     }
@@ -268,5 +412,129 @@ fn html_table(o: &mut String, id: &str, header: &[String], rows: &[Vec<String>])
         }
         o.push_str("</tr>");
     }
-    o.push_str("</table>\n");
+    o.push_str("</table></div>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::curve::{CurveOptions, SIZES_PCT, SampleFacts, curve};
+    use crate::cache::model::ModelInputs;
+    use crate::stats::blocks::BlockRef;
+
+    /// 100 references to a data set of 100 blocks whose first references are known: 36
+    /// blocks read once, then 8 hot blocks read 8 times each in turn (their first pass is
+    /// first references too). 44 first references, so no cache hits more than 56 %; LRU hits
+    /// all 56 from a cache of 8 blocks (10 % is the first size with as many).
+    fn known(policies: &[CachePolicy]) -> Curve {
+        let blocks: Vec<u64> = (8..44).chain((0..64).map(|i| i % 8)).collect();
+        assert_eq!(blocks.len(), 100);
+        let refs: Vec<BlockRef> = (blocks.iter().enumerate())
+            .map(|(i, &block)| BlockRef {
+                t_ns: i as u64,
+                block,
+                ..BlockRef::default()
+            })
+            .collect();
+        let options = CurveOptions {
+            policies: policies.to_vec(),
+            sizes_pct: SIZES_PCT.to_vec(),
+            bypass_sequential: false,
+        };
+        curve(&refs, SampleFacts::whole(refs.len(), 100), &options)
+    }
+
+    #[test]
+    fn the_ceiling_of_first_references_is_stated() {
+        let lru = known(&[CachePolicy::Lru]);
+        assert!((lru.first_reference_share - 0.44).abs() < 1e-12);
+        let line = "44.0% of references are first references to a block: no cache of any size can hit them, so no curve goes above 56.0%; the curve is within 1 point of that from 10% of the data set on";
+        assert_eq!(ceiling(&lru).as_deref(), Some(line));
+        assert!(
+            console(&lru).contains(&format!("\n{line}\n")),
+            "{}",
+            console(&lru)
+        );
+        // Every policy: the same ceiling, and the page says it too.
+        let all = known(&CachePolicy::ALL);
+        let text = console(&all);
+        assert!(
+            text.contains("44.0% of references are first references to a block: no cache of any size can hit them, so no curve goes above 56.0%; every curve is within 1 point of that from "),
+            "{text}"
+        );
+        let page = html(&all, "t");
+        assert!(page.contains("<p data-ceiling>44.0% of references are first references"));
+        // The chart marks the ceiling: a grey dashed line across the chart, named with it.
+        assert!(
+            page.contains("<polyline class=\"s7 line dash\" data-series=\"ceiling 56.0%: first references miss in any cache\""),
+            "{page}"
+        );
+        // A curve of no references states none.
+        let empty = curve(
+            &[],
+            SampleFacts::whole(0, 100),
+            &CurveOptions {
+                policies: vec![CachePolicy::Lru],
+                sizes_pct: vec![50.0],
+                bypass_sequential: false,
+            },
+        );
+        assert_eq!(ceiling(&empty), None);
+        assert!(!html(&empty, "t").contains("ceiling"));
+    }
+
+    /// The `class` of the polyline of series `name` in the chart `id` of `page`.
+    fn line_class<'a>(page: &'a str, id: &str, name: &str) -> &'a str {
+        let chart = page
+            .split(&format!("data-chart=\"{id}\""))
+            .nth(1)
+            .and_then(|rest| rest.split("</figure>").next())
+            .unwrap_or_else(|| panic!("no chart {id}"));
+        let before = chart
+            .split(&format!("\" data-series=\"{name}\" points="))
+            .next()
+            .filter(|b| b.len() < chart.len())
+            .unwrap_or_else(|| panic!("no line {name} in {id}"));
+        before.rsplit("<polyline class=\"").next().unwrap()
+    }
+
+    #[test]
+    fn the_page_has_the_report_stylesheet_and_a_distinct_line_per_policy() {
+        let mut c = known(&CachePolicy::ALL);
+        c.predict(ModelInputs {
+            cache_latency_ns: 100e3,
+            backing_latency_ns: 5e6,
+            load: Load::Closed { concurrency: 4.0 },
+            backing_iops: None,
+            backing_curve: Vec::new(),
+            mailboxes: None,
+        });
+        let page = html(&c, "storlab cache-curve: <run>.json");
+        // The run report's stylesheet, whole, and the charts' after it.
+        let style = |html: &str| {
+            let from = html.find("<style>").unwrap() + "<style>".len();
+            html[from..html.find("</style>").unwrap()].to_string()
+        };
+        let report = crate::report::html::render(&crate::results::RunResult::default());
+        assert_eq!(style(&page), style(&report));
+        assert!(style(&page).ends_with(svg::STYLE));
+        assert!(page.contains("<title>storlab cache-curve: &lt;run&gt;.json</title>"));
+        assert!(page.contains("<div class=\"table\"><table data-table=\"cache-curve\">"));
+        // Each policy its own colour and line style, the same on every chart.
+        for id in ["cache-curve", "cache-iops", "cache-latency"] {
+            let classes: Vec<&str> = ["lru", "arc", "s3fifo"]
+                .iter()
+                .map(|n| line_class(&page, id, n))
+                .collect();
+            assert_eq!(
+                classes,
+                ["s0 line", "s1 line thick", "s2 line dash"],
+                "{id}"
+            );
+        }
+        assert!(page.contains("Lines: lru solid, arc broad, s3fifo dashed"));
+        // One policy alone keeps its look.
+        let arc = html(&known(&[CachePolicy::Arc]), "t");
+        assert_eq!(line_class(&arc, "cache-curve", "arc"), "s1 line thick");
+    }
 }

@@ -149,9 +149,27 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
         f64_at(point(&curve, 10.0), "/hit_ratio/lru") > 0.6,
         "{curve}"
     );
+    // The first reference to each block misses in any cache: at rate 1 their share is the
+    // distinct blocks over the references, and no curve goes above the rest.
+    let distinct = keys.iter().collect::<std::collections::HashSet<_>>().len();
+    let first = f64_at(&curve, "/first_reference_share");
+    assert!((first - distinct as f64 / keys.len() as f64).abs() < 1e-12);
+    for p in points {
+        for policy in ["lru", "arc", "s3fifo"] {
+            assert!(p["hit_ratio"][policy].as_f64().unwrap() <= 1.0 - first + 1e-12);
+        }
+    }
+    let tenths = (1000.0 * first).round();
+    let stated = format!(
+        "{:.1}% of references are first references to a block: no cache of any size can hit them, so no curve goes above {:.1}%",
+        tenths / 10.0,
+        (1000.0 - tenths) / 10.0
+    );
     let html = std::fs::read_to_string(dir.path().join("curve.html")).unwrap();
     assert!(html.contains("data-chart=\"cache-curve\""));
     assert!(html.contains("data-series=\"s3fifo\""));
+    assert!(html.contains(&stated), "{stated}");
+    assert!(html.contains("data-series=\"ceiling "));
     // With sequential I/O bypassing the caches (a random run has little of it).
     let bypassed = curve_json(dir.path(), &results, &["--bypass-sequential"]);
     assert_eq!(bypassed["bypass_sequential"], true);
@@ -203,6 +221,7 @@ fn a_run_records_its_block_sample_and_the_curve_reads_it() {
     let out = run_in(dir.path(), ["cache-curve", results.to_str().unwrap()]);
     out.expect_code(0);
     assert!(out.stdout.contains("lru hit%") && out.stdout.contains("100%"));
+    assert!(out.stdout.contains(&stated), "{}", out.stdout);
 }
 
 #[test]
