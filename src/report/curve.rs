@@ -243,24 +243,6 @@ fn page_cache(c: &Curve) -> Option<String> {
     ))
 }
 
-/// The run report's stylesheet ([`crate::report::html`] keeps its own private), so a curve's
-/// page looks like the report of the run it comes from; a test holds the two equal.
-const PAGE_STYLE: &str = "
-:root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #5a6370; --line: #d0d7de; --pass: #1a7f37; --fail: #cf222e; --accent: #0969da; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9da7b3; --line: #30363d; --pass: #3fb950; --fail: #f85149; --accent: #58a6ff; } }
-body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 72em; padding: 0 1em; }
-h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 1.8em; border-bottom: 1px solid var(--line); }
-div.table { overflow-x: auto; max-width: 100%; margin: 0.6em 0; } table { border-collapse: collapse; }
-th, td { padding: 0.25em 0.7em; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
-th { font-weight: 600; white-space: normal; vertical-align: bottom; } td:first-child, th:first-child { text-align: left; }
-td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; } td.text, th.text { text-align: left; }
-@media (max-width: 60em) { th, td { padding: 0.25em 0.35em; } }
-.muted { color: var(--muted); } .pass { color: var(--pass); font-weight: 700; } .fail { color: var(--fail); font-weight: 700; }
-.verdict { font-size: 1.8em; font-weight: 800; } .warn { color: var(--fail); }
-svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.about { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.1em 1em; margin: 0.6em 0; } dl.about dt { color: var(--muted); } dl.about dd { margin: 0; }
-@media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } div.table { overflow: visible; } th, td { white-space: normal; } }
-";
-
 /// The colour slot of the ceiling's line (grey).
 const CEILING_COLOUR: usize = 7;
 
@@ -340,7 +322,8 @@ pub(crate) fn html(c: &Curve, title: &str) -> String {
     );
     let t = escape(title);
     let mut o = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{PAGE_STYLE}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">{}</p>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">{}</p>\n",
+        super::html::STYLE,
         svg::STYLE,
         escape(&basis(c)),
     );

@@ -43,7 +43,8 @@ mod users;
 
 use charts::{distribution_chart, step_charts, step_latency, time_charts};
 
-const STYLE: &str = "
+/// The reports' stylesheet (the run report, the cache curve's page).
+pub(crate) const STYLE: &str = "
 :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #5a6370; --line: #d0d7de; --pass: #1a7f37; --fail: #cf222e; --accent: #0969da; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9da7b3; --line: #30363d; --pass: #3fb950; --fail: #f85149; --accent: #58a6ff; } }
 body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg); background: var(--bg); margin: 2em auto; max-width: 72em; padding: 0 1em; }
