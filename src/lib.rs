@@ -43,14 +43,54 @@ pub mod workloads;
 #[error("{0}")]
 pub struct Usage(pub String);
 
-/// Exit codes.
+/// Exit codes: the one table (the README and the man page repeat it, a test holds them to it).
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | it ran and passed (or had nothing to judge) |
+/// | 1 | a runtime error, or the run was interrupted (its results are written, marked) |
+/// | 2 | a usage error or refused input, including every failure before the first I/O (a target that cannot be created, opened or prepared, too little space, a read-only filesystem): no results file is written |
+/// | 3 | a verdict failed: a rule of the validation, an I/O error or a verification error, or a comparison's regression |
 pub mod exit {
-    /// Success.
+    use crate::results::RunResult;
+
+    /// It ran and passed.
     pub const OK: i32 = 0;
-    /// Runtime error.
+    /// A runtime error, or interrupted.
     pub const RUNTIME: i32 = 1;
-    /// Usage or validation error.
+    /// A usage error or refused input (nothing ran).
     pub const USAGE: i32 = 2;
-    /// Verdict FAIL.
+    /// A verdict failed.
     pub const FAIL: i32 = 3;
+
+    /// The code of an error: 2 for usage errors, refused input and failures before the first
+    /// I/O, 1 otherwise.
+    pub fn of_error(e: &anyhow::Error) -> i32 {
+        if e.chain()
+            .any(|c| c.is::<crate::Usage>() || c.is::<crate::job::JobError>())
+        {
+            USAGE
+        } else {
+            RUNTIME
+        }
+    }
+
+    /// The code of a finished run: 3 when an I/O failed or verification found an error (even
+    /// if the run stopped early), 1 when interrupted or failed, 3 when its verdict is FAIL, 0
+    /// otherwise.
+    pub fn of_result(r: &RunResult) -> i32 {
+        let rules = r.verdict.iter().flat_map(|v| &v.rules);
+        if rules
+            .into_iter()
+            .any(|rule| rule.is_integrity() && !rule.pass)
+        {
+            FAIL
+        } else if r.interrupted.stopped_early() {
+            RUNTIME
+        } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
+            FAIL
+        } else {
+            OK
+        }
+    }
 }

@@ -6,7 +6,9 @@ fn main() {
     let code = match storlab::cli::run(std::env::args_os()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("storlab: error: {e:#}");
+            // An operating system's error reads as a sentence, without `(os error N)`.
+            let text = storlab::units::strip_os_error(&format!("{e:#}"));
+            eprintln!("storlab: error: {text}");
             storlab::cli::exit_code(&e)
         }
     };

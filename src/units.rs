@@ -209,6 +209,31 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// An operating-system error as a sentence, without Rust's `(os error N)`: `Permission
+/// denied`, `No space left on device`.
+pub fn os_error_text(e: &std::io::Error) -> String {
+    strip_os_error(&e.to_string())
+}
+
+/// `text` without any ` (os error N)` that an error message carries.
+pub fn strip_os_error(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" (os error ") {
+        let tail = &rest[at + " (os error ".len()..];
+        let digits = tail.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with(')') {
+            out.push_str(&rest[..at]);
+            rest = &tail[digits + 1..];
+        } else {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Formats a count exactly, with a comma every three digits: `16,384`, `1,000,000`.
 pub fn format_exact(n: u64) -> String {
     let digits = n.to_string();

@@ -45,18 +45,27 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
     if refused.is_empty() {
         o.push_str("\nthe run would start: run the same command without --dry-run\n");
     } else {
+        // Only the guard's refusals are lifted by --destroy-data; the others need another
+        // target (or space, or permissions).
+        let guarded = refused.iter().any(|r| r.1);
         let _ = writeln!(
             o,
-            "\nthe run would be refused ({} of {} targets): change the target, or pass --destroy-data if its contents may be destroyed",
+            "\nthe run would be refused ({} of {} targets): {}",
             refused.len(),
-            seen.len()
+            seen.len(),
+            if guarded {
+                "change the target, or pass --destroy-data if its contents may be destroyed"
+            } else {
+                "change what each REFUSED line says"
+            }
         );
     }
+    let refused = refused.into_iter().map(|r| r.0).collect();
     DryRun { text: o, refused }
 }
 
 /// What will happen to target `i` of `job`; a refusal is added to `refused`.
-fn target_line(job: &Job, i: usize, refused: &mut Vec<String>) -> String {
+fn target_line(job: &Job, i: usize, refused: &mut Vec<(String, bool)>) -> String {
     let t = &job.targets[i];
     let path = t.path.display().to_string();
     if crate::run::prepare::stand_in_size(job.engine, t).is_some() {
@@ -83,7 +92,8 @@ fn target_line(job: &Job, i: usize, refused: &mut Vec<String>) -> String {
     let what = match &preview.outcome {
         Ok(action) => format!("{kind}{action}{mount}"),
         Err(e) => {
-            refused.push(format!("{}: {e}", t.name));
+            let guarded = matches!(e, target::TargetError::Guarded { .. });
+            refused.push((format!("{}: {e}", t.name), guarded));
             let text = e.to_string();
             let prefix = format!("{}: ", t.path.display());
             format!("REFUSED: {}", text.strip_prefix(&prefix).unwrap_or(&text))

@@ -3,7 +3,7 @@
 
 use crate::job::presets;
 use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
-use crate::job::{self, Job, JobError};
+use crate::job::{self, Job};
 use crate::report::console;
 use crate::results::description::Description;
 use crate::results::file::{self as results_file};
@@ -406,7 +406,8 @@ pub struct CompareArgs {
     /// spread when it is larger).
     #[arg(long, value_name = "PCT", default_value = "2%")]
     pub noise: Percent,
-    /// Exit 1 when any throughput falls, or latency rises, by more than PCT beyond noise.
+    /// Exit 3 (a failed verdict) when any throughput falls, or latency rises, by more than PCT
+    /// beyond noise.
     #[arg(long, value_name = "PCT")]
     pub fail_on_regression: Option<Percent>,
 }
@@ -445,7 +446,8 @@ fn compare(a: CompareArgs) -> Result<i32> {
                 pct.0,
                 found.join("\n")
             ));
-            return Ok(exit::RUNTIME);
+            // A regression is a failed verdict.
+            return Ok(exit::FAIL);
         }
     }
     Ok(exit::OK)
@@ -540,13 +542,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
 }
 
-/// The exit code for an error: 2 for usage and validation errors, 1 otherwise.
+/// The exit code for an error ([`exit::of_error`]).
 pub fn exit_code(e: &anyhow::Error) -> i32 {
-    if e.chain().any(|c| c.is::<Usage>() || c.is::<JobError>()) {
-        exit::USAGE
-    } else {
-        exit::RUNTIME
-    }
+    exit::of_error(e)
 }
 
 /// Builds the Exchange configuration from the job file's `[exchange]` section and the flags.
@@ -654,25 +652,6 @@ fn dry_run(w: &dyn Workload, source: &JobSource) -> Result<i32> {
     } else {
         exit::USAGE
     })
-}
-
-/// Exit code of a finished run: 3 when an I/O failed or verification found an error (even if
-/// the run stopped early), 1 when interrupted or failed, 3 when its verdict is FAIL, 0
-/// otherwise.
-pub fn outcome_code(r: &RunResult) -> i32 {
-    let verdict_rules = r.verdict.iter().flat_map(|v| &v.rules);
-    if verdict_rules
-        .into_iter()
-        .any(|rule| rule.is_integrity() && !rule.pass)
-    {
-        exit::FAIL
-    } else if r.interrupted.stopped_early() {
-        exit::RUNTIME
-    } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
-        exit::FAIL
-    } else {
-        exit::OK
-    }
 }
 
 fn run_job(args: RunArgs) -> Result<i32> {

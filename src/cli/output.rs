@@ -2,7 +2,7 @@
 //! handling, the live line, the live view (`--serve`), then the HTML report, the JSON or the
 //! summary, and the exit code.
 
-use super::{OutputArgs, outcome_code, write_html};
+use super::{OutputArgs, write_html};
 use crate::Usage;
 use crate::report::console;
 use crate::results::description::Description;
@@ -66,7 +66,7 @@ impl OutputArgs {
         if let Some(s) = server {
             s.finish(Some(&result), linger);
         }
-        Ok(outcome_code(&result))
+        Ok(crate::exit::of_result(&result))
     }
 }
 

@@ -75,6 +75,8 @@ pub fn merge(runs: &[HostRun], ranks: usize) -> Merged {
                 write: pick(|c| &c.write),
                 flush: pick(|c| &c.flush),
                 write_durability: durability.into_iter().collect::<Vec<_>>().join("+"),
+                measured_ms: None,
+                steps: None,
             };
             (name.clone(), merged)
         })
@@ -228,6 +230,8 @@ mod tests {
             write: DirSummary::default(),
             flush: DirSummary::default(),
             write_durability: "none".into(),
+            measured_ms: None,
+            steps: None,
         };
         let result = RunResult {
             measured_ms: 10_000,

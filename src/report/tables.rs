@@ -3,8 +3,11 @@
 
 use crate::results::RunResult;
 use crate::stats::summary::DirSummary;
-use crate::units::{format_count, format_ns, format_number, format_pct, format_rate};
-use crate::workloads::exchange::section::DatabaseFigures;
+use crate::units::{
+    format_count, format_mb_per_s, format_ns, format_number, format_pct, format_rate,
+    format_seconds, format_size,
+};
+use crate::workloads::exchange::section::{DatabaseFigures, ExchangeResult};
 
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
@@ -222,4 +225,113 @@ pub(crate) fn host_cells(h: &crate::results::hosts::HostResult) -> [String; 8] {
         verdict,
         h.results_path.clone(),
     ]
+}
+
+/// What a backup or recovery test found, as rows (what, text) the console and the HTML report
+/// both show: what was read or replayed, in how long, and for a backup how long a full backup
+/// of the databases' real size takes at that rate. Empty for the transactional tests.
+pub(crate) fn test_rows(x: &ExchangeResult) -> Vec<(&'static str, String)> {
+    let mut rows = Vec::new();
+    let built = (x.capacity_fraction < 1.0).then(|| format_pct(x.capacity_fraction * 100.0));
+    if let Some(b) = &x.backup {
+        let per_db: Vec<String> = (b.mb_per_s_per_database.iter())
+            .map(|v| format_mb_per_s(v * 1e6))
+            .collect();
+        rows.push((
+            "read",
+            format!(
+                "{} in {}{}, in {} reads",
+                format_size(b.read_bytes),
+                format_seconds(b.read_seconds),
+                if b.complete {
+                    String::new()
+                } else {
+                    format!(
+                        ": {} of {} databases completely",
+                        b.databases_complete, x.database_count
+                    )
+                },
+                format_size(b.block_size_bytes)
+            ),
+        ));
+        rows.push((
+            "rate",
+            format!(
+                "{} in all ({} per database)",
+                format_mb_per_s(b.mb_per_s_total * 1e6),
+                per_db.join(" / ")
+            ),
+        ));
+        rows.push((
+            "full backup",
+            match &built {
+                Some(pct) => format!(
+                    "the databases were built at {pct} of their real size: at that rate a full backup of their real {} takes {}",
+                    format_size(b.real_bytes),
+                    format_seconds(b.full_backup_real_seconds)
+                ),
+                None => format!(
+                    "a full backup of the databases' {} takes {} at that rate",
+                    format_size(b.real_bytes),
+                    format_seconds(b.full_backup_real_seconds)
+                ),
+            },
+        ));
+    }
+    if let Some(rc) = &x.recovery {
+        rows.push((
+            "replayed",
+            format!(
+                "{} log files per database in {}: {} per log file ({} page reads and {} page writes each)",
+                rc.log_files,
+                format_seconds(rc.seconds),
+                format_seconds(rc.seconds_per_log_file),
+                rc.reads_per_log_file,
+                rc.writes_per_log_file
+            ),
+        ));
+        if let Some(pct) = &built {
+            rows.push((
+                "scale",
+                format!(
+                    "the databases were built at {pct} of their real size: a cache holds more of them than it would in production, so page reads may be faster than there"
+                ),
+            ));
+        }
+    }
+    rows
+}
+
+/// What each class's figures span in a sequence (`a: step 0, 3 s`), then every class
+/// together's (`(all): every step, 6 s`); `None` for a run of one step.
+pub(crate) fn class_spans(r: &RunResult) -> Option<Vec<String>> {
+    r.steps.as_ref()?;
+    let mut spans: Vec<String> = (r.classes.iter())
+        .filter_map(|(name, c)| {
+            let steps = c.steps.as_ref()?;
+            let which = match steps.as_slice() {
+                [] => "no step".to_string(),
+                [one] => format!("step {one}"),
+                many => format!(
+                    "steps {}",
+                    many.iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            Some(format!(
+                "{name}: {which}, {}",
+                crate::units::format_ms(c.measured_ms.unwrap_or(r.measured_ms))
+            ))
+        })
+        .collect();
+    if spans.is_empty() {
+        return None;
+    }
+    spans.push(format!(
+        "(all): every step, {}",
+        crate::units::format_ms(r.measured_ms)
+    ));
+    Some(spans)
 }

@@ -530,6 +530,13 @@ pub struct ClassResult {
     /// How this class's writes were made durable: `none`, `o_dsync` (target opened with
     /// O_DSYNC), `rwf_dsync` (per write), `fsync_every_N`, or several joined by `+`.
     pub write_durability: String,
+    /// A sequence's class: the measured time of the steps it ran in, ms, over which its rates
+    /// are (absent: the run's `measured_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_ms: Option<u64>,
+    /// A sequence's class: the indexes of the steps it ran in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<usize>>,
 }
 
 impl ClassResult {

@@ -404,6 +404,8 @@ fn class_results(all: &Sum) -> BTreeMap<String, ClassResult> {
                     write: s.write,
                     flush: s.flush,
                     write_durability: "unknown".into(),
+                    measured_ms: None,
+                    steps: None,
                 },
             )
         })

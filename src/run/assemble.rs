@@ -25,6 +25,9 @@ pub(super) struct Draft {
     pub engine: EngineInfo,
     pub targets: Vec<TargetResult>,
     pub timeseries: Vec<IntervalRecord>,
+    /// The set-up is over and the workers may start: a failure from here on is the run's
+    /// (results written, exit 1); before it, the run never started (no results, exit 2).
+    pub starting: bool,
 }
 
 impl Draft {
@@ -109,6 +112,8 @@ pub(super) fn assemble(
                     write: Default::default(),
                     flush: Default::default(),
                     write_durability: durability(job, i),
+                    measured_ms: None,
+                    steps: None,
                 },
             )
         })

@@ -119,6 +119,8 @@ pub(crate) fn made_up(job: &Job, made: Made) -> RunResult {
                 write: s.write,
                 flush: s.flush,
                 write_durability: "none".into(),
+                measured_ms: None,
+                steps: None,
             },
         );
     }

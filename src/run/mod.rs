@@ -33,7 +33,7 @@ mod workload;
 
 pub(crate) use signals::Signals;
 pub(crate) use sources::{FromAccess, Sources, WorkerInput};
-pub(crate) use verification::verification_rule;
+pub(crate) use verification::{integrity_verdict, verification_rule};
 pub(crate) use workload::Workload;
 
 use crate::Usage;
@@ -171,8 +171,19 @@ fn execute(
     match outcome {
         Ok(result) => Ok(result),
         Err(e) if e.downcast_ref::<Usage>().is_some() => Err(e),
+        // A failure before the first I/O (a target that cannot be created, opened or
+        // prepared): the run never started, so it leaves no results and exits 2.
+        Err(e) if !draft.starting && opts.inlines_timeseries() => {
+            Err(anyhow::anyhow!(Usage(format!(
+                "the run did not start: {}",
+                crate::units::strip_os_error(&format!("{e:#}"))
+            ))))
+        }
         Err(e) => {
-            let reason = format!("failed: {e:#}");
+            let reason = format!(
+                "failed: {}",
+                crate::units::strip_os_error(&format!("{e:#}"))
+            );
             let ts_path = results::file::timeseries_path(&opts.results_path);
             if opts.inlines_timeseries() {
                 draft.timeseries = results::timeseries::read_inline(&ts_path);
@@ -246,6 +257,7 @@ fn execute_inner(
     }
 
     // Ramp and measure.
+    draft.starting = true;
     let grid = IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms);
     let ts_path = results::file::timeseries_path(&opts.results_path);
     let mut ndjson = collect::open_series(&ts_path, opts.append_timeseries)?;
@@ -323,6 +335,7 @@ fn execute_inner(
         draft.timeseries = results::timeseries::read_inline(&ts_path);
     }
     let mut result = assemble(job, opts, std::mem::take(draft), interrupted, Some(&host));
+    draft.starting = true;
     fill_measurement(&mut result, job, &collected);
     result.verify = verified.take();
     let (references, dropped) = (collected.reports.iter())

@@ -173,7 +173,7 @@ pub(super) fn read_back(
 
 /// The verdict every run gets once it verifies data or an I/O failed: no I/O errors, and no
 /// verification errors. `None` for a run with neither (nothing to judge).
-pub(super) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<Verdict> {
+pub(crate) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<Verdict> {
     let errors = io_failures.max(result.totals.errors());
     if result.verify.is_none() && errors == 0 {
         return None;

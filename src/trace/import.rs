@@ -132,6 +132,8 @@ pub fn import(trace: &Trace, source: &Path, format: Format, results: &Path) -> R
                 write: class.write,
                 flush: class.flush,
                 write_durability: "as traced".into(),
+                measured_ms: None,
+                steps: None,
             },
         )]
         .into(),

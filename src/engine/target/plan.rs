@@ -9,6 +9,7 @@
 use super::manifest::{self, MANIFEST_VERSION};
 use super::{TargetError, TargetKind, TargetRequest, direct, guard, invalid, io};
 use crate::stats::host;
+use crate::units::format_size;
 use std::ffi::{OsStr, OsString};
 use std::fs::Metadata;
 use std::os::unix::fs::FileTypeExt;
@@ -107,6 +108,13 @@ pub(super) struct Plan {
 /// Decides what opening `request` does, or why it is refused: [`TargetError::Invalid`],
 /// [`TargetError::Guarded`], or [`TargetError::Io`] when the target cannot be examined.
 pub(super) fn decide(request: &TargetRequest) -> Result<Plan, TargetError> {
+    let plan = decide_action(request)?;
+    fits(request, &plan)?;
+    Ok(plan)
+}
+
+/// The action for `request`, before the filesystem it needs is checked.
+fn decide_action(request: &TargetRequest) -> Result<Plan, TargetError> {
     let path = request.path.as_path();
     if request.size_bytes == Some(0) {
         return Err(invalid(path, "size is 0 bytes; give a size greater than 0"));
@@ -127,6 +135,103 @@ pub(super) fn decide(request: &TargetRequest) -> Result<Plan, TargetError> {
         }
         Resolved::Missing { parent, name } => new_file(request, &parent, &name),
     }
+}
+
+/// Refuses, before anything is written, what the run would fail at once it started: a file to
+/// write on a read-only filesystem, one to create or fill that does not fit in the free space,
+/// and a target this process may not open as it needs (read, or read and write).
+fn fits(request: &TargetRequest, plan: &Plan) -> Result<(), TargetError> {
+    use rustix::fs::{Access, StatVfsMountFlags};
+    let path = request.path.as_path();
+    let writes = match &plan.action {
+        TargetAction::UseAsIs { writes, .. } => *writes,
+        TargetAction::Reuse { .. } => request.writes,
+        TargetAction::Create { .. } | TargetAction::Prepare { .. } => true,
+    };
+    // The file itself, or for a file to create the nearest directory that exists.
+    let existing = plan
+        .canonical
+        .ancestors()
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("/"));
+    let fs = rustix::fs::statvfs(existing).ok();
+    let mount = || {
+        crate::stats::host::placement(existing)
+            .mount_point
+            .map_or_else(
+                || existing.display().to_string(),
+                |m| m.display().to_string(),
+            )
+    };
+    if writes && plan.kind == TargetKind::File {
+        if let Some(fs) = &fs {
+            if fs.f_flag.contains(StatVfsMountFlags::RDONLY) {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "is on a read-only filesystem ({}), and the run writes it; give a target on a writable filesystem, or a job that only reads (an existing file, read 100%)",
+                        mount()
+                    ),
+                ));
+            }
+        }
+    }
+    let to_write = match &plan.action {
+        TargetAction::Create { size_bytes, .. } => *size_bytes,
+        TargetAction::Prepare { size_bytes, .. } => {
+            // What the file already occupies is reused.
+            let held = std::fs::metadata(&plan.canonical)
+                .map(|m| std::os::unix::fs::MetadataExt::blocks(&m) * 512)
+                .unwrap_or(0);
+            size_bytes.saturating_sub(held)
+        }
+        TargetAction::Reuse { .. } | TargetAction::UseAsIs { .. } => 0,
+    };
+    if let Some(fs) = fs.filter(|_| to_write > 0) {
+        let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+        if to_write > free {
+            return Err(invalid(
+                path,
+                format!(
+                    "needs {} more on its filesystem ({}), which has {} free; free some space, give a smaller size, or a target on another filesystem",
+                    format_size(to_write),
+                    mount(),
+                    format_size(free)
+                ),
+            ));
+        }
+    }
+    let (need, what) = if writes {
+        (Access::READ_OK | Access::WRITE_OK, "read and written")
+    } else {
+        (Access::READ_OK, "read")
+    };
+    let checked = match &plan.action {
+        TargetAction::Create { .. } => existing,
+        _ => plan.canonical.as_path(),
+    };
+    let need = if checked == plan.canonical {
+        need
+    } else {
+        // A file to create: its directory must let this process add a file.
+        Access::WRITE_OK | Access::EXEC_OK
+    };
+    if let Err(e) = rustix::fs::access(checked, need) {
+        return Err(invalid(
+            path,
+            format!(
+                "{} cannot be {} by this process ({}); run storlab as a user who may (block devices: root or the disk group), or give another target",
+                checked.display(),
+                if checked == plan.canonical {
+                    what
+                } else {
+                    "written to (a file created in it)"
+                },
+                crate::units::os_error_text(&std::io::Error::from(e))
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A path after resolving symlinks.

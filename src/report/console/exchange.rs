@@ -4,9 +4,7 @@
 
 use super::summary::labelled;
 use crate::results::{JobSource, RunResult};
-use crate::units::{
-    format_mb_per_s, format_number, format_pct, format_rate, format_seconds, format_size,
-};
+use crate::units::{format_number, format_pct, format_rate, format_seconds, format_size};
 use crate::workloads::exchange::section::{ExchangeResult, Trial};
 use std::fmt::Write as _;
 
@@ -41,39 +39,8 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
         );
     }
     database_table(out, x);
-    if let Some(b) = &x.backup {
-        let per_db: Vec<String> = b
-            .mb_per_s_per_database
-            .iter()
-            .map(|v| format_mb_per_s(v * 1e6))
-            .collect();
-        labelled(
-            out,
-            "backup",
-            &format!(
-                "{} in total ({}), a full backup in {}{}",
-                format_mb_per_s(b.mb_per_s_total * 1e6),
-                per_db.join(" / "),
-                format_seconds(b.full_backup_seconds),
-                if b.complete {
-                    ""
-                } else {
-                    " (estimated: not every database was read within the duration)"
-                }
-            ),
-        );
-    }
-    if let Some(rc) = &x.recovery {
-        labelled(
-            out,
-            "recovery",
-            &format!(
-                "{} log files per database in {}: {} per log file",
-                rc.log_files,
-                format_seconds(rc.seconds),
-                format_seconds(rc.seconds_per_log_file)
-            ),
-        );
+    for (i, (_, text)) in crate::report::tables::test_rows(x).iter().enumerate() {
+        labelled(out, if i == 0 { &x.test } else { "" }, text);
     }
     trials(out, "thread tuning", &x.thread_trials);
     if let Some(t) = &r.trials {
@@ -118,6 +85,9 @@ fn database_table(out: &mut String, x: &ExchangeResult) {
             .collect::<Vec<_>>()
             .join(" ")
     };
+    if x.databases.is_empty() {
+        return;
+    }
     let _ = writeln!(out, "\n{}", line(&crate::report::tables::DATABASE_COLUMNS));
     for d in &x.databases {
         let cells = crate::report::tables::database_cells(d);

@@ -201,10 +201,17 @@ fn class_table(out: &mut String, r: &RunResult) {
             .iter()
             .flatten()
             .any(|s| s.kind == StepKind::CurveLevel);
+    let spans = crate::report::tables::class_spans(r);
     let _ = writeln!(
         out,
-        "{} measured · latency {} · MB/s = 10^6 bytes/s",
-        format_ms(r.measured_ms),
+        "{} · latency {} · MB/s = 10^6 bytes/s",
+        match &spans {
+            Some(_) => format!(
+                "across the {} measured of every step · each class over the steps it ran in",
+                format_ms(r.measured_ms)
+            ),
+            None => format!("{} measured", format_ms(r.measured_ms)),
+        },
         if open {
             "from each I/O's intended start (open loop: response time)"
         } else {
@@ -223,6 +230,9 @@ fn class_table(out: &mut String, r: &RunResult) {
         for (dir, d) in r.totals.dirs().into_iter().filter(|(_, d)| d.ops > 0) {
             row(out, "(all)", dir.name(), d);
         }
+    }
+    if let Some(spans) = spans {
+        let _ = writeln!(out, "spans      {}", spans.join(" · "));
     }
 }
 

@@ -22,12 +22,13 @@ pub(super) fn section(out: &mut String, u: &UsersResult) {
     }
     let _ = writeln!(
         out,
-        "{:<28}{:>9}{:>10}{:>8}  unfinished at the end: {}",
+        "{:<28}{:>9}{:>10}{:>8}  unfinished at the end: {}, at most {} at once",
         "(all)",
         format_count(u.planned),
         format_count(u.completed),
         format_count(u.failed),
-        format_count(u.unfinished)
+        format_count(u.unfinished),
+        format_count(u.peak_unfinished.max(u.unfinished))
     );
     let st = &u.store;
     labelled(

@@ -337,10 +337,11 @@ pub(crate) fn render(r: &RunResult) -> String {
     }
     errors_section(&mut o, r);
     verify_section(&mut o, r);
-    classes_section(&mut o, r);
+    // A sequence's steps first: each step's own figures, then what spans them.
     if let Some(steps) = &r.steps {
         steps_section(&mut o, steps);
     }
+    classes_section(&mut o, r);
     charts_section(&mut o, r);
     targets_section(&mut o, r);
     devices_section(&mut o, r);
@@ -374,7 +375,8 @@ fn warnings_section(o: &mut String, r: &RunResult) {
 /// An Exchange validation: its configuration, the databases, the trials and the maximum
 /// mailboxes found.
 fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
-    let rows = [
+    let transactional = x.backup.is_none() && x.recovery.is_none();
+    let mut rows = vec![
         ("mailboxes", format_count(x.mailboxes)),
         ("mailbox size", format_size(x.mailbox_size_bytes)),
         (
@@ -384,15 +386,6 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
                 format_number(x.iops_per_mailbox),
                 escape(&x.iops_source)
             ),
-        ),
-        ("headroom", format_pct(x.headroom_pct)),
-        (
-            "target transactional IOPS",
-            format!("{} IOPS", format_rate(x.target_iops)),
-        ),
-        (
-            "achieved transactional IOPS",
-            format!("{} IOPS", format_rate(x.achieved_iops)),
         ),
         (
             "databases",
@@ -411,11 +404,6 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
             ),
         ),
         ("page size", format_size(x.page_size_bytes)),
-        ("threads per database", x.threads_per_database.to_string()),
-        (
-            "background maintenance",
-            (if x.maintenance { "on" } else { "off" }).to_string(),
-        ),
         (
             "initialisation",
             format!(
@@ -429,6 +417,27 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
             ),
         ),
     ];
+    if transactional {
+        rows.extend([
+            ("headroom", format_pct(x.headroom_pct)),
+            (
+                "target transactional IOPS",
+                format!("{} IOPS", format_rate(x.target_iops)),
+            ),
+            (
+                "achieved transactional IOPS",
+                format!("{} IOPS", format_rate(x.achieved_iops)),
+            ),
+            ("threads per database", x.threads_per_database.to_string()),
+            (
+                "background maintenance",
+                (if x.maintenance { "on" } else { "off" }).to_string(),
+            ),
+        ]);
+    }
+    rows.extend(
+        (super::tables::test_rows(x).into_iter()).map(|(what, text)| (what, escape(&text))),
+    );
     let _ = write!(
         o,
         "<h2>Exchange {} {} test</h2><div class=\"table\"><table>",
@@ -439,7 +448,9 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
         let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
     }
     o.push_str("</table></div>");
-    databases_table(o, &x.databases);
+    if !x.databases.is_empty() {
+        databases_table(o, &x.databases);
+    }
     trials_table(o, r, x);
     if let Some(m) = r.max_mailboxes {
         let _ = write!(
@@ -580,7 +591,12 @@ fn verdict_rules_section(o: &mut String, v: &Verdict) {
 
 /// One row per class and direction that did I/O, then the read and write totals.
 fn classes_section(o: &mut String, r: &RunResult) {
-    o.push_str("<h2>Classes</h2><div class=\"table\"><table><tr><th>class</th><th>op</th>");
+    let spans = super::tables::class_spans(r);
+    o.push_str(match spans {
+        Some(_) => "<h2>Classes across the steps</h2>",
+        None => "<h2>Classes</h2>",
+    });
+    o.push_str("<div class=\"table\"><table><tr><th>class</th><th>op</th>");
     for c in super::tables::DIR_COLUMNS {
         let _ = write!(o, "<th>{c}</th>");
     }
@@ -598,6 +614,13 @@ fn classes_section(o: &mut String, r: &RunResult) {
         }
     }
     o.push_str("</table></div><p class=\"muted\">MB/s = 10<sup>6</sup> bytes per second; latencies from submission (closed loop) or from the intended issue time (open loop).</p>");
+    if let Some(spans) = spans {
+        let _ = write!(
+            o,
+            "<p class=\"muted\" data-spans>Each class over the steps it ran in: {}.</p>",
+            escape(&spans.join(" · "))
+        );
+    }
 }
 
 /// The steps of a sequence, one row each, then their charts.

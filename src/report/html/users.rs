@@ -35,7 +35,7 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
         ("checkpoint depth target", format_size(s.checkpoint_bytes)),
         (
             "simulated",
-            format!("{} of a {} day", hours(s.duration_s), hours(s.day_s)),
+            format!("{} of a day of {}", hours(s.duration_s), hours(s.day_s)),
         ),
         (
             "pace",
@@ -50,6 +50,10 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
         ("completed", format_count(u.completed)),
         ("failed", format_count(u.failed)),
         ("unfinished at the end", format_count(u.unfinished)),
+        (
+            "most unfinished at once",
+            format_count(u.peak_unfinished.max(u.unfinished)),
+        ),
         (
             "overloaded",
             u.overloaded.as_ref().map_or("no".into(), |o| {

@@ -148,10 +148,27 @@ pub struct BackupFigures {
     pub mb_per_s_per_database: Vec<f64>,
     /// All databases together, MB/s.
     pub mb_per_s_total: f64,
-    /// Time to read every database once at the measured rate, seconds.
+    /// Time to read every database once, as built, at the measured rate, seconds (the time
+    /// taken when every database was read completely).
     pub full_backup_seconds: f64,
     /// Whether every database was read completely within the duration.
     pub complete: bool,
+    /// Bytes read, every database together (0 in files before schema 1.9).
+    #[serde(default)]
+    pub read_bytes: u64,
+    /// Time the reads took, until the last reader finished, seconds.
+    #[serde(default)]
+    pub read_seconds: f64,
+    /// Databases read completely.
+    #[serde(default)]
+    pub databases_complete: u32,
+    /// The databases' real size, all together, bytes: as built, divided by the capacity
+    /// fraction they were built at.
+    #[serde(default)]
+    pub real_bytes: u64,
+    /// Time to back up every database at its real size at the measured rate, seconds.
+    #[serde(default)]
+    pub full_backup_real_seconds: f64,
 }
 
 /// The recovery test's figures.

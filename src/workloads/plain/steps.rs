@@ -22,6 +22,7 @@ use crate::stats::repetition::spread;
 use crate::stats::steady::{SteadyRule, check, first_steady_round};
 use crate::stats::summary::ClassSummary;
 use crate::stats::timeseries::SequenceRun;
+use crate::stats::verification::VerifyCounts;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -48,6 +49,8 @@ struct Sequencer<'a> {
     errors: Vec<crate::stats::errors::ErrorDetail>,
     /// One phase per run (and, after an interruption, per run or step that never started).
     phases: Vec<PhaseRecord>,
+    /// Data verification's counts over every run (with `verify`).
+    verify: Option<VerifyCounts>,
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
@@ -65,6 +68,7 @@ pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Resul
         targets: Vec::new(),
         errors: Vec::new(),
         phases: Vec::new(),
+        verify: None,
     };
     let precondition = match job.sequence.precondition {
         Some(p) => s.precondition(job, p)?,
@@ -174,6 +178,15 @@ impl Sequencer<'_> {
             sum.0.add(&t.ops);
             sum.1.add(&t.bytes);
             sum.2.add(&t.errors);
+        }
+        if let Some(v) = &r.verify {
+            let all = self.verify.get_or_insert_with(|| VerifyCounts {
+                block_bytes: v.block_bytes,
+                ..VerifyCounts::default()
+            });
+            all.merge(v);
+            // The last run's read-back pass checked the targets as the sequence left them.
+            all.read_back = v.read_back.clone();
         }
         let room = (crate::engine::worker::ERROR_DETAILS * 4).saturating_sub(self.errors.len());
         self.errors.extend(r.errors.iter().take(room).cloned());
@@ -515,9 +528,14 @@ impl Sequencer<'_> {
         r.classes = names
             .iter()
             .map(|n| {
+                // Each class's rates over the time of the steps it ran in (a fio group's
+                // class ran in its group's step only), not the whole sequence's.
+                let ran: Vec<&StepResult> =
+                    steps.iter().filter(|s| s.classes.contains_key(n)).collect();
+                let ran_ms: u64 = ran.iter().map(|s| s.measured_ms).sum();
                 let parts: Vec<&ClassSummary> =
-                    steps.iter().filter_map(|s| s.classes.get(n)).collect();
-                let m = ClassSummary::merge(&parts, secs);
+                    ran.iter().filter_map(|s| s.classes.get(n)).collect();
+                let m = ClassSummary::merge(&parts, ran_ms as f64 / 1e3);
                 let durability = r
                     .classes
                     .get(n)
@@ -530,6 +548,8 @@ impl Sequencer<'_> {
                         write: m.write,
                         flush: m.flush,
                         write_durability: durability,
+                        measured_ms: Some(ran_ms),
+                        steps: Some(ran.iter().map(|s| s.index).collect()),
                     },
                 )
             })
@@ -564,6 +584,10 @@ impl Sequencer<'_> {
         r.timeseries_path = Some(ts.display().to_string());
         r.steps = Some(steps);
         r.precondition = precondition;
+        // Judged over every run: a failed I/O or a verification error in any step fails the
+        // sequence, not only one in its last run.
+        r.verify = self.verify;
+        r.verdict = crate::run::integrity_verdict(&r, 0);
         results::file::save(&self.opts.results_path, &r)?;
         Ok(r)
     }
@@ -594,7 +618,12 @@ fn step_row(
     let totals = ClassSummary::merge(&runs.iter().map(|r| &r.totals).collect::<Vec<_>>(), secs);
     let mut classes = BTreeMap::new();
     for r in runs {
-        for n in r.classes.keys() {
+        // The classes this step's workers issue (a fio group's step runs its group's only).
+        let issued: Vec<&str> = (r.job.workers.iter())
+            .flat_map(|w| &w.access)
+            .filter_map(|a| r.job.classes.get(a.class).map(String::as_str))
+            .collect();
+        for n in r.classes.keys().filter(|n| issued.contains(&n.as_str())) {
             if classes.contains_key(n) {
                 continue;
             }

@@ -18,8 +18,10 @@ use crate::workloads::users::source::{Live, Population};
 use anyhow::{Result, anyhow};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// The rule on overload (LoadGen's: unfinished tasks over 1.5 × users).
-pub(crate) const OVERLOAD_RULE: &str = "not overloaded (unfinished tasks ≤ 1.5 × users)";
+/// The rule on overload (LoadGen's: unfinished tasks over 1.5 × users), judged on the most
+/// tasks unfinished at once.
+pub(crate) const OVERLOAD_RULE: &str =
+    "not overloaded (the most tasks unfinished at once ≤ 1.5 × users)";
 
 /// The population drives the first worker (the users' job has one); it is taken back, with its
 /// per-task figures, when the run ends.
@@ -192,6 +194,11 @@ fn users_result(cfg: &UsersConfig, p: &mut Population, measured_ms: u64) -> User
         completed,
         failed: tasks.iter().map(|t| t.failed).sum(),
         unfinished,
+        peak_unfinished: (series.iter().map(|s| s.unfinished))
+            .chain(p.overloaded().map(|o| o.unfinished))
+            .chain([unfinished])
+            .max()
+            .unwrap_or(0),
         overloaded: p.overloaded().cloned(),
         tasks,
         store: StoreResult {
@@ -301,10 +308,7 @@ fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
     ));
     rules.push(Rule::judge(
         OVERLOAD_RULE,
-        users.overloaded.as_ref().map_or_else(
-            || users.series.iter().map(|s| s.unfinished).max().unwrap_or(0) as f64,
-            |o| o.unfinished as f64,
-        ),
+        users.peak_unfinished as f64,
         Comparison::AtMost,
         (crate::workloads::users::dispatch::OVERLOAD_FACTOR * cfg.users as f64).floor(),
         "tasks",

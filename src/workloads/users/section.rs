@@ -24,6 +24,10 @@ pub struct UsersResult {
     pub failed: u64,
     /// Tasks dispatched and not completed when the run ended.
     pub unfinished: u64,
+    /// The most tasks unfinished at once (at an interval's end, or when the run was found
+    /// overloaded): what the overload rule judges (0 in files before schema 1.9).
+    #[serde(default)]
+    pub peak_unfinished: u64,
     /// Set when unfinished tasks exceeded 1.5 × users and the run stopped (LoadGen's rule).
     pub overloaded: Option<Overload>,
     /// Per task type, in LoadGen's order; types the profile never dispatched are left out.
