@@ -8,12 +8,13 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use super::tables;
 use crate::results::progress::Observer;
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::{Phase, RunResult};
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
 use crate::units::{
-    format_count, format_mb_per_s, format_ns, format_number, format_pct, format_rate,
+    format_count, format_known_ns, format_mb_per_s, format_number, format_pct, format_rate,
     format_seconds,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -169,6 +170,8 @@ impl Observer for Live {
             0.0
         };
         let p99 = t.read.latency_p99_ns.max(t.write.latency_p99_ns);
+        let max = t.read.latency_max_ns.max(t.write.latency_max_ns);
+        let (mean, p99) = (tables::known_mean(mean, max), tables::known_ns(p99));
         let errors = t.read.errors + t.write.errors + t.flush.errors;
         b.set_message(format!(
             "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}{extra}",
@@ -177,8 +180,8 @@ impl Observer for Live {
             format_seconds(total_s),
             format_rate(t.read.iops + t.write.iops),
             format_mb_per_s(t.read.bytes_per_s + t.write.bytes_per_s),
-            format_ns(mean),
-            format_ns(p99 as f64),
+            format_known_ns(mean),
+            format_known_ns(p99),
             if errors > 0 {
                 format!(" · {} errors", format_count(errors))
             } else {
@@ -257,7 +260,7 @@ pub(crate) fn step_line(s: &StepResult) -> String {
             c.target,
             format_pct(c.read_hit_pct),
             format_rate(t.read.iops),
-            format_ns(t.read.latency_ns.mean)
+            format_known_ns(tables::summary_mean(&t.read.latency_ns))
         ));
     }
     if s.interrupted {
@@ -269,9 +272,9 @@ pub(crate) fn step_line(s: &StepResult) -> String {
         s.label,
         format_rate(t.iops()),
         format_number(t.bytes_per_s() / 1e6),
-        format_ns(lat.mean),
-        format_ns(lat.p99 as f64),
-        format_ns(lat.max as f64),
+        format_known_ns(tables::summary_mean(&lat)),
+        format_known_ns(tables::known_ns(lat.p99)),
+        format_known_ns(tables::known_ns(lat.max)),
         format_number(s.cpu_busy_pct),
         format_rate(s.ios_per_cpu_pct),
         notes.join("; ")
