@@ -6,7 +6,8 @@ use crate::results::exchange::DatabaseFigures;
 use crate::stats::histogram::LatencySummary;
 use crate::stats::summary::DirSummary;
 use crate::units::{
-    format_count, format_known_ns, format_ns, format_number, format_pct, format_rate,
+    format_count, format_known_ns, format_mb_per_s, format_ns, format_number, format_pct,
+    format_rate,
 };
 
 /// A percentile or the maximum of a latency summary, ns, or `None` when it is not known. A
@@ -332,21 +333,21 @@ pub(crate) fn device_notes(r: &RunResult, d: &crate::results::DeviceResult) -> V
     let slack_ios = NOTE_IOS.max(in_flight);
     let slack_bytes = NOTE_BYTES.max(in_flight * largest);
     let mut notes = Vec::new();
+    // `330/s (1.35 MB/s)`.
+    let rate = |ios: u64, bytes: u64| {
+        let (ios, bytes) = (ios as f64 / seconds, bytes as f64 / seconds);
+        (format_rate(ios), format_mb_per_s(bytes))
+    };
     for (dir, (dev_ios, dev_bytes), (our_ios, our_bytes)) in directions {
-        let rate = |ios: u64, bytes: u64| {
-            format!(
-                "{}/s ({})",
-                format_rate(ios as f64 / seconds),
-                crate::units::format_mb_per_s(bytes as f64 / seconds)
-            )
-        };
+        let (device, storlab) = (rate(dev_ios, dev_bytes), rate(our_ios, our_bytes));
         let counted = format!(
-            "{} did {} {}/s ({}), storlab {}",
+            "{} did {} {}/s ({}), storlab {}/s ({})",
             d.name,
-            format_rate(dev_ios as f64 / seconds),
+            device.0,
             dir.noun(),
-            crate::units::format_mb_per_s(dev_bytes as f64 / seconds),
-            rate(our_ios, our_bytes)
+            device.1,
+            storlab.0,
+            storlab.1
         );
         let note = if differs(dev_bytes, our_bytes, slack_bytes) {
             let (why, foreign) = match (buffered, dev_bytes > our_bytes) {
