@@ -333,6 +333,15 @@ pub fn format_ns(ns: f64) -> String {
     }
 }
 
+/// What every view shows for a value that is not known (no data, or never measured): a dash,
+/// never a 0 a reader would take for a measurement. CSV leaves the cell empty instead.
+pub const UNKNOWN: &str = "—";
+
+/// [`format_ns`] of a value that may be unknown ([`UNKNOWN`]).
+pub fn format_known_ns(ns: Option<f64>) -> String {
+    ns.map_or_else(|| UNKNOWN.to_string(), format_ns)
+}
+
 /// Formats a rate or a large number with at most 4 significant digits: `4874`, `30.7k`,
 /// `123k`, `1.23M`, `2.50G`. The caller adds the unit (`IOPS`, `reads/s`...), or the table's
 /// column names it.
@@ -504,6 +513,9 @@ mod tests {
         assert_eq!(format_size(12_345), "12.1 KiB");
         assert_eq!(format_ns(634_000.0), "634 µs");
         assert_eq!(format_ns(2_180_000.0), "2.18 ms");
+        assert_eq!(format_known_ns(Some(0.0)), "0 ns", "a real zero is a zero");
+        assert_eq!(format_known_ns(Some(634_000.0)), "634 µs");
+        assert_eq!(format_known_ns(None), "—");
         assert_eq!(format_rate(4874.0), "4874");
         assert_eq!(format_rate(30_712.0), "30.7k");
         assert_eq!(format_rate(182_500.0), "182k");

@@ -18,7 +18,11 @@ pub(super) fn report(
 ) -> Result<i32> {
     let series = timeseries_path(results);
     let r = if timeseries::is_timeseries(results) {
-        crate::results::recovery::load(results)?
+        let (r, note) = crate::results::recovery::load(results)?;
+        if let Some(note) = note {
+            console::note(&note);
+        }
+        r
     } else if !results.exists() && series.exists() {
         return Err(Usage(format!(
             "{} does not exist: the run did not finish; make a report from its time series: storlab report {}",

@@ -3,11 +3,14 @@
 //!
 //! Units are in the column names: `_us` microseconds, `mb_per_s` 10^6 bytes per second, `_s`
 //! seconds, `_ms` milliseconds, `_pct` percent. Numbers carry no thousands separators; floats
-//! have at most 3 decimals (trailing zeros trimmed). An absent value is an empty cell.
+//! have at most 3 decimals (trailing zeros trimmed). An absent or unknown value is an empty cell
+//! (a latency of a direction without I/O, a percentile a run rebuilt from its time series
+//! does not know), never a 0.
 //!
 //! A table without rows (a run without steps, say) is, in CSV, the header row alone; in
 //! Markdown, a one-line note in place of the table.
 
+use super::tables::{known_mean, known_ns, summary_mean};
 use crate::results::steps::StepResult;
 use crate::results::{ClassResult, RunResult};
 use crate::stats::Dir;
@@ -156,9 +159,9 @@ fn of(x: Option<f64>) -> String {
     x.map(f).unwrap_or_default()
 }
 
-/// Nanoseconds as microseconds.
-fn us(ns: f64) -> String {
-    f(ns / 1e3)
+/// Nanoseconds as microseconds; an unknown value (`None`: see [`known_ns`]) is an empty cell.
+fn us(ns: Option<f64>) -> String {
+    of(ns.map(|ns| ns / 1e3))
 }
 
 /// Bytes per second as MB/s (10^6 bytes/s).
@@ -204,15 +207,15 @@ fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary)
                 d.errors.to_string(),
                 f(d.iops),
                 mb(d.bytes_per_s),
-                us(l.mean),
+                us(summary_mean(l)),
             ];
             row.extend(
-                [l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.max].map(|v| us(v as f64)),
+                [l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.max].map(|v| us(known_ns(v))),
             );
             match &d.service_latency_ns {
                 Some(sv) => {
-                    row.push(us(sv.mean));
-                    row.push(us(sv.p99 as f64));
+                    row.push(us(summary_mean(sv)));
+                    row.push(us(known_ns(sv.p99)));
                 }
                 None => row.extend([String::new(), String::new()]),
             }
@@ -226,13 +229,10 @@ fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary)
     t
 }
 
-/// Mean and p99 latency of reads and writes together, ns.
+/// Mean and p99 latency of reads and writes together, ns, when known.
 fn step_latency(s: &ClassSummary) -> (Option<f64>, Option<f64>) {
-    if s.read.ops + s.write.ops == 0 {
-        return (None, None);
-    }
     let l = s.reads_and_writes();
-    (Some(l.mean), Some(l.p99 as f64))
+    (summary_mean(&l), known_ns(l.p99))
 }
 
 /// The steps table's fixed columns (parameters go between `kind` and `curve_level_pct`).
@@ -289,8 +289,8 @@ fn steps_table(steps: &[StepResult]) -> Tab {
             f(s.measured_ms as f64 / 1e3),
             f(s.totals.iops()),
             mb(s.totals.bytes_per_s()),
-            of(mean.map(|v| v / 1e3)),
-            of(p99.map(|v| v / 1e3)),
+            us(mean),
+            us(p99),
             f(s.cpu_busy_pct),
             f(s.ios_per_cpu_pct),
         ]);
@@ -384,9 +384,9 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
                     d.ops.to_string(),
                     f(d.iops),
                     mb(d.bytes_per_s),
-                    us(d.latency_mean_ns),
-                    us(d.latency_p99_ns as f64),
-                    us(d.latency_max_ns as f64),
+                    us(known_mean(d.latency_mean_ns, d.latency_max_ns)),
+                    us(known_ns(d.latency_p99_ns)),
+                    us(known_ns(d.latency_max_ns)),
                 ];
                 row.extend(tail.iter().cloned());
                 t.rows.push(row);
@@ -566,6 +566,29 @@ mod tests {
         );
         assert!(lines[4].starts_with("3,1,rep 2,measure,4000,1000,(all),write,2,"));
         assert!(lines[5].ends_with(",42.123,"));
+    }
+
+    #[test]
+    fn unknown_latencies_are_empty_cells_never_zero() {
+        // As a run rebuilt from its time series has them: mean, p99 (a bound) and max known,
+        // the other percentiles 0 (unknown).
+        let mut rebuilt = dir(100);
+        rebuilt["latency_ns"] = json!({"min": 0, "mean": 2500.0, "max": 90000, "stddev": 0.0,
+            "p50": 0, "p90": 0, "p95": 0, "p99": 8000, "p99_9": 0, "p99_99": 0});
+        let totals: ClassSummary =
+            serde_json::from_value(json!({"read": rebuilt, "write": dir(0), "flush": dir(0)}))
+                .unwrap();
+        let out = summary_table(&BTreeMap::new(), &totals).csv();
+        let row = out.lines().nth(1).unwrap();
+        assert_eq!(row, "(all),read,100,409600,0,50,0.205,2.5,,,,8,,,90,,");
+        // A step without reads or writes has no latency at all.
+        let mut flushes = step(0, json!({}));
+        flushes.totals.read = serde_json::from_value(dir(0)).unwrap();
+        let out = steps_table(&[flushes]).csv();
+        assert_eq!(
+            out.lines().nth(1).unwrap(),
+            "0,step 0,step,,,2.5,0,0,,,0,0,,,,,,,"
+        );
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Device counters next to storlab's own counts: on a loop device (direct I/O to its backing
 //! file when losetup supports it) the reads and writes the kernel counted over the measured
-//! phase match the ones storlab reports.
+//! phase match the ones storlab reports, and when another process uses the device too, the
+//! summary says the device's figures are not storlab's alone.
 
 use crate::harness::{
-    LoopDevice, MIB, RunArgs, array_at, loop_skip_reason, scratch, skip, sparse_image, str_at,
-    u64_at,
+    LoopDevice, MIB, RunArgs, array_at, load_json, loop_skip_reason, report_html, scratch, skip,
+    sparse_image, str_at, u64_at,
 };
 
 #[test]
@@ -120,4 +121,88 @@ fn more_ios_at_once_than_the_devices_request_slots_are_warned_of() {
     // Exactly the slots, from two workers: no warning.
     let within = run(2, slots / 2, "within.json");
     assert_eq!(about_slots(&within), Vec::<String>::new());
+}
+
+/// Another process reading the device storlab measures: the device's own counters are far
+/// above storlab's, and the summary's device line says so (and what it means) under the
+/// figures, as the HTML report does under its devices table.
+#[test]
+fn a_busy_neighbour_on_the_device_is_named_on_the_device_line() {
+    const TEST: &str = "a_busy_neighbour_on_the_device_is_named_on_the_device_line";
+    if let Some(reason) = loop_skip_reason(&["dd"]) {
+        return skip(TEST, &reason);
+    }
+    let dir = scratch();
+    let image = dir.path().join("neighbour.img");
+    sparse_image(&image, 64 * MIB);
+    let device = match LoopDevice::attach(&image, true) {
+        Ok(d) => d,
+        Err(e) => return skip(TEST, &e),
+    };
+    let name = device.name();
+    // The neighbour: whole passes over the device with O_DIRECT (no page cache between it
+    // and the device), one after another until the run is over. Each pass is 64 MiB; storlab
+    // reads 4 KiB 20 times a second, a few hundred KiB in all.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let neighbour = {
+        let (stop, path) = (stop.clone(), device.path.clone());
+        std::thread::spawn(move || {
+            let mut passes = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let status = std::process::Command::new("dd")
+                    .arg(format!("if={}", path.display()))
+                    .args(["of=/dev/null", "bs=1M", "iflag=direct"])
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .expect("run dd");
+                assert!(status.success(), "dd over {}: {status}", path.display());
+                passes += 1;
+            }
+            passes
+        })
+    };
+    let args = RunArgs::target(&device.path)
+        .flags(&["--bs", "4k", "--read", "100", "--random", "100"])
+        .flags(&["--rate", "20", "--ramp", "0s", "--duration", "3s"])
+        .results(&dir.path().join("neighbour.json"));
+    let out = args.run(dir.path());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let passes = neighbour.join().expect("the neighbour");
+    out.expect_ok();
+    let v = load_json(args.results_path());
+    let entry = array_at(&v, "/devices")
+        .iter()
+        .find(|d| str_at(d, "/name") == name)
+        .unwrap_or_else(|| panic!("no {name} in results.devices"))
+        .clone();
+    let (ours, theirs) = (
+        u64_at(&v, "/targets/0/bytes/read"),
+        u64_at(&entry, "/delta/read_bytes"),
+    );
+    assert!(
+        theirs > 10 * ours.max(MIB),
+        "the neighbour's {passes} passes did not show: {name} read {theirs} bytes, storlab {ours}"
+    );
+    // The device line, then the note under it.
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("device     {name}")))
+        .unwrap_or_else(|| panic!("no device line for {name}:\n{}", out.stdout));
+    let note = lines.get(at + 1).map_or("", |l| l.trim());
+    assert!(
+        note.starts_with(&format!("{name} did "))
+            && note.contains("reads/s")
+            && note.contains(", storlab ")
+            && note.contains("another process was reading from the device")
+            && note.ends_with("the device's figures are not storlab's alone"),
+        "no note under the device line:\n{}",
+        out.stdout
+    );
+    // The HTML report says the same under its devices table.
+    let page = report_html(dir.path(), args.results_path(), &dir.path().join("r.html"));
+    assert!(
+        page.contains(&format!("data-device-note=\"{name}\">{note}</p>")),
+        "no device note in the HTML report"
+    );
 }

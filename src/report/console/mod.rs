@@ -8,12 +8,13 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use super::tables;
 use crate::results::progress::{Observer, RateWatch};
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::{Phase, RunResult};
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
 use crate::units::{
-    format_count, format_mb_per_s, format_ns, format_number, format_pct, format_rate,
+    format_count, format_known_ns, format_mb_per_s, format_number, format_pct, format_rate,
     format_seconds,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -164,6 +165,8 @@ impl Observer for Live {
             0.0
         };
         let p99 = t.read.latency_p99_ns.max(t.write.latency_p99_ns);
+        let max = t.read.latency_max_ns.max(t.write.latency_max_ns);
+        let (mean, p99) = (tables::known_mean(mean, max), tables::known_ns(p99));
         let errors = t.read.errors + t.write.errors + t.flush.errors;
         b.set_message(format!(
             "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}{extra}",
@@ -172,8 +175,8 @@ impl Observer for Live {
             format_seconds(total_s),
             format_rate(t.read.iops + t.write.iops),
             format_mb_per_s(t.read.bytes_per_s + t.write.bytes_per_s),
-            format_ns(mean),
-            format_ns(p99 as f64),
+            format_known_ns(mean),
+            format_known_ns(p99),
             if errors > 0 {
                 format!(" · {} errors", format_count(errors))
             } else {
@@ -252,7 +255,7 @@ pub(crate) fn step_line(s: &StepResult) -> String {
             c.target,
             format_pct(c.read_hit_pct),
             format_rate(t.read.iops),
-            format_ns(t.read.latency_ns.mean)
+            format_known_ns(tables::summary_mean(&t.read.latency_ns))
         ));
     }
     if s.interrupted {
@@ -264,9 +267,9 @@ pub(crate) fn step_line(s: &StepResult) -> String {
         s.label,
         format_rate(t.iops()),
         format_number(t.bytes_per_s() / 1e6),
-        format_ns(lat.mean),
-        format_ns(lat.p99 as f64),
-        format_ns(lat.max as f64),
+        format_known_ns(tables::summary_mean(&lat)),
+        format_known_ns(tables::known_ns(lat.p99)),
+        format_known_ns(tables::known_ns(lat.max)),
         format_number(s.cpu_busy_pct),
         format_rate(s.ios_per_cpu_pct),
         notes.join("; ")
@@ -318,4 +321,124 @@ fn write_stdout(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A run of class `c` with 100 reads whose latency is `latency` (JSON), on the file `t` on
+    /// `vda` (4 KiB reads, O_DIRECT), which counted `device_reads` of 4 KiB.
+    fn run(latency: serde_json::Value, device_reads: u64) -> RunResult {
+        let dir = |ops: u64, latency: &serde_json::Value| {
+            json!({"ops": ops, "bytes": ops * 4096, "errors": 0, "iops": ops as f64 / 2.0,
+                   "bytes_per_s": ops as f64 * 2048.0, "latency_ns": latency})
+        };
+        let none = json!({"min": 0, "mean": 0.0, "max": 0, "stddev": 0.0, "p50": 0,
+                          "p90": 0, "p95": 0, "p99": 0, "p99_9": 0, "p99_99": 0});
+        let class = json!({"read": dir(100, &latency), "write": dir(0, &none),
+                           "flush": dir(0, &none)});
+        let mut v = crate::results::sample_json("io_uring", &["c"]);
+        v["totals"] = class.clone();
+        let mut c = class;
+        c["write_durability"] = json!("none");
+        v["classes"] = json!({ "c": c });
+        v["targets"] = json!([{
+            "name": "t", "path": "/mnt/t", "kind": "file", "size_bytes": 1 << 30,
+            "logical_block_size_bytes": 512, "direct": true, "dsync": false,
+            "filesystem": "ext4", "mount_point": "/mnt", "mount_options": "rw",
+            "device": "vda", "device_model": null,
+            "prepare": {"reused": true, "written_bytes": 0, "seconds": 0.0, "mb_per_s": 0.0,
+                        "data_seed": null},
+            "ops": {"read": 100, "write": 0, "flush": 0},
+            "bytes": {"read": 100 * 4096, "write": 0, "flush": 0},
+            "errors": {"read": 0, "write": 0, "flush": 0}
+        }]);
+        v["devices"] = json!([{"name": "vda", "model": null, "delta": {
+            "reads": device_reads, "writes": 0, "read_bytes": device_reads * 4096,
+            "write_bytes": 0, "flushes": 0, "busy_ms": 1000, "util_pct": 50.0,
+            "read_await_ms": 0.1, "write_await_ms": 0.0}}]);
+        serde_json::from_value(v).expect("a valid results file")
+    }
+
+    /// The class table's row of `c` reads, split into cells.
+    fn read_row(text: &str) -> Vec<String> {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("c "))
+            .expect("a row of c");
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        // Figures with their units (`2.50 µs`) are two words.
+        let mut out = Vec::new();
+        let mut i = 2;
+        while i < cells.len() {
+            match cells.get(i + 1) {
+                Some(&u) if ["ns", "µs", "ms", "s"].contains(&u) => {
+                    out.push(format!("{} {u}", cells[i]));
+                    i += 2;
+                }
+                _ => {
+                    out.push(cells[i].to_string());
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn unknown_latencies_show_as_unknown_never_zero() {
+        // A run rebuilt from its time series: mean, p99 (a bound) and max known.
+        let rebuilt = json!({"min": 0, "mean": 2500.0, "max": 90000, "stddev": 0.0,
+                             "p50": 0, "p90": 0, "p95": 0, "p99": 8000, "p99_9": 0,
+                             "p99_99": 0});
+        let text = summary(&run(rebuilt, 100), 0);
+        assert_eq!(
+            read_row(&text),
+            [
+                "50", "0.20", "2.50 µs", "—", "—", "8.00 µs", "—", "90.0 µs", "0"
+            ],
+            "{text}"
+        );
+        assert!(!text.contains("0 ns"), "{text}");
+        // I/O whose latency was never timed (a trace imported without times).
+        let untimed = json!({"min": 0, "mean": 0.0, "max": 0, "stddev": 0.0, "p50": 0,
+                             "p90": 0, "p95": 0, "p99": 0, "p99_9": 0, "p99_99": 0});
+        let text = summary(&run(untimed, 100), 0);
+        assert_eq!(
+            read_row(&text),
+            ["50", "0.20", "—", "—", "—", "—", "—", "—", "0"],
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_device_line_says_when_the_device_did_more_than_storlab() {
+        let latency = json!({"min": 900, "mean": 2500.0, "max": 90000, "stddev": 1.0,
+                             "p50": 2000, "p90": 3000, "p95": 4000, "p99": 8000,
+                             "p99_9": 9000, "p99_99": 10000});
+        let agreeing = summary(&run(latency.clone(), 100), 0);
+        let device = |text: &str| -> Vec<String> {
+            let lines: Vec<&str> = text.lines().collect();
+            let at = lines.iter().position(|l| l.starts_with("device ")).unwrap();
+            let mut out = vec![lines[at].to_string()];
+            out.extend(
+                lines[at + 1..]
+                    .iter()
+                    .take_while(|l| l.starts_with(' '))
+                    .map(|l| l.trim().to_string()),
+            );
+            out
+        };
+        assert_eq!(device(&agreeing).len(), 1, "{agreeing}");
+        let busy = summary(&run(latency, 30_000), 0);
+        let lines = device(&busy);
+        assert_eq!(lines.len(), 2, "{busy}");
+        assert!(lines[0].starts_with("device     vda: 50% busy · 15k reads/s"));
+        assert_eq!(
+            lines[1],
+            "vda did 15k reads/s (61.4 MB/s), storlab 50/s (0.20 MB/s): another process was reading from the device (or the filesystem read its metadata, or read ahead); the device's figures are not storlab's alone"
+        );
+    }
 }

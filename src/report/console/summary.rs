@@ -259,6 +259,10 @@ fn host(out: &mut String, r: &RunResult) {
                 format_mb_per_s(d.delta.write_bytes as f64 / s),
             ),
         );
+        // Where the device's own counters and storlab's differ, what that means.
+        for note in crate::report::tables::device_notes(r, d) {
+            labelled(out, "", &note.text);
+        }
     }
 }
 

@@ -30,7 +30,8 @@ use crate::results::verdict::Verdict;
 use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
 use crate::stats::summary::DirSummary;
 use crate::units::{
-    format_count, format_ns, format_number, format_pct, format_rate, format_seconds, format_size,
+    format_count, format_known_ns, format_ns, format_number, format_pct, format_rate,
+    format_seconds, format_size,
 };
 use crate::workloads::exchange::section::{DatabaseFigures, ExchangeResult};
 use std::collections::BTreeSet;
@@ -41,7 +42,7 @@ mod hosts;
 mod tier;
 mod users;
 
-use charts::{distribution_chart, step_charts, step_latency, time_charts};
+use charts::{distribution_chart, step_charts, time_charts};
 
 /// The reports' stylesheet (the run report, the cache curve's page).
 pub(crate) const STYLE: &str = "
@@ -627,7 +628,7 @@ fn classes_section(o: &mut String, r: &RunResult) {
 fn steps_section(o: &mut String, steps: &[StepResult]) {
     o.push_str("<h2>Steps</h2><div class=\"table\"><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU busy</th><th>IOPS per CPU %</th><th>notes</th></tr>");
     for s in steps {
-        let (mean, p99) = step_latency(s);
+        let latency = s.totals.reads_and_writes();
         let mut notes = Vec::new();
         if let Some(rep) = &s.repetitions {
             notes.push(format!(
@@ -654,8 +655,8 @@ fn steps_section(o: &mut String, steps: &[StepResult]) {
             escape(&s.label),
             format_rate(s.totals.iops()),
             format_number(s.totals.bytes_per_s() / 1e6),
-            format_ns(mean),
-            format_ns(p99),
+            format_known_ns(super::tables::summary_mean(&latency)),
+            format_known_ns(super::tables::known_ns(latency.p99)),
             format_pct(s.cpu_busy_pct),
             format_rate(s.ios_per_cpu_pct),
             escape(&notes.join("; "))
@@ -702,7 +703,8 @@ fn targets_section(o: &mut String, r: &RunResult) {
     o.push_str("</table></div>");
 }
 
-/// What each block device did while measuring.
+/// What each block device did while measuring, and where its counters and storlab's differ,
+/// what that means.
 fn devices_section(o: &mut String, r: &RunResult) {
     if !r.devices.is_empty() {
         o.push_str("<h2>Devices</h2><div class=\"table\"><table><tr><th>device</th><th>model</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
@@ -711,6 +713,17 @@ fn devices_section(o: &mut String, r: &RunResult) {
             device_row(o, &[&d.name, &model], d);
         }
         o.push_str("</table></div>");
+        for d in &r.devices {
+            for note in super::tables::device_notes(r, d) {
+                let _ = write!(
+                    o,
+                    "<p class=\"{}\" data-device-note=\"{}\">{}</p>",
+                    if note.foreign { "warn" } else { "muted" },
+                    escape(&d.name),
+                    escape(&note.text)
+                );
+            }
+        }
     }
 }
 

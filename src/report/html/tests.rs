@@ -624,3 +624,79 @@ fn every_number_in_a_table_cell_has_at_most_four_significant_digits() {
         "{cpu}"
     );
 }
+
+#[test]
+fn unknown_latencies_are_shown_as_unknown_never_zero() {
+    // As a run rebuilt from its time series has them: p50, p95 and p99.9 unknown.
+    let mut r = result();
+    for c in r.classes.values_mut() {
+        let l = &mut c.read.latency_ns;
+        (l.p50, l.p90, l.p95, l.p99_9, l.p99_99) = (0, 0, 0, 0, 0);
+    }
+    let html = render(&r);
+    let classes = &html[html.find("<h2>Classes</h2>").unwrap()..];
+    let classes = &classes[..classes.find("</table>").unwrap()];
+    let row = classes
+        .split("<tr>")
+        .find(|row| row.starts_with("<td>a</td><td>read</td>"))
+        .expect("a's reads");
+    let cells: Vec<&str> = row
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.split("</td>").next().unwrap())
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            "a", "read", "5", "0.020", "500 ns", "—", "—", "1.00 µs", "—", "9.00 µs", "0"
+        ]
+    );
+    assert!(!html.contains(">0 ns<"), "no unknown value shown as 0");
+}
+
+#[test]
+fn a_device_that_did_more_than_storlab_says_so_under_its_table() {
+    use crate::results::DeviceResult;
+    use crate::stats::host::DiskDelta;
+    let mut r = result();
+    let mut v = serde_json::to_value(&r).unwrap();
+    v["targets"] = json!([{
+        "name": "t", "path": "/dev/vdb", "kind": "block_device", "size_bytes": 1 << 30,
+        "logical_block_size_bytes": 512, "direct": true, "dsync": false,
+        "filesystem": "block device", "mount_point": null, "mount_options": "",
+        "device": "vdb", "device_model": null,
+        "prepare": {"reused": false, "written_bytes": 0, "seconds": 0.0, "mb_per_s": 0.0,
+                    "data_seed": null},
+        "ops": {"read": 20, "write": 10, "flush": 0},
+        "bytes": {"read": 20 * 4096, "write": 10 * 4096, "flush": 0},
+        "errors": {"read": 0, "write": 0, "flush": 0}
+    }]);
+    r = serde_json::from_value(v).unwrap();
+    let device = |reads: u64| DeviceResult {
+        name: "vdb".into(),
+        model: None,
+        delta: DiskDelta {
+            reads,
+            read_bytes: reads * 4096,
+            writes: 10,
+            write_bytes: 10 * 4096,
+            ..Default::default()
+        },
+    };
+    r.devices = vec![device(20)];
+    assert!(!render(&r).contains("data-device-note"), "they agree");
+    r.devices = vec![device(50_000)];
+    let html = render(&r);
+    let devices = &html[html.find("<h2>Devices</h2>").unwrap()..];
+    let note = devices
+        .split("<p class=\"warn\" data-device-note=\"vdb\">")
+        .nth(1)
+        .expect("a note under the devices table")
+        .split("</p>")
+        .next()
+        .unwrap();
+    assert_eq!(
+        note,
+        "vdb did 25k reads/s (102 MB/s), storlab 10/s (0.041 MB/s): another process was reading from the device; the device's figures are not storlab's alone"
+    );
+}

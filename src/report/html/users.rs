@@ -141,7 +141,11 @@ fn tasks_table(o: &mut String, u: &UsersResult) {
         for c in crate::report::tables::task_cells(t) {
             let _ = write!(o, "<td>{}</td>", escape(&c));
         }
-        let _ = write!(o, "<td>{}</td></tr>", format_ns(t.service.p95 as f64));
+        let _ = write!(
+            o,
+            "<td>{}</td></tr>",
+            crate::units::format_known_ns(crate::report::tables::known_ns(t.service.p95))
+        );
     }
     o.push_str("</table></div>");
 }

@@ -4,6 +4,7 @@
 use super::{Running, assert_phases, one_line, records, s};
 use crate::harness::{array_at, at, load_json, report_html, run_in, scratch, str_at, u64_at};
 use serde_json::Value;
+use std::path::Path;
 use std::time::Duration;
 
 #[test]
@@ -78,6 +79,19 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
             ("measure", "interrupted"),
         ],
     );
+    // The time series beside that file makes the same report, and says how far the run got.
+    let out = run_in(dir.path(), ["report", s(&ndjson), "--json"]);
+    out.expect_ok();
+    let beside: Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
+    assert_eq!(u64_at(&beside, "/totals/read/ops"), read_ops);
+    assert_eq!(str_at(&beside, "/targets/0/path"), s(&target));
+    let why = str_at(&beside, "/interrupted");
+    assert!(
+        why.starts_with("the run did not finish: the time series ends at ")
+            && why.contains(" of 30.3 s planned; storlab stopped without writing its results"),
+        "{why}"
+    );
+
     // Without the results file, it says where to turn.
     std::fs::remove_file(&results).unwrap();
     run_in(dir.path(), ["report", s(&results)])
@@ -87,13 +101,14 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
             &format!("storlab report {}", ndjson.display()),
         ]);
 
-    // A report from the time series alone.
+    // A report from the time series alone: nothing says whether the run finished.
     let out = run_in(dir.path(), ["report", s(&ndjson), "--json"]);
     out.expect_ok();
     let v: Value = serde_json::from_str(&out.stdout).expect("--json prints JSON");
     let why = str_at(&v, "/interrupted");
     assert!(
-        why.contains("did not finish") && why.contains("time series"),
+        why.starts_with("whether the run finished is not known: there is no results file")
+            && why.contains("recovered from its time series"),
         "{why}"
     );
     assert_eq!(array_at(&v, "/timeseries").len(), complete.len());
@@ -144,25 +159,98 @@ fn kill_9_during_measure_leaves_a_time_series_reports_are_made_from() {
     let text = run_in(dir.path(), ["report", s(&ndjson)]);
     text.expect_ok();
     assert!(text.stdout.contains("INTERRUPTED"), "{}", text.stdout);
+    damaged_series(dir.path(), &ndjson, &lines);
+}
 
+/// Reports of the killed run's time series `ndjson` (its `lines`, the last complete) cut off,
+/// renamed and broken, in `dir`.
+fn damaged_series(dir: &Path, ndjson: &Path, lines: &[&str]) {
+    let complete: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.ends_with('\n'))
+        .collect();
     // A last line cut in the middle (as a kill during its write leaves it) is left out.
-    let cut = dir.path().join("cut.ndjson");
+    let cut = dir.join("cut.ndjson");
     let last = lines[complete.len() - 1];
     let head = lines[..complete.len() - 1].concat();
     std::fs::write(&cut, format!("{head}{}", &last[..last.len() / 2])).unwrap();
-    let out = run_in(dir.path(), ["report", s(&cut), "--json"]);
+    let out = run_in(dir, ["report", s(&cut), "--json"]);
     out.expect_ok();
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(array_at(&v, "/timeseries").len(), complete.len() - 1);
-    assert!(str_at(&v, "/interrupted").contains("cut off"));
+    let why = str_at(&v, "/interrupted");
+    assert!(
+        why.starts_with("the run did not finish") && why.contains("cut off"),
+        "{why}"
+    );
     // Content, not the name, decides: the same series under another name.
-    let renamed = dir.path().join("series.txt");
-    std::fs::copy(&ndjson, &renamed).unwrap();
-    run_in(dir.path(), ["report", s(&renamed), "--json"]).expect_ok();
+    let renamed = dir.join("series.txt");
+    std::fs::copy(ndjson, &renamed).unwrap();
+    run_in(dir, ["report", s(&renamed), "--json"]).expect_ok();
     // A broken line in the middle is an error that names the line.
-    let broken = dir.path().join("broken.ndjson");
+    let broken = dir.join("broken.ndjson");
     std::fs::write(&broken, format!("{}{{oops\n{}", lines[0], lines[1])).unwrap();
-    run_in(dir.path(), ["report", s(&broken)])
+    run_in(dir, ["report", s(&broken)])
         .expect_code(2)
         .stderr_has(&["line 2"]);
+}
+
+/// The time series of a run that finished is reported as the run's results file says (with a
+/// note that it is), never as an interrupted run; the same series with the results file of
+/// another run beside it is one that did not finish.
+#[test]
+fn the_time_series_of_a_finished_run_reports_its_results() {
+    let scratch = scratch();
+    let dir = scratch.path();
+    let target = dir.join("f.dat");
+    let results = dir.join("done.json");
+    let ndjson = dir.join("done.ndjson");
+    let args = one_line(
+        &target,
+        "8MiB",
+        &results,
+        &["--duration", "1s", "--ramp", "0s", "--interval", "250ms"],
+    );
+    let v = args.run_ok(dir);
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+    let text = run_in(dir, ["report", s(&ndjson)]);
+    text.expect_ok().stderr_has(&[
+        "is the time series of a run that ended and wrote its results",
+        s(&results),
+    ]);
+    assert!(!text.stdout.contains("INTERRUPTED"), "{}", text.stdout);
+    assert_eq!(
+        text.stdout,
+        run_in(dir, ["report", s(&results)]).stdout,
+        "the report of the results file"
+    );
+    let json = |path: &Path| run_in(dir, ["report", s(path), "--json"]);
+    let (from_series, from_results) = (json(&ndjson), json(&results));
+    from_series.expect_ok();
+    assert_eq!(
+        from_series.stdout, from_results.stdout,
+        "the results file, whole"
+    );
+
+    // A later run's results under that name: this series' run never wrote its own.
+    let later = one_line(
+        &target,
+        "8MiB",
+        &results,
+        &["--duration", "500ms", "--ramp", "0s", "--interval", "250ms"],
+    );
+    let kept = dir.join("kept.ndjson");
+    std::fs::copy(&ndjson, &kept).unwrap();
+    later.run_ok(dir);
+    std::fs::rename(&kept, &ndjson).unwrap();
+    let out = run_in(dir, ["report", s(&ndjson), "--json"]);
+    out.expect_ok();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let why = str_at(&v, "/interrupted");
+    assert!(
+        why.starts_with("the run did not finish")
+            && why.contains("beside it is another run's: its intervals are not these"),
+        "{why}"
+    );
 }

@@ -4,12 +4,19 @@
 //! built from them, marked `interrupted` with what was recovered and what is unknown, so every
 //! report (`storlab report run.ndjson`, HTML, CSV, Markdown) can be made from it.
 //!
+//! A time series is not always a killed run's: `storlab report run.ndjson` first looks at the
+//! results file beside it (`run.json`). When the run wrote it as it ended, that file is the
+//! report; when it is the file written before the workers started (the run was killed), its
+//! job, targets and host are completed with the measurements here and its plan says how far
+//! the run got ("the time series ends at 12 s of 30 s planned"). Only a file that is missing
+//! leaves open whether the run finished, and the results say so.
+//!
 //! An interval record holds counts (summed exactly), the mean latency (averaged weighted by
 //! operations: exact), the maximum (exact) and the 99th percentile; the run-wide 99th
 //! percentile is reported as the largest of the intervals' (an upper bound: no interval had
 //! more than 1% of its I/Os above it, so neither had the run). Other percentiles cannot be
-//! rebuilt from intervals and are left at 0. The job, the targets and the host are not in the
-//! time series and are left empty.
+//! rebuilt from intervals and are left at 0 (reports show them as unknown). The job, the
+//! targets and the host are not in the time series and are left empty.
 
 use super::steps::{StepKind, StepResult};
 use super::timeseries::{self, TimeSeries};
@@ -24,40 +31,214 @@ use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::{
     IntervalClass, IntervalDir, IntervalPhase, IntervalRecord, SequenceRun,
 };
+use crate::units::format_seconds;
 use anyhow::{Result, bail};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-/// The results of the run whose time series is `path`, rebuilt from its records alone.
-pub fn load(path: &Path) -> Result<RunResult> {
-    let mut r = recover_file(path).map_err(|e| crate::Usage(format!("{e:#}")))?;
-    r.warnings.push(
-        "recovered from the time series: the job, the targets and the host are not in it and are left empty; start and end times are estimated from the file's modification time".into(),
-    );
-    Ok(r)
+/// What `storlab report` reports for the time series at `path`, and a note when that is the
+/// results file the run wrote beside it rather than results rebuilt from the series.
+pub fn load(path: &Path) -> Result<(RunResult, Option<String>)> {
+    let series = timeseries::read(path).map_err(|e| crate::Usage(format!("{e:#}")))?;
+    let source = path.display().to_string();
+    match beside(path, &series) {
+        Beside::Finished(results, r) => {
+            let note = format!(
+                "{source} is the time series of a run that ended and wrote its results: this is the report of its results file {}",
+                results.display()
+            );
+            Ok((r, Some(note)))
+        }
+        Beside::Unfinished(unfinished) => Ok((completed(unfinished, &series, &source)?, None)),
+        Beside::Other(why) => {
+            let mut r = recover_alone(&series, path, &why)?;
+            r.warnings.push(
+                "recovered from the time series: the job, the targets and the host are not in it and are left empty; start and end times are estimated from the file's modification time".into(),
+            );
+            Ok((r, None))
+        }
+    }
 }
 
-/// The measurements of the run whose time series is `path`.
-fn recover_file(path: &Path) -> Result<RunResult> {
-    let series = timeseries::read(path)?;
-    if series.records.is_empty() {
-        bail!(
-            "{} holds no complete interval record: the run stopped before its first interval ended, so there is nothing to report",
-            path.display()
-        );
+/// The results file beside a time series, and what it says of the run.
+enum Beside {
+    /// The run's own results, written when it ended (at this path).
+    Finished(PathBuf, RunResult),
+    /// The file written before the workers started, never replaced: the run was killed.
+    Unfinished(RunResult),
+    /// No results of this run: why not, as the end of a sentence on how the run ended.
+    Other(Why),
+}
+
+/// Why a time series is reported alone.
+enum Why {
+    /// Its run did not finish (its results file is another run's, or the series was cut off
+    /// in a write): how that is known.
+    Stopped(String),
+    /// Nothing says whether its run finished: why.
+    Unknown(String),
+}
+
+/// The results file beside the time series at `path` (`run.ndjson` → `run.json`, or `run`).
+fn beside(path: &Path, series: &TimeSeries) -> Beside {
+    let candidates = [path.with_extension("json"), path.with_extension("")];
+    let Some(results) = candidates
+        .into_iter()
+        .find(|c| c != path && super::file::timeseries_path(c) == path && c.exists())
+    else {
+        let why = if path.extension().is_some_and(|e| e == "ndjson") {
+            format!(
+                "there is no results file {} beside it",
+                path.with_extension("json").display()
+            )
+        } else {
+            "it is not named RUN.ndjson, so no results file RUN.json is known to be beside it"
+                .into()
+        };
+        return Beside::Other(cut_off_or(series, Why::Unknown(why)));
+    };
+    let r = match super::file::load(&results) {
+        Ok(r) => r,
+        Err(e) => {
+            let why = format!(
+                "its results file {} cannot be read ({e:#})",
+                results.display()
+            );
+            return Beside::Other(cut_off_or(series, Why::Unknown(why)));
+        }
+    };
+    if r.interrupted == Interrupted::Unfinished {
+        return Beside::Unfinished(r);
     }
-    let modified = std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .map(chrono::DateTime::<chrono::Utc>::from);
-    Ok(recover(&series, &path.display().to_string(), modified))
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match not_its_results(&r, series, modified(&results), modified(path)) {
+        None => Beside::Finished(results, r),
+        Some(why) => Beside::Other(Why::Stopped(format!(
+            "storlab stopped without writing its results ({} beside it {why})",
+            results.display()
+        ))),
+    }
+}
+
+/// A series whose last line was cut off was being written when storlab stopped: the run did
+/// not finish, whatever else is unknown.
+fn cut_off_or(series: &TimeSeries, why: Why) -> Why {
+    match series.cut_off {
+        true => Why::Stopped(
+            "storlab stopped while writing its last line, without writing its results".into(),
+        ),
+        false => why,
+    }
+}
+
+/// Why `r`, a finished results file beside a time series, is not the results of the run that
+/// wrote `series` (`None`: it is). A run rewrites its results file when it ends, so a file of
+/// another run there means this one stopped first: a sequence's runs each leave theirs until
+/// the sequence writes its own, and Exchange trials theirs.
+fn not_its_results(
+    r: &RunResult,
+    series: &TimeSeries,
+    results_modified: Option<SystemTime>,
+    series_modified: Option<SystemTime>,
+) -> Option<&'static str> {
+    let sequence = (series.records.iter()).any(|x| x.step.is_some() || x.label.is_some());
+    if sequence && r.steps.is_none() {
+        return Some("holds one run of the sequence, written when that run ended");
+    }
+    // The same intervals (counts compared: floats may differ in their last digit once
+    // written again).
+    let key = |x: &IntervalRecord| {
+        let t = &x.total;
+        let ops = [t.read.ops, t.write.ops, t.flush.ops];
+        (
+            x.index,
+            x.phase,
+            x.step,
+            x.label,
+            x.t_end_ms,
+            x.interval_ms,
+            ops,
+        )
+    };
+    if !r.timeseries.is_empty() {
+        let same = r
+            .timeseries
+            .iter()
+            .map(key)
+            .eq(series.records.iter().map(key));
+        return (!same).then_some("is another run's: its intervals are not these");
+    }
+    // Longer runs do not carry their series: a run's results are written after its last
+    // interval.
+    match (results_modified, series_modified) {
+        (Some(r), Some(s)) if r < s => {
+            Some("is another run's: it was written before this time series' last interval")
+        }
+        _ => None,
+    }
+}
+
+/// The results of the run whose time series (at `path`) is reported alone, `why` saying how
+/// far what happened to the run is known.
+fn recover_alone(series: &TimeSeries, path: &Path, why: &Why) -> Result<RunResult> {
+    let source = path.display().to_string();
+    has_records(series, &source)?;
+    let modified = modified_at(path);
+    let alone = format!(
+        "the results are recovered from its time series {source} alone ({})",
+        intervals(series)
+    );
+    let reason = match why {
+        Why::Stopped(how) => format!(
+            "the run did not finish: {}; {how}; {alone}",
+            ends_at(series, None)
+        ),
+        Why::Unknown(how) => format!(
+            "whether the run finished is not known: {how}; {alone}, which {}",
+            ends_at(series, None).trim_start_matches("the time series ")
+        ),
+    };
+    Ok(recover(series, &source, modified, reason, false))
 }
 
 /// Completes a results file that storlab wrote before its workers started and never replaced
 /// (`interrupted` is [`super::UNFINISHED`]): the measurements are recovered from the time
-/// series, the job, targets and host are the file's own.
+/// series at `series`, the job, targets and host are the file's own.
 pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
-    let mut r = recover_file(series).map_err(|e| crate::Usage(format!("{e:#}")))?;
+    let read = timeseries::read(series).map_err(|e| crate::Usage(format!("{e:#}")))?;
+    completed(unfinished, &read, &series.display().to_string())
+}
+
+/// [`complete`] with the series read (named `source`).
+fn completed(unfinished: RunResult, series: &TimeSeries, source: &str) -> Result<RunResult> {
+    has_records(series, source)?;
+    let job = &unfinished.job;
+    let planned_ms = job.ramp_ms + job.duration_ms;
+    let plain = !(series.records.iter()).any(|x| x.step.is_some() || x.label.is_some());
+    let measured_to_the_end = plain
+        && series
+            .records
+            .last()
+            .is_some_and(|x| x.t_end_ms >= planned_ms)
+        && !series.cut_off;
+    let from = format!(
+        "the measurements are recovered from its time series {source} ({})",
+        intervals(series)
+    );
+    let reason = if measured_to_the_end {
+        format!(
+            "the run did not finish: it measured to its planned end ({}), then storlab stopped without writing its results (killed, or the machine stopped, during the read-back or while writing them); {from}",
+            format_seconds(planned_ms as f64 / 1e3)
+        )
+    } else {
+        format!(
+            "the run did not finish: {}; storlab stopped without writing its results (killed, or the machine stopped); {from}",
+            ends_at(series, plain.then_some(planned_ms))
+        )
+    };
+    let modified = modified_at(Path::new(source));
+    let mut r = recover(series, source, modified, reason, measured_to_the_end);
     r.warnings.extend(unfinished.warnings);
     r.command = unfinished.command;
     r.invocation = unfinished.invocation;
@@ -70,6 +251,58 @@ pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
     r.phases = unfinished.phases;
     r.phases.extend(phases);
     Ok(r)
+}
+
+/// An error (the user's: exit 2) when `series` (named `source`) holds no record.
+fn has_records(series: &TimeSeries, source: &str) -> Result<()> {
+    if series.records.is_empty() {
+        bail!(crate::Usage(format!(
+            "{source} holds no complete interval record: the run stopped before its first interval ended, so there is nothing to report"
+        )));
+    }
+    Ok(())
+}
+
+/// When the file at `path` was last written.
+fn modified_at(path: &Path) -> Option<chrono::DateTime<chrono::Utc>> {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    Some(chrono::DateTime::<chrono::Utc>::from(modified))
+}
+
+/// `120 intervals`, `, the last one cut off` when it was.
+fn intervals(series: &TimeSeries) -> String {
+    format!(
+        "{} intervals{}",
+        series.records.len(),
+        if series.cut_off {
+            ", the last one cut off"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Where the time series ends: `the time series ends at 12 s of 30 s planned` (with the plan,
+/// ramp included, ms), `the time series ends at 12 s into measure`, `… into step 2 (rep 1),
+/// measure`.
+fn ends_at(series: &TimeSeries, planned_ms: Option<u64>) -> String {
+    let Some(last) = series.records.last() else {
+        return "the time series holds no interval".into();
+    };
+    let at = format_seconds(last.t_end_ms as f64 / 1e3);
+    if let Some(planned) = planned_ms {
+        return format!(
+            "the time series ends at {at} of {} planned",
+            format_seconds(planned as f64 / 1e3)
+        );
+    }
+    let within = match (last.step, &last.label) {
+        (Some(i), Some(l)) => format!("step {i} ({l}), {}", last.phase),
+        (Some(i), None) => format!("step {i}, {}", last.phase),
+        (None, Some(l)) => format!("{l}, {}", last.phase),
+        (None, None) => last.phase.to_string(),
+    };
+    format!("the time series ends at {at} into {within}")
 }
 
 /// One direction summed over intervals.
@@ -211,11 +444,14 @@ impl Measured {
 }
 
 /// Builds the results of the run whose time series `series` is (`source` names it; `modified`
-/// is when it was last written, which is about when the run stopped).
-pub fn recover(
+/// is when it was last written, which is about when the run stopped), marked interrupted for
+/// `why`; `measured_to_the_end`: its measurement ran to its planned end.
+fn recover(
     series: &TimeSeries,
     source: &str,
     modified: Option<chrono::DateTime<chrono::Utc>>,
+    why: String,
+    measured_to_the_end: bool,
 ) -> RunResult {
     let records = &series.records;
     let sequence = records.iter().any(|r| r.step.is_some());
@@ -231,10 +467,10 @@ pub fn recover(
     let phases = if sequence {
         sequence_phases(records, &step_rows)
     } else {
-        run_phases(&measured.all, ramp_ms)
+        run_phases(&measured.all, ramp_ms, measured_to_the_end)
     };
     let warnings = vec![
-        "recovered from the time series: counts, rates, mean and maximum latency are exact; the 99th percentile is an upper bound (the largest of the intervals' 99th percentiles); the other percentiles, the minimum and the standard deviation are unknown and shown as 0".into(),
+        "recovered from the time series: counts, rates, mean and maximum latency are exact; the 99th percentile is an upper bound (the largest of the intervals' 99th percentiles); the other percentiles, the minimum and the standard deviation are unknown (0 in the results, unknown in reports)".into(),
     ];
     let all = &measured.all;
     let secs = all.seconds();
@@ -248,7 +484,7 @@ pub fn recover(
         host: HostInfo::default(),
         started_at: stamp(started),
         ended_at: stamp(ended),
-        interrupted: Interrupted::Yes(interruption(series, source)),
+        interrupted: Interrupted::Yes(why),
         phases,
         engine: EngineInfo {
             name: "unknown".into(),
@@ -323,48 +559,21 @@ fn sequence_phases(records: &[IntervalRecord], step_rows: &[StepResult]) -> Vec<
     phases
 }
 
-/// The phases of a single run: the ramp (when it ran), then the measurement, interrupted.
-fn run_phases(all: &Sum, ramp_ms: u64) -> Vec<PhaseRecord> {
+/// The phases of a single run: the ramp (when it ran), then the measurement, interrupted
+/// unless it ran `to_the_end`.
+fn run_phases(all: &Sum, ramp_ms: u64, to_the_end: bool) -> Vec<PhaseRecord> {
     let mut phases = Vec::new();
     if ramp_ms > 0 {
         let state = PhaseState::of(all.ms > 0);
         phases.push(phase(Phase::Ramp, state, ramp_ms as f64 / 1e3));
     }
     let state = if all.ms > 0 {
-        PhaseState::Interrupted
+        PhaseState::of(to_the_end)
     } else {
         PhaseState::NotStarted
     };
     phases.push(phase(Phase::Measure, state, all.seconds()));
     phases
-}
-
-/// Why the results are marked interrupted: what they were recovered from, and where the run
-/// was last heard of.
-fn interruption(series: &TimeSeries, source: &str) -> String {
-    let records = &series.records;
-    let mut why = format!(
-        "the run did not finish (killed, or the machine stopped): these results are recovered from its time series {source} alone ({} intervals{})",
-        records.len(),
-        if series.cut_off {
-            ", the last one cut off"
-        } else {
-            ""
-        }
-    );
-    if let Some(last) = records.last() {
-        why.push_str(&format!(
-            "; it was last heard of {:.1} s into {}",
-            last.t_end_ms as f64 / 1e3,
-            match (last.step, &last.label) {
-                (Some(i), Some(l)) => format!("step {i} ({l}), {}", last.phase),
-                (Some(i), None) => format!("step {i}, {}", last.phase),
-                (None, Some(l)) => format!("{l}, {}", last.phase),
-                (None, None) => last.phase.to_string(),
-            }
-        ));
-    }
-    why
 }
 
 /// The job as far as the time series tells it: its times and classes; no targets or workers.
@@ -488,104 +697,4 @@ fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) ->
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn record(
-        index: u64,
-        phase: IntervalPhase,
-        ops: u64,
-        mean: f64,
-        p99: u64,
-        max: u64,
-    ) -> IntervalRecord {
-        let dir = IntervalDir {
-            ops,
-            bytes: ops * 4096,
-            errors: 0,
-            iops: ops as f64,
-            bytes_per_s: (ops * 4096) as f64,
-            latency_mean_ns: mean,
-            latency_p99_ns: p99,
-            latency_max_ns: max,
-        };
-        let class = IntervalClass {
-            read: dir,
-            ..Default::default()
-        };
-        IntervalRecord {
-            index,
-            phase,
-            t_end_ms: (index + 1) * 1000,
-            interval_ms: 1000,
-            classes: [("c".to_string(), class)].into_iter().collect(),
-            total: class,
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn totals_sum_the_measured_intervals() {
-        let series = TimeSeries {
-            records: vec![
-                record(0, IntervalPhase::Ramp, 1000, 50.0, 60, 70),
-                record(1, IntervalPhase::Measure, 100, 100.0, 150, 400),
-                record(2, IntervalPhase::Measure, 300, 200.0, 900, 1000),
-            ],
-            cut_off: false,
-        };
-        let r = recover(&series, "x.ndjson", None);
-        assert!(matches!(r.interrupted, Interrupted::Yes(ref w) if w.contains("x.ndjson")));
-        assert_eq!(r.measured_ms, 2000);
-        let read = &r.totals.read;
-        assert_eq!(read.ops, 400);
-        assert_eq!(read.bytes, 400 * 4096);
-        assert_eq!(read.iops, 200.0);
-        assert_eq!(
-            read.latency_ns.mean,
-            (100.0 * 100.0 + 300.0 * 200.0) / 400.0
-        );
-        assert_eq!(read.latency_ns.max, 1000);
-        assert_eq!(read.latency_ns.p99, 900);
-        assert_eq!(r.classes["c"].read.ops, 400);
-        assert_eq!(r.timeseries.len(), 3);
-        let phases: Vec<(Phase, PhaseState)> = r.phases.iter().map(|p| (p.name, p.state)).collect();
-        assert_eq!(
-            phases,
-            [
-                (Phase::Ramp, PhaseState::Completed),
-                (Phase::Measure, PhaseState::Interrupted)
-            ]
-        );
-        assert!(r.steps.is_none());
-    }
-
-    #[test]
-    fn steps_are_rebuilt_from_their_intervals() {
-        let tag = |mut r: IntervalRecord, step: usize, rep: u32| {
-            r.step = Some(step);
-            r.label = Some(SequenceRun::Rep(rep));
-            r
-        };
-        let series = TimeSeries {
-            records: vec![
-                record(0, IntervalPhase::Measure, 5, 1.0, 1, 1),
-                tag(record(0, IntervalPhase::Measure, 10, 1.0, 1, 1), 0, 1),
-                tag(record(0, IntervalPhase::Measure, 20, 1.0, 1, 1), 0, 2),
-                tag(record(0, IntervalPhase::Measure, 30, 1.0, 1, 1), 1, 1),
-            ],
-            cut_off: true,
-        };
-        let r = recover(&series, "s.ndjson", None);
-        let steps = r.steps.as_ref().unwrap();
-        assert_eq!(steps.len(), 2);
-        assert_eq!(steps[0].totals.read.ops, 30);
-        assert!(!steps[0].interrupted);
-        assert_eq!(steps[0].label, "step 0 (rep 1, rep 2)");
-        assert!(steps[1].interrupted);
-        // Preconditioning (no step) is not measured.
-        assert_eq!(r.totals.read.ops, 60);
-        assert_eq!(r.phases[0].name, Phase::Precondition);
-        assert_eq!(r.phases[2].state, PhaseState::Interrupted);
-    }
-}
+mod tests;
