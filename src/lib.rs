@@ -23,17 +23,17 @@
 //! trace → users → run → report, live → cli. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 
-pub mod cache;
+mod cache;
 pub mod cli;
-pub mod cluster;
+mod cluster;
 pub mod engine;
 pub mod job;
-pub mod live;
+mod live;
 mod report;
 pub mod results;
 mod run;
 pub mod stats;
-pub mod trace;
+mod trace;
 pub mod units;
 pub mod workloads;
 

@@ -14,7 +14,7 @@ const B2: usize = 3;
 
 /// An ARC cache of `c` blocks.
 #[derive(Debug)]
-pub struct Arc {
+pub(crate) struct Arc {
     c: usize,
     /// Target size of T1.
     p: usize,
@@ -25,7 +25,7 @@ pub struct Arc {
 
 impl Arc {
     /// An empty cache of `capacity` blocks (at least 1).
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         let c = capacity.max(1);
         Arc {
             c,

@@ -15,43 +15,43 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Cache sizes of a curve, percent of the data set.
-pub const SIZES_PCT: [f64; 20] = [
+pub(crate) const SIZES_PCT: [f64; 20] = [
     1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 55.0, 60.0, 65.0, 70.0,
     75.0, 80.0, 90.0, 100.0,
 ];
 
 /// The kernel's page cache against LRU at the same size (a buffered run in a memory cgroup).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PageCacheCheck {
+pub(crate) struct PageCacheCheck {
     /// The cache the page cache had, bytes.
-    pub cache_bytes: u64,
+    pub(crate) cache_bytes: u64,
     /// Its share of the data set, percent.
-    pub cache_pct: f64,
+    pub(crate) cache_pct: f64,
     /// The share of the bytes read it served (observed from the devices' reads), 0 to 1.
-    pub observed_hit_ratio: f64,
+    pub(crate) observed_hit_ratio: f64,
     /// LRU's hit ratio on the sample at that size, 0 to 1.
-    pub lru_hit_ratio: f64,
+    pub(crate) lru_hit_ratio: f64,
 }
 
 /// What a curve is computed from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SampleFacts {
+pub(crate) struct SampleFacts {
     /// Sampling rate (1: every block).
-    pub rate: f64,
+    pub(crate) rate: f64,
     /// Block references of the whole run, sampled or not.
-    pub references: u64,
+    pub(crate) references: u64,
     /// Sampled references the run had to leave out (no free buffer): known losses, not
     /// sampling noise, so the adjustment does not count them as hits.
-    pub dropped: u64,
+    pub(crate) dropped: u64,
     /// Bytes of a block.
-    pub block_bytes: u64,
+    pub(crate) block_bytes: u64,
     /// Bytes of the data set (the targets together): 100 % of the curve.
-    pub data_set_bytes: u64,
+    pub(crate) data_set_bytes: u64,
 }
 
 impl SampleFacts {
     /// The facts of a run's block sample (`None`: it has none); the data set is its targets.
-    pub fn of(r: &crate::results::RunResult) -> Option<SampleFacts> {
+    pub(crate) fn of(r: &crate::results::RunResult) -> Option<SampleFacts> {
         let s = r.block_sample.as_ref()?;
         Some(SampleFacts {
             rate: s.rate,
@@ -78,66 +78,66 @@ impl SampleFacts {
 
 /// One cache size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CurvePoint {
+pub(crate) struct CurvePoint {
     /// Cache size, bytes.
-    pub cache_bytes: u64,
+    pub(crate) cache_bytes: u64,
     /// Cache size, percent of the data set.
-    pub cache_pct: f64,
+    pub(crate) cache_pct: f64,
     /// Hit ratio (0 to 1) per policy name.
-    pub hit_ratio: BTreeMap<String, f64>,
+    pub(crate) hit_ratio: BTreeMap<String, f64>,
     /// With a model ([`Curve::model`]): IOPS and mean latency per policy name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub predicted: BTreeMap<String, Prediction>,
+    pub(crate) predicted: BTreeMap<String, Prediction>,
 }
 
 /// Hit ratio against cache size for some policies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Curve {
+pub(crate) struct Curve {
     /// Bytes of the data set.
-    pub data_set_bytes: u64,
+    pub(crate) data_set_bytes: u64,
     /// Bytes of a block.
-    pub block_bytes: u64,
+    pub(crate) block_bytes: u64,
     /// Sampling rate.
-    pub rate: f64,
+    pub(crate) rate: f64,
     /// Block references of the run.
-    pub references: u64,
+    pub(crate) references: u64,
     /// Sampled references the curve was computed from.
-    pub sampled: u64,
+    pub(crate) sampled: u64,
     /// Distinct blocks referenced, estimated from the sample (sampled ones ÷ rate).
-    pub distinct_blocks: u64,
+    pub(crate) distinct_blocks: u64,
     /// Sequential references were not admitted to the caches (`--bypass-sequential`).
-    pub bypass_sequential: bool,
+    pub(crate) bypass_sequential: bool,
     /// Share of the sampled references whose I/O continued the previous one (0 to 1).
-    pub sequential_share: f64,
+    pub(crate) sequential_share: f64,
     /// Share of the references that are the first to their block (0 to 1; estimated like the
     /// hit ratios, with SHARDS's adjustment): cold misses, which no cache of any size hits, so
     /// no policy's hit ratio exceeds `1 − first_reference_share` (the curves' ceiling).
     #[serde(default)]
-    pub first_reference_share: f64,
+    pub(crate) first_reference_share: f64,
     /// The what-if model's inputs, when predictions were asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<ModelInputs>,
+    pub(crate) model: Option<ModelInputs>,
     /// With a model: the prediction with no cache (every I/O to the backing target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_cache: Option<Prediction>,
+    pub(crate) no_cache: Option<Prediction>,
     /// A buffered run: the kernel's page cache's observed hit ratio beside LRU's at its size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_cache: Option<PageCacheCheck>,
+    pub(crate) page_cache: Option<PageCacheCheck>,
     /// The points, smallest cache first.
-    pub points: Vec<CurvePoint>,
+    pub(crate) points: Vec<CurvePoint>,
 }
 
 /// What to draw.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CurveOptions {
+pub(crate) struct CurveOptions {
     /// The policies.
-    pub policies: Vec<CachePolicy>,
+    pub(crate) policies: Vec<CachePolicy>,
     /// Cache sizes, percent of the data set.
-    pub sizes_pct: Vec<f64>,
+    pub(crate) sizes_pct: Vec<f64>,
     /// Do not admit references of sequential I/O on a miss (a hit still counts): what a
     /// cache that lets sequential streams bypass it would hit. LRU is then simulated, not
     /// computed from reuse distances (bypass breaks LRU's stack property).
-    pub bypass_sequential: bool,
+    pub(crate) bypass_sequential: bool,
 }
 
 /// A reference's key: its target in the high 16 bits, its block below; the sequential flag
@@ -145,7 +145,7 @@ pub struct CurveOptions {
 const BYPASS: u64 = 1 << 63;
 
 /// The curve of `refs` (in time order).
-pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
+pub(crate) fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
     let (policies, sizes_pct) = (&o.policies[..], &o.sizes_pct[..]);
     let keys: Vec<u64> = refs
         .iter()
@@ -265,12 +265,12 @@ pub fn curve(refs: &[BlockRef], facts: SampleFacts, o: &CurveOptions) -> Curve {
 impl Curve {
     /// The highest hit ratio any cache can reach (0 to 1): every reference but the first to
     /// each block.
-    pub fn ceiling(&self) -> f64 {
+    pub(crate) fn ceiling(&self) -> f64 {
         1.0 - self.first_reference_share
     }
 
     /// Adds the what-if model's predictions for `inputs` at every point and policy.
-    pub fn predict(&mut self, inputs: ModelInputs) {
+    pub(crate) fn predict(&mut self, inputs: ModelInputs) {
         for p in &mut self.points {
             p.predicted = (p.hit_ratio.iter())
                 .map(|(name, &hit)| (name.clone(), model::predict(&inputs, hit)))
@@ -283,7 +283,7 @@ impl Curve {
 
 /// The hits of `policy` with `capacity` blocks over `keys` (a key with its top bit set is looked
 /// up, not admitted).
-pub fn hits(policy: CachePolicy, capacity: usize, keys: &[u64]) -> u64 {
+pub(crate) fn hits(policy: CachePolicy, capacity: usize, keys: &[u64]) -> u64 {
     let mut cache = policy.simulator(capacity);
     keys.iter()
         .filter(|&&k| match k & BYPASS {

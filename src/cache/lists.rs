@@ -16,7 +16,7 @@ struct Node {
 /// `N` lists of distinct keys (a key is in at most one), each with a most-recent end (front)
 /// and a least-recent end (back).
 #[derive(Debug)]
-pub struct Lists<const N: usize> {
+pub(crate) struct Lists<const N: usize> {
     nodes: Vec<Node>,
     free: Vec<u32>,
     index: HashMap<u64, u32>,
@@ -27,7 +27,7 @@ pub struct Lists<const N: usize> {
 
 impl<const N: usize> Lists<N> {
     /// Empty lists with room for `capacity` keys before growing.
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         Lists {
             nodes: Vec::with_capacity(capacity),
             free: Vec::new(),
@@ -39,19 +39,19 @@ impl<const N: usize> Lists<N> {
     }
 
     /// The list `key` is in.
-    pub fn list_of(&self, key: u64) -> Option<usize> {
+    pub(crate) fn list_of(&self, key: u64) -> Option<usize> {
         self.index
             .get(&key)
             .map(|&n| usize::from(self.nodes[n as usize].list))
     }
 
     /// Keys in list `l`.
-    pub fn len(&self, l: usize) -> usize {
+    pub(crate) fn len(&self, l: usize) -> usize {
         self.lens[l]
     }
 
     /// Puts `key` at the front of list `l` (taking it out of its list first).
-    pub fn push_front(&mut self, l: usize, key: u64) {
+    pub(crate) fn push_front(&mut self, l: usize, key: u64) {
         self.remove(key);
         let node = Node {
             key,
@@ -79,7 +79,7 @@ impl<const N: usize> Lists<N> {
     }
 
     /// Takes `key` out of its list; whether it was in one.
-    pub fn remove(&mut self, key: u64) -> bool {
+    pub(crate) fn remove(&mut self, key: u64) -> bool {
         let Some(n) = self.index.remove(&key) else {
             return false;
         };
@@ -101,7 +101,7 @@ impl<const N: usize> Lists<N> {
     }
 
     /// Takes the key at the back of list `l` out, and returns it.
-    pub fn pop_back(&mut self, l: usize) -> Option<u64> {
+    pub(crate) fn pop_back(&mut self, l: usize) -> Option<u64> {
         let t = self.tails[l];
         if t == NONE {
             return None;

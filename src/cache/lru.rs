@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 
 /// Distance of a first reference (a miss at every size).
-pub const COLD: u64 = u64::MAX;
+pub(crate) const COLD: u64 = u64::MAX;
 
 /// The stack distance of every reference of `keys`, in order ([`COLD`] for first references).
-pub fn stack_distances(keys: &[u64]) -> Vec<u64> {
+pub(crate) fn stack_distances(keys: &[u64]) -> Vec<u64> {
     let mut tree = Fenwick::new(keys.len());
     let mut last: HashMap<u64, usize> = HashMap::with_capacity(keys.len() / 4);
     keys.iter()

@@ -7,16 +7,16 @@
 
 use crate::job::cache::CachePolicy;
 
-pub mod arc;
-pub mod curve;
-pub mod lists;
-pub mod lru;
-pub mod model;
-pub mod s3fifo;
-pub mod tier;
+pub(crate) mod arc;
+pub(crate) mod curve;
+pub(crate) mod lists;
+pub(crate) mod lru;
+pub(crate) mod model;
+pub(crate) mod s3fifo;
+pub(crate) mod tier;
 
 /// A replacement policy simulated block by block.
-pub trait Policy {
+pub(crate) trait Policy {
     /// References `key`; whether it was in the cache (it is afterwards, unless the policy
     /// chose otherwise).
     fn access(&mut self, key: u64) -> bool;
@@ -32,7 +32,7 @@ pub trait Policy {
 
 impl CachePolicy {
     /// A simulated cache of this policy with `capacity` blocks (LRU included, for tests).
-    pub fn simulator(self, capacity: usize) -> Box<dyn Policy + Send> {
+    pub(crate) fn simulator(self, capacity: usize) -> Box<dyn Policy + Send> {
         match self {
             CachePolicy::Lru => Box::new(Lru::new(capacity)),
             CachePolicy::Arc => Box::new(arc::Arc::new(capacity)),
@@ -43,7 +43,7 @@ impl CachePolicy {
 
 /// A plain LRU cache, simulated (curves use [`lru::stack_distances`]; this checks them).
 #[derive(Debug)]
-pub struct Lru {
+pub(crate) struct Lru {
     capacity: usize,
     lists: lists::Lists<1>,
     evicted: Option<u64>,
@@ -51,7 +51,7 @@ pub struct Lru {
 
 impl Lru {
     /// An empty cache of `capacity` blocks (at least 1).
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Lru {
             capacity: capacity.max(1),
             lists: lists::Lists::with_capacity(capacity.max(1)),

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// The load a prediction is for.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Load {
+pub(crate) enum Load {
     /// This many I/Os in flight.
     Closed {
         /// I/Os in flight (the run's IOPS × its mean latency, by Little's law).
@@ -28,39 +28,39 @@ pub enum Load {
 
 /// What the model is given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelInputs {
+pub(crate) struct ModelInputs {
     /// Mean latency of a hit (the cache device), ns.
-    pub cache_latency_ns: f64,
+    pub(crate) cache_latency_ns: f64,
     /// Mean latency of a miss (the backing target), ns.
-    pub backing_latency_ns: f64,
+    pub(crate) backing_latency_ns: f64,
     /// The load.
-    pub load: Load,
+    pub(crate) load: Load,
     /// I/Os a second the backing target carried when its latency was measured, if known: a
     /// prediction that sends it more is flagged.
-    pub backing_iops: Option<f64>,
+    pub(crate) backing_iops: Option<f64>,
     /// The backing target's latency against load: (I/Os a second, mean latency ns), by
     /// load; empty: `backing_latency_ns` at any load. Between points the latency is
     /// interpolated; below the first it is the first's, beyond the last the last's (flagged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub backing_curve: Vec<(f64, f64)>,
+    pub(crate) backing_curve: Vec<(f64, f64)>,
     /// Exchange: the mailboxes each prediction supports under this rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mailboxes: Option<MailboxRule>,
+    pub(crate) mailboxes: Option<MailboxRule>,
 }
 
 /// Exchange's rule for the mailboxes a storage supports: the highest rate whose mean latency
 /// stays within a limit (the database read latency rule, 20 ms), over what each mailbox asks.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct MailboxRule {
+pub(crate) struct MailboxRule {
     /// The latency limit, ns.
-    pub limit_ns: f64,
+    pub(crate) limit_ns: f64,
     /// Transactional I/Os a second a mailbox needs, headroom included.
-    pub iops_per_mailbox: f64,
+    pub(crate) iops_per_mailbox: f64,
 }
 
 impl ModelInputs {
     /// The backing target's latency at `iops` I/Os a second, ns.
-    pub fn backing_at(&self, iops: f64) -> f64 {
+    pub(crate) fn backing_at(&self, iops: f64) -> f64 {
         let c = &self.backing_curve;
         let (Some(first), Some(last)) = (c.first(), c.last()) else {
             return self.backing_latency_ns;
@@ -89,22 +89,22 @@ impl ModelInputs {
 
 /// The prediction at one hit ratio.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Prediction {
+pub(crate) struct Prediction {
     /// I/Os a second.
-    pub iops: f64,
+    pub(crate) iops: f64,
     /// Mean latency, ns.
-    pub latency_ns: f64,
+    pub(crate) latency_ns: f64,
     /// The backing target would carry more I/Os a second than when its latency was measured
     /// (its latency would then be higher than the model's).
-    pub beyond_measured: bool,
+    pub(crate) beyond_measured: bool,
     /// Exchange: the mailboxes supported under the rule (`None` without one, or when no load
     /// meets its limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mailboxes: Option<u64>,
+    pub(crate) mailboxes: Option<u64>,
 }
 
 /// The prediction for a hit ratio `hit` (0 to 1).
-pub fn predict(m: &ModelInputs, hit: f64) -> Prediction {
+pub(crate) fn predict(m: &ModelInputs, hit: f64) -> Prediction {
     let hit = hit.clamp(0.0, 1.0);
     let iops = match m.load {
         Load::Open { iops } => iops,
@@ -146,7 +146,7 @@ pub fn predict(m: &ModelInputs, hit: f64) -> Prediction {
 /// The highest rate (I/Os a second) whose mean latency stays within `limit_ns` with a hit
 /// ratio `hit`, within what the backing target was measured to carry; `None` when even no
 /// load misses the limit, or nothing was measured to bound it.
-pub fn max_rate(m: &ModelInputs, hit: f64, limit_ns: f64) -> Option<f64> {
+pub(crate) fn max_rate(m: &ModelInputs, hit: f64, limit_ns: f64) -> Option<f64> {
     let hit = hit.clamp(0.0, 1.0);
     let measured = m.measured_iops()?;
     if m.latency_at(hit, 0.0) > limit_ns {

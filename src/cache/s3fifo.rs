@@ -8,13 +8,13 @@ use super::Policy;
 use std::collections::{HashMap, VecDeque};
 
 /// Share of the cache the small queue holds, percent.
-pub const SMALL_PCT: usize = 10;
+pub(crate) const SMALL_PCT: usize = 10;
 /// Highest reference count a block keeps.
 const MAX_FREQ: u8 = 3;
 
 /// An S3-FIFO cache of `capacity` blocks.
 #[derive(Debug)]
-pub struct S3Fifo {
+pub(crate) struct S3Fifo {
     small_cap: usize,
     main_cap: usize,
     small: VecDeque<u64>,
@@ -33,7 +33,7 @@ pub struct S3Fifo {
 
 impl S3Fifo {
     /// An empty cache of `capacity` blocks (at least 2: one small, one main).
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         let capacity = capacity.max(2);
         let small_cap = (capacity * SMALL_PCT / 100).max(1);
         S3Fifo {

@@ -14,7 +14,8 @@ use std::fmt::Write as _;
 pub struct DryRun {
     /// The text to print.
     pub text: String,
-    /// Why the run would be refused, one line per refused target (empty: it would run).
+    /// Why the run would be refused, one line per refused target or filesystem short of
+    /// space (empty: it would run).
     pub refused: Vec<String>,
 }
 
@@ -28,14 +29,23 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
     let mut refused = Vec::new();
     let mut targets = Vec::new();
     let mut seen = Vec::new();
+    let mut previews = Vec::new();
     for job in jobs {
         for (i, t) in job.targets.iter().enumerate() {
             if seen.contains(&t.path) {
                 continue;
             }
             seen.push(t.path.clone());
-            targets.push(target_line(job, i, &mut refused));
+            let (line, preview) = target_line(job, i, &mut refused);
+            targets.push(line);
+            previews.extend(preview);
         }
+    }
+    let refused_targets = refused.len();
+    // Targets that each fit may not fit together.
+    for short in target::shortfalls(&previews) {
+        targets.push(format!("REFUSED: {short}"));
+        refused.push((short, false));
     }
     let mut o = description_block(description, &targets);
     let warnings = jobs.iter().flat_map(|j| &j.warnings);
@@ -48,15 +58,17 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
         // Only the guard's refusals are lifted by --destroy-data; the others need another
         // target (or space, or permissions).
         let guarded = refused.iter().any(|r| r.1);
+        let what = match refused_targets {
+            0 => "for space".to_string(),
+            n => format!("{n} of {} targets", seen.len()),
+        };
         let _ = writeln!(
             o,
-            "\nthe run would be refused ({} of {} targets): {}",
-            refused.len(),
-            seen.len(),
+            "\nthe run would be refused ({what}): {}",
             if guarded {
                 "change the target, or pass --destroy-data if its contents may be destroyed"
             } else {
-                "change what each REFUSED line says"
+                "each REFUSED line says what to change"
             }
         );
     }
@@ -65,14 +77,19 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
 }
 
 /// What will happen to target `i` of `job`; a refusal is added to `refused`.
-fn target_line(job: &Job, i: usize, refused: &mut Vec<(String, bool)>) -> String {
+fn target_line(
+    job: &Job,
+    i: usize,
+    refused: &mut Vec<(String, bool)>,
+) -> (String, Option<target::TargetPreview>) {
     let t = &job.targets[i];
     let path = t.path.display().to_string();
     if crate::run::prepare::stand_in_size(job.engine, t).is_some() {
-        return format!(
+        let line = format!(
             "{}: not there and not needed: the null engine does no I/O, nothing is created",
             named(&t.name, &path)
         );
+        return (line, None);
     }
     let preview = target::preview(&crate::run::prepare::target_request(job, i));
     let place = &preview.placement;
@@ -100,5 +117,8 @@ fn target_line(job: &Job, i: usize, refused: &mut Vec<(String, bool)>) -> String
         }
     };
     let sync = if t.sync { ", O_DSYNC" } else { "" };
-    format!("{}: {what}{sync}", named(&t.name, &path))
+    (
+        format!("{}: {what}{sync}", named(&t.name, &path)),
+        Some(preview),
+    )
 }

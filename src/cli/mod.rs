@@ -1,7 +1,6 @@
 //! The command line: clap definitions, subcommands, and the mapping of flags onto a
 //! [`JobSpec`] (flags override job-file values). Nothing depends on this module.
 
-use crate::job::presets;
 use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
 use crate::job::{self, Job};
 use crate::report::console;
@@ -13,6 +12,7 @@ use crate::units::{Dur, Percent, Size};
 use crate::workloads::exchange::workload::Exchange;
 use crate::workloads::exchange::{self, ExchangeConfig, ExchangeFile, ExchangeSpec};
 use crate::workloads::plain::Plain;
+use crate::workloads::presets;
 use crate::workloads::{JobText, Overrides};
 use crate::{Usage, exit};
 use anyhow::{Context, Result};
@@ -30,6 +30,8 @@ mod multihost;
 mod output;
 mod report;
 mod terminal;
+#[cfg(test)]
+mod tests;
 mod trace;
 mod users;
 

@@ -51,7 +51,7 @@ impl Identity {
 /// The root's job (`text`, given on rank 0) on every rank, once every rank has said that it
 /// runs the same storlab version and received the same bytes. Any difference stops every rank
 /// with the same error, naming the ranks, their hosts and what differs.
-pub fn share_job(
+pub(crate) fn share_job(
     cluster: &dyn Cluster,
     text: Option<&str>,
     wait: Duration,

@@ -15,7 +15,10 @@ const LAUNCHER_SIZES: [&str; 3] = [
 /// Refuses a run whose launcher started more ranks than this cluster has (`size`): each copy
 /// would believe it is rank 0 of a run of its own and write the same targets. `env` reads the
 /// environment.
-pub fn check_launcher(size: usize, env: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
+pub(crate) fn check_launcher(
+    size: usize,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), String> {
     if let Some((var, n)) = launched(env) {
         if n > size {
             return Err(format!(
@@ -28,7 +31,7 @@ pub fn check_launcher(size: usize, env: &dyn Fn(&str) -> Option<String>) -> Resu
 
 /// The launcher variable that says how many ranks the run has, and its value, when a
 /// launcher started this process as one of several.
-pub fn launched(env: &dyn Fn(&str) -> Option<String>) -> Option<(&'static str, usize)> {
+pub(crate) fn launched(env: &dyn Fn(&str) -> Option<String>) -> Option<(&'static str, usize)> {
     LAUNCHER_SIZES.into_iter().find_map(|var| {
         env(var)
             .and_then(|v| v.trim().parse::<usize>().ok())

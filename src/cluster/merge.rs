@@ -13,49 +13,49 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One rank's results, as gathered by the root.
 #[derive(Debug, Clone)]
-pub struct HostRun {
+pub(crate) struct HostRun {
     /// Its rank.
-    pub rank: usize,
+    pub(crate) rank: usize,
     /// Its host.
-    pub host: String,
+    pub(crate) host: String,
     /// What it measured.
-    pub result: RunResult,
+    pub(crate) result: RunResult,
 }
 
 /// One host's part of a merged run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HostSummary {
+pub(crate) struct HostSummary {
     /// Its rank.
-    pub rank: usize,
+    pub(crate) rank: usize,
     /// Its host.
-    pub host: String,
+    pub(crate) host: String,
     /// Its own totals.
-    pub totals: ClassSummary,
+    pub(crate) totals: ClassSummary,
     /// Its verdict: `None` when its run judged nothing.
-    pub pass: Option<bool>,
+    pub(crate) pass: Option<bool>,
     /// Whether its run stopped before the end.
-    pub stopped_early: bool,
+    pub(crate) stopped_early: bool,
 }
 
 /// The ranks' results merged.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// Every class over every host.
-    pub classes: BTreeMap<String, ClassResult>,
+    pub(crate) classes: BTreeMap<String, ClassResult>,
     /// Everything over every host.
-    pub totals: ClassSummary,
+    pub(crate) totals: ClassSummary,
     /// Per host, in rank order.
-    pub hosts: Vec<HostSummary>,
+    pub(crate) hosts: Vec<HostSummary>,
     /// Ranks whose results never arrived.
-    pub missing: Vec<usize>,
+    pub(crate) missing: Vec<usize>,
     /// Whether the run passes: every rank present and to the end, none failed (`None`: no rank
     /// judged anything and none was missing or stopped early).
-    pub pass: Option<bool>,
+    pub(crate) pass: Option<bool>,
 }
 
 /// Merges the results of `runs` of a run of `ranks` ranks over the measured window (the
 /// longest of the ranks', which measured the same scheduled window).
-pub fn merge(runs: &[HostRun], ranks: usize) -> Merged {
+pub(crate) fn merge(runs: &[HostRun], ranks: usize) -> Merged {
     let seconds = runs.iter().map(|r| r.result.measured_ms).max().unwrap_or(0) as f64 / 1000.0;
     let names: BTreeSet<&String> = runs.iter().flat_map(|r| r.result.classes.keys()).collect();
     let classes = names
@@ -122,7 +122,7 @@ type HostInterval<'a> = (&'a str, &'a IntervalRecord);
 /// the ranks' interval histograms added (`IntervalRecord::histograms`, which the ranks keep);
 /// the CPU figures are the hosts' means, the devices are named `HOST/DEVICE`. The merged records
 /// do not keep the histograms.
-pub fn merge_intervals(hosts: &[(&str, &[IntervalRecord])]) -> Vec<IntervalRecord> {
+pub(crate) fn merge_intervals(hosts: &[(&str, &[IntervalRecord])]) -> Vec<IntervalRecord> {
     let mut by_index: BTreeMap<(Option<usize>, u64), Vec<HostInterval>> = BTreeMap::new();
     for (host, series) in hosts {
         for rec in series.iter() {

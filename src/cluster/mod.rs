@@ -14,7 +14,9 @@
 //! in the tests (where [`Threads`] stands in for MPI).
 
 mod launcher;
-pub use launcher::{check_launcher, launched};
+pub(crate) use launcher::check_launcher;
+#[cfg(feature = "mpi")]
+pub(crate) use launcher::launched;
 
 #[cfg(any(feature = "mpi", test))]
 mod job;
@@ -32,18 +34,18 @@ mod template;
 mod threads;
 
 #[cfg(any(feature = "mpi", test))]
-pub use job::share_job;
+pub(crate) use job::share_job;
 #[cfg(any(feature = "mpi", test))]
-pub use merge::{HostRun, HostSummary, Merged, merge, merge_intervals};
+pub(crate) use merge::{HostRun, merge, merge_intervals};
 #[cfg(feature = "mpi")]
-pub use mpi::Mpi;
+pub(crate) use mpi::Mpi;
 #[cfg(any(feature = "mpi", test))]
 pub(crate) use seam::Heartbeats;
 #[cfg(any(feature = "mpi", test))]
-pub use seam::{Cluster, ClusterError, Gathered, complete};
+pub(crate) use seam::{Cluster, ClusterError, Gathered, complete};
 #[cfg(test)]
-pub use single::Single;
+pub(crate) use single::Single;
 #[cfg(any(feature = "mpi", test))]
-pub use template::expand;
+pub(crate) use template::expand;
 #[cfg(test)]
-pub use threads::{ThreadRank, Threads};
+pub(crate) use threads::Threads;

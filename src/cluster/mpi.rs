@@ -49,7 +49,7 @@ const SIDE_TAG: Tag = 30_003;
 static SIGNAL: [u8; 1] = [1];
 
 /// This process's rank of the MPI job.
-pub struct Mpi {
+pub(crate) struct Mpi {
     _universe: Universe,
     world: SimpleCommunicator,
     host: String,
@@ -86,7 +86,7 @@ impl std::fmt::Debug for Mpi {
 impl Mpi {
     /// Joins the MPI job this process was started in (`None`: MPI could not be initialised,
     /// or was already).
-    pub fn join() -> Option<Mpi> {
+    pub(crate) fn join() -> Option<Mpi> {
         let universe = mpi::initialize()?;
         let world = universe.world();
         let host = mpi::environment::processor_name().unwrap_or_else(|_| {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 /// Why a collective failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ClusterError {
+pub(crate) enum ClusterError {
     /// Ranks that did not answer in time (a dead host, a hung process, a network partition).
     #[error("{} did not answer within {}: it stopped, hung or lost its network; the run ends with what arrived", ranks_text(.ranks), crate::units::format_duration(*.waited))]
     Late {
@@ -38,7 +38,7 @@ fn ranks_text(ranks: &[usize]) -> String {
 
 /// This process's place among the ranks of a run, and the collectives between them. Every rank
 /// calls the collectives in the same order; rank 0 is the root.
-pub trait Cluster {
+pub(crate) trait Cluster {
     /// This rank, 0-based.
     fn rank(&self) -> usize;
     /// How many ranks the run has.
@@ -66,6 +66,7 @@ pub trait Cluster {
     }
     /// Ends every rank of the job at once (a rank that hangs would keep it alive); `code` is
     /// the exit status.
+    #[cfg(feature = "mpi")]
     fn abort(&self, _code: i32) {}
     /// Sends `bytes` to rank `to` on the side channel (outside the collectives, for the clock
     /// checks during a run), without waiting.
@@ -113,10 +114,10 @@ impl Heartbeats {
 }
 
 /// What the root gathered: each rank's bytes, `None` for a rank that did not send in time.
-pub type Gathered = Vec<Option<Vec<u8>>>;
+pub(crate) type Gathered = Vec<Option<Vec<u8>>>;
 
 /// Every rank's bytes, or an error naming the ranks that did not send in time (`wait`).
-pub fn complete(parts: Gathered, wait: Duration) -> Result<Vec<Vec<u8>>, ClusterError> {
+pub(crate) fn complete(parts: Gathered, wait: Duration) -> Result<Vec<Vec<u8>>, ClusterError> {
     let late: Vec<usize> = (parts.iter().enumerate())
         .filter(|(_, p)| p.is_none())
         .map(|(r, _)| r)

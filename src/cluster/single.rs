@@ -5,13 +5,13 @@ use std::time::Duration;
 
 /// The only rank of a run on one host.
 #[derive(Debug, Clone)]
-pub struct Single {
+pub(crate) struct Single {
     host: String,
 }
 
 impl Single {
     /// This host's rank.
-    pub fn new() -> Single {
+    pub(crate) fn new() -> Single {
         Single {
             host: rustix::system::uname()
                 .nodename()

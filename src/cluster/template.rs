@@ -4,7 +4,7 @@
 
 /// `path` with `{rank}`, `{host}` and `{node}` replaced; an unknown or unclosed `{` is an error
 /// that names it.
-pub fn expand(path: &str, rank: usize, host: &str, node: usize) -> Result<String, String> {
+pub(crate) fn expand(path: &str, rank: usize, host: &str, node: usize) -> Result<String, String> {
     let mut out = String::with_capacity(path.len());
     let mut rest = path;
     while let Some(i) = rest.find(['{', '}']) {

@@ -15,11 +15,11 @@ struct Msg {
 
 /// Makes in-process ranks.
 #[derive(Debug, Clone, Copy)]
-pub struct Threads;
+pub(crate) struct Threads;
 
 impl Threads {
     /// `n` ranks; rank `r` says it is on host `host(r)`. Give each to its own thread.
-    pub fn ranks(n: usize, host: impl Fn(usize) -> String) -> Vec<ThreadRank> {
+    pub(crate) fn ranks(n: usize, host: impl Fn(usize) -> String) -> Vec<ThreadRank> {
         let (senders, receivers): (Vec<Sender<Msg>>, Vec<Receiver<Msg>>) =
             (0..n).map(|_| channel()).unzip();
         receivers
@@ -41,7 +41,7 @@ impl Threads {
 }
 
 /// A rank of [`Threads`].
-pub struct ThreadRank {
+pub(crate) struct ThreadRank {
     rank: usize,
     size: usize,
     host: String,

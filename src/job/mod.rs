@@ -5,7 +5,6 @@
 pub mod cache;
 pub mod file;
 pub mod fio;
-pub mod presets;
 mod resolve;
 pub mod spec;
 pub mod steps;

@@ -46,8 +46,9 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     }
     if settings.ramp_ms > settings.duration_ms {
         warnings.push(format!(
-            "the ramp ({} ms) is longer than the measured duration ({} ms)",
-            settings.ramp_ms, settings.duration_ms
+            "the ramp ({}) is longer than the measured duration ({}): most of the run is not measured",
+            crate::units::format_ms(settings.ramp_ms),
+            crate::units::format_ms(settings.duration_ms)
         ));
     }
     Ok(Job {

@@ -248,7 +248,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 /// The observer that feeds the server.
-pub struct Feed {
+pub(crate) struct Feed {
     state: Arc<Mutex<State>>,
 }
 
@@ -353,12 +353,12 @@ fn point(r: &IntervalRecord, offset_s: f64, watch: Option<&RateWatch>) -> Point 
 }
 
 /// The server of one run's live view.
-pub struct Server {
+pub(crate) struct Server {
     state: Arc<Mutex<State>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
     /// Where it listens.
-    pub addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
 }
 
 impl std::fmt::Debug for Server {
@@ -368,7 +368,7 @@ impl std::fmt::Debug for Server {
 }
 
 /// `PORT` (loopback) or `ADDR:PORT`, as a socket address.
-pub fn address(spec: &str) -> Result<SocketAddr, String> {
+pub(crate) fn address(spec: &str) -> Result<SocketAddr, String> {
     if let Ok(port) = spec.parse::<u16>() {
         return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
     }
@@ -380,7 +380,7 @@ pub fn address(spec: &str) -> Result<SocketAddr, String> {
 impl Server {
     /// Listens on `addr` and serves from a thread of its own; `host` names this host in the
     /// metrics.
-    pub fn start(addr: SocketAddr, host: &str) -> Result<(Server, Feed)> {
+    pub(crate) fn start(addr: SocketAddr, host: &str) -> Result<(Server, Feed)> {
         let http = tiny_http::Server::http(addr)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(|| format!("cannot serve the live view on {addr}"))?;
@@ -419,7 +419,7 @@ impl Server {
 
     /// The run is over: the page says so (with `result`'s CPU, when the run gave results), the
     /// server keeps serving the final figures for `linger`, then stops.
-    pub fn finish(mut self, result: Option<&RunResult>, linger: Duration) {
+    pub(crate) fn finish(mut self, result: Option<&RunResult>, linger: Duration) {
         {
             let mut s = lock(&self.state);
             s.final_cpu = result.map(|r| r.host_cpu);

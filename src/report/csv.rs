@@ -353,7 +353,7 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
         let mut tail = vec![
             f(rec.cpu.process_user_pct),
             f(rec.cpu.process_system_pct),
-            f(rec.cpu.system_user_pct + rec.cpu.system_system_pct),
+            f(rec.cpu.machine_busy_pct()),
         ];
         tail.extend(devices.iter().map(|d| {
             rec.devices

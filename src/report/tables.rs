@@ -351,7 +351,7 @@ pub(crate) fn class_spans(r: &RunResult) -> Option<Vec<String>> {
             };
             Some(format!(
                 "{name}: {which}, {}",
-                crate::units::format_ms(c.measured_ms.unwrap_or(r.measured_ms))
+                format_seconds(c.measured_ms.unwrap_or(r.measured_ms) as f64 / 1e3)
             ))
         })
         .collect();
@@ -360,7 +360,7 @@ pub(crate) fn class_spans(r: &RunResult) -> Option<Vec<String>> {
     }
     spans.push(format!(
         "(all): every step, {}",
-        crate::units::format_ms(r.measured_ms)
+        format_seconds(r.measured_ms as f64 / 1e3)
     ));
     Some(spans)
 }

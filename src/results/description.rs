@@ -102,22 +102,22 @@ pub fn job_body(job: &Job) -> Vec<Line> {
     lines
 }
 
-/// The `workers` lines: one per group of like workers, each followed by its access entries.
+/// The `workers` lines: one per group of like workers (the same settings, their names and
+/// class names the same but for their numbers: `db1-thread1` … `db2-thread2`), each followed by
+/// its access entries, in the order the job first names each group.
 pub fn workers(job: &Job) -> Vec<Line> {
     let mut lines = Vec::new();
-    for group in worker_groups(&job.workers) {
+    for group in worker_groups(job) {
         let label = if lines.is_empty() { "workers" } else { "" };
-        lines.push(Line::new(label, worker_line(job, group)));
+        lines.push(Line::new(label, worker_line(job, &group)));
+        let w = group[0];
         // A trace's I/Os are its own: its access entry gives only their class; a worker
         // driven by a workload's source has none of its own.
-        if group[0].trace.is_some() || group[0].driven_by.is_some() {
+        if w.trace.is_some() || w.driven_by.is_some() {
             continue;
         }
-        for a in &group[0].access {
-            lines.push(Line::new(
-                "",
-                format!("  {}", access_line(job, &group[0], a)),
-            ));
+        for a in &w.access {
+            lines.push(Line::new("", format!("  {}", access_line(job, &group, a))));
         }
     }
     lines
@@ -166,38 +166,79 @@ pub fn engine(job: &Job) -> String {
     format!("{engine}, {caching}")
 }
 
-/// Consecutive workers that are copies of one `[[worker]]` (`name#0`, `name#1`...) with the
-/// same settings.
-fn worker_groups(workers: &[Worker]) -> Vec<&[Worker]> {
-    let base = |w: &Worker| w.name.split('#').next().unwrap_or(&w.name).to_string();
-    // Copies either share their targets or each have one of their own (`one_target_each`).
-    let same = |a: &Worker, b: &Worker| {
-        base(a) == base(b)
-            && a.access == b.access
-            && a.queue_depth == b.queue_depth
-            && a.rate == b.rate
-            && a.driven_by == b.driven_by
-            && (a.targets == b.targets || a.targets.len() == 1 && b.targets.len() == 1)
-    };
-    let mut groups = Vec::new();
-    let mut start = 0;
-    for i in 1..=workers.len() {
-        if i == workers.len() || !same(&workers[start], &workers[i]) {
-            groups.push(&workers[start..i]);
-            start = i;
+/// `name` with every run of digits as `*` (`db1-thread2` → `db*-thread*`), and a copy's
+/// `#N` suffix dropped (`mixed#1` → `mixed`).
+fn masked(name: &str) -> String {
+    let name = name.split('#').next().unwrap_or(name);
+    let mut out = String::new();
+    for c in name.chars() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('*') {
+            out.push('*');
+        }
+    }
+    out
+}
+
+/// Whether two workers run alike: the same settings, access entries equal but for their
+/// classes, whose names are the same but for their numbers.
+fn alike(job: &Job, a: &Worker, b: &Worker) -> bool {
+    let class = |i: usize| masked(job.classes.get(i).map_or("", String::as_str));
+    masked(&a.name) == masked(&b.name)
+        && a.queue_depth == b.queue_depth
+        && a.rate == b.rate
+        && a.think_ns == b.think_ns
+        && a.io_limit == b.io_limit
+        && a.driven_by == b.driven_by
+        && a.trace == b.trace
+        && a.target_choice == b.target_choice
+        && a.targets.len() == b.targets.len()
+        && a.access.len() == b.access.len()
+        && a.access.iter().zip(&b.access).all(|(x, y)| {
+            class(x.class) == class(y.class)
+                && Access {
+                    class: 0,
+                    ..x.clone()
+                } == Access {
+                    class: 0,
+                    ..y.clone()
+                }
+        })
+}
+
+/// The job's workers in groups of like ones ([`alike`]), each group where its first worker is.
+fn worker_groups(job: &Job) -> Vec<Vec<&Worker>> {
+    let mut groups: Vec<Vec<&Worker>> = Vec::new();
+    for w in &job.workers {
+        match groups.iter_mut().find(|g| alike(job, g[0], w)) {
+            Some(g) => g.push(w),
+            None => groups.push(vec![w]),
         }
     }
     groups
 }
 
-/// `mixed (2 workers): 16 outstanding I/Os each, closed loop, on scratch`.
-fn worker_line(job: &Job, group: &[Worker]) -> String {
-    let w = &group[0];
-    let name = w.name.split('#').next().unwrap_or(&w.name);
-    let count = if group.len() == 1 {
-        format!("{name} (1 worker)")
+/// A group's name: its one worker's; copies of one `[[worker]]` (`mixed#0`, `mixed#1`) by
+/// theirs; others with their numbers as `*` (`db*-thread*`).
+fn group_name(group: &[&Worker]) -> String {
+    let first = &group[0].name;
+    let base = first.split('#').next().unwrap_or(first);
+    if group.len() == 1 {
+        first.clone()
+    } else if group.iter().all(|w| w.name.split('#').next() == Some(base)) {
+        base.to_string()
     } else {
-        format!("{name} ({} workers)", group.len())
+        masked(first)
+    }
+}
+
+/// `mixed (2 workers): 16 outstanding I/Os each, closed loop, on scratch`.
+fn worker_line(job: &Job, group: &[&Worker]) -> String {
+    let w = group[0];
+    let count = match group.len() {
+        1 => format!("{} (1 worker)", group_name(group)),
+        n => format!("{} ({n} workers)", group_name(group)),
     };
     let each = if group.len() > 1 { " each" } else { "" };
     let pace = match (w.rate, &w.trace, &w.driven_by) {
@@ -227,19 +268,9 @@ fn worker_line(job: &Job, group: &[Worker]) -> String {
             }
         ),
     };
-    let name_of = |t: usize| job.targets[t].name.as_str();
-    let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
-    let own: Vec<&str> = group.iter().map(|g| name_of(g.targets[0])).collect();
-    let on = match (names.as_slice(), w.target_choice) {
-        _ if group.iter().any(|g| g.targets != w.targets) => {
-            format!("one each on {}", own.join(", "))
-        }
-        ([one], _) => format!("on {one}"),
-        (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
-        (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
-    };
+    let on = targets_of(job, group);
     let limit = match w.io_limit {
-        Some(IoLimit::Ios(n)) => format!(", at most {} I/Os", format_exact(n)),
+        Some(IoLimit::Ios(n)) => format!(", at most {} I/Os{each}", format_exact(n)),
         Some(IoLimit::Passes(p)) => format!(", {p} passes over its span"),
         None => String::new(),
     };
@@ -256,8 +287,63 @@ fn worker_line(job: &Job, group: &[Worker]) -> String {
     format!("{count}: {outstanding}{each}, {pace}, {on}{limit}{group_of}")
 }
 
-/// `random-8k: 90% of I/Os, 8 KiB, 70% reads, 100% random (uniform)`.
-fn access_line(job: &Job, w: &Worker, a: &Access) -> String {
+/// Where a group's workers do their I/O: `on db1`, `on a, b in turn`, `one each on a, b`, `2
+/// each on db1, db2`.
+fn targets_of(job: &Job, group: &[&Worker]) -> String {
+    let w = group[0];
+    let name_of = |t: usize| job.targets[t].name.as_str();
+    if group.iter().all(|g| g.targets == w.targets) {
+        let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
+        return match (names.as_slice(), w.target_choice) {
+            ([one], _) => format!("on {one}"),
+            (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
+            (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
+        };
+    }
+    // Each on targets of its own: how many on each, in the order they come.
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for g in group {
+        let names: Vec<&str> = g.targets.iter().map(|&t| name_of(t)).collect();
+        let key = names.join("+");
+        match counts.iter_mut().find(|c| c.0 == key) {
+            Some(c) => c.1 += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    let names: Vec<&str> = counts.iter().map(|c| c.0.as_str()).collect();
+    match counts[0].1 {
+        n if counts.iter().all(|c| c.1 == n) && n == 1 => {
+            format!("one each on {}", names.join(", "))
+        }
+        n if counts.iter().all(|c| c.1 == n) => format!("{n} each on {}", names.join(", ")),
+        _ => format!(
+            "on {}",
+            counts
+                .iter()
+                .map(|(t, n)| format!("{t} ({n})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// `random-8k: 90% of I/Os, 8 KiB, 70% reads, 100% random (uniform)`; a group's class names
+/// with their numbers as `*` when they differ (`db*/read`).
+fn access_line(job: &Job, group: &[&Worker], a: &Access) -> String {
+    let w = group[0];
+    let at = w
+        .access
+        .iter()
+        .position(|e| std::ptr::eq(e, a))
+        .unwrap_or(0);
+    let names: Vec<&str> = (group.iter())
+        .filter_map(|g| g.access.get(at))
+        .filter_map(|e| job.classes.get(e.class).map(String::as_str))
+        .collect();
+    let class = match names.first() {
+        Some(first) if names.iter().all(|n| n == first) => first.to_string(),
+        _ => masked(&job.classes[a.class]),
+    };
     let total: u64 = w.access.iter().map(|e| u64::from(e.weight)).sum();
     let share = 100.0 * a.weight as f64 / total.max(1) as f64;
     let size = if a.block_sizes.is_empty() {
@@ -303,8 +389,7 @@ fn access_line(job: &Job, w: &Worker, a: &Access) -> String {
         ),
     };
     let mut line = format!(
-        "{}: {} of I/Os, {size}, {mix}, {pattern}",
-        job.classes[a.class],
+        "{class}: {} of I/Os, {size}, {mix}, {pattern}",
         format_pct(share)
     );
     if a.sync {

@@ -119,6 +119,14 @@ pub(super) fn open_targets(
     signals: &Signals,
     obs: &mut dyn Observer,
 ) -> Result<Opened> {
+    // Targets that each fit may not fit together: refused before any is written.
+    let previews: Vec<_> = (0..job.targets.len())
+        .filter(|&ti| stand_in_size(engine, &job.targets[ti]).is_none())
+        .map(|ti| target::preview(&target_request(job, ti)))
+        .collect();
+    if let Some(short) = target::shortfalls(&previews).into_iter().next() {
+        return Err(Usage(short).into());
+    }
     let mut opened = Vec::with_capacity(job.targets.len());
     for (ti, t) in job.targets.iter().enumerate() {
         if let Some(size) = stand_in_size(engine, t) {

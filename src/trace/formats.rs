@@ -14,7 +14,7 @@ const SECTOR: u64 = 512;
 
 /// Reads the trace at `path` in `format` (`None`: from its first line); returns it and the
 /// format it was read in.
-pub fn read(path: &Path, format: Option<Format>) -> Result<(Trace, Format), String> {
+pub(crate) fn read(path: &Path, format: Option<Format>) -> Result<(Trace, Format), String> {
     let file = std::fs::File::open(path)
         .map_err(|e| format!("cannot open the trace {}: {e}", path.display()))?;
     let lines = std::io::BufReader::new(file).lines();

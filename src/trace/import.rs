@@ -18,11 +18,16 @@ use anyhow::{Context, Result};
 use std::path::Path;
 
 /// The class every imported I/O is in.
-pub const CLASS: &str = "trace";
+pub(crate) const CLASS: &str = "trace";
 
 /// Writes `trace` (read from `source` in `format`) as the results `results` and the block
 /// sample beside it; returns the results.
-pub fn import(trace: &Trace, source: &Path, format: Format, results: &Path) -> Result<RunResult> {
+pub(crate) fn import(
+    trace: &Trace,
+    source: &Path,
+    format: Format,
+    results: &Path,
+) -> Result<RunResult> {
     let sizes: Vec<u64> = (0..trace.devices.len() as u32)
         .map(|d| trace.extent(d).next_multiple_of(BLOCK_BYTES))
         .collect();

@@ -12,39 +12,39 @@
 //!   and writes only (`R` or `W` in RWBS); other lines (the summary at the end) are skipped.
 //!   Each MAJ,MIN is a device.
 
-pub mod formats;
-pub mod import;
-pub mod replay;
+pub(crate) mod formats;
+pub(crate) mod import;
+pub(crate) mod replay;
 
 /// One I/O of a trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TraceIo {
+pub(crate) struct TraceIo {
     /// When it was issued, ns from the trace's first I/O.
-    pub t_ns: u64,
+    pub(crate) t_ns: u64,
     /// Index into [`Trace::devices`].
-    pub device: u32,
+    pub(crate) device: u32,
     /// A write (else a read).
-    pub write: bool,
+    pub(crate) write: bool,
     /// Byte offset.
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// Bytes.
-    pub len: u32,
+    pub(crate) len: u32,
     /// The latency the trace recorded, ns (MSR's response time), if it has one.
-    pub latency_ns: Option<u64>,
+    pub(crate) latency_ns: Option<u64>,
 }
 
 /// A trace, read whole.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Trace {
+pub(crate) struct Trace {
     /// Its I/Os, in time order.
-    pub ios: Vec<TraceIo>,
+    pub(crate) ios: Vec<TraceIo>,
     /// Its devices' names (`host disk N`, `MAJ,MIN`).
-    pub devices: Vec<String>,
+    pub(crate) devices: Vec<String>,
 }
 
 impl Trace {
     /// Bytes of device `d` the trace reaches (its largest offset + size).
-    pub fn extent(&self, d: u32) -> u64 {
+    pub(crate) fn extent(&self, d: u32) -> u64 {
         (self.ios.iter())
             .filter(|io| io.device == d)
             .map(|io| io.offset + u64::from(io.len))
@@ -53,7 +53,7 @@ impl Trace {
     }
 
     /// From the first I/O to the last, ns.
-    pub fn span_ns(&self) -> u64 {
+    pub(crate) fn span_ns(&self) -> u64 {
         self.ios.last().map_or(0, |io| io.t_ns)
     }
 }

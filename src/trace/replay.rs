@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 /// A replay in progress.
 #[derive(Debug)]
-pub struct Replay {
+pub(crate) struct Replay {
     trace: Arc<Trace>,
     next: usize,
     /// Divides the trace's times; `None`: as fast as possible.
@@ -22,7 +22,12 @@ pub struct Replay {
 
 impl Replay {
     /// A replay of `trace` at `speed`, device `d` on `targets[d]`, its I/O in class `class`.
-    pub fn new(trace: Arc<Trace>, speed: Option<f64>, targets: Vec<u32>, class: u16) -> Replay {
+    pub(crate) fn new(
+        trace: Arc<Trace>,
+        speed: Option<f64>,
+        targets: Vec<u32>,
+        class: u16,
+    ) -> Replay {
         Replay {
             trace,
             next: 0,
@@ -33,7 +38,7 @@ impl Replay {
     }
 
     /// Its largest I/O, bytes (the worker's buffers must hold it).
-    pub fn largest(&self) -> u64 {
+    pub(crate) fn largest(&self) -> u64 {
         self.trace
             .ios
             .iter()

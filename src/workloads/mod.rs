@@ -10,14 +10,18 @@
 //! - [`exchange`]: the Exchange mailbox database validation (Jetstress-class);
 //! - [`users`]: simulated mailbox users (LoadGen-class).
 //!
+//! [`presets`] are built-in job files of published studies, each selecting its workload as any
+//! job file does.
+//!
 //! Adding a workload is one new folder here and one line in [`rooms`]: a job file holding its
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
 //! for any other); a subcommand with flags of its own is optional, in `cli`.
 
 pub mod exchange;
 pub mod plain;
+pub mod presets;
 #[cfg(test)]
-mod tiny;
+pub(crate) mod tiny;
 pub mod users;
 
 use crate::job::JobError;

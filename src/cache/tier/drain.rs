@@ -14,7 +14,7 @@ const ALIGN: usize = 4096;
 impl<S: RequestSource> Tier<S> {
     /// Copies every dirty line from `cache` (the cache device) to `backing`; the lines are
     /// clean afterwards. Stops at the first error, saying where.
-    pub fn drain(&mut self, cache: BorrowedFd<'_>, backing: BorrowedFd<'_>) -> TierDrain {
+    pub(crate) fn drain(&mut self, cache: BorrowedFd<'_>, backing: BorrowedFd<'_>) -> TierDrain {
         let line = self.plan.line_bytes as usize;
         let mut storage = vec![0u8; line + ALIGN];
         let skip = storage.as_ptr().align_offset(ALIGN);

@@ -47,35 +47,35 @@ const NONE: u32 = u32::MAX;
 
 /// What a tier is, in engine terms.
 #[derive(Debug, Clone, Copy)]
-pub struct TierPlan {
+pub(crate) struct TierPlan {
     /// The cached target's index in the backend's file table.
-    pub backing: u32,
+    pub(crate) backing: u32,
     /// Its size, bytes.
-    pub backing_bytes: u64,
+    pub(crate) backing_bytes: u64,
     /// The cache device's index.
-    pub device: u32,
+    pub(crate) device: u32,
     /// Lines the cache holds.
-    pub lines: u32,
+    pub(crate) lines: u32,
     /// Bytes per line.
-    pub line_bytes: u64,
+    pub(crate) line_bytes: u64,
     /// Replacement policy.
-    pub policy: CachePolicy,
+    pub(crate) policy: CachePolicy,
     /// What writes do.
-    pub write: WriteMode,
+    pub(crate) write: WriteMode,
     /// Sequential streams longer than this bypass the cache.
-    pub bypass_bytes: Option<u64>,
+    pub(crate) bypass_bytes: Option<u64>,
     /// Synthetic delay before every hit, ns.
-    pub hit_delay_ns: u64,
+    pub(crate) hit_delay_ns: u64,
     /// Write-back starts above this share of dirty lines, percent.
-    pub dirty_pct: f64,
+    pub(crate) dirty_pct: f64,
     /// The worker's queue depth (the application's I/Os in flight at most).
-    pub queue_depth: u32,
+    pub(crate) queue_depth: u32,
     /// Measurement starts (ns from the start of the run).
-    pub ramp_ns: u64,
+    pub(crate) ramp_ns: u64,
     /// Measurement ends.
-    pub end_ns: u64,
+    pub(crate) end_ns: u64,
     /// Interval of the time series, ns.
-    pub interval_ns: u64,
+    pub(crate) interval_ns: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +164,7 @@ enum Routed {
 }
 
 /// A cache tier in front of `S`'s target (see the module's rules).
-pub struct Tier<S> {
+pub(crate) struct Tier<S> {
     inner: S,
     plan: TierPlan,
     policy: Box<dyn Policy + Send>,
@@ -207,18 +207,18 @@ struct Figures {
 
 /// What a tier leaves when its worker is done.
 #[derive(Debug)]
-pub struct TierOutcome {
+pub(crate) struct TierOutcome {
     /// Counts over the measured time.
-    pub totals: TierCounts,
+    pub(crate) totals: TierCounts,
     /// Each tier's latency over the measured time.
-    pub latency: TierLatency,
+    pub(crate) latency: TierLatency,
     /// The time series.
-    pub series: Vec<TierInterval>,
+    pub(crate) series: Vec<TierInterval>,
 }
 
 impl<S: RequestSource> Tier<S> {
     /// A cold tier of `plan` in front of `inner`.
-    pub fn new(inner: S, plan: TierPlan) -> Tier<S> {
+    pub(crate) fn new(inner: S, plan: TierPlan) -> Tier<S> {
         let lines = plan.lines.max(1);
         let qd = plan.queue_depth.max(1);
         let background_max = background_slots(qd);
@@ -267,7 +267,7 @@ impl<S: RequestSource> Tier<S> {
     }
 
     /// Its figures, the interval in progress closed at `now_ns`.
-    pub fn outcome(&mut self, now_ns: u64) -> TierOutcome {
+    pub(crate) fn outcome(&mut self, now_ns: u64) -> TierOutcome {
         self.tick(now_ns);
         let f = &mut self.figures;
         if f.interval != TierCounts::default() {
@@ -618,7 +618,7 @@ fn background_slots(qd: u32) -> u32 {
 
 impl<S> Tier<S> {
     /// The slots a worker of queue depth `qd` needs with a tier: its own, and the tier's.
-    pub fn slots(qd: u32) -> u32 {
+    pub(crate) fn slots(qd: u32) -> u32 {
         qd.max(1) + background_slots(qd.max(1))
     }
 }

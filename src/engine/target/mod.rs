@@ -20,7 +20,7 @@ pub use crate::stats::target::{PrepareReport, TargetKind};
 
 pub use direct::expected_block_size;
 pub use plan::{PrepareReason, SCRATCH_DIR, TargetAction};
-pub use preview::{TargetPreview, preview};
+pub use preview::{TargetPreview, preview, shortfalls};
 
 /// What the run needs from one target.
 #[derive(Debug, Clone)]

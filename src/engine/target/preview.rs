@@ -66,6 +66,57 @@ pub fn preview(request: &TargetRequest) -> TargetPreview {
     }
 }
 
+/// The filesystems that the targets to create or prepare do not fit in together (each alone
+/// may): one sentence each, naming the filesystem, what the targets need and what is free.
+pub fn shortfalls(previews: &[TargetPreview]) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    // (device, mount, bytes to write, free)
+    let mut needs: Vec<(u64, String, u64, u64)> = Vec::new();
+    for p in previews {
+        let bytes = match &p.outcome {
+            Ok(TargetAction::Create { size_bytes, .. }) => *size_bytes,
+            Ok(TargetAction::Prepare { size_bytes, .. }) => {
+                let held = std::fs::metadata(&p.path).map_or(0, |m| m.blocks() * 512);
+                size_bytes.saturating_sub(held)
+            }
+            _ => continue,
+        };
+        let Some(at) = p
+            .canonical_path
+            .as_ref()
+            .unwrap_or(&p.path)
+            .ancestors()
+            .find(|a| a.exists())
+        else {
+            continue;
+        };
+        let (Ok(meta), Ok(fs)) = (std::fs::metadata(at), rustix::fs::statvfs(at)) else {
+            continue;
+        };
+        let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+        let mount = p
+            .placement
+            .mount_point
+            .as_ref()
+            .map_or_else(|| at.display().to_string(), |m| m.display().to_string());
+        match needs.iter_mut().find(|n| n.0 == meta.dev()) {
+            Some(n) => n.2 = n.2.saturating_add(bytes),
+            None => needs.push((meta.dev(), mount, bytes, free)),
+        }
+    }
+    needs
+        .into_iter()
+        .filter(|n| n.2 > n.3)
+        .map(|(_, mount, bytes, free)| {
+            format!(
+                "the targets to write on the filesystem of {mount} need {} together, and it has {} free; free some space, give smaller sizes, or spread them over filesystems",
+                format_size(bytes),
+                format_size(free)
+            )
+        })
+        .collect()
+}
+
 /// One line for a dry run: "a new file, created and fully written (64 MiB)".
 impl fmt::Display for TargetAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -214,8 +214,8 @@ impl Observer for Live {
 /// The header of the steps table.
 pub(crate) fn step_header() -> String {
     format!(
-        "{:<4} {:<40} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {}\n",
-        "step", "parameters", "IOPS", "MB/s", "mean", "p99", "max", "CPU%", "IO/CPU%", "notes"
+        "{:<4} {:<40} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {}\n     (busy%: the machine's CPUs busy, iowait counted idle; IOPS/%: IOPS per point of it)\n",
+        "step", "parameters", "IOPS", "MB/s", "mean", "p99", "max", "busy%", "IOPS/%", "notes"
     )
 }
 

@@ -10,7 +10,7 @@ use crate::results::{JobSource, RunResult, TargetResult};
 use crate::stats::summary::DirSummary;
 use crate::stats::target::TargetKind;
 use crate::units::{
-    format_count, format_mb_per_s, format_ms, format_pct, format_rate, format_seconds, format_size,
+    format_count, format_mb_per_s, format_pct, format_rate, format_seconds, format_size,
     format_size_exact,
 };
 use std::fmt::Write as _;
@@ -208,9 +208,9 @@ fn class_table(out: &mut String, r: &RunResult) {
         match &spans {
             Some(_) => format!(
                 "across the {} measured of every step · each class over the steps it ran in",
-                format_ms(r.measured_ms)
+                format_seconds(r.measured_ms as f64 / 1e3)
             ),
-            None => format!("{} measured", format_ms(r.measured_ms)),
+            None => format!("{} measured", format_seconds(r.measured_ms as f64 / 1e3)),
         },
         if open {
             "from each I/O's intended start (open loop: response time)"
@@ -346,7 +346,7 @@ fn locality(out: &mut String, r: &RunResult) {
     let hot: Vec<String> = (u.hot_sets.iter())
         .map(|h| {
             format!(
-                "{} of references on {} of it",
+                "{} of the I/Os on the busiest {} of it",
                 format_pct(h.references_pct),
                 format_pct(h.footprint_pct)
             )
@@ -356,9 +356,10 @@ fn locality(out: &mut String, r: &RunResult) {
         out,
         "locality",
         &format!(
-            "footprint {} · {} of references went back to a block already touched · {}",
+            "the I/Os touched {} of the targets · {} of them went to a {} block touched before · {} (an even spread puts x% of the I/Os on x% of it)",
             format_size(u.footprint_bytes),
             format_pct(u.rereference_pct),
+            format_size(u.block_bytes),
             hot.join(", ")
         ),
     );

@@ -28,7 +28,7 @@ pub(super) fn hosts_section(o: &mut String, r: &RunResult) {
         o.push_str("<tr>");
         let cells = crate::report::tables::host_cells(h);
         let busy = if h.present {
-            format_pct(100.0 - h.host_cpu.system_idle_pct)
+            format_pct(h.host_cpu.machine_busy_pct())
         } else {
             "-".into()
         };

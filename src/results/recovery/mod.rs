@@ -401,7 +401,7 @@ impl Sum {
     }
 
     fn busy_pct(&self) -> f64 {
-        self.cpu.system_user_pct + self.cpu.system_system_pct
+        self.cpu.machine_busy_pct()
     }
 }
 

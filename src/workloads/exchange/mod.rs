@@ -17,6 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
+mod backup_recovery;
 mod config;
 mod jobs;
 mod judge;

@@ -11,12 +11,10 @@ use crate::results::verdict::Verdict;
 use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
 use crate::run::{Execute, FromAccess, RunOptions};
 use crate::workloads::exchange::section::{
-    BackupFigures, CacheComparison, CacheSide, DatabaseFigures, ExchangeResult, Initialisation,
-    RecoveryFigures, Trial, TrialPurpose,
+    CacheComparison, CacheSide, DatabaseFigures, ExchangeResult, Initialisation, Trial,
+    TrialPurpose,
 };
-use crate::workloads::exchange::{
-    self as model, ExchangeConfig, Load, RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, TestType,
-};
+use crate::workloads::exchange::{self as model, ExchangeConfig, Load, TestType};
 use anyhow::Result;
 use std::path::Path;
 
@@ -194,18 +192,18 @@ fn available(p: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-struct Context<'a> {
-    cfg: &'a ExchangeConfig,
-    opts: &'a RunOptions,
-    exec: &'a mut dyn Execute,
-    db_bytes: u64,
-    init: Option<Initialisation>,
+pub(super) struct Context<'a> {
+    pub(super) cfg: &'a ExchangeConfig,
+    pub(super) opts: &'a RunOptions,
+    pub(super) exec: &'a mut dyn Execute,
+    pub(super) db_bytes: u64,
+    pub(super) init: Option<Initialisation>,
     phases: Phases,
 }
 
 /// A stage of the validation: the runs before the test, or the test itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
+pub(super) enum Stage {
     /// Finding the closed-loop maximum (`--throughput`).
     Throughput,
     /// `--threads auto`.
@@ -314,7 +312,12 @@ struct Outcome {
 impl Context<'_> {
     /// Runs `job` as part of `stage`; `what` says which run it is (for the reason of an
     /// interruption).
-    fn exec(&mut self, job: &crate::job::Job, stage: Stage, what: &str) -> Result<RunResult> {
+    pub(super) fn exec(
+        &mut self,
+        job: &crate::job::Job,
+        stage: Stage,
+        what: &str,
+    ) -> Result<RunResult> {
         let mut r = self.exec.execute(job, self.opts, &FromAccess).map_err(|e| {
             // Exchange always uses O_DIRECT: say which of its own settings to change.
             match e.downcast_ref::<Usage>() {
@@ -357,7 +360,7 @@ impl Context<'_> {
 
     /// Gives `r` its verdict, unless Ctrl-C or SIGTERM stopped the validation: a test that did
     /// not run to the end is not judged.
-    fn judge(&self, r: &mut RunResult, verdict: Verdict) {
+    pub(super) fn judge(&self, r: &mut RunResult, verdict: Verdict) {
         if self.exec.signals().signalled() && r.interrupted.stopped_early() {
             r.warnings.push(
                 "the validation was interrupted: it gives no verdict (only a test that runs to the end is judged)"
@@ -676,7 +679,7 @@ impl Context<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn summary(
+    pub(super) fn summary(
         &self,
         mailboxes: u64,
         target: f64,
@@ -725,127 +728,4 @@ impl Context<'_> {
             cache_comparison: None,
         }
     }
-
-    fn backup(&mut self) -> Result<RunResult> {
-        let cfg = self.cfg;
-        let job = model::backup_job(cfg, self.db_bytes);
-        let mut r = self.exec(&job, Stage::Test, "the backup test")?;
-        // Each database's rate over its own reader's time (readers finish at different times).
-        let per_db: Vec<f64> = (0..cfg.databases)
-            .map(|db| {
-                let name = format!("db{}-backup", db + 1);
-                r.workers
-                    .iter()
-                    .find(|w| w.name == name)
-                    .map(|w| w.totals.read.bytes_per_s / 1e6)
-                    .unwrap_or(0.0)
-            })
-            .collect();
-        // All databases together: bytes over the time until the last reader finished.
-        let total = r.totals.read.bytes_per_s / 1e6;
-        let read: u64 = r.totals.read.bytes;
-        let all_bytes = self.db_bytes * cfg.databases as u64;
-        let complete = read >= all_bytes;
-        let databases_complete = (0..cfg.databases)
-            .filter(|db| {
-                let name = format!("db{}-backup", db + 1);
-                (r.workers.iter())
-                    .find(|w| w.name == name)
-                    .is_some_and(|w| w.totals.read.bytes >= self.db_bytes)
-            })
-            .count() as u32;
-        let errors = r.totals.errors();
-        // No transactional I/O: the per-database figures are the backup's own, above.
-        let mut ex = self.summary(cfg.mailboxes, 0.0, 0.0, 0, Vec::new(), Vec::new(), None);
-        let read_seconds = r.measured_ms as f64 / 1e3;
-        let real_bytes = (all_bytes as f64 / cfg.capacity_fraction) as u64;
-        let at_rate = |bytes: u64| {
-            if total > 0.0 {
-                bytes as f64 / (total * 1e6)
-            } else {
-                0.0
-            }
-        };
-        ex.backup = Some(BackupFigures {
-            block_size_bytes: cfg.backup_block_bytes,
-            mb_per_s_per_database: per_db,
-            mb_per_s_total: total,
-            full_backup_seconds: if complete {
-                read_seconds
-            } else {
-                at_rate(all_bytes)
-            },
-            complete,
-            read_bytes: read,
-            read_seconds,
-            databases_complete,
-            real_bytes,
-            full_backup_real_seconds: at_rate(real_bytes),
-        });
-        let verdict = completion_verdict(
-            &r,
-            errors,
-            ("databases read completely", "databases"),
-            (databases_complete as f64, cfg.databases as f64),
-        );
-        self.judge(&mut r, verdict);
-        r.exchange = Some(ex);
-        results::file::save(&self.opts.results_path, &r)?;
-        Ok(r)
-    }
-
-    fn recovery(&mut self) -> Result<RunResult> {
-        let cfg = self.cfg;
-        let job = model::recovery_job(cfg, self.db_bytes);
-        let mut r = self.exec(&job, Stage::Test, "the recovery test")?;
-        let dbs = model::database_figures(cfg, self.db_bytes, &r.classes);
-        let errors = r.totals.errors();
-        let seconds = r.measured_ms as f64 / 1e3;
-        let log_reads: u64 = (0..cfg.databases)
-            .filter_map(|db| r.classes.get(&model::class_name(db, "log-read")))
-            .map(|c| c.read.ops)
-            .sum();
-        let expected_logs = cfg.log_files as u64 * cfg.databases as u64;
-        let mut ex = self.summary(cfg.mailboxes, 0.0, 0.0, 0, dbs, Vec::new(), None);
-        ex.recovery = Some(RecoveryFigures {
-            log_files: cfg.log_files,
-            reads_per_log_file: RECOVERY_READS_PER_LOG,
-            writes_per_log_file: RECOVERY_WRITES_PER_LOG,
-            seconds,
-            seconds_per_log_file: seconds / cfg.log_files as f64,
-        });
-        let verdict = completion_verdict(
-            &r,
-            errors,
-            ("log files replayed", "log files"),
-            (log_reads.min(expected_logs) as f64, expected_logs as f64),
-        );
-        self.judge(&mut r, verdict);
-        r.exchange = Some(ex);
-        results::file::save(&self.opts.results_path, &r)?;
-        Ok(r)
-    }
-}
-
-/// The verdict of a test that must finish its work without errors (backup, recovery), and
-/// without verification errors when it verifies: `what` (the rule, in `unit`) done of all.
-fn completion_verdict(
-    r: &RunResult,
-    errors: u64,
-    (what, unit): (&str, &str),
-    (done, all): (f64, f64),
-) -> Verdict {
-    use crate::results::verdict::{Comparison, Rule};
-    let mut rules = vec![
-        Rule::judge(
-            crate::results::verdict::IO_ERRORS,
-            errors as f64,
-            Comparison::AtMost,
-            0.0,
-            "errors",
-        ),
-        Rule::judge(what, done, Comparison::AtLeast, all, unit),
-    ];
-    rules.extend(crate::run::verification_rule(r));
-    Verdict::of(rules)
 }

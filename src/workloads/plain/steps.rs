@@ -638,7 +638,7 @@ fn step_row(
         }
     }
     let host_cpu = CpuPercent::weighted(runs.iter().map(|r| (r.host_cpu, r.measured_ms as f64)));
-    let busy = host_cpu.system_user_pct + host_cpu.system_system_pct;
+    let busy = host_cpu.machine_busy_pct();
     StepResult {
         index,
         parameters: parameters.clone(),

@@ -191,13 +191,13 @@ impl RequestSource for Pairs<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::progress::Quiet;
     use crate::run::{Runner, Signals};
 
     /// The tiny job file in `dir`.
-    fn job_file(dir: &std::path::Path) -> (PathBuf, String) {
+    pub(crate) fn job_file(dir: &std::path::Path) -> (PathBuf, String) {
         let text = format!(
             "[tiny]\npath = \"{}\"\nblocks = 8\n",
             dir.join("tiny.dat").display()
@@ -244,45 +244,5 @@ mod tests {
         // The results file keeps the description every view prints, the dry run's.
         let saved = crate::results::file::load(&results).unwrap();
         assert_eq!(saved.description.as_ref(), Some(&described));
-        let summary = crate::report::console::summary(&saved, 0);
-        assert!(
-            summary.contains("tiny: 8 blocks of 4 KiB, each written then read back"),
-            "{summary}"
-        );
-        assert!(
-            summary.contains("driven by write-then-read-back pairs"),
-            "{summary}"
-        );
-        assert!(summary.contains("blocks read back"), "{summary}");
-        let html = crate::report::html::render(&saved);
-        assert!(html.contains("tiny: 8 blocks of 4 KiB, each written then read back"));
-        let dry = crate::cli::describe_workload(w.as_ref());
-        assert!(dry.text.contains("tiny: 8 blocks of 4 KiB"), "{}", dry.text);
-        assert!(dry.refused.is_empty(), "{:?}", dry.refused);
-    }
-
-    #[test]
-    fn storlab_run_runs_a_registered_workloads_job_file_and_exits_with_its_verdict() {
-        let dir = tempfile::tempdir().unwrap();
-        let (path, _) = job_file(dir.path());
-        let results = dir.path().join("cli.json");
-        let args = [
-            "storlab",
-            "run",
-            path.to_str().unwrap(),
-            "-q",
-            "--json",
-            "-o",
-            results.to_str().unwrap(),
-        ];
-        let code = crate::cli::run(args.iter().map(std::ffi::OsString::from)).unwrap();
-        assert_eq!(code, crate::exit::OK);
-        let r = crate::results::file::load(&results).unwrap();
-        assert!(r.verdict.as_ref().is_some_and(|v| v.passed()));
-        // A run flag that does not apply is refused with the workload's own words.
-        let args = ["storlab", "run", path.to_str().unwrap(), "--qd", "4"];
-        let e = crate::cli::run(args.iter().map(std::ffi::OsString::from)).unwrap_err();
-        assert!(e.to_string().contains("--qd does not apply to"), "{e}");
-        assert!(e.to_string().contains("a tiny test job"), "{e}");
     }
 }

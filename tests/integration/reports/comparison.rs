@@ -85,7 +85,8 @@ fn a_slower_run_fails_on_regression_naming_each_throughput() {
         false,
         &["--fail-on-regression", "10%"],
     );
-    out.expect_code(1);
+    // A regression is a failed verdict: exit 3.
+    out.expect_code(3);
     let lines: Vec<&str> = out
         .stderr
         .lines()

@@ -155,7 +155,7 @@ const PLAIN: Expected = Expected {
 
 const STEPS: Expected = Expected {
     headings: &[
-        "Warnings", "Classes", "Steps", "Charts", "Targets", "Devices", "CPU",
+        "Warnings", "Steps", "Classes", "Charts", "Targets", "Devices", "CPU",
     ],
     charts: &[
         ("steps-iops", &["total"]),
@@ -179,7 +179,7 @@ const STEPS: Expected = Expected {
 
 const CURVE: Expected = Expected {
     headings: &[
-        "Warnings", "Classes", "Steps", "Charts", "Targets", "Devices", "CPU",
+        "Warnings", "Steps", "Classes", "Charts", "Targets", "Devices", "CPU",
     ],
     charts: &[
         ("curve-latency", &["mean", "p99"]),
@@ -194,7 +194,7 @@ const CURVE: Expected = Expected {
 
 const STEADY: Expected = Expected {
     headings: &[
-        "Warnings", "Classes", "Steps", "Charts", "Targets", "Devices", "CPU",
+        "Warnings", "Steps", "Classes", "Charts", "Targets", "Devices", "CPU",
     ],
     charts: &[
         ("steady-rounds", &["rounds", "window"]),

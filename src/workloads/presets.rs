@@ -110,9 +110,15 @@ mod tests {
         for p in PRESETS {
             let name = Path::new(p.name);
             assert!(p.toml.contains("# Source"), "{} names its source", p.name);
-            if let Ok(file) = toml::from_str::<crate::workloads::exchange::ExchangeFile>(p.toml) {
-                crate::workloads::exchange::resolve(&file.exchange, p.name)
-                    .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            // A workload's job file loads as `storlab run --preset` loads it.
+            if let Some(room) = crate::workloads::room_of(p.toml) {
+                let text = crate::workloads::JobText {
+                    path: name,
+                    text: p.toml,
+                };
+                let w = (room.load)(&text, &Default::default())
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", p.name));
+                assert!(!w.jobs().is_empty(), "{}", p.name);
                 continue;
             }
             let spec =
