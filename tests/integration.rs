@@ -36,7 +36,10 @@
 //!   (Send Mail p95 and overload, exit 3), bad input;
 //! - `ux` (`numbers`): what a new user reads: snapshots of summaries, the verdict, dry runs
 //!   and error messages, every number with its unit;
-//! - `layout`: the shape of the code: dependency direction, file length, where `unsafe` is.
+//! - `views` (`checks`): one truth, every view: each kind of run, small, its dry run, console,
+//!   `storlab report`, HTML, CSV and fio's json+ against its results file;
+//! - `layout`: the shape of the code: dependency direction, the file map, file length, where
+//!   `unsafe` is.
 //!
 //! `harness` holds the scratch directory, the command runner and the command lines and job
 //! file most tests build on (`RunArgs`, `ExchangeArgs`, `JobFile`), JSON access, the
@@ -139,3 +142,5 @@ mod users;
 mod ux;
 #[path = "integration/verify.rs"]
 mod verify;
+#[path = "integration/views/mod.rs"]
+mod views;

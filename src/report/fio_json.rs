@@ -55,7 +55,8 @@ fn job(r: &RunResult, name: &str, c: &ClassResult) -> Value {
             Some((w, a))
         })
         .collect();
-    let runtime_ms = r.measured_ms;
+    // A sequence's class ran for the steps it was in (a fio group for its own).
+    let runtime_ms = c.measured_ms.unwrap_or(r.measured_ms);
     let cpu = r.host_cpu;
     // The same histograms as `clat_ns` (see `fio_histogram`).
     let mut all = Histogram::new();
