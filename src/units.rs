@@ -234,19 +234,6 @@ pub fn strip_os_error(text: &str) -> String {
     out
 }
 
-/// Formats a count exactly, with a comma every three digits: `16,384`, `1,000,000`.
-pub fn format_exact(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Formats an elapsed time for people with at most 3 significant digits: `812 ms`, `34.8 s`,
 /// `2 min 5 s`, `1 h 30 min`.
 pub fn format_seconds(seconds: f64) -> String {

@@ -29,6 +29,16 @@ pub(crate) fn summary_mean(l: &LatencySummary) -> Option<f64> {
     known_mean(l.mean, l.max)
 }
 
+/// A verdict rule's value with its unit, as every view writes it: `0.49 ms`, `5 s`, `0
+/// errors`, `120 IOPS`, `30.7k IOPS`, `2 databases`.
+pub(crate) fn quantity(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" => format_seconds(value / 1e3),
+        "IOPS" | "%" if value < 1e4 => format!("{} {unit}", format_number(value)),
+        other => format!("{} {other}", format_rate(value)),
+    }
+}
+
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
     "IOPS", "MB/s", "mean", "p50", "p95", "p99", "p99.9", "max", "errors",
@@ -269,7 +279,7 @@ pub(crate) fn test_rows(x: &ExchangeResult) -> Vec<(&'static str, String)> {
         rows.push((
             "read",
             format!(
-                "{} in {}{}, in {} reads",
+                "read {} in {}{}, in {} reads",
                 format_size(b.read_bytes),
                 format_seconds(b.read_seconds),
                 if b.complete {
@@ -286,7 +296,7 @@ pub(crate) fn test_rows(x: &ExchangeResult) -> Vec<(&'static str, String)> {
         rows.push((
             "rate",
             format!(
-                "{} in all ({} per database)",
+                "at {} in all ({} per database)",
                 format_mb_per_s(b.mb_per_s_total * 1e6),
                 per_db.join(" / ")
             ),
@@ -311,7 +321,7 @@ pub(crate) fn test_rows(x: &ExchangeResult) -> Vec<(&'static str, String)> {
         rows.push((
             "replayed",
             format!(
-                "{} log files per database in {}: {} per log file ({} page reads and {} page writes each)",
+                "replayed {} log files per database in {}: {} per log file ({} page reads and {} page writes each)",
                 rc.log_files,
                 format_seconds(rc.seconds),
                 format_seconds(rc.seconds_per_log_file),

@@ -8,7 +8,7 @@
 use crate::job::steps::{Param, Statistic};
 use crate::job::{Access, Arrivals, Distribution, EngineKind, IoLimit, Job, TargetChoice, Worker};
 use crate::units::{
-    format_exact, format_ms, format_number, format_pct, format_rate, format_size, format_size_exact,
+    format_count, format_ms, format_number, format_pct, format_rate, format_size, format_size_exact,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -270,7 +270,7 @@ fn worker_line(job: &Job, group: &[&Worker]) -> String {
     };
     let on = targets_of(job, group);
     let limit = match w.io_limit {
-        Some(IoLimit::Ios(n)) => format!(", at most {} I/Os{each}", format_exact(n)),
+        Some(IoLimit::Ios(n)) => format!(", at most {} I/Os{each}", format_count(n)),
         Some(IoLimit::Passes(p)) => format!(", {p} passes over its span"),
         None => String::new(),
     };
@@ -296,6 +296,8 @@ fn targets_of(job: &Job, group: &[&Worker]) -> String {
         let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
         return match (names.as_slice(), w.target_choice) {
             ([one], _) => format!("on {one}"),
+            // Its source chooses the target of each I/O.
+            (all, _) if w.driven_by.is_some() => format!("on {}", all.join(", ")),
             (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
             (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
         };
@@ -315,7 +317,9 @@ fn targets_of(job: &Job, group: &[&Worker]) -> String {
         n if counts.iter().all(|c| c.1 == n) && n == 1 => {
             format!("one each on {}", names.join(", "))
         }
-        n if counts.iter().all(|c| c.1 == n) => format!("{n} each on {}", names.join(", ")),
+        n if counts.iter().all(|c| c.1 == n) => {
+            format!("{n} workers on each of {}", names.join(", "))
+        }
         _ => format!(
             "on {}",
             counts
@@ -456,6 +460,17 @@ fn sequence(job: &Job) -> Vec<Line> {
         |what: &str, text: String| lines.push(Line::new("", format!("  {what:<8} {text}")));
     for c in &seq.cycles {
         let values: Vec<String> = c.values.iter().map(|&v| value(c.parameter, v)).collect();
+        if c.parameter == Param::Group {
+            // fio's stonewall: each group's workers in a step of their own.
+            sub(
+                "cycle",
+                format!(
+                    "the worker groups one after another: group {}",
+                    values.join(", group ")
+                ),
+            );
+            continue;
+        }
         sub(
             "cycle",
             format!(

@@ -3,6 +3,7 @@
 //! tuning and of the maximum-mailboxes search, and the note that explains the target rule.
 
 use super::summary::labelled;
+use crate::results::verdict::Comparison;
 use crate::results::{JobSource, RunResult};
 use crate::units::{format_number, format_pct, format_rate, format_seconds, format_size};
 use crate::workloads::exchange::section::{ExchangeResult, Trial};
@@ -139,16 +140,29 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
 }
 
 /// How the target rule's limit comes about, under the verdict.
-pub(super) fn target_note(x: &ExchangeResult) -> Option<String> {
-    (x.target_iops > 0.0).then(|| {
-        format!(
-            "the target is {} transactional IOPS ({} mailboxes × {} IOPS + {} headroom); the rule allows 1% less for the measured window's edges, and log and maintenance I/O do not count",
-            format_rate(x.target_iops),
-            x.mailboxes,
-            format_number(x.iops_per_mailbox),
-            format_pct(x.headroom_pct)
-        )
-    })
+pub(super) fn target_note(r: &RunResult, x: &ExchangeResult) -> Option<String> {
+    if x.target_iops <= 0.0 {
+        return None;
+    }
+    // What the rule itself allows, as the verdict carries it.
+    let allows = (r.verdict.iter().flat_map(|v| &v.rules))
+        .find(|rule| rule.unit == "IOPS" && rule.comparison == Comparison::AtLeast)
+        .filter(|rule| rule.threshold < x.target_iops)
+        .map_or(String::new(), |rule| {
+            let less = ((1.0 - rule.threshold / x.target_iops) * 1e6).round() / 1e4;
+            format!(
+                "; the rule passes from {} ({} less, for the measured window's edges)",
+                crate::report::tables::quantity(rule.threshold, &rule.unit),
+                format_pct(less)
+            )
+        });
+    Some(format!(
+        "the target is {} transactional IOPS ({} mailboxes × {} IOPS + {} headroom){allows}; log and maintenance I/O do not count",
+        format_rate(x.target_iops),
+        x.mailboxes,
+        format_number(x.iops_per_mailbox),
+        format_pct(x.headroom_pct)
+    ))
 }
 
 /// Whether this was the quick check on storlab's scratch directory (no paths given).

@@ -411,29 +411,18 @@ fn verification(out: &mut String, r: &RunResult) {
     }
 }
 
-/// A value of a verdict rule with its unit: `0.54 ms`, `0 errors`, `120 IOPS`.
-pub(super) fn quantity(value: f64, unit: &str) -> String {
-    match unit {
-        "ms" => format!("{} ms", crate::units::format_number(value)),
-        "IOPS" if value < 1e4 => format!("{} IOPS", crate::units::format_number(value)),
-        "IOPS" => format!("{} IOPS", format_rate(value)),
-        "errors" | "complete" => format!("{} {unit}", value.round() as u64),
-        other => format!("{} {other}", format_rate(value)),
-    }
-}
-
 /// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`.
 fn rule_line(rule: &Rule, width: usize) -> String {
     format!(
         "  {:<4}  {:<width$}  {:>10}   {} {}",
         if rule.pass { "ok" } else { "FAIL" },
         rule.rule,
-        quantity(rule.measured, &rule.unit),
+        crate::report::tables::quantity(rule.measured, &rule.unit),
         match rule.comparison {
             Comparison::AtMost => "≤",
             Comparison::AtLeast => "≥",
         },
-        quantity(rule.threshold, &rule.unit),
+        crate::report::tables::quantity(rule.threshold, &rule.unit),
     )
 }
 
@@ -451,7 +440,11 @@ fn verdict(out: &mut String, r: &RunResult) {
     for rule in &v.rules {
         let _ = writeln!(out, "{}", rule_line(rule, width));
     }
-    if let Some(note) = r.exchange.as_ref().and_then(exchange::target_note) {
+    if let Some(note) = r
+        .exchange
+        .as_ref()
+        .and_then(|x| exchange::target_note(r, x))
+    {
         let _ = writeln!(out, "  {note}");
     }
     let _ = writeln!(out, "RESULT: {}", v.result);

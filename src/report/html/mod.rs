@@ -558,17 +558,6 @@ fn trials_table(o: &mut String, r: &RunResult, x: &ExchangeResult) {
     }
 }
 
-/// A value of a verdict rule with its unit, as the console writes it: `0.54 ms`, `0 errors`,
-/// `120 IOPS`, `30.7k IOPS`.
-fn quantity(value: f64, unit: &str) -> String {
-    match unit {
-        "ms" => format!("{} ms", format_number(value)),
-        "errors" | "complete" => format!("{} {unit}", format_count(value.round() as u64)),
-        "IOPS" | "%" if value < 1e4 => format!("{} {unit}", format_number(value)),
-        other => format!("{} {other}", format_rate(value)),
-    }
-}
-
 /// Each verdict rule: its threshold, the measured value and whether it passed.
 fn verdict_rules_section(o: &mut String, v: &Verdict) {
     o.push_str("<h2>Verdict rules</h2><div class=\"table\"><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
@@ -581,8 +570,8 @@ fn verdict_rules_section(o: &mut String, v: &Verdict) {
             o,
             "<tr><td>{}</td><td>{cmp} {}</td><td>{}</td><td class=\"{c}\">{}</td></tr>",
             escape(&rule.rule),
-            escape(&quantity(rule.threshold, &rule.unit)),
-            escape(&quantity(rule.measured, &rule.unit)),
+            escape(&super::tables::quantity(rule.threshold, &rule.unit)),
+            escape(&super::tables::quantity(rule.measured, &rule.unit)),
             if rule.pass { "pass" } else { "FAIL" },
             c = if rule.pass { "pass" } else { "fail" }
         );

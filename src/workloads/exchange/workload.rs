@@ -10,7 +10,9 @@ use crate::job::Job;
 use crate::results::description::{self, Description, Line};
 use crate::results::{JobSource, RunResult};
 use crate::run::{Execute, RunOptions, Workload};
-use crate::units::{format_ms, format_number, format_pct, format_rate, format_size};
+use crate::units::{
+    format_ms, format_number, format_pct, format_rate, format_seconds, format_size,
+};
 use crate::workloads::{JobText, Overrides};
 use anyhow::Result;
 
@@ -141,13 +143,13 @@ pub fn describe(cfg: &ExchangeConfig) -> Description {
             format_rate(cfg.target_iops(cfg.mailboxes))
         ),
         TestType::Backup => format!(
-            "Exchange {} backup test of {profile}: each database read once, sequentially, in {} reads, {} at a time; the full backup's time is scaled to the databases' real size",
+            "Exchange {} backup test of {profile}: each database read once, sequentially, in {} reads, {} I/Os in flight; the full backup's time is scaled to the databases' real size",
             cfg.version.name(),
             format_size(cfg.backup_block_bytes),
             BACKUP_QUEUE_DEPTH
         ),
         TestType::Recovery => format!(
-            "Exchange {} recovery test of {profile}: {} log files of 1 MiB replayed per database, each causing {} page reads and {} page writes",
+            "Exchange {} recovery test of {profile}: {} log files of 1 MiB replayed per database, each causing {} reads and {} writes of database pages",
             cfg.version.name(),
             cfg.log_files,
             RECOVERY_READS_PER_LOG,
@@ -255,10 +257,10 @@ fn transactional_lines(cfg: &ExchangeConfig, head: &mut Vec<Line>) {
     head.push(Line::new(
         "limits",
         format!(
-            "average database read ≤ {} ms, average log write ≤ {} ms, database read ≤ {} ms at most ({} test), no I/O errors{}",
-            format_number(cfg.db_read_limit_ms),
-            format_number(cfg.log_write_limit_ms),
-            format_number(cfg.max_latency_ms),
+            "average database read ≤ {}, average log write ≤ {}, every database read ≤ {} ({} test), no I/O errors{}",
+            format_seconds(cfg.db_read_limit_ms / 1e3),
+            format_seconds(cfg.log_write_limit_ms / 1e3),
+            format_seconds(cfg.max_latency_ms / 1e3),
             cfg.test.name(),
             if cfg.throughput_mode.is_none() {
                 ", the target rate achieved"

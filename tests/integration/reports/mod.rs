@@ -23,37 +23,12 @@
 //! `hosts.json` (a run of three ranks on MPI, on one host named `vm`). They ran on a virtual disk
 //! `vda`, which is why the device charts and columns are named so.
 //!
-//! Regenerating them (when the results schema changes: the loader is strict), all in one
-//! directory `$W` on a real disk, then copying the five `.json` files here (not the `.ndjson`:
-//! the report needs only the results file):
+//! `groups.json` (a fio file of two stonewall groups), `backup.json` (the Exchange backup
+//! test) and `users.json` (20 simulated users) complete the set.
 //!
-//! ```text
-//! storlab run --target $W/plain.dat --size 16MiB --duration 3s --interval 500ms --read 70 -o $W/plain.json
-//! storlab run --target $W/plain.dat --size 16MiB --duration 3s --interval 500ms --read 70 --qd 8 -o $W/plain-b.json
-//! storlab run $W/steps.toml -o $W/steps.json
-//! storlab run $W/curve.toml -o $W/curve.json
-//! storlab exchange --mailboxes 100 --mailbox-size 32MiB --capacity 1% --databases 2 --duration 3s \
-//!     --ramp 0s --db-path $W/db --db-read-latency 500ms --log-write-latency 500ms --max-latency 5s -o $W/exchange.json
-//! storlab exchange --mailboxes 500 --iops-per-mailbox 5 --mailbox-size 32MiB --capacity 1% \
-//!     --databases 1 --threads 4 --duration 3s --ramp 0s --db-path $W/db --log-path /dev/shm/log \
-//!     --find-max-mailboxes --compare-cache --cache-device /dev/shm/cache.dat -o $W/compare.json
-//! mpirun --allow-run-as-root --oversubscribe --bind-to none -np 3 storlab run $W/hosts.toml -o $W/hosts.json
-//! ```
-//!
-//! (`storlab` built with `--release --features mpi`; `hosts.toml`: `duration = "3s"`, `ramp = "250ms"`,
-//! `interval = "50ms"` (so that the clocks are checked once during the run), one 16 MiB target
-//! `$W/rank{rank}.dat`, one worker at queue depth 4 doing 4k 70 % read, 100 % random, class
-//! `db`.)
-//!
-//! `steps.toml`: `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `repeat = 3`,
-//! `pause = "0s"`, `[cycle] block_size = ["4k", "16k"]`, one 16 MiB target `$W/steps.dat`, one
-//! worker at queue depth 4 doing 4k 70 % read, 100 % random. `curve.toml`: `engine = "null"`,
-//! `duration = "1s"`, `interval = "500ms"`, `ramp = "0s"`, `curve = [25, 50]`, target
-//! `$W/plain.dat` (16 MiB, prepared by the plain runs), one worker at queue depth 16 with one
-//! access of class `db`, 4k 100 % random read. `steady.toml`: `interval = "500ms"`,
-//! `ramp = "0s"`, `until_steady = true`, `round = "500ms"`, `steady_rounds = 3`,
-//! `steady_range = "50%"`, `steady_slope = "50%"`, `max_rounds = 6`, target `$W/plain.dat`,
-//! one worker at queue depth 4 doing 4k 70 % read, 100 % random.
+//! Regenerating them (when the results schema changes: the loader is strict):
+//! `tests/fixtures/regenerate.sh` (`MPI=1` for `hosts.json` too) runs every command, with the
+//! job files it writes, and copies the results here.
 
 mod browser;
 mod comparison;
@@ -69,8 +44,9 @@ use std::path::{Path, PathBuf};
 // ---- The fixtures -----------------------------------------------------------------------
 
 /// Every fixture, by file stem.
-const FIXTURES: [&str; 9] = [
+const FIXTURES: [&str; 12] = [
     "plain", "plain-b", "steps", "curve", "exchange", "steady", "tier", "compare", "hosts",
+    "groups", "backup", "users",
 ];
 
 /// `tests/fixtures/NAME.json`.

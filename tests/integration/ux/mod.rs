@@ -83,6 +83,58 @@ fn summary_and_verdict_of_an_exchange_validation() {
 }
 
 #[test]
+fn summary_of_fio_stonewall_groups() {
+    snapshot_summary("summary-groups", "groups.json");
+}
+
+#[test]
+fn summary_and_verdict_of_an_exchange_backup_test() {
+    snapshot_summary("summary-backup", "backup.json");
+}
+
+#[test]
+fn summary_and_verdict_of_simulated_users() {
+    snapshot_summary("summary-users", "users.json");
+}
+
+#[test]
+fn dry_runs_of_the_exchange_backup_and_recovery_tests_and_of_simulated_users() {
+    let dir = scratch();
+    for (name, args) in [
+        (
+            "dry-run-exchange-backup",
+            vec!["exchange", "--test", "backup", "--dry-run"],
+        ),
+        (
+            "dry-run-exchange-recovery",
+            vec!["exchange", "--test", "recovery", "--dry-run"],
+        ),
+        ("dry-run-users", vec!["users", "--dry-run"]),
+    ] {
+        let out = run_in(dir.path(), args);
+        out.expect_ok();
+        snapshot(name, &out.stdout, Some(dir.path()));
+    }
+    // fio's stonewall groups: a step per group, each with its own workers.
+    let fio = dir.path().join("groups.fio");
+    std::fs::write(
+        &fio,
+        format!(
+            "[global]\nioengine=io_uring\ndirect=1\nfilename={}\nsize=16m\nruntime=1\ntime_based\n\
+             [reads]\nrw=randread\nbs=4k\niodepth=4\nstonewall\n[writes]\nrw=randwrite\nbs=4k\niodepth=4\nstonewall\n",
+            dir.path().join("groups.dat").display()
+        ),
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        ["run", "--fio", fio.to_str().unwrap(), "--dry-run"],
+    );
+    out.expect_ok();
+    snapshot("dry-run-fio-groups", &out.stdout, Some(dir.path()));
+}
+
+#[test]
 fn dry_run_of_the_default_job_and_of_a_one_line_job() {
     let dir = scratch();
     let out = run_in(dir.path(), ["run", "--dry-run"]);

@@ -67,12 +67,17 @@ const UNITS: &[&str] = &[
     "file",
     "bytes/s",
     "bytes",
+    "tasks",
+    "users",
+    "reads",
+    "writes",
+    "×",
 ];
 
 /// Words after which a number is a name or an exact value, not a quantity.
 const NAMING: &[&str] = &[
     "step", "rep", "round", "Exchange", "offset", "seed", "version", "storlab", "level", "schema",
-    "trial", "line", "kernel", "error",
+    "trial", "line", "kernel", "error", "group",
 ];
 
 /// Column headings that name the unit of the numbers under them.
@@ -84,8 +89,9 @@ const COLUMN_UNITS: &[&str] = &[
     "writes/s",
     "mailboxes",
     "threads",
-    "CPU%",
-    "IO/CPU%",
+    "busy%",
+    "IOPS/%",
+    "completed",
 ];
 
 /// A problem found in `text`: the line and what is wrong.
@@ -127,7 +133,8 @@ pub(crate) fn problems(text: &str) -> Vec<String> {
             let unit_after = unit_after.trim_matches(|c: char| ",;:.)(".contains(c));
             let unit_known = UNITS.iter().any(|u| unit_after.starts_with(u))
                 || (suffixed && in_table)
-                || rest.starts_with('%');
+                || rest.starts_with('%')
+                || rest.starts_with('×');
             if !in_table && !unit_known {
                 found.push(format!("line {}: `{word}` has no unit: {line}", n + 1));
             }
@@ -167,6 +174,10 @@ fn is_name(word: &str) -> bool {
         || w.matches('-').count() > 1
         || w.starts_with("db")
         || w.starts_with("0x")
+        || ["st", "nd", "rd", "th"].iter().any(|o| {
+            w.strip_suffix(o)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
         || w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
             && w.chars().any(|c| c.is_ascii_digit())
             && !["k", "M", "G"].iter().any(|s| w.ends_with(s))

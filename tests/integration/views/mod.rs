@@ -104,14 +104,14 @@ fn a_cache_tier_says_the_same_in_every_view() {
         "tier.toml",
         &format!(
             "duration = \"1s\"\nramp = \"0s\"\n\
-             [[target]]\nname = \"lun\"\npath = \"{}\"\nsize = \"16MiB\"\ncache = {{ device = \"ssd\", size = \"50%\" }}\n\
-             [[target]]\nname = \"ssd\"\npath = \"{}\"\nsize = \"16MiB\"\n\
-             [[worker]]\ntargets = [\"lun\"]\nqueue_depth = 2\n[[worker.access]]\nclass = \"db\"\nread = 70\nrandom = 100\n",
+             [[target]]\nname = \"lun\"\npath = \"{}\"\nsize = \"16MiB\"\ncache = {{ device = \"{}\", size = \"50%\" }}\n\
+             [[worker]]\nqueue_depth = 2\n[[worker.access]]\nclass = \"db\"\nread = 70\nrandom = 100\n",
             dir.path().join("lun.dat").display(),
             dir.path().join("ssd.dat").display()
         ),
     );
-    check_views(dir.path(), &["run", job.to_str().unwrap()], Kind::Plain);
+    let r = check_views(dir.path(), &["run", job.to_str().unwrap()], Kind::Plain);
+    assert_eq!(r.cache_tiers.len(), 1, "the run had its tier");
 }
 
 /// `storlab exchange` at a small size in `dir`, at latency limits no disk misses.
