@@ -205,14 +205,7 @@ impl State {
                 ("the measured phase so far", CpuPercent::weighted(measured))
             }
         };
-        let iowait = if c.system_iowait_pct >= 0.5 {
-            format!(
-                "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
-                format_pct(c.system_iowait_pct)
-            )
-        } else {
-            String::new()
-        };
+        let iowait = c.iowait_note();
         let machine_busy = format_pct(c.machine_busy_pct());
         Some(CpuSummary {
             over,

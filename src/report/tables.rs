@@ -113,14 +113,7 @@ pub(crate) fn cpu_sentence(r: &RunResult) -> String {
         1 => " (1 CPU)".into(),
         n => format!(" ({n} CPUs)"),
     };
-    let iowait = if c.system_iowait_pct >= 0.5 {
-        format!(
-            "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
-            format_pct(c.system_iowait_pct)
-        )
-    } else {
-        String::new()
-    };
+    let iowait = c.iowait_note();
     format!(
         "storlab used {} of one CPU · the machine{cpus} was {} busy, {} idle{iowait}",
         format_pct(c.process_pct()),

@@ -106,7 +106,58 @@ pub(crate) struct Overrides {
     pub sample_blocks: bool,
 }
 
+/// A workload's section's keys that [`Overrides`] sets (`None`: a key the section has not).
+pub(crate) struct Keys<'a> {
+    /// `duration`.
+    pub duration: Option<&'a mut Option<Dur>>,
+    /// `ramp`.
+    pub ramp: Option<&'a mut Option<Dur>>,
+    /// `interval`.
+    pub interval: &'a mut Option<Dur>,
+    /// `engine`.
+    pub engine: &'a mut Option<String>,
+    /// `seed`.
+    pub seed: &'a mut Option<u64>,
+    /// `destroy_data`.
+    pub destroy_data: &'a mut Option<bool>,
+    /// `verify`.
+    pub verify: &'a mut Option<bool>,
+    /// `sample_blocks`.
+    pub sample_blocks: &'a mut Option<bool>,
+}
+
 impl Overrides {
+    /// Sets `keys` to the flags given, over the file's values.
+    pub(crate) fn apply(&self, keys: Keys) {
+        let set = |key: &mut Option<Dur>, given: Option<Dur>| {
+            if given.is_some() {
+                *key = given;
+            }
+        };
+        if let Some(k) = keys.duration {
+            set(k, self.duration);
+        }
+        if let Some(k) = keys.ramp {
+            set(k, self.ramp);
+        }
+        set(keys.interval, self.interval);
+        if self.engine.is_some() {
+            *keys.engine = self.engine.clone();
+        }
+        if self.seed.is_some() {
+            *keys.seed = self.seed;
+        }
+        for (key, given) in [
+            (keys.destroy_data, self.destroy_data),
+            (keys.verify, self.verify),
+            (keys.sample_blocks, self.sample_blocks),
+        ] {
+            if given {
+                *key = Some(true);
+            }
+        }
+    }
+
     /// Blames a flag for an error in a key it set (`--duration` for `duration`), or else
     /// places the error at its key's line in `file`'s `section`.
     pub(crate) fn blame(&self, mut e: JobError, file: &JobText, section: &str) -> JobError {

@@ -558,8 +558,25 @@ mod tests {
     fn failed_preparation_of_a_new_file_removes_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("too-big");
-        // Larger than any filesystem allows: allocation or the length fails.
+        // Larger than the filesystem's free space: refused before anything is created.
         let error = open(&request(&path, Some(1 << 62)), &mut always).unwrap_err();
+        assert!(matches!(error, TargetError::Invalid { .. }), "{error}");
+        assert!(error.to_string().contains("free"), "{error}");
+        assert!(!path.exists());
+        // Past that check (the space taken meanwhile, as by another process), the failed
+        // preparation gives the space back: the new file and its manifest are removed.
+        let create = TargetAction::Create {
+            size_bytes: 1 << 62,
+            create_directory: None,
+        };
+        let error = open_file(
+            &request(&path, Some(1 << 62)),
+            path.clone(),
+            create,
+            &mut always,
+        )
+        .map(|_| ())
+        .unwrap_err();
         assert!(matches!(error, TargetError::Io { .. }), "{error}");
         assert!(!path.exists());
         assert!(!manifest::manifest_path(&path).exists());

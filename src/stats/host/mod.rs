@@ -264,6 +264,19 @@ impl CpuPercent {
         self.system_user_pct + self.system_system_pct
     }
 
+    /// `; 26.2% of it waiting for I/O (iowait: ...)` when the machine waited for I/O (half a
+    /// percent or more), else nothing: what every view adds after the busy and idle shares.
+    pub fn iowait_note(&self) -> String {
+        if self.system_iowait_pct >= 0.5 {
+            format!(
+                "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
+                crate::units::format_pct(self.system_iowait_pct)
+            )
+        } else {
+            String::new()
+        }
+    }
+
     /// The machine's idle share, iowait included, percent of all CPUs.
     pub fn machine_idle_pct(&self) -> f64 {
         self.system_idle_pct + self.system_iowait_pct

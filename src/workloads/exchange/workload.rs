@@ -13,7 +13,7 @@ use crate::run::{Execute, RunOptions, Workload};
 use crate::units::{
     format_ms, format_number, format_pct, format_rate, format_seconds, format_size,
 };
-use crate::workloads::{JobText, Overrides};
+use crate::workloads::{JobText, Keys, Overrides};
 use anyhow::Result;
 
 /// An Exchange validation ready to run.
@@ -49,29 +49,16 @@ impl Workload for Exchange {
 pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
     let parsed: ExchangeFile = crate::job::file::parse_toml(file.path, file.text)?;
     let mut spec = parsed.exchange;
-    let keep = |v: &mut Option<_>, given: Option<_>| {
-        if given.is_some() {
-            *v = given;
-        }
-    };
-    keep(&mut spec.duration, o.duration);
-    keep(&mut spec.ramp, o.ramp);
-    keep(&mut spec.interval, o.interval);
-    if o.engine.is_some() {
-        spec.engine = o.engine.clone();
-    }
-    if o.seed.is_some() {
-        spec.seed = o.seed;
-    }
-    for (v, given) in [
-        (&mut spec.destroy_data, o.destroy_data),
-        (&mut spec.verify, o.verify),
-        (&mut spec.sample_blocks, o.sample_blocks),
-    ] {
-        if given {
-            *v = Some(true);
-        }
-    }
+    o.apply(Keys {
+        duration: Some(&mut spec.duration),
+        ramp: Some(&mut spec.ramp),
+        interval: &mut spec.interval,
+        engine: &mut spec.engine,
+        seed: &mut spec.seed,
+        destroy_data: &mut spec.destroy_data,
+        verify: &mut spec.verify,
+        sample_blocks: &mut spec.sample_blocks,
+    });
     let cfg = super::resolve(&spec, &file.path.display().to_string())
         .map_err(|e| o.blame(e, file, "exchange"))?;
     Ok(Box::new(Exchange { cfg }))

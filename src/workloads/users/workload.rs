@@ -9,7 +9,7 @@ use crate::results::{JobSource, RunResult};
 use crate::run::{Execute, RunOptions, Workload};
 use crate::stats::host::host_info;
 use crate::units::{format_count, format_ms, format_seconds, format_size};
-use crate::workloads::{JobText, Overrides};
+use crate::workloads::{JobText, Keys, Overrides};
 use anyhow::Result;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -69,24 +69,17 @@ impl Workload for Users {
 pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
     let parsed: UsersFile = crate::job::file::parse_toml(file.path, file.text)?;
     let mut spec = parsed.users;
-    if o.interval.is_some() {
-        spec.interval = o.interval;
-    }
-    if o.engine.is_some() {
-        spec.engine = o.engine.clone();
-    }
-    if o.seed.is_some() {
-        spec.seed = o.seed;
-    }
-    for (v, given) in [
-        (&mut spec.destroy_data, o.destroy_data),
-        (&mut spec.verify, o.verify),
-        (&mut spec.sample_blocks, o.sample_blocks),
-    ] {
-        if given {
-            *v = Some(true);
-        }
-    }
+    // A users job's duration is simulated time, and it has no ramp.
+    o.apply(Keys {
+        duration: None,
+        ramp: None,
+        interval: &mut spec.interval,
+        engine: &mut spec.engine,
+        seed: &mut spec.seed,
+        destroy_data: &mut spec.destroy_data,
+        verify: &mut spec.verify,
+        sample_blocks: &mut spec.sample_blocks,
+    });
     let cfg = config::resolve(&spec, &file.path.display().to_string())
         .map_err(|e| o.blame(e, file, "users"))?;
     Ok(Box::new(Users {
