@@ -158,7 +158,7 @@ impl Generated {
 pub(super) fn corpus() -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    for dir in ["examples", "src/job/presets"] {
+    for dir in ["examples", "src/workloads/presets"] {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
             .unwrap_or_else(|e| panic!("cannot list {dir}: {e}"))
             .map(|e| e.unwrap().path())

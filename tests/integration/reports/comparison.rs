@@ -51,7 +51,7 @@ fn comparison_of_steps_charts_every_step() {
     let html = std::fs::read_to_string(dir.path().join("cmp.html"))
         .unwrap_or_else(|e| panic!("no cmp.html: {e}"));
     check_page("comparison steps vs steps", &html, &STEPS_COMPARISON);
-    for step in ["block_size=4KiB", "block_size=16KiB"] {
+    for step in ["block_size=4 KiB", "block_size=16 KiB"] {
         assert!(
             out.stdout.contains(step),
             "console comparison of steps has no row for {step}:\n{}",

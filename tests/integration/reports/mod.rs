@@ -131,7 +131,13 @@ const PLAIN: Expected = Expected {
 
 const STEPS: Expected = Expected {
     headings: &[
-        "Warnings", "Steps", "Classes", "Charts", "Targets", "Devices", "CPU",
+        "Warnings",
+        "Steps",
+        "Classes across the steps",
+        "Charts",
+        "Targets",
+        "Devices",
+        "CPU",
     ],
     charts: &[
         ("steps-iops", &["total"]),
@@ -155,7 +161,13 @@ const STEPS: Expected = Expected {
 
 const CURVE: Expected = Expected {
     headings: &[
-        "Warnings", "Steps", "Classes", "Charts", "Targets", "Devices", "CPU",
+        "Warnings",
+        "Steps",
+        "Classes across the steps",
+        "Charts",
+        "Targets",
+        "Devices",
+        "CPU",
     ],
     charts: &[
         ("curve-latency", &["mean", "p99"]),
@@ -170,7 +182,13 @@ const CURVE: Expected = Expected {
 
 const STEADY: Expected = Expected {
     headings: &[
-        "Warnings", "Steps", "Classes", "Charts", "Targets", "Devices", "CPU",
+        "Warnings",
+        "Steps",
+        "Classes across the steps",
+        "Charts",
+        "Targets",
+        "Devices",
+        "CPU",
     ],
     charts: &[
         ("steady-rounds", &["rounds", "window"]),
