@@ -2,7 +2,7 @@
 //! say: its spec and its resolution, the ordinary [`crate::job::Job`]s it produces, the request
 //! sources it builds for each worker, its verdict rules (each carrying its threshold, unit and
 //! measured value), its section of the results file (`section.rs`) and its description. `run`
-//! drives any of them through [`crate::run::Workload`]; `report` and `live` render what they
+//! drives any of them through `run::Workload`; `report` and `live` render what they
 //! leave in the results file and tell the observer.
 //!
 //! - [`plain`]: a job file, a preset, a converted fio file or a one-line job, with its steps and
@@ -13,7 +13,7 @@
 //! [`presets`] are built-in job files of published studies, each selecting its workload as any
 //! job file does.
 //!
-//! Adding a workload is one new folder here and one line in [`rooms`]: a job file holding its
+//! Adding a workload is one new folder here and one line in `rooms()`: a job file holding its
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
 //! for any other); a subcommand with flags of its own is optional, in `cli`.
 

@@ -558,6 +558,94 @@ fn html_report_shows_the_errors() {
     );
 }
 
+/// A run that a read-only filesystem or an immutable file would stop at its first write: the
+/// dry run refuses it (exit 2, the reason on the target's line, no `--destroy-data` advice),
+/// and the run refuses it the same way before any I/O: exit 2, no results file, the reason
+/// without `(os error N)`.
+#[test]
+fn failures_before_the_first_io_exit_2_without_results_and_the_dry_run_predicts_them() {
+    const TEST: &str =
+        "failures_before_the_first_io_exit_2_without_results_and_the_dry_run_predicts_them";
+    if !rustix::process::geteuid().is_root() {
+        return skip(TEST, "mounting a read-only tmpfs needs root");
+    }
+    let dir = scratch();
+    // A read-only filesystem holding a file storlab did not create.
+    let point = dir.path().join("ro");
+    let mounted = match Mounted::new("tmpfs", Path::new("tmpfs"), &point, "size=16m") {
+        Ok(m) => m,
+        Err(e) => return skip(TEST, &e),
+    };
+    std::fs::write(point.join("data.dat"), vec![7u8; 4 << 20]).unwrap();
+    let remount = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(&point)
+        .status()
+        .unwrap();
+    assert!(remount.success());
+    // An immutable file (EPERM on any write, even as root) on the scratch disk.
+    let immutable = dir.path().join("immutable.dat");
+    std::fs::write(&immutable, vec![7u8; 4 << 20]).unwrap();
+    let chattr = Command::new("chattr").arg("+i").arg(&immutable).status();
+    if !chattr.is_ok_and(|s| s.success()) {
+        return skip(
+            TEST,
+            "chattr +i does not work here (e2fsprogs, a filesystem with flags)",
+        );
+    }
+    let cases = [
+        (point.join("data.dat"), "read-only filesystem"),
+        (point.join("new.dat"), "read-only filesystem"),
+        (immutable.clone(), "operation not permitted"),
+    ];
+    for (target, why) in &cases {
+        let flags = [
+            "--read",
+            "50",
+            "--destroy-data",
+            "--size",
+            "4MiB",
+            "--duration",
+            "1s",
+        ];
+        let dry = RunArgs::target(target)
+            .flags(&flags)
+            .flags(&["--dry-run"])
+            .run(dir.path());
+        dry.expect_code(2);
+        assert!(
+            dry.stdout.contains("REFUSED") && dry.stdout.contains(why),
+            "{}: {}",
+            target.display(),
+            dry.stdout
+        );
+        assert!(
+            !dry.stdout.contains("pass --destroy-data"),
+            "{}",
+            dry.stdout
+        );
+        let results = dir.path().join("never.json");
+        let out = RunArgs::target(target)
+            .flags(&flags)
+            .results(&results)
+            .run(dir.path());
+        out.expect_code(2);
+        assert!(
+            out.stderr.contains(why),
+            "{}: {}",
+            target.display(),
+            out.stderr
+        );
+        assert!(!out.stderr.contains("os error"), "{}", out.stderr);
+        assert!(
+            !results.exists(),
+            "a run that never started writes no results"
+        );
+    }
+    let _ = Command::new("chattr").arg("-i").arg(&immutable).status();
+    drop(mounted);
+}
+
 #[test]
 fn target_larger_than_the_free_space_fails_preparation_cleanly() {
     const TEST: &str = "target_larger_than_the_free_space_fails_preparation_cleanly";
@@ -596,9 +684,22 @@ fn target_larger_than_the_free_space_fails_preparation_cleanly() {
         .flags(&["--bs", "4k", "--duration", "1s"])
         .results(&results)
         .run(dir.path());
+    // Refused before anything is written: a failure before the first I/O exits 2 and
+    // leaves no results file; the dry run said so first.
+    out.expect_code(2);
     assert!(
-        out.code.is_some_and(|c| c != 0),
-        "a target larger than the filesystem must fail: {out:?}"
+        !results.exists(),
+        "no results file for a run that never started"
+    );
+    let dry = RunArgs::target(&target)
+        .size("64MiB")
+        .flags(&["--dry-run"])
+        .run(dir.path());
+    dry.expect_code(2);
+    assert!(
+        dry.stdout.contains("REFUSED") && dry.stdout.contains("free"),
+        "{}",
+        dry.stdout
     );
     assert!(!out.stderr.contains("panicked"), "{out:?}");
     assert!(

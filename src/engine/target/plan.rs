@@ -217,17 +217,19 @@ fn fits(request: &TargetRequest, plan: &Plan) -> Result<(), TargetError> {
         Access::WRITE_OK | Access::EXEC_OK
     };
     if let Err(e) = rustix::fs::access(checked, need) {
+        let why = crate::units::os_error_text(&std::io::Error::from(e)).to_lowercase();
+        let what = if checked == plan.canonical {
+            format!("cannot be {what} by this process ({why})")
+        } else {
+            format!(
+                "cannot be created: its directory {} does not let this process add a file ({why})",
+                checked.display()
+            )
+        };
         return Err(invalid(
             path,
             format!(
-                "{} cannot be {} by this process ({}); run storlab as a user who may (block devices: root or the disk group), or give another target",
-                checked.display(),
-                if checked == plan.canonical {
-                    what
-                } else {
-                    "written to (a file created in it)"
-                },
-                crate::units::os_error_text(&std::io::Error::from(e))
+                "{what}; run storlab as a user who may (block devices: root or the disk group), or give another target"
             ),
         ));
     }

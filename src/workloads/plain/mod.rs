@@ -1,7 +1,7 @@
 //! The plain job: a job file, a preset, a converted fio file or a one-line job, run once or as
-//! a sequence of steps ([`steps`]: cycles, fio's stonewall groups, repetitions, rate curves,
+//! a sequence of steps (`steps`: cycles, fio's stonewall groups, repetitions, rate curves,
 //! steady state, preconditioning). Its workers are driven by their own access entries
-//! ([`crate::run::FromAccess`]); its verdict is the run's integrity (I/O errors, verification).
+//! (`run::FromAccess`); its verdict is the run's integrity (I/O errors, verification).
 
 pub(crate) mod steps;
 #[cfg(test)]
