@@ -111,8 +111,8 @@ pub trait RequestSource {
     }
 }
 
-/// A boxed source is a source: what a workload builds for a worker at run time.
-impl<S: RequestSource + ?Sized> RequestSource for Box<S> {
+/// A source borrowed is a source (a cache tier in front of the worker's own).
+impl<S: RequestSource + ?Sized> RequestSource for &mut S {
     #[inline]
     fn next(&mut self, now_ns: u64) -> Next {
         (**self).next(now_ns)

@@ -1,11 +1,13 @@
 //! What drives each worker: the seam between a workload and the engine. A workload hands a
-//! run its [`Sources`]; the run asks it for each worker's request source on that worker's own
-//! thread, and the worker drives whatever it gets through the one loop of
-//! [`crate::engine::worker`]. A cache tier in front of a target wraps any source (the run does
-//! that: a tier belongs to the target, not to the workload).
+//! run its [`Sources`]; on each worker's own thread the run asks it to drive that worker, and
+//! it makes the worker's request source and hands it to the run's `Driver`, which runs the one
+//! loop of [`crate::engine::worker`] on it. A cache tier in front of a target wraps any source
+//! (the driver does that: a tier belongs to the target, not to the workload).
 
+use super::workers::Driver;
 use crate::engine::access::AccessGen;
-use crate::engine::source::{ClosedLoop, OpenLoop, RequestSource, Thinking};
+use crate::engine::source::{ClosedLoop, OpenLoop, Thinking};
+use crate::engine::worker::WorkerReport;
 use crate::job::Worker;
 use crate::trace::replay::Replay;
 
@@ -24,11 +26,13 @@ pub(crate) struct WorkerInput<'a> {
     pub replay: Option<Replay>,
 }
 
-/// The request sources of a workload's workers. Built on each worker's own thread (a source
-/// need not be `Send`) and dropped there when the worker ends.
+/// The request sources of a workload's workers. A source is made on its worker's own thread (it
+/// need not be `Send`), handed to the [`Driver`] that runs the worker on it, and dropped there
+/// when the worker ends. `Driver::run` is generic: each kind of source gets a worker loop of
+/// its own, with no virtual call per I/O.
 pub(crate) trait Sources: Sync {
-    /// The source that drives worker `input.index`.
-    fn source<'s>(&'s self, input: WorkerInput<'_>) -> Box<dyn RequestSource + 's>;
+    /// Runs worker `input.index` on its source: `driver.run(&mut source)`.
+    fn drive(&self, input: WorkerInput<'_>, driver: Driver<'_, '_, '_>) -> WorkerReport;
 }
 
 /// Each worker driven by its own access entries: a trace's replay, or its access generator in
@@ -38,7 +42,7 @@ pub(crate) trait Sources: Sync {
 pub(crate) struct FromAccess;
 
 impl Sources for FromAccess {
-    fn source<'s>(&'s self, input: WorkerInput<'_>) -> Box<dyn RequestSource + 's> {
+    fn drive(&self, input: WorkerInput<'_>, driver: Driver<'_, '_, '_>) -> WorkerReport {
         let WorkerInput {
             spec,
             access,
@@ -46,15 +50,14 @@ impl Sources for FromAccess {
             replay,
             ..
         } = input;
-        if let Some(replay) = replay {
-            return Box::new(replay);
+        if let Some(mut replay) = replay {
+            return driver.run(&mut replay);
         }
+        let closed = |access| ClosedLoop::new(access, spec.io_limit);
         match (spec.rate, spec.think_ns) {
-            (Some(rate), _) => Box::new(OpenLoop::new(access, rate, seed, spec.io_limit)),
-            (None, Some(think)) => {
-                Box::new(Thinking::new(ClosedLoop::new(access, spec.io_limit), think))
-            }
-            (None, None) => Box::new(ClosedLoop::new(access, spec.io_limit)),
+            (Some(rate), _) => driver.run(&mut OpenLoop::new(access, rate, seed, spec.io_limit)),
+            (None, Some(think)) => driver.run(&mut Thinking::new(closed(access), think)),
+            (None, None) => driver.run(&mut closed(access)),
         }
     }
 }

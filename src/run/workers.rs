@@ -132,7 +132,6 @@ pub(super) fn run(
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
                     let tx = plan.tx.clone();
-                    let io = Io::new(engine, fds, slot_bytes, gate);
                     let input = WorkerInput {
                         index: wi,
                         spec: w,
@@ -140,11 +139,13 @@ pub(super) fn run(
                         seed,
                         replay: trace,
                     };
-                    let mut source = sources.source(input);
-                    let report = match tier {
-                        None => drive(plan, &mut *source, seed, io),
-                        Some(t) => tiered(plan, source, seed, io, t),
+                    let driver = Driver {
+                        plan,
+                        seed,
+                        io: Io::new(engine, fds, slot_bytes, gate),
+                        tier,
                     };
+                    let report = sources.drive(input, driver);
                     let _ = tx.send(WorkerMsg::Done(Box::new(report)));
                 });
             match spawn {
@@ -239,6 +240,32 @@ impl<'f, 'g> Io<'f, 'g> {
     }
 }
 
+/// What runs a worker on the source its workload gives it: its plan, seed, I/O and its
+/// target's cache tier. [`Driver::run`] is generic over the source, so the worker's loop calls
+/// it directly, without a virtual call per I/O.
+pub(crate) struct Driver<'p, 'f, 'g> {
+    plan: WorkerPlan<'p>,
+    seed: u64,
+    io: Io<'f, 'g>,
+    tier: Option<TierSpec>,
+}
+
+impl Driver<'_, '_, '_> {
+    /// Runs the worker on `source` (behind its target's cache tier, if it has one) to its end.
+    pub(crate) fn run<S: RequestSource + ?Sized>(self, source: &mut S) -> WorkerReport {
+        let Driver {
+            plan,
+            seed,
+            io,
+            tier,
+        } = self;
+        match tier {
+            None => drive(plan, source, seed, io),
+            Some(t) => tiered(plan, source, seed, io, t),
+        }
+    }
+}
+
 /// A cache tier in front of a worker's target: its plan, and its setup as results show it.
 struct TierSpec {
     plan: TierPlan,
@@ -294,9 +321,9 @@ fn tier_of(
 }
 
 /// Runs `inner` through the cache tier of `spec`, then writes its dirty lines back.
-fn tiered<S: RequestSource>(
+fn tiered<S: RequestSource + ?Sized>(
     plan: WorkerPlan<'_>,
-    inner: S,
+    inner: &mut S,
     seed: u64,
     io: Io<'_, '_>,
     spec: TierSpec,
@@ -304,7 +331,7 @@ fn tiered<S: RequestSource>(
     let TierSpec { plan: tp, setup } = spec;
     let (fds, null) = (io.fds.clone(), io.engine == EngineKind::Null);
     let io = Io {
-        slots: Tier::<S>::slots(tp.queue_depth) as usize,
+        slots: Tier::<&mut S>::slots(tp.queue_depth) as usize,
         ..io
     };
     let ramp_ns = plan.grid.ramp_ns;

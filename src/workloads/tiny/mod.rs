@@ -6,12 +6,13 @@
 //! path.
 
 use crate::engine::source::{Next, Request, RequestSource};
+use crate::engine::worker::WorkerReport;
 use crate::engine::{IoOp, OpKind};
 use crate::job::{Access, Job, Target, Worker};
 use crate::results::RunResult;
 use crate::results::description::{self, Description, Line};
 use crate::results::verdict::{Comparison, Rule, Verdict};
-use crate::run::{Execute, RunOptions, Sources, WorkerInput, Workload};
+use crate::run::{Driver, Execute, RunOptions, Sources, WorkerInput, Workload};
 use crate::workloads::{JobText, Overrides, Room};
 use anyhow::Result;
 use serde::Deserialize;
@@ -136,8 +137,8 @@ impl Workload for Tiny {
 }
 
 impl Sources for Tiny {
-    fn source<'s>(&'s self, _: WorkerInput<'_>) -> Box<dyn RequestSource + 's> {
-        Box::new(Pairs {
+    fn drive(&self, _: WorkerInput<'_>, driver: Driver<'_, '_, '_>) -> WorkerReport {
+        driver.run(&mut Pairs {
             tiny: self,
             next: 0,
             busy: false,

@@ -4,9 +4,10 @@
 //! every planned task completed, not overloaded, and the Exchange validation's storage rules.
 
 use crate::engine::source::{Next, Request, RequestSource};
+use crate::engine::worker::WorkerReport;
 use crate::results::verdict::{Comparison, Rule, Verdict};
 use crate::results::{self, RunResult};
-use crate::run::{Execute, FromAccess, RunOptions, Sources, WorkerInput};
+use crate::run::{Driver, Execute, FromAccess, RunOptions, Sources, WorkerInput};
 use crate::stats::steady::{SteadyRule, first_steady_round};
 use crate::workloads::exchange;
 use crate::workloads::users::config::UsersConfig;
@@ -30,14 +31,17 @@ struct PopulationSources {
 }
 
 impl Sources for PopulationSources {
-    fn source<'s>(&'s self, input: WorkerInput<'_>) -> Box<dyn RequestSource + 's> {
+    fn drive(&self, input: WorkerInput<'_>, driver: Driver<'_, '_, '_>) -> WorkerReport {
         let mut held = self.population.lock().unwrap_or_else(|e| e.into_inner());
         match (input.index, held.as_mut()) {
             (0, Some(p)) => {
                 p.restart_clock();
-                Box::new(Driving(held))
+                driver.run(&mut Driving(held))
             }
-            _ => FromAccess.source(input),
+            _ => {
+                drop(held);
+                FromAccess.drive(input, driver)
+            }
         }
     }
 }
