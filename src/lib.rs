@@ -27,6 +27,8 @@ mod cache;
 pub mod cli;
 mod cluster;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod job;
 mod live;
 mod report;

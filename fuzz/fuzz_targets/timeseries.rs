@@ -1,0 +1,4 @@
+//! `storlab::fuzzing::timeseries` on every input libFuzzer makes.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| storlab::fuzzing::timeseries(data));

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (libFuzzer, coverage instrumentation without a sanitizer: stable Rust)
+# and runs each for SECONDS (default 20) on its committed corpus (fuzz/corpus/TARGET), with
+# libFuzzer's limits: inputs up to 1 MiB, 256 MiB of memory, 10 s per input. New inputs go to a
+# scratch corpus under fuzz/target (the committed one is only read); a crash, a timeout or an
+# input over the memory limit stops with the input in fuzz/artifacts/TARGET/ and exit 1.
+#
+#   fuzz/run.sh                    # every target, 20 s each (what CI runs)
+#   SECONDS_EACH=3600 fuzz/run.sh job_toml results_json   # longer runs of some targets
+#
+# A C++ compiler builds libFuzzer (Debian: g++). Printed per target: executions, coverage
+# (`cov`, edges) and features (`ft`), from libFuzzer's final statistics.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${SECONDS_EACH:-20}
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(job_toml fio_job results_json timeseries trace block_sample)
+fi
+export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
+-Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+-Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares \
+-Cllvm-args=-sanitizer-coverage-stack-depth \
+-Cdebug-assertions -Coverflow-checks"
+# With an explicit --target, RUSTFLAGS instrument the targets only, not build scripts and
+# procedural macros (which run on the host without libFuzzer's runtime).
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo build --release --locked --target "$host" --target-dir target --bins
+status=0
+for t in "${targets[@]}"; do
+  work=target/corpus/$t
+  mkdir -p "$work" "artifacts/$t"
+  log=target/$t.log
+  if ! "target/$host/release/$t" -max_total_time="$seconds" -max_len=1048576 -rss_limit_mb=256 \
+      -timeout=10 -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
+      "$work" "corpus/$t" > "$log" 2>&1; then
+    echo "$t: FAILED (the input is in fuzz/artifacts/$t/):"
+    tail -40 "$log"
+    status=1
+    continue
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
+  last=$(grep -E '#[0-9]+.*(cov|ft):' "$log" | tail -1 || true)
+  cov=$(echo "$last" | grep -o 'cov: [0-9]*' || echo 'cov: ?')
+  ft=$(echo "$last" | grep -o 'ft: [0-9]*' || echo 'ft: ?')
+  echo "$t: ${runs} executions in ${seconds} s, ${cov}, ${ft}, no crash, no timeout, under 256 MiB"
+done
+exit $status

@@ -1,0 +1,181 @@
+//! The entry points of the fuzz targets (`fuzz/`) and of the tests that replay their committed
+//! corpus: each takes any bytes, hands them to one of storlab's parsers as storlab itself would
+//! (from a file where storlab reads a file), goes on with what a valid input leads to (a job
+//! resolved and described, a results file rendered by every renderer, a block sample's cache
+//! curve), and must not panic, hang or allocate in proportion to a number in the input. Errors
+//! are the expected outcome for most inputs and are dropped.
+
+use crate::job::file as job_file;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// An entry point: any bytes in, nothing out (it must not panic).
+pub type Target = fn(&[u8]);
+
+/// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
+pub const TARGETS: [(&str, Target); 6] = [
+    ("job_toml", job_toml),
+    ("fio_job", fio_job),
+    ("results_json", results_json),
+    ("timeseries", timeseries),
+    ("trace", trace),
+    ("block_sample", block_sample),
+];
+
+/// A private directory for the inputs that parsers read from files (one per process): a new
+/// directory of a random name, made by this process (`mkdir` fails on any name that exists, so
+/// nothing another user prepared is used), mode 0700.
+fn scratch() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        use std::hash::{BuildHasher, RandomState};
+        use std::os::unix::fs::DirBuilderExt;
+        (0..16u32).find_map(|i| {
+            // RandomState carries per-process random keys.
+            let draw = RandomState::new().hash_one(i);
+            let dir = std::env::temp_dir().join(format!("storlab-fuzz-{draw:016x}"));
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(&dir)
+                .ok()
+                .map(|()| dir)
+        })
+    })
+    .as_deref()
+}
+
+/// `data` written to the scratch file `name`, alone in a directory of its own (so that no
+/// other target's file is beside it: a time series would take a results file there as its).
+fn file(name: &str, data: &[u8]) -> Option<PathBuf> {
+    let dir = scratch()?.join(name.replace('.', "-"));
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join(name);
+    std::fs::write(&path, data).ok()?;
+    Some(path)
+}
+
+/// A job file: parsed, resolved, expanded into its steps and described; a workload's section
+/// loaded by its room.
+pub fn job_toml(data: &[u8]) {
+    let name = Path::new("fuzz.toml");
+    let Ok(text) = job_file::decode(name, data.to_vec()) else {
+        return;
+    };
+    if let Some(room) = crate::workloads::room_of(&text) {
+        let file = crate::workloads::JobText {
+            path: name,
+            text: &text,
+        };
+        if let Ok(w) = (room.load)(&file, &Default::default()) {
+            let _ = w.describe();
+            let _ = w.jobs();
+        }
+        return;
+    }
+    let Ok(spec) = job_file::parse(name, &text) else {
+        return;
+    };
+    if let Ok(job) = crate::job::resolve(&spec, Some((name, &text))) {
+        let _ = crate::job::steps::expand(&job);
+        let _ = crate::results::description::Description::of_job(&job);
+    }
+}
+
+/// A fio job file, converted strictly and leniently (its includes are looked for beside it, in
+/// a directory of its own).
+pub fn fio_job(data: &[u8]) {
+    let Some(path) = file("fuzz.fio", data) else {
+        return;
+    };
+    for lenient in [false, true] {
+        if let Ok(converted) = crate::job::fio::convert(&path, lenient) {
+            let name = Path::new("converted.toml");
+            if let Ok(spec) = job_file::parse(name, &converted.toml) {
+                let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));
+            }
+        }
+    }
+}
+
+/// A results file: loaded as `storlab report` loads it, then rendered by every renderer.
+pub fn results_json(data: &[u8]) {
+    let Some(path) = file("fuzz.json", data) else {
+        return;
+    };
+    let Ok(r) = crate::results::file::load(&path) else {
+        return;
+    };
+    render_all(&r);
+}
+
+/// Every renderer of a results file: the console summary, the HTML report, fio's json+, every
+/// CSV and Markdown table.
+fn render_all(r: &crate::results::RunResult) {
+    use crate::report::csv::{Format, Table, render};
+    let _ = crate::report::console::summary(r, 0);
+    let _ = crate::report::html::render(r);
+    let _ = crate::report::fio_json::render(r);
+    for table in [Table::Summary, Table::Steps, Table::Timeseries] {
+        for format in [Format::Csv, Format::Markdown] {
+            let _ = render(r, format, table);
+        }
+    }
+}
+
+/// A time series (NDJSON), reported as `storlab report RUN.ndjson` reports one (no results
+/// file beside it: rebuilt from the series alone), then rendered.
+pub fn timeseries(data: &[u8]) {
+    let Some(path) = file("fuzz.ndjson", data) else {
+        return;
+    };
+    if let Ok((r, _)) = crate::results::recovery::load(&path) {
+        render_all(&r);
+    }
+}
+
+/// A block trace, in the format its first line says (MSR Cambridge CSV or blkparse text).
+pub fn trace(data: &[u8]) {
+    if let Some(path) = file("fuzz.trace", data) {
+        let _ = crate::trace::formats::read(&path, None);
+    }
+}
+
+/// A block-sample file: read as `storlab cache-curve` reads it.
+pub fn block_sample(data: &[u8]) {
+    if let Some(path) = file("fuzz.blocks", data) {
+        let _ = crate::results::blocks::read(&path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every input of the committed corpus (`fuzz/corpus/TARGET/`) goes through its target's
+    /// entry point without a panic: the corpus the fuzzers start from stays valid input for
+    /// this build, and each target is exercised by `cargo test` too.
+    #[test]
+    fn the_committed_corpus_replays_without_a_panic() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+        for (name, target) in super::TARGETS {
+            let dir = corpus.join(name);
+            let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .map(|e| e.unwrap().path())
+                .collect();
+            inputs.sort();
+            assert!(!inputs.is_empty(), "{} holds no input", dir.display());
+            for input in inputs {
+                let data = std::fs::read(&input).unwrap();
+                target(&data);
+                // A cut and a flipped byte of every input: the shapes a fuzzer tries first.
+                target(&data[..data.len() / 2]);
+                let mut flipped = data.clone();
+                if let Some(b) = flipped.get_mut(data.len() / 3) {
+                    *b ^= 0x5a;
+                }
+                target(&flipped);
+            }
+        }
+    }
+}
