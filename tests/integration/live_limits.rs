@@ -1,14 +1,14 @@
 //! The live view against hostile clients, over real loopback sockets: a client that sends
-//! pipelined requests and never reads stalls neither other clients nor storlab's exit; a
-//! 64 MiB request line is cut off early without the process growing; 2,000 idle connections
-//! make no thread each and lock nobody out for good; a class name that is markup stays text in
-//! headless Chromium; every answer carries the Content-Security-Policy; HEAD works, other
-//! methods get 405. Runs use the null engine at a low rate (no I/O, little CPU), so each
+//! pipelined requests and never reads stalls neither other clients nor storlab's exit, and is
+//! cut off; a 64 MiB request line is cut off early without the process growing; 2,000 idle
+//! connections make no thread each and lock nobody out for good; a class name that is markup
+//! stays text in headless Chromium; every answer carries the Content-Security-Policy; HEAD
+//! works, other methods get 405. Runs use the null engine at a low rate (no I/O, little CPU), so each
 //! bound below is a hang's or a leak's, never this machine's speed.
 
 use crate::harness::{STORLAB, scratch, skip, write_job};
 use crate::live::{attr, dom_in_chromium, lines, wait_line};
-use std::io::{Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -61,6 +61,11 @@ impl Served {
     /// Waits for the "results:" line: the run is over, the linger starts.
     fn run_over(&self) {
         wait_line(&self.rx, "results: ", Duration::from_secs(120));
+    }
+
+    /// Whether storlab is still running.
+    fn child_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
     }
 
     /// Asks storlab to stop as Ctrl-C would (ends its linger).
@@ -154,15 +159,12 @@ fn live_json_answers(addr: &str) {
     assert!(json["points"].is_array(), "{}", a.body);
 }
 
-#[test]
-fn a_client_that_never_reads_stalls_neither_other_clients_nor_the_exit() {
-    let dir = scratch();
-    let served = serve(dir.path(), &["--duration", "5s", "--serve-linger", "2s"]);
-    // Pipelined requests, written until the server stops taking them (its answers fill the
-    // sockets' buffers, since this client never reads them).
-    let mut hog = TcpStream::connect(&served.addr).unwrap();
+/// A client on `addr` that sends pipelined requests until the server stops taking them (its
+/// answers fill the sockets' buffers, since this client never reads them).
+fn stall(addr: &str) -> TcpStream {
+    let mut hog = TcpStream::connect(addr).unwrap();
     hog.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
-    let requests = format!("GET /live.json HTTP/1.1\r\nHost: {}\r\n\r\n", served.addr).repeat(1000);
+    let requests = format!("GET /live.json HTTP/1.1\r\nHost: {addr}\r\n\r\n").repeat(1000);
     let mut written = 0usize;
     while written < 256 << 20 {
         match hog.write(requests.as_bytes()) {
@@ -174,6 +176,14 @@ fn a_client_that_never_reads_stalls_neither_other_clients_nor_the_exit() {
         written < 256 << 20,
         "the server read 256 MiB of requests without answering"
     );
+    hog
+}
+
+#[test]
+fn a_client_that_never_reads_stalls_neither_other_clients_nor_the_exit() {
+    let dir = scratch();
+    let served = serve(dir.path(), &["--duration", "5s", "--serve-linger", "2s"]);
+    let hog = stall(&served.addr);
     // The server is stuck writing to the hog: others are still served, and the run goes on.
     for _ in 0..3 {
         live_json_answers(&served.addr);
@@ -184,6 +194,41 @@ fn a_client_that_never_reads_stalls_neither_other_clients_nor_the_exit() {
     let status = served.exit_within(Duration::from_secs(20), "a linger of 2 s");
     assert!(status.success(), "{status}");
     drop(hog);
+}
+
+#[test]
+fn a_client_that_never_reads_is_cut_off() {
+    let dir = scratch();
+    let mut served = serve(dir.path(), &["--duration", "1s", "--serve-linger", "120s"]);
+    served.run_over();
+    let mut hog = stall(&served.addr);
+    // The server cuts the hog off (10 s after its answer stopped going out): the hog's next
+    // write fails (the server closed with requests unread, so the connection is reset), where
+    // it would wait while the server kept it. The bound is a hang's; storlab still serves.
+    hog.set_write_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let start = Instant::now();
+    let cut = loop {
+        match hog.write(b"GET / HTTP/1.1\r\n") {
+            Err(e) if e.kind() != ErrorKind::WouldBlock && e.kind() != ErrorKind::TimedOut => {
+                break Some(e);
+            }
+            _ if start.elapsed() > Duration::from_secs(60) => break None,
+            _ => std::thread::sleep(Duration::from_millis(200)),
+        }
+    };
+    assert!(
+        cut.is_some(),
+        "the server kept for 60 s a connection that read none of its answers"
+    );
+    assert!(
+        served.child_running(),
+        "storlab ended before the hog was cut off"
+    );
+    live_json_answers(&served.addr);
+    served.interrupt();
+    let status = served.exit_within(Duration::from_secs(20), "Ctrl-C in the linger");
+    assert!(status.success(), "{status}");
 }
 
 #[test]
