@@ -96,6 +96,17 @@ impl Server {
         let addr = listener
             .local_addr()
             .context("the live view's server has no address")?;
+        // Everything that can fail is done here, so that the thread only serves.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .context("cannot start the live view's server (its tokio runtime)")?;
+        let listener = {
+            let _in_runtime = runtime.enter();
+            TcpListener::from_std(listener)
+                .with_context(|| format!("cannot serve the live view on {addr}"))?
+        };
         let state = Arc::new(Mutex::new(State {
             host: host.to_string(),
             served_on: addr.to_string(),
@@ -108,7 +119,7 @@ impl Server {
             let state = Arc::clone(&state);
             std::thread::Builder::new()
                 .name("storlab-serve".into())
-                .spawn(move || serve(listener, &state, stopped))
+                .spawn(move || serve(&runtime, listener, &state, stopped))
                 .context("cannot start the live view's thread")?
         };
         let feed = Feed {
@@ -174,31 +185,22 @@ impl Drop for Server {
 
 /// The server's thread: serves on `listener` until `stopped`, then closes every connection.
 fn serve(
-    listener: std::net::TcpListener,
+    runtime: &tokio::runtime::Runtime,
+    listener: TcpListener,
     state: &Arc<Mutex<State>>,
     stopped: oneshot::Receiver<()>,
 ) {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .enable_time()
-        .build()
-    else {
-        return;
-    };
     runtime.block_on(accept(listener, state, stopped));
-    // Dropping the runtime drops every connection still open.
+    // Dropping the runtime (the thread's end) drops every connection still open.
 }
 
 /// Accepts connections until `stopped`, each served on a task of its own while a slot is
 /// free; then gives those open [`SHUTDOWN_GRACE`] to finish.
 async fn accept(
-    listener: std::net::TcpListener,
+    listener: TcpListener,
     state: &Arc<Mutex<State>>,
     mut stopped: oneshot::Receiver<()>,
 ) {
-    let Ok(listener) = TcpListener::from_std(listener) else {
-        return;
-    };
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(HEAD_TIMEOUT)
