@@ -24,6 +24,9 @@
 //! - `reports` (`scanner`, `html`, `comparison`, `tables`, `browser`): HTML reports,
 //!   comparisons, CSV and Markdown from fixed results files in tests/fixtures/, and the same
 //!   pages in headless Chromium;
+//! - `live`, `live_limits`: the live view in headless Chromium and its metrics against the
+//!   results file; the server against hostile clients (stalls, floods, huge requests, markup
+//!   in names);
 //! - `faultfs`: a FUSE filesystem that fails, loses, tears or misdirects chosen I/Os;
 //! - `errors`: real I/O errors and `on_error`;
 //! - `verify`: data verification;
@@ -113,6 +116,8 @@ mod layout;
 mod ledger;
 #[path = "integration/live.rs"]
 mod live;
+#[path = "integration/live_limits.rs"]
+mod live_limits;
 #[path = "integration/longrun.rs"]
 mod longrun;
 #[path = "integration/loopdev.rs"]

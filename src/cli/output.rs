@@ -45,7 +45,7 @@ impl OutputArgs {
             Ok(r) => r,
             Err(e) => {
                 if let Some(s) = server {
-                    s.finish(None, Duration::ZERO);
+                    s.finish(None, Duration::ZERO, &signals.stop);
                 }
                 return Err(e);
             }
@@ -64,7 +64,7 @@ impl OutputArgs {
             ));
         }
         if let Some(s) = server {
-            s.finish(Some(&result), linger);
+            s.finish(Some(&result), linger, &signals.stop);
         }
         Ok(crate::exit::of_result(&result))
     }

@@ -3,26 +3,27 @@
 //! JSON (`/live.json`) and Prometheus/OpenMetrics metrics (`/metrics`). It is fed by an
 //! [`Observer`] ([`Feed`]) that the collector tells of each interval once it is merged, and of
 //! each worker's part of it: the workers' hot path does not know it exists. Loopback unless
-//! another address is given; the page says so when it is not.
+//! another address is given; the page says so when it is not. The server and its limits
+//! (connections, request size, time, methods) are in `server.rs`; the page, a template that
+//! escapes every value, with its Content-Security-Policy in `page.rs`.
 
 mod metrics;
 mod page;
+mod server;
+
+pub(crate) use server::{Server, address};
 
 use crate::job::Job;
+use crate::results::Phase;
 use crate::results::progress::{Observer, RateWatch};
 use crate::results::verdict::{Comparison, Rule};
-use crate::results::{Phase, RunResult};
 use crate::stats::StatsSet;
 use crate::stats::host::CpuPercent;
 use crate::stats::timeseries::{IntervalDir, IntervalGrid, IntervalPhase, IntervalRecord};
 use crate::units::format_pct;
-use anyhow::{Context, Result};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 /// Reads of the class, writes, flushes: the `direction` label.
 const DIRECTIONS: [&str; 3] = ["read", "write", "flush"];
@@ -345,131 +346,9 @@ fn point(r: &IntervalRecord, offset_s: f64, watch: Option<&RateWatch>) -> Point 
     }
 }
 
-/// The server of one run's live view.
-pub(crate) struct Server {
-    state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    /// Where it listens.
-    pub(crate) addr: SocketAddr,
-}
-
-impl std::fmt::Debug for Server {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("addr", &self.addr).finish()
-    }
-}
-
-/// `PORT` (loopback) or `ADDR:PORT`, as a socket address.
-pub(crate) fn address(spec: &str) -> Result<SocketAddr, String> {
-    if let Ok(port) = spec.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    spec.parse::<SocketAddr>().map_err(|_| {
-        format!("`{spec}` is not a port or an address with a port (8080, 127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080)")
-    })
-}
-
-impl Server {
-    /// Listens on `addr` and serves from a thread of its own; `host` names this host in the
-    /// metrics.
-    pub(crate) fn start(addr: SocketAddr, host: &str) -> Result<(Server, Feed)> {
-        let http = tiny_http::Server::http(addr)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(|| format!("cannot serve the live view on {addr}"))?;
-        let addr = http
-            .server_addr()
-            .to_ip()
-            .context("the live view's server has no IP address")?;
-        let state = Arc::new(Mutex::new(State {
-            host: host.to_string(),
-            served_on: addr.to_string(),
-            loopback: addr.ip().is_loopback(),
-            phase: "starting".into(),
-            ..State::default()
-        }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
-            std::thread::Builder::new()
-                .name("storlab-serve".into())
-                .spawn(move || serve(&http, &state, &stop))
-                .context("cannot start the live view's thread")?
-        };
-        let feed = Feed {
-            state: Arc::clone(&state),
-        };
-        Ok((
-            Server {
-                state,
-                stop,
-                thread: Some(thread),
-                addr,
-            },
-            feed,
-        ))
-    }
-
-    /// The run is over: the page says so (with `result`'s CPU, when the run gave results), the
-    /// server keeps serving the final figures for `linger`, then stops.
-    pub(crate) fn finish(mut self, result: Option<&RunResult>, linger: Duration) {
-        {
-            let mut s = lock(&self.state);
-            s.final_cpu = result.map(|r| r.host_cpu);
-            s.done = true;
-        }
-        std::thread::sleep(linger);
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// Answers requests until `stop`.
-fn serve(http: &tiny_http::Server, state: &Mutex<State>, stop: &AtomicBool) {
-    while !stop.load(Ordering::Relaxed) {
-        let Ok(Some(request)) = http.recv_timeout(Duration::from_millis(100)) else {
-            continue;
-        };
-        let path = request.url().split('?').next().unwrap_or("/").to_string();
-        let (body, kind, status) = match (request.method(), path.as_str()) {
-            (tiny_http::Method::Get, "/") => {
-                (page::html(&lock(state)), "text/html; charset=utf-8", 200)
-            }
-            (tiny_http::Method::Get, "/live.json") => (lock(state).json(), "application/json", 200),
-            (tiny_http::Method::Get, "/metrics") => (
-                metrics::encode(&lock(state)),
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-                200,
-            ),
-            _ => (
-                "not found: / (the page), /live.json, /metrics\n".to_string(),
-                "text/plain",
-                404,
-            ),
-        };
-        let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], kind.as_bytes())
-            .expect("a valid header");
-        let response = tiny_http::Response::from_string(body)
-            .with_header(header)
-            .with_status_code(status);
-        let _ = request.respond(response);
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{CpuPercent, IntervalRecord, Point, RateWatch, State, address, page, point};
-
-    #[test]
-    fn a_port_alone_is_loopback_and_another_address_must_be_given_whole() {
-        assert_eq!(address("9100").unwrap().to_string(), "127.0.0.1:9100");
-        assert_eq!(address("0.0.0.0:9100").unwrap().to_string(), "0.0.0.0:9100");
-        assert_eq!(address("[::1]:80").unwrap().to_string(), "[::1]:80");
-        let e = address("localhost").unwrap_err();
-        assert!(e.contains("`localhost` is not a port or an address"), "{e}");
-    }
+    use super::{CpuPercent, IntervalRecord, Point, RateWatch, State, page, point};
 
     #[test]
     fn the_page_says_when_it_is_served_beyond_loopback() {

@@ -7,58 +7,111 @@
 //! `<svg data-chart="ID" data-points="N">` whose tick labels are `<text data-axis="x|y">`; the
 //! body's `data-updates` counts the updates the page has drawn and `data-done` is `1` once the
 //! run is over; `#cpu`'s `data-machine-busy` is the machine's busy share as the page shows it.
-//! Data reaches the page as text only (`textContent`, attributes), never as markup.
+//!
+//! Data reaches the page as text only. The page is a maud template, which escapes every value
+//! it interpolates (the host's name, the address); only the page's own constant style and
+//! script go in unescaped. The script puts what `/live.json` says (class, device and phase
+//! names, the verdict) into the document with `textContent`, `createTextNode` and
+//! `setAttribute` only, never as markup (a unit test keeps it free of `innerHTML` and the
+//! like). The [`content_security_policy`] allows no script or style but these two, by their
+//! SHA-256, so markup that got in anyway could not run.
 
 use super::State;
+use base64::Engine as _;
+use maud::{DOCTYPE, PreEscaped, html as markup};
+use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+
+/// The charts: `data-chart` id and caption, in the page's order.
+const CHARTS: [(&str, &str); 7] = [
+    ("iops", "IOPS"),
+    ("mbps", "MB/s"),
+    ("p99", "p99 latency per class and direction"),
+    ("mean", "Mean latency per class and direction"),
+    (
+        "machine-cpu",
+        "The machine's CPU, % of all CPUs (iowait is idle time with I/O pending, not busy)",
+    ),
+    (
+        "storlab-cpu",
+        "storlab's CPU, % of one CPU (above 100% when it keeps more than one CPU busy)",
+    ),
+    ("devices", "Device utilisation, % of the interval busy"),
+];
 
 /// The page, for the run `s` is of.
 pub(super) fn html(s: &State) -> String {
-    let exposed = if s.loopback {
-        String::new()
-    } else {
+    let title = format!("storlab live · {}", s.host);
+    markup! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body data-updates="0" data-done="0" {
+                h1 { (title) }
+                @if !s.loopback {
+                    p class="exposed" {
+                        "Served on " (s.served_on) " (not loopback): anyone who can reach this \
+                         address can read this page and /metrics."
+                    }
+                }
+                p id="state" { "waiting for the first interval…" }
+                p id="verdict" {}
+                p id="cpu" {}
+                @for (id, caption) in CHARTS {
+                    figure {
+                        figcaption { (caption) }
+                        svg data-chart=(id) data-points="0" viewBox="0 0 640 224" {}
+                        div class="legend" {}
+                    }
+                }
+                script { (PreEscaped(SCRIPT)) }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// The `Content-Security-Policy` of every response: nothing may load or run but the page's
+/// own style and script (by their SHA-256) and its requests to this server (`/live.json`); no
+/// images, frames, forms, plugins or base URL; no other site may frame it.
+pub(super) fn content_security_policy() -> &'static str {
+    static POLICY: OnceLock<String> = OnceLock::new();
+    POLICY.get_or_init(|| {
         format!(
-            "<p class=\"exposed\">Served on {} (not loopback): anyone who can reach this address can read this page and /metrics.</p>",
-            escape(&s.served_on)
+            "default-src 'none'; script-src '{}'; style-src '{}'; connect-src 'self'; \
+             base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            sha256(SCRIPT),
+            sha256(STYLE)
         )
-    };
-    PAGE.replace("{{HOST}}", &escape(&s.host))
-        .replace("{{EXPOSED}}", &exposed)
+    })
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// A CSP hash source of `text`: `sha256-` and its SHA-256 in base64.
+fn sha256(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest.as_slice())
+    )
 }
 
-const PAGE: &str = r##"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>storlab live · {{HOST}}</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;max-width:60em;color:#222;background:#fff}
+/// The page's style sheet.
+const STYLE: &str = r##"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;max-width:60em;color:#222;background:#fff}
 @media (prefers-color-scheme:dark){body{color:#ddd;background:#181818}}
 h1{font-size:1.3em}.exposed{border:2px solid #c00;padding:.5em}
 figure{margin:1em 0}figcaption{font-weight:600}svg{width:100%;height:auto;border:1px solid #8884}
 svg text{font-size:11px;fill:currentColor}svg .grid{stroke:#8884;stroke-width:1}
 .k{display:inline-block;margin-right:1em}.k i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
 #state{font-weight:600}
-</style></head>
-<body data-updates="0" data-done="0">
-<h1>storlab live · {{HOST}}</h1>
-{{EXPOSED}}
-<p id="state">waiting for the first interval…</p>
-<p id="verdict"></p>
-<p id="cpu"></p>
-<figure><figcaption>IOPS</figcaption><svg data-chart="iops" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<figure><figcaption>MB/s</figcaption><svg data-chart="mbps" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<figure><figcaption>p99 latency per class and direction</figcaption><svg data-chart="p99" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<figure><figcaption>Mean latency per class and direction</figcaption><svg data-chart="mean" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<figure><figcaption>The machine's CPU, % of all CPUs (iowait is idle time with I/O pending, not busy)</figcaption><svg data-chart="machine-cpu" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<figure><figcaption>storlab's CPU, % of one CPU (above 100% when it keeps more than one CPU busy)</figcaption><svg data-chart="storlab-cpu" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<figure><figcaption>Device utilisation, % of the interval busy</figcaption><svg data-chart="devices" data-points="0" viewBox="0 0 640 224"></svg><div class="legend"></div></figure>
-<script>
-const COLOURS=["#1f77b4","#d62728","#2ca02c","#ff7f0e","#9467bd","#8c564b","#e377c2","#17becf"];
+"##;
+
+/// The page's script; it reaches the page only as text (see the module's documentation).
+const SCRIPT: &str = r##"const COLOURS=["#1f77b4","#d62728","#2ca02c","#ff7f0e","#9467bd","#8c564b","#e377c2","#17becf"];
 const NS="http://www.w3.org/2000/svg";
 // The plot area inside each chart's 640 × 224 view box.
 const L=84,R=628,T=10,B=180;
@@ -177,6 +230,72 @@ async function update(){
   setTimeout(update,wait);
 }
 update();
-</script>
-</body></html>
 "##;
+
+#[cfg(test)]
+mod tests {
+    use super::{SCRIPT, STYLE, State, content_security_policy, html, sha256};
+
+    /// The text between `open` and the next `close` in `page`.
+    fn between<'a>(page: &'a str, open: &str, close: &str) -> &'a str {
+        let start = page.find(open).unwrap() + open.len();
+        &page[start..start + page[start..].find(close).unwrap()]
+    }
+
+    #[test]
+    fn values_are_escaped_and_the_policy_allows_the_pages_own_script_and_style_only() {
+        let s = State {
+            host: "<img src=x onerror=alert(1)>".into(),
+            served_on: "0.0.0.0:9100\"><script>".into(),
+            loopback: false,
+            ..State::default()
+        };
+        let page = html(&s);
+        assert!(!page.contains("<img"), "{page}");
+        assert!(
+            page.contains("<title>storlab live · &lt;img src=x onerror=alert(1)&gt;</title>"),
+            "{page}"
+        );
+        assert!(page.contains("Served on 0.0.0.0:9100&quot;&gt;&lt;script&gt; (not loopback)"));
+        // One script and one style, the constants as they are; the policy names their hashes.
+        assert_eq!(page.matches("<script").count(), 1, "{page}");
+        assert_eq!(between(&page, "<script>", "</script>"), SCRIPT);
+        assert_eq!(between(&page, "<style>", "</style>"), STYLE);
+        let policy = content_security_policy();
+        assert!(
+            policy.contains(&format!("script-src '{}';", sha256(SCRIPT))),
+            "{policy}"
+        );
+        assert!(policy.contains(&format!("style-src '{}';", sha256(STYLE))));
+        assert!(policy.starts_with("default-src 'none';") && !policy.contains("unsafe"));
+        // A known digest: SHA-256 of the empty string.
+        assert_eq!(
+            sha256(""),
+            "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
+        );
+    }
+
+    #[test]
+    fn the_script_puts_data_into_the_page_as_text_only() {
+        for sink in [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "createContextualFragment",
+            "DOMParser",
+            "srcdoc",
+            "eval(",
+            "Function(",
+            "setAttribute('on",
+            "setAttribute(\"on",
+        ] {
+            assert!(!SCRIPT.contains(sink), "the live page's script uses {sink}");
+        }
+        // Attributes are set by `el` from names the script itself writes; data goes into
+        // `textContent` or a text node.
+        assert!(SCRIPT.contains("e.textContent=text"));
+        assert!(SCRIPT.contains("createTextNode(s.name)"));
+        assert!(!SCRIPT.contains("</script") && !STYLE.contains("</style"));
+    }
+}

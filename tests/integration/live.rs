@@ -68,7 +68,7 @@ fn sample(samples: &[Value], name: &str, labels: &[(&str, &str)]) -> Option<f64>
 }
 
 /// The lines storlab writes on stderr, as they come.
-fn lines(stderr: impl Read + Send + 'static) -> Receiver<String> {
+pub(crate) fn lines(stderr: impl Read + Send + 'static) -> Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -81,7 +81,7 @@ fn lines(stderr: impl Read + Send + 'static) -> Receiver<String> {
 }
 
 /// Waits for a line of `rx` containing `text`, at most `limit`.
-fn wait_line(rx: &Receiver<String>, text: &str, limit: Duration) -> String {
+pub(crate) fn wait_line(rx: &Receiver<String>, text: &str, limit: Duration) -> String {
     let start = Instant::now();
     while let Some(left) = limit.checked_sub(start.elapsed()) {
         match rx.recv_timeout(left) {
@@ -95,7 +95,7 @@ fn wait_line(rx: &Receiver<String>, text: &str, limit: Duration) -> String {
 
 /// The page's DOM as headless Chromium has it after running its script a few (virtual)
 /// seconds.
-fn dom_in_chromium(url: &str, profile: &std::path::Path) -> String {
+pub(crate) fn dom_in_chromium(url: &str, profile: &std::path::Path) -> String {
     let out = Command::new("chromium")
         .args(crate::harness::HEADLESS_CHROMIUM)
         .args(["--dump-dom", "--virtual-time-budget=3000"])
@@ -107,7 +107,7 @@ fn dom_in_chromium(url: &str, profile: &std::path::Path) -> String {
 }
 
 /// Attribute `name` of the first element of `dom` at or after `after`.
-fn attr<'a>(dom: &'a str, after: &str, name: &str) -> &'a str {
+pub(crate) fn attr<'a>(dom: &'a str, after: &str, name: &str) -> &'a str {
     let at = dom
         .find(after)
         .unwrap_or_else(|| panic!("{after} not in the page: {dom}"));
