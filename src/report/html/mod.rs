@@ -794,4 +794,6 @@ fn cpu_section(r: &RunResult) -> Markup {
 }
 
 #[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
 mod tests;
