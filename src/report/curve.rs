@@ -3,13 +3,14 @@
 //! references) and where the curves reach that ceiling. The page has the run report's
 //! stylesheet; each policy keeps its colour and line style on every chart (LRU solid, ARC a
 //! broad translucent line, S3-FIFO dashed), so a policy drawn under another stays visible.
+//! The page is built with maud's templates: every figure and name is inserted as text.
 
 use crate::cache::curve::Curve;
 use crate::cache::model::{Load, Prediction};
 use crate::job::cache::CachePolicy;
-use crate::report::html::escape;
 use crate::report::svg::{self, Axis, LineOptions, Series};
 use crate::units::{format_ns, format_number, format_pct, format_size};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::fmt::Write as _;
 
 /// The policies a curve has, in its points' order.
@@ -272,19 +273,19 @@ fn line_styles(names: &[&str]) -> LineOptions {
 }
 
 /// What the line styles mean, under a chart.
-fn styles_note(names: &[&str]) -> String {
+fn styles_note(names: &[&str]) -> Markup {
     let looks: Vec<String> = (names.iter().enumerate())
         .map(|(i, n)| format!("{n} {}", look(n, i).3))
         .collect();
-    format!(
-        "<p class=\"muted\">Lines: {}; where curves coincide, the broad line shows around the others.</p>\n",
-        looks.join(", ")
-    )
+    html! {
+        p class="muted" {
+            "Lines: " (looks.join(", ")) "; where curves coincide, the broad line shows around the others."
+        }
+    }
 }
 
-/// The curve as a self-contained HTML page titled `title`.
-pub(crate) fn html(c: &Curve, title: &str) -> String {
-    let names = policies(c);
+/// The hit-ratio chart: a line per policy, and the ceiling first references put on them.
+fn hit_ratio_chart(c: &Curve, names: &[&str]) -> Markup {
     let mut series: Vec<Series> = names
         .iter()
         .map(|n| Series {
@@ -301,9 +302,8 @@ pub(crate) fn html(c: &Curve, title: &str) -> String {
                 .collect(),
         })
         .collect();
-    let mut options = line_styles(&names);
-    let ceiling_line = ceiling(c);
-    if ceiling_line.is_some() {
+    let mut options = line_styles(names);
+    if ceiling(c).is_some() {
         let top = ceiling_pct(c);
         series.push(Series {
             name: format!("ceiling {top:.1}%: first references miss in any cache"),
@@ -313,89 +313,104 @@ pub(crate) fn html(c: &Curve, title: &str) -> String {
         options.dashed.push(true);
         options.thick.push(false);
     }
-    let chart = svg::line_chart_with(
+    svg::line_chart_with(
         "Hit ratio against cache size",
         &Axis::linear("cache, % of the data set"),
         &Axis::linear("hit ratio, %"),
         &series,
         &options,
+    )
+}
+
+/// The what-if part: what the predictions assume, their charts (IOPS and mean latency against
+/// cache size) and their table.
+fn what_if(c: &Curve, names: &[&str]) -> Markup {
+    let Some((assumes, header, rows)) = predictions(c) else {
+        return html! {};
+    };
+    let series = |what: fn(&Prediction) -> f64| -> Vec<Series> {
+        names
+            .iter()
+            .map(|n| Series {
+                name: n.to_string(),
+                points: (c.no_cache.iter().map(|p| (0.0, what(p))))
+                    .chain(
+                        c.points
+                            .iter()
+                            .filter_map(|p| p.predicted.get(*n).map(|pr| (p.cache_pct, what(pr)))),
+                    )
+                    .collect(),
+            })
+            .collect()
+    };
+    let x = Axis::linear("cache, % of the data set");
+    let styles = line_styles(names);
+    let iops = svg::line_chart_with(
+        "Predicted IOPS against cache size",
+        &x,
+        &Axis::linear("IOPS"),
+        &series(|p| p.iops),
+        &styles,
     );
-    let t = escape(title);
-    let mut o = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">{}</p>\n",
-        super::html::STYLE,
-        svg::STYLE,
-        escape(&basis(c)),
+    let latency = svg::line_chart_with(
+        "Predicted mean latency against cache size",
+        &x,
+        &Axis::linear("latency, ms"),
+        &series(|p| p.latency_ns / 1e6),
+        &styles,
     );
-    if let Some(line) = &ceiling_line {
-        let _ = writeln!(o, "<p data-ceiling>{}</p>", escape(line));
+    html! {
+        h2 { "What-if" }
+        p { (assumes) }
+        (svg::figure("cache-iops", iops))
+        (svg::figure("cache-latency", latency))
+        (html_table("cache-prediction", &header, &rows))
     }
-    let _ = writeln!(o, "{}", svg::tag(&chart, "cache-curve"));
-    o.push_str(&styles_note(&names));
+}
+
+/// The curve as a self-contained HTML page titled `title`.
+pub(crate) fn html(c: &Curve, title: &str) -> String {
+    let names = policies(c);
     let (header, rows) = table(c);
-    html_table(&mut o, "cache-curve", &header, &rows);
-    if let Some((assumes, header, rows)) = predictions(c) {
-        let series =
-            |what: fn(&Prediction) -> f64| -> Vec<Series> {
-                names
-                    .iter()
-                    .map(|n| Series {
-                        name: n.to_string(),
-                        points: (c.no_cache.iter().map(|p| (0.0, what(p))))
-                            .chain(c.points.iter().filter_map(|p| {
-                                p.predicted.get(*n).map(|pr| (p.cache_pct, what(pr)))
-                            }))
-                            .collect(),
-                    })
-                    .collect()
-            };
-        let x = Axis::linear("cache, % of the data set");
-        let styles = line_styles(&names);
-        let iops = svg::line_chart_with(
-            "Predicted IOPS against cache size",
-            &x,
-            &Axis::linear("IOPS"),
-            &series(|p| p.iops),
-            &styles,
-        );
-        let latency = svg::line_chart_with(
-            "Predicted mean latency against cache size",
-            &x,
-            &Axis::linear("latency, ms"),
-            &series(|p| p.latency_ns / 1e6),
-            &styles,
-        );
-        let _ = write!(
-            o,
-            "<h2>What-if</h2>\n<p>{}</p>\n{}\n{}\n",
-            escape(&assumes),
-            svg::tag(&iops, "cache-iops"),
-            svg::tag(&latency, "cache-latency"),
-        );
-        html_table(&mut o, "cache-prediction", &header, &rows);
-    }
-    if let Some(p) = page_cache(c) {
-        let _ = writeln!(o, "<p>{}</p>", escape(&p));
-    }
-    o.push_str("</body></html>\n");
-    o
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                // The run report's and the charts' stylesheets: constants of this program,
+                // nothing from the results file, inserted as they are.
+                style { (PreEscaped(super::html::STYLE)) (PreEscaped(svg::STYLE)) }
+            }
+            body {
+                h1 { (title) }
+                p class="muted" { (basis(c)) }
+                @if let Some(line) = ceiling(c) { p data-ceiling { (line) } }
+                (svg::figure("cache-curve", hit_ratio_chart(c, &names)))
+                (styles_note(&names))
+                (html_table("cache-curve", &header, &rows))
+                (what_if(c, &names))
+                @if let Some(p) = page_cache(c) { p { (p) } }
+            }
+        }
+        "\n"
+    };
+    page.into_string()
 }
 
 /// `rows` under `header` as an HTML table named `id` (`data-table`).
-fn html_table(o: &mut String, id: &str, header: &[String], rows: &[Vec<String>]) {
-    let _ = write!(o, "<div class=\"table\"><table data-table=\"{id}\"><tr>");
-    for h in header {
-        let _ = write!(o, "<th>{}</th>", escape(h));
-    }
-    o.push_str("</tr>");
-    for row in rows {
-        o.push_str("<tr>");
-        for cell in row {
-            let _ = write!(o, "<td>{}</td>", escape(cell));
+fn html_table(id: &str, header: &[String], rows: &[Vec<String>]) -> Markup {
+    html! {
+        div class="table" {
+            table data-table=(id) {
+                tr { @for h in header { th { (h) } } }
+                @for row in rows {
+                    tr { @for cell in row { td { (cell) } } }
+                }
+            }
         }
-        o.push_str("</tr>");
     }
-    o.push_str("</table></div>\n");
 }
 
 #[cfg(test)]

@@ -4,11 +4,15 @@
 //! optional error bars). Tick numbers are written by [`crate::units`]; a label under the x
 //! axis that would be cut at the SVG's edge ends (or starts) at its tick instead. Colours come from CSS
 //! classes `s0`…`s7` so the page's light or dark style applies. Every series element carries
-//! `data-series="NAME"`; every chart is wrapped in `<figure class="chart">` ([`tag`] adds a
-//! `data-chart` id).
+//! `data-series="NAME"`; [`figure`] puts a chart in `<figure class="chart" data-chart="ID">`.
+//!
+//! The SVG is built with maud's templates, so every name and label (a class, a device, a
+//! step's label, all from a results file) is escaped as it is written; coordinates are written
+//! to a tenth of a pixel ([`Px`]).
 
 use crate::units::{format_number, format_rate};
-use std::fmt::Write as _;
+use maud::{Markup, html};
+use std::fmt;
 
 /// One line of a line chart.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,11 +115,13 @@ pub(crate) const TICK_CHAR_WIDTH: f64 = 7.5;
 /// Space kept between text and the SVG's edges.
 const EDGE: f64 = 2.0;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// A coordinate in the SVG, written to a tenth of a pixel (`217.4`).
+struct Px(f64);
+
+impl fmt::Display for Px {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.1}", self.0)
+    }
 }
 
 /// A number of a tick label, as [`crate::units`] writes numbers: at most 4 significant digits,
@@ -176,14 +182,14 @@ pub(crate) fn nines_ticks(max_nines: f64) -> Vec<(f64, String)> {
     out
 }
 
-/// A chart over time (seconds) tagged `id`: one named line per `(name, points)`.
+/// A chart over time (seconds) in its figure `id`: one named line per `(name, points)`.
 pub(crate) fn time_chart(
     id: &str,
     title: &str,
     y: &str,
     series: Vec<(&str, Vec<(f64, f64)>)>,
     options: &LineOptions,
-) -> String {
+) -> Markup {
     let series: Vec<Series> = series
         .into_iter()
         .map(|(name, points)| Series {
@@ -192,19 +198,17 @@ pub(crate) fn time_chart(
         })
         .collect();
     let time = Axis::linear("time (s)");
-    tag(
-        &line_chart_with(title, &time, &Axis::linear(y), &series, options),
+    figure(
         id,
+        line_chart_with(title, &time, &Axis::linear(y), &series, options),
     )
 }
 
-/// Adds `data-chart="ID"` to a chart's `<figure>`, so tests and readers can find it.
-pub(crate) fn tag(chart: &str, id: &str) -> String {
-    chart.replacen(
-        "<figure class=\"chart\">",
-        &format!("<figure class=\"chart\" data-chart=\"{}\">", esc(id)),
-        1,
-    )
+/// A chart in its `<figure class="chart" data-chart="ID">`, so tests and readers can find it.
+pub(crate) fn figure(id: &str, chart: Markup) -> Markup {
+    html! {
+        figure class="chart" data-chart=(id) { (chart) }
+    }
 }
 
 struct Scale {
@@ -329,100 +333,81 @@ fn height(names: &[&str]) -> f64 {
     PB + B + legend_layout(names).1 as f64 * LEGEND_ROW + 6.0
 }
 
+/// The SVG of a chart `h` high: its title, the y axis' grid lines and tick labels (written by
+/// `yf`), both axes with their labels, then `plot`, what the chart draws.
 fn frame(
-    out: &mut String,
     title: &str,
     x: &Axis,
     y: &Axis,
     ys: &Scale,
     h: f64,
     yf: fn(f64) -> String,
-) {
-    let _ = write!(
-        out,
-        "<figure class=\"chart\"><svg viewBox=\"0 0 {W} {h}\" role=\"img\" aria-label=\"{t}\" xmlns=\"http://www.w3.org/2000/svg\"><text class=\"title\" x=\"{L}\" y=\"16\">{t}</text>",
-        t = esc(title)
-    );
-    for v in ys.ticks() {
-        let y = py(ys, v);
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{L}\" y1=\"{y:.1}\" x2=\"{x2}\" y2=\"{y:.1}\"/><text class=\"tick\" x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\">{}</text>",
-            esc(&yf(v)),
-            x2 = W - R,
-            tx = L - 6.0,
-            ty = y + 4.0
-        );
+    plot: Markup,
+) -> Markup {
+    html! {
+        svg viewBox={ "0 0 " (W) " " (h) } role="img" aria-label=(title) xmlns="http://www.w3.org/2000/svg" {
+            text class="title" x=(L) y="16" { (title) }
+            @for v in ys.ticks() {
+                @let at = py(ys, v);
+                line class="grid" x1=(L) y1=(Px(at)) x2=(W - R) y2=(Px(at)) {}
+                text class="tick" x=(L - 6.0) y=(Px(at + 4.0)) text-anchor="end" { (yf(v)) }
+            }
+            line class="axis" x1=(L) y1=(PB) x2=(W - R) y2=(PB) {}
+            line class="axis" x1=(L) y1=(T) x2=(L) y2=(PB) {}
+            text class="label" x=((L + W - R) / 2.0) y=(PB + 32.0) text-anchor="middle" { (x.label) }
+            text class="label" transform={ "translate(12 " (T + PH / 2.0) ") rotate(-90)" } text-anchor="middle" { (y.label) }
+            (plot)
+        }
     }
-    let _ = write!(
-        out,
-        "<line class=\"axis\" x1=\"{L}\" y1=\"{PB}\" x2=\"{r}\" y2=\"{PB}\"/><line class=\"axis\" x1=\"{L}\" y1=\"{T}\" x2=\"{L}\" y2=\"{PB}\"/><text class=\"label\" x=\"{cx}\" y=\"{ly}\" text-anchor=\"middle\">{xl}</text><text class=\"label\" transform=\"translate(12 {cy}) rotate(-90)\" text-anchor=\"middle\">{yl}</text>",
-        r = W - R,
-        cx = (L + W - R) / 2.0,
-        ly = PB + 32.0,
-        cy = T + PH / 2.0,
-        xl = esc(&x.label),
-        yl = esc(&y.label)
-    );
 }
 
-fn legend(out: &mut String, names: &[&str], colours: &[usize], dashed: &[bool]) {
+fn legend(names: &[&str], colours: &[usize], dashed: &[bool]) -> Markup {
     let (pos, _) = legend_layout(names);
-    for (i, (n, (x, row))) in names.iter().zip(pos).enumerate() {
-        let c = colours.get(i).copied().unwrap_or(i) % 8;
-        let y = PB + B + row as f64 * LEGEND_ROW;
-        if self::dashed(dashed, i) {
-            let _ = write!(
-                out,
-                "<line class=\"s{c} line dash\" x1=\"{x:.1}\" y1=\"{ly:.1}\" x2=\"{x2:.1}\" y2=\"{ly:.1}\"/>",
-                ly = y + 5.0,
-                x2 = x + 12.0
-            );
-        } else {
-            let _ = write!(
-                out,
-                "<rect class=\"s{c} fill\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"10\" height=\"10\"/>"
-            );
+    html! {
+        @for (i, (n, (x, row))) in names.iter().zip(pos).enumerate() {
+            @let c = colours.get(i).copied().unwrap_or(i) % 8;
+            @let y = PB + B + row as f64 * LEGEND_ROW;
+            @if self::dashed(dashed, i) {
+                line class={ "s" (c) " line dash" } x1=(Px(x)) y1=(Px(y + 5.0)) x2=(Px(x + 12.0)) y2=(Px(y + 5.0)) {}
+            } @else {
+                rect class={ "s" (c) " fill" } x=(Px(x)) y=(Px(y)) width="10" height="10" {}
+            }
+            text class="tick" x=(Px(x + 15.0)) y=(Px(y + 9.0)) { (n) }
         }
-        let _ = write!(
-            out,
-            "<text class=\"tick\" x=\"{tx:.1}\" y=\"{ty:.1}\">{}</text>",
-            esc(n),
-            tx = x + 15.0,
-            ty = y + 9.0
-        );
     }
 }
 
 /// The x axis' grid lines and tick labels, no label cut at the SVG's edges.
-fn x_ticks(out: &mut String, xs: &Scale, ticks: Vec<(f64, String)>) {
-    for (v, label) in ticks {
-        let x0 = px(xs, v);
-        let _ = write!(
-            out,
-            "<line class=\"grid\" x1=\"{x0:.1}\" y1=\"{T}\" x2=\"{x0:.1}\" y2=\"{PB}\"/><text class=\"tick\" x=\"{x0:.1}\" y=\"{ty}\" text-anchor=\"{anchor}\">{}</text>",
-            esc(&label),
-            ty = PB + 14.0,
-            anchor = x_label_at(x0, &label)
-        );
+fn x_ticks(xs: &Scale, ticks: Vec<(f64, String)>) -> Markup {
+    html! {
+        @for (v, label) in ticks {
+            @let x0 = px(xs, v);
+            line class="grid" x1=(Px(x0)) y1=(T) x2=(Px(x0)) y2=(PB) {}
+            text class="tick" x=(Px(x0)) y=(PB + 14.0) text-anchor=(x_label_at(x0, &label)) { (label) }
+        }
     }
 }
 
 /// Shaded stretches of the plot (ramps), each labelled at its top, under the series.
-fn bands(out: &mut String, xs: &Scale, bands: &[Band]) {
-    for b in bands {
-        let (x0, x1) = (px(xs, b.from.max(xs.lo)), px(xs, b.to.min(xs.hi)));
-        if x1 - x0 < 0.5 {
-            continue;
+fn bands(xs: &Scale, bands: &[Band]) -> Markup {
+    html! {
+        @for b in bands {
+            @let (x0, x1) = (px(xs, b.from.max(xs.lo)), px(xs, b.to.min(xs.hi)));
+            @if x1 - x0 >= 0.5 {
+                rect class="band" data-band=(b.label) x=(Px(x0)) y=(T) width=(Px(x1 - x0)) height=(PH) {}
+                text class="band-label" x=(Px((x0 + x1) / 2.0)) y=(T + 11.0) text-anchor="middle" { (b.label) }
+            }
         }
-        let _ = write!(
-            out,
-            "<rect class=\"band\" data-band=\"{l}\" x=\"{x0:.1}\" y=\"{T}\" width=\"{w:.1}\" height=\"{PH}\"/><text class=\"band-label\" x=\"{cx:.1}\" y=\"{ty}\" text-anchor=\"middle\">{l}</text>",
-            l = esc(&b.label),
-            w = x1 - x0,
-            cx = (x0 + x1) / 2.0,
-            ty = T + 11.0
-        );
+    }
+}
+
+/// An error bar at `cx` from `y1` to `y2`, with a cap 8 px wide at each end.
+fn error_bar(cx: f64, y1: f64, y2: f64) -> Markup {
+    let (a, b) = (cx - 4.0, cx + 4.0);
+    html! {
+        line class="errbar" x1=(Px(cx)) y1=(Px(y1)) x2=(Px(cx)) y2=(Px(y2)) {}
+        line class="errbar" x1=(Px(a)) y1=(Px(y1)) x2=(Px(b)) y2=(Px(y1)) {}
+        line class="errbar" x1=(Px(a)) y1=(Px(y2)) x2=(Px(b)) y2=(Px(y2)) {}
     }
 }
 
@@ -431,8 +416,20 @@ fn dashed(asked: &[bool], i: usize) -> bool {
     asked.get(i).copied().unwrap_or((i / 8) % 2 == 1)
 }
 
+/// The classes of series `i`'s line: its colour slot `c`, dashed and thick as `opts` say.
+fn line_class(opts: &LineOptions, i: usize, c: usize) -> String {
+    let mut class = format!("s{c} line");
+    if dashed(&opts.dashed, i) {
+        class.push_str(" dash");
+    }
+    if opts.thick.get(i).copied().unwrap_or(false) {
+        class.push_str(" thick");
+    }
+    class
+}
+
 /// A line chart of several series.
-pub(crate) fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series]) -> String {
+pub(crate) fn line_chart(title: &str, x: &Axis, y: &Axis, series: &[Series]) -> Markup {
     line_chart_with(title, x, y, series, &LineOptions::default())
 }
 
@@ -443,7 +440,7 @@ pub(crate) fn line_chart_with(
     y: &Axis,
     series: &[Series],
     opts: &LineOptions,
-) -> String {
+) -> Markup {
     let tick_xs: Vec<f64> = opts.x_ticks.iter().flatten().map(|t| t.0).collect();
     let xs = match opts.x_range {
         Some((lo, hi)) if !x.log => Scale::spanning(lo, hi),
@@ -469,78 +466,46 @@ pub(crate) fn line_chart_with(
         y.log,
     );
     let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
-    let mut out = String::new();
-    frame(
-        &mut out,
-        title,
-        x,
-        y,
-        &ys,
-        height(&names),
-        opts.y_format.unwrap_or(number),
-    );
     let ticks: Vec<(f64, String)> = match &opts.x_ticks {
         Some(t) => t.clone(),
         None => xs.ticks().into_iter().map(|v| (v, number(v))).collect(),
     };
-    x_ticks(&mut out, &xs, ticks);
-    bands(&mut out, &xs, &opts.bands);
     let ok = |p: &(f64, f64)| {
         p.0.is_finite() && p.1.is_finite() && (!y.log || p.1 > 0.0) && (!x.log || p.0 > 0.0)
     };
-    for (i, s) in series.iter().enumerate() {
-        let c = opts.colours.get(i).copied().unwrap_or(i) % 8;
-        let mut class = format!("s{c} line");
-        if dashed(&opts.dashed, i) {
-            class.push_str(" dash");
-        }
-        if opts.thick.get(i).copied().unwrap_or(false) {
-            class.push_str(" thick");
-        }
-        let pts: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .filter(|p| ok(p))
-            .map(|&(a, b)| (px(&xs, a), py(&ys, b)))
-            .collect();
-        let text: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
-        let _ = write!(
-            out,
-            "<polyline class=\"{class}\" data-series=\"{}\" points=\"{}\"/>",
-            esc(&s.name),
-            text.join(" ")
-        );
-        if opts.markers || pts.len() <= 30 {
+    let plot = html! {
+        (x_ticks(&xs, ticks))
+        (bands(&xs, &opts.bands))
+        @for (i, s) in series.iter().enumerate() {
+            @let c = opts.colours.get(i).copied().unwrap_or(i) % 8;
+            @let pts: Vec<(f64, f64)> = (s.points.iter())
+                .filter(|p| ok(p))
+                .map(|&(a, b)| (px(&xs, a), py(&ys, b)))
+                .collect();
+            @let text: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
+            polyline class=(line_class(opts, i, c)) data-series=(s.name) points=(text.join(" ")) {}
             // Markers carry the series too: a series of one point is drawn by its marker.
-            for (a, b) in &pts {
-                let _ = write!(
-                    out,
-                    "<circle class=\"s{c} fill marker\" data-series=\"{}\" cx=\"{a:.1}\" cy=\"{b:.1}\" r=\"2.5\"/>",
-                    esc(&s.name)
-                );
+            @if opts.markers || pts.len() <= 30 {
+                @for (a, b) in &pts {
+                    circle class={ "s" (c) " fill marker" } data-series=(s.name) cx=(Px(*a)) cy=(Px(*b)) r="2.5" {}
+                }
             }
-        }
-        if let Some(errs) = opts.errors.get(i) {
-            for (p, e) in s.points.iter().zip(errs) {
-                if let (true, Some((lo, hi))) = (ok(p), e) {
-                    let (cx, y1, y2) = (px(&xs, p.0), py(&ys, *lo), py(&ys, *hi));
-                    let _ = write!(
-                        out,
-                        "<line class=\"errbar\" x1=\"{cx:.1}\" y1=\"{y1:.1}\" x2=\"{cx:.1}\" y2=\"{y2:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y1:.1}\" x2=\"{b:.1}\" y2=\"{y1:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y2:.1}\" x2=\"{b:.1}\" y2=\"{y2:.1}\"/>",
-                        a = cx - 4.0,
-                        b = cx + 4.0
-                    );
+            @if let Some(errs) = opts.errors.get(i) {
+                @for (p, e) in s.points.iter().zip(errs) {
+                    @if let (true, Some((lo, hi))) = (ok(p), e) {
+                        (error_bar(px(&xs, p.0), py(&ys, *lo), py(&ys, *hi)))
+                    }
                 }
             }
         }
-    }
-    legend(&mut out, &names, &opts.colours, &opts.dashed);
-    out.push_str("</svg></figure>");
-    out
+        (legend(&names, &opts.colours, &opts.dashed))
+    };
+    let yf = opts.y_format.unwrap_or(number);
+    frame(title, x, y, &ys, height(&names), yf, plot)
 }
 
 /// A grouped bar chart: one group per category, one bar per [`Bars`].
-pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) -> String {
+pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Bars]) -> Markup {
     let ys = Scale::new(
         bars.iter().flat_map(|b| {
             b.values
@@ -551,16 +516,6 @@ pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Ba
         y.log,
     );
     let names: Vec<&str> = bars.iter().map(|b| b.name.as_str()).collect();
-    let mut out = String::new();
-    frame(
-        &mut out,
-        title,
-        &Axis::linear(""),
-        y,
-        &ys,
-        height(&names),
-        number,
-    );
     let n = categories.len().max(1) as f64;
     let group = (W - L - R) / n;
     let bw = (group * 0.8) / bars.len().max(1) as f64;
@@ -571,43 +526,25 @@ pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Ba
         .max()
         .unwrap_or(0) as f64;
     let stagger = longest * 6.0 > group;
-    for (ci, c) in categories.iter().enumerate() {
-        let gx = L + group * ci as f64 + group * 0.1;
-        let ty = PB + 14.0 + if stagger && ci % 2 == 1 { 11.0 } else { 0.0 };
-        let cx = gx + group * 0.4;
-        let _ = write!(
-            out,
-            "<text class=\"tick\" x=\"{cx:.1}\" y=\"{ty}\" text-anchor=\"{}\">{}</text>",
-            x_label_at(cx, c),
-            esc(c)
-        );
-        for (bi, b) in bars.iter().enumerate() {
-            let v = b.values.get(ci).copied().unwrap_or(0.0);
-            let top = py(&ys, v);
-            let x0 = gx + bw * bi as f64;
-            let _ = write!(
-                out,
-                "<rect class=\"s{} fill\" data-series=\"{}\" x=\"{x0:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\"/>",
-                bi % 8,
-                esc(&b.name),
-                bw * 0.9,
-                (PB - top).max(0.0)
-            );
-            if let Some(Some((lo, hi))) = b.errors.get(ci) {
-                let (y1, y2) = (py(&ys, *lo), py(&ys, *hi));
-                let cx = x0 + bw * 0.45;
-                let _ = write!(
-                    out,
-                    "<line class=\"errbar\" x1=\"{cx:.1}\" y1=\"{y1:.1}\" x2=\"{cx:.1}\" y2=\"{y2:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y1:.1}\" x2=\"{b:.1}\" y2=\"{y1:.1}\"/><line class=\"errbar\" x1=\"{a:.1}\" y1=\"{y2:.1}\" x2=\"{b:.1}\" y2=\"{y2:.1}\"/>",
-                    a = cx - 4.0,
-                    b = cx + 4.0
-                );
+    let plot = html! {
+        @for (ci, c) in categories.iter().enumerate() {
+            @let gx = L + group * ci as f64 + group * 0.1;
+            @let second_line = if stagger && ci % 2 == 1 { 11.0 } else { 0.0 };
+            @let cx = gx + group * 0.4;
+            text class="tick" x=(Px(cx)) y=(PB + 14.0 + second_line) text-anchor=(x_label_at(cx, c)) { (c) }
+            @for (bi, b) in bars.iter().enumerate() {
+                @let top = py(&ys, b.values.get(ci).copied().unwrap_or(0.0));
+                @let x0 = gx + bw * bi as f64;
+                rect class={ "s" (bi % 8) " fill" } data-series=(b.name) x=(Px(x0)) y=(Px(top)) width=(Px(bw * 0.9)) height=(Px((PB - top).max(0.0))) {}
+                @if let Some(Some((lo, hi))) = b.errors.get(ci) {
+                    (error_bar(x0 + bw * 0.45, py(&ys, *lo), py(&ys, *hi)))
+                }
             }
         }
-    }
-    legend(&mut out, &names, &[], &[]);
-    out.push_str("</svg></figure>");
-    out
+        (legend(&names, &[], &[]))
+    };
+    let x = Axis::linear("");
+    frame(title, &x, y, &ys, height(&names), number, plot)
 }
 
 /// CSS for the charts (the colours of series `s0`…`s7` in light and dark mode); it uses the
@@ -642,7 +579,7 @@ mod tests {
                 points: vec![(1.0, 1.0), (2.0, 2.0)],
             },
         ];
-        let svg = line_chart("IOPS", &Axis::linear("s"), &Axis::log("IOPS"), &s);
+        let svg = line_chart("IOPS", &Axis::linear("s"), &Axis::log("IOPS"), &s).into_string();
         assert_eq!(svg.matches("<polyline").count(), 2);
         assert!(svg.contains("data-series=\"read\""));
         let read = svg
@@ -666,7 +603,8 @@ mod tests {
                 values: vec![10.0, 5.0],
                 errors: vec![Some((9.0, 11.0)), None],
             }],
-        );
+        )
+        .into_string();
         assert_eq!(svg.matches("data-series=\"A\"").count(), 2);
         assert_eq!(svg.matches("class=\"errbar\"").count(), 3);
     }
@@ -697,10 +635,11 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert!(svg.contains(">90%<"));
-        assert!(svg.contains("line dash"));
-        let f = tag(&svg, "x");
-        assert!(f.starts_with("<figure class=\"chart\" data-chart=\"x\">"));
+        let f = figure("x", svg).into_string();
+        assert!(f.contains(">90%<"));
+        assert!(f.contains("line dash"));
+        assert!(f.starts_with("<figure class=\"chart\" data-chart=\"x\"><svg "));
+        assert!(f.ends_with("</svg></figure>"));
     }
 
     #[test]
@@ -735,7 +674,8 @@ mod tests {
                 }],
                 ..Default::default()
             },
-        );
+        )
+        .into_string();
         assert!(svg.contains(">30</text>") && !svg.contains(">40</text>"));
         // The last point (32 s) sits at the right end of the axis.
         assert!(svg.contains(&format!(" {:.1},", W - R)), "{svg}");

@@ -414,7 +414,7 @@ fn html_report_is_self_contained_and_rebuilt_from_the_results_file() {
     for external in ["<script", "src=", "href=", "url(", "@import", "<link"] {
         assert!(!live.contains(external), "the report loads `{external}`");
     }
-    assert!(live.starts_with("<!doctype html>"));
+    assert!(live.starts_with("<!DOCTYPE html>"));
     assert!(live.contains("<h2>Classes</h2>"));
     // The IOPS chart draws its `total` series with one point per interval (4 measured).
     let chart = live

@@ -1,9 +1,10 @@
 //! A comparison shown: side-by-side tables for the terminal, and a self-contained HTML page
-//! with the tables and charts.
+//! with the tables and charts (built with maud's templates: every label, metric and figure
+//! inserted as text).
 
 use super::Comparison;
-use crate::report::html::escape;
 use crate::report::svg::{self, Axis};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::fmt::Write as _;
 
 /// Lays out rows of cells in columns: the first left-aligned, columns in `left` too, the
@@ -98,85 +99,19 @@ figure.chart { margin: 1em 0; } svg { max-width: 100%; height: auto; }
 @media print { body { margin: 0; max-width: none; } h2 { break-after: avoid; } table, figure { break-inside: avoid; } div.table { overflow: visible; } }
 ";
 
-/// Gives a chart from [`svg`] its `data-chart` name (wrapping it when it has no figure).
-fn figure(id: &str, chart: String) -> String {
-    const OPEN: &str = "<figure class=\"chart\"";
-    if chart.starts_with(OPEN) && !chart[..chart.find('>').unwrap_or(0)].contains("data-chart") {
-        chart.replacen(OPEN, &format!("{OPEN} id=\"{id}\" data-chart=\"{id}\""), 1)
-    } else {
-        format!("<figure class=\"chart\" id=\"{id}\" data-chart=\"{id}\">{chart}</figure>")
+/// A chart from [`svg`] in its figure, named `id` (`id` and `data-chart`).
+fn figure(id: &str, chart: Markup) -> Markup {
+    html! {
+        figure class="chart" id=(id) data-chart=(id) { (chart) }
     }
 }
 
-/// The comparison as a self-contained HTML page.
-pub(crate) fn html(c: &Comparison) -> String {
-    let mut out = String::new();
-    let others = c.labels.get(1..).unwrap_or(&[]);
-    let title = format!(
-        "storlab compare: {} vs {}",
-        c.labels.first().map(String::as_str).unwrap_or("-"),
-        others.join(", ")
-    );
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{t}</title><style>{STYLE}{}</style></head><body>\n<h1>{t}</h1>\n<p class=\"muted\">Baseline: <strong>{}</strong>. Differences are relative to the baseline; within {} (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency.</p>\n",
-        svg::STYLE,
-        escape(c.labels.first().map(String::as_str).unwrap_or("-")),
-        crate::units::format_pct(c.noise_pct),
-        t = escape(&title),
-    );
-    if !c.job_differences.is_empty() {
-        out.push_str(
-            "<div class=\"warning\" id=\"job-differences\"><strong>The jobs differ:</strong><ul>",
-        );
-        for d in &c.job_differences {
-            let _ = write!(out, "<li>{}</li>", escape(d));
-        }
-        out.push_str("</ul></div>\n");
-    }
-    for n in &c.notes {
-        let _ = writeln!(out, "<p class=\"muted\">Note: {}</p>", escape(n));
-    }
-    for t in &c.tables {
-        let _ = write!(
-            out,
-            "<h2>{}</h2>\n<div class=\"table\"><table><thead><tr><th>{}</th><th>{}</th>",
-            escape(&t.title),
-            if t.title.starts_with("steps") {
-                "step"
-            } else {
-                "metric"
-            },
-            escape(&c.labels[0])
-        );
-        for l in others {
-            let _ = write!(out, "<th>{}</th><th>diff</th>", escape(l));
-        }
-        out.push_str("</tr></thead><tbody>\n");
-        for r in &t.rows {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td>{}</td>",
-                escape(&r.name),
-                escape(&r.unit.format(r.baseline))
-            );
-            for x in &r.others {
-                let m = x.mark.as_str();
-                let _ = write!(
-                    out,
-                    "<td>{}</td><td class=\"{m}\" title=\"{m} (noise threshold {})\">{} {m}</td>",
-                    escape(&r.unit.format(x.value)),
-                    crate::units::format_pct(x.noise_pct),
-                    escape(&crate::units::format_change_pct(x.diff_pct)),
-                );
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody></table></div>\n");
-    }
-    let mut charts = String::new();
+/// The comparison's charts: per step (when the runs had steps), IOPS over time, the latency
+/// distribution.
+fn charts(c: &Comparison) -> Vec<Markup> {
+    let mut charts = Vec::new();
     if !c.steps.is_empty() {
-        charts.push_str(&figure(
+        charts.push(figure(
             "cmp-steps-iops",
             svg::bar_chart(
                 "IOPS per step",
@@ -185,7 +120,7 @@ pub(crate) fn html(c: &Comparison) -> String {
                 &c.step_iops,
             ),
         ));
-        charts.push_str(&figure(
+        charts.push(figure(
             "cmp-steps-mbps",
             svg::bar_chart(
                 "MB/s per step",
@@ -202,7 +137,7 @@ pub(crate) fn html(c: &Comparison) -> String {
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.0))
             .fold(0.0, f64::max);
-        charts.push_str(&figure(
+        charts.push(figure(
             "cmp-iops-over-time",
             svg::line_chart_with(
                 "IOPS over time",
@@ -217,7 +152,7 @@ pub(crate) fn html(c: &Comparison) -> String {
         ));
     }
     if let Some(dir) = &c.latency_direction {
-        charts.push_str(&figure(
+        charts.push(figure(
             "cmp-latency-distribution",
             svg::line_chart(
                 &format!("{dir} latency distribution"),
@@ -227,11 +162,85 @@ pub(crate) fn html(c: &Comparison) -> String {
             ),
         ));
     }
-    if !charts.is_empty() {
-        out.push_str("<h2>Charts</h2>\n");
-        out.push_str(&charts);
-        out.push('\n');
+    charts
+}
+
+/// The comparison's tables: a metric (or step) a row, the baseline's figure, then each other
+/// run's figure and its difference, marked better, worse or noise.
+fn tables(c: &Comparison) -> Markup {
+    let others = c.labels.get(1..).unwrap_or(&[]);
+    html! {
+        @for t in &c.tables {
+            h2 { (t.title) }
+            div class="table" {
+                table {
+                    thead {
+                        tr {
+                            th { (if t.title.starts_with("steps") { "step" } else { "metric" }) }
+                            th { (c.labels[0]) }
+                            @for l in others { th { (l) } th { "diff" } }
+                        }
+                    }
+                    tbody {
+                        @for r in &t.rows {
+                            tr {
+                                td { (r.name) }
+                                td { (r.unit.format(r.baseline)) }
+                                @for x in &r.others {
+                                    @let m = x.mark.as_str();
+                                    td { (r.unit.format(x.value)) }
+                                    td class=(m) title={ (m) " (noise threshold " (crate::units::format_pct(x.noise_pct)) ")" } {
+                                        (crate::units::format_change_pct(x.diff_pct)) " " (m)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</body></html>\n");
-    out
+}
+
+/// The comparison as a self-contained HTML page.
+pub(crate) fn html(c: &Comparison) -> String {
+    let baseline = c.labels.first().map(String::as_str).unwrap_or("-");
+    let others = c.labels.get(1..).unwrap_or(&[]);
+    let title = format!("storlab compare: {baseline} vs {}", others.join(", "));
+    let charts = charts(c);
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                // The page's and the charts' stylesheets: constants of this program, nothing
+                // from the results files, inserted as they are.
+                style { (PreEscaped(STYLE)) (PreEscaped(svg::STYLE)) }
+            }
+            body {
+                h1 { (title) }
+                p class="muted" {
+                    "Baseline: " strong { (baseline) } ". Differences are relative to the baseline; within "
+                    (crate::units::format_pct(c.noise_pct))
+                    " (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency."
+                }
+                @if !c.job_differences.is_empty() {
+                    div class="warning" id="job-differences" {
+                        strong { "The jobs differ:" }
+                        ul { @for d in &c.job_differences { li { (d) } } }
+                    }
+                }
+                @for n in &c.notes { p class="muted" { "Note: " (n) } }
+                (tables(c))
+                @if !charts.is_empty() {
+                    h2 { "Charts" }
+                    @for chart in &charts { (chart) }
+                }
+            }
+        }
+        "\n"
+    };
+    page.into_string()
 }

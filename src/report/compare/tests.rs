@@ -206,3 +206,33 @@ fn hosts_are_compared_side_by_side_when_the_runs_have_the_same_ones() {
         c.notes
     );
 }
+
+#[test]
+fn labels_and_differences_are_text_on_the_page() {
+    const HOSTILE: &str = "<img src=x onerror=document.title='pwned'>\"><script>x</script>";
+    const ESCAPED: &str =
+        "&lt;img src=x onerror=document.title='pwned'&gt;&quot;&gt;&lt;script&gt;x&lt;/script&gt;";
+    // A label (a file's name) and a class (from a results file) that are markup.
+    let mut a = run("io_uring", 1000.0, 800);
+    let class = a.classes["worker"].clone();
+    a.classes.insert(HOSTILE.to_string(), class);
+    let runs = vec![
+        (HOSTILE.to_string(), a),
+        ("b".to_string(), run("io_uring", 1000.0, 800)),
+    ];
+    let c = compare(&runs, 2.0);
+    let page = html(&c);
+    assert!(
+        !page.contains("<img") && !page.contains("<script"),
+        "{page}"
+    );
+    assert!(page.contains(&format!("<title>storlab compare: {ESCAPED} vs b</title>")));
+    assert!(page.contains(&format!("<strong>{ESCAPED}</strong>")));
+    assert!(page.contains(&format!("<th>{ESCAPED}</th>")));
+    assert!(page.contains(&format!("Note: class {ESCAPED} is not in every run")));
+    // Nowhere but in the escaped text.
+    assert_eq!(
+        page.matches("onerror").count(),
+        page.matches(ESCAPED).count()
+    );
+}

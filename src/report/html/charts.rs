@@ -10,8 +10,8 @@ use crate::stats::host::CpuPercent;
 use crate::stats::summary::ClassSummary;
 use crate::stats::timeseries::{IntervalDir, IntervalPhase, IntervalRecord};
 use crate::units::{format_ns, format_pct, format_rate, format_size};
+use maud::{Markup, html};
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 /// Latency tick labels (values in ns).
 fn ns_tick(v: f64) -> String {
@@ -113,20 +113,23 @@ impl<'a> Timeline<'a> {
 }
 
 /// The charts over time: throughput, latency, CPU and device utilisation.
-pub(super) fn time_charts(o: &mut String, r: &RunResult) {
+pub(super) fn time_charts(r: &RunResult) -> Markup {
     if r.timeseries.is_empty() {
-        return;
+        return html! {};
     }
     let timeline = Timeline::of(&r.timeseries);
-    throughput_over_time(o, r, &timeline);
-    latency_over_time(o, r, &timeline);
-    cpu_over_time(o, &timeline);
-    device_util_over_time(o, &timeline);
+    html! {
+        @for chart in throughput_over_time(r, &timeline) { (chart) }
+        (latency_over_time(r, &timeline))
+        (cpu_over_time(&timeline))
+        (device_util_over_time(&timeline))
+    }
 }
 
 /// IOPS and MB/s over time: the total, and each class when there are several.
-fn throughput_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
+fn throughput_over_time(r: &RunResult, timeline: &Timeline) -> Vec<Markup> {
     let several = r.classes.len() > 1;
+    let mut charts = Vec::new();
     for (id, title, unit, f) in [
         (
             "iops-over-time",
@@ -166,21 +169,22 @@ fn throughput_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
                 ));
             }
         }
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(
+        charts.push(svg::figure(
+            id,
+            svg::line_chart_with(
                 title,
                 &timeline.axis,
                 &Axis::linear(unit),
                 &s,
                 &timeline.options(),
             ),
-            id,
         ));
     }
+    charts
 }
 
 /// Latency over time: mean (solid) and p99 (dashed) per class and direction that did I/O.
-fn latency_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
+fn latency_over_time(r: &RunResult, timeline: &Timeline) -> Markup {
     let mut s = Vec::new();
     let mut opts = timeline.options();
     let mut colour = 0;
@@ -220,23 +224,24 @@ fn latency_over_time(o: &mut String, r: &RunResult, timeline: &Timeline) {
             colour += 1;
         }
     }
-    if !s.is_empty() {
-        opts.y_format = Some(ns_tick);
-        o.push_str(&svg::tag(
-            &svg::line_chart_with(
-                "Latency over time (mean solid, p99 dashed)",
-                &timeline.axis,
-                &Axis::log("latency"),
-                &s,
-                &opts,
-            ),
-            "latency-over-time",
-        ));
+    if s.is_empty() {
+        return html! {};
     }
+    opts.y_format = Some(ns_tick);
+    svg::figure(
+        "latency-over-time",
+        svg::line_chart_with(
+            "Latency over time (mean solid, p99 dashed)",
+            &timeline.axis,
+            &Axis::log("latency"),
+            &s,
+            &opts,
+        ),
+    )
 }
 
 /// CPU over time: storlab's own, the machine's busy share, and the idle share with I/O pending.
-fn cpu_over_time(o: &mut String, timeline: &Timeline) {
+fn cpu_over_time(timeline: &Timeline) -> Markup {
     let cpu = |f: fn(&CpuPercent) -> f64| -> Vec<(f64, f64)> {
         timeline
             .records
@@ -250,8 +255,9 @@ fn cpu_over_time(o: &mut String, timeline: &Timeline) {
         series("machine busy", cpu(CpuPercent::machine_busy_pct)),
         series("machine iowait (idle)", cpu(|c| c.system_iowait_pct)),
     ];
-    o.push_str(&svg::tag(
-        &svg::line_chart_with(
+    svg::figure(
+        "cpu-over-time",
+        svg::line_chart_with(
             "CPU over time (storlab: % of one CPU; machine: % of all CPUs)",
             &timeline.axis,
             &Axis::linear("CPU %"),
@@ -261,16 +267,15 @@ fn cpu_over_time(o: &mut String, timeline: &Timeline) {
                 ..timeline.options()
             },
         ),
-        "cpu-over-time",
-    ));
+    )
 }
 
 /// Utilisation over time of every device the records name.
-fn device_util_over_time(o: &mut String, timeline: &Timeline) {
+fn device_util_over_time(timeline: &Timeline) -> Markup {
     let recs = timeline.records;
     let names: BTreeSet<&String> = recs.iter().flat_map(|rec| rec.devices.keys()).collect();
     if names.is_empty() {
-        return;
+        return html! {};
     }
     let s: Vec<Series> = names
         .into_iter()
@@ -284,8 +289,9 @@ fn device_util_over_time(o: &mut String, timeline: &Timeline) {
             )
         })
         .collect();
-    o.push_str(&svg::tag(
-        &svg::line_chart_with(
+    svg::figure(
+        "device-util-over-time",
+        svg::line_chart_with(
             "Device utilisation over time",
             &timeline.axis,
             &Axis::linear("busy %"),
@@ -295,12 +301,11 @@ fn device_util_over_time(o: &mut String, timeline: &Timeline) {
                 ..timeline.options()
             },
         ),
-        "device-util-over-time",
-    ));
+    )
 }
 
 /// The percentile plot of every class and direction with a histogram.
-pub(super) fn distribution_chart(o: &mut String, r: &RunResult) {
+pub(super) fn distribution_chart(r: &RunResult) -> Markup {
     let mut s = Vec::new();
     let mut max_x: f64 = 3.0;
     for (name, c) in &r.classes {
@@ -337,13 +342,14 @@ pub(super) fn distribution_chart(o: &mut String, r: &RunResult) {
         }
     }
     if s.is_empty() {
-        return;
+        return html! {};
     }
     // The axis ends at the last tick (the maximum's nines rounded up), labelled at the edge.
     let ticks = svg::nines_ticks(max_x);
     let end = ticks.last().map_or(1.0, |t| t.0);
-    o.push_str(&svg::tag(
-        &svg::line_chart_with(
+    svg::figure(
+        "latency-distribution",
+        svg::line_chart_with(
             "Latency distribution (percentiles)",
             &Axis::linear("percentile"),
             &Axis::log("latency"),
@@ -355,8 +361,7 @@ pub(super) fn distribution_chart(o: &mut String, r: &RunResult) {
                 ..Default::default()
             },
         ),
-        "latency-distribution",
-    ));
+    )
 }
 
 /// Mean and p99 latency of a step's reads and writes together, ns: from the merged
@@ -378,17 +383,19 @@ const NUMERIC_PARAMETERS: [(&str, &str); 7] = [
 ];
 
 /// Step sequences: throughput against the cycled parameter, the rate curve, steady state.
-pub(super) fn step_charts(o: &mut String, steps: &[StepResult]) {
+pub(super) fn step_charts(steps: &[StepResult]) -> Markup {
     let plain: Vec<&StepResult> = steps.iter().filter(|s| s.kind == StepKind::Step).collect();
     let reps = plain.iter().any(|s| s.repetitions.is_some());
-    if plain.len() >= 2 || reps {
-        throughput_per_step(o, &plain);
-        if reps {
-            o.push_str("<p class=\"muted\">Error bars: 95% confidence interval of the mean over the repetitions.</p>");
+    html! {
+        @if plain.len() >= 2 || reps {
+            @for chart in throughput_per_step(&plain) { (chart) }
+            @if reps {
+                p class="muted" { "Error bars: 95% confidence interval of the mean over the repetitions." }
+            }
         }
+        (curve_chart(steps))
+        (steady_chart(steps))
     }
-    curve_chart(o, steps);
-    steady_chart(o, steps);
 }
 
 /// A figure the per-step charts show, with the chart's id, title and unit.
@@ -448,7 +455,7 @@ impl StepFigures {
 
 /// IOPS and MB/s per step: against the cycled parameter when one numeric parameter is cycled,
 /// else as bars per step.
-fn throughput_per_step(o: &mut String, plain: &[&StepResult]) {
+fn throughput_per_step(plain: &[&StepResult]) -> Vec<Markup> {
     let numeric = numeric_parameter(plain);
     let classes: BTreeSet<&String> = plain.iter().flat_map(|s| s.classes.keys()).collect();
     let mut metrics = vec![
@@ -477,14 +484,16 @@ fn throughput_per_step(o: &mut String, plain: &[&StepResult]) {
             pick: None,
         });
     }
-    for metric in metrics {
-        let figures = StepFigures::of(&metric, plain, &classes);
-        let chart = match numeric {
-            Some(parameter) => line_by_parameter(&metric, parameter, plain, &figures),
-            None => bars_by_step(&metric, plain, figures),
-        };
-        o.push_str(&svg::tag(&chart, metric.id));
-    }
+    (metrics.iter())
+        .map(|metric| {
+            let figures = StepFigures::of(metric, plain, &classes);
+            let chart = match numeric {
+                Some(parameter) => line_by_parameter(metric, parameter, plain, &figures),
+                None => bars_by_step(metric, plain, figures),
+            };
+            svg::figure(metric.id, chart)
+        })
+        .collect()
 }
 
 /// The one parameter the steps cycle, as (key, axis label), when it has a numeric axis of its
@@ -518,7 +527,7 @@ fn line_by_parameter(
     (key, label): (&str, &str),
     plain: &[&StepResult],
     figures: &StepFigures,
-) -> String {
+) -> Markup {
     let xs: Vec<f64> = plain.iter().map(|s| s.parameters[key]).collect();
     let mut order: Vec<usize> = (0..xs.len()).collect();
     order.sort_by(|a, b| xs[*a].total_cmp(&xs[*b]));
@@ -560,7 +569,7 @@ fn line_by_parameter(
 }
 
 /// A metric as bars, one group per step (named by its label), the total with error bars.
-fn bars_by_step(metric: &StepMetric, plain: &[&StepResult], figures: StepFigures) -> String {
+fn bars_by_step(metric: &StepMetric, plain: &[&StepResult], figures: StepFigures) -> Markup {
     let cats: Vec<String> = plain
         .iter()
         .map(|s| {
@@ -585,13 +594,13 @@ fn bars_by_step(metric: &StepMetric, plain: &[&StepResult], figures: StepFigures
 }
 
 /// The rate curve: latency against load, and the closed-loop maximum the levels are of.
-fn curve_chart(o: &mut String, steps: &[StepResult]) {
+fn curve_chart(steps: &[StepResult]) -> Markup {
     let mut levels: Vec<&StepResult> = steps
         .iter()
         .filter(|s| s.kind == StepKind::CurveLevel)
         .collect();
     if levels.is_empty() {
-        return;
+        return html! {};
     }
     levels.sort_by(|a, b| a.totals.iops().total_cmp(&b.totals.iops()));
     let s = vec![
@@ -610,44 +619,40 @@ fn curve_chart(o: &mut String, steps: &[StepResult]) {
                 .collect(),
         ),
     ];
-    o.push_str(&svg::tag(
-        &svg::line_chart_with(
-            "Latency against load (rate curve levels)",
-            &Axis::linear("achieved IOPS"),
-            &Axis::log("latency"),
-            &s,
-            &LineOptions {
-                y_format: Some(ns_tick),
-                dashed: vec![false, true],
-                markers: true,
-                ..Default::default()
-            },
-        ),
-        "curve-latency",
-    ));
-    if let Some(max) = steps.iter().find(|s| s.kind == StepKind::CurveMax) {
-        let _ = write!(
-            o,
-            "<p class=\"muted\">Closed-loop maximum: {} IOPS; levels at {}.</p>",
-            format_rate(max.totals.iops()),
-            levels
-                .iter()
-                .filter_map(|s| s.curve_level_pct.map(format_pct))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    let chart = svg::line_chart_with(
+        "Latency against load (rate curve levels)",
+        &Axis::linear("achieved IOPS"),
+        &Axis::log("latency"),
+        &s,
+        &LineOptions {
+            y_format: Some(ns_tick),
+            dashed: vec![false, true],
+            markers: true,
+            ..Default::default()
+        },
+    );
+    let at: Vec<String> = (levels.iter())
+        .filter_map(|s| s.curve_level_pct.map(format_pct))
+        .collect();
+    html! {
+        (svg::figure("curve-latency", chart))
+        @if let Some(max) = steps.iter().find(|s| s.kind == StepKind::CurveMax) {
+            p class="muted" {
+                "Closed-loop maximum: " (format_rate(max.totals.iops())) " IOPS; levels at " (at.join(", ")) "."
+            }
+        }
     }
 }
 
 /// Steady state: IOPS of each round, the window highlighted.
-fn steady_chart(o: &mut String, steps: &[StepResult]) {
+fn steady_chart(steps: &[StepResult]) -> Markup {
     let steady: Vec<(&StepResult, &SteadyResult)> = steps
         .iter()
         .filter_map(|s| s.steady.as_ref().map(|st| (s, st)))
         .filter(|(_, st)| !st.rounds_iops.is_empty())
         .collect();
     if steady.is_empty() {
-        return;
+        return html! {};
     }
     let mut s = Vec::new();
     let mut opts = LineOptions {
@@ -687,14 +692,14 @@ fn steady_chart(o: &mut String, steps: &[StepResult]) {
     if most <= 20 {
         opts.x_ticks = Some((1..=most).map(|k| (k as f64, k.to_string())).collect());
     }
-    o.push_str(&svg::tag(
-        &svg::line_chart_with(
+    svg::figure(
+        "steady-rounds",
+        svg::line_chart_with(
             "Steady state: IOPS per round (window highlighted)",
             &Axis::linear("round"),
             &Axis::linear("I/Os per second"),
             &s,
             &opts,
         ),
-        "steady-rounds",
-    ));
+    )
 }

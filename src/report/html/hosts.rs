@@ -2,44 +2,45 @@
 //! against rank 0's), in charts over time (`hosts-iops`, `hosts-p99`: one series per host,
 //! `rank R on HOST`) and in a table of every host's devices.
 
-use super::escape;
 use crate::report::svg::{self, Band, LineOptions};
 use crate::results::RunResult;
 use crate::results::hosts::{HostInterval, HostResult};
 use crate::units::{format_ns, format_pct, format_rate};
+use maud::{Markup, html};
 use std::fmt::Write as _;
 
 /// The hosts section: nothing unless the run was over many hosts.
-pub(super) fn hosts_section(o: &mut String, r: &RunResult) {
+pub(super) fn hosts_section(r: &RunResult) -> Markup {
     if r.hosts.is_empty() {
-        return;
+        return html! {};
     }
-    let _ = write!(
-        o,
-        "<h2>Hosts</h2><p>{} ranks; the figures of this report are all of them, merged (histograms added, never averaged).</p><div class=\"table\"><table><tr>",
-        r.hosts.len()
-    );
     let columns = (crate::report::tables::HOST_COLUMNS.iter()).chain(&["CPU busy", "clock"]);
-    for c in columns {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr>");
-    for h in &r.hosts {
-        o.push_str("<tr>");
-        let cells = crate::report::tables::host_cells(h);
+    let row = |h: &HostResult| {
         let busy = if h.present {
             format_pct(h.host_cpu.machine_busy_pct())
         } else {
             "-".into()
         };
-        for c in cells.iter().chain([&busy, &clock(h)]) {
-            let _ = write!(o, "<td>{}</td>", escape(c));
+        let cells = crate::report::tables::host_cells(h);
+        cells.into_iter().chain([busy, clock(h)])
+    };
+    html! {
+        h2 { "Hosts" }
+        p {
+            (r.hosts.len())
+            " ranks; the figures of this report are all of them, merged (histograms added, never averaged)."
         }
-        o.push_str("</tr>");
+        div class="table" {
+            table {
+                tr { @for c in columns { th { (c) } } }
+                @for h in &r.hosts {
+                    tr { @for c in row(h) { td { (c) } } }
+                }
+            }
+        }
+        (charts(r))
+        (devices(r))
     }
-    o.push_str("</table></div>");
-    charts(o, r);
-    devices(o, r);
 }
 
 /// A host's clock against rank 0's: `+0.21 ms ± 1.68 ms`, and how far it moved during the run.
@@ -71,14 +72,14 @@ fn clock(h: &HostResult) -> String {
 }
 
 /// Each host's IOPS and p99 over time, one series per host.
-fn charts(o: &mut String, r: &RunResult) {
+fn charts(r: &RunResult) -> Markup {
     let hosts: Vec<&HostResult> = r
         .hosts
         .iter()
         .filter(|h| !h.timeseries.is_empty())
         .collect();
     if hosts.is_empty() {
-        return;
+        return html! {};
     }
     let name = |h: &HostResult| format!("rank {} on {}", h.rank, h.host);
     let names: Vec<String> = hosts.iter().map(|h| name(h)).collect();
@@ -117,13 +118,13 @@ fn charts(o: &mut String, r: &RunResult) {
             (n.as_str(), points)
         })
         .collect();
-    o.push_str(&svg::time_chart(
+    let iops = svg::time_chart(
         "hosts-iops",
         "IOPS of each host (reads and writes)",
         "IOPS",
         iops,
         &opts(format_rate),
-    ));
+    );
     // Reads' p99 where the host read, else its writes'.
     let p99: Vec<(&str, Vec<(f64, f64)>)> = (hosts.iter().zip(&names))
         .map(|(h, n)| {
@@ -138,28 +139,38 @@ fn charts(o: &mut String, r: &RunResult) {
             (n.as_str(), points)
         })
         .collect();
-    o.push_str(&svg::time_chart(
+    let p99 = svg::time_chart(
         "hosts-p99",
         "99th percentile latency of each host (reads; writes where it did not read)",
         "latency",
         p99,
         &opts(format_ns),
-    ));
+    );
+    html! { (iops) (p99) }
 }
 
 /// Every host's block devices over the measured phase.
-fn devices(o: &mut String, r: &RunResult) {
+fn devices(r: &RunResult) -> Markup {
     if r.hosts.iter().all(|h| h.devices.is_empty()) {
-        return;
+        return html! {};
     }
-    o.push_str("<h3>Devices of each host</h3><div class=\"table\"><table><tr><th>rank</th><th>host</th><th>device</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
-    for h in &r.hosts {
-        let rank = h.rank.to_string();
-        for d in &h.devices {
-            super::device_row(o, &[&rank, &h.host, &d.name], d);
+    let columns = [
+        "rank", "host", "device", "reads", "writes", "read", "written", "busy",
+    ];
+    html! {
+        h3 { "Devices of each host" }
+        div class="table" {
+            table {
+                (super::heading_row(&columns))
+                @for h in &r.hosts {
+                    @let rank = h.rank.to_string();
+                    @for d in &h.devices {
+                        (super::device_row(&[&rank, &h.host, &d.name], d))
+                    }
+                }
+            }
         }
     }
-    o.push_str("</table></div>");
 }
 
 #[cfg(test)]

@@ -22,20 +22,27 @@
 //! steps ran until steady). A simulated-users run adds its own (`users`: users-tasks and
 //! others, with the steady part shaded as `data-band="steady"`), a run over many hosts
 //! hosts-iops and hosts-p99 (`rank R on HOST`).
+//!
+//! The page is built with maud's templates: every value is inserted as text, escaped as it is
+//! written, so nothing a results file holds (a class, target or host name, a warning, a
+//! description) can become markup. The stylesheets, constants of this program, are the only
+//! text inserted as it is.
 
-use super::svg::{self};
+use super::svg;
 use crate::results::description::Description;
 use crate::results::steps::{StepKind, StepResult};
-use crate::results::verdict::Verdict;
-use crate::results::{Interrupted, JobSource, PhaseState, RunResult};
+use crate::results::verdict::{Comparison, Verdict};
+use crate::results::{DeviceResult, Interrupted, JobSource, PhaseState, RunResult, TargetResult};
 use crate::stats::summary::DirSummary;
 use crate::units::{
     format_count, format_known_ns, format_ns, format_number, format_pct, format_rate,
     format_seconds, format_size,
 };
-use crate::workloads::exchange::section::{DatabaseFigures, ExchangeResult};
+use crate::workloads::exchange::section::{
+    CacheComparison, CacheSide, DatabaseFigures, ExchangeResult,
+};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 
 mod charts;
 mod hosts;
@@ -61,106 +68,190 @@ svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.abou
 @media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } div.table { overflow: visible; } th, td { white-space: normal; } }
 ";
 
+/// The report as one HTML document.
+pub(crate) fn render(r: &RunResult) -> String {
+    let title = r
+        .job
+        .description
+        .clone()
+        .unwrap_or_else(|| "storlab run".to_string());
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                // The report's and the charts' stylesheets: constants of this program,
+                // nothing from the results file, inserted as they are.
+                style { (PreEscaped(STYLE)) (PreEscaped(svg::STYLE)) }
+            }
+            body {
+                h1 { (title) }
+                (header(r))
+                (outcome(r))
+                (warnings_section(r))
+                @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
+                @if let Some(u) = &r.users { (users::users_section(u)) }
+                (tier::tiers_section(&r.cache_tiers))
+                (hosts::hosts_section(r))
+                @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
+                (errors_section(r))
+                (verify_section(r))
+                // A sequence's steps first: each step's own figures, then what spans them.
+                @if let Some(steps) = &r.steps { (steps_section(steps)) }
+                (classes_section(r))
+                (charts_section(r))
+                (targets_section(r))
+                (devices_section(r))
+                (cpu_section(r))
+            }
+        }
+        "\n"
+    };
+    page.into_string()
+}
+
+/// A table's heading row: one `<th>` a column.
+fn heading_row(columns: &[&str]) -> Markup {
+    html! {
+        tr { @for c in columns { th { (c) } } }
+    }
+}
+
+/// Rows of a heading and a value each (`<th>` and `<td>`).
+fn labelled_rows<V: maud::Render>(rows: impl IntoIterator<Item = (&'static str, V)>) -> Markup {
+    html! {
+        @for (k, v) in rows { tr { th { (k) } td { (v) } } }
+    }
+}
+
+/// The name of target `i` of a run, `?` when the results have no such target.
+fn target_name(r: &RunResult, i: usize) -> &str {
+    r.targets.get(i).map_or("?", |t| t.name.as_str())
+}
+
 /// Failed I/Os: counts per target and operation, and the first ones in detail.
-fn errors_section(o: &mut String, r: &RunResult) {
+fn errors_section(r: &RunResult) -> Markup {
     let failing: Vec<_> = r
         .targets
         .iter()
         .filter(|t| t.errors.read + t.errors.write + t.errors.flush > 0)
         .collect();
     if failing.is_empty() && r.errors.is_empty() {
-        return;
+        return html! {};
     }
-    o.push_str("<h2 id=\"errors\">I/O errors</h2><div class=\"table\"><table><tr><th>target</th><th>read errors</th><th>write errors</th><th>flush errors</th></tr>");
-    for t in failing {
-        let _ = write!(
-            o,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&t.name),
-            format_count(t.errors.read),
-            format_count(t.errors.write),
-            format_count(t.errors.flush)
-        );
-    }
-    o.push_str("</table></div>");
-    if !r.errors.is_empty() {
-        o.push_str("<div class=\"table\"><table><tr><th>when</th><th>target</th><th>op</th><th>offset (bytes)</th><th>size</th><th>error</th></tr>");
-        for e in &r.errors {
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
-                format_seconds(e.t_ms as f64 / 1e3),
-                escape(r.targets.get(e.target).map_or("?", |t| t.name.as_str())),
-                escape(&e.op),
-                e.offset,
-                format_size(u64::from(e.len)),
-                escape(&e.error)
-            );
+    html! {
+        h2 id="errors" { "I/O errors" }
+        div class="table" {
+            table {
+                (heading_row(&["target", "read errors", "write errors", "flush errors"]))
+                @for t in failing {
+                    tr {
+                        td { (t.name) }
+                        td { (format_count(t.errors.read)) }
+                        td { (format_count(t.errors.write)) }
+                        td { (format_count(t.errors.flush)) }
+                    }
+                }
+            }
         }
-        o.push_str("</table></div>");
+        @if !r.errors.is_empty() {
+            div class="table" {
+                table {
+                    (heading_row(&["when", "target", "op", "offset (bytes)", "size", "error"]))
+                    @for e in &r.errors {
+                        tr {
+                            td { (format_seconds(e.t_ms as f64 / 1e3)) }
+                            td { (target_name(r, e.target)) }
+                            td { (e.op) }
+                            td { (e.offset) }
+                            td { (format_size(u64::from(e.len))) }
+                            td class="text" { (e.error) }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
 /// Data verification: blocks checked, each kind of error, the read-back pass, first errors.
-fn verify_section(o: &mut String, r: &RunResult) {
-    let Some(v) = &r.verify else { return };
-    let _ = write!(
-        o,
-        "<h2 id=\"verify\">Data verification</h2><div class=\"table\"><table><tr><th>block</th><th>checked</th><th>unchecked</th><th>corrupted</th><th>misdirected</th><th>lost</th><th>torn</th><th>read-back</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr></table></div>",
-        format_size(v.block_bytes),
-        format_count(v.blocks_checked),
-        format_count(v.blocks_unchecked),
-        if v.corrupted > 0 { "fail" } else { "pass" },
-        format_count(v.corrupted),
-        if v.misdirected > 0 { "fail" } else { "pass" },
-        format_count(v.misdirected),
-        if v.lost > 0 { "fail" } else { "pass" },
-        format_count(v.lost),
-        if v.torn > 0 { "fail" } else { "pass" },
-        format_count(v.torn),
-        v.read_back.as_ref().map_or_else(
-            || "not run".to_string(),
-            |b| format!(
+fn verify_section(r: &RunResult) -> Markup {
+    let Some(v) = &r.verify else {
+        return html! {};
+    };
+    let judged = |n: u64| {
+        html! {
+            td class=(if n > 0 { "fail" } else { "pass" }) { (format_count(n)) }
+        }
+    };
+    let read_back = v.read_back.as_ref().map_or_else(
+        || "not run".to_string(),
+        |b| {
+            format!(
                 "{}: {} blocks in {}",
-                escape(&b.state.to_string()),
+                b.state,
                 format_count(b.blocks_checked),
                 format_seconds(b.seconds)
             )
-        ),
+        },
     );
-    if !v.first_errors.is_empty() {
-        o.push_str("<div class=\"table\"><table><tr><th>kind</th><th>target</th><th>offset (bytes)</th><th>expected</th><th>found</th><th>when</th></tr>");
-        for e in &v.first_errors {
-            let _ = write!(
-                o,
-                "<tr><td class=\"fail\">{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{} at {}</td></tr>",
-                e.kind.name(),
-                escape(r.targets.get(e.target).map_or("?", |t| t.name.as_str())),
-                e.offset,
-                escape(&e.expected),
-                escape(&e.found),
-                escape(&e.phase),
-                format_seconds(e.t_ms as f64 / 1e3)
-            );
+    let columns = [
+        "block",
+        "checked",
+        "unchecked",
+        "corrupted",
+        "misdirected",
+        "lost",
+        "torn",
+        "read-back",
+    ];
+    html! {
+        h2 id="verify" { "Data verification" }
+        div class="table" {
+            table {
+                (heading_row(&columns))
+                tr {
+                    td { (format_size(v.block_bytes)) }
+                    td { (format_count(v.blocks_checked)) }
+                    td { (format_count(v.blocks_unchecked)) }
+                    (judged(v.corrupted))
+                    (judged(v.misdirected))
+                    (judged(v.lost))
+                    (judged(v.torn))
+                    td { (read_back) }
+                }
+            }
         }
-        o.push_str("</table></div>");
+        @if !v.first_errors.is_empty() {
+            div class="table" {
+                table {
+                    (heading_row(&["kind", "target", "offset (bytes)", "expected", "found", "when"]))
+                    @for e in &v.first_errors {
+                        tr {
+                            td class="fail" { (e.kind.name()) }
+                            td { (target_name(r, e.target)) }
+                            td { (e.offset) }
+                            td class="text" { (e.expected) }
+                            td class="text" { (e.found) }
+                            td { (e.phase) " at " (format_seconds(e.t_ms as f64 / 1e3)) }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
-/// Escapes text for HTML.
-pub(crate) fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn dir_row(out: &mut String, name: &str, op: &str, d: &DirSummary) {
-    let _ = write!(out, "<tr><td>{}</td><td>{op}</td>", escape(name));
-    for cell in super::tables::dir_cells(d) {
-        let _ = write!(out, "<td>{cell}</td>");
+fn dir_row(name: &str, op: &str, d: &DirSummary) -> Markup {
+    html! {
+        tr {
+            td { (name) }
+            td { (op) }
+            @for cell in super::tables::dir_cells(d) { td { (cell) } }
+        }
     }
-    out.push_str("</tr>\n");
 }
 
 /// What ran (preset, profile, job file or the default job), as recorded when it started.
@@ -192,190 +283,126 @@ fn what_ran(r: &RunResult) -> String {
     }
 }
 
+/// A target in the header: its name (when not its path), path, size, where it lives and how
+/// it was opened.
+fn target_about(t: &TargetResult) -> Markup {
+    let mut place = t.filesystem.clone();
+    if let Some(m) = &t.mount_point {
+        place.push_str(&format!(" on {m}"));
+    }
+    if let Some(d) = &t.device {
+        place.push_str(&format!(" · device {d}"));
+        if let Some(m) = &t.device_model {
+            place.push_str(&format!(" ({m})"));
+        }
+    }
+    html! {
+        @if t.name != t.path { (t.name) " " }
+        code { (t.path) }
+        " · " (format_size(t.size_bytes)) " · " (place) " · "
+        (if t.direct { "O_DIRECT" } else { "page cache" })
+        @if t.dsync { " · O_DSYNC" }
+    }
+}
+
 /// The header: what ran, where, when, for how long, with which storlab.
-fn header(o: &mut String, r: &RunResult) {
+fn header(r: &RunResult) -> Markup {
     // The run's description, as its dry run said it and the console summary shows it: the
-    // head, then the body (the targets, as used, follow below).
+    // head, then the body (the targets, as used, follow below). A line without a label
+    // continues the row above.
     let described = r
         .description
         .clone()
         .unwrap_or_else(|| Description::of_job(&r.job));
-    let mut rows: Vec<(&str, String)> = vec![("what", escape(&what_ran(r)))];
+    let mut lines: Vec<(&str, Vec<&str>)> = Vec::new();
+    let what = what_ran(r);
+    lines.push(("what", vec![what.as_str()]));
     for line in described.head.iter().chain(&described.body) {
-        match rows.last_mut() {
-            Some(last) if line.label.is_empty() => {
-                let _ = write!(last.1, "<br>{}", escape(line.text.trim_start()));
-            }
-            _ => rows.push((line.label.as_str(), escape(&line.text))),
+        match lines.last_mut() {
+            Some(last) if line.label.is_empty() => last.1.push(line.text.trim_start()),
+            _ => lines.push((line.label.as_str(), vec![line.text.as_str()])),
         }
     }
+    let mut rows: Vec<(&str, Markup)> = (lines.into_iter())
+        .map(|(label, lines)| {
+            let text = html! {
+                @for (i, l) in lines.iter().enumerate() { @if i > 0 { br; } (l) }
+            };
+            (label, text)
+        })
+        .collect();
     if let Some(seq) = r.steps.as_ref().filter(|s| !s.is_empty()) {
         let kinds: BTreeSet<String> = seq.iter().map(|s| s.kind.to_string()).collect();
-        rows.push((
-            "sequence",
-            format!(
-                "{} steps ({})",
-                seq.len(),
-                escape(&kinds.into_iter().collect::<Vec<_>>().join(", "))
-            ),
-        ));
+        let kinds = kinds.into_iter().collect::<Vec<_>>().join(", ");
+        rows.push(("sequence", html! { (seq.len()) " steps (" (kinds) ")" }));
     }
-    rows.push((
-        "command",
-        format!("<code>{}</code>", escape(&r.command.join(" "))),
-    ));
+    rows.push(("command", html! { code { (r.command.join(" ")) } }));
+    let h = &r.host;
     rows.push((
         "host",
-        format!(
-            "{} · {} ({} CPUs, {} memory) · kernel {}",
-            escape(&r.host.hostname),
-            escape(&r.host.cpu_model),
-            r.host.cpus,
-            format_size(r.host.memory_bytes),
-            escape(&r.host.kernel)
-        ),
+        html! {
+            (h.hostname) " · " (h.cpu_model) " (" (h.cpus) " CPUs, "
+            (format_size(h.memory_bytes)) " memory) · kernel " (h.kernel)
+        },
     ));
-    for t in &r.targets {
-        let mut place = escape(&t.filesystem);
-        if let Some(m) = &t.mount_point {
-            let _ = write!(place, " on {}", escape(m));
-        }
-        if let Some(d) = &t.device {
-            let _ = write!(place, " · device {}", escape(d));
-            if let Some(m) = &t.device_model {
-                let _ = write!(place, " ({})", escape(m));
-            }
-        }
-        rows.push((
-            "target",
-            format!(
-                "{}<code>{}</code> · {} · {} · {}{}",
-                if t.name == t.path {
-                    String::new()
-                } else {
-                    format!("{} ", escape(&t.name))
-                },
-                escape(&t.path),
-                format_size(t.size_bytes),
-                place,
-                if t.direct { "O_DIRECT" } else { "page cache" },
-                if t.dsync { " · O_DSYNC" } else { "" }
-            ),
-        ));
-    }
-    rows.push((
-        "when",
-        format!("{} → {}", escape(&r.started_at), escape(&r.ended_at)),
-    ));
-    let phases: Vec<String> = r
-        .phases
-        .iter()
+    rows.extend(r.targets.iter().map(|t| ("target", target_about(t))));
+    rows.push(("when", html! { (r.started_at) " → " (r.ended_at) }));
+    let phases: Vec<String> = (r.phases.iter())
         .map(|p| {
-            let mut s = format!(
-                "{} {}",
-                escape(&p.name.to_string()),
-                format_seconds(p.seconds)
-            );
+            let mut s = format!("{} {}", p.name, format_seconds(p.seconds));
             if p.state != PhaseState::Completed {
-                let _ = write!(s, " ({})", escape(&p.state.to_string()));
+                s.push_str(&format!(" ({})", p.state));
             }
             s
         })
         .collect();
     rows.push((
         "how long",
-        format!(
-            "measured {}{}",
-            format_seconds(r.measured_ms as f64 / 1e3),
-            if phases.is_empty() {
-                String::new()
-            } else {
-                format!(" · {}", phases.join(", "))
-            }
-        ),
+        html! {
+            "measured " (format_seconds(r.measured_ms as f64 / 1e3))
+            @if !phases.is_empty() { " · " (phases.join(", ")) }
+        },
     ));
-    let mut engine = escape(&r.engine.name);
-    if let Some(why) = &r.engine.fallback_reason {
-        let _ = write!(engine, " (fallback: {})", escape(why));
+    rows.push((
+        "engine",
+        html! {
+            (r.engine.name)
+            @if let Some(why) = &r.engine.fallback_reason { " (fallback: " (why) ")" }
+        },
+    ));
+    rows.push(("storlab", html! { (r.storlab_version) }));
+    html! {
+        dl class="about" {
+            @for (k, v) in rows { dt { (k) } dd { (v) } }
+        }
     }
-    rows.push(("engine", engine));
-    rows.push(("storlab", escape(&r.storlab_version)));
-    o.push_str("<dl class=\"about\">");
-    for (k, v) in rows {
-        let _ = write!(o, "<dt>{}</dt><dd>{v}</dd>", escape(k));
-    }
-    o.push_str("</dl>");
-}
-
-/// The report as one HTML document.
-pub(crate) fn render(r: &RunResult) -> String {
-    let mut o = String::new();
-    let title = r
-        .job
-        .description
-        .clone()
-        .unwrap_or_else(|| "storlab run".to_string());
-    let _ = write!(
-        o,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{STYLE}{}</style></head><body>",
-        escape(&title),
-        svg::STYLE
-    );
-    let _ = write!(o, "<h1>{}</h1>", escape(&title));
-    header(&mut o, r);
-    outcome(&mut o, r);
-    warnings_section(&mut o, r);
-    if let Some(x) = &r.exchange {
-        exchange_section(&mut o, r, x);
-    }
-    if let Some(u) = &r.users {
-        users::users_section(&mut o, u);
-    }
-    tier::tiers_section(&mut o, &r.cache_tiers);
-    hosts::hosts_section(&mut o, r);
-    if let Some(v) = &r.verdict {
-        verdict_rules_section(&mut o, v);
-    }
-    errors_section(&mut o, r);
-    verify_section(&mut o, r);
-    // A sequence's steps first: each step's own figures, then what spans them.
-    if let Some(steps) = &r.steps {
-        steps_section(&mut o, steps);
-    }
-    classes_section(&mut o, r);
-    charts_section(&mut o, r);
-    targets_section(&mut o, r);
-    devices_section(&mut o, r);
-    cpu_section(&mut o, r);
-    o.push_str("</body></html>\n");
-    o
 }
 
 /// Whether the run was interrupted, and the verdict.
-fn outcome(o: &mut String, r: &RunResult) {
-    if let Interrupted::Yes(why) = &r.interrupted {
-        let _ = write!(o, "<p class=\"fail\">INTERRUPTED: {}</p>", escape(why));
-    }
-    if let Some(v) = &r.verdict {
-        let class = if v.passed() { "pass" } else { "fail" };
-        let _ = write!(o, "<p class=\"verdict {class}\">{}</p>", v.result);
+fn outcome(r: &RunResult) -> Markup {
+    html! {
+        @if let Interrupted::Yes(why) = &r.interrupted {
+            p class="fail" { "INTERRUPTED: " (why) }
+        }
+        @if let Some(v) = &r.verdict {
+            p class={ "verdict " (if v.passed() { "pass" } else { "fail" }) } { (v.result) }
+        }
     }
 }
 
 /// The run's warnings, when there are any.
-fn warnings_section(o: &mut String, r: &RunResult) {
-    if !r.warnings.is_empty() {
-        o.push_str("<h2>Warnings</h2><ul>");
-        for w in &r.warnings {
-            let _ = write!(o, "<li class=\"warn\">{}</li>", escape(w));
+fn warnings_section(r: &RunResult) -> Markup {
+    html! {
+        @if !r.warnings.is_empty() {
+            h2 { "Warnings" }
+            ul { @for w in &r.warnings { li class="warn" { (w) } } }
         }
-        o.push_str("</ul>");
     }
 }
 
 /// An Exchange validation: its configuration, the databases, the trials and the maximum
 /// mailboxes found.
-fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
+fn exchange_section(r: &RunResult, x: &ExchangeResult) -> Markup {
     let transactional = x.backup.is_none() && x.recovery.is_none();
     let mut rows = vec![
         ("mailboxes", format_count(x.mailboxes)),
@@ -385,7 +412,7 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
             format!(
                 "{} IOPS ({})",
                 format_number(x.iops_per_mailbox),
-                escape(&x.iops_source)
+                x.iops_source
             ),
         ),
         (
@@ -436,281 +463,304 @@ fn exchange_section(o: &mut String, r: &RunResult, x: &ExchangeResult) {
             ),
         ]);
     }
-    rows.extend(
-        (super::tables::test_rows(x).into_iter()).map(|(what, text)| (what, escape(&text))),
-    );
-    let _ = write!(
-        o,
-        "<h2>Exchange {} {} test</h2><div class=\"table\"><table>",
-        escape(&x.version),
-        escape(&x.test)
-    );
-    for (k, v) in rows {
-        let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
-    }
-    o.push_str("</table></div>");
-    if !x.databases.is_empty() {
-        databases_table(o, &x.databases);
-    }
-    trials_table(o, r, x);
-    if let Some(m) = r.max_mailboxes {
-        let _ = write!(
-            o,
-            "<p class=\"verdict\">Maximum mailboxes that pass: {} mailboxes</p>",
-            format_count(m)
-        );
-    }
-    if let Some(c) = &x.cache_comparison {
-        cache_comparison(o, c);
+    rows.extend(super::tables::test_rows(x));
+    html! {
+        h2 { "Exchange " (x.version) " " (x.test) " test" }
+        div class="table" { table { (labelled_rows(rows)) } }
+        @if !x.databases.is_empty() { (databases_table(&x.databases)) }
+        (trials_table(r, x))
+        @if let Some(m) = r.max_mailboxes {
+            p class="verdict" { "Maximum mailboxes that pass: " (format_count(m)) " mailboxes" }
+        }
+        @if let Some(c) = &x.cache_comparison { (cache_comparison(c)) }
     }
 }
 
 /// Cache off and on: the table, a sentence and a chart of what each carried.
-fn cache_comparison(o: &mut String, c: &crate::workloads::exchange::section::CacheComparison) {
-    o.push_str("<h2>Cache off and on</h2><div class=\"table\"><table><tr><th></th><th>without cache</th><th>with cache</th></tr>");
-    for [name, off, on] in super::tables::cache_comparison_rows(c) {
-        let _ = write!(
-            o,
-            "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
-            escape(&name),
-            escape(&off),
-            escape(&on)
-        );
-    }
-    let _ = write!(
-        o,
-        "</table></div><p>{}</p>",
-        escape(&super::tables::cache_comparison_sentence(c))
-    );
+fn cache_comparison(c: &CacheComparison) -> Markup {
     let sides = [("without cache", &c.uncached), ("with cache", &c.cached)];
-    let chart =
-        |title: &str,
-         unit: &str,
-         f: &dyn Fn(&crate::workloads::exchange::section::CacheSide) -> f64| {
-            super::svg::bar_chart(
-                title,
-                &sides.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(),
-                &super::svg::Axis::linear(unit),
-                &[super::svg::Bars {
-                    name: title.into(),
-                    values: sides.iter().map(|(_, s)| f(s)).collect(),
-                    errors: vec![None; 2],
-                }],
-            )
-        };
-    if c.uncached.max_mailboxes.is_some() {
-        let svg = chart("maximum mailboxes that pass", "mailboxes", &|s| {
-            s.max_mailboxes.unwrap_or(0) as f64
-        });
-        o.push_str(&super::svg::tag(&svg, "cache-mailboxes"));
+    let chart = |id: &str, title: &str, unit: &str, f: &dyn Fn(&CacheSide) -> f64| {
+        let chart = svg::bar_chart(
+            title,
+            &sides.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>(),
+            &svg::Axis::linear(unit),
+            &[svg::Bars {
+                name: title.into(),
+                values: sides.iter().map(|(_, s)| f(s)).collect(),
+                errors: vec![None; 2],
+            }],
+        );
+        svg::figure(id, chart)
+    };
+    html! {
+        h2 { "Cache off and on" }
+        div class="table" {
+            table {
+                tr { th {} th { "without cache" } th { "with cache" } }
+                @for [name, off, on] in super::tables::cache_comparison_rows(c) {
+                    tr { th { (name) } td { (off) } td { (on) } }
+                }
+            }
+        }
+        p { (super::tables::cache_comparison_sentence(c)) }
+        @if c.uncached.max_mailboxes.is_some() {
+            (chart("cache-mailboxes", "maximum mailboxes that pass", "mailboxes", &|s| {
+                s.max_mailboxes.unwrap_or(0) as f64
+            }))
+        }
+        (chart("cache-iops", "achieved transactional IOPS", "IOPS", &|s| s.achieved_iops))
     }
-    let svg = chart("achieved transactional IOPS", "IOPS", &|s| s.achieved_iops);
-    o.push_str(&super::svg::tag(&svg, "cache-iops"));
 }
 
 /// The per-database table (Exchange validations and simulated users).
-fn databases_table(o: &mut String, databases: &[DatabaseFigures]) {
-    o.push_str("<h2>Databases</h2><div class=\"table\"><table><tr>");
-    for c in super::tables::DATABASE_COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr>");
-    for d in databases {
-        o.push_str("<tr>");
-        for c in super::tables::database_cells(d) {
-            let _ = write!(o, "<td>{}</td>", escape(&c));
+fn databases_table(databases: &[DatabaseFigures]) -> Markup {
+    html! {
+        h2 { "Databases" }
+        div class="table" {
+            table {
+                (heading_row(&super::tables::DATABASE_COLUMNS))
+                @for d in databases {
+                    tr { @for c in super::tables::database_cells(d) { td { (c) } } }
+                }
+            }
         }
-        o.push_str("</tr>");
     }
-    o.push_str("</table></div>");
 }
 
 /// The trials of an Exchange validation: thread tuning, then the mailbox search.
-fn trials_table(o: &mut String, r: &RunResult, x: &ExchangeResult) {
-    let trials = x
-        .thread_trials
-        .iter()
-        .map(|t| ("threads", t))
-        .chain(r.trials.iter().flatten().map(|t| ("search", t)));
-    let mut any = false;
-    for (kind, t) in trials {
-        if !any {
-            o.push_str("<h2>Trials</h2><div class=\"table\"><table><tr><th>kind</th><th>purpose</th><th>mailboxes</th><th>threads</th><th>target IOPS</th><th>achieved IOPS</th><th>read avg</th><th>log avg</th><th>read max</th><th>result</th></tr>");
-            any = true;
-        }
-        let _ = write!(
-            o,
-            "<tr><td>{kind}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>",
-            escape(&t.purpose.to_string()),
-            format_count(t.mailboxes),
-            t.threads,
-            format_rate(t.target_iops),
-            format_rate(t.achieved_iops),
-            format_ns(t.db_read_latency_ms * 1e6),
-            format_ns(t.log_write_latency_ms * 1e6),
-            format_ns(t.max_read_latency_ms * 1e6),
-            if t.pass { "pass" } else { "fail" },
-            if t.pass { "pass" } else { "FAIL" }
-        );
+fn trials_table(r: &RunResult, x: &ExchangeResult) -> Markup {
+    let trials: Vec<_> = (x.thread_trials.iter().map(|t| ("threads", t)))
+        .chain(r.trials.iter().flatten().map(|t| ("search", t)))
+        .collect();
+    if trials.is_empty() {
+        return html! {};
     }
-    if any {
-        o.push_str("</table></div>");
+    let columns = [
+        "kind",
+        "purpose",
+        "mailboxes",
+        "threads",
+        "target IOPS",
+        "achieved IOPS",
+        "read avg",
+        "log avg",
+        "read max",
+        "result",
+    ];
+    html! {
+        h2 { "Trials" }
+        div class="table" {
+            table {
+                (heading_row(&columns))
+                @for (kind, t) in trials {
+                    tr {
+                        td { (kind) }
+                        td { (t.purpose) }
+                        td { (format_count(t.mailboxes)) }
+                        td { (t.threads) }
+                        td { (format_rate(t.target_iops)) }
+                        td { (format_rate(t.achieved_iops)) }
+                        td { (format_ns(t.db_read_latency_ms * 1e6)) }
+                        td { (format_ns(t.log_write_latency_ms * 1e6)) }
+                        td { (format_ns(t.max_read_latency_ms * 1e6)) }
+                        td class=(if t.pass { "pass" } else { "fail" }) {
+                            (if t.pass { "pass" } else { "FAIL" })
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
 /// Each verdict rule: its threshold, the measured value and whether it passed.
-fn verdict_rules_section(o: &mut String, v: &Verdict) {
-    o.push_str("<h2>Verdict rules</h2><div class=\"table\"><table><tr><th>rule</th><th>threshold</th><th>measured</th><th>result</th></tr>");
-    for rule in &v.rules {
-        let cmp = match rule.comparison {
-            crate::results::verdict::Comparison::AtMost => "≤",
-            crate::results::verdict::Comparison::AtLeast => "≥",
-        };
-        let _ = write!(
-            o,
-            "<tr><td>{}</td><td>{cmp} {}</td><td>{}</td><td class=\"{c}\">{}</td></tr>",
-            escape(&rule.rule),
-            escape(&super::tables::quantity(rule.threshold, &rule.unit)),
-            escape(&super::tables::quantity(rule.measured, &rule.unit)),
-            if rule.pass { "pass" } else { "FAIL" },
-            c = if rule.pass { "pass" } else { "fail" }
-        );
+fn verdict_rules_section(v: &Verdict) -> Markup {
+    html! {
+        h2 { "Verdict rules" }
+        div class="table" {
+            table {
+                (heading_row(&["rule", "threshold", "measured", "result"]))
+                @for rule in &v.rules {
+                    @let cmp = match rule.comparison {
+                        Comparison::AtMost => "≤",
+                        Comparison::AtLeast => "≥",
+                    };
+                    tr {
+                        td { (rule.rule) }
+                        td { (cmp) " " (super::tables::quantity(rule.threshold, &rule.unit)) }
+                        td { (super::tables::quantity(rule.measured, &rule.unit)) }
+                        td class=(if rule.pass { "pass" } else { "fail" }) {
+                            (if rule.pass { "pass" } else { "FAIL" })
+                        }
+                    }
+                }
+            }
+        }
     }
-    o.push_str("</table></div>");
 }
 
 /// One row per class and direction that did I/O, then the read and write totals.
-fn classes_section(o: &mut String, r: &RunResult) {
+fn classes_section(r: &RunResult) -> Markup {
     let spans = super::tables::class_spans(r);
-    o.push_str(match spans {
-        Some(_) => "<h2>Classes across the steps</h2>",
-        None => "<h2>Classes</h2>",
-    });
-    o.push_str("<div class=\"table\"><table><tr><th>class</th><th>op</th>");
-    for c in super::tables::DIR_COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("</tr>");
-    for (name, c) in &r.classes {
-        for (op, d) in c.summary().dirs() {
-            if d.ops > 0 {
-                dir_row(o, name, op.name(), d);
+    html! {
+        h2 { (if spans.is_some() { "Classes across the steps" } else { "Classes" }) }
+        div class="table" {
+            table {
+                tr {
+                    th { "class" }
+                    th { "op" }
+                    @for c in super::tables::DIR_COLUMNS { th { (c) } }
+                }
+                @for (name, c) in &r.classes {
+                    @for (op, d) in c.summary().dirs() {
+                        @if d.ops > 0 { (dir_row(name, op.name(), d)) }
+                    }
+                }
+                @for (op, d) in [("read", &r.totals.read), ("write", &r.totals.write)] {
+                    @if d.ops > 0 { (dir_row("(all)", op, d)) }
+                }
+            }
+        }
+        p class="muted" {
+            "MB/s = 10" sup { "6" } " bytes per second; latencies from submission (closed loop) or from the intended issue time (open loop)."
+        }
+        @if let Some(spans) = spans {
+            p class="muted" data-spans {
+                "Each class over the steps it ran in: " (spans.join(" · ")) "."
             }
         }
     }
-    for (op, d) in [("read", &r.totals.read), ("write", &r.totals.write)] {
-        if d.ops > 0 {
-            dir_row(o, "(all)", op, d);
-        }
+}
+
+/// The notes of a step: its repetitions' spread, its rate-curve level, whether it got steady.
+fn step_notes(s: &StepResult) -> String {
+    let mut notes = Vec::new();
+    if let Some(rep) = &s.repetitions {
+        notes.push(format!(
+            "{} runs, 95% CI {}–{} IOPS, CV {}",
+            rep.runs.len(),
+            format_rate(rep.iops.ci95_low),
+            format_rate(rep.iops.ci95_high),
+            format_pct(rep.iops.cv_pct)
+        ));
     }
-    o.push_str("</table></div><p class=\"muted\">MB/s = 10<sup>6</sup> bytes per second; latencies from submission (closed loop) or from the intended issue time (open loop).</p>");
-    if let Some(spans) = spans {
-        let _ = write!(
-            o,
-            "<p class=\"muted\" data-spans>Each class over the steps it ran in: {}.</p>",
-            escape(&spans.join(" · "))
-        );
+    if let Some(l) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
+        notes.push(format!("curve {}", format_pct(l)));
     }
+    if let Some(st) = &s.steady {
+        notes.push(match st.steady_at_round {
+            Some(n) => format!("steady at round {n}"),
+            None => "never steady".into(),
+        });
+    }
+    notes.join("; ")
 }
 
 /// The steps of a sequence, one row each, then their charts.
-fn steps_section(o: &mut String, steps: &[StepResult]) {
-    o.push_str("<h2>Steps</h2><div class=\"table\"><table><tr><th>step</th><th>parameters</th><th>IOPS</th><th>MB/s</th><th>mean</th><th>p99</th><th>CPU busy</th><th>IOPS per CPU %</th><th>notes</th></tr>");
-    for s in steps {
-        let latency = s.totals.reads_and_writes();
-        let mut notes = Vec::new();
-        if let Some(rep) = &s.repetitions {
-            notes.push(format!(
-                "{} runs, 95% CI {}–{} IOPS, CV {}",
-                rep.runs.len(),
-                format_rate(rep.iops.ci95_low),
-                format_rate(rep.iops.ci95_high),
-                format_pct(rep.iops.cv_pct)
-            ));
+fn steps_section(steps: &[StepResult]) -> Markup {
+    let columns = [
+        "step",
+        "parameters",
+        "IOPS",
+        "MB/s",
+        "mean",
+        "p99",
+        "CPU busy",
+        "IOPS per CPU %",
+        "notes",
+    ];
+    html! {
+        h2 { "Steps" }
+        div class="table" {
+            table {
+                (heading_row(&columns))
+                @for s in steps {
+                    @let latency = s.totals.reads_and_writes();
+                    tr {
+                        td { (s.index) }
+                        td class="text" { (s.label) }
+                        td { (format_rate(s.totals.iops())) }
+                        td { (format_number(s.totals.bytes_per_s() / 1e6)) }
+                        td { (format_known_ns(super::tables::summary_mean(&latency))) }
+                        td { (format_known_ns(super::tables::known_ns(latency.p99))) }
+                        td { (format_pct(s.cpu_busy_pct)) }
+                        td { (format_rate(s.ios_per_cpu_pct)) }
+                        td class="text" { (step_notes(s)) }
+                    }
+                }
+            }
         }
-        if let Some(l) = s.curve_level_pct.filter(|_| s.kind == StepKind::CurveLevel) {
-            notes.push(format!("curve {}", format_pct(l)));
-        }
-        if let Some(st) = &s.steady {
-            notes.push(match st.steady_at_round {
-                Some(n) => format!("steady at round {n}"),
-                None => "never steady".into(),
-            });
-        }
-        let _ = write!(
-            o,
-            "<tr><td>{}</td><td class=\"text\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\">{}</td></tr>",
-            s.index,
-            escape(&s.label),
-            format_rate(s.totals.iops()),
-            format_number(s.totals.bytes_per_s() / 1e6),
-            format_known_ns(super::tables::summary_mean(&latency)),
-            format_known_ns(super::tables::known_ns(latency.p99)),
-            format_pct(s.cpu_busy_pct),
-            format_rate(s.ios_per_cpu_pct),
-            escape(&notes.join("; "))
-        );
+        (step_charts(steps))
     }
-    o.push_str("</table></div>");
-    step_charts(o, steps);
 }
 
 /// The charts over time and the latency distribution, under one heading when there are any.
-fn charts_section(o: &mut String, r: &RunResult) {
-    if !r.timeseries.is_empty()
-        || r.classes
-            .values()
-            .any(|c| c.read.histogram.is_some() || c.write.histogram.is_some())
-    {
-        o.push_str("<h2>Charts</h2>");
+fn charts_section(r: &RunResult) -> Markup {
+    let any = !r.timeseries.is_empty()
+        || (r.classes.values()).any(|c| c.read.histogram.is_some() || c.write.histogram.is_some());
+    html! {
+        @if any { h2 { "Charts" } }
+        (time_charts(r))
+        (distribution_chart(r))
     }
-    time_charts(o, r);
-    distribution_chart(o, r);
 }
 
 /// Every target: where it is, how it was opened, how it was prepared.
-fn targets_section(o: &mut String, r: &RunResult) {
-    o.push_str("<h2>Targets</h2><div class=\"table\"><table><tr><th>name</th><th class=\"text\">path</th><th>size</th><th>filesystem</th><th>device</th><th>O_DIRECT</th><th>O_DSYNC</th><th>prepared</th></tr>");
-    for t in &r.targets {
-        let _ = write!(
-            o,
-            "<tr><td class=\"text\">{}</td><td class=\"text\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&t.name),
-            escape(&t.path),
-            format_size(t.size_bytes),
-            escape(&t.filesystem),
-            escape(&t.device.clone().unwrap_or_default()),
-            t.direct,
-            t.dsync,
-            if t.prepare.reused {
-                "reused".to_string()
-            } else {
-                format_seconds(t.prepare.seconds)
+fn targets_section(r: &RunResult) -> Markup {
+    html! {
+        h2 { "Targets" }
+        div class="table" {
+            table {
+                tr {
+                    th { "name" }
+                    th class="text" { "path" }
+                    @for c in ["size", "filesystem", "device", "O_DIRECT", "O_DSYNC", "prepared"] {
+                        th { (c) }
+                    }
+                }
+                @for t in &r.targets {
+                    tr {
+                        td class="text" { (t.name) }
+                        td class="text" { code { (t.path) } }
+                        td { (format_size(t.size_bytes)) }
+                        td { (t.filesystem) }
+                        td { (t.device.as_deref().unwrap_or_default()) }
+                        td { (t.direct) }
+                        td { (t.dsync) }
+                        td {
+                            @if t.prepare.reused { "reused" } @else { (format_seconds(t.prepare.seconds)) }
+                        }
+                    }
+                }
             }
-        );
+        }
     }
-    o.push_str("</table></div>");
 }
 
 /// What each block device did while measuring, and where its counters and storlab's differ,
 /// what that means.
-fn devices_section(o: &mut String, r: &RunResult) {
-    if !r.devices.is_empty() {
-        o.push_str("<h2>Devices</h2><div class=\"table\"><table><tr><th>device</th><th>model</th><th>reads</th><th>writes</th><th>read</th><th>written</th><th>busy</th></tr>");
-        for d in &r.devices {
-            let model = d.model.clone().unwrap_or_default();
-            device_row(o, &[&d.name, &model], d);
+fn devices_section(r: &RunResult) -> Markup {
+    if r.devices.is_empty() {
+        return html! {};
+    }
+    let columns = [
+        "device", "model", "reads", "writes", "read", "written", "busy",
+    ];
+    html! {
+        h2 { "Devices" }
+        div class="table" {
+            table {
+                (heading_row(&columns))
+                @for d in &r.devices {
+                    (device_row(&[&d.name, d.model.as_deref().unwrap_or_default()], d))
+                }
+            }
         }
-        o.push_str("</table></div>");
-        for d in &r.devices {
-            for note in super::tables::device_notes(r, d) {
-                let _ = write!(
-                    o,
-                    "<p class=\"{}\" data-device-note=\"{}\">{}</p>",
-                    if note.foreign { "warn" } else { "muted" },
-                    escape(&d.name),
-                    escape(&note.text)
-                );
+        @for d in &r.devices {
+            @for note in super::tables::device_notes(r, d) {
+                p class=(if note.foreign { "warn" } else { "muted" }) data-device-note=(d.name) {
+                    (note.text)
+                }
             }
         }
     }
@@ -718,32 +768,32 @@ fn devices_section(o: &mut String, r: &RunResult) {
 
 /// A row of a devices table: the `lead` cells, then the device's reads, writes, bytes read
 /// and written, and busy share.
-fn device_row(o: &mut String, lead: &[&str], d: &crate::results::DeviceResult) {
-    o.push_str("<tr>");
-    for c in lead {
-        let _ = write!(o, "<td>{}</td>", escape(c));
-    }
+fn device_row(lead: &[&str], d: &DeviceResult) -> Markup {
     let t = &d.delta;
-    for c in [
+    let figures = [
         format_count(t.reads),
         format_count(t.writes),
         format_size(t.read_bytes),
         format_size(t.write_bytes),
         format_pct(t.util_pct),
-    ] {
-        let _ = write!(o, "<td>{c}</td>");
+    ];
+    html! {
+        tr {
+            @for c in lead { td { (c) } }
+            @for c in figures { td { (c) } }
+        }
     }
-    o.push_str("</tr>");
 }
 
 /// CPU use of storlab and of the machine.
-fn cpu_section(o: &mut String, r: &RunResult) {
-    let _ = write!(
-        o,
-        "<h2>CPU</h2><p>{}</p>",
-        escape(&super::tables::cpu_sentence(r))
-    );
+fn cpu_section(r: &RunResult) -> Markup {
+    html! {
+        h2 { "CPU" }
+        p { (super::tables::cpu_sentence(r)) }
+    }
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;

@@ -5,25 +5,25 @@
 //! mean`, `backing read mean`), tier-traffic-N (`filled MB/s`, `written back MB/s`), N the
 //! tier's index in the results' `cache_tiers`.
 
-use super::escape;
 use crate::report::svg::{self, LineOptions};
 use crate::stats::histogram::LatencySummary;
 use crate::stats::tier::{TierInterval, TierResult};
 use crate::units::{format_count, format_ns, format_pct, format_rate, format_size};
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
 /// Every cache tier of a run.
-pub(super) fn tiers_section(o: &mut String, tiers: &[TierResult]) {
-    for (n, t) in tiers.iter().enumerate() {
-        tier(o, n, t);
+pub(super) fn tiers_section(tiers: &[TierResult]) -> Markup {
+    html! {
+        @for (n, t) in tiers.iter().enumerate() { (tier(n, t)) }
     }
 }
 
-fn tier(o: &mut String, n: usize, t: &TierResult) {
+/// A tier's setup and what it did: a heading and a value a row.
+fn setup_rows(t: &TierResult) -> Vec<(&'static str, Markup)> {
     let c = &t.totals;
-    let rows = [
-        ("cached target", escape(&t.target)),
-        ("cache device", escape(&t.device)),
+    let setup = [
+        ("cached target", t.target.clone()),
+        ("cache device", t.device.clone()),
         (
             "size",
             format!(
@@ -33,23 +33,16 @@ fn tier(o: &mut String, n: usize, t: &TierResult) {
                 format_size(t.line_bytes)
             ),
         ),
-        ("policy", escape(&t.policy)),
-        ("writes", format!("write-{}", escape(&t.write))),
+        ("policy", t.policy.clone()),
+        ("writes", format!("write-{}", t.write)),
         (
             "sequential bypass",
             t.sequential_bypass_bytes.map_or("none".into(), |b| {
                 format!("streams over {}", format_size(b))
             }),
         ),
-        (
-            "hit delay",
-            t.synthetic_hit_delay_us.map_or("none".into(), |d| {
-                format!(
-                    "<strong>SYNTHETIC</strong>: {} added to every hit",
-                    format_ns(d * 1000.0)
-                )
-            }),
-        ),
+    ];
+    let figures = [
         (
             "read hits",
             format!(
@@ -88,48 +81,64 @@ fn tier(o: &mut String, n: usize, t: &TierResult) {
         ),
         ("evictions", format_count(c.evictions)),
     ];
-    let _ = write!(
-        o,
-        "<h2>Cache tier: {}</h2><div class=\"table\"><table data-table=\"tier-{n}\">",
-        escape(&t.target)
-    );
-    for (k, v) in rows {
-        let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
-    }
+    let hit_delay = html! {
+        @match t.synthetic_hit_delay_us {
+            Some(d) => { strong { "SYNTHETIC" } ": " (format_ns(d * 1000.0)) " added to every hit" }
+            None => "none",
+        }
+    };
+    let text = |(k, v): (&'static str, String)| (k, html! { (v) });
+    let mut rows: Vec<(&str, Markup)> = setup.into_iter().map(text).collect();
+    rows.push(("hit delay", hit_delay));
+    rows.extend(figures.into_iter().map(text));
     if let Some(e) = &t.drain.error {
-        let _ = write!(
-            o,
-            "<tr><th>write-back after the run</th><td><strong>FAILED</strong>: {}</td></tr>",
-            escape(e)
-        );
+        rows.push((
+            "write-back after the run",
+            html! { strong { "FAILED" } ": " (e) },
+        ));
     }
-    o.push_str("</table></div><div class=\"table\"><table><tr><th>tier I/O</th><th>mean</th><th>p50</th><th>p99</th><th>max</th></tr>");
+    rows
+}
+
+fn tier(n: usize, t: &TierResult) -> Markup {
     let l = &t.latency;
-    for (name, s) in [
+    let latencies: Vec<(&str, &LatencySummary)> = [
         ("cache device reads", &l.cache_read),
         ("cache device writes", &l.cache_write),
         ("backing target reads", &l.backing_read),
         ("backing target writes", &l.backing_write),
-    ] {
-        let Some(s): &Option<LatencySummary> = s else {
-            continue;
-        };
-        let _ = write!(
-            o,
-            "<tr><th>{name}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            format_ns(s.mean),
-            format_ns(s.p50 as f64),
-            format_ns(s.p99 as f64),
-            format_ns(s.max as f64)
-        );
+    ]
+    .into_iter()
+    .filter_map(|(name, s)| s.as_ref().map(|s| (name, s)))
+    .collect();
+    html! {
+        h2 { "Cache tier: " (t.target) }
+        div class="table" {
+            table data-table={ "tier-" (n) } {
+                (super::labelled_rows(setup_rows(t)))
+            }
+        }
+        div class="table" {
+            table {
+                (super::heading_row(&["tier I/O", "mean", "p50", "p99", "max"]))
+                @for (name, s) in latencies {
+                    tr {
+                        th { (name) }
+                        td { (format_ns(s.mean)) }
+                        td { (format_ns(s.p50 as f64)) }
+                        td { (format_ns(s.p99 as f64)) }
+                        td { (format_ns(s.max as f64)) }
+                    }
+                }
+            }
+        }
+        (charts(n, t))
     }
-    o.push_str("</table></div>");
-    charts(o, n, t);
 }
 
-fn charts(o: &mut String, n: usize, t: &TierResult) {
+fn charts(n: usize, t: &TierResult) -> Markup {
     if t.series.is_empty() {
-        return;
+        return html! {};
     }
     let step = t
         .series
@@ -142,18 +151,18 @@ fn charts(o: &mut String, n: usize, t: &TierResult) {
             .filter_map(|i| f(i).map(|v| (i.t_s, v)))
             .collect()
     };
-    let mut chart = |id: String,
-                     title: &str,
-                     y: &str,
-                     series: Vec<(&str, Vec<(f64, f64)>)>,
-                     format: fn(f64) -> String| {
+    let chart = |id: String,
+                 title: &str,
+                 y: &str,
+                 series: Vec<(&str, Vec<(f64, f64)>)>,
+                 format: fn(f64) -> String| {
         let opts = LineOptions {
             y_format: Some(format),
             ..Default::default()
         };
-        o.push_str(&svg::time_chart(&id, title, y, series, &opts));
+        svg::time_chart(&id, title, y, series, &opts)
     };
-    chart(
+    let hits = chart(
         format!("tier-hits-{n}"),
         "Read hits, % of reads in each interval",
         "%",
@@ -163,7 +172,7 @@ fn charts(o: &mut String, n: usize, t: &TierResult) {
         )],
         format_pct,
     );
-    chart(
+    let latency = chart(
         format!("tier-latency-{n}"),
         "Mean read latency of each tier",
         "latency",
@@ -179,7 +188,7 @@ fn charts(o: &mut String, n: usize, t: &TierResult) {
         ],
         format_ns,
     );
-    chart(
+    let traffic = chart(
         format!("tier-traffic-{n}"),
         "The tier's own traffic: fills and write-backs",
         "MB/s",
@@ -195,4 +204,5 @@ fn charts(o: &mut String, n: usize, t: &TierResult) {
         ],
         format_rate,
     );
+    html! { (hits) (latency) (traffic) }
 }

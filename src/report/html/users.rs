@@ -7,14 +7,13 @@
 //! `simulator CPU %`), users-checkpoint (`checkpoint depth`), users-log-waits (`log waits`),
 //! users-send-mail (`Send Mail p95`).
 
-use super::escape;
 use crate::report::svg::{self, Band, LineOptions};
 use crate::units::{format_count, format_ns, format_number, format_pct, format_rate, format_size};
-use crate::workloads::users::section::{UsersInterval, UsersResult};
-use std::fmt::Write as _;
+use crate::workloads::users::section::{TaskResult, UsersInterval, UsersResult};
+use maud::{Markup, html};
 
 /// The users section.
-pub(super) fn users_section(o: &mut String, u: &UsersResult) {
+pub(super) fn users_section(u: &UsersResult) -> Markup {
     let s = &u.setup;
     let hours = |secs: f64| format!("{:.2} h", secs / 3600.0);
     let rows = [
@@ -23,11 +22,11 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
             "profile",
             format!(
                 "{} ({} tasks a day each)",
-                escape(&s.profile),
+                s.profile,
                 format_number(s.tasks_per_user_per_day)
             ),
         ),
-        ("Exchange version", escape(&s.version)),
+        ("Exchange version", s.version.clone()),
         ("databases", s.databases.to_string()),
         ("page size", format_size(s.page_bytes)),
         ("mailbox size", format_size(s.mailbox_bytes)),
@@ -45,7 +44,7 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
                 format!("{}× real time", format_number(s.compress))
             },
         ),
-        ("warm-up", escape(&s.warm_up)),
+        ("warm-up", s.warm_up.clone()),
         ("planned", format_count(u.planned)),
         ("completed", format_count(u.completed)),
         ("failed", format_count(u.failed)),
@@ -117,43 +116,44 @@ pub(super) fn users_section(o: &mut String, u: &UsersResult) {
             ),
         ),
     ];
-    o.push_str("<h2>Simulated users</h2><div class=\"table\"><table>");
-    for (k, v) in rows {
-        let _ = write!(o, "<tr><th>{k}</th><td>{v}</td></tr>");
+    html! {
+        h2 { "Simulated users" }
+        div class="table" { table { (super::labelled_rows(rows)) } }
+        (tasks_table(u))
+        @if !u.databases.is_empty() { (super::databases_table(&u.databases)) }
+        @for chart in charts(u) { (chart) }
     }
-    o.push_str("</table></div>");
-    tasks_table(o, u);
-    if !u.databases.is_empty() {
-        super::databases_table(o, &u.databases);
-    }
-    charts(o, u);
 }
 
 /// Every task type: counts and latency from the time it was due, and its service p95.
-fn tasks_table(o: &mut String, u: &UsersResult) {
-    o.push_str("<h2>Tasks</h2><p>Latency from the time each task was due; service from its start.</p><div class=\"table\"><table data-table=\"users-tasks\"><tr>");
-    for c in crate::report::tables::TASK_COLUMNS {
-        let _ = write!(o, "<th>{c}</th>");
-    }
-    o.push_str("<th>service p95</th></tr>");
-    for t in &u.tasks {
-        o.push_str("<tr>");
-        for c in crate::report::tables::task_cells(t) {
-            let _ = write!(o, "<td>{}</td>", escape(&c));
+fn tasks_table(u: &UsersResult) -> Markup {
+    let service_p95 = |t: &TaskResult| {
+        crate::units::format_known_ns(crate::report::tables::known_ns(t.service.p95))
+    };
+    html! {
+        h2 { "Tasks" }
+        p { "Latency from the time each task was due; service from its start." }
+        div class="table" {
+            table data-table="users-tasks" {
+                tr {
+                    @for c in crate::report::tables::TASK_COLUMNS { th { (c) } }
+                    th { "service p95" }
+                }
+                @for t in &u.tasks {
+                    tr {
+                        @for c in crate::report::tables::task_cells(t) { td { (c) } }
+                        td { (service_p95(t)) }
+                    }
+                }
+            }
         }
-        let _ = write!(
-            o,
-            "<td>{}</td></tr>",
-            crate::units::format_known_ns(crate::report::tables::known_ns(t.service.p95))
-        );
     }
-    o.push_str("</table></div>");
 }
 
 /// The population's series over time, the steady part shaded.
-fn charts(o: &mut String, u: &UsersResult) {
+fn charts(u: &UsersResult) -> Vec<Markup> {
     if u.series.is_empty() {
-        return;
+        return Vec::new();
     }
     let end = u.series.last().map_or(0.0, |i| i.t_s);
     let options = LineOptions {
@@ -172,70 +172,72 @@ fn charts(o: &mut String, u: &UsersResult) {
     let line = |f: fn(&UsersInterval) -> f64| -> Vec<(f64, f64)> {
         u.series.iter().map(|i| (i.t_s, f(i))).collect()
     };
-    let mut chart = |id: &str,
-                     title: &str,
-                     y: &str,
-                     series: Vec<(&str, Vec<(f64, f64)>)>,
-                     format: Option<fn(f64) -> String>| {
+    let chart = |id: &str,
+                 title: &str,
+                 y: &str,
+                 series: Vec<(&str, Vec<(f64, f64)>)>,
+                 format: Option<fn(f64) -> String>| {
         let opts = LineOptions {
             y_format: format,
             ..options.clone()
         };
-        o.push_str(&svg::time_chart(id, title, y, series, &opts));
+        svg::time_chart(id, title, y, series, &opts)
     };
-    chart(
-        "users-tasks",
-        "Tasks completed per second, and unfinished tasks",
-        "tasks",
-        vec![
-            ("tasks/s", line(|i| i.tasks_per_s)),
-            ("unfinished", line(|i| i.unfinished as f64)),
-        ],
-        None,
-    );
-    chart(
-        "users-store-iops",
-        "The store's I/O per second, by kind",
-        "IOPS",
-        vec![
-            ("database reads/s", line(|i| i.db_reads_per_s)),
-            ("database writes/s", line(|i| i.db_writes_per_s)),
-            ("log writes/s", line(|i| i.log_writes_per_s)),
-        ],
-        Some(format_rate),
-    );
-    chart(
-        "users-cache",
-        "Cache hits, and the simulator's CPU (% of one core)",
-        "%",
-        vec![
-            ("cache hit %", line(|i| i.cache_hit_pct)),
-            ("simulator CPU %", line(|i| i.cpu_pct)),
-        ],
-        Some(format_pct),
-    );
-    chart(
-        "users-checkpoint",
-        "Checkpoint depth (the deepest database's log bytes not yet checkpointed)",
-        "bytes",
-        vec![(
-            "checkpoint depth",
-            line(|i| i.checkpoint_depth_bytes as f64),
-        )],
-        Some(|v| format_size(v as u64)),
-    );
-    chart(
-        "users-log-waits",
-        "Durable commits waiting for a log write at each interval's end",
-        "commits",
-        vec![("log waits", line(|i| i.log_waits as f64))],
-        None,
-    );
-    chart(
-        "users-send-mail",
-        "Send Mail 95th percentile latency so far (from the time each was due)",
-        "latency",
-        vec![("Send Mail p95", line(|i| i.send_mail_p95_ns as f64))],
-        Some(format_ns),
-    );
+    vec![
+        chart(
+            "users-tasks",
+            "Tasks completed per second, and unfinished tasks",
+            "tasks",
+            vec![
+                ("tasks/s", line(|i| i.tasks_per_s)),
+                ("unfinished", line(|i| i.unfinished as f64)),
+            ],
+            None,
+        ),
+        chart(
+            "users-store-iops",
+            "The store's I/O per second, by kind",
+            "IOPS",
+            vec![
+                ("database reads/s", line(|i| i.db_reads_per_s)),
+                ("database writes/s", line(|i| i.db_writes_per_s)),
+                ("log writes/s", line(|i| i.log_writes_per_s)),
+            ],
+            Some(format_rate),
+        ),
+        chart(
+            "users-cache",
+            "Cache hits, and the simulator's CPU (% of one core)",
+            "%",
+            vec![
+                ("cache hit %", line(|i| i.cache_hit_pct)),
+                ("simulator CPU %", line(|i| i.cpu_pct)),
+            ],
+            Some(format_pct),
+        ),
+        chart(
+            "users-checkpoint",
+            "Checkpoint depth (the deepest database's log bytes not yet checkpointed)",
+            "bytes",
+            vec![(
+                "checkpoint depth",
+                line(|i| i.checkpoint_depth_bytes as f64),
+            )],
+            Some(|v| format_size(v as u64)),
+        ),
+        chart(
+            "users-log-waits",
+            "Durable commits waiting for a log write at each interval's end",
+            "commits",
+            vec![("log waits", line(|i| i.log_waits as f64))],
+            None,
+        ),
+        chart(
+            "users-send-mail",
+            "Send Mail 95th percentile latency so far (from the time each was due)",
+            "latency",
+            vec![("Send Mail p95", line(|i| i.send_mail_p95_ns as f64))],
+            Some(format_ns),
+        ),
+    ]
 }

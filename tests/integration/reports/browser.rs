@@ -248,3 +248,69 @@ fn browser_prints_the_comparison() {
         &COMPARISON,
     );
 }
+
+/// Text that sets the page's title if a page runs it: as an element's event handler, and as
+/// a script after closing an attribute.
+const HOSTILE: &str =
+    "<img src=x onerror=document.title='pwned'>\"><script>document.title='pwned'</script>";
+
+/// The text of the `<title>` in a DOM Chromium dumped.
+fn dumped_title(browser: &Path, dir: &Path, page: &Path) -> String {
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let dom = dir.join(format!(
+        "{}.dom.html",
+        page.file_stem().unwrap().to_string_lossy()
+    ));
+    run_chromium(browser, dir, &url, &["--dump-dom".into()], &dom);
+    let dom = std::fs::read_to_string(&dom).expect("the dumped DOM");
+    let from = dom.find("<title>").map(|i| i + "<title>".len());
+    let to = dom.find("</title>");
+    match (from, to) {
+        (Some(from), Some(to)) if from <= to => dom[from..to].to_string(),
+        _ => panic!("no <title> in the dumped DOM:\n{dom}"),
+    }
+}
+
+#[test]
+fn browser_runs_no_markup_from_a_results_file() {
+    let Some(browser) = chromium("browser_runs_no_markup_from_a_results_file") else {
+        return;
+    };
+    let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch();
+    // The control: this Chromium runs such markup when a page holds it as it is, so a title
+    // unchanged below means the report holds it as text.
+    let control = dir.path().join("control.html");
+    std::fs::write(
+        &control,
+        format!(
+            "<!DOCTYPE html><html><head><title>report</title></head><body>{HOSTILE}</body></html>"
+        ),
+    )
+    .unwrap();
+    assert_eq!(dumped_title(&browser, dir.path(), &control), "pwned");
+
+    // The run's description (the page's title), its class, its target and a warning.
+    let text = std::fs::read_to_string(super::fixture("plain")).expect("the plain fixture");
+    let text = text.replace("\"worker\"", &serde_json::to_string(HOSTILE).unwrap());
+    let mut results: serde_json::Value = serde_json::from_str(&text).unwrap();
+    results["job"]["description"] = HOSTILE.into();
+    results["targets"][0]["name"] = HOSTILE.into();
+    results["warnings"] = serde_json::json!([HOSTILE]);
+    let file = dir.path().join("hostile.json");
+    std::fs::write(&file, serde_json::to_string(&results).unwrap()).unwrap();
+    let page = dir.path().join("hostile.html");
+    crate::harness::run_in(
+        dir.path(),
+        [Path::new("report"), &file, Path::new("-o"), &page],
+    )
+    .expect_ok();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("<img") && !html.contains("<script"),
+        "{html}"
+    );
+    // The title is the description, as text: Chromium writes its `<` and `>` escaped.
+    let escaped = HOSTILE.replace('<', "&lt;").replace('>', "&gt;");
+    assert_eq!(dumped_title(&browser, dir.path(), &page), escaped);
+}
