@@ -176,13 +176,17 @@ pub fn format_size_exact(bytes: u64) -> String {
 /// `v` with 3 significant digits (at most 4 for whole numbers up to 9999): `1.46`, `23.5`,
 /// `117`, `1024`.
 fn significant(v: f64) -> String {
-    if v >= 100.0 || v == v.trunc() && v < 10_000.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
+    if v == v.trunc() && v.abs() < 10_000.0 {
+        return format!("{v:.0}");
     }
+    // The decimals are chosen by the magnitude after rounding: 99.97 is `100`, not `100.0`.
+    for (decimals, below) in [(2, 10.0), (1, 100.0)] {
+        let s = format!("{v:.decimals$}");
+        if s.parse::<f64>().is_ok_and(|r| r.abs() < below) {
+            return s;
+        }
+    }
+    format!("{v:.0}")
 }
 
 /// Formats a duration as people and job files write it: `30 s`, `1.5 s`, `500 ms`, `2 min`,
@@ -512,6 +516,10 @@ mod tests {
         assert_eq!(format_pct(99.23), "99.2%");
         assert_eq!(format_pct(0.5), "0.50%");
         assert_eq!(format_pct(100.0), "100%");
+        // Rounding that reaches the next magnitude takes that magnitude's decimals.
+        assert_eq!(format_number(99.97), "100");
+        assert_eq!(format_number(9.996), "10.0");
+        assert_eq!(format_number(-12.34), "-12.3");
         assert_eq!(format_duration(Duration::from_secs(5400)), "1 h 30 min");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.5 s");
         assert_eq!(format_ms(30_000), "30 s");
