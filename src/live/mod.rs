@@ -21,6 +21,7 @@ use crate::stats::StatsSet;
 use crate::stats::host::CpuPercent;
 use crate::stats::timeseries::{IntervalDir, IntervalGrid, IntervalPhase, IntervalRecord};
 use crate::units::format_pct;
+use bytes::Bytes;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -62,6 +63,9 @@ struct State {
     watch: Option<RateWatch>,
     /// The results file's CPU over the measured phase, once the run is over.
     final_cpu: Option<CpuPercent>,
+    /// `/live.json` as last rendered, until the state changes ([`edit`]): every client gets
+    /// the same buffer, so the memory answers take does not grow with the number of clients.
+    json: Option<Bytes>,
 }
 
 /// One interval on the page.
@@ -220,7 +224,15 @@ impl State {
         })
     }
 
-    fn json(&self) -> String {
+    /// `/live.json`, rendered once per change of the state.
+    fn json(&mut self) -> Bytes {
+        if self.json.is_none() {
+            self.json = Some(Bytes::from(self.render_json()));
+        }
+        self.json.clone().unwrap_or_default()
+    }
+
+    fn render_json(&self) -> String {
         serde_json::to_string(&LiveJson {
             host: &self.host,
             served_on: &self.served_on,
@@ -241,6 +253,13 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Locks the state to change it: what was rendered from it is dropped.
+fn edit(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    let mut s = lock(state);
+    s.json = None;
+    s
+}
+
 /// The observer that feeds the server.
 pub(crate) struct Feed {
     state: Arc<Mutex<State>>,
@@ -248,7 +267,7 @@ pub(crate) struct Feed {
 
 impl Observer for Feed {
     fn job(&mut self, job: &Job) {
-        let mut s = lock(&self.state);
+        let mut s = edit(&self.state);
         s.run_start = s.points.len();
         s.run_offset_s = s.points.last().map_or(0.0, |p| p.t_s);
         s.classes = job.classes.clone();
@@ -264,11 +283,11 @@ impl Observer for Feed {
     }
 
     fn phase(&mut self, phase: Phase) {
-        lock(&self.state).phase = phase.to_string();
+        edit(&self.state).phase = phase.to_string();
     }
 
     fn worker_interval(&mut self, worker: usize, index: u64, stats: &StatsSet) {
-        let mut s = lock(&self.state);
+        let mut s = edit(&self.state);
         s.pending
             .entry(index)
             .or_default()
@@ -276,7 +295,7 @@ impl Observer for Feed {
     }
 
     fn interval(&mut self, r: &IntervalRecord, _grid: &IntervalGrid) {
-        let mut s = lock(&self.state);
+        let mut s = edit(&self.state);
         let parts = s.pending.remove(&r.index).unwrap_or_default();
         // Older intervals never merged (a worker that stopped) are dropped.
         s.pending.retain(|&i, _| i > r.index);
@@ -304,7 +323,7 @@ impl Observer for Feed {
     }
 
     fn watch(&mut self, watch: &RateWatch) {
-        lock(&self.state).watch = Some(watch.clone());
+        edit(&self.state).watch = Some(watch.clone());
     }
 }
 
@@ -348,7 +367,24 @@ fn point(r: &IntervalRecord, offset_s: f64, watch: Option<&RateWatch>) -> Point 
 
 #[cfg(test)]
 mod tests {
-    use super::{CpuPercent, IntervalRecord, Point, RateWatch, State, page, point};
+    use super::{CpuPercent, IntervalRecord, Point, RateWatch, State, edit, lock, page, point};
+    use std::sync::Mutex;
+
+    #[test]
+    fn every_client_gets_one_rendering_of_the_state_until_it_changes() {
+        let state = Mutex::new(State::default());
+        let first = lock(&state).json();
+        let again = lock(&state).json();
+        assert_eq!(
+            first.as_ptr(),
+            again.as_ptr(),
+            "one buffer shared, not a copy per client"
+        );
+        edit(&state).phase = "measure".into();
+        let changed = lock(&state).json();
+        assert_ne!(first, changed);
+        assert!(String::from_utf8_lossy(&changed).contains(r#""phase":"measure""#));
+    }
 
     #[test]
     fn the_page_says_when_it_is_served_beyond_loopback() {

@@ -15,7 +15,7 @@
 //! then the runtime is dropped with every connection still open, and [`Server::finish`] waits
 //! at most [`STOP_WAIT`] for the thread.
 
-use super::{Feed, State, lock, metrics, page};
+use super::{Feed, State, edit, lock, metrics, page};
 use crate::results::RunResult;
 use anyhow::{Context, Result};
 use bytes::Bytes;
@@ -144,7 +144,7 @@ impl Server {
         stop: &AtomicBool,
     ) {
         {
-            let mut s = lock(&self.state);
+            let mut s = edit(&self.state);
             s.final_cpu = result.map(|r| r.host_cpu);
             s.done = true;
         }
@@ -264,7 +264,7 @@ fn respond<B: Body>(request: &Request<B>, state: &Mutex<State>) -> Response<Full
         return reply(
             StatusCode::FORBIDDEN,
             TEXT,
-            "the live view on loopback answers requests addressed to an IP address, localhost or this host's name only\n".into(),
+            "the live view on loopback answers requests addressed to an IP address, localhost or this host's name only\n",
         );
     }
     let path = request.uri().path();
@@ -272,7 +272,7 @@ fn respond<B: Body>(request: &Request<B>, state: &Mutex<State>) -> Response<Full
         return reply(
             StatusCode::NOT_FOUND,
             TEXT,
-            "not found: / (the page), /live.json, /metrics\n".into(),
+            "not found: / (the page), /live.json, /metrics\n",
         );
     }
     if request.method() != Method::GET && request.method() != Method::HEAD {
@@ -288,16 +288,16 @@ fn respond<B: Body>(request: &Request<B>, state: &Mutex<State>) -> Response<Full
         let mut r = reply(
             StatusCode::PAYLOAD_TOO_LARGE,
             TEXT,
-            "a request to the live view has no body\n".into(),
+            "a request to the live view has no body\n",
         );
         (r.headers_mut()).insert(header::CONNECTION, HeaderValue::from_static("close"));
         return r;
     }
     let (body, kind) = match path {
-        "/" => (page::html(&lock(state)), "text/html; charset=utf-8"),
+        "/" => (page::html(&lock(state)).into(), "text/html; charset=utf-8"),
         "/live.json" => (lock(state).json(), "application/json"),
         _ => (
-            metrics::encode(&lock(state)),
+            metrics::encode(&lock(state)).into(),
             "application/openmetrics-text; version=1.0.0; charset=utf-8",
         ),
     };
@@ -310,8 +310,8 @@ const TEXT: &str = "text/plain; charset=utf-8";
 /// An answer of `status` with `body` of type `kind`, and the headers every answer carries: the
 /// page's Content-Security-Policy, no content sniffing, no caching, no referrer, and no
 /// reading by another site's page.
-fn reply(status: StatusCode, kind: &'static str, body: String) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::from(body)));
+fn reply(status: StatusCode, kind: &'static str, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
