@@ -8,6 +8,7 @@
 mod metrics;
 mod page;
 
+use crate::fault::Failure;
 use crate::job::Job;
 use crate::results::progress::{Observer, RateWatch};
 use crate::results::verdict::{Comparison, Rule};
@@ -349,7 +350,7 @@ fn point(r: &IntervalRecord, offset_s: f64, watch: Option<&RateWatch>) -> Point 
 pub(crate) struct Server {
     state: Arc<Mutex<State>>,
     stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: Option<std::thread::JoinHandle<Option<()>>>,
     /// Where it listens.
     pub(crate) addr: SocketAddr,
 }
@@ -372,8 +373,8 @@ pub(crate) fn address(spec: &str) -> Result<SocketAddr, String> {
 
 impl Server {
     /// Listens on `addr` and serves from a thread of its own; `host` names this host in the
-    /// metrics.
-    pub(crate) fn start(addr: SocketAddr, host: &str) -> Result<(Server, Feed)> {
+    /// metrics. A panic of that thread is caught and recorded in `failure`, which ends the run.
+    pub(crate) fn start(addr: SocketAddr, host: &str, failure: Failure) -> Result<(Server, Feed)> {
         let http = tiny_http::Server::http(addr)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(|| format!("cannot serve the live view on {addr}"))?;
@@ -393,7 +394,12 @@ impl Server {
             let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
             std::thread::Builder::new()
                 .name("storlab-serve".into())
-                .spawn(move || serve(&http, &state, &stop))
+                .spawn(move || {
+                    failure.guard("the live view's server", || {
+                        crate::fault::inject(crate::fault::Kind::Live);
+                        serve(&http, &state, &stop)
+                    })
+                })
                 .context("cannot start the live view's thread")?
         };
         let feed = Feed {

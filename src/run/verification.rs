@@ -125,7 +125,8 @@ pub(super) fn read_back(
                 let Some(&(t, offset, len)) = ranges.get(i) else {
                     break;
                 };
-                if signals.signalled() {
+                // Not after Ctrl-C or a thread's failure: either ends the run at once.
+                if signals.signalled() || signals.failure.reason().is_some() {
                     interrupted.store(true, Ordering::Relaxed);
                     break;
                 }
