@@ -175,18 +175,21 @@ pub(super) fn run(
         }
         let start = gate.start(spawned, stop);
         // The collector (and the host sampler in it) runs on this thread, in the same guard as
-        // the workers: a panic there stops the workers and fails the run.
+        // the workers: a panic there stops the workers and fails the run, and so does an
+        // error (the time series cannot be written): the workers are not left to run on.
         let collected = failure.guard("the collector", || {
             collector.collect(rx, n_workers, start, backs)
         });
-        collected.unwrap_or_else(|| {
-            halt.store(true, Ordering::Relaxed);
+        let collected = collected.unwrap_or_else(|| {
+            let why = failure.reason();
             Err(anyhow!(
-                failure
-                    .reason()
-                    .unwrap_or_else(|| "the collector failed".into())
+                why.unwrap_or_else(|| "the collector failed".into())
             ))
-        })
+        });
+        if collected.is_err() {
+            halt.store(true, Ordering::Relaxed);
+        }
+        collected
     })
 }
 
