@@ -87,8 +87,7 @@ impl Kind {
 pub(crate) const TEST_PANIC: &str = "STORLAB_TEST_PANIC";
 
 /// The test-only fault hook: in a debug build, panics (or sticks) when [`TEST_PANIC`] names
-/// `kind`. A
-/// release build has no hook (the call compiles to nothing).
+/// `kind`. A release build has no hook (the call compiles to nothing).
 #[inline]
 pub(crate) fn inject(kind: Kind) {
     #[cfg(debug_assertions)]

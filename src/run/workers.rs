@@ -455,3 +455,23 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         tier: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_gate_opens_on_a_stop_when_a_worker_never_comes() {
+        let (gate, stop) = (StartGate::new(), AtomicBool::new(false));
+        std::thread::scope(|s| {
+            s.spawn(|| gate.ready());
+            // Two workers were started; one fails before it is ready.
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                stop.store(true, Ordering::Relaxed);
+            });
+            gate.start(2, &stop);
+        });
+        assert!(gate.state.lock().unwrap().1.is_some());
+    }
+}
