@@ -27,6 +27,7 @@ mod cache;
 pub mod cli;
 mod cluster;
 pub mod engine;
+mod fault;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod job;

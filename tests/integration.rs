@@ -12,8 +12,9 @@
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
 //!   files and command lines: no panic, every error names its place;
 //! - `guard`: the destroy-data guard;
-//! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`): Ctrl-C and SIGTERM in
-//!   every phase, step and Exchange stage; kill -9 and reports from the time series;
+//! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`, `failures`): Ctrl-C and
+//!   SIGTERM in every phase, step and Exchange stage; kill -9 and reports from the time series;
+//!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
 //! - `loopdev`: device counters on a loop device;
 //! - `examples`: every example job resolves;
 //! - `exchange` (`profile`, `verdict`, `initialisation`, `search`, `backup`, with `devices`):

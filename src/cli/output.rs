@@ -36,7 +36,7 @@ impl OutputArgs {
         let signals = Signals::install()?;
         let mut live = console::Live::new(self.quiet || self.json);
         let server = match &self.serve {
-            Some(spec) => Some(serve(spec, &mut live)?),
+            Some(spec) => Some(serve(spec, &mut live, &signals)?),
             None => None,
         };
         let result = body(&opts, &signals, &mut live);
@@ -71,14 +71,14 @@ impl OutputArgs {
 }
 
 /// Starts the live view's server on `spec` (`--serve`), fed by `live`.
-fn serve(spec: &str, live: &mut console::Live) -> Result<crate::live::Server> {
+fn serve(spec: &str, live: &mut console::Live, signals: &Signals) -> Result<crate::live::Server> {
     let addr = crate::live::address(spec).map_err(|e| Usage(format!("--serve: {e}")))?;
     let host = rustix::system::uname()
         .nodename()
         .to_string_lossy()
         .into_owned();
-    let (server, feed) =
-        crate::live::Server::start(addr, &host).map_err(|e| Usage(format!("--serve: {e:#}")))?;
+    let (server, feed) = crate::live::Server::start(addr, &host, signals.failure.clone())
+        .map_err(|e| Usage(format!("--serve: {e:#}")))?;
     live.also(Box::new(feed));
     let exposed = if server.addr.ip().is_loopback() {
         ""

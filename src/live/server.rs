@@ -16,6 +16,7 @@
 //! at most [`STOP_WAIT`] for the thread.
 
 use super::{Feed, State, edit, lock, metrics, page};
+use crate::fault::Failure;
 use crate::results::RunResult;
 use anyhow::{Context, Result};
 use bytes::Bytes;
@@ -55,6 +56,8 @@ pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 /// The longest [`Server::finish`] waits for the server's thread once it is told to stop.
 const STOP_WAIT: Duration = Duration::from_secs(2);
+/// The live view's thread, as a failure names it.
+const WHO: &str = "the live view's server";
 /// The paths served.
 const PATHS: [&str; 3] = ["/", "/live.json", "/metrics"];
 
@@ -63,7 +66,7 @@ pub(crate) struct Server {
     state: Arc<Mutex<State>>,
     /// Tells the server's thread to stop (`None` once told).
     stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: Option<std::thread::JoinHandle<Option<()>>>,
     /// Where it listens.
     pub(crate) addr: SocketAddr,
 }
@@ -87,7 +90,7 @@ pub(crate) fn address(spec: &str) -> Result<SocketAddr, String> {
 impl Server {
     /// Listens on `addr` and serves from a thread of its own; `host` names this host in the
     /// metrics (and, on loopback, is a name requests may be addressed to).
-    pub(crate) fn start(addr: SocketAddr, host: &str) -> Result<(Server, Feed)> {
+    pub(crate) fn start(addr: SocketAddr, host: &str, failure: Failure) -> Result<(Server, Feed)> {
         let listener = std::net::TcpListener::bind(addr)
             .with_context(|| format!("cannot serve the live view on {addr}"))?;
         listener
@@ -119,7 +122,12 @@ impl Server {
             let state = Arc::clone(&state);
             std::thread::Builder::new()
                 .name("storlab-serve".into())
-                .spawn(move || serve(&runtime, listener, &state, stopped))
+                .spawn(move || {
+                    failure.guard(WHO, || {
+                        crate::fault::inject(crate::fault::Kind::Live);
+                        serve(&runtime, listener, &state, stopped, &failure);
+                    })
+                })
                 .context("cannot start the live view's thread")?
         };
         let feed = Feed {
@@ -189,8 +197,9 @@ fn serve(
     listener: TcpListener,
     state: &Arc<Mutex<State>>,
     stopped: oneshot::Receiver<()>,
+    failure: &Failure,
 ) {
-    runtime.block_on(accept(listener, state, stopped));
+    runtime.block_on(accept(listener, state, stopped, failure));
     // Dropping the runtime (the thread's end) drops every connection still open.
 }
 
@@ -200,6 +209,7 @@ async fn accept(
     listener: TcpListener,
     state: &Arc<Mutex<State>>,
     mut stopped: oneshot::Receiver<()>,
+    failure: &Failure,
 ) {
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -226,9 +236,20 @@ async fn accept(
             refuse(&stream);
             continue;
         };
-        let state = Arc::clone(state);
+        let (state, failure) = (Arc::clone(state), failure.clone());
         let service = service_fn(move |request| {
-            let response = respond(&request, &state);
+            // A panic while answering is the run's failure too (tokio would only end the
+            // connection's task).
+            let response =
+                (failure.guard(WHO, || respond(&request, &state))).unwrap_or_else(|| {
+                    let mut r = reply(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        TEXT,
+                        "the live view failed\n",
+                    );
+                    (r.headers_mut()).insert(header::CONNECTION, HeaderValue::from_static("close"));
+                    r
+                });
             std::future::ready(Ok::<_, Infallible>(response))
         });
         let connection =

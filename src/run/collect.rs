@@ -62,6 +62,7 @@ struct Sample {
 }
 
 fn sample(start: Instant, devices: &[String]) -> Sample {
+    crate::fault::inject(crate::fault::Kind::Sampler);
     Sample {
         t_ns: start.elapsed().as_nanos() as u64,
         cpu: host::cpu_times(),
@@ -157,6 +158,7 @@ impl Collector<'_> {
                     break;
                 }
                 let stats = pending.pop_first().expect("non-empty").1;
+                crate::fault::inject(crate::fault::Kind::Collector);
                 let before = if index == 0 {
                     Some(&first)
                 } else {

@@ -1,4 +1,7 @@
-//! Process resource limits a run needs: open files for every target and every io_uring ring.
+//! Process resource limits a run needs: open files for every target and every io_uring ring,
+//! the CPUs workers are pinned to (`cpus`) and memory for their I/O buffers, each checked
+//! before the first I/O so that a run that cannot have them is refused (exit 2), not failed
+//! halfway.
 //! A run of 1,000 targets and 256 workers needs well over the usual soft limit of 1,024 open
 //! files; the soft limit is raised to what the run needs (never above the hard limit, which
 //! only an administrator may raise), and when even the hard limit is too low the run stops
@@ -7,7 +10,9 @@
 
 use crate::Usage;
 use crate::job::{EngineKind, Job};
+use crate::units::format_size;
 use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+use rustix::thread::CpuSet;
 
 /// Descriptors kept free beyond the targets, the rings and what is open when the run starts:
 /// the NDJSON time series, the results file being written, /proc and /sys reads of the host
@@ -109,6 +114,86 @@ pub(crate) fn ensure_open_files(job: &Job, engine: EngineKind) -> Result<(), Usa
     }
 }
 
+/// Refuses a job that pins a worker (`cpus`) to a CPU this process may not run on: the message
+/// names the key, the worker and the CPUs it may use.
+pub(crate) fn ensure_cpus(job: &Job) -> Result<(), Usage> {
+    let allowed = rustix::thread::sched_getaffinity(None).ok();
+    let may =
+        |cpu: usize| cpu < CpuSet::MAX_CPU && allowed.as_ref().is_none_or(|set| set.is_set(cpu));
+    let Some((w, cpu)) =
+        (job.workers.iter()).find_map(|w| w.cpu.filter(|&c| !may(c)).map(|c| (w, c)))
+    else {
+        return Ok(());
+    };
+    let range = match &allowed {
+        Some(set) => cpu_list((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c))),
+        None => format!("0-{}", CpuSet::MAX_CPU - 1),
+    };
+    Err(Usage(format!(
+        "`cpus` pins worker `{}` to CPU {cpu}, but this process may run only on CPUs {range}; use CPUs in that range",
+        w.name
+    )))
+}
+
+/// CPUs as people write them: `0-3,6,8-9`.
+fn cpu_list(cpus: impl Iterator<Item = usize>) -> String {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for c in cpus {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == c => *end = c,
+            _ => ranges.push((c, c)),
+        }
+    }
+    let parts: Vec<String> = (ranges.iter())
+        .map(|&(a, b)| match a == b {
+            true => a.to_string(),
+            false => format!("{a}-{b}"),
+        })
+        .collect();
+    parts.join(",")
+}
+
+/// Bytes of I/O buffers a worker maps: a slot of its largest block (rounded up to a page) per
+/// I/O in flight; `None` when that overflows.
+fn buffer_bytes(queue_depth: u32, slot_bytes: u64) -> Option<u64> {
+    slot_bytes
+        .max(1)
+        .div_ceil(4096)
+        .checked_mul(4096)?
+        .checked_mul(u64::from(queue_depth))
+}
+
+/// Refuses a job whose workers' I/O buffers (queue depth × block size each, filled with data
+/// before the start) need more than the host's memory (`memory_bytes`): such buffers cannot
+/// be mapped, or would push the host into swapping and measure that instead.
+pub(crate) fn ensure_buffers(job: &Job, memory_bytes: u64) -> Result<(), Usage> {
+    let need = |w: &&crate::job::Worker| {
+        buffer_bytes(w.queue_depth, job.slot_bytes(w)).unwrap_or(u64::MAX)
+    };
+    let total = job
+        .workers
+        .iter()
+        .map(|w| need(&w))
+        .fold(0, u64::saturating_add);
+    let Some(w) = job.workers.iter().max_by_key(need) else {
+        return Ok(());
+    };
+    if memory_bytes == 0 || total <= memory_bytes {
+        return Ok(());
+    }
+    let total = match total {
+        u64::MAX => "more than 16 EiB".to_string(),
+        t => format_size(t),
+    };
+    Err(Usage(format!(
+        "the workers' I/O buffers need {total} (worker `{}` alone: queue_depth {} × {} blocks), more than this host's {} of memory; lower queue_depth or the block size",
+        w.name,
+        w.queue_depth,
+        format_size(job.slot_bytes(w)),
+        format_size(memory_bytes)
+    )))
+}
+
 fn causes(need: &OpenFilesNeed) -> String {
     let mut parts = vec![plural(need.targets, "target")];
     if need.rings > 0 {
@@ -184,6 +269,21 @@ mod tests {
             causes(&need),
             format!("1000 targets, 256 io_uring rings, 4 already open and {HEADROOM_FILES} spare")
         );
+    }
+
+    #[test]
+    fn cpu_lists_are_written_as_ranges() {
+        assert_eq!(cpu_list([0, 1, 2, 3, 6, 8, 9].into_iter()), "0-3,6,8-9");
+        assert_eq!(cpu_list([5].into_iter()), "5");
+        assert_eq!(cpu_list(std::iter::empty()), "");
+    }
+
+    #[test]
+    fn buffers_are_queue_depth_pages_of_the_largest_block() {
+        assert_eq!(buffer_bytes(32, 4096), Some(32 * 4096));
+        assert_eq!(buffer_bytes(2, 512), Some(2 * 4096));
+        assert_eq!(buffer_bytes(4, 5000), Some(4 * 8192));
+        assert_eq!(buffer_bytes(u32::MAX, u64::MAX / 2), None);
     }
 
     #[test]

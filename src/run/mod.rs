@@ -28,6 +28,7 @@ pub(crate) mod prepare;
 mod signals;
 mod sources;
 mod verification;
+mod watchdog;
 mod workers;
 mod workload;
 
@@ -216,6 +217,8 @@ fn execute_inner(
     let host = host::host_info();
     prepare::check_expected_alignment(job)?;
     limits::ensure_open_files(job, engine)?;
+    limits::ensure_cpus(job)?;
+    limits::ensure_buffers(job, host.memory_bytes)?;
     obs.job(job);
     obs.phase(Phase::Prepare);
     let prepare_start = Instant::now();
@@ -291,6 +294,7 @@ fn execute_inner(
     };
     let shared = workers::Shared {
         stop: &signals.stop,
+        failure: &signals.failure,
         halt: &halt,
         failures: &failures,
         blocks: &blocks,
@@ -308,7 +312,10 @@ fn execute_inner(
         blocks: sample_file.as_mut().map(|f| f as &mut dyn Write),
         obs: &mut *obs,
     };
+    // A thread that does not end within a grace time of a stop request ends the process.
+    let watchdog = watchdog::Watchdog::start(signals, opts.results_path.clone());
     let collected = workers::run(job, engine, &opened, gens, grid, shared, collector, sources)?;
+    drop(watchdog);
     ndjson.flush().context("writing the time series")?;
     if let Some(f) = sample_file.as_mut() {
         f.flush().context("writing the block sample")?;

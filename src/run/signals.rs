@@ -1,13 +1,16 @@
 //! The process's stop requests: SIGINT and SIGTERM set flags the run polls (the first asks every
 //! phase to stop, a second exits at once with status 130), and the reason an interruption
-//! gives in the results.
+//! gives in the results; a thread that failed (`crate::fault`) stops the run as a signal does,
+//! and its reason comes first.
 
+use crate::fault::Failure;
 use crate::results::Phase;
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Signal flags shared by the process: set by SIGINT/SIGTERM.
+#[derive(Clone)]
 pub(crate) struct Signals {
     /// Any stop request.
     pub stop: Arc<AtomicBool>,
@@ -15,6 +18,8 @@ pub(crate) struct Signals {
     sigterm: Arc<AtomicBool>,
     /// Why the run was asked to stop, when not by a signal ([`Signals::stop_because`]).
     why: Arc<Mutex<Option<String>>>,
+    /// Where a thread that failed leaves its reason (it raises `stop`).
+    pub failure: Failure,
 }
 
 impl Signals {
@@ -37,6 +42,7 @@ impl Signals {
         signal_hook::flag::register(SIGINT, Arc::clone(&sigint))?;
         signal_hook::flag::register(SIGTERM, Arc::clone(&sigterm))?;
         Ok(Signals {
+            failure: Failure::new(Arc::clone(&stop)),
             stop,
             sigint,
             sigterm,
@@ -47,8 +53,10 @@ impl Signals {
     /// Flags that no signal will set (tests, library use).
     #[cfg(test)]
     pub(crate) fn none() -> Signals {
+        let stop = Arc::new(AtomicBool::new(false));
         Signals {
-            stop: Arc::new(AtomicBool::new(false)),
+            failure: Failure::new(Arc::clone(&stop)),
+            stop,
             sigint: Arc::new(AtomicBool::new(false)),
             sigterm: Arc::new(AtomicBool::new(false)),
             why: Arc::default(),
@@ -71,6 +79,9 @@ impl Signals {
 
     /// Why the run stopped, naming where (`during`), when a stop was asked for.
     pub(crate) fn reason(&self, during: &str) -> Option<String> {
+        if let Some(why) = self.failure.reason() {
+            return Some(format!("failed during {during}: {why}"));
+        }
         let by = if self.sigint.load(Ordering::Relaxed) {
             "SIGINT (Ctrl-C)"
         } else if self.sigterm.load(Ordering::Relaxed) {

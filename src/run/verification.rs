@@ -125,7 +125,8 @@ pub(super) fn read_back(
                 let Some(&(t, offset, len)) = ranges.get(i) else {
                     break;
                 };
-                if signals.signalled() {
+                // Not after Ctrl-C or a thread's failure: either ends the run at once.
+                if signals.signalled() || signals.failure.reason().is_some() {
                     interrupted.store(true, Ordering::Relaxed);
                     break;
                 }
@@ -152,9 +153,12 @@ pub(super) fn read_back(
             (part, bytes)
         };
         let threads: Vec<_> = (0..READ_BACK_THREADS.min(ranges.len().max(1)))
-            .map(|_| scope.spawn(reader))
+            .map(|_| scope.spawn(move || signals.failure.guard("a read-back thread", reader)))
             .collect();
-        threads.into_iter().filter_map(|h| h.join().ok()).collect()
+        // A reader that panicked left its reason in `signals.failure` and stopped the others.
+        (threads.into_iter())
+            .filter_map(|h| h.join().ok().flatten())
+            .collect()
     });
     let mut back = ReadBack::default();
     for (part, bytes) in &parts {
@@ -164,6 +168,7 @@ pub(super) fn read_back(
     }
     back.state = match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(why) => ReadBackState::Failed(why),
+        None if let Some(why) = signals.failure.reason() => ReadBackState::Failed(why),
         None if interrupted.load(Ordering::Relaxed) => ReadBackState::Interrupted,
         None => ReadBackState::Completed,
     };

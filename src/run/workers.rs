@@ -15,6 +15,7 @@ use crate::engine::sync::SyncBackend;
 use crate::engine::target::OpenTarget;
 use crate::engine::verify::VerifyMap;
 use crate::engine::worker::{self, WorkerMsg, WorkerPlan, WorkerReport};
+use crate::fault::Failure;
 use crate::job::{EngineKind, Job};
 use crate::stats::tier::TierResult;
 use crate::stats::timeseries::IntervalGrid;
@@ -30,8 +31,10 @@ use std::time::Instant;
 
 /// What every worker of a run shares.
 pub(super) struct Shared<'a> {
-    /// Set on Ctrl-C or SIGTERM.
+    /// Set on Ctrl-C or SIGTERM, or by a thread that failed.
     pub stop: &'a AtomicBool,
+    /// Where a thread that panics leaves its reason (it sets `stop`).
+    pub failure: &'a Failure,
     /// Set by a worker to end the run (too many errors, a fatal problem). Workers end the run
     /// through this one, not the signal flag, so that a Ctrl-C after an internal stop still
     /// gets a clean exit with results.
@@ -66,6 +69,7 @@ pub(super) fn run(
 ) -> Result<Collected> {
     let Shared {
         stop,
+        failure,
         halt,
         failures,
         blocks,
@@ -128,25 +132,28 @@ pub(super) fn run(
                 job.slot_bytes(w)
                     .max(trace.as_ref().map_or(0, Replay::largest)) as usize;
             let tier = tier_of(job, w, opened, cache_lines, grid);
+            let who = format!("worker `{}`", w.name);
             let spawn = std::thread::Builder::new()
                 .name(format!("storlab-{}", w.name))
                 .spawn_scoped(scope, move || {
-                    let tx = plan.tx.clone();
-                    let input = WorkerInput {
-                        index: wi,
-                        spec: w,
-                        access,
-                        seed,
-                        replay: trace,
-                    };
-                    let driver = Driver {
-                        plan,
-                        seed,
-                        io: Io::new(engine, fds, slot_bytes, gate),
-                        tier,
-                    };
-                    let report = sources.drive(input, driver);
-                    let _ = tx.send(WorkerMsg::Done(Box::new(report)));
+                    failure.guard(&who, || {
+                        let tx = plan.tx.clone();
+                        let input = WorkerInput {
+                            index: wi,
+                            spec: w,
+                            access,
+                            seed,
+                            replay: trace,
+                        };
+                        let driver = Driver {
+                            plan,
+                            seed,
+                            io: Io::new(engine, fds, slot_bytes, gate),
+                            tier,
+                        };
+                        let report = sources.drive(input, driver);
+                        let _ = tx.send(WorkerMsg::Done(Box::new(report)));
+                    })
                 });
             match spawn {
                 Ok(_) => spawned += 1,
@@ -160,19 +167,36 @@ pub(super) fn run(
         if let Some(e) = spawn_error {
             // Release the workers that did start, stopped at once.
             halt.store(true, Ordering::Relaxed);
-            gate.start(spawned);
+            gate.start(spawned, stop);
             return Err(anyhow!(e).context(format!(
                 "cannot start worker thread {} of {n_workers}; lower the number of workers or raise the thread limit (ulimit -u)",
                 spawned + 1
             )));
         }
-        let start = gate.start(spawned);
-        collector.collect(rx, n_workers, start, backs)
+        let start = gate.start(spawned, stop);
+        // The collector (and the host sampler in it) runs on this thread, in the same guard as
+        // the workers: a panic there stops the workers and fails the run, and so does an
+        // error (the time series cannot be written): the workers are not left to run on.
+        let collected = failure.guard("the collector", || {
+            collector.collect(rx, n_workers, start, backs)
+        });
+        let collected = collected.unwrap_or_else(|| {
+            let why = failure.reason();
+            Err(anyhow!(
+                why.unwrap_or_else(|| "the collector failed".into())
+            ))
+        });
+        if collected.is_err() {
+            halt.store(true, Ordering::Relaxed);
+        }
+        collected
     })
 }
 
 /// Starts the workers together: each sets up its ring and buffers, then waits; time 0 of
-/// the run is taken when all are ready, so set-up time is never counted as latency.
+/// the run is taken when all are ready, so set-up time is never counted as latency. A worker
+/// that fails before it is ready (a panic) never comes: the gate opens anyway once the run is
+/// asked to stop, and the workers that came see the stop at once.
 struct StartGate {
     state: std::sync::Mutex<(usize, Option<Instant>)>,
     cond: std::sync::Condvar,
@@ -199,11 +223,14 @@ impl StartGate {
         }
     }
 
-    /// Waits for `workers` to be ready, then starts them; returns time 0.
-    fn start(&self, workers: usize) -> Instant {
+    /// Waits for `workers` to be ready, or for `stop`, then starts them; returns time 0.
+    fn start(&self, workers: usize, stop: &AtomicBool) -> Instant {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        while s.0 < workers {
-            s = self.cond.wait(s).unwrap_or_else(|e| e.into_inner());
+        while s.0 < workers && !stop.load(Ordering::Relaxed) {
+            let poll = std::time::Duration::from_millis(20);
+            s = (self.cond.wait_timeout(s, poll))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
         let t = Instant::now();
         s.1 = Some(t);
@@ -371,7 +398,12 @@ fn drive<S: RequestSource + ?Sized>(
         gate,
     } = io;
     let qd = qd.max(plan.spec.queue_depth as usize);
+    crate::fault::inject(crate::fault::Kind::Worker);
     if let Some(cpu) = plan.spec.cpu {
+        if cpu >= rustix::thread::CpuSet::MAX_CPU {
+            plan.start = gate.ready();
+            return failed(&plan, format!("cannot pin to CPU {cpu}: no such CPU"));
+        }
         let mut set = rustix::thread::CpuSet::new();
         set.set(cpu);
         if let Err(e) = rustix::thread::sched_setaffinity(None, &set) {
@@ -421,5 +453,25 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         verify: VerifyCounts::default(),
         sample: None,
         tier: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_gate_opens_on_a_stop_when_a_worker_never_comes() {
+        let (gate, stop) = (StartGate::new(), AtomicBool::new(false));
+        std::thread::scope(|s| {
+            s.spawn(|| gate.ready());
+            // Two workers were started; one fails before it is ready.
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                stop.store(true, Ordering::Relaxed);
+            });
+            gate.start(2, &stop);
+        });
+        assert!(gate.state.lock().unwrap().1.is_some());
     }
 }

@@ -333,9 +333,13 @@ fn write_data(
                 }
             }
         };
+        // A panic of the generator is caught (and named) in its own thread; the writer below
+        // then finds its channel closed and fails the preparation with the reason.
+        let failure = crate::fault::Failure::default();
+        let caught = failure.clone();
         std::thread::Builder::new()
             .name("storlab-prepare".into())
-            .spawn_scoped(scope, generator)
+            .spawn_scoped(scope, move || caught.guard("the data generator", generator))
             .map_err(|e| io(path, "cannot start the data generator thread", e))?;
 
         let mut done = 0u64;
@@ -345,7 +349,11 @@ fn write_data(
                 return Err(io(
                     path,
                     "preparing the data",
-                    std::io::Error::other("the data generator thread stopped"),
+                    std::io::Error::other(
+                        failure
+                            .reason()
+                            .unwrap_or_else(|| "the data generator thread stopped".into()),
+                    ),
                 ));
             };
             let len = chunk_len(index);
