@@ -27,6 +27,7 @@ mod cache;
 pub mod cli;
 mod cluster;
 pub mod engine;
+mod files;
 pub mod job;
 mod live;
 mod report;
