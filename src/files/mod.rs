@@ -116,19 +116,28 @@ impl NewFile {
     /// Creates a new, empty file to become `path`, under a random name in the same directory
     /// (which must exist).
     pub(crate) fn create(path: &Path) -> io::Result<NewFile> {
-        Self::create_named(path, temporary_name)
+        Self::create_named(path, OFlags::WRONLY, temporary_name)
     }
 
-    /// [`NewFile::create`], the temporary name of each attempt from `draw` (the final name,
-    /// the attempt).
-    fn create_named(path: &Path, draw: impl Fn(&OsStr, u32) -> OsString) -> io::Result<NewFile> {
+    /// [`NewFile::create`], open for reading too.
+    pub(crate) fn create_readable(path: &Path) -> io::Result<NewFile> {
+        Self::create_named(path, OFlags::RDWR, temporary_name)
+    }
+
+    /// [`NewFile::create`] with `access`, the temporary name of each attempt from `draw` (the
+    /// final name, the attempt).
+    fn create_named(
+        path: &Path,
+        access: OFlags,
+        draw: impl Fn(&OsStr, u32) -> OsString,
+    ) -> io::Result<NewFile> {
         let (dir_path, name) = split(path)?;
         let dir = File::from(rfs::open(
             dir_path,
             OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
             Mode::empty(),
         )?);
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
+        let flags = access | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
         for attempt in 0..NAME_ATTEMPTS {
             let temporary = draw(&name, attempt);
             let fd = match rfs::openat(
@@ -203,6 +212,27 @@ impl NewFile {
         if durability == Durability::Synced {
             self.dir.sync_all()?;
         }
+        remember(&self.path, FileId::of(&self.file)?);
+        self.file.try_clone()
+    }
+}
+
+impl NewFile {
+    /// Gives the file its final name only if nothing is there yet (`RENAME_NOREPLACE`, or
+    /// `link` then `unlink` of the temporary name where a filesystem lacks it): the file
+    /// appears at its name whole, with whatever lock was taken on it already held. An
+    /// existing file there is an [`io::ErrorKind::AlreadyExists`] error, and is left alone.
+    pub(crate) fn publish(mut self) -> io::Result<File> {
+        let (old, new) = (self.temporary.as_os_str(), self.name.as_os_str());
+        match rfs::renameat_with(&self.dir, old, &self.dir, new, rfs::RenameFlags::NOREPLACE) {
+            Ok(()) => {}
+            Err(Errno::INVAL | Errno::NOSYS) => {
+                rfs::linkat(&self.dir, old, &self.dir, new, AtFlags::empty())?;
+                let _ = rfs::unlinkat(&self.dir, old, AtFlags::empty());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.named = true;
         remember(&self.path, FileId::of(&self.file)?);
         self.file.try_clone()
     }
@@ -481,7 +511,7 @@ mod tests {
             0 => OsString::from("r.json.tmp"),
             n => OsString::from(format!("r.json.{n}.tmp")),
         };
-        let new = NewFile::create_named(&path, draw).unwrap();
+        let new = NewFile::create_named(&path, OFlags::WRONLY, draw).unwrap();
         assert_eq!(new.dir_entry(), dir.path().join("r.json.3.tmp"));
         new.file().write_all(b"{}").unwrap();
         new.commit(Durability::Synced).unwrap();
@@ -498,7 +528,7 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"{}");
         // When every name drawn is taken, the creation fails; nothing is written.
         let taken = |_: &OsStr, _: u32| OsString::from("r.json.tmp");
-        let error = NewFile::create_named(&path, taken).unwrap_err();
+        let error = NewFile::create_named(&path, OFlags::WRONLY, taken).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read(&victim).unwrap(), b"root:x:0:0\n");
     }
@@ -606,5 +636,31 @@ mod tests {
                 .unwrap()
                 .contains(OFlags::NONBLOCK)
         );
+    }
+    #[test]
+    fn a_published_file_never_replaces_one_already_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.dat");
+        let new = NewFile::create_readable(&path).unwrap();
+        new.file().write_all(b"ours").unwrap();
+        let file = new.publish().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"ours");
+        assert_eq!(
+            FileId::of(&file).unwrap(),
+            FileId::from(&std::fs::metadata(&path).unwrap())
+        );
+        // Someone else's file (or a link) at the name: refused, left as it is.
+        let victim = dir.path().join("passwd");
+        std::fs::write(&victim, b"root:x:0:0\n").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        symlink(&victim, &path).unwrap();
+        let error = NewFile::create_readable(&path)
+            .unwrap()
+            .publish()
+            .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::AlreadyExists);
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_symlink());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"root:x:0:0\n");
+        assert_eq!(names(dir.path()), ["passwd", "t.dat"]);
     }
 }

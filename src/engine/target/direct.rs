@@ -11,6 +11,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// `custom_flags` value of `flags` (the bits of open flags all fit in an `i32`).
+#[cfg(test)]
 pub(super) fn flag_bits(flags: OFlags) -> i32 {
     i32::try_from(flags.bits()).unwrap_or(i32::MAX)
 }

@@ -3,7 +3,7 @@
 //! verification header, and recorded in its manifest (incomplete until the last byte is
 //! synced); then the file is opened for the run as its plan says.
 
-use super::direct::{benchmark_flags, direct_alignment, flag_bits, open_with};
+use super::direct::{benchmark_flags, direct_alignment, open_with};
 use super::manifest::{self, Manifest};
 use super::{OpenTarget, PrepareReport, TargetAction, TargetError, TargetKind, TargetRequest};
 use super::{invalid, io};
@@ -15,7 +15,7 @@ use rustix::io::Errno;
 use std::fs::{File, OpenOptions};
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::num::NonZeroU64;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -252,27 +252,23 @@ fn open_for_preparation(
         return crate::files::open_target(canonical, OFlags::RDWR)
             .map_err(|e| io(path, "cannot open the file for preparation", e));
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .custom_flags(flag_bits(OFlags::CLOEXEC))
-        .open(canonical)
-        .map_err(|e| {
-            // Created meanwhile by another run, which holds it: say which.
-            let holder = (e.kind() == std::io::ErrorKind::AlreadyExists)
-                .then(|| std::fs::metadata(canonical).ok())
-                .flatten()
-                .and_then(|m| lock::holder(&m));
-            match holder {
-                Some(who) => super::lock_refusal(path, lock::LockError::Held(who)),
-                None => io(path, "cannot create the file", e),
-            }
-        })?;
-    match lock::exclusive(&file) {
-        Ok(_) => Ok(file),
-        Err(error) => Err(super::lock_refusal(path, error)),
+    // Created under a random name, locked, then given its name only if none is there: no
+    // other run ever sees it unlocked, and one that created it meanwhile is named.
+    let create = |e: std::io::Error| io(path, "cannot create the file", e);
+    let new = crate::files::NewFile::create_readable(canonical).map_err(create)?;
+    if let Err(error) = lock::exclusive(new.file()) {
+        return Err(super::lock_refusal(path, error));
     }
+    new.publish().map_err(|e| {
+        let holder = (e.kind() == std::io::ErrorKind::AlreadyExists)
+            .then(|| std::fs::metadata(canonical).ok())
+            .flatten()
+            .and_then(|m| lock::holder(&m));
+        match holder {
+            Some(who) => super::lock_refusal(path, lock::LockError::Held(who)),
+            None => create(e),
+        }
+    })
 }
 
 /// Drops the old contents of `file`, then reserves `size_bytes` for it (failing early when
