@@ -204,3 +204,64 @@ impl Drop for ResultsLock {
 pub fn timeseries_path(results: &Path) -> PathBuf {
     results.with_extension("ndjson")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> RunResult {
+        serde_json::from_value(crate::results::sample_json("io_uring", &["c"])).unwrap()
+    }
+
+    #[test]
+    fn an_unfinished_file_is_marked_in_place_with_why_its_results_are_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut unfinished = sample();
+        unfinished.interrupted = Interrupted::Unfinished;
+        save(&path, &unfinished).unwrap();
+        let inode = std::fs::metadata(&path).unwrap().ino();
+        assert!(mark_unwritten(
+            &path,
+            "cannot write the results file r.json: no space left"
+        ));
+        // The same file, rewritten in place, still valid JSON.
+        assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode);
+        let marked = load(&path).unwrap();
+        assert!(marked.interrupted.unfinished());
+        assert_eq!(
+            marked.interrupted.reason(),
+            Some(
+                "the run did not finish: storlab could not write its results: cannot write the results file r.json: no space left"
+            )
+        );
+        // A finished file, or one this process did not write, is never touched.
+        let finished = dir.path().join("f.json");
+        save(&finished, &sample()).unwrap();
+        assert!(!mark_unwritten(&finished, "why"));
+        assert!(!mark_unwritten(&dir.path().join("other.json"), "why"));
+    }
+
+    #[test]
+    fn a_second_lock_on_one_results_file_is_refused_and_the_first_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("new/deeper/r.json");
+        let first = ResultsLock::acquire(&results).unwrap();
+        assert!(lock_path(&results).exists());
+        let error = ResultsLock::acquire(&results).unwrap_err();
+        assert!(error.downcast_ref::<crate::Usage>().is_some());
+        assert!(
+            error
+                .to_string()
+                .contains("is being written by another run"),
+            "{error}"
+        );
+        drop(first);
+        // The lock file and the directories made for it are gone: nothing was written there.
+        assert!(!dir.path().join("new").exists());
+        let again = ResultsLock::acquire(&results).unwrap();
+        save(&results, &sample()).unwrap();
+        drop(again);
+        assert!(results.exists() && !lock_path(&results).exists());
+    }
+}
