@@ -1,6 +1,6 @@
 //! Results files on disk: loading one (its schema version checked); writing one atomically and
 //! without following a link (a randomly named temporary file beside it, synced, then renamed:
-//! [`crate::files`]); the files streamed beside it (time series, block sample); the lock that
+//! `crate::files`); the files streamed beside it (time series, block sample); the lock that
 //! keeps two runs from writing one results file; and the name of the time series beside it.
 
 use super::schema::{SCHEMA_VERSION, SchemaVersion};
