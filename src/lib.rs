@@ -28,6 +28,7 @@ pub mod cli;
 mod cluster;
 pub mod engine;
 mod fault;
+mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod job;

@@ -12,6 +12,9 @@
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
 //!   files and command lines: no panic, every error names its place;
 //! - `guard`: the destroy-data guard;
+//! - `hostile`: a hostile scratch directory: links planted at the names storlab writes, pipes
+//!   and sockets as targets, two runs on one target or results file, a full results
+//!   filesystem;
 //! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`, `failures`): Ctrl-C and
 //!   SIGTERM in every phase, step and Exchange stage; kill -9 and reports from the time series;
 //!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
@@ -107,6 +110,8 @@ mod fuzz;
 mod guard;
 #[path = "integration/harness.rs"]
 mod harness;
+#[path = "integration/hostile.rs"]
+mod hostile;
 #[path = "integration/interrupt/mod.rs"]
 mod interrupt;
 #[path = "integration/jobfile.rs"]

@@ -11,7 +11,7 @@ use crate::stats::blocks::BlockRef;
 use crate::stats::summary::ClassSummary;
 use crate::units::Dur;
 use crate::{Usage, exit};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -100,8 +100,11 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
     }
     if let Some(out) = &a.output {
         let title = format!("storlab cache-curve: {}", a.results.display());
-        std::fs::write(out, render::html(&c, &title))
-            .with_context(|| format!("cannot write {}", out.display()))?;
+        crate::files::write_output(
+            "the HTML cache curve",
+            out,
+            render::html(&c, &title).as_bytes(),
+        )?;
         console::note(&format!("HTML cache curve: {}", out.display()));
     }
     Ok(exit::OK)

@@ -25,8 +25,7 @@ pub(super) fn import(path: &Path, lenient: bool, output: Option<&Path>) -> Resul
     let converted = convert(path, lenient, "")?;
     match output {
         Some(out) => {
-            std::fs::write(out, &converted.toml)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+            crate::files::write_output("the job", out, converted.toml.as_bytes())?;
             console::note(&format!(
                 "storlab job: {} (run it with storlab run {})",
                 out.display(),

@@ -15,7 +15,7 @@ use crate::workloads::plain::Plain;
 use crate::workloads::presets;
 use crate::workloads::{JobText, Overrides};
 use crate::{Usage, exit};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -436,8 +436,7 @@ fn compare(a: CompareArgs) -> Result<i32> {
     let c = compare::compare(&runs, a.noise.0);
     console::print_text(compare::console(&c).trim_end());
     if let Some(path) = &a.output {
-        std::fs::write(path, compare::html(&c))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        crate::files::write_output("the HTML comparison", path, compare::html(&c).as_bytes())?;
         console::note(&format!("HTML comparison: {}", path.display()));
     }
     if let Some(pct) = a.fail_on_regression {
@@ -457,8 +456,8 @@ fn compare(a: CompareArgs) -> Result<i32> {
 
 /// Writes the HTML report of `r` to `path`, and says so on stderr.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
-    std::fs::write(path, crate::report::html::render(r))
-        .with_context(|| format!("cannot write the HTML report {}", path.display()))?;
+    let html = crate::report::html::render(r);
+    crate::files::write_output("the HTML report", path, html.as_bytes())?;
     console::note(&format!(
         "HTML report: {} (self-contained: open it in a browser or send it as it is)",
         path.display()

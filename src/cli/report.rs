@@ -32,7 +32,7 @@ pub(super) fn report(
         .into());
     } else {
         let r = results_file::load(results)?;
-        let unfinished = r.interrupted == crate::results::Interrupted::Unfinished;
+        let unfinished = r.interrupted.unfinished();
         if unfinished && series.exists() {
             crate::results::recovery::complete(r, &series)?
         } else {

@@ -5,7 +5,7 @@
 use super::Cli;
 use crate::report::console;
 use crate::{Usage, exit};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::CommandFactory;
 use std::path::Path;
 
@@ -45,7 +45,7 @@ pub(super) fn man(output: Option<&Path>) -> Result<i32> {
         let mut text = Vec::new();
         clap_mangen::Man::new(page).render(&mut text)?;
         let path = dir.join(&file);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        crate::files::write_output("the man page", &path, &text)?;
     }
     console::note(&format!("man pages written to {}", dir.display()));
     Ok(exit::OK)

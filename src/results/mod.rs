@@ -42,6 +42,11 @@ use std::collections::BTreeMap;
 /// when the run ends: seen only when storlab was killed or the machine stopped.
 pub const UNFINISHED: &str = "the run did not finish: storlab stopped without writing its results (killed, or the machine stopped)";
 
+/// How the `interrupted` reason of a results file written before the workers start reads once
+/// storlab found, as the run ended, that it could not write the run's results (a full
+/// filesystem): this text, then why.
+pub const UNWRITTEN: &str = "the run did not finish: storlab could not write its results: ";
+
 /// Runs with at most this many intervals carry their time series inline in the results file
 /// too; longer ones only name the NDJSON file (so memory stays flat however long a run is).
 pub const INLINE_INTERVALS: usize = 3600;
@@ -57,6 +62,9 @@ pub enum Interrupted {
     /// The run has not finished: the file written before the workers start, replaced when the
     /// run ends (JSON: the text [`UNFINISHED`]). Seen only when storlab was killed.
     Unfinished,
+    /// That file, marked in place when the run's results could not be written as it ended:
+    /// the whole reason, [`UNWRITTEN`] then why.
+    Unwritten(String),
 }
 
 impl Interrupted {
@@ -69,9 +77,21 @@ impl Interrupted {
     pub fn reason(&self) -> Option<&str> {
         match self {
             Interrupted::No => None,
-            Interrupted::Yes(why) => Some(why),
+            Interrupted::Yes(why) | Interrupted::Unwritten(why) => Some(why),
             Interrupted::Unfinished => Some(UNFINISHED),
         }
+    }
+
+    /// The mark of a file written before the workers started whose run's results could not be
+    /// written, `why` ("cannot write the results file r.json: no space left on device").
+    pub fn unwritten(why: &str) -> Interrupted {
+        Interrupted::Unwritten(format!("{UNWRITTEN}{why}"))
+    }
+
+    /// Whether this is a file written before the workers started, never replaced by the run's
+    /// results: its measurements are in the time series beside it.
+    pub fn unfinished(&self) -> bool {
+        matches!(self, Interrupted::Unfinished | Interrupted::Unwritten(_))
     }
 }
 
@@ -109,6 +129,7 @@ impl<'de> Deserialize<'de> for Interrupted {
             Raw::Flag(false) => Interrupted::No,
             Raw::Flag(true) => Interrupted::Yes("interrupted".into()),
             Raw::Reason(r) if r == UNFINISHED => Interrupted::Unfinished,
+            Raw::Reason(r) if r.starts_with(UNWRITTEN) => Interrupted::Unwritten(r),
             Raw::Reason(r) => Interrupted::Yes(r),
         })
     }

@@ -13,7 +13,7 @@ use crate::stats::blocks::BlockRef;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
 use crate::stats::reuse::ReuseCounts;
 use crate::stats::timeseries::{IntervalGrid, IntervalHistograms, IntervalPhase, IntervalRecord};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -172,9 +172,7 @@ impl Collector<'_> {
                 if opts.interval_histograms {
                     rec.histograms = Some(IntervalHistograms::of(&stats, &job.classes));
                 }
-                serde_json::to_writer(&mut *ndjson, &rec)?;
-                ndjson.write_all(b"\n")?;
-                ndjson.flush()?;
+                write_record(&mut *ndjson, &rec, &opts.results_path)?;
                 obs.interval(&rec, &grid);
                 if index > 0 {
                     ends.retain(|&k, _| k + 1 >= index);
@@ -206,8 +204,10 @@ impl Collector<'_> {
                 Ok(WorkerMsg::Blocks { worker, mut refs }) => {
                     reuse.add(&refs);
                     if let Some(w) = blocks.as_deref_mut() {
-                        crate::results::blocks::append(w, &refs)
-                            .context("writing the block sample")?;
+                        crate::results::blocks::append(w, &refs).map_err(|e| {
+                            let path = crate::results::blocks::blocks_path(&opts.results_path);
+                            crate::files::cannot_write("the block sample", &path, &e)
+                        })?;
                         sampled += refs.len() as u64;
                     }
                     // The buffer goes back to its worker's pool.
@@ -280,4 +280,20 @@ fn interval_record(
         rec.devices = devices;
     }
     rec
+}
+
+/// Writes `rec` as a line of the time series beside `results` and flushes it; an error names
+/// the file ("cannot write the time series r.ndjson: no space left on device").
+fn write_record(
+    out: &mut dyn Write,
+    rec: &impl serde::Serialize,
+    results: &std::path::Path,
+) -> Result<()> {
+    let series = |e: std::io::Error| {
+        let path = crate::results::file::timeseries_path(results);
+        crate::files::cannot_write("the time series", &path, &e)
+    };
+    serde_json::to_writer(&mut *out, rec).map_err(|e| series(e.into()))?;
+    out.write_all(b"\n").map_err(series)?;
+    out.flush().map_err(series)
 }

@@ -22,7 +22,8 @@ pub(crate) const HEADROOM_FILES: u64 = 32;
 /// What a run needs in open files, by cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OpenFilesNeed {
-    /// One descriptor per target.
+    /// Targets: two descriptors each (the one I/O goes through, and the one that holds the
+    /// run's lock on it from before it was opened for I/O).
     pub targets: u64,
     /// One descriptor per io_uring ring (one per worker; none for psync and null).
     pub rings: u64,
@@ -47,7 +48,7 @@ impl OpenFilesNeed {
     /// The total, headroom included. io_uring also refuses to register more files in one ring
     /// than the soft limit, which this total always exceeds.
     pub(crate) fn total(&self) -> u64 {
-        self.targets + self.rings + self.open + HEADROOM_FILES
+        2 * self.targets + self.rings + self.open + HEADROOM_FILES
     }
 }
 
@@ -264,7 +265,7 @@ mod tests {
             rings: 256,
             open: 4,
         };
-        assert_eq!(need.total(), 1000 + 256 + 4 + HEADROOM_FILES);
+        assert_eq!(need.total(), 2 * 1000 + 256 + 4 + HEADROOM_FILES);
         assert_eq!(
             causes(&need),
             format!("1000 targets, 256 io_uring rings, 4 already open and {HEADROOM_FILES} spare")

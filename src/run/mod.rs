@@ -47,7 +47,7 @@ use crate::results::{self, Interrupted, Invocation, Phase, PhaseState, RunResult
 use crate::stats::host;
 use crate::stats::timeseries::{IntervalGrid, SequenceRun};
 use crate::stats::verification::{ReadBackState, VerifyCounts};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use assemble::{Draft, assemble, device_names, fill_measurement, target_result};
 use collect::{Collected, Collector};
 use prepare::Opened;
@@ -167,6 +167,8 @@ fn execute(
     obs: &mut dyn Observer,
     drive: Drive,
 ) -> Result<RunResult> {
+    // Held until the run's results are written: a second run on the same results is refused.
+    let _results_lock = results::file::ResultsLock::acquire(&opts.results_path)?;
     let mut draft = Draft::new(job);
     let outcome = execute_inner(job, opts, signals, obs, &mut draft, drive);
     obs.finish();
@@ -194,14 +196,41 @@ fn execute(
             if ts_path.exists() {
                 result.timeseries_path = Some(ts_path.display().to_string());
             }
-            results::file::save(&opts.results_path, &result)
-                .with_context(|| format!("{e:#}; and the partial results could not be written"))?;
+            if let Err(unsaved) = results::file::save(&opts.results_path, &result) {
+                return Err(unsaved_results(&opts.results_path, &e, &unsaved));
+            }
             Err(e.context(format!(
                 "partial results written to {}",
                 opts.results_path.display()
             )))
         }
     }
+}
+
+/// The error of a run that failed with `e` and whose partial results could not be written
+/// either (`unsaved`: a full filesystem, most often). The file written before the workers
+/// started, if any, is marked with why, so that no later report blames a kill.
+fn unsaved_results(
+    path: &std::path::Path,
+    e: &anyhow::Error,
+    unsaved: &anyhow::Error,
+) -> anyhow::Error {
+    let failed = crate::units::strip_os_error(&format!("{e:#}"));
+    let unsaved = crate::units::strip_os_error(&format!("{unsaved:#}"));
+    let mut text = failed.clone();
+    if unsaved != failed {
+        text.push_str(&format!(
+            "; and the partial results could not be written: {unsaved}"
+        ));
+    }
+    if results::file::mark_unwritten(path, &failed) {
+        text.push_str(&format!(
+            "; {} (written as the run started) now says so: `storlab report {}` reports what its time series holds",
+            path.display(),
+            path.display()
+        ));
+    }
+    anyhow::anyhow!(text)
 }
 
 fn execute_inner(
@@ -316,9 +345,10 @@ fn execute_inner(
     let watchdog = watchdog::Watchdog::start(signals, opts.results_path.clone());
     let collected = workers::run(job, engine, &opened, gens, grid, shared, collector, sources)?;
     drop(watchdog);
-    ndjson.flush().context("writing the time series")?;
+    (ndjson.flush()).map_err(|e| crate::files::cannot_write("the time series", &ts_path, &e))?;
     if let Some(f) = sample_file.as_mut() {
-        f.flush().context("writing the block sample")?;
+        (f.flush())
+            .map_err(|e| crate::files::cannot_write("the block sample", &sample_path, &e))?;
     }
     let failed = failures.load(Ordering::Relaxed);
     let interrupted = ending(job, grid, &collected, signals, failed, draft);

@@ -141,7 +141,11 @@ pub(super) fn open_targets(
         match target::open(&request, progress) {
             Ok(o) => opened.push(o),
             Err(TargetError::Interrupted { .. }) => return Ok(Opened::Interrupted),
-            Err(e @ (TargetError::Guarded { .. } | TargetError::Invalid { .. })) => {
+            Err(
+                e @ (TargetError::Guarded { .. }
+                | TargetError::InUse { .. }
+                | TargetError::Invalid { .. }),
+            ) => {
                 return Err(Usage(e.to_string()).into());
             }
             Err(e) => return Err(anyhow!(e)),

@@ -290,6 +290,12 @@ fn loop_device_with_ext4_is_not_written_without_destroy_data() {
                     &format!("mounted on {}", point.display()),
                     "ext4 signature at offset 1080",
                 ]);
+            // --destroy-data never lifts it: the message says to unmount, and never suggests
+            // the flag.
+            let forced = ["--read", "70", "--destroy-data"];
+            let out = run_on(dir.path(), &device.path, "mounted-forced", &forced);
+            out.expect_code(2).stderr_has(&["unmount", "mounted on"]);
+            assert!(!out.stderr.contains("--destroy-data"), "{}", out.stderr);
             drop(mounted);
         }
         Err(e) => skip(TEST, &format!("mounted part: {e}")),

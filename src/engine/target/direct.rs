@@ -5,12 +5,13 @@ use super::{OpenTarget, PrepareReport, TargetAction, TargetError, TargetKind, Ta
 use crate::stats::host::{DeviceNumber, sysfs};
 use rustix::fs::{AtFlags, OFlags, StatxFlags};
 use rustix::io::Errno;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Seek, SeekFrom};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// `custom_flags` value of `flags` (the bits of open flags all fit in an `i32`).
+#[cfg(test)]
 pub(super) fn flag_bits(flags: OFlags) -> i32 {
     i32::try_from(flags.bits()).unwrap_or(i32::MAX)
 }
@@ -35,11 +36,8 @@ pub(super) fn open_with(
     write: bool,
     flags: OFlags,
 ) -> Result<File, TargetError> {
-    OpenOptions::new()
-        .read(true)
-        .write(write)
-        .custom_flags(flag_bits(flags))
-        .open(canonical)
+    let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
+    crate::files::open_target(canonical, access | flags)
         .map_err(|error| {
             if flags.contains(OFlags::DIRECT)
                 && error.raw_os_error() == Some(Errno::INVAL.raw_os_error())
@@ -60,7 +58,8 @@ pub(super) fn open_with(
 /// The size of the block device `canonical` (requested as `path`), read-only: the end of a
 /// block device is its size (what BLKGETSIZE64 reports).
 pub(super) fn device_size(path: &Path, canonical: &Path) -> Result<u64, TargetError> {
-    let mut file = File::open(canonical).map_err(|e| io(path, "cannot open for reading", e))?;
+    let mut file = crate::files::open_target(canonical, OFlags::RDONLY)
+        .map_err(|e| io(path, "cannot open for reading", e))?;
     file.seek(SeekFrom::End(0))
         .map_err(|e| io(path, "cannot read the device size", e))
 }
@@ -91,6 +90,7 @@ pub(super) fn open_device(
         direct: !request.buffered,
         dsync: request.dsync,
         prepare: PrepareReport::default(),
+        lock: None,
     })
 }
 
@@ -98,7 +98,8 @@ pub(super) fn open_device(
 /// logical block size, an existing file's O_DIRECT alignment, or for a file not yet created the
 /// logical block size of the device under its directory. `None` when it cannot be told.
 pub fn expected_block_size(path: &Path) -> Option<u32> {
-    if let Ok(file) = File::open(path) {
+    // Never waits in `open`: a pipe given as a target is refused later, by its plan.
+    if let Ok(file) = crate::files::open_target(path, OFlags::RDONLY) {
         let metadata = file.metadata().ok()?;
         if metadata.file_type().is_block_device() {
             return rustix::fs::ioctl_blksszget(&file).ok();

@@ -7,7 +7,7 @@ use super::{TargetError, io};
 use crate::stats::host::DeviceNumber;
 use crate::stats::host::mounts::{self, Mount};
 use crate::stats::host::sysfs::BlockDevice;
-use std::fs::{File, Metadata};
+use std::fs::Metadata;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 
@@ -21,13 +21,23 @@ pub(super) fn foreign_file(length: u64) -> String {
     format!("the file exists and was not created by storlab ({length} bytes)")
 }
 
+/// What the guard found on a block device.
+#[derive(Debug, Default)]
+pub(super) struct DeviceFindings {
+    /// What a write would destroy or disturb; empty when it is blank and unused.
+    pub(super) findings: Vec<String>,
+    /// Whether the running system uses it (a filesystem on it is mounted, or it is active
+    /// swap): never written over, `--destroy-data` or not.
+    pub(super) in_use: bool,
+}
+
 /// What a write to the block device `canonical` (requested as `path`) would destroy or
-/// disturb; empty when it is blank and unused.
+/// disturb.
 pub(super) fn device_findings(
     path: &Path,
     canonical: &Path,
     metadata: &Metadata,
-) -> Result<Vec<String>, TargetError> {
+) -> Result<DeviceFindings, TargetError> {
     let dev = DeviceNumber::of(metadata.rdev());
     let device = BlockDevice::of(dev).unwrap_or_else(|| BlockDevice {
         name: canonical.file_name().map_or_else(
@@ -54,6 +64,7 @@ pub(super) fn device_findings(
         .collect();
 
     let mut findings = Vec::new();
+    let mut in_use = false;
     let nodes = std::iter::once((&device, String::new()))
         .chain(partitions.iter().map(|p| (p, format!("{} ", p.name))));
     for (node, prefix) in nodes {
@@ -70,9 +81,11 @@ pub(super) fn device_findings(
                 .map(|p| p.display().to_string())
                 .collect();
             findings.push(format!("{prefix}mounted on {}", points.join(", ")));
+            in_use = true;
         }
         if swaps.contains(&node.dev) {
             findings.push(format!("{prefix}in use as swap"));
+            in_use = true;
         }
         let holders = node.holders();
         if !holders.is_empty() {
@@ -92,12 +105,12 @@ pub(super) fn device_findings(
         )
     })?;
     findings.extend(scan_signatures(&head));
-    Ok(findings)
+    Ok(DeviceFindings { findings, in_use })
 }
 
 /// Reads up to [`SCAN_BYTES`] from the start of `path` (read-only, through the page cache).
 fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = File::open(path)?;
+    let file = crate::files::open_target(path, rustix::fs::OFlags::RDONLY)?;
     let mut buffer = vec![0u8; SCAN_BYTES];
     let mut filled = 0;
     while filled < buffer.len() {
@@ -235,6 +248,7 @@ fn ext_variant(head: &[u8]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
     use std::process::Command;
 
     fn image_with(offset: usize, magic: &[u8]) -> Vec<u8> {

@@ -3,8 +3,9 @@
 //! it, prepare it again, or tell that a file is someone else's.
 
 use super::{TargetError, io};
-use std::fs::{File, Metadata, OpenOptions};
-use std::io::{Read, Write};
+use rustix::fs::{Mode, OFlags};
+use std::fs::{File, Metadata};
+use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -82,7 +83,13 @@ pub(super) fn manifest_path(canonical: &Path) -> PathBuf {
 /// The manifest of the file at `canonical`, when there is a valid one for this very file (a
 /// known version, the file's inode); `None` means the file is not storlab's.
 pub(super) fn owned(canonical: &Path, metadata: &Metadata) -> Option<Manifest> {
-    let mut file = File::open(manifest_path(canonical)).ok()?;
+    // Never through a link, never waiting on a pipe: only a regular file is read.
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut file =
+        File::from(rustix::fs::open(manifest_path(canonical), flags, Mode::empty()).ok()?);
+    if !file.metadata().ok()?.file_type().is_file() {
+        return None;
+    }
     let mut text = Vec::new();
     (&mut file)
         .take(MANIFEST_MAX_BYTES + 1)
@@ -96,11 +103,11 @@ pub(super) fn owned(canonical: &Path, metadata: &Metadata) -> Option<Manifest> {
     ((1..=MANIFEST_VERSION).contains(&manifest.storlab_manifest) && same_file).then_some(manifest)
 }
 
-/// Writes `manifest` for the file at `canonical` (requested as `path`) durably and atomically
-/// (temporary file, fsync, rename, fsync of the directory).
+/// Writes `manifest` for the file at `canonical` (requested as `path`) durably and atomically,
+/// never through a link at a predictable name ([`crate::files`]: a randomly named temporary
+/// file, fsync, rename, fsync of the directory).
 pub(super) fn write(path: &Path, canonical: &Path, manifest: &Manifest) -> Result<(), TargetError> {
     let target = manifest_path(canonical);
-    let temporary = with_suffix(&target, ".tmp");
     let fail = |error: std::io::Error| {
         io(
             path,
@@ -110,22 +117,7 @@ pub(super) fn write(path: &Path, canonical: &Path, manifest: &Manifest) -> Resul
     };
     let mut text = serde_json::to_vec_pretty(manifest).map_err(|e| fail(e.into()))?;
     text.push(b'\n');
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&temporary)
-        .map_err(fail)?;
-    file.write_all(&text).map_err(fail)?;
-    file.sync_all().map_err(fail)?;
-    drop(file);
-    std::fs::rename(&temporary, &target).map_err(fail)?;
-    if let Some(directory) = target.parent() {
-        File::open(directory)
-            .and_then(|directory| directory.sync_all())
-            .map_err(fail)?;
-    }
-    Ok(())
+    crate::files::write_atomic(&target, &text, crate::files::Durability::Synced).map_err(fail)
 }
 
 #[cfg(test)]
@@ -150,7 +142,8 @@ mod tests {
         manifest.complete = true;
         write(&path, &path, &manifest).unwrap();
         assert_eq!(manifest_path(&path), dir.path().join("data.storlab.json"));
-        assert!(!dir.path().join("data.storlab.json.tmp").exists());
+        let names = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(names, 2, "no temporary file is left");
         let read = owned(&path, &metadata).unwrap();
         assert_eq!(
             (read.size_bytes, read.data_seed, read.complete),
@@ -187,5 +180,38 @@ mod tests {
             br#"{"storlab_manifest": 1, "size_bytes": 4, "data_seed": 1, "complete": true, "created_unix_s": 0}"#,
         );
         assert_eq!(owned(&path, &metadata).unwrap().storlab_manifest, 1);
+    }
+    #[test]
+    fn a_link_planted_at_the_old_temporary_name_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("passwd");
+        std::fs::write(&victim, b"root:x:0:0\n").unwrap();
+        let path = dir.path().join("data");
+        std::fs::write(&path, b"data").unwrap();
+        let planted = dir.path().join("data.storlab.json.tmp");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let metadata = std::fs::metadata(&path).unwrap();
+        write(
+            &path,
+            &path,
+            &Manifest::started(4, 7, metadata.ino(), 1 << 20),
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"root:x:0:0\n");
+        assert!(owned(&path, &metadata).is_some());
+        // A link or a pipe at the manifest's own name is not read: not ours, and no wait.
+        std::fs::remove_file(manifest_path(&path)).unwrap();
+        std::os::unix::fs::symlink(&victim, manifest_path(&path)).unwrap();
+        assert!(owned(&path, &metadata).is_none());
+        std::fs::remove_file(manifest_path(&path)).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            manifest_path(&path),
+            rustix::fs::FileType::Fifo,
+            Mode::from_bits_truncate(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(owned(&path, &metadata).is_none());
     }
 }

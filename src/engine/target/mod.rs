@@ -13,6 +13,7 @@ mod plan;
 mod prepare;
 mod preview;
 
+use crate::files::lock::{self, LockError};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -61,6 +62,10 @@ pub struct OpenTarget {
     pub dsync: bool,
     /// What preparation did.
     pub prepare: PrepareReport,
+    /// The descriptor that holds this run's advisory lock (`flock`) on the target, from
+    /// before anything was decided or written until the target is dropped; `None` for a
+    /// stand-in, or when this process holds it through another target of the same job.
+    lock: Option<File>,
 }
 
 /// Why a target cannot be used. Messages say what was found and how to proceed.
@@ -76,6 +81,18 @@ pub enum TargetError {
         path: PathBuf,
         /// What was found, each on its own: "ext4 signature at offset 1080", "mounted on
         /// /mnt/x", "the file exists and was not created by storlab (1048576 bytes)".
+        findings: Vec<String>,
+    },
+    /// The block device is in use by the running system (a filesystem on it, or on one of
+    /// its partitions, is mounted; or it is active swap): refused even with `--destroy-data`.
+    #[error(
+        "refusing to write to {path}: {}; storlab never writes over a mounted filesystem or active swap, whatever the flags: unmount it (umount MOUNT-POINT) or turn the swap off (swapoff), then run again",
+        .findings.join("; ")
+    )]
+    InUse {
+        /// The target.
+        path: PathBuf,
+        /// What was found, as for [`TargetError::Guarded`].
         findings: Vec<String>,
     },
     /// Invalid request (missing size or directory, file too small, not a file or device, on
@@ -117,11 +134,44 @@ pub fn open(
     request: &TargetRequest,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<OpenTarget, TargetError> {
+    let held = hold(&request.path)?;
     let plan = plan::decide(request)?;
-    match plan.kind {
+    let mut target = match plan.kind {
         TargetKind::BlockDevice => direct::open_device(request, plan.canonical, &plan.action),
         TargetKind::File => prepare::open_file(request, plan.canonical, plan.action, progress),
         TargetKind::Model => Err(invalid(&request.path, "a plan never names a stand-in")),
+    }?;
+    if target.lock.is_none() {
+        target.lock = held;
+    }
+    Ok(target)
+}
+
+/// Locks the existing target at `path` for this run, before its plan reads anything of it:
+/// another run holding it is a refusal that names that process. A path that does not exist
+/// (a file still to be created: locked as it is created) or that cannot be a target (its
+/// plan says why) holds nothing.
+fn hold(path: &Path) -> Result<Option<File>, TargetError> {
+    let Ok(file) = crate::files::open_target(path, rustix::fs::OFlags::RDONLY) else {
+        return Ok(None);
+    };
+    match lock::exclusive(&file) {
+        Ok(true) => Ok(Some(file)),
+        Ok(false) => Ok(None),
+        Err(error) => Err(lock_refusal(path, error)),
+    }
+}
+
+/// The refusal of a target whose lock could not be taken.
+pub(super) fn lock_refusal(path: &Path, error: LockError) -> TargetError {
+    match error {
+        LockError::Held(who) => invalid(
+            path,
+            format!(
+                "is in use by another storlab run ({who} holds its lock); wait for it to end, or give another target"
+            ),
+        ),
+        LockError::Io(error) => io(path, "cannot lock the target for this run (flock)", error),
     }
 }
 
@@ -140,6 +190,7 @@ pub fn stand_in(path: &Path, size_bytes: u64) -> Result<OpenTarget, TargetError>
         direct: false,
         dsync: false,
         prepare: PrepareReport::default(),
+        lock: None,
     })
 }
 

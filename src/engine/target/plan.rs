@@ -327,11 +327,18 @@ fn device(
     let path = request.path.as_path();
     let destroys = if request.writes {
         match guard::device_findings(path, &canonical, metadata) {
-            Ok(findings) if findings.is_empty() || request.destroy_data => findings,
-            Ok(findings) => {
+            // A mounted filesystem or active swap is never written over, whatever the flags.
+            Ok(found) if found.in_use => {
+                return Err(TargetError::InUse {
+                    path: path.to_path_buf(),
+                    findings: found.findings,
+                });
+            }
+            Ok(found) if found.findings.is_empty() || request.destroy_data => found.findings,
+            Ok(found) => {
                 return Err(TargetError::Guarded {
                     path: path.to_path_buf(),
-                    findings,
+                    findings: found.findings,
                 });
             }
             // With --destroy-data the findings only inform: not being able to look does not

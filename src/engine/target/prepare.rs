@@ -3,10 +3,11 @@
 //! verification header, and recorded in its manifest (incomplete until the last byte is
 //! synced); then the file is opened for the run as its plan says.
 
-use super::direct::{benchmark_flags, direct_alignment, flag_bits, open_with};
+use super::direct::{benchmark_flags, direct_alignment, open_with};
 use super::manifest::{self, Manifest};
 use super::{OpenTarget, PrepareReport, TargetAction, TargetError, TargetKind, TargetRequest};
 use super::{invalid, io};
+use crate::files::lock;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use rustix::fs::{Advice, FallocateFlags, OFlags};
@@ -14,7 +15,7 @@ use rustix::io::Errno;
 use std::fs::{File, OpenOptions};
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::num::NonZeroU64;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -38,6 +39,8 @@ pub(super) fn open_file(
 ) -> Result<OpenTarget, TargetError> {
     let path = request.path.as_path();
     let size_bytes = action.size_bytes();
+    // A file created here is locked as it is created (an existing one is by `super::open`).
+    let mut lock = None;
     let (canonical, prepare) = match action {
         TargetAction::Create {
             create_directory, ..
@@ -46,11 +49,14 @@ pub(super) fn open_file(
                 Some(directory) => in_created_directory(path, &directory)?,
                 None => canonical,
             };
-            let report = prepare_or_clean_up(request, &canonical, size_bytes, true, progress)?;
+            let (report, created) =
+                prepare_or_clean_up(request, &canonical, size_bytes, true, progress)?;
+            lock = Some(created);
             (canonical, report)
         }
         TargetAction::Prepare { .. } => {
-            let report = prepare_or_clean_up(request, &canonical, size_bytes, false, progress)?;
+            let (report, _) =
+                prepare_or_clean_up(request, &canonical, size_bytes, false, progress)?;
             (canonical, report)
         }
         TargetAction::Reuse { data_seed, .. } => (
@@ -75,6 +81,7 @@ pub(super) fn open_file(
         direct: !request.buffered,
         dsync: request.dsync,
         prepare,
+        lock,
     })
 }
 
@@ -105,7 +112,7 @@ fn prepare_or_clean_up(
     size_bytes: u64,
     new_file: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Result<PrepareReport, TargetError> {
+) -> Result<(PrepareReport, File), TargetError> {
     prepare_file(
         &request.path,
         canonical,
@@ -171,7 +178,8 @@ fn fill_chunk(data_seed: u64, chunk_index: u64, chunk: &mut [u8]) {
 }
 
 /// Creates (or recreates) the file at `canonical` at `size_bytes`, entirely written with
-/// unique pseudo-random data, marked complete in its manifest only at the end.
+/// unique pseudo-random data, marked complete in its manifest only at the end; with the
+/// descriptor it was prepared through, which holds its lock when it was created here.
 fn prepare_file(
     path: &Path,
     canonical: &Path,
@@ -179,7 +187,7 @@ fn prepare_file(
     buffered: bool,
     new_file: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Result<PrepareReport, TargetError> {
+) -> Result<(PrepareReport, File), TargetError> {
     let start = Instant::now();
     let file = open_for_preparation(path, canonical, new_file)?;
     let inode = file
@@ -218,7 +226,7 @@ fn prepare_file(
     manifest.complete = true;
     manifest::write(path, canonical, &manifest)?;
     let seconds = start.elapsed().as_secs_f64();
-    Ok(PrepareReport {
+    let report = PrepareReport {
         reused: false,
         written_bytes: size_bytes,
         seconds,
@@ -228,30 +236,39 @@ fn prepare_file(
             0.0
         },
         data_seed: Some(data_seed),
-    })
+    };
+    Ok((report, file))
 }
 
 /// Opens the file at `canonical` to be prepared; a new file must still be new: one that
-/// appeared in the meantime is never truncated.
+/// appeared in the meantime is never truncated. A file created here is locked at once (an
+/// existing one was locked before its plan was made).
 fn open_for_preparation(
     path: &Path,
     canonical: &Path,
     new_file: bool,
 ) -> Result<File, TargetError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(new_file)
-        .custom_flags(flag_bits(OFlags::CLOEXEC))
-        .open(canonical)
-        .map_err(|e| {
-            let action = if new_file {
-                "cannot create the file"
-            } else {
-                "cannot open the file for preparation"
-            };
-            io(path, action, e)
-        })
+    if !new_file {
+        return crate::files::open_target(canonical, OFlags::RDWR)
+            .map_err(|e| io(path, "cannot open the file for preparation", e));
+    }
+    // Created under a random name, locked, then given its name only if none is there: no
+    // other run ever sees it unlocked, and one that created it meanwhile is named.
+    let create = |e: std::io::Error| io(path, "cannot create the file", e);
+    let new = crate::files::NewFile::create_readable(canonical).map_err(create)?;
+    if let Err(error) = lock::exclusive(new.file()) {
+        return Err(super::lock_refusal(path, error));
+    }
+    new.publish().map_err(|e| {
+        let holder = (e.kind() == std::io::ErrorKind::AlreadyExists)
+            .then(|| std::fs::metadata(canonical).ok())
+            .flatten()
+            .and_then(|m| lock::holder(&m));
+        match holder {
+            Some(who) => super::lock_refusal(path, lock::LockError::Held(who)),
+            None => create(e),
+        }
+    })
 }
 
 /// Drops the old contents of `file`, then reserves `size_bytes` for it (failing early when

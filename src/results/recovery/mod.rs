@@ -65,7 +65,8 @@ pub fn load(path: &Path) -> Result<(RunResult, Option<String>)> {
 enum Beside {
     /// The run's own results, written when it ended (at this path).
     Finished(PathBuf, RunResult),
-    /// The file written before the workers started, never replaced: the run was killed.
+    /// The file written before the workers started, never replaced: the run was killed, or
+    /// its results could not be written (the file then says why).
     Unfinished(RunResult),
     /// No results of this run: why not, as the end of a sentence on how the run ended.
     Other(Why),
@@ -108,7 +109,7 @@ fn beside(path: &Path, series: &TimeSeries) -> Beside {
             return Beside::Other(cut_off_or(series, Why::Unknown(why)));
         }
     };
-    if r.interrupted == Interrupted::Unfinished {
+    if r.interrupted.unfinished() {
         return Beside::Unfinished(r);
     }
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -226,14 +227,22 @@ fn completed(unfinished: RunResult, series: &TimeSeries, source: &str) -> Result
         "the measurements are recovered from its time series {source} ({})",
         intervals(series)
     );
+    let why = match &unfinished.interrupted {
+        Interrupted::Unwritten(reason) => {
+            let cause = reason.strip_prefix(super::UNWRITTEN).unwrap_or(reason);
+            format!("storlab could not write its results ({cause})")
+        }
+        _ if measured_to_the_end => "storlab stopped without writing its results (killed, or the machine stopped, during the read-back or while writing them)".into(),
+        _ => "storlab stopped without writing its results (killed, or the machine stopped)".into(),
+    };
     let reason = if measured_to_the_end {
         format!(
-            "the run did not finish: it measured to its planned end ({}), then storlab stopped without writing its results (killed, or the machine stopped, during the read-back or while writing them); {from}",
+            "the run did not finish: it measured to its planned end ({}), then {why}; {from}",
             format_seconds(planned_ms as f64 / 1e3)
         )
     } else {
         format!(
-            "the run did not finish: {}; storlab stopped without writing its results (killed, or the machine stopped); {from}",
+            "the run did not finish: {}; {why}; {from}",
             ends_at(series, plain.then_some(planned_ms))
         )
     };

@@ -182,7 +182,8 @@ fn write_merged(
         lines.push_str(&serde_json::to_string(rec)?);
         lines.push('\n');
     }
-    std::fs::write(&ndjson, lines)?;
+    crate::files::write_atomic(&ndjson, lines.as_bytes(), crate::files::Durability::Synced)
+        .map_err(|e| crate::files::cannot_write("the time series", &ndjson, &e))?;
     merged.timeseries_path = Some(ndjson.display().to_string());
     results::file::save(&opts.results_path, &merged)?;
     Ok(merged)

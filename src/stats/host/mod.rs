@@ -2,9 +2,11 @@
 //! counters from `/sys/block`, and static facts about the host and the filesystem under a path.
 //! Pure reads of kernel files: nothing here depends on the rest of the crate. The mount table
 //! and swap list (`/proc/self/mountinfo`, `/proc/swaps`) are parsed in [`mounts`], block devices
-//! are read from sysfs in [`sysfs`]; nothing else in the crate parses those files.
+//! are read from sysfs in [`sysfs`], the holders of file locks (`/proc/locks`) in [`locks`];
+//! nothing else in the crate parses those files.
 
 pub mod cgroup;
+pub mod locks;
 pub mod mounts;
 pub mod sysfs;
 

@@ -1,14 +1,14 @@
-//! Stopping a run in every phase: SIGINT or SIGTERM during prepare, ramp and measure and a
-//! second signal during the clean-up (`one_run`); during a step of a `[cycle]` sequence, a
-//! repetition, the pause between repetitions and a rate-curve level (`sequences`); during the
-//! initialisation of Exchange databases, Exchange thread tuning and the Exchange test
-//! (`exchange`); a panic in each kind of thread, a stuck worker, and jobs that would have
-//! hung refused up front (`failures`). The real binary stops within [`STOP_LIMIT`], with exit
-//! code 1 and a valid results file that says why and where it stopped and the state of every phase and step; a
-//! second signal during the clean-up exits at once (130). After `kill -9` the NDJSON time
-//! series is readable and `storlab report` builds reports from it (`time_series`); a file
-//! whose preparation was cut short (by a signal or by `kill -9`) is prepared again, never
-//! reused.
+//! Stopping a run in every phase: SIGINT or SIGTERM during prepare, ramp and measure, a
+//! second signal during the clean-up, and a pipe planted where the clean-up once waited
+//! (`one_run`); during a step of a `[cycle]` sequence, a repetition, the pause between
+//! repetitions and a rate-curve level (`sequences`); during the initialisation of Exchange
+//! databases, Exchange thread tuning and the Exchange test (`exchange`); a panic in each kind
+//! of thread, a stuck worker, and jobs that would have hung refused up front (`failures`). The
+//! real binary stops within [`STOP_LIMIT`], with exit code 1 and a valid results file that
+//! says why and where it stopped and the state of every phase and step; a second signal during
+//! the clean-up exits at once (130). After `kill -9` the NDJSON time series is readable and
+//! `storlab report` builds reports from it (`time_series`); a file whose preparation was cut
+//! short (by a signal or by `kill -9`) is prepared again, never reused.
 
 mod exchange;
 mod failures;
