@@ -103,6 +103,8 @@ mod fuzz;
 mod guard;
 #[path = "integration/harness.rs"]
 mod harness;
+#[path = "integration/inputs.rs"]
+mod inputs;
 #[path = "integration/interrupt/mod.rs"]
 mod interrupt;
 #[path = "integration/jobfile.rs"]

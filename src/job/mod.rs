@@ -480,6 +480,13 @@ impl Access {
     }
 }
 
+/// Workers a job makes in all (each `count` clone is one, each a thread of its own): far above
+/// what any device needs, and what keeps a job file (or a fio file's `numjobs`) from asking
+/// for millions of threads.
+pub const MAX_WORKERS: usize = 4096;
+/// Targets a job has in all.
+pub const MAX_TARGETS: usize = 4096;
+
 /// Defaults that apply when neither the job nor the flags set a value.
 pub mod defaults {
     /// Measured duration.

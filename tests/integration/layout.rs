@@ -1,5 +1,5 @@
 //! The shape of the code, kept by tests (docs/architecture.md): dependencies point one way
-//! (units → job, stats → engine → results (with the workloads' sections) → cache, cluster, trace
+//! (units → input → job, stats → engine → results (with the workloads' sections) → cache, cluster, trace
 //! → run → workloads → report, live → cli), every source file is on the map, no source file grows
 //! past about 800 lines, and `unsafe` lives only in `engine/ring.rs` and `engine/buf.rs`.
 
@@ -11,37 +11,47 @@ use std::path::{Path, PathBuf};
 /// `section.rs`, its part of the results file, which sits with `results`.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
-    ("job", &["units"]),
-    ("stats", &["units"]),
-    ("engine", &["job", "stats", "units"]),
-    ("results", &["job", "sections", "stats", "units"]),
-    ("sections", &["job", "results", "stats", "units"]),
-    ("cache", &["engine", "job", "results", "stats", "units"]),
-    ("cluster", &["job", "results", "stats", "units"]),
-    ("trace", &["engine", "job", "results", "stats", "units"]),
+    ("input", &["units"]),
+    ("job", &["input", "units"]),
+    ("stats", &["input", "units"]),
+    ("engine", &["input", "job", "stats", "units"]),
+    ("results", &["input", "job", "sections", "stats", "units"]),
+    ("sections", &["input", "job", "results", "stats", "units"]),
+    (
+        "cache",
+        &["engine", "input", "job", "results", "stats", "units"],
+    ),
+    ("cluster", &["input", "job", "results", "stats", "units"]),
+    (
+        "trace",
+        &["engine", "input", "job", "results", "stats", "units"],
+    ),
     (
         "run",
         &[
-            "cache", "cluster", "engine", "job", "results", "stats", "trace", "units",
+            "cache", "cluster", "engine", "input", "job", "results", "stats", "trace", "units",
         ],
     ),
     (
         "workloads",
         &[
-            "engine", "job", "results", "run", "sections", "stats", "units",
+            "engine", "input", "job", "results", "run", "sections", "stats", "units",
         ],
     ),
     (
         "report",
-        &["cache", "job", "results", "sections", "stats", "units"],
+        &[
+            "cache", "input", "job", "results", "sections", "stats", "units",
+        ],
     ),
-    ("live", &["job", "results", "stats", "units"]),
+    ("live", &["input", "job", "results", "stats", "units"]),
     (
         "cli",
         &[
             "cache",
             "cluster",
             "engine",
+            "input",
             "job",
             "live",
             "report",
