@@ -5,12 +5,15 @@
 pub mod cache;
 pub mod file;
 pub mod fio;
+mod limits;
 mod resolve;
 pub mod spec;
 pub mod steps;
 pub mod trace;
 
 pub use resolve::resolve;
+
+pub use limits::{MAX_TARGETS, MAX_WORKERS};
 
 use crate::units;
 use serde::{Deserialize, Serialize};
@@ -479,13 +482,6 @@ impl Access {
         }
     }
 }
-
-/// Workers a job makes in all (each `count` clone is one, each a thread of its own): far above
-/// what any device needs, and what keeps a job file (or a fio file's `numjobs`) from asking
-/// for millions of threads.
-pub const MAX_WORKERS: usize = 4096;
-/// Targets a job has in all.
-pub const MAX_TARGETS: usize = 4096;
 
 /// Defaults that apply when neither the job nor the flags set a value.
 pub mod defaults {

@@ -228,21 +228,12 @@ fn resolve_workers(
     let mut workers = Vec::new();
     // The `[[worker]]` each worker comes from.
     let mut origin = Vec::new();
+    let mut sizes = super::limits::Sizes::default();
     for (wi, w) in spec.worker.iter().enumerate() {
+        sizes.add(wi, w, targets.len(), src)?;
         let made = resolve_worker(wi, w, src, targets, engine, &mut classes, warnings)?;
         origin.extend(std::iter::repeat_n(wi, made.len()));
         workers.extend(made);
-        if workers.len() > super::MAX_WORKERS {
-            return Err(JobError {
-                location: src.at(w.span()),
-                key: format!("worker[{wi}].count"),
-                message: format!(
-                    "the workers up to worker[{wi}] make {} workers (each `count` clone is one); a job makes at most {} in all: lower `count`, or split the job",
-                    workers.len(),
-                    super::MAX_WORKERS
-                ),
-            });
-        }
     }
     let mut seen = std::collections::HashMap::new();
     for (i, w) in workers.iter().enumerate() {

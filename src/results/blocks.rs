@@ -94,7 +94,7 @@ pub fn check(s: &BlockSample) -> Result<(), String> {
 
 /// Every reference of the block-sample file at `path`, in time order (a cut-off last record,
 /// from a run that was killed, is left out). Read within the cap of block-sample files
-/// ([`crate::input`]), record by record.
+/// (`crate::input`), record by record.
 pub fn read(path: &Path) -> Result<Vec<BlockRef>> {
     let mut input = crate::input::open(path, crate::input::Kind::BlockSample)?;
     let mut magic = [0u8; MAGIC.len()];

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Loads a results file: read within the cap of results files ([`crate::input`]), its
+/// Loads a results file: read within the cap of results files (`crate::input`), its
 /// numbers scanned and its schema version checked before it is read as results, then checked
 /// ([`super::validate`]). A file that cannot be read, is not a results file this storlab
 /// reads, or holds what no run writes is the user's input error ([`crate::Usage`], exit 2).
@@ -24,12 +24,14 @@ fn read(path: &Path) -> Result<RunResult> {
     })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("{} is not JSON (it is not UTF-8 text)", path.display()))?;
-    let version = super::validate::scan(&text).map_err(|e| {
+    // What load refuses was not written by a run: the file was made or changed by hand.
+    let refused = |e: String| {
         anyhow::anyhow!(
-            "{} is not a results file storlab reads: {e}",
+            "{} is not a results file storlab reads: {e}; no run writes that: give the results file as the run wrote it",
             path.display()
         )
-    })?;
+    };
+    let version = super::validate::scan(&text).map_err(refused)?;
     let Some(version) = version else {
         bail!(
             "{} is not a storlab results file (no schema_version)",
@@ -53,12 +55,7 @@ fn read(path: &Path) -> Result<RunResult> {
     }
     let r: RunResult = serde_json::from_str(&text)
         .with_context(|| format!("{} does not match the results schema", path.display()))?;
-    super::validate::check(&r).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not a results file storlab reads: {e}",
-            path.display()
-        )
-    })?;
+    super::validate::check(&r).map_err(refused)?;
     Ok(r)
 }
 

@@ -2,7 +2,7 @@
 //! [`IntervalRecord`] per line, written and flushed as each interval ends), read back: whole,
 //! to inline it in a results file, or from a run that was killed (a last line cut off by the
 //! kill is left out and said so). The one reader of that format: read within the cap of
-//! time series ([`crate::input`]), a line of at most [`MAX_LINE_BYTES`], every number of a
+//! time series (`crate::input`), a line of at most [`MAX_LINE_BYTES`], every number of a
 //! line scanned before it is read as a record ([`super::validate`]).
 
 use super::INLINE_INTERVALS;

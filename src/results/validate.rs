@@ -96,7 +96,7 @@ impl Node<'_> {
             format!("`{at}`")
         };
         Err(E::custom(format!(
-            "{at} is {v:e}, not a figure of a run: numbers in a results file are at most {MAX_FIGURE:e}"
+            "{at} is {v:e}, not a figure of a run: a run's figures are at most {MAX_FIGURE:e}"
         )))
     }
 }
@@ -240,7 +240,7 @@ mod tests {
         let e = scan(text).unwrap_err();
         assert!(
             e.starts_with(
-                "`timeseries[1].total.read.latency_mean_ns` is 1.7e308, not a figure of a run: numbers in a results file are at most 1e30"
+                "`timeseries[1].total.read.latency_mean_ns` is 1.7e308, not a figure of a run: a run's figures are at most 1e30"
             ),
             "{e}"
         );

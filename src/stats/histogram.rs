@@ -305,10 +305,10 @@ fn max_v2_bytes() -> usize {
 impl EncodedHistogram {
     /// Checks the encoding and returns it inflated (HdrHistogram V2, uncompressed), ready for
     /// hdrhistogram's deserializer: base64 of the compressed V2 encoding, inflating to at most
-    /// [`max_v2_bytes`], whose header declares storlab's bounds (1 ns to [`HIGHEST_NS`],
-    /// [`SIGNIFICANT_DIGITS`]) and a payload of exactly the bytes that follow, so that nothing
-    /// hdrhistogram allocates is sized by a number of the file; and the exact figures beside
-    /// it whole numbers, the minimum at most the maximum.
+    /// the longest encoding of its buckets (about 43 KiB), whose header declares storlab's
+    /// bounds (1 ns to [`HIGHEST_NS`], [`SIGNIFICANT_DIGITS`]) and a payload of exactly the
+    /// bytes that follow, so that nothing hdrhistogram allocates is sized by a number of the
+    /// file; and the exact figures beside it whole numbers, the minimum at most the maximum.
     pub fn check(&self) -> Result<Vec<u8>, String> {
         if self.min_ns > self.max_ns {
             return Err(format!(

@@ -135,9 +135,10 @@ impl DirSummary {
         use super::histogram::Histogram;
         let mut s = super::OpStats::default();
         for p in parts {
-            s.ops += p.ops;
-            s.bytes += p.bytes;
-            s.errors += p.errors;
+            // Counts read from files are any u64: they saturate rather than overflow.
+            s.ops = s.ops.saturating_add(p.ops);
+            s.bytes = s.bytes.saturating_add(p.bytes);
+            s.errors = s.errors.saturating_add(p.errors);
             if let Some(h) = p.histogram.as_ref().and_then(|h| Histogram::decode(h).ok()) {
                 s.latency.add(&h);
             }
