@@ -114,7 +114,7 @@ impl ClassSummary {
             }
             (true, true) => LatencySummary {
                 mean: (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64)
-                    / (r.ops + w.ops) as f64,
+                    / (r.ops as f64 + w.ops as f64),
                 max: r.latency_ns.max.max(w.latency_ns.max),
                 p99: r.latency_ns.p99.max(w.latency_ns.p99),
                 ..LatencySummary::default()

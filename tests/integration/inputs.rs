@@ -441,3 +441,31 @@ fn an_oversized_job_file_or_one_that_is_a_fifo_is_refused_before_it_is_read() {
     let out = run_bounded(dir.path(), &["report", "job.toml"]);
     refused(&out, &["the results file job.toml is a FIFO (named pipe)"]);
 }
+
+#[test]
+fn counts_at_the_largest_whole_number_are_reported_not_panicked_on() {
+    let dir = scratch();
+    let fixture = |name: &str| -> Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let mut plain = plain();
+    plain["targets"][0]["ops"]["read"] = u64::MAX.into();
+    plain["targets"][0]["bytes"]["read"] = u64::MAX.into();
+    plain["job"]["workers"][0]["access"][0]["block_size_bytes"] = u64::MAX.into();
+    plain["timeseries"][0]["interval_ms"] = u64::MAX.into();
+    let mut steps = fixture("steps.json");
+    steps["steps"][0]["totals"]["read"]["ops"] = u64::MAX.into();
+    steps["steps"][0]["totals"]["write"]["ops"] = u64::MAX.into();
+    for (name, v) in [("plain.json", plain), ("steps.json", steps)] {
+        let path = write_json(dir.path(), name, &v);
+        let p = path.to_str().unwrap();
+        for args in [vec!["report", p], vec!["compare", p, p]] {
+            let out = run_bounded(dir.path(), &args);
+            assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+            out.expect_ok();
+        }
+    }
+}
