@@ -10,7 +10,7 @@
 //!                                   end: merge ─▶ stats::summary ─▶ results::RunResult
 //! Job with a sequence ─run::steps─▶ one run per step, repetition, round or level ─▶ RunResult.steps
 //! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult.{exchange, verdict}
-//! results file ─results::file::load─▶ report::{console, html, csv, compare} (any report from the file)
+//! results file ─input (capped) ─results::file::load (validated)─▶ report::{console, html, csv, compare} (any report from the file)
 //! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
 //! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
@@ -19,8 +19,8 @@
 //! fio job file ─job::fio─▶ storlab job TOML ─▶ the path of any job file
 //! ```
 //!
-//! Dependencies point one way: units → job, stats → engine → results → cache, cluster, profiles,
-//! trace → users → run → report, live → cli. `cluster` is the seam of runs over many hosts (its
+//! Dependencies point one way: units → input → job, stats → files → engine → results (with the
+//! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 
 mod cache;
@@ -31,6 +31,7 @@ mod fault;
 mod files;
 #[doc(hidden)]
 pub mod fuzzing;
+mod input;
 pub mod job;
 mod live;
 mod report;
@@ -70,9 +71,11 @@ pub mod exit {
     /// The code of an error: 2 for usage errors, refused input and failures before the first
     /// I/O, 1 otherwise.
     pub fn of_error(e: &anyhow::Error) -> i32 {
-        if e.chain()
-            .any(|c| c.is::<crate::Usage>() || c.is::<crate::job::JobError>())
-        {
+        if e.chain().any(|c| {
+            c.is::<crate::Usage>()
+                || c.is::<crate::job::JobError>()
+                || c.is::<crate::input::Refused>()
+        }) {
             USAGE
         } else {
             RUNTIME

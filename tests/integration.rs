@@ -112,6 +112,8 @@ mod guard;
 mod harness;
 #[path = "integration/hostile.rs"]
 mod hostile;
+#[path = "integration/inputs.rs"]
+mod inputs;
 #[path = "integration/interrupt/mod.rs"]
 mod interrupt;
 #[path = "integration/jobfile.rs"]

@@ -30,7 +30,7 @@ impl Arc {
         Arc {
             c,
             p: 0,
-            lists: Lists::with_capacity(2 * c),
+            lists: Lists::with_capacity(c.saturating_mul(2)),
             evicted: None,
         }
     }

@@ -26,8 +26,9 @@ pub(crate) struct Lists<const N: usize> {
 }
 
 impl<const N: usize> Lists<N> {
-    /// Empty lists with room for `capacity` keys before growing.
+    /// Empty lists with room for `capacity` keys (at most 64 Ki) before growing.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
+        let capacity = capacity.min(1 << 16);
         Lists {
             nodes: Vec::with_capacity(capacity),
             free: Vec::new(),

@@ -41,7 +41,7 @@ impl S3Fifo {
             main_cap: capacity - small_cap,
             small: VecDeque::new(),
             main: VecDeque::new(),
-            cached: HashMap::with_capacity(capacity),
+            cached: HashMap::with_capacity(capacity.min(1 << 16)),
             ghost: VecDeque::new(),
             ghosts: HashMap::new(),
             inserted: 0,

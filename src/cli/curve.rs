@@ -145,11 +145,27 @@ fn model_inputs(a: &CacheCurveArgs, r: &RunResult) -> Result<Option<ModelInputs>
                 .into(),
         ));
     }
+    // Up to 1e9 (as a job's rate_iops): a larger or non-finite figure predicts nothing.
+    let usable = |v: f64| v > 0.0 && v <= 1e9;
+    let shown = |v: f64| match v.abs() < 1e15 {
+        true => v.to_string(),
+        false => format!("{v:e}"),
+    };
     let load = match (a.rate, a.concurrency) {
-        (Some(iops), _) if iops > 0.0 => Load::Open { iops },
-        (Some(_), _) => return Err(Usage("--rate must be more than 0".into())),
-        (None, Some(n)) if n > 0.0 => Load::Closed { concurrency: n },
-        (None, Some(_)) => return Err(Usage("--concurrency must be more than 0".into())),
+        (Some(iops), _) if usable(iops) => Load::Open { iops },
+        (Some(v), _) => {
+            return Err(Usage(format!(
+                "--rate {} is not a rate to predict for; give more than 0 and at most 1e9 I/Os per second",
+                shown(v)
+            )));
+        }
+        (None, Some(n)) if usable(n) => Load::Closed { concurrency: n },
+        (None, Some(v)) => {
+            return Err(Usage(format!(
+                "--concurrency {} is not a number of I/Os in flight; give more than 0 and at most 1e9",
+                shown(v)
+            )));
+        }
         (None, None) => Load::Closed {
             concurrency: iops * mean_ns / 1e9,
         },

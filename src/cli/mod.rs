@@ -664,12 +664,12 @@ fn run_job(args: RunArgs) -> Result<i32> {
                 JobSource::Preset { name: name.clone() },
             )
         }),
-        (Some(path), None) => std::fs::read_to_string(path).ok().map(|t| {
+        (Some(path), None) => {
             let source = JobSource::File {
                 path: path.display().to_string(),
             };
-            (path.clone(), t, source)
-        }),
+            Some((path.clone(), job::file::read_text(path)?, source))
+        }
         (None, None) => None,
     };
     if let Some((path, text, source)) = &file {

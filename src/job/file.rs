@@ -254,12 +254,13 @@ pub fn decode(name: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
     })
 }
 
-/// Reads a job file as text; errors name the file (and the line of a byte that is not UTF-8).
+/// Reads a job file as text, within the cap of job files (`crate::input`: a regular file of
+/// at most 16 MiB); errors name the file (and the line of a byte that is not UTF-8).
 pub fn read_text(path: &Path) -> Result<String, JobError> {
-    let bytes = std::fs::read(path).map_err(|e| JobError {
+    let bytes = crate::input::read(path, crate::input::Kind::JobFile).map_err(|e| JobError {
         location: path.display().to_string(),
         key: String::new(),
-        message: format!("cannot read the job file: {e}"),
+        message: e.unnamed(),
     })?;
     decode(path, bytes)
 }

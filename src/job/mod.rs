@@ -5,12 +5,15 @@
 pub mod cache;
 pub mod file;
 pub mod fio;
+mod limits;
 mod resolve;
 pub mod spec;
 pub mod steps;
 pub mod trace;
 
 pub use resolve::resolve;
+
+pub use limits::{MAX_TARGETS, MAX_WORKERS};
 
 use crate::units;
 use serde::{Deserialize, Serialize};

@@ -181,14 +181,26 @@ fn require_targets_and_workers(spec: &JobSpec, src: &Source) -> Result<(), JobEr
 
 /// Every `[[target]]`, each with its own name.
 fn resolve_targets(spec: &JobSpec, src: &Source) -> Result<Vec<Target>, JobError> {
+    if spec.target.len() > super::MAX_TARGETS {
+        return Err(JobError {
+            location: src.at(spec.target[super::MAX_TARGETS].span()),
+            key: format!("target[{}]", super::MAX_TARGETS),
+            message: format!(
+                "the job has {} targets; a job has at most {}: split it into several jobs",
+                spec.target.len(),
+                super::MAX_TARGETS
+            ),
+        });
+    }
     let targets = spec
         .target
         .iter()
         .enumerate()
         .map(|(i, t)| resolve_target(i, t, src))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut seen = std::collections::HashMap::new();
     for (i, t) in targets.iter().enumerate() {
-        if let Some(j) = targets[..i].iter().position(|o| o.name == t.name) {
+        if let Some(&j) = seen.get(t.name.as_str()) {
             return Err(JobError {
                 location: src.at(spec.target[i].span()),
                 key: format!("target[{i}].name"),
@@ -198,6 +210,7 @@ fn resolve_targets(spec: &JobSpec, src: &Source) -> Result<Vec<Target>, JobError
                 ),
             });
         }
+        seen.insert(t.name.as_str(), i);
     }
     Ok(targets)
 }
@@ -215,13 +228,16 @@ fn resolve_workers(
     let mut workers = Vec::new();
     // The `[[worker]]` each worker comes from.
     let mut origin = Vec::new();
+    let mut sizes = super::limits::Sizes::default();
     for (wi, w) in spec.worker.iter().enumerate() {
+        sizes.add(wi, w, targets.len(), src)?;
         let made = resolve_worker(wi, w, src, targets, engine, &mut classes, warnings)?;
         origin.extend(std::iter::repeat_n(wi, made.len()));
         workers.extend(made);
     }
+    let mut seen = std::collections::HashMap::new();
     for (i, w) in workers.iter().enumerate() {
-        if let Some(j) = workers[..i].iter().position(|o| o.name == w.name) {
+        if let Some(&j) = seen.get(w.name.as_str()) {
             let wi = origin[i];
             return Err(JobError {
                 location: src.at(spec.worker[wi].span()),
@@ -232,6 +248,7 @@ fn resolve_workers(
                 ),
             });
         }
+        seen.insert(w.name.as_str(), i);
     }
     Ok((workers, classes))
 }

@@ -429,7 +429,7 @@ pub(crate) fn device_notes(r: &RunResult, d: &crate::results::DeviceResult) -> V
         )
     });
     let sum = |f: &dyn Fn(&crate::results::TargetResult) -> u64| -> u64 {
-        on.iter().map(|&i| f(&r.targets[i])).sum()
+        (on.iter()).fold(0u64, |sum, &i| sum.saturating_add(f(&r.targets[i])))
     };
     let t = &d.delta;
     let directions = [
@@ -445,7 +445,7 @@ pub(crate) fn device_notes(r: &RunResult, d: &crate::results::DeviceResult) -> V
         ),
     ];
     let slack_ios = NOTE_IOS.max(in_flight);
-    let slack_bytes = NOTE_BYTES.max(in_flight * largest);
+    let slack_bytes = NOTE_BYTES.max(in_flight.saturating_mul(largest));
     let mut notes = Vec::new();
     // `330/s (1.35 MB/s)`.
     let rate = |ios: u64, bytes: u64| {

@@ -2,7 +2,7 @@
 //! beside them (`RUN.blocks`, records of [`crate::stats::blocks`]), read back for cache curves.
 
 use crate::stats::blocks::{BlockRef, MAGIC, RECORD_BYTES};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -58,28 +58,82 @@ pub fn append(w: &mut (impl Write + ?Sized), refs: &[BlockRef]) -> std::io::Resu
     Ok(())
 }
 
+/// Checks what a block sample's summary says of itself: a rate of the sample in (0, 1] that
+/// is its threshold over its modulus, a block of at least a byte, and no more references in
+/// the file or dropped than the run made. A rate that is not one would give curves of
+/// nothing (cache-curve divides by it).
+pub fn check(s: &BlockSample) -> Result<(), String> {
+    let bad = |what: String| Err(format!("`block_sample`: {what}"));
+    if s.modulus == 0 || s.threshold == 0 || s.threshold > s.modulus {
+        return bad(format!(
+            "threshold {} over modulus {} is not a sampling rate (0 < threshold ≤ modulus)",
+            s.threshold, s.modulus
+        ));
+    }
+    let rate = s.threshold as f64 / s.modulus as f64;
+    if !(s.rate > 0.0 && s.rate <= 1.0 && (s.rate - rate).abs() <= 1e-9 * rate) {
+        let shown = match s.rate.abs() {
+            r if (1e-6..=1e6).contains(&r) => s.rate.to_string(),
+            _ => format!("{:e}", s.rate),
+        };
+        return bad(format!(
+            "rate {shown} is not its threshold over its modulus ({rate}), a rate in (0, 1]"
+        ));
+    }
+    if s.block_bytes == 0 {
+        return bad("block_bytes is 0; a block has at least a byte".into());
+    }
+    if s.sampled > s.references || s.dropped > s.references {
+        return bad(format!(
+            "{} references sampled and {} dropped of {} made: more than the run made",
+            s.sampled, s.dropped, s.references
+        ));
+    }
+    Ok(())
+}
+
 /// Every reference of the block-sample file at `path`, in time order (a cut-off last record,
-/// from a run that was killed, is left out).
+/// from a run that was killed, is left out). Read within the cap of block-sample files
+/// (`crate::input`), record by record.
 pub fn read(path: &Path) -> Result<Vec<BlockRef>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .with_context(|| format!("cannot read the block-sample file {}", path.display()))?;
-    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+    let mut input = crate::input::open(path, crate::input::Kind::BlockSample)?;
+    let mut magic = [0u8; MAGIC.len()];
+    let whole = read_full(&mut input, &mut magic).map_err(|e| input.refused(&e))?;
+    if whole < MAGIC.len() || magic != *MAGIC {
         bail!(
             "{} is not a storlab block-sample file (it does not start with {:?})",
             path.display(),
             String::from_utf8_lossy(MAGIC)
         );
     }
-    let mut refs: Vec<BlockRef> = bytes[MAGIC.len()..]
-        .chunks_exact(RECORD_BYTES)
-        .map(|c| BlockRef::decode(c.try_into().unwrap_or(&[0; RECORD_BYTES])))
-        .collect();
+    let mut refs = Vec::new();
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, input);
+    let mut record = [0u8; RECORD_BYTES];
+    loop {
+        let n = read_full(&mut reader, &mut record).map_err(|e| reader.get_ref().refused(&e))?;
+        if n < RECORD_BYTES {
+            break;
+        }
+        refs.push(BlockRef::decode(&record));
+    }
     // Workers' records interleave by interval: the run's order is by time (stable, so one
     // I/O's blocks keep theirs).
     refs.sort_by_key(|r| r.t_ns);
     Ok(refs)
+}
+
+/// Reads into all of `buf` unless the input ends first: the bytes read.
+fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -109,5 +163,31 @@ mod tests {
         std::fs::write(&path, b"{}").unwrap();
         let e = read(&path).unwrap_err().to_string();
         assert!(e.contains("not a storlab block-sample file"), "{e}");
+    }
+
+    #[test]
+    fn a_summary_whose_rate_is_not_a_rate_is_refused() {
+        let good = BlockSample {
+            path: "run.blocks".into(),
+            block_bytes: 4096,
+            rate: 0.25,
+            threshold: 1 << 22,
+            modulus: 1 << 24,
+            references: 1000,
+            sampled: 250,
+            dropped: 0,
+        };
+        assert_eq!(check(&good), Ok(()));
+        let with = |f: fn(&mut BlockSample)| {
+            let mut s = good.clone();
+            f(&mut s);
+            check(&s).unwrap_err()
+        };
+        assert!(with(|s| s.rate = 1e308).contains("rate 1e308 is not"));
+        assert!(with(|s| s.rate = 0.5).contains("rate 0.5 is not"));
+        assert!(with(|s| s.modulus = 0).contains("over modulus 0 is not"));
+        assert!(with(|s| s.threshold = s.modulus + 1).contains("is not a sampling rate"));
+        assert!(with(|s| s.block_bytes = 0).contains("block_bytes is 0"));
+        assert!(with(|s| s.sampled = 1001).contains("more than the run made"));
     }
 }

@@ -12,22 +12,32 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-/// Loads a results file, checking its schema version. A file that cannot be read or is not a
-/// results file this storlab reads is the user's input error ([`crate::Usage`], exit 2).
+/// Loads a results file: read within the cap of results files (`crate::input`), its
+/// numbers scanned and its schema version checked before it is read as results, then checked
+/// ([`super::validate`]). A file that cannot be read, is not a results file this storlab
+/// reads, or holds what no run writes is the user's input error ([`crate::Usage`], exit 2).
 pub fn load(path: &Path) -> Result<RunResult> {
     read(path).map_err(|e| crate::Usage(format!("{e:#}")).into())
 }
 
 fn read(path: &Path) -> Result<RunResult> {
-    let text = std::fs::read_to_string(path).with_context(|| {
-        format!(
-            "cannot read the results file {}; give a file a run wrote (storlab-results/run-….json) or its time series (….ndjson)",
+    let bytes = crate::input::read(path, crate::input::Kind::Results).map_err(|e| match e {
+        e if e.missing => anyhow::anyhow!(
+            "{e}; give a file a run wrote (storlab-results/run-….json) or its time series (….ndjson)"
+        ),
+        e => e.into(),
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{} is not JSON (it is not UTF-8 text)", path.display()))?;
+    // What load refuses was not written by a run: the file was made or changed by hand.
+    let refused = |e: String| {
+        anyhow::anyhow!(
+            "{} is not a results file storlab reads: {e}; no run writes that: give the results file as the run wrote it",
             path.display()
         )
-    })?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let Some(version) = value.get("schema_version") else {
+    };
+    let version = super::validate::scan(&text).map_err(refused)?;
+    let Some(version) = version else {
         bail!(
             "{} is not a storlab results file (no schema_version)",
             path.display()
@@ -48,8 +58,10 @@ fn read(path: &Path) -> Result<RunResult> {
             }
         );
     }
-    serde_json::from_value(value)
-        .with_context(|| format!("{} does not match the results schema", path.display()))
+    let r: RunResult = serde_json::from_str(&text)
+        .with_context(|| format!("{} does not match the results schema", path.display()))?;
+    super::validate::check(&r).map_err(refused)?;
+    Ok(r)
 }
 
 /// The results as pretty JSON.

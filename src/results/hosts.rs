@@ -140,7 +140,7 @@ impl HostResult {
         (self.clock_checks.iter())
             .map(|c| {
                 let moved = c.offset_ns.abs_diff(self.clock_offset_ns);
-                moved.saturating_sub(c.uncertainty_ns + self.clock_uncertainty_ns)
+                moved.saturating_sub(c.uncertainty_ns.saturating_add(self.clock_uncertainty_ns))
             })
             .max()
             .unwrap_or(0)

@@ -11,6 +11,7 @@
 //! - [`mod@file`]: loading (with the schema-version check) and the atomic write;
 //! - [`timeseries`]: the NDJSON time series beside every results file, read back;
 //! - [`recovery`]: results rebuilt from the time series of a run that did not finish;
+//! - [`validate`]: what load refuses (numbers beyond any figure, indexes out of range);
 //! - [`progress`]: what a run tells whoever shows progress while its results are produced.
 //!
 //! Units are in field names; every type rejects unknown fields, so a file is never
@@ -26,6 +27,7 @@ pub mod recovery;
 pub mod schema;
 pub mod steps;
 pub mod timeseries;
+pub mod validate;
 pub mod verdict;
 
 use crate::job::Job;

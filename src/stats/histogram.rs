@@ -6,6 +6,7 @@
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
+use std::io::Read;
 
 /// Highest trackable latency: 2 hours in nanoseconds. Larger values are clamped (and counted).
 pub const HIGHEST_NS: u64 = 2 * 3600 * 1_000_000_000;
@@ -39,16 +40,19 @@ impl Default for Histogram {
     }
 }
 
+/// An empty set of every bucket, built once.
+fn empty() -> &'static hdrhistogram::Histogram<u64> {
+    static EMPTY: std::sync::OnceLock<hdrhistogram::Histogram<u64>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| {
+        hdrhistogram::Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS)
+            .expect("fixed histogram bounds are valid")
+    })
+}
+
 /// An empty set of every bucket. Copied from one built once: a copy of its 37 KiB is a memory
 /// copy, where building one fills the counters one by one (slow in debug builds).
 fn empty_dense() -> hdrhistogram::Histogram<u64> {
-    static EMPTY: std::sync::OnceLock<hdrhistogram::Histogram<u64>> = std::sync::OnceLock::new();
-    EMPTY
-        .get_or_init(|| {
-            hdrhistogram::Histogram::new_with_bounds(1, HIGHEST_NS, SIGNIFICANT_DIGITS)
-                .expect("fixed histogram bounds are valid")
-        })
-        .clone()
+    empty().clone()
 }
 
 fn densify(pairs: &[(u64, u64)]) -> hdrhistogram::Histogram<u64> {
@@ -135,8 +139,9 @@ impl Histogram {
         }
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+        // Sums read from files are any u128: they saturate rather than wrap.
+        self.sum = self.sum.saturating_add(other.sum);
+        self.sum_sq = self.sum_sq.saturating_add(other.sum_sq);
     }
 
     /// Moves every value out into a compact histogram (only its non-empty buckets: a few KiB
@@ -259,14 +264,13 @@ impl Histogram {
         }
     }
 
-    /// Decodes [`Histogram::encode`]'s output.
+    /// Decodes [`Histogram::encode`]'s output. The encoding is checked before anything is
+    /// allocated from it ([`EncodedHistogram::check`]).
     pub fn decode(e: &EncodedHistogram) -> Result<Histogram, String> {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&e.hdr_v2_deflate_base64)
-            .map_err(|err| format!("histogram is not valid base64: {err}"))?;
+        let inflated = e.check()?;
         let decoded: hdrhistogram::Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .map_err(|err| format!("histogram cannot be decoded: {err:?}"))?;
+            .deserialize(&mut inflated.as_slice())
+            .map_err(|err| format!("histogram cannot be decoded: {err}"))?;
         let mut out = Histogram::new();
         out.dense_mut()
             .add(&decoded)
@@ -282,6 +286,109 @@ impl Histogram {
             .map_err(|_| "bad sum_sq_ns2".to_string())?;
         Ok(out)
     }
+}
+
+/// HdrHistogram's V2 encoding: its cookie and the length of its header, bytes (cookie,
+/// payload length, normalizing offset, significant digits, lowest and highest trackable
+/// values, integer-to-double ratio).
+const V2_COOKIE: u32 = 0x1c84_9313;
+const V2_HEADER_BYTES: usize = 40;
+/// The compressed V2 encoding's cookie (followed by the compressed length and a zlib stream).
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+
+/// The longest V2 encoding of a histogram with storlab's bounds: its header and, for each
+/// bucket, a count of at most 9 bytes (about 43 KiB).
+fn max_v2_bytes() -> usize {
+    V2_HEADER_BYTES + 9 * empty().distinct_values()
+}
+
+impl EncodedHistogram {
+    /// Checks the encoding and returns it inflated (HdrHistogram V2, uncompressed), ready for
+    /// hdrhistogram's deserializer: base64 of the compressed V2 encoding, inflating to at most
+    /// the longest encoding of its buckets (about 43 KiB), whose header declares storlab's
+    /// bounds (1 ns to [`HIGHEST_NS`], [`SIGNIFICANT_DIGITS`]) and a payload of exactly the
+    /// bytes that follow, so that nothing hdrhistogram allocates is sized by a number of the
+    /// file; and the exact figures beside it whole numbers, the minimum at most the maximum.
+    pub fn check(&self) -> Result<Vec<u8>, String> {
+        if self.min_ns > self.max_ns {
+            return Err(format!(
+                "histogram's min_ns {} is above its max_ns {}",
+                self.min_ns, self.max_ns
+            ));
+        }
+        for (name, v) in [("sum_ns", &self.sum_ns), ("sum_sq_ns2", &self.sum_sq_ns2)] {
+            if v.len() > 39 || v.parse::<u128>().is_err() {
+                return Err(format!(
+                    "histogram's {name} `{}` is not a whole number below 2^128",
+                    v.chars().take(40).collect::<String>()
+                ));
+            }
+        }
+        // Base64 of at most the longest encoding: 4 characters for 3 bytes, and its 8-byte head.
+        let limit = (max_v2_bytes() + 64) * 4 / 3 + 16;
+        if self.hdr_v2_deflate_base64.len() > limit {
+            return Err(format!(
+                "histogram is {} characters of base64; an encoding of storlab's buckets is at most {limit}",
+                self.hdr_v2_deflate_base64.len()
+            ));
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&self.hdr_v2_deflate_base64)
+            .map_err(|err| format!("histogram is not valid base64: {err}"))?;
+        inflate(&bytes)
+    }
+}
+
+/// The V2 encoding inside a compressed V2 encoding (see [`EncodedHistogram::check`]).
+fn inflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let be32 = |b: &[u8], at: usize| -> u32 {
+        u32::from_be_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+    };
+    if bytes.len() < 8 || be32(bytes, 0) != V2_DEFLATE_COOKIE {
+        return Err("histogram is not an HdrHistogram V2 compressed encoding".into());
+    }
+    let compressed = be32(bytes, 4) as usize;
+    let Some(stream) = bytes.get(8..8 + compressed) else {
+        return Err(format!(
+            "histogram declares {compressed} compressed bytes but holds {}",
+            bytes.len() - 8
+        ));
+    };
+    let max = max_v2_bytes();
+    let mut inflated = Vec::new();
+    flate2::read::ZlibDecoder::new(stream)
+        .take(max as u64 + 1)
+        .read_to_end(&mut inflated)
+        .map_err(|err| format!("histogram does not inflate: {err}"))?;
+    if inflated.len() > max {
+        return Err(format!(
+            "histogram inflates to more than {max} bytes, the most storlab's buckets take"
+        ));
+    }
+    if inflated.len() < V2_HEADER_BYTES || be32(&inflated, 0) != V2_COOKIE {
+        return Err("histogram does not hold an HdrHistogram V2 encoding".into());
+    }
+    let payload = be32(&inflated, 4) as usize;
+    let be64 = |at: usize| u64::from_be_bytes(inflated[at..at + 8].try_into().expect("8 bytes"));
+    if payload != inflated.len() - V2_HEADER_BYTES {
+        return Err(format!(
+            "histogram declares {payload} bytes of counts but holds {}",
+            inflated.len() - V2_HEADER_BYTES
+        ));
+    }
+    let (offset, digits, low, high) = (be32(&inflated, 8), be32(&inflated, 12), be64(16), be64(24));
+    let ratio = f64::from_bits(be64(32));
+    if offset != 0
+        || digits != u32::from(SIGNIFICANT_DIGITS)
+        || low != 1
+        || high != HIGHEST_NS
+        || ratio != 1.0
+    {
+        return Err(format!(
+            "histogram's bounds are {low} to {high} ns with {digits} significant digits; storlab's are 1 to {HIGHEST_NS} ns with {SIGNIFICANT_DIGITS}"
+        ));
+    }
+    Ok(inflated)
 }
 
 /// The non-empty buckets of `h`, whose values lie between `min` and `max`: only the buckets
@@ -314,8 +421,10 @@ fn nonempty_buckets(h: &hdrhistogram::Histogram<u64>, min: u64, max: u64) -> Vec
     pairs
 }
 
-/// A histogram as stored in results files: merge them by decoding and adding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+/// A histogram as stored in results files: merge them by decoding and adding. Reading one
+/// checks it ([`EncodedHistogram::check`]): a file cannot hold one that would allocate in
+/// proportion to a number it declares.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EncodedHistogram {
     /// HdrHistogram V2 compressed encoding, base64 (standard alphabet).
@@ -328,6 +437,31 @@ pub struct EncodedHistogram {
     pub sum_ns: String,
     /// Exact sum of squares, ns² (decimal string).
     pub sum_sq_ns2: String,
+}
+
+impl<'de> Deserialize<'de> for EncodedHistogram {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// The fields as written, before they are checked.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            hdr_v2_deflate_base64: String,
+            min_ns: u64,
+            max_ns: u64,
+            sum_ns: String,
+            sum_sq_ns2: String,
+        }
+        let w = Written::deserialize(d)?;
+        let e = EncodedHistogram {
+            hdr_v2_deflate_base64: w.hdr_v2_deflate_base64,
+            min_ns: w.min_ns,
+            max_ns: w.max_ns,
+            sum_ns: w.sum_ns,
+            sum_sq_ns2: w.sum_sq_ns2,
+        };
+        e.check().map_err(serde::de::Error::custom)?;
+        Ok(e)
+    }
 }
 
 /// Latency statistics in nanoseconds.
@@ -446,6 +580,130 @@ mod tests {
             Counts::Sparse(pairs) => assert_eq!(pairs.len(), 2, "{pairs:?}"),
             Counts::Dense(_) => panic!("take must be compact"),
         }
+    }
+
+    /// A compressed V2 encoding of `inner` (a V2 encoding, maybe a hostile one), as a results
+    /// file holds it.
+    fn encoded(inner: &[u8], min_ns: u64, max_ns: u64) -> EncodedHistogram {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(inner).unwrap();
+        let stream = z.finish().unwrap();
+        let mut bytes = V2_DEFLATE_COOKIE.to_be_bytes().to_vec();
+        bytes.extend((stream.len() as u32).to_be_bytes());
+        bytes.extend(stream);
+        EncodedHistogram {
+            hdr_v2_deflate_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            min_ns,
+            max_ns,
+            sum_ns: "0".into(),
+            sum_sq_ns2: "0".into(),
+        }
+    }
+
+    /// A V2 header declaring `payload` bytes of counts, bounds `low` to `high` with `digits`.
+    fn header(payload: u32, digits: u32, low: u64, high: u64) -> Vec<u8> {
+        let mut h = V2_COOKIE.to_be_bytes().to_vec();
+        for v in [payload, 0, digits] {
+            h.extend(v.to_be_bytes());
+        }
+        h.extend(low.to_be_bytes());
+        h.extend(high.to_be_bytes());
+        h.extend(1.0f64.to_be_bytes());
+        h
+    }
+
+    #[test]
+    fn an_encoding_that_declares_more_than_it_holds_is_refused_before_anything_is_allocated() {
+        // 4 GiB of counts declared, 100 bytes held: hdrhistogram would allocate the 4 GiB.
+        let mut inner = header(0xFFFF_FF00, 2, 1, HIGHEST_NS);
+        inner.extend([2u8; 100]);
+        let e = Histogram::decode(&encoded(&inner, 1, 2)).unwrap_err();
+        assert_eq!(
+            e,
+            "histogram declares 4294967040 bytes of counts but holds 100"
+        );
+        // Bounds other than storlab's: a wide range or more digits is a larger array.
+        let inner = header(0, 5, 1, u64::MAX / 2);
+        let e = Histogram::decode(&encoded(&inner, 1, 2)).unwrap_err();
+        assert!(
+            e.starts_with("histogram's bounds are 1 to 9223372036854775807 ns with 5"),
+            "{e}"
+        );
+        // A deflate bomb: 1 MiB of zeros inflates past any encoding of storlab's buckets.
+        let mut inner = header(1 << 20, 2, 1, HIGHEST_NS);
+        inner.extend(vec![0u8; 1 << 20]);
+        let e = Histogram::decode(&encoded(&inner, 1, 2)).unwrap_err();
+        assert!(e.starts_with("histogram inflates to more than"), "{e}");
+        // A compressed length beyond the bytes there are.
+        let mut e = encoded(&header(0, 2, 1, HIGHEST_NS), 1, 2);
+        let mut bytes = base64::engine::general_purpose::STANDARD
+            .decode(&e.hdr_v2_deflate_base64)
+            .unwrap();
+        bytes[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+        e.hdr_v2_deflate_base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        assert!(
+            Histogram::decode(&e)
+                .unwrap_err()
+                .contains("declares 4294967295 compressed bytes")
+        );
+        // Not an encoding at all; too long to be one.
+        let mut e = encoded(&header(0, 2, 1, HIGHEST_NS), 1, 2);
+        e.hdr_v2_deflate_base64 = "AAAA".into();
+        assert!(
+            Histogram::decode(&e)
+                .unwrap_err()
+                .contains("not an HdrHistogram V2")
+        );
+        e.hdr_v2_deflate_base64 = "A".repeat(1 << 20);
+        assert!(
+            Histogram::decode(&e)
+                .unwrap_err()
+                .contains("characters of base64")
+        );
+    }
+
+    #[test]
+    fn exact_figures_that_contradict_each_other_are_refused() {
+        let mut h = Histogram::new();
+        h.record(500);
+        h.record(9_000);
+        let good = h.encode();
+        assert!(good.check().is_ok());
+        // A minimum above the maximum would make every percentile panic (clamp).
+        let e = EncodedHistogram {
+            min_ns: 10_000,
+            ..good.clone()
+        };
+        assert_eq!(
+            Histogram::decode(&e).unwrap_err(),
+            "histogram's min_ns 10000 is above its max_ns 9000"
+        );
+        let json = serde_json::to_string(&e).unwrap();
+        let err = serde_json::from_str::<EncodedHistogram>(&json)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("histogram's min_ns 10000 is above"),
+            "{err}"
+        );
+        let e = EncodedHistogram {
+            sum_ns: "-1".into(),
+            ..good.clone()
+        };
+        assert!(
+            Histogram::decode(&e)
+                .unwrap_err()
+                .contains("sum_ns `-1` is not a whole number")
+        );
+        // Sums that would overflow when added saturate.
+        let e = EncodedHistogram {
+            sum_ns: u128::MAX.to_string(),
+            ..good
+        };
+        let mut merged = Histogram::decode(&e).unwrap();
+        merged.add(&Histogram::decode(&e).unwrap());
+        assert_eq!(merged.sum, u128::MAX);
     }
 
     #[test]

@@ -114,7 +114,7 @@ impl ClassSummary {
             }
             (true, true) => LatencySummary {
                 mean: (r.latency_ns.mean * r.ops as f64 + w.latency_ns.mean * w.ops as f64)
-                    / (r.ops + w.ops) as f64,
+                    / (r.ops as f64 + w.ops as f64),
                 max: r.latency_ns.max.max(w.latency_ns.max),
                 p99: r.latency_ns.p99.max(w.latency_ns.p99),
                 ..LatencySummary::default()
@@ -135,9 +135,10 @@ impl DirSummary {
         use super::histogram::Histogram;
         let mut s = super::OpStats::default();
         for p in parts {
-            s.ops += p.ops;
-            s.bytes += p.bytes;
-            s.errors += p.errors;
+            // Counts read from files are any u64: they saturate rather than overflow.
+            s.ops = s.ops.saturating_add(p.ops);
+            s.bytes = s.bytes.saturating_add(p.bytes);
+            s.errors = s.errors.saturating_add(p.errors);
             if let Some(h) = p.histogram.as_ref().and_then(|h| Histogram::decode(h).ok()) {
                 s.latency.add(&h);
             }

@@ -4,7 +4,7 @@
 use super::{Trace, TraceIo};
 use crate::job::trace::Format;
 use std::collections::HashMap;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Windows ticks (MSR's time unit), ns.
@@ -12,17 +12,42 @@ const TICK_NS: u64 = 100;
 /// blkparse's sector, bytes.
 const SECTOR: u64 = 512;
 
-/// Reads the trace at `path` in `format` (`None`: from its first line); returns it and the
-/// format it was read in.
+/// Longest line of a trace, bytes (an MSR or blkparse line is under 200).
+const MAX_LINE_BYTES: u64 = 64 << 10;
+/// Devices a trace may have (each is a target of its own).
+const MAX_DEVICES: usize = 4096;
+/// Where an I/O of a trace may end at most, bytes: 1 EiB, beyond any device (a block number
+/// of 4 KiB blocks then fits the 48 bits a block sample's key gives it).
+const MAX_END: u64 = 1 << 60;
+/// The latest time of a trace, ns (about 292 years: any later one is no time).
+const MAX_NS: u64 = u64::MAX / 2;
+
+/// Reads the trace at `path` in `format` (`None`: from its first line), within the cap of
+/// traces ([`crate::input`]); returns it and the format it was read in.
 pub(crate) fn read(path: &Path, format: Option<Format>) -> Result<(Trace, Format), String> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| format!("cannot open the trace {}: {e}", path.display()))?;
-    let lines = std::io::BufReader::new(file).lines();
+    let file = crate::input::open(path, crate::input::Kind::Trace).map_err(|e| e.to_string())?;
+    let mut input = std::io::BufReader::with_capacity(1 << 16, file);
     let mut parser: Option<Parser> = format.map(Parser::new);
-    for (i, line) in lines.enumerate() {
+    let mut bytes = Vec::new();
+    for i in 0.. {
         let at = |m: String| format!("{}:{}: {m}", path.display(), i + 1);
-        let line = line.map_err(|e| at(format!("cannot read: {e}")))?;
-        let text = line.trim();
+        bytes.clear();
+        let n = (&mut input)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| at(format!("cannot read: {}", crate::units::os_error_text(&e))))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() as u64 > MAX_LINE_BYTES {
+            return Err(at(format!(
+                "the line is longer than {}; a trace's lines are under 200 bytes",
+                crate::units::format_size(MAX_LINE_BYTES)
+            )));
+        }
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| at("the line is not text (UTF-8)".into()))?
+            .trim();
         if text.is_empty() {
             continue;
         }
@@ -43,7 +68,20 @@ pub(crate) fn read(path: &Path, format: Option<Format>) -> Result<(Trace, Format
         ));
     };
     let format = parser.format;
-    Ok((parser.finish(), format))
+    let trace = parser
+        .finish()
+        .map_err(|e| format!("{}: {e}: split it", path.display()))?;
+    Ok((trace, format))
+}
+
+/// Where an I/O at `offset` of `len` bytes ends, if that is within [`MAX_END`].
+fn end(offset: u64, len: u32) -> Result<u64, String> {
+    offset
+        .checked_add(u64::from(len))
+        .filter(|&e| e <= MAX_END)
+        .ok_or_else(|| {
+            format!("offset {offset} + size {len} ends beyond 1 EiB, past the end of any device")
+        })
 }
 
 /// A trace being read.
@@ -68,14 +106,20 @@ impl Parser {
         }
     }
 
-    fn device(&mut self, name: String) -> u32 {
+    fn device(&mut self, name: String) -> Result<u32, String> {
         if let Some(&d) = self.index.get(&name) {
-            return d;
+            return Ok(d);
+        }
+        if self.devices.len() == MAX_DEVICES {
+            return Err(format!(
+                "device `{name}` is the trace's {}th; storlab replays and imports at most {MAX_DEVICES} devices",
+                MAX_DEVICES + 1
+            ));
         }
         let d = self.devices.len() as u32;
         self.devices.push(name.clone());
         self.index.insert(name, d);
-        d
+        Ok(d)
     }
 
     fn line(&mut self, text: &str) -> Result<(), String> {
@@ -110,15 +154,18 @@ impl Parser {
         let offset = number(4, "Offset")?;
         let len = number(5, "Size")?;
         let len = u32::try_from(len).map_err(|_| format!("Size {len} is over 4 GiB"))?;
+        end(offset, len)?;
         let latency = number(6, "ResponseTime")?;
-        let device = self.device(format!("{} disk {}", f[1], f[2]));
+        let latency_ns = (latency.checked_mul(TICK_NS))
+            .ok_or_else(|| format!("ResponseTime {latency} is over 2^64 ns"))?;
+        let device = self.device(format!("{} disk {}", f[1], f[2]))?;
         self.ios.push(TraceIo {
             t_ns: ticks,
             device,
             write,
             offset,
             len,
-            latency_ns: Some(latency.saturating_mul(TICK_NS)),
+            latency_ns: Some(latency_ns),
         });
         Ok(())
     }
@@ -148,23 +195,28 @@ impl Parser {
                 "a {action} event without `SECTOR + COUNT`; expected MAJ,MIN CPU SEQ SECONDS PID ACTION RWBS SECTOR + COUNT"
             ));
         }
-        let seconds: f64 = f[3]
-            .parse()
-            .map_err(|_| format!("time `{}` is not a number of seconds", f[3]))?;
+        let seconds: f64 = (f[3].parse().ok())
+            .filter(|s: &f64| (0.0..=MAX_NS as f64 / 1e9).contains(s))
+            .ok_or_else(|| format!("time `{}` is not a number of seconds", f[3]))?;
         let sector: u64 = f[7]
             .parse()
             .map_err(|_| format!("sector `{}` is not a whole number", f[7]))?;
         let count: u64 = f[9]
             .parse()
             .map_err(|_| format!("sector count `{}` is not a whole number", f[9]))?;
-        let len =
-            u32::try_from(count * SECTOR).map_err(|_| format!("{count} sectors is over 4 GiB"))?;
-        let device = self.device(f[0].to_string());
+        let len = (count.checked_mul(SECTOR))
+            .and_then(|b| u32::try_from(b).ok())
+            .ok_or_else(|| format!("{count} sectors is over 4 GiB"))?;
+        let offset = sector
+            .checked_mul(SECTOR)
+            .ok_or_else(|| format!("sector {sector} is beyond 2^64 bytes"))?;
+        end(offset, len)?;
+        let device = self.device(f[0].to_string())?;
         let io = TraceIo {
             t_ns: (seconds * 1e9).round() as u64,
             device,
             write,
-            offset: sector * SECTOR,
+            offset,
             len,
             latency_ns: None,
         };
@@ -176,7 +228,9 @@ impl Parser {
         Ok(())
     }
 
-    fn finish(self) -> Trace {
+    /// The trace, its times from its first I/O in ns; an error when it spans more than
+    /// [`MAX_NS`] (Windows ticks count from 1601: only their differences are times).
+    fn finish(self) -> Result<Trace, String> {
         let mut ios = if self.ios.is_empty() {
             self.issued
         } else {
@@ -189,13 +243,24 @@ impl Parser {
             Format::Msr => TICK_NS,
             Format::Blkparse => 1,
         };
+        let last = ios.last().map_or(0, |io| io.t_ns);
+        if last - t0 > MAX_NS / scale {
+            return Err(format!(
+                "the trace spans from {t0} to {last} ({}); storlab reads traces of at most {} years",
+                match self.format {
+                    Format::Msr => "ticks of 100 ns",
+                    Format::Blkparse => "ns",
+                },
+                MAX_NS / 1_000_000_000 / 86_400 / 365
+            ));
+        }
         for io in &mut ios {
             io.t_ns = (io.t_ns - t0) * scale;
         }
-        Trace {
+        Ok(Trace {
             ios,
             devices: self.devices,
-        }
+        })
     }
 }
 
@@ -281,5 +346,25 @@ mod tests {
         );
         let (_d, p) = write("");
         assert!(read(&p, None).unwrap_err().contains("no reads or writes"));
+    }
+
+    #[test]
+    fn numbers_beyond_any_device_or_time_are_refused_not_wrapped() {
+        let (_d, p) = write("1,hm,1,Read,1152921504606846976,4096,1\n");
+        let e = read(&p, None).unwrap_err();
+        assert!(e.ends_with(":1: offset 1152921504606846976 + size 4096 ends beyond 1 EiB, past the end of any device"), "{e}");
+        let (_d, p) = write("1,hm,1,Read,0,4096,184467440737095517\n");
+        let e = read(&p, None).unwrap_err();
+        assert!(
+            e.ends_with(":1: ResponseTime 184467440737095517 is over 2^64 ns"),
+            "{e}"
+        );
+        let (_d, p) = write("  8,0 0 1 0.1 5 Q R 2251799813685248 + 8\n");
+        let e = read(&p, None).unwrap_err();
+        assert!(e.contains("ends beyond 1 EiB"), "{e}");
+        // Windows ticks count from 1601: only a span over 292 years is refused.
+        let (_d, p) = write("1,hm,1,Read,0,4096,1\n92233720368547760,hm,1,Read,0,4096,1\n");
+        let e = read(&p, None).unwrap_err();
+        assert!(e.contains(": the trace spans from 1 to 92233720368547760 (ticks of 100 ns); storlab reads traces of at most 292 years: split it"), "{e}");
     }
 }

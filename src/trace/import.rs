@@ -28,10 +28,25 @@ pub(crate) fn import(
     format: Format,
     results: &Path,
 ) -> Result<RunResult> {
-    let sizes: Vec<u64> = (0..trace.devices.len() as u32)
-        .map(|d| trace.extent(d).next_multiple_of(BLOCK_BYTES))
-        .collect();
-    let spec = SampleSpec::for_size(sizes.iter().sum(), BLOCK_BYTES);
+    // Each device's extent, in one pass (a device's I/Os end within 1 EiB: the formats
+    // refuse others).
+    let mut sizes = vec![0u64; trace.devices.len()];
+    for io in &trace.ios {
+        let size = &mut sizes[io.device as usize];
+        *size = (*size).max(io.offset + u64::from(io.len));
+    }
+    for size in &mut sizes {
+        *size = size.next_multiple_of(BLOCK_BYTES);
+    }
+    let total = (sizes.iter())
+        .try_fold(0u64, |sum, &s| sum.checked_add(s))
+        .ok_or_else(|| {
+            crate::Usage(format!(
+                "the trace {}'s devices reach more than 16 EiB together; storlab's results hold at most 16 EiB of targets",
+                source.display()
+            ))
+        })?;
+    let spec = SampleSpec::for_size(total, BLOCK_BYTES);
     let path = blocks::blocks_path(results);
     let mut out = blocks::create(&path, false)?;
     let mut stats = StatsSet::new(1);

@@ -203,7 +203,10 @@ fn nonexistent_job_file_is_a_usage_error() {
     let missing = dir.path().join("missing.toml");
     run_in(dir.path(), ["run", missing.to_str().unwrap()])
         .expect_code(2)
-        .stderr_has(&[missing.to_str().unwrap(), "cannot read the job file"]);
+        .stderr_has(&[
+            missing.to_str().unwrap(),
+            "the job file cannot be read: No such file or directory",
+        ]);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The shape of the code, kept by tests (docs/architecture.md): dependencies point one way
-//! (units → job, stats → files → engine → results (with the workloads' sections) → cache, cluster, trace
+//! (units → input → job, stats → files → engine → results (with the workloads' sections) → cache, cluster, trace
 //! → run → workloads → report, live → cli), every source file is on the map, no source file grows
 //! past about 800 lines, and `unsafe` lives only in `engine/ring.rs` and `engine/buf.rs`.
 
@@ -13,32 +13,45 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("fault", &[]),
-    ("job", &["units"]),
-    ("stats", &["units"]),
-    ("files", &["stats", "units"]),
-    ("engine", &["files", "job", "stats", "units"]),
-    ("results", &["files", "job", "sections", "stats", "units"]),
-    ("sections", &["job", "results", "stats", "units"]),
-    ("cache", &["engine", "job", "results", "stats", "units"]),
-    ("cluster", &["job", "results", "stats", "units"]),
-    ("trace", &["engine", "job", "results", "stats", "units"]),
+    ("input", &["units"]),
+    ("job", &["input", "units"]),
+    ("stats", &["input", "units"]),
+    ("files", &["input", "stats", "units"]),
+    ("engine", &["files", "input", "job", "stats", "units"]),
+    (
+        "results",
+        &["files", "input", "job", "sections", "stats", "units"],
+    ),
+    ("sections", &["input", "job", "results", "stats", "units"]),
+    (
+        "cache",
+        &["engine", "input", "job", "results", "stats", "units"],
+    ),
+    ("cluster", &["input", "job", "results", "stats", "units"]),
+    (
+        "trace",
+        &["engine", "input", "job", "results", "stats", "units"],
+    ),
     (
         "run",
         &[
-            "cache", "cluster", "engine", "files", "job", "results", "stats", "trace", "units",
+            "cache", "cluster", "engine", "files", "input", "job", "results", "stats", "trace",
+            "units",
         ],
     ),
     (
         "workloads",
         &[
-            "engine", "job", "results", "run", "sections", "stats", "units",
+            "engine", "input", "job", "results", "run", "sections", "stats", "units",
         ],
     ),
     (
         "report",
-        &["cache", "job", "results", "sections", "stats", "units"],
+        &[
+            "cache", "input", "job", "results", "sections", "stats", "units",
+        ],
     ),
-    ("live", &["job", "results", "stats", "units"]),
+    ("live", &["input", "job", "results", "stats", "units"]),
     (
         "cli",
         &[
@@ -46,6 +59,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "cluster",
             "engine",
             "files",
+            "input",
             "job",
             "live",
             "report",
@@ -63,6 +77,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "fuzzing",
         &[
             "cache",
+            "input",
             "job",
             "report",
             "results",

@@ -3,6 +3,7 @@
 //! entry.
 
 use super::{Global, JobOpts, Opt, Out, Worker, duration, size};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ pub(super) fn convert_job<'a>(
     class: &str,
     group: u32,
     g: &mut Option<Global>,
-    paths: &mut Vec<(String, String)>,
+    paths: &mut HashMap<String, String>,
     out: &mut Out,
 ) -> Worker {
     settings(job, g, out);
@@ -66,6 +67,7 @@ pub(super) fn convert_job<'a>(
     }
     Worker {
         name: name.to_string(),
+        clones: s.count,
         toml: t,
         targets,
         group,
@@ -340,7 +342,7 @@ fn files(
     job: &JobOpts<'_>,
     name: &str,
     count: u32,
-    paths: &mut Vec<(String, String)>,
+    paths: &mut HashMap<String, String>,
     out: &mut Out,
 ) -> (Vec<TargetOf>, Option<u64>) {
     let file_size = ["filesize", "size"].iter().find_map(|k| {
@@ -352,7 +354,7 @@ fn files(
                 out.bad(
                     o,
                     k,
-                    "a size in bytes (a percentage of a device is not converted)",
+                    "a size in bytes, below 16 EiB (a percentage of a device is not converted)",
                 );
                 None
             }
@@ -373,15 +375,15 @@ fn files(
             Some(d) if Path::new(f).is_relative() => d.join(f).display().to_string(),
             _ => f.clone(),
         };
-        let tname = match paths.iter().find(|(known, _)| *known == p) {
-            Some((_, n)) => n.clone(),
+        let tname = match paths.get(&p) {
+            Some(n) => n.clone(),
             None => {
                 let n = if files.len() == 1 {
                     format!("{name}-file")
                 } else {
                     format!("{name}-file{i}")
                 };
-                paths.push((p.clone(), n.clone()));
+                paths.insert(p.clone(), n.clone());
                 n
             }
         };

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod job;
+mod read;
 
 use job::{TargetOf, convert_job};
 
@@ -115,97 +116,8 @@ const NO_EFFECT: &[(&str, &str)] = &[
 
 /// Reads `path` and converts it.
 pub fn convert(path: &Path, lenient: bool) -> Result<Converted, FioError> {
-    let mut sections = Vec::new();
-    read_into(path, &mut sections, 0)?;
+    let sections = read::read(path)?;
     convert_sections(path, &sections, lenient)
-}
-
-/// Reads the sections of `path` (and of the files it includes) into `out`.
-fn read_into(path: &Path, out: &mut Vec<Section>, depth: usize) -> Result<(), FioError> {
-    if depth > 16 {
-        return Err(FioError::Read(format!(
-            "{}: includes nest more than 16 deep (a file including itself?)",
-            path.display()
-        )));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FioError::Read(format!("cannot read {}: {e}", path.display())))?;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let at = || format!("{}:{line}", path.display());
-        let l = raw.trim();
-        if l.is_empty() || l.starts_with(';') || l.starts_with('#') {
-            continue;
-        }
-        if let Some(rest) = l.strip_prefix("include ") {
-            let inc = PathBuf::from(rest.trim());
-            let inc = match path.parent() {
-                Some(dir) if inc.is_relative() => dir.join(inc),
-                _ => inc,
-            };
-            read_into(&inc, out, depth + 1)?;
-            continue;
-        }
-        if let Some(name) = l.strip_prefix('[') {
-            if depth > 0 {
-                return Err(FioError::Read(format!(
-                    "{}: `{l}`: an included file adds options to the section it is included in; it has no sections of its own (as in fio)",
-                    at()
-                )));
-            }
-            let name = name.strip_suffix(']').ok_or_else(|| {
-                FioError::Read(format!("{}: `{l}`: a section name ends with `]`", at()))
-            })?;
-            out.push(Section {
-                name: name.trim().to_string(),
-                opts: BTreeMap::new(),
-            });
-            continue;
-        }
-        let Some(section) = out.last_mut() else {
-            return Err(FioError::Read(format!(
-                "{}: `{l}` comes before any section; fio options go in [global] or a [job] section",
-                at()
-            )));
-        };
-        let (key, value) = match l.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(expand_env(v.trim(), &at)?)),
-            None => (l, None),
-        };
-        section.opts.insert(
-            key.to_string(),
-            Opt {
-                value,
-                file: path.to_path_buf(),
-                line,
-            },
-        );
-    }
-    Ok(())
-}
-
-/// `${VAR}` replaced by the environment's `VAR`.
-fn expand_env(v: &str, at: &dyn Fn() -> String) -> Result<String, FioError> {
-    let mut out = String::new();
-    let mut rest = v;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| FioError::Read(format!("{}: `{v}`: `${{` without `}}`", at())))?;
-        let name = &after[..end];
-        let value = std::env::var(name).map_err(|_| {
-            FioError::Read(format!(
-                "{}: `{v}` uses ${{{name}}}, which is not set in the environment",
-                at()
-            ))
-        })?;
-        out.push_str(&value);
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 /// A fio job with its global options merged in, ready to convert.
@@ -257,6 +169,8 @@ impl Out {
 /// One converted fio job: its worker's TOML and its targets.
 struct Worker {
     name: String,
+    /// Its `numjobs`: the storlab workers it makes.
+    clones: u32,
     toml: String,
     targets: Vec<TargetOf>,
     group: u32,
@@ -284,11 +198,20 @@ fn convert_sections(
     let mut group = 1u32;
     let mut description = None;
     let mut group_class: Option<String> = None;
-    let mut paths = Vec::new();
+    let mut paths = std::collections::HashMap::new();
+    let mut clones = 0usize;
     for s in sections {
         if s.name == "global" {
             for (k, v) in &s.opts {
                 global.insert(k.clone(), v.clone());
+            }
+            if global.len() > read::MAX_OPTIONS {
+                return Err(FioError::Read(format!(
+                    "{}: its [global] sections hold {} options together; they hold at most {} (fio has about 400)",
+                    path.display(),
+                    global.len(),
+                    read::MAX_OPTIONS
+                )));
             }
             continue;
         }
@@ -336,6 +259,18 @@ fn convert_sections(
                 out.bad(o, key, "not an option storlab converts");
             }
         }
+        clones += w.clones as usize;
+        if clones > crate::job::MAX_WORKERS {
+            let at = match job.opts.get("numjobs") {
+                Some(o) => format!("{}:{}", o.file.display(), o.line),
+                None => format!("{} [{}]", path.display(), s.name),
+            };
+            return Err(FioError::Read(format!(
+                "{at}: the jobs up to [{}] make {clones} workers (numjobs counted); storlab runs at most {} workers in all: lower numjobs, or convert the jobs apart",
+                s.name,
+                crate::job::MAX_WORKERS
+            )));
+        }
         workers.push(w);
     }
     // An option unsupported in [global] is listed once, not for every job; in file order.
@@ -343,13 +278,9 @@ fn convert_sections(
         let (file, line) = u.at.rsplit_once(':').unwrap_or((&u.at, "0"));
         (file.to_string(), line.parse::<usize>().unwrap_or(0))
     });
-    let mut seen = Vec::new();
-    out.unsupported.retain(|u| {
-        let key = (u.at.clone(), u.option.clone());
-        let new = !seen.contains(&key);
-        seen.push(key);
-        new
-    });
+    let mut seen = std::collections::HashSet::new();
+    out.unsupported
+        .retain(|u| seen.insert((u.at.clone(), u.option.clone())));
     if workers.is_empty() && out.unsupported.is_empty() {
         return Err(FioError::Read(format!(
             "{}: no job section (only [global]); fio runs nothing from it, and neither can storlab",
@@ -461,7 +392,9 @@ fn size(v: &str) -> Option<u64> {
         _ => (v, 1),
     };
     let n: f64 = num.trim().parse().ok()?;
-    (n >= 0.0).then(|| (n * mult as f64).round() as u64)
+    // Refused beyond 2^64 bytes (16 EiB), never saturated to it.
+    let bytes = (n * mult as f64).round();
+    (n >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 /// A fio time (seconds unless a unit says otherwise: us, ms, s, m, h, d) as a storlab
@@ -549,6 +482,11 @@ mod tests {
         assert_eq!(size("64KiB"), Some(65536));
         assert_eq!(size("1m"), Some(1 << 20));
         assert_eq!(size("512"), Some(512));
+        // Beyond 2^64 bytes: refused, never saturated.
+        assert_eq!(size("1e26"), None);
+        assert_eq!(size("16384p"), None);
+        assert_eq!(size("inf"), None);
+        assert_eq!(size("nan"), None);
         assert_eq!(duration("60"), Some("60s".into()));
         assert_eq!(duration("500ms"), Some("500ms".into()));
         assert_eq!(duration("2m"), Some("120s".into()));

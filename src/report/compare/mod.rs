@@ -592,7 +592,7 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
                     .iter()
                     .filter(|t| t.phase == IntervalPhase::Measure)
                     .map(|t| {
-                        t_ms += t.interval_ms;
+                        t_ms = t_ms.saturating_add(t.interval_ms);
                         (t_ms as f64 / 1e3, t.total.read.iops + t.total.write.iops)
                     })
                     .collect(),

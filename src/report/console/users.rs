@@ -37,7 +37,7 @@ pub(super) fn section(out: &mut String, u: &UsersResult) {
         &format!(
             "cache hits {} of {} page references · {} commits ({} durable) · {} of log, {} a message · deepest checkpoint {}",
             format_pct(st.cache_hit_pct),
-            format_count(st.cache_hits + st.cache_misses),
+            format_count(st.cache_hits.saturating_add(st.cache_misses)),
             format_count(st.commits),
             format_count(st.durable_commits),
             format_size(st.log_bytes),

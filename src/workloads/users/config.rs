@@ -238,8 +238,8 @@ fn resolve_profile(spec: &UsersSpec, errors: &SectionErrors) -> Result<Profile, 
     let mut profile = match Profile::builtin(&name) {
         Some(p) => p,
         None if Path::new(&name).is_file() => {
-            let text = std::fs::read_to_string(&name)
-                .map_err(|e| errors.error("profile", format!("cannot read {name}: {e}")))?;
+            let text = crate::input::read_text(Path::new(&name), crate::input::Kind::Profile)
+                .map_err(|e| errors.error("profile", e.to_string()))?;
             let file: ProfileFile = toml::from_str(&text).map_err(|e| {
                 errors.error("profile", format!("{name}: {}", e.message().trim_end()))
             })?;
