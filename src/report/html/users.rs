@@ -69,7 +69,7 @@ pub(super) fn users_section(u: &UsersResult) -> Markup {
             format!(
                 "{} of {} page references",
                 format_pct(u.store.cache_hit_pct),
-                format_count(u.store.cache_hits + u.store.cache_misses)
+                format_count(u.store.cache_hits.saturating_add(u.store.cache_misses))
             ),
         ),
         (
