@@ -97,13 +97,18 @@ pub(super) fn device_findings(
         findings.push(format!("has partitions {}", names.join(", ")));
     }
 
-    let head = read_head(canonical).map_err(|e| {
-        io(
-            path,
-            "cannot read the beginning of the device to look for existing data",
-            e,
-        )
-    })?;
+    let head = match read_head(canonical) {
+        Ok(head) => head,
+        // In use is reason enough to refuse, whatever the flags: no need to look further.
+        Err(_) if in_use => return Ok(DeviceFindings { findings, in_use }),
+        Err(e) => {
+            return Err(io(
+                path,
+                "cannot read the beginning of the device to look for existing data",
+                e,
+            ));
+        }
+    };
     findings.extend(scan_signatures(&head));
     Ok(DeviceFindings { findings, in_use })
 }
