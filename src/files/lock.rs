@@ -42,7 +42,17 @@ fn held(metadata: &Metadata) -> LockError {
 /// of this open file closes. `Ok(false)`: this process holds it already through another
 /// descriptor (the same file named twice in one job), so there is nothing more to hold.
 pub(crate) fn exclusive(file: &File) -> Result<bool, LockError> {
-    match rfs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+    take(file, FlockOperation::NonBlockingLockExclusive)
+}
+
+/// Takes a shared lock on `file` without waiting, as [`exclusive`] does: held with other
+/// shared holders (the ranks of one run on one host), refused while a run holds it whole.
+pub(crate) fn shared(file: &File) -> Result<bool, LockError> {
+    take(file, FlockOperation::NonBlockingLockShared)
+}
+
+fn take(file: &File, operation: FlockOperation) -> Result<bool, LockError> {
+    match rfs::flock(file, operation) {
         Ok(()) => Ok(true),
         Err(Errno::WOULDBLOCK) => {
             let metadata = file.metadata()?;
@@ -176,6 +186,41 @@ mod tests {
         let who = refused.expect("the child's lock was seen");
         // flock(1) runs cat with the lock held by its own descriptor: the pid is flock's.
         assert_eq!(who, format!("process {} (flock)", child.id()));
+    }
+
+    #[test]
+    fn ranks_share_a_shared_lock_and_keep_out_a_run_that_takes_it_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lun");
+        std::fs::write(&path, b"x").unwrap();
+        // Another rank on this host: flock(1) holds a shared lock until its stdin closes.
+        let mut child = std::process::Command::new("flock")
+            .arg("--shared")
+            .arg(&path)
+            .args(["cat"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("flock(1), from util-linux");
+        let whole = File::open(&path).unwrap();
+        let mut refused = false;
+        for _ in 0..500 {
+            match exclusive(&whole) {
+                Err(LockError::Held(_)) => {
+                    refused = true;
+                    break;
+                }
+                Ok(_) => {
+                    rfs::flock(&whole, FlockOperation::Unlock).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(LockError::Io(e)) => panic!("{e}"),
+            }
+        }
+        assert!(refused, "the rank's shared lock kept nobody out");
+        let rank = File::open(&path).unwrap();
+        assert!(shared(&rank).unwrap(), "a second rank shares the lock");
+        drop(child.stdin.take());
+        child.wait().unwrap();
     }
 
     #[test]

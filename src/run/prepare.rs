@@ -101,6 +101,7 @@ pub(crate) fn target_request(job: &Job, index: usize) -> TargetRequest {
                 .iter()
                 .any(|w| w.targets.contains(&index) && w.writes()),
         destroy_data: job.destroy_data,
+        shared: t.shared_slice,
     }
 }
 

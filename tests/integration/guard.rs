@@ -196,6 +196,7 @@ fn device_request(path: &Path, writes: bool, destroy_data: bool) -> TargetReques
         dsync: false,
         writes,
         destroy_data,
+        shared: false,
     }
 }
 

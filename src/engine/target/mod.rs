@@ -39,6 +39,9 @@ pub struct TargetRequest {
     pub writes: bool,
     /// The user said `--destroy-data` / `destroy_data = true`.
     pub destroy_data: bool,
+    /// Ranks of one run over many hosts use it at once, each its own slice (`shared =
+    /// "slice"`): it is held with a shared lock, which keeps out a run that takes it whole.
+    pub shared: bool,
 }
 
 /// An opened, prepared target.
@@ -134,7 +137,7 @@ pub fn open(
     request: &TargetRequest,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<OpenTarget, TargetError> {
-    let held = hold(&request.path)?;
+    let held = hold(&request.path, request.shared)?;
     let plan = plan::decide(request)?;
     let mut target = match plan.kind {
         TargetKind::BlockDevice => direct::open_device(request, plan.canonical, &plan.action),
@@ -147,15 +150,20 @@ pub fn open(
     Ok(target)
 }
 
-/// Locks the existing target at `path` for this run, before its plan reads anything of it:
-/// another run holding it is a refusal that names that process. A path that does not exist
-/// (a file still to be created: locked as it is created) or that cannot be a target (its
-/// plan says why) holds nothing.
-fn hold(path: &Path) -> Result<Option<File>, TargetError> {
+/// Locks the existing target at `path` for this run, before its plan reads anything of it
+/// (`shared`: with the other ranks of the run): another run holding it is a refusal that
+/// names that process. A path that does not exist (a file still to be created: locked as it
+/// is created) or that cannot be a target (its plan says why) holds nothing.
+fn hold(path: &Path, shared: bool) -> Result<Option<File>, TargetError> {
     let Ok(file) = crate::files::open_target(path, rustix::fs::OFlags::RDONLY) else {
         return Ok(None);
     };
-    match lock::exclusive(&file) {
+    let taken = if shared {
+        lock::shared(&file)
+    } else {
+        lock::exclusive(&file)
+    };
+    match taken {
         Ok(true) => Ok(Some(file)),
         Ok(false) => Ok(None),
         Err(error) => Err(lock_refusal(path, error)),
@@ -247,6 +255,7 @@ mod tests {
             dsync: false,
             writes: true,
             destroy_data: false,
+            shared: false,
         }
     }
 

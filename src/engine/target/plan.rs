@@ -667,6 +667,7 @@ mod tests {
             dsync: false,
             writes: true,
             destroy_data: false,
+            shared: false,
         };
         match decide(&request) {
             Err(TargetError::Invalid { message, .. }) => {
