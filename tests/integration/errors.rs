@@ -2,7 +2,8 @@
 //! come back short, on a [`FaultFs`] FUSE mount (the kernel hands storlab the errno, nothing is
 //! mocked); how they are counted (per class, per target), detailed, judged (`I/O errors` rule,
 //! exit code 3), rendered in the HTML report, and how `on_error`/`max_errors` end the run; a run
-//! stopped while a slow read is in flight waits for it before it ends. And a target that does
+//! stopped while a slow read is in flight ends within two seconds all the same (results written,
+//! a thread said not to have ended). And a target that does
 //! not fit on a small ext4 filesystem on a loop device.
 
 use crate::faultfs::FaultFs;
@@ -415,10 +416,10 @@ impl Drop for Child {
 }
 
 #[test]
-fn a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results() {
-    let Some(fs) = mount_or_skip(
-        "a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results",
-    ) else {
+fn a_run_stopped_with_a_read_that_never_returns_ends_with_its_results() {
+    let Some(fs) =
+        mount_or_skip("a_run_stopped_with_a_read_that_never_returns_ends_with_its_results")
+    else {
         return;
     };
     let dir = scratch();
@@ -426,6 +427,15 @@ fn a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results
     prepare(dir.path(), &text);
     // Reads of these 4 blocks are not answered until the test says so.
     fs.set(|f| f.hold_reads.push(FAIL_START..FAIL_END));
+    // Whatever happens below, the held reads are answered in the end: a process cannot finish
+    // exiting while the filesystem holds one of its reads.
+    struct Answer<'a>(&'a FaultFs);
+    impl Drop for Answer<'_> {
+        fn drop(&mut self) {
+            self.0.release();
+        }
+    }
+    let _answer = Answer(&fs);
     let job = write_job(dir.path(), "slow.toml", &text);
     let results = dir.path().join("slow.json");
     let stderr = dir.path().join("stderr.txt");
@@ -458,33 +468,42 @@ fn a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results
         std::thread::sleep(Duration::from_millis(5));
     }
     // A read of a slow block is in flight in storlab's ring (the filesystem has it and has not
-    // answered). Ctrl-C: the worker stops issuing, and must wait for that read, since the
-    // kernel still owns its buffer.
+    // answered, and never will on its own). Ctrl-C: the worker stops issuing and cannot get
+    // that read back, so the watchdog keeps the promise that the first Ctrl-C ends a run
+    // within two seconds: it writes the results the time series allows, says a thread did not
+    // end, and ends the process (whose exit the kernel completes once the read is answered).
     let status = Command::new("kill")
         .args(["-INT", &child.0.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    // storlab ends a run within a second of Ctrl-C when nothing is slow: three seconds later
-    // it is still waiting, and has not written its results.
-    let waited = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < waited {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            panic!(
-                "storlab exited ({status}) with a read still unanswered by the filesystem: {}",
-                stderr()
-            );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let v = loop {
+        let written = std::fs::read_to_string(&results)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .filter(|v| {
+                v["interrupted"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("did not end"))
+            });
+        if let Some(v) = written {
+            break v;
         }
+        assert!(
+            Instant::now() < deadline,
+            "no results 30 s after Ctrl-C with a read in flight: {}",
+            stderr()
+        );
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let unfinished = load_json(&results);
+    };
     assert!(
-        str_at(&unfinished, "/interrupted").starts_with("the run did not finish"),
-        "results written while a read was in flight: {}",
-        at(&unfinished, "/interrupted")
+        fs.held() >= 1,
+        "the read was answered before the results were written"
     );
-    assert!(fs.held() >= 1);
-    // The filesystem answers; only then can the run end.
+    let reason = interrupted_reason(&v);
+    assert!(reason.contains("SIGINT"), "interrupted: {reason}");
+    // The filesystem answers; the process's exit completes.
     let answered = fs.release();
     assert!(answered >= 1);
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -500,25 +519,9 @@ fn a_run_stopped_with_a_slow_read_in_flight_waits_for_it_then_writes_its_results
         std::thread::sleep(Duration::from_millis(5));
     };
     assert_eq!(status.code(), Some(1), "interrupted: {}", stderr());
-    let v = load_json(&results);
-    let reason = interrupted_reason(&v);
-    assert!(reason.contains("SIGINT"), "interrupted: {reason}");
-    let measure = array_at(&v, "/phases")
-        .iter()
-        .find(|p| str_at(p, "/name") == "measure")
-        .expect("a measure phase");
-    assert_eq!(str_at(measure, "/state"), "interrupted", "{measure}");
-    assert!(u64_at(&v, "/totals/read/ops") > 0);
-    assert_eq!(
-        total_errors(&v),
-        0,
-        "the held reads were answered, not failed"
-    );
-    assert!(
-        at(&v, "/workers/0/fatal").is_null(),
-        "{}",
-        at(&v, "/workers/0")
-    );
+    // Nothing wrote over the watchdog's results as the process ended; no I/O failed.
+    assert_eq!(load_json(&results), v);
+    assert_eq!(total_errors(&v), 0, "the held reads were not failed");
 }
 
 #[test]
