@@ -10,7 +10,7 @@ use crate::cache::model::{Load, Prediction};
 use crate::job::cache::CachePolicy;
 use crate::report::svg::{self, Axis, LineOptions, Series};
 use crate::units::{format_ns, format_number, format_pct, format_size};
-use maud::{DOCTYPE, Markup, PreEscaped, html};
+use maud::{Markup, html};
 use std::fmt::Write as _;
 
 /// The policies a curve has, in its points' order.
@@ -372,31 +372,17 @@ fn what_if(c: &Curve, names: &[&str]) -> Markup {
 pub(crate) fn html(c: &Curve, title: &str) -> String {
     let names = policies(c);
     let (header, rows) = table(c);
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                // The run report's and the charts' stylesheets: constants of this program,
-                // nothing from the results file, inserted as they are.
-                style { (PreEscaped(super::html::STYLE)) (PreEscaped(svg::STYLE)) }
-            }
-            body {
-                h1 { (title) }
-                p class="muted" { (basis(c)) }
-                @if let Some(line) = ceiling(c) { p data-ceiling { (line) } }
-                (svg::figure("cache-curve", hit_ratio_chart(c, &names)))
-                (styles_note(&names))
-                (html_table("cache-curve", &header, &rows))
-                (what_if(c, &names))
-                @if let Some(p) = page_cache(c) { p { (p) } }
-            }
-        }
-        "\n"
+    let body = html! {
+        h1 { (title) }
+        p class="muted" { (basis(c)) }
+        @if let Some(line) = ceiling(c) { p data-ceiling { (line) } }
+        (svg::figure("cache-curve", hit_ratio_chart(c, &names)))
+        (styles_note(&names))
+        (html_table("cache-curve", &header, &rows))
+        (what_if(c, &names))
+        @if let Some(p) = page_cache(c) { p { (p) } }
     };
-    page.into_string()
+    super::html::page(title, super::html::STYLE, body)
 }
 
 /// `rows` under `header` as an HTML table named `id` (`data-table`).

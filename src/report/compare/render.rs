@@ -4,7 +4,7 @@
 
 use super::Comparison;
 use crate::report::svg::{self, Axis};
-use maud::{DOCTYPE, Markup, PreEscaped, html};
+use maud::{Markup, html};
 use std::fmt::Write as _;
 
 /// Lays out rows of cells in columns: the first left-aligned, columns in `left` too, the
@@ -208,39 +208,25 @@ pub(crate) fn html(c: &Comparison) -> String {
     let others = c.labels.get(1..).unwrap_or(&[]);
     let title = format!("storlab compare: {baseline} vs {}", others.join(", "));
     let charts = charts(c);
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                // The page's and the charts' stylesheets: constants of this program, nothing
-                // from the results files, inserted as they are.
-                style { (PreEscaped(STYLE)) (PreEscaped(svg::STYLE)) }
-            }
-            body {
-                h1 { (title) }
-                p class="muted" {
-                    "Baseline: " strong { (baseline) } ". Differences are relative to the baseline; within "
-                    (crate::units::format_pct(c.noise_pct))
-                    " (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency."
-                }
-                @if !c.job_differences.is_empty() {
-                    div class="warning" id="job-differences" {
-                        strong { "The jobs differ:" }
-                        ul { @for d in &c.job_differences { li { (d) } } }
-                    }
-                }
-                @for n in &c.notes { p class="muted" { "Note: " (n) } }
-                (tables(c))
-                @if !charts.is_empty() {
-                    h2 { "Charts" }
-                    @for chart in &charts { (chart) }
-                }
+    let body = html! {
+        h1 { (title) }
+        p class="muted" {
+            "Baseline: " strong { (baseline) } ". Differences are relative to the baseline; within "
+            (crate::units::format_pct(c.noise_pct))
+            " (or, for repeated steps, the repetitions' own coefficient of variation when larger) they are noise. Higher is better for IOPS and MB/s, lower for latency."
+        }
+        @if !c.job_differences.is_empty() {
+            div class="warning" id="job-differences" {
+                strong { "The jobs differ:" }
+                ul { @for d in &c.job_differences { li { (d) } } }
             }
         }
-        "\n"
+        @for n in &c.notes { p class="muted" { "Note: " (n) } }
+        (tables(c))
+        @if !charts.is_empty() {
+            h2 { "Charts" }
+            @for chart in &charts { (chart) }
+        }
     };
-    page.into_string()
+    crate::report::html::page(&title, STYLE, body)
 }

@@ -75,41 +75,48 @@ pub(crate) fn render(r: &RunResult) -> String {
         .description
         .clone()
         .unwrap_or_else(|| "storlab run".to_string());
-    let page = html! {
+    let body = html! {
+        h1 { (title) }
+        (header(r))
+        (outcome(r))
+        (warnings_section(r))
+        @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
+        @if let Some(u) = &r.users { (users::users_section(u)) }
+        (tier::tiers_section(&r.cache_tiers))
+        (hosts::hosts_section(r))
+        @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
+        (errors_section(r))
+        (verify_section(r))
+        // A sequence's steps first: each step's own figures, then what spans them.
+        @if let Some(steps) = &r.steps { (steps_section(steps)) }
+        (classes_section(r))
+        (charts_section(r))
+        (targets_section(r))
+        (devices_section(r))
+        (cpu_section(r))
+    };
+    page(&title, STYLE, body)
+}
+
+/// A self-contained page of the reports (the run report, comparisons, cache curves): `title`,
+/// the page's stylesheet `style` and the charts', then `body`.
+pub(crate) fn page(title: &str, style: &'static str, body: Markup) -> String {
+    html! {
         (DOCTYPE)
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) }
-                // The report's and the charts' stylesheets: constants of this program,
-                // nothing from the results file, inserted as they are.
-                style { (PreEscaped(STYLE)) (PreEscaped(svg::STYLE)) }
+                // The page's and the charts' stylesheets: constants of this program, nothing
+                // from the results files, inserted as they are.
+                style { (PreEscaped(style)) (PreEscaped(svg::STYLE)) }
             }
-            body {
-                h1 { (title) }
-                (header(r))
-                (outcome(r))
-                (warnings_section(r))
-                @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
-                @if let Some(u) = &r.users { (users::users_section(u)) }
-                (tier::tiers_section(&r.cache_tiers))
-                (hosts::hosts_section(r))
-                @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
-                (errors_section(r))
-                (verify_section(r))
-                // A sequence's steps first: each step's own figures, then what spans them.
-                @if let Some(steps) = &r.steps { (steps_section(steps)) }
-                (classes_section(r))
-                (charts_section(r))
-                (targets_section(r))
-                (devices_section(r))
-                (cpu_section(r))
-            }
+            body { (body) }
         }
         "\n"
-    };
-    page.into_string()
+    }
+    .into_string()
 }
 
 /// A table's heading row: one `<th>` a column.
