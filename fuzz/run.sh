@@ -27,7 +27,9 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
 # With an explicit --target, RUSTFLAGS instrument the targets only, not build scripts and
 # procedural macros (which run on the host without libFuzzer's runtime).
 host=$(rustc -vV | sed -n 's/^host: //p')
-cargo build --release --locked --target "$host" --target-dir target --bins
+# Not --locked: fuzz/Cargo.lock pins what it has, and storlab's dependencies added since are
+# resolved as the build needs them (the fuzz crate is not part of storlab's lock).
+cargo build --release --target "$host" --target-dir target --bins
 status=0
 for t in "${targets[@]}"; do
   work=target/corpus/$t
