@@ -5,14 +5,17 @@
 # scratch corpus under fuzz/target (the committed one is only read); a crash, a timeout or an
 # input over the memory limit stops with the input in fuzz/artifacts/TARGET/ and exit 1.
 #
-#   fuzz/run.sh                    # every target, 20 s each (what CI runs)
+#   fuzz/run.sh                    # every target, 20 s each
 #   SECONDS_EACH=3600 fuzz/run.sh job_toml results_json   # longer runs of some targets
+#   FUZZ_PROFILE=quick SECONDS_EACH=5 fuzz/run.sh         # what CI runs: unoptimised, quick
+#                                                          # to build
 #
 # A C++ compiler builds libFuzzer (Debian: g++). Printed per target: executions, coverage
 # (`cov`, edges) and features (`ft`), from libFuzzer's final statistics.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${SECONDS_EACH:-20}
+profile=${FUZZ_PROFILE:-release}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(job_toml fio_job results_json timeseries trace block_sample)
@@ -29,13 +32,13 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
 host=$(rustc -vV | sed -n 's/^host: //p')
 # Not --locked: fuzz/Cargo.lock pins what it has, and storlab's dependencies added since are
 # resolved as the build needs them (the fuzz crate is not part of storlab's lock).
-cargo build --release --target "$host" --target-dir target --bins
+cargo build --profile "$profile" --target "$host" --target-dir target --bins
 status=0
 for t in "${targets[@]}"; do
   work=target/corpus/$t
   mkdir -p "$work" "artifacts/$t"
   log=target/$t.log
-  if ! "target/$host/release/$t" -max_total_time="$seconds" -max_len=1048576 -rss_limit_mb=256 \
+  if ! "target/$host/$profile/$t" -max_total_time="$seconds" -max_len=1048576 -rss_limit_mb=256 \
       -timeout=10 -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
       "$work" "corpus/$t" > "$log" 2>&1; then
     echo "$t: FAILED (the input is in fuzz/artifacts/$t/):"
