@@ -43,11 +43,31 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
     }
     let refused_targets = refused.len();
     // Targets that each fit may not fit together.
+    let mut shortfalls = 0;
     for short in target::shortfalls(&previews) {
         targets.push(format!("REFUSED: {short}"));
         refused.push((short, false));
+        shortfalls += 1;
+    }
+    // The workers' own limits, which the run checks before it opens a target.
+    let memory = crate::stats::host::host_info().memory_bytes;
+    let mut workers = Vec::new();
+    for job in jobs {
+        let checks = [
+            crate::run::limits::ensure_cpus(job),
+            crate::run::limits::ensure_buffers(job, memory),
+        ];
+        for refusal in checks.into_iter().filter_map(Result::err) {
+            if !workers.contains(&refusal.0) {
+                workers.push(refusal.0);
+            }
+        }
     }
     let mut o = description_block(description, &targets);
+    for w in &workers {
+        let _ = writeln!(o, "REFUSED: {w}");
+    }
+    refused.extend(workers.iter().map(|w| (w.clone(), false)));
     let warnings = jobs.iter().flat_map(|j| &j.warnings);
     for w in warnings {
         let _ = writeln!(o, "warning: {w}");
@@ -58,10 +78,17 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
         // Only the guard's refusals are lifted by --destroy-data; the others need another
         // target (or space, or permissions).
         let guarded = refused.iter().any(|r| r.1);
-        let what = match refused_targets {
-            0 => "for space".to_string(),
-            n => format!("{n} of {} targets", seen.len()),
-        };
+        let mut whats = Vec::new();
+        if refused_targets > 0 {
+            whats.push(format!("{refused_targets} of {} targets", seen.len()));
+        }
+        if shortfalls > 0 {
+            whats.push("for space".to_string());
+        }
+        if !workers.is_empty() {
+            whats.push("for its workers".to_string());
+        }
+        let what = whats.join(", ");
         let _ = writeln!(
             o,
             "\nthe run would be refused ({what}): {}",

@@ -75,14 +75,25 @@ impl Outcome {
     /// Panics unless stderr contains every one of `parts`.
     #[track_caller]
     pub(crate) fn stderr_has(&self, parts: &[&str]) -> &Self {
-        for part in parts {
-            assert!(
-                self.stderr.contains(part),
-                "stderr does not contain {part:?}\n--- stderr\n{}",
-                self.stderr
-            );
-        }
+        has("stderr", &self.stderr, parts);
         self
+    }
+
+    /// Panics unless stdout contains every one of `parts`.
+    #[track_caller]
+    pub(crate) fn stdout_has(&self, parts: &[&str]) -> &Self {
+        has("stdout", &self.stdout, parts);
+        self
+    }
+}
+
+#[track_caller]
+fn has(name: &str, text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(
+            text.contains(part),
+            "{name} does not contain {part:?}\n--- {name}\n{text}"
+        );
     }
 }
 

@@ -107,6 +107,10 @@ fn a_cpu_out_of_range_is_refused_before_any_io() {
         .worker_keys("cpus = [100000]")
         .write(dir.path(), "cpus.toml");
     let results = dir.path().join("cpus.json");
+    // The dry run predicts the refusal.
+    let dry = RunArgs::job(&job).flags(&["--dry-run"]).run(dir.path());
+    dry.expect_code(2)
+        .stdout_has(&["REFUSED: `cpus`", "CPU 100000", "refused (for its workers)"]);
     let out = RunArgs::job(&job).results(&results).run(dir.path());
     out.expect_code(2)
         .stderr_has(&["`cpus`", "worker `w`", "CPU 100000", "CPUs 0"]);
@@ -139,6 +143,9 @@ fn io_buffers_larger_than_memory_are_refused_before_any_io() {
         .replace("\"4k\"", "\"64MiB\"");
     let job = crate::harness::write_job(dir.path(), "huge.toml", &text);
     let results = dir.path().join("huge.json");
+    let dry = RunArgs::job(&job).flags(&["--dry-run"]).run(dir.path());
+    dry.expect_code(2)
+        .stdout_has(&["REFUSED: the workers' I/O buffers need 2 TiB"]);
     let out = RunArgs::job(&job).results(&results).run(dir.path());
     out.expect_code(2).stderr_has(&[
         "I/O buffers need 2 TiB",
