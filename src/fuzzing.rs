@@ -50,7 +50,7 @@ fn file(name: &str, data: &[u8]) -> Option<PathBuf> {
     let dir = scratch()?.join(name.replace('.', "-"));
     std::fs::create_dir_all(&dir).ok()?;
     let path = dir.join(name);
-    std::fs::write(&path, data).ok()?;
+    crate::files::write_output("a fuzz input", &path, data).ok()?;
     Some(path)
 }
 

@@ -77,6 +77,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "fuzzing",
         &[
             "cache",
+            "files",
             "input",
             "job",
             "report",
