@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod file;
 pub mod fio;
+pub mod import;
 mod limits;
 mod resolve;
 pub mod spec;

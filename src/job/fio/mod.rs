@@ -16,6 +16,8 @@ mod read;
 
 use job::{TargetOf, convert_job};
 
+pub use super::import::{Converted, ImportError as FioError, Unsupported};
+
 /// An option of a fio job file and where it was written.
 #[derive(Debug, Clone)]
 struct Opt {
@@ -30,45 +32,6 @@ struct Opt {
 struct Section {
     name: String,
     opts: BTreeMap<String, Opt>,
-}
-
-/// An option storlab does not convert.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unsupported {
-    /// The file and line it is on.
-    pub at: String,
-    /// `key=value` as written.
-    pub option: String,
-    /// Why.
-    pub why: String,
-}
-
-/// A converted fio job file.
-#[derive(Debug, Clone)]
-pub struct Converted {
-    /// The storlab job, TOML.
-    pub toml: String,
-    /// The options left out (only with `lenient`).
-    pub left_out: Vec<Unsupported>,
-}
-
-/// Why a fio job file cannot be converted.
-#[derive(Debug, thiserror::Error)]
-pub enum FioError {
-    /// It cannot be read, or is not a fio job file.
-    #[error("{0}")]
-    Read(String),
-    /// Options storlab does not support.
-    #[error("{} option{} of {} storlab cannot convert:\n{}\nremove or change them, or convert without them: --lenient (each is then listed in the job as left out)", .0.len(), if .0.len() == 1 { "" } else { "s" }, .1, list(.0))]
-    Unsupported(Vec<Unsupported>, String),
-}
-
-fn list(items: &[Unsupported]) -> String {
-    items
-        .iter()
-        .map(|u| format!("  {}: {}: {}", u.at, u.option, u.why))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Options that have no effect on what storlab measures, and why.
