@@ -423,7 +423,18 @@ mod tests {
     #[test]
     fn every_flag_that_changes_a_job_is_in_its_table() {
         // Flags that choose where the job comes from, not what it does.
-        let run_only = [OUTPUT, &["--preset", "--fio", "--lenient"]].concat();
+        let run_only = [
+            OUTPUT,
+            &[
+                "--preset",
+                "--fio",
+                "--diskspd",
+                "--from",
+                "--map",
+                "--lenient",
+            ],
+        ]
+        .concat();
         assert_eq!(table_flags(RUN_FLAGS), clap_flags("run", &run_only));
         assert_eq!(
             table_flags(EXCHANGE_FLAGS),

@@ -23,8 +23,8 @@ use toml::Spanned;
 
 mod curve;
 mod describe;
-mod fio;
 mod flags;
+mod import;
 #[cfg(feature = "mpi")]
 mod multihost;
 mod output;
@@ -109,6 +109,27 @@ pub enum Command {
         /// bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
     },
+    /// Convert another tool's job file (fio, Iometer .icf, DiskSpd XML profile, vdbench
+    /// parameter file: recognised from its content) into a storlab job (TOML on stdout, or -o
+    /// FILE); its comments name the source line of each part.
+    Import {
+        /// The job file.
+        file: PathBuf,
+        /// Its format, when it is not recognised: fio, iometer, diskspd or vdbench.
+        #[arg(long, value_name = "FORMAT")]
+        from: Option<String>,
+        /// Leave out what storlab cannot convert (each is listed in the job and on stderr)
+        /// instead of refusing the file.
+        #[arg(long)]
+        lenient: bool,
+        /// Place the file's target TARGET (a Windows drive such as C:, a physical disk, a path)
+        /// at PATH on this machine (repeatable).
+        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+        map: Vec<(String, PathBuf)>,
+        /// Write the job to FILE.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Convert a fio job file into a storlab job (TOML on stdout, or -o FILE).
     ImportFio {
         /// The fio job file.
@@ -144,7 +165,8 @@ pub enum PresetsAction {
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
     /// Job file (TOML); one with an `[exchange]` or `[users]` section runs as `storlab
-    /// exchange` or `storlab users` would.
+    /// exchange` or `storlab users` would. Another tool's job file (fio, Iometer .icf, DiskSpd
+    /// XML profile, vdbench) is converted first (see `storlab import`).
     pub job: Option<PathBuf>,
     /// Run a built-in preset (see `storlab presets`).
     #[arg(long, value_name = "NAME", conflicts_with = "job")]
@@ -152,8 +174,19 @@ pub struct RunArgs {
     /// Convert a fio job file and run it (see `storlab import-fio`).
     #[arg(long, value_name = "JOB.fio", conflicts_with_all = ["job", "preset"])]
     pub fio: Option<PathBuf>,
-    /// With --fio: leave out the options storlab cannot convert (each is listed).
-    #[arg(long, requires = "fio")]
+    /// Convert a DiskSpd command line and run it, e.g. --diskspd "-b8K -d60 -o4 -t2 -r -w30
+    /// -Sh D:\\test.dat" (place its targets with --map).
+    #[arg(long, value_name = "ARGS", conflicts_with_all = ["job", "preset", "fio"], allow_hyphen_values = true)]
+    pub diskspd: Option<String>,
+    /// The job file's format, when it is not recognised: fio, iometer, diskspd or vdbench.
+    #[arg(long, value_name = "FORMAT", requires = "job")]
+    pub from: Option<String>,
+    /// Place a converted job's target TARGET (a Windows drive such as C:, a physical disk, a
+    /// path) at PATH on this machine (repeatable).
+    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+    pub map: Vec<(String, PathBuf)>,
+    /// With another tool's job file: leave out what storlab cannot convert (each is listed).
+    #[arg(long)]
     pub lenient: bool,
     /// Target file or block device (repeatable); replaces the job's targets.
     #[arg(long = "target", value_name = "PATH")]
@@ -532,7 +565,17 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             job,
             lenient,
             output,
-        } => fio::import(&job, lenient, output.as_deref()),
+        } => import::import_fio(&job, lenient, output.as_deref()),
+        Command::Import {
+            file,
+            from,
+            lenient,
+            map,
+            output,
+        } => {
+            let opts = crate::job::import::Options { lenient, map };
+            import::import(&file, from.as_deref(), &opts, output.as_deref())
+        }
         Command::Report {
             results,
             json,
@@ -656,29 +699,14 @@ fn dry_run(w: &dyn Workload, source: &JobSource) -> Result<i32> {
 }
 
 fn run_job(args: RunArgs) -> Result<i32> {
-    let file = match (&args.job, &args.preset) {
-        (_, Some(name)) => presets::find(name).map(|p| {
-            (
-                PathBuf::from(format!("preset:{name}")),
-                p.toml.to_string(),
-                JobSource::Preset { name: name.clone() },
-            )
-        }),
-        (Some(path), None) => {
-            let source = JobSource::File {
-                path: path.display().to_string(),
-            };
-            Some((path.clone(), job::file::read_text(path)?, source))
-        }
-        (None, None) => None,
-    };
-    if let Some((path, text, source)) = &file {
-        if let Some(room) = crate::workloads::room_of(text) {
+    let input = import::job_input(&args)?;
+    if let Some(input) = &input {
+        if let Some(room) = crate::workloads::room_of(&input.text) {
             // A workload's job file: its I/O comes from its section, so flags about workers
             // and access entries do not apply to it.
             let what = match &args.preset {
                 Some(name) => format!("--preset {name}"),
-                None => path.display().to_string(),
+                None => input.label.display().to_string(),
             };
             if let Some(f) = flags::RUN_FLAGS
                 .iter()
@@ -692,29 +720,20 @@ fn run_job(args: RunArgs) -> Result<i32> {
                 ))
                 .into());
             }
-            let text = JobText { path, text };
+            let text = JobText {
+                path: &input.label,
+                text: &input.text,
+            };
             let w = (room.load)(&text, &overrides(&args))?;
             let invocation = Invocation {
-                source: source.clone(),
+                source: input.source.clone(),
                 flags: flags::given(flags::RUN_FLAGS, &args),
             };
             return run_workload(w.as_ref(), &args.out, invocation);
         }
     }
-    let job = build_job(&args)?;
-    let source = match (&args.job, &args.preset, &args.fio) {
-        (_, _, Some(fio)) => JobSource::File {
-            path: fio.display().to_string(),
-        },
-        (_, Some(name), None) => JobSource::Preset { name: name.clone() },
-        (Some(path), None, None) => JobSource::File {
-            path: path.display().to_string(),
-        },
-        (None, None, None) if args.targets.is_empty() => JobSource::Default {
-            file: QUICKSTART_FILE.into(),
-        },
-        (None, None, None) => JobSource::Flags,
-    };
+    let job = job_of(&args, input.as_ref())?;
+    let source = input.map_or(JobSource::Flags, |i| i.source);
     let invocation = Invocation {
         source,
         flags: flags::given(flags::RUN_FLAGS, &args),
@@ -738,43 +757,18 @@ fn overrides(a: &RunArgs) -> Overrides {
 
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.
 pub fn build_job(args: &RunArgs) -> Result<Job> {
-    let (mut spec, source) = match (&args.job, &args.preset, &args.fio) {
-        (_, _, Some(path)) => {
-            let (label, text) = fio::job_text(path, args.lenient)?;
-            (job::file::parse(&label, &text)?, Some((label, text)))
-        }
-        (_, Some(name), None) => {
-            let p = presets::find(name).ok_or_else(|| {
-                Usage(format!(
-                    "--preset: no preset is named `{name}`; presets: {}",
-                    presets::names()
-                ))
-            })?;
-            let label = PathBuf::from(format!("preset:{name}"));
-            (
-                job::file::parse(&label, p.toml)?,
-                Some((label, p.toml.to_string())),
-            )
-        }
-        (Some(path), None, None) => {
-            let (spec, text) = job::file::load(path)?;
-            (spec, Some((path.clone(), text)))
-        }
-        (None, None, None) if args.targets.is_empty() => {
-            let name = Path::new("quickstart.toml");
-            (
-                job::file::parse(name, QUICKSTART_JOB)?,
-                Some((name.to_path_buf(), QUICKSTART_JOB.to_string())),
-            )
-        }
-        (None, None, None) => (one_line_spec(), None),
+    job_of(args, import::job_input(args)?.as_ref())
+}
+
+/// The job of `input` (none: a one-line job from the flags) with the flags applied.
+fn job_of(args: &RunArgs, input: Option<&import::JobInput>) -> Result<Job> {
+    let mut spec = match input {
+        Some(i) => job::file::parse(&i.label, &i.text)?,
+        None => one_line_spec(),
     };
     flags::apply_run(&mut spec, args);
-    let job = match &source {
-        Some((p, t)) => job::resolve(&spec, Some((p, t))),
-        None => job::resolve(&spec, None),
-    }
-    .map_err(|e| flags::blame_run(e, args))?;
+    let job = job::resolve(&spec, input.map(|i| (i.label.as_path(), i.text.as_str())))
+        .map_err(|e| flags::blame_run(e, args))?;
     Ok(job)
 }
 

@@ -3,14 +3,17 @@
 //! reference checked, classes numbered. Errors name the file, line and key.
 
 pub mod cache;
+pub mod diskspd;
 pub mod file;
 pub mod fio;
 pub mod import;
+pub mod iometer;
 mod limits;
 mod resolve;
 pub mod spec;
 pub mod steps;
 pub mod trace;
+pub mod vdbench;
 
 pub use resolve::resolve;
 

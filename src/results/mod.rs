@@ -259,6 +259,16 @@ pub enum JobSource {
         /// Its path, as given.
         path: String,
     },
+    /// Another tool's job file (or DiskSpd command line), converted (`storlab run FILE`,
+    /// `--diskspd`; `--fio` files are recorded as `file`).
+    Imported {
+        /// The tool: `fio`, `iometer`, `diskspd` or `vdbench`.
+        #[serde(default)]
+        format: String,
+        /// The file's path as given, or the command line.
+        #[serde(default)]
+        from: String,
+    },
     /// A built-in preset.
     Preset {
         /// Its name.

@@ -26,7 +26,10 @@ impl Default for SchemaVersion {
 }
 
 /// The version this storlab writes.
-pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion { major: 1, minor: 9 };
+pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion {
+    major: 1,
+    minor: 10,
+};
 
 impl SchemaVersion {
     /// Whether a storlab writing `self` reads a file of version `file`.

@@ -228,13 +228,9 @@ pub fn convert(
     };
     let converted = match format {
         Format::Fio => super::fio::convert(path, opts.lenient)?,
-        Format::Iometer | Format::DiskSpd | Format::Vdbench => {
-            return Err(ImportError::Read(format!(
-                "{}: {} files are not converted yet",
-                path.display(),
-                format.tool()
-            )));
-        }
+        Format::Iometer => super::iometer::convert(path, text, opts)?,
+        Format::DiskSpd => super::diskspd::convert(path, text, opts)?,
+        Format::Vdbench => super::vdbench::convert(path, text, opts)?,
     };
     Ok((format, converted))
 }

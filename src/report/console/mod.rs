@@ -26,7 +26,9 @@ mod summary;
 mod tier;
 mod users;
 
-pub(crate) use summary::{description_block, mount_text, named, source_text, summary};
+pub(crate) use summary::{
+    description_block, imported_text, mount_text, named, source_text, summary,
+};
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.

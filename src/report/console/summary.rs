@@ -79,12 +79,23 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Default { file } => format!("default job ({file})"),
         JobSource::File { path } => format!("job file {path}"),
         JobSource::Preset { name } => format!("preset {name}"),
+        JobSource::Imported { format, from } => imported_text(format, from),
         JobSource::Flags => "job from the command line".into(),
         JobSource::Exchange { path: Some(p) } => format!("Exchange validation, job file {p}"),
         JobSource::Exchange { path: None } => "Exchange validation".into(),
         JobSource::Users { path: Some(p) } => format!("simulated users, job file {p}"),
         JobSource::Users { path: None } => "simulated users".into(),
         JobSource::Unknown => "results".into(),
+    }
+}
+
+/// A converted job's source: `Iometer file test.icf`, `DiskSpd command line -b8K -d1 ...`.
+pub(crate) fn imported_text(format: &str, from: &str) -> String {
+    let tool = crate::job::import::Format::parse(format).map_or(format, |f| f.tool());
+    if format == "diskspd" && from.starts_with('-') {
+        format!("{tool} command line {from}")
+    } else {
+        format!("{tool} file {from}")
     }
 }
 

@@ -274,6 +274,9 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Default { file }, None) => format!("default job ({file})"),
         (JobSource::File { path }, None) => format!("job file {path}"),
         (JobSource::Preset { name }, None) => format!("preset {name}"),
+        (JobSource::Imported { format, from }, None) => {
+            crate::report::console::imported_text(format, from)
+        }
         (JobSource::Flags, None) => "job from the command line".into(),
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),

@@ -1,0 +1,209 @@
+//! Where a run's job comes from when it is not storlab's own: `storlab import FILE`,
+//! `storlab import-fio JOB.fio`, and the job of `storlab run` from a preset, a job file of any
+//! format [`crate::job::import`] converts, `--fio` or `--diskspd`.
+
+use super::{QUICKSTART_FILE, QUICKSTART_JOB, RunArgs};
+use crate::job::import::{self, Converted, Format, ImportError, Options};
+use crate::report::console;
+use crate::results::JobSource;
+use crate::workloads::presets;
+use crate::{Usage, exit};
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+
+/// A job's text and where it came from.
+pub(super) struct JobInput {
+    /// The name errors give it: the file, `preset:NAME`, `FILE (converted from Iometer)`.
+    pub(super) label: PathBuf,
+    /// The storlab job (TOML).
+    pub(super) text: String,
+    /// As recorded in the results.
+    pub(super) source: JobSource,
+    /// Converted from another tool's file: its format.
+    pub(super) converted: Option<Format>,
+}
+
+/// Prints what a conversion left out (only with `--lenient`).
+fn left_out(converted: &Converted) {
+    for u in &converted.left_out {
+        console::note(&format!("left out ({}): {}: {}", u.at, u.option, u.why));
+    }
+}
+
+/// A conversion's error as a usage error (exit 2), prefixed by `flag`.
+fn usage(e: ImportError, flag: &str) -> anyhow::Error {
+    Usage(format!("{flag}{e}")).into()
+}
+
+/// `storlab import-fio`.
+pub(super) fn import_fio(path: &Path, lenient: bool, output: Option<&Path>) -> Result<i32> {
+    let converted = crate::job::fio::convert(path, lenient).map_err(|e| usage(e, ""))?;
+    left_out(&converted);
+    write_job(&converted.toml, output)
+}
+
+/// `storlab import FILE`.
+pub(super) fn import(
+    path: &Path,
+    from: Option<&str>,
+    opts: &Options,
+    output: Option<&Path>,
+) -> Result<i32> {
+    let from = format_flag(from)?;
+    let text = crate::job::file::read_text(path)?;
+    if from.is_none() && import::detect(&text).is_none() && looks_like_storlab(&text) {
+        return Err(Usage(format!(
+            "{}: this is a storlab job already: run it with storlab run {}",
+            path.display(),
+            path.display()
+        ))
+        .into());
+    }
+    let (_, converted) = import::convert(path, &text, from, opts).map_err(|e| usage(e, ""))?;
+    left_out(&converted);
+    write_job(&converted.toml, output)
+}
+
+fn write_job(toml: &str, output: Option<&Path>) -> Result<i32> {
+    match output {
+        Some(out) => {
+            crate::files::write_output("the job", out, toml.as_bytes())?;
+            console::note(&format!(
+                "storlab job: {} (run it with storlab run {})",
+                out.display(),
+                out.display()
+            ));
+        }
+        None => console::print_text(toml.trim_end()),
+    }
+    Ok(exit::OK)
+}
+
+/// `--from FORMAT`.
+fn format_flag(from: Option<&str>) -> Result<Option<Format>> {
+    from.map(|f| {
+        Format::parse(f).ok_or_else(|| {
+            Usage(format!(
+                "--from: `{f}` is not a format storlab converts; formats: {}",
+                Format::ALL.map(Format::name).join(", ")
+            ))
+            .into()
+        })
+    })
+    .transpose()
+}
+
+/// A TOML document: a storlab job (or a broken one, whose errors are storlab's to report).
+fn looks_like_storlab(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok()
+}
+
+/// The job `storlab run` was given: a preset, a job file (converted when it is another tool's),
+/// `--fio`, `--diskspd`, or none (the quickstart job, or a one-line job from `--target`).
+pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
+    let from = format_flag(args.from.as_deref())?;
+    let opts = Options {
+        lenient: args.lenient,
+        map: args.map.clone(),
+    };
+    let convertible = args.fio.is_some() || args.diskspd.is_some() || from.is_some();
+    if let Some(path) = &args.fio {
+        let converted =
+            crate::job::fio::convert(path, args.lenient).map_err(|e| usage(e, "--fio: "))?;
+        left_out(&converted);
+        return Ok(Some(JobInput {
+            label: PathBuf::from(format!("{} (converted from fio)", path.display())),
+            text: converted.toml,
+            source: JobSource::File {
+                path: path.display().to_string(),
+            },
+            converted: Some(Format::Fio),
+        }));
+    }
+    if let Some(line) = &args.diskspd {
+        let converted =
+            crate::job::diskspd::convert_args(line, &opts).map_err(|e| usage(e, "--diskspd: "))?;
+        left_out(&converted);
+        return Ok(Some(JobInput {
+            label: PathBuf::from("DiskSpd command line (converted)"),
+            text: converted.toml,
+            source: JobSource::Imported {
+                format: Format::DiskSpd.name().into(),
+                from: line.trim().to_string(),
+            },
+            converted: Some(Format::DiskSpd),
+        }));
+    }
+    let input = match (&args.job, &args.preset) {
+        (_, Some(name)) => {
+            let p = presets::find(name).ok_or_else(|| {
+                Usage(format!(
+                    "--preset: no preset is named `{name}`; presets: {}",
+                    presets::names()
+                ))
+            })?;
+            Some(JobInput {
+                label: PathBuf::from(format!("preset:{name}")),
+                text: p.toml.to_string(),
+                source: JobSource::Preset { name: name.clone() },
+                converted: None,
+            })
+        }
+        (Some(path), None) => {
+            let text = crate::job::file::read_text(path)?;
+            let format = from.or_else(|| import::detect(&text));
+            Some(match format {
+                None => JobInput {
+                    label: path.clone(),
+                    text,
+                    source: JobSource::File {
+                        path: path.display().to_string(),
+                    },
+                    converted: None,
+                },
+                Some(format) => {
+                    let (format, converted) = import::convert(path, &text, Some(format), &opts)
+                        .map_err(|e| usage(e, ""))?;
+                    left_out(&converted);
+                    console::note(&format!(
+                        "{}: {} file, converted (see it with storlab import {})",
+                        path.display(),
+                        format.tool(),
+                        path.display()
+                    ));
+                    JobInput {
+                        label: PathBuf::from(format!(
+                            "{} (converted from {})",
+                            path.display(),
+                            format.tool()
+                        )),
+                        text: converted.toml,
+                        source: JobSource::Imported {
+                            format: format.name().into(),
+                            from: path.display().to_string(),
+                        },
+                        converted: Some(format),
+                    }
+                }
+            })
+        }
+        (None, None) if args.targets.is_empty() => Some(JobInput {
+            label: PathBuf::from("quickstart.toml"),
+            text: QUICKSTART_JOB.to_string(),
+            source: JobSource::Default {
+                file: QUICKSTART_FILE.into(),
+            },
+            converted: None,
+        }),
+        (None, None) => None,
+    };
+    let converted = input.as_ref().is_some_and(|i| i.converted.is_some());
+    if !converted && (args.lenient || !args.map.is_empty()) && !convertible {
+        let flag = if args.lenient { "--lenient" } else { "--map" };
+        return Err(Usage(format!(
+            "{flag} applies to another tool's job file (fio, Iometer, DiskSpd, vdbench) or --diskspd; this job is storlab's own: leave {flag} out"
+        ))
+        .into());
+    }
+    Ok(input)
+}
