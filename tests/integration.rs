@@ -12,6 +12,8 @@
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
 //!   files and command lines: no panic, every error names its place;
 //! - `guard`: the destroy-data guard;
+//! - `importing`: other tools' job files recognised from their content (`storlab import`,
+//!   `storlab run FILE`), and the flags that only apply to them;
 //! - `hostile`: a hostile scratch directory: links planted at the names storlab writes, pipes
 //!   and sockets as targets, two runs on one target or results file, a full results
 //!   filesystem;
@@ -112,6 +114,8 @@ mod guard;
 mod harness;
 #[path = "integration/hostile.rs"]
 mod hostile;
+#[path = "integration/importing.rs"]
+mod importing;
 #[path = "integration/inputs.rs"]
 mod inputs;
 #[path = "integration/interrupt/mod.rs"]
