@@ -196,6 +196,7 @@ mod tests {
             walk(&format!("{path}.*"), values, defs, out, depth + 1);
         }
     }
+    use std::collections::HashSet;
     use std::path::PathBuf;
 
     /// Where the snapshot of version `v` is kept.
@@ -242,8 +243,10 @@ mod tests {
             "no snapshot of schema {SCHEMA_VERSION}: record it with STORLAB_RECORD_SCHEMA=1 cargo test --lib schema"
         );
         let then = read(SCHEMA_VERSION);
-        let added: Vec<&String> = now.iter().filter(|f| !then.contains(f)).collect();
-        let removed: Vec<&String> = then.iter().filter(|f| !now.contains(f)).collect();
+        let (now_set, then_set): (HashSet<&String>, HashSet<&String>) =
+            (now.iter().collect(), then.iter().collect());
+        let added: Vec<&String> = now.iter().filter(|f| !then_set.contains(f)).collect();
+        let removed: Vec<&String> = then.iter().filter(|f| !now_set.contains(f)).collect();
         assert!(
             added.is_empty() && removed.is_empty(),
             "the results schema changed without a version bump: bump SCHEMA_VERSION ({SCHEMA_VERSION}; the minor version for added fields, the major for removed or changed ones) and record its snapshot\nadded: {added:#?}\nremoved: {removed:#?}"
@@ -261,7 +264,7 @@ mod tests {
             if old.major != new.major {
                 continue;
             }
-            let newer = read(new);
+            let newer: HashSet<String> = read(new).into_iter().collect();
             // A required field may become optional (older files still read).
             let gone: Vec<String> = read(old)
                 .into_iter()
@@ -291,8 +294,8 @@ mod tests {
             if old.major != SCHEMA_VERSION.major || old == SCHEMA_VERSION {
                 continue;
             }
-            let then: Vec<String> = read(old);
-            let known = |path: &str| then.iter().any(|l| name(l) == path);
+            let then: HashSet<String> = read(old).iter().map(|l| name(l).to_string()).collect();
+            let known = |path: &str| then.contains(path);
             let required: Vec<&String> = now
                 .iter()
                 .filter(|l| !l.split(": ").next().unwrap_or("").ends_with('?'))
