@@ -51,7 +51,7 @@ pub(super) fn import(
 ) -> Result<i32> {
     let from = format_flag(from)?;
     let text = crate::job::file::read_text(path)?;
-    if from.is_none() && import::detect(&text).is_none() && looks_like_storlab(&text) {
+    if from.is_none() && detect(path, &text).is_none() && looks_like_storlab(path, &text) {
         return Err(Usage(format!(
             "{}: this is a storlab job already: run it with storlab run {}",
             path.display(),
@@ -93,9 +93,24 @@ fn format_flag(from: Option<&str>) -> Result<Option<Format>> {
     .transpose()
 }
 
-/// A TOML document: a storlab job (or a broken one, whose errors are storlab's to report).
-fn looks_like_storlab(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text).is_ok()
+/// A storlab job (or a broken one, whose errors are storlab's to report): named `.toml`, or a
+/// TOML document.
+fn looks_like_storlab(path: &Path, text: &str) -> bool {
+    is_toml(path) || toml::from_str::<toml::Table>(text).is_ok()
+}
+
+fn is_toml(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+/// The format of another tool's job file (`None`: storlab's own). A file named `.toml` is
+/// storlab's unless `--from` says otherwise.
+fn detect(path: &Path, text: &str) -> Option<Format> {
+    if is_toml(path) {
+        return None;
+    }
+    import::detect(text)
 }
 
 /// The job `storlab run` was given: a preset, a job file (converted when it is another tool's),
@@ -151,7 +166,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
         }
         (Some(path), None) => {
             let text = crate::job::file::read_text(path)?;
-            let format = from.or_else(|| import::detect(&text));
+            let format = from.or_else(|| detect(path, &text));
             Some(match format {
                 None => JobInput {
                     label: path.clone(),

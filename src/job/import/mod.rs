@@ -164,14 +164,49 @@ pub fn source_comment(at: &str, text: &str) -> String {
     format!("# {at}: {clean}\n")
 }
 
-/// The format of a job file, from its content: `None` when it is none of them (a storlab job
-/// is TOML, and a TOML file is none of them).
+/// Keys a fio job file almost always holds (one of them in a section marks a fio file).
+const FIO_KEYS: &[&str] = &[
+    "rw",
+    "readwrite",
+    "bs",
+    "blocksize",
+    "bssplit",
+    "bsrange",
+    "ioengine",
+    "iodepth",
+    "filename",
+    "directory",
+    "size",
+    "filesize",
+    "numjobs",
+    "runtime",
+    "time_based",
+    "direct",
+    "buffered",
+    "rwmixread",
+    "rwmixwrite",
+    "rate_iops",
+    "ramp_time",
+    "stonewall",
+    "thinktime",
+    "group_reporting",
+    "io_size",
+    "nrfiles",
+];
+
+/// The format of a job file from its content, or `None` for a storlab job (or anything that
+/// is none of them). Only positive evidence counts, so that a storlab job with a syntax error
+/// is still read, and its error reported, as a storlab job: an Iometer file has its `Version`
+/// line or its `'TEST SETUP`/`'ACCESS SPECIFICATIONS` markers; a DiskSpd profile is XML with
+/// `<Profile>`; a vdbench file has an `rd=` line and an `sd=`, `wd=`, `fsd=` or `fwd=` line; a
+/// fio file is not TOML, has no storlab table (`[[worker]]`, `[cycle]`...) or quoted value,
+/// and has a `[section]` and one of fio's common options (`rw=`, `bs=`, `filename=`...).
 pub fn detect(text: &str) -> Option<Format> {
     let lines = || {
         text.lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
-            .take(400)
+            .take(4000)
     };
     let lower = |l: &str| l.to_ascii_lowercase();
     if lines().take(20).any(|l| {
@@ -185,27 +220,36 @@ pub fn detect(text: &str) -> Option<Format> {
     if head.starts_with('<') && lower(&head).contains("<profile") {
         return Some(Format::DiskSpd);
     }
-    if toml::from_str::<toml::Table>(text).is_ok() {
-        return None;
-    }
-    let vdbench_key = |l: &str| {
-        let l = lower(l);
-        [
-            "sd=", "wd=", "rd=", "fsd=", "fwd=", "hd=", "sd ", "wd ", "rd ",
-        ]
-        .iter()
-        .any(|k| l.starts_with(k))
+    let starts = |keys: &[&str]| {
+        lines()
+            .filter(|l| !l.starts_with('*') && !l.starts_with('#'))
+            .any(|l| keys.iter().any(|k| lower(l).starts_with(k)))
     };
-    if lines()
-        .filter(|l| !l.starts_with('*') && !l.starts_with('#'))
-        .any(vdbench_key)
-    {
+    if starts(&["rd="]) && starts(&["sd=", "wd=", "fsd=", "fwd="]) {
         return Some(Format::Vdbench);
     }
-    if lines().any(|l| l.starts_with('[') && l.ends_with(']')) {
-        return Some(Format::Fio);
+    let storlab = lines().any(|l| {
+        let value = l.split_once('=').map(|(_, v)| v.trim_start());
+        l.starts_with("[[")
+            || [
+                "[cycle]",
+                "[exchange]",
+                "[users]",
+                "[data]",
+                "[precondition]",
+            ]
+            .contains(&l)
+            || value.is_some_and(|v| v.starts_with(['"', '\'', '{']))
+    });
+    if storlab || toml::from_str::<toml::Table>(text).is_ok() {
+        return None;
     }
-    None
+    let section = lines().any(|l| l.starts_with('[') && l.ends_with(']'));
+    let fio_key = lines().any(|l| {
+        let key = l.split('=').next().unwrap_or("").trim();
+        FIO_KEYS.contains(&key.to_ascii_lowercase().as_str())
+    });
+    (section && fio_key).then_some(Format::Fio)
 }
 
 /// Converts the job file at `path` (its text already read: `text`), of format `from` or, when
@@ -251,6 +295,17 @@ mod tests {
         assert_eq!(detect(fio), Some(Format::Fio));
         let storlab = "duration = \"10s\"\n[[worker]]\nqueue_depth = 8\n";
         assert_eq!(detect(storlab), None);
+        // storlab jobs with syntax errors stay storlab's, to be reported as such.
+        for broken in [
+            "description = \"x\"\n[[worker]]\nqueue_depth = \n",
+            "[[worker]]\n[[worker.access]]\nclass =\n",
+            "[[target]]\npath=\n",
+            "description = \"bad\"\n[job]\nrw = read\n",
+            "[exchange]\nmailboxes = 10\n[exchange]\n",
+        ] {
+            assert_eq!(detect(broken), None, "{broken}");
+        }
+        assert_eq!(detect("[a]\nfoo=bar\n"), None);
         assert_eq!(detect("hello\n"), None);
     }
 
