@@ -27,8 +27,8 @@ fn ios_by_step(path: &std::path::Path) -> Vec<Vec<(String, u64)>> {
             .unwrap()
             .iter()
             .map(|(n, v)| {
-                let ios = v["read"]["ios"].as_u64().unwrap_or(0)
-                    + v["write"]["ios"].as_u64().unwrap_or(0);
+                let ios = v["read"]["ops"].as_u64().unwrap_or(0)
+                    + v["write"]["ops"].as_u64().unwrap_or(0);
                 (n.clone(), ios)
             })
             .collect()

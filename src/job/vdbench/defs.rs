@@ -278,7 +278,7 @@ pub(super) fn sds(defs: &[Def], opts: &Options, out: &mut Out) -> Vec<Sd> {
                     out.bad(it, "an alignment in bytes, e.g. 4k");
                     None
                 }),
-                "threads" => {
+                "threads" | "thread" => {
                     if let Some(n) = threads(it, out) {
                         sd.threads = (n, Some(it.line));
                     }
