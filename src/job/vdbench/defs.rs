@@ -121,13 +121,13 @@ pub(super) fn general(defs: &[Def], out: &mut Out) -> General {
             "compratio" | "dedupratio" => match number(v).filter(|n| *n >= 1.0 && *n <= 1e6) {
                 Some(n) => {
                     let key = if it.key == "compratio" { "compress" } else { "dedupe" };
-                    let _ = write!(g.data, "{c}{key} = {}\n", toml_num(n));
+                    let _ = writeln!(g.data, "{c}{key} = {}", toml_num(n));
                 }
                 None => out.bad(it, "a ratio is a number of at least 1, e.g. 2 for 2:1"),
             },
             "dedupunit" => match size(v).filter(|b| *b > 0) {
                 Some(b) => {
-                    let _ = write!(g.data, "{c}dedupe_unit = \"{}\"\n", format_size_exact(b));
+                    let _ = writeln!(g.data, "{c}dedupe_unit = \"{}\"", format_size_exact(b));
                 }
                 None => out.bad(it, "the dedupe unit is a size, e.g. 8k"),
             },
@@ -142,7 +142,7 @@ pub(super) fn general(defs: &[Def], out: &mut Out) -> General {
             },
             "validate" => match v.to_ascii_lowercase().as_str() {
                 "yes" | "y" => {
-                    let _ = write!(g.top, "{c}verify = true\n");
+                    let _ = writeln!(g.top, "{c}verify = true");
                 }
                 "no" | "n" => {}
                 _ => out.bad(

@@ -1,10 +1,10 @@
 //! vdbench parameter files as storlab jobs (`storlab import FILE`, `storlab run FILE`). The file
-//! is read as vdbench reads it ([`parse`]: comments, continued lines, lists, ranges,
+//! is read as vdbench reads it (`parse.rs`: comments, continued lines, lists, ranges,
 //! `default` definitions); each storage definition (`sd`) becomes a `[[target]]`, each run
 //! definition's storage definitions a `[[worker]]` each whose queue depth is vdbench's threads
 //! (outstanding I/Os per storage definition), and each workload definition (`wd`) an access
-//! entry on each of its storage definitions, weighted by its skew ([`defs`]). The run
-//! definitions ([`runs`]) give the duration, interval, ramp, rate (`iorate`: max, a rate,
+//! entry on each of its storage definitions, weighted by its skew (`defs.rs`). The run
+//! definitions (`runs.rs`) give the duration, interval, ramp, rate (`iorate`: max, a rate,
 //! a list, or the curve) and `[cycle]` lists (`forxfersize`, `forrdpct`, `forseekpct`,
 //! `forthreads`); several run one after another, a worker group each. `compratio`,
 //! `dedupratio` and `dedupunit` become the `[data]` table. Every part of the job is preceded by
