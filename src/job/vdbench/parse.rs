@@ -13,6 +13,9 @@ pub(super) const MAX_DEFS: usize = 4096;
 const MAX_ITEMS: usize = 256;
 /// Values one list (written or expanded from a range) may have.
 pub(super) const MAX_LIST: usize = 1024;
+/// Values the file's definitions hold together (a default's counted again in each definition
+/// it applies to): what keeps matching names and lists linear in the file's size.
+const MAX_VALUES: usize = 16_384;
 
 /// The kinds of definition: general parameters, then host, storage, workload and run
 /// definitions, and the file-system ones.
@@ -204,6 +207,7 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<Def>, ImportError> {
     let at = |line: usize| format!("{}:{line}", path.display());
     let mut defs: Vec<Def> = Vec::new();
     let mut defaults: Vec<(Kind, Vec<Item>)> = Vec::new();
+    let mut values = 0usize;
     for st in statements(text) {
         let pieces = split_top(&st.text);
         let first_line = st.line_at(0);
@@ -298,6 +302,13 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<Def>, ImportError> {
                 .map(|(_, d)| d.clone())
                 .unwrap_or_default();
             all.extend(own);
+            values += all.iter().map(|i| i.value.items().len()).sum::<usize>();
+            if values > MAX_VALUES {
+                return Err(ImportError::Read(format!(
+                    "{}: the definitions up to this one hold more than {MAX_VALUES} values (a default's counted in each definition it applies to); split the file",
+                    at(first_line)
+                )));
+            }
             defs.push(Def {
                 kind,
                 name,

@@ -8,7 +8,6 @@
 use super::super::import::Unsupported;
 use super::defs::{Bound, Out, Sd, Wd, Xfer, matches, openflags, q, seekpct, threads, toml_num};
 use super::parse::{Def, Item, Kind, Value, expand, number, seconds, size};
-use crate::job::limits::MAX_WORKERS;
 use crate::units::format_size_exact;
 use std::fmt::Write as _;
 
@@ -16,8 +15,9 @@ use std::fmt::Write as _;
 const DEFAULT_CURVE: [f64; 6] = [10.0, 50.0, 70.0, 80.0, 90.0, 100.0];
 /// Steps a job makes at most (as storlab's `[cycle]`).
 const MAX_STEPS: usize = 10_000;
-/// Access entries a job holds at most (as storlab's workers).
-const MAX_ENTRIES: usize = 4096;
+/// Access entries a job holds at most (as storlab's workers; each worker here has one at
+/// least, so this bounds the workers, at most `limits::MAX_WORKERS`, too).
+const MAX_ENTRIES: usize = crate::job::limits::MAX_WORKERS;
 
 /// How a run definition paces its I/Os.
 #[derive(Clone, PartialEq)]
@@ -301,7 +301,7 @@ pub(super) fn runs(defs: &[Def], sds: &[Sd], wds: &[Wd], out: &mut Out) -> Resul
         buffered: None,
     };
     let mut first: Option<(RunLevel, &Def)> = None;
-    let mut count = Count::default();
+    let mut entries = 0usize;
     let several = rds.len() > 1;
     let (mut direct_all, mut direct_any) = (true, false);
     for rd in &rds {
@@ -310,6 +310,17 @@ pub(super) fn runs(defs: &[Def], sds: &[Sd], wds: &[Wd], out: &mut Out) -> Resul
             continue;
         }
         let mut run = read_rd(rd, wds, out);
+        // Each (workload, storage definition) pair of the run is an access entry: counted
+        // before any is made (a worker has one at least, so workers are bounded too).
+        entries += run.chosen.iter().map(|&w| wds[w].sds.len()).sum::<usize>();
+        if entries > MAX_ENTRIES {
+            return Err(format!(
+                "{}: the run definitions up to rd={} make {} access entries (one per workload, storage definition and run); storlab holds at most {MAX_ENTRIES}",
+                out.at(rd.line),
+                rd.name,
+                entries
+            ));
+        }
         let mut sd_list: Vec<usize> = Vec::new();
         for &w in &run.chosen {
             for &s in &wds[w].sds {
@@ -319,15 +330,6 @@ pub(super) fn runs(defs: &[Def], sds: &[Sd], wds: &[Wd], out: &mut Out) -> Resul
             }
         }
         sd_list.sort_unstable();
-        count.workers += sd_list.len();
-        if count.workers > MAX_WORKERS {
-            return Err(format!(
-                "{}: the run definitions up to rd={} make {} workers (one per storage definition and run); storlab makes at most {MAX_WORKERS}",
-                out.at(rd.line),
-                rd.name,
-                count.workers
-            ));
-        }
         let mut lvl = level(&mut run, sd_list.len(), out)?;
         order(&mut lvl, &run.fors, several);
         match &first {
@@ -347,7 +349,7 @@ pub(super) fn runs(defs: &[Def], sds: &[Sd], wds: &[Wd], out: &mut Out) -> Resul
             if !r.used.contains(&s) {
                 r.used.push(s);
             }
-            let direct = worker(&mut r, &run, s, sds, wds, several, &mut count, out)?;
+            let direct = worker(&mut r, &run, s, sds, wds, several, out);
             direct_all &= direct;
             direct_any |= direct;
         }
@@ -369,15 +371,7 @@ pub(super) fn runs(defs: &[Def], sds: &[Sd], wds: &[Wd], out: &mut Out) -> Resul
     Ok(r)
 }
 
-/// Workers and access entries made so far.
-#[derive(Default)]
-struct Count {
-    workers: usize,
-    entries: usize,
-}
-
 /// The worker of run `run` on sd `s`, written into `r.workers`; whether it opens O_DIRECT.
-#[allow(clippy::too_many_arguments)]
 fn worker(
     r: &mut Runs,
     run: &Rd,
@@ -385,9 +379,8 @@ fn worker(
     sds: &[Sd],
     wds: &[Wd],
     several: bool,
-    count: &mut Count,
     out: &mut Out,
-) -> Result<bool, String> {
+) -> bool {
     let (rd, sd) = (run.def, &sds[s]);
     let shares = shares(&run.chosen, wds);
     let on: Vec<(usize, f64)> = run
@@ -397,15 +390,6 @@ fn worker(
         .filter(|(w, _)| wds[**w].sds.contains(&s))
         .map(|(w, share)| (*w, share / wds[*w].sds.len() as f64))
         .collect();
-    count.entries += on.len();
-    if count.entries > MAX_ENTRIES {
-        return Err(format!(
-            "{}: the run definitions up to rd={} make {} access entries (one per workload, storage definition and run); storlab holds at most {MAX_ENTRIES}",
-            out.at(rd.line),
-            rd.name,
-            count.entries
-        ));
-    }
     let direct = sd.direct || run.direct || on.iter().any(|(w, _)| wds[*w].direct);
     let name = if several {
         format!("{}.{}", rd.name, sd.name)
@@ -466,7 +450,7 @@ fn worker(
             run.sync,
         );
     }
-    Ok(direct)
+    direct
 }
 
 /// `seekpct=eof` on a worker's only workload: an I/O limit of once through its span.

@@ -295,7 +295,7 @@ fn bounds_are_kept_before_anything_is_made() {
     .unwrap_err()
     .to_string();
     assert!(e.starts_with("t.vdb:3: rd=a makes 1000000 runs"), "{e}");
-    // 3 runs of 1500 sds: over storlab's 4096 workers.
+    // 3 runs of 1500 sds: 4500 workers and access entries, over storlab's 4096.
     let mut text = String::new();
     for i in 0..1500 {
         text.push_str(&format!("sd=s{i},lun=/tmp/x{i},size=1m\n"));
@@ -304,7 +304,26 @@ fn bounds_are_kept_before_anything_is_made() {
         "wd=wd1,sd=*\nrd=a,wd=wd1,iorate=max\nrd=b,wd=wd1,iorate=max\nrd=c,wd=wd1,iorate=max\n",
     );
     let e = conv(&text, &Options::default()).unwrap_err().to_string();
-    assert!(e.contains("rd=c make 4500 workers"), "{e}");
+    assert!(e.contains("rd=c make 4500 access entries"), "{e}");
+    // 100 workloads on each of 50 sds: 5000 access entries.
+    let mut text = String::new();
+    for i in 0..50 {
+        text.push_str(&format!("sd=s{i},lun=/tmp/x{i},size=1m\n"));
+    }
+    for i in 0..100 {
+        text.push_str(&format!("wd=w{i},sd=*\n"));
+    }
+    text.push_str("rd=a,iorate=max\n");
+    let e = conv(&text, &Options::default()).unwrap_err().to_string();
+    assert!(e.contains("5000 access entries"), "{e}");
+    // A default's list counted in every definition it applies to.
+    let names: Vec<String> = (0..1000).map(|i| format!("s{i}")).collect();
+    let mut text = format!("wd=default,sd=({})\n", names.join(","));
+    for i in 0..20 {
+        text.push_str(&format!("wd=w{i}\n"));
+    }
+    let e = conv(&text, &Options::default()).unwrap_err().to_string();
+    assert!(e.contains("more than 16384 values"), "{e}");
     assert!(
         conv(
             "* nothing but a comment\nsd=sd1,lun=/x\n",
