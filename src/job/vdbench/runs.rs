@@ -334,14 +334,18 @@ pub(super) fn runs(defs: &[Def], sds: &[Sd], wds: &[Wd], out: &mut Out) -> Resul
         order(&mut lvl, &run.fors, several);
         match &first {
             None => first = Some((lvl, rd)),
-            Some((l, f)) if l.values != lvl.values => out.unsupported.push(Unsupported {
-                at: out.at(rd.line),
-                option: format!("rd={}", rd.name),
-                why: format!(
-                    "its elapsed, interval, warmup, pause, curve or for lists differ from rd={}'s: storlab runs every step of a job with the same ones (put this rd in a file of its own)",
-                    f.name
-                ),
-            }),
+            Some((l, f)) if l.values != lvl.values => {
+                // Left out whole (with --lenient): its workers would run with the first's.
+                out.unsupported.push(Unsupported {
+                    at: out.at(rd.line),
+                    option: format!("rd={}", rd.name),
+                    why: format!(
+                        "its elapsed, interval, warmup, pause, curve or for lists differ from rd={}'s: storlab runs every step of a job with the same ones (put this rd in a file of its own)",
+                        f.name
+                    ),
+                });
+                continue;
+            }
             Some(_) => {}
         }
         r.groups += 1;

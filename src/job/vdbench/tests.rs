@@ -212,6 +212,7 @@ fn several_run_definitions_run_one_after_another_as_groups() {
     assert_eq!(w[1]["arrivals"].as_str(), Some("uniform"));
     assert_eq!(t["duration"].as_str(), Some("10s"));
     resolves(&t);
+    resolves(&t);
 }
 
 #[test]
@@ -283,6 +284,15 @@ fn run_definitions_that_disagree_on_the_job_wide_settings_are_refused() {
         e.contains("t.vdb:4: rd=b: its elapsed") && e.contains("differ from rd=a's"),
         "{e}"
     );
+    // Left out whole when lenient: one group, rd=a's.
+    let c = conv(
+        "sd=sd1,lun=/tmp/a,size=1m\nwd=wd1,sd=sd1\nrd=a,wd=wd1,iorate=max,elapsed=10\nrd=b,wd=wd1,iorate=max,elapsed=20\n",
+        &Options { lenient: true, map: vec![] },
+    )
+    .unwrap();
+    let t: toml::Table = c.toml.parse().unwrap();
+    assert_eq!(t["worker"].as_array().unwrap().len(), 1, "{}", c.toml);
+    assert_eq!(t["duration"].as_str(), Some("10s"));
 }
 
 #[test]
