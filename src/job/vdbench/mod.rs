@@ -47,18 +47,18 @@ pub fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, Imp
     let sds = defs::sds(&all, opts, &mut out);
     let wds = defs::wds(&all, &sds, &mut out);
     let runs = runs::runs(&all, &sds, &wds, &mut out).map_err(ImportError::Read)?;
-    if runs.groups == 0 || runs.used.is_empty() {
-        return Err(ImportError::Read(format!(
-            "{}: no run definition (rd=) runs a workload (wd=) on a storage definition (sd=): storlab has nothing to run",
-            path.display()
-        )));
-    }
     out.unsupported.sort_by_key(|u| line_of(&u.at));
     if !out.unsupported.is_empty() && !opts.lenient {
         return Err(ImportError::Unsupported(
             out.unsupported,
             path.display().to_string(),
         ));
+    }
+    if runs.groups == 0 || runs.used.is_empty() {
+        return Err(ImportError::Read(format!(
+            "{}: no run definition (rd=) runs a workload (wd=) on a storage definition (sd=): storlab has nothing to run",
+            path.display()
+        )));
     }
     let toml = render(path, &general, &runs, &sds, &out);
     Ok(Converted {
@@ -88,11 +88,23 @@ fn render(
          # worker per storage definition and run definition keeps that many I/Os in flight on it.\n",
         path.display()
     );
+    // A comment is one line, of no control characters (TOML allows none but tab).
+    let line = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    };
     for n in &out.notes {
-        let _ = writeln!(t, "# {n}");
+        let _ = writeln!(t, "# {}", line(n));
     }
     for u in &out.unsupported {
-        let _ = writeln!(t, "# left out ({}): {}: {}", u.at, u.option, u.why);
+        let _ = writeln!(
+            t,
+            "# left out ({}): {}: {}",
+            line(&u.at),
+            line(&u.option),
+            u.why
+        );
     }
     t.push_str(&runs.level.top);
     if runs.buffered == Some(true) {

@@ -273,6 +273,41 @@ fn what_storlab_cannot_do_is_refused_with_line_and_reason_unless_lenient() {
 }
 
 #[test]
+fn a_file_of_file_system_workloads_only_is_refused_for_what_it_asks() {
+    let e = conv(
+        "fsd=fsd1,anchor=/mnt/fs,depth=1,width=1,files=10,size=1m\nfwd=fwd1,fsd=fsd1,operation=read\nrd=rd1,fwd=fwd1,fwdrate=max,format=yes\n",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("t.vdb:1: fsd=fsd1") && e.contains("file-system workloads"),
+        "{e}"
+    );
+    // Leniently, nothing is left to run: said so.
+    let e = conv(
+        "fsd=fsd1,anchor=/mnt/fs,files=10,size=1m\nrd=rd1,fwd=fwd1\n",
+        &Options {
+            lenient: true,
+            map: vec![],
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("nothing to run"), "{e}");
+    // Control characters in what is left out stay out of the job's comments.
+    let c = conv(
+        "sd=sd1,lun=/tmp/a,size=1m,bogus=a\u{7}b\nwd=wd1,sd=sd1\nrd=a,wd=wd1,iorate=max\n",
+        &Options {
+            lenient: true,
+            map: vec![],
+        },
+    )
+    .unwrap();
+    assert!(c.toml.parse::<toml::Table>().is_ok(), "{}", c.toml);
+}
+
+#[test]
 fn run_definitions_that_disagree_on_the_job_wide_settings_are_refused() {
     let e = conv(
         "sd=sd1,lun=/tmp/a,size=1m\nwd=wd1,sd=sd1\nrd=a,wd=wd1,iorate=max,elapsed=10\nrd=b,wd=wd1,iorate=max,elapsed=20\n",
