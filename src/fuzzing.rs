@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("job_toml", job_toml),
     ("fio_job", fio_job),
+    ("vdbench_job", vdbench_job),
     ("results_json", results_json),
     ("timeseries", timeseries),
     ("trace", trace),
@@ -89,6 +90,26 @@ pub fn fio_job(data: &[u8]) {
     };
     for lenient in [false, true] {
         if let Ok(converted) = crate::job::fio::convert(&path, lenient) {
+            let name = Path::new("converted.toml");
+            if let Ok(spec) = job_file::parse(name, &converted.toml) {
+                let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));
+            }
+        }
+    }
+}
+
+/// A vdbench parameter file, converted strictly and leniently, and the converted job resolved
+/// (the parameter file is text storlab already read: no file is written).
+pub fn vdbench_job(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for lenient in [false, true] {
+        let opts = crate::job::import::Options {
+            lenient,
+            map: Vec::new(),
+        };
+        if let Ok(converted) = crate::job::vdbench::convert(Path::new("fuzz.vdb"), text, &opts) {
             let name = Path::new("converted.toml");
             if let Ok(spec) = job_file::parse(name, &converted.toml) {
                 let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));

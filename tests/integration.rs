@@ -157,6 +157,8 @@ mod trace;
 mod users;
 #[path = "integration/ux/mod.rs"]
 mod ux;
+#[path = "integration/vdbench.rs"]
+mod vdbench;
 #[path = "integration/verify.rs"]
 mod verify;
 #[path = "integration/views/mod.rs"]
