@@ -51,7 +51,8 @@ pub(super) fn import(
 ) -> Result<i32> {
     let from = format_flag(from)?;
     let text = crate::job::file::read_text(path)?;
-    if from.is_none() && detect(path, &text).is_none() && looks_like_storlab(path, &text) {
+    let format = from.or_else(|| detect(path, &text));
+    if format.is_none() && looks_like_storlab(path, &text) {
         return Err(Usage(format!(
             "{}: this is a storlab job already: run it with storlab run {}",
             path.display(),
@@ -59,7 +60,7 @@ pub(super) fn import(
         ))
         .into());
     }
-    let (_, converted) = import::convert(path, &text, from, opts).map_err(|e| usage(e, ""))?;
+    let (_, converted) = import::convert(path, &text, format, opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
     write_job(&converted.toml, output)
 }
@@ -104,13 +105,23 @@ fn is_toml(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
-/// The format of another tool's job file (`None`: storlab's own). A file named `.toml` is
-/// storlab's unless `--from` says otherwise.
+/// The format of another tool's job file (`None`: storlab's own): from its content, else from
+/// its name (`.fio`, `.icf`, `.xml`, `.vdb`/`.vdbench`), so that a broken file is reported by
+/// its own tool's reader. A file named `.toml` is storlab's unless `--from` says otherwise.
 fn detect(path: &Path, text: &str) -> Option<Format> {
     if is_toml(path) {
         return None;
     }
-    import::detect(text)
+    import::detect(text).or_else(|| {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "fio" => Some(Format::Fio),
+            "icf" => Some(Format::Iometer),
+            "xml" => Some(Format::DiskSpd),
+            "vdb" | "vdbench" => Some(Format::Vdbench),
+            _ => None,
+        }
+    })
 }
 
 /// The job `storlab run` was given: a preset, a job file (converted when it is another tool's),
