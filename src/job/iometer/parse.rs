@@ -185,7 +185,9 @@ impl<'a> Reader<'a> {
         self.value().ok_or_else(|| {
             self.err(
                 key_line,
-                format!("`{what}` has no value on the line after it; write one as Iometer saves it"),
+                format!(
+                    "`{what}` has no value on the line after it; write one as Iometer saves it"
+                ),
             )
         })
     }
@@ -215,7 +217,10 @@ fn number(r: &Reader, line: usize, what: &str, text: &str) -> Result<u64, String
     text.trim().parse::<u64>().map_err(|_| {
         r.err(
             line,
-            format!("{what} `{}` is not a whole number of 0 or more", text.trim()),
+            format!(
+                "{what} `{}` is not a whole number of 0 or more",
+                text.trim()
+            ),
         )
     })
 }
@@ -335,7 +340,13 @@ fn spec_line(r: &Reader, line: usize, heading: &str, text: &str) -> Result<SpecL
 
 /// A worker's target settings row (`'Number of outstanding IOs,...` or `'Disk maximum
 /// size,...`).
-fn settings(r: &Reader, w: &mut Worker, line: usize, heading: &str, text: &str) -> Result<(), String> {
+fn settings(
+    r: &Reader,
+    w: &mut Worker,
+    line: usize,
+    heading: &str,
+    text: &str,
+) -> Result<(), String> {
     let cols = columns(heading, text);
     let num = |name: &str| -> Result<Option<At<u64>>, String> {
         match column(&cols, name) {
@@ -440,11 +451,18 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
                 section = Section::Managers;
                 icf.has_managers = true;
             }
-            "end test setup" | "end results display" | "end access specifications"
+            "end test setup"
+            | "end results display"
+            | "end access specifications"
             | "end manager list" => section = Section::None,
-            "end manager" | "end worker" | "end target" | "end target assignments"
-            | "end assigned access specs" | "end default target settings for worker"
-            | "default target settings for worker" | "target assignments" => {}
+            "end manager"
+            | "end worker"
+            | "end target"
+            | "end target assignments"
+            | "end assigned access specs"
+            | "end default target settings for worker"
+            | "default target settings for worker"
+            | "target assignments" => {}
             "test description" => {
                 let v = r.value().map(|(_, t)| t.to_string()).unwrap_or_default();
                 icf.setup.description = Some(At { line, v });
@@ -586,7 +604,9 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
                 if total >= MAX_WORKERS {
                     return Err(r.err(
                         vl,
-                        format!("more than {MAX_WORKERS} workers; storlab runs at most {MAX_WORKERS}"),
+                        format!(
+                            "more than {MAX_WORKERS} workers; storlab runs at most {MAX_WORKERS}"
+                        ),
                     ));
                 }
                 if let Some(m) = icf.managers.last_mut() {
@@ -623,7 +643,10 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
                     ("assigned access specs", Some(w)) => {
                         while let Some((vl, t)) = r.value() {
                             if w.specs.len() >= MAX_SPECS {
-                                return Err(r.err(vl, format!("more than {MAX_SPECS} assigned access specifications")));
+                                return Err(r.err(
+                                    vl,
+                                    format!("more than {MAX_SPECS} assigned access specifications"),
+                                ));
                             }
                             w.specs.push(At {
                                 line: vl,
@@ -634,7 +657,14 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
                     ("target", Some(w)) => {
                         let (vl, t) = r.need(line, "Target")?;
                         if w.targets.len() >= crate::job::MAX_TARGETS {
-                            return Err(r.err(vl, format!("worker `{}` has more than {} targets", w.name, crate::job::MAX_TARGETS)));
+                            return Err(r.err(
+                                vl,
+                                format!(
+                                    "worker `{}` has more than {} targets",
+                                    w.name,
+                                    crate::job::MAX_TARGETS
+                                ),
+                            ));
                         }
                         w.targets.push(Target {
                             line: vl,
@@ -689,7 +719,10 @@ mod tests {
         let text = "'Access specification name,default assignment\n\tA,ALL\n'size,% of size,% reads,% random\n\t4096,100,70,100\n";
         let icf = parse("a.icf", text).unwrap();
         let l = &icf.specs[0].lines[0];
-        assert_eq!((l.size, l.reads, l.random, l.burst, l.align), (4096, 70, 100, 1, 0));
+        assert_eq!(
+            (l.size, l.reads, l.random, l.burst, l.align),
+            (4096, 70, 100, 1, 0)
+        );
         assert_eq!(icf.specs[0].assign, "ALL");
     }
 

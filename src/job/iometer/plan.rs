@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 /// Iometer's sector, the unit of disk maximum size and starting sector.
 const SECTOR: u64 = 512;
+/// Outstanding I/Os a worker may keep (storlab's `queue_depth` limit).
+const MAX_QUEUE_DEPTH: u64 = 32768;
 /// Values a cycle may list.
 const MAX_CYCLE: usize = 1024;
 /// The size storlab gives a scratch target when the `.icf` leaves the size to the disk.
@@ -109,10 +111,7 @@ fn steps(c: &Cycling, end: u64) -> Result<Vec<u64>, String> {
     loop {
         let next = if c.exponential {
             if c.step < 2 {
-                return Err(format!(
-                    "EXPONENTIAL step {}: it must be 2 or more",
-                    c.step
-                ));
+                return Err(format!("EXPONENTIAL step {}: it must be 2 or more", c.step));
             }
             x.checked_mul(c.step)
         } else {
@@ -197,7 +196,12 @@ pub(super) fn plan(file: &str, icf: &Icf, opts: &Options, cpus: usize) -> Result
             worker(file, icf, opts, w, &unique, &mut job)?;
         }
     }
-    job.groups = job.workers.iter().filter_map(|w| w.group).max().unwrap_or(1);
+    job.groups = job
+        .workers
+        .iter()
+        .filter_map(|w| w.group)
+        .max()
+        .unwrap_or(1);
     if job.groups == 1 {
         for w in &mut job.workers {
             w.group = None;
@@ -376,7 +380,11 @@ fn worker(
     let start = w.start_sector.as_ref().map_or(0, |s| s.v);
     let max = w.max_sectors.as_ref().map_or(0, |m| m.v);
     let (Some(offset), Some(length)) = (start.checked_mul(SECTOR), max.checked_mul(SECTOR)) else {
-        let line = w.start_sector.as_ref().or(w.max_sectors.as_ref()).map_or(w.line, |a| a.line);
+        let line = w
+            .start_sector
+            .as_ref()
+            .or(w.max_sectors.as_ref())
+            .map_or(w.line, |a| a.line);
         return Err(format!(
             "{}: disk maximum size {max} and starting sector {start} are beyond 2^64 bytes",
             at(line)
@@ -405,8 +413,14 @@ fn worker(
                         crate::job::MAX_TARGETS
                     ));
                 }
-                let safe: String = tname.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-                let fallback = format!("iometer-{}.dat", if safe.is_empty() { "target" } else { &safe });
+                let safe: String = tname
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                let fallback = format!(
+                    "iometer-{}.dat",
+                    if safe.is_empty() { "target" } else { &safe }
+                );
                 let mapped = opts.mapped(&tname).is_some() || opts.mapped(&t.text).is_some();
                 let path = match opts.mapped(&t.text) {
                     Some(p) => p.to_path_buf(),
@@ -428,6 +442,14 @@ fn worker(
         }
     }
     let queue_depth = w.outstanding.as_ref().map_or(1, |o| o.v).max(1);
+    if let Some(o) = w.outstanding.as_ref().filter(|o| o.v > MAX_QUEUE_DEPTH) {
+        return Err(format!(
+            "{}: worker {}: {} outstanding I/Os; storlab keeps at most {MAX_QUEUE_DEPTH} in flight per worker",
+            at(o.line),
+            w.name,
+            o.v
+        ));
+    }
     for (i, s) in specs.iter().enumerate() {
         let Some(spec) = find_spec(icf, &s.v) else {
             return Err(format!(
@@ -476,7 +498,10 @@ fn access(
     let mut think = None;
     if let Some(first) = delays.first() {
         let one = delays.len() == spec.lines.len()
-            && spec.lines.iter().all(|l| l.delay == first.delay && l.burst <= 1);
+            && spec
+                .lines
+                .iter()
+                .all(|l| l.delay == first.delay && l.burst <= 1);
         if one {
             think = Some(first.delay);
         } else {
@@ -499,7 +524,10 @@ fn access(
                 file,
                 l.line,
                 l.text.clone(),
-                format!("reply size {} bytes: replies are for network workers; a disk worker has none", l.reply),
+                format!(
+                    "reply size {} bytes: replies are for network workers; a disk worker has none",
+                    l.reply
+                ),
             );
             continue;
         }
@@ -507,7 +535,12 @@ fn access(
             continue;
         }
         if l.size == 0 {
-            job.bad(file, l.line, l.text.clone(), "transfer size 0 bytes: there is no I/O to issue");
+            job.bad(
+                file,
+                l.line,
+                l.text.clone(),
+                "transfer size 0 bytes: there is no I/O to issue",
+            );
             continue;
         }
         out.push(AccessOut {
@@ -569,30 +602,46 @@ fn cycle(
         step: 1,
         exponential: false,
     };
-    let push = |key: &'static str, c: Option<&At<Cycling>>, default: &Cycling, end: u64, job: &mut Job| {
-        let (line, c) = c.map_or((tt.line, default), |c| (c.line, &c.v));
-        let end = c.end.unwrap_or(end);
-        match steps(c, end) {
-            Ok(values) => {
-                job.cycles.push(CycleOut {
-                    key,
-                    values,
-                    at: at(line),
-                    text: format!(
-                        "{key}: start {}, end {end}, step {} {}",
-                        c.start,
-                        c.step,
-                        if c.exponential { "EXPONENTIAL" } else { "LINEAR" }
-                    ),
-                });
-                Ok(())
+    let push =
+        |key: &'static str, c: Option<&At<Cycling>>, default: &Cycling, end: u64, job: &mut Job| {
+            let (line, c) = c.map_or((tt.line, default), |c| (c.line, &c.v));
+            let end = c.end.unwrap_or(end);
+            match steps(c, end) {
+                Ok(values) => {
+                    job.cycles.push(CycleOut {
+                        key,
+                        values,
+                        at: at(line),
+                        text: format!(
+                            "{key}: start {}, end {end}, step {} {}",
+                            c.start,
+                            c.step,
+                            if c.exponential {
+                                "EXPONENTIAL"
+                            } else {
+                                "LINEAR"
+                            }
+                        ),
+                    });
+                    Ok(())
+                }
+                Err(e) => Err(format!("{}: {key} cycling: {e}", at(line))),
             }
-            Err(e) => Err(format!("{}: {key} cycling: {e}", at(line))),
-        }
-    };
+        };
     if targets {
-        let most = job.workers.iter().map(|w| w.targets.len()).max().unwrap_or(1) as u64;
-        push("targets", icf.setup.disk_cycling.as_ref(), &linear, most, job)?;
+        let most = job
+            .workers
+            .iter()
+            .map(|w| w.targets.len())
+            .max()
+            .unwrap_or(1) as u64;
+        push(
+            "targets",
+            icf.setup.disk_cycling.as_ref(),
+            &linear,
+            most,
+            job,
+        )?;
     }
     if queue {
         let qd = Cycling {
@@ -601,7 +650,13 @@ fn cycle(
             step: 2,
             exponential: true,
         };
-        push("queue_depth", icf.setup.queue_cycling.as_ref(), &qd, 32, job)?;
+        push(
+            "queue_depth",
+            icf.setup.queue_cycling.as_ref(),
+            &qd,
+            32,
+            job,
+        )?;
     }
     if workers {
         if managers.len() > 1 {
@@ -614,7 +669,13 @@ fn cycle(
             return Ok(());
         }
         match merge(&mut job.workers) {
-            Ok(n) => push("workers", icf.setup.worker_cycling.as_ref(), &linear, n, job)?,
+            Ok(n) => push(
+                "workers",
+                icf.setup.worker_cycling.as_ref(),
+                &linear,
+                n,
+                job,
+            )?,
             Err(why) => job.bad(file, tt.line, format!("Test Type {}", tt.v), why),
         }
     }
@@ -673,14 +734,38 @@ mod tests {
 
     #[test]
     fn cycling_steps_as_iometer_counts_them() {
-        let lin = Cycling { start: 1, end: None, step: 2, exponential: false };
+        let lin = Cycling {
+            start: 1,
+            end: None,
+            step: 2,
+            exponential: false,
+        };
         assert_eq!(steps(&lin, 6).unwrap(), vec![1, 3, 5]);
-        let exp = Cycling { start: 1, end: Some(32), step: 2, exponential: true };
+        let exp = Cycling {
+            start: 1,
+            end: Some(32),
+            step: 2,
+            exponential: true,
+        };
         assert_eq!(steps(&exp, 32).unwrap(), vec![1, 2, 4, 8, 16, 32]);
-        let bad = Cycling { start: 1, end: None, step: 1, exponential: true };
+        let bad = Cycling {
+            start: 1,
+            end: None,
+            step: 1,
+            exponential: true,
+        };
         assert!(steps(&bad, 8).unwrap_err().contains("EXPONENTIAL step 1"));
-        let huge = Cycling { start: 1, end: None, step: 1, exponential: false };
-        assert!(steps(&huge, u64::MAX).unwrap_err().contains("more than 1024"));
+        let huge = Cycling {
+            start: 1,
+            end: None,
+            step: 1,
+            exponential: false,
+        };
+        assert!(
+            steps(&huge, u64::MAX)
+                .unwrap_err()
+                .contains("more than 1024")
+        );
         assert_eq!(target_name("C: \"Local Disk\""), "C:");
         assert_eq!(target_name("PHYSICALDRIVE:1"), "PHYSICALDRIVE:1");
     }

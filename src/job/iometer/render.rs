@@ -17,7 +17,8 @@ fn seconds(s: u64) -> String {
 /// The storlab job of `job`, planned from `icf` read from `file`.
 pub(super) fn render(file: &str, icf: &Icf, job: &Job) -> String {
     let at = |line: usize| format!("{file}:{line}");
-    let mut t = format!("# Converted from the Iometer configuration file {file} by storlab import.\n");
+    let mut t =
+        format!("# Converted from the Iometer configuration file {file} by storlab import.\n");
     if let Some(v) = &icf.version {
         t.push_str(&source_comment(&at(v.line), &format!("Version {}", v.v)));
     }
@@ -43,7 +44,10 @@ pub(super) fn render(file: &str, icf: &Icf, job: &Job) -> String {
     }
     match &icf.setup.run_time {
         Some(r) if r.v > 0 => {
-            t.push_str(&source_comment(&at(r.line), "Run Time (hours minutes seconds)"));
+            t.push_str(&source_comment(
+                &at(r.line),
+                "Run Time (hours minutes seconds)",
+            ));
             let _ = writeln!(t, "duration = {}", q(&seconds(r.v)));
         }
         Some(r) => {
@@ -70,7 +74,10 @@ pub(super) fn render(file: &str, icf: &Icf, job: &Job) -> String {
             let _ = writeln!(t, "group = [{}]", list.join(", "));
         }
         if let Some(tt) = &icf.setup.test_type {
-            t.push_str(&source_comment(&at(tt.line), &format!("Test Type {}", tt.v)));
+            t.push_str(&source_comment(
+                &at(tt.line),
+                &format!("Test Type {}", tt.v),
+            ));
         }
         for c in &job.cycles {
             t.push_str(&source_comment(&c.at, &c.text));
@@ -117,7 +124,10 @@ pub(super) fn render(file: &str, icf: &Icf, job: &Job) -> String {
             t.push_str("[[worker.access]]\n");
             t.push_str(&source_comment(
                 &a.at,
-                &format!("{} (size,% of size,% reads,% random,delay,burst,align,reply)", a.text),
+                &format!(
+                    "{} (size,% of size,% reads,% random,delay,burst,align,reply)",
+                    a.text
+                ),
             ));
             let _ = writeln!(t, "class = {}", q(&a.class));
             let _ = writeln!(t, "weight = {}", a.weight);

@@ -94,10 +94,7 @@ fn several_specifications_workers_targets_and_queue_depth_cycling() {
         "name = \"Worker 1 [File Server]\"",
         "align 0 (Iometer: sector boundaries)",
     ] {
-        assert!(
-            t.contains(needle),
-            "{needle:?} not in\n{t}"
-        );
+        assert!(t.contains(needle), "{needle:?} not in\n{t}");
     }
 }
 
@@ -113,7 +110,10 @@ fn an_old_file_with_crlf_and_mixed_case_cycles_workers() {
     assert!(OLD.contains("\r\n"));
     let c = conv("old.icf", OLD, &mapped(&["E:=/e", "F:=/f"])).unwrap();
     let j = job(&c);
-    assert_eq!(j.description.as_deref(), Some("two alike workers, one disk each"));
+    assert_eq!(
+        j.description.as_deref(),
+        Some("two alike workers, one disk each")
+    );
     let w: Vec<_> = j.worker.iter().map(|w| w.get_ref()).collect();
     assert_eq!(w.len(), 1, "{}", c.toml);
     assert_eq!(w[0].count, Some(2));
@@ -124,7 +124,11 @@ fn an_old_file_with_crlf_and_mixed_case_cycles_workers() {
     assert_eq!((a.read.unwrap().0, a.random.unwrap().0), (100.0, 0.0));
     let cycle = j.cycle.as_ref().unwrap().get_ref();
     assert_eq!(counts(&cycle.workers), vec![1, 2]);
-    assert!(c.toml.contains("# old.icf:1: Version 1998.10.08\n"), "{}", c.toml);
+    assert!(
+        c.toml.contains("# old.icf:1: Version 1998.10.08\n"),
+        "{}",
+        c.toml
+    );
     assert_eq!(j.target[0].get_ref().size.unwrap().0, 2 << 20);
 }
 
@@ -132,7 +136,10 @@ fn an_old_file_with_crlf_and_mixed_case_cycles_workers() {
 fn network_workers_and_replies_are_refused_with_their_lines() {
     let e = conv("net.icf", NETWORK, &Options::default()).unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("net.icf:52: Worker type NETWORK,TCP (worker Worker 2): a network worker"), "{msg}");
+    assert!(
+        msg.contains("net.icf:52: Worker type NETWORK,TCP (worker Worker 2): a network worker"),
+        "{msg}"
+    );
     assert!(msg.contains("--lenient"), "{msg}");
     let mut o = mapped(&["PHYSICALDRIVE:1=/dev/sdz"]);
     o.lenient = true;
@@ -156,16 +163,28 @@ fn missing_sections_take_iometers_defaults() {
     let j = job(&c);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert_eq!(j.worker.len(), cpus, "{}", c.toml);
-    assert!(j.worker.iter().all(|w| w.get_ref().access[0].get_ref().class.as_deref() == Some("All 4K")));
+    assert!(
+        j.worker
+            .iter()
+            .all(|w| w.get_ref().access[0].get_ref().class.as_deref() == Some("All 4K"))
+    );
     assert_eq!(j.target.len(), 1);
-    assert_eq!(j.target[0].get_ref().size.unwrap().0, super::plan::SCRATCH_SIZE);
+    assert_eq!(
+        j.target[0].get_ref().size.unwrap().0,
+        super::plan::SCRATCH_SIZE
+    );
     assert_eq!(j.duration.unwrap().0.as_secs(), 30);
     let with_cpus = SPECS_ONLY.replace(
         "'ACCESS",
         "'TEST SETUP\n'Default Disk Workers to Spawn\n\tNUMBER_OF_CPUS\n'END test setup\n'ACCESS",
     );
     let c = conv("specs.icf", &with_cpus, &Options::default()).unwrap();
-    assert!(c.toml.contains(&format!("NUMBER_OF_CPUS: {cpus}, the CPUs of the machine")), "{}", c.toml);
+    assert!(
+        c.toml
+            .contains(&format!("NUMBER_OF_CPUS: {cpus}, the CPUs of the machine")),
+        "{}",
+        c.toml
+    );
 }
 
 fn one_spec(lines: &str, test_type: &str) -> String {
@@ -176,37 +195,91 @@ fn one_spec(lines: &str, test_type: &str) -> String {
 
 #[test]
 fn transfer_delays_become_a_think_time_only_when_faithful() {
-    let c = conv("d.icf", &one_spec("\t4096,100,100,0,5,1,0,0\n", "NORMAL"), &Options::default()).unwrap();
-    assert_eq!(job(&c).worker[0].get_ref().think_time.unwrap().0.as_millis(), 5);
-    let e = conv("d.icf", &one_spec("\t4096,100,100,0,5,4,0,0\n", "NORMAL"), &Options::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("d.icf:10: 4096,100,100,0,5,4,0,0: transfer delay 5 ms between bursts of 4 I/Os"), "{e}");
-    let e = conv("d.icf", &one_spec("\t4096,100,100,0,0,1,0,0\n", "INCREMENT_TARGETS_SERIAL"), &Options::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("d.icf:4: Test Type INCREMENT_TARGETS_SERIAL"), "{e}");
-    let e = conv("d.icf", &one_spec("\t512,100,0,0,0,1,0,512\n", "NORMAL"), &Options::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("d.icf:10: 512,100,0,0,0,1,0,512: reply size 512 bytes"), "{e}");
+    let c = conv(
+        "d.icf",
+        &one_spec("\t4096,100,100,0,5,1,0,0\n", "NORMAL"),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        job(&c).worker[0]
+            .get_ref()
+            .think_time
+            .unwrap()
+            .0
+            .as_millis(),
+        5
+    );
+    let e = conv(
+        "d.icf",
+        &one_spec("\t4096,100,100,0,5,4,0,0\n", "NORMAL"),
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(
+            "d.icf:10: 4096,100,100,0,5,4,0,0: transfer delay 5 ms between bursts of 4 I/Os"
+        ),
+        "{e}"
+    );
+    let e = conv(
+        "d.icf",
+        &one_spec("\t4096,100,100,0,0,1,0,0\n", "INCREMENT_TARGETS_SERIAL"),
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("d.icf:4: Test Type INCREMENT_TARGETS_SERIAL"),
+        "{e}"
+    );
+    let e = conv(
+        "d.icf",
+        &one_spec("\t512,100,0,0,0,1,0,512\n", "NORMAL"),
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("d.icf:10: 512,100,0,0,0,1,0,512: reply size 512 bytes"),
+        "{e}"
+    );
 }
 
 #[test]
 fn broken_files_name_file_and_line() {
-    let text = one_spec("\t4096,100,100,0,0,1,0,0\n", "NORMAL").replace("\tX\n'Target", "\tY\n'Target");
-    let e = conv("b.icf", &text, &Options::default()).unwrap_err().to_string();
-    assert!(e.contains("b.icf:20: worker W is assigned access specification `Y`"), "{e}");
-    let e = conv("b.icf", &one_spec("\t4096,100,170,0,0,1,0,0\n", "NORMAL"), &Options::default())
+    let text =
+        one_spec("\t4096,100,100,0,0,1,0,0\n", "NORMAL").replace("\tX\n'Target", "\tY\n'Target");
+    let e = conv("b.icf", &text, &Options::default())
         .unwrap_err()
         .to_string();
+    assert!(
+        e.contains("b.icf:20: worker W is assigned access specification `Y`"),
+        "{e}"
+    );
+    let e = conv(
+        "b.icf",
+        &one_spec("\t4096,100,170,0,0,1,0,0\n", "NORMAL"),
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("b.icf:10: % reads 170 is more than 100"), "{e}");
-    let e = conv("b.icf", &one_spec("\t4096,100,100,0,0,1,0,0\n", "NORMAL").replace("\tC:\n", ""), &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = conv(
+        "b.icf",
+        &one_spec("\t4096,100,100,0,0,1,0,0\n", "NORMAL").replace("\tC:\n", ""),
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("`Target` has no value"), "{e}");
-    let e = conv("b.icf", "'TEST SETUP\n'Frobnicate\n\t3\n", &Options::default())
-        .unwrap_err()
-        .to_string();
+    let e = conv(
+        "b.icf",
+        "'TEST SETUP\n'Frobnicate\n\t3\n",
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("b.icf:2: 'Frobnicate = 3: not an entry"), "{e}");
 }
