@@ -1,6 +1,6 @@
-//! Iometer configuration files (`.icf`) as storlab jobs. [`parse`] reads the file as Iometer
-//! 1998–2014 and its ports save it; [`plan`] turns its test setup, access specifications and
-//! managers' disk workers into storlab's workers, targets and cycle; [`render`] writes the
+//! Iometer configuration files (`.icf`) as storlab jobs. `parse` reads the file as Iometer
+//! 1998–2014 and its ports save it; `plan` turns its test setup, access specifications and
+//! managers' disk workers into storlab's workers, targets and cycle; `render` writes the
 //! TOML, each part preceded by a comment naming the `.icf` line it came from. Network workers,
 //! reply sizes, transfer delays in bursts, connection rates and serial target increments have
 //! no faithful storlab form: they are listed as unsupported (refused unless lenient).

@@ -463,244 +463,277 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
             | "end default target settings for worker"
             | "default target settings for worker"
             | "target assignments" => {}
-            "test description" => {
-                let v = r.value().map(|(_, t)| t.to_string()).unwrap_or_default();
-                icf.setup.description = Some(At { line, v });
-            }
-            "run time" => {
-                r.headings(&["hours"]);
-                let (vl, t) = r.need(line, "Run Time")?;
-                let n: Vec<u64> = t
-                    .split_whitespace()
-                    .map(|x| number(&r, vl, "run time", x))
-                    .collect::<Result<_, _>>()?;
-                let secs = match n[..] {
-                    [h, m, s] if h <= 1_000_000 && m <= 1_000_000 && s <= 1_000_000_000 => {
-                        h * 3600 + m * 60 + s
-                    }
-                    _ => {
-                        return Err(r.err(
-                            vl,
-                            format!(
-                                "run time `{t}`: expected hours, minutes and seconds, e.g. 0 1 30"
-                            ),
-                        ));
-                    }
-                };
-                icf.setup.run_time = Some(At { line: vl, v: secs });
-            }
-            k if k.starts_with("ramp up time") => {
-                let (vl, t) = r.need(line, "Ramp Up Time (s)")?;
-                let v = number(&r, vl, "ramp up time", t)?;
-                icf.setup.ramp = Some(At { line: vl, v });
-            }
-            "default disk workers to spawn" => {
-                let (vl, t) = r.need(line, "Default Disk Workers to Spawn")?;
-                let v = spawn(&r, vl, "default disk workers to spawn", t)?;
-                icf.setup.disk_workers = Some(At { line: vl, v });
-            }
-            "default network workers to spawn" => {
-                let (vl, t) = r.need(line, "Default Network Workers to Spawn")?;
-                let v = spawn(&r, vl, "default network workers to spawn", t)?;
-                icf.setup.network_workers = Some(At { line: vl, v });
-            }
-            "record results" => {
-                let (vl, t) = r.need(line, "Record Results")?;
-                icf.setup.record = Some(At {
-                    line: vl,
-                    v: t.to_string(),
-                });
-            }
-            "worker cycling" | "disk cycling" | "target cycling" | "queue depth cycling" => {
-                r.headings(&["start"]);
-                let (vl, t) = r.need(line, raw.trim_start_matches('\''))?;
-                let c = At {
-                    line: vl,
-                    v: cycling(&r, vl, &k, t)?,
-                };
-                match k.as_str() {
-                    "worker cycling" => icf.setup.worker_cycling = Some(c),
-                    "queue depth cycling" => icf.setup.queue_cycling = Some(c),
-                    _ => icf.setup.disk_cycling = Some(c),
-                }
-            }
-            "test type" => {
-                let (vl, t) = r.need(line, "Test Type")?;
-                icf.setup.test_type = Some(At {
-                    line: vl,
-                    v: t.to_ascii_uppercase(),
-                });
-            }
-            k if k.starts_with("access specification name") => {
-                let (vl, t) = r.need(line, "Access specification name")?;
-                if icf.specs.len() >= MAX_SPECS {
-                    return Err(r.err(
-                        vl,
-                        format!("more than {MAX_SPECS} access specifications; storlab reads at most {MAX_SPECS}"),
-                    ));
-                }
-                let (name, assign) = match t.rsplit_once(',') {
-                    Some((n, a)) if k.contains("default assignment") => (n, a),
-                    _ => (t, "NONE"),
-                };
-                let assign = match assign.trim().to_ascii_uppercase().as_str() {
-                    "0" => "NONE".to_string(),
-                    "1" => "ALL".to_string(),
-                    "2" => "DISK".to_string(),
-                    "3" => "NET".to_string(),
-                    a => a.to_string(),
-                };
-                icf.specs.push(Spec {
-                    line: vl,
-                    name: name.trim().to_string(),
-                    assign,
-                    lines: Vec::new(),
-                });
-            }
-            k if k.starts_with("size,") => {
-                let Some(spec) = icf.specs.last_mut() else {
-                    return Err(r.err(
-                        line,
-                        "access specification lines before any 'Access specification name",
-                    ));
-                };
-                let heading = k.to_string();
-                while let Some((vl, t)) = r.value() {
-                    if spec.lines.len() >= MAX_SPEC_LINES {
-                        return Err(r.err(
-                            vl,
-                            format!("access specification `{}` has more than {MAX_SPEC_LINES} lines; storlab reads at most {MAX_SPEC_LINES}", spec.name),
-                        ));
-                    }
-                    spec.lines.push(spec_line(&r, vl, &heading, t)?);
-                }
-            }
-            k if k.starts_with("manager id") => {
-                let (vl, t) = r.need(line, "Manager ID, manager name")?;
-                if icf.managers.len() >= MAX_WORKERS {
-                    return Err(r.err(vl, format!("more than {MAX_WORKERS} managers")));
-                }
-                let name = t.split_once(',').map_or(t, |(_, n)| n).trim();
-                icf.managers.push(Manager {
-                    name: name.to_string(),
-                    ..Manager::default()
-                });
-            }
-            "manager network address" => {
-                let v = r.value().map(|(vl, t)| At {
-                    line: vl,
-                    v: t.to_string(),
-                });
-                if let Some(m) = icf.managers.last_mut() {
-                    m.address = v;
-                }
-            }
-            "worker" => {
-                let (vl, t) = r.need(line, "Worker")?;
-                if icf.managers.is_empty() {
-                    icf.managers.push(Manager::default());
-                }
-                let total: usize = icf.managers.iter().map(|m| m.workers.len()).sum();
-                if total >= MAX_WORKERS {
-                    return Err(r.err(
-                        vl,
-                        format!(
-                            "more than {MAX_WORKERS} workers; storlab runs at most {MAX_WORKERS}"
-                        ),
-                    ));
-                }
-                if let Some(m) = icf.managers.last_mut() {
-                    m.workers.push(Worker {
-                        line: vl,
-                        name: t.to_string(),
-                        ..Worker::default()
-                    });
-                }
-            }
             _ => {
-                let worker = icf.managers.last_mut().and_then(|m| m.workers.last_mut());
-                let in_network = worker.as_ref().is_some_and(|w| {
-                    w.kind
-                        .as_ref()
-                        .is_some_and(|k| !k.v.eq_ignore_ascii_case("DISK"))
-                });
-                match (k.as_str(), worker) {
-                    ("worker type", Some(w)) => {
-                        let (vl, t) = r.need(line, "Worker type")?;
-                        w.kind = Some(At {
-                            line: vl,
-                            v: t.trim().to_ascii_uppercase(),
-                        });
-                    }
-                    (k, Some(w))
-                        if k.starts_with("number of outstanding ios")
-                            || k.starts_with("disk maximum size") =>
-                    {
-                        if let Some((vl, t)) = r.value() {
-                            settings(&r, w, vl, k, t)?;
-                        }
-                    }
-                    ("assigned access specs", Some(w)) => {
-                        while let Some((vl, t)) = r.value() {
-                            if w.specs.len() >= MAX_SPECS {
-                                return Err(r.err(
-                                    vl,
-                                    format!("more than {MAX_SPECS} assigned access specifications"),
-                                ));
-                            }
-                            w.specs.push(At {
-                                line: vl,
-                                v: t.to_string(),
-                            });
-                        }
-                    }
-                    ("target", Some(w)) => {
-                        let (vl, t) = r.need(line, "Target")?;
-                        if w.targets.len() >= crate::job::MAX_TARGETS {
-                            return Err(r.err(
-                                vl,
-                                format!(
-                                    "worker `{}` has more than {} targets",
-                                    w.name,
-                                    crate::job::MAX_TARGETS
-                                ),
-                            ));
-                        }
-                        w.targets.push(Target {
-                            line: vl,
-                            text: t.to_string(),
-                            kind: None,
-                        });
-                    }
-                    ("target type", Some(w)) => {
-                        let (vl, t) = r.need(line, "Target type")?;
-                        if let Some(tg) = w.targets.last_mut() {
-                            tg.kind = Some(At {
-                                line: vl,
-                                v: t.trim().to_ascii_uppercase(),
-                            });
-                        }
-                    }
-                    // A network worker's own settings (local interface, remote address, ...):
-                    // the worker is refused as a whole.
-                    _ if in_network => r.skip_values(),
-                    _ => {
-                        let mut option = raw.trim().to_string();
-                        if let Some((_, v)) = r.value() {
-                            option = format!("{option} = {v}");
-                        }
-                        r.skip_values();
-                        icf.unknown.push(Unsupported {
-                            at: r.at(line),
-                            option,
-                            why: "not an entry of any Iometer version storlab knows".into(),
-                        });
-                    }
+                if !setup_entry(&mut r, &mut icf, line, raw, &k)?
+                    && !list_entry(&mut r, &mut icf, line, &k)?
+                {
+                    worker_entry(&mut r, &mut icf, line, raw, &k)?;
                 }
             }
         }
     }
     Ok(icf)
+}
+
+/// An entry of `'TEST SETUP`: whether `k` is one.
+fn setup_entry(
+    r: &mut Reader,
+    icf: &mut Icf,
+    line: usize,
+    raw: &str,
+    k: &str,
+) -> Result<bool, String> {
+    match k {
+        "test description" => {
+            let v = r.value().map(|(_, t)| t.to_string()).unwrap_or_default();
+            icf.setup.description = Some(At { line, v });
+        }
+        "run time" => {
+            r.headings(&["hours"]);
+            let (vl, t) = r.need(line, "Run Time")?;
+            let n: Vec<u64> = t
+                .split_whitespace()
+                .map(|x| number(r, vl, "run time", x))
+                .collect::<Result<_, _>>()?;
+            let secs = match n[..] {
+                [h, m, s] if h <= 1_000_000 && m <= 1_000_000 && s <= 1_000_000_000 => {
+                    h * 3600 + m * 60 + s
+                }
+                _ => {
+                    return Err(r.err(
+                        vl,
+                        format!("run time `{t}`: expected hours, minutes and seconds, e.g. 0 1 30"),
+                    ));
+                }
+            };
+            icf.setup.run_time = Some(At { line: vl, v: secs });
+        }
+        k if k.starts_with("ramp up time") => {
+            let (vl, t) = r.need(line, "Ramp Up Time (s)")?;
+            let v = number(r, vl, "ramp up time", t)?;
+            icf.setup.ramp = Some(At { line: vl, v });
+        }
+        "default disk workers to spawn" => {
+            let (vl, t) = r.need(line, "Default Disk Workers to Spawn")?;
+            let v = spawn(r, vl, "default disk workers to spawn", t)?;
+            icf.setup.disk_workers = Some(At { line: vl, v });
+        }
+        "default network workers to spawn" => {
+            let (vl, t) = r.need(line, "Default Network Workers to Spawn")?;
+            let v = spawn(r, vl, "default network workers to spawn", t)?;
+            icf.setup.network_workers = Some(At { line: vl, v });
+        }
+        "record results" => {
+            let (vl, t) = r.need(line, "Record Results")?;
+            icf.setup.record = Some(At {
+                line: vl,
+                v: t.to_string(),
+            });
+        }
+        "worker cycling" | "disk cycling" | "target cycling" | "queue depth cycling" => {
+            r.headings(&["start"]);
+            let (vl, t) = r.need(line, raw.trim_start_matches('\''))?;
+            let c = At {
+                line: vl,
+                v: cycling(r, vl, k, t)?,
+            };
+            match k {
+                "worker cycling" => icf.setup.worker_cycling = Some(c),
+                "queue depth cycling" => icf.setup.queue_cycling = Some(c),
+                _ => icf.setup.disk_cycling = Some(c),
+            }
+        }
+        "test type" => {
+            let (vl, t) = r.need(line, "Test Type")?;
+            icf.setup.test_type = Some(At {
+                line: vl,
+                v: t.to_ascii_uppercase(),
+            });
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// An access specification, a manager or a worker: whether `k` is one.
+fn list_entry(r: &mut Reader, icf: &mut Icf, line: usize, k: &str) -> Result<bool, String> {
+    match k {
+        k if k.starts_with("access specification name") => {
+            let (vl, t) = r.need(line, "Access specification name")?;
+            if icf.specs.len() >= MAX_SPECS {
+                return Err(r.err(
+                    vl,
+                    format!("more than {MAX_SPECS} access specifications; storlab reads at most {MAX_SPECS}"),
+                ));
+            }
+            let (name, assign) = match t.rsplit_once(',') {
+                Some((n, a)) if k.contains("default assignment") => (n, a),
+                _ => (t, "NONE"),
+            };
+            let assign = match assign.trim().to_ascii_uppercase().as_str() {
+                "0" => "NONE".to_string(),
+                "1" => "ALL".to_string(),
+                "2" => "DISK".to_string(),
+                "3" => "NET".to_string(),
+                a => a.to_string(),
+            };
+            icf.specs.push(Spec {
+                line: vl,
+                name: name.trim().to_string(),
+                assign,
+                lines: Vec::new(),
+            });
+        }
+        k if k.starts_with("size,") => {
+            let Some(spec) = icf.specs.last_mut() else {
+                return Err(r.err(
+                    line,
+                    "access specification lines before any 'Access specification name",
+                ));
+            };
+            let heading = k.to_string();
+            while let Some((vl, t)) = r.value() {
+                if spec.lines.len() >= MAX_SPEC_LINES {
+                    return Err(r.err(
+                        vl,
+                        format!("access specification `{}` has more than {MAX_SPEC_LINES} lines; storlab reads at most {MAX_SPEC_LINES}", spec.name),
+                    ));
+                }
+                spec.lines.push(spec_line(r, vl, &heading, t)?);
+            }
+        }
+        k if k.starts_with("manager id") => {
+            let (vl, t) = r.need(line, "Manager ID, manager name")?;
+            if icf.managers.len() >= MAX_WORKERS {
+                return Err(r.err(vl, format!("more than {MAX_WORKERS} managers")));
+            }
+            let name = t.split_once(',').map_or(t, |(_, n)| n).trim();
+            icf.managers.push(Manager {
+                name: name.to_string(),
+                ..Manager::default()
+            });
+        }
+        "manager network address" => {
+            let v = r.value().map(|(vl, t)| At {
+                line: vl,
+                v: t.to_string(),
+            });
+            if let Some(m) = icf.managers.last_mut() {
+                m.address = v;
+            }
+        }
+        "worker" => {
+            let (vl, t) = r.need(line, "Worker")?;
+            if icf.managers.is_empty() {
+                icf.managers.push(Manager::default());
+            }
+            let total: usize = icf.managers.iter().map(|m| m.workers.len()).sum();
+            if total >= MAX_WORKERS {
+                return Err(r.err(
+                    vl,
+                    format!("more than {MAX_WORKERS} workers; storlab runs at most {MAX_WORKERS}"),
+                ));
+            }
+            if let Some(m) = icf.managers.last_mut() {
+                m.workers.push(Worker {
+                    line: vl,
+                    name: t.to_string(),
+                    ..Worker::default()
+                });
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// An entry of the last worker, or one storlab does not know.
+fn worker_entry(
+    r: &mut Reader,
+    icf: &mut Icf,
+    line: usize,
+    raw: &str,
+    k: &str,
+) -> Result<(), String> {
+    let worker = icf.managers.last_mut().and_then(|m| m.workers.last_mut());
+    let in_network = worker.as_ref().is_some_and(|w| {
+        w.kind
+            .as_ref()
+            .is_some_and(|k| !k.v.eq_ignore_ascii_case("DISK"))
+    });
+    match (k, worker) {
+        ("worker type", Some(w)) => {
+            let (vl, t) = r.need(line, "Worker type")?;
+            w.kind = Some(At {
+                line: vl,
+                v: t.trim().to_ascii_uppercase(),
+            });
+        }
+        (k, Some(w))
+            if k.starts_with("number of outstanding ios") || k.starts_with("disk maximum size") =>
+        {
+            if let Some((vl, t)) = r.value() {
+                settings(r, w, vl, k, t)?;
+            }
+        }
+        ("assigned access specs", Some(w)) => {
+            while let Some((vl, t)) = r.value() {
+                if w.specs.len() >= MAX_SPECS {
+                    return Err(r.err(
+                        vl,
+                        format!("more than {MAX_SPECS} assigned access specifications"),
+                    ));
+                }
+                w.specs.push(At {
+                    line: vl,
+                    v: t.to_string(),
+                });
+            }
+        }
+        ("target", Some(w)) => {
+            let (vl, t) = r.need(line, "Target")?;
+            if w.targets.len() >= crate::job::MAX_TARGETS {
+                return Err(r.err(
+                    vl,
+                    format!(
+                        "worker `{}` has more than {} targets",
+                        w.name,
+                        crate::job::MAX_TARGETS
+                    ),
+                ));
+            }
+            w.targets.push(Target {
+                line: vl,
+                text: t.to_string(),
+                kind: None,
+            });
+        }
+        ("target type", Some(w)) => {
+            let (vl, t) = r.need(line, "Target type")?;
+            if let Some(tg) = w.targets.last_mut() {
+                tg.kind = Some(At {
+                    line: vl,
+                    v: t.trim().to_ascii_uppercase(),
+                });
+            }
+        }
+        // A network worker's own settings (local interface, remote address, ...):
+        // the worker is refused as a whole.
+        _ if in_network => r.skip_values(),
+        _ => {
+            let mut option = raw.trim().to_string();
+            if let Some((_, v)) = r.value() {
+                option = format!("{option} = {v}");
+            }
+            r.skip_values();
+            icf.unknown.push(Unsupported {
+                at: r.at(line),
+                option,
+                why: "not an entry of any Iometer version storlab knows".into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -303,36 +303,7 @@ fn worker(
         );
         return Ok(());
     }
-    if let Some(c) = &w.connection_rate {
-        job.bad(
-            file,
-            c.line,
-            format!("test connection rate ENABLED, {} transactions per connection", c.v),
-            "storlab keeps each target open for the whole run; it does not reopen it every N transactions",
-        );
-    }
-    if let Some(s) = &w.seed {
-        match &job.seed {
-            None => job.seed = Some(s.clone()),
-            Some(first) if first.v != s.v => job.notes.push(format!(
-                "{}: fixed seed {} of worker {}: storlab has one seed per job, {} (line {})",
-                at(s.line),
-                s.v,
-                w.name,
-                first.v,
-                first.line
-            )),
-            Some(_) => {}
-        }
-    }
-    if let Some(p) = w.data_pattern.as_ref().filter(|p| p.v != 2) {
-        job.notes.push(format!(
-            "{}: data pattern {} ({}): storlab writes unique, incompressible data, as Iometer's full random pattern (2)",
-            at(p.line),
-            p.v,
-            if p.v == 0 { "repeating bytes" } else { "pseudo-random" }
-        ));
-    }
+    settings(file, w, job);
     let disk_targets: Vec<&super::parse::Target> = w
         .targets
         .iter()
@@ -390,8 +361,99 @@ fn worker(
             at(line)
         ));
     };
+    let target_names = place(file, opts, &disk_targets, offset, length, job)?;
+    let queue_depth = w.outstanding.as_ref().map_or(1, |o| o.v).max(1);
+    if let Some(o) = w.outstanding.as_ref().filter(|o| o.v > MAX_QUEUE_DEPTH) {
+        return Err(format!(
+            "{}: worker {}: {} outstanding I/Os; storlab keeps at most {MAX_QUEUE_DEPTH} in flight per worker",
+            at(o.line),
+            w.name,
+            o.v
+        ));
+    }
+    for (i, s) in specs.iter().enumerate() {
+        let Some(spec) = find_spec(icf, &s.v) else {
+            return Err(format!(
+                "{}: worker {} is assigned access specification `{}`, which the file does not define under 'ACCESS SPECIFICATIONS",
+                at(s.line),
+                w.name,
+                s.v
+            ));
+        };
+        let group = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let (access, think_ms) = access(file, spec, offset, (length > 0).then_some(length), job);
+        if access.is_empty() {
+            continue;
+        }
+        job.workers.push(WorkerOut {
+            at: at(w.line),
+            text: w.name.clone(),
+            name: if specs.len() > 1 {
+                format!("{name} [{}]", spec.name)
+            } else {
+                name.to_string()
+            },
+            group: Some(group),
+            count: 1,
+            targets: target_names.clone(),
+            one_target_each: false,
+            queue_depth,
+            think_ms,
+            spec: (spec.name.clone(), at(s.line)),
+            access,
+        });
+    }
+    Ok(())
+}
+
+/// What a disk worker's target settings say beyond its outstanding I/Os and span.
+fn settings(file: &str, w: &Worker, job: &mut Job) {
+    let at = |line: usize| format!("{file}:{line}");
+    if let Some(c) = &w.connection_rate {
+        job.bad(
+            file,
+            c.line,
+            format!("test connection rate ENABLED, {} transactions per connection", c.v),
+            "storlab keeps each target open for the whole run; it does not reopen it every N transactions",
+        );
+    }
+    if let Some(s) = &w.seed {
+        match &job.seed {
+            None => job.seed = Some(s.clone()),
+            Some(first) if first.v != s.v => job.notes.push(format!(
+                "{}: fixed seed {} of worker {}: storlab has one seed per job, {} (line {})",
+                at(s.line),
+                s.v,
+                w.name,
+                first.v,
+                first.line
+            )),
+            Some(_) => {}
+        }
+    }
+    if let Some(p) = w.data_pattern.as_ref().filter(|p| p.v != 2) {
+        job.notes.push(format!(
+            "{}: data pattern {} ({}): storlab writes unique, incompressible data, as Iometer's full random pattern (2)",
+            at(p.line),
+            p.v,
+            if p.v == 0 { "repeating bytes" } else { "pseudo-random" }
+        ));
+    }
+}
+
+/// The worker's targets as `[[target]]`s (each once, however many workers use it; sized to
+/// reach the furthest span a worker gives it), placed with `--map`; returns their names.
+fn place(
+    file: &str,
+    opts: &Options,
+    disk_targets: &[&super::parse::Target],
+    offset: u64,
+    length: u64,
+    job: &mut Job,
+) -> Result<Vec<String>, String> {
+    let at = |line: usize| format!("{file}:{line}");
     let mut target_names = Vec::new();
-    for t in &disk_targets {
+    for t in disk_targets {
         let tname = target_name(&t.text);
         let end = if length > 0 {
             offset.checked_add(length)
@@ -441,48 +503,7 @@ fn worker(
             target_names.push(tname);
         }
     }
-    let queue_depth = w.outstanding.as_ref().map_or(1, |o| o.v).max(1);
-    if let Some(o) = w.outstanding.as_ref().filter(|o| o.v > MAX_QUEUE_DEPTH) {
-        return Err(format!(
-            "{}: worker {}: {} outstanding I/Os; storlab keeps at most {MAX_QUEUE_DEPTH} in flight per worker",
-            at(o.line),
-            w.name,
-            o.v
-        ));
-    }
-    for (i, s) in specs.iter().enumerate() {
-        let Some(spec) = find_spec(icf, &s.v) else {
-            return Err(format!(
-                "{}: worker {} is assigned access specification `{}`, which the file does not define under 'ACCESS SPECIFICATIONS",
-                at(s.line),
-                w.name,
-                s.v
-            ));
-        };
-        let group = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let (access, think_ms) = access(file, spec, offset, (length > 0).then_some(length), job);
-        if access.is_empty() {
-            continue;
-        }
-        job.workers.push(WorkerOut {
-            at: at(w.line),
-            text: w.name.clone(),
-            name: if specs.len() > 1 {
-                format!("{name} [{}]", spec.name)
-            } else {
-                name.to_string()
-            },
-            group: Some(group),
-            count: 1,
-            targets: target_names.clone(),
-            one_target_each: false,
-            queue_depth,
-            think_ms,
-            spec: (spec.name.clone(), at(s.line)),
-            access,
-        });
-    }
-    Ok(())
+    Ok(target_names)
 }
 
 /// The access entries of `spec`, and the think time its transfer delay gives.
