@@ -117,10 +117,6 @@ pub(super) struct Manager {
 pub(super) struct Icf {
     pub version: Option<At<String>>,
     pub setup: Setup,
-    /// Whether the file has a `'TEST SETUP`, `'ACCESS SPECIFICATIONS`, `'MANAGER LIST`.
-    pub has_setup: bool,
-    pub has_specs: bool,
-    pub has_managers: bool,
     pub specs: Vec<Spec>,
     pub managers: Vec<Manager>,
     /// Entries storlab does not know.
@@ -143,15 +139,6 @@ fn norm(raw: &str) -> String {
         .to_ascii_lowercase()
         .replace(" ,", ",")
         .replace(", ", ",")
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Section {
-    None,
-    Setup,
-    Display,
-    Specs,
-    Managers,
 }
 
 struct Reader<'a> {
@@ -403,7 +390,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
         file: file.to_string(),
     };
     let mut icf = Icf::default();
-    let mut section = Section::None;
+    // Inside 'RESULTS DISPLAY: its entries are skipped.
+    let mut display = false;
     while r.i < r.items.len() {
         let (line, raw) = match r.items[r.i] {
             Item::Value(n, t) => {
@@ -426,36 +414,27 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Icf, String> {
         };
         r.i += 1;
         let k = norm(raw);
-        if section == Section::Display && !k.starts_with("end") {
+        if display && !k.starts_with("end") {
             r.skip_values();
             continue;
         }
         match k.as_str() {
-            "test setup" => {
-                section = Section::Setup;
-                icf.has_setup = true;
-            }
             "results display" => {
-                section = Section::Display;
+                display = true;
                 icf.ignored.push(At {
                     line,
                     v: "RESULTS DISPLAY: Iometer's on-screen charts; storlab reports every figure"
                         .into(),
                 });
             }
-            "access specifications" => {
-                section = Section::Specs;
-                icf.has_specs = true;
-            }
-            "manager list" => {
-                section = Section::Managers;
-                icf.has_managers = true;
-            }
             "end test setup"
             | "end results display"
             | "end access specifications"
-            | "end manager list" => section = Section::None,
-            "end manager"
+            | "end manager list" => display = false,
+            "test setup"
+            | "access specifications"
+            | "manager list"
+            | "end manager"
             | "end worker"
             | "end target"
             | "end target assignments"
