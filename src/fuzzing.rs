@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("job_toml", job_toml),
     ("fio_job", fio_job),
+    ("iometer_icf", iometer_icf),
     ("vdbench_job", vdbench_job),
     ("results_json", results_json),
     ("timeseries", timeseries),
@@ -98,24 +99,54 @@ pub fn fio_job(data: &[u8]) {
     }
 }
 
-/// A vdbench parameter file, converted strictly and leniently, and the converted job resolved
-/// (the parameter file is text storlab already read: no file is written).
-pub fn vdbench_job(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
+/// Converts with `convert` strictly and leniently (with `map` for the source tool's targets),
+/// and resolves each job it makes.
+fn convert_and_resolve(
+    map: &[(&str, &str)],
+    convert: impl Fn(
+        &crate::job::import::Options,
+    ) -> Result<crate::job::import::Converted, crate::job::import::ImportError>,
+) {
     for lenient in [false, true] {
         let opts = crate::job::import::Options {
             lenient,
-            map: Vec::new(),
+            map: map
+                .iter()
+                .map(|(t, p)| (t.to_string(), PathBuf::from(p)))
+                .collect(),
         };
-        if let Ok(converted) = crate::job::vdbench::convert(Path::new("fuzz.vdb"), text, &opts) {
+        if let Ok(converted) = convert(&opts) {
             let name = Path::new("converted.toml");
             if let Ok(spec) = job_file::parse(name, &converted.toml) {
                 let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));
             }
         }
     }
+}
+
+/// A vdbench parameter file, converted strictly and leniently, and the converted job resolved
+/// (the parameter file is text storlab already read: no file is written).
+pub fn vdbench_job(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    convert_and_resolve(&[], |opts| {
+        crate::job::vdbench::convert(Path::new("fuzz.vdb"), text, opts)
+    });
+}
+
+/// An Iometer configuration file, converted strictly and leniently (with one target mapped,
+/// the rest placed as scratch files), the job resolved.
+pub fn iometer_icf(data: &[u8]) {
+    let Some(path) = file("fuzz.icf", data) else {
+        return;
+    };
+    let Ok(text) = job_file::read_text(&path) else {
+        return;
+    };
+    convert_and_resolve(&[("C:", "mapped.dat")], |opts| {
+        crate::job::iometer::convert(&path, &text, opts)
+    });
 }
 
 /// A results file: loaded as `storlab report` loads it, then rendered by every renderer.
@@ -129,13 +160,15 @@ pub fn results_json(data: &[u8]) {
     render_all(&r);
 }
 
-/// Every renderer of a results file: the console summary, the HTML report, fio's json+, every
+/// Every renderer of a results file: the console summary, the HTML report, fio's json+,
+/// Iometer's results spreadsheet, every
 /// CSV and Markdown table.
 fn render_all(r: &crate::results::RunResult) {
     use crate::report::csv::{Format, Table, render};
     let _ = crate::report::console::summary(r, 0);
     let _ = crate::report::html::render(r);
     let _ = crate::report::fio_json::render(r);
+    let _ = crate::report::iometer_csv::render(r);
     for table in [Table::Summary, Table::Steps, Table::Timeseries] {
         for format in [Format::Csv, Format::Markdown] {
             let _ = render(r, format, table);

@@ -40,6 +40,7 @@
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
 //! - `cache`: block samples and cache curves;
 //! - `trace`: replaying block traces (a recorded run replayed gives the same requests);
+//! - `iometer`: Iometer `.icf` files converted, run briefly and refused; the Iometer CSV report;
 //! - `tier`: the cache tier on a memory-backed loop device in front of a blkio-throttled one;
 //! - `users`: simulated mailbox users: the model alone, real files, a throttled loop device
 //!   (Send Mail p95 and overload, exit 3), bad input;
@@ -120,6 +121,8 @@ mod importing;
 mod inputs;
 #[path = "integration/interrupt/mod.rs"]
 mod interrupt;
+#[path = "integration/iometer.rs"]
+mod iometer;
 #[path = "integration/jobfile.rs"]
 mod jobfile;
 #[path = "integration/layout.rs"]

@@ -1,5 +1,5 @@
 //! `storlab report`: a results file (or a killed run's time series) as the summary, its
-//! JSON, a table, fio's json+ or an HTML report.
+//! JSON, a table, fio's json+, Iometer's results spreadsheet or an HTML report.
 
 use crate::report::console;
 use crate::results::file::{self as results_file, timeseries_path};
@@ -42,11 +42,12 @@ pub(super) fn report(
     if let Some(path) = output {
         super::write_html(path, &r)?;
     } else if let Some(format) = format {
-        use crate::report::{Format, csv, fio_json};
+        use crate::report::{Format, csv, fio_json, iometer_csv};
         let text = match format {
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
             Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
+            Format::IometerCsv => iometer_csv::render(&r),
         };
         console::print_text(text.trim_end());
     } else if json {

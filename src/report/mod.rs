@@ -1,6 +1,6 @@
 //! Renderers of results files: the console table and live progress, the HTML report and its
 //! SVG charts, comparisons of several results files, CSV and Markdown tables, fio's json+
-//! shape, cache curves.
+//! shape, Iometer's results spreadsheet, cache curves.
 //! Everything here is rendered from a [`crate::results::RunResult`] (or a curve computed from
 //! one's block sample), never from engine internals.
 
@@ -10,6 +10,7 @@ pub(crate) mod csv;
 pub(crate) mod curve;
 pub(crate) mod fio_json;
 pub(crate) mod html;
+pub(crate) mod iometer_csv;
 pub(crate) mod svg;
 pub(crate) mod tables;
 
@@ -22,4 +23,7 @@ pub enum Format {
     Markdown,
     /// The results in the shape of fio's --output-format=json+, for tools made for fio.
     FioJson,
+    /// The results in the shape of Iometer's results spreadsheet (results.csv), for
+    /// spreadsheets made for Iometer.
+    IometerCsv,
 }

@@ -84,6 +84,36 @@ pub const PRESETS: &[Preset] = &[
         source: "Intel, the Iometer file-server access specification (docs/profiles.md)",
         toml: include_str!("presets/file-server.toml"),
     },
+    Preset {
+        name: "iometer-default",
+        description: "Iometer's Default access specification: 2 KiB, 67% read, 100% random, one worker at queue depth 1",
+        source: "Iometer's Default access specification, as Iometer 2004.07.30 to 1.1.0 save it in .icf files (docs/profiles.md)",
+        toml: include_str!("presets/iometer-default.toml"),
+    },
+    Preset {
+        name: "iometer-database",
+        description: "the classic Iometer Database pattern: 8 KiB, 67% read, 100% random",
+        source: "the Iometer Database access specification, as in Tom's Hardware's Iometer profiles (docs/profiles.md)",
+        toml: include_str!("presets/iometer-database.toml"),
+    },
+    Preset {
+        name: "iometer-workstation",
+        description: "the classic Iometer Workstation pattern: 8 KiB, 80% read, 80% random",
+        source: "the Iometer Workstation access specification, as in Tom's Hardware's Iometer profiles (docs/profiles.md)",
+        toml: include_str!("presets/iometer-workstation.toml"),
+    },
+    Preset {
+        name: "iometer-web-server",
+        description: "the classic Iometer Web Server mix: 512 B to 512 KiB, 100% read, 100% random",
+        source: "the Iometer Web Server access specification, as in Tom's Hardware's Iometer profiles (docs/profiles.md)",
+        toml: include_str!("presets/iometer-web-server.toml"),
+    },
+    Preset {
+        name: "iometer-sweep",
+        description: "512 B, 4 KiB, 32 KiB, 64 KiB and 256 KiB, each sequential and random, read and write: 20 steps",
+        source: "the block-size sets of Iometer studies (docs/profiles.md); the five sizes are storlab's choice",
+        toml: include_str!("presets/iometer-sweep.toml"),
+    },
 ];
 
 /// The preset named `name`.
@@ -165,6 +195,15 @@ mod tests {
             levels.targets[0].cache.as_ref().unwrap().line_bytes,
             32 << 10
         );
+        let sweep = job("iometer-sweep");
+        assert_eq!(crate::job::steps::expand(&sweep).len(), 5 * 2 * 2);
+        let web = job("iometer-web-server");
+        let shares: u32 = web.workers[0].access[0]
+            .block_sizes
+            .iter()
+            .map(|b| b.1)
+            .sum();
+        assert_eq!(shares, 100);
         let heavy = job("exchange-heavy-20");
         assert_eq!(heavy.workers.len(), 20);
         assert_eq!(heavy.targets.len(), 20);

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const PRESETS: [&str; 9] = [
+const PRESETS: [&str; 14] = [
     "exchange-2007-iometer",
     "cna-database-mix",
     "hba-scaling",
@@ -19,6 +19,11 @@ const PRESETS: [&str; 9] = [
     "data-warehouse",
     "backup",
     "file-server",
+    "iometer-default",
+    "iometer-database",
+    "iometer-workstation",
+    "iometer-web-server",
+    "iometer-sweep",
 ];
 
 #[test]
