@@ -404,6 +404,14 @@ fn resolve_worker(
     }
     let think_ns =
         think_ns(spec, &name, &mut queue_depth, warnings).map_err(|m| err("think_time", m))?;
+    let io_priority = (spec.io_priority.as_deref())
+        .map(super::priority::IoPriority::parse)
+        .transpose()
+        .map_err(|m| err("io_priority", m))?;
+    let io_priority_mix = (spec.io_priority_mix.as_ref())
+        .map(|m| super::priority::mix(m, engine == EngineKind::IoUring))
+        .transpose()
+        .map_err(|m| err("io_priority_mix", m))?;
     let rate = match spec.rate_iops {
         None => {
             if spec.arrivals.is_some() {
@@ -486,6 +494,9 @@ fn resolve_worker(
             group: spec.group,
             think_ns,
             driven_by: None,
+            start_delay_ns: spec.start_delay.map(|d| d.0.as_nanos() as u64),
+            io_priority,
+            io_priority_mix,
         })
         .collect())
 }
@@ -627,12 +638,16 @@ fn resolve_access(
         return Err(err("class", "the class name is empty".into()));
     }
     let class = class_id(classes, &class_name);
+    let gap_bytes = (a.gap.as_ref().map(|g| g.bytes()).transpose())
+        .map_err(|m| err("gap", m))?
+        .unwrap_or(0);
     Ok(Access {
         class,
         weight,
         block_size_bytes: block,
         block_sizes,
         roll_every_bytes: roll_every,
+        gap_bytes,
         read_pct,
         random_pct,
         align_bytes: align,
