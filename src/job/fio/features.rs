@@ -322,17 +322,13 @@ fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
         round3(range),
         round3(slope_pct)
     );
-    // fio's runtime caps the job: as many rounds as fit in it.
-    if let Some(r) = job
-        .opts
-        .get("runtime")
+    // fio's runtime caps the job: as many rounds as fit in it (without one, storlab's
+    // default of 25 rounds, or the window if longer).
+    let runtime = (job.opts.get("runtime"))
         .and_then(|r| r.value.as_deref().and_then(duration))
-    {
-        if let Ok(d) = crate::units::parse_duration(&r) {
-            let rounds = d.as_secs().max(secs);
-            let _ = writeln!(t, "max_rounds = {rounds}");
-        }
-    }
+        .and_then(|r| crate::units::parse_duration(&r).ok());
+    let rounds = runtime.map_or(25, |d| d.as_secs()).max(secs);
+    let _ = writeln!(t, "max_rounds = {rounds}");
     if let Some(r) = ramp {
         match r.value.as_deref().and_then(duration) {
             Some(d) if !job.opts.contains_key("ramp_time") => {
