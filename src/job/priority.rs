@@ -60,6 +60,24 @@ pub struct PriorityMix {
     pub priority: IoPriority,
 }
 
+/// A worker's `io_priority` and `io_priority_mix` (`uring`: on the io_uring engine); an error
+/// names the key.
+#[allow(clippy::type_complexity)]
+pub fn of_worker(
+    spec: &crate::job::spec::WorkerSpec,
+    uring: bool,
+) -> Result<(Option<IoPriority>, Option<PriorityMix>), (&'static str, String)> {
+    let p = (spec.io_priority.as_deref())
+        .map(IoPriority::parse)
+        .transpose()
+        .map_err(|m| ("io_priority", m))?;
+    let mix = (spec.io_priority_mix.as_ref())
+        .map(|m| mix(m, uring))
+        .transpose()
+        .map_err(|m| ("io_priority_mix", m))?;
+    Ok((p, mix))
+}
+
 /// The mix a worker asks for (`io_priority_mix`), on an io_uring worker (`uring`): per-I/O
 /// priorities are an io_uring entry's; psync sets one priority per thread.
 pub fn mix(spec: &crate::job::spec::PriorityMixSpec, uring: bool) -> Result<PriorityMix, String> {

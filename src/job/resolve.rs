@@ -302,6 +302,40 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
     })
 }
 
+/// A worker's open-loop rate (`rate_iops`, `arrivals`); an error names the key.
+fn rate_of(spec: &WorkerSpec) -> Result<Option<Rate>, (&'static str, String)> {
+    Ok(match spec.rate_iops {
+        None => {
+            if spec.arrivals.is_some() {
+                return Err((
+                    "arrivals",
+                    "arrivals applies to open loop only; set rate_iops too".into(),
+                ));
+            }
+            None
+        }
+        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
+            return Err((
+                "rate_iops",
+                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
+            ));
+        }
+        Some(iops) => Some(Rate {
+            iops,
+            arrivals: match spec.arrivals.as_deref() {
+                None | Some("uniform") => Arrivals::Uniform,
+                Some("poisson") => Arrivals::Poisson,
+                Some(o) => {
+                    return Err((
+                        "arrivals",
+                        format!("unknown arrivals `{o}`; use uniform or poisson"),
+                    ));
+                }
+            },
+        }),
+    })
+}
+
 /// A worker's think time, ns (`None`: none): closed loop only, and one I/O at a time, so a
 /// larger `queue_depth` is run as 1 (said in `warnings`).
 fn think_ns(
@@ -404,44 +438,10 @@ fn resolve_worker(
     }
     let think_ns =
         think_ns(spec, &name, &mut queue_depth, warnings).map_err(|m| err("think_time", m))?;
-    let io_priority = (spec.io_priority.as_deref())
-        .map(super::priority::IoPriority::parse)
-        .transpose()
-        .map_err(|m| err("io_priority", m))?;
-    let io_priority_mix = (spec.io_priority_mix.as_ref())
-        .map(|m| super::priority::mix(m, engine == EngineKind::IoUring))
-        .transpose()
-        .map_err(|m| err("io_priority_mix", m))?;
-    let rate = match spec.rate_iops {
-        None => {
-            if spec.arrivals.is_some() {
-                return Err(err(
-                    "arrivals",
-                    "arrivals applies to open loop only; set rate_iops too".into(),
-                ));
-            }
-            None
-        }
-        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
-            return Err(err(
-                "rate_iops",
-                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
-            ));
-        }
-        Some(iops) => Some(Rate {
-            iops,
-            arrivals: match spec.arrivals.as_deref() {
-                None | Some("uniform") => Arrivals::Uniform,
-                Some("poisson") => Arrivals::Poisson,
-                Some(o) => {
-                    return Err(err(
-                        "arrivals",
-                        format!("unknown arrivals `{o}`; use uniform or poisson"),
-                    ));
-                }
-            },
-        }),
-    };
+    let (io_priority, io_priority_mix) =
+        super::priority::of_worker(spec, engine == EngineKind::IoUring)
+            .map_err(|(k, m)| err(k, m))?;
+    let rate = rate_of(spec).map_err(|(k, m)| err(k, m))?;
     if spec.io_limit == Some(0) {
         return Err(err("io_limit", "io_limit must be at least 1".into()));
     }

@@ -479,9 +479,9 @@ fn data(job: &JobOpts<'_>, t: &mut String, out: &mut Out) {
         {
             Some(p) if (0.0..100.0).contains(&p) => {
                 if p > 0.0 {
-                    let _ = write!(
+                    let _ = writeln!(
                         lines,
-                        "{}{storlab} = {}\n",
+                        "{}{storlab} = {}",
                         from(o, key),
                         round3(100.0 / (100.0 - p))
                     );
@@ -515,7 +515,7 @@ pub(super) fn worker_keys(job: &JobOpts<'_>, engine_async: bool, t: &mut String,
         let v = o.value.as_deref().unwrap_or("");
         match duration(v) {
             Some(d) if !v.contains('-') => {
-                let _ = write!(t, "{}start_delay = \"{d}\"\n", from(o, "startdelay"));
+                let _ = writeln!(t, "{}start_delay = \"{d}\"", from(o, "startdelay"));
             }
             _ if v.trim() == "0" => {}
             _ => out.bad(
@@ -607,7 +607,7 @@ fn priority(job: &JobOpts<'_>, engine_async: bool, t: &mut String, out: &mut Out
             .into_iter()
             .flatten()
             .collect();
-            let _ = write!(t, "{src}io_priority = \"{}\"\n", text(c, l));
+            let _ = writeln!(t, "{src}io_priority = \"{}\"", text(c, l));
         }
     }
     let cmd_class = job.get("cmdprio_class");
@@ -668,9 +668,9 @@ fn priority(job: &JobOpts<'_>, engine_async: bool, t: &mut String, out: &mut Out
     .into_iter()
     .flatten()
     .collect();
-    let _ = write!(
+    let _ = writeln!(
         t,
-        "{src}io_priority_mix = {{ share = \"{share}%\", priority = \"{}\" }}\n",
+        "{src}io_priority_mix = {{ share = \"{share}%\", priority = \"{}\" }}",
         text(c, l)
     );
 }

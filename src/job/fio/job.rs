@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Converts one fio job into a worker (what cannot be converted is in `out`; it is left at
 /// fio's defaults: 4 KiB sequential reads, one clone, one I/O in flight).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn convert_job<'a>(
     job: &JobOpts<'a>,
     name: &str,
@@ -216,6 +217,53 @@ fn number<T: std::str::FromStr + PartialOrd>(
     }
 }
 
+/// `rw`/`readwrite`: the read share, the random share, and the gap of `:N` (fio's default:
+/// rw=read).
+fn rw(job: &JobOpts<'_>, out: &mut Out) -> (f64, f64, i64) {
+    let (mut read, mut random) = (100.0, 0.0);
+    let mut gap = 0i64;
+    for key in ["rw", "readwrite"] {
+        if let Some(o) = job.get(key) {
+            let v = o.value.as_deref().unwrap_or("");
+            let (kind, modifier) = match v.split_once(':') {
+                Some((k, m)) => (k.trim(), Some(m.trim())),
+                None => (v.trim(), None),
+            };
+            match kind {
+                "read" => (read, random) = (100.0, 0.0),
+                "write" => (read, random) = (0.0, 0.0),
+                "randread" => (read, random) = (100.0, 100.0),
+                "randwrite" => (read, random) = (0.0, 100.0),
+                "rw" | "readwrite" => (read, random) = (50.0, 0.0),
+                "randrw" => (read, random) = (50.0, 100.0),
+                _ => out.bad(o, key, "storlab converts read, write, randread, randwrite, rw/readwrite and randrw (no trim)"),
+            }
+            match modifier {
+                None => {}
+                Some(m) if random > 0.0 && m != "1" => {
+                    out.bad(
+                        o,
+                        key,
+                        "storlab draws a new random offset for every I/O (no `:N` on random I/O)",
+                    );
+                }
+                Some(_) if random > 0.0 => {}
+                Some(m) => {
+                    let (neg, n) = match m.strip_prefix('-') {
+                        Some(n) => (true, n),
+                        None => (false, m),
+                    };
+                    match size(n).and_then(|b| i64::try_from(b).ok()) {
+                        Some(b) => gap = if neg { -b } else { b },
+                        None => out.bad(o, key, "`:N`: bytes to skip after each I/O (negative: back), e.g. read:8k or read:-8k"),
+                    }
+                }
+            }
+        }
+    }
+    (read, random, gap)
+}
+
 fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
     let count = number(job, "numjobs", 1..=4096, 1, "a count of 1 to 4096", out);
     let depth = number(
@@ -287,45 +335,7 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
             }
         }
     }
-    // fio's default: rw=read.
-    let (mut read, mut random) = (100.0, 0.0);
-    let mut gap = 0i64;
-    for key in ["rw", "readwrite"] {
-        if let Some(o) = job.get(key) {
-            let v = o.value.as_deref().unwrap_or("");
-            let (kind, modifier) = match v.split_once(':') {
-                Some((k, m)) => (k.trim(), Some(m.trim())),
-                None => (v.trim(), None),
-            };
-            match kind {
-                "read" => (read, random) = (100.0, 0.0),
-                "write" => (read, random) = (0.0, 0.0),
-                "randread" => (read, random) = (100.0, 100.0),
-                "randwrite" => (read, random) = (0.0, 100.0),
-                "rw" | "readwrite" => (read, random) = (50.0, 0.0),
-                "randrw" => (read, random) = (50.0, 100.0),
-                _ => out.bad(o, key, "storlab converts read, write, randread, randwrite, rw/readwrite and randrw (no trim)"),
-            }
-            match modifier {
-                None => {}
-                Some(m) if random > 0.0 => {
-                    if m != "1" {
-                        out.bad(o, key, "storlab draws a new random offset for every I/O (no `:N` on random I/O)");
-                    }
-                }
-                Some(m) => {
-                    let (neg, n) = match m.strip_prefix('-') {
-                        Some(n) => (true, n),
-                        None => (false, m),
-                    };
-                    match size(n).and_then(|b| i64::try_from(b).ok()) {
-                        Some(b) => gap = if neg { -b } else { b },
-                        None => out.bad(o, key, "`:N`: bytes to skip after each I/O (negative: back), e.g. read:8k or read:-8k"),
-                    }
-                }
-            }
-        }
-    }
+    let (mut read, mut random, gap) = rw(job, out);
     if let Some(o) = job.get("rw_sequencer") {
         let v = o.value.as_deref().unwrap_or("").trim();
         if !v.starts_with("sequential") {

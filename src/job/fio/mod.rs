@@ -342,18 +342,8 @@ fn convert_sections(
                 out.bad(o, key, "not an option storlab converts");
             }
         }
-        // The source lines of the job: its section and its own options (those of [global]
-        // are listed at the top; some are beside the key they become).
-        let mut lines: Vec<(&Path, usize, String)> =
-            vec![(s.file.as_path(), s.line, section_comment(s))];
-        for (key, o) in &s.opts {
-            if !INLINE.contains(&key.as_str()) && !SETTINGS.contains(&key.as_str()) {
-                lines.push((o.file.as_path(), o.line, features::from(o, key)));
-            }
-        }
-        lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let mut w = w;
-        w.sources = lines.into_iter().map(|(_, _, c)| c).collect();
+        w.sources = job_sources(s);
         clones += w.clones as usize;
         if clones > crate::job::MAX_WORKERS {
             let at = match job.opts.get("numjobs") {
@@ -405,6 +395,20 @@ fn convert_sections(
         ),
         left_out: out.unsupported,
     })
+}
+
+/// The source lines of a job: its section and its own options (those of [global] are listed
+/// at the top; some are beside the key they become), in file order.
+fn job_sources(s: &Section) -> String {
+    let mut lines: Vec<(&Path, usize, String)> =
+        vec![(s.file.as_path(), s.line, section_comment(s))];
+    for (key, o) in &s.opts {
+        if !INLINE.contains(&key.as_str()) && !SETTINGS.contains(&key.as_str()) {
+            lines.push((o.file.as_path(), o.line, features::from(o, key)));
+        }
+    }
+    lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    lines.into_iter().map(|(_, _, c)| c).collect()
 }
 
 /// `# job.fio:3: [name]`.
