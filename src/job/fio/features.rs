@@ -227,9 +227,8 @@ fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
             ("ss_ramp", ramp),
             ("ss_interval", interval),
         ] {
-            if let Some(o) = o {
+            if o.is_some() {
                 out.note(&format!("{k}: no effect (without ss)"));
-                let _ = o;
             }
         }
         return;
