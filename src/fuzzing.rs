@@ -90,7 +90,11 @@ pub fn fio_job(data: &[u8]) {
         return;
     };
     for lenient in [false, true] {
-        if let Ok(converted) = crate::job::fio::convert(&path, lenient) {
+        let opts = crate::job::import::Options {
+            lenient,
+            map: vec![("C:\\test".into(), "/tmp/x".into())],
+        };
+        if let Ok(converted) = crate::job::fio::convert(&path, &opts) {
             let name = Path::new("converted.toml");
             if let Ok(spec) = job_file::parse(name, &converted.toml) {
                 let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));

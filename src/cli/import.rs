@@ -37,7 +37,11 @@ fn usage(e: ImportError, flag: &str) -> anyhow::Error {
 
 /// `storlab import-fio`.
 pub(super) fn import_fio(path: &Path, lenient: bool, output: Option<&Path>) -> Result<i32> {
-    let converted = crate::job::fio::convert(path, lenient).map_err(|e| usage(e, ""))?;
+    let opts = Options {
+        lenient,
+        map: Vec::new(),
+    };
+    let converted = crate::job::fio::convert(path, &opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
     write_job(&converted.toml, output)
 }
@@ -134,8 +138,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     };
     let convertible = args.fio.is_some() || args.diskspd.is_some() || from.is_some();
     if let Some(path) = &args.fio {
-        let converted =
-            crate::job::fio::convert(path, args.lenient).map_err(|e| usage(e, "--fio: "))?;
+        let converted = crate::job::fio::convert(path, &opts).map_err(|e| usage(e, "--fio: "))?;
         left_out(&converted);
         return Ok(Some(JobInput {
             label: PathBuf::from(format!("{} (converted from fio)", path.display())),

@@ -44,6 +44,8 @@ struct Entry {
     /// Variable sizes: (bytes, cumulative weight); empty for a fixed size.
     sizes: Vec<(u32, u64)>,
     roll_every: u64,
+    /// Bytes skipped after each sequential I/O (negative: back).
+    gap: i64,
     read_threshold: u64,
     random_threshold: u64,
     dsync: bool,
@@ -97,6 +99,7 @@ impl AccessGen {
                 block: a.block_size_bytes as u32,
                 sizes,
                 roll_every: a.roll_every_bytes,
+                gap: a.gap_bytes,
                 read_threshold: threshold(a.read_pct),
                 random_threshold: threshold(a.random_pct),
                 dsync: a.sync,
@@ -202,7 +205,18 @@ impl AccessGen {
             if o + block > span.end {
                 o = span.start;
             }
-            span.seq_next = o + block;
+            span.seq_next = match entry.gap {
+                0 => o + block,
+                gap => {
+                    let next = i128::from(o) + i128::from(block) + i128::from(gap);
+                    if next < i128::from(span.start) {
+                        // Back past the start: on to the last whole block of the span.
+                        span.start + (span.end - span.start - block) / block * block
+                    } else {
+                        u64::try_from(next).unwrap_or(span.start)
+                    }
+                }
+            };
             o
         };
         let class = entry.class;
@@ -406,6 +420,24 @@ mod tests {
         assert!((share - 0.9).abs() < 0.01, "{share}");
         let read_share = reads as f64 / class0 as f64;
         assert!((read_share - 0.7).abs() < 0.01, "{read_share}");
+    }
+
+    #[test]
+    fn a_gap_skips_after_each_sequential_io_and_a_negative_one_goes_back() {
+        let offsets = |gap: i64, n: usize| {
+            let mut a = access(4096, 100.0, 0.0);
+            a.gap_bytes = gap;
+            let w = worker(vec![a], 1);
+            let mut g = AccessGen::new(&w, &[geo(16 * 4096)], 1).unwrap();
+            (0..n)
+                .map(|_| g.next_op().0.offset / 4096)
+                .collect::<Vec<_>>()
+        };
+        // fio's rw=read:4k with 4 KiB blocks: every other block, wrapping to the start.
+        assert_eq!(offsets(4096, 10), [0, 2, 4, 6, 8, 10, 12, 14, 0, 2]);
+        // rw=read:-8k: backwards, from the end once the start is passed.
+        assert_eq!(offsets(-8192, 5), [0, 15, 14, 13, 12]);
+        assert_eq!(offsets(-4096, 3), [0, 0, 0], "fio repeats the offset too");
     }
 
     #[test]

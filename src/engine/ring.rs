@@ -38,8 +38,27 @@ pub struct UringBackend<'fd, 'a> {
     _borrowed: Vec<BorrowedFd<'fd>>,
     fixed_files: bool,
     fixed_buffers: bool,
+    /// The I/O priority of its reads and writes (0: the thread's).
+    prio: u16,
+    /// A share of them at another priority: (priority, share in thousandths of a percent,
+    /// running sum): an I/O gets it each time the sum passes 100 %, so the share is exact and
+    /// evenly spread.
+    mix: Option<(u16, u32, u32)>,
     /// Notes for the results: what could not be registered and why.
     pub notes: Vec<String>,
+}
+
+/// Sets the calling thread's I/O priority (`ioprio_set(IOPRIO_WHO_PROCESS, 0, value)`; the
+/// value as [`crate::job::priority::IoPriority::value`] makes it): its reads and writes, on
+/// any engine, carry it.
+pub fn set_thread_io_priority(value: u16) -> io::Result<()> {
+    // SAFETY: ioprio_set takes three integers and reads or writes no memory of the process.
+    let r = unsafe { libc::syscall(libc::SYS_ioprio_set, 1, 0, libc::c_int::from(value)) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }
 
 impl<'fd, 'a> UringBackend<'fd, 'a> {
@@ -85,8 +104,35 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
             _borrowed: fds,
             fixed_files,
             fixed_buffers,
+            prio: 0,
+            mix: None,
             notes,
         })
+    }
+
+    /// Gives its reads and writes the priority `prio` (0: the thread's), and `share_pct` % of
+    /// them `other` instead.
+    pub fn set_priority(&mut self, prio: u16, mix: Option<(u16, f64)>) {
+        self.prio = prio;
+        self.mix =
+            mix.map(|(p, share)| (p, (share * 1000.0).round().clamp(0.0, 100_000.0) as u32, 0));
+    }
+
+    /// The priority of the next read or write.
+    #[inline]
+    fn next_prio(&mut self) -> u16 {
+        match &mut self.mix {
+            None => self.prio,
+            Some((other, share, sum)) => {
+                *sum += *share;
+                if *sum >= 100_000 {
+                    *sum -= 100_000;
+                    *other
+                } else {
+                    self.prio
+                }
+            }
+        }
     }
 
     /// Operations pushed and not yet reaped.
@@ -96,10 +142,15 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
     }
 
     /// The entry of `op` into the buffer of `slot`, without its user data.
-    fn entry(&self, slot: &Slot<'a>, op: &IoOp) -> squeue::Entry {
+    fn entry(&mut self, slot: &Slot<'a>, op: &IoOp) -> squeue::Entry {
         let ptr = self.arena.ptr(slot);
         let t = op.target as usize;
         let flags = if op.dsync { libc::RWF_DSYNC } else { 0 };
+        let prio = if op.kind == OpKind::Flush {
+            0
+        } else {
+            self.next_prio()
+        };
         macro_rules! with_fd {
             ($fd:ident => $body:expr) => {
                 if self.fixed_files {
@@ -114,17 +165,21 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
         match (op.kind, self.fixed_buffers) {
             (OpKind::Read, true) => with_fd!(fd => opcode::ReadFixed::new(fd, ptr, op.len, 0)
                 .offset(op.offset)
+                .ioprio(prio)
                 .build()),
             (OpKind::Read, false) => with_fd!(fd => opcode::Read::new(fd, ptr, op.len)
                 .offset(op.offset)
+                .ioprio(prio)
                 .build()),
             (OpKind::Write, true) => with_fd!(fd => opcode::WriteFixed::new(fd, ptr, op.len, 0)
                 .offset(op.offset)
                 .rw_flags(flags)
+                .ioprio(prio)
                 .build()),
             (OpKind::Write, false) => with_fd!(fd => opcode::Write::new(fd, ptr, op.len)
                 .offset(op.offset)
                 .rw_flags(flags)
+                .ioprio(prio)
                 .build()),
             // IO_DRAIN: the flush starts only when every earlier operation has completed,
             // so it covers the writes it follows.

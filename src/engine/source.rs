@@ -223,6 +223,39 @@ impl<S: RequestSource> RequestSource for Thinking<S> {
     }
 }
 
+/// A worker that starts late (its `start_delay`): nothing before `from_ns`, then `inner`'s I/Os.
+#[derive(Debug)]
+pub struct Delayed<S> {
+    inner: S,
+    from_ns: u64,
+}
+
+impl<S: RequestSource> Delayed<S> {
+    /// `inner`'s I/Os from `from_ns` on.
+    pub fn new(inner: S, from_ns: u64) -> Self {
+        Self { inner, from_ns }
+    }
+}
+
+impl<S: RequestSource> RequestSource for Delayed<S> {
+    #[inline]
+    fn next(&mut self, now_ns: u64) -> Next {
+        if now_ns < self.from_ns {
+            return Next::At(self.from_ns);
+        }
+        self.inner.next(now_ns)
+    }
+
+    #[inline]
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
+        self.inner.completed(request, result, now_ns)
+    }
+
+    fn unissued(&self, until_ns: u64) -> u64 {
+        self.inner.unissued(until_ns)
+    }
+}
+
 /// Open loop: the I/Os of the access generator at the times of a [`Pacer`], each offered once
 /// its time has come, up to the worker's I/O limit.
 #[derive(Debug)]
@@ -233,9 +266,19 @@ pub struct OpenLoop {
     next_ns: u64,
     issued: u64,
     limit: u64,
+    /// Added to the pacer's times: the schedule starts this late (a worker's start delay).
+    offset_ns: u64,
 }
 
 impl OpenLoop {
+    /// The same schedule, `offset_ns` later (a worker that starts late owes nothing for the
+    /// time before it starts).
+    pub fn starting_at(mut self, offset_ns: u64) -> Self {
+        self.next_ns += offset_ns - self.offset_ns;
+        self.offset_ns = offset_ns;
+        self
+    }
+
     /// Offers the I/Os of `access` at `rate`, then `Done` after `io_limit`. `seed` is the
     /// worker's; Poisson gaps are drawn from it mixed with a constant, so they do not follow
     /// the offsets or the buffer data.
@@ -249,6 +292,7 @@ impl OpenLoop {
             next_ns,
             issued: 0,
             limit,
+            offset_ns: 0,
         }
     }
 }
@@ -265,7 +309,7 @@ impl RequestSource for OpenLoop {
         let intended = self.next_ns;
         let tag = self.issued;
         self.issued += 1;
-        self.next_ns = self.pacer.next_ns();
+        self.next_ns = self.pacer.next_ns() + self.offset_ns;
         Next::Issue(Request {
             op: self.access.next_op().0,
             intended_ns: Some(intended),

@@ -9,6 +9,7 @@ pub mod fio;
 pub mod import;
 pub mod iometer;
 mod limits;
+pub mod priority;
 mod resolve;
 pub mod spec;
 pub mod steps;
@@ -387,6 +388,15 @@ pub struct Worker {
     /// buffers and say which directions it may use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driven_by: Option<String>,
+    /// Its first I/O waits this long after the run starts, ns (fio's `startdelay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_delay_ns: Option<u64>,
+    /// The I/O priority of its I/Os (`None`: the process's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_priority: Option<priority::IoPriority>,
+    /// A share of its I/Os at another priority (io_uring).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_priority_mix: Option<priority::PriorityMix>,
 }
 
 impl Worker {
@@ -411,6 +421,9 @@ impl Worker {
             group: None,
             think_ns: None,
             driven_by: None,
+            start_delay_ns: None,
+            io_priority: None,
+            io_priority_mix: None,
         }
     }
     /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).
@@ -441,6 +454,9 @@ pub struct Access {
     pub block_sizes: Vec<(u64, u32)>,
     /// Sequential I/O does not cross multiples of this many bytes from the span start (0: off).
     pub roll_every_bytes: u64,
+    /// Sequential I/O: bytes skipped after each I/O (negative: back; 0: contiguous).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gap_bytes: i64,
     /// Reads, percent.
     pub read_pct: f64,
     /// Random I/Os, percent.
@@ -474,6 +490,7 @@ impl Access {
             block_size_bytes: block,
             block_sizes: Vec::new(),
             roll_every_bytes: 0,
+            gap_bytes: 0,
             read_pct,
             random_pct,
             align_bytes: block,
@@ -485,6 +502,10 @@ impl Access {
             fsync_every: 0,
         }
     }
+}
+
+fn is_zero(v: &i64) -> bool {
+    *v == 0
 }
 
 /// Defaults that apply when neither the job nor the flags set a value.

@@ -302,6 +302,40 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
     })
 }
 
+/// A worker's open-loop rate (`rate_iops`, `arrivals`); an error names the key.
+fn rate_of(spec: &WorkerSpec) -> Result<Option<Rate>, (&'static str, String)> {
+    Ok(match spec.rate_iops {
+        None => {
+            if spec.arrivals.is_some() {
+                return Err((
+                    "arrivals",
+                    "arrivals applies to open loop only; set rate_iops too".into(),
+                ));
+            }
+            None
+        }
+        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
+            return Err((
+                "rate_iops",
+                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
+            ));
+        }
+        Some(iops) => Some(Rate {
+            iops,
+            arrivals: match spec.arrivals.as_deref() {
+                None | Some("uniform") => Arrivals::Uniform,
+                Some("poisson") => Arrivals::Poisson,
+                Some(o) => {
+                    return Err((
+                        "arrivals",
+                        format!("unknown arrivals `{o}`; use uniform or poisson"),
+                    ));
+                }
+            },
+        }),
+    })
+}
+
 /// A worker's think time, ns (`None`: none): closed loop only, and one I/O at a time, so a
 /// larger `queue_depth` is run as 1 (said in `warnings`).
 fn think_ns(
@@ -404,36 +438,10 @@ fn resolve_worker(
     }
     let think_ns =
         think_ns(spec, &name, &mut queue_depth, warnings).map_err(|m| err("think_time", m))?;
-    let rate = match spec.rate_iops {
-        None => {
-            if spec.arrivals.is_some() {
-                return Err(err(
-                    "arrivals",
-                    "arrivals applies to open loop only; set rate_iops too".into(),
-                ));
-            }
-            None
-        }
-        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
-            return Err(err(
-                "rate_iops",
-                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
-            ));
-        }
-        Some(iops) => Some(Rate {
-            iops,
-            arrivals: match spec.arrivals.as_deref() {
-                None | Some("uniform") => Arrivals::Uniform,
-                Some("poisson") => Arrivals::Poisson,
-                Some(o) => {
-                    return Err(err(
-                        "arrivals",
-                        format!("unknown arrivals `{o}`; use uniform or poisson"),
-                    ));
-                }
-            },
-        }),
-    };
+    let (io_priority, io_priority_mix) =
+        super::priority::of_worker(spec, engine == EngineKind::IoUring)
+            .map_err(|(k, m)| err(k, m))?;
+    let rate = rate_of(spec).map_err(|(k, m)| err(k, m))?;
     if spec.io_limit == Some(0) {
         return Err(err("io_limit", "io_limit must be at least 1".into()));
     }
@@ -486,6 +494,9 @@ fn resolve_worker(
             group: spec.group,
             think_ns,
             driven_by: None,
+            start_delay_ns: spec.start_delay.map(|d| d.0.as_nanos() as u64),
+            io_priority,
+            io_priority_mix,
         })
         .collect())
 }
@@ -627,12 +638,16 @@ fn resolve_access(
         return Err(err("class", "the class name is empty".into()));
     }
     let class = class_id(classes, &class_name);
+    let gap_bytes = (a.gap.as_ref().map(|g| g.bytes()).transpose())
+        .map_err(|m| err("gap", m))?
+        .unwrap_or(0);
     Ok(Access {
         class,
         weight,
         block_size_bytes: block,
         block_sizes,
         roll_every_bytes: roll_every,
+        gap_bytes,
         read_pct,
         random_pct,
         align_bytes: align,

@@ -154,9 +154,62 @@ pub struct WorkerSpec {
     pub think_time: Option<crate::units::Dur>,
     /// Replay a block trace instead of (or, for its class, with) the access entries.
     pub trace: Option<TraceSpec>,
+    /// Wait this long after the run starts before the first I/O, e.g. "2s" (fio's
+    /// `startdelay`); the worker still stops with the others.
+    pub start_delay: Option<Dur>,
+    /// The I/O priority of the worker's I/Os: `"rt:N"`, `"be:N"` (N 0 to 7) or `"idle"`.
+    pub io_priority: Option<String>,
+    /// A share of the worker's I/Os at another priority (io_uring only), e.g.
+    /// `{ share = "10%", priority = "rt:0" }` (fio's `cmdprio_percentage`).
+    pub io_priority_mix: Option<PriorityMixSpec>,
     /// The access specification.
     #[serde(default)]
     pub access: Vec<Spanned<AccessSpec>>,
+}
+
+/// `io_priority_mix = { share = "10%", priority = "rt:0" }` on a `[[worker]]`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorityMixSpec {
+    /// The share of the worker's I/Os.
+    pub share: Option<Percent>,
+    /// Their priority: `"rt:N"`, `"be:N"` or `"idle"`.
+    pub priority: Option<String>,
+}
+
+/// A signed number of bytes: an integer, or text such as `"8k"` or `"-8k"`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum GapSpec {
+    /// Bytes.
+    Bytes(i64),
+    /// A size with an optional leading `-`.
+    Text(String),
+}
+
+impl GapSpec {
+    /// The bytes: a multiple of 512 (O_DIRECT's alignment), at most 1 TiB either way.
+    pub fn bytes(&self) -> Result<i64, String> {
+        let b = match self {
+            GapSpec::Bytes(b) => *b,
+            GapSpec::Text(t) => {
+                let t = t.trim();
+                let (neg, n) = match t.strip_prefix('-') {
+                    Some(n) => (true, n),
+                    None => (false, t),
+                };
+                let n = crate::units::parse_size(n)?;
+                let n = i64::try_from(n).map_err(|_| format!("`{t}` is too large"))?;
+                if neg { -n } else { n }
+            }
+        };
+        if b % 512 != 0 || b.unsigned_abs() > 1 << 40 {
+            return Err(format!(
+                "gap is {b} bytes; use a multiple of 512 bytes, at most 1 TiB either way (negative: back)"
+            ));
+        }
+        Ok(b)
+    }
 }
 
 /// `trace = { file = ..., format = ..., speed = ... }` on a `[[worker]]`.
@@ -203,6 +256,9 @@ pub struct AccessSpec {
     pub random: Option<Percent>,
     /// Offset alignment of random I/Os (default: the block size).
     pub align: Option<Size>,
+    /// Sequential I/O: bytes skipped after each I/O before the next (negative: back, so
+    /// `gap = "-8k"` with 4 KiB blocks reads backwards), as fio's `rw=read:8k`.
+    pub gap: Option<GapSpec>,
     /// `uniform`, `zipf:THETA` or `zoned:IO%/SPAN%:IO%/SPAN%...`.
     pub distribution: Option<String>,
     /// Where the hot positions of a skewed distribution lie: `start` (from the span's start)

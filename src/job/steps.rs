@@ -379,10 +379,10 @@ pub(super) fn resolve_sequence(
     }
     seq.curve = resolve_curve(spec, src, workers, &seq.cycles)?;
     if let Some(s) = &spec.stop_when {
-        if seq.curve.is_empty() {
+        if seq.curve.is_empty() && seq.cycles.is_empty() {
             return Err(src.top_level_error(
                 "stop_when",
-                "stop_when ends a rate curve; add curve = [...]".into(),
+                "stop_when ends a rate curve or a cycle; add curve = [...] or a [cycle]".into(),
             ));
         }
         seq.stop_when = Some(StopRule::parse(s).map_err(|m| src.top_level_error("stop_when", m))?);

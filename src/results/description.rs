@@ -481,6 +481,20 @@ fn sequence(job: &Job) -> Vec<Line> {
             ),
         );
     }
+    if let Some(r) = seq.stop_when.as_ref().filter(|_| seq.curve.is_empty()) {
+        sub(
+            "stop",
+            format!(
+                "the cycle stops at the first step where {}{} exceeds {}",
+                r.class
+                    .as_ref()
+                    .map(|c| format!("{c}'s "))
+                    .unwrap_or_default(),
+                statistic(r.statistic),
+                format_ms(r.threshold_ns / 1_000_000)
+            ),
+        );
+    }
     if seq.repeat > 1 {
         sub(
             "repeat",

@@ -6,7 +6,7 @@
 
 use super::workers::Driver;
 use crate::engine::access::AccessGen;
-use crate::engine::source::{ClosedLoop, OpenLoop, Thinking};
+use crate::engine::source::{ClosedLoop, Delayed, OpenLoop, Thinking};
 use crate::engine::worker::WorkerReport;
 use crate::job::Worker;
 use crate::trace::replay::Replay;
@@ -54,9 +54,18 @@ impl Sources for FromAccess {
             return driver.run(&mut replay);
         }
         let closed = |access| ClosedLoop::new(access, spec.io_limit);
+        // A start delay: nothing before it (an open loop's schedule starts then).
+        let delay = spec.start_delay_ns.unwrap_or(0);
         match (spec.rate, spec.think_ns) {
-            (Some(rate), _) => driver.run(&mut OpenLoop::new(access, rate, seed, spec.io_limit)),
-            (None, Some(think)) => driver.run(&mut Thinking::new(closed(access), think)),
+            (Some(rate), _) => {
+                let open = OpenLoop::new(access, rate, seed, spec.io_limit).starting_at(delay);
+                driver.run(&mut Delayed::new(open, delay))
+            }
+            (None, Some(think)) => driver.run(&mut Delayed::new(
+                Thinking::new(closed(access), think),
+                delay,
+            )),
+            (None, None) if delay > 0 => driver.run(&mut Delayed::new(closed(access), delay)),
             (None, None) => driver.run(&mut closed(access)),
         }
     }

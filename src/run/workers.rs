@@ -411,6 +411,19 @@ fn drive<S: RequestSource + ?Sized>(
             return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
         }
     }
+    if let Some(p) = plan.spec.io_priority {
+        if let Err(e) = crate::engine::ring::set_thread_io_priority(p.value()) {
+            plan.start = gate.ready();
+            return failed(
+                &plan,
+                format!(
+                    "cannot set the I/O priority {} (ioprio_set): {}; the real-time class needs root (CAP_SYS_ADMIN)",
+                    p.show(),
+                    crate::stats::errors::errno_text(e.raw_os_error().unwrap_or(0))
+                ),
+            );
+        }
+    }
     SlotArena::with(qd, slot_bytes, seed, |arena, slots| match engine {
         EngineKind::Null => {
             let b = NullBackend::new(arena);
@@ -423,7 +436,10 @@ fn drive<S: RequestSource + ?Sized>(
             worker::run(plan, b, slots, source, Vec::new())
         }
         EngineKind::IoUring => match UringBackend::new(fds, arena) {
-            Ok(b) => {
+            Ok(mut b) => {
+                let base = plan.spec.io_priority.map_or(0, |p| p.value());
+                let mix = (plan.spec.io_priority_mix).map(|m| (m.priority.value(), m.share_pct));
+                b.set_priority(base, mix);
                 let notes = b.notes.clone();
                 plan.start = gate.ready();
                 worker::run(plan, b, slots, source, notes)

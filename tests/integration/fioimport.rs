@@ -179,3 +179,142 @@ fn what_cannot_be_converted_is_listed_with_its_line_and_left_out_only_when_lenie
     let missing = run_in(dir.path(), ["run", "--fio", "missing.fio"]);
     missing.expect_code(2).stderr_has(&["missing.fio"]);
 }
+
+/// The blocks (4 KiB) each I/O of a run touched, in the order issued, from its block sample.
+fn sampled_blocks(path: &Path) -> Vec<u64> {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"STLBLKS1");
+    let mut r: Vec<(u64, u64)> = bytes[8..]
+        .chunks_exact(24)
+        .map(|c| {
+            let t = u64::from_le_bytes(c[0..8].try_into().unwrap());
+            (t, u64::from_le_bytes(c[8..16].try_into().unwrap()))
+        })
+        .collect();
+    r.sort_by_key(|x| x.0);
+    r.into_iter().map(|x| x.1).collect()
+}
+
+#[test]
+fn holes_and_backwards_reads_touch_the_offsets_fio_would() {
+    let dir = scratch();
+    // 16 blocks of 4 KiB, read once over (fio: size-bound, 16 I/Os).
+    for (name, rw, want) in [
+        (
+            "holes",
+            "read:4k",
+            vec![0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14],
+        ),
+        (
+            "back",
+            "read:-8k",
+            vec![0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1],
+        ),
+    ] {
+        let file = dir.path().join(format!("{name}.fio"));
+        std::fs::write(
+            &file,
+            format!("[global]\nioengine=psync\ndirect=1\nbs=4k\nsize=64k\nfilename={name}.dat\n[{name}]\nrw={rw}\n"),
+        )
+        .unwrap();
+        let results = format!("{name}.json");
+        let out = run_in(
+            dir.path(),
+            [
+                "run",
+                &format!("{name}.fio"),
+                "--sample-blocks",
+                "-o",
+                &results,
+            ],
+        );
+        out.expect_ok();
+        assert_eq!(
+            sampled_blocks(&dir.path().join(format!("{name}.blocks"))),
+            want,
+            "{name}: rw={rw}"
+        );
+        let r = load_json(&dir.path().join(&results));
+        let gap = r["job"]["workers"][0]["access"][0]["gap_bytes"].as_i64();
+        assert_eq!(gap, Some(if name == "back" { -8192 } else { 4096 }));
+    }
+}
+
+#[test]
+fn a_converted_job_runs_at_the_io_priorities_it_asks_for() {
+    let test = "a_converted_job_runs_at_the_io_priorities_it_asks_for";
+    // The probe: the kernel takes an I/O priority (ionice sets one the same way).
+    let probe = Command::new("ionice").args(["-c2", "-n5", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        skip(
+            test,
+            "ionice -c2 -n5 fails or is missing: no I/O priorities here (util-linux)",
+        );
+        return;
+    }
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("prio.fio"),
+        "[global]\nioengine=io_uring\ndirect=1\nbs=4k\nsize=1m\nfilename=prio.dat\nruntime=1\ntime_based\n\
+         [p]\nrw=randread\niodepth=4\nprioclass=2\nprio=5\ncmdprio_percentage=50\ncmdprio_class=1\n\
+         [s]\nioengine=io_uring\nrw=read\nprio=7\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), ["run", "prio.fio", "-o", "prio.json"]);
+    out.expect_ok();
+    let r = load_json(&dir.path().join("prio.json"));
+    let w = &r["job"]["workers"];
+    assert_eq!(
+        w[0]["io_priority"],
+        serde_json::json!({"class": 2, "level": 5})
+    );
+    assert_eq!(
+        w[0]["io_priority_mix"],
+        serde_json::json!({"share_pct": 50.0, "priority": {"class": 1, "level": 0}})
+    );
+    assert_eq!(
+        w[1]["io_priority"],
+        serde_json::json!({"class": 2, "level": 7})
+    );
+    for c in ["p", "s"] {
+        let ops = r["classes"][c]["read"]["ops"].as_u64().unwrap();
+        assert!(ops > 0, "{c} did no I/O: {}", out.stderr);
+        assert_eq!(r["classes"][c]["read"]["errors"].as_u64(), Some(0));
+    }
+}
+
+#[test]
+fn a_start_delay_keeps_its_job_idle_until_then() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("late.fio"),
+        "[global]\nioengine=psync\ndirect=1\nbs=4k\nsize=1m\nfilename=late.dat\nruntime=1\ntime_based\n\
+         [early]\nrw=randread\n[late]\nrw=randread\nstartdelay=500ms\n",
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        ["run", "late.fio", "--interval", "250ms", "-o", "late.json"],
+    );
+    out.expect_ok();
+    let r = load_json(&dir.path().join("late.json"));
+    assert_eq!(
+        r["job"]["workers"][1]["start_delay_ns"].as_u64(),
+        Some(500_000_000)
+    );
+    let series = std::fs::read_to_string(dir.path().join("late.ndjson")).unwrap();
+    let mut late_after = 0;
+    for line in series.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["phase"] != "measure" {
+            continue;
+        }
+        let ops = v["classes"]["late"]["read"]["ops"].as_u64().unwrap_or(0);
+        if v["t_end_ms"].as_u64().unwrap() <= 500 {
+            assert_eq!(ops, 0, "the late job did I/O before its delay: {line}");
+        } else {
+            late_after += ops;
+        }
+    }
+    assert!(late_after > 0, "the late job never started");
+}

@@ -2,13 +2,16 @@
 //! storlab keeps for the whole job, the shape of its I/O, its pace, its files and its access
 //! entry.
 
+use super::features::{self, from};
 use super::{Global, JobOpts, Opt, Out, Worker, duration, size};
+use crate::job::import::Options;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Converts one fio job into a worker (what cannot be converted is in `out`; it is left at
 /// fio's defaults: 4 KiB sequential reads, one clone, one I/O in flight).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn convert_job<'a>(
     job: &JobOpts<'a>,
     name: &str,
@@ -16,10 +19,11 @@ pub(super) fn convert_job<'a>(
     group: u32,
     g: &mut Option<Global>,
     paths: &mut HashMap<String, String>,
+    opts: &Options,
     out: &mut Out,
 ) -> Worker {
-    settings(job, g, out);
     let mut s = shape(job, out);
+    settings(job, g, &s, out);
     let rate = pace(job, &mut s, out);
     let mut t = String::new();
     if s.count > 1 {
@@ -35,9 +39,11 @@ pub(super) fn convert_job<'a>(
     if let Some(d) = think_time {
         let _ = writeln!(t, "think_time = \"{d}\"");
     }
-    let (targets, file_size) = files(job, name, s.count, paths, out);
+    let engine_async = g.as_ref().and_then(|g| g.engine) == Some("io_uring");
+    features::worker_keys(job, engine_async, &mut t, out);
+    let (targets, file_size) = files(job, name, s.count, paths, opts, out);
     let names: Vec<String> = (targets.iter())
-        .map(|(n, _, _)| toml::Value::String(n.clone()).to_string())
+        .map(|(n, _, _, _)| toml::Value::String(n.clone()).to_string())
         .collect();
     let _ = writeln!(t, "targets = [{}]", names.join(", "));
     if job.value("filename").is_none() && s.count > 1 {
@@ -50,9 +56,14 @@ pub(super) fn convert_job<'a>(
             .or(file_size);
         let number_ios = job.value("number_ios").and_then(|v| v.parse::<u64>().ok());
         let limit = number_ios.or(io_bytes.map(|b| (b as f64 / s.mean_bs).ceil() as u64));
+        // loops: fio does the job's I/O that many times over.
+        let loops: u32 = number(job, "loops", 1..=1_000_000, 1, "a count of 1 or more", out);
         if let Some(l) = limit.filter(|l| *l > 0) {
+            let l = l.saturating_mul(u64::from(loops));
             let _ = writeln!(t, "io_limit = {l}");
         }
+    } else if job.get("loops").is_some() {
+        out.note("loops: no effect with time_based (the job runs for its runtime)");
     }
     access(job, class, &s, &mut t, out);
     // Read only to be listed when unsupported.
@@ -71,16 +82,24 @@ pub(super) fn convert_job<'a>(
         toml: t,
         targets,
         group,
+        sources: String::new(),
     }
 }
 
 /// The settings fio lets the jobs of one file differ in and storlab sets for the whole job
 /// (engine, page cache, duration, ramp, batch): the first job's, which the others must share.
 /// What a job does not say is fio's default: psync, through the page cache (direct=0).
-fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, out: &mut Out) {
+/// Verification, steady state, the latency target and data reduction are job-wide in storlab
+/// too ([`features::wide`]).
+fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, s: &Shape, out: &mut Out) {
+    let text = features::wide(job, s.block_sizes.is_none(), out);
     let mut wide = Global {
         engine: Some("psync"),
         buffered: Some(true),
+        extra: (text.lines())
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n"),
         ..Global::default()
     };
     if let Some(o) = job.get("ioengine") {
@@ -130,6 +149,12 @@ fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, out: &mut Out) {
     }
     match g {
         None => {
+            for key in super::SETTINGS {
+                if let Some(o) = job.opts.get(key) {
+                    out.top.push_str(&from(o, key));
+                }
+            }
+            out.extra = text;
             *g = Some(wide);
             return;
         }
@@ -143,9 +168,14 @@ fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, out: &mut Out) {
         "runtime",
         "ramp_time",
         "iodepth_batch_submit",
+        "verify",
+        "ss",
+        "latency_target",
+        "buffer_compress_percentage",
+        "dedupe_percentage",
     ];
     if let Some(o) = keys.iter().find_map(|k| job.opts.get(k).copied()) {
-        out.bad(o, "(settings)", "its engine, direct/buffered, runtime, ramp_time or batch differ from the jobs before it; storlab runs one engine, one page-cache mode and one duration per job file: give every fio job the same, or convert them apart");
+        out.bad(o, "(settings)", "its engine, direct/buffered, runtime, ramp_time, batch, verify, ss, latency_target or data reduction differ from the jobs before it; storlab runs one of each per job file: give every fio job the same, or convert them apart");
     }
 }
 
@@ -159,6 +189,10 @@ struct Shape {
     read: f64,
     random: f64,
     depth: u32,
+    /// Sequential I/O: bytes skipped after each I/O (negative: back), fio's `rw=read:N`.
+    gap: i64,
+    /// Alignment of random offsets (`blockalign`), bytes.
+    align: Option<u64>,
 }
 
 /// An option's value as a number in `range`, or `default` (and the option listed: `why`).
@@ -183,6 +217,53 @@ fn number<T: std::str::FromStr + PartialOrd>(
     }
 }
 
+/// `rw`/`readwrite`: the read share, the random share, and the gap of `:N` (fio's default:
+/// rw=read).
+fn rw(job: &JobOpts<'_>, out: &mut Out) -> (f64, f64, i64) {
+    let (mut read, mut random) = (100.0, 0.0);
+    let mut gap = 0i64;
+    for key in ["rw", "readwrite"] {
+        if let Some(o) = job.get(key) {
+            let v = o.value.as_deref().unwrap_or("");
+            let (kind, modifier) = match v.split_once(':') {
+                Some((k, m)) => (k.trim(), Some(m.trim())),
+                None => (v.trim(), None),
+            };
+            match kind {
+                "read" => (read, random) = (100.0, 0.0),
+                "write" => (read, random) = (0.0, 0.0),
+                "randread" => (read, random) = (100.0, 100.0),
+                "randwrite" => (read, random) = (0.0, 100.0),
+                "rw" | "readwrite" => (read, random) = (50.0, 0.0),
+                "randrw" => (read, random) = (50.0, 100.0),
+                _ => out.bad(o, key, "storlab converts read, write, randread, randwrite, rw/readwrite and randrw (no trim)"),
+            }
+            match modifier {
+                None => {}
+                Some(m) if random > 0.0 && m != "1" => {
+                    out.bad(
+                        o,
+                        key,
+                        "storlab draws a new random offset for every I/O (no `:N` on random I/O)",
+                    );
+                }
+                Some(_) if random > 0.0 => {}
+                Some(m) => {
+                    let (neg, n) = match m.strip_prefix('-') {
+                        Some(n) => (true, n),
+                        None => (false, m),
+                    };
+                    match size(n).and_then(|b| i64::try_from(b).ok()) {
+                        Some(b) => gap = if neg { -b } else { b },
+                        None => out.bad(o, key, "`:N`: bytes to skip after each I/O (negative: back), e.g. read:8k or read:-8k"),
+                    }
+                }
+            }
+        }
+    }
+    (read, random, gap)
+}
+
 fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
     let count = number(job, "numjobs", 1..=4096, 1, "a count of 1 to 4096", out);
     let depth = number(
@@ -194,6 +275,7 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
         out,
     );
     let mut bs = 4096u64;
+    let mut range: Option<(&Opt, &str)> = None;
     for key in ["bs", "blocksize"] {
         if let Some(o) = job.get(key) {
             let v = o.value.as_deref().unwrap_or("");
@@ -201,13 +283,31 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
                 v.split(',').filter(|p| !p.is_empty()).map(size).collect();
             match parts.as_slice() {
                 [Some(b), rest @ ..] if rest.iter().all(|r| *r == Some(*b)) && *b > 0 => bs = *b,
+                _ if v.contains('-') => range = Some((o, key)),
                 _ => out.bad(o, key, "one block size for reads and writes (storlab has no separate read and write sizes)"),
             }
         }
     }
+    for key in ["bsrange", "blocksize_range"] {
+        if let Some(o) = job.get(key) {
+            range = Some((o, key));
+        }
+    }
     let mut block_sizes = None;
+    if let Some((o, key)) = range {
+        match features::bsrange(o.value.as_deref().unwrap_or("")) {
+            Ok(list) => {
+                bs = list.iter().map(|(b, _)| *b).max().unwrap_or(bs);
+                block_sizes = Some(list);
+            }
+            Err(why) => out.bad(o, key, why),
+        }
+    }
     if let Some(o) = job.get("bssplit") {
         block_sizes = super::bssplit(o.value.as_deref().unwrap_or(""));
+        if range.is_some() {
+            out.bad(o, "bssplit", "with bsrange: give one of them");
+        }
         if block_sizes.is_none() {
             out.bad(
                 o,
@@ -221,28 +321,48 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
             out.bad(o, "kb_base", "sizes are read 1024-based (kb_base=1024)");
         }
     }
-    for key in ["bsrange", "blocksize_range", "blockalign", "ba"] {
+    let mut align = None;
+    for key in ["blockalign", "ba"] {
         if let Some(o) = job.get(key) {
-            out.bad(
-                o,
-                key,
-                "storlab aligns to the block size; give bs or bssplit",
-            );
+            let v = o.value.as_deref().unwrap_or("");
+            let parts: Vec<Option<u64>> =
+                v.split(',').filter(|p| !p.is_empty()).map(size).collect();
+            match parts.as_slice() {
+                [Some(a), rest @ ..] if rest.iter().all(|r| *r == Some(*a)) && *a > 0 => {
+                    align = Some(*a)
+                }
+                _ => out.bad(o, key, "one alignment for reads and writes, in bytes"),
+            }
         }
     }
-    // fio's default: rw=read.
-    let (mut read, mut random) = (100.0, 0.0);
-    for key in ["rw", "readwrite"] {
-        if let Some(o) = job.get(key) {
-            match o.value.as_deref().unwrap_or("") {
-                "read" => (read, random) = (100.0, 0.0),
-                "write" => (read, random) = (0.0, 0.0),
-                "randread" => (read, random) = (100.0, 100.0),
-                "randwrite" => (read, random) = (0.0, 100.0),
-                "rw" | "readwrite" => (read, random) = (50.0, 0.0),
-                "randrw" => (read, random) = (50.0, 100.0),
-                _ => out.bad(o, key, "storlab converts read, write, randread, randwrite, rw/readwrite and randrw (no trim, no `:N` offsets)"),
+    let (mut read, mut random, gap) = rw(job, out);
+    if let Some(o) = job.get("rw_sequencer") {
+        let v = o.value.as_deref().unwrap_or("").trim();
+        if !v.starts_with("sequential") {
+            out.bad(o, "rw_sequencer", "storlab converts sequential (identical repeats one offset, which storlab does not)");
+        }
+    }
+    if let Some(o) = job.get("percentage_random") {
+        let v = o.value.as_deref().unwrap_or("");
+        let mut parts = v.split(',').map(str::trim).filter(|p| !p.is_empty());
+        let first = parts
+            .next()
+            .and_then(|p| p.trim_end_matches('%').parse::<f64>().ok());
+        match first {
+            Some(p)
+                if (0.0..=100.0).contains(&p)
+                    && parts.all(|q| q.trim_end_matches('%').parse::<f64>().ok() == Some(p)) =>
+            {
+                // fio: it applies to random jobs only.
+                if random > 0.0 {
+                    random = p;
+                }
             }
+            _ => out.bad(
+                o,
+                "percentage_random",
+                "a percentage from 0 to 100, one for reads and writes",
+            ),
         }
     }
     if job.opts.contains_key("rwmixread") {
@@ -286,6 +406,8 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
         read,
         random,
         depth,
+        gap,
+        align,
     }
 }
 
@@ -333,8 +455,8 @@ fn pace(job: &JobOpts<'_>, s: &mut Shape, out: &mut Out) -> Option<f64> {
     })
 }
 
-/// A target: its name, path and size.
-pub(super) type TargetOf = (String, String, Option<u64>);
+/// A target: its name, path, size and the comment naming its source line.
+pub(super) type TargetOf = (String, String, Option<u64>, Option<String>);
 
 /// The job's files (`filename`, in `directory`; without one, fio's own names, one file per
 /// clone) as targets, a file other jobs use being their target; and the file size.
@@ -343,6 +465,7 @@ fn files(
     name: &str,
     count: u32,
     paths: &mut HashMap<String, String>,
+    opts: &Options,
     out: &mut Out,
 ) -> (Vec<TargetOf>, Option<u64>) {
     let file_size = ["filesize", "size"].iter().find_map(|k| {
@@ -361,19 +484,24 @@ fn files(
         }
     });
     let dir = job.value("directory").map(PathBuf::from);
-    let files: Vec<String> = match job.value("filename") {
-        Some(f) => f
-            .split(':')
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect(),
+    let filename = job.get("filename");
+    let files: Vec<String> = match filename.and_then(|o| o.value.as_deref()) {
+        Some(f) => split_names(f),
         None => (0..count).map(|c| format!("{name}.{c}.0")).collect(),
     };
+    let at = filename.map(|o| from(o, "filename"));
     let mut targets = Vec::new();
     for (i, f) in files.iter().enumerate() {
-        let p = match &dir {
-            Some(d) if Path::new(f).is_relative() => d.join(f).display().to_string(),
-            _ => f.clone(),
+        let p = match (opts.mapped(f), &dir) {
+            (Some(m), _) => m.display().to_string(),
+            (None, _) if windows_name(f) => {
+                if let Some(o) = filename {
+                    out.bad(o, "filename", format!("`{f}` is a Windows name: place it on this machine with --map \"{f}=PATH\""));
+                }
+                f.clone()
+            }
+            (None, Some(d)) if Path::new(f).is_relative() => d.join(f).display().to_string(),
+            (None, _) => f.clone(),
         };
         let tname = match paths.get(&p) {
             Some(n) => n.clone(),
@@ -387,9 +515,40 @@ fn files(
                 n
             }
         };
-        targets.push((tname, p, file_size));
+        targets.push((tname, p, file_size, at.clone()));
     }
     (targets, file_size)
+}
+
+/// fio's `filename` list: names separated by `:`, a `\:` being a colon of the name (as in
+/// `C\:\test`).
+fn split_names(f: &str) -> Vec<String> {
+    let mut names = vec![String::new()];
+    let mut chars = f.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                if let Some(n) = names.last_mut() {
+                    n.push(':');
+                }
+            }
+            ':' => names.push(String::new()),
+            c => {
+                if let Some(n) = names.last_mut() {
+                    n.push(c);
+                }
+            }
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+/// A Windows drive, device or path (`C:`, `C:\test`, `\\.\PhysicalDrive1`).
+fn windows_name(f: &str) -> bool {
+    let b = f.as_bytes();
+    f.starts_with("\\\\") || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
 }
 
 /// The access entry: class, sizes, mix, distribution, offset, durability.
@@ -428,6 +587,16 @@ fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut O
         }
         None if s.random > 0.0 && !norandommap => t.push_str("distribution = \"shuffle\"\n"),
         None => {}
+    }
+    if let Some(a) = s.align {
+        let _ = writeln!(t, "align = {a}");
+    }
+    if s.gap != 0 {
+        let _ = writeln!(
+            t,
+            "# fio's rw=...:N: after each sequential I/O, skip N bytes (negative: back)\ngap = {}",
+            s.gap
+        );
     }
     if let Some(o) = job.get("offset") {
         match o.value.as_deref().and_then(size) {

@@ -5,17 +5,22 @@
 //! access entry. Jobs separated by `stonewall` run one group after another: `group = N` on the
 //! workers and `[cycle] group = [1, 2, ...]`, a step each. Every option is either converted,
 //! accepted as having no effect in storlab (said so in a comment of the job), or unsupported:
-//! listed with its file and line, an error unless `lenient`.
+//! listed with its file and line, an error unless `lenient`. Each part of the converted job
+//! follows a comment naming the source lines it came from (`# job.fio:12: rw=randread`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::import::Options;
+
+mod features;
 mod job;
 mod read;
 
 use job::{TargetOf, convert_job};
 
+use super::import;
 pub use super::import::{Converted, ImportError as FioError, Unsupported};
 
 /// An option of a fio job file and where it was written.
@@ -32,6 +37,9 @@ struct Opt {
 struct Section {
     name: String,
     opts: BTreeMap<String, Opt>,
+    /// Where its `[name]` line is.
+    file: PathBuf,
+    line: usize,
 }
 
 /// Options that have no effect on what storlab measures, and why.
@@ -75,12 +83,76 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("disable_bw_measurement", "storlab measures bandwidth"),
     ("stats", "storlab keeps statistics"),
     ("end_fsync", "storlab does not time a final fsync"),
+    (
+        "random_generator",
+        "which generator draws fio's offsets; storlab draws the same distribution from its own seeded generator",
+    ),
+    (
+        "io_submit_mode",
+        "storlab submits from the worker (inline); with offload fio hands submissions to other threads, which storlab's open loop does not need to avoid coordinated omission",
+    ),
+    (
+        "group_reporting",
+        "storlab reports each class; jobs with group_reporting share one",
+    ),
+    ("unlink", "storlab leaves its files"),
+    ("unlink_each_loop", "storlab leaves its files"),
+    ("ioscheduler", "storlab uses the device's scheduler as set"),
+    (
+        "cpus_allowed_policy",
+        "storlab pins a worker's copies to its CPUs in turn",
+    ),
+    ("log_offset", "storlab writes a time series"),
+    ("log_hist_msec", "storlab keeps the histograms"),
+    ("significant_figures", "storlab prints its own precision"),
+    (
+        "scramble_buffers",
+        "storlab's buffers are unique unless [data] asks otherwise",
+    ),
+    (
+        "refill_buffers",
+        "storlab's buffers are unique unless [data] asks otherwise",
+    ),
 ];
 
-/// Reads `path` and converts it.
-pub fn convert(path: &Path, lenient: bool) -> Result<Converted, FioError> {
+/// Options of storlab's job-wide settings: their comments are at the top of the job.
+const SETTINGS: [&str; 7] = [
+    "ioengine",
+    "direct",
+    "buffered",
+    "runtime",
+    "ramp_time",
+    "iodepth_batch_submit",
+    "iodepth_batch",
+];
+
+/// Options whose source comment is beside the key they become (the others are listed before
+/// their job's `[[worker]]`, or `[global]`'s at the top).
+const INLINE: &[&str] = &[
+    "verify",
+    "ss",
+    "ss_dur",
+    "ss_ramp",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "buffer_compress_percentage",
+    "dedupe_percentage",
+    "startdelay",
+    "prioclass",
+    "prio",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "numa_cpu_nodes",
+    "filename",
+];
+
+/// Reads `path` and converts it: `opts.lenient` leaves out what cannot be converted,
+/// `opts.map` places `filename`s written for another machine.
+pub fn convert(path: &Path, opts: &Options) -> Result<Converted, FioError> {
     let sections = read::read(path)?;
-    convert_sections(path, &sections, lenient)
+    convert_sections(path, &sections, opts)
 }
 
 /// A fio job with its global options merged in, ready to convert.
@@ -113,9 +185,22 @@ impl<'a> JobOpts<'a> {
 struct Out {
     unsupported: Vec<Unsupported>,
     notes: Vec<String>,
+    /// Comments naming the source lines of the job-wide keys (engine, duration, ...).
+    top: String,
+    /// The first job's verification, steady state, latency target and `[data]` keys.
+    extra: String,
+    /// fio's latency target: queue depths doubling from 1 to this, each a step this long.
+    depth_cycle: Option<(u32, Option<String>)>,
 }
 
 impl Out {
+    /// A note for the job's comments, once.
+    fn note(&mut self, n: &str) {
+        if !self.notes.iter().any(|m| m == n) {
+            self.notes.push(n.to_string());
+        }
+    }
+
     fn bad(&mut self, o: &Opt, key: &str, why: impl Into<String>) {
         let option = match &o.value {
             Some(v) => format!("{key}={v}"),
@@ -137,6 +222,8 @@ struct Worker {
     toml: String,
     targets: Vec<TargetOf>,
     group: u32,
+    /// Comments naming the source lines it came from.
+    sources: String,
 }
 
 /// Job-wide settings every fio job must agree on.
@@ -147,26 +234,39 @@ struct Global {
     duration: Option<String>,
     ramp: Option<String>,
     batch: Option<u32>,
+    /// Verification, steady state, latency target and data reduction (the TOML keys, without
+    /// their comments).
+    extra: String,
 }
 
 fn convert_sections(
     path: &Path,
     sections: &[Section],
-    lenient: bool,
+    opts: &Options,
 ) -> Result<Converted, FioError> {
     let mut out = Out::default();
     let mut global: BTreeMap<String, Opt> = BTreeMap::new();
     let mut workers: Vec<Worker> = Vec::new();
     let mut job_wide: Option<Global> = None;
     let mut group = 1u32;
+    // The last group any job is in (wait_for puts a job after the one it names).
+    let mut last_group = 1u32;
+    let mut groups_of: std::collections::HashMap<String, u32> = Default::default();
     let mut description = None;
     let mut group_class: Option<String> = None;
     let mut paths = std::collections::HashMap::new();
     let mut clones = 0usize;
+    let mut global_lines = Vec::new();
     for s in sections {
         if s.name == "global" {
             for (k, v) in &s.opts {
                 global.insert(k.clone(), v.clone());
+            }
+            global_lines.push((s.file.clone(), s.line, section_comment(s)));
+            for (k, v) in &s.opts {
+                if !INLINE.contains(&k.as_str()) && !SETTINGS.contains(&k.as_str()) {
+                    global_lines.push((v.file.clone(), v.line, features::from(v, k)));
+                }
             }
             if global.len() > read::MAX_OPTIONS {
                 return Err(FioError::Read(format!(
@@ -178,19 +278,32 @@ fn convert_sections(
             }
             continue;
         }
-        let mut opts: BTreeMap<&str, &Opt> = global.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut merged: BTreeMap<&str, &Opt> =
+            global.iter().map(|(k, v)| (k.as_str(), v)).collect();
         for (k, v) in &s.opts {
-            opts.insert(k.as_str(), v);
+            merged.insert(k.as_str(), v);
         }
         let job = JobOpts {
-            opts,
+            opts: merged,
             used: Default::default(),
         };
         let name = job.value("name").unwrap_or(&s.name).to_string();
         // stonewall (or wait_for_previous) on a job: it waits for every job before it.
         if (job.flag("stonewall") || job.flag("wait_for_previous")) && !workers.is_empty() {
-            group += 1;
+            last_group += 1;
+            group = last_group;
             group_class = None;
+        }
+        // wait_for=NAME: the job starts when NAME has finished: the group after NAME's.
+        let mut my_group = group;
+        if let Some(o) = job.get("wait_for") {
+            match o.value.as_deref().and_then(|n| groups_of.get(n.trim())) {
+                Some(g) => {
+                    my_group = g + 1;
+                    last_group = last_group.max(my_group);
+                }
+                None => out.bad(o, "wait_for", "names no job before this one (fio waits for a job defined earlier in the file)"),
+            }
         }
         if let Some(d) = job.value("description") {
             description.get_or_insert_with(|| d.to_string());
@@ -204,11 +317,18 @@ fn convert_sections(
             &job,
             &name,
             &class,
-            group,
+            my_group,
             &mut job_wide,
             &mut paths,
+            opts,
             &mut out,
         );
+        groups_of.insert(name.clone(), my_group);
+        for (key, why) in features::LACKS {
+            if let Some(o) = job.get(key) {
+                out.bad(o, key, *why);
+            }
+        }
         for (key, why) in NO_EFFECT {
             if job.get(key).is_some()
                 && !out.notes.iter().any(|n| n.starts_with(&format!("{key}:")))
@@ -222,6 +342,8 @@ fn convert_sections(
                 out.bad(o, key, "not an option storlab converts");
             }
         }
+        let mut w = w;
+        w.sources = job_sources(s);
         clones += w.clones as usize;
         if clones > crate::job::MAX_WORKERS {
             let at = match job.opts.get("numjobs") {
@@ -250,7 +372,13 @@ fn convert_sections(
             path.display()
         )));
     }
-    if !out.unsupported.is_empty() && !lenient {
+    global_lines.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    out.top = global_lines
+        .into_iter()
+        .map(|(_, _, c)| c)
+        .collect::<String>()
+        + &out.top;
+    if !out.unsupported.is_empty() && !opts.lenient {
         return Err(FioError::Unsupported(
             out.unsupported,
             path.display().to_string(),
@@ -262,11 +390,33 @@ fn convert_sections(
             &workers,
             &job_wide.unwrap_or_default(),
             description,
-            group,
+            last_group,
             &out,
         ),
         left_out: out.unsupported,
     })
+}
+
+/// The source lines of a job: its section and its own options (those of [global] are listed
+/// at the top; some are beside the key they become), in file order.
+fn job_sources(s: &Section) -> String {
+    let mut lines: Vec<(&Path, usize, String)> =
+        vec![(s.file.as_path(), s.line, section_comment(s))];
+    for (key, o) in &s.opts {
+        if !INLINE.contains(&key.as_str()) && !SETTINGS.contains(&key.as_str()) {
+            lines.push((o.file.as_path(), o.line, features::from(o, key)));
+        }
+    }
+    lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    lines.into_iter().map(|(_, _, c)| c).collect()
+}
+
+/// `# job.fio:3: [name]`.
+fn section_comment(s: &Section) -> String {
+    import::source_comment(
+        &format!("{}:{}", s.file.display(), s.line),
+        &format!("[{}]", s.name),
+    )
 }
 
 /// The storlab job, as TOML text.
@@ -280,7 +430,7 @@ fn render(
 ) -> String {
     let q = |s: &str| toml::Value::String(s.to_string()).to_string();
     let mut t = format!(
-        "# Converted from the fio job file {} by storlab import-fio.\n",
+        "# Converted from the fio job file {} by storlab import-fio.\n# Each part follows the source lines it came from (# FILE:LINE: OPTION).\n",
         path.display()
     );
     for n in &out.notes {
@@ -289,17 +439,19 @@ fn render(
     for u in &out.unsupported {
         let _ = writeln!(t, "# left out ({}): {}: {}", u.at, u.option, u.why);
     }
+    t.push('\n');
     if let Some(d) = description {
         let _ = writeln!(t, "description = {}", q(&d));
     }
+    t.push_str(&out.top);
     if let Some(e) = g.engine {
         let _ = writeln!(t, "engine = {}", q(e));
     }
-    let _ = writeln!(
-        t,
-        "duration = {}",
-        q(g.duration.as_deref().unwrap_or("30s"))
-    );
+    let duration = match &out.depth_cycle {
+        Some((_, Some(window))) => window.as_str(),
+        _ => g.duration.as_deref().unwrap_or("30s"),
+    };
+    let _ = writeln!(t, "duration = {}", q(duration));
     if let Some(r) = &g.ramp {
         let _ = writeln!(t, "ramp = {}", q(r));
     }
@@ -309,29 +461,46 @@ fn render(
     if let Some(b) = g.batch {
         let _ = writeln!(t, "batch = {b}");
     }
+    // Top-level keys before the [data] table the extra text may end with.
+    let (keys, data) = match out.extra.find("\n[data]") {
+        Some(i) => out.extra.split_at(i),
+        None => (out.extra.as_str(), ""),
+    };
+    t.push_str(keys);
+    if groups > 1 || out.depth_cycle.is_some() {
+        t.push_str("\n[cycle]\n");
+    }
+    if let Some((depth, _)) = &out.depth_cycle {
+        let _ = writeln!(t, "queue_depth = {{ from = 1, to = {depth} }}");
+    }
     if groups > 1 {
         let list: Vec<String> = (1..=groups).map(|g| g.to_string()).collect();
         let _ = writeln!(
             t,
-            "\n# fio's stonewall: one group of jobs after another, a step each.\n[cycle]\ngroup = [{}]",
+            "# fio's stonewall (and wait_for): one group of jobs after another, a step each.\ngroup = [{}]",
             list.join(", ")
         );
     }
+    t.push_str(data);
     let mut names: Vec<&str> = Vec::new();
     for w in workers {
-        for (name, p, size) in &w.targets {
+        for (name, p, size, at) in &w.targets {
             if names.contains(&name.as_str()) {
                 continue;
             }
             names.push(name);
-            let _ = write!(t, "\n[[target]]\nname = {}\npath = {}\n", q(name), q(p));
+            t.push('\n');
+            if let Some(at) = at {
+                t.push_str(at);
+            }
+            let _ = write!(t, "[[target]]\nname = {}\npath = {}\n", q(name), q(p));
             if let Some(s) = size {
                 let _ = writeln!(t, "size = {s}");
             }
         }
     }
     for w in workers {
-        let _ = write!(t, "\n[[worker]]\nname = {}\n", q(&w.name));
+        let _ = write!(t, "\n{}[[worker]]\nname = {}\n", w.sources, q(&w.name));
         if groups > 1 {
             let _ = writeln!(t, "group = {}", w.group);
         }
@@ -413,258 +582,4 @@ fn bssplit(v: &str) -> Option<Vec<(u64, u32)>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{Converted, FioError, bssplit, convert, duration, size};
-
-    /// Converts the fio job file `text` (written as `job.fio` in a scratch directory, beside
-    /// `extra` files).
-    fn conv(text: &str, extra: &[(&str, &str)], lenient: bool) -> Result<Converted, FioError> {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, t) in extra {
-            std::fs::write(dir.path().join(name), t).unwrap();
-        }
-        let path = dir.path().join("job.fio");
-        std::fs::write(&path, text).unwrap();
-        convert(&path, lenient)
-    }
-
-    /// A number of the converted job, integer or not.
-    fn num(v: &toml::Value) -> Option<f64> {
-        v.as_float().or(v.as_integer().map(|i| i as f64))
-    }
-
-    /// The converted job, parsed back as TOML.
-    fn toml_of(text: &str) -> toml::Table {
-        let c = conv(text, &[], false).unwrap_or_else(|e| panic!("{e}"));
-        c.toml.parse().unwrap_or_else(|e| panic!("{e}\n{}", c.toml))
-    }
-
-    #[test]
-    fn sizes_times_and_splits_read_as_fio_reads_them() {
-        assert_eq!(size("4k"), Some(4096));
-        assert_eq!(size("64KiB"), Some(65536));
-        assert_eq!(size("1m"), Some(1 << 20));
-        assert_eq!(size("512"), Some(512));
-        // Beyond 2^64 bytes: refused, never saturated.
-        assert_eq!(size("1e26"), None);
-        assert_eq!(size("16384p"), None);
-        assert_eq!(size("inf"), None);
-        assert_eq!(size("nan"), None);
-        assert_eq!(duration("60"), Some("60s".into()));
-        assert_eq!(duration("500ms"), Some("500ms".into()));
-        assert_eq!(duration("2m"), Some("120s".into()));
-        assert_eq!(bssplit("4k/50:8k/"), Some(vec![(4096, 50), (8192, 50)]));
-        assert_eq!(
-            bssplit("4k/10:64k/50:32k/40,4k/10:64k/50:32k/40").map(|l| l.len()),
-            Some(3)
-        );
-        assert_eq!(
-            bssplit("4k/50:8k/50,16k/100"),
-            None,
-            "reads and writes differ"
-        );
-        assert_eq!(bssplit("4k/70:8k/40"), None, "over 100 %");
-    }
-
-    #[test]
-    fn a_job_becomes_a_worker_with_its_clones_mix_depth_and_files() {
-        let t = toml_of(
-            "[global]\nioengine=libaio\ndirect=1\nruntime=30\ntime_based\nsize=64m\ndirectory=/data\n\
-             [oltp]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\nnumjobs=4\nnorandommap\n",
-        );
-        assert_eq!(t["engine"].as_str(), Some("io_uring"));
-        assert_eq!(t["duration"].as_str(), Some("30s"));
-        let w = &t["worker"][0];
-        assert_eq!(w["count"].as_integer(), Some(4));
-        assert_eq!(w["queue_depth"].as_integer(), Some(16));
-        assert_eq!(w["one_target_each"].as_bool(), Some(true));
-        assert!(w.get("io_limit").is_none(), "time_based: no limit");
-        let a = &w["access"][0];
-        assert_eq!(a["block_size"].as_integer(), Some(8192));
-        assert_eq!(a["read"].as_str(), Some("70%"));
-        assert_eq!(a["random"].as_str(), Some("100%"));
-        assert!(a.get("distribution").is_none(), "norandommap: uniform");
-        // fio's own file names, one a clone.
-        let targets = t["target"].as_array().unwrap();
-        assert_eq!(targets.len(), 4);
-        assert_eq!(targets[3]["path"].as_str(), Some("/data/oltp.3.0"));
-        assert_eq!(targets[0]["size"].as_integer(), Some(64 << 20));
-    }
-
-    #[test]
-    fn what_a_job_does_not_say_is_fios_default() {
-        // fio: ioengine=psync, direct=0 (the page cache), rw=read, bs=4k, iodepth=1.
-        let t = toml_of("[j]\nfilename=/tmp/x\nsize=1m\n");
-        assert_eq!(t["engine"].as_str(), Some("psync"));
-        assert_eq!(t["buffered"].as_bool(), Some(true));
-        let w = &t["worker"][0];
-        assert_eq!(w["queue_depth"].as_integer(), Some(1));
-        let a = &w["access"][0];
-        assert_eq!(
-            (a["read"].as_str(), a["random"].as_str()),
-            (Some("100%"), Some("0%"))
-        );
-        assert_eq!(a["block_size"].as_integer(), Some(4096));
-        // A job that says otherwise than the first, where the first said nothing: refused.
-        let e = conv(
-            "[a]\nfilename=/tmp/x\nsize=1m\n[b]\nioengine=io_uring\nfilename=/tmp/x\n",
-            &[],
-            false,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("job.fio:5") && e.contains("differ from the jobs before it"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn without_time_based_a_job_stops_after_its_data_and_random_visits_each_block_once() {
-        let t = toml_of("[j]\nrw=randread\nbs=4k\nsize=1m\nfilename=/tmp/x\n");
-        let w = &t["worker"][0];
-        assert_eq!(w["io_limit"].as_integer(), Some(256));
-        assert_eq!(w["access"][0]["distribution"].as_str(), Some("shuffle"));
-    }
-
-    #[test]
-    fn rates_are_per_direction_in_fio_and_of_all_ios_in_storlab() {
-        // 150 reads and 60 writes a second: 210 I/Os, 71.4 % reads.
-        let t =
-            toml_of("[j]\nrw=randrw\nrwmixread=90\nrate_iops=150,60\nfilename=/tmp/x\nsize=1m\n");
-        let w = &t["worker"][0];
-        assert_eq!(num(&w["rate_iops"]), Some(210.0));
-        let read: f64 = (w["access"][0]["read"]
-            .as_str()
-            .unwrap()
-            .trim_end_matches('%'))
-        .parse()
-        .unwrap();
-        assert!((read - 71.43).abs() < 0.01, "{read}");
-        // One value: as many reads as writes.
-        let t = toml_of("[j]\nrw=randrw\nrate_iops=100\nfilename=/tmp/x\nsize=1m\n");
-        assert_eq!(num(&t["worker"][0]["rate_iops"]), Some(200.0));
-        // Paced by bytes: 300 × 4 KiB over a mean of 6 KiB.
-        let t = toml_of(
-            "[j]\nrw=randread\nbssplit=4k/50:8k/50\nrate_iops=300\nfilename=/tmp/x\nsize=1m\n",
-        );
-        assert_eq!(num(&t["worker"][0]["rate_iops"]), Some(200.0));
-        // A bandwidth: 1 MiB/s of 4 KiB.
-        let t = toml_of("[j]\nrw=read\nbs=4k\nrate=1m\nfilename=/tmp/x\nsize=1m\n");
-        assert_eq!(num(&t["worker"][0]["rate_iops"]), Some(256.0));
-    }
-
-    #[test]
-    fn stonewall_makes_groups_run_one_after_another_and_jobs_on_one_file_share_it() {
-        let t = toml_of(
-            "[global]\nfilename=/tmp/ssd\nsize=1m\ntime_based\nruntime=5\n\
-             [a]\nrw=read\n[b]\nrw=randread\n[c]\nstonewall\nrw=write\n",
-        );
-        let groups: Vec<i64> = (t["cycle"]["group"].as_array().unwrap().iter())
-            .map(|v| v.as_integer().unwrap())
-            .collect();
-        assert_eq!(groups, vec![1, 2]);
-        let w = t["worker"].as_array().unwrap();
-        let of = |i: usize| w[i]["group"].as_integer().unwrap();
-        assert_eq!(
-            (of(0), of(1), of(2)),
-            (1, 1, 2),
-            "a and b run together, c after"
-        );
-        assert_eq!(
-            t["target"].as_array().unwrap().len(),
-            1,
-            "one file, one target"
-        );
-        // And storlab reads the job: three steps' worth of workers in two groups.
-        let job = crate::job::file::parse(
-            std::path::Path::new("x.toml"),
-            &toml::to_string(&t).unwrap(),
-        )
-        .and_then(|s| crate::job::resolve(&s, None));
-        assert!(job.is_ok(), "{job:?}");
-    }
-
-    #[test]
-    fn includes_and_the_environment_are_read_as_fio_reads_them() {
-        // Not set: an error naming it (a set one is read in the integration tests, which set
-        // STORLAB_FIO_DIR for fio and storlab alike).
-        let e = conv(
-            "[j]\ndirectory=${STORLAB_TEST_FIO_UNSET_7731}\n",
-            &[],
-            false,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("STORLAB_TEST_FIO_UNSET_7731"), "{e}");
-        let c = conv(
-            "[global]\ninclude common.inc\n[j]\nrw=read\nfilename=/tmp/x\n",
-            &[("common.inc", "bs=16k\nsize=1m\n")],
-            false,
-        )
-        .unwrap();
-        assert!(c.toml.contains("block_size = 16384"), "{}", c.toml);
-        let e = conv(
-            "[global]\ninclude bad.inc\n[j]\n",
-            &[("bad.inc", "[x]\nbs=4k\n")],
-            false,
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("bad.inc:1"), "{e}");
-    }
-
-    #[test]
-    fn unsupported_options_are_listed_once_in_file_order_and_left_out_when_lenient() {
-        let text = "[global]\nzonemode=zbd\nsize=1m\n[a]\nrw=randtrim\n[b]\nrw=read\nfoo=1\n";
-        let e = conv(text, &[], false).unwrap_err().to_string();
-        assert!(e.starts_with("3 options of"), "{e}");
-        let lines: Vec<&str> = e.lines().skip(1).take(3).collect();
-        assert!(lines[0].contains("job.fio:2: zonemode=zbd"), "{e}");
-        assert!(lines[1].contains("job.fio:5: rw=randtrim"), "{e}");
-        assert!(
-            lines[2].contains("job.fio:8: foo=1: not an option storlab converts"),
-            "{e}"
-        );
-        let c = conv(text, &[], true).unwrap();
-        assert_eq!(c.left_out.len(), 3);
-        assert!(c.toml.contains("# left out"), "{}", c.toml);
-    }
-
-    #[test]
-    fn a_think_time_is_one_io_at_a_time_that_long_after_each() {
-        for (v, want) in [("2000", "2000us"), ("2ms", "2000us"), ("1s", "1000000us")] {
-            let t = toml_of(&format!(
-                "[j]\nrw=read\niodepth=8\nthinktime={v}\nfilename=/tmp/x\nsize=1m\n"
-            ));
-            let w = &t["worker"][0];
-            assert_eq!(w["think_time"].as_str(), Some(want), "{v}");
-            assert_eq!(w["queue_depth"].as_integer(), Some(1), "{v}");
-        }
-        let e = conv(
-            "[j]\nrate_iops=10\nthinktime=5\nthinktime_blocks=4\nfilename=/tmp/x\n",
-            &[],
-            false,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("thinktime=5: storlab does not pace a worker both"),
-            "{e}"
-        );
-        assert!(e.contains("thinktime_blocks=4"), "{e}");
-    }
-
-    #[test]
-    fn jobs_that_disagree_on_what_storlab_sets_for_the_whole_job_are_refused() {
-        let e = conv(
-            "[a]\nioengine=psync\nfilename=/tmp/x\nsize=1m\n[b]\nioengine=io_uring\nfilename=/tmp/x\n",
-            &[],
-            false,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("job.fio:6") && e.contains("differ from the jobs before it"),
-            "{e}"
-        );
-    }
-}
+mod tests;

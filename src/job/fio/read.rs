@@ -97,6 +97,8 @@ fn read_into(
             out.push(Section {
                 name: name.trim().to_string(),
                 opts: BTreeMap::new(),
+                file: path.to_path_buf(),
+                line,
             });
             continue;
         }

@@ -271,7 +271,7 @@ pub fn convert(
         }
     };
     let converted = match format {
-        Format::Fio => super::fio::convert(path, opts.lenient)?,
+        Format::Fio => super::fio::convert(path, opts)?,
         Format::Iometer => super::iometer::convert(path, text, opts)?,
         Format::DiskSpd => super::diskspd::convert(path, text, opts)?,
         Format::Vdbench => super::vdbench::convert(path, text, opts)?,

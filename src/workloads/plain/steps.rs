@@ -108,9 +108,21 @@ pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Resul
                     .into_iter()
                     .collect()
             };
+            // A stop rule without a curve ends the cycles at the first step where it holds
+            // (a capacity search: the step before it is the answer).
+            let stop = job.sequence.curve.is_empty()
+                && (rows.last()).is_some_and(|row| holds(job.sequence.stop_when.as_ref(), row));
             for row in rows {
                 s.exec.observer().step(&row);
                 steps.push(row);
+            }
+            if stop && n + 1 < planned.len() {
+                s.warnings.push(format!(
+                    "the cycle stopped at step {index} ({label}): the stop rule held; {} later step{} not run",
+                    planned.len() - n - 1,
+                    if planned.len() - n - 1 == 1 { "" } else { "s" }
+                ));
+                break;
             }
             if s.interrupted.is_some() {
                 let left = planned.len() - n - 1;
@@ -483,14 +495,7 @@ impl Sequencer<'_> {
             row.curve_level_pct = Some(level);
             row.target_iops = Some(total);
             row.parameters.insert("curve_level_pct".into(), level);
-            let stop = seq.stop_when.as_ref().is_some_and(|rule| {
-                let lat = match &rule.class {
-                    Some(c) => row.classes.get(c),
-                    None => Some(&row.totals),
-                }
-                .map(ClassSummary::reads_and_writes);
-                lat.is_some_and(|l| statistic(rule.statistic, &l) > rule.threshold_ns as f64)
-            });
+            let stop = holds(seq.stop_when.as_ref(), &row);
             rows.push(row);
             if stop {
                 self.warnings.push(format!(
@@ -671,6 +676,18 @@ fn weighted_cpu(steps: &[StepResult]) -> CpuPercent {
 }
 
 /// A stop rule's statistic of a latency summary, ns.
+/// Whether the stop rule holds for a step's row.
+fn holds(rule: Option<&crate::job::steps::StopRule>, row: &StepResult) -> bool {
+    rule.is_some_and(|rule| {
+        let lat = match &rule.class {
+            Some(c) => row.classes.get(c),
+            None => Some(&row.totals),
+        }
+        .map(ClassSummary::reads_and_writes);
+        lat.is_some_and(|l| statistic(rule.statistic, &l) > rule.threshold_ns as f64)
+    })
+}
+
 fn statistic(s: Statistic, l: &LatencySummary) -> f64 {
     match s {
         Statistic::Mean => l.mean,

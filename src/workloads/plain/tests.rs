@@ -184,3 +184,38 @@ fn the_stop_rule_ends_the_curve_at_the_first_level_where_it_holds() {
         r.warnings
     );
 }
+
+#[test]
+fn the_stop_rule_ends_a_cycle_at_the_first_step_where_it_holds() {
+    // fio's latency_target as storlab converts it: depths 1, 2, 4, 8, 16, stopping over 5 ms.
+    let j = job("stop_when = \"p99 > 5ms\"\n[cycle]\nqueue_depth = { from = 1, to = 16 }");
+    // Latency rises with the depth: 2 ms up to depth 2, 8 ms beyond.
+    let mut fake = Fake::new(|job: &Job, _: &Signals| {
+        let ns = if job.workers[0].queue_depth <= 2 {
+            2_000_000
+        } else {
+            8_000_000
+        };
+        Made {
+            read_ns: ns,
+            write_ns: ns,
+            ..Made::default()
+        }
+    });
+    let (r, _dir) = run(&j, &mut fake);
+    let depths: Vec<f64> = (r.steps.as_ref().unwrap().iter())
+        .map(|s| s.parameters["queue_depth"])
+        .collect();
+    assert_eq!(
+        depths,
+        [1.0, 2.0, 4.0],
+        "depth 4 is over the target: 8 and 16 never run"
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("the stop rule held; 2 later steps not run")),
+        "{:?}",
+        r.warnings
+    );
+}
