@@ -605,6 +605,7 @@ fn recovered_job(records: &[IntervalRecord], source: &str, all: &Sum, ramp_ms: u
         classes: all.classes.keys().cloned().collect(),
         warnings: Vec::new(),
         sequence: Default::default(),
+        data: Default::default(),
     }
 }
 
