@@ -265,7 +265,10 @@ pub fn achieved(samples: &[Measured]) -> Option<(f64, f64)> {
     }
     let bytes: u64 = samples.iter().map(|m| m.bytes).sum();
     let compressed: u64 = samples.iter().map(|m| m.compressed).sum();
-    let mut hashes: Vec<u64> = samples.iter().flat_map(|m| m.hashes.iter().copied()).collect();
+    let mut hashes: Vec<u64> = samples
+        .iter()
+        .flat_map(|m| m.hashes.iter().copied())
+        .collect();
     hashes.sort_unstable();
     hashes.dedup();
     Some((
@@ -351,12 +354,20 @@ mod tests {
             for (unit, len, track) in WAYS {
                 // 5000 units: at 8:1, the pool's entries are 1.3 % of the distinct units, and
                 // the count of unique ones varies by 3.7 % (one standard deviation).
-                let (c, d) = measure(asked(1.0, r, unit), track, 5000 * unit / u64::from(len), len);
+                let (c, d) = measure(
+                    asked(1.0, r, unit),
+                    track,
+                    5000 * unit / u64::from(len),
+                    len,
+                );
                 assert!(near(d, r), "dedupe {r} unit {unit}: got {d}");
                 assert!(near(c, 1.0), "compress 1: got {c}");
             }
             let (c, d) = measure(asked(r, r, 4096), true, 1250, 16384);
-            assert!(near(c, r) && near(d, r), "both {r}: compress {c}, dedupe {d}");
+            assert!(
+                near(c, r) && near(d, r),
+                "both {r}: compress {c}, dedupe {d}"
+            );
         }
     }
 

@@ -142,7 +142,9 @@ fn read_sector(sector: &[u8], target_id: u64, offset: u64) -> Sector {
         return Sector::Bad;
     }
     match kind {
-        KIND_COPY => return Sector::Copy(u64_at(sector, 16), u64_at(sector, 24), u64_at(sector, 40)),
+        KIND_COPY => {
+            return Sector::Copy(u64_at(sector, 16), u64_at(sector, 24), u64_at(sector, 40));
+        }
         KIND_COPY_UNCHECKED => return Sector::Unchecked,
         _ => {}
     }
@@ -439,25 +441,21 @@ impl VerifyMap {
                         first_odd.get_or_insert((i, s));
                     }
                 }
-                Sector::Copy(pool, entry, index) => match self.copy_state(
-                    t.id,
-                    off,
-                    expected,
-                    (pool, entry, index),
-                    copy,
-                ) {
-                    CopyState::Current => current += 1,
-                    CopyState::Older => {
-                        older += 1;
-                        if expected > 0 {
+                Sector::Copy(pool, entry, index) => {
+                    match self.copy_state(t.id, off, expected, (pool, entry, index), copy) {
+                        CopyState::Current => current += 1,
+                        CopyState::Older => {
+                            older += 1;
+                            if expected > 0 {
+                                first_odd.get_or_insert((i, s));
+                            }
+                        }
+                        CopyState::Elsewhere => {
+                            kind.get_or_insert(VerifyErrorKind::Misdirected);
                             first_odd.get_or_insert((i, s));
                         }
                     }
-                    CopyState::Elsewhere => {
-                        kind.get_or_insert(VerifyErrorKind::Misdirected);
-                        first_odd.get_or_insert((i, s));
-                    }
-                },
+                }
                 Sector::Here(run, version) => {
                     let this_run = run == self.run && version > 0;
                     if this_run && version == expected && copy.is_some() {
@@ -692,6 +690,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::reduce::POOL;
 
     fn map(size: u64, block: u64) -> VerifyMap {
         VerifyMap::new(
@@ -834,5 +833,70 @@ mod tests {
             m.written_ranges(0, 8192),
             vec![(0, 8192), (8192, 4096), (20480, 4096)]
         );
+    }
+
+    #[test]
+    fn reduced_data_still_tells_damage_apart() {
+        let asked = crate::job::data::DataReduction {
+            compress: 3.0,
+            dedupe: 4.0,
+            unit_bytes: 4096,
+        };
+        let m = map(64 << 10, 4096).with_reduction(asked);
+        let r = m.reduce.unwrap();
+        let mut disk = prepared(64 << 10, 11);
+        for off in (0..65536).step_by(4096) {
+            write(&m, &mut disk, 0, off, 4096);
+        }
+        let c = read(&m, &disk, 0, 0, 65536);
+        assert_eq!((c.blocks_checked, c.errors()), (16, 0), "{c:?}");
+        // Some blocks hold copies, some unique data.
+        let copy = |off: u64| r.choice(m.targets[0].id, off, 1).is_some();
+        let copies: Vec<u64> = (0..16).map(|b| b * 4096).filter(|&o| copy(o)).collect();
+        assert!(!copies.is_empty() && copies.len() < 16, "{copies:?}");
+        // Corrupted: a flipped byte, in a copy and in unique data.
+        for off in [
+            copies[0],
+            (0..65536).step_by(4096).find(|&o| !copy(o)).unwrap(),
+        ] {
+            let mut bad = disk.clone();
+            bad[off as usize + 700] ^= 1;
+            assert_eq!(read(&m, &bad, 0, off, 4096).corrupted, 1, "{off}");
+        }
+        // Lost and torn: rewrite a block until its content changes kind or entry.
+        let off = copies[0];
+        let before = disk.clone();
+        let mut v = 1;
+        while r.choice(m.targets[0].id, off, v + 1) == r.choice(m.targets[0].id, off, 1) {
+            write(&m, &mut disk, 0, off, 4096);
+            v += 1;
+        }
+        let old = disk.clone();
+        write(&m, &mut disk, 0, off, 4096);
+        let mut lost = disk.clone();
+        lost[off as usize..off as usize + 4096]
+            .copy_from_slice(&before[off as usize..off as usize + 4096]);
+        let c = read(&m, &lost, 0, off, 4096);
+        assert_eq!(c.lost, 1, "{c:?}");
+        let mut torn = disk.clone();
+        let half = off as usize + 2048;
+        torn[half..half + 2048].copy_from_slice(&old[half..half + 2048]);
+        let c = read(&m, &torn, 0, off, 4096);
+        assert_eq!(c.torn, 1, "{c:?}");
+        // A copy of an entry this place never held is told as misdirected; a unique block of
+        // another offset too.
+        let held: Vec<u64> = (1..=v + 1)
+            .filter_map(|k| r.choice(m.targets[0].id, off, k))
+            .collect();
+        let mut other = vec![0u8; 4096];
+        let entry = (0..POOL).find(|e| !held.contains(e)).unwrap();
+        for (i, s) in other.chunks_exact_mut(SECTOR).enumerate() {
+            r.seal_copy(s, entry, m.run, i as u64, true);
+        }
+        let mut wrong = disk.clone();
+        wrong[off as usize..off as usize + 4096].copy_from_slice(&other);
+        let c = read(&m, &wrong, 0, off, 4096);
+        assert_eq!(c.misdirected, 1, "{c:?}");
+        assert!(c.first_errors[0].found.contains("duplicate"), "{c:?}");
     }
 }

@@ -125,11 +125,12 @@ pub(super) fn resolve_data(spec: &JobSpec, src: &Source) -> Result<DataReduction
     })
 }
 
-/// With reduced data, every write must be whole dedupe units at unit-aligned offsets: checks
-/// the resolved job's access entries that write, naming the first that does not fit.
-pub(super) fn check_units(job: &Job, src: &Source) -> Result<(), JobError> {
+/// With reduced data (or data ratios cycled: `cycled`), every write must be whole dedupe units
+/// at unit-aligned offsets: checks the resolved job's access entries that write, naming the
+/// first that does not fit.
+pub(super) fn check_units(job: &Job, src: &Source, cycled: bool) -> Result<(), JobError> {
     let d = job.data;
-    if !d.active() {
+    if !d.active() && !cycled {
         return Ok(());
     }
     let unit = d.unit_bytes;
@@ -138,11 +139,11 @@ pub(super) fn check_units(job: &Job, src: &Source) -> Result<(), JobError> {
             if a.read_pct >= 100.0 {
                 continue;
             }
-            let sizes = a
-                .block_sizes
-                .iter()
-                .map(|&(s, _)| s)
-                .chain([a.block_size_bytes, a.align_bytes, a.offset_bytes]);
+            let sizes = a.block_sizes.iter().map(|&(s, _)| s).chain([
+                a.block_size_bytes,
+                a.align_bytes,
+                a.offset_bytes,
+            ]);
             if let Some(bad) = sizes.filter(|&s| s > 0).find(|s| s % unit != 0) {
                 let name = w.name.split('#').next().unwrap_or(&w.name);
                 return Err(DataErrors { src }.error(
@@ -190,7 +191,11 @@ mod tests {
             ("[data]\ndedupe = nan", "data.dedupe", 2),
             ("[data]\ncompress = 20", "data.compress", 2),
             ("[data]\ndedupe_unit = \"1000\"", "data.dedupe_unit", 2),
-            ("[data]\ndedupe = 2\ndedupe_unit = \"16k\"", "data.dedupe_unit", 3),
+            (
+                "[data]\ndedupe = 2\ndedupe_unit = \"16k\"",
+                "data.dedupe_unit",
+                3,
+            ),
         ] {
             let e = with(text).unwrap_err();
             assert_eq!(e.key, key, "{text}: {e}");

@@ -72,7 +72,13 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         sequence,
         data,
     };
-    super::data::check_units(&job, &src)?;
+    let cycled = (job.sequence.cycles.iter()).any(|c| {
+        matches!(
+            c.parameter,
+            super::steps::Param::Compress | super::steps::Param::Dedupe
+        )
+    });
+    super::data::check_units(&job, &src, cycled)?;
     Ok(job)
 }
 

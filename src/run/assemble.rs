@@ -142,6 +142,7 @@ pub(super) fn assemble(
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: draft.timeseries,
+        data: None,
         verify: None,
         verdict: None,
         exchange: None,
@@ -216,6 +217,12 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
     result.cache_tiers = (c.reports.iter())
         .filter_map(|r| r.tier.as_deref().cloned())
         .collect();
+    result.data = job.data.active().then(|| {
+        crate::results::data::DataResult::new(
+            job.data,
+            c.reports.iter().filter_map(|r| r.data.as_ref()),
+        )
+    });
     for t in &result.cache_tiers {
         if let Some(e) = &t.drain.error {
             result.warnings.push(format!(

@@ -511,6 +511,7 @@ fn recover(
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
         timeseries: records.clone(),
+        data: None,
         verify: None,
         verdict: None,
         exchange: None,
@@ -703,6 +704,7 @@ fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) ->
         steady: None,
         interrupted,
         cache_tiers: Vec::new(),
+        data: None,
     }
 }
 
