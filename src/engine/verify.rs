@@ -516,24 +516,11 @@ impl VerifyMap {
             Some((i, Sector::Unchecked)) => {
                 format!("sector {i} holds data of a run without verification")
             }
-            Some((i, Sector::Copy(pool, entry, index))) => {
-                let whose = if self.reduce.is_some_and(|r| r.pool == pool) {
-                    "this run's"
-                } else {
-                    "an earlier run's"
-                };
-                let wanted = match self.reduce.as_ref().filter(|_| expected > 0) {
-                    Some(r) => match r.choice(t.id, r.unit_of(base), expected) {
-                        Some(e) => format!("; the last write put duplicate {e} here"),
-                        None => "; the last write put unique data here".into(),
-                    },
-                    None => String::new(),
-                };
-                format!(
-                    "sector {i} holds sector {index} of duplicate {entry} of {whose} pool{wanted} ({current} of {} sectors current)",
-                    data.len() / SECTOR
-                )
-            }
+            Some((i, Sector::Copy(pool, entry, index))) => format!(
+                "sector {i} holds sector {index} of duplicate {entry} of {} ({current} of {} sectors current)",
+                self.copy_text(pool, t.id, base, expected),
+                data.len() / SECTOR
+            ),
             Some((i, Sector::Here(run, version))) => {
                 let whose = if run == self.run && version > 0 {
                     format!("version {version} of this run")
@@ -559,6 +546,23 @@ impl VerifyMap {
             phase: phase.into(),
             t_ms,
         });
+    }
+
+    /// Whose pool a copy found in the block at `base` (of target `target_id`, last written
+    /// at version `expected`) is from, and what the last write put there.
+    fn copy_text(&self, pool: u64, target_id: u64, base: u64, expected: u64) -> String {
+        let whose = if self.reduce.is_some_and(|r| r.pool == pool) {
+            "this run's pool"
+        } else {
+            "an earlier run's pool"
+        };
+        match self.reduce.as_ref().filter(|_| expected > 0) {
+            Some(r) => match r.choice(target_id, r.unit_of(base), expected) {
+                Some(e) => format!("{whose}; the last write put duplicate {e} here"),
+                None => format!("{whose}; the last write put unique data here"),
+            },
+            None => whose.into(),
+        }
     }
 
     /// What a valid copy `found` (pool, entry, place) at `offset` is, where the last write
