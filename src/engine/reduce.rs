@@ -118,6 +118,71 @@ impl Reduction {
     }
 }
 
+/// What a valid copy of a pool entry found in a read is.
+pub enum CopyState {
+    /// What the last write put there.
+    Current,
+    /// What an older write put there.
+    Older,
+    /// Never written there.
+    Elsewhere,
+}
+
+impl Reduction {
+    /// What a valid copy `found` (pool, entry, place) at `offset` is, where the last write
+    /// (version `expected`) put `copy` (entry, place; `None`: unique data): the current data,
+    /// an older version's (a copy of this run the unit held in one of the 64 versions before,
+    /// or any of an earlier run), or data that was never written here (misdirected).
+    pub fn copy_state(
+        this: Option<&Reduction>,
+        target_id: u64,
+        offset: u64,
+        expected: u64,
+        found: (u64, u64, u64),
+        copy: Option<(u64, u64)>,
+    ) -> CopyState {
+        let (pool, entry, index) = found;
+        let Some(r) = this.filter(|r| r.pool == pool) else {
+            return CopyState::Older;
+        };
+        if copy == Some((entry, index)) {
+            return CopyState::Current;
+        }
+        let unit = r.unit_of(offset);
+        let place = (offset - unit) / SECTOR as u64;
+        let held = (expected.saturating_sub(64).max(1)..expected)
+            .any(|v| r.choice(target_id, unit, v) == Some(entry));
+        if held && place == index {
+            CopyState::Older
+        } else {
+            CopyState::Elsewhere
+        }
+    }
+
+    /// Whose pool a copy found in the block at `base` (of target `target_id`, last written
+    /// at version `expected`) is from, and what the last write put there.
+    pub fn copy_text(
+        this: Option<&Reduction>,
+        pool: u64,
+        target_id: u64,
+        base: u64,
+        expected: u64,
+    ) -> String {
+        let whose = if this.is_some_and(|r| r.pool == pool) {
+            "this run's pool"
+        } else {
+            "an earlier run's pool"
+        };
+        match this.filter(|_| expected > 0) {
+            Some(r) => match r.choice(target_id, r.unit_of(base), expected) {
+                Some(e) => format!("{whose}; the last write put duplicate {e} here"),
+                None => format!("{whose}; the last write put unique data here"),
+            },
+            None => whose.into(),
+        }
+    }
+}
+
 /// Bytes `unit` deflates to (flate2, its pure-Rust miniz_oxide backend, fastest level, raw
 /// deflate), at most its own length (a store keeps data that does not shrink as it is).
 pub fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {

@@ -28,14 +28,10 @@
 //! - **lost**: valid, but older than the last acknowledged write (a lost or stale write);
 //! - **torn**: some sectors of the block from the last write and some from an older one.
 //!
-//! With reduced data (`[data]`, [`super::reduce`]) sectors are zero after their first
-//! [`Reduction::keep`] bytes, and a dedupe unit may be a copy of a pool entry: its sectors
-//! have kind 3 (4 without checksum) and name the pool (bytes 16..24), the entry (24..32), the
-//! run (32..40) and the sector's place in the unit (40..48). Whether a unit is a copy, and of
-//! which entry, follows from its target, offset, version and run, so a read still knows what
-//! it must find.
+//! Reduced data (`[data]`): see [`super::reduce`] for its sectors (copies of pool entries have
+//! kinds 3 and 4) and how a read still knows what it must find.
 
-use super::reduce::{KIND_COPY, KIND_COPY_UNCHECKED, Reduction};
+use super::reduce::{CopyState, KIND_COPY, KIND_COPY_UNCHECKED, Reduction};
 use crate::stats::verification::{ERROR_DETAILS, VerifyCounts, VerifyError, VerifyErrorKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -442,7 +438,9 @@ impl VerifyMap {
                     }
                 }
                 Sector::Copy(pool, entry, index) => {
-                    match self.copy_state(t.id, off, expected, (pool, entry, index), copy) {
+                    let found = (pool, entry, index);
+                    let r = self.reduce.as_ref();
+                    match Reduction::copy_state(r, t.id, off, expected, found, copy) {
                         CopyState::Current => current += 1,
                         CopyState::Older => {
                             older += 1;
@@ -518,7 +516,7 @@ impl VerifyMap {
             }
             Some((i, Sector::Copy(pool, entry, index))) => format!(
                 "sector {i} holds sector {index} of duplicate {entry} of {} ({current} of {} sectors current)",
-                self.copy_text(pool, t.id, base, expected),
+                Reduction::copy_text(self.reduce.as_ref(), pool, t.id, base, expected),
                 data.len() / SECTOR
             ),
             Some((i, Sector::Here(run, version))) => {
@@ -546,53 +544,6 @@ impl VerifyMap {
             phase: phase.into(),
             t_ms,
         });
-    }
-
-    /// Whose pool a copy found in the block at `base` (of target `target_id`, last written
-    /// at version `expected`) is from, and what the last write put there.
-    fn copy_text(&self, pool: u64, target_id: u64, base: u64, expected: u64) -> String {
-        let whose = if self.reduce.is_some_and(|r| r.pool == pool) {
-            "this run's pool"
-        } else {
-            "an earlier run's pool"
-        };
-        match self.reduce.as_ref().filter(|_| expected > 0) {
-            Some(r) => match r.choice(target_id, r.unit_of(base), expected) {
-                Some(e) => format!("{whose}; the last write put duplicate {e} here"),
-                None => format!("{whose}; the last write put unique data here"),
-            },
-            None => whose.into(),
-        }
-    }
-
-    /// What a valid copy `found` (pool, entry, place) at `offset` is, where the last write
-    /// (version `expected`) put `copy` (entry, place; `None`: unique data): the current data,
-    /// an older version's (a copy of this run the unit held in one of the 64 versions before,
-    /// or any of an earlier run), or data that was never written here (misdirected).
-    fn copy_state(
-        &self,
-        target_id: u64,
-        offset: u64,
-        expected: u64,
-        found: (u64, u64, u64),
-        copy: Option<(u64, u64)>,
-    ) -> CopyState {
-        let (pool, entry, index) = found;
-        let Some(r) = self.reduce.as_ref().filter(|r| r.pool == pool) else {
-            return CopyState::Older;
-        };
-        if copy == Some((entry, index)) {
-            return CopyState::Current;
-        }
-        let unit = r.unit_of(offset);
-        let place = (offset - unit) / SECTOR as u64;
-        let held = (expected.saturating_sub(64).max(1)..expected)
-            .any(|v| r.choice(target_id, unit, v) == Some(entry));
-        if held && place == index {
-            CopyState::Older
-        } else {
-            CopyState::Elsewhere
-        }
     }
 
     /// The blocks written during the run (known version > 0) of `target`, as byte ranges of
@@ -627,13 +578,6 @@ impl VerifyMap {
         }
         out
     }
-}
-
-/// What a copy of a pool entry found in a read is.
-enum CopyState {
-    Current,
-    Older,
-    Elsewhere,
 }
 
 fn try_lock(s: &AtomicU64, write: bool) -> bool {

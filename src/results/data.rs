@@ -1,7 +1,6 @@
 //! The `data` section of a results file: the compression and dedupe ratios the job asked of
 //! the written data (`[data]`) and those the data achieved, measured on a sample of it.
 
-use crate::engine::reduce::{Measured, achieved};
 use crate::job::data::DataReduction;
 use serde::{Deserialize, Serialize};
 
@@ -31,18 +30,22 @@ pub struct DataResult {
 }
 
 impl DataResult {
-    /// What `asked` achieved in the samples of every worker.
-    pub fn new<'a>(asked: DataReduction, samples: impl Iterator<Item = &'a Measured>) -> Self {
-        let samples: Vec<Measured> = samples.cloned().collect();
-        let ratios = achieved(&samples);
+    /// What `asked` achieved: `ratios` (compression, dedupe) of `sampled` of the `written`
+    /// units.
+    pub fn new(
+        asked: DataReduction,
+        ratios: Option<(f64, f64)>,
+        written: u64,
+        sampled: u64,
+    ) -> Self {
         DataResult {
             compress_asked: asked.compress,
             compress_achieved: ratios.map(|r| r.0),
             dedupe_asked: asked.dedupe,
             dedupe_achieved: ratios.map(|r| r.1),
             unit_bytes: asked.unit_bytes,
-            units_written: samples.iter().map(|m| m.written).sum(),
-            units_sampled: samples.iter().map(|m| m.units).sum(),
+            units_written: written,
+            units_sampled: sampled,
         }
     }
 

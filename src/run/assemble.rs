@@ -218,9 +218,12 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
         .filter_map(|r| r.tier.as_deref().cloned())
         .collect();
     result.data = job.data.active().then(|| {
+        let samples: Vec<_> = (c.reports.iter()).filter_map(|r| r.data.clone()).collect();
         crate::results::data::DataResult::new(
             job.data,
-            c.reports.iter().filter_map(|r| r.data.as_ref()),
+            crate::engine::reduce::achieved(&samples),
+            samples.iter().map(|m| m.written).sum(),
+            samples.iter().map(|m| m.units).sum(),
         )
     });
     for t in &result.cache_tiers {
