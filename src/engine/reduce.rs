@@ -263,7 +263,7 @@ pub struct Measured {
 }
 
 impl DataSample {
-    /// A sample of units of `unit` bytes, at most [`SAMPLE_BYTES`] of them.
+    /// A sample of units of `unit` bytes, at most 8 MiB of them.
     pub fn new(unit: u64) -> DataSample {
         Self::with_cap(unit as usize, SAMPLE_BYTES)
     }
