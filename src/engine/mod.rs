@@ -8,6 +8,7 @@ pub mod buf;
 pub mod null;
 pub mod pacing;
 pub mod probe;
+pub mod reduce;
 pub mod ring;
 pub mod sample;
 pub mod source;

@@ -27,7 +27,11 @@
 //! - **misdirected**: a valid sector that belongs to another offset or another target;
 //! - **lost**: valid, but older than the last acknowledged write (a lost or stale write);
 //! - **torn**: some sectors of the block from the last write and some from an older one.
+//!
+//! Reduced data (`[data]`): see [`super::reduce`] for its sectors (copies of pool entries have
+//! kinds 3 and 4) and how a read still knows what it must find.
 
+use super::reduce::{CopyState, KIND_COPY, KIND_COPY_UNCHECKED, Reduction};
 use crate::stats::verification::{ERROR_DETAILS, VerifyCounts, VerifyError, VerifyErrorKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -54,11 +58,21 @@ pub fn seal_prepared(chunk: &mut [u8], target_id: u64, offset: u64) {
             offset + (i * SECTOR) as u64,
             0,
             0,
+            SECTOR,
         );
     }
 }
 
-fn seal_sector(sector: &mut [u8], kind: u32, target_id: u64, offset: u64, run: u64, version: u64) {
+/// Seals one sector; its bytes from `keep` on are zeroed (`SECTOR`: none are).
+fn seal_sector(
+    sector: &mut [u8],
+    kind: u32,
+    target_id: u64,
+    offset: u64,
+    run: u64,
+    version: u64,
+    keep: usize,
+) {
     sector[0..8].copy_from_slice(&MAGIC);
     sector[12..16].copy_from_slice(&kind.to_le_bytes());
     sector[16..24].copy_from_slice(&target_id.to_le_bytes());
@@ -69,6 +83,9 @@ fn seal_sector(sector: &mut [u8], kind: u32, target_id: u64, offset: u64, run: u
     // buffer's data repeats.
     let tag = crate::engine::buf::splitmix(run ^ version.rotate_left(32) ^ offset);
     sector[48..56].copy_from_slice(&tag.to_le_bytes());
+    if keep < SECTOR {
+        sector[keep..].fill(0);
+    }
     let crc = if kind == KIND_UNCHECKED {
         0
     } else {
@@ -77,7 +94,7 @@ fn seal_sector(sector: &mut [u8], kind: u32, target_id: u64, offset: u64, run: u
     sector[8..12].copy_from_slice(&crc.to_le_bytes());
 }
 
-fn sector_crc(sector: &[u8]) -> u32 {
+pub(super) fn sector_crc(sector: &[u8]) -> u32 {
     // xxh3 of the sector after the checksum field, seeded with the magic and the field's
     // place: the magic is compared separately.
     xxhash_rust::xxh3::xxh3_64(&sector[12..]) as u32
@@ -104,18 +121,28 @@ enum Sector {
     Elsewhere(u64, u64),
     /// A valid sector of this place: (run id, version).
     Here(u64, u64),
-    /// A sector of this place written without a checksum (a run without verification).
+    /// A sector of this place written without a checksum (a run without verification), or
+    /// a copy of a pool entry without one.
     Unchecked,
+    /// A valid copy of a pool entry: (pool, entry, the sector's place in the unit).
+    Copy(u64, u64, u64),
 }
 
 fn read_sector(sector: &[u8], target_id: u64, offset: u64) -> Sector {
     let kind = u32_at(sector, 12);
-    let checked = kind == KIND_PREPARED || kind == KIND_RUN;
+    let checked = kind == KIND_PREPARED || kind == KIND_RUN || kind == KIND_COPY;
     if sector[0..8] != MAGIC
-        || !(checked || kind == KIND_UNCHECKED)
+        || !(checked || kind == KIND_UNCHECKED || kind == KIND_COPY_UNCHECKED)
         || (checked && u32_at(sector, 8) != sector_crc(sector))
     {
         return Sector::Bad;
+    }
+    match kind {
+        KIND_COPY => {
+            return Sector::Copy(u64_at(sector, 16), u64_at(sector, 24), u64_at(sector, 40));
+        }
+        KIND_COPY_UNCHECKED => return Sector::Unchecked,
+        _ => {}
     }
     let (id, off) = (u64_at(sector, 16), u64_at(sector, 24));
     if id != target_id || off != offset {
@@ -152,6 +179,11 @@ pub struct VerifyMap {
     pub targets: Vec<TargetMap>,
     /// Whether every block is tracked and checked (verification), or writes are only sealed.
     pub track: bool,
+    /// Reduced data (`[data]`): how writes are built.
+    pub reduce: Option<Reduction>,
+    /// Without tracking, reduced writes number themselves (in place of a version), so that
+    /// rewriting an offset does not write the same unique unit again.
+    writes: AtomicU64,
 }
 
 /// A target as the map needs it.
@@ -196,7 +228,15 @@ impl VerifyMap {
             run,
             targets,
             track,
+            reduce: None,
+            writes: AtomicU64::new(0),
         }
+    }
+
+    /// The map writing data reduced as `asked` (nothing changes when it asks no reduction).
+    pub fn with_reduction(mut self, asked: crate::job::data::DataReduction) -> VerifyMap {
+        self.reduce = Reduction::new(asked, self.run, self.track);
+        self
     }
 
     fn blocks(&self, offset: u64, len: u32) -> std::ops::Range<usize> {
@@ -234,6 +274,10 @@ impl VerifyMap {
     /// the version its block will have when the write is acknowledged. A `copy` (a cache
     /// tier moving acknowledged data, its blocks held shared) carries their current versions.
     pub fn seal(&self, buf: &mut [u8], target: u32, offset: u64, len: u32, copy: bool) {
+        if let Some(r) = &self.reduce {
+            self.seal_reduced(r, buf, target, offset, len, copy);
+            return;
+        }
         let t = &self.targets[target as usize];
         for (i, sector) in buf[..len as usize].chunks_exact_mut(SECTOR).enumerate() {
             let off = offset + (i * SECTOR) as u64;
@@ -242,7 +286,53 @@ impl VerifyMap {
                 (s.load(Ordering::Relaxed) & VERSION_MASK) + u64::from(!copy)
             });
             let kind = if self.track { KIND_RUN } else { KIND_UNCHECKED };
-            seal_sector(sector, kind, t.id, off, self.run, version);
+            seal_sector(sector, kind, t.id, off, self.run, version, SECTOR);
+        }
+    }
+
+    /// [`VerifyMap::seal`] with reduced data: each dedupe unit unique or a copy of the pool
+    /// entry its (target, offset, version) chooses, each sector zero after `keep` bytes.
+    fn seal_reduced(
+        &self,
+        r: &Reduction,
+        buf: &mut [u8],
+        target: u32,
+        offset: u64,
+        len: u32,
+        copy: bool,
+    ) {
+        let t = &self.targets[target as usize];
+        let nonce = if self.track {
+            0
+        } else {
+            self.writes.fetch_add(1, Ordering::Relaxed) + 1
+        };
+        let kind = if self.track { KIND_RUN } else { KIND_UNCHECKED };
+        // (unit offset, version, its choice) of the sector before.
+        let mut last: Option<(u64, u64, Option<u64>)> = None;
+        for (i, sector) in buf[..len as usize].chunks_exact_mut(SECTOR).enumerate() {
+            let off = offset + (i * SECTOR) as u64;
+            let version = if self.track {
+                let b = (off / self.block) as usize;
+                t.states.get(b).map_or(0, |s| {
+                    (s.load(Ordering::Relaxed) & VERSION_MASK) + u64::from(!copy)
+                })
+            } else {
+                nonce
+            };
+            let unit = r.unit_of(off);
+            let choice = match last {
+                Some((u, v, c)) if u == unit && v == version => c,
+                _ => r.choice(t.id, unit, version),
+            };
+            last = Some((unit, version, choice));
+            match choice {
+                Some(entry) => {
+                    let index = (off - unit) / SECTOR as u64;
+                    r.seal_copy(sector, entry, self.run, index, self.track);
+                }
+                None => seal_sector(sector, kind, t.id, off, self.run, version, r.keep),
+            }
         }
     }
 
@@ -321,7 +411,15 @@ impl VerifyMap {
         let mut first_odd: Option<(usize, Sector)> = None;
         let mut kind = None;
         for (i, sector) in data.chunks_exact(SECTOR).enumerate() {
-            let s = read_sector(sector, t.id, base + (i * SECTOR) as u64);
+            let off = base + (i * SECTOR) as u64;
+            let s = read_sector(sector, t.id, off);
+            // With reduced data: the pool entry the last write put here, and this sector's
+            // place in it (`None`: unique data).
+            let copy = self.reduce.as_ref().filter(|_| expected > 0).and_then(|r| {
+                let unit = r.unit_of(off);
+                r.choice(t.id, unit, expected)
+                    .map(|e| (e, (off - unit) / SECTOR as u64))
+            });
             match s {
                 Sector::Bad => {
                     kind = Some(VerifyErrorKind::Corrupted);
@@ -339,9 +437,30 @@ impl VerifyMap {
                         first_odd.get_or_insert((i, s));
                     }
                 }
+                Sector::Copy(pool, entry, index) => {
+                    let found = (pool, entry, index);
+                    let r = self.reduce.as_ref();
+                    match Reduction::copy_state(r, t.id, off, expected, found, copy) {
+                        CopyState::Current => current += 1,
+                        CopyState::Older => {
+                            older += 1;
+                            if expected > 0 {
+                                first_odd.get_or_insert((i, s));
+                            }
+                        }
+                        CopyState::Elsewhere => {
+                            kind.get_or_insert(VerifyErrorKind::Misdirected);
+                            first_odd.get_or_insert((i, s));
+                        }
+                    }
+                }
                 Sector::Here(run, version) => {
                     let this_run = run == self.run && version > 0;
-                    if this_run && version == expected {
+                    if this_run && version == expected && copy.is_some() {
+                        // The last write put a copy here, not unique data.
+                        kind.get_or_insert(VerifyErrorKind::Corrupted);
+                        first_odd.get_or_insert((i, s));
+                    } else if this_run && version == expected {
                         current += 1;
                     } else if this_run && version > expected {
                         // Newer than any acknowledged write: not what storlab wrote there.
@@ -395,6 +514,11 @@ impl VerifyMap {
             Some((i, Sector::Unchecked)) => {
                 format!("sector {i} holds data of a run without verification")
             }
+            Some((i, Sector::Copy(pool, entry, index))) => format!(
+                "sector {i} holds sector {index} of duplicate {entry} of {} ({current} of {} sectors current)",
+                Reduction::copy_text(self.reduce.as_ref(), pool, t.id, base, expected),
+                data.len() / SECTOR
+            ),
             Some((i, Sector::Here(run, version))) => {
                 let whose = if run == self.run && version > 0 {
                     format!("version {version} of this run")
@@ -514,6 +638,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::reduce::POOL;
 
     fn map(size: u64, block: u64) -> VerifyMap {
         VerifyMap::new(
@@ -656,5 +781,70 @@ mod tests {
             m.written_ranges(0, 8192),
             vec![(0, 8192), (8192, 4096), (20480, 4096)]
         );
+    }
+
+    #[test]
+    fn reduced_data_still_tells_damage_apart() {
+        let asked = crate::job::data::DataReduction {
+            compress: 3.0,
+            dedupe: 4.0,
+            unit_bytes: 4096,
+        };
+        let m = map(64 << 10, 4096).with_reduction(asked);
+        let r = m.reduce.unwrap();
+        let mut disk = prepared(64 << 10, 11);
+        for off in (0..65536).step_by(4096) {
+            write(&m, &mut disk, 0, off, 4096);
+        }
+        let c = read(&m, &disk, 0, 0, 65536);
+        assert_eq!((c.blocks_checked, c.errors()), (16, 0), "{c:?}");
+        // Some blocks hold copies, some unique data.
+        let copy = |off: u64| r.choice(m.targets[0].id, off, 1).is_some();
+        let copies: Vec<u64> = (0..16).map(|b| b * 4096).filter(|&o| copy(o)).collect();
+        assert!(!copies.is_empty() && copies.len() < 16, "{copies:?}");
+        // Corrupted: a flipped byte, in a copy and in unique data.
+        for off in [
+            copies[0],
+            (0..65536).step_by(4096).find(|&o| !copy(o)).unwrap(),
+        ] {
+            let mut bad = disk.clone();
+            bad[off as usize + 700] ^= 1;
+            assert_eq!(read(&m, &bad, 0, off, 4096).corrupted, 1, "{off}");
+        }
+        // Lost and torn: rewrite a block until its content changes kind or entry.
+        let off = copies[0];
+        let before = disk.clone();
+        let mut v = 1;
+        while r.choice(m.targets[0].id, off, v + 1) == r.choice(m.targets[0].id, off, 1) {
+            write(&m, &mut disk, 0, off, 4096);
+            v += 1;
+        }
+        let old = disk.clone();
+        write(&m, &mut disk, 0, off, 4096);
+        let mut lost = disk.clone();
+        lost[off as usize..off as usize + 4096]
+            .copy_from_slice(&before[off as usize..off as usize + 4096]);
+        let c = read(&m, &lost, 0, off, 4096);
+        assert_eq!(c.lost, 1, "{c:?}");
+        let mut torn = disk.clone();
+        let half = off as usize + 2048;
+        torn[half..half + 2048].copy_from_slice(&old[half..half + 2048]);
+        let c = read(&m, &torn, 0, off, 4096);
+        assert_eq!(c.torn, 1, "{c:?}");
+        // A copy of an entry this place never held is told as misdirected; a unique block of
+        // another offset too.
+        let held: Vec<u64> = (1..=v + 1)
+            .filter_map(|k| r.choice(m.targets[0].id, off, k))
+            .collect();
+        let mut other = vec![0u8; 4096];
+        let entry = (0..POOL).find(|e| !held.contains(e)).unwrap();
+        for (i, s) in other.chunks_exact_mut(SECTOR).enumerate() {
+            r.seal_copy(s, entry, m.run, i as u64, true);
+        }
+        let mut wrong = disk.clone();
+        wrong[off as usize..off as usize + 4096].copy_from_slice(&other);
+        let c = read(&m, &wrong, 0, off, 4096);
+        assert_eq!(c.misdirected, 1, "{c:?}");
+        assert!(c.first_errors[0].found.contains("duplicate"), "{c:?}");
     }
 }

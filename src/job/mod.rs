@@ -3,6 +3,7 @@
 //! reference checked, classes numbered. Errors name the file, line and key.
 
 pub mod cache;
+pub mod data;
 pub mod diskspd;
 pub mod file;
 pub mod fio;
@@ -248,6 +249,9 @@ pub struct Job {
     /// Steps, repetitions, rate curve, steady state, preconditioning.
     #[serde(default)]
     pub sequence: steps::Sequence,
+    /// What the written data is like: compression and dedupe ratios asked (`[data]`).
+    #[serde(default)]
+    pub data: data::DataReduction,
 }
 
 impl Job {

@@ -26,6 +26,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         },
     };
     let settings = Settings::resolve(spec, &src)?;
+    let data = super::data::resolve_data(spec, &src)?;
     require_targets_and_workers(spec, &src)?;
     let mut warnings = Vec::new();
     let mut targets = resolve_targets(spec, &src)?;
@@ -51,7 +52,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
             crate::units::format_ms(settings.duration_ms)
         ));
     }
-    Ok(Job {
+    let job = Job {
         description: spec.description.clone(),
         engine: settings.engine,
         duration_ms: settings.duration_ms,
@@ -69,7 +70,16 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         classes,
         warnings,
         sequence,
-    })
+        data,
+    };
+    let cycled = (job.sequence.cycles.iter()).any(|c| {
+        matches!(
+            c.parameter,
+            super::steps::Param::Compress | super::steps::Param::Dedupe
+        )
+    });
+    super::data::check_units(&job, &src, cycled)?;
+    Ok(job)
 }
 
 /// The job's top-level scalars that are checked: the engine, the times, batching, what to do

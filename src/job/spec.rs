@@ -62,6 +62,8 @@ pub struct JobSpec {
     pub precondition: Option<PreconditionSpec>,
     /// Cycles of parameters: each combination is a step.
     pub cycle: Option<Spanned<CycleSpec>>,
+    /// What the written data is like: its compression and dedupe ratios.
+    pub data: Option<super::data::DataSpec>,
     /// Targets: files or block devices.
     #[serde(default)]
     pub target: Vec<Spanned<TargetSpec>>,
@@ -341,4 +343,8 @@ pub struct CycleSpec {
     pub cache: Option<Vec<Percent>>,
     /// The worker groups, one a step.
     pub group: Option<Vec<u32>>,
+    /// Compression ratio of the written data, N:1 (as `[data] compress`).
+    pub compress: Option<Vec<f64>>,
+    /// Dedupe ratio of the written data, N:1 (as `[data] dedupe`).
+    pub dedupe: Option<Vec<f64>>,
 }

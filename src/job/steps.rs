@@ -31,12 +31,18 @@ pub enum Param {
     Cache,
     /// The worker group that runs (workers without a group run in every step).
     Group,
+    /// Compression ratio of the written data, N:1.
+    Compress,
+    /// Dedupe ratio of the written data, N:1.
+    Dedupe,
 }
 
 impl Param {
     /// Default nesting order, outermost first.
-    pub const DEFAULT_ORDER: [Param; 9] = [
+    pub const DEFAULT_ORDER: [Param; 11] = [
         Param::Group,
+        Param::Compress,
+        Param::Dedupe,
         Param::Cache,
         Param::Targets,
         Param::Workers,
@@ -59,6 +65,8 @@ impl Param {
             Param::Rate => "rate",
             Param::Cache => "cache",
             Param::Group => "group",
+            Param::Compress => "compress",
+            Param::Dedupe => "dedupe",
         }
     }
 
@@ -75,6 +83,7 @@ impl Param {
             Param::Rate => format!("{v} IOPS"),
             Param::Cache if v == 0.0 => "no cache".into(),
             Param::Cache => format!("{v}% cached"),
+            Param::Compress | Param::Dedupe => format!("{v}:1"),
             _ => format!("{v}"),
         }
     }
@@ -285,6 +294,8 @@ pub fn apply(job: &mut Job, p: Param, v: f64) {
                 w.targets.truncate((v as usize).max(1));
             }
         }
+        Param::Compress => job.data.compress = v,
+        Param::Dedupe => job.data.dedupe = v,
         Param::Group => job
             .workers
             .retain(|w| w.group.is_none_or(|g| f64::from(g) == v)),
@@ -511,6 +522,28 @@ fn cycled_values(
             ));
         }
         found.push((Param::Cache, l.iter().map(|p| p.0).collect()));
+    }
+    for (key, v, p, max) in [
+        (
+            "compress",
+            &c.compress,
+            Param::Compress,
+            super::data::MAX_COMPRESS,
+        ),
+        ("dedupe", &c.dedupe, Param::Dedupe, super::data::MAX_RATIO),
+    ] {
+        if let Some(l) = v {
+            if l.is_empty()
+                || l.iter()
+                    .any(|r| !(r.is_finite() && (1.0..=max).contains(r)))
+            {
+                return Err(errors.error(
+                    key,
+                    format!("{key} ratios are N:1 from 1 to {max} (as [data] {key}), at least one"),
+                ));
+            }
+            found.push((p, l.clone()));
+        }
     }
     if let Some(l) = &c.rate {
         if l.is_empty() || l.iter().any(|r| !(*r > 0.0 && r.is_finite() && *r <= 1e9)) {

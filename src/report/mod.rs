@@ -8,6 +8,7 @@ pub(crate) mod compare;
 pub(crate) mod console;
 pub(crate) mod csv;
 pub(crate) mod curve;
+pub(crate) mod data;
 pub(crate) mod fio_json;
 pub(crate) mod html;
 pub(crate) mod iometer_csv;

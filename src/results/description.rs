@@ -421,6 +421,7 @@ fn unit(p: Param) -> &'static str {
         Param::Rate => " IOPS per worker",
         Param::Cache => " of the cached target",
         Param::Group => "",
+        Param::Compress | Param::Dedupe => ":1",
         Param::BlockSize | Param::Read | Param::Random => "",
     }
 }

@@ -18,6 +18,7 @@
 //! half-read. The versioning policy is in docs/results-format.md.
 
 pub mod blocks;
+pub mod data;
 pub mod description;
 pub mod file;
 pub mod hosts;
@@ -191,6 +192,10 @@ pub struct RunResult {
     pub timeseries_path: Option<String>,
     /// The time series, one record per interval (ramp intervals included, marked).
     pub timeseries: Vec<IntervalRecord>,
+    /// Reduced data (`[data]`): the compression and dedupe ratios asked and achieved (the
+    /// last run's, in a sequence; each step has its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<data::DataResult>,
     /// Data verification (runs with `verify`): blocks checked and every kind of error found,
     /// during the run and in the final read-back pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -141,4 +141,8 @@ pub struct StepResult {
     /// What each cache tier did in this step (its last run's, with repetitions).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cache_tiers: Vec<crate::stats::tier::TierResult>,
+    /// Reduced data (`[data]`): the ratios asked and achieved in this step (its last run's,
+    /// with repetitions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<super::data::DataResult>,
 }

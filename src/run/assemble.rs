@@ -142,6 +142,7 @@ pub(super) fn assemble(
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: draft.timeseries,
+        data: None,
         verify: None,
         verdict: None,
         exchange: None,
@@ -216,6 +217,15 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
     result.cache_tiers = (c.reports.iter())
         .filter_map(|r| r.tier.as_deref().cloned())
         .collect();
+    result.data = job.data.active().then(|| {
+        let samples: Vec<_> = (c.reports.iter()).filter_map(|r| r.data.clone()).collect();
+        crate::results::data::DataResult::new(
+            job.data,
+            crate::engine::reduce::achieved(&samples),
+            samples.iter().map(|m| m.written).sum(),
+            samples.iter().map(|m| m.units).sum(),
+        )
+    });
     for t in &result.cache_tiers {
         if let Some(e) = &t.drain.error {
             result.warnings.push(format!(

@@ -59,7 +59,9 @@ pub(super) fn verify_map(
         .collect();
     let block = crate::engine::verify::block_size(values);
     if !job.verify {
-        return Ok(VerifyMap::new(&targets, block.unwrap_or(512), run, false));
+        return Ok(
+            VerifyMap::new(&targets, block.unwrap_or(512), run, false).with_reduction(job.data)
+        );
     }
     let Some(block) = block else {
         return Err(Usage(
@@ -85,7 +87,7 @@ pub(super) fn verify_map(
             ));
         }
     }
-    Ok(VerifyMap::new(&targets, block, run, true))
+    Ok(VerifyMap::new(&targets, block, run, true).with_reduction(job.data))
 }
 
 /// The final pass: reads back and checks every block written during the run, with

@@ -469,6 +469,7 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         verify: VerifyCounts::default(),
         sample: None,
         tier: None,
+        data: None,
     }
 }
 

@@ -114,6 +114,12 @@ pub const PRESETS: &[Preset] = &[
         source: "the block-size sets of Iometer studies (docs/profiles.md); the five sizes are storlab's choice",
         toml: include_str!("presets/iometer-sweep.toml"),
     },
+    Preset {
+        name: "data-reduction",
+        description: "8 KiB random 70/30 with the written data at 1:1, compressing 3:1, deduplicating 3:1 and both: a step each",
+        source: "storlab's choice, for arrays that compress and deduplicate inline (docs/profiles.md)",
+        toml: include_str!("presets/data-reduction.toml"),
+    },
 ];
 
 /// The preset named `name`.

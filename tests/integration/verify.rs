@@ -6,8 +6,8 @@
 //! rule in their verdicts.
 
 use crate::harness::{
-    ExchangeArgs, MIB, Outcome, RunArgs, array_at, at, load_json, report_html, run_in, scratch,
-    skip, storlab, str_at, u64_at, users_args, write_job,
+    ExchangeArgs, MIB, Outcome, RunArgs, array_at, at, f64_at, load_json, report_html, run_in,
+    scratch, skip, storlab, str_at, u64_at, users_args, write_job,
 };
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
@@ -138,14 +138,24 @@ fn damaged_while_running(damage: impl FnOnce(&std::fs::File)) -> (Outcome, Value
     // Sequential reads: every pass over the file's 256 blocks reads each damaged block, so the
     // damage is found by the first full pass after it (a few hundred reads, a fraction of a
     // second even on a loaded disk), not by random reads that may miss one block for long.
-    let mut child = storlab(dir.path())
-        .args(
-            RunArgs::target(&target)
-                .flags(&["--verify", "--bs", "4k", "--read", "100", "--random", "0"])
-                .flags(&["--qd", "4", "--duration", "4s", "--interval", "200ms"])
-                .results(&results)
-                .args(),
-        )
+    let args = RunArgs::target(&target)
+        .flags(&["--verify", "--bs", "4k", "--read", "100", "--random", "0"])
+        .flags(&["--qd", "4", "--duration", "4s", "--interval", "200ms"])
+        .results(&results);
+    damaged_while(dir.path(), &target, args.args(), &results, damage)
+}
+
+/// Runs `storlab ARGS` (a verifying run on `target`, results in `results`), lets `damage`
+/// change the target once it measures, and returns the outcome and the results.
+fn damaged_while(
+    dir: &Path,
+    target: &Path,
+    args: &[std::ffi::OsString],
+    results: &Path,
+    damage: impl FnOnce(&std::fs::File),
+) -> (Outcome, Value) {
+    let mut child = storlab(dir)
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -163,14 +173,14 @@ fn damaged_while_running(damage: impl FnOnce(&std::fs::File)) -> (Outcome, Value
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
-        .open(&target)
+        .open(target)
         .unwrap();
     damage(&file);
     file.sync_all().unwrap();
     // Drop cached pages so O_DIRECT reads and the page cache agree (they already do for
     // O_DIRECT; this is belt and braces for the buffered write above).
     let out = child.wait_with_output().unwrap();
-    (Outcome::from_output(&out), load_json(&results))
+    (Outcome::from_output(&out), load_json(results))
 }
 
 /// Creates and prepares a 1 MiB `target` (every sector gets its header) with a run of
@@ -414,4 +424,94 @@ fn a_users_run_verifies_its_databases_and_logs() {
     assert_eq!(str_at(&v, "/verify/read_back/state"), "completed");
     assert!(u64_at(&v, "/verify/read_back/blocks_checked") > 0);
     assert_eq!(verification_rule(&v)["pass"], Value::Bool(true));
+}
+
+/// A job on a 1 MiB `target` writing data that compresses 3:1 and dedupes 2:1, verified: 4 KiB
+/// sequential, half reads (each pass reads about half the blocks the pass before wrote).
+fn reduced_job(dir: &Path, target: &Path) -> std::path::PathBuf {
+    write_job(
+        dir,
+        "reduced.toml",
+        &format!(
+            "duration = \"3s\"\ninterval = \"200ms\"\nverify = true\n[data]\ncompress = 3.0\ndedupe = 2.0\n[[target]]\npath = \"{}\"\nsize = \"1MiB\"\n[[worker]]\nqueue_depth = 4\n[[worker.access]]\nblock_size = \"4k\"\nread = \"50%\"\nrandom = \"0%\"\n",
+            target.display()
+        ),
+    )
+}
+
+#[test]
+fn reduced_data_verifies_clean_and_damage_to_it_is_caught() {
+    let dir = scratch();
+    let target = dir.path().join("r.dat");
+    let job = reduced_job(dir.path(), &target);
+    let results = dir.path().join("r.json");
+    let args = RunArgs::job(&job).results(&results);
+    let (out, v) = damaged_while(dir.path(), &target, args.args(), &results, |f| {
+        // Garbage over 16 blocks from 256 KiB: the next pass reads about half of them before
+        // rewriting them, and each such read is corruption.
+        f.write_all_at(&vec![0x5Au8; 16 * 4096], 256 * 1024)
+            .unwrap();
+    });
+    out.expect_code(3);
+    assert!(u64_at(&v, "/verify/corrupted") > 0, "{}", at(&v, "/verify"));
+    // Copies of pool entries and unique units, read and read back: nothing else is an error.
+    for e in array_at(&v, "/verify/first_errors") {
+        assert_eq!(str_at(e, "/kind"), "corrupted", "{e}");
+        let off = u64_at(e, "/offset");
+        assert!((256 * 1024..320 * 1024).contains(&off), "offset {off}");
+    }
+    for k in ["misdirected", "lost", "torn"] {
+        assert_eq!(u64_at(&v, &format!("/verify/{k}")), 0, "{k}");
+    }
+    assert!(u64_at(&v, "/verify/blocks_checked") > 256);
+    assert!(u64_at(&v, "/data/units_sampled") > 0);
+}
+
+#[test]
+fn reduced_data_as_written_compresses_and_dedupes_as_asked_and_as_reported() {
+    let dir = scratch();
+    let target = dir.path().join("c.dat");
+    let job = write_job(
+        dir.path(),
+        "c.toml",
+        &format!(
+            "duration = \"1s\"\n[data]\ncompress = 3\ndedupe = 2\n[[target]]\npath = \"{}\"\nsize = \"8MiB\"\n[[worker]]\nqueue_depth = 4\n[[worker.access]]\nblock_size = \"64k\"\nread = \"0%\"\nrandom = \"0%\"\n",
+            target.display()
+        ),
+    );
+    let results = dir.path().join("c.json");
+    let v = RunArgs::job(&job).results(&results).run_ok(dir.path());
+    // Sequential writes over the whole file: every unit holds what the run wrote once it has
+    // made one pass (128 writes).
+    let writes = u64_at(&v, "/totals/write/ops");
+    assert!(
+        writes >= 128,
+        "only {writes} writes: the file was not written over once"
+    );
+    let data = std::fs::read(&target).unwrap();
+    let (mut compressed, mut hashes) = (0usize, Vec::new());
+    for unit in data.chunks_exact(4096) {
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, unit).unwrap();
+        compressed += e.finish().unwrap().len().min(unit.len());
+        hashes.push(xxhash_rust::xxh3::xxh3_64(unit));
+    }
+    let units = hashes.len();
+    hashes.sort_unstable();
+    hashes.dedup();
+    let compress = data.len() as f64 / compressed as f64;
+    let dedupe = units as f64 / hashes.len() as f64;
+    let near = |got: f64, asked: f64| (got / asked - 1.0).abs() <= 0.1;
+    assert!(near(compress, 3.0), "the file compresses {compress:.2}:1");
+    assert!(near(dedupe, 2.0), "the file dedupes {dedupe:.2}:1");
+    // The results file reports what was asked and what its sample achieved, alike.
+    assert_eq!(f64_at(&v, "/data/compress_asked"), 3.0);
+    assert_eq!(f64_at(&v, "/data/dedupe_asked"), 2.0);
+    let c = f64_at(&v, "/data/compress_achieved");
+    let d = f64_at(&v, "/data/dedupe_achieved");
+    assert!(
+        near(c, 3.0) && near(d, 2.0),
+        "reported {c:.2}:1 and {d:.2}:1"
+    );
+    assert!(u64_at(&v, "/data/units_sampled") > 0);
 }

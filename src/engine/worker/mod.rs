@@ -84,6 +84,8 @@ pub struct WorkerReport {
     /// What a cache tier in front of its target did (filled in by the run, which puts the
     /// tier between the worker and its source).
     pub tier: Option<Box<crate::stats::tier::TierResult>>,
+    /// With reduced data (`[data]`): what the sample of the units it wrote measured.
+    pub data: Option<super::reduce::Measured>,
 }
 
 /// What a worker needs besides its backend.
@@ -162,6 +164,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let mut sampler =
         sample.map(|(spec, spares)| BlockSampler::new(spec, targets, index, spares, tx.clone()));
     let verify = blocks.track.then_some(blocks);
+    let mut written = (blocks.reduce).map(|r| super::reduce::DataSample::new(r.asked.unit_bytes));
     let qd = slots.len();
     // What `flights` holds for a slot never used.
     let idle = InFlight {
@@ -276,6 +279,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 if op.kind == OpKind::Write {
                     let buf = backend.slot_buf(&slot);
                     blocks.seal(buf, home_target, home_offset, op.len, copy);
+                    if let Some(w) = written.as_mut() {
+                        w.record(&buf[..op.len as usize]);
+                    }
                 }
                 if let Some(s) = sampler.as_mut() {
                     match request.home {
@@ -500,6 +506,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         verify: checks,
         sample: sampler.map(|s| (s.references, s.dropped)),
         tier: None,
+        data: written.map(|w| w.finish()),
     }
 }
 

@@ -51,6 +51,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     precondition(&mut out, r);
     io_errors(&mut out, r);
     verification(&mut out, r);
+    crate::report::data::console(&mut out, r);
     locality(&mut out, r);
     super::tier::section(&mut out, &r.cache_tiers);
     if let Some(p) = &r.page_cache {

@@ -87,6 +87,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
         (errors_section(r))
         (verify_section(r))
+        (crate::report::data::html_section(r))
         // A sequence's steps first: each step's own figures, then what spans them.
         @if let Some(steps) = &r.steps { (steps_section(steps)) }
         (classes_section(r))

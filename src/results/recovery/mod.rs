@@ -511,6 +511,7 @@ fn recover(
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
         timeseries: records.clone(),
+        data: None,
         verify: None,
         verdict: None,
         exchange: None,
@@ -605,6 +606,7 @@ fn recovered_job(records: &[IntervalRecord], source: &str, all: &Sum, ramp_ms: u
         classes: all.classes.keys().cloned().collect(),
         warnings: Vec::new(),
         sequence: Default::default(),
+        data: Default::default(),
     }
 }
 
@@ -702,6 +704,7 @@ fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) ->
         steady: None,
         interrupted,
         cache_tiers: Vec::new(),
+        data: None,
     }
 }
 

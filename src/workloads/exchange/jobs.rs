@@ -221,6 +221,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         classes: Vec::new(),
         warnings: Vec::new(),
         sequence: Default::default(),
+        data: Default::default(),
     }
 }
 

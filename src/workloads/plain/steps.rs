@@ -668,6 +668,7 @@ fn step_row(
             .last()
             .map(|r| r.cache_tiers.clone())
             .unwrap_or_default(),
+        data: runs.last().and_then(|r| r.data.clone()),
     }
 }
 

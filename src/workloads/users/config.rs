@@ -561,6 +561,7 @@ impl UsersConfig {
             classes: Vec::new(),
             warnings: Vec::new(),
             sequence: Default::default(),
+            data: Default::default(),
         };
         for db in 0..self.databases {
             job.targets.push(Target {
