@@ -13,13 +13,15 @@ use std::sync::OnceLock;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("job_toml", job_toml),
     ("fio_job", fio_job),
     ("results_json", results_json),
     ("timeseries", timeseries),
     ("trace", trace),
     ("block_sample", block_sample),
+    ("diskspd_profile", diskspd_profile),
+    ("diskspd_args", diskspd_args),
 ];
 
 /// A private directory for the inputs that parsers read from files (one per process): a new
@@ -94,6 +96,53 @@ pub fn fio_job(data: &[u8]) {
                 let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));
             }
         }
+    }
+}
+
+/// A converted job (when there is one) parsed and resolved, as `storlab run` goes on with it.
+fn resolve_converted(
+    converted: Result<crate::job::import::Converted, crate::job::import::ImportError>,
+) {
+    if let Ok(converted) = converted {
+        let name = Path::new("converted.toml");
+        if let Ok(spec) = job_file::parse(name, &converted.toml) {
+            let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));
+        }
+    }
+}
+
+/// `--map` as a user gives it for DiskSpd's targets: a drive, a disk, a template path.
+fn diskspd_options(lenient: bool) -> crate::job::import::Options {
+    crate::job::import::Options {
+        lenient,
+        map: vec![
+            ("C:".into(), PathBuf::from("/mnt/c")),
+            ("#1".into(), PathBuf::from("/dev/null")),
+            ("*1".into(), PathBuf::from("first.dat")),
+        ],
+    }
+}
+
+/// A DiskSpd XML profile, read as `storlab run PROFILE.xml` reads a job file, converted
+/// strictly and leniently, and the job resolved.
+pub fn diskspd_profile(data: &[u8]) {
+    let name = Path::new("fuzz.xml");
+    let Ok(text) = job_file::decode(name, data.to_vec()) else {
+        return;
+    };
+    for lenient in [false, true] {
+        let opts = diskspd_options(lenient);
+        resolve_converted(crate::job::diskspd::convert(name, &text, &opts));
+    }
+}
+
+/// A DiskSpd command line (`storlab run --diskspd "ARGS"`), converted strictly and leniently,
+/// and the job resolved.
+pub fn diskspd_args(data: &[u8]) {
+    let line = String::from_utf8_lossy(data);
+    for lenient in [false, true] {
+        let opts = diskspd_options(lenient);
+        resolve_converted(crate::job::diskspd::convert_args(&line, &opts));
     }
 }
 

@@ -368,4 +368,16 @@ fn broken_profiles_are_refused_with_the_place() {
     assert!(r[0].2.contains("<Path>"), "{r:?}");
     let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Profile/>";
     assert!(msg(dtd).contains("not an XML document"));
+    // Nesting deep enough to exhaust a parser's stack is refused before parsing.
+    let deep = format!(
+        "<Profile>{}{}</Profile>",
+        "<a>".repeat(5000),
+        "</a>".repeat(5000)
+    );
+    assert!(msg(&deep).contains("nest more than 64"), "{}", msg(&deep));
+    let comment = format!(
+        "<Profile><!-- {} --><TimeSpans/></Profile>",
+        "</a>".repeat(99)
+    );
+    assert!(msg(&comment).contains("no <TimeSpans><TimeSpan>"));
 }

@@ -11,6 +11,61 @@ use roxmltree::{Document, Node, ParsingOptions};
 /// unless it is made of empty elements).
 const MAX_NODES: u32 = 1 << 20;
 
+/// How deep elements may nest (DiskSpd's profiles nest 8 deep; the parser recurses once a
+/// level, so a document of thousands of levels would exhaust a thread's stack).
+const MAX_DEPTH: usize = 64;
+
+/// How deep the elements of `text` nest, as far as `limit` (a scan of its tags that skips
+/// comments, CDATA, processing instructions, declarations and quoted attribute values).
+fn depth(text: &str, limit: usize) -> usize {
+    let b = text.as_bytes();
+    let (mut i, mut depth, mut max) = (0, 0usize, 0);
+    let skip_to = |from: usize, end: &str| {
+        text[from..]
+            .find(end)
+            .map_or(b.len(), |e| from + e + end.len())
+    };
+    while let Some(lt) = text[i..].find('<').map(|p| i + p) {
+        let rest = &text[lt..];
+        i = if rest.starts_with("<!--") {
+            skip_to(lt, "-->")
+        } else if rest.starts_with("<![CDATA[") {
+            skip_to(lt, "]]>")
+        } else if rest.starts_with("<?") {
+            skip_to(lt, "?>")
+        } else if rest.starts_with("<!") {
+            skip_to(lt, ">")
+        } else if rest.starts_with("</") {
+            depth = depth.saturating_sub(1);
+            skip_to(lt, ">")
+        } else {
+            let mut j = lt + 1;
+            let mut quote = None;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, q @ (b'"' | b'\'')) => quote = Some(q),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j > lt && b.get(j.wrapping_sub(1)) != Some(&b'/') {
+                depth += 1;
+                max = max.max(depth);
+                if max > limit {
+                    return max;
+                }
+            }
+            j + 1
+        };
+        if i >= b.len() {
+            break;
+        }
+    }
+    max
+}
+
 /// A profile's elements, with the file for their positions.
 struct Reader<'a> {
     file: &'a str,
@@ -450,6 +505,11 @@ pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, I
         allow_dtd: false,
         nodes_limit: MAX_NODES,
     };
+    if depth(text, MAX_DEPTH) > MAX_DEPTH {
+        return Err(ImportError::Read(format!(
+            "{file}: its elements nest more than {MAX_DEPTH} deep; a DiskSpd profile's nest 8 deep"
+        )));
+    }
     let doc = Document::parse_with_options(text, opts).map_err(|e| {
         ImportError::Read(format!("{file}: not an XML document storlab can read: {e}"))
     })?;
