@@ -1,7 +1,7 @@
 //! DiskSpd XML profiles and command lines as storlab jobs: `storlab run --diskspd "ARGS"`,
 //! `storlab import PROFILE.xml`, `storlab run PROFILE.xml`. Both are read into one model
-//! ([`Span`]s of [`Target`]s with their [`Params`]: [`args`] reads a command line, [`xml`] a
-//! profile), which [`render`] writes as a storlab job. DiskSpd's threads of a target become one
+//! (time spans of targets with their parameters: `args.rs` reads a command line, `xml.rs` a
+//! profile), which `render.rs` writes as a storlab job. DiskSpd's threads of a target become one
 //! `[[worker]]` with `count` (each thread its own sequential position, as in DiskSpd),
 //! its outstanding I/Os per thread per target the `queue_depth`; several time spans run one
 //! after another: `group = N` and `[cycle] group = [...]`. Every option or element is

@@ -381,3 +381,30 @@ fn broken_profiles_are_refused_with_the_place() {
     );
     assert!(msg(&comment).contains("no <TimeSpans><TimeSpan>"));
 }
+
+#[test]
+fn targets_are_placed_by_the_map_or_kept_when_they_are_paths_here() {
+    let o = opts(&[r"D:\exact.dat=/mnt/exact.dat", "D:=/mnt/d"]);
+    let mut notes = Vec::new();
+    let place = |n: &str, notes: &mut Vec<String>| super::place(n, 0, &o, notes);
+    assert_eq!(
+        place(r"d:\EXACT.dat", &mut notes),
+        Path::new("/mnt/exact.dat")
+    );
+    assert_eq!(
+        place(r"D:\a\b.dat", &mut notes),
+        Path::new("/mnt/d/a/b.dat")
+    );
+    assert_eq!(place("D:", &mut notes), Path::new("/mnt/d"));
+    assert_eq!(place(r"dir\f.dat", &mut notes), Path::new("dir/f.dat"));
+    assert_eq!(place("/srv/f.dat", &mut notes), Path::new("/srv/f.dat"));
+    assert!(notes.is_empty(), "{notes:?}");
+    for windows in [r"\\server\share\f.dat", "E:", r"C:\f.dat", "*1", "#3"] {
+        assert_eq!(place(windows, &mut notes), Path::new("diskspd-target1.dat"));
+    }
+    assert_eq!(notes.len(), 5, "{notes:?}");
+    // `/d5` is DiskSpd's -d5; `/srv/f.dat` (a second `/`) a target.
+    let (_, t) = line("/d5 /b4K /c1M /srv/f.dat", &[]);
+    assert_eq!(t["duration"].as_str(), Some("5s"));
+    assert_eq!(t["target"][0]["path"].as_str(), Some("/srv/f.dat"));
+}
