@@ -105,7 +105,7 @@ fn size(v: &str, block: Option<u64>) -> Option<u64> {
 }
 
 /// The letters whose option needs a value.
-const VALUED: &str = "bBcCdDFgijoOPTW";
+const VALUED: &str = "bBcCdDFgijoOPTWX";
 
 /// Reads a DiskSpd command line into a time span (its options) with its targets.
 pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {

@@ -50,7 +50,22 @@ fn finish(
     mut out: Out,
     opts: &Options,
 ) -> Result<Converted, ImportError> {
+    let threads: u64 = spans.iter().map(Span::threads).sum();
+    if threads > crate::job::MAX_WORKERS as u64 {
+        return Err(ImportError::Read(format!(
+            "{}: {threads} threads in all (every target's threads, in every time span); storlab runs at most {} workers: use fewer threads or targets, or convert the time spans apart",
+            spans[0].at,
+            crate::job::MAX_WORKERS
+        )));
+    }
     let toml = render::render(what, &spans, &mut out, opts);
+    if out.more > 0 {
+        out.unsupported.push(Unsupported {
+            at: spans[0].at.clone(),
+            option: "...".into(),
+            why: format!("{} more, not listed", out.more),
+        });
+    }
     if !out.unsupported.is_empty() && !opts.lenient {
         return Err(ImportError::Unsupported(out.unsupported, name.to_string()));
     }
@@ -94,6 +109,22 @@ struct Span {
     /// Where the affinity was written.
     cpus_at: String,
     targets: Vec<Target>,
+}
+
+impl Span {
+    /// The storlab workers (threads) the span makes.
+    fn threads(&self) -> u64 {
+        if let (Some(f), Some(_)) = (self.total_threads, self.thread_requests) {
+            return u64::from(f);
+        }
+        (self.targets.iter())
+            .map(|t| match self.total_threads {
+                _ if t.params.interlocked && t.params.random.is_none() => 1,
+                Some(f) => u64::from(f),
+                None => u64::from(t.params.threads),
+            })
+            .sum()
+    }
 }
 
 /// A target of a time span, with its parameters.
@@ -171,11 +202,21 @@ impl Default for Params {
 #[derive(Default, Debug)]
 struct Out {
     unsupported: Vec<Unsupported>,
+    /// Unsupported beyond [`MAX_LISTED`], counted only.
+    more: usize,
     notes: Vec<String>,
 }
 
+/// Unsupported options or elements listed at most (a file of thousands has one mistake made
+/// many times).
+const MAX_LISTED: usize = 1000;
+
 impl Out {
     fn bad(&mut self, at: &str, option: &str, why: impl Into<String>) {
+        if self.unsupported.len() >= MAX_LISTED {
+            self.more += 1;
+            return;
+        }
         self.unsupported.push(Unsupported {
             at: at.to_string(),
             option: option.to_string(),

@@ -71,19 +71,8 @@ pub(super) fn render(what: &str, spans: &[Span], out: &mut Out, opts: &Options) 
         });
     }
     let mut workers = String::new();
-    let mut count = 0usize;
     for (g, s) in spans.iter().enumerate() {
-        count += span_workers(g, spans.len(), s, out, &mut workers);
-    }
-    if count > crate::job::MAX_WORKERS {
-        out.bad(
-            &spans[0].at,
-            "threads",
-            format!(
-                "{count} threads in all; storlab runs at most {} workers",
-                crate::job::MAX_WORKERS
-            ),
-        );
+        span_workers(g, spans.len(), s, out, &mut workers);
     }
     let first = &spans[0];
     let mut t = format!("# Converted from {what} by storlab.\n");
@@ -134,8 +123,9 @@ pub(super) fn render(what: &str, spans: &[Span], out: &mut Out, opts: &Options) 
     t
 }
 
-/// Appends the workers of span `g` (of `spans`) to `t`; returns the threads they make.
-fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String) -> usize {
+/// Appends the workers of span `g` (of `spans`) to `t` (their threads counted and capped
+/// before: `Span::threads`).
+fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String) {
     let prefix = if spans > 1 {
         format!("span{}-", g + 1)
     } else {
@@ -153,7 +143,7 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
             .first()
             .map(|t| t.params.clone())
             .unwrap_or_default();
-        for tg in &s.targets[1..] {
+        for tg in s.targets.iter().skip(1) {
             if tg.params != *p {
                 out.bad(&tg.at, &format!("target {}", tg.name), "with -O (a span's RequestCount) storlab runs one set of threads over every target, so the targets' parameters must be the same");
             }
@@ -179,10 +169,9 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
             &names,
         );
         access(t, &name, p);
-        return threads as usize;
+        return;
     }
     let mut first_thread = 0u32;
-    let mut made = 0usize;
     for (j, tg) in s.targets.iter().enumerate() {
         let p = &tg.params;
         let name = format!("{prefix}target{}", j + 1);
@@ -217,7 +206,6 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
             let rate = p.rate_iops.map(|r| r * f64::from(threads));
             let depth = threads.saturating_mul(p.requests).min(super::MAX_REQUESTS);
             worker(t, 1, depth, rate, p, cpus.as_deref(), &names);
-            made += 1;
         } else {
             let cpus = cpus_of(s, start, threads);
             worker(
@@ -229,12 +217,10 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
                 cpus.as_deref(),
                 &names,
             );
-            made += threads as usize;
         }
         access(t, &name, p);
         first_thread = first_thread.saturating_add(p.threads);
     }
-    made
 }
 
 /// The CPUs of `threads` threads numbered from `start`, DiskSpd's round-robin over its list.

@@ -408,3 +408,28 @@ fn targets_are_placed_by_the_map_or_kept_when_they_are_paths_here() {
     assert_eq!(t["duration"].as_str(), Some("5s"));
     assert_eq!(t["target"][0]["path"].as_str(), Some("/srv/f.dat"));
 }
+
+#[test]
+fn threads_beyond_what_storlab_runs_are_refused_before_the_job_is_written() {
+    let e = convert_args("-t4096 -c1M a.dat b.dat", &opts(&[])).unwrap_err();
+    assert!(e.to_string().contains("8192 threads in all"), "{e}");
+    let targets = "<Target><Path>t.dat</Path><ThreadsPerFile>4096</ThreadsPerFile></Target>";
+    let xml = format!(
+        "<Profile><TimeSpans><TimeSpan><Targets>{}</Targets></TimeSpan></TimeSpans></Profile>",
+        targets.repeat(5000)
+    );
+    let e = profile(&xml, &opts(&[])).unwrap_err();
+    assert!(e.to_string().contains("profile.xml:1"), "{e}");
+    // A span of threads over every target but with none: refused, not a panic.
+    let lenient = Options {
+        lenient: true,
+        ..opts(&[])
+    };
+    let empty = "<Profile><TimeSpans><TimeSpan><ThreadCount>2</ThreadCount><RequestCount>4</RequestCount></TimeSpan></TimeSpans></Profile>";
+    let r = refusals(profile(empty, &opts(&[])).unwrap_err());
+    assert!(
+        r.iter().any(|(_, _, why)| why.contains("names no target")),
+        "{r:?}"
+    );
+    let _ = profile(empty, &lenient);
+}

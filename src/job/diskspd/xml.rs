@@ -69,8 +69,11 @@ fn depth(text: &str, limit: usize) -> usize {
 /// A profile's elements, with the file for their positions.
 struct Reader<'a> {
     file: &'a str,
-    doc: &'a Document<'a>,
+    /// Where each `\n` of the text is.
+    newlines: Vec<usize>,
     out: &'a mut Out,
+    /// `<Target>`s read so far, in every time span.
+    targets: usize,
 }
 
 fn elements<'a, 'i>(n: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
@@ -78,9 +81,11 @@ fn elements<'a, 'i>(n: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
 }
 
 impl Reader<'_> {
+    /// `file:line` of `n` (found among the lines' starts: the parser's own position search
+    /// reads the text from its start each time).
     fn at(&self, n: Node<'_, '_>) -> String {
-        let pos = self.doc.text_pos_at(n.range().start);
-        format!("{}:{}", self.file, pos.row)
+        let line = self.newlines.partition_point(|&p| p < n.range().start) + 1;
+        format!("{}:{line}", self.file)
     }
 
     fn text<'n>(n: Node<'n, '_>) -> &'n str {
@@ -217,14 +222,11 @@ impl Reader<'_> {
                             self.bad(t, "<Targets> holds <Target> elements");
                             continue;
                         }
-                        if span.targets.len() == crate::job::MAX_TARGETS {
-                            self.bad(
-                                t,
-                                &format!(
-                                    "storlab runs at most {} targets",
-                                    crate::job::MAX_TARGETS
-                                ),
-                            );
+                        // Each target makes a worker at least: no more than storlab runs.
+                        self.targets += 1;
+                        if self.targets > crate::job::MAX_WORKERS {
+                            let max = crate::job::MAX_WORKERS;
+                            self.bad(t, &format!("more than {max} targets in all time spans; each makes a worker at least, and storlab runs at most {max} workers"));
                             break;
                         }
                         if let Some(target) = self.target(t, &span) {
@@ -522,8 +524,9 @@ pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, I
     }
     let mut r = Reader {
         file,
-        doc: &doc,
+        newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
         out,
+        targets: 0,
     };
     let mut spans = Vec::new();
     for e in elements(root) {
