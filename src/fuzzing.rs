@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
-pub const TARGETS: [(&str, Target); 8] = [
+pub const TARGETS: [(&str, Target); 10] = [
     ("job_toml", job_toml),
     ("fio_job", fio_job),
     ("iometer_icf", iometer_icf),
@@ -22,6 +22,8 @@ pub const TARGETS: [(&str, Target); 8] = [
     ("timeseries", timeseries),
     ("trace", trace),
     ("block_sample", block_sample),
+    ("diskspd_profile", diskspd_profile),
+    ("diskspd_args", diskspd_args),
 ];
 
 /// A private directory for the inputs that parsers read from files (one per process): a new
@@ -89,18 +91,9 @@ pub fn fio_job(data: &[u8]) {
     let Some(path) = file("fuzz.fio", data) else {
         return;
     };
-    for lenient in [false, true] {
-        let opts = crate::job::import::Options {
-            lenient,
-            map: vec![("C:\\test".into(), "/tmp/x".into())],
-        };
-        if let Ok(converted) = crate::job::fio::convert(&path, &opts) {
-            let name = Path::new("converted.toml");
-            if let Ok(spec) = job_file::parse(name, &converted.toml) {
-                let _ = crate::job::resolve(&spec, Some((name, &converted.toml)));
-            }
-        }
-    }
+    convert_and_resolve(&[("C:\\test", "/tmp/x")], |opts| {
+        crate::job::fio::convert(&path, opts)
+    });
 }
 
 /// Converts with `convert` strictly and leniently (with `map` for the source tool's targets),
@@ -150,6 +143,30 @@ pub fn iometer_icf(data: &[u8]) {
     };
     convert_and_resolve(&[("C:", "mapped.dat")], |opts| {
         crate::job::iometer::convert(&path, &text, opts)
+    });
+}
+
+/// `--map` as a user gives it for DiskSpd's targets: a drive, a disk, a template path.
+const DISKSPD_MAP: &[(&str, &str)] = &[("C:", "/mnt/c"), ("#1", "/dev/null"), ("*1", "first.dat")];
+
+/// A DiskSpd XML profile, read as `storlab run PROFILE.xml` reads a job file, converted
+/// strictly and leniently, and the job resolved.
+pub fn diskspd_profile(data: &[u8]) {
+    let name = Path::new("fuzz.xml");
+    let Ok(text) = job_file::decode(name, data.to_vec()) else {
+        return;
+    };
+    convert_and_resolve(DISKSPD_MAP, |opts| {
+        crate::job::diskspd::convert(name, &text, opts)
+    });
+}
+
+/// A DiskSpd command line (`storlab run --diskspd "ARGS"`), converted strictly and leniently,
+/// and the job resolved.
+pub fn diskspd_args(data: &[u8]) {
+    let line = String::from_utf8_lossy(data);
+    convert_and_resolve(DISKSPD_MAP, |opts| {
+        crate::job::diskspd::convert_args(&line, opts)
     });
 }
 

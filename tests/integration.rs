@@ -95,6 +95,8 @@
 mod badjobs;
 #[path = "integration/cache.rs"]
 mod cache;
+#[path = "integration/diskspdimport.rs"]
+mod diskspdimport;
 #[path = "integration/errors.rs"]
 mod errors;
 #[path = "integration/examples.rs"]

@@ -1,0 +1,230 @@
+//! DiskSpd command lines (`storlab run --diskspd "ARGS"`) and XML profiles (`storlab run
+//! PROFILE.xml`, `storlab import PROFILE.xml`), written from DiskSpd's documented options and
+//! profile schema, converted and run for a second from the real binary, their Windows targets
+//! placed in a scratch directory by `--map`: what ran is what DiskSpd was told (threads,
+//! I/Os in flight, sizes, mix, rates, time spans one after another). And the refusals: what
+//! cannot be converted is named with its argument or line and a reason, exit 2.
+
+use crate::harness::{
+    at, check_open_loop_accounting, load_json, run_in, scratch, share_tolerance, u64_at,
+};
+use serde_json::Value;
+use std::path::Path;
+
+/// A worker of the run's job, by name.
+fn worker<'a>(r: &'a Value, name: &str) -> &'a Value {
+    at(r, "/job/workers")
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"].as_str().is_some_and(|n| n.starts_with(name)))
+        .unwrap_or_else(|| panic!("no worker {name}: {}", at(r, "/job/workers")))
+}
+
+/// Reads and writes a class did (in step `step` when the run had steps).
+fn ios(r: &Value, step: Option<usize>, class: &str) -> (u64, u64) {
+    let c = match step {
+        Some(s) => &r["steps"][s]["classes"][class],
+        None => &r["classes"][class],
+    };
+    let n = |d: &str| {
+        c[d]["ops"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{class}: {c}"))
+    };
+    (n("read"), n("write"))
+}
+
+#[test]
+fn a_diskspd_command_line_runs_with_its_targets_mapped() {
+    let dir = scratch();
+    let d = dir.path();
+    let results = d.join("r.json");
+    // 2 threads of 4 random 4 KiB I/Os in flight on a 16 MiB file, 30 % writes, through the
+    // page cache (DiskSpd's default); D: placed in the scratch directory (its folder made
+    // first: storlab makes only its own).
+    std::fs::create_dir(d.join("bench")).unwrap();
+    run_in(
+        d,
+        [
+            "run",
+            "--diskspd",
+            r"-b4K -d1 -W0 -o4 -t2 -r -w30 -c16M -L D:\bench\test.dat",
+            "--map",
+            &format!("D:={}", d.display()),
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    let file = d.join("bench/test.dat");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 16 << 20);
+    let r = load_json(&results);
+    assert_eq!(at(&r, "/invocation/source/format"), "diskspd");
+    let w = worker(&r, "target1");
+    assert_eq!(w["queue_depth"], 4);
+    assert_eq!(
+        at(&r, "/job/workers").as_array().unwrap().len(),
+        2,
+        "2 threads"
+    );
+    let (reads, writes) = ios(&r, None, "target1");
+    let n = reads + writes;
+    assert!(n > 0);
+    let share = writes as f64 / n as f64;
+    assert!(
+        (share - 0.3).abs() <= share_tolerance(0.3, n, 0.05),
+        "{writes} writes of {n}"
+    );
+}
+
+#[test]
+fn a_diskspd_rate_limit_becomes_an_open_loop_rate_per_thread() {
+    let dir = scratch();
+    let d = dir.path();
+    let results = d.join("r.json");
+    // -g800: 800 bytes per ms per thread, of 8 KiB blocks; -Su: O_DIRECT; one thread on each
+    // of two targets, a physical disk and a drive, both placed by --map.
+    run_in(
+        d,
+        [
+            "run",
+            "--diskspd",
+            "-b8K -d1 -W0 -o2 -g800 -Su -c4M #1 E:",
+            "--map",
+            &format!("#1={}", d.join("disk1.dat").display()),
+            "--map",
+            &format!("E:={}", d.join("e.dat").display()),
+            "-o",
+            results.to_str().unwrap(),
+        ],
+    )
+    .expect_ok();
+    let r = load_json(&results);
+    check_open_loop_accounting(&r);
+    for name in ["target1", "target2"] {
+        // 800 bytes per ms of 8 KiB blocks: 97.656 I/Os a second.
+        let rate = worker(&r, name)["rate"].clone();
+        assert!(
+            rate.to_string().contains("97.656"),
+            "{name}: {rate} ({})",
+            at(&r, "/job/workers")
+        );
+    }
+    assert_eq!(
+        std::fs::metadata(d.join("e.dat")).unwrap().len(),
+        4 << 20,
+        "E: placed by --map"
+    );
+    assert_eq!(u64_at(&r, "/job/duration_ms"), 1000);
+}
+
+const PROFILE: &str = r#"<?xml version="1.0"?>
+<Profile>
+  <Verbose>false</Verbose>
+  <TimeSpans>
+    <TimeSpan>
+      <Duration>1</Duration>
+      <Warmup>0</Warmup>
+      <MeasureLatency>true</MeasureLatency>
+      <DisableAffinity>true</DisableAffinity>
+      <Targets>
+        <Target>
+          <Path>C:\db\data.dat</Path>
+          <BlockSize>8192</BlockSize>
+          <Random>8192</Random>
+          <ThreadsPerFile>2</ThreadsPerFile>
+          <RequestCount>4</RequestCount>
+          <WriteRatio>25</WriteRatio>
+          <FileSize>8388608</FileSize>
+          <WriteBufferContent><Pattern>random</Pattern></WriteBufferContent>
+        </Target>
+        <Target>
+          <Path>C:\db\log.dat</Path>
+          <BlockSize>65536</BlockSize>
+          <RequestCount>1</RequestCount>
+          <WriteRatio>100</WriteRatio>
+          <FileSize>4194304</FileSize>
+          <WriteThrough>true</WriteThrough>
+          <WriteBufferContent><Pattern>random</Pattern></WriteBufferContent>
+        </Target>
+      </Targets>
+    </TimeSpan>
+    <TimeSpan>
+      <Duration>1</Duration>
+      <Warmup>0</Warmup>
+      <DisableAffinity>true</DisableAffinity>
+      <Targets>
+        <Target>
+          <Path>C:\db\data.dat</Path>
+          <BlockSize>65536</BlockSize>
+          <FileSize>8388608</FileSize>
+        </Target>
+      </Targets>
+    </TimeSpan>
+  </TimeSpans>
+</Profile>
+"#;
+
+#[test]
+fn a_diskspd_profile_runs_its_time_spans_one_after_another() {
+    let dir = scratch();
+    let d = dir.path();
+    let profile = d.join("oltp.xml");
+    std::fs::write(&profile, PROFILE).unwrap();
+    std::fs::create_dir(d.join("db")).unwrap();
+    let results = d.join("r.json");
+    let map = format!("C:={}", d.display());
+    // Converted first: the job names each part's line.
+    let import = run_in(d, ["import", "oltp.xml", "--map", &map]);
+    import.expect_ok().stdout_has(&[
+        "# oltp.xml:11: target C:\\db\\data.dat",
+        "[cycle]\ngroup = [1, 2]",
+    ]);
+    run_in(d, ["run", "oltp.xml", "--map", &map, "-o", "r.json"])
+        .expect_ok()
+        .stderr_has(&["DiskSpd file, converted"]);
+    let r = load_json(&results);
+    assert_eq!(
+        r["steps"].as_array().unwrap().len(),
+        2,
+        "a step a time span"
+    );
+    // Time span 1: the data file's random mix and the log's writes; time span 2: the
+    // sequential scan alone.
+    let (reads, writes) = ios(&r, Some(0), "span1-target1");
+    assert!(reads > 0 && writes > 0);
+    let (log_reads, log_writes) = ios(&r, Some(0), "span1-target2");
+    assert!(log_reads == 0 && log_writes > 0);
+    let (scan_reads, scan_writes) = ios(&r, Some(1), "span2-target1");
+    assert!(scan_reads > 0 && scan_writes == 0);
+    assert!(Path::new(&d.join("db/log.dat")).exists());
+}
+
+#[test]
+fn what_diskspd_asks_and_storlab_cannot_do_is_refused_with_its_place() {
+    let dir = scratch();
+    let d = dir.path();
+    run_in(d, ["run", "--diskspd", "-b4K -Sm -T1M -c1M a.dat"])
+        .expect_code(2)
+        .stderr_has(&[
+            "command line, argument 2: -Sm: memory-mapped I/O",
+            "command line, argument 3: -T1M",
+            "--lenient",
+        ]);
+    run_in(d, ["run", "--diskspd", "-b 4K a.dat"])
+        .expect_code(2)
+        .stderr_has(&["write -b4K"]);
+    let bad = PROFILE.replace(
+        "<RequestCount>1</RequestCount>",
+        "<MemoryMappedIo>true</MemoryMappedIo>",
+    );
+    std::fs::write(d.join("bad.xml"), bad).unwrap();
+    run_in(d, ["import", "bad.xml"])
+        .expect_code(2)
+        .stderr_has(&["bad.xml:24: <MemoryMappedIo>true</MemoryMappedIo>: memory-mapped"]);
+    // --lenient: converted without it, and said so.
+    run_in(d, ["import", "bad.xml", "--lenient"])
+        .expect_ok()
+        .stdout_has(&["# left out (bad.xml:24)"]);
+}
