@@ -112,6 +112,24 @@ struct Span {
 }
 
 impl Span {
+    /// A span with DiskSpd's defaults (10 s measured after 5 s of warm-up), written at `at`.
+    fn new(at: String, source: String, xml: bool) -> Span {
+        Span {
+            at,
+            source,
+            xml,
+            duration: 10,
+            warmup: 5,
+            seed: None,
+            interval_ms: None,
+            total_threads: None,
+            thread_requests: None,
+            cpus: None,
+            cpus_at: String::new(),
+            targets: Vec::new(),
+        }
+    }
+
     /// The storlab workers (threads) the span makes.
     fn threads(&self) -> u64 {
         if let (Some(f), Some(_)) = (self.total_threads, self.thread_requests) {

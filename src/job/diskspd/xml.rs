@@ -138,20 +138,11 @@ impl Reader<'_> {
     }
 
     fn span(&mut self, n: Node<'_, '_>) -> Span {
-        let mut span = Span {
-            at: self.at(n),
-            source: "<TimeSpan>: Duration, Warmup, RandSeed, caching".into(),
-            xml: true,
-            duration: 10,
-            warmup: 5,
-            seed: None,
-            interval_ms: None,
-            total_threads: None,
-            thread_requests: None,
-            cpus: None,
-            cpus_at: String::new(),
-            targets: Vec::new(),
-        };
+        let mut span = Span::new(
+            self.at(n),
+            "<TimeSpan>: Duration, Warmup, RandSeed, caching".into(),
+            true,
+        );
         let mut affinity = false;
         for e in elements(n) {
             match e.tag_name().name() {
