@@ -71,6 +71,7 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    #[cfg(debug_assertions)]
     fn name(self) -> &'static str {
         match self {
             Kind::Worker => "worker",
@@ -84,6 +85,7 @@ impl Kind {
 /// The environment variable of the fault hook (debug builds only): `worker`, `collector`,
 /// `sampler` or `live` makes that kind of thread panic; `worker-stuck` (and so on) makes it
 /// stop forever without looking at the stop flag.
+#[cfg(debug_assertions)]
 pub(crate) const TEST_PANIC: &str = "STORLAB_TEST_PANIC";
 
 /// The test-only fault hook: in a debug build, panics (or sticks) when [`TEST_PANIC`] names
