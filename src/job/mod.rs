@@ -129,6 +129,16 @@ pub struct Rate {
     pub arrivals: Arrivals,
 }
 
+/// A floor on a worker's rate (fio's `rate_iops_min`): a cycle below it ends the run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MinRate {
+    /// I/Os per second (reads and writes together) each cycle must reach.
+    pub iops: f64,
+    /// The cycle over which the rate is averaged, ns (fio's `ratecycle`).
+    pub cycle_ns: u64,
+}
+
 /// Offset distribution of random I/Os within the span.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -374,6 +384,9 @@ pub struct Worker {
     pub rate: Option<Rate>,
     /// The access specification.
     pub access: Vec<Access>,
+    /// A floor on its rate, judged each cycle once it has settled (`min_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rate: Option<MinRate>,
     /// Stop after this much I/O.
     pub io_limit: Option<IoLimit>,
     /// Replay this trace (the access entries then give only its class).
@@ -420,6 +433,7 @@ impl Worker {
             cpu: None,
             rate: None,
             access,
+            min_rate: None,
             io_limit: None,
             trace: None,
             group: None,

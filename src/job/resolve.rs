@@ -5,8 +5,8 @@
 use super::file::Source;
 use super::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use super::{
-    Access, Arrivals, Distribution, EngineKind, IoLimit, Job, JobError, OnError, Rate, Target,
-    TargetChoice, Worker, class_id, defaults,
+    Access, Arrivals, Distribution, EngineKind, IoLimit, Job, JobError, MinRate, OnError, Rate,
+    Target, TargetChoice, Worker, class_id, defaults,
 };
 use crate::units;
 use std::path::Path;
@@ -346,6 +346,53 @@ fn rate_of(spec: &WorkerSpec) -> Result<Option<Rate>, (&'static str, String)> {
     })
 }
 
+/// A worker's floor on its rate (`min_iops`, `rate_cycle`); an error names the key.
+fn min_rate_of(
+    spec: &WorkerSpec,
+    rate: Option<&Rate>,
+) -> Result<Option<MinRate>, (&'static str, String)> {
+    let cycle = spec.rate_cycle.map(|d| d.0);
+    let Some(iops) = spec.min_iops else {
+        return match cycle {
+            Some(_) => Err((
+                "rate_cycle",
+                "rate_cycle is the cycle min_iops is judged over; set min_iops too, or remove it"
+                    .into(),
+            )),
+            None => Ok(None),
+        };
+    };
+    if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) {
+        return Err((
+            "min_iops",
+            format!("min_iops is {iops}; use a number of I/Os per second above 0"),
+        ));
+    }
+    if let Some(r) = rate.filter(|r| r.iops < iops) {
+        return Err((
+            "min_iops",
+            format!(
+                "min_iops is {iops}, above the worker's own rate_iops of {}: it could never be met; lower it",
+                r.iops
+            ),
+        ));
+    }
+    let cycle = cycle.unwrap_or(std::time::Duration::from_secs(1));
+    if cycle < std::time::Duration::from_millis(10) {
+        return Err((
+            "rate_cycle",
+            format!(
+                "rate_cycle is {}; use 10ms or more",
+                crate::units::format_duration(cycle)
+            ),
+        ));
+    }
+    Ok(Some(MinRate {
+        iops,
+        cycle_ns: cycle.as_nanos().min(u64::MAX as u128) as u64,
+    }))
+}
+
 /// A worker's think time, ns (`None`: none): closed loop only, and one I/O at a time, so a
 /// larger `queue_depth` is run as 1 (said in `warnings`).
 fn think_ns(
@@ -452,6 +499,7 @@ fn resolve_worker(
         super::priority::of_worker(spec, engine == EngineKind::IoUring)
             .map_err(|(k, m)| err(k, m))?;
     let rate = rate_of(spec).map_err(|(k, m)| err(k, m))?;
+    let min_rate = min_rate_of(spec, rate.as_ref()).map_err(|(k, m)| err(k, m))?;
     if spec.io_limit == Some(0) {
         return Err(err("io_limit", "io_limit must be at least 1".into()));
     }
@@ -499,6 +547,7 @@ fn resolve_worker(
             cpu: (!cpus.is_empty()).then(|| cpus[c as usize % cpus.len()]),
             rate,
             access: access.clone(),
+            min_rate,
             io_limit: spec.io_limit.map(IoLimit::Ios),
             trace: trace.clone(),
             group: spec.group,
@@ -726,6 +775,40 @@ random = 0
         }
         let e = resolve_text(&format!("{GOOD}\n[cycle]\nrate = [100, 2e9]")).unwrap_err();
         assert_eq!(e.key, "cycle.rate", "{e}");
+    }
+
+    #[test]
+    fn a_floor_on_the_rate_is_checked_against_the_workers_own_pace() {
+        let with = |keys: &str| resolve_text(&GOOD.replace("queue_depth = 8", keys));
+        let job = with("min_iops = 20\nrate_cycle = \"500ms\"").unwrap();
+        let floor = job.workers[1].min_rate.expect("each copy has the floor");
+        assert_eq!((floor.iops, floor.cycle_ns), (20.0, 500_000_000));
+        assert_eq!(
+            with("min_iops = 5").unwrap().workers[0]
+                .min_rate
+                .unwrap()
+                .cycle_ns,
+            1_000_000_000
+        );
+        for (keys, key, says) in [
+            ("min_iops = 0", "min_iops", "above 0"),
+            (
+                "rate_iops = 10\nmin_iops = 20",
+                "min_iops",
+                "could never be met",
+            ),
+            ("rate_cycle = \"1s\"", "rate_cycle", "set min_iops too"),
+            (
+                "min_iops = 5\nrate_cycle = \"1ms\"",
+                "rate_cycle",
+                "10ms or more",
+            ),
+        ] {
+            let e = with(keys).unwrap_err();
+            assert_eq!(e.key, format!("worker[0].{key}"), "{keys}: {e}");
+            assert!(e.message.contains(says), "{keys}: {e}");
+            assert!(e.location.starts_with("job.toml:"), "{e}");
+        }
     }
 
     #[test]

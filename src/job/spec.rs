@@ -146,6 +146,11 @@ pub struct WorkerSpec {
     pub cpus: Option<Vec<usize>>,
     /// Open loop: issue this many I/Os per second per worker.
     pub rate_iops: Option<f64>,
+    /// A floor on the worker's rate, I/Os a second (reads and writes together): once it has
+    /// settled, a `rate_cycle` below it ends the run with an error (fio's `rate_iops_min`).
+    pub min_iops: Option<f64>,
+    /// The cycle `min_iops` is judged over, e.g. "500ms" (default 1 s; fio's `ratecycle`).
+    pub rate_cycle: Option<Dur>,
     /// Open-loop arrivals: `uniform` (default) or `poisson`.
     pub arrivals: Option<String>,
     /// Stop after issuing this many I/Os (the run's duration still caps it).

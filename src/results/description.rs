@@ -188,6 +188,7 @@ fn alike(job: &Job, a: &Worker, b: &Worker) -> bool {
     masked(&a.name) == masked(&b.name)
         && a.queue_depth == b.queue_depth
         && a.rate == b.rate
+        && a.min_rate == b.min_rate
         && a.think_ns == b.think_ns
         && a.io_limit == b.io_limit
         && a.driven_by == b.driven_by
@@ -284,7 +285,15 @@ fn worker_line(job: &Job, group: &[&Worker]) -> String {
         Some(g) => format!(", group {g}"),
         None => String::new(),
     };
-    format!("{count}: {outstanding}{each}, {pace}, {on}{limit}{group_of}")
+    let floor = match w.min_rate {
+        Some(m) => format!(
+            ", ending the run below {} IOPS{each} over any {} once settled",
+            format_rate(m.iops),
+            crate::units::format_ns(m.cycle_ns as f64)
+        ),
+        None => String::new(),
+    };
+    format!("{count}: {outstanding}{each}, {pace}, {on}{limit}{group_of}{floor}")
 }
 
 /// Where a group's workers do their I/O: `on db1`, `on a, b in turn`, `one each on a, b`, `2

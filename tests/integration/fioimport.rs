@@ -318,3 +318,36 @@ fn a_start_delay_keeps_its_job_idle_until_then() {
     }
     assert!(late_after > 0, "the late job never started");
 }
+
+#[test]
+fn a_job_below_its_floor_ends_the_run_with_an_error_naming_it_and_its_rate() {
+    let dir = scratch();
+    // `slow` thinks 100 ms after each read: 10 reads a second against a floor of 50. `paced`
+    // reads 200 a second against a floor of 20, and is not the one blamed.
+    std::fs::write(
+        dir.path().join("floor.fio"),
+        "[global]\nioengine=psync\nbs=4k\nsize=1m\nfilename=floor.dat\nruntime=60\ntime_based\n\
+         [slow]\nrw=randread\nthinktime=100000\nrate_iops_min=50\n\
+         [paced]\nrw=randread\nrate_iops=200\nrate_iops_min=20\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), ["run", "floor.fio", "-o", "floor.json"]);
+    out.expect_code(1).stdout_has(&[
+        "worker `slow`: its rate fell to",
+        "below its floor of 50 IOPS (min_iops)",
+        "ending the run below 50 IOPS over any 1.00 s once settled",
+    ]);
+    let r = load_json(&dir.path().join("floor.json"));
+    let workers = r["workers"].as_array().unwrap();
+    let fatal = workers[0]["fatal"].as_str().unwrap();
+    assert!(fatal.starts_with("its rate fell to "), "{fatal}");
+    assert!(workers[1]["fatal"].is_null(), "{}", workers[1]);
+    assert_eq!(
+        r["job"]["workers"][0]["min_rate"]["iops"].as_f64(),
+        Some(50.0)
+    );
+    // fio's settling time (2 s) and one cycle (1 s): the run ended after 3 s, not 60.
+    let measured = r["phases"][1]["seconds"].as_f64().unwrap();
+    assert!((3.0..50.0).contains(&measured), "{measured}");
+    assert_eq!(r["phases"][1]["state"], "interrupted");
+}

@@ -7,6 +7,8 @@
 //! flight before it returns. Every interval the worker hands its interval statistics to the
 //! collector over a channel; nothing on the per-I/O path allocates, locks or prints.
 
+mod floor;
+
 use super::buf::Slot;
 use super::sample::{BlockSampler, SampleSpec};
 use super::source::{Next, Request, RequestSource};
@@ -147,7 +149,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
 ) -> WorkerReport {
     let WorkerPlan {
         index,
-        spec: _,
+        spec,
         classes,
         start,
         grid,
@@ -203,6 +205,8 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let mut failed_submits = 0u32;
     let mut last_completion = 0u64;
     let now_ns = || start.elapsed().as_nanos() as u64;
+    let mut floor = (spec.min_rate.as_ref())
+        .map(|r| floor::Floor::new(r, spec.start_delay_ns.unwrap_or(0), ramp_ns));
 
     loop {
         let now = now_ns();
@@ -217,6 +221,17 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         if issuing
             && (now >= end_ns || stop.load(Ordering::Relaxed) || halt.load(Ordering::Relaxed))
         {
+            issuing = false;
+            stopped_at = now.min(end_ns);
+        }
+        if let Some(below) = floor
+            .as_mut()
+            .filter(|_| issuing)
+            .and_then(|f| f.check(now))
+        {
+            // Below its floor: the run ends, as fio's rate_iops_min ends the job.
+            fatal.get_or_insert(below);
+            halt.store(true, Ordering::Relaxed);
             issuing = false;
             stopped_at = now.min(end_ns);
         }
@@ -342,6 +357,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         let mut deadline = cur_end.min(now + MAX_WAIT_NS);
         if issuing {
             deadline = deadline.min(end_ns).min(wake_at);
+            if let Some(f) = &floor {
+                deadline = deadline.min(f.due_ns);
+            }
             if blocked.is_some() {
                 deadline = deadline.min(now + BLOCKED_RETRY_NS);
             }
@@ -453,6 +471,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 let bytes = op.len as u64;
                 if application {
                     interval.record(class, dir, bytes, latency, service);
+                    if let Some(f) = floor.as_mut() {
+                        f.count += 1;
+                    }
                 }
                 if counted {
                     if application {

@@ -117,14 +117,6 @@ pub(super) const LACKS: &[(&str, &str)] = &[
         "storlab does not drive zoned block devices",
     ),
     (
-        "ratemin",
-        "storlab does not end a run when a worker's rate falls below a floor; read each worker's IOPS in the results",
-    ),
-    (
-        "rate_iops_min",
-        "storlab does not end a run when a worker's rate falls below a floor; read each worker's IOPS in the results",
-    ),
-    (
         "cmdprio_bssplit",
         "storlab gives a share of I/Os another priority whatever their size (cmdprio_percentage)",
     ),

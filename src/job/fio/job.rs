@@ -39,6 +39,7 @@ pub(super) fn convert_job<'a>(
     if let Some(d) = think_time {
         let _ = writeln!(t, "think_time = \"{d}\"");
     }
+    floor(job, &s, &mut t, out);
     let engine_async = g.as_ref().and_then(|g| g.engine) == Some("io_uring");
     features::worker_keys(job, engine_async, &mut t, out);
     let (targets, file_size) = files(job, name, s.count, paths, opts, out);
@@ -453,6 +454,78 @@ fn pace(job: &JobOpts<'_>, s: &mut Shape, out: &mut Out) -> Option<f64> {
             r + w
         }
     })
+}
+
+/// The job's floor on its rate (`rate_iops_min`, or `ratemin` in bytes a second, judged over
+/// each `ratecycle`) as storlab's floor on all its I/Os (`min_iops`). fio judges reads and
+/// writes each against their own floor; the job's mix is fixed, so reads are its read share of
+/// all I/Os, and all I/Os must reach the larger of each direction's floor over its share.
+fn floor(job: &JobOpts<'_>, s: &Shape, t: &mut String, out: &mut Out) {
+    let (o, key) = match (job.get("rate_iops_min"), job.get("ratemin")) {
+        (Some(o), _) => (o, "rate_iops_min"),
+        (None, Some(o)) => (o, "ratemin"),
+        (None, None) => {
+            if job.get("ratecycle").is_some() {
+                out.note("ratecycle: no effect without rate_iops_min or ratemin (storlab paces rate and rate_iops exactly, not averaged over a cycle)");
+            }
+            return;
+        }
+    };
+    let v = o.value.as_deref().unwrap_or("");
+    let parts: Vec<Option<f64>> = v
+        .split(',')
+        .map(|p| match (p.trim(), key) {
+            ("", _) => Some(0.0),
+            (p, "ratemin") => size(p).map(|b| b as f64 / s.mean_bs),
+            (p, _) => p.parse::<f64>().ok().filter(|r| r.is_finite() && *r >= 0.0),
+        })
+        .collect();
+    let (r, w) = match parts.as_slice() {
+        [Some(r)] => (*r, *r),
+        [Some(r), Some(w), ..] => (*r, *w),
+        _ => {
+            out.bad(
+                o,
+                key,
+                "a floor for reads and writes (one value, or reads,writes), 0 or above",
+            );
+            return;
+        }
+    };
+    let read = s.read / 100.0;
+    let all = [(r, read), (w, 1.0 - read)]
+        .iter()
+        .filter(|(f, share)| *f > 0.0 && *share > 0.0)
+        .map(|(f, share)| f / share)
+        .fold(0.0, f64::max);
+    if all <= 0.0 {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "{}# fio judges reads and writes each; with this job's mix, all its I/Os must reach this\nmin_iops = {}",
+        from(o, key),
+        (all * 1000.0).round() / 1000.0
+    );
+    if let Some(c) = job.get("ratecycle") {
+        let v = c.value.as_deref().unwrap_or("").trim();
+        // fio's ratecycle is in milliseconds unless it names a unit.
+        let given = if v.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{v}ms")
+        } else {
+            v.to_string()
+        };
+        match duration(&given) {
+            Some(d) => {
+                let _ = writeln!(t, "{}rate_cycle = \"{d}\"", from(c, "ratecycle"));
+            }
+            None => out.bad(
+                c,
+                "ratecycle",
+                "a time of 10 ms or more (milliseconds without a unit)",
+            ),
+        }
+    }
 }
 
 /// A target: its name, path, size and the comment naming its source line.

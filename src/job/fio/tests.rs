@@ -448,19 +448,37 @@ fn options_without_effect_are_named_and_what_storlab_lacks_is_refused() {
     for key in ["thread", "random_generator", "io_submit_mode", "exitall"] {
         assert!(t.contains(&format!("# {key}: no effect")), "{key}\n{t}");
     }
-    for (opt, why) in [
-        ("zonemode=zbd", "zoned"),
-        ("ratemin=1m", "floor"),
-        ("rate_iops_min=10", "floor"),
-    ] {
-        let e = refused(&format!("{opt}\n"));
-        assert!(e.contains(opt) && e.contains(why), "{e}");
-    }
+    let e = refused("zonemode=zbd\n");
+    assert!(e.contains("zonemode=zbd") && e.contains("zoned"), "{e}");
     assert!(refused("numa_cpu_nodes=999\n").contains("no NUMA node 999"));
     if std::path::Path::new("/sys/devices/system/node/node0/cpulist").exists() {
         let w = &resolves(&text("numa_cpu_nodes=0\n")).workers[0];
         assert!(w.cpu.is_some());
     }
+}
+
+#[test]
+fn a_floor_on_the_rate_is_one_on_all_io_weighted_by_the_mix() {
+    let floor = |extra: &str| resolves(&text(extra)).workers[0].min_rate;
+    let f = floor("rw=randread\nrate_iops_min=50\n").expect("a floor");
+    assert_eq!(
+        (f.iops, f.cycle_ns),
+        (50.0, 1_000_000_000),
+        "fio's ratecycle: 1 s"
+    );
+    // 70 % reads: writes are 30 % of all I/Os, so 30 writes a second take 100 I/Os.
+    let f = floor("rw=randrw\nrwmixread=70\nrate_iops_min=50,30\nratecycle=500\n").unwrap();
+    assert_eq!((f.iops, f.cycle_ns), (100.0, 500_000_000));
+    // ratemin is bytes a second: 1 MiB/s of 4 KiB reads is 256 I/Os a second.
+    let f = floor("rw=read\nratemin=1m\nratecycle=2s\n").unwrap();
+    assert_eq!((f.iops, f.cycle_ns), (256.0, 2_000_000_000));
+    // A floor on writes alone, in a job that only reads: fio never judges it.
+    assert_eq!(floor("rw=read\nrate_iops_min=,10\n"), None);
+    let t = text("rw=read\nrate_iops_min=5\n");
+    assert!(t.contains(": rate_iops_min=5\n# fio judges"), "{t}");
+    assert!(text("rw=read\nratecycle=100\n").contains("ratecycle: no effect"));
+    assert!(refused("rate_iops_min=lots\n").contains("rate_iops_min=lots"));
+    assert!(refused("rate_iops_min=5\nratecycle=fast\n").contains("ratecycle=fast"));
 }
 
 #[test]
