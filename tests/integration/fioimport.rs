@@ -1,12 +1,13 @@
-//! fio job files (`tests/fixtures/fio/`: an OLTP-like mix of clones reported as one group,
-//! two jobs at once with two block sizes and a log, two phases one after the other by
-//! `stonewall`, an application that thinks between I/Os, all sharing an included file of
-//! options) converted by `storlab import-fio`,
-//! run by storlab (`storlab run --fio`) and by fio alternately on the same files, twice each:
-//! every fio job's IOPS and storlab's for it agree within 5 %. The jobs are paced (`rate_iops`,
-//! or a think time long beside an I/O's latency), so the figures are the conversion's (clones,
-//! mix, per-direction rates, paces by bytes, phases, think time), not this machine's speed. And the refusals: what cannot be converted is listed with
-//! its file and line, exit 2, unless `--lenient`.
+//! fio job files (`tests/fixtures/fio/`: an OLTP-like mix of clones reported as one group, two jobs
+//! at once with two block sizes and a log, two phases one after the other by `stonewall`, an
+//! application that thinks between I/Os, reads with holes and backwards, a range of block sizes and
+//! rwmixwrite with a rate per direction, all sharing an included file of options) converted by
+//! `storlab import-fio`, run by storlab (`storlab run --fio`) and by fio alternately on the same
+//! files, twice each: every fio job's IOPS and storlab's for it agree within 5 %. The jobs are
+//! paced (`rate_iops`, or a think time long beside an I/O's latency), so the figures are the
+//! conversion's (clones, mix, per-direction rates, paces by bytes, phases, think time, holes, size
+//! ranges), not this machine's speed. And the refusals: what cannot be converted is listed with its
+//! file and line, exit 2, unless `--lenient`.
 
 use crate::harness::{load_json, run_in, scratch, skip, storlab};
 use serde_json::Value;
@@ -96,7 +97,13 @@ fn converted_fio_jobs_run_by_storlab_and_by_fio_agree_within_5_percent() {
         return;
     }
     let dir = scratch();
-    for name in ["oltp.fio", "mixed.fio", "phases.fio", "think.fio"] {
+    for name in [
+        "oltp.fio",
+        "mixed.fio",
+        "phases.fio",
+        "think.fio",
+        "shapes.fio",
+    ] {
         let file = fixture(name);
         let mut ours: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         let mut theirs: BTreeMap<String, Vec<f64>> = BTreeMap::new();

@@ -702,10 +702,12 @@ fn parse_list(list: &str, max: usize) -> Option<Vec<usize>> {
     (!out.is_empty()).then_some(out)
 }
 
-/// fio's `bsrange=MIN-MAX` (or `bs=MIN-MAX`): each I/O's size is MIN plus a uniform draw of
-/// 0 to MAX − MIN bytes, rounded down to a multiple of MIN (MIN a power of two, as fio does
-/// without `bs_unaligned`). As a block-size distribution: each multiple of MIN below MAX
-/// weighs MIN, MAX itself (when a multiple) weighs 1; at most [`MAX_RANGE_SIZES`] sizes.
+/// fio's `bsrange=MIN-MAX` (or `bs=MIN-MAX`): fio 3 draws each I/O's size as MIN plus a
+/// uniform draw below MAX (not MAX − MIN), rounds it down to a multiple of MIN (MIN a power of
+/// two, as fio does without `bs_unaligned`) and caps it at MAX. As a block-size distribution:
+/// each multiple of MIN below MAX weighs MIN, and MAX weighs what rounds to or above it, so
+/// `4k-16k` is 4, 8, 12 and 16 KiB alike (measured with fio 3.33: a mean of 9.96 KiB over 370
+/// I/Os); at most [`MAX_RANGE_SIZES`] sizes.
 pub(super) fn bsrange(v: &str) -> Result<Vec<(u64, u32)>, &'static str> {
     let mut parts = v.split(',').map(str::trim).filter(|p| !p.is_empty());
     let first = parts.next().ok_or("MIN-MAX, e.g. 4k-64k")?;
@@ -726,10 +728,22 @@ pub(super) fn bsrange(v: &str) -> Result<Vec<(u64, u32)>, &'static str> {
     if k as usize > MAX_RANGE_SIZES {
         return Err("at most 256 sizes (MAX / MIN); storlab's block-size list is bounded");
     }
-    let w = u32::try_from(lo).map_err(|_| "MIN below 4 GiB")?;
-    let mut list: Vec<(u64, u32)> = (1..k).map(|i| (i * lo, w)).collect();
-    // MAX: the values from k·MIN to MAX round down to it.
-    list.push((k * lo, u32::try_from(hi - k * lo + 1).unwrap_or(u32::MAX)));
+    // The draws MIN + 0 .. MIN + MAX − 1: those from j·MIN up to the next multiple (or the
+    // end) round down to j·MIN; every one from MAX on is capped at MAX.
+    let end = lo + hi;
+    let mut list: Vec<(u64, u32)> = Vec::new();
+    for j in 1..=end.div_ceil(lo) {
+        let from = j * lo;
+        if from >= end {
+            break;
+        }
+        let weight = u32::try_from((from + lo).min(end) - from).unwrap_or(u32::MAX);
+        let value = from.min(hi);
+        match list.last_mut() {
+            Some((v, w)) if *v == value => *w = w.saturating_add(weight),
+            _ => list.push((value, weight)),
+        }
+    }
     Ok(list)
 }
 

@@ -390,10 +390,15 @@ fn holes_and_backwards_become_a_gap_and_random_modifiers_are_refused() {
 fn a_size_range_is_fios_distribution_of_multiples_of_the_smallest() {
     assert_eq!(
         super::features::bsrange("4k-16k").unwrap(),
-        vec![(4096, 4096), (8192, 4096), (12288, 4096), (16384, 1)]
+        vec![(4096, 4096), (8192, 4096), (12288, 4096), (16384, 4096)]
+    );
+    // MAX not a multiple of MIN: 12 KiB and above are capped at 10 KiB.
+    assert_eq!(
+        super::features::bsrange("4k-10k").unwrap(),
+        vec![(4096, 4096), (8192, 4096), (10240, 2048)]
     );
     let w = &resolves(&text("rw=randread\nbs=4k-8k\nblockalign=4k\n")).workers[0];
-    assert_eq!(w.access[0].block_sizes, vec![(4096, 4096), (8192, 1)]);
+    assert_eq!(w.access[0].block_sizes, vec![(4096, 4096), (8192, 4096)]);
     assert_eq!(w.access[0].align_bytes, 4096);
     assert!(
         super::features::bsrange("3k-9k").is_err(),
