@@ -207,6 +207,8 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let now_ns = || start.elapsed().as_nanos() as u64;
     let mut floor = (spec.min_rate.as_ref())
         .map(|r| floor::Floor::new(r, spec.start_delay_ns.unwrap_or(0), ramp_ns));
+    // When the floor is next judged (never without one): one comparison a turn of the loop.
+    let mut floor_due = floor.as_ref().map_or(u64::MAX, |f| f.due_ns);
 
     loop {
         let now = now_ns();
@@ -224,16 +226,18 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             issuing = false;
             stopped_at = now.min(end_ns);
         }
-        if let Some(below) = floor
-            .as_mut()
-            .filter(|_| issuing)
-            .and_then(|f| f.check(now))
+        if now >= floor_due
+            && issuing
+            && let Some(f) = floor.as_mut()
         {
-            // Below its floor: the run ends, as fio's rate_iops_min ends the job.
-            fatal.get_or_insert(below);
-            halt.store(true, Ordering::Relaxed);
-            issuing = false;
-            stopped_at = now.min(end_ns);
+            if let Some(below) = f.check(now, floor::completed(&totals)) {
+                // Below its floor: the run ends, as fio's rate_iops_min ends the job.
+                fatal.get_or_insert(below);
+                halt.store(true, Ordering::Relaxed);
+                issuing = false;
+                stopped_at = now.min(end_ns);
+            }
+            floor_due = f.due_ns;
         }
         // When the source has nothing before some time: wake up then.
         let mut wake_at = u64::MAX;
@@ -356,10 +360,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         }
         let mut deadline = cur_end.min(now + MAX_WAIT_NS);
         if issuing {
-            deadline = deadline.min(end_ns).min(wake_at);
-            if let Some(f) = &floor {
-                deadline = deadline.min(f.due_ns);
-            }
+            deadline = deadline.min(end_ns).min(wake_at).min(floor_due);
             if blocked.is_some() {
                 deadline = deadline.min(now + BLOCKED_RETRY_NS);
             }
@@ -471,9 +472,6 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 let bytes = op.len as u64;
                 if application {
                     interval.record(class, dir, bytes, latency, service);
-                    if let Some(f) = floor.as_mut() {
-                        f.count += 1;
-                    }
                 }
                 if counted {
                     if application {
