@@ -282,6 +282,9 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
         (JobSource::Users { path: None }, None) => "simulated users".into(),
+        (JobSource::Database { .. }, None) => {
+            crate::report::console::source_text(&r.invocation.source)
+        }
         (JobSource::Unknown, None) => r
             .job
             .description
