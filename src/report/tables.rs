@@ -34,7 +34,9 @@ pub(crate) fn summary_mean(l: &LatencySummary) -> Option<f64> {
 pub(crate) fn quantity(value: f64, unit: &str) -> String {
     match unit {
         "ms" => format_seconds(value / 1e3),
-        "IOPS" | "%" if value < 1e4 => format!("{} {unit}", format_number(value)),
+        "IOPS" | "%" | "transactions/s" if value < 1e4 => {
+            format!("{} {unit}", format_number(value))
+        }
         other => format!("{} {other}", format_rate(value)),
     }
 }

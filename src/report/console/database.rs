@@ -15,8 +15,8 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
         "achieved",
         &format!(
             "{} transactions/s for a target of {}; {} data-file IOPS for a target of {} IOPS",
-            format_rate(d.achieved_tps),
-            format_rate(d.target_tps),
+            format_number(d.achieved_tps),
+            format_number(d.target_tps),
             format_rate(d.achieved_iops),
             format_rate(d.target_iops)
         ),
@@ -26,7 +26,7 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
         out,
         "commit",
         &format!(
-            "{} commits in {} log writes ({} commits a write on average, at most {}; each commit {}, durable by {})",
+            "{} commits in {} log writes: {} per write on average, at most {} (each commit {}, made durable by {})",
             g.commits,
             g.log_writes,
             format_number(g.commits_per_write),
@@ -127,8 +127,8 @@ fn search(out: &mut String, s: &Search) {
             out,
             "  {:<8} {:>10} {:>10} {:>10} {:>10} {:>10}  {}",
             t.purpose,
-            format_rate(t.tps),
-            format_rate(t.achieved_tps),
+            format_number(t.tps),
+            format_number(t.achieved_tps),
             ms(t.data_read_latency_ms),
             ms(t.data_write_latency_ms),
             ms(t.log_write_latency_ms),
@@ -143,7 +143,7 @@ fn search(out: &mut String, s: &Search) {
         Some(m) => writeln!(
             out,
             "\nhighest transaction rate that passes: {} transactions/s",
-            format_rate(m)
+            format_number(m)
         ),
         None => writeln!(out, "\nno transaction rate tried passed"),
     };
