@@ -194,7 +194,7 @@ pub fn resolve(spec: &DatabaseSpec, location: &str) -> Result<DatabaseConfig, Jo
         ));
     }
     let log_bytes = spec.log_size.map_or(quick::LOG_BYTES, |s| s.0);
-    if log_bytes < 1 << 20 || log_bytes > 1 << 40 {
+    if !(1 << 20..=1 << 40).contains(&log_bytes) {
         return Err(errors.error(
             "log_size",
             "the log size must be from 1 MiB to 1 TiB".into(),

@@ -6,11 +6,11 @@
 //! - data-file I/O: `threads` workers per data file, issuing random reads and writes of the
 //!   engine's page size open loop at the file's share of the target rate (latency is response
 //!   time);
-//! - one log writer with group commit ([`log::GroupCommit`]): transactions commit at the target
+//! - one log writer with group commit (`log::GroupCommit`): transactions commit at the target
 //!   rate; when the log writer is free it writes every commit waiting in one sequential write,
 //!   made durable as the engine makes it (RWF_DSYNC, or a write then fdatasync), so the write
 //!   size grows with the commits that waited;
-//! - checkpoint bursts ([`log::Checkpoint`]): every checkpoint interval, the pages dirtied since
+//! - checkpoint bursts (`log::Checkpoint`): every checkpoint interval, the pages dirtied since
 //!   the last are written to the data files as fast as the storage takes them;
 //! - optional read-ahead scans: large sequential reads, one in flight per scan.
 //!
@@ -183,10 +183,11 @@ impl Engine {
                     data_write_ms: 20.0,
                     log_write_ms: 10.0,
                 },
-                limits_source: "Oracle: single-block reads and log writes under 10 ms; data-file writes 20 ms is storlab's choice",
+                limits_source: "Oracle: single-block reads under 10 ms (Oracle's guidance), log writes under 10 ms (the community figure); data-file writes under 20 ms is storlab's choice",
             },
             // 8 KiB pages; log blocks of 512 B to 60 KiB, written through (FUA / O_DSYNC);
-            // read-ahead of up to 512 KiB. Limits: Microsoft's I/O guidance.
+            // read-ahead of up to 512 KiB. Limits: Microsoft's I/O guidance for data files,
+            // the community's 5 ms for the log.
             Engine::Sqlserver => EngineModel {
                 page_bytes: 8 << 10,
                 log_write_bytes: 4 << 10,
@@ -198,7 +199,7 @@ impl Engine {
                     data_write_ms: 20.0,
                     log_write_ms: 5.0,
                 },
-                limits_source: "Microsoft's SQL Server I/O guidance: data-file reads and writes under 20 ms, log writes under 5 ms",
+                limits_source: "Microsoft's SQL Server I/O guidance for data-file reads and writes (under 20 ms); log writes under 5 ms, the community figure for transaction-log storage",
             },
             // 8 KiB pages and WAL pages (BLCKSZ, XLOG_BLCKSZ); WAL written then fdatasync
             // (the default wal_sync_method on Linux). Limits: storlab's choice.
