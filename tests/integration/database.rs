@@ -110,7 +110,8 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
             "500ms",
         ],
     );
-    args.extend(["--scans", "1"].map(String::from));
+    let html = dir.path().join("r.html");
+    args.extend(["--scans", "1", "--html", html.to_str().unwrap()].map(String::from));
     args.extend(LENIENT.map(String::from));
     let out = run_in(dir.path(), &args);
     out.expect_ok();
@@ -147,6 +148,14 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
         u64_at(log_class, "/flush/ops")
     );
     out.stdout_has(&[&format!("{commits} commits in {writes} log writes")]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    for part in [
+        "Database validation",
+        &format!("{commits} commits in {writes} log writes"),
+        "fdatasync",
+    ] {
+        assert!(page.contains(part), "the HTML report lacks {part}");
+    }
     let seconds = u64_at(&v, "/measured_ms") as f64 / 1e3;
     assert!(
         (f64_at(d, "/achieved_tps") - commits as f64 / seconds).abs() < 1e-6,
@@ -164,6 +173,14 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
     );
     assert!(f64_at(&files[0], "/scan_mb_per_s") > 0.0, "{}", files[0]);
     assert!(u64_at(d, "/checkpoints/bursts") >= 1, "{d}");
+    // Two database results compare, their rates side by side.
+    let r = results.to_str().unwrap();
+    let cmp = run_in(dir.path(), ["compare", r, r]);
+    cmp.expect_ok().stdout_has(&[
+        "transactions/s achieved",
+        "data-file IOPS achieved",
+        "log write until durable",
+    ]);
 }
 
 #[test]
