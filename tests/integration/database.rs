@@ -311,6 +311,18 @@ fn the_dry_run_says_what_would_run_and_bad_input_is_refused_before_any_io() {
         "fdatasync",
         "checkpoint",
     ]);
+    // Every database preset resolves, by `storlab database` and by `storlab run`.
+    for (preset, says) in [
+        ("database-sqlserver-oltp", "SQL Server"),
+        ("database-oracle-oltp", "Oracle"),
+        ("database-postgresql", "PostgreSQL"),
+        ("database-mysql", "MySQL (InnoDB)"),
+    ] {
+        run_in(dir.path(), ["database", "--preset", preset, "--dry-run"])
+            .expect_ok()
+            .stdout_has(&[&format!("{says} database validation at 200 transactions/s")]);
+        run_in(dir.path(), ["run", "--preset", preset, "--dry-run"]).expect_ok();
+    }
     assert!(
         !dir.path().join("storlab-scratch").exists(),
         "a dry run created the scratch directory"
