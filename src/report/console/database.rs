@@ -3,9 +3,8 @@
 //! trials and finding.
 
 use super::summary::labelled;
-use crate::units::{format_number, format_rate, format_seconds, format_size};
+use crate::units::{format_ns, format_number, format_rate, format_seconds, format_size};
 use crate::workloads::database::section::{DatabaseResult, FileFigures, Search};
-use crate::workloads::exchange::section::LatencyBrief;
 use std::fmt::Write as _;
 
 /// The validation's own figures, after the class table.
@@ -54,61 +53,36 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
     }
 }
 
-/// The per-file table: each kind of I/O on each file, its rate and latency percentiles.
+/// The per-file table ([`crate::report::tables::database_file_rows`]), then the log's average
+/// write and time to durable, and each data file's scans.
 fn file_table(out: &mut String, files: &[FileFigures]) {
-    let _ = writeln!(
-        out,
-        "\n{:<6} {:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "file", "I/O", "rate /s", "mean", "p95", "p99", "p99.9", "max"
-    );
-    let row = |out: &mut String, file: &str, what: &str, rate: f64, l: &LatencyBrief| {
-        let ms = |ns: f64| format!("{} ms", format_number(ns / 1e6));
-        let _ = writeln!(
-            out,
-            "{file:<6} {what:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-            format_rate(rate),
-            ms(l.mean),
-            ms(l.p95 as f64),
-            ms(l.p99 as f64),
-            ms(l.p99_9 as f64),
-            ms(l.max as f64)
-        );
+    use crate::report::tables::{DATABASE_FILE_COLUMNS, database_file_rows};
+    let line = |c: &[String]| {
+        format!(
+            "{:<6} {:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+        )
     };
+    let _ = writeln!(out, "\n{}", line(&DATABASE_FILE_COLUMNS.map(String::from)));
+    for row in database_file_rows(files) {
+        let _ = writeln!(out, "{}", line(&row));
+    }
     for f in files {
         if f.role == "log" {
-            row(out, &f.name, "write", f.writes_per_s, &f.write_latency_ns);
-            if f.flush_latency_ns.max > 0 {
-                row(out, "", "fdatasync", f.writes_per_s, &f.flush_latency_ns);
-            }
             let _ = writeln!(
                 out,
-                "{:<6} {:<11} {} a write on average; {} ms until durable on average",
-                "",
-                "",
+                "{}: {} a write on average, {} until durable on average",
+                f.name,
                 format_size(f.write_bytes_avg as u64),
-                format_number(f.log_durable_mean_ns / 1e6)
+                format_ns(f.log_durable_mean_ns)
             );
-            continue;
-        }
-        row(out, &f.name, "read", f.reads_per_s, &f.read_latency_ns);
-        row(out, "", "write", f.writes_per_s, &f.write_latency_ns);
-        if f.checkpoint_writes_per_s > 0.0 {
-            row(
-                out,
-                "",
-                "checkpoint",
-                f.checkpoint_writes_per_s,
-                &f.checkpoint_latency_ns,
-            );
-        }
-        if f.scan_mb_per_s > 0.0 {
+        } else if f.scan_mb_per_s > 0.0 {
             let _ = writeln!(
                 out,
-                "{:<6} {:<11} {} MB/s, reads of {} ms on average",
-                "",
-                "scan",
+                "{} scans: {} MB/s, reads of {} on average",
+                f.name,
                 format_number(f.scan_mb_per_s),
-                format_number(f.scan_latency_ns.mean / 1e6)
+                format_ns(f.scan_latency_ns.mean)
             );
         }
     }

@@ -3,7 +3,6 @@
 
 use crate::units::{format_ns, format_number, format_rate, format_seconds, format_size};
 use crate::workloads::database::section::{DatabaseResult, FileFigures};
-use crate::workloads::exchange::section::LatencyBrief;
 use maud::{Markup, html};
 
 /// The database section.
@@ -96,38 +95,15 @@ pub(super) fn database_section(d: &DatabaseResult) -> Markup {
     }
 }
 
-/// Each kind of I/O on each file: rate and latency percentiles.
+/// Each kind of I/O on each file: rate and latency percentiles
+/// ([`crate::report::tables::database_file_rows`]).
 fn files_table(files: &[FileFigures]) -> Markup {
-    let mut rows: Vec<(&str, &str, f64, &LatencyBrief)> = Vec::new();
-    for f in files {
-        if f.role == "log" {
-            rows.push((&f.name, "write", f.writes_per_s, &f.write_latency_ns));
-            if f.flush_latency_ns.max > 0 {
-                rows.push((&f.name, "fdatasync", f.writes_per_s, &f.flush_latency_ns));
-            }
-            continue;
-        }
-        rows.push((&f.name, "read", f.reads_per_s, &f.read_latency_ns));
-        rows.push((&f.name, "write", f.writes_per_s, &f.write_latency_ns));
-        if f.checkpoint_writes_per_s > 0.0 {
-            rows.push((
-                &f.name,
-                "checkpoint",
-                f.checkpoint_writes_per_s,
-                &f.checkpoint_latency_ns,
-            ));
-        }
-    }
+    use crate::report::tables::{DATABASE_FILE_COLUMNS, database_file_rows};
     html! {
         div class="table" { table {
-            tr { th { "file" } th { "I/O" } th { "rate /s" } th { "mean" } th { "p95" } th { "p99" } th { "p99.9" } th { "max" } }
-            @for (file, what, rate, l) in rows {
-                tr {
-                    td { (file) } td { (what) } td { (format_rate(rate)) }
-                    td { (format_ns(l.mean)) } td { (format_ns(l.p95 as f64)) }
-                    td { (format_ns(l.p99 as f64)) } td { (format_ns(l.p99_9 as f64)) }
-                    td { (format_ns(l.max as f64)) }
-                }
+            tr { @for c in DATABASE_FILE_COLUMNS { th { (c) } } }
+            @for row in database_file_rows(files) {
+                tr { @for cell in row { td { (cell) } } }
             }
         } }
     }
