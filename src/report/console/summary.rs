@@ -429,9 +429,9 @@ fn verification(out: &mut String, r: &RunResult) {
 }
 
 /// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`.
-fn rule_line(rule: &Rule, width: usize) -> String {
+fn rule_line(rule: &Rule, width: usize, measured_width: usize) -> String {
     format!(
-        "  {:<4}  {:<width$}  {:>10}   {} {}",
+        "  {:<4}  {:<width$}  {:>measured_width$}   {} {}",
         if rule.pass { "ok" } else { "FAIL" },
         rule.rule,
         crate::report::tables::quantity(rule.measured, &rule.unit),
@@ -453,9 +453,17 @@ fn verdict(out: &mut String, r: &RunResult) {
         .map(|r| r.rule.chars().count())
         .max()
         .unwrap_or(0);
+    // The measured values right-aligned in a column of at least 10 characters.
+    let measured_width = (v.rules.iter())
+        .map(|r| {
+            crate::report::tables::quantity(r.measured, &r.unit)
+                .chars()
+                .count()
+        })
+        .fold(10, usize::max);
     let _ = writeln!(out, "\nverdict:");
     for rule in &v.rules {
-        let _ = writeln!(out, "{}", rule_line(rule, width));
+        let _ = writeln!(out, "{}", rule_line(rule, width, measured_width));
     }
     if let Some(note) = r
         .exchange
