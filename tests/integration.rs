@@ -22,6 +22,8 @@
 //!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
 //! - `loopdev`: device counters on a loop device;
 //! - `examples`: every example job resolves;
+//! - `database`: the database validation: a pass on the scratch disk, a fail (exit 3) and the
+//!   capacity search on blkio-throttled loop devices, the dry run and refused input;
 //! - `exchange` (`profile`, `verdict`, `initialisation`, `search`, `backup`, with `devices`):
 //!   the Exchange model, verdicts, throttled devices, the maximum-mailboxes search, thread
 //!   tuning, backup and recovery;
@@ -95,6 +97,8 @@
 mod badjobs;
 #[path = "integration/cache.rs"]
 mod cache;
+#[path = "integration/database.rs"]
+mod database;
 #[path = "integration/diskspdimport.rs"]
 mod diskspdimport;
 #[path = "integration/errors.rs"]

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 mod curve;
+mod database;
 mod describe;
 mod flags;
 mod import;
@@ -35,6 +36,7 @@ mod tests;
 mod trace;
 mod users;
 
+pub use database::{DatabaseArgs, build_database};
 pub use users::{UsersArgs, build_users};
 
 pub use describe::describe;
@@ -67,6 +69,11 @@ pub enum Command {
     /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
     /// two minutes on ./storlab-scratch/users.
     Users(Box<UsersArgs>),
+    /// Validate storage for a database (Oracle, SQL Server, PostgreSQL, MySQL): data-file I/O
+    /// at a transaction rate, a durable log with group commit and checkpoints, judged on the
+    /// engine's latency limits; with no arguments, a quick check (about a minute, plus writing
+    /// 1 GiB the first time) on ./storlab-scratch/database.
+    Database(Box<DatabaseArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -521,7 +528,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Exchange(_) | Command::Users(_)
+        Command::Run(_) | Command::Exchange(_) | Command::Users(_) | Command::Database(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -531,6 +538,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
+        Command::Database(args) => database::run_database(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

@@ -34,7 +34,9 @@ pub(crate) fn summary_mean(l: &LatencySummary) -> Option<f64> {
 pub(crate) fn quantity(value: f64, unit: &str) -> String {
     match unit {
         "ms" => format_seconds(value / 1e3),
-        "IOPS" | "%" if value < 1e4 => format!("{} {unit}", format_number(value)),
+        "IOPS" | "%" | "transactions/s" if value < 1e4 => {
+            format!("{} {unit}", format_number(value))
+        }
         other => format!("{} {other}", format_rate(value)),
     }
 }
@@ -58,6 +60,58 @@ pub(crate) fn dir_cells(d: &DirSummary) -> [String; 9] {
         format_known_ns(known_ns(l.max)),
         d.errors.to_string(),
     ]
+}
+
+/// Column headings of a database validation's per-file table.
+pub(crate) const DATABASE_FILE_COLUMNS: [&str; 8] = [
+    "file", "I/O", "rate /s", "mean", "p95", "p99", "p99.9", "max",
+];
+
+/// The rows of a database validation's per-file table: each kind of I/O on each file (data
+/// reads, steady writes, checkpoint writes; the log's writes and their fdatasync), its rate
+/// and latency percentiles; the file's name only on its first row.
+pub(crate) fn database_file_rows(
+    files: &[crate::workloads::database::section::FileFigures],
+) -> Vec<[String; 8]> {
+    use crate::workloads::exchange::section::LatencyBrief;
+    let mut rows = Vec::new();
+    for f in files {
+        let mut kinds: Vec<(&str, f64, &LatencyBrief)> = Vec::new();
+        if f.role == "log" {
+            kinds.push(("write", f.writes_per_s, &f.write_latency_ns));
+            if f.flush_latency_ns.max > 0 {
+                kinds.push(("fdatasync", f.writes_per_s, &f.flush_latency_ns));
+            }
+        } else {
+            kinds.push(("read", f.reads_per_s, &f.read_latency_ns));
+            kinds.push(("write", f.writes_per_s, &f.write_latency_ns));
+            if f.checkpoint_writes_per_s > 0.0 {
+                kinds.push((
+                    "checkpoint",
+                    f.checkpoint_writes_per_s,
+                    &f.checkpoint_latency_ns,
+                ));
+            }
+        }
+        for (i, (what, rate, l)) in kinds.into_iter().enumerate() {
+            let ns = |v: u64| format_known_ns(known_ns(v));
+            rows.push([
+                if i == 0 {
+                    f.name.clone()
+                } else {
+                    String::new()
+                },
+                what.to_string(),
+                format_rate(rate),
+                format_known_ns(known_mean(l.mean, l.max)),
+                ns(l.p95),
+                ns(l.p99),
+                ns(l.p99_9),
+                ns(l.max),
+            ]);
+        }
+    }
+    rows
 }
 
 /// Column headings of the per-database table (console and HTML).

@@ -222,6 +222,10 @@ pub struct RunResult {
     /// Simulated users: the population, its tasks and the mail store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub users: Option<crate::workloads::users::section::UsersResult>,
+    /// A database validation: the profile, per-file figures, group commit, checkpoints and
+    /// the capacity search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<crate::workloads::database::section::DatabaseResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
@@ -289,6 +293,12 @@ pub enum JobSource {
     },
     /// Simulated users: from `storlab users`'s flags, or a job file's `[users]` section.
     Users {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// A database validation: from `storlab database`'s flags, or a job file's `[database]`
+    /// section.
+    Database {
         /// The job file, when there was one.
         path: Option<String>,
     },

@@ -120,6 +120,30 @@ pub const PRESETS: &[Preset] = &[
         source: "storlab's choice, for arrays that compress and deduplicate inline (docs/profiles.md)",
         toml: include_str!("presets/data-reduction.toml"),
     },
+    Preset {
+        name: "database-sqlserver-oltp",
+        description: "SQL Server validation: 8 KiB pages at 200 transactions/s, a write-through log with group commit, checkpoints; judged on Microsoft's 20 ms data-file and 5 ms log limits",
+        source: "Microsoft's SQL Server I/O guidance for the limits; the I/Os per transaction are storlab's choice (docs/profiles.md)",
+        toml: include_str!("presets/database-sqlserver-oltp.toml"),
+    },
+    Preset {
+        name: "database-oracle-oltp",
+        description: "Oracle validation: 8 KiB blocks at 200 transactions/s, O_DSYNC redo of 2 to 64 KiB with group commit, checkpoints; judged on 10 ms single-block reads and log writes",
+        source: "IT Brand Pulse Labs for Brocade, 'CNA Performance with Exchange and Oracle' (redo 2–64 KB, reads 8 KB); Oracle's wait-event guidance for the limits (docs/profiles.md)",
+        toml: include_str!("presets/database-oracle-oltp.toml"),
+    },
+    Preset {
+        name: "database-postgresql",
+        description: "PostgreSQL validation: 8 KiB pages at 200 transactions/s, 8 KiB WAL pages written then fdatasync with group commit, checkpoints; limits storlab's choice",
+        source: "PostgreSQL's documentation for the page, WAL and sync method; the limits are storlab's choice (docs/profiles.md)",
+        toml: include_str!("presets/database-postgresql.toml"),
+    },
+    Preset {
+        name: "database-mysql",
+        description: "MySQL (InnoDB) validation: 16 KiB pages at 200 transactions/s, redo flushed at each commit with group commit, checkpoints; limits storlab's choice",
+        source: "MySQL's InnoDB documentation for the page and redo; the limits are storlab's choice (docs/profiles.md)",
+        toml: include_str!("presets/database-mysql.toml"),
+    },
 ];
 
 /// The preset named `name`.

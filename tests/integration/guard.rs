@@ -441,7 +441,7 @@ fn copies_a_launcher_starts_as_ranks_of_one_run_are_refused_before_any_io() {
         ("PMI_SIZE", "2"),
         ("SLURM_STEP_NUM_TASKS", "4"),
     ] {
-        for command in [&["run"][..], &["exchange"], &["users"]] {
+        for command in [&["run"][..], &["exchange"], &["users"], &["database"]] {
             let output = std::process::Command::new(crate::harness::STORLAB)
                 .current_dir(dir.path())
                 .args(command)

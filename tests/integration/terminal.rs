@@ -54,6 +54,7 @@ fn bash_loads_the_completions_and_completes_subcommands_and_flags() {
         "run",
         "exchange",
         "users",
+        "database",
         "cache-curve",
         "completions",
         "man",
@@ -80,7 +81,7 @@ fn zsh_and_fish_scripts_name_every_subcommand() {
     for shell in ["zsh", "fish"] {
         let out = run_in(dir.path(), ["completions", shell]);
         out.expect_code(0);
-        for sub in ["run", "exchange", "users", "compare", "report"] {
+        for sub in ["run", "exchange", "users", "database", "compare", "report"] {
             assert!(out.stdout.contains(sub), "{shell}: {sub}");
         }
     }
@@ -98,6 +99,7 @@ fn man_renders_the_pages() {
         "storlab-run.1",
         "storlab-exchange.1",
         "storlab-users.1",
+        "storlab-database.1",
     ] {
         assert!(pages.join(page).exists(), "{page}");
     }

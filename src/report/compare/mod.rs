@@ -314,6 +314,19 @@ fn job_properties(r: &RunResult) -> Vec<(&'static str, String)> {
             "filesystems",
             distinct(r.targets.iter().map(|t| t.filesystem.clone())),
         ),
+        (
+            "database engine",
+            r.database
+                .as_ref()
+                .map(|d| d.engine.clone())
+                .unwrap_or_default(),
+        ),
+        (
+            "target transactions/s",
+            (r.database.as_ref())
+                .map(|d| crate::units::format_number(d.target_tps))
+                .unwrap_or_default(),
+        ),
         ("simulated users", users_setup(r, |u| u.users.to_string())),
         ("profile", users_setup(r, |u| u.profile.clone())),
         ("Exchange version", users_setup(r, |u| u.version.clone())),
@@ -393,6 +406,40 @@ fn users_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison
     c.tables.push(Table {
         title: "users".into(),
         rows: vec![row("tasks completed a second".into(), Unit::Iops, rate)],
+    });
+}
+
+/// Database validations: the rates achieved and the log's time to durable, when every run is
+/// one.
+fn database_table(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
+    let dbs: Option<Vec<&crate::workloads::database::section::DatabaseResult>> =
+        runs.iter().map(|r| r.1.database.as_ref()).collect();
+    let Some(dbs) = dbs else {
+        if runs.iter().any(|r| r.1.database.is_some()) {
+            c.notes
+                .push("not every run is a database validation: their rates not compared".into());
+        }
+        return;
+    };
+    let row = |name: &str,
+               unit: Unit,
+               f: fn(&crate::workloads::database::section::DatabaseResult) -> f64| {
+        let values: Vec<f64> = dbs.iter().map(|d| f(d)).collect();
+        metric_row(name.into(), unit, &values, noise_pct)
+    };
+    let log = |d: &crate::workloads::database::section::DatabaseResult| {
+        d.files
+            .iter()
+            .find(|f| f.role == "log")
+            .map_or(0.0, |f| f.log_durable_mean_ns)
+    };
+    c.tables.push(Table {
+        title: "database".into(),
+        rows: vec![
+            row("transactions/s achieved", Unit::Iops, |d| d.achieved_tps),
+            row("data-file IOPS achieved", Unit::Iops, |d| d.achieved_iops),
+            row("log write until durable, mean", Unit::Ns, log),
+        ],
     });
 }
 
@@ -505,6 +552,7 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
     }
     c.job_differences = job_differences(runs);
     users_tables(runs, noise_pct, &mut c);
+    database_table(runs, noise_pct, &mut c);
 
     totals_and_classes(runs, noise_pct, &mut c);
     hosts_tables(runs, noise_pct, &mut c);

@@ -63,6 +63,9 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(u) = &r.users {
         super::users::section(&mut out, u);
     }
+    if let Some(d) = &r.database {
+        super::database::section(&mut out, d);
+    }
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -86,6 +89,8 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Exchange { path: None } => "Exchange validation".into(),
         JobSource::Users { path: Some(p) } => format!("simulated users, job file {p}"),
         JobSource::Users { path: None } => "simulated users".into(),
+        JobSource::Database { path: Some(p) } => format!("database validation, job file {p}"),
+        JobSource::Database { path: None } => "database validation".into(),
         JobSource::Unknown => "results".into(),
     }
 }
@@ -424,9 +429,9 @@ fn verification(out: &mut String, r: &RunResult) {
 }
 
 /// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`.
-fn rule_line(rule: &Rule, width: usize) -> String {
+fn rule_line(rule: &Rule, width: usize, measured_width: usize) -> String {
     format!(
-        "  {:<4}  {:<width$}  {:>10}   {} {}",
+        "  {:<4}  {:<width$}  {:>measured_width$}   {} {}",
         if rule.pass { "ok" } else { "FAIL" },
         rule.rule,
         crate::report::tables::quantity(rule.measured, &rule.unit),
@@ -448,9 +453,17 @@ fn verdict(out: &mut String, r: &RunResult) {
         .map(|r| r.rule.chars().count())
         .max()
         .unwrap_or(0);
+    // The measured values right-aligned in a column of at least 10 characters.
+    let measured_width = (v.rules.iter())
+        .map(|r| {
+            crate::report::tables::quantity(r.measured, &r.unit)
+                .chars()
+                .count()
+        })
+        .fold(10, usize::max);
     let _ = writeln!(out, "\nverdict:");
     for rule in &v.rules {
-        let _ = writeln!(out, "{}", rule_line(rule, width));
+        let _ = writeln!(out, "{}", rule_line(rule, width, measured_width));
     }
     if let Some(note) = r
         .exchange

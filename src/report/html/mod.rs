@@ -45,6 +45,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeSet;
 
 mod charts;
+mod database;
 mod hosts;
 mod tier;
 mod users;
@@ -82,6 +83,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         (warnings_section(r))
         @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
         @if let Some(u) = &r.users { (users::users_section(u)) }
+        @if let Some(d) = &r.database { (database::database_section(d)) }
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -282,6 +284,9 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
         (JobSource::Users { path: None }, None) => "simulated users".into(),
+        (JobSource::Database { .. }, None) => {
+            crate::report::console::source_text(&r.invocation.source)
+        }
         (JobSource::Unknown, None) => r
             .job
             .description

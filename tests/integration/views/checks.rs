@@ -19,6 +19,8 @@ pub(crate) enum Kind {
     Exchange,
     /// Simulated users.
     Users,
+    /// A database validation.
+    Database,
 }
 
 /// Runs `args` in `dir` as a dry run and for real (results in `dir/views.json`, the HTML report

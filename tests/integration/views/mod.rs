@@ -1,6 +1,6 @@
 //! One truth, every view: for each kind of run (a plain run, fio stonewall groups, cycled steps
 //! with repetitions, a cache tier, the Exchange validation's performance, backup and recovery
-//! tests, simulated users), run it small, then check that every view carries what the results
+//! tests, simulated users, a database validation), run it small, then check that every view carries what the results
 //! file says and what the dry run said it would do:
 //!
 //! - the dry run printed every line of the description the results file keeps, and the
@@ -173,6 +173,40 @@ fn an_exchange_recovery_test_says_the_same_in_every_view() {
         (rule.rule.as_str(), rule.threshold),
         ("log files replayed", 4.0)
     );
+}
+
+#[test]
+fn a_database_validation_says_the_same_in_every_view() {
+    let dir = scratch();
+    let path = dir.path().to_str().unwrap();
+    let args = [
+        "database",
+        "--engine",
+        "postgresql",
+        "--data-path",
+        path,
+        "--data-size",
+        "16MiB",
+        "--log-size",
+        "4MiB",
+        "--tps",
+        "25",
+        "--checkpoint-interval",
+        "500ms",
+        "--duration",
+        "2s",
+        "--ramp",
+        "0s",
+        "--data-read-latency",
+        "10s",
+        "--data-write-latency",
+        "10s",
+        "--log-write-latency",
+        "10s",
+    ];
+    let r = check_views(dir.path(), &args, Kind::Database);
+    let d = r.database.as_ref().unwrap();
+    assert_eq!(d.files.len(), 2);
 }
 
 #[test]
