@@ -10,6 +10,7 @@ pub mod fio;
 pub mod import;
 pub mod iometer;
 mod limits;
+mod pace;
 pub mod priority;
 mod resolve;
 pub mod spec;
