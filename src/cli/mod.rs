@@ -21,6 +21,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+mod calibrate;
 mod curve;
 mod describe;
 mod flags;
@@ -35,6 +36,7 @@ mod tests;
 mod trace;
 mod users;
 
+pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use users::{UsersArgs, build_users};
 
 pub use describe::describe;
@@ -67,6 +69,10 @@ pub enum Command {
     /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
     /// two minutes on ./storlab-scratch/users.
     Users(Box<UsersArgs>),
+    /// Calibrate storage for a database (ORION-class): small random I/O and large I/O at a
+    /// matrix of loads, with the maximum IOPS, MB/s and the lowest latency; with no arguments,
+    /// a quick run (about a minute) on ./storlab-scratch/calibrate.
+    Calibrate(Box<CalibrateArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -521,7 +527,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Exchange(_) | Command::Users(_)
+        Command::Run(_) | Command::Exchange(_) | Command::Users(_) | Command::Calibrate(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -531,6 +537,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
+        Command::Calibrate(args) => calibrate::run_calibrate(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

@@ -222,6 +222,9 @@ pub struct RunResult {
     /// Simulated users: the population, its tasks and the mail store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub users: Option<crate::workloads::users::section::UsersResult>,
+    /// A calibration (`storlab calibrate`): its points, matrices and best figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrate: Option<crate::workloads::calibrate::section::CalibrateResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
@@ -289,6 +292,12 @@ pub enum JobSource {
     },
     /// Simulated users: from `storlab users`'s flags, or a job file's `[users]` section.
     Users {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// A calibration: from `storlab calibrate`'s flags, or a job file's `[calibrate]`
+    /// section.
+    Calibrate {
         /// The job file, when there was one.
         path: Option<String>,
     },

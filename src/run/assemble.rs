@@ -151,6 +151,7 @@ pub(super) fn assemble(
         steps: None,
         precondition: None,
         users: None,
+        calibrate: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,

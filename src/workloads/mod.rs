@@ -8,7 +8,8 @@
 //! - [`plain`]: a job file, a preset, a converted fio file or a one-line job, with its steps and
 //!   fio groups;
 //! - [`exchange`]: the Exchange mailbox database validation (Jetstress-class);
-//! - [`users`]: simulated mailbox users (LoadGen-class).
+//! - [`users`]: simulated mailbox users (LoadGen-class);
+//! - [`calibrate`]: database storage calibration (ORION-class).
 //!
 //! [`presets`] are built-in job files of published studies, each selecting its workload as any
 //! job file does.
@@ -17,6 +18,7 @@
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
 //! for any other); a subcommand with flags of its own is optional, in `cli`.
 
+pub mod calibrate;
 pub mod exchange;
 pub mod plain;
 pub mod presets;
@@ -51,7 +53,7 @@ pub(crate) struct Room {
 /// sections is a plain job.
 pub(crate) fn rooms() -> Vec<&'static Room> {
     #[cfg_attr(not(test), allow(unused_mut))]
-    let mut all = vec![&exchange::ROOM, &users::ROOM];
+    let mut all = vec![&exchange::ROOM, &users::ROOM, &calibrate::ROOM];
     #[cfg(test)]
     all.push(&tiny::ROOM);
     all

@@ -63,6 +63,9 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(u) = &r.users {
         super::users::section(&mut out, u);
     }
+    if let Some(c) = &r.calibrate {
+        super::calibrate::section(&mut out, c);
+    }
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -86,6 +89,8 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Exchange { path: None } => "Exchange validation".into(),
         JobSource::Users { path: Some(p) } => format!("simulated users, job file {p}"),
         JobSource::Users { path: None } => "simulated users".into(),
+        JobSource::Calibrate { path: Some(p) } => format!("calibration, job file {p}"),
+        JobSource::Calibrate { path: None } => "calibration".into(),
         JobSource::Unknown => "results".into(),
     }
 }

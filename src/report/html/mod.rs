@@ -44,6 +44,7 @@ use crate::workloads::exchange::section::{
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeSet;
 
+mod calibrate;
 mod charts;
 mod hosts;
 mod tier;
@@ -82,6 +83,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         (warnings_section(r))
         @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
         @if let Some(u) = &r.users { (users::users_section(u)) }
+        @if let Some(c) = &r.calibrate { (calibrate::calibrate_section(c)) }
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -282,6 +284,8 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
         (JobSource::Users { path: None }, None) => "simulated users".into(),
+        (JobSource::Calibrate { path: Some(p) }, None) => format!("calibration, job file {p}"),
+        (JobSource::Calibrate { path: None }, None) => "calibration".into(),
         (JobSource::Unknown, None) => r
             .job
             .description

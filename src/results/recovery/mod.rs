@@ -520,6 +520,7 @@ fn recover(
         steps: sequence.then_some(step_rows),
         precondition: None,
         users: None,
+        calibrate: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
