@@ -270,8 +270,11 @@ fn the_dry_run_lists_the_points_and_the_time_and_predicts_refusals() {
             "--dry-run",
         ],
     );
-    out.expect_ok()
-        .stdout_has(&["54 (small × large): small 1–10, large 1–4", "10×4"]);
+    out.expect_ok().stdout_has(&[
+        "54 (small × large): small 1–10, large 1–4, every combination",
+        "10×4",
+        "54 min 54 s in all",
+    ]);
     // Writes to a file storlab did not create: refused, as everywhere, unless --destroy-data.
     let data = dir.path().join("data.dat");
     std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 pub(crate) const ROOM: Room = Room {
     section: "calibrate",
     what: "a calibration (its I/O comes from the run level and the load matrix)",
-    hint: "storlab calibrate FILE --level ...",
+    hint: "storlab calibrate FILE (its own flags: --warm-up, --level, --target ...)",
     flags: &[
         "--duration",
         "--interval",

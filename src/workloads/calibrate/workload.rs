@@ -10,7 +10,7 @@ use crate::job::Job;
 use crate::results::description::{self, Description, Line};
 use crate::results::{JobSource, RunResult};
 use crate::run::{Execute, RunOptions, Workload};
-use crate::units::{format_ms, format_pct, format_size};
+use crate::units::{format_ms, format_pct, format_seconds, format_size};
 use crate::workloads::{JobText, Keys, Overrides};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -168,23 +168,27 @@ pub(crate) fn describe(cfg: &CalibrateConfig) -> Description {
     let mut larges: Vec<u32> = points.iter().map(|p| p.large).filter(|&l| l > 0).collect();
     larges.sort_unstable();
     larges.dedup();
-    let shape = match cfg.matrix {
-        Matrix::Detailed => "every combination, each axis also at 0".to_string(),
-        _ => String::new(),
-    };
     let list = points
         .iter()
         .map(|p| format!("{}×{}", p.small, p.large))
         .collect::<Vec<_>>()
         .join(", ");
+    let mut axes = Vec::new();
+    if !smalls.is_empty() {
+        axes.push(format!("small {}", range(&smalls)));
+    }
+    if !larges.is_empty() {
+        axes.push(format!("large {}", range(&larges)));
+    }
+    if cfg.matrix == Matrix::Detailed {
+        axes.push("every combination, each axis also at 0".into());
+    }
     d.head.push(Line::new(
         "points",
         format!(
-            "{} (small × large): small {}, large {}{}{shape}: {list}",
+            "{} (small × large): {}: {list}",
             points.len(),
-            range(&smalls),
-            range(&larges),
-            if shape.is_empty() { "" } else { "; " }
+            axes.join(", ")
         ),
     ));
     let each = cfg.duration_ms + cfg.warm_up_ms;
@@ -192,10 +196,10 @@ pub(crate) fn describe(cfg: &CalibrateConfig) -> Description {
         "time",
         format!(
             "{} a point ({} warm-up, unmeasured, then {} measured): {} in all, plus preparing the targets",
-            format_ms(each),
+            format_seconds(each as f64 / 1e3),
             format_ms(cfg.warm_up_ms),
             format_ms(cfg.duration_ms),
-            format_ms(each * points.len() as u64)
+            format_seconds((each * points.len() as u64) as f64 / 1e3)
         ),
     ));
     d.head.push(Line::new(
