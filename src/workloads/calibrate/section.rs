@@ -314,6 +314,18 @@ impl CalibrateResult {
     pub fn of(cfg: &CalibrateConfig, steps: &[StepResult]) -> CalibrateResult {
         let loads = cfg.points();
         let points: Vec<PointResult> = steps.iter().filter_map(|s| point_of(s, &loads)).collect();
+        // A point cut short (the run interrupted in it) has figures of part of a point: it is
+        // kept, marked, and left out of the summary.
+        let whole: Vec<PointResult> = points.iter().filter(|p| !p.interrupted).copied().collect();
+        let mut notes = dip_notes(&whole);
+        let cut = points.len() - whole.len();
+        if cut > 0 {
+            notes.push(format!(
+                "{cut} point{} cut short by the interruption {} left out of the best figures",
+                if cut == 1 { "" } else { "s" },
+                if cut == 1 { "is" } else { "are" }
+            ));
+        }
         CalibrateResult {
             level: cfg.level.name().into(),
             matrix: cfg.matrix.name().into(),
@@ -325,11 +337,11 @@ impl CalibrateResult {
             point_ms: cfg.duration_ms,
             warm_up_ms: cfg.warm_up_ms,
             latency_limit_ms: cfg.latency_limit_ms,
-            max_small_iops: best(&points, Figure::Iops, true),
-            max_large_mb_per_s: best(&points, Figure::MbPerS, true),
-            min_small_latency_ms: best(&points, Figure::LatencyMs, false),
-            small_load_within_limit: within_limit(&points, cfg.latency_limit_ms),
-            notes: dip_notes(&points),
+            max_small_iops: best(&whole, Figure::Iops, true),
+            max_large_mb_per_s: best(&whole, Figure::MbPerS, true),
+            min_small_latency_ms: best(&whole, Figure::LatencyMs, false),
+            small_load_within_limit: within_limit(&whole, cfg.latency_limit_ms),
+            notes,
             points,
             csv_files: Vec::new(),
         }
@@ -476,6 +488,39 @@ mod tests {
         assert_eq!(within_limit(&pts, 5.0), None);
         // Small I/O with large I/O does not count.
         assert_eq!(within_limit(&[p(1, 1, 9.0, 1.0, Some(1.0))], 20.0), None);
+    }
+
+    #[test]
+    fn a_point_cut_short_is_kept_but_left_out_of_the_summary() {
+        use crate::results::steps::StepResult;
+        let cfg = super::super::resolve(&Default::default(), "t").unwrap();
+        let step = |index: usize, ops: u64, interrupted: bool| {
+            let mut s = StepResult {
+                index,
+                interrupted,
+                ..StepResult::default()
+            };
+            s.parameters.insert("group".into(), index as f64);
+            let mut c = ClassSummary::default();
+            c.read.ops = ops;
+            c.read.iops = ops as f64;
+            c.read.latency_ns.mean = 1e6;
+            s.classes.insert(SMALL.into(), c);
+            s
+        };
+        // The second point, interrupted at once, did almost nothing.
+        let r = CalibrateResult::of(&cfg, &[step(0, 500, false), step(1, 3, true)]);
+        assert_eq!(r.points.len(), 2);
+        assert!(r.points[1].interrupted);
+        assert_eq!(r.max_small_iops.unwrap().value, 500.0);
+        assert_eq!(r.small_load_within_limit.unwrap().small, 1);
+        assert_eq!(
+            r.notes.len(),
+            1,
+            "no fall noted, the cut point said: {:?}",
+            r.notes
+        );
+        assert!(r.notes[0].contains("1 point cut short"), "{:?}", r.notes);
     }
 
     #[test]

@@ -210,6 +210,9 @@ pub(crate) fn describe(cfg: &CalibrateConfig) -> Description {
         ),
     ));
     let job = cfg.job();
+    // The points line above says every point's workers (one worker group a point; the
+    // listing of the whole job's workers would merge like workers of different points).
+    d.body.push(Line::new("timing", description::timing(&job)));
     d.body.push(Line::new("engine", description::engine(&job)));
     d.body.push(Line::new(
         "seed",
