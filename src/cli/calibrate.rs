@@ -226,3 +226,102 @@ pub(super) fn run_calibrate(a: CalibrateArgs) -> Result<i32> {
     };
     super::run_workload(&Calibrate { cfg }, &a.out, invocation)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    /// Every flag of `storlab calibrate` but the output's and `--preset`, with a value.
+    const EVERY: &[&str] = &[
+        "--level=advanced",
+        "--target=a.dat",
+        "--size=16MiB",
+        "--disks=2",
+        "--small-size=4k",
+        "--large-size=512k",
+        "--large-type=sequential",
+        "--matrix=row",
+        "--small-limit=3",
+        "--large-limit=2",
+        "--write=10%",
+        "--duration=2s",
+        "--warm-up=0s",
+        "--latency-limit=5ms",
+        "--engine=null",
+        "--seed=7",
+        "--interval=500ms",
+        "--destroy-data",
+        "--verify",
+        "--sample-blocks",
+    ];
+
+    fn args(extra: &[&str]) -> CalibrateArgs {
+        let argv = ["storlab", "calibrate"].iter().chain(extra);
+        match super::super::Cli::parse_from(argv).command {
+            super::super::Command::Calibrate(a) => *a,
+            _ => unreachable!("calibrate"),
+        }
+    }
+
+    #[test]
+    fn every_flag_is_given_and_applied_over_the_file() {
+        // Every clap flag that changes the calibration is in `given` (so in the results'
+        // invocation and in the blame of an error).
+        let cli = super::super::Cli::command();
+        let sub = cli.find_subcommand("calibrate").unwrap();
+        let output = [
+            "--dry-run",
+            "--output",
+            "--json",
+            "--html",
+            "--quiet",
+            "--serve",
+            "--serve-linger",
+            "--preset",
+        ];
+        let mut clap: Vec<String> = (sub.get_arguments())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .filter(|f| !output.contains(&f.as_str()))
+            .collect();
+        clap.sort();
+        let a = args(EVERY);
+        let mut given = given(&a);
+        given.sort();
+        assert_eq!(given, clap);
+        // And each sets its key: the section resolves to what the flags say.
+        let mut spec = CalibrateSpec::default();
+        apply(&mut spec, &a);
+        let cfg = calibrate::resolve(&spec, "command line").unwrap();
+        assert_eq!((cfg.small_bytes, cfg.large_bytes), (4096, 512 << 10));
+        assert_eq!((cfg.small_limit, cfg.large_limit, cfg.disks), (3, 2, 2));
+        assert_eq!(
+            (cfg.write_pct, cfg.duration_ms, cfg.warm_up_ms),
+            (10.0, 2000, 0)
+        );
+        assert_eq!(
+            (cfg.latency_limit_ms, cfg.seed, cfg.interval_ms),
+            (5.0, 7, 500)
+        );
+        assert!(cfg.destroy_data && cfg.verify && cfg.sample_blocks);
+        assert_eq!(cfg.size_bytes, Some(16 << 20));
+    }
+
+    #[test]
+    fn no_argument_is_the_quick_check_and_an_error_blames_its_flag() {
+        let quick = build_calibrate(&args(&[])).unwrap();
+        assert_eq!(quick.duration_ms, calibrate::QUICK_POINT_MS);
+        assert!(quick.scratch);
+        // A flag given: ORION's 60 s a point.
+        let given = build_calibrate(&args(&["--level=oltp"])).unwrap();
+        assert_eq!(given.duration_ms, 60_000);
+        let e = build_calibrate(&args(&["--disks=0"])).unwrap_err();
+        let e = e.downcast_ref::<JobError>().unwrap();
+        assert_eq!(
+            (e.location.as_str(), e.key.as_str()),
+            ("command line", "--disks")
+        );
+        let e = build_calibrate(&args(&["--preset=oltp-8k"])).unwrap_err();
+        assert!(e.to_string().contains("orion-oltp"), "{e}");
+    }
+}
