@@ -44,6 +44,8 @@
 //! - `trace`: replaying block traces (a recorded run replayed gives the same requests);
 //! - `iometer`: Iometer `.icf` files converted, run briefly and refused; the Iometer CSV report;
 //! - `tier`: the cache tier on a memory-backed loop device in front of a blkio-throttled one;
+//! - `calibrate`: the ORION-class calibration on a blkio-throttled loop device (its maximum
+//!   IOPS and MB/s are the throttle's), its numbers in every view, its dry run;
 //! - `users`: simulated mailbox users: the model alone, real files, a throttled loop device
 //!   (Send Mail p95 and overload, exit 3), bad input;
 //! - `ux` (`numbers`): what a new user reads: snapshots of summaries, the verdict, dry runs
@@ -97,6 +99,8 @@
 mod badjobs;
 #[path = "integration/cache.rs"]
 mod cache;
+#[path = "integration/calibrate.rs"]
+mod calibrate;
 #[path = "integration/database.rs"]
 mod database;
 #[path = "integration/diskspdimport.rs"]

@@ -21,6 +21,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
+mod calibrate;
 mod curve;
 mod database;
 mod describe;
@@ -36,6 +37,7 @@ mod tests;
 mod trace;
 mod users;
 
+pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
 pub use users::{UsersArgs, build_users};
 
@@ -74,6 +76,10 @@ pub enum Command {
     /// engine's latency limits; with no arguments, a quick check (about a minute, plus writing
     /// 1 GiB the first time) on ./storlab-scratch/database.
     Database(Box<DatabaseArgs>),
+    /// Calibrate storage for a database (ORION-class): small random I/O and large I/O at a
+    /// matrix of loads, with the maximum IOPS, MB/s and the lowest latency; with no arguments,
+    /// a quick run (about a minute) on ./storlab-scratch/calibrate.
+    Calibrate(Box<CalibrateArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -528,7 +534,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Exchange(_) | Command::Users(_) | Command::Database(_)
+        Command::Run(_)
+            | Command::Exchange(_)
+            | Command::Users(_)
+            | Command::Database(_)
+            | Command::Calibrate(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -539,6 +549,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Exchange(args) => run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
         Command::Database(args) => database::run_database(*args),
+        Command::Calibrate(args) => calibrate::run_calibrate(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

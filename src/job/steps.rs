@@ -209,6 +209,10 @@ pub struct Sequence {
     pub steady: Option<Steady>,
     /// Preconditioning.
     pub precondition: Option<Precondition>,
+    /// Each step's label, in step order, when the workload that made the cycles names its
+    /// steps itself (a calibration's `small 5 × large 2`); else made from the parameters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_labels: Vec<String>,
 }
 
 impl Default for Sequence {
@@ -221,6 +225,7 @@ impl Default for Sequence {
             stop_when: None,
             steady: None,
             precondition: None,
+            step_labels: Vec::new(),
         }
     }
 }

@@ -84,6 +84,13 @@ pub fn save(path: &Path, result: &RunResult) -> Result<()> {
     Ok(())
 }
 
+/// Writes `what`, a file made from a run's results (a calibration's matrices as CSV), at
+/// `path` beside its results file: atomically, as any output.
+pub(crate) fn save_beside(path: &Path, what: &str, text: &str) -> Result<()> {
+    create_directory(path)?;
+    files::write_output(what, path, text.as_bytes())
+}
+
 /// Creates the directory `path` goes in, when missing.
 fn create_directory(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {

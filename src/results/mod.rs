@@ -226,6 +226,9 @@ pub struct RunResult {
     /// the capacity search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub database: Option<crate::workloads::database::section::DatabaseResult>,
+    /// A calibration (`storlab calibrate`): its points, matrices and best figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrate: Option<crate::workloads::calibrate::section::CalibrateResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
@@ -299,6 +302,12 @@ pub enum JobSource {
     /// A database validation: from `storlab database`'s flags, or a job file's `[database]`
     /// section.
     Database {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// A calibration: from `storlab calibrate`'s flags, or a job file's `[calibrate]`
+    /// section.
+    Calibrate {
         /// The job file, when there was one.
         path: Option<String>,
     },

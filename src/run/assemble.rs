@@ -152,6 +152,7 @@ pub(super) fn assemble(
         precondition: None,
         users: None,
         database: None,
+        calibrate: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,

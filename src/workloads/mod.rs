@@ -10,6 +10,7 @@
 //! - [`exchange`]: the Exchange mailbox database validation (Jetstress-class);
 //! - [`users`]: simulated mailbox users (LoadGen-class);
 //! - [`database`]: database storage validation (Oracle, SQL Server, PostgreSQL, MySQL).
+//! - [`calibrate`]: database storage calibration (ORION-class).
 //!
 //! [`presets`] are built-in job files of published studies, each selecting its workload as any
 //! job file does.
@@ -18,6 +19,7 @@
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
 //! for any other); a subcommand with flags of its own is optional, in `cli`.
 
+pub mod calibrate;
 pub mod database;
 pub mod exchange;
 pub mod plain;
@@ -53,7 +55,12 @@ pub(crate) struct Room {
 /// sections is a plain job.
 pub(crate) fn rooms() -> Vec<&'static Room> {
     #[cfg_attr(not(test), allow(unused_mut))]
-    let mut all = vec![&exchange::ROOM, &users::ROOM, &database::ROOM];
+    let mut all = vec![
+        &exchange::ROOM,
+        &users::ROOM,
+        &database::ROOM,
+        &calibrate::ROOM,
+    ];
     #[cfg(test)]
     all.push(&tiny::ROOM);
     all

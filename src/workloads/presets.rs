@@ -144,6 +144,30 @@ pub const PRESETS: &[Preset] = &[
         source: "MySQL's InnoDB documentation for the page and redo; the limits are storlab's choice (docs/profiles.md)",
         toml: include_str!("presets/database-mysql.toml"),
     },
+    Preset {
+        name: "orion-oltp",
+        description: "ORION's oltp run level: 8 KiB random reads alone at rising loads (1 to 5 outstanding per disk), 60 s a point: the maximum IOPS",
+        source: "Oracle ORION (Oracle I/O Numbers): its run levels and defaults (docs/profiles.md)",
+        toml: include_str!("presets/orion-oltp.toml"),
+    },
+    Preset {
+        name: "orion-dss",
+        description: "ORION's dss run level: 1 MiB random reads alone at rising loads (1 to 2 outstanding per disk), 60 s a point: the maximum MB/s",
+        source: "Oracle ORION (Oracle I/O Numbers): its run levels and defaults (docs/profiles.md)",
+        toml: include_str!("presets/orion-dss.toml"),
+    },
+    Preset {
+        name: "orion-simple",
+        description: "ORION's simple run level: small 8 KiB random reads alone, then large 1 MiB random reads alone, at rising loads, 60 s a point",
+        source: "Oracle ORION (Oracle I/O Numbers): its run levels and defaults (docs/profiles.md)",
+        toml: include_str!("presets/orion-simple.toml"),
+    },
+    Preset {
+        name: "orion-normal",
+        description: "ORION's normal run level: every combination of small 8 KiB and large 1 MiB random read loads, 60 s a point",
+        source: "Oracle ORION (Oracle I/O Numbers): its run levels and defaults (docs/profiles.md)",
+        toml: include_str!("presets/orion-normal.toml"),
+    },
 ];
 
 /// The preset named `name`.

@@ -66,6 +66,9 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(d) = &r.database {
         super::database::section(&mut out, d);
     }
+    if let Some(c) = &r.calibrate {
+        super::calibrate::section(&mut out, c);
+    }
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -91,6 +94,8 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Users { path: None } => "simulated users".into(),
         JobSource::Database { path: Some(p) } => format!("database validation, job file {p}"),
         JobSource::Database { path: None } => "database validation".into(),
+        JobSource::Calibrate { path: Some(p) } => format!("calibration, job file {p}"),
+        JobSource::Calibrate { path: None } => "calibration".into(),
         JobSource::Unknown => "results".into(),
     }
 }

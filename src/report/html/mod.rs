@@ -44,6 +44,7 @@ use crate::workloads::exchange::section::{
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeSet;
 
+mod calibrate;
 mod charts;
 mod database;
 mod hosts;
@@ -84,6 +85,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
         @if let Some(u) = &r.users { (users::users_section(u)) }
         @if let Some(d) = &r.database { (database::database_section(d)) }
+        @if let Some(c) = &r.calibrate { (calibrate::calibrate_section(c)) }
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -284,7 +286,7 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
         (JobSource::Users { path: None }, None) => "simulated users".into(),
-        (JobSource::Database { .. }, None) => {
+        (JobSource::Database { .. } | JobSource::Calibrate { .. }, None) => {
             crate::report::console::source_text(&r.invocation.source)
         }
         (JobSource::Unknown, None) => r

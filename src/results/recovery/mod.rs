@@ -521,6 +521,7 @@ fn recover(
         precondition: None,
         users: None,
         database: None,
+        calibrate: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,

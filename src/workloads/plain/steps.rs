@@ -82,7 +82,9 @@ pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Resul
     let mut not_started = (0, planned.len() * rows_per_step);
     if s.interrupted.is_none() {
         for (n, step) in planned.iter().enumerate() {
-            let label = if step.parameters.is_empty() {
+            let label = if let Some(label) = job.sequence.step_labels.get(n) {
+                label.clone()
+            } else if step.parameters.is_empty() {
                 "the job as written".to_string()
             } else {
                 step.parameters
