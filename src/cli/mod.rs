@@ -23,6 +23,7 @@ use toml::Spanned;
 
 mod curve;
 mod describe;
+mod etcd;
 mod flags;
 mod import;
 #[cfg(feature = "mpi")]
@@ -35,6 +36,7 @@ mod tests;
 mod trace;
 mod users;
 
+pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
 pub use users::{UsersArgs, build_users};
 
 pub use describe::describe;
@@ -67,6 +69,15 @@ pub enum Command {
     /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
     /// two minutes on ./storlab-scratch/users.
     Users(Box<UsersArgs>),
+    /// Check storage for etcd (the fio check platform teams run before installing
+    /// Kubernetes): small log writes each followed by fdatasync, judged on the sync time's
+    /// 99th percentile (10 ms) and the rate (50 a second); with no arguments, 22 MiB of
+    /// 2300-byte writes (at most a minute) on ./storlab-scratch/etcd.
+    Etcd(Box<EtcdArgs>),
+    /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question): open_datasync,
+    /// fdatasync, fsync and open_sync, with and without O_DIRECT, one and two 8 KiB writes per
+    /// sync; with no arguments, about 40 s on ./storlab-scratch/wal-sync.
+    WalSync(Box<WalSyncArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -521,7 +532,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Exchange(_) | Command::Users(_)
+        Command::Run(_)
+            | Command::Exchange(_)
+            | Command::Users(_)
+            | Command::Etcd(_)
+            | Command::WalSync(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -531,6 +546,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
+        Command::Etcd(args) => etcd::run_etcd(*args),
+        Command::WalSync(args) => etcd::run_wal_sync(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

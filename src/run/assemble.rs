@@ -151,6 +151,8 @@ pub(super) fn assemble(
         steps: None,
         precondition: None,
         users: None,
+        etcd: None,
+        wal_sync: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
@@ -183,6 +185,9 @@ fn durability(job: &Job, class: usize) -> String {
                 let t = &job.targets[t];
                 if t.sync {
                     add("o_dsync".into());
+                }
+                if t.osync {
+                    add("o_sync".into());
                 }
                 if t.fsync_every > 0 {
                     add(format!("fsync_every_{}", t.fsync_every));

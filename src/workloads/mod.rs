@@ -8,7 +8,10 @@
 //! - [`plain`]: a job file, a preset, a converted fio file or a one-line job, with its steps and
 //!   fio groups;
 //! - [`exchange`]: the Exchange mailbox database validation (Jetstress-class);
-//! - [`users`]: simulated mailbox users (LoadGen-class).
+//! - [`users`]: simulated mailbox users (LoadGen-class);
+//! - [`etcd`]: etcd's disk check (small log writes, each followed by fdatasync, judged on the
+//!   sync time's 99th percentile and the rate);
+//! - [`walsync`]: PostgreSQL's WAL sync methods compared (pg_test_fsync's question).
 //!
 //! [`presets`] are built-in job files of published studies, each selecting its workload as any
 //! job file does.
@@ -17,12 +20,14 @@
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
 //! for any other); a subcommand with flags of its own is optional, in `cli`.
 
+pub mod etcd;
 pub mod exchange;
 pub mod plain;
 pub mod presets;
 #[cfg(test)]
 pub(crate) mod tiny;
 pub mod users;
+pub mod walsync;
 
 use crate::job::JobError;
 use crate::run::Workload;
@@ -51,7 +56,7 @@ pub(crate) struct Room {
 /// sections is a plain job.
 pub(crate) fn rooms() -> Vec<&'static Room> {
     #[cfg_attr(not(test), allow(unused_mut))]
-    let mut all = vec![&exchange::ROOM, &users::ROOM];
+    let mut all = vec![&exchange::ROOM, &users::ROOM, &etcd::ROOM, &walsync::ROOM];
     #[cfg(test)]
     all.push(&tiny::ROOM);
     all

@@ -119,6 +119,7 @@ fn prepare_or_clean_up(
         size_bytes,
         request.buffered,
         new_file,
+        request.fresh,
         progress,
     )
     .inspect_err(|e| {
@@ -186,6 +187,7 @@ fn prepare_file(
     size_bytes: u64,
     buffered: bool,
     new_file: bool,
+    fresh: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<(PrepareReport, File), TargetError> {
     let start = Instant::now();
@@ -200,6 +202,17 @@ fn prepare_file(
     manifest::write(path, canonical, &manifest)?;
 
     reserve_space(path, &file, size_bytes)?;
+    if fresh {
+        // A new log segment: preallocated, unwritten, nothing of it in the page cache. Its
+        // manifest stays incomplete: it holds no data of storlab's to reuse or verify.
+        let _ = rustix::fs::fadvise(&file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
+        progress(size_bytes, size_bytes);
+        let report = PrepareReport {
+            seconds: start.elapsed().as_secs_f64(),
+            ..PrepareReport::default()
+        };
+        return Ok((report, file));
+    }
     let direct = if buffered {
         None
     } else {
@@ -593,6 +606,7 @@ mod tests {
         let create = TargetAction::Create {
             size_bytes: 1 << 62,
             create_directory: None,
+            fresh: false,
         };
         let error = open_file(
             &request(&path, Some(1 << 62)),

@@ -63,6 +63,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(u) = &r.users {
         super::users::section(&mut out, u);
     }
+    crate::report::sync_checks::console(&mut out, r);
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -86,6 +87,10 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Exchange { path: None } => "Exchange validation".into(),
         JobSource::Users { path: Some(p) } => format!("simulated users, job file {p}"),
         JobSource::Users { path: None } => "simulated users".into(),
+        JobSource::Etcd { path: Some(p) } => format!("etcd disk check, job file {p}"),
+        JobSource::Etcd { path: None } => "etcd disk check".into(),
+        JobSource::WalSync { path: Some(p) } => format!("WAL sync methods compared, job file {p}"),
+        JobSource::WalSync { path: None } => "WAL sync methods compared".into(),
         JobSource::Unknown => "results".into(),
     }
 }

@@ -82,6 +82,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         (warnings_section(r))
         @if let Some(x) = &r.exchange { (exchange_section(r, x)) }
         @if let Some(u) = &r.users { (users::users_section(u)) }
+        (crate::report::sync_checks::html_section(r))
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -282,6 +283,12 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
         (JobSource::Users { path: None }, None) => "simulated users".into(),
+        (JobSource::Etcd { path: Some(p) }, None) => format!("etcd disk check, job file {p}"),
+        (JobSource::Etcd { path: None }, None) => "etcd disk check".into(),
+        (JobSource::WalSync { path: Some(p) }, None) => {
+            format!("WAL sync methods compared, job file {p}")
+        }
+        (JobSource::WalSync { path: None }, None) => "WAL sync methods compared".into(),
         (JobSource::Unknown, None) => r
             .job
             .description

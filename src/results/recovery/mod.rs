@@ -520,6 +520,8 @@ fn recover(
         steps: sequence.then_some(step_rows),
         precondition: None,
         users: None,
+        etcd: None,
+        wal_sync: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
