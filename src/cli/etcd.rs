@@ -147,8 +147,18 @@ const ETCD_FLAGS: &[EtcdFlag] = &[
     key!("--file-size", file_size),
     key!("--duration", duration),
     key!("--sync-p99", sync_p99),
+    // Before --min-rate: --heavy asks for the heavily loaded clusters' rate over the file's,
+    // and --min-rate, when given too, sets it.
+    Flag {
+        flag: "--heavy",
+        keys: &["heavy"],
+        given: |a| a.heavy,
+        apply: |s, _| {
+            s.heavy = Some(true);
+            s.min_rate = None;
+        },
+    },
     key!("--min-rate", min_rate),
-    switch!("--heavy", heavy),
     key!("--engine", engine),
     key!("--interval", interval),
     key!("--seed", seed),

@@ -8,9 +8,7 @@
 
 use crate::report::svg::{self, Axis, Bars};
 use crate::results::RunResult;
-use crate::units::{
-    format_count, format_ns, format_number, format_pct, format_seconds, format_size,
-};
+use crate::units::{format_count, format_ns, format_pct, format_rate, format_seconds, format_size};
 use crate::workloads::etcd::section::EtcdResult;
 use crate::workloads::walsync::section::WalSyncResult;
 use maud::{Markup, html};
@@ -36,8 +34,8 @@ pub(crate) fn etcd_rows(e: &EtcdResult) -> Vec<(&'static str, String)> {
                 "{} fdatasync calls in {}: {}/s (at least {}/s required)",
                 format_count(e.syncs),
                 format_seconds(e.seconds),
-                format_number(e.syncs_per_s),
-                format_number(e.min_syncs_per_s)
+                format_rate(e.syncs_per_s),
+                format_rate(e.min_syncs_per_s)
             ),
         ),
         (
@@ -116,7 +114,7 @@ pub(crate) fn wal_rows(w: &WalSyncResult) -> Vec<([String; 6], Option<String>)> 
                 [
                     m.name(),
                     m.writes_per_sync.to_string(),
-                    format_number(m.ops_per_s),
+                    format_rate(m.ops_per_s),
                     format_ns(l.mean),
                     format_ns(l.p50 as f64),
                     format_ns(l.p99 as f64),
@@ -138,7 +136,7 @@ pub(crate) fn wal_fastest(w: &WalSyncResult) -> Vec<String> {
                 if f.writes_per_sync == 1 { "" } else { "s" },
                 format_size(w.block_bytes),
                 f.method,
-                format_number(f.ops_per_s)
+                format_rate(f.ops_per_s)
             )
         })
         .collect()
