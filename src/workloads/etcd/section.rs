@@ -55,8 +55,9 @@ fn bounds() -> Vec<u64> {
     b
 }
 
-/// The histogram of `h` in [`bounds`], from the first bin with a count to the last (the
-/// last bin's bound raised to the largest time when a time is beyond every bound).
+/// The histogram of `h` in bins bounded by powers of two from 65,536 ns and by 10 ms, from
+/// the first bin with a count to the last (the last bin's bound raised to the largest time
+/// when a time is beyond every bound).
 pub fn histogram_bins(h: &Histogram) -> Vec<LatencyBin> {
     if h.count() == 0 {
         return Vec::new();

@@ -205,10 +205,10 @@ pub fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfig, JobE
         .writes_per_sync
         .clone()
         .unwrap_or_else(|| defaults::WRITES_PER_SYNC.to_vec());
-    if writes.is_empty() || writes.iter().any(|&n| n == 0 || n > 1024) {
+    if writes.is_empty() || writes.len() > 32 || writes.iter().any(|&n| n == 0 || n > 1024) {
         return Err(e.error(
             "writes_per_sync",
-            "give a list of writes per sync, each 1 to 1024, e.g. [1, 2, 4, 8, 16]".into(),
+            "give a list of at most 32 numbers of writes per sync, each 1 to 1024, e.g. [1, 2, 4, 8, 16]".into(),
         ));
     }
     let file_bytes = spec.file_size.map_or(defaults::FILE_BYTES, |s| s.0);
@@ -232,8 +232,11 @@ pub fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfig, JobE
     }
     let methods = match &spec.methods {
         None => Method::SYNCS.to_vec(),
-        Some(names) if names.is_empty() => {
-            return Err(e.error("methods", "give at least one method".into()));
+        Some(names) if names.is_empty() || names.len() > 16 => {
+            return Err(e.error(
+                "methods",
+                "give one to four of open_datasync, fdatasync, fsync and open_sync".into(),
+            ));
         }
         Some(names) => names
             .iter()
@@ -427,6 +430,10 @@ mod tests {
             ("block_size = 1000", "wal_sync.block_size"),
             ("writes_per_sync = []", "wal_sync.writes_per_sync"),
             ("writes_per_sync = [0]", "wal_sync.writes_per_sync"),
+            (
+                "writes_per_sync = [\n1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]",
+                "wal_sync.writes_per_sync",
+            ),
             (
                 "file_size = 8192\nwrites_per_sync = [2]",
                 "wal_sync.file_size",
