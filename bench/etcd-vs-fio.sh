@@ -45,12 +45,20 @@ mkdir -p "$SCRATCH" "$RESULTS"
     echo "fio: $(fio --version)"
     echo "kernel: $(uname -r)"
     echo "filesystem: $(df -T "$SCRATCH" | tail -1)"
-    echo "command: ROUNDS=$ROUNDS SIZE=$SIZE BS=$BS bench/etcd-vs-fio.sh"
+    echo "command: ROUNDS=$ROUNDS SIZE=$SIZE BS=$BS SETSID=${SETSID:-yes} bench/etcd-vs-fio.sh"
+    echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown)"
 } > "$RESULTS/machine.txt"
 cat "$RESULTS/machine.txt" >&2
 
+# fio runs each job in a process of its own, in a session of its own (setsid), so with the
+# kernel's autogroup on (kernel.sched_autogroup_enabled=1) it is a CPU group of its own; storlab
+# is run the same way (setsid -w) unless SETSID=no, so that on a loaded machine neither tool's
+# wake-ups after a sync share their CPU group with the shell (docs/performance.md).
+SETSID=${SETSID:-yes}
+own_session=()
+[[ $SETSID == no ]] || own_session=(setsid -w)
 run_storlab() {
-    "$STORLAB" etcd --directory "$SCRATCH/storlab" --file-size "$storlab_size" --write-size "$BS" \
+    "${own_session[@]}" "$STORLAB" etcd --directory "$SCRATCH/storlab" --file-size "$storlab_size" --write-size "$BS" \
         --duration 10m -q -o "$RESULTS/storlab-$1.json" >/dev/null 2>>"$RESULTS/storlab.log" || [[ $? == 3 ]]
 }
 run_fio() {
