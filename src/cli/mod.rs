@@ -69,14 +69,11 @@ pub enum Command {
     /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
     /// two minutes on ./storlab-scratch/users.
     Users(Box<UsersArgs>),
-    /// Check storage for etcd (the fio check platform teams run before installing
-    /// Kubernetes): small log writes each followed by fdatasync, judged on the sync time's
-    /// 99th percentile (10 ms) and the rate (50 a second); with no arguments, 22 MiB of
-    /// 2300-byte writes (at most a minute) on ./storlab-scratch/etcd.
+    /// Check storage for etcd: log writes each followed by fdatasync, judged on the sync's p99
+    /// and rate; with no arguments, at most a minute on ./storlab-scratch/etcd.
     Etcd(Box<EtcdArgs>),
-    /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question): open_datasync,
-    /// fdatasync, fsync and open_sync, with and without O_DIRECT, one and two 8 KiB writes per
-    /// sync; with no arguments, about 40 s on ./storlab-scratch/wal-sync.
+    /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question); with no arguments,
+    /// about 40 s on ./storlab-scratch/wal-sync.
     WalSync(Box<WalSyncArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {

@@ -429,6 +429,70 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
+    fn a_fresh_file_is_preallocated_unwritten_and_made_anew_each_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("wal.log");
+        let mut req = request(&path, Some(MIB));
+        req.buffered = true;
+        req.fresh = true;
+        let first = preview(&req).outcome.expect("a plan");
+        assert!(
+            matches!(first, TargetAction::Create { fresh: true, .. }),
+            "{first:?}"
+        );
+        assert!(
+            first.to_string().contains("preallocated, not written"),
+            "{first}"
+        );
+        let target = open(&req, &mut always).expect("open");
+        assert_eq!((target.size_bytes, target.prepare.written_bytes), (MIB, 0));
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(meta.len(), MIB);
+        // Reserved (where the filesystem can), and nothing of storlab's data in it: it reads
+        // back as zeros.
+        assert!(
+            meta.blocks() * 512 >= MIB || meta.blocks() == 0,
+            "{}",
+            meta.blocks()
+        );
+        let mut head = vec![1u8; 4096];
+        target.file.read_exact_at(&mut head, 0).unwrap();
+        assert!(head.iter().all(|&b| b == 0));
+        drop(target);
+        // The next run makes it anew rather than reusing it; a run that is not fresh
+        // prepares it (fills it) again, never takes it as filled.
+        let again = preview(&req).outcome.expect("a plan");
+        assert!(
+            matches!(
+                again,
+                TargetAction::Prepare {
+                    reason: PrepareReason::Fresh,
+                    ..
+                }
+            ),
+            "{again:?}"
+        );
+        assert!(
+            again
+                .to_string()
+                .starts_with("made anew, preallocated and not written"),
+            "{again}"
+        );
+        req.fresh = false;
+        let filled = preview(&req).outcome.expect("a plan");
+        assert!(
+            matches!(
+                filled,
+                TargetAction::Prepare {
+                    reason: PrepareReason::Incomplete,
+                    ..
+                }
+            ),
+            "{filled:?}"
+        );
+    }
+
+    #[test]
     fn new_file_is_created_at_full_size_and_fully_written() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("data.bin");
