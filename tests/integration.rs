@@ -46,6 +46,9 @@
 //! - `tier`: the cache tier on a memory-backed loop device in front of a blkio-throttled one;
 //! - `calibrate`: the ORION-class calibration on a blkio-throttled loop device (its maximum
 //!   IOPS and MB/s are the throttle's), its numbers in every view, its dry run;
+//! - `etcd`, `walsync`: etcd's disk check (a pass on a scratch directory, every view the same,
+//!   a throttled loop device failing the rate with exit 3, dry runs) and PostgreSQL's WAL
+//!   sync methods compared (every method listed with its numbers, the fastest named);
 //! - `users`: simulated mailbox users: the model alone, real files, a throttled loop device
 //!   (Send Mail p95 and overload, exit 3), bad input;
 //! - `ux` (`numbers`): what a new user reads: snapshots of summaries, the verdict, dry runs
@@ -107,6 +110,8 @@ mod database;
 mod diskspdimport;
 #[path = "integration/errors.rs"]
 mod errors;
+#[path = "integration/etcd.rs"]
+mod etcd;
 #[path = "integration/examples.rs"]
 mod examples;
 #[path = "integration/exchange/mod.rs"]
@@ -176,3 +181,5 @@ mod vdbench;
 mod verify;
 #[path = "integration/views/mod.rs"]
 mod views;
+#[path = "integration/walsync.rs"]
+mod walsync;

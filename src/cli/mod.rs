@@ -25,6 +25,7 @@ mod calibrate;
 mod curve;
 mod database;
 mod describe;
+mod etcd;
 mod flags;
 mod import;
 #[cfg(feature = "mpi")]
@@ -39,6 +40,7 @@ mod users;
 
 pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
+pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
 pub use users::{UsersArgs, build_users};
 
 pub use describe::describe;
@@ -80,6 +82,12 @@ pub enum Command {
     /// matrix of loads, with the maximum IOPS, MB/s and the lowest latency; with no arguments,
     /// a quick run (about a minute) on ./storlab-scratch/calibrate.
     Calibrate(Box<CalibrateArgs>),
+    /// Check storage for etcd: log writes each followed by fdatasync, judged on the sync's p99
+    /// and rate; with no arguments, at most a minute on ./storlab-scratch/etcd.
+    Etcd(Box<EtcdArgs>),
+    /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question); with no arguments,
+    /// about 40 s on ./storlab-scratch/wal-sync.
+    WalSync(Box<WalSyncArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -539,6 +547,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             | Command::Users(_)
             | Command::Database(_)
             | Command::Calibrate(_)
+            | Command::Etcd(_)
+            | Command::WalSync(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -550,6 +560,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Users(args) => users::run_users(*args),
         Command::Database(args) => database::run_database(*args),
         Command::Calibrate(args) => calibrate::run_calibrate(*args),
+        Command::Etcd(args) => etcd::run_etcd(*args),
+        Command::WalSync(args) => etcd::run_wal_sync(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

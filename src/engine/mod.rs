@@ -29,6 +29,16 @@ pub enum OpKind {
     Write,
     /// fdatasync the target.
     Flush,
+    /// fsync the target (its metadata too).
+    Fsync,
+}
+
+impl OpKind {
+    /// Whether it syncs the target (fdatasync or fsync) rather than moving data.
+    #[inline]
+    pub fn is_sync(self) -> bool {
+        matches!(self, OpKind::Flush | OpKind::Fsync)
+    }
 }
 
 /// One I/O, as a backend receives it.

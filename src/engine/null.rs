@@ -2,7 +2,7 @@
 //! storlab's own per-I/O cost with every statistic still recorded.
 
 use super::buf::{Slot, SlotArena};
-use super::{Backend, IoOp, OpKind};
+use super::{Backend, IoOp};
 
 /// Completes operations immediately.
 pub struct NullBackend<'a> {
@@ -29,11 +29,7 @@ impl<'a> Backend<'a> for NullBackend<'a> {
 
     #[inline]
     fn push(&mut self, slot: Slot<'a>, op: &IoOp) {
-        let res = if op.kind == OpKind::Flush {
-            0
-        } else {
-            op.len as i32
-        };
+        let res = if op.kind.is_sync() { 0 } else { op.len as i32 };
         self.queued.push((slot, res));
     }
 

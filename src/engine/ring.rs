@@ -146,7 +146,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
         let ptr = self.arena.ptr(slot);
         let t = op.target as usize;
         let flags = if op.dsync { libc::RWF_DSYNC } else { 0 };
-        let prio = if op.kind == OpKind::Flush {
+        let prio = if op.kind.is_sync() {
             0
         } else {
             self.next_prio()
@@ -185,6 +185,9 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
             // so it covers the writes it follows.
             (OpKind::Flush, _) => with_fd!(fd => opcode::Fsync::new(fd)
                 .flags(types::FsyncFlags::DATASYNC)
+                .build()
+                .flags(squeue::Flags::IO_DRAIN)),
+            (OpKind::Fsync, _) => with_fd!(fd => opcode::Fsync::new(fd)
                 .build()
                 .flags(squeue::Flags::IO_DRAIN)),
         }

@@ -139,7 +139,7 @@ impl BlockSampler {
     /// Records the blocks of `op`, issued at `t_ns`.
     #[inline]
     pub fn record(&mut self, op: &IoOp, t_ns: u64) {
-        if op.kind == OpKind::Flush || op.len == 0 {
+        if op.kind.is_sync() || op.len == 0 {
             return;
         }
         // A power of two: a shift, not a division (which would cost more than the rest).

@@ -1,5 +1,5 @@
 //! The psync backend: blocking pread/pwrite (pwritev2 with RWF_DSYNC for durable writes) and
-//! fdatasync, one operation at a time. The fallback when io_uring cannot be used. Operations
+//! fdatasync or fsync, one operation at a time. The fallback when io_uring cannot be used. Operations
 //! are queued by `push` and performed by `submit`, so the worker's submission timestamp is
 //! taken before the I/O, as with io_uring.
 
@@ -89,5 +89,6 @@ fn perform<'a>(
             result(rustix::io::pwrite(fd, buf, op.offset))
         }
         OpKind::Flush => result(rustix::fs::fdatasync(fd).map(|()| 0)),
+        OpKind::Fsync => result(rustix::fs::fsync(fd).map(|()| 0)),
     }
 }

@@ -203,6 +203,8 @@ pub fn attach(
         path: device,
         size_bytes: size_bytes.filter(|&b| b > 0),
         sync: false,
+        osync: false,
+        fresh: false,
         fsync_every: 0,
         cache: None,
         shared_slice: false,

@@ -356,6 +356,13 @@ pub struct Target {
     pub size_bytes: Option<u64>,
     /// Opened with O_DSYNC.
     pub sync: bool,
+    /// Opened with O_SYNC (writes durable with the file's metadata).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub osync: bool,
+    /// A file made anew before each run, preallocated and not written (a log segment, as
+    /// etcd's WAL), rather than filled with data and reused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
     /// fdatasync after every N writes (0 = never).
     pub fsync_every: u32,
     /// A cache tier in front of it.

@@ -307,6 +307,8 @@ fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Tar
         path,
         size_bytes,
         sync: t.sync.unwrap_or(false),
+        osync: false,
+        fresh: false,
         fsync_every: t.fsync_every.unwrap_or(0),
         cache: None,
         shared_slice,

@@ -13,6 +13,7 @@ pub(crate) mod fio_json;
 pub(crate) mod html;
 pub(crate) mod iometer_csv;
 pub(crate) mod svg;
+pub(crate) mod sync_checks;
 pub(crate) mod tables;
 
 /// What `storlab report --format` writes.

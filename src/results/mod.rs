@@ -229,6 +229,12 @@ pub struct RunResult {
     /// A calibration (`storlab calibrate`): its points, matrices and best figures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibrate: Option<crate::workloads::calibrate::section::CalibrateResult>,
+    /// An etcd disk check: the fdatasync time's distribution, the rate, the limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etcd: Option<crate::workloads::etcd::section::EtcdResult>,
+    /// PostgreSQL's WAL sync methods: each method's operations per second and latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_sync: Option<crate::workloads::walsync::section::WalSyncResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
@@ -308,6 +314,17 @@ pub enum JobSource {
     /// A calibration: from `storlab calibrate`'s flags, or a job file's `[calibrate]`
     /// section.
     Calibrate {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// An etcd disk check: from `storlab etcd`'s flags, or a job file's `[etcd]` section.
+    Etcd {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// PostgreSQL's WAL sync methods compared: from `storlab wal-sync`'s flags, or a job
+    /// file's `[wal_sync]` section.
+    WalSync {
         /// The job file, when there was one.
         path: Option<String>,
     },
@@ -585,7 +602,8 @@ pub struct ClassResult {
     /// Flushes.
     pub flush: crate::stats::summary::DirSummary,
     /// How this class's writes were made durable: `none`, `o_dsync` (target opened with
-    /// O_DSYNC), `rwf_dsync` (per write), `fsync_every_N`, or several joined by `+`.
+    /// O_DSYNC), `o_sync` (opened with O_SYNC), `rwf_dsync` (per write), `fsync_every_N`, or
+    /// several joined by `+`.
     pub write_durability: String,
     /// A sequence's class: the measured time of the steps it ran in, ms, over which its rates
     /// are (absent: the run's `measured_ms`).

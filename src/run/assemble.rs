@@ -153,6 +153,8 @@ pub(super) fn assemble(
         users: None,
         database: None,
         calibrate: None,
+        etcd: None,
+        wal_sync: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
@@ -185,6 +187,9 @@ fn durability(job: &Job, class: usize) -> String {
                 let t = &job.targets[t];
                 if t.sync {
                     add("o_dsync".into());
+                }
+                if t.osync {
+                    add("o_sync".into());
                 }
                 if t.fsync_every > 0 {
                     add(format!("fsync_every_{}", t.fsync_every));

@@ -94,6 +94,8 @@ pub(crate) fn target_request(job: &Job, index: usize) -> TargetRequest {
         size_bytes: t.size_bytes,
         buffered: job.buffered,
         dsync: t.sync,
+        osync: t.osync,
+        fresh: t.fresh,
         // A cache device is written by its tier (fills, write-back writes).
         writes: job.is_cache_device(index)
             || job

@@ -111,6 +111,8 @@ pub(crate) fn import(
                     path: source.to_path_buf(),
                     size_bytes: Some(size),
                     sync: false,
+                    osync: false,
+                    fresh: false,
                     fsync_every: 0,
                     cache: None,
                     shared_slice: false,

@@ -11,6 +11,9 @@
 //! - [`users`]: simulated mailbox users (LoadGen-class);
 //! - [`database`]: database storage validation (Oracle, SQL Server, PostgreSQL, MySQL).
 //! - [`calibrate`]: database storage calibration (ORION-class).
+//! - [`etcd`]: etcd's disk check (small log writes, each followed by fdatasync, judged on the
+//!   sync time's 99th percentile and the rate);
+//! - [`walsync`]: PostgreSQL's WAL sync methods compared (pg_test_fsync's question).
 //!
 //! [`presets`] are built-in job files of published studies, each selecting its workload as any
 //! job file does.
@@ -21,12 +24,14 @@
 
 pub mod calibrate;
 pub mod database;
+pub mod etcd;
 pub mod exchange;
 pub mod plain;
 pub mod presets;
 #[cfg(test)]
 pub(crate) mod tiny;
 pub mod users;
+pub mod walsync;
 
 use crate::job::JobError;
 use crate::run::Workload;
@@ -60,6 +65,8 @@ pub(crate) fn rooms() -> Vec<&'static Room> {
         &users::ROOM,
         &database::ROOM,
         &calibrate::ROOM,
+        &etcd::ROOM,
+        &walsync::ROOM,
     ];
     #[cfg(test)]
     all.push(&tiny::ROOM);

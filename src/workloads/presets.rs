@@ -168,6 +168,18 @@ pub const PRESETS: &[Preset] = &[
         source: "Oracle ORION (Oracle I/O Numbers): its run levels and defaults (docs/profiles.md)",
         toml: include_str!("presets/orion-normal.toml"),
     },
+    Preset {
+        name: "etcd",
+        description: "etcd disk check: a new 22 MiB log written in 2300-byte writes, each followed by fdatasync; p99 of the sync ≤ 10 ms, ≥ 50 synced writes/s",
+        source: "etcd's documentation (WAL fsync p99 under 10 ms); IBM Cloud blog, 'Using Fio to Tell Whether Your Storage is Fast Enough for Etcd', 2019 (docs/profiles.md)",
+        toml: include_str!("presets/etcd.toml"),
+    },
+    Preset {
+        name: "etcd-openshift",
+        description: "OpenShift's etcd disk check: 8000-byte writes, each followed by fdatasync; p99 of the sync ≤ 10 ms, ≥ 50 synced writes/s (500 with --heavy)",
+        source: "OpenShift / OKD 4.14, 'Recommended etcd practices' (docs/profiles.md)",
+        toml: include_str!("presets/etcd-openshift.toml"),
+    },
 ];
 
 /// The preset named `name`.

@@ -194,6 +194,8 @@ fn device_request(path: &Path, writes: bool, destroy_data: bool) -> TargetReques
         size_bytes: None,
         buffered: false,
         dsync: false,
+        osync: false,
+        fresh: false,
         writes,
         destroy_data,
         shared: false,

@@ -707,9 +707,7 @@ impl<S: RequestSource> RequestSource for Tier<S> {
         self.free_flights.push(request.tag as u32);
         let op = f.physical.op;
         let ok = result >= 0 && result as u32 == op.len;
-        if op.kind != OpKind::Flush
-            && (op.target == self.plan.device || op.target == self.plan.backing)
-        {
+        if !op.kind.is_sync() && (op.target == self.plan.device || op.target == self.plan.backing) {
             let which = match (op.target == self.plan.device, op.kind == OpKind::Read) {
                 (true, true) => TierIo::CacheRead,
                 (true, false) => TierIo::CacheWrite,

@@ -12,7 +12,7 @@ impl<S: RequestSource> Tier<S> {
         let op = r.op;
         let l = self.plan.line_bytes;
         let (key, within) = (op.offset / l, op.offset % l);
-        if op.target != self.plan.backing || op.kind == OpKind::Flush || op.len == 0 {
+        if op.target != self.plan.backing || op.kind.is_sync() || op.len == 0 {
             return Routed::Issue(self.flight(What::Pass, NONE, r, r, now));
         }
         if within + u64::from(op.len) > l {
@@ -87,7 +87,9 @@ impl<S: RequestSource> Tier<S> {
                     (None, _) => Routed::Issue(self.flight(What::Pass, NONE, r, r, now)),
                 }
             }
-            (OpKind::Flush, ..) => Routed::Issue(self.flight(What::Pass, NONE, r, r, now)),
+            (OpKind::Flush | OpKind::Fsync, ..) => {
+                Routed::Issue(self.flight(What::Pass, NONE, r, r, now))
+            }
         }
     }
 
@@ -159,7 +161,7 @@ impl<S: RequestSource> Tier<S> {
     pub(super) fn take(&mut self, r: Request, now: u64) -> Next {
         let op = r.op;
         let mut bypass = false;
-        if op.target == self.plan.backing && op.kind != OpKind::Flush {
+        if op.target == self.plan.backing && !op.kind.is_sync() {
             let (end, run) = self.seq;
             let run = if op.offset == end {
                 run + u64::from(op.len)

@@ -169,7 +169,7 @@ impl Model {
                     }
                 }
             }
-            OpKind::Flush => {}
+            OpKind::Flush | OpKind::Fsync => {}
         }
         self.unlock(r);
     }

@@ -1,4 +1,4 @@
-//! How targets are opened for the benchmark: open flags (O_DIRECT, O_DSYNC), the O_DIRECT
+//! How targets are opened for the benchmark: open flags (O_DIRECT, O_DSYNC, O_SYNC), the O_DIRECT
 //! alignment of files and the logical block size of devices, and block devices' sizes.
 
 use super::{OpenTarget, PrepareReport, TargetAction, TargetError, TargetKind, TargetRequest, io};
@@ -16,7 +16,7 @@ pub(super) fn flag_bits(flags: OFlags) -> i32 {
     i32::try_from(flags.bits()).unwrap_or(i32::MAX)
 }
 
-/// The open flags `request` asks for (O_DIRECT unless buffered, O_DSYNC when asked).
+/// The open flags `request` asks for (O_DIRECT unless buffered, O_DSYNC or O_SYNC when asked).
 pub(super) fn benchmark_flags(request: &TargetRequest) -> OFlags {
     let mut flags = OFlags::CLOEXEC;
     if !request.buffered {
@@ -24,6 +24,9 @@ pub(super) fn benchmark_flags(request: &TargetRequest) -> OFlags {
     }
     if request.dsync {
         flags |= OFlags::DSYNC;
+    }
+    if request.osync {
+        flags |= OFlags::SYNC;
     }
     flags
 }
@@ -108,6 +111,18 @@ pub fn expected_block_size(path: &Path) -> Option<u32> {
     }
     let dir = path.ancestors().skip(1).find(|p| p.exists())?;
     sysfs::logical_block_size(DeviceNumber::of(std::fs::metadata(dir).ok()?.dev()))
+}
+
+/// Why the existing file `path` cannot be opened with O_DIRECT, when its filesystem refuses
+/// it (`None`: it can, or the file cannot be examined, in which case opening it for the run
+/// says why).
+pub fn direct_refusal(path: &Path) -> Option<String> {
+    match crate::files::open_target(path, OFlags::RDONLY | OFlags::DIRECT) {
+        Err(e) if e.raw_os_error() == Some(Errno::INVAL.raw_os_error()) => Some(
+            "the filesystem refuses O_DIRECT (open with O_DIRECT returned EINVAL; ext4 with data=journal, tmpfs and some network filesystems do)".into(),
+        ),
+        _ => None,
+    }
 }
 
 /// O_DIRECT alignment of a file: of offsets and lengths, and of memory buffers.

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::stats::target::{PrepareReport, TargetKind};
 
-pub use direct::expected_block_size;
+pub use direct::{direct_refusal, expected_block_size};
 pub use plan::{PrepareReason, SCRATCH_DIR, TargetAction};
 pub use preview::{TargetPreview, preview, shortfalls};
 
@@ -35,6 +35,11 @@ pub struct TargetRequest {
     pub buffered: bool,
     /// Open with O_DSYNC so every write is durable when it completes.
     pub dsync: bool,
+    /// Open with O_SYNC: every write durable with the file's metadata when it completes.
+    pub osync: bool,
+    /// A file made anew before each run: preallocated (`fallocate`) and not written, as a
+    /// database or etcd log segment is, rather than filled with data and reused.
+    pub fresh: bool,
     /// Whether the workload writes to this target (decides the safety guard).
     pub writes: bool,
     /// The user said `--destroy-data` / `destroy_data = true`.
@@ -253,6 +258,8 @@ mod tests {
             size_bytes,
             buffered: !direct_supported(dir),
             dsync: false,
+            osync: false,
+            fresh: false,
             writes: true,
             destroy_data: false,
             shared: false,

@@ -25,12 +25,15 @@ pub const SCRATCH_DIR: &str = "storlab-scratch";
 /// What opening a target will do to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetAction {
-    /// A new file: created at `size_bytes` and fully written with storlab's data.
+    /// A new file: created at `size_bytes` and fully written with storlab's data (or only
+    /// preallocated, when `fresh`).
     Create {
         /// Size of the file.
         size_bytes: u64,
         /// The missing directory (under [`SCRATCH_DIR`]) created first, with its parents.
         create_directory: Option<PathBuf>,
+        /// Preallocated and not written ([`TargetRequest::fresh`]).
+        fresh: bool,
     },
     /// A file storlab prepared at this size: reused as it is, nothing is written before the run.
     Reuse {
@@ -87,6 +90,8 @@ pub enum PrepareReason {
     },
     /// It is empty: nothing to destroy.
     Empty,
+    /// The workload starts each run on a new, preallocated file ([`TargetRequest::fresh`]).
+    Fresh,
     /// storlab did not create it, and `--destroy-data` lets the run recreate it.
     DestroyData {
         /// Its length now.
@@ -402,6 +407,8 @@ fn existing_file(
                 Some(PrepareReason::OldManifest {
                     version: manifest.storlab_manifest,
                 })
+            } else if request.fresh {
+                Some(PrepareReason::Fresh)
             } else if !manifest.complete {
                 Some(PrepareReason::Incomplete)
             } else if manifest.size_bytes != size_bytes || length != size_bytes {
@@ -515,6 +522,7 @@ fn new_file(request: &TargetRequest, parent: &Path, name: &OsStr) -> Result<Plan
         action: TargetAction::Create {
             size_bytes: required_size(request, "new file")?,
             create_directory,
+            fresh: request.fresh,
         },
     })
 }
@@ -665,6 +673,8 @@ mod tests {
             size_bytes: Some(4096),
             buffered: true,
             dsync: false,
+            osync: false,
+            fresh: false,
             writes: true,
             destroy_data: false,
             shared: false,

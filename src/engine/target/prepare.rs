@@ -119,6 +119,7 @@ fn prepare_or_clean_up(
         size_bytes,
         request.buffered,
         new_file,
+        request.fresh,
         progress,
     )
     .inspect_err(|e| {
@@ -186,6 +187,7 @@ fn prepare_file(
     size_bytes: u64,
     buffered: bool,
     new_file: bool,
+    fresh: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<(PrepareReport, File), TargetError> {
     let start = Instant::now();
@@ -200,6 +202,17 @@ fn prepare_file(
     manifest::write(path, canonical, &manifest)?;
 
     reserve_space(path, &file, size_bytes)?;
+    if fresh {
+        // A new log segment: preallocated, unwritten, nothing of it in the page cache. Its
+        // manifest stays incomplete: it holds no data of storlab's to reuse or verify.
+        let _ = rustix::fs::fadvise(&file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
+        progress(size_bytes, size_bytes);
+        let report = PrepareReport {
+            seconds: start.elapsed().as_secs_f64(),
+            ..PrepareReport::default()
+        };
+        return Ok((report, file));
+    }
     let direct = if buffered {
         None
     } else {
@@ -416,6 +429,70 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
+    fn a_fresh_file_is_preallocated_unwritten_and_made_anew_each_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("wal.log");
+        let mut req = request(&path, Some(MIB));
+        req.buffered = true;
+        req.fresh = true;
+        let first = preview(&req).outcome.expect("a plan");
+        assert!(
+            matches!(first, TargetAction::Create { fresh: true, .. }),
+            "{first:?}"
+        );
+        assert!(
+            first.to_string().contains("preallocated, not written"),
+            "{first}"
+        );
+        let target = open(&req, &mut always).expect("open");
+        assert_eq!((target.size_bytes, target.prepare.written_bytes), (MIB, 0));
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(meta.len(), MIB);
+        // Reserved (where the filesystem can), and nothing of storlab's data in it: it reads
+        // back as zeros.
+        assert!(
+            meta.blocks() * 512 >= MIB || meta.blocks() == 0,
+            "{}",
+            meta.blocks()
+        );
+        let mut head = vec![1u8; 4096];
+        target.file.read_exact_at(&mut head, 0).unwrap();
+        assert!(head.iter().all(|&b| b == 0));
+        drop(target);
+        // The next run makes it anew rather than reusing it; a run that is not fresh
+        // prepares it (fills it) again, never takes it as filled.
+        let again = preview(&req).outcome.expect("a plan");
+        assert!(
+            matches!(
+                again,
+                TargetAction::Prepare {
+                    reason: PrepareReason::Fresh,
+                    ..
+                }
+            ),
+            "{again:?}"
+        );
+        assert!(
+            again
+                .to_string()
+                .starts_with("made anew, preallocated and not written"),
+            "{again}"
+        );
+        req.fresh = false;
+        let filled = preview(&req).outcome.expect("a plan");
+        assert!(
+            matches!(
+                filled,
+                TargetAction::Prepare {
+                    reason: PrepareReason::Incomplete,
+                    ..
+                }
+            ),
+            "{filled:?}"
+        );
+    }
+
+    #[test]
     fn new_file_is_created_at_full_size_and_fully_written() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("data.bin");
@@ -593,6 +670,7 @@ mod tests {
         let create = TargetAction::Create {
             size_bytes: 1 << 62,
             create_directory: None,
+            fresh: false,
         };
         let error = open_file(
             &request(&path, Some(1 << 62)),

@@ -124,10 +124,16 @@ impl fmt::Display for TargetAction {
             TargetAction::Create {
                 size_bytes,
                 create_directory,
+                fresh,
             } => {
                 write!(
                     f,
-                    "a new file, created and fully written ({})",
+                    "a new file, created and {} ({})",
+                    if *fresh {
+                        "preallocated, not written"
+                    } else {
+                        "fully written"
+                    },
                     format_size(*size_bytes)
                 )?;
                 if let Some(directory) = create_directory {
@@ -139,6 +145,15 @@ impl fmt::Display for TargetAction {
                 f,
                 "prepared by storlab at this size: reused as it is ({})",
                 format_size(*size_bytes)
+            ),
+            TargetAction::Prepare {
+                size_bytes,
+                reason: PrepareReason::Fresh,
+            } => write!(
+                f,
+                "made anew, preallocated and not written ({}): {}",
+                format_size(*size_bytes),
+                PrepareReason::Fresh
             ),
             TargetAction::Prepare { size_bytes, reason } => write!(
                 f,
@@ -180,6 +195,9 @@ impl fmt::Display for PrepareReason {
                 "an older storlab prepared it (manifest version {version})"
             ),
             PrepareReason::Empty => write!(f, "it is empty"),
+            PrepareReason::Fresh => {
+                write!(f, "each run starts on a new file, as a log segment does")
+            }
             PrepareReason::DestroyData { existing_bytes } => write!(
                 f,
                 "storlab did not create it ({existing_bytes} bytes) and --destroy-data was given"
@@ -245,6 +263,7 @@ mod tests {
         let expected = TargetAction::Create {
             size_bytes: 2 * MIB,
             create_directory: None,
+            fresh: false,
         };
         assert_eq!(p.outcome.unwrap(), expected);
         assert_eq!(p.kind, Some(TargetKind::File));
@@ -273,6 +292,7 @@ mod tests {
             TargetAction::Create {
                 size_bytes: MIB,
                 create_directory: Some(directory.clone()),
+                fresh: false,
             }
         );
         assert_eq!(

@@ -272,7 +272,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 let op = request.op;
                 // Where the data belongs: verification and the sample go by it.
                 let (home_target, home_offset, copy) = home_of(&request);
-                if let Some(map) = verify.filter(|_| op.kind != OpKind::Flush) {
+                if let Some(map) = verify.filter(|_| !op.kind.is_sync()) {
                     if !map.aligned(home_offset, op.len) {
                         // The source's I/O does not fit the blocks the job declared: the
                         // run ends, saying so (nothing of it is issued).
@@ -420,7 +420,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             k += 1;
             let InFlight { request, submit_ns } = &flights[slot.index() as usize];
             let op = request.op;
-            let ok = res >= 0 && (op.kind == OpKind::Flush || res as u32 == op.len);
+            let ok = res >= 0 && (op.kind.is_sync() || res as u32 == op.len);
             if let Some(map) = verify {
                 let (home_target, home_offset, copy) = home_of(request);
                 match op.kind {
@@ -442,7 +442,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                             fail(checks.errors() - before);
                         }
                     }
-                    OpKind::Flush => {}
+                    OpKind::Flush | OpKind::Fsync => {}
                 }
             }
             free.push(slot);
@@ -462,7 +462,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             let dir = match op.kind {
                 OpKind::Read => Dir::Read,
                 OpKind::Write => Dir::Write,
-                OpKind::Flush => Dir::Flush,
+                OpKind::Flush | OpKind::Fsync => Dir::Flush,
             };
             let class = op.class as usize;
             let counted = reaped >= ramp_ns;
@@ -586,6 +586,7 @@ fn error_detail(op: &IoOp, res: i32, t_ns: u64) -> ErrorDetail {
             OpKind::Read => "read",
             OpKind::Write => "write",
             OpKind::Flush => "flush",
+            OpKind::Fsync => "fsync",
         }
         .into(),
         offset: op.offset,

@@ -69,6 +69,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(c) = &r.calibrate {
         super::calibrate::section(&mut out, c);
     }
+    crate::report::sync_checks::console(&mut out, r);
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -96,6 +97,10 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Database { path: None } => "database validation".into(),
         JobSource::Calibrate { path: Some(p) } => format!("calibration, job file {p}"),
         JobSource::Calibrate { path: None } => "calibration".into(),
+        JobSource::Etcd { path: Some(p) } => format!("etcd disk check, job file {p}"),
+        JobSource::Etcd { path: None } => "etcd disk check".into(),
+        JobSource::WalSync { path: Some(p) } => format!("WAL sync methods compared, job file {p}"),
+        JobSource::WalSync { path: None } => "WAL sync methods compared".into(),
         JobSource::Unknown => "results".into(),
     }
 }

@@ -86,6 +86,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         @if let Some(u) = &r.users { (users::users_section(u)) }
         @if let Some(d) = &r.database { (database::database_section(d)) }
         @if let Some(c) = &r.calibrate { (calibrate::calibrate_section(c)) }
+        (crate::report::sync_checks::html_section(r))
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -286,9 +287,13 @@ fn what_ran(r: &RunResult) -> String {
         (JobSource::Exchange { .. }, None) => "Exchange validation".into(),
         (JobSource::Users { path: Some(p) }, None) => format!("simulated users, job file {p}"),
         (JobSource::Users { path: None }, None) => "simulated users".into(),
-        (JobSource::Database { .. } | JobSource::Calibrate { .. }, None) => {
-            crate::report::console::source_text(&r.invocation.source)
-        }
+        (
+            JobSource::Database { .. }
+            | JobSource::Calibrate { .. }
+            | JobSource::Etcd { .. }
+            | JobSource::WalSync { .. },
+            None,
+        ) => crate::report::console::source_text(&r.invocation.source),
         (JobSource::Unknown, None) => r
             .job
             .description

@@ -522,6 +522,8 @@ fn recover(
         users: None,
         database: None,
         calibrate: None,
+        etcd: None,
+        wal_sync: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,

@@ -365,6 +365,8 @@ impl CalibrateConfig {
                     size_bytes: self.size_bytes,
                     sync: false,
                     fsync_every: 0,
+                    osync: false,
+                    fresh: false,
                     cache: None,
                     shared_slice: false,
                 })

@@ -164,6 +164,8 @@ fn target(name: String, path: std::path::PathBuf, size: u64) -> Target {
         size_bytes: Some(size),
         sync: false,
         fsync_every: 0,
+        osync: false,
+        fresh: false,
         cache: None,
         shared_slice: false,
     }

@@ -182,6 +182,8 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
             path: cfg.database_path(db),
             size_bytes: Some(db_bytes),
             sync: false,
+            osync: false,
+            fresh: false,
             fsync_every: 0,
             cache: None,
             shared_slice: false,
@@ -192,6 +194,8 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
             size_bytes: Some(cfg.log_stream_bytes()),
             // Exchange writes its log through to stable storage.
             sync: true,
+            osync: false,
+            fresh: false,
             fsync_every: 0,
             cache: None,
             shared_slice: false,

@@ -76,6 +76,8 @@ impl Tiny {
                 path: self.path.clone(),
                 size_bytes: Some(self.blocks * BLOCK),
                 sync: false,
+                osync: false,
+                fresh: false,
                 fsync_every: 0,
                 cache: None,
                 shared_slice: false,

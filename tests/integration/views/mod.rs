@@ -14,7 +14,7 @@
 //!
 //! The live view (`/live.json`, `/metrics`) is checked against the results in `live.rs`.
 
-mod checks;
+pub(crate) mod checks;
 
 use crate::harness::{ExchangeArgs, run_in, scratch, users_args, write_job};
 use checks::{Kind, check_views};

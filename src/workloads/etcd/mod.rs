@@ -1,0 +1,348 @@
+//! etcd's disk check: the check platform teams run before installing Kubernetes. etcd appends
+//! each proposal to its write-ahead log and makes it durable with `fdatasync` before it
+//! answers, so the storage under `/var/lib/etcd` is judged on the time of those syncs: small
+//! sequential writes to a new, preallocated log file, each followed by `fdatasync` (the widely
+//! used fio check: `fio --rw=write --ioengine=sync --fdatasync=1 --size=22m --bs=2300`; 8000
+//! bytes for OpenShift's), passing when the 99th percentile of the sync time is under 10 ms
+//! (etcd's documentation) and the synced writes keep up a rate of at least 50 a second (500
+//! for heavily loaded clusters). Every threshold and its source is in docs/profiles.md.
+//!
+//! `mod.rs` owns the `[etcd]` section and its resolution into the one job it runs;
+//! `workload.rs` the workload (description, run, rules); `section.rs` its part of the results.
+
+pub mod section;
+pub mod workload;
+
+use crate::job::{Access, EngineKind, IoLimit, Job, JobError, SectionErrors, Target, Worker};
+use crate::units::{Dur, Size};
+use crate::workloads::Room;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// `[etcd]` job files.
+pub(crate) const ROOM: Room = Room {
+    section: "etcd",
+    what: "an etcd disk check (its I/O comes from the `[etcd]` section)",
+    hint: "storlab etcd FILE --write-size ...",
+    flags: &[
+        "--duration",
+        "--interval",
+        "--engine",
+        "--seed",
+        "--destroy-data",
+    ],
+    load: workload::load,
+};
+
+/// The defaults: the fio check's write size and file size, etcd's limits.
+pub mod defaults {
+    /// Bytes of each write: the fio check's `--bs=2300` (the size of a typical WAL entry in
+    /// the IBM Cloud study that derived the check).
+    pub const WRITE_BYTES: u64 = 2300;
+    /// Bytes of the log file written: the fio check's `--size=22m`.
+    pub const FILE_BYTES: u64 = 22 << 20;
+    /// The run ends after this long even when the file is not yet written (a slow disk).
+    pub const MAX_DURATION_MS: u64 = 60_000;
+    /// etcd's limit on the 99th percentile of its WAL fsync time (`wal_fsync_duration_seconds`).
+    pub const SYNC_P99_NS: u64 = 10_000_000;
+    /// Synced writes a second the storage must keep up (etcd's hardware guide, OpenShift).
+    pub const MIN_RATE: f64 = 50.0;
+    /// The same for heavily loaded clusters.
+    pub const HEAVY_RATE: f64 = 500.0;
+    /// The directory of the log file with no `directory` given.
+    pub const DIRECTORY: &str = "storlab-scratch/etcd";
+    /// The log file's name in it.
+    pub const FILE_NAME: &str = "etcd-wal.storlab";
+}
+
+/// A job file with an `[etcd]` section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EtcdFile {
+    /// The section.
+    pub etcd: EtcdSpec,
+}
+
+/// The `[etcd]` section as written; every key optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EtcdSpec {
+    /// Free text.
+    pub description: Option<String>,
+    /// The directory the log file goes in (etcd's data directory, e.g. /var/lib/etcd).
+    pub directory: Option<PathBuf>,
+    /// Bytes of each write (2300 as the fio check; 8000 as OpenShift's).
+    pub write_size: Option<Size>,
+    /// Bytes of the log file written once (22 MiB as the fio check).
+    pub file_size: Option<Size>,
+    /// The longest the run may take; it ends sooner when the file is written.
+    pub duration: Option<Dur>,
+    /// Limit on the 99th percentile of the fdatasync time.
+    pub sync_p99: Option<Dur>,
+    /// Synced writes a second the storage must keep up.
+    pub min_rate: Option<f64>,
+    /// A heavily loaded cluster: `min_rate` 500 unless given.
+    pub heavy: Option<bool>,
+    /// io_uring or psync (the default, as the fio check's `ioengine=sync`).
+    pub engine: Option<String>,
+    /// Time-series interval.
+    pub interval: Option<Dur>,
+    /// Seed (the data written).
+    pub seed: Option<u64>,
+    /// Allow overwriting an existing file storlab did not create.
+    pub destroy_data: Option<bool>,
+}
+
+/// The check, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EtcdConfig {
+    /// Free text.
+    pub description: Option<String>,
+    /// The log file.
+    pub path: PathBuf,
+    /// Bytes of each write.
+    pub write_bytes: u64,
+    /// Bytes of the log file.
+    pub file_bytes: u64,
+    /// The longest the run may take, ms.
+    pub max_duration_ms: u64,
+    /// Limit on the 99th percentile of the fdatasync time, ns.
+    pub sync_p99_ns: u64,
+    /// Synced writes a second required.
+    pub min_rate: f64,
+    /// Whether the rate is the heavily loaded clusters' one.
+    pub heavy: bool,
+    /// The engine.
+    pub engine: EngineKind,
+    /// Time-series interval, ms.
+    pub interval_ms: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Overwriting a foreign file is allowed.
+    pub destroy_data: bool,
+}
+
+/// Largest write size: far above any WAL entry etcd batches.
+const MAX_WRITE_BYTES: u64 = 16 << 20;
+/// Largest log file.
+const MAX_FILE_BYTES: u64 = 64 << 30;
+
+/// Validates `spec` (from `location`: a file path or `command line`) without syscalls.
+pub fn resolve(spec: &EtcdSpec, location: &str) -> Result<EtcdConfig, JobError> {
+    let e = SectionErrors {
+        location,
+        section: "etcd",
+    };
+    let write_bytes = spec.write_size.map_or(defaults::WRITE_BYTES, |s| s.0);
+    if write_bytes == 0 || write_bytes > MAX_WRITE_BYTES {
+        return Err(e.error(
+            "write_size",
+            format!("{write_bytes} bytes is out of range; give 1 byte to 16 MiB (2300 as the fio check, 8000 as OpenShift's)"),
+        ));
+    }
+    let file_bytes = spec.file_size.map_or(defaults::FILE_BYTES, |s| s.0);
+    if file_bytes < write_bytes || file_bytes > MAX_FILE_BYTES {
+        return Err(e.error(
+            "file_size",
+            format!(
+                "{file_bytes} bytes is out of range; give at least the write size ({write_bytes} bytes) and at most 64 GiB (22 MiB as the fio check)"
+            ),
+        ));
+    }
+    let max_duration_ms = spec
+        .duration
+        .map_or(defaults::MAX_DURATION_MS, |d| d.0.as_millis() as u64);
+    if !(100..=86_400_000).contains(&max_duration_ms) {
+        return Err(e.error(
+            "duration",
+            "give a duration from 100 ms to 24 h, e.g. 60s".into(),
+        ));
+    }
+    let sync_p99_ns = spec
+        .sync_p99
+        .map_or(defaults::SYNC_P99_NS, |d| d.0.as_nanos() as u64);
+    if sync_p99_ns == 0 {
+        return Err(e.error("sync_p99", "give a limit above 0, e.g. 10ms".into()));
+    }
+    let heavy = spec.heavy.unwrap_or(false);
+    let min_rate = spec.min_rate.unwrap_or(if heavy {
+        defaults::HEAVY_RATE
+    } else {
+        defaults::MIN_RATE
+    });
+    if !(min_rate.is_finite() && min_rate >= 0.0) {
+        return Err(e.error(
+            "min_rate",
+            "give synced writes a second, 0 or more, e.g. 50".into(),
+        ));
+    }
+    let engine = match spec.engine.as_deref() {
+        None => EngineKind::Psync,
+        Some(s) => match EngineKind::parse(s) {
+            Ok(EngineKind::Null) => {
+                return Err(e.error(
+                    "engine",
+                    "the null engine does no I/O, so it has no sync time to judge; use psync or io_uring".into(),
+                ));
+            }
+            Ok(k) => k,
+            Err(m) => return Err(e.error("engine", m)),
+        },
+    };
+    let interval_ms = spec
+        .interval
+        .map_or(crate::job::defaults::INTERVAL_MS, |d| {
+            d.0.as_millis() as u64
+        });
+    if interval_ms < 100 {
+        return Err(e.error("interval", "give an interval of at least 100 ms".into()));
+    }
+    let directory = spec
+        .directory
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(defaults::DIRECTORY));
+    if directory.as_os_str().is_empty() {
+        return Err(e.error(
+            "directory",
+            "the path is empty; give etcd's data directory, e.g. /var/lib/etcd".into(),
+        ));
+    }
+    Ok(EtcdConfig {
+        description: spec.description.clone(),
+        path: directory.join(defaults::FILE_NAME),
+        write_bytes,
+        file_bytes,
+        max_duration_ms,
+        sync_p99_ns,
+        min_rate,
+        heavy,
+        engine,
+        interval_ms,
+        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+    })
+}
+
+/// The class of the log's writes and syncs.
+pub const CLASS: &str = "wal";
+
+impl EtcdConfig {
+    /// Writes that fill the log file once (as fio: each whole write that fits).
+    pub fn planned_writes(&self) -> u64 {
+        self.file_bytes / self.write_bytes
+    }
+
+    /// The one job: a worker writing the new, preallocated log file once from its start,
+    /// `write_bytes` at a time through the page cache, each write followed by `fdatasync`.
+    pub fn job(&self) -> Job {
+        let mut job = Job {
+            description: Some(format!(
+                "etcd WAL check: {}-byte sequential writes, each followed by fdatasync",
+                self.write_bytes
+            )),
+            engine: self.engine,
+            duration_ms: self.max_duration_ms,
+            ramp_ms: 0,
+            interval_ms: self.interval_ms,
+            seed: self.seed,
+            // etcd writes its log through the page cache and syncs it; so does the fio check.
+            buffered: true,
+            destroy_data: self.destroy_data,
+            batch: 1,
+            targets: vec![Target {
+                name: CLASS.into(),
+                path: self.path.clone(),
+                size_bytes: Some(self.file_bytes),
+                sync: false,
+                osync: false,
+                // A new segment, as etcd preallocates its WAL files (and fio lays out its).
+                fresh: true,
+                fsync_every: 0,
+                cache: None,
+                shared_slice: false,
+            }],
+            ..Job::default()
+        };
+        let class = job.class(CLASS);
+        let access = Access {
+            fsync_every: 1,
+            ..Access::new(class, self.write_bytes, 0.0, 0.0)
+        };
+        job.workers.push(Worker {
+            // Each write and its sync: two I/Os.
+            io_limit: Some(IoLimit::Ios(self.planned_writes() * 2)),
+            ..Worker::closed_loop(CLASS, vec![0], 1, vec![access])
+        });
+        job
+    }
+}
+
+/// Whether a job file's text is an etcd check (it has an `[etcd]` section).
+pub fn is_etcd_job(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key(ROOM.section))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> EtcdSpec {
+        toml::from_str::<EtcdFile>(text).unwrap().etcd
+    }
+
+    #[test]
+    fn defaults_are_the_fio_check() {
+        let c = resolve(&EtcdSpec::default(), "command line").unwrap();
+        assert_eq!((c.write_bytes, c.file_bytes), (2300, 22 << 20));
+        assert_eq!(c.planned_writes(), (22 << 20) / 2300);
+        assert_eq!((c.sync_p99_ns, c.min_rate), (10_000_000, 50.0));
+        assert_eq!(c.engine, EngineKind::Psync);
+        assert_eq!(
+            c.path,
+            PathBuf::from("storlab-scratch/etcd/etcd-wal.storlab")
+        );
+        let job = c.job();
+        assert!(job.buffered);
+        assert!(job.targets[0].fresh);
+        let w = &job.workers[0];
+        assert_eq!(w.queue_depth, 1);
+        assert_eq!(w.io_limit, Some(IoLimit::Ios(2 * c.planned_writes())));
+        let a = &w.access[0];
+        assert_eq!((a.read_pct, a.random_pct, a.fsync_every), (0.0, 0.0, 1));
+        assert_eq!(a.block_size_bytes, 2300);
+    }
+
+    #[test]
+    fn heavy_raises_the_rate_unless_given() {
+        let c = resolve(&spec("[etcd]\nheavy = true\n"), "f").unwrap();
+        assert_eq!(c.min_rate, 500.0);
+        let c = resolve(&spec("[etcd]\nheavy = true\nmin_rate = 200\n"), "f").unwrap();
+        assert_eq!(c.min_rate, 200.0);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        for (text, key) in [
+            ("write_size = 0", "etcd.write_size"),
+            ("write_size = \"1GiB\"", "etcd.write_size"),
+            ("file_size = 100", "etcd.file_size"),
+            ("duration = \"10ms\"", "etcd.duration"),
+            ("sync_p99 = \"0s\"", "etcd.sync_p99"),
+            ("min_rate = -1", "etcd.min_rate"),
+            ("engine = \"null\"", "etcd.engine"),
+            ("engine = \"spdk\"", "etcd.engine"),
+            ("interval = \"1ms\"", "etcd.interval"),
+            ("directory = \"\"", "etcd.directory"),
+        ] {
+            let e = resolve(&spec(&format!("[etcd]\n{text}\n")), "job.toml").unwrap_err();
+            assert_eq!(e.key, key, "{text}: {e}");
+            assert_eq!(e.location, "job.toml");
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        assert!(toml::from_str::<EtcdFile>("[etcd]\nblock_size = 4096\n").is_err());
+    }
+}

@@ -1,0 +1,454 @@
+//! PostgreSQL's WAL sync methods compared: `pg_test_fsync`'s question answered on the user's
+//! storage. PostgreSQL makes its write-ahead log durable by one of `wal_sync_method`'s
+//! methods: `open_datasync` (the file opened with O_DSYNC), `fdatasync` and `fsync` (a call
+//! after the writes) or `open_sync` (opened with O_SYNC), each with or without O_DIRECT. Each
+//! method is measured for a short fixed time at the WAL block size (8 KiB) with one write per
+//! sync and with several (a commit that wrote more than a block), the writes at the start of
+//! a 16 MiB file as pg_test_fsync writes them, and the results give each method's operations
+//! (syncs) per second and latency and name the fastest.
+//!
+//! `mod.rs` owns the `[wal_sync]` section and its resolution into the points it measures;
+//! `workload.rs` the workload (description, the runs, the results section); `source.rs` the
+//! request source that issues one method's writes and syncs and times each operation;
+//! `section.rs` its part of the results.
+
+pub mod section;
+pub mod source;
+pub mod workload;
+
+use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
+use crate::units::{Dur, Size};
+use crate::workloads::Room;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+/// `[wal_sync]` job files.
+pub(crate) const ROOM: Room = Room {
+    section: "wal_sync",
+    what: "a comparison of WAL sync methods (its I/O comes from the `[wal_sync]` section)",
+    hint: "storlab wal-sync FILE --methods ...",
+    flags: &["--interval", "--engine", "--seed", "--destroy-data"],
+    load: workload::load,
+};
+
+/// The defaults.
+pub mod defaults {
+    /// PostgreSQL's WAL block size (`XLOG_BLCKSZ`).
+    pub const BLOCK_BYTES: u64 = 8192;
+    /// The file written: a WAL segment's default size, as pg_test_fsync's file.
+    pub const FILE_BYTES: u64 = 16 << 20;
+    /// Each method measured this long (pg_test_fsync's default is 5 s; 2 s keeps the whole
+    /// comparison about a minute).
+    pub const SECONDS_MS: u64 = 2_000;
+    /// Writes per sync compared: one, and two as pg_test_fsync's second table.
+    pub const WRITES_PER_SYNC: [u32; 2] = [1, 2];
+    /// The directory of the file with no `directory` given.
+    pub const DIRECTORY: &str = "storlab-scratch/wal-sync";
+    /// The file's name in it.
+    pub const FILE_NAME: &str = "pg-wal-sync.storlab";
+}
+
+/// A way of making WAL writes durable (`wal_sync_method`), or none (the baseline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Opened with O_DSYNC: each write durable when it returns.
+    OpenDatasync,
+    /// `fdatasync` after the writes.
+    Fdatasync,
+    /// `fsync` after the writes.
+    Fsync,
+    /// Opened with O_SYNC: each write durable with the file's metadata when it returns.
+    OpenSync,
+    /// Writes that are never synced: what the storage does without durability.
+    NoSync,
+}
+
+impl Method {
+    /// The four sync methods, in `wal_sync_method`'s order of preference.
+    pub const SYNCS: [Method; 4] = [
+        Method::OpenDatasync,
+        Method::Fdatasync,
+        Method::Fsync,
+        Method::OpenSync,
+    ];
+
+    /// Its name, as `wal_sync_method` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::OpenDatasync => "open_datasync",
+            Method::Fdatasync => "fdatasync",
+            Method::Fsync => "fsync",
+            Method::OpenSync => "open_sync",
+            Method::NoSync => "write only",
+        }
+    }
+
+    /// Parses a `wal_sync_method` name.
+    pub fn parse(s: &str) -> Result<Method, String> {
+        Method::SYNCS
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown method `{s}`; use open_datasync, fdatasync, fsync or open_sync (fsync_writethrough is Windows' and macOS's)"
+                )
+            })
+    }
+}
+
+/// One measured configuration: a method, with or without O_DIRECT, and its writes per sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Point {
+    /// The method.
+    pub method: Method,
+    /// The file opened with O_DIRECT.
+    pub direct: bool,
+    /// Writes of a block per sync (per operation).
+    pub writes_per_sync: u32,
+}
+
+impl Point {
+    /// `fdatasync, O_DIRECT, 2 writes per sync`-style name, unique per point; the class name
+    /// of its I/O.
+    pub fn label(&self) -> String {
+        format!(
+            "{}{} ×{}",
+            self.method.name(),
+            if self.direct { " +O_DIRECT" } else { "" },
+            self.writes_per_sync
+        )
+    }
+}
+
+/// A job file with a `[wal_sync]` section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalSyncFile {
+    /// The section.
+    pub wal_sync: WalSyncSpec,
+}
+
+/// The `[wal_sync]` section as written; every key optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalSyncSpec {
+    /// Free text.
+    pub description: Option<String>,
+    /// The directory the file goes in (the WAL's, e.g. /var/lib/postgresql/16/main/pg_wal).
+    pub directory: Option<PathBuf>,
+    /// Bytes of each write (the WAL block size).
+    pub block_size: Option<Size>,
+    /// Bytes of the file.
+    pub file_size: Option<Size>,
+    /// How long each method is measured.
+    pub seconds_per_method: Option<Dur>,
+    /// Writes per sync to compare.
+    pub writes_per_sync: Option<Vec<u32>>,
+    /// The methods to compare (default: all four).
+    pub methods: Option<Vec<String>>,
+    /// `both` (default), `on` or `off`: methods with O_DIRECT, without, or both.
+    pub direct: Option<String>,
+    /// Also measure writes that are never synced (default true).
+    pub no_sync: Option<bool>,
+    /// psync (the default: one call at a time, as PostgreSQL) or io_uring.
+    pub engine: Option<String>,
+    /// Time-series interval.
+    pub interval: Option<Dur>,
+    /// Seed (the data written).
+    pub seed: Option<u64>,
+    /// Allow overwriting an existing file storlab did not create.
+    pub destroy_data: Option<bool>,
+}
+
+/// The comparison, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalSyncConfig {
+    /// Free text.
+    pub description: Option<String>,
+    /// The file.
+    pub path: PathBuf,
+    /// Bytes of each write.
+    pub block_bytes: u64,
+    /// Bytes of the file.
+    pub file_bytes: u64,
+    /// How long each point is measured, ms.
+    pub point_ms: u64,
+    /// The points, in the order they run.
+    pub points: Vec<Point>,
+    /// The engine.
+    pub engine: EngineKind,
+    /// Time-series interval, ms.
+    pub interval_ms: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Overwriting a foreign file is allowed.
+    pub destroy_data: bool,
+}
+
+/// Most points one comparison may measure.
+const MAX_POINTS: usize = 200;
+
+/// Validates `spec` (from `location`) without syscalls.
+pub fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfig, JobError> {
+    let e = SectionErrors {
+        location,
+        section: "wal_sync",
+    };
+    let block_bytes = spec.block_size.map_or(defaults::BLOCK_BYTES, |s| s.0);
+    if !(512..=1 << 20).contains(&block_bytes) || block_bytes % 512 != 0 {
+        return Err(e.error(
+            "block_size",
+            format!("{block_bytes} bytes: give a multiple of 512 bytes from 512 bytes to 1 MiB (PostgreSQL's WAL block is 8 KiB)"),
+        ));
+    }
+    let writes = spec
+        .writes_per_sync
+        .clone()
+        .unwrap_or_else(|| defaults::WRITES_PER_SYNC.to_vec());
+    if writes.is_empty() || writes.len() > 32 || writes.iter().any(|&n| n == 0 || n > 1024) {
+        return Err(e.error(
+            "writes_per_sync",
+            "give a list of at most 32 numbers of writes per sync, each 1 to 1024, e.g. [1, 2, 4, 8, 16]".into(),
+        ));
+    }
+    let file_bytes = spec.file_size.map_or(defaults::FILE_BYTES, |s| s.0);
+    let most = u64::from(*writes.iter().max().unwrap_or(&1)) * block_bytes;
+    if file_bytes < most || file_bytes > 64 << 30 || file_bytes % block_bytes != 0 {
+        return Err(e.error(
+            "file_size",
+            format!(
+                "{file_bytes} bytes: give a multiple of the block size ({block_bytes} bytes), at least the most writes per sync × the block size ({most} bytes) and at most 64 GiB"
+            ),
+        ));
+    }
+    let point_ms = spec
+        .seconds_per_method
+        .map_or(defaults::SECONDS_MS, |d| d.0.as_millis() as u64);
+    if !(100..=3_600_000).contains(&point_ms) {
+        return Err(e.error(
+            "seconds_per_method",
+            "give a time from 100 ms to 1 h, e.g. 2s (pg_test_fsync's default is 5 s)".into(),
+        ));
+    }
+    let methods = match &spec.methods {
+        None => Method::SYNCS.to_vec(),
+        Some(names) if names.is_empty() || names.len() > 16 => {
+            return Err(e.error(
+                "methods",
+                "give one to four of open_datasync, fdatasync, fsync and open_sync".into(),
+            ));
+        }
+        Some(names) => names
+            .iter()
+            .map(|n| Method::parse(n.trim()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|m| e.error("methods", m))?,
+    };
+    let directs: &[bool] = match spec.direct.as_deref() {
+        None | Some("both") => &[false, true],
+        Some("on") => &[true],
+        Some("off") => &[false],
+        Some(other) => {
+            return Err(e.error("direct", format!("`{other}`: use both, on or off")));
+        }
+    };
+    let mut points = Vec::new();
+    for &writes_per_sync in &writes {
+        for &method in &methods {
+            for &direct in directs {
+                let p = Point {
+                    method,
+                    direct,
+                    writes_per_sync,
+                };
+                if !points.contains(&p) {
+                    points.push(p);
+                }
+            }
+        }
+    }
+    if spec.no_sync.unwrap_or(true) {
+        points.push(Point {
+            method: Method::NoSync,
+            direct: false,
+            writes_per_sync: 1,
+        });
+    }
+    if points.len() > MAX_POINTS {
+        return Err(e.error(
+            "writes_per_sync",
+            format!(
+                "{} methods to measure is too many; at most {MAX_POINTS}",
+                points.len()
+            ),
+        ));
+    }
+    let engine = match spec.engine.as_deref() {
+        None => EngineKind::Psync,
+        Some(s) => match EngineKind::parse(s) {
+            Ok(EngineKind::Null) => {
+                return Err(e.error(
+                    "engine",
+                    "the null engine does no I/O, so no method can be timed; use psync or io_uring"
+                        .into(),
+                ));
+            }
+            Ok(k) => k,
+            Err(m) => return Err(e.error("engine", m)),
+        },
+    };
+    let interval_ms = spec
+        .interval
+        .map_or(crate::job::defaults::INTERVAL_MS, |d| {
+            d.0.as_millis() as u64
+        });
+    if interval_ms < 100 {
+        return Err(e.error("interval", "give an interval of at least 100 ms".into()));
+    }
+    let directory = spec
+        .directory
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(defaults::DIRECTORY));
+    if directory.as_os_str().is_empty() {
+        return Err(e.error(
+            "directory",
+            "the path is empty; give the WAL's directory".into(),
+        ));
+    }
+    Ok(WalSyncConfig {
+        description: spec.description.clone(),
+        path: directory.join(defaults::FILE_NAME),
+        block_bytes,
+        file_bytes,
+        point_ms,
+        points,
+        engine,
+        interval_ms,
+        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
+        destroy_data: spec.destroy_data.unwrap_or(false),
+    })
+}
+
+impl WalSyncConfig {
+    /// The job that measures `point`: one worker at queue depth 1 on the file, opened as the
+    /// method opens it, its I/O issued by [`source::Groups`].
+    pub fn job(&self, point: &Point) -> Job {
+        let mut job = Job {
+            description: Some(format!("WAL sync method {}", point.label())),
+            engine: self.engine,
+            duration_ms: self.point_ms,
+            ramp_ms: 0,
+            interval_ms: self.interval_ms,
+            seed: self.seed,
+            buffered: !point.direct,
+            destroy_data: self.destroy_data,
+            batch: 1,
+            targets: vec![Target {
+                name: "wal".into(),
+                path: self.path.clone(),
+                size_bytes: Some(self.file_bytes),
+                sync: point.method == Method::OpenDatasync,
+                osync: point.method == Method::OpenSync,
+                fresh: false,
+                fsync_every: 0,
+                cache: None,
+                shared_slice: false,
+            }],
+            ..Job::default()
+        };
+        let class = job.class(&point.label());
+        job.workers.push(Worker {
+            driven_by: Some(format!(
+                "{} writes of {} bytes at the file's start, then {}",
+                point.writes_per_sync,
+                self.block_bytes,
+                match point.method {
+                    Method::Fdatasync => "fdatasync",
+                    Method::Fsync => "fsync",
+                    Method::OpenDatasync | Method::OpenSync =>
+                        "nothing (each write is synchronous)",
+                    Method::NoSync => "nothing (never synced)",
+                }
+            )),
+            ..Worker::closed_loop(
+                "wal",
+                vec![0],
+                1,
+                vec![Access::new(class, self.block_bytes, 0.0, 0.0)],
+            )
+        });
+        job
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> WalSyncSpec {
+        toml::from_str::<WalSyncFile>(&format!("[wal_sync]\n{text}\n"))
+            .unwrap()
+            .wal_sync
+    }
+
+    #[test]
+    fn defaults_compare_every_method_with_and_without_o_direct_at_one_and_two_writes() {
+        let c = resolve(&WalSyncSpec::default(), "command line").unwrap();
+        assert_eq!(
+            (c.block_bytes, c.file_bytes, c.point_ms),
+            (8192, 16 << 20, 2000)
+        );
+        // 4 methods × 2 × 2 writes per sync, and the never-synced baseline.
+        assert_eq!(c.points.len(), 17);
+        assert_eq!(c.points[0].label(), "open_datasync ×1");
+        assert_eq!(c.points[1].label(), "open_datasync +O_DIRECT ×1");
+        assert_eq!(c.points[16].method, Method::NoSync);
+        let labels: Vec<String> = c.points.iter().map(Point::label).collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), labels.len());
+    }
+
+    #[test]
+    fn each_method_opens_its_file_as_postgresql_does() {
+        let c = resolve(&spec("writes_per_sync = [4]\nno_sync = false"), "f").unwrap();
+        for p in &c.points {
+            let job = c.job(p);
+            let t = &job.targets[0];
+            assert_eq!(t.sync, p.method == Method::OpenDatasync, "{p:?}");
+            assert_eq!(t.osync, p.method == Method::OpenSync, "{p:?}");
+            assert_eq!(job.buffered, !p.direct);
+            assert!(!t.fresh);
+            assert_eq!(job.duration_ms, 2000);
+            assert_eq!(p.writes_per_sync, 4);
+        }
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        for (text, key) in [
+            ("block_size = 1000", "wal_sync.block_size"),
+            ("writes_per_sync = []", "wal_sync.writes_per_sync"),
+            ("writes_per_sync = [0]", "wal_sync.writes_per_sync"),
+            (
+                "writes_per_sync = [\n1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]",
+                "wal_sync.writes_per_sync",
+            ),
+            (
+                "file_size = 8192\nwrites_per_sync = [2]",
+                "wal_sync.file_size",
+            ),
+            (
+                "seconds_per_method = \"1ms\"",
+                "wal_sync.seconds_per_method",
+            ),
+            ("methods = [\"fsync_writethrough\"]", "wal_sync.methods"),
+            ("methods = []", "wal_sync.methods"),
+            ("direct = \"maybe\"", "wal_sync.direct"),
+            ("engine = \"null\"", "wal_sync.engine"),
+        ] {
+            let e = resolve(&spec(text), "job.toml").unwrap_err();
+            assert_eq!(e.key, key, "{text}: {e}");
+        }
+    }
+}
