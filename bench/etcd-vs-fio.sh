@@ -5,6 +5,7 @@
 #   bench/etcd-vs-fio.sh                        # ROUNDS=5 SIZE=22m BS=2300
 #   ROUNDS=7 BS=8000 bench/etcd-vs-fio.sh       # OpenShift's write size
 #   SCRATCH=/var/lib/etcd/bench bench/etcd-vs-fio.sh
+#   CPU=1 ROUNDS=11 bench/etcd-vs-fio.sh        # both tools on CPU 1 alone
 #
 # Each round runs both tools once on a new file (fio: a new directory, as the fio check is
 # run; storlab: its log file made anew, preallocated and not written, as fio lays its file
@@ -45,7 +46,7 @@ mkdir -p "$SCRATCH" "$RESULTS"
     echo "fio: $(fio --version)"
     echo "kernel: $(uname -r)"
     echo "filesystem: $(df -T "$SCRATCH" | tail -1)"
-    echo "command: ROUNDS=$ROUNDS SIZE=$SIZE BS=$BS SETSID=${SETSID:-yes} bench/etcd-vs-fio.sh"
+    echo "command: ROUNDS=$ROUNDS SIZE=$SIZE BS=$BS SETSID=${SETSID:-yes} CPU=${CPU:-} bench/etcd-vs-fio.sh"
     echo "autogroup: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown)"
 } > "$RESULTS/machine.txt"
 cat "$RESULTS/machine.txt" >&2
@@ -57,13 +58,17 @@ cat "$RESULTS/machine.txt" >&2
 SETSID=${SETSID:-yes}
 own_session=()
 [[ $SETSID == no ]] || own_session=(setsid -w)
+# CPU=N runs both tools on CPU N alone (taskset): the one thread that writes and syncs then
+# never moves between CPUs, in either tool.
+pin=()
+[[ -z ${CPU:-} ]] || pin=(taskset -c "$CPU")
 run_storlab() {
-    "${own_session[@]}" "$STORLAB" etcd --directory "$SCRATCH/storlab" --file-size "$storlab_size" --write-size "$BS" \
+    "${pin[@]}" "${own_session[@]}" "$STORLAB" etcd --directory "$SCRATCH/storlab" --file-size "$storlab_size" --write-size "$BS" \
         --duration 10m -q -o "$RESULTS/storlab-$1.json" >/dev/null 2>>"$RESULTS/storlab.log" || [[ $? == 3 ]]
 }
 run_fio() {
     rm -rf "$SCRATCH/fio" && mkdir -p "$SCRATCH/fio"
-    fio --rw=write --ioengine=sync --fdatasync=1 --size="$SIZE" --bs="$BS" \
+    "${pin[@]}" fio --rw=write --ioengine=sync --fdatasync=1 --size="$SIZE" --bs="$BS" \
         --directory="$SCRATCH/fio" --name=etcd-check --output-format=json \
         --output="$RESULTS/fio-$1.json" >/dev/null
 }
