@@ -408,8 +408,12 @@ fn access_line(job: &Job, group: &[&Worker], a: &Access) -> String {
     if a.sync {
         line.push_str(", durable writes (RWF_DSYNC)");
     }
-    if a.fsync_every > 0 {
-        let _ = write!(line, ", fdatasync after every {} writes", a.fsync_every);
+    match a.fsync_every {
+        0 => {}
+        1 => line.push_str(", fdatasync after every write"),
+        n => {
+            let _ = write!(line, ", fdatasync after every {n} writes");
+        }
     }
     if a.roll_every_bytes > 0 {
         let _ = write!(

@@ -129,7 +129,7 @@ fn the_dry_run_says_what_would_run_and_creates_nothing() {
         "99th percentile of fdatasync time at most 10.0 ms",
         "storlab-scratch/etcd/etcd-wal.storlab",
         "created and preallocated, not written (22 MiB)",
-        "fdatasync after every 1 writes",
+        "fdatasync after every write",
     ]);
     assert!(!dir.path().join("storlab-scratch").exists());
     let out = run_in(
