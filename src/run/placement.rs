@@ -17,7 +17,12 @@ pub(super) fn warnings(
 ) -> Vec<String> {
     let mut w = Vec::new();
     if job.buffered {
-        w.push("buffered I/O: reads may be served from the page cache and writes acknowledged before they reach the device".into());
+        match buffered_io(job) {
+            (true, true) => w.push("buffered I/O: reads may be served from the page cache and writes acknowledged before they reach the device".into()),
+            (true, false) => w.push("buffered I/O: reads may be served from the page cache".into()),
+            (false, true) => w.push("buffered I/O: writes are acknowledged before they reach the device".into()),
+            (false, false) => {}
+        }
     }
     if job.engine == EngineKind::Null {
         w.push("null engine: no I/O was done; the figures are storlab's own per-I/O cost".into());
@@ -147,6 +152,29 @@ impl<'a> MountOptions<'a> {
     }
 }
 
+/// Whether `job`'s workers read, and whether any of their writes is acknowledged before it is
+/// durable: not opened with O_DSYNC or O_SYNC, nor written with RWF_DSYNC, nor each followed by
+/// a flush (a replayed trace may do anything).
+fn buffered_io(job: &Job) -> (bool, bool) {
+    let durable = |t: usize| {
+        let t = &job.targets[t];
+        t.sync || t.osync || t.fsync_every == 1
+    };
+    let mut reads = false;
+    let mut loose_writes = false;
+    for w in &job.workers {
+        if w.trace.is_some() {
+            return (true, true);
+        }
+        for a in &w.access {
+            reads |= a.read_pct > 0.0;
+            loose_writes |= a.read_pct < 100.0
+                && !(a.sync || a.fsync_every == 1 || w.targets.iter().all(|&t| durable(t)));
+        }
+    }
+    (reads, loose_writes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +215,33 @@ mod tests {
             bytes: Default::default(),
             errors: Default::default(),
         }
+    }
+
+    #[test]
+    fn buffered_io_is_warned_about_for_what_the_page_cache_can_change() {
+        let mut job = job();
+        job.buffered = true;
+        let said = |job: &Job| warnings(job, &[target("ext4", "rw")], 0, 0).join("\n");
+        job.workers[0].access[0].read_pct = 70.0;
+        assert!(
+            said(&job).contains("reads may be served from the page cache and writes acknowledged")
+        );
+        job.workers[0].access[0].fsync_every = 1;
+        let w = said(&job);
+        assert!(
+            w.contains("reads may be served") && !w.contains("writes"),
+            "{w}"
+        );
+        job.workers[0].access[0].read_pct = 0.0;
+        assert_eq!(
+            said(&job),
+            "",
+            "each write followed by a flush: nothing to say"
+        );
+        job.workers[0].access[0].fsync_every = 2;
+        assert!(said(&job).contains("writes are acknowledged before they reach the device"));
+        job.targets[0].osync = true;
+        assert_eq!(said(&job), "", "an O_SYNC target");
     }
 
     #[test]
