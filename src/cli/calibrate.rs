@@ -3,13 +3,11 @@
 //! calibration on a scratch file under ./storlab-scratch/calibrate.
 
 use super::OutputArgs;
-use crate::Usage;
 use crate::job::{self, JobError};
 use crate::results::Invocation;
 use crate::units::{Dur, Percent, Size};
 use crate::workloads::calibrate::workload::{self, Calibrate};
 use crate::workloads::calibrate::{self, CalibrateConfig, CalibrateFile, CalibrateSpec};
-use crate::workloads::presets;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -171,26 +169,12 @@ fn flag_of(e: &JobError, a: &CalibrateArgs) -> Option<String> {
 /// Builds the calibration from the job file's (or preset's) `[calibrate]` section and the
 /// flags.
 pub fn build_calibrate(a: &CalibrateArgs) -> Result<CalibrateConfig> {
-    let file = match (&a.job, &a.preset) {
-        (_, Some(name)) => {
-            let p = presets::find(name)
-                .filter(|p| p.toml.contains("[calibrate]"))
-                .ok_or_else(|| {
-                    Usage(format!(
-                        "--preset: no calibration preset is named `{name}`; calibration presets: {}",
-                        presets::PRESETS
-                            .iter()
-                            .filter(|p| p.toml.contains("[calibrate]"))
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                })?;
-            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
-        }
-        (Some(path), None) => Some((path.clone(), job::file::read_text(path)?)),
-        (None, None) => None,
-    };
+    let file = super::section_file(
+        a.job.as_deref(),
+        a.preset.as_deref(),
+        "calibrate",
+        "calibration",
+    )?;
     let (mut spec, location) = match &file {
         Some((path, text)) => {
             let parsed: CalibrateFile = job::file::parse_toml(path, text)?;

@@ -4,13 +4,11 @@
 
 use super::OutputArgs;
 use super::flags::{self, Flag};
-use crate::Usage;
 use crate::job;
 use crate::results::Invocation;
 use crate::units::{Dur, Size};
 use crate::workloads::database::workload::{self, Database};
 use crate::workloads::database::{self as model, DatabaseConfig, DatabaseFile, DatabaseSpec};
-use crate::workloads::presets;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -177,33 +175,15 @@ pub(super) const DATABASE_FLAGS: &[DatabaseFlag] = &[
 ];
 
 /// Whether a job file's text holds a `[database]` section.
-fn is_database_job(text: &str) -> bool {
-    crate::workloads::room_of(text).is_some_and(|r| r.section == model::ROOM.section)
-}
-
 /// Builds the configuration from the job file's (or preset's) `[database]` section and the
 /// flags.
 pub fn build_database(a: &DatabaseArgs) -> Result<DatabaseConfig> {
-    let file = match (&a.job, &a.preset) {
-        (_, Some(name)) => {
-            let p = presets::find(name)
-                .filter(|p| is_database_job(p.toml))
-                .ok_or_else(|| {
-                    Usage(format!(
-                        "--preset: no database preset is named `{name}`; database presets: {}",
-                        presets::PRESETS
-                            .iter()
-                            .filter(|p| is_database_job(p.toml))
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                })?;
-            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
-        }
-        (Some(path), None) => Some((path.clone(), job::file::read_text(path)?)),
-        (None, None) => None,
-    };
+    let file = super::section_file(
+        a.job.as_deref(),
+        a.preset.as_deref(),
+        "database",
+        "database",
+    )?;
     let (mut spec, location) = match &file {
         Some((path, text)) => {
             let parsed: DatabaseFile = job::file::parse_toml(path, text)?;

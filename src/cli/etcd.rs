@@ -4,14 +4,13 @@
 
 use super::OutputArgs;
 use super::flags::{self, Flag};
+use crate::job;
 use crate::results::Invocation;
 use crate::units::{Dur, Size};
 use crate::workloads::etcd::workload::{self as etcd_workload, Etcd};
 use crate::workloads::etcd::{self, EtcdConfig, EtcdFile, EtcdSpec};
-use crate::workloads::presets;
 use crate::workloads::walsync::workload::{self as walsync_workload, WalSync};
 use crate::workloads::walsync::{self, WalSyncConfig, WalSyncFile, WalSyncSpec};
-use crate::{Usage, job};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -187,31 +186,9 @@ const WAL_SYNC_FLAGS: &[WalSyncFlag] = &[
 ];
 
 /// The names of the etcd presets.
-fn etcd_presets() -> Vec<&'static str> {
-    presets::PRESETS
-        .iter()
-        .filter(|p| etcd::is_etcd_job(p.toml))
-        .map(|p| p.name)
-        .collect()
-}
-
 /// Builds the etcd check from the job file (or preset) and the flags.
 pub fn build_etcd(a: &EtcdArgs) -> Result<EtcdConfig> {
-    let file = match (&a.job, &a.preset) {
-        (_, Some(name)) => {
-            let p = presets::find(name)
-                .filter(|p| etcd::is_etcd_job(p.toml))
-                .ok_or_else(|| {
-                    Usage(format!(
-                        "--preset: no etcd preset is named `{name}`; etcd presets: {}",
-                        etcd_presets().join(", ")
-                    ))
-                })?;
-            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
-        }
-        (Some(path), None) => Some((path.clone(), job::file::read_text(path)?)),
-        (None, None) => None,
-    };
+    let file = super::section_file(a.job.as_deref(), a.preset.as_deref(), "etcd", "etcd")?;
     let (mut spec, location) = match &file {
         Some((path, text)) => {
             let parsed: EtcdFile = job::file::parse_toml(path, text)?;
@@ -238,10 +215,7 @@ pub(super) fn run_etcd(a: EtcdArgs) -> Result<i32> {
 
 /// Builds the WAL sync comparison from the job file and the flags.
 pub fn build_wal_sync(a: &WalSyncArgs) -> Result<WalSyncConfig> {
-    let file = match &a.job {
-        Some(path) => Some((path.clone(), job::file::read_text(path)?)),
-        None => None,
-    };
+    let file = super::section_file(a.job.as_deref(), None, "wal_sync", "WAL sync")?;
     let (mut spec, location) = match &file {
         Some((path, text)) => {
             let parsed: WalSyncFile = job::file::parse_toml(path, text)?;

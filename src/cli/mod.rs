@@ -630,6 +630,37 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     })
 }
 
+/// The job file a workload's command reads: the preset `preset` (one of those with a `section`
+/// section), the file `job`, or none (flags only). `what` names the workload in the refusal:
+/// "--preset: no database preset is named `x`; database presets: ...".
+pub(crate) fn section_file(
+    job: Option<&Path>,
+    preset: Option<&str>,
+    section: &str,
+    what: &str,
+) -> Result<Option<(PathBuf, String)>> {
+    let ours = |text: &str| crate::workloads::room_of(text).is_some_and(|r| r.section == section);
+    Ok(match (job, preset) {
+        (_, Some(name)) => {
+            let p = presets::find(name)
+                .filter(|p| ours(p.toml))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = (presets::PRESETS.iter())
+                        .filter(|p| ours(p.toml))
+                        .map(|p| p.name)
+                        .collect();
+                    Usage(format!(
+                        "--preset: no {what} preset is named `{name}`; {what} presets: {}",
+                        names.join(", ")
+                    ))
+                })?;
+            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
+        }
+        (Some(path), None) => Some((path.to_path_buf(), job::file::read_text(path)?)),
+        (None, None) => None,
+    })
+}
+
 /// The job file's (or preset's) `[exchange]` section with the flags applied, where it came
 /// from, and the file and its text.
 type SpecFrom = (ExchangeSpec, String, Option<(PathBuf, String)>);

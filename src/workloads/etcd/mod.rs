@@ -277,12 +277,6 @@ impl EtcdConfig {
     }
 }
 
-/// Whether a job file's text is an etcd check (it has an `[etcd]` section).
-pub fn is_etcd_job(text: &str) -> bool {
-    text.parse::<toml::Table>()
-        .is_ok_and(|t| t.contains_key(ROOM.section))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
