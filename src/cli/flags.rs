@@ -90,6 +90,32 @@ macro_rules! switch {
     };
 }
 
+/// A flag that sets key `$key` of the `[io_uring]` table: from the argument's value, or to
+/// true for a switch.
+macro_rules! uring {
+    ($flag:literal, $arg:ident => $key:ident) => {
+        Flag {
+            flag: $flag,
+            keys: &[stringify!($key)],
+            given: |a| a.uring.$arg.is_some(),
+            apply: |s, a| {
+                set(
+                    &mut s.io_uring.get_or_insert_with(Default::default).$key,
+                    &a.uring.$arg,
+                )
+            },
+        }
+    };
+    (switch $flag:literal, $arg:ident => $key:ident) => {
+        Flag {
+            flag: $flag,
+            keys: &[stringify!($key)],
+            given: |a| a.uring.$arg,
+            apply: |s, _| s.io_uring.get_or_insert_with(Default::default).$key = Some(true),
+        }
+    };
+}
+
 /// The flags of `storlab run` that change the job, in the order they are applied (`--target`
 /// first: `--size` and `--sync` apply to the targets it gives).
 pub(super) const RUN_FLAGS: &[RunFlag] = &[
@@ -158,6 +184,13 @@ pub(super) const RUN_FLAGS: &[RunFlag] = &[
     top_level!("--engine", engine),
     top_level!("--seed", seed),
     top_level!("--batch", batch),
+    uring!(switch "--hipri", hipri => poll),
+    uring!(switch "--sqpoll", sqpoll => sqpoll),
+    uring!("--sqpoll-cpu", sqpoll_cpu => sqpoll_cpu),
+    uring!("--sqpoll-idle", sqpoll_idle => sqpoll_idle),
+    uring!("--task-run", task_run => task_run),
+    uring!("--batch-complete-min", batch_complete_min => batch_complete_min),
+    uring!("--batch-complete-max", batch_complete_max => batch_complete_max),
     switch!("--buffered", buffered),
     switch!("--destroy-data", destroy_data),
     switch!("--verify", verify),

@@ -5,7 +5,6 @@ use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
 use crate::job::{self, Job};
 use crate::report::console;
 use crate::results::description::Description;
-use crate::results::file::{self as results_file};
 use crate::results::{Invocation, JobSource, RunResult};
 use crate::run::{self, Workload};
 use crate::units::{Dur, Percent, Size};
@@ -22,6 +21,8 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 mod calibrate;
+mod compare;
+pub use compare::CompareArgs;
 mod curve;
 mod database;
 mod describe;
@@ -36,6 +37,7 @@ mod terminal;
 #[cfg(test)]
 mod tests;
 mod trace;
+mod uring;
 mod users;
 
 pub use calibrate::{CalibrateArgs, build_calibrate};
@@ -264,6 +266,9 @@ pub struct RunArgs {
     /// its own).
     #[arg(long, value_name = "N")]
     pub batch: Option<u32>,
+    /// The io_uring fast paths and completion batching.
+    #[command(flatten)]
+    pub uring: uring::UringArgs,
     /// Seed of offsets and choices.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -446,68 +451,6 @@ pub struct OutputArgs {
     pub serve_linger: Option<Dur>,
 }
 
-/// Flags of `storlab compare`.
-#[derive(Debug, Args)]
-pub struct CompareArgs {
-    /// Results files; the first is the baseline.
-    #[arg(required = true, num_args = 2..)]
-    pub results: Vec<PathBuf>,
-    /// A label per file, in order (default: the file names).
-    #[arg(long = "label", value_name = "NAME")]
-    pub labels: Vec<String>,
-    /// Write the comparison as a self-contained HTML page to FILE.
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Differences below this many percent are noise (runs with repetitions use their own
-    /// spread when it is larger).
-    #[arg(long, value_name = "PCT", default_value = "2%")]
-    pub noise: Percent,
-    /// Exit 3 (a failed verdict) when any throughput falls, or latency rises, by more than PCT
-    /// beyond noise.
-    #[arg(long, value_name = "PCT")]
-    pub fail_on_regression: Option<Percent>,
-}
-
-fn compare(a: CompareArgs) -> Result<i32> {
-    use crate::report::compare;
-    if !a.labels.is_empty() && a.labels.len() != a.results.len() {
-        return Err(Usage(format!(
-            "{} labels for {} results files; give one --label per file or none",
-            a.labels.len(),
-            a.results.len()
-        ))
-        .into());
-    }
-    let mut runs = Vec::new();
-    for (i, path) in a.results.iter().enumerate() {
-        let label = a.labels.get(i).cloned().unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| path.display().to_string())
-        });
-        runs.push((label, results_file::load(path)?));
-    }
-    let c = compare::compare(&runs, a.noise.0);
-    console::print_text(compare::console(&c).trim_end());
-    if let Some(path) = &a.output {
-        crate::files::write_output("the HTML comparison", path, compare::html(&c).as_bytes())?;
-        console::note(&format!("HTML comparison: {}", path.display()));
-    }
-    if let Some(pct) = a.fail_on_regression {
-        let found = compare::regressions(&c, pct.0);
-        if !found.is_empty() {
-            console::note(&format!(
-                "regressions beyond {}%:\n{}",
-                pct.0,
-                found.join("\n")
-            ));
-            // A regression is a failed verdict.
-            return Ok(exit::FAIL);
-        }
-    }
-    Ok(exit::OK)
-}
-
 /// Writes the HTML report of `r` to `path`, and says so on stderr.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     let html = crate::report::html::render(r);
@@ -589,7 +532,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             }
             Ok(exit::OK)
         }
-        Command::Compare(args) => compare(args),
+        Command::Compare(args) => compare::compare(args),
         Command::Completions { shell } => terminal::completions(shell),
         Command::Man { output } => terminal::man(output.as_deref()),
         Command::ImportFio {

@@ -7,6 +7,7 @@ pub mod access;
 pub mod buf;
 pub mod null;
 pub mod pacing;
+pub mod paths;
 pub mod probe;
 pub mod reduce;
 pub mod ring;
@@ -78,4 +79,8 @@ pub trait Backend<'a> {
     fn submit(&mut self, wait: bool, timeout_ns: u64) -> std::io::Result<()>;
     /// Appends every available completion as (slot, result: bytes, or -errno) to `out`.
     fn reap(&mut self, out: &mut Vec<(Slot<'a>, i32)>);
+    /// Which io_uring paths it uses and why any is not (io_uring only).
+    fn paths(&self) -> Option<paths::RingPaths> {
+        None
+    }
 }

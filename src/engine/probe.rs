@@ -17,6 +17,36 @@ pub fn io_uring() -> Result<(), String> {
     }
 }
 
+/// What sysfs says of polled I/O on the device under `fd` (the device itself, or the one
+/// holding the file): its `queue/io_poll` flag, for the reason a poll probe failed.
+pub fn poll_queues(fd: std::os::fd::RawFd) -> String {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(m) = std::fs::metadata(format!("/proc/self/fd/{fd}")) else {
+        return "the device is unknown".into();
+    };
+    let dev = if m.file_type().is_block_device() {
+        m.rdev()
+    } else {
+        m.dev()
+    };
+    let base = format!(
+        "/sys/dev/block/{}:{}",
+        rustix::fs::major(dev),
+        rustix::fs::minor(dev)
+    );
+    // A partition has no queue of its own: its disk's is one level up.
+    for queue in [format!("{base}/queue"), format!("{base}/../queue")] {
+        if let Ok(v) = std::fs::read_to_string(format!("{queue}/io_poll")) {
+            let name = std::fs::canonicalize(format!("{queue}/.."))
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "the device".into());
+            return format!("{name}'s queue/io_poll is {}", v.trim());
+        }
+    }
+    format!("{base} has no queue/io_poll")
+}
+
 fn diagnose(e: &std::io::Error) -> String {
     let sysctl = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
         .ok()

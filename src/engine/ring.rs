@@ -15,7 +15,9 @@
 #![allow(unsafe_code)]
 
 use super::buf::{Slot, SlotArena};
+use super::paths::{RingPaths, Setup, sqpoll_thread, thread_cpu_ns};
 use super::{Backend, IoOp, OpKind};
+use crate::job::uring::UringOptions;
 use io_uring::{IoUring, opcode, squeue, types};
 use std::io;
 use std::mem::ManuallyDrop;
@@ -23,8 +25,41 @@ use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 
 /// User data of the cancellation requests; a slot's operation carries its slot index.
 const CANCEL: u64 = u64::MAX;
+/// User data of the polled-I/O probe read ([`UringBackend::new`]).
+const PROBE: u64 = u64::MAX - 1;
 /// How long one wait of `UringBackend::cancel_and_wait` lasts before it waits again.
 const DRAIN_WAIT_NS: u64 = 100_000_000;
+// io_uring_enter(2) flags and io_uring_register(2) opcodes the crate does not export.
+const ENTER_GETEVENTS: u32 = 1 << 0;
+const ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const ENTER_EXT_ARG: u32 = 1 << 3;
+const ENTER_REGISTERED_RING: u32 = 1 << 4;
+const REGISTER_RING_FDS: u32 = 20;
+const UNREGISTER_RING_FDS: u32 = 21;
+
+/// `struct io_uring_getevents_arg` of io_uring_enter(2) with `IORING_ENTER_EXT_ARG`.
+#[repr(C)]
+struct GeteventsArg {
+    sigmask: u64,
+    sigmask_sz: u32,
+    min_wait_usec: u32,
+    ts: u64,
+}
+
+/// `struct __kernel_timespec`.
+#[repr(C)]
+struct KernelTimespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+/// `struct io_uring_rsrc_update` of io_uring_register(2).
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
 
 /// An io_uring ring with its buffers. Both are dropped by hand ([`Drop`]): the ring once every
 /// operation has completed, then the buffers.
@@ -34,10 +69,19 @@ pub struct UringBackend<'fd, 'a> {
     /// Operations pushed whose completion has not been reaped: while it is not 0, the kernel
     /// may use some slot's buffer.
     outstanding: u32,
+    /// Operations pushed and not yet submitted.
+    unsubmitted: u32,
     fds: Vec<RawFd>,
     _borrowed: Vec<BorrowedFd<'fd>>,
     fixed_files: bool,
     fixed_buffers: bool,
+    /// The ring's index among the thread's registered rings, when registered.
+    ring_index: Option<u32>,
+    setup: Setup,
+    /// Wait for at least this many completions (0: never wait).
+    complete_min: u32,
+    /// Reap at most this many at once.
+    complete_max: usize,
     /// The I/O priority of its reads and writes (0: the thread's).
     prio: u16,
     /// A share of them at another priority: (priority, share in thousandths of a percent,
@@ -46,6 +90,7 @@ pub struct UringBackend<'fd, 'a> {
     mix: Option<(u16, u32, u32)>,
     /// Notes for the results: what could not be registered and why.
     pub notes: Vec<String>,
+    paths: RingPaths,
 }
 
 /// Sets the calling thread's I/O priority (`ioprio_set(IOPRIO_WHO_PROCESS, 0, value)`; the
@@ -62,13 +107,55 @@ pub fn set_thread_io_priority(value: u16) -> io::Result<()> {
 }
 
 impl<'fd, 'a> UringBackend<'fd, 'a> {
-    /// A ring for the slots of `arena` over `fds` (indexed like the job's targets).
-    pub fn new(fds: Vec<BorrowedFd<'fd>>, arena: SlotArena<'a>) -> io::Result<Self> {
+    /// A ring for the slots of `arena` over `fds` (indexed like the job's targets), with the
+    /// paths `options` asks for where the kernel and the targets allow them. With polled
+    /// completions, `probe_lens[i]` is the length of one O_DIRECT read of target `i` (0: not
+    /// probed): a read of its first bytes tells whether the device can poll.
+    pub fn new(
+        fds: Vec<BorrowedFd<'fd>>,
+        arena: SlotArena<'a>,
+        options: &UringOptions,
+        probe_lens: &[u32],
+    ) -> io::Result<Self> {
         let entries = (arena.slots() as u32).next_power_of_two().max(2);
-        let ring = IoUring::builder()
-            .setup_cqsize(entries * 2)
-            .build(entries)?;
         let raw: Vec<RawFd> = fds.iter().map(|f| f.as_raw_fd()).collect();
+        let mut paths = RingPaths::default();
+        let mut setup = Setup::asked(options);
+        let (base, len) = arena.region();
+        let ring = loop {
+            let ring = match setup.build(entries) {
+                Ok(ring) => ring,
+                Err(e) => match setup.drop_one() {
+                    Some((path, needs)) => {
+                        paths.not_used.push((
+                            path,
+                            format!("the kernel refused a ring with it ({e}); it needs {needs}"),
+                        ));
+                        continue;
+                    }
+                    None => return Err(e),
+                },
+            };
+            if !setup.iopoll {
+                break ring;
+            }
+            let mut ring = ring;
+            match probe_poll(&mut ring, &raw, probe_lens, base, len) {
+                Ok(None) => break ring,
+                Ok(Some(why)) => {
+                    drop(ring);
+                    setup.iopoll = false;
+                    paths.not_used.push(("iopoll", why));
+                }
+                Err(e) => {
+                    // The probe read may still be in flight: its buffer must outlive it.
+                    std::mem::forget(ring);
+                    std::mem::forget(arena);
+                    return Err(e);
+                }
+            }
+        };
+        paths.used.extend(setup.used());
         let mut notes = Vec::new();
         let fixed_files = match ring.submitter().register_files(&raw) {
             Ok(()) => true,
@@ -76,10 +163,10 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 notes.push(format!(
                     "io_uring fixed files unavailable ({e}); using plain descriptors"
                 ));
+                paths.not_used.push(("fixed_files", e.to_string()));
                 false
             }
         };
-        let (base, len) = arena.region();
         let iov = libc::iovec {
             iov_base: base.cast(),
             iov_len: len,
@@ -93,21 +180,135 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 notes.push(format!(
                     "io_uring fixed buffers unavailable ({e}; raise `ulimit -l` to register {len} bytes); using plain buffers"
                 ));
+                paths.not_used.push(("fixed_buffers", e.to_string()));
                 false
+            }
+        };
+        for (on, name) in [
+            (fixed_files, "fixed_files"),
+            (fixed_buffers, "fixed_buffers"),
+        ] {
+            if on {
+                paths.used.push(name);
+            }
+        }
+        let ring_index = match register_ring(&ring) {
+            Ok(i) => {
+                paths.used.push("registered_ring");
+                Some(i)
+            }
+            Err(e) => {
+                paths.not_used.push((
+                    "registered_ring",
+                    format!("the kernel refused it ({e}); it needs Linux 5.18"),
+                ));
+                None
             }
         };
         Ok(Self {
             ring: ManuallyDrop::new(ring),
             arena: ManuallyDrop::new(arena),
             outstanding: 0,
+            unsubmitted: 0,
             fds: raw,
             _borrowed: fds,
             fixed_files,
             fixed_buffers,
+            ring_index,
+            setup,
+            complete_min: options.batch_complete_min,
+            complete_max: options
+                .batch_complete_max
+                .map_or(usize::MAX, |m| m as usize),
             prio: 0,
             mix: None,
             notes,
+            paths,
         })
+    }
+
+    /// Which paths it uses and why any is not, with its polling thread's CPU time so far.
+    pub fn paths(&self) -> RingPaths {
+        let mut p = self.paths.clone();
+        // Looked up now: a ring dropped after a failed probe may have left a thread of the
+        // same name, which is gone by the end of the run.
+        p.sqpoll_cpu_ns = (self.setup.sqpoll)
+            .and_then(|_| sqpoll_thread())
+            .and_then(thread_cpu_ns);
+        p
+    }
+
+    /// io_uring_enter(2): submits what is queued and, with `want` > 0, waits for that many
+    /// completions or `timeout_ns`, through the registered ring when there is one, with the
+    /// flags the set-up needs (completion work deferred or polled is run only by an enter
+    /// asking for events; a sleeping polling thread is woken).
+    fn enter(&mut self, want: u32, timeout_ns: u64) -> io::Result<()> {
+        let (wakeup, taskrun, overflow) = {
+            let sq = self.ring.submission();
+            let wakeup = self.setup.sqpoll.is_some() && {
+                std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+                sq.need_wakeup()
+            };
+            (wakeup, sq.taskrun(), sq.cq_overflow())
+        };
+        let mut flags = 0;
+        if want > 0 || self.setup.iopoll || self.setup.defer || taskrun || overflow {
+            flags |= ENTER_GETEVENTS;
+        }
+        if self.setup.sqpoll.is_some() {
+            if wakeup {
+                flags |= ENTER_SQ_WAKEUP;
+            } else if flags & ENTER_GETEVENTS == 0 {
+                // The polling thread is awake and takes what is queued.
+                self.unsubmitted = 0;
+                return Ok(());
+            }
+        }
+        let ts = KernelTimespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as i64,
+            tv_nsec: (timeout_ns % 1_000_000_000) as i64,
+        };
+        let arg = GeteventsArg {
+            sigmask: 0,
+            sigmask_sz: 0,
+            min_wait_usec: 0,
+            ts: std::ptr::from_ref(&ts) as u64,
+        };
+        let (arg_ptr, arg_sz) = if want > 0 {
+            flags |= ENTER_EXT_ARG;
+            (
+                std::ptr::from_ref(&arg).cast::<libc::c_void>(),
+                std::mem::size_of::<GeteventsArg>(),
+            )
+        } else {
+            (std::ptr::null(), 0)
+        };
+        let fd = match self.ring_index {
+            Some(i) => {
+                flags |= ENTER_REGISTERED_RING;
+                i as libc::c_long
+            }
+            None => self.ring.as_raw_fd() as libc::c_long,
+        };
+        // SAFETY: io_uring_enter reads the ring's queues, which the ring maps for its life,
+        // and `arg` and `ts`, which live across the call; the entries it submits were pushed
+        // by `push`, whose safety comment covers their buffers.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                fd,
+                libc::c_long::from(self.unsubmitted),
+                libc::c_long::from(want),
+                libc::c_long::from(flags),
+                arg_ptr,
+                arg_sz,
+            )
+        };
+        if r < 0 {
+            return quiet(Err(io::Error::last_os_error()));
+        }
+        self.unsubmitted = self.unsubmitted.saturating_sub(r as u32);
+        Ok(())
     }
 
     /// Gives its reads and writes the priority `prio` (0: the thread's), and `share_pct` % of
@@ -212,7 +413,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
             // SAFETY: a cancellation refers to no memory of ours, only to the user data of the
             // operation it cancels.
             let mut pushed = unsafe { self.ring.submission().push(&e) }.is_ok();
-            if !pushed && quiet(self.ring.submit()).is_ok() {
+            if !pushed && self.enter(0, 0).is_ok() {
                 // The queue was full; submitting made room.
                 // SAFETY: as above, a cancellation refers to no memory of ours.
                 pushed = unsafe { self.ring.submission().push(&e) }.is_ok();
@@ -222,9 +423,10 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 break;
             }
             cancels += 1;
+            self.unsubmitted += 1;
         }
         while self.outstanding > 0 || cancels > 0 {
-            self.submit(true, DRAIN_WAIT_NS)?;
+            self.enter(1, DRAIN_WAIT_NS)?;
             for cqe in self.ring.completion() {
                 match cqe.user_data() {
                     CANCEL => cancels -= 1,
@@ -260,6 +462,93 @@ fn quiet(r: io::Result<usize>) -> io::Result<()> {
     }
 }
 
+/// Reads the first `probe_lens[i]` bytes of each target `i` through `ring` (set up for polled
+/// completions) into the buffer at `base`: `Some(why)` when a target cannot be polled. Errors
+/// only when the ring cannot wait for the read, which may then still be in flight.
+fn probe_poll(
+    ring: &mut IoUring,
+    fds: &[RawFd],
+    probe_lens: &[u32],
+    base: *mut u8,
+    len: usize,
+) -> io::Result<Option<String>> {
+    for (i, (&fd, &n)) in fds.iter().zip(probe_lens).enumerate() {
+        if n == 0 || n as usize > len {
+            continue;
+        }
+        let e = opcode::Read::new(types::Fd(fd), base, n)
+            .offset(0)
+            .build()
+            .user_data(PROBE);
+        // SAFETY: the read goes into the arena's first `n` bytes, which nothing else uses
+        // until the backend is built (the slots' buffers are reachable only through it), and
+        // it is waited for below before anything else happens; if it cannot be waited for,
+        // the caller leaks the arena.
+        if unsafe { ring.submission().push(&e) }.is_err() {
+            continue;
+        }
+        let res = loop {
+            if let Some(cqe) = ring.completion().next() {
+                break cqe.result();
+            }
+            quiet(ring.submit_and_wait(1))?;
+        };
+        if res == -libc::EOPNOTSUPP || res == -libc::EINVAL {
+            return Ok(Some(format!(
+                "target {i} cannot be polled ({}): polled I/O needs O_DIRECT on a device with poll queues (NVMe with the nvme driver's poll_queues set; {})",
+                crate::stats::errors::errno_text(-res),
+                super::probe::poll_queues(fd)
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Registers `ring`'s descriptor with the calling thread (`IORING_REGISTER_RING_FDS`), so
+/// io_uring_enter finds the ring without a descriptor lookup: the index to enter it by.
+fn register_ring(ring: &IoUring) -> io::Result<u32> {
+    let mut up = RsrcUpdate {
+        offset: u32::MAX,
+        resv: 0,
+        data: ring.as_raw_fd() as u64,
+    };
+    // SAFETY: io_uring_register reads and writes the one `RsrcUpdate` passed, which lives
+    // across the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            ring.as_raw_fd(),
+            REGISTER_RING_FDS,
+            std::ptr::from_mut(&mut up),
+            1,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(up.offset)
+    }
+}
+
+/// Undoes [`register_ring`] (the registration holds the ring open until its thread exits).
+fn unregister_ring(ring: &IoUring, index: u32) {
+    let up = RsrcUpdate {
+        offset: index,
+        resv: 0,
+        data: 0,
+    };
+    // SAFETY: as in `register_ring`: the kernel reads the one `RsrcUpdate` passed.
+    let _ = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            ring.as_raw_fd(),
+            UNREGISTER_RING_FDS,
+            std::ptr::from_ref(&up),
+            1,
+        )
+    };
+}
+
 impl<'a> Backend<'a> for UringBackend<'_, 'a> {
     #[inline]
     fn slot_buf(&mut self, slot: &Slot<'a>) -> &mut [u8] {
@@ -284,26 +573,27 @@ impl<'a> Backend<'a> for UringBackend<'_, 'a> {
                 .expect("submission queue sized for every slot");
         }
         self.outstanding += 1;
+        self.unsubmitted += 1;
     }
 
     #[inline]
     fn submit(&mut self, wait: bool, timeout_ns: u64) -> io::Result<()> {
-        let r = if wait {
-            let ts = types::Timespec::new()
-                .sec(timeout_ns / 1_000_000_000)
-                .nsec((timeout_ns % 1_000_000_000) as u32);
-            let args = types::SubmitArgs::new().timespec(&ts);
-            self.ring.submitter().submit_with_args(1, &args)
+        let want = if wait {
+            self.complete_min.min(self.outstanding)
         } else {
-            self.ring.submit()
+            0
         };
-        quiet(r)
+        self.enter(want, timeout_ns)
+    }
+
+    fn paths(&self) -> Option<RingPaths> {
+        Some(UringBackend::paths(self))
     }
 
     #[inline]
     fn reap(&mut self, out: &mut Vec<(Slot<'a>, i32)>) {
         let before = out.len();
-        for cqe in self.ring.completion() {
+        for cqe in self.ring.completion().take(self.complete_max) {
             let index = cqe.user_data();
             debug_assert_ne!(index, CANCEL, "cancellations are reaped by cancel_and_wait");
             // SAFETY: every completion reaped here is that of one operation queued by `push`
@@ -322,6 +612,9 @@ impl Drop for UringBackend<'_, '_> {
     fn drop(&mut self) {
         let mut done = Vec::new();
         let drained = self.cancel_and_wait(&mut done).is_ok();
+        if let Some(i) = self.ring_index {
+            unregister_ring(&self.ring, i);
+        }
         // SAFETY: the ring is dropped once, here, and not used after.
         unsafe { ManuallyDrop::drop(&mut self.ring) };
         if drained {
@@ -363,10 +656,11 @@ mod tests {
     fn reads_complete_into_the_slot_and_give_the_token_back() {
         let (r, w) = pipe();
         SlotArena::with(2, 4096, 1, |arena, mut slots| {
-            let mut ring = match UringBackend::new(vec![r.as_fd()], arena) {
-                Ok(ring) => ring,
-                Err(e) => return eprintln!("skipped: no io_uring ({e})"),
-            };
+            let mut ring =
+                match UringBackend::new(vec![r.as_fd()], arena, &UringOptions::default(), &[]) {
+                    Ok(ring) => ring,
+                    Err(e) => return eprintln!("skipped: no io_uring ({e})"),
+                };
             let slot = slots.pop().expect("a slot");
             let index = slot.index();
             ring.push(slot, &read(4096));
@@ -389,10 +683,11 @@ mod tests {
     fn dropping_a_ring_cancels_and_waits_for_what_is_in_flight() {
         let (r, w) = pipe();
         SlotArena::with(4, 4096, 1, |arena, mut slots| {
-            let mut ring = match UringBackend::new(vec![r.as_fd()], arena) {
-                Ok(ring) => ring,
-                Err(e) => return eprintln!("skipped: no io_uring ({e})"),
-            };
+            let mut ring =
+                match UringBackend::new(vec![r.as_fd()], arena, &UringOptions::default(), &[]) {
+                    Ok(ring) => ring,
+                    Err(e) => return eprintln!("skipped: no io_uring ({e})"),
+                };
             // Two reads in flight on the empty pipe, and one queued, never submitted.
             ring.push(slots.pop().unwrap(), &read(4096));
             ring.push(slots.pop().unwrap(), &read(4096));

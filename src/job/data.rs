@@ -3,7 +3,7 @@
 //! `buffer_compress_percentage`/`dedupe_percentage` ask). Resolved into [`DataReduction`];
 //! the engine builds the data ([`crate::engine::reduce`]). Pure: no syscalls.
 
-use super::file::{Source, key_line};
+use super::file::Source;
 use super::spec::JobSpec;
 use super::{Job, JobError};
 use crate::units::Size;
@@ -67,18 +67,7 @@ struct DataErrors<'a> {
 
 impl DataErrors<'_> {
     fn error(&self, key: &str, message: String) -> JobError {
-        let location = match self.src.text {
-            Some(text) => match key_line(text, Some("data"), key) {
-                Some(line) => format!("{}:{line}", self.src.name),
-                None => self.src.top_level("data"),
-            },
-            None => self.src.name.clone(),
-        };
-        JobError {
-            location,
-            key: format!("data.{key}"),
-            message,
-        }
+        self.src.table_error("data", key, message)
     }
 }
 

@@ -30,6 +30,22 @@ impl Source<'_> {
         }
     }
 
+    /// An error about `key` of the `[table]` table, at the key's line (or the table's).
+    pub(super) fn table_error(&self, table: &str, key: &str, message: String) -> JobError {
+        let location = match self.text {
+            Some(text) => match key_line(text, Some(table), key) {
+                Some(line) => format!("{}:{line}", self.name),
+                None => self.top_level(table),
+            },
+            None => self.name.clone(),
+        };
+        JobError {
+            location,
+            key: format!("{table}.{key}"),
+            message,
+        }
+    }
+
     pub(super) fn at(&self, span: std::ops::Range<usize>) -> String {
         match self.text {
             Some(text) => format!("{}:{}", self.name, line_at(text, span.start)),

@@ -16,6 +16,7 @@ mod resolve;
 pub mod spec;
 pub mod steps;
 pub mod trace;
+pub mod uring;
 pub mod vdbench;
 
 pub use resolve::resolve;
@@ -263,6 +264,9 @@ pub struct Job {
     /// What the written data is like: compression and dedupe ratios asked (`[data]`).
     #[serde(default)]
     pub data: data::DataReduction,
+    /// The io_uring fast paths and completion batching asked for (`[io_uring]`; added in 1.17).
+    #[serde(default)]
+    pub io_uring: uring::UringOptions,
 }
 
 impl Job {

@@ -28,6 +28,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     };
     let settings = Settings::resolve(spec, &src)?;
     let data = super::data::resolve_data(spec, &src)?;
+    let io_uring = super::uring::resolve(spec, &src)?;
     require_targets_and_workers(spec, &src)?;
     let mut warnings = Vec::new();
     let mut targets = resolve_targets(spec, &src)?;
@@ -72,6 +73,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         warnings,
         sequence,
         data,
+        io_uring,
     };
     let cycled = (job.sequence.cycles.iter()).any(|c| {
         matches!(
@@ -80,6 +82,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         )
     });
     super::data::check_units(&job, &src, cycled)?;
+    super::uring::check_syncs(&job, &src)?;
     Ok(job)
 }
 

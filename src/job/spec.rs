@@ -64,6 +64,8 @@ pub struct JobSpec {
     pub cycle: Option<Spanned<CycleSpec>>,
     /// What the written data is like: its compression and dedupe ratios.
     pub data: Option<super::data::DataSpec>,
+    /// The io_uring fast paths and completion batching.
+    pub io_uring: Option<super::uring::UringSpec>,
     /// Targets: files or block devices.
     #[serde(default)]
     pub target: Vec<Spanned<TargetSpec>>,

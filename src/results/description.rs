@@ -163,7 +163,12 @@ pub fn engine(job: &Job) -> String {
     } else {
         "O_DIRECT (no page cache)"
     };
-    format!("{engine}, {caching}")
+    let paths = job.io_uring.describe();
+    if job.engine == EngineKind::IoUring && !paths.is_empty() {
+        format!("{engine} with {}, {caching}", paths.join(", "))
+    } else {
+        format!("{engine}, {caching}")
+    }
 }
 
 /// `name` with every run of digits as `*` (`db1-thread2` → `db*-thread*`), and a copy's

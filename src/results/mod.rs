@@ -28,6 +28,7 @@ pub mod recovery;
 pub mod schema;
 pub mod steps;
 pub mod timeseries;
+pub mod uring;
 pub mod validate;
 pub mod verdict;
 
@@ -530,6 +531,9 @@ pub struct EngineInfo {
     pub fallback_reason: Option<String>,
     /// Notes (registration fallbacks...).
     pub notes: Vec<String>,
+    /// io_uring: the paths the rings used and why any was not (added in 1.17).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_uring: Option<uring::UringPaths>,
 }
 
 /// One target as it was used.

@@ -40,6 +40,7 @@ impl Draft {
                 name: engine_name(job.engine).into(),
                 fallback_reason: None,
                 notes: Vec::new(),
+                io_uring: None,
             },
             ..Draft::default()
         }

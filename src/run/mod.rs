@@ -442,6 +442,13 @@ fn ending(
     let measure_s = elapsed.saturating_sub(grid.ramp_ns) as f64 / 1e9;
     draft.phase(Phase::Measure, measure, measure_s);
     for r in &collected.reports {
+        if let Some(ring) = &r.ring {
+            draft
+                .engine
+                .io_uring
+                .get_or_insert_with(Default::default)
+                .merge(&ring.used, &ring.not_used, ring.sqpoll_cpu_ns);
+        }
         for n in &r.notes {
             if !draft.engine.notes.contains(n) {
                 draft.engine.notes.push(n.clone());

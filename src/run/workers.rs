@@ -81,6 +81,16 @@ pub(super) fn run(
     let max_failures = job.on_error.limit();
     let (tx, rx) = std::sync::mpsc::channel::<WorkerMsg>();
     let fds: Vec<_> = opened.iter().map(|o| o.file.as_fd()).collect();
+    let probe_lens: Vec<u32> = opened
+        .iter()
+        .map(|o| {
+            if job.io_uring.poll && o.direct {
+                o.logical_block_size
+            } else {
+                0
+            }
+        })
+        .collect();
     let n_workers = job.workers.len();
     let gate = StartGate::new();
     std::thread::scope(|scope| -> Result<Collected> {
@@ -122,6 +132,7 @@ pub(super) fn run(
                 sample,
             };
             let fds = fds.clone();
+            let probe_lens = probe_lens.clone();
             let trace = traces.get(wi).cloned().flatten().map(|t| {
                 let targets = w.targets.iter().map(|&t| t as u32).collect();
                 let class = w.access.first().map_or(0, |a| a.class as u16);
@@ -148,7 +159,11 @@ pub(super) fn run(
                         let driver = Driver {
                             plan,
                             seed,
-                            io: Io::new(engine, fds, slot_bytes, gate),
+                            io: Io {
+                                uring: job.io_uring,
+                                probe_lens: probe_lens.clone(),
+                                ..Io::new(engine, fds, slot_bytes, gate)
+                            },
                             tier,
                         };
                         let report = sources.drive(input, driver);
@@ -248,6 +263,10 @@ struct Io<'f, 'g> {
     fds: Vec<std::os::fd::BorrowedFd<'f>>,
     slot_bytes: usize,
     gate: &'g StartGate,
+    /// The io_uring paths asked for.
+    uring: crate::job::uring::UringOptions,
+    /// With polled completions asked for: one O_DIRECT read's length per target, to probe.
+    probe_lens: Vec<u32>,
 }
 
 impl<'f, 'g> Io<'f, 'g> {
@@ -262,6 +281,8 @@ impl<'f, 'g> Io<'f, 'g> {
             slots: 0,
             fds,
             slot_bytes,
+            uring: Default::default(),
+            probe_lens: Vec::new(),
             gate,
         }
     }
@@ -396,6 +417,8 @@ fn drive<S: RequestSource + ?Sized>(
         fds,
         slot_bytes,
         gate,
+        uring,
+        probe_lens,
     } = io;
     let qd = qd.max(plan.spec.queue_depth as usize);
     crate::fault::inject(crate::fault::Kind::Worker);
@@ -435,7 +458,7 @@ fn drive<S: RequestSource + ?Sized>(
             plan.start = gate.ready();
             worker::run(plan, b, slots, source, Vec::new())
         }
-        EngineKind::IoUring => match UringBackend::new(fds, arena) {
+        EngineKind::IoUring => match UringBackend::new(fds, arena, &uring, &probe_lens) {
             Ok(mut b) => {
                 let base = plan.spec.io_priority.map_or(0, |p| p.value());
                 let mix = (plan.spec.io_priority_mix).map(|m| (m.priority.value(), m.share_pct));
@@ -470,6 +493,7 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         sample: None,
         tier: None,
         data: None,
+        ring: None,
     }
 }
 

@@ -436,3 +436,143 @@ fn html_report_is_self_contained_and_rebuilt_from_the_results_file() {
         .unwrap();
     assert_eq!(points.split(' ').count(), 4, "{points}");
 }
+
+/// Whether the machine lacks what a test needs: fails under CI (where it must be there),
+/// else says so and lets the test skip.
+fn lacks(what: &str, why: &str) -> bool {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true and {what} is not available: {why}"
+    );
+    eprintln!("skipped: {what} is not available: {why}");
+    true
+}
+
+/// The io_uring fast paths from the command line: a submission polling thread, polled
+/// completions (probed: this machine's disks have no poll queues, so the probe's reason is
+/// recorded) and completion batching. The results say which paths each ring used and why any
+/// was not, and the summary, the dry run and the HTML report say the same.
+#[test]
+fn io_uring_fast_paths_are_recorded_and_every_view_says_the_same() {
+    let dir = scratch();
+    let d = dir.path();
+    let flags = [
+        "--qd",
+        "4",
+        "--duration",
+        "1s",
+        "--sqpoll",
+        "--sqpoll-idle",
+        "10ms",
+        "--hipri",
+        "--batch-complete-min",
+        "2",
+        "--batch-complete-max",
+        "4",
+    ];
+    let plan = RunArgs::target(&d.join("f.dat"))
+        .size("16MiB")
+        .flags(&flags)
+        .flags(&["--dry-run"])
+        .run(d);
+    plan.expect_ok().stdout_has(&[
+        "polled completions (IOPOLL)",
+        "a submission polling thread (idle after 10 ms)",
+        "waits for 2 completions at once",
+        "reaps at most 4 completions at once",
+    ]);
+    let results = d.join("f.json");
+    let args = RunArgs::target(&d.join("f.dat"))
+        .size("16MiB")
+        .flags(&flags)
+        .results(&results);
+    let out = args.run(d);
+    out.expect_ok();
+    let v = load_json(&results);
+    assert_eq!(at(&v, "/job/io_uring/poll"), &Value::Bool(true));
+    assert_eq!(u64_at(&v, "/job/io_uring/sqpoll/idle_ms"), 10);
+    assert_eq!(u64_at(&v, "/job/io_uring/batch_complete_min"), 2);
+    assert_eq!(u64_at(&v, "/job/io_uring/batch_complete_max"), 4);
+    let used: Vec<&str> = array_at(&v, "/engine/io_uring/used")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let not_used = array_at(&v, "/engine/io_uring/not_used");
+    let why = |path: &str| {
+        not_used
+            .iter()
+            .find(|n| n["path"] == path)
+            .map(|n| str_at(n, "/why").to_string())
+    };
+    assert!(
+        !used.contains(&"defer_taskrun"),
+        "the kernel refuses deferred task work beside a polling thread: {used:?}"
+    );
+    let sqpoll = used.contains(&"sqpoll") || lacks("SQPOLL", &why("sqpoll").unwrap_or_default());
+    if sqpoll && used.contains(&"sqpoll") {
+        assert!(f64_at(&v, "/engine/io_uring/sqpoll_cpu_s") > 0.0, "{v:#}");
+    }
+    match why("iopoll") {
+        Some(w) => assert!(
+            w.contains("cannot be polled") && w.contains("io_poll"),
+            "{w}"
+        ),
+        None => assert!(
+            used.contains(&"iopoll"),
+            "iopoll neither used nor explained"
+        ),
+    }
+    // The summary's line, built from the results file.
+    let mut line = used.join(", ");
+    for n in not_used {
+        line.push_str(&format!(
+            "; not {}: {}",
+            str_at(n, "/path"),
+            str_at(n, "/why")
+        ));
+    }
+    if let Some(cpu) = at(&v, "/engine/io_uring/sqpoll_cpu_s").as_f64() {
+        line.push_str(&format!(
+            "; submission polling threads used {cpu:.2} s of CPU"
+        ));
+    }
+    out.stdout_has(&[&format!("io_uring   {line}")]);
+    let html = report_html(d, &results, &d.join("f.html"));
+    let unescaped = html
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    assert!(
+        unescaped.contains(&format!("io_uring paths: {line}")),
+        "the HTML report's io_uring paths differ from the results file's: {line}"
+    );
+}
+
+/// A default run asks for the fastest task-work mode and registers its ring: on this kernel
+/// (6.1 or later) deferred task work with a single issuer.
+#[test]
+fn a_default_run_uses_deferred_task_work_and_a_registered_ring() {
+    let dir = scratch();
+    let v = one_line(dir.path(), "default", &["--duration", "300ms", "--qd", "2"]);
+    let used: Vec<&str> = array_at(&v, "/engine/io_uring/used")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for path in [
+        "single_issuer",
+        "defer_taskrun",
+        "registered_ring",
+        "fixed_files",
+        "fixed_buffers",
+    ] {
+        if !used.contains(&path) {
+            let why = array_at(&v, "/engine/io_uring/not_used")
+                .iter()
+                .find(|n| n["path"] == path)
+                .map(|n| str_at(n, "/why").to_string());
+            let why = why.unwrap_or_else(|| panic!("{path} neither used nor explained: {v:#}"));
+            lacks(path, &why);
+        }
+    }
+    assert_eq!(u64_at(&v, "/engine/io_uring/workers"), 1);
+}

@@ -32,7 +32,8 @@ pub(super) fn benchmark_flags(request: &TargetRequest) -> OFlags {
 }
 
 /// Opens an existing `canonical` (requested as `path`) for reading, and writing when `write`,
-/// with `flags`.
+/// with `flags`, and with O_NOATIME where the owner allows it (reads then do not check or
+/// update the access time: no metadata writes of storlab's own among the workload's).
 pub(super) fn open_with(
     path: &Path,
     canonical: &Path,
@@ -40,8 +41,13 @@ pub(super) fn open_with(
     flags: OFlags,
 ) -> Result<File, TargetError> {
     let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
-    crate::files::open_target(canonical, access | flags)
-        .map_err(|error| {
+    let open = |f: OFlags| crate::files::open_target(canonical, access | f);
+    match open(flags | OFlags::NOATIME) {
+        // Only the file's owner (or CAP_FOWNER) may ask for O_NOATIME.
+        Err(e) if e.raw_os_error() == Some(Errno::PERM.raw_os_error()) => open(flags),
+        r => r,
+    }
+    .map_err(|error| {
             if flags.contains(OFlags::DIRECT)
                 && error.raw_os_error() == Some(Errno::INVAL.raw_os_error())
             {

@@ -88,6 +88,8 @@ pub struct WorkerReport {
     pub tier: Option<Box<crate::stats::tier::TierResult>>,
     /// With reduced data (`[data]`): what the sample of the units it wrote measured.
     pub data: Option<super::reduce::Measured>,
+    /// The io_uring paths its ring used, and why any asked for was not.
+    pub ring: Option<super::paths::RingPaths>,
 }
 
 /// What a worker needs besides its backend.
@@ -204,14 +206,26 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let mut fatal = None;
     let mut failed_submits = 0u32;
     let mut last_completion = 0u64;
-    let now_ns = || start.elapsed().as_nanos() as u64;
+    // The run's clock: CLOCK_MONOTONIC, as `start` (an Instant) reads it, less the start, in
+    // plain integers (std's `elapsed` checks and converts through 128-bit durations).
+    let origin = {
+        let before = monotonic_ns();
+        let since = start.elapsed().as_nanos() as u64;
+        before.saturating_sub(since)
+    };
+    let now_ns = || monotonic_ns().saturating_sub(origin);
+    // The time of the last reap, when nothing has waited since: the next turn of the loop
+    // starts from it rather than reading the clock again (it is older by the completions'
+    // bookkeeping: what the loop decides with it, when to issue, end or stop, is late by that
+    // much; no latency is measured from it).
+    let mut carried: Option<u64> = None;
     let mut floor = (spec.min_rate.as_ref())
         .map(|r| floor::Floor::new(r, spec.start_delay_ns.unwrap_or(0), ramp_ns));
     // When the floor is next judged (never without one): one comparison a turn of the loop.
     let mut floor_due = floor.as_ref().map_or(u64::MAX, |f| f.due_ns);
 
     loop {
-        let now = now_ns();
+        let now = carried.take().unwrap_or_else(now_ns);
         advance(
             now,
             &grid,
@@ -499,6 +513,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             }
         }
         reaps.clear();
+        carried = Some(reaped);
     }
     if let Some(s) = sampler.as_mut() {
         s.finish();
@@ -526,7 +541,15 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         sample: sampler.map(|s| (s.references, s.dropped)),
         tier: None,
         data: written.map(|w| w.finish()),
+        ring: backend.paths(),
     }
+}
+
+/// CLOCK_MONOTONIC, ns (the clock of [`Instant`]).
+#[inline]
+fn monotonic_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Where a request's data belongs (target, offset) and whether it is a copy (see

@@ -136,7 +136,70 @@ pub(super) fn wide(job: &JobOpts<'_>, mean_bs_fixed: bool, out: &mut Out) -> Str
     steady(job, mean_bs_fixed, &mut t, out);
     latency_target(job, &mut t, out);
     data(job, &mut t, out);
+    uring(job, &mut t, out);
     t
+}
+
+/// fio's completion batching and io_uring engine options → the `[io_uring]` table (at the end
+/// of `t`: nothing top-level may follow a table). fio reaps at most `iodepth_batch_complete_min`
+/// at once unless `iodepth_batch_complete_max` says more, so a minimum alone sets both.
+fn uring(job: &JobOpts<'_>, t: &mut String, out: &mut Out) {
+    let mut keys = String::new();
+    let count = |key: &'static str, least: u32, out: &mut Out| -> Option<(u32, &Opt)> {
+        let o = job.get(key)?;
+        match o
+            .value
+            .as_deref()
+            .and_then(|v| v.trim().parse::<u32>().ok())
+        {
+            Some(n) if n >= least => Some((n, o)),
+            _ => {
+                out.bad(o, key, format!("a count of I/Os, at least {least}"));
+                None
+            }
+        }
+    };
+    let min = ["iodepth_batch_complete_min", "iodepth_batch_complete"]
+        .into_iter()
+        .find_map(|k| count(k, 0, out).map(|(n, o)| (n, o, k)));
+    let max = count("iodepth_batch_complete_max", 1, out);
+    if let Some((n, o, key)) = min {
+        keys.push_str(&from(o, key));
+        let _ = writeln!(keys, "batch_complete_min = {n}");
+    }
+    match (max, min) {
+        (Some((m, o)), Some((n, ..))) if m < n => {
+            out.bad(o, "iodepth_batch_complete_max", "below iodepth_batch_complete_min, which fio then uses: give it at least the minimum");
+        }
+        (Some((m, o)), _) => {
+            keys.push_str(&from(o, "iodepth_batch_complete_max"));
+            let _ = writeln!(keys, "batch_complete_max = {m}");
+        }
+        (None, Some((n, ..))) if n > 1 => {
+            keys.push_str("# fio reaps at most iodepth_batch_complete_min at once without iodepth_batch_complete_max\n");
+            let _ = writeln!(keys, "batch_complete_max = {n}");
+        }
+        (None, _) => {}
+    }
+    if let Some(o) = job.get("hipri") {
+        if job.flag("hipri") {
+            keys.push_str(&from(o, "hipri"));
+            keys.push_str("poll = true\n");
+        }
+    }
+    if let Some(o) = job.get("sqthread_poll") {
+        if job.flag("sqthread_poll") {
+            keys.push_str(&from(o, "sqthread_poll"));
+            keys.push_str("sqpoll = true\n");
+            if let Some((cpu, o)) = count("sqthread_poll_cpu", 0, out) {
+                keys.push_str(&from(o, "sqthread_poll_cpu"));
+                let _ = writeln!(keys, "sqpoll_cpu = {cpu}");
+            }
+        }
+    }
+    if !keys.is_empty() {
+        let _ = write!(t, "\n[io_uring]\n{keys}");
+    }
 }
 
 /// `# job.fio:12: key=value` for an option.

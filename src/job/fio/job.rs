@@ -169,6 +169,10 @@ fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, s: &Shape, out: &mut Out)
         "runtime",
         "ramp_time",
         "iodepth_batch_submit",
+        "iodepth_batch_complete_min",
+        "iodepth_batch_complete_max",
+        "hipri",
+        "sqthread_poll",
         "verify",
         "ss",
         "latency_target",
@@ -176,7 +180,7 @@ fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, s: &Shape, out: &mut Out)
         "dedupe_percentage",
     ];
     if let Some(o) = keys.iter().find_map(|k| job.opts.get(k).copied()) {
-        out.bad(o, "(settings)", "its engine, direct/buffered, runtime, ramp_time, batch, verify, ss, latency_target or data reduction differ from the jobs before it; storlab runs one of each per job file: give every fio job the same, or convert them apart");
+        out.bad(o, "(settings)", "its engine, direct/buffered, runtime, ramp_time, batch, completion batch, io_uring options, verify, ss, latency_target or data reduction differ from the jobs before it; storlab runs one of each per job file: give every fio job the same, or convert them apart");
     }
 }
 

@@ -70,6 +70,14 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("invalidate", "storlab reads with O_DIRECT unless buffered"),
     ("exitall", "storlab's workers stop together"),
     (
+        "fixedbufs",
+        "storlab registers its buffers whenever the kernel allows (engine.io_uring in the results says)",
+    ),
+    (
+        "registerfiles",
+        "storlab registers its files whenever the kernel allows (engine.io_uring in the results says)",
+    ),
+    (
         "unified_rw_reporting",
         "storlab reports reads and writes apart",
     ),
@@ -129,6 +137,12 @@ const SETTINGS: [&str; 7] = [
 /// Options whose source comment is beside the key they become (the others are listed before
 /// their job's `[[worker]]`, or `[global]`'s at the top).
 const INLINE: &[&str] = &[
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_max",
+    "hipri",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
     "verify",
     "ss",
     "ss_dur",

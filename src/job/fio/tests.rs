@@ -530,3 +530,59 @@ fn windows_filenames_are_placed_with_map() {
     assert!(c.toml.contains("path = \"/mnt/t/file\""), "{}", c.toml);
     assert!(c.toml.contains("job.fio:2: filename="), "{}", c.toml);
 }
+
+#[test]
+fn completion_batching_and_io_uring_options_convert() {
+    let base =
+        "[j]\nioengine=io_uring\ndirect=1\nrw=randread\nbs=4k\niodepth=32\nsize=1m\nfilename=f\n";
+    let uring = |extra: &str| {
+        let t = toml_of(&format!("{base}{extra}"));
+        let table = t.get("io_uring").and_then(|u| u.as_table()).cloned();
+        (t, table.unwrap_or_default())
+    };
+    // A minimum alone: fio then reaps at most that many too.
+    let (t, u) = uring("iodepth_batch_submit=8\niodepth_batch_complete_min=4\n");
+    assert_eq!(t["batch"].as_integer(), Some(8));
+    assert_eq!(u["batch_complete_min"].as_integer(), Some(4));
+    assert_eq!(u["batch_complete_max"].as_integer(), Some(4));
+    // Both, and fio's older name of the minimum; 0: never wait.
+    let (_, u) = uring("iodepth_batch_complete=0\niodepth_batch_complete_max=32\n");
+    assert_eq!(u["batch_complete_min"].as_integer(), Some(0));
+    assert_eq!(u["batch_complete_max"].as_integer(), Some(32));
+    // The engine's fast paths.
+    let (_, u) = uring("hipri\nsqthread_poll=1\nsqthread_poll_cpu=1\nfixedbufs\nregisterfiles\n");
+    assert_eq!(u["poll"].as_bool(), Some(true));
+    assert_eq!(u["sqpoll"].as_bool(), Some(true));
+    assert_eq!(u["sqpoll_cpu"].as_integer(), Some(1));
+    // Off is off; nothing to write.
+    let (t, _) = uring("hipri=0\nsqthread_poll=0\n");
+    assert!(t.get("io_uring").is_none());
+    // The converted job resolves: the keys are storlab's.
+    let c = conv(
+        &format!("{base}iodepth_batch_complete_min=2\niodepth_batch_complete_max=16\nhipri\n"),
+        &[],
+        false,
+    )
+    .unwrap();
+    let p = std::path::Path::new("converted.toml");
+    let job = crate::job::file::parse(p, &c.toml)
+        .and_then(|s| crate::job::resolve(&s, Some((p, &c.toml))))
+        .unwrap_or_else(|e| panic!("{e}\n{}", c.toml));
+    assert_eq!(
+        (
+            job.io_uring.batch_complete_min,
+            job.io_uring.batch_complete_max,
+            job.io_uring.poll
+        ),
+        (2, Some(16), true)
+    );
+    // A maximum below the minimum: refused with the line.
+    let Err(e) = conv(
+        &format!("{base}iodepth_batch_complete_min=8\niodepth_batch_complete_max=2\n"),
+        &[],
+        false,
+    ) else {
+        panic!("a maximum below the minimum was converted")
+    };
+    assert!(e.to_string().contains("iodepth_batch_complete_max"), "{e}");
+}

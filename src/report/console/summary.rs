@@ -267,6 +267,12 @@ fn class_table(out: &mut String, r: &RunResult) {
 /// counters.
 fn host(out: &mut String, r: &RunResult) {
     labelled(out, "host", &crate::report::tables::cpu_sentence(r));
+    // The io_uring paths, when the job asked for one or one was not used.
+    if let Some(p) = &r.engine.io_uring {
+        if !p.not_used.is_empty() || r.job.io_uring != Default::default() {
+            labelled(out, "io_uring", &p.line());
+        }
+    }
     let s = r.measured_ms.max(1) as f64 / 1e3;
     for d in &r.devices {
         labelled(

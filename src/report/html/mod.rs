@@ -391,6 +391,7 @@ fn header(r: &RunResult) -> Markup {
         html! {
             (r.engine.name)
             @if let Some(why) = &r.engine.fallback_reason { " (fallback: " (why) ")" }
+            @if let Some(p) = &r.engine.io_uring { br; "io_uring paths: " (p.line()) }
         },
     ));
     rows.push(("storlab", html! { (r.storlab_version) }));

@@ -499,6 +499,7 @@ fn recover(
             name: "unknown".into(),
             fallback_reason: None,
             notes: Vec::new(),
+            io_uring: None,
         },
         warnings,
         measured_ms: all.ms,
@@ -611,6 +612,7 @@ fn recovered_job(records: &[IntervalRecord], source: &str, all: &Sum, ramp_ms: u
         warnings: Vec::new(),
         sequence: Default::default(),
         data: Default::default(),
+        io_uring: Default::default(),
     }
 }
 

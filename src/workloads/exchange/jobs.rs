@@ -226,6 +226,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         warnings: Vec::new(),
         sequence: Default::default(),
         data: Default::default(),
+        io_uring: Default::default(),
     }
 }
 

@@ -562,6 +562,7 @@ impl UsersConfig {
             warnings: Vec::new(),
             sequence: Default::default(),
             data: Default::default(),
+            io_uring: Default::default(),
         };
         for db in 0..self.databases {
             job.targets.push(Target {
