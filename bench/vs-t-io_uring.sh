@@ -21,9 +21,10 @@
 #                 under SCRATCH has poll queues (/sys/block/DEV/queue/io_poll = 1) and storlab
 #                 has --hipri; otherwise skipped, and machine.txt says why
 #   sqpoll-qdN    O_DIRECT with a submission-queue polling thread (IORING_SETUP_SQPOLL): only with
-#                 SQPOLL=1 and a storlab that has --sqpoll. t/io_uring takes part only if its -h
-#                 lists an SQPOLL option: up to fio 3.42 it has none (sq_thread_poll is a constant
-#                 in t/io_uring.c), so these cases are storlab against fio alone.
+#                 SQPOLL=1 and a storlab that has --sqpoll; storlab against fio alone, as
+#                 t/io_uring cannot express SQPOLL (fio 3.42: sq_thread_poll is a constant in
+#                 t/io_uring.c, no option sets it; machine.txt says so, or that a newer -h lists
+#                 one, to be added here)
 #   passthru-qdN  NVMe passthrough (IORING_OP_URING_CMD) on NVME_NG=/dev/ngXnY, the whole
 #                 namespace, reads only: only when NVME_NG names a character device
 # The commands (TARGET the file, or NVME_NG for passthru):
@@ -147,6 +148,7 @@ if [ ! -x "$T_IO_URING" ]; then
         die "could not build t/io_uring in $FIO_SRC"
 fi
 BUILT=""
+GIVEN=${STORLAB:+STORLAB=$STORLAB }
 if [ -z "${STORLAB:-}" ]; then
     say "building storlab (cargo build --release --locked)"
     (cd "$repo" && cargo build --release --locked --quiet)
@@ -232,13 +234,13 @@ COMPLETE_MIN=0
 has_storlab --batch-complete-min && COMPLETE_MIN=1
 
 # --- machine ---------------------------------------------------------------------------------
+# FIO-VERSION-FILE is fio's build's `git describe` (written by make).
 fio_src_version() {
-    git -C "$FIO_SRC" describe --tags --always 2>/dev/null ||
-        sed -n 's/^FIO_VERSION = //p' "$FIO_SRC/FIO-VERSION-FILE" 2>/dev/null || echo unknown
+    sed -n 's/^FIO_VERSION = //p' "$FIO_SRC/FIO-VERSION-FILE" 2>/dev/null || echo unknown
 }
 {
     echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "command: FIO_SRC=$FIO_SRC ROUNDS=$ROUNDS DURATION=${SECONDS_}s QDS=\"$QDS\" BATCH=$BATCH${NVME_NG:+ NVME_NG=$NVME_NG}$([ "$SQPOLL" = 1 ] && echo " SQPOLL=1") bench/vs-t-io_uring.sh"
+    echo "command: ${GIVEN}FIO_SRC=$FIO_SRC ROUNDS=$ROUNDS DURATION=${SECONDS_}s QDS=\"$QDS\" BATCH=$BATCH${NVME_NG:+ NVME_NG=$NVME_NG}$([ "$SQPOLL" = 1 ] && echo " SQPOLL=1")$([ "$FORCE" = 1 ] && echo " FORCE=1") bench/vs-t-io_uring.sh"
     echo "nproc: $(nproc)"
     echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
     echo "kernel: $(uname -r)"
