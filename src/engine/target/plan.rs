@@ -307,6 +307,18 @@ fn resolve(path: &Path) -> Result<Resolved, TargetError> {
 
 fn not_a_target(metadata: &Metadata) -> String {
     let file_type = metadata.file_type();
+    if file_type.is_char_device() {
+        use std::os::unix::fs::MetadataExt;
+        let dev = metadata.rdev();
+        let class = format!(
+            "/sys/dev/char/{}:{}/subsystem",
+            rustix::fs::major(dev),
+            rustix::fs::minor(dev)
+        );
+        if nvme_generic(Path::new(&class)) {
+            return "is an NVMe generic character device (/dev/ngXnY, for NVMe passthrough), which storlab does not drive yet; give the namespace's block device (/dev/nvmeXnY) instead".into();
+        }
+    }
     let what = if file_type.is_dir() {
         "a directory"
     } else if file_type.is_char_device() {
@@ -321,6 +333,12 @@ fn not_a_target(metadata: &Metadata) -> String {
     format!(
         "is {what}, not a regular file or a block device; give a file path (created if missing) or a block device"
     )
+}
+
+/// Whether the sysfs `subsystem` link of a character device names the NVMe generic class.
+fn nvme_generic(subsystem: &Path) -> bool {
+    std::fs::read_link(subsystem)
+        .is_ok_and(|t| t.file_name() == Some(OsStr::new("nvme-generic")))
 }
 
 /// A block device: guarded when the workload writes, then sized.
@@ -606,6 +624,24 @@ fn pseudo_filesystem(existing: &Path) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_nvme_generic_device_is_told_apart_from_other_character_devices() {
+        // sysfs as the kernel lays it out, in a scratch directory (this machine has no NVMe).
+        let dir = tempfile::tempdir().unwrap();
+        let class = dir.path().join("class");
+        for c in ["nvme-generic", "mem"] {
+            std::fs::create_dir_all(class.join(c)).unwrap();
+            std::os::unix::fs::symlink(class.join(c), dir.path().join(c)).unwrap();
+        }
+        assert!(nvme_generic(&dir.path().join("nvme-generic")));
+        assert!(!nvme_generic(&dir.path().join("mem")));
+        assert!(!nvme_generic(&dir.path().join("absent")));
+        // /dev/null is a character device of the `mem` class: the general refusal.
+        let null = std::fs::metadata("/dev/null").unwrap();
+        let why = not_a_target(&null);
+        assert!(why.contains("a character device") && !why.contains("NVMe"), "{why}");
+    }
 
     #[test]
     fn scratch_directory_is_relative_and_under_storlab_scratch_only() {

@@ -230,7 +230,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             now,
             &grid,
             (&mut cur, &mut cur_end),
-            (&mut interval, &mut sampler),
+            (&mut interval, &mut totals, &mut sampler),
             &tx,
             index,
         );
@@ -244,7 +244,13 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             && issuing
             && let Some(f) = floor.as_mut()
         {
-            if let Some(below) = f.check(now, floor::completed(&totals)) {
+            // The totals so far: those of the measured intervals that ended, and this one's.
+            let current = if cur >= grid.ramp_intervals() {
+                floor::completed(&interval)
+            } else {
+                0
+            };
+            if let Some(below) = f.check(now, floor::completed(&totals) + current) {
                 // Below its floor: the run ends, as fio's rate_iops_min ends the job.
                 fatal.get_or_insert(below);
                 halt.store(true, Ordering::Relaxed);
@@ -417,7 +423,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             reaped,
             &grid,
             (&mut cur, &mut cur_end),
-            (&mut interval, &mut sampler),
+            (&mut interval, &mut totals, &mut sampler),
             &tx,
             index,
         );
@@ -488,9 +494,6 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                     interval.record(class, dir, bytes, latency, service);
                 }
                 if counted {
-                    if application {
-                        totals.record(class, dir, bytes, latency, service);
-                    }
                     let c = &mut counters[op.target as usize];
                     c.ops[dir as usize] += 1;
                     c.bytes[dir as usize] += bytes;
@@ -500,9 +503,6 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                     interval.record_error(class, dir, latency);
                 }
                 if counted {
-                    if application {
-                        totals.record_error(class, dir, latency);
-                    }
                     let c = &mut counters[op.target as usize];
                     c.ops[dir as usize] += 1;
                     c.errors[dir as usize] += 1;
@@ -519,6 +519,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         s.finish();
     }
     if cur < grid.intervals() {
+        if cur >= grid.ramp_intervals() {
+            totals.add(&interval);
+        }
         let _ = tx.send(WorkerMsg::Interval {
             worker: index,
             index: cur,
@@ -577,11 +580,15 @@ fn advance(
     t: u64,
     grid: &IntervalGrid,
     (cur, cur_end): (&mut u64, &mut u64),
-    (interval, sampler): (&mut StatsSet, &mut Option<BlockSampler>),
+    (interval, totals, sampler): (&mut StatsSet, &mut StatsSet, &mut Option<BlockSampler>),
     tx: &Sender<WorkerMsg>,
     worker: usize,
 ) {
     while t >= *cur_end && *cur < grid.intervals() {
+        // A measured interval's I/Os join the totals as it ends (every I/O is recorded once).
+        if *cur >= grid.ramp_intervals() {
+            totals.add(interval);
+        }
         // The sampled references so far go out with the interval.
         if let Some(s) = sampler.as_mut() {
             s.flush();
