@@ -8,21 +8,23 @@
 #   plain        no tier (the plain path's CPU per I/O),
 #   plain-read   no tier, 100 % reads  \  the plain path's CPU per read and per write, to
 #   plain-write  no tier, 0 % reads    /  charge the tier's engine I/Os by direction,
-#   tier         CACHE of it cached (POLICY, write-back), on a cache file that is not made.
+#   tier         CACHE of it cached (POLICY, write-back); the null engine makes no files.
 # The tier's own CPU per logical I/O = (the tier run's CPU − its physical reads × the plain
 # read's − its physical writes × the plain write's) ÷ its logical I/Os: what is left once every
 # I/O the engine did (the application's and the tier's fills and write-backs) is charged at
 # the plain path's price. Each physical I/O is charged a whole plain I/O, offset generation
-# included, which a fill or write-back does not do: the figure errs low by a few ns.
+# included, which a fill or write-back does not do: the figure errs low, by about 10 ns.
 #
 # PRESET=1 also runs the preset itself PRESET_ROUNDS times (real I/O: a 1 GiB file under
-# SCRATCH, its cache a 1 GiB file in /dev/shm, removed afterwards; about a minute a run) and
+# SCRATCH/storlab-scratch, kept for the next run, its cache a 1 GiB file in /dev/shm, removed
+# afterwards; about a minute a run) and
 # prints storlab's user and system CPU per logical I/O at each cache level, and the user CPU
 # beyond the plain level's per physical I/O (the system CPU is the kernel's I/O).
 #
 #   bench/tier-cost.sh                                   # ROUNDS=5 DURATION=2s
 #   POLICY=arc CACHE=50% bench/tier-cost.sh
 #   PRESET=1 PRESET_ROUNDS=1 bench/tier-cost.sh
+#   ROUNDS=0 PRESET=1 bench/tier-cost.sh                # the preset only
 #
 # Medians over rounds (ranges in brackets); the load average before and after is printed:
 # run it on a quiet machine.
@@ -36,8 +38,10 @@ PRESET=${PRESET:-0}
 PRESET_ROUNDS=${PRESET_ROUNDS:-1}
 SCRATCH=${SCRATCH:-/var/tmp/storlab-tier-cost}
 here=$(cd "$(dirname "$0")" && pwd)
-STORLAB=${STORLAB:-$here/../target/release/storlab}
-[ -n "${STORLAB_BUILT:-}" ] || [ -x "$STORLAB" ] || (cd "$here/.." && cargo build --release --locked -q)
+if [ -z "${STORLAB:-}" ]; then
+    (cd "$here/.." && cargo build --release --locked -q)
+    STORLAB=$here/../target/release/storlab
+fi
 RESULTS=${RESULTS:-$SCRATCH/tier-cost-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$RESULTS"
 echo "loadavg_before: $(cut -d' ' -f1-3 /proc/loadavg)" >"$RESULTS/machine.txt"
@@ -139,13 +143,14 @@ for rnd, r in sorted(runs.items()):
     cols["own"].append(own)
     cols["ratio"].append(own / ns["plain"])
 print(open(os.path.join(res, "machine.txt")).read().rstrip())
-print(f"null engine, {len(cols['plain'])} rounds, medians [ranges], storlab user+system CPU:")
-print(f"  plain path, ns per I/O (60 % reads)          {med(cols['plain'])}")
-print(f"  plain path, ns per read / per write          {med(cols['read'])} / {med(cols['write'])}")
-print(f"  with the tier, ns per logical I/O            {med(cols['tier'])}")
-print(f"  the tier's extra engine I/Os per logical     {med(cols['extra'], '.2f')}")
-print(f"  the tier's own, ns per logical I/O           {med(cols['own'])}")
-print(f"  the tier's own ÷ the plain path's            {med(cols['ratio'], '.2f')}")
+if cols["plain"]:
+    print(f"null engine, {len(cols['plain'])} rounds, medians [ranges], storlab user+system CPU:")
+    print(f"  plain path, ns per I/O (60 % reads)          {med(cols['plain'])}")
+    print(f"  plain path, ns per read / per write          {med(cols['read'])} / {med(cols['write'])}")
+    print(f"  with the tier, ns per logical I/O            {med(cols['tier'])}")
+    print(f"  the tier's extra engine I/Os per logical     {med(cols['extra'], '.2f')}")
+    print(f"  the tier's own, ns per logical I/O           {med(cols['own'])}")
+    print(f"  the tier's own ÷ the plain path's            {med(cols['ratio'], '.2f')}")
 
 levels = {}
 for path in sorted(glob.glob(os.path.join(res, "preset.levels.*.json"))):
