@@ -1,7 +1,8 @@
 //! Recency lists for the simulated policies: several doubly linked lists of keys over one slab,
 //! with a map from key to node, so finding, moving and dropping a key are O(1).
 
-use std::collections::HashMap;
+use super::{KeyHash, KeyMap};
+use std::collections::hash_map::Entry;
 
 const NONE: u32 = u32::MAX;
 
@@ -19,7 +20,7 @@ struct Node {
 pub(crate) struct Lists<const N: usize> {
     nodes: Vec<Node>,
     free: Vec<u32>,
-    index: HashMap<u64, u32>,
+    index: KeyMap<u32>,
     heads: [u32; N],
     tails: [u32; N],
     lens: [usize; N],
@@ -32,7 +33,7 @@ impl<const N: usize> Lists<N> {
         Lists {
             nodes: Vec::with_capacity(capacity),
             free: Vec::new(),
-            index: HashMap::with_capacity(capacity),
+            index: KeyMap::with_capacity_and_hasher(capacity, KeyHash),
             heads: [NONE; N],
             tails: [NONE; N],
             lens: [0; N],
@@ -51,32 +52,48 @@ impl<const N: usize> Lists<N> {
         self.lens[l]
     }
 
-    /// Puts `key` at the front of list `l` (taking it out of its list first).
-    pub(crate) fn push_front(&mut self, l: usize, key: u64) {
-        self.remove(key);
-        let node = Node {
-            key,
-            prev: NONE,
-            next: self.heads[l],
-            list: l as u8,
-        };
-        let n = match self.free.pop() {
-            Some(n) => {
-                self.nodes[n as usize] = node;
-                n
+    /// Puts `key` at the front of list `l` (taking it out of its list first); the list it was
+    /// in. One lookup of `key`.
+    pub(crate) fn push_front(&mut self, l: usize, key: u64) -> Option<usize> {
+        match self.index.entry(key) {
+            Entry::Occupied(e) => {
+                let n = *e.get();
+                let was = self.unlink(n);
+                self.link_front(l, n);
+                Some(was)
             }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
+            Entry::Vacant(e) => {
+                let node = Node {
+                    key,
+                    prev: NONE,
+                    next: NONE,
+                    list: 0,
+                };
+                let n = match self.free.pop() {
+                    Some(n) => {
+                        self.nodes[n as usize] = node;
+                        n
+                    }
+                    None => {
+                        self.nodes.push(node);
+                        (self.nodes.len() - 1) as u32
+                    }
+                };
+                e.insert(n);
+                self.link_front(l, n);
+                None
             }
-        };
-        match self.heads[l] {
-            NONE => self.tails[l] = n,
-            h => self.nodes[h as usize].prev = n,
         }
-        self.heads[l] = n;
-        self.lens[l] += 1;
-        self.index.insert(key, n);
+    }
+
+    /// Moves `key` to the front of list `l` if it is in a list; whether it was. One lookup.
+    pub(crate) fn touch(&mut self, l: usize, key: u64) -> bool {
+        let Some(&n) = self.index.get(&key) else {
+            return false;
+        };
+        self.unlink(n);
+        self.link_front(l, n);
+        true
     }
 
     /// Takes `key` out of its list; whether it was in one.
@@ -84,6 +101,13 @@ impl<const N: usize> Lists<N> {
         let Some(n) = self.index.remove(&key) else {
             return false;
         };
+        self.unlink(n);
+        self.free.push(n);
+        true
+    }
+
+    /// Takes node `n` out of its list (it stays indexed); the list it was in.
+    fn unlink(&mut self, n: u32) -> usize {
         let Node {
             prev, next, list, ..
         } = self.nodes[n as usize];
@@ -97,8 +121,22 @@ impl<const N: usize> Lists<N> {
             x => self.nodes[x as usize].prev = prev,
         }
         self.lens[l] -= 1;
-        self.free.push(n);
-        true
+        l
+    }
+
+    /// Puts node `n` (in no list) at the front of list `l`.
+    fn link_front(&mut self, l: usize, n: u32) {
+        let head = self.heads[l];
+        let node = &mut self.nodes[n as usize];
+        node.prev = NONE;
+        node.next = head;
+        node.list = l as u8;
+        match head {
+            NONE => self.tails[l] = n,
+            h => self.nodes[h as usize].prev = n,
+        }
+        self.heads[l] = n;
+        self.lens[l] += 1;
     }
 
     /// Takes the key at the back of list `l` out, and returns it.

@@ -4,7 +4,7 @@
 //! under `c`. Distances are counted with a Fenwick tree over reference positions holding a 1
 //! at each block's latest reference: O(n log n) for n references.
 
-use std::collections::HashMap;
+use super::{KeyHash, KeyMap};
 
 /// Distance of a first reference (a miss at every size).
 pub(crate) const COLD: u64 = u64::MAX;
@@ -12,7 +12,7 @@ pub(crate) const COLD: u64 = u64::MAX;
 /// The stack distance of every reference of `keys`, in order ([`COLD`] for first references).
 pub(crate) fn stack_distances(keys: &[u64]) -> Vec<u64> {
     let mut tree = Fenwick::new(keys.len());
-    let mut last: HashMap<u64, usize> = HashMap::with_capacity(keys.len() / 4);
+    let mut last: KeyMap<usize> = KeyMap::with_capacity_and_hasher(keys.len() / 4, KeyHash);
     keys.iter()
         .enumerate()
         .map(|(i, &k)| {

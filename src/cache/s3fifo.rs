@@ -4,8 +4,8 @@
 //! to M. M evicts from its tail, giving blocks referenced since their last pass another round
 //! (each reference is worth one, up to 3). One-hit wonders leave quickly; reused blocks stay.
 
-use super::Policy;
-use std::collections::{HashMap, VecDeque};
+use super::{KeyHash, KeyMap, Policy};
+use std::collections::VecDeque;
 
 /// Share of the cache the small queue holds, percent.
 pub(crate) const SMALL_PCT: usize = 10;
@@ -21,10 +21,10 @@ pub(crate) struct S3Fifo {
     main: VecDeque<u64>,
     /// Cached blocks (in S or M): their reference count since entering their queue or
     /// their last pass of M.
-    cached: HashMap<u64, u8>,
+    cached: KeyMap<u8>,
     /// Ghost keys, oldest first, with the insertion number each was added under.
     ghost: VecDeque<(u64, u64)>,
-    ghosts: HashMap<u64, u64>,
+    ghosts: KeyMap<u64>,
     inserted: u64,
     /// The cached keys the last access dropped (moving a block from S to M can push one out
     /// of M before one leaves S).
@@ -41,9 +41,9 @@ impl S3Fifo {
             main_cap: capacity - small_cap,
             small: VecDeque::new(),
             main: VecDeque::new(),
-            cached: HashMap::with_capacity(capacity.min(1 << 16)),
+            cached: KeyMap::with_capacity_and_hasher(capacity.min(1 << 16), KeyHash),
             ghost: VecDeque::new(),
-            ghosts: HashMap::new(),
+            ghosts: KeyMap::default(),
             inserted: 0,
             evicted: Vec::with_capacity(4),
         }

@@ -35,13 +35,13 @@ mod route;
 #[cfg(test)]
 mod tests;
 
-use super::Policy;
+use super::{KeyHash, KeyMap, Policy};
 use crate::engine::source::{Home, Next, Request, RequestSource};
 use crate::engine::{IoOp, OpKind};
 use crate::job::cache::{CachePolicy, WriteMode};
 use crate::stats::Histogram;
 use crate::stats::tier::{TierCounts, TierInterval, TierIo, TierLatency};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
 
@@ -168,7 +168,7 @@ pub(crate) struct Tier<S> {
     inner: S,
     plan: TierPlan,
     policy: Box<dyn Policy + Send>,
-    map: HashMap<u64, u32>,
+    map: Residents,
     lines: Vec<Line>,
     free_lines: Vec<u32>,
     flights: Vec<Flight>,
@@ -192,6 +192,72 @@ pub(crate) struct Tier<S> {
     /// End of the last I/O and length of its sequential run so far.
     seq: (u64, u64),
     figures: Figures,
+}
+
+/// The slot of each resident line: a table indexed by line number while the backing target
+/// has at most [`DENSE_PER_LINE`] lines per cache line (or [`DENSE_MIN`]), so that the table
+/// is no larger than a hash map of the resident lines would be; a hash map beyond.
+enum Residents {
+    Dense(Vec<u32>),
+    Sparse(KeyMap<u32>),
+}
+
+/// Backing lines per cache line up to which [`Residents`] is a table (4 bytes a line).
+const DENSE_PER_LINE: u64 = 8;
+/// Backing lines up to which it is a table whatever the cache's size (4 MiB).
+const DENSE_MIN: u64 = 1 << 20;
+
+impl Residents {
+    fn new(backing_lines: u64, cache_lines: u32) -> Residents {
+        if backing_lines <= (u64::from(cache_lines) * DENSE_PER_LINE).max(DENSE_MIN) {
+            Residents::Dense(vec![NONE; backing_lines as usize])
+        } else {
+            Residents::Sparse(KeyMap::with_capacity_and_hasher(
+                cache_lines as usize,
+                KeyHash,
+            ))
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<u32> {
+        match self {
+            Residents::Dense(t) => usize::try_from(key)
+                .ok()
+                .and_then(|k| t.get(k).copied())
+                .filter(|&s| s != NONE),
+            Residents::Sparse(m) => m.get(&key).copied(),
+        }
+    }
+
+    fn insert(&mut self, key: u64, slot: u32) {
+        match self {
+            Residents::Dense(t) => {
+                let k = key as usize;
+                if k >= t.len() {
+                    // Past the target's end (not from a request of it): the table grows.
+                    t.resize(k + 1, NONE);
+                }
+                t[k] = slot;
+            }
+            Residents::Sparse(m) => {
+                m.insert(key, slot);
+            }
+        }
+    }
+
+    fn remove(&mut self, key: u64) {
+        match self {
+            Residents::Dense(t) => {
+                if let Some(s) = usize::try_from(key).ok().and_then(|k| t.get_mut(k)) {
+                    *s = NONE;
+                }
+            }
+            Residents::Sparse(m) => {
+                m.remove(&key);
+            }
+        }
+    }
 }
 
 /// What a tier counts.
@@ -229,7 +295,7 @@ impl<S: RequestSource> Tier<S> {
             inner,
             plan: TierPlan { lines, ..plan },
             policy: plan.policy.simulator(lines as usize),
-            map: HashMap::with_capacity(lines as usize),
+            map: Residents::new(plan.backing_bytes.div_ceil(plan.line_bytes.max(1)), lines),
             lines: vec![FREE; lines as usize],
             free_lines: (0..lines).rev().collect(),
             flights: vec![
@@ -390,7 +456,7 @@ impl<S: RequestSource> Tier<S> {
 
     /// Frees slot `s`.
     fn free(&mut self, s: u32) {
-        self.map.remove(&self.lines[s as usize].key);
+        self.map.remove(self.lines[s as usize].key);
         if self.lines[s as usize].state == State::Dirty {
             self.dirty_count -= 1;
         }
@@ -419,7 +485,7 @@ impl<S: RequestSource> Tier<S> {
     fn evictions(&mut self, now: u64) {
         while let Some(key) = self.policy.evicted() {
             self.count(now, |c| c.evictions += 1);
-            let Some(&s) = self.map.get(&key) else {
+            let Some(s) = self.map.get(key) else {
                 continue;
             };
             self.lines[s as usize].evicting = true;

@@ -18,7 +18,7 @@ impl<S: RequestSource> Tier<S> {
         if within + u64::from(op.len) > l {
             return self.span(r, now);
         }
-        let slot = self.map.get(&key).copied();
+        let slot = self.map.get(key);
         let state = slot.map(|s| self.lines[s as usize].state);
         let whole = within == 0 && op.len == self.line_len(key);
         match (op.kind, slot, state) {
@@ -139,7 +139,7 @@ impl<S: RequestSource> Tier<S> {
         let (first, last) = (r.op.offset / l, (r.op.offset + u64::from(r.op.len) - 1) / l);
         let mut wait = false;
         for key in first..=last {
-            let Some(&s) = self.map.get(&key) else {
+            let Some(s) = self.map.get(key) else {
                 continue;
             };
             let line = self.lines[s as usize];

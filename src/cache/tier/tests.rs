@@ -192,6 +192,8 @@ struct Case {
     lines: u32,
     delay_ns: u64,
     seed: u64,
+    /// The line map as a hash map, as for a backing target of many lines per cache line.
+    sparse: bool,
 }
 
 /// Drives a tier of `case` with the model for 3000 I/Os at queue depth 8, completing I/Os in
@@ -220,6 +222,9 @@ fn drive(case: &Case) -> (Model, Tier<Load>, u64) {
         completed: 0,
     };
     let mut tier = Tier::new(load, plan);
+    if case.sparse {
+        tier.map = Residents::Sparse(KeyMap::default());
+    }
     let mut model = Model::default();
     let mut rng = case.seed ^ 0xD1CE;
     let mut inflight: Vec<(Request, Vec<Held>)> = Vec::new();
@@ -300,6 +305,7 @@ fn every_read_finds_the_last_write_and_nothing_is_lost_after_the_write_back() {
                         lines,
                         delay_ns,
                         seed: line ^ delay_ns ^ (policy as u64) << 8 ^ (write as u64) << 16,
+                        sparse: false,
                     };
                     let what =
                         format!("{write:?} {policy:?} line {line} × {lines} delay {delay_ns}");
@@ -349,6 +355,7 @@ fn without_the_write_back_after_the_run_writes_are_lost() {
         lines: 24,
         delay_ns: 0,
         seed: 5,
+        sparse: false,
     };
     let (model, tier, _) = drive(&case);
     assert!(tier.dirty_count > 0);
@@ -356,6 +363,59 @@ fn without_the_write_back_after_the_run_writes_are_lost() {
         !model.lost().is_empty(),
         "the model sees dirty data that never reached the backing target"
     );
+}
+
+#[test]
+fn the_line_map_as_a_table_and_as_a_hash_map_does_the_same() {
+    for write in [WriteMode::Back, WriteMode::Through, WriteMode::Around] {
+        for policy in CachePolicy::ALL {
+            let run = |sparse| {
+                let case = Case {
+                    write,
+                    policy,
+                    line: 2 * BLK,
+                    lines: 24,
+                    delay_ns: 0,
+                    seed: 11 ^ (policy as u64) << 8 ^ (write as u64) << 16,
+                    sparse,
+                };
+                let (model, mut tier, now) = drive(&case);
+                assert_eq!(model.errors, Vec::<String>::new(), "{write:?} {policy:?}");
+                (tier.outcome(now).totals, tier.dirty_count)
+            };
+            assert_eq!(run(false), run(true), "{write:?} {policy:?}");
+        }
+    }
+    for dense in [true, false] {
+        let mut map = if dense {
+            Residents::Dense(vec![NONE; 100])
+        } else {
+            Residents::Sparse(KeyMap::default())
+        };
+        let mut reference = HashMap::new();
+        let mut rng = 3u64;
+        for i in 0..5000u32 {
+            rng = splitmix(rng);
+            // Now and then a key past the table's end.
+            let key = if rng % 50 == 0 {
+                100 + rng % 20
+            } else {
+                rng % 100
+            };
+            match rng >> 32 & 3 {
+                0 => {
+                    map.remove(key);
+                    reference.remove(&key);
+                }
+                1 | 2 => {
+                    map.insert(key, i);
+                    reference.insert(key, i);
+                }
+                _ => {}
+            }
+            assert_eq!(map.get(key), reference.get(&key).copied(), "key {key}");
+        }
+    }
 }
 
 #[test]
