@@ -337,8 +337,7 @@ fn not_a_target(metadata: &Metadata) -> String {
 
 /// Whether the sysfs `subsystem` link of a character device names the NVMe generic class.
 fn nvme_generic(subsystem: &Path) -> bool {
-    std::fs::read_link(subsystem)
-        .is_ok_and(|t| t.file_name() == Some(OsStr::new("nvme-generic")))
+    std::fs::read_link(subsystem).is_ok_and(|t| t.file_name() == Some(OsStr::new("nvme-generic")))
 }
 
 /// A block device: guarded when the workload writes, then sized.
@@ -640,7 +639,10 @@ mod tests {
         // /dev/null is a character device of the `mem` class: the general refusal.
         let null = std::fs::metadata("/dev/null").unwrap();
         let why = not_a_target(&null);
-        assert!(why.contains("a character device") && !why.contains("NVMe"), "{why}");
+        assert!(
+            why.contains("a character device") && !why.contains("NVMe"),
+            "{why}"
+        );
     }
 
     #[test]
