@@ -146,29 +146,13 @@ mod tests {
 
     use super::super::buf::{Slot, SlotArena};
     use super::super::ring::UringBackend;
-    use super::super::{Backend, IoOp, OpKind};
+    use super::super::ring::tests::{pipe, read};
+    use super::super::{Backend, IoOp};
     use crate::job::uring::{SqPoll, TaskRun, UringOptions};
     use std::io::Write;
     use std::os::fd::AsFd;
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::net::UnixStream;
-
-    /// A connected pair of sockets: a read from one stays in flight until something is
-    /// written to the other.
-    fn pipe() -> (UnixStream, UnixStream) {
-        UnixStream::pair().expect("a socket pair")
-    }
-
-    fn read(len: u32) -> IoOp {
-        IoOp {
-            kind: OpKind::Read,
-            target: 0,
-            offset: 0,
-            len,
-            dsync: false,
-            class: 0,
-        }
-    }
 
     /// Whether a capability this kernel lacks may be skipped: not under CI, where every
     /// capability the tests need is there.

@@ -652,7 +652,7 @@ impl Drop for UringBackend<'_, '_> {
 
 #[cfg(test)]
 #[allow(clippy::print_stderr)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::io::{Read, Write};
     use std::os::fd::AsFd;
@@ -661,11 +661,12 @@ mod tests {
 
     /// A connected pair of sockets: a read from one stays in flight until something is
     /// written to the other.
-    fn pipe() -> (UnixStream, UnixStream) {
+    pub(in crate::engine) fn pipe() -> (UnixStream, UnixStream) {
         UnixStream::pair().expect("a socket pair")
     }
 
-    fn read(len: u32) -> IoOp {
+    /// A read of `len` bytes at offset 0 of target 0.
+    pub(in crate::engine) fn read(len: u32) -> IoOp {
         IoOp {
             kind: OpKind::Read,
             target: 0,
