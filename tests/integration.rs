@@ -6,7 +6,8 @@
 //!
 //! Each module owns one area (a folder module's parts in brackets):
 //!
-//! - `run`: one-line runs, engines, output modes, open loop;
+//! - `run`: one-line runs, engines (io_uring's fast paths and what the results say of them),
+//!   output modes, open loop;
 //! - `jobfile`: a job file with several targets, workers and classes;
 //! - `badjobs`: validation errors and exit code 2;
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job

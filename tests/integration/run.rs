@@ -1,5 +1,6 @@
 //! One-line runs (`storlab run --target ...`): the io_uring engine on a prepared file and the
-//! results file it writes, the psync and null engines, `--json`, `--dry-run` and open loop.
+//! results file it writes, its fast paths (`[io_uring]`) and what every view says of them, the
+//! psync and null engines, `--json`, `--dry-run` and open loop.
 
 use crate::harness::{
     MIB, RunArgs, array_at, at, check_dir_summary, check_open_loop_accounting, close, f64_at,
