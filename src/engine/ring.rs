@@ -270,18 +270,20 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 return Ok(());
             }
         }
-        let ts = KernelTimespec {
-            tv_sec: (timeout_ns / 1_000_000_000) as i64,
-            tv_nsec: (timeout_ns % 1_000_000_000) as i64,
-        };
-        let arg = GeteventsArg {
-            sigmask: 0,
-            sigmask_sz: 0,
-            min_wait_usec: 0,
-            ts: std::ptr::from_ref(&ts) as u64,
-        };
+        // The deadline, only for a wait: a call that only submits copies nothing in.
+        let (ts, arg);
         let (arg_ptr, arg_sz) = if want > 0 {
             flags |= ENTER_EXT_ARG;
+            ts = KernelTimespec {
+                tv_sec: (timeout_ns / 1_000_000_000) as i64,
+                tv_nsec: (timeout_ns % 1_000_000_000) as i64,
+            };
+            arg = GeteventsArg {
+                sigmask: 0,
+                sigmask_sz: 0,
+                min_wait_usec: 0,
+                ts: std::ptr::from_ref(&ts) as u64,
+            };
             (
                 std::ptr::from_ref(&arg).cast::<libc::c_void>(),
                 std::mem::size_of::<GeteventsArg>(),

@@ -161,7 +161,7 @@ pub(super) fn run(
                             seed,
                             io: Io {
                                 uring: job.io_uring,
-                                probe_lens: probe_lens.clone(),
+                                probe_lens,
                                 ..Io::new(engine, fds, slot_bytes, gate)
                             },
                             tier,
