@@ -1,8 +1,9 @@
 //! A failure in any thread ends the run: every thread storlab starts for a run (the workers,
 //! the live view's server; the collector and host sampler run on the calling thread) runs
 //! inside [`Failure::guard`], which catches a panic, records which thread failed and why, and
-//! sets the run's stop flag. Every wait of the run polls that flag with a deadline instead of
-//! blocking, so the run ends within a second of the failure, with its results written and
+//! sets the run's stop flag and rings the bell (`crate::bell`). Every wait of the run looks at
+//! that flag with a deadline instead of blocking, so the run ends within a second of the
+//! failure, with its results written and
 //! marked failed with the reason. Also the test-only fault hook ([`inject`]) that makes one
 //! kind of thread panic, to prove it.
 
@@ -49,6 +50,7 @@ impl Failure {
         let mut slot = self.why.lock().unwrap_or_else(|e| e.into_inner());
         slot.get_or_insert_with(|| why.to_string());
         self.stop.store(true, Ordering::SeqCst);
+        crate::bell::ring();
     }
 
     /// What failed, when a thread did.

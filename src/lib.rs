@@ -23,6 +23,7 @@
 //! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 
+mod bell;
 mod cache;
 pub mod cli;
 mod cluster;

@@ -83,4 +83,9 @@ pub trait Backend<'a> {
     fn paths(&self) -> Option<paths::RingPaths> {
         None
     }
+    /// The system calls it has made so far (io_uring_enter calls; psync's reads, writes and
+    /// syncs): storlab's own count of its cost, per I/O in the results.
+    fn syscalls(&self) -> u64 {
+        0
+    }
 }

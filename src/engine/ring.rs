@@ -96,6 +96,8 @@ pub struct UringBackend<'fd, 'a> {
     /// Notes for the results: what could not be registered and why.
     pub notes: Vec<String>,
     paths: RingPaths,
+    /// io_uring_enter calls made.
+    entries: u64,
 }
 
 /// Sets the calling thread's I/O priority (`ioprio_set(IOPRIO_WHO_PROCESS, 0, value)`; the
@@ -230,6 +232,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
             mix: None,
             notes,
             paths,
+            entries: 0,
         })
     }
 
@@ -312,6 +315,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 arg_sz,
             )
         };
+        self.entries += 1;
         if r < 0 {
             return quiet(Err(io::Error::last_os_error()));
         }
@@ -613,6 +617,10 @@ impl<'a> Backend<'a> for UringBackend<'_, 'a> {
 
     fn paths(&self) -> Option<RingPaths> {
         Some(UringBackend::paths(self))
+    }
+
+    fn syscalls(&self) -> u64 {
+        self.entries
     }
 
     #[inline]

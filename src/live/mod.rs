@@ -482,6 +482,7 @@ mod tests {
             system_system_pct: 10.0,
             system_iowait_pct: 67.0,
             system_idle_pct: 3.0,
+            system_cpu_pressure_pct: None,
         };
         let p = point(&r, 5.0, None);
         assert_eq!(p.t_s, 7.0);

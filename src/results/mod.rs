@@ -28,6 +28,7 @@ pub mod recovery;
 pub mod schema;
 pub mod steps;
 pub mod timeseries;
+pub mod cost;
 pub mod uring;
 pub mod validate;
 pub mod verdict;
@@ -193,6 +194,11 @@ pub struct RunResult {
     pub timeseries_path: Option<String>,
     /// The time series, one record per interval (ramp intervals included, marked).
     pub timeseries: Vec<IntervalRecord>,
+    /// What storlab itself cost per phase: CPU, system calls, context switches and run-queue
+    /// wait of its I/O threads, in all and per I/O (schema 1.18; absent from older files and
+    /// from results made without a run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<cost::CostResult>,
     /// Reduced data (`[data]`): the compression and dedupe ratios asked and achieved (the
     /// last run's, in a sequence; each step has its own).
     #[serde(default, skip_serializing_if = "Option::is_none")]

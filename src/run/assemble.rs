@@ -6,6 +6,7 @@ use super::RunOptions;
 use super::collect::Collected;
 use crate::engine::target::OpenTarget;
 use crate::job::{EngineKind, Job};
+use crate::results::cost::{CostResult, PhaseCost};
 use crate::results::{
     ClassResult, DeviceResult, DirCounts, EngineInfo, Interrupted, Phase, PhaseRecord, PhaseState,
     RunResult, TargetResult, WorkerResult,
@@ -143,6 +144,7 @@ pub(super) fn assemble(
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: draft.timeseries,
+        cost: None,
         data: None,
         verify: None,
         verdict: None,
@@ -162,6 +164,43 @@ pub(super) fn assemble(
         reuse: None,
         hosts: Vec::new(),
     }
+}
+
+/// storlab's own cost: the measured time's from the workers' totals (whose intervals add up
+/// to them), the ramp's from the ramp's intervals.
+fn cost(job: &Job, c: &Collected, all: &StatsSet) -> CostResult {
+    let ios = |s: &StatsSet| -> u64 {
+        let t = s.total();
+        t.dirs.iter().map(|d| d.ops).sum()
+    };
+    let threads = c.reports.len();
+    let measure_s = c.reports.iter().map(|r| r.measured_ns).max().unwrap_or(0) as f64 / 1e9;
+    let ramp = c.ramp.as_ref().map(|(stats, cpu, seconds)| {
+        PhaseCost::of(*seconds, ios(stats), threads, stats.cost, cpu)
+    });
+    CostResult {
+        measure: PhaseCost::of(measure_s, ios(all), threads, all.cost, &c.cpu_measure),
+        ramp,
+        spinning: spinning(&job.io_uring),
+    }
+}
+
+/// What spins on purpose with these io_uring options.
+fn spinning(u: &crate::job::uring::UringOptions) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(sq) = &u.sqpoll {
+        out.push(format!(
+            "sqpoll: the kernel's submission thread of each ring polls for work, and spins until it has been idle {} ms",
+            sq.idle_ms
+        ));
+    }
+    if u.poll {
+        out.push("poll: completions are polled (IOPOLL) by the worker's own calls, not signalled".into());
+    }
+    if u.batch_complete_min == 0 {
+        out.push("batch_complete_min = 0: a worker with I/O in flight looks for completions without waiting for one".into());
+    }
+    out
 }
 
 /// How class `class`'s writes are made durable, from the job.
@@ -294,6 +333,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
         })
         .collect();
     result.host_cpu = c.cpu_measure;
+    result.cost = Some(cost(job, c, &all));
     result.errors = c
         .reports
         .iter()

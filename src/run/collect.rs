@@ -52,6 +52,9 @@ pub(super) struct Collected {
     pub cpu_measure: CpuPercent,
     pub disk_measure: BTreeMap<String, DiskDelta>,
     pub elapsed_ns: u64,
+    /// The ramp's intervals merged, the process's CPU over it, and its length (s): `None`
+    /// without a ramp.
+    pub ramp: Option<(StatsSet, CpuPercent, f64)>,
 }
 
 #[derive(Clone)]
@@ -125,6 +128,7 @@ impl Collector<'_> {
         let mut finished = vec![false; n_workers];
         let mut reports = Vec::new();
         let mut announced_measure = grid.ramp_ns == 0;
+        let mut ramp = StatsSet::new(classes);
         if grid.ramp_ns == 0 {
             measure_start = Some(first.clone());
         }
@@ -158,6 +162,9 @@ impl Collector<'_> {
                     break;
                 }
                 let stats = pending.pop_first().expect("non-empty").1;
+                if index < grid.ramp_intervals() {
+                    ramp.add(&stats);
+                }
                 crate::fault::inject(crate::fault::Kind::Collector);
                 let before = if index == 0 {
                     Some(&first)
@@ -239,6 +246,10 @@ impl Collector<'_> {
             None => (CpuPercent::default(), BTreeMap::new()),
         };
         reports.sort_by_key(|r| r.worker);
+        let ramp = (grid.ramp_ns > 0).then(|| {
+            let cpu = (measure_start.as_ref()).map_or_else(CpuPercent::default, |m| deltas(&first, m).0);
+            (ramp, cpu, grid.ramp_ns as f64 / 1e9)
+        });
         Ok(Collected {
             reports,
             sampled,
@@ -246,6 +257,7 @@ impl Collector<'_> {
             cpu_measure,
             disk_measure,
             elapsed_ns,
+            ramp,
         })
     }
 }

@@ -1,7 +1,8 @@
-//! The process's stop requests: SIGINT and SIGTERM set flags the run polls (the first asks every
-//! phase to stop, a second exits at once with status 130), and the reason an interruption
-//! gives in the results; a thread that failed (`crate::fault`) stops the run as a signal does,
-//! and its reason comes first.
+//! The process's stop requests: SIGINT and SIGTERM set flags the run looks at (the first asks
+//! every phase to stop, a second exits at once with status 130) and ring the bell
+//! (`crate::bell`) from a thread of their own, so a thread sleeping until a deadline wakes at
+//! once; and the reason an interruption gives in the results. A thread that failed
+//! (`crate::fault`) stops the run as a signal does, and its reason comes first.
 
 use crate::fault::Failure;
 use crate::results::Phase;
@@ -41,6 +42,16 @@ impl Signals {
         }
         signal_hook::flag::register(SIGINT, Arc::clone(&sigint))?;
         signal_hook::flag::register(SIGTERM, Arc::clone(&sigterm))?;
+        // Registered after the flags, so they are set when the bell rings. The thread sleeps
+        // in a read of the handler's pipe until a signal comes (it costs nothing meanwhile).
+        let mut arrived = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+        std::thread::Builder::new()
+            .name("storlab-signals".into())
+            .spawn(move || {
+                for _ in arrived.forever() {
+                    crate::bell::ring();
+                }
+            })?;
         Ok(Signals {
             failure: Failure::new(Arc::clone(&stop)),
             stop,
@@ -70,6 +81,7 @@ impl Signals {
         let mut slot = self.why.lock().unwrap_or_else(|e| e.into_inner());
         slot.get_or_insert(why);
         self.stop.store(true, Ordering::Relaxed);
+        crate::bell::ring();
     }
 
     /// Whether SIGINT or SIGTERM arrived.
@@ -106,5 +118,6 @@ impl Signals {
     pub(crate) fn interrupt(&self) {
         self.sigint.store(true, Ordering::Relaxed);
         self.stop.store(true, Ordering::Relaxed);
+        crate::bell::ring();
     }
 }

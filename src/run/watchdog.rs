@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 /// and short enough that a stop request always ends the run within two seconds.
 pub(super) const GRACE: Duration = Duration::from_millis(1500);
 
-/// How often the watchdog looks at the stop flag.
-const POLL: Duration = Duration::from_millis(20);
+/// Longest the watchdog sleeps without looking at its flags (the bell wakes it sooner: a stop
+/// request, the run's end).
+const SLEEP_NS: u64 = 10_000_000_000;
 
 /// Watches one run's workers from [`Watchdog::start`] until it is dropped (the workers have
 /// all ended).
@@ -45,18 +46,26 @@ impl Watchdog {
 impl Drop for Watchdog {
     fn drop(&mut self) {
         self.done.store(true, Ordering::SeqCst);
+        crate::bell::ring();
     }
 }
 
 fn watch(signals: &Signals, done: &AtomicBool, results: &std::path::Path) {
     let mut stopped: Option<Instant> = None;
-    while !done.load(Ordering::SeqCst) {
-        std::thread::sleep(POLL);
+    loop {
+        // Asleep until a stop request or the run's end rings the bell, then until the grace
+        // after the stop has passed: it costs the run nothing while it goes well.
+        let ticket = crate::bell::ticket();
+        if done.load(Ordering::SeqCst) {
+            return;
+        }
         if !signals.stop.load(Ordering::SeqCst) {
+            crate::bell::sleep_for(ticket, SLEEP_NS);
             continue;
         }
         let since = *stopped.get_or_insert_with(Instant::now);
-        if since.elapsed() < GRACE || done.load(Ordering::SeqCst) {
+        if let Some(left) = GRACE.checked_sub(since.elapsed()) {
+            crate::bell::sleep_for(ticket, left.as_nanos() as u64 + 1);
             continue;
         }
         let why = signals

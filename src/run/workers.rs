@@ -182,6 +182,7 @@ pub(super) fn run(
         if let Some(e) = spawn_error {
             // Release the workers that did start, stopped at once.
             halt.store(true, Ordering::Relaxed);
+            crate::bell::ring();
             gate.start(spawned, stop);
             return Err(anyhow!(e).context(format!(
                 "cannot start worker thread {} of {n_workers}; lower the number of workers or raise the thread limit (ulimit -u)",
@@ -203,6 +204,7 @@ pub(super) fn run(
         });
         if collected.is_err() {
             halt.store(true, Ordering::Relaxed);
+            crate::bell::ring();
         }
         collected
     })
@@ -480,6 +482,7 @@ fn drive<S: RequestSource + ?Sized>(
 
 fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
     plan.halt.store(true, Ordering::Relaxed);
+    crate::bell::ring();
     WorkerReport {
         worker: plan.index,
         totals: StatsSet::new(plan.classes),

@@ -2,6 +2,7 @@
 //! and host counters. Pure data: nothing here knows about engines or reports.
 
 pub mod blocks;
+pub mod cost;
 pub mod errors;
 pub mod histogram;
 pub mod host;
@@ -119,6 +120,8 @@ pub struct ClassStats {
 pub struct StatsSet {
     /// Indexed by class id.
     pub classes: Vec<ClassStats>,
+    /// What the I/O threads themselves cost over the same time.
+    pub cost: cost::Cost,
 }
 
 impl StatsSet {
@@ -126,6 +129,7 @@ impl StatsSet {
     pub fn new(classes: usize) -> Self {
         Self {
             classes: (0..classes).map(|_| ClassStats::default()).collect(),
+            cost: cost::Cost::default(),
         }
     }
 
@@ -169,6 +173,7 @@ impl StatsSet {
                 x.add(y);
             }
         }
+        self.cost.add(&other.cost);
     }
 
     /// Moves the statistics out and leaves `self` empty, its buckets kept for more recording:
@@ -186,6 +191,7 @@ impl StatsSet {
                     dirs: [c.dirs[0].take(), c.dirs[1].take(), c.dirs[2].take()],
                 })
                 .collect(),
+            cost: std::mem::take(&mut self.cost),
         }
     }
 
@@ -196,6 +202,7 @@ impl StatsSet {
                 d.reset();
             }
         }
+        self.cost = cost::Cost::default();
     }
 
     /// All classes merged into one.

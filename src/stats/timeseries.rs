@@ -199,6 +199,10 @@ pub struct IntervalRecord {
     /// the root merges intervals exactly (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histograms: Option<IntervalHistograms>,
+    /// What storlab's I/O threads themselves cost in the interval (schema 1.18; absent from
+    /// older series).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<super::cost::Cost>,
 }
 
 /// An interval's latency histograms: per class and for every class together, one per
@@ -247,6 +251,7 @@ impl IntervalRecord {
             [only] => dirs(only),
             _ => dirs(&stats.total()),
         };
+        self.cost = Some(stats.cost);
     }
 }
 

@@ -8,14 +8,17 @@
 //! collector over a channel; nothing on the per-I/O path allocates, locks or prints.
 
 mod floor;
+mod meter;
 
 use super::buf::Slot;
 use super::sample::{BlockSampler, SampleSpec};
 use super::source::{Next, Request, RequestSource};
 use super::verify::VerifyMap;
 use super::{Backend, IoOp, OpKind};
+use crate::bell::monotonic_ns;
 use crate::job::Worker;
 use crate::stats::blocks::BlockRef;
+use crate::stats::cost::Cost;
 use crate::stats::errors::{ErrorDetail, errno_text};
 use crate::stats::timeseries::IntervalGrid;
 use crate::stats::verification::VerifyCounts;
@@ -24,8 +27,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::Instant;
 
-/// Longest a worker sleeps without looking at the stop flag.
+/// Longest a worker with I/O in flight waits for a completion without looking at the stop
+/// flag (a worker with nothing in flight sleeps until its next deadline: the bell wakes it).
 const MAX_WAIT_NS: u64 = 50_000_000;
+/// The timer slack of a worker thread, ns: how late the kernel may end its timed sleeps to
+/// group wake-ups (50 µs by default), which would be added to an open-loop I/O's response time.
+const TIMER_SLACK_NS: u64 = 1_000;
 /// How long a worker waits before trying again an I/O whose blocks another I/O holds
 /// (verification never lets a block be read while it is written).
 const BLOCKED_RETRY_NS: u64 = 100_000;
@@ -167,6 +174,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     } = plan;
     let mut sampler =
         sample.map(|(spec, spares)| BlockSampler::new(spec, targets, index, spares, tx.clone()));
+    // Sleeps end when asked, not up to 50 µs later.
+    let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(TIMER_SLACK_NS));
+    let mut own = Own::start();
     let verify = blocks.track.then_some(blocks);
     let mut written = (blocks.reduce).map(|r| super::reduce::DataSample::new(r.asked.unit_bytes));
     let qd = slots.len();
@@ -190,9 +200,14 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let mut checks = VerifyCounts::default();
     // A request offered but not yet issued: its blocks were busy (verification only).
     let mut blocked: Option<Request> = None;
+    // Ends the whole run: every worker's sleep ends at once.
+    let halt_run = || {
+        halt.store(true, Ordering::Relaxed);
+        crate::bell::ring();
+    };
     let fail = |n: u64| {
         if failures.fetch_add(n, Ordering::Relaxed) + n >= max_failures {
-            halt.store(true, Ordering::Relaxed);
+            halt_run();
         }
     };
     let ramp_ns = grid.ramp_ns;
@@ -225,12 +240,15 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let mut floor_due = floor.as_ref().map_or(u64::MAX, |f| f.due_ns);
 
     loop {
+        // Read before the flags: a stop or halt after this ends the sleep below at once.
+        let ticket = crate::bell::ticket();
         let now = carried.take().unwrap_or_else(now_ns);
         advance(
             now,
             &grid,
             (&mut cur, &mut cur_end),
             (&mut interval, &mut totals, &mut sampler),
+            (&mut own, backend.syscalls()),
             &tx,
             index,
         );
@@ -253,7 +271,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             if let Some(below) = f.check(now, floor::completed(&totals) + current) {
                 // Below its floor: the run ends, as fio's rate_iops_min ends the job.
                 fatal.get_or_insert(below);
-                halt.store(true, Ordering::Relaxed);
+                halt_run();
                 issuing = false;
                 stopped_at = now.min(end_ns);
             }
@@ -302,7 +320,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                                 op.len, op.offset, map.block
                             )
                         });
-                        halt.store(true, Ordering::Relaxed);
+                        halt_run();
                         issuing = false;
                         stopped_at = now.min(end_ns);
                         free.push(slot);
@@ -378,7 +396,10 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         if !pending.is_empty() {
             stamp(&mut pending, &mut flights, now_ns());
         }
-        let mut deadline = cur_end.min(now + MAX_WAIT_NS);
+        let mut deadline = cur_end;
+        if inflight > 0 {
+            deadline = deadline.min(now + MAX_WAIT_NS);
+        }
         if issuing {
             deadline = deadline.min(end_ns).min(wake_at).min(floor_due);
             if blocked.is_some() {
@@ -386,6 +407,21 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             }
         }
         let timeout = deadline.saturating_sub(now);
+        if inflight == 0 {
+            // Nothing in flight, so nothing can complete: sleep until the deadline (the next
+            // intended I/O, the interval's end, the run's end) in one system call, or until
+            // the bell rings (a stop, a halt). Never a spin.
+            if timeout > 0 {
+                crate::bell::sleep_until(ticket, origin + deadline);
+                own.calls += 1;
+                let woke = now_ns();
+                if woke >= deadline {
+                    interval.cost.woke_late(woke - deadline);
+                }
+                carried = Some(woke);
+            }
+            continue;
+        }
         // Completions reaped while refilling are not held back by a wait for more.
         let wait = timeout > 0 && done.is_empty();
         if let Err(e) = backend.submit(wait, timeout) {
@@ -395,7 +431,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 issuing = false;
                 stopped_at = now.min(end_ns);
             }
-            halt.store(true, Ordering::Relaxed);
+            halt_run();
             failed_submits += 1;
         } else {
             failed_submits = 0;
@@ -424,6 +460,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             &grid,
             (&mut cur, &mut cur_end),
             (&mut interval, &mut totals, &mut sampler),
+            (&mut own, backend.syscalls()),
             &tx,
             index,
         );
@@ -519,6 +556,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         s.finish();
     }
     if cur < grid.intervals() {
+        interval.cost.add(&own.interval(backend.syscalls()));
         if cur >= grid.ramp_intervals() {
             totals.add(&interval);
         }
@@ -548,11 +586,34 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     }
 }
 
-/// CLOCK_MONOTONIC, ns (the clock of [`Instant`]).
-#[inline]
-fn monotonic_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+/// The loop's own cost: its thread's counters, and the system calls it makes besides its
+/// backend's (sleeps, the counters' reads).
+struct Own {
+    meter: meter::Meter,
+    calls: u64,
+    /// Of `calls` and the backend's, those already given to an interval.
+    counted: u64,
+}
+
+impl Own {
+    fn start() -> Own {
+        Own {
+            meter: meter::Meter::start(),
+            calls: 0,
+            counted: 0,
+        }
+    }
+
+    /// The thread's cost since the last interval ended, `backend_calls` being the backend's
+    /// system calls so far.
+    fn interval(&mut self, backend_calls: u64) -> Cost {
+        let mut c = self.meter.read();
+        self.calls += meter::READ_SYSCALLS;
+        let all = self.calls + backend_calls;
+        c.syscalls = all - self.counted;
+        self.counted = all;
+        c
+    }
 }
 
 /// Where a request's data belongs (target, offset) and whether it is a copy (see
@@ -581,10 +642,13 @@ fn advance(
     grid: &IntervalGrid,
     (cur, cur_end): (&mut u64, &mut u64),
     (interval, totals, sampler): (&mut StatsSet, &mut StatsSet, &mut Option<BlockSampler>),
+    (own, backend_calls): (&mut Own, u64),
     tx: &Sender<WorkerMsg>,
     worker: usize,
 ) {
     while t >= *cur_end && *cur < grid.intervals() {
+        // What the thread itself cost goes with the interval's I/Os.
+        interval.cost.add(&own.interval(backend_calls));
         // A measured interval's I/Os join the totals as it ends (every I/O is recorded once).
         if *cur >= grid.ramp_intervals() {
             totals.add(interval);

@@ -512,6 +512,7 @@ fn recover(
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
         timeseries: records.clone(),
+        cost: None,
         data: None,
         verify: None,
         verdict: None,

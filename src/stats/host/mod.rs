@@ -183,9 +183,12 @@ pub struct CpuTimes {
     pub system_idle_ns: u64,
     /// Whole machine, everything (for percentages).
     pub system_total_ns: u64,
+    /// Whole machine: time some task was ready to run but waited for a CPU
+    /// (`/proc/pressure/cpu`, `some total`), ns; `None` without pressure stall information.
+    pub cpu_pressure_ns: Option<u64>,
 }
 
-/// Reads [`CpuTimes`] from `/proc/self/stat` and `/proc/stat`.
+/// Reads [`CpuTimes`] from `/proc/self/stat`, `/proc/stat` and `/proc/pressure/cpu`.
 pub fn cpu_times() -> CpuTimes {
     let hz = rustix::param::clock_ticks_per_second();
     let (user, system) = read(Path::new("/proc/self/stat"))
@@ -203,7 +206,17 @@ pub fn cpu_times() -> CpuTimes {
         system_iowait_ns: ns(machine.iowait),
         system_idle_ns: ns(machine.idle),
         system_total_ns: ns(machine.total),
+        cpu_pressure_ns: read(Path::new("/proc/pressure/cpu"))
+            .and_then(|s| parse_pressure(&s))
+            .map(|us| us * 1000),
     }
+}
+
+/// The `some` line's `total=` (µs) of a pressure file.
+fn parse_pressure(text: &str) -> Option<u64> {
+    let some = text.lines().find(|l| l.starts_with("some "))?;
+    let total = some.split_whitespace().find_map(|w| w.strip_prefix("total="))?;
+    total.parse().ok()
 }
 
 /// CPU use over an interval, in percent.
@@ -222,6 +235,11 @@ pub struct CpuPercent {
     pub system_iowait_pct: f64,
     /// Whole machine idle, percent of all CPUs.
     pub system_idle_pct: f64,
+    /// Share of the time some task on the machine was ready to run and waited for a CPU
+    /// (pressure stall information, `/proc/pressure/cpu`), percent; absent where the kernel
+    /// has none (schema 1.18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_cpu_pressure_pct: Option<f64>,
 }
 
 impl CpuPercent {
@@ -237,6 +255,9 @@ impl CpuPercent {
             out.system_system_pct += c.system_system_pct * w;
             out.system_iowait_pct += c.system_iowait_pct * w;
             out.system_idle_pct += c.system_idle_pct * w;
+            if let Some(p) = c.system_cpu_pressure_pct {
+                *out.system_cpu_pressure_pct.get_or_insert(0.0) += p * w;
+            }
         }
         if total > 0.0 {
             for v in [
@@ -248,6 +269,9 @@ impl CpuPercent {
                 &mut out.system_idle_pct,
             ] {
                 *v /= total;
+            }
+            if let Some(p) = out.system_cpu_pressure_pct.as_mut() {
+                *p /= total;
             }
         }
         out
@@ -296,6 +320,9 @@ impl CpuPercent {
             system_system_pct: of_total(after.system_system_ns, before.system_system_ns),
             system_iowait_pct: of_total(after.system_iowait_ns, before.system_iowait_ns),
             system_idle_pct: of_total(after.system_idle_ns, before.system_idle_ns),
+            system_cpu_pressure_pct: (before.cpu_pressure_ns)
+                .zip(after.cpu_pressure_ns)
+                .map(|(b, a)| of_wall(a, b).min(100.0)),
         }
     }
 }
@@ -619,6 +646,21 @@ mod tests {
             0.0
         );
         assert_eq!(CpuPercent::between(&after, &before, 1).system_user_pct, 0.0);
+        assert_eq!(p.system_cpu_pressure_pct, None);
+        let (b, a) = (
+            CpuTimes {
+                cpu_pressure_ns: Some(1_000_000),
+                ..before
+            },
+            CpuTimes {
+                cpu_pressure_ns: Some(251_000_000),
+                ..after
+            },
+        );
+        let p = CpuPercent::between(&b, &a, 1_000_000_000);
+        assert_eq!(p.system_cpu_pressure_pct, Some(25.0));
+        let file = "some avg10=1.00 avg60=0.50 avg300=0.10 total=157543876\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        assert_eq!(parse_pressure(file), Some(157_543_876));
         // Busy is user and kernel time; iowait is idle time with I/O pending, not busy.
         let c = CpuPercent {
             process_user_pct: 80.0,
@@ -627,6 +669,7 @@ mod tests {
             system_system_pct: 10.0,
             system_iowait_pct: 67.0,
             system_idle_pct: 3.0,
+            system_cpu_pressure_pct: None,
         };
         assert_eq!(c.process_pct(), 120.0);
         assert_eq!(c.machine_busy_pct(), 30.0);

@@ -154,9 +154,15 @@ impl Sequencer<'_> {
     ) -> Result<Option<RunResult>> {
         if self.runs > 0 {
             if job.sequence.pause_ms > 0 {
+                // Asleep for the pause; a stop request rings the bell and ends it.
                 let until = Instant::now() + Duration::from_millis(job.sequence.pause_ms);
-                while Instant::now() < until && !self.exec.signals().stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(20));
+                loop {
+                    let ticket = crate::bell::ticket();
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() || self.exec.signals().stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    crate::bell::sleep_for(ticket, left.as_nanos() as u64);
                 }
             }
             if let Some(why) = self

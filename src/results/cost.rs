@@ -1,0 +1,140 @@
+//! storlab's own cost in a results file: per phase (the ramp, the measured time), the CPU of
+//! the whole process, and for its I/O threads their CPU, system calls, context switches,
+//! run-queue wait and the lateness of their timed sleeps, in all and per I/O; and what spins
+//! on purpose. The figures a verdict weighs to tell the host's delays from the storage's
+//! ([`super::verdict::HostDelay`]).
+
+use crate::stats::cost::Cost;
+use crate::stats::host::CpuPercent;
+use serde::{Deserialize, Serialize};
+
+/// What storlab itself cost while the run ran (schema 1.18).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CostResult {
+    /// The measured time.
+    pub measure: PhaseCost,
+    /// The ramp, when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<PhaseCost>,
+    /// What spins on purpose, using CPU while it waits (the kernel's SQPOLL thread, polled
+    /// completions, completions looked for without waiting): empty when every wait sleeps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spinning: Vec<String>,
+}
+
+/// storlab's cost over one phase.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseCost {
+    /// The phase's length, s.
+    pub seconds: f64,
+    /// I/Os completed in it.
+    pub ios: u64,
+    /// I/O threads (workers).
+    pub io_threads: usize,
+    /// CPU time of the whole process, every thread (user and kernel), s: from
+    /// `/proc/self/stat` at the phase's ends, in the kernel's 10 ms ticks.
+    pub process_cpu_s: f64,
+    /// The I/O threads' own counters, summed (`cpu_ns` is exact: the kernel's schedstat).
+    pub threads: Cost,
+    /// The I/O threads' CPU per I/O, µs.
+    pub cpu_us_per_io: f64,
+    /// System calls per I/O, as storlab counts them (`threads.syscalls`).
+    pub syscalls_per_io: f64,
+    /// Context switches (voluntary and involuntary) per I/O.
+    pub switches_per_io: f64,
+    /// Run-queue wait per I/O, ns.
+    pub run_queue_wait_per_io_ns: f64,
+    /// The mean wait for a CPU of an I/O thread that became ready to run, ns.
+    pub run_queue_wait_mean_ns: f64,
+    /// Share of the I/O threads' time (threads × the phase's length) spent waiting for a CPU,
+    /// percent.
+    pub run_queue_wait_pct: f64,
+    /// How late the I/O threads' timed sleeps woke on average, ns (0 without one).
+    pub wake_lateness_mean_ns: f64,
+    /// Share of the phase some task on the machine waited for a CPU (pressure stall
+    /// information), percent; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_pressure_pct: Option<f64>,
+}
+
+impl PhaseCost {
+    /// The cost of a phase of `seconds` with `ios` I/Os by `io_threads` threads, whose counters
+    /// are `threads`, the process's CPU over it being `cpu`.
+    pub fn of(seconds: f64, ios: u64, io_threads: usize, threads: Cost, cpu: &CpuPercent) -> Self {
+        let per_io = |x: f64| if ios == 0 { 0.0 } else { x / ios as f64 };
+        let thread_time_ns = io_threads as f64 * seconds * 1e9;
+        PhaseCost {
+            seconds,
+            ios,
+            io_threads,
+            process_cpu_s: cpu.process_pct() / 100.0 * seconds,
+            cpu_us_per_io: per_io(threads.cpu_ns as f64 / 1e3),
+            syscalls_per_io: per_io(threads.syscalls as f64),
+            switches_per_io: per_io(threads.switches() as f64),
+            run_queue_wait_per_io_ns: per_io(threads.run_queue_wait_ns as f64),
+            run_queue_wait_mean_ns: threads.mean_run_queue_wait_ns(),
+            run_queue_wait_pct: if thread_time_ns > 0.0 {
+                (threads.run_queue_wait_ns as f64 / thread_time_ns * 100.0).min(100.0)
+            } else {
+                0.0
+            },
+            wake_lateness_mean_ns: if threads.timed_wakes == 0 {
+                0.0
+            } else {
+                threads.wake_lateness_ns as f64 / threads.timed_wakes as f64
+            },
+            cpu_pressure_pct: cpu.system_cpu_pressure_pct,
+            threads,
+        }
+    }
+
+    /// The process's CPU as a percentage of one CPU.
+    pub fn process_cpu_pct(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.process_cpu_s / self.seconds * 100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_io_figures_divide_by_the_ios() {
+        let threads = Cost {
+            cpu_ns: 3_000_000,
+            run_queue_wait_ns: 600_000,
+            timeslices: 300,
+            voluntary_switches: 280,
+            involuntary_switches: 20,
+            syscalls: 450,
+            timed_wakes: 100,
+            wake_lateness_ns: 5_000_000,
+            wake_lateness_max_ns: 400_000,
+        };
+        let cpu = CpuPercent {
+            process_user_pct: 4.0,
+            process_system_pct: 1.0,
+            system_cpu_pressure_pct: Some(12.5),
+            ..CpuPercent::default()
+        };
+        let p = PhaseCost::of(2.0, 150, 1, threads, &cpu);
+        assert_eq!(p.syscalls_per_io, 3.0);
+        assert_eq!(p.switches_per_io, 2.0);
+        assert_eq!(p.cpu_us_per_io, 20.0);
+        assert_eq!(p.run_queue_wait_per_io_ns, 4000.0);
+        assert_eq!(p.run_queue_wait_mean_ns, 2000.0);
+        assert!((p.run_queue_wait_pct - 0.03).abs() < 1e-12);
+        assert_eq!(p.wake_lateness_mean_ns, 50_000.0);
+        assert!((p.process_cpu_s - 0.1).abs() < 1e-12);
+        assert!((p.process_cpu_pct() - 5.0).abs() < 1e-9);
+        assert_eq!(p.cpu_pressure_pct, Some(12.5));
+        let none = PhaseCost::of(0.0, 0, 0, Cost::default(), &CpuPercent::default());
+        assert_eq!((none.syscalls_per_io, none.run_queue_wait_pct), (0.0, 0.0));
+    }
+}
