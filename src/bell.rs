@@ -22,7 +22,11 @@ pub(crate) fn ticket() -> u32 {
 /// Rings the bell: every thread sleeping in [`sleep_until`] wakes.
 pub(crate) fn ring() {
     BELL.fetch_add(1, Ordering::Release);
-    let _ = rustix::thread::futex::wake(&BELL, rustix::thread::futex::Flags::PRIVATE, i32::MAX as u32);
+    let _ = rustix::thread::futex::wake(
+        &BELL,
+        rustix::thread::futex::Flags::PRIVATE,
+        i32::MAX as u32,
+    );
 }
 
 /// Sleeps until CLOCK_MONOTONIC reads `deadline_ns` (absolute, the clock of

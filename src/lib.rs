@@ -57,6 +57,7 @@ pub struct Usage(pub String);
 /// | 1 | a runtime error, or the run was interrupted (its results are written, marked) |
 /// | 2 | a usage error or refused input, including every failure before the first I/O (a target that cannot be created, opened or prepared, too little space, a read-only filesystem): no results file is written |
 /// | 3 | a verdict failed: a rule of the validation, an I/O error or a verification error, or a comparison's regression |
+/// | 4 | inconclusive: every rule that failed missed by less than the host's own delays to storlab's I/O threads could account for (the host, not the storage, may have been the limit; docs/methodology.md) |
 pub mod exit {
     use crate::results::RunResult;
 
@@ -68,6 +69,8 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// A verdict failed.
     pub const FAIL: i32 = 3;
+    /// A verdict is inconclusive: the host, not the storage, may have been the limit.
+    pub const INCONCLUSIVE: i32 = 4;
 
     /// The code of an error: 2 for usage errors, refused input and failures before the first
     /// I/O, 1 otherwise.
@@ -84,8 +87,8 @@ pub mod exit {
     }
 
     /// The code of a finished run: 3 when an I/O failed or verification found an error (even
-    /// if the run stopped early), 1 when interrupted or failed, 3 when its verdict is FAIL, 0
-    /// otherwise.
+    /// if the run stopped early), 1 when interrupted or failed, 4 when its verdict is
+    /// INCONCLUSIVE, 3 when it is FAIL, 0 otherwise.
     pub fn of_result(r: &RunResult) -> i32 {
         let rules = r.verdict.iter().flat_map(|v| &v.rules);
         if rules
@@ -95,6 +98,8 @@ pub mod exit {
             FAIL
         } else if r.interrupted.stopped_early() {
             RUNTIME
+        } else if r.verdict.as_ref().is_some_and(|v| v.inconclusive()) {
+            INCONCLUSIVE
         } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
             FAIL
         } else {

@@ -61,6 +61,9 @@ struct State {
     /// A rule on the rate of some classes (an Exchange validation's achieved transactional
     /// IOPS).
     watch: Option<RateWatch>,
+    /// The results file's verdict, once the run is over: its result, and for an inconclusive
+    /// one, why.
+    final_verdict: Option<String>,
     /// The results file's CPU over the measured phase, once the run is over.
     final_cpu: Option<CpuPercent>,
     /// `/live.json` as last rendered, until the state changes ([`edit`]): every client gets
@@ -166,6 +169,9 @@ struct LiveJson<'a> {
 
 impl State {
     fn verdict(&self) -> String {
+        if let Some(v) = &self.final_verdict {
+            return v.clone();
+        }
         let errors: u64 = self.points.iter().map(|p| p.errors).sum();
         let mut parts = Vec::new();
         parts.push(match errors {

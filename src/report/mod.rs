@@ -6,6 +6,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod console;
+pub(crate) mod cost;
 pub(crate) mod csv;
 pub(crate) mod curve;
 pub(crate) mod data;

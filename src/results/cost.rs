@@ -17,6 +17,11 @@ pub struct CostResult {
     /// The ramp, when the run had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<PhaseCost>,
+    /// How late the collector's own timed wake-ups (one at each measured interval's end) were,
+    /// at worst, ns: a sample of the host's delays to a thread ready to run, even in a run
+    /// whose I/O threads never sleep on a timer (closed loop).
+    #[serde(default)]
+    pub probe_lateness_max_ns: u64,
     /// What spins on purpose, using CPU while it waits (the kernel's SQPOLL thread, polled
     /// completions, completions looked for without waiting): empty when every wait sleeps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

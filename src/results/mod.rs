@@ -18,6 +18,7 @@
 //! half-read. The versioning policy is in docs/results-format.md.
 
 pub mod blocks;
+pub mod cost;
 pub mod data;
 pub mod description;
 pub mod file;
@@ -28,7 +29,6 @@ pub mod recovery;
 pub mod schema;
 pub mod steps;
 pub mod timeseries;
-pub mod cost;
 pub mod uring;
 pub mod validate;
 pub mod verdict;

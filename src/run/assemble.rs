@@ -175,12 +175,14 @@ fn cost(job: &Job, c: &Collected, all: &StatsSet) -> CostResult {
     };
     let threads = c.reports.len();
     let measure_s = c.reports.iter().map(|r| r.measured_ns).max().unwrap_or(0) as f64 / 1e9;
-    let ramp = c.ramp.as_ref().map(|(stats, cpu, seconds)| {
-        PhaseCost::of(*seconds, ios(stats), threads, stats.cost, cpu)
-    });
+    let ramp = c
+        .ramp
+        .as_ref()
+        .map(|(stats, cpu, seconds)| PhaseCost::of(*seconds, ios(stats), threads, stats.cost, cpu));
     CostResult {
         measure: PhaseCost::of(measure_s, ios(all), threads, all.cost, &c.cpu_measure),
         ramp,
+        probe_lateness_max_ns: c.probe_lateness_max_ns,
         spinning: spinning(&job.io_uring),
     }
 }
@@ -195,7 +197,9 @@ fn spinning(u: &crate::job::uring::UringOptions) -> Vec<String> {
         ));
     }
     if u.poll {
-        out.push("poll: completions are polled (IOPOLL) by the worker's own calls, not signalled".into());
+        out.push(
+            "poll: completions are polled (IOPOLL) by the worker's own calls, not signalled".into(),
+        );
     }
     if u.batch_complete_min == 0 {
         out.push("batch_complete_min = 0: a worker with I/O in flight looks for completions without waiting for one".into());

@@ -55,6 +55,9 @@ pub(super) struct Collected {
     /// The ramp's intervals merged, the process's CPU over it, and its length (s): `None`
     /// without a ramp.
     pub ramp: Option<(StatsSet, CpuPercent, f64)>,
+    /// How late the collector's own timed wake-ups at the measured intervals' ends were, at
+    /// worst, ns: a sample of the host's delays even when no I/O thread sleeps on a timer.
+    pub probe_lateness_max_ns: u64,
 }
 
 #[derive(Clone)]
@@ -129,6 +132,7 @@ impl Collector<'_> {
         let mut reports = Vec::new();
         let mut announced_measure = grid.ramp_ns == 0;
         let mut ramp = StatsSet::new(classes);
+        let mut probe_lateness_max_ns = 0u64;
         if grid.ramp_ns == 0 {
             measure_start = Some(first.clone());
         }
@@ -232,7 +236,15 @@ impl Collector<'_> {
                         ends.insert(next_sample, sample(start, devices));
                     }
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let woke = start.elapsed().as_nanos() as u64;
+                    if wait_until > grid.ramp_ns
+                        && woke >= wait_until
+                        && woke <= grid.ramp_ns + grid.measure_ns + grid.interval_ns
+                    {
+                        probe_lateness_max_ns = probe_lateness_max_ns.max(woke - wait_until);
+                    }
+                }
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                     finished.iter_mut().for_each(|f| *f = true);
                     done = n_workers;
@@ -247,7 +259,8 @@ impl Collector<'_> {
         };
         reports.sort_by_key(|r| r.worker);
         let ramp = (grid.ramp_ns > 0).then(|| {
-            let cpu = (measure_start.as_ref()).map_or_else(CpuPercent::default, |m| deltas(&first, m).0);
+            let cpu =
+                (measure_start.as_ref()).map_or_else(CpuPercent::default, |m| deltas(&first, m).0);
             (ramp, cpu, grid.ramp_ns as f64 / 1e9)
         });
         Ok(Collected {
@@ -258,6 +271,7 @@ impl Collector<'_> {
             disk_measure,
             elapsed_ns,
             ramp,
+            probe_lateness_max_ns,
         })
     }
 }

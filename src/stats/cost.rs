@@ -113,9 +113,13 @@ impl ThreadCounters {
     pub fn since(&self, before: &ThreadCounters) -> Cost {
         Cost {
             cpu_ns: self.cpu_ns.saturating_sub(before.cpu_ns),
-            run_queue_wait_ns: self.run_queue_wait_ns.saturating_sub(before.run_queue_wait_ns),
+            run_queue_wait_ns: self
+                .run_queue_wait_ns
+                .saturating_sub(before.run_queue_wait_ns),
             timeslices: self.timeslices.saturating_sub(before.timeslices),
-            voluntary_switches: self.voluntary_switches.saturating_sub(before.voluntary_switches),
+            voluntary_switches: self
+                .voluntary_switches
+                .saturating_sub(before.voluntary_switches),
             involuntary_switches: (self.involuntary_switches)
                 .saturating_sub(before.involuntary_switches),
             ..Cost::default()
@@ -134,7 +138,8 @@ mod tests {
             Some((1234, 56, 7))
         );
         assert_eq!(ThreadCounters::parse_schedstat("1 2"), None);
-        let status = "Name:\tstorlab-w0\nvoluntary_ctxt_switches:\t41\nnonvoluntary_ctxt_switches:\t3\n";
+        let status =
+            "Name:\tstorlab-w0\nvoluntary_ctxt_switches:\t41\nnonvoluntary_ctxt_switches:\t3\n";
         assert_eq!(ThreadCounters::parse_status(status), Some((41, 3)));
         // The real files of this thread.
         let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap();

@@ -267,6 +267,12 @@ fn class_table(out: &mut String, r: &RunResult) {
 /// counters.
 fn host(out: &mut String, r: &RunResult) {
     labelled(out, "host", &crate::report::tables::cpu_sentence(r));
+    if let Some(c) = &r.cost {
+        labelled(out, "cost", &crate::report::cost::sentence(c));
+        if let Some(spin) = crate::report::cost::spinning(c) {
+            labelled(out, "", &spin);
+        }
+    }
     // The io_uring paths, when the job asked for one or one was not used.
     if let Some(p) = &r.engine.io_uring {
         if !p.not_used.is_empty() || r.job.io_uring != Default::default() {
@@ -444,11 +450,12 @@ fn verification(out: &mut String, r: &RunResult) {
     }
 }
 
-/// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`.
-fn rule_line(rule: &Rule, width: usize, measured_width: usize) -> String {
-    format!(
-        "  {:<4}  {:<width$}  {:>measured_width$}   {} {}",
-        if rule.pass { "ok" } else { "FAIL" },
+/// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`
+/// (`outcome` columns for the outcome), and under an inconclusive rule, why.
+fn rule_line(rule: &Rule, outcome: usize, width: usize, measured_width: usize) -> String {
+    let mut line = format!(
+        "  {:<outcome$}  {:<width$}  {:>measured_width$}   {} {}",
+        rule.outcome(),
         rule.rule,
         crate::report::tables::quantity(rule.measured, &rule.unit),
         match rule.comparison {
@@ -456,7 +463,15 @@ fn rule_line(rule: &Rule, width: usize, measured_width: usize) -> String {
             Comparison::AtLeast => "≥",
         },
         crate::report::tables::quantity(rule.threshold, &rule.unit),
-    )
+    );
+    if let Some(why) = &rule.inconclusive {
+        line.push_str(&format!(
+            "
+  {:outcome$}  the host: {why}",
+            ""
+        ));
+    }
+    line
 }
 
 fn verdict(out: &mut String, r: &RunResult) {
@@ -477,9 +492,12 @@ fn verdict(out: &mut String, r: &RunResult) {
                 .count()
         })
         .fold(10, usize::max);
+    let outcome = (v.rules.iter())
+        .map(|r| r.outcome().len())
+        .fold(4, usize::max);
     let _ = writeln!(out, "\nverdict:");
     for rule in &v.rules {
-        let _ = writeln!(out, "{}", rule_line(rule, width, measured_width));
+        let _ = writeln!(out, "{}", rule_line(rule, outcome, width, measured_width));
     }
     if let Some(note) = r
         .exchange
@@ -489,6 +507,9 @@ fn verdict(out: &mut String, r: &RunResult) {
         let _ = writeln!(out, "  {note}");
     }
     let _ = writeln!(out, "RESULT: {}", v.result);
+    if let Some(note) = v.inconclusive_note() {
+        let _ = writeln!(out, "{note}");
+    }
 }
 
 /// What to do next, where storlab can tell: after the default job or the quick Exchange
@@ -504,7 +525,10 @@ fn next_steps(out: &mut String, r: &RunResult) {
         }
         _ => {}
     }
-    if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
+    if r.verdict
+        .as_ref()
+        .is_some_and(|v| !v.passed() && !v.inconclusive())
+    {
         next.push(
             "the rules marked FAIL say what missed; the HTML report (--html FILE, or storlab report RESULTS.json -o FILE) shows when in the run".into(),
         );

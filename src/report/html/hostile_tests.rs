@@ -106,6 +106,8 @@ fn hostile() -> RunResult {
             unit: h(),
             comparison: crate::results::verdict::Comparison::AtMost,
             pass: false,
+            measures: None,
+            inconclusive: Some(h()),
         }],
     });
     // A device that did more than storlab: a note under the devices table names it.

@@ -64,7 +64,7 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid var(--line); text-align
 th { font-weight: 600; white-space: normal; vertical-align: bottom; } td:first-child, th:first-child { text-align: left; }
 td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; } td.text, th.text { text-align: left; }
 @media (max-width: 60em) { th, td { padding: 0.25em 0.35em; } }
-.muted { color: var(--muted); } .pass { color: var(--pass); font-weight: 700; } .fail { color: var(--fail); font-weight: 700; }
+.muted { color: var(--muted); } .pass { color: var(--pass); font-weight: 700; } .fail { color: var(--fail); font-weight: 700; } .inconclusive { color: var(--warn-fg, #9a6700); font-weight: 700; }
 .verdict { font-size: 1.8em; font-weight: 800; } .warn { color: var(--fail); }
 svg { max-width: 100%; height: auto; } code { overflow-wrap: anywhere; } dl.about { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.1em 1em; margin: 0.6em 0; } dl.about dt { color: var(--muted); } dl.about dd { margin: 0; }
 @media print { :root { color-scheme: light; --fg: #000000; --bg: #ffffff; --muted: #444c56; --line: #c0c7ce; } body { margin: 0; max-width: none; background: #fff; } h2 { break-after: avoid; page-break-after: avoid; } table, figure, dl { break-inside: avoid; page-break-inside: avoid; } div.table { overflow: visible; } th, td { white-space: normal; } }
@@ -409,7 +409,8 @@ fn outcome(r: &RunResult) -> Markup {
             p class="fail" { "INTERRUPTED: " (why) }
         }
         @if let Some(v) = &r.verdict {
-            p class={ "verdict " (if v.passed() { "pass" } else { "fail" }) } { (v.result) }
+            p class={ "verdict " (verdict_class(v)) } { (v.result) }
+            @if let Some(note) = v.inconclusive_note() { p { (note) } }
         }
     }
 }
@@ -613,8 +614,9 @@ fn verdict_rules_section(v: &Verdict) -> Markup {
                         td { (rule.rule) }
                         td { (cmp) " " (super::tables::quantity(rule.threshold, &rule.unit)) }
                         td { (super::tables::quantity(rule.measured, &rule.unit)) }
-                        td class=(if rule.pass { "pass" } else { "fail" }) {
-                            (if rule.pass { "pass" } else { "FAIL" })
+                        td class=(if rule.pass { "pass" } else if rule.inconclusive.is_some() { "inconclusive" } else { "fail" }) {
+                            (if rule.pass { "pass" } else { rule.outcome() })
+                            @if let Some(why) = &rule.inconclusive { br; small { "the host: " (why) } }
                         }
                     }
                 }
@@ -809,11 +811,26 @@ fn device_row(lead: &[&str], d: &DeviceResult) -> Markup {
     }
 }
 
-/// CPU use of storlab and of the machine.
+/// CPU use of storlab and of the machine, and storlab's own cost per I/O.
 fn cpu_section(r: &RunResult) -> Markup {
     html! {
         h2 { "CPU" }
         p { (super::tables::cpu_sentence(r)) }
+        @if let Some(c) = &r.cost {
+            p { "storlab's own cost " (super::cost::sentence(c)) }
+            @if let Some(spin) = super::cost::spinning(c) { p { (spin) } }
+        }
+    }
+}
+
+/// The verdict's class in the stylesheet.
+fn verdict_class(v: &Verdict) -> &'static str {
+    if v.passed() {
+        "pass"
+    } else if v.inconclusive() {
+        "inconclusive"
+    } else {
+        "fail"
     }
 }
 

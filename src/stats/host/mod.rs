@@ -215,7 +215,9 @@ pub fn cpu_times() -> CpuTimes {
 /// The `some` line's `total=` (µs) of a pressure file.
 fn parse_pressure(text: &str) -> Option<u64> {
     let some = text.lines().find(|l| l.starts_with("some "))?;
-    let total = some.split_whitespace().find_map(|w| w.strip_prefix("total="))?;
+    let total = some
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("total="))?;
     total.parse().ok()
 }
 

@@ -6,7 +6,7 @@ use super::jobs::{LOG_CLASS, data_class};
 use super::section::FileFigures;
 use super::{ACHIEVED_SHARE, DatabaseConfig, Durability};
 use crate::results::ClassResult;
-use crate::results::verdict::{Comparison, Rule};
+use crate::results::verdict::{Comparison, Measure, Rule};
 use crate::stats::summary::DirSummary;
 use crate::workloads::exchange::section::LatencyBrief;
 use std::collections::BTreeMap;
@@ -122,29 +122,38 @@ pub(crate) fn rules(
     let l = &cfg.limits;
     let mut rules = Vec::new();
     for f in files.iter().filter(|f| f.role == "data") {
-        rules.push(Rule::judge(
-            format!("{} average data-file read latency", f.name),
-            ms(f.read_latency_ns.mean),
-            Comparison::AtMost,
-            l.data_read_ms,
-            "ms",
-        ));
-        rules.push(Rule::judge(
-            format!("{} average data-file write latency", f.name),
-            ms(f.data_write_mean_ns),
-            Comparison::AtMost,
-            l.data_write_ms,
-            "ms",
-        ));
+        rules.push(
+            Rule::judge(
+                format!("{} average data-file read latency", f.name),
+                ms(f.read_latency_ns.mean),
+                Comparison::AtMost,
+                l.data_read_ms,
+                "ms",
+            )
+            .measuring(Measure::MeanLatency),
+        );
+        rules.push(
+            Rule::judge(
+                format!("{} average data-file write latency", f.name),
+                ms(f.data_write_mean_ns),
+                Comparison::AtMost,
+                l.data_write_ms,
+                "ms",
+            )
+            .measuring(Measure::MeanLatency),
+        );
     }
     if let Some(log) = files.iter().find(|f| f.role == "log") {
-        rules.push(Rule::judge(
-            LOG_RULE,
-            ms(log.log_durable_mean_ns),
-            Comparison::AtMost,
-            l.log_write_ms,
-            "ms",
-        ));
+        rules.push(
+            Rule::judge(
+                LOG_RULE,
+                ms(log.log_durable_mean_ns),
+                Comparison::AtMost,
+                l.log_write_ms,
+                "ms",
+            )
+            .measuring(Measure::MeanLatency),
+        );
     }
     rules.push(Rule::judge(
         crate::results::verdict::IO_ERRORS,
@@ -153,19 +162,25 @@ pub(crate) fn rules(
         0.0,
         "errors",
     ));
-    rules.push(Rule::judge(
-        ACHIEVED_IOPS_RULE,
-        achieved_iops,
-        Comparison::AtLeast,
-        cfg.data_iops(target_tps) * ACHIEVED_SHARE,
-        "IOPS",
-    ));
-    rules.push(Rule::judge(
-        ACHIEVED_TPS_RULE,
-        achieved_tps,
-        Comparison::AtLeast,
-        target_tps * ACHIEVED_SHARE,
-        "transactions/s",
-    ));
+    rules.push(
+        Rule::judge(
+            ACHIEVED_IOPS_RULE,
+            achieved_iops,
+            Comparison::AtLeast,
+            cfg.data_iops(target_tps) * ACHIEVED_SHARE,
+            "IOPS",
+        )
+        .measuring(Measure::Rate),
+    );
+    rules.push(
+        Rule::judge(
+            ACHIEVED_TPS_RULE,
+            achieved_tps,
+            Comparison::AtLeast,
+            target_tps * ACHIEVED_SHARE,
+            "transactions/s",
+        )
+        .measuring(Measure::Rate),
+    );
     rules
 }

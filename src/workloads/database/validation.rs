@@ -167,7 +167,7 @@ impl Context<'_> {
         );
         rules.extend(crate::run::verification_rule(&result));
         Ok(Outcome {
-            verdict: Verdict::of(rules),
+            verdict: Verdict::weighed(rules, result.cost.as_ref()),
             result,
             tps,
             files,

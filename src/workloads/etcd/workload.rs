@@ -5,7 +5,7 @@ use super::section::{self, EtcdResult};
 use super::{CLASS, EtcdConfig, EtcdFile};
 use crate::job::Job;
 use crate::results::description::{self, Description, Line};
-use crate::results::verdict::{self, Comparison, Rule, Verdict};
+use crate::results::verdict::{self, Comparison, Measure, Rule, Verdict};
 use crate::results::{JobSource, RunResult};
 use crate::run::{Execute, FromAccess, RunOptions, Workload};
 use crate::units::{format_count, format_ms, format_ns, format_number, format_size};
@@ -49,7 +49,7 @@ impl Workload for Etcd {
                     .into(),
             );
         } else {
-            r.verdict = Some(Verdict::of(rules));
+            r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
         }
         if figures.writes < figures.planned_writes && !r.interrupted.stopped_early() {
             r.warnings.push(format!(
@@ -97,14 +97,16 @@ fn rules(f: &EtcdResult, r: &RunResult) -> Vec<Rule> {
             Comparison::AtMost,
             f.sync_p99_limit_ns as f64 / 1e6,
             "ms",
-        ),
+        )
+        .measuring(Measure::PercentileLatency(99.0)),
         Rule::judge(
             RATE_RULE,
             f.syncs_per_s,
             Comparison::AtLeast,
             f.min_syncs_per_s,
             "writes/s",
-        ),
+        )
+        .measuring(Measure::Rate),
         Rule::judge(
             verdict::IO_ERRORS,
             r.totals.errors() as f64,

@@ -4,7 +4,7 @@
 use super::{ACHIEVED_IOPS_TOLERANCE, ExchangeConfig, TestType, class_name};
 use crate::results::ClassResult;
 use crate::results::progress::RateWatch;
-use crate::results::verdict::{Comparison, Rule};
+use crate::results::verdict::{Comparison, Measure, Rule};
 use crate::units::Dur;
 use crate::workloads::exchange::section::{DatabaseFigures, LatencyBrief};
 
@@ -103,13 +103,16 @@ pub fn rules(
         "errors",
     ));
     if let Some(target) = target_iops {
-        rules.push(Rule::judge(
-            ACHIEVED_IOPS_RULE,
-            achieved_iops,
-            Comparison::AtLeast,
-            min_passing_iops(target),
-            "IOPS",
-        ));
+        rules.push(
+            Rule::judge(
+                ACHIEVED_IOPS_RULE,
+                achieved_iops,
+                Comparison::AtLeast,
+                min_passing_iops(target),
+                "IOPS",
+            )
+            .measuring(Measure::Rate),
+        );
     }
     rules
 }
@@ -178,29 +181,38 @@ pub fn storage_rules(
     let ms = |ns: f64| ns / 1e6;
     let mut rules = Vec::new();
     for d in dbs {
-        rules.push(Rule::judge(
-            format!("{} average database read latency", d.name),
-            ms(d.db_read_latency_ns.mean),
-            Comparison::AtMost,
-            limits.db_read_ms,
-            "ms",
-        ));
-        if d.log_writes_per_s > 0.0 || logs_expected {
-            rules.push(Rule::judge(
-                format!("{} average log write latency", d.name),
-                ms(d.log_write_latency_ns.mean),
+        rules.push(
+            Rule::judge(
+                format!("{} average database read latency", d.name),
+                ms(d.db_read_latency_ns.mean),
                 Comparison::AtMost,
-                limits.log_write_ms,
+                limits.db_read_ms,
                 "ms",
-            ));
+            )
+            .measuring(Measure::MeanLatency),
+        );
+        if d.log_writes_per_s > 0.0 || logs_expected {
+            rules.push(
+                Rule::judge(
+                    format!("{} average log write latency", d.name),
+                    ms(d.log_write_latency_ns.mean),
+                    Comparison::AtMost,
+                    limits.log_write_ms,
+                    "ms",
+                )
+                .measuring(Measure::MeanLatency),
+            );
         }
-        rules.push(Rule::judge(
-            format!("{} maximum database read latency", d.name),
-            ms(d.db_read_latency_ns.max as f64),
-            Comparison::AtMost,
-            limits.max_read_ms,
-            "ms",
-        ));
+        rules.push(
+            Rule::judge(
+                format!("{} maximum database read latency", d.name),
+                ms(d.db_read_latency_ns.max as f64),
+                Comparison::AtMost,
+                limits.max_read_ms,
+                "ms",
+            )
+            .measuring(Measure::MaxLatency),
+        );
     }
     rules
 }

@@ -408,7 +408,7 @@ impl Context<'_> {
             achieved,
         );
         rules.extend(crate::run::verification_rule(&result));
-        let verdict = Verdict::of(rules);
+        let verdict = Verdict::weighed(rules, result.cost.as_ref());
         Ok(Outcome {
             result,
             dbs,

@@ -132,7 +132,7 @@ impl Workload for Tiny {
             "blocks",
         )];
         rules.extend(r.verdict.take().into_iter().flat_map(|v| v.rules));
-        r.verdict = Some(Verdict::of(rules));
+        r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
         crate::results::file::save(&opts.results_path, &r)?;
         Ok(r)
     }

@@ -5,7 +5,7 @@
 
 use crate::engine::source::{Next, Request, RequestSource};
 use crate::engine::worker::WorkerReport;
-use crate::results::verdict::{Comparison, Rule, Verdict};
+use crate::results::verdict::{Comparison, Measure, Rule, Verdict};
 use crate::results::{self, RunResult};
 use crate::run::{Driver, Execute, FromAccess, RunOptions, Sources, WorkerInput};
 use crate::stats::steady::{SteadyRule, first_steady_round};
@@ -131,7 +131,7 @@ pub(crate) fn run(
             o.at_s, o.unfinished, o.limit, cfg.users
         ));
     }
-    result.verdict = Some(Verdict::of(rules));
+    result.verdict = Some(Verdict::weighed(rules, result.cost.as_ref()));
     result.users = Some(users);
     results::file::save(&opts.results_path, &result)?;
     Ok(result)
@@ -295,21 +295,27 @@ fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
         else {
             continue;
         };
-        rules.push(Rule::judge(
-            format!("{} 95th percentile latency", task.name()),
-            measured,
-            Comparison::AtMost,
-            limit_ms,
-            "ms",
-        ));
+        rules.push(
+            Rule::judge(
+                format!("{} 95th percentile latency", task.name()),
+                measured,
+                Comparison::AtMost,
+                limit_ms,
+                "ms",
+            )
+            .measuring(Measure::PercentileLatency(95.0)),
+        );
     }
-    rules.push(Rule::judge(
-        "tasks completed of those planned",
-        users.completed as f64,
-        Comparison::AtLeast,
-        users.planned as f64,
-        "tasks",
-    ));
+    rules.push(
+        Rule::judge(
+            "tasks completed of those planned",
+            users.completed as f64,
+            Comparison::AtLeast,
+            users.planned as f64,
+            "tasks",
+        )
+        .measuring(Measure::Rate),
+    );
     rules.push(Rule::judge(
         OVERLOAD_RULE,
         users.peak_unfinished as f64,

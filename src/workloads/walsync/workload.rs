@@ -104,7 +104,7 @@ impl Workload for WalSync {
                     .into(),
             );
         } else {
-            r.verdict = Some(Verdict::of(rules));
+            r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
         }
         r.wal_sync = Some(WalSyncResult {
             block_bytes: cfg.block_bytes,
