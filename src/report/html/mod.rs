@@ -616,7 +616,7 @@ fn verdict_rules_section(v: &Verdict) -> Markup {
                         td { (super::tables::quantity(rule.measured, &rule.unit)) }
                         td class=(if rule.pass { "pass" } else if rule.inconclusive.is_some() { "inconclusive" } else { "fail" }) {
                             (if rule.pass { "pass" } else { rule.outcome() })
-                            @if let Some(why) = &rule.inconclusive { br; small { "the host: " (why) } }
+                            @if let Some(why) = &rule.inconclusive { br; "the host: " (why) }
                         }
                     }
                 }
