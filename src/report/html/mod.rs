@@ -614,7 +614,7 @@ fn verdict_rules_section(v: &Verdict) -> Markup {
                         td { (rule.rule) }
                         td { (cmp) " " (super::tables::quantity(rule.threshold, &rule.unit)) }
                         td { (super::tables::quantity(rule.measured, &rule.unit)) }
-                        td class=(if rule.pass { "pass" } else if rule.inconclusive.is_some() { "inconclusive" } else { "fail" }) {
+                        td class=(if rule.pass { "pass" } else if rule.inconclusive.is_some() { "inconclusive text" } else { "fail" }) {
                             (if rule.pass { "pass" } else { rule.outcome() })
                             @if let Some(why) = &rule.inconclusive { br; "the host: " (why) }
                         }
