@@ -22,6 +22,8 @@
 //!   SIGTERM in every phase, step and Exchange stage; kill -9 and reports from the time series;
 //!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
 //! - `loopdev`: device counters on a loop device;
+//! - `cost`: storlab's own cost: a paced, thinking or idle worker sleeps (at most 3 system
+//!   calls per I/O on every engine and in every workload, checked against /proc);
 //! - `examples`: every example job resolves;
 //! - `database`: the database validation: a pass on the scratch disk, a fail (exit 3) and the
 //!   capacity search on blkio-throttled loop devices, the dry run and refused input;
@@ -105,6 +107,8 @@ mod badjobs;
 mod cache;
 #[path = "integration/calibrate.rs"]
 mod calibrate;
+#[path = "integration/cost.rs"]
+mod cost;
 #[path = "integration/database.rs"]
 mod database;
 #[path = "integration/diskspdimport.rs"]
