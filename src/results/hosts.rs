@@ -113,10 +113,7 @@ impl HostResult {
                 totals: r.totals.clone(),
                 host_cpu: r.host_cpu,
                 pass: r.verdict.as_ref().map(|v| v.passed()),
-                failed_rules: (r.verdict.iter().flat_map(|v| &v.rules))
-                    .filter(|rule| !rule.pass)
-                    .map(|rule| rule.rule.clone())
-                    .collect(),
+                failed_rules: (r.verdict.iter()).flat_map(|v| v.failed_rules()).collect(),
                 interrupted: r.interrupted.reason().map(str::to_string),
                 timeseries: r.timeseries.iter().map(HostInterval::of).collect(),
                 devices: r.devices.clone(),

@@ -204,10 +204,7 @@ impl Context<'_> {
                 .map_or(0.0, |f| f.log_durable_mean_ns / 1e6),
             seconds: o.result.measured_ms as f64 / 1e3,
             pass: o.verdict.passed(),
-            failed_rules: (o.verdict.rules.iter())
-                .filter(|r| !r.pass)
-                .map(|r| r.rule.clone())
-                .collect(),
+            failed_rules: o.verdict.failed_rules(),
         }
     }
 

@@ -436,13 +436,7 @@ impl Context<'_> {
             max_read_latency_ms: worst(|d| d.db_read_latency_ns.max as f64),
             seconds: o.result.measured_ms as f64 / 1e3,
             pass: o.verdict.passed(),
-            failed_rules: o
-                .verdict
-                .rules
-                .iter()
-                .filter(|r| !r.pass)
-                .map(|r| r.rule.clone())
-                .collect(),
+            failed_rules: o.verdict.failed_rules(),
         }
     }
 
