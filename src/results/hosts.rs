@@ -30,6 +30,10 @@ pub struct HostResult {
     pub pass: Option<bool>,
     /// The rules it failed.
     pub failed_rules: Vec<String>,
+    /// Its verdict was INCONCLUSIVE: every rule it failed, the host's delays may have failed
+    /// (schema 1.18).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inconclusive: bool,
     /// Why it stopped early, or why its results never arrived (`None`: it ran to the end).
     pub interrupted: Option<String>,
     /// Its monotonic clock minus rank 0's, ns, as measured before the start.
@@ -114,6 +118,7 @@ impl HostResult {
                 host_cpu: r.host_cpu,
                 pass: r.verdict.as_ref().map(|v| v.passed()),
                 failed_rules: (r.verdict.iter()).flat_map(|v| v.failed_rules()).collect(),
+                inconclusive: r.verdict.as_ref().is_some_and(|v| v.inconclusive()),
                 interrupted: r.interrupted.reason().map(str::to_string),
                 timeseries: r.timeseries.iter().map(HostInterval::of).collect(),
                 devices: r.devices.clone(),

@@ -669,13 +669,20 @@ fn merged_result(
         .iter()
         .filter(|e| e.present)
         .map(|e| {
-            Rule::judge(
+            let mut rule = Rule::judge(
                 format!("rank {} on {}: rules failed", e.rank, e.host),
                 e.failed_rules.len() as f64,
                 Comparison::AtMost,
                 0.0,
                 "rules",
-            )
+            );
+            if e.inconclusive {
+                rule.inconclusive = Some(format!(
+                    "its verdict was INCONCLUSIVE: every rule it failed, the delays of host {} to storlab's threads may have failed",
+                    e.host
+                ));
+            }
+            rule
         })
         .collect();
     rules.push(Rule::judge(
@@ -685,7 +692,8 @@ fn merged_result(
         0.0,
         "ranks",
     ));
-    out.verdict = Some(Verdict::of(rules));
+    // The ranks' own verdicts were weighed on their hosts; none is weighed again here.
+    out.verdict = Some(Verdict::weighed(rules, None));
     out.hosts = entries;
     out
 }
