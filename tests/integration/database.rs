@@ -142,10 +142,17 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
     let g = at(d, "/group_commit");
     let (commits, writes) = (u64_at(g, "/commits"), u64_at(g, "/log_writes"));
     assert!(commits >= writes && writes > 0, "{g}");
+    // Each log write is followed by its fdatasync; the measured window's edges may cut one
+    // pair at each end (a write counted, its flush completing after the end, or the other way
+    // at the start), never more: the log writer has one pair in flight.
     let log_class = at(&v, "/classes/log~1write");
-    assert_eq!(
+    let (log_writes, flushes) = (
         u64_at(log_class, "/write/ops"),
-        u64_at(log_class, "/flush/ops")
+        u64_at(log_class, "/flush/ops"),
+    );
+    assert!(
+        log_writes.abs_diff(flushes) <= 2,
+        "{log_writes} log writes, {flushes} flushes"
     );
     out.stdout_has(&[&format!("{commits} commits in {writes} log writes")]);
     let page = std::fs::read_to_string(&html).unwrap();
