@@ -350,6 +350,10 @@ pub struct PhaseRecord {
     pub state: PhaseState,
     /// Wall time spent in it, seconds.
     pub seconds: f64,
+    /// CPU time storlab's process used in it (every thread, user and kernel), seconds
+    /// (schema 1.18; absent where not measured: older files, sequences' own records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
 }
 
 impl PhaseRecord {
@@ -359,6 +363,7 @@ impl PhaseRecord {
             name,
             state: PhaseState::NotStarted,
             seconds: 0.0,
+            cpu_s: None,
         }
     }
 }

@@ -251,11 +251,13 @@ fn execute_inner(
     obs.job(job);
     obs.phase(Phase::Prepare);
     let prepare_start = Instant::now();
+    let cpu_at_start = host::process_cpu_s();
     let opened = match prepare::open_targets(job, engine, signals, obs)? {
         Opened::All(opened) => opened,
         Opened::Interrupted => {
             let seconds = prepare_start.elapsed().as_secs_f64();
-            draft.phase(Phase::Prepare, PhaseState::Interrupted, seconds);
+            let cpu_s = host::process_cpu_s() - cpu_at_start;
+            draft.phase(Phase::Prepare, PhaseState::Interrupted, seconds, cpu_s);
             let reason = signals
                 .reason_in(Phase::Prepare)
                 .unwrap_or_else(|| "interrupted during prepare".into());
@@ -266,7 +268,8 @@ fn execute_inner(
         }
     };
     let seconds = prepare_start.elapsed().as_secs_f64();
-    draft.phase(Phase::Prepare, PhaseState::Completed, seconds);
+    let cpu_s = host::process_cpu_s() - cpu_at_start;
+    draft.phase(Phase::Prepare, PhaseState::Completed, seconds, cpu_s);
     prepare::check_open_alignment(job, &opened)?;
     draft.targets = opened
         .iter()
@@ -362,10 +365,11 @@ fn execute_inner(
         }
         // The final pass reads back every block written, unless the user stopped the run.
         obs.phase(Phase::ReadBack);
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), host::process_cpu_s());
         let back = verification::read_back(&blocks, &opened, job.buffered, signals, &mut counts);
         let state = PhaseState::of(back.state == ReadBackState::Completed);
-        draft.phase(Phase::ReadBack, state, start.elapsed().as_secs_f64());
+        let cpu_s = host::process_cpu_s() - cpu;
+        draft.phase(Phase::ReadBack, state, start.elapsed().as_secs_f64(), cpu_s);
         counts.read_back = Some(back);
         counts
     });
@@ -431,7 +435,14 @@ fn ending(
         .collect();
     if grid.ramp_ns > 0 {
         let ramp_s = grid.ramp_ns.min(elapsed) as f64 / 1e9;
-        draft.phase(Phase::Ramp, PhaseState::of(elapsed >= grid.ramp_ns), ramp_s);
+        let cpu_s =
+            (collected.ramp.as_ref()).map_or(0.0, |(_, cpu, s)| cpu.process_pct() / 100.0 * s);
+        draft.phase(
+            Phase::Ramp,
+            PhaseState::of(elapsed >= grid.ramp_ns),
+            ramp_s,
+            cpu_s,
+        );
     }
     let measure = if elapsed <= grid.ramp_ns {
         PhaseState::NotStarted
@@ -440,7 +451,8 @@ fn ending(
         PhaseState::of(signalled.is_none() && !stopped_on_errors && fatal.is_empty())
     };
     let measure_s = elapsed.saturating_sub(grid.ramp_ns) as f64 / 1e9;
-    draft.phase(Phase::Measure, measure, measure_s);
+    let cpu_s = collected.cpu_measure.process_pct() / 100.0 * measure_s;
+    draft.phase(Phase::Measure, measure, measure_s, cpu_s);
     for r in &collected.reports {
         if let Some(ring) = &r.ring {
             draft
