@@ -5,6 +5,7 @@
 //! curve), and must not panic, hang or allocate in proportion to a number in the input. Errors
 //! are the expected outcome for most inputs and are dropped.
 
+use crate::import::Format;
 use crate::job::file as job_file;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -91,8 +92,11 @@ pub fn fio_job(data: &[u8]) {
     let Some(path) = file("fuzz.fio", data) else {
         return;
     };
+    let Ok(text) = crate::import::read(&path, Format::Fio) else {
+        return;
+    };
     convert_and_resolve(&[("C:\\test", "/tmp/x")], |opts| {
-        crate::job::fio::convert(&path, opts)
+        crate::import::convert(&path, &text, Format::Fio, opts)
     });
 }
 
@@ -101,11 +105,11 @@ pub fn fio_job(data: &[u8]) {
 fn convert_and_resolve(
     map: &[(&str, &str)],
     convert: impl Fn(
-        &crate::job::import::Options,
-    ) -> Result<crate::job::import::Converted, crate::job::import::ImportError>,
+        &crate::import::Options,
+    ) -> Result<crate::import::Converted, crate::import::ImportError>,
 ) {
     for lenient in [false, true] {
-        let opts = crate::job::import::Options {
+        let opts = crate::import::Options {
             lenient,
             map: map
                 .iter()
@@ -128,7 +132,7 @@ pub fn vdbench_job(data: &[u8]) {
         return;
     };
     convert_and_resolve(&[], |opts| {
-        crate::job::vdbench::convert(Path::new("fuzz.vdb"), text, opts)
+        crate::import::convert(Path::new("fuzz.vdb"), text, Format::Vdbench, opts)
     });
 }
 
@@ -142,7 +146,7 @@ pub fn iometer_icf(data: &[u8]) {
         return;
     };
     convert_and_resolve(&[("C:", "mapped.dat")], |opts| {
-        crate::job::iometer::convert(&path, &text, opts)
+        crate::import::convert(&path, &text, Format::Iometer, opts)
     });
 }
 
@@ -157,7 +161,7 @@ pub fn diskspd_profile(data: &[u8]) {
         return;
     };
     convert_and_resolve(DISKSPD_MAP, |opts| {
-        crate::job::diskspd::convert(name, &text, opts)
+        crate::import::convert(name, &text, Format::DiskSpd, opts)
     });
 }
 
@@ -166,7 +170,7 @@ pub fn diskspd_profile(data: &[u8]) {
 pub fn diskspd_args(data: &[u8]) {
     let line = String::from_utf8_lossy(data);
     convert_and_resolve(DISKSPD_MAP, |opts| {
-        crate::job::diskspd::convert_args(&line, opts)
+        crate::import::convert_diskspd_line(&line, opts)
     });
 }
 

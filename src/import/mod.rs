@@ -1,15 +1,23 @@
-//! Other tools' job files as storlab jobs: `storlab import FILE`, `storlab run FILE` and
-//! `storlab run --diskspd "ARGS"`. The format is recognised from the content ([`detect`]) or
-//! given (`--from`); each format's converter ([`super::fio`], [`super::iometer`],
-//! [`super::diskspd`], [`super::vdbench`]) writes a storlab job (TOML) whose comments name the
-//! source line each part came from. What cannot be converted is listed with its file, line and
-//! reason ([`Unsupported`]), and refused unless `lenient`.
+//! Other tools' job files as storlab jobs, the importers' layer: `storlab import FILE`,
+//! `storlab run FILE`, `storlab import-fio`, `--fio` and `storlab run --diskspd "ARGS"`. One
+//! table ([`CONVERTERS`]) says, for each format, how a file of it is recognised (from its
+//! content, else from its name: [`identify`], called once by the command line) and converted;
+//! each format's converter (`fio/`, `iometer/`, `diskspd/`, `vdbench/`) writes a storlab job
+//! (TOML) whose comments name the source line each part came from. What cannot be converted is
+//! listed with its file, line and reason ([`Unsupported`]), and refused unless `lenient`.
+//! Nothing but the command line uses this layer; it uses `job` (the job model it writes for).
+
+mod detect;
+mod diskspd;
+mod fio;
+mod iometer;
+mod vdbench;
 
 use std::path::{Path, PathBuf};
 
 /// A job file format storlab converts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// A fio job file (ini).
     Fio,
     /// An Iometer configuration file (`.icf`).
@@ -22,64 +30,111 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--from` lists them.
-    pub const ALL: [Format; 4] = [
+    pub(crate) const ALL: [Format; 4] = [
         Format::Fio,
         Format::Iometer,
         Format::DiskSpd,
         Format::Vdbench,
     ];
 
-    /// The name `--from` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Fio => "fio",
-            Format::Iometer => "iometer",
-            Format::DiskSpd => "diskspd",
-            Format::Vdbench => "vdbench",
-        }
+    /// Its entry of [`CONVERTERS`].
+    fn converter(self) -> &'static Converter {
+        CONVERTERS
+            .iter()
+            .find(|c| c.format == self)
+            .unwrap_or(&CONVERTERS[0])
+    }
+
+    /// The name `--from` takes (and the results record: `invocation.source.format`).
+    pub(crate) fn name(self) -> &'static str {
+        self.converter().name
     }
 
     /// The tool's name as people write it, for messages and comments.
-    pub fn tool(self) -> &'static str {
-        match self {
-            Format::Fio => "fio",
-            Format::Iometer => "Iometer",
-            Format::DiskSpd => "DiskSpd",
-            Format::Vdbench => "vdbench",
-        }
+    pub(crate) fn tool(self) -> &'static str {
+        crate::results::imported_tool(self.name())
     }
 
     /// The format named `s` (`--from`), in any case.
-    pub fn parse(s: &str) -> Option<Format> {
+    pub(crate) fn parse(s: &str) -> Option<Format> {
         Format::ALL
             .into_iter()
             .find(|f| f.name().eq_ignore_ascii_case(s.trim()))
     }
 }
 
+/// How one format is recognised and converted.
+struct Converter {
+    format: Format,
+    /// The name `--from` takes.
+    name: &'static str,
+    /// File name extensions (lower case) that name the format when the content does not
+    /// (a broken file is then reported by its own tool's reader).
+    extensions: &'static [&'static str],
+    /// Whether a file's text is of this format, on positive evidence only ([`detect`]).
+    detect: fn(&str) -> bool,
+    /// Converts a file of the format: its path (for messages, comments and the files it
+    /// includes) and its text as read.
+    convert: fn(&Path, &str, &Options) -> Result<Converted, ImportError>,
+}
+
+/// Every format storlab converts, in the order their content is looked for: the formats
+/// with the surest marks first (an Iometer file's `Version` line, a DiskSpd profile's
+/// `<Profile>`, vdbench's definitions), fio's ini sections last.
+const CONVERTERS: [Converter; 4] = [
+    Converter {
+        format: Format::Iometer,
+        name: "iometer",
+        extensions: &["icf"],
+        detect: detect::iometer,
+        convert: iometer::convert,
+    },
+    Converter {
+        format: Format::DiskSpd,
+        name: "diskspd",
+        extensions: &["xml"],
+        detect: detect::diskspd,
+        convert: diskspd::convert,
+    },
+    Converter {
+        format: Format::Vdbench,
+        name: "vdbench",
+        extensions: &["vdb", "vdbench"],
+        detect: detect::vdbench,
+        convert: vdbench::convert,
+    },
+    Converter {
+        format: Format::Fio,
+        name: "fio",
+        extensions: &["fio"],
+        detect: detect::fio,
+        convert: fio::convert,
+    },
+];
+
 /// An option or line storlab does not convert.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unsupported {
+pub(crate) struct Unsupported {
     /// The file and line it is on (`test.icf:12`), or `command line`.
-    pub at: String,
+    pub(crate) at: String,
     /// The option as written (`key=value`, or the line).
-    pub option: String,
+    pub(crate) option: String,
     /// Why, in one line.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 /// A converted job file.
 #[derive(Debug, Clone)]
-pub struct Converted {
+pub(crate) struct Converted {
     /// The storlab job, TOML.
-    pub toml: String,
+    pub(crate) toml: String,
     /// What was left out (only with `lenient`).
-    pub left_out: Vec<Unsupported>,
+    pub(crate) left_out: Vec<Unsupported>,
 }
 
 /// Why a job file cannot be converted.
 #[derive(Debug, thiserror::Error)]
-pub enum ImportError {
+pub(crate) enum ImportError {
     /// It cannot be read, or is not a file of its format (the message names file and line).
     #[error("{0}")]
     Read(String),
@@ -98,18 +153,18 @@ fn list(items: &[Unsupported]) -> String {
 
 /// How to convert: what the user said beside the file.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Leave out what cannot be converted (each is listed) instead of refusing the file.
-    pub lenient: bool,
+    pub(crate) lenient: bool,
     /// `--map TARGET=PATH`: where the source tool's targets (Windows drive names, physical
     /// disk numbers, paths of another machine) are on this one.
-    pub map: Vec<(String, PathBuf)>,
+    pub(crate) map: Vec<(String, PathBuf)>,
 }
 
 impl Options {
     /// The path `--map` gives the source tool's target `name`: names are compared without
     /// case, quotes, surrounding spaces or a trailing `\` or `/` (`C:`, `c:\`, `"C:"` are one).
-    pub fn mapped(&self, name: &str) -> Option<&Path> {
+    pub(crate) fn mapped(&self, name: &str) -> Option<&Path> {
         let key = map_key(name);
         self.map
             .iter()
@@ -119,7 +174,7 @@ impl Options {
 
     /// Where the source tool's target `name` goes: its `--map` path, or else `fallback` (a
     /// scratch file the converter names), with a note saying how to place it.
-    pub fn place(&self, name: &str, fallback: &str, notes: &mut Vec<String>) -> PathBuf {
+    pub(crate) fn place(&self, name: &str, fallback: &str, notes: &mut Vec<String>) -> PathBuf {
         match self.mapped(name) {
             Some(p) => p.to_path_buf(),
             None => {
@@ -139,7 +194,7 @@ fn map_key(name: &str) -> String {
 }
 
 /// Parses `--map TARGET=PATH` (the last `=` splits, so a target name may hold one).
-pub fn parse_map(s: &str) -> Result<(String, PathBuf), String> {
+pub(crate) fn parse_map(s: &str) -> Result<(String, PathBuf), String> {
     match s.rsplit_once('=') {
         Some((from, to)) if !from.trim().is_empty() && !to.trim().is_empty() => {
             Ok((from.trim().to_string(), PathBuf::from(to.trim())))
@@ -152,7 +207,7 @@ pub fn parse_map(s: &str) -> Result<(String, PathBuf), String> {
 
 /// The comment that ties a part of the converted job to its source line: `# FILE:LINE: TEXT`
 /// (the text on one line, control characters dropped, at most 120 characters).
-pub fn source_comment(at: &str, text: &str) -> String {
+pub(crate) fn source_comment(at: &str, text: &str) -> String {
     let mut clean: String = text
         .trim()
         .chars()
@@ -164,150 +219,63 @@ pub fn source_comment(at: &str, text: &str) -> String {
     format!("# {at}: {clean}\n")
 }
 
-/// Keys a fio job file almost always holds (one of them in a section marks a fio file).
-const FIO_KEYS: &[&str] = &[
-    "rw",
-    "readwrite",
-    "bs",
-    "blocksize",
-    "bssplit",
-    "bsrange",
-    "ioengine",
-    "iodepth",
-    "filename",
-    "directory",
-    "size",
-    "filesize",
-    "numjobs",
-    "runtime",
-    "time_based",
-    "direct",
-    "buffered",
-    "rwmixread",
-    "rwmixwrite",
-    "rate_iops",
-    "ramp_time",
-    "stonewall",
-    "thinktime",
-    "group_reporting",
-    "io_size",
-    "nrfiles",
-];
-
-/// The format of a job file from its content, or `None` for a storlab job (or anything that
-/// is none of them). Only positive evidence counts, so that a storlab job with a syntax error
-/// is still read, and its error reported, as a storlab job: an Iometer file has its `Version`
-/// line or its `'TEST SETUP`/`'ACCESS SPECIFICATIONS` markers; a DiskSpd profile is XML with
-/// `<Profile>`; a vdbench file has an `rd=` line and an `sd=`, `wd=`, `fsd=` or `fwd=` line; a
-/// fio file is not TOML, has no storlab table (`[[worker]]`, `[cycle]`...) or quoted value,
-/// and has a `[section]` and one of fio's common options (`rw=`, `bs=`, `filename=`...).
-pub fn detect(text: &str) -> Option<Format> {
-    let lines = || {
-        text.lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .take(4000)
-    };
-    let lower = |l: &str| l.to_ascii_lowercase();
-    if lines().take(20).any(|l| {
-        let l = lower(l);
-        l.starts_with("version ") && l.contains("iometer") || l.starts_with("'test setup")
-    }) || lines().any(|l| lower(l).starts_with("'access specifications"))
-    {
-        return Some(Format::Iometer);
-    }
-    let head: String = lines().take(5).collect::<Vec<_>>().join(" ");
-    if head.starts_with('<') && lower(&head).contains("<profile") {
-        return Some(Format::DiskSpd);
-    }
-    let starts = |keys: &[&str]| {
-        lines()
-            .filter(|l| !l.starts_with('*') && !l.starts_with('#'))
-            .any(|l| keys.iter().any(|k| lower(l).starts_with(k)))
-    };
-    if starts(&["rd="]) && starts(&["sd=", "wd=", "fsd=", "fwd="]) {
-        return Some(Format::Vdbench);
-    }
-    let storlab = lines().any(|l| {
-        let value = l.split_once('=').map(|(_, v)| v.trim_start());
-        l.starts_with("[[")
-            || [
-                "[cycle]",
-                "[exchange]",
-                "[users]",
-                "[data]",
-                "[precondition]",
-            ]
-            .contains(&l)
-            || value.is_some_and(|v| v.starts_with(['"', '\'', '{']))
-    });
-    if storlab || toml::from_str::<toml::Table>(text).is_ok() {
+/// The format of another tool's job file `text`, read from `path` (`None`: storlab's own, or
+/// none storlab knows): from its content ([`CONVERTERS`]' marks), else from its name (`.fio`,
+/// `.icf`, `.xml`, `.vdb`), so that a broken file is reported by its own tool's reader. A file
+/// named `.toml` is storlab's (`--from` says otherwise). The command line calls this once and
+/// hands the format to [`convert`].
+pub(crate) fn identify(path: &Path, text: &str) -> Option<Format> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if ext.as_deref() == Some("toml") {
         return None;
     }
-    let section = lines().any(|l| l.starts_with('[') && l.ends_with(']'));
-    let fio_key = lines().any(|l| {
-        let key = l.split('=').next().unwrap_or("").trim();
-        FIO_KEYS.contains(&key.to_ascii_lowercase().as_str())
-    });
-    (section && fio_key).then_some(Format::Fio)
+    let by_content = if detect::storlab(text) {
+        None
+    } else {
+        CONVERTERS.iter().find(|c| (c.detect)(text))
+    };
+    by_content
+        .or_else(|| {
+            let ext = ext?;
+            CONVERTERS
+                .iter()
+                .find(|c| c.extensions.contains(&ext.as_str()))
+        })
+        .map(|c| c.format)
 }
 
-/// Converts the job file at `path` (its text already read: `text`), of format `from` or, when
-/// `None`, of the format [`detect`] finds.
-pub fn convert(
+/// Reads the job file of `format` at `path` as text, within the cap of job files (a regular
+/// file, [`crate::input`]); errors name the file.
+pub(crate) fn read(path: &Path, format: Format) -> Result<String, ImportError> {
+    let kind = match format {
+        Format::Fio => crate::input::Kind::FioFile,
+        _ => crate::input::Kind::JobFile,
+    };
+    crate::input::read_text(path, kind).map_err(|e| ImportError::Read(e.to_string()))
+}
+
+/// Converts `text`, the job file at `path`, of format `format`.
+pub(crate) fn convert(
     path: &Path,
     text: &str,
-    from: Option<Format>,
+    format: Format,
     opts: &Options,
-) -> Result<(Format, Converted), ImportError> {
-    let format = match from.or_else(|| detect(text)) {
-        Some(f) => f,
-        None => {
-            return Err(ImportError::Read(format!(
-                "{}: not a job file storlab can convert: none of fio, Iometer (.icf), DiskSpd (XML profile) or vdbench; name its format with --from {}",
-                path.display(),
-                Format::ALL.map(Format::name).join("|")
-            )));
-        }
-    };
-    let converted = match format {
-        Format::Fio => super::fio::convert(path, opts)?,
-        Format::Iometer => super::iometer::convert(path, text, opts)?,
-        Format::DiskSpd => super::diskspd::convert(path, text, opts)?,
-        Format::Vdbench => super::vdbench::convert(path, text, opts)?,
-    };
-    Ok((format, converted))
+) -> Result<Converted, ImportError> {
+    (format.converter().convert)(path, text, opts)
+}
+
+/// Converts a DiskSpd command line (`-b8K -d60 -o4 -t2 -r -w30 -Sh D:\\test.dat`), as given
+/// to `storlab run --diskspd`.
+pub(crate) fn convert_diskspd_line(line: &str, opts: &Options) -> Result<Converted, ImportError> {
+    diskspd::convert_args(line, opts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formats_are_told_apart_by_content() {
-        let icf = "Version 1.1.0 \n'TEST SETUP ====================================\n";
-        assert_eq!(detect(icf), Some(Format::Iometer));
-        let xml = "<?xml version=\"1.0\"?>\n<Profile>\n<TimeSpans>";
-        assert_eq!(detect(xml), Some(Format::DiskSpd));
-        let vd = "* a comment\nsd=sd1,lun=/dev/sdb\nwd=wd1,sd=sd1,xfersize=4k\nrd=run1,wd=wd1,iorate=max,elapsed=60\n";
-        assert_eq!(detect(vd), Some(Format::Vdbench));
-        let fio = "[global]\nioengine=io_uring\n[job]\nrw=randread\n";
-        assert_eq!(detect(fio), Some(Format::Fio));
-        let storlab = "duration = \"10s\"\n[[worker]]\nqueue_depth = 8\n";
-        assert_eq!(detect(storlab), None);
-        // storlab jobs with syntax errors stay storlab's, to be reported as such.
-        for broken in [
-            "description = \"x\"\n[[worker]]\nqueue_depth = \n",
-            "[[worker]]\n[[worker.access]]\nclass =\n",
-            "[[target]]\npath=\n",
-            "description = \"bad\"\n[job]\nrw = read\n",
-            "[exchange]\nmailboxes = 10\n[exchange]\n",
-        ] {
-            assert_eq!(detect(broken), None, "{broken}");
-        }
-        assert_eq!(detect("[a]\nfoo=bar\n"), None);
-        assert_eq!(detect("hello\n"), None);
-    }
 
     #[test]
     fn map_names_compare_loosely() {

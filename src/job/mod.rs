@@ -4,11 +4,7 @@
 
 pub mod cache;
 pub mod data;
-pub mod diskspd;
 pub mod file;
-pub mod fio;
-pub mod import;
-pub mod iometer;
 mod limits;
 mod pace;
 pub mod priority;
@@ -17,7 +13,6 @@ pub mod spec;
 pub mod steps;
 pub mod trace;
 pub mod uring;
-pub mod vdbench;
 
 pub use resolve::resolve;
 

@@ -3,7 +3,7 @@
 //! as DiskSpd reads them; `-` or `/`) read into one [`Span`], then its targets.
 
 use super::{MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note};
-use crate::job::import::ImportError;
+use crate::import::ImportError;
 
 /// Bytes a command line may hold (Windows allows 32 767 characters).
 const MAX_LENGTH: usize = 64 << 10;

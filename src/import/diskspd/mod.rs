@@ -12,11 +12,11 @@ mod args;
 mod render;
 mod xml;
 
-use super::import::{Converted, ImportError, Options, Unsupported};
+use super::{Converted, ImportError, Options, Unsupported};
 use std::path::{Path, PathBuf};
 
 /// Converts the DiskSpd XML profile `text`, read from `path`.
-pub fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
+pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
     let file = path.display().to_string();
     let mut out = Out::default();
     let spans = xml::read(&file, text, &mut out)?;
@@ -31,7 +31,7 @@ pub fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, Imp
 
 /// Converts a DiskSpd command line (`-b8K -d60 -o4 -t2 -r -w30 -Sh D:\\test.dat`), as given
 /// to `storlab run --diskspd`.
-pub fn convert_args(args: &str, opts: &Options) -> Result<Converted, ImportError> {
+pub(super) fn convert_args(args: &str, opts: &Options) -> Result<Converted, ImportError> {
     let mut out = Out::default();
     let span = args::read(args, &mut out)?;
     finish(

@@ -4,7 +4,7 @@
 //! naming where DiskSpd's profile or command line said it.
 
 use super::{Out, Params, Span, place};
-use crate::job::import::{Options, source_comment};
+use crate::import::{Options, source_comment};
 use std::fmt::Write as _;
 
 /// A target as placed: its name, path, size and where it was first written.

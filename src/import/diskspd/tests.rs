@@ -3,7 +3,7 @@
 
 use super::args::{tokenize, zones};
 use super::{convert, convert_args};
-use crate::job::import::{ImportError, Options, parse_map};
+use crate::import::{ImportError, Options, parse_map};
 use std::path::Path;
 
 fn opts(map: &[&str]) -> Options {

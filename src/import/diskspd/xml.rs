@@ -4,7 +4,7 @@
 
 use super::args::zoned;
 use super::{MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note};
-use crate::job::import::ImportError;
+use crate::import::ImportError;
 use roxmltree::{Document, Node, ParsingOptions};
 
 /// Elements and attributes a profile may hold in all (16 MiB of XML holds fewer than this

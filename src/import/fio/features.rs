@@ -208,7 +208,7 @@ pub(super) fn from(o: &Opt, key: &str) -> String {
         Some(v) => format!("{key}={v}"),
         None => key.to_string(),
     };
-    crate::job::import::source_comment(&format!("{}:{}", o.file.display(), o.line), &text)
+    crate::import::source_comment(&format!("{}:{}", o.file.display(), o.line), &text)
 }
 
 fn verify(job: &JobOpts<'_>, t: &mut String, out: &mut Out) {

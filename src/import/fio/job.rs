@@ -4,7 +4,7 @@
 
 use super::features::{self, from};
 use super::{Global, JobOpts, Opt, Out, Worker, duration, size};
-use crate::job::import::Options;
+use crate::import::Options;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -12,16 +12,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::import::Options;
-
 mod features;
 mod job;
 mod read;
 
 use job::{TargetOf, convert_job};
 
-use super::import;
-pub use super::import::{Converted, ImportError as FioError, Unsupported};
+use crate::import::{self, Converted, ImportError as FioError, Options, Unsupported};
 
 /// An option of a fio job file and where it was written.
 #[derive(Debug, Clone)]
@@ -165,10 +162,11 @@ const INLINE: &[&str] = &[
     "filename",
 ];
 
-/// Reads `path` and converts it: `opts.lenient` leaves out what cannot be converted,
-/// `opts.map` places `filename`s written for another machine.
-pub fn convert(path: &Path, opts: &Options) -> Result<Converted, FioError> {
-    let sections = read::read(path)?;
+/// Converts the fio job file `text`, read from `path` (the files it includes are read beside
+/// it): `opts.lenient` leaves out what cannot be converted, `opts.map` places `filename`s
+/// written for another machine.
+pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, FioError> {
+    let sections = read::read(path, text)?;
     convert_sections(path, &sections, opts)
 }
 

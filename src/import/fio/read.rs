@@ -7,14 +7,18 @@ use super::{FioError, Opt, Section};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The sections of the fio job file at `path` and of the files it includes, in order.
-pub(super) fn read(path: &Path) -> Result<Vec<Section>, FioError> {
+/// The sections of the fio job file `text` (read from `path`) and of the files it includes, in
+/// order: `text` is the file as the caller read it, the files it includes are read by their
+/// path (relative to its folder), its bytes counted within the cap of fio job files.
+pub(super) fn read(path: &Path, text: &str) -> Result<Vec<Section>, FioError> {
     let mut sections = Vec::new();
     let mut budget = Budget {
-        bytes: crate::input::Kind::FioFile.cap(),
+        bytes: crate::input::Kind::FioFile
+            .cap()
+            .saturating_sub(text.len() as u64),
         includes: 0,
     };
-    read_into(path, &mut sections, 0, None, &mut budget)?;
+    read_text(path, text, &mut sections, 0, &mut budget)?;
     Ok(sections)
 }
 
@@ -32,27 +36,23 @@ struct Budget {
     includes: usize,
 }
 
-/// Reads the sections of `path` (and of the files it includes) into `out`.
+/// Reads the sections of the included file `path` (and of the files it includes) into `out`.
 fn read_into(
     path: &Path,
     out: &mut Vec<Section>,
     depth: usize,
-    included_at: Option<&str>,
+    included_at: &str,
     budget: &mut Budget,
 ) -> Result<(), FioError> {
     if depth > MAX_INCLUDE_DEPTH {
         return Err(FioError::Read(format!(
-            "{}: includes nest more than {MAX_INCLUDE_DEPTH} deep (a file including itself?); nest them at most {MAX_INCLUDE_DEPTH} deep",
-            included_at.unwrap_or_default()
+            "{included_at}: includes nest more than {MAX_INCLUDE_DEPTH} deep (a file including itself?); nest them at most {MAX_INCLUDE_DEPTH} deep"
         )));
     }
     let kind = crate::input::Kind::FioFile;
     let bytes = crate::input::open_within(path, kind, budget.bytes)
         .and_then(crate::input::Input::read_all)
-        .map_err(|e| match included_at {
-            Some(at) => FioError::Read(format!("{at}: cannot include it: {e}")),
-            None => FioError::Read(e.to_string()),
-        })?;
+        .map_err(|e| FioError::Read(format!("{included_at}: cannot include it: {e}")))?;
     budget.bytes -= bytes.len() as u64;
     let text = String::from_utf8(bytes).map_err(|e| {
         FioError::Read(format!(
@@ -61,6 +61,17 @@ fn read_into(
             e.utf8_error().valid_up_to()
         ))
     })?;
+    read_text(path, &text, out, depth, budget)
+}
+
+/// Reads the sections of `text`, the file `path` (included `depth` deep), into `out`.
+fn read_text(
+    path: &Path,
+    text: &str,
+    out: &mut Vec<Section>,
+    depth: usize,
+    budget: &mut Budget,
+) -> Result<(), FioError> {
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let at = || format!("{}:{line}", path.display());
@@ -81,7 +92,7 @@ fn read_into(
                 Some(dir) if inc.is_relative() => dir.join(inc),
                 _ => inc,
             };
-            read_into(&inc, out, depth + 1, Some(&at()), budget)?;
+            read_into(&inc, out, depth + 1, &at(), budget)?;
             continue;
         }
         if let Some(name) = l.strip_prefix('[') {

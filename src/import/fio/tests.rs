@@ -1,7 +1,7 @@
 //! The conversion of fio job files: what each option becomes, and what is refused.
 
 use super::{Converted, FioError, Options, bssplit, convert, duration, size};
-use crate::job::import::parse_map;
+use crate::import::parse_map;
 
 /// Converts the fio job file `text` (written as `job.fio` in a scratch directory, beside
 /// `extra` files).
@@ -16,7 +16,7 @@ fn conv(text: &str, extra: &[(&str, &str)], lenient: bool) -> Result<Converted, 
         lenient,
         map: Vec::new(),
     };
-    convert(&path, &opts)
+    convert(&path, text, &opts)
 }
 
 /// A number of the converted job, integer or not.
@@ -264,7 +264,7 @@ fn conv_with(text: &str, opts: &Options) -> Result<Converted, FioError> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("job.fio");
     std::fs::write(&path, text).unwrap();
-    convert(&path, opts)
+    convert(&path, text, opts)
 }
 
 /// The converted text (strict) of a job with `extra` options.

@@ -9,11 +9,11 @@ mod parse;
 mod plan;
 mod render;
 
-use super::import::{Converted, ImportError, Options};
+use super::{Converted, ImportError, Options};
 use std::path::Path;
 
 /// Converts the Iometer configuration file `text`, read from `path`.
-pub fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
+pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
     let file = path.display().to_string();
     let icf = parse::parse(&file, text).map_err(ImportError::Read)?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -6,7 +6,7 @@
 //! name, so files with fewer or more columns (older and newer versions) read alike. Entries a
 //! file leaves out keep Iometer's defaults. Every count is capped before anything is kept.
 
-use super::super::import::Unsupported;
+use crate::import::Unsupported;
 
 /// Access specifications a file may hold (Iometer's own files hold a few dozen).
 pub(super) const MAX_SPECS: usize = 4096;

@@ -4,7 +4,7 @@
 //! type asks for.
 
 use super::parse::{At, Cycling, Icf, Spec, SpecLine, Worker};
-use crate::job::import::{Options, Unsupported};
+use crate::import::{Options, Unsupported};
 use std::path::PathBuf;
 
 /// Iometer's sector, the unit of disk maximum size and starting sector.

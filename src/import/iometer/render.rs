@@ -2,7 +2,7 @@
 
 use super::parse::Icf;
 use super::plan::Job;
-use crate::job::import::source_comment;
+use crate::import::source_comment;
 use crate::units::format_size_exact;
 use std::fmt::Write as _;
 

@@ -2,7 +2,7 @@
 //! Guide and the files it saves) and of smaller ones written here.
 
 use super::convert;
-use crate::job::import::{Converted, ImportError, Options, parse_map};
+use crate::import::{Converted, ImportError, Options, parse_map};
 use crate::job::spec::{CountCycle, JobSpec};
 use std::path::Path;
 

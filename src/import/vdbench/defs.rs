@@ -3,8 +3,8 @@
 //! definitions (`wd`: an access entry on each of its storage definitions). Run definitions are
 //! in [`super::runs`]. What storlab cannot do is collected as [`Unsupported`], with its line.
 
-use super::super::import::{Options, Unsupported, source_comment};
 use super::parse::{Def, Item, Kind, Value, number, size};
+use crate::import::{Options, Unsupported, source_comment};
 use crate::units::format_size_exact;
 use std::fmt::Write as _;
 use std::path::Path;

@@ -11,7 +11,7 @@
 //! a comment naming its source line; what cannot be converted is listed with its line and
 //! refused unless lenient.
 
-use super::import::{Converted, ImportError, Options};
+use super::{Converted, ImportError, Options};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -25,7 +25,7 @@ use defs::{Out, q};
 use parse::Kind;
 
 /// Converts the vdbench parameter file `text`, read from `path`.
-pub fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
+pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
     let all = parse::read(path, text)?;
     let mut out = Out {
         path,
@@ -38,7 +38,7 @@ pub fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, Imp
         .iter()
         .filter(|d| matches!(d.kind, Kind::Fsd | Kind::Fwd))
     {
-        out.unsupported.push(super::import::Unsupported {
+        out.unsupported.push(crate::import::Unsupported {
             at: out.at(d.line),
             option: d.text.chars().take(60).collect(),
             why: runs::FS_WHY.into(),

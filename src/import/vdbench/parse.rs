@@ -4,7 +4,7 @@
 //! values, and `kind=default` definitions that give later definitions of their kind their
 //! values. Every definition, item and list is bounded before anything is allocated for it.
 
-use super::super::import::ImportError;
+use crate::import::ImportError;
 use std::path::Path;
 
 /// Definitions a file may hold in all (vdbench files hold tens).

@@ -5,9 +5,9 @@
 //! threads the worker's queue depth), in a group of its own when there are several run
 //! definitions, one after another.
 
-use super::super::import::Unsupported;
 use super::defs::{Bound, Out, Sd, Wd, Xfer, matches, openflags, q, seekpct, threads, toml_num};
 use super::parse::{Def, Item, Kind, Value, expand, number, seconds, size};
+use crate::import::Unsupported;
 use crate::units::format_size_exact;
 use std::fmt::Write as _;
 
@@ -17,7 +17,7 @@ const DEFAULT_CURVE: [f64; 6] = [10.0, 50.0, 70.0, 80.0, 90.0, 100.0];
 const MAX_STEPS: usize = 10_000;
 /// Access entries a job holds at most (as storlab's workers; each worker here has one at
 /// least, so this bounds the workers, at most `limits::MAX_WORKERS`, too).
-const MAX_ENTRIES: usize = crate::job::limits::MAX_WORKERS;
+const MAX_ENTRIES: usize = crate::job::MAX_WORKERS;
 
 /// How a run definition paces its I/Os.
 #[derive(Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! vdbench parameter files written from vdbench's public description, converted: the TOML
 //! asserted, and the job read back by storlab (apart from its `[data]` table).
 
-use super::super::import::{Converted, ImportError, Options, parse_map};
 use super::convert;
+use crate::import::{Converted, ImportError, Options, parse_map};
 use std::path::Path;
 
 fn conv(text: &str, opts: &Options) -> Result<Converted, ImportError> {
