@@ -55,8 +55,8 @@ pub(super) fn import(
     output: Option<&Path>,
 ) -> Result<i32> {
     let from = format_flag(from)?;
-    let text = crate::job::file::read_text(path)?;
-    let Some(format) = from.or_else(|| import::identify(path, &text)) else {
+    let (text, format) = read_job(path, from)?;
+    let Some(format) = format else {
         if looks_like_storlab(path, &text) {
             return Err(Usage(format!(
                 "{}: this is a storlab job already: run it with storlab run {}",
@@ -110,6 +110,28 @@ fn looks_like_storlab(path: &Path, text: &str) -> bool {
 fn is_toml(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+/// The job file at `path` as text, and its format when it is another tool's (`from`, or what
+/// [`import::identify`] finds): another tool's file is read in any encoding Windows tools
+/// write (UTF-16, a byte-order mark, Windows-1252); storlab's own must be UTF-8, as TOML is.
+fn read_job(path: &Path, from: Option<Format>) -> Result<(String, Option<Format>)> {
+    let bytes = crate::input::read(path, crate::input::Kind::JobFile).map_err(|e| {
+        crate::job::JobError {
+            location: path.display().to_string(),
+            key: String::new(),
+            message: e.unnamed(),
+        }
+    })?;
+    let decoded = import::decode(path, &bytes);
+    let format = from.or_else(|| {
+        let text = decoded.as_ref().ok()?;
+        import::identify(path, text)
+    });
+    match format {
+        Some(f) => Ok((decoded.map_err(|e| usage(e, ""))?, Some(f))),
+        None => Ok((crate::job::file::decode(path, bytes)?, None)),
+    }
 }
 
 /// Why `path` is converted by none of the formats.
@@ -174,8 +196,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
             })
         }
         (Some(path), None) => {
-            let text = crate::job::file::read_text(path)?;
-            let format = from.or_else(|| import::identify(path, &text));
+            let (text, format) = read_job(path, from)?;
             Some(match format {
                 None => JobInput {
                     label: path.clone(),

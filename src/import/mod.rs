@@ -11,7 +11,11 @@ mod detect;
 mod diskspd;
 mod fio;
 mod iometer;
+mod text;
 mod vdbench;
+
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 
@@ -248,33 +252,95 @@ pub(crate) fn identify(path: &Path, text: &str) -> Option<Format> {
 }
 
 /// Reads the job file of `format` at `path` as text, within the cap of job files (a regular
-/// file, [`crate::input`]); errors name the file.
+/// file, [`crate::input`]), in any encoding Windows tools write ([`decode`]); errors name the
+/// file.
 pub(crate) fn read(path: &Path, format: Format) -> Result<String, ImportError> {
     let kind = match format {
         Format::Fio => crate::input::Kind::FioFile,
         _ => crate::input::Kind::JobFile,
     };
-    crate::input::read_text(path, kind).map_err(|e| ImportError::Read(e.to_string()))
+    let bytes = crate::input::read(path, kind).map_err(|e| ImportError::Read(e.to_string()))?;
+    decode(path, &bytes)
 }
 
-/// Converts `text`, the job file at `path`, of format `format`.
+/// Another tool's file as text: UTF-8 (a byte-order mark skipped), UTF-16 with its byte-order
+/// mark, or else Windows-1252, as Iometer, DiskSpd, vdbench and fio files saved on Windows
+/// are; an error names `path` and the byte.
+pub(crate) fn decode(path: &Path, bytes: &[u8]) -> Result<String, ImportError> {
+    text::decode(bytes)
+        .map(|(text, _)| text)
+        .map_err(|e| ImportError::Read(format!("{}: {e}", path.display())))
+}
+
+/// Converts `text`, the job file at `path`, of format `format`. The job it writes is one
+/// storlab reads back ([`readable`]), and every `--map` places a target of it.
 pub(crate) fn convert(
     path: &Path,
     text: &str,
     format: Format,
     opts: &Options,
 ) -> Result<Converted, ImportError> {
-    (format.converter().convert)(path, text, opts)
+    let converted = (format.converter().convert)(path, text, opts)?;
+    readable(&path.display().to_string(), &converted, opts)?;
+    Ok(converted)
 }
 
 /// Converts a DiskSpd command line (`-b8K -d60 -o4 -t2 -r -w30 -Sh D:\\test.dat`), as given
-/// to `storlab run --diskspd`.
+/// to `storlab run --diskspd`, to a job storlab reads back.
 pub(crate) fn convert_diskspd_line(line: &str, opts: &Options) -> Result<Converted, ImportError> {
-    diskspd::convert_args(line, opts)
+    let converted = diskspd::convert_args(line, opts)?;
+    readable("the DiskSpd command line", &converted, opts)?;
+    Ok(converted)
+}
+
+/// The one check of what an importer writes: the job parses and resolves as storlab reads
+/// any job file (the same validation `storlab run` makes), so that no conversion, strict or
+/// lenient, hands on a job storlab refuses later; and each `--map` names a target the job
+/// has. A failure here names what the converted job asks for that storlab cannot do.
+fn readable(source: &str, converted: &Converted, opts: &Options) -> Result<(), ImportError> {
+    let name = PathBuf::from(format!("the job converted from {source}"));
+    let refused = |e: crate::job::JobError| {
+        ImportError::Read(format!(
+            "{source}: storlab cannot run what it converts to: {e}"
+        ))
+    };
+    let spec = crate::job::file::parse(&name, &converted.toml).map_err(refused)?;
+    crate::job::resolve(&spec, Some((&name, &converted.toml))).map_err(refused)?;
+    let paths: Vec<&Path> = spec
+        .target
+        .iter()
+        .filter_map(|t| t.get_ref().path.as_deref())
+        .collect();
+    for (from, to) in &opts.map {
+        if !paths.iter().any(|p| p.starts_with(to)) {
+            return Err(ImportError::Read(format!(
+                "--map \"{from}={}\": {source} has no target named `{from}`; its targets are {}: give --map one of them",
+                to.display(),
+                target_names(&spec)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The targets of a converted job as the source tool named them, for messages.
+fn target_names(spec: &crate::job::spec::JobSpec) -> String {
+    let names: Vec<String> = spec
+        .target
+        .iter()
+        .take(16)
+        .filter_map(|t| t.get_ref().name.clone())
+        .map(|n| format!("`{n}`"))
+        .collect();
+    match (names.len(), spec.target.len()) {
+        (0, _) => "none".into(),
+        (n, all) if all > n => format!("{} and {} more", names.join(", "), all - n),
+        _ => names.join(", "),
+    }
 }
 
 #[cfg(test)]
-mod tests {
+mod map_tests {
     use super::*;
 
     #[test]

@@ -104,6 +104,9 @@ fn size(v: &str, block: Option<u64>) -> Option<u64> {
     num.parse::<u64>().ok()?.checked_mul(mult)
 }
 
+/// The fastest rate a thread may be given, I/Os a second (storlab's `rate_iops` limit).
+pub(super) const MAX_RATE: f64 = 1e9;
+
 /// The letters whose option needs a value.
 const VALUED: &str = "bBcCdDFgijoOPTWX";
 
@@ -334,7 +337,11 @@ impl Reader<'_> {
                         } else {
                             n as f64 * 1000.0 / self.p.block as f64
                         };
-                        self.rate = Some((i, per_s));
+                        if per_s > MAX_RATE {
+                            self.bad(i, o, "a rate of at most 10^9 I/Os a second per thread (storlab's most; -g is bytes per millisecond, or I/Os a second with an i)");
+                        } else {
+                            self.rate = Some((i, per_s));
+                        }
                     }
                     _ => self.bad(i, o, "a rate above 0: bytes per millisecond, or I/Os a second with an i (-g100i)"),
                 }

@@ -15,11 +15,19 @@ const MAX_NODES: u32 = 1 << 20;
 /// level, so a document of thousands of levels would exhaust a thread's stack).
 const MAX_DEPTH: usize = 64;
 
-/// How deep the elements of `text` nest, as far as `limit` (a scan of its tags that skips
-/// comments, CDATA, processing instructions, declarations and quoted attribute values).
-fn depth(text: &str, limit: usize) -> usize {
+/// Attributes one element may hold (DiskSpd's hold at most two, `<Range IO="..">` and
+/// `<Throughput unit="..">`; the parser checks each new attribute against the element's others,
+/// so an element of 150 000 attributes took 34 s: refused before parsing).
+const MAX_ATTRIBUTES: usize = 64;
+
+/// What keeps the parse linear, checked in one pass over `text`'s tags (skipping comments,
+/// CDATA, processing instructions, declarations and quoted attribute values): elements nest at
+/// most [`MAX_DEPTH`] deep and each holds at most [`MAX_ATTRIBUTES`] attributes. The error
+/// names the line of the first tag beyond either.
+fn shape(text: &str) -> Result<(), String> {
     let b = text.as_bytes();
-    let (mut i, mut depth, mut max) = (0, 0usize, 0);
+    let (mut i, mut depth) = (0, 0usize);
+    let line = |at: usize| b[..at].iter().filter(|&&c| c == b'\n').count() + 1;
     let skip_to = |from: usize, end: &str| {
         text[from..]
             .find(end)
@@ -41,20 +49,30 @@ fn depth(text: &str, limit: usize) -> usize {
         } else {
             let mut j = lt + 1;
             let mut quote = None;
+            let mut attributes = 0usize;
             while j < b.len() {
                 match (quote, b[j]) {
                     (None, q @ (b'"' | b'\'')) => quote = Some(q),
                     (Some(q), c) if c == q => quote = None,
+                    (None, b'=') => attributes += 1,
                     (None, b'>') => break,
                     _ => {}
                 }
                 j += 1;
             }
+            if attributes > MAX_ATTRIBUTES {
+                return Err(format!(
+                    "{}: an element with {attributes} attributes; a DiskSpd profile's elements hold at most 2 (storlab reads at most {MAX_ATTRIBUTES})",
+                    line(lt)
+                ));
+            }
             if j > lt && b.get(j.wrapping_sub(1)) != Some(&b'/') {
                 depth += 1;
-                max = max.max(depth);
-                if max > limit {
-                    return max;
+                if depth > MAX_DEPTH {
+                    return Err(format!(
+                        "{}: its elements nest more than {MAX_DEPTH} deep; a DiskSpd profile's nest 8 deep",
+                        line(lt)
+                    ));
                 }
             }
             j + 1
@@ -63,7 +81,7 @@ fn depth(text: &str, limit: usize) -> usize {
             break;
         }
     }
-    max
+    Ok(())
 }
 
 /// A profile's elements, with the file for their positions.
@@ -414,7 +432,15 @@ impl Reader<'_> {
             }
         }
         if let Some((e, v, iops)) = throughput {
-            p.rate_iops = Some(if iops { v } else { v * 1000.0 / p.block as f64 });
+            let rate = if iops { v } else { v * 1000.0 / p.block as f64 };
+            if rate > super::args::MAX_RATE {
+                self.bad(
+                    e,
+                    "a rate of at most 10^9 I/Os a second per thread (storlab's most)",
+                );
+            } else {
+                p.rate_iops = Some(rate);
+            }
             if think.is_some_and(|t| t > 0) {
                 self.out.note(format!("{}: <ThinkTime> has no effect (DiskSpd ignores it when <Throughput> limits the rate)", self.at(e)));
             }
@@ -498,11 +524,7 @@ pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, I
         allow_dtd: false,
         nodes_limit: MAX_NODES,
     };
-    if depth(text, MAX_DEPTH) > MAX_DEPTH {
-        return Err(ImportError::Read(format!(
-            "{file}: its elements nest more than {MAX_DEPTH} deep; a DiskSpd profile's nest 8 deep"
-        )));
-    }
+    shape(text).map_err(|e| ImportError::Read(format!("{file}:{e}")))?;
     let doc = Document::parse_with_options(text, opts).map_err(|e| {
         ImportError::Read(format!("{file}: not an XML document storlab can read: {e}"))
     })?;

@@ -54,13 +54,7 @@ fn read_into(
         .and_then(crate::input::Input::read_all)
         .map_err(|e| FioError::Read(format!("{included_at}: cannot include it: {e}")))?;
     budget.bytes -= bytes.len() as u64;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        FioError::Read(format!(
-            "{}: byte {} is not UTF-8 text",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = crate::import::decode(path, &bytes)?;
     read_text(path, &text, out, depth, budget)
 }
 

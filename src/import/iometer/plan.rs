@@ -623,32 +623,42 @@ fn cycle(
         step: 1,
         exponential: false,
     };
-    let push =
-        |key: &'static str, c: Option<&At<Cycling>>, default: &Cycling, end: u64, job: &mut Job| {
-            let (line, c) = c.map_or((tt.line, default), |c| (c.line, &c.v));
-            let end = c.end.unwrap_or(end);
-            match steps(c, end) {
-                Ok(values) => {
-                    job.cycles.push(CycleOut {
-                        key,
-                        values,
-                        at: at(line),
-                        text: format!(
-                            "{key}: start {}, end {end}, step {} {}",
-                            c.start,
-                            c.step,
-                            if c.exponential {
-                                "EXPONENTIAL"
-                            } else {
-                                "LINEAR"
-                            }
-                        ),
-                    });
-                    Ok(())
-                }
-                Err(e) => Err(format!("{}: {key} cycling: {e}", at(line))),
+    let push = |key: &'static str,
+                c: Option<&At<Cycling>>,
+                default: &Cycling,
+                end: u64,
+                job: &mut Job| {
+        let (line, c) = c.map_or((tt.line, default), |c| (c.line, &c.v));
+        let end = c.end.unwrap_or(end);
+        match steps(c, end) {
+            Ok(values) if key == "queue_depth" && values.iter().any(|&v| v > MAX_QUEUE_DEPTH) => {
+                Err(format!(
+                    "{}: queue depth cycling from {} to {end}: storlab keeps at most {MAX_QUEUE_DEPTH} I/Os in flight per worker; end the cycle at {MAX_QUEUE_DEPTH} or below",
+                    at(line),
+                    c.start
+                ))
             }
-        };
+            Ok(values) => {
+                job.cycles.push(CycleOut {
+                    key,
+                    values,
+                    at: at(line),
+                    text: format!(
+                        "{key}: start {}, end {end}, step {} {}",
+                        c.start,
+                        c.step,
+                        if c.exponential {
+                            "EXPONENTIAL"
+                        } else {
+                            "LINEAR"
+                        }
+                    ),
+                });
+                Ok(())
+            }
+            Err(e) => Err(format!("{}: {key} cycling: {e}", at(line))),
+        }
+    };
     if targets {
         let most = job
             .workers
