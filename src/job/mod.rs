@@ -482,6 +482,10 @@ pub struct Access {
     /// Sequential I/O: bytes skipped after each I/O (negative: back; 0: contiguous).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gap_bytes: i64,
+    /// Sequential I/O: where the first I/O is, bytes from the span's start (0: at it); the
+    /// stream wraps to the span's start as always (added in 1.18).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub start_bytes: u64,
     /// Reads, percent.
     pub read_pct: f64,
     /// Random I/Os, percent.
@@ -516,6 +520,7 @@ impl Access {
             block_sizes: Vec::new(),
             roll_every_bytes: 0,
             gap_bytes: 0,
+            start_bytes: 0,
             read_pct,
             random_pct,
             align_bytes: block,
@@ -527,6 +532,10 @@ impl Access {
             fsync_every: 0,
         }
     }
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 fn is_zero(v: &i64) -> bool {

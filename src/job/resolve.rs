@@ -600,6 +600,15 @@ fn resolve_access(
     let gap_bytes = (a.gap.as_ref().map(|g| g.bytes()).transpose())
         .map_err(|m| err("gap", m))?
         .unwrap_or(0);
+    let start_bytes = a.start.map_or(0, |s| s.0);
+    if start_bytes % 512 != 0 {
+        return Err(err(
+            "start",
+            format!(
+                "start is {start_bytes} bytes; use a multiple of 512 bytes (O_DIRECT's alignment)"
+            ),
+        ));
+    }
     Ok(Access {
         class,
         weight,
@@ -607,6 +616,7 @@ fn resolve_access(
         block_sizes,
         roll_every_bytes: roll_every,
         gap_bytes,
+        start_bytes,
         read_pct,
         random_pct,
         align_bytes: align,

@@ -108,7 +108,7 @@ fn size(v: &str, block: Option<u64>) -> Option<u64> {
 pub(super) const MAX_RATE: f64 = 1e9;
 
 /// The letters whose option needs a value.
-const VALUED: &str = "bBcCdDFgijoOPTWX";
+const VALUED: &str = "bBcCdFgijoOPTWX";
 
 /// Reads a DiskSpd command line into a time span (its options) with its targets.
 pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
@@ -119,6 +119,21 @@ pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
         if l.ends_with("diskspd") || l.ends_with("diskspd.exe") {
             tokens.remove(0);
         }
+    }
+    if let Some((i, t)) = (tokens.iter().enumerate())
+        .find(|(_, t)| t.starts_with(['\u{2013}', '\u{2014}', '\u{2212}', '\u{2010}', '\u{2011}']))
+    {
+        let dash = match t.chars().next() {
+            Some('\u{2013}') => "an en dash (–)",
+            Some('\u{2014}') => "an em dash (—)",
+            Some('\u{2212}') => "a minus sign (−)",
+            _ => "a Unicode hyphen (‐)",
+        };
+        let fixed: String = std::iter::once('-').chain(t.chars().skip(1)).collect();
+        return Err(ImportError::Read(format!(
+            "the DiskSpd command line, argument {}: `{t}` starts with {dash}, as web pages print a hyphen; DiskSpd reads options only after - or /, and would take it for a target: write {fixed} (every dash of the line a plain -)",
+            i + 1
+        )));
     }
     let split = tokens
         .iter()
@@ -162,6 +177,7 @@ pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
         stride: None,
         cache: Cache::default(),
         buffer_given: false,
+        abs: None,
     };
     // The block size first: other sizes may count in blocks of it (`8b`).
     for (i, o) in options.iter().enumerate() {
@@ -211,6 +227,8 @@ struct Reader<'a> {
     cache: Cache,
     /// `-Z...` given.
     buffer_given: bool,
+    /// `-rdabs`: where it was, its (IO%, bytes) pairs.
+    abs: Option<(usize, Vec<(f64, u64)>)>,
 }
 
 impl Reader<'_> {
@@ -311,6 +329,8 @@ impl Reader<'_> {
                     self.out.note(format!("{o}: not run (DiskSpd's cool-down keeps I/O going after the measurement and counts none of it; storlab stops at the end of the measurement)"));
                 }
             }
+            // Bare: DiskSpd's default interval, 1 s.
+            'D' if v.is_empty() => self.span.interval_ms = Some(1000),
             'D' => match v.parse::<u64>() {
                 Ok(ms) if (1..=86_400_000).contains(&ms) => self.span.interval_ms = Some(ms),
                 _ => self.bad(i, o, "milliseconds, 1 or more"),
@@ -379,8 +399,8 @@ impl Reader<'_> {
                 }
             }
             'T' => {
-                if self.size(i, o, v).is_some_and(|t| t > 0) {
-                    self.bad(i, o, "storlab's threads on a target all start their sequential streams at its start (give -T0, or one thread per target and -B)");
+                if let Some(t) = self.size(i, o, v) {
+                    self.p.thread_stride = t;
                 }
             }
             'v' => self.no_effect(o, "verbose output"),
@@ -466,13 +486,92 @@ impl Reader<'_> {
                 }
                 None => self.bad(i, o, "IO%/TARGET% pairs separated by `:`, each share adding up to at most 100 (-rdpct90/10:10/90)"),
             }
+        } else if let Some(d) = v.strip_prefix("dabs") {
+            let mut pairs = Vec::new();
+            for part in d.split(':') {
+                let parsed = part.split_once('/').and_then(|(io, len)| {
+                    Some((
+                        io.trim().parse::<f64>().ok()?,
+                        size(len, Some(self.p.block))?,
+                    ))
+                });
+                match parsed {
+                    Some((io, len)) if (0.0..=100.0).contains(&io) && pairs.len() < 100 => {
+                        pairs.push((io, len));
+                    }
+                    _ => {
+                        return self.bad(
+                            i,
+                            o,
+                            "IO%/SIZE pairs separated by `:` (-rdabs90/10G:10/20G)",
+                        );
+                    }
+                }
+            }
+            self.abs = Some((i, pairs));
+            self.p.random.get_or_insert(100.0);
         } else if v.starts_with('d') {
-            self.bad(i, o, "storlab's zones are shares of the target (-rdpct); absolute sizes are not converted");
+            self.bad(
+                i,
+                o,
+                "a distribution is -rdpct (shares of the target) or -rdabs (sizes)",
+            );
         } else {
             self.p.random.get_or_insert(100.0);
             if !v.is_empty() {
                 self.p.align = self.size(i, o, v).filter(|a| *a > 0);
             }
+        }
+    }
+
+    /// `-rdabs` as shares of the span, which its size (`-c`, or `-f`) gives: each range's
+    /// bytes as DiskSpd places them (a last range of 0 is the rest), ranges past the span's
+    /// end dropped and the I/O of those within it scaled to 100 %, as DiskSpd truncates a
+    /// distribution larger than its target.
+    fn absolute_zones(&mut self, (i, pairs): &(usize, Vec<(f64, u64)>)) {
+        let o = format!("-rdabs (argument {})", i + 1);
+        let Some(span) = self
+            .p
+            .max
+            .or(self.p.size)
+            .map(|end| end.saturating_sub(self.p.base))
+        else {
+            return self.bad(*i, &o, "absolute zones need the target's size: give -c<size> (or -f<max>), or write the zones as shares with -rdpct");
+        };
+        let mut placed = Vec::new();
+        let mut at = 0u64;
+        let last = pairs.len().saturating_sub(1);
+        for (k, &(io, len)) in pairs.iter().enumerate() {
+            if at >= span {
+                break;
+            }
+            let len = if len == 0 && k == last {
+                span - at
+            } else {
+                len.min(span - at)
+            };
+            placed.push((io, len as f64 * 100.0 / span as f64));
+            at += len;
+        }
+        let io: f64 = placed.iter().map(|p| p.0).sum();
+        let rest = 100.0 - at as f64 * 100.0 / span as f64;
+        if io <= 0.0 {
+            return self.bad(*i, &o, "no I/O falls within the target");
+        }
+        // The rest of the target, past the ranges: DiskSpd puts what IO% is left there.
+        if rest > 1e-9 && io < 100.0 - 1e-9 {
+            placed.push((100.0 - io, rest));
+        } else {
+            for p in &mut placed {
+                p.0 *= 100.0 / io;
+            }
+            if rest > 1e-9 {
+                placed.push((0.0, rest));
+            }
+        }
+        match zoned(&placed) {
+            Some(z) => self.p.zones = Some(z),
+            None => self.bad(*i, &o, "ranges whose I/O shares add up to at most 100 %"),
         }
     }
 
@@ -528,10 +627,31 @@ impl Reader<'_> {
             self.out.note("DiskSpd pins its threads to the CPUs in turn by default; storlab leaves them to the scheduler (name CPUs with -a to pin them)".into());
         }
         if let Some((i, s)) = self.stride {
-            if s != self.p.block {
+            if s == 0 || s % 512 != 0 && s != self.p.block {
                 let o = options[i].clone();
-                self.bad(i, &o, "storlab's sequential I/O goes from one block to the next (a stride of the block size)");
+                self.bad(
+                    i,
+                    &o,
+                    "a stride of whole 512-byte sectors (O_DIRECT's alignment), above 0",
+                );
+            } else {
+                self.p.stride = Some(s);
             }
+        }
+        if self.p.thread_stride > 0 {
+            let stride = self.p.stride.unwrap_or(self.p.block);
+            if self.p.thread_stride % self.p.block != 0 || stride % self.p.block != 0 {
+                self.out.bad("command line", "-T", "threads' streams that start off a block boundary (-T and -s not multiples of -b): storlab starts each sequential stream on a whole block; give -T and -s in blocks (e.g. -T1b -s8b)");
+            } else if self.p.random.is_some() || self.p.interlocked {
+                self.out.note(
+                    "-T: no effect (DiskSpd staggers only sequential, non-interlocked threads)"
+                        .into(),
+                );
+                self.p.thread_stride = 0;
+            }
+        }
+        if let Some(abs) = self.abs.take() {
+            self.absolute_zones(&abs);
         }
         self.p.rate_iops = self.rate.map(|(_, r)| r);
         if let Some((i, ms)) = self.think {

@@ -175,6 +175,11 @@ struct Params {
     zones: Option<String>,
     /// `-si`, `InterlockedSequential`: the threads share one sequential stream.
     interlocked: bool,
+    /// `-s<stride>`, `StrideSize`: sequential I/O moves this far each time (`None`: the
+    /// block size).
+    stride: Option<u64>,
+    /// `-T`, `ThreadStride`: thread k's sequential stream starts k times this far in.
+    thread_stride: u64,
     /// `-w`, `WriteRatio`: percent of writes.
     write: f64,
     /// `-o`, `RequestCount`: outstanding I/Os per thread on this target (default 2).
@@ -204,6 +209,8 @@ impl Default for Params {
             align: None,
             zones: None,
             interlocked: false,
+            stride: None,
+            thread_stride: 0,
             write: 0.0,
             requests: 2,
             threads: 1,

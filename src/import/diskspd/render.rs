@@ -168,7 +168,11 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
             cpus.as_deref(),
             &names,
         );
-        access(t, &name, p);
+        if names.len() > 1 {
+            // DiskSpd picks the target of each I/O at random (its weights all equal).
+            t.push_str("target_choice = \"random\"\n");
+        }
+        access(t, &name, p, Lane::default());
         return;
     }
     let mut first_thread = 0u32;
@@ -206,6 +210,33 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
             let rate = p.rate_iops.map(|r| r * f64::from(threads));
             let depth = threads.saturating_mul(p.requests).min(super::MAX_REQUESTS);
             worker(t, 1, depth, rate, p, cpus.as_deref(), &names);
+        } else if p.thread_stride > 0 && p.random.is_none() {
+            // -T: thread k starts k × T into the target and keeps to its lane, the stride
+            // apart: a worker each, its span starting at its lane (k × T modulo the stride),
+            // its first I/O the rest of k × T in, wrapping to its lane's start, as DiskSpd.
+            let step = p.stride.unwrap_or(p.block).max(1);
+            for k in 0..threads.min(super::MAX_THREADS) {
+                let into = u64::from(k).saturating_mul(p.thread_stride);
+                if k > 0 {
+                    let _ = write!(
+                        t,
+                        "\n# thread {} of target {}: starts {into} bytes in (-T)\n[[worker]]\nname = {}\n",
+                        k + 1,
+                        tg.name,
+                        q(&format!("{name}-thread{}", k + 1))
+                    );
+                    group(t);
+                }
+                let cpus = cpus_of(s, start.saturating_add(k), 1);
+                worker(t, 1, p.requests, p.rate_iops, p, cpus.as_deref(), &names);
+                let lane = Lane {
+                    offset: into % step,
+                    start: into - into % step,
+                };
+                access(t, &name, p, lane);
+            }
+            first_thread = first_thread.saturating_add(p.threads);
+            continue;
         } else {
             let cpus = cpus_of(s, start, threads);
             worker(
@@ -218,7 +249,7 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
                 &names,
             );
         }
-        access(t, &name, p);
+        access(t, &name, p, Lane::default());
         first_thread = first_thread.saturating_add(p.threads);
     }
 }
@@ -264,7 +295,15 @@ fn worker(
     let _ = writeln!(t, "targets = [{}]", targets.join(", "));
 }
 
-fn access(t: &mut String, class: &str, p: &Params) {
+/// Where one thread's sequential stream runs (DiskSpd's `-T`): its span starts `offset`
+/// bytes further in, its first I/O `start` bytes into the span.
+#[derive(Default, Clone, Copy)]
+struct Lane {
+    offset: u64,
+    start: u64,
+}
+
+fn access(t: &mut String, class: &str, p: &Params, lane: Lane) {
     let _ = write!(
         t,
         "\n[[worker.access]]\nclass = {}\nblock_size = {}\nread = \"{}%\"\nrandom = \"{}%\"\n",
@@ -279,11 +318,25 @@ fn access(t: &mut String, class: &str, p: &Params) {
     if let Some(z) = &p.zones {
         let _ = writeln!(t, "distribution = {}", q(z));
     }
-    if p.base > 0 {
-        let _ = writeln!(t, "offset = {}", p.base);
+    if let Some(stride) = p
+        .stride
+        .filter(|s| *s != p.block && p.random != Some(100.0))
+    {
+        // -s: each sequential I/O `stride` on from the one before (gap: what the block leaves).
+        let _ = writeln!(t, "gap = {}", i128::from(stride) - i128::from(p.block));
+    }
+    let offset = p.base.saturating_add(lane.offset);
+    if offset > 0 {
+        let _ = writeln!(t, "offset = {offset}");
+    }
+    if lane.start > 0 {
+        let _ = writeln!(t, "start = {}", lane.start);
     }
     let length = p.length.or(p.max.map(|m| m.saturating_sub(p.base)));
-    if let Some(l) = length.filter(|l| *l > 0) {
+    if let Some(l) = length
+        .map(|l| l.saturating_sub(lane.offset))
+        .filter(|l| *l > 0)
+    {
         let _ = writeln!(t, "length = {l}");
     }
     if p.write_through && p.write > 0.0 {

@@ -177,10 +177,10 @@ fn zones_add_the_rest_of_the_target() {
 
 #[test]
 fn what_cannot_be_converted_is_named_with_its_argument() {
-    let e = convert_args("-b4K -Sm -p -T1M -Z -Yx -c1M a.dat", &opts(&[])).unwrap_err();
+    let e = convert_args("-b4K -Sm -p -Z -Yx -c1M a.dat", &opts(&[])).unwrap_err();
     let r = refusals(e);
     let options: Vec<&str> = r.iter().map(|(_, o, _)| o.as_str()).collect();
-    assert_eq!(options, ["-Sm", "-p", "-T1M", "-Z", "-Yx"], "{r:?}");
+    assert_eq!(options, ["-Sm", "-p", "-Z", "-Yx"], "{r:?}");
     assert_eq!(r[0].0, "command line, argument 2");
     assert!(r[0].2.contains("memory-mapped"), "{r:?}");
     // --lenient: left out, listed in the job.
@@ -432,4 +432,101 @@ fn threads_beyond_what_storlab_runs_are_refused_before_the_job_is_written() {
         "{r:?}"
     );
     let _ = profile(empty, &lenient);
+}
+
+// Issue 46: what real command lines and profiles hold.
+
+fn int(v: &toml::Value, key: &str) -> Option<i64> {
+    v.get(key).and_then(toml::Value::as_integer)
+}
+
+#[test]
+fn threads_started_apart_keep_their_lanes_as_diskspd_runs_them() {
+    // DiskSpd's documentation: three threads interleaved, each 12 KiB on from its last.
+    let (_, t) = line(r"-t3 -T4k -b4k -s12k C:\testfile", &["C:=/mnt/c"]);
+    let w = workers(&t);
+    assert_eq!(w.len(), 3, "a worker each thread");
+    for (k, w) in w.iter().enumerate() {
+        let a = &w["access"][0];
+        assert_eq!(int(a, "offset").unwrap_or(0), 4096 * k as i64, "{w}");
+        assert_eq!(int(a, "gap"), Some(8192), "{w}");
+        assert_eq!(int(a, "start"), None, "{w}");
+        assert_eq!(
+            a["class"].as_str(),
+            Some("target1"),
+            "one class: the target's"
+        );
+    }
+    // Threads a gigabyte apart, each 4 KiB on (the block size): a lane each at the same
+    // place, started 1 and 2 GiB in, wrapping to the start.
+    let (_, t) = line(r"-c3G -t3 -T1G -b4K -s c:\testfile", &["c:=/mnt/c"]);
+    let starts: Vec<Option<i64>> = workers(&t)
+        .iter()
+        .map(|w| int(&w["access"][0], "start"))
+        .collect();
+    assert_eq!(starts, [None, Some(1 << 30), Some(2 << 30)]);
+    // -T13k -s with 4 KiB blocks: lanes 1 KiB off a block, which storlab's streams never are.
+    let e = convert_args(r"-c3G -t3 -T13k -b4K -s c:\testfile", &opts(&["c:=/mnt/c"]));
+    assert!(
+        refusals(e.unwrap_err())[0]
+            .2
+            .contains("off a block boundary")
+    );
+    // With -F, every thread has its lane on every target.
+    let (_, t) = line(
+        "-c100b -b4K -o32 -F8 -T1b -s8b -W60 -d60 -Sh testfile.dat",
+        &[],
+    );
+    assert_eq!(workers(&t).len(), 8);
+    assert_eq!(int(&workers(&t)[7]["access"][0], "offset"), Some(7 * 4096));
+}
+
+#[test]
+fn real_lines_convert_bare_interval_random_target_choice_and_absolute_zones() {
+    // VM Fleet's peak profile: a bare -D is DiskSpd's 1 s interval.
+    let (_, t) = line(
+        "-t1 -b4k -o32 -w0 -r -Suw -D -L -Z10m *1",
+        &["*1=/mnt/x.dat"],
+    );
+    assert_eq!(t["interval"].as_str(), Some("1000ms"));
+    // -F -O: two threads share four I/Os in flight over five files, each I/O's file at random.
+    let (_, t) = line("-F2 -O4 -c1M file1 file2 file3 file4 file5", &[]);
+    let w = &workers(&t)[0];
+    assert_eq!(w["target_choice"].as_str(), Some("random"));
+    assert_eq!(w["targets"].as_array().unwrap().len(), 5);
+    // -rdabs with the file's size: shares of it (90 % of I/O in the first 10 GiB of 40).
+    let (_, t) = line("-c40G -r -rdabs90/10G:0/10G:5/20G t.dat", &[]);
+    let d = workers(&t)[0]["access"][0]["distribution"]
+        .as_str()
+        .unwrap();
+    assert!(d.starts_with("zoned:94.73"), "{d}");
+    let e = convert_args("-r -rdabs90/10G t.dat", &opts(&[])).unwrap_err();
+    assert!(refusals(e)[0].2.contains("give -c<size>"));
+}
+
+#[test]
+fn a_dash_from_a_web_page_is_called_what_it_is() {
+    let e = convert_args("\u{2013}b8K \u{2013}d60 D:\\test.dat", &opts(&[]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("argument 1: `\u{2013}b8K` starts with an en dash (\u{2013})")
+            && e.contains("write -b8K"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_template_profile_is_completed_and_one_without_paths_says_what_to_give() {
+    let vmfleet = "<Profile><TimeSpans><TimeSpan><Duration></Duration><Warmup></Warmup>\
+                   <Cooldown></Cooldown><Targets><Target><Path>*1</Path><BlockSize>4096</BlockSize>\
+                   <ThreadStride>0</ThreadStride></Target></Targets></TimeSpan></TimeSpans></Profile>";
+    let c = convert(Path::new("p.xml"), vmfleet, &opts(&["*1=/mnt/x.dat"])).unwrap();
+    let t = job(&c.toml);
+    assert_eq!(t["duration"].as_str(), Some("10s"));
+    assert!(c.toml.contains("<Duration> is empty"), "{}", c.toml);
+    let storscore = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize>\
+                     </Target></Targets></TimeSpan></TimeSpans></Profile>";
+    let e = convert(Path::new("s.xml"), storscore, &opts(&[])).unwrap_err();
+    assert!(refusals(e)[0].2.contains("names no <Path>"));
 }

@@ -164,6 +164,23 @@ impl Reader<'_> {
         let mut affinity = false;
         for e in elements(n) {
             match e.tag_name().name() {
+                "Duration" | "Warmup" | "Cooldown" if Self::text(e).is_empty() => {
+                    // A template's (VM Fleet's): its tool fills it in before DiskSpd runs it.
+                    let (default, flag) = match e.tag_name().name() {
+                        "Duration" => ("10 s", "--duration"),
+                        "Warmup" => ("5 s", "--ramp"),
+                        _ => ("0 s", ""),
+                    };
+                    let give = if flag.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; give {flag} to storlab run for another")
+                    };
+                    self.out.note(format!(
+                        "<{}> is empty, as in a template its tool completes: DiskSpd's default, {default}{give}",
+                        e.tag_name().name()
+                    ));
+                }
                 "Duration" => {
                     if let Some(d) = self.number(e, 1..=31_536_000, "seconds") {
                         span.duration = d;
@@ -398,11 +415,16 @@ impl Reader<'_> {
                     e,
                     "parallel I/Os at one sequential offset: storlab's threads each have their own sequential position",
                 ),
-                "ThreadStride" => {
-                    if self.number(e, 0..=u64::MAX, "bytes").is_some_and(|s| s > 0) {
-                        self.bad(e, "storlab's threads on a target all start their sequential streams at its start");
+                "ThreadStride" => match self.number(e, 0..=u64::MAX, "bytes") {
+                    Some(t) if t % 512 != 0 => {
+                        self.bad(
+                            e,
+                            "a thread stride of whole 512-byte sectors (O_DIRECT's alignment)",
+                        );
                     }
-                }
+                    Some(t) => p.thread_stride = t,
+                    None => {}
+                },
                 "IOPriority" => {
                     if self.number(e, 1..=3, "a priority").is_some_and(|p| p != 3) {
                         self.bad(e, "storlab issues I/O at normal priority (3)");
@@ -417,7 +439,7 @@ impl Reader<'_> {
             }
         }
         let Some(name) = name else {
-            self.bad(n, "a <Target> names its <Path>");
+            self.bad(n, "the <Target> names no <Path>: a template whose tool fills in the paths (StorScore writes one file per target); write each <Path>, or a template path <Path>*1</Path> and --map \"*1=PATH\"");
             return None;
         };
         if let Some(align) = random {
@@ -428,8 +450,23 @@ impl Reader<'_> {
         }
         if let Some((e, s)) = stride {
             if p.random.is_none() && s > 0 && s != p.block {
-                self.bad(e, "storlab's sequential I/O goes from one block to the next (a stride of the block size)");
+                if s % 512 == 0 {
+                    p.stride = Some(s);
+                } else {
+                    self.bad(
+                        e,
+                        "a stride of whole 512-byte sectors (O_DIRECT's alignment)",
+                    );
+                }
             }
+        }
+        if p.random.is_some() || p.interlocked {
+            p.thread_stride = 0;
+        }
+        let step = p.stride.unwrap_or(p.block);
+        if p.thread_stride % p.block != 0 || step % p.block != 0 {
+            self.bad(n, "threads' streams that start off a block boundary (ThreadStride and StrideSize not multiples of BlockSize): storlab starts each sequential stream on a whole block");
+            p.thread_stride = 0;
         }
         if let Some((e, v, iops)) = throughput {
             let rate = if iops { v } else { v * 1000.0 / p.block as f64 };
