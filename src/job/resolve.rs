@@ -460,6 +460,21 @@ fn resolve_worker(
         .collect())
 }
 
+/// A sequential stream's `gap` and `start`, bytes; an error names the key.
+fn sequential(a: &AccessSpec) -> Result<(i64, u64), (&'static str, String)> {
+    let gap = (a.gap.as_ref().map(|g| g.bytes()).transpose())
+        .map_err(|m| ("gap", m))?
+        .unwrap_or(0);
+    let start = a.start.map_or(0, |s| s.0);
+    if start % 512 != 0 {
+        return Err((
+            "start",
+            format!("start is {start} bytes; use a multiple of 512 bytes (O_DIRECT's alignment)"),
+        ));
+    }
+    Ok((gap, start))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn resolve_access(
     wi: usize,
@@ -597,18 +612,7 @@ fn resolve_access(
         return Err(err("class", "the class name is empty".into()));
     }
     let class = class_id(classes, &class_name);
-    let gap_bytes = (a.gap.as_ref().map(|g| g.bytes()).transpose())
-        .map_err(|m| err("gap", m))?
-        .unwrap_or(0);
-    let start_bytes = a.start.map_or(0, |s| s.0);
-    if start_bytes % 512 != 0 {
-        return Err(err(
-            "start",
-            format!(
-                "start is {start_bytes} bytes; use a multiple of 512 bytes (O_DIRECT's alignment)"
-            ),
-        ));
-    }
+    let (gap_bytes, start_bytes) = sequential(a).map_err(|(k, m)| err(k, m))?;
     Ok(Access {
         class,
         weight,

@@ -230,6 +230,9 @@ struct Out {
     /// Unsupported beyond [`MAX_LISTED`], counted only.
     more: usize,
     notes: Vec<String>,
+    /// The notes already said (each is said once; a set, so that a file of thousands of
+    /// targets, each with its note, takes time in proportion to them).
+    said: std::collections::HashSet<String>,
 }
 
 /// Unsupported options or elements listed at most (a file of thousands has one mistake made
@@ -251,7 +254,7 @@ impl Out {
 
     /// A note, once.
     fn note(&mut self, note: String) {
-        if !self.notes.contains(&note) {
+        if self.said.insert(note.clone()) {
             self.notes.push(note);
         }
     }

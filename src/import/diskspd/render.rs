@@ -47,12 +47,15 @@ fn job_wide(spans: &[Span], out: &mut Out) -> bool {
 pub(super) fn render(what: &str, spans: &[Span], out: &mut Out, opts: &Options) -> String {
     let uncached = job_wide(spans, out);
     let mut placed: Vec<Placed> = Vec::new();
+    // Each name's place in `placed`: one look-up per target, however many there are.
+    let mut index: std::collections::HashMap<&str, usize> = Default::default();
     for t in spans.iter().flat_map(|s| &s.targets) {
         let size = t.params.size;
-        if let Some(p) = placed.iter_mut().find(|p| p.name == t.name) {
-            p.size = p.size.max(size);
+        if let Some(&i) = index.get(t.name.as_str()) {
+            placed[i].size = placed[i].size.max(size);
             continue;
         }
+        index.insert(&t.name, placed.len());
         let before = out.notes.len();
         let path = place(&t.name, placed.len(), opts, &mut out.notes);
         let scratch = out.notes.len() > before;

@@ -76,6 +76,8 @@ pub(super) struct Job {
     /// Comments for the head of the job, each with its line when it has one.
     pub notes: Vec<String>,
     pub unsupported: Vec<Unsupported>,
+    /// Each target's place in `targets`, by name: one look-up per worker's target.
+    pub target_index: std::collections::HashMap<String, usize>,
 }
 
 impl Job {
@@ -178,7 +180,7 @@ pub(super) fn plan(file: &str, icf: &Icf, opts: &Options, cpus: usize) -> Result
         }
     }
     let many = managers.len() > 1;
-    let mut names: Vec<String> = Vec::new();
+    let mut names: std::collections::HashSet<String> = Default::default();
     for (mname, workers) in &managers {
         for w in workers {
             let name = if many {
@@ -192,7 +194,7 @@ pub(super) fn plan(file: &str, icf: &Icf, opts: &Options, cpus: usize) -> Result
                 unique = format!("{name} ({n})");
                 n += 1;
             }
-            names.push(unique.clone());
+            names.insert(unique.clone());
             worker(file, icf, opts, w, &unique, &mut job)?;
         }
     }
@@ -453,6 +455,7 @@ fn place(
 ) -> Result<Vec<String>, String> {
     let at = |line: usize| format!("{file}:{line}");
     let mut target_names = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for t in disk_targets {
         let tname = target_name(&t.text);
         let end = if length > 0 {
@@ -460,7 +463,7 @@ fn place(
         } else {
             None
         };
-        match job.targets.iter_mut().find(|x| x.name == tname) {
+        match job.target_index.get(&tname).map(|&i| &mut job.targets[i]) {
             Some(x) => {
                 if let (Some(e), Some(s)) = (end, x.size) {
                     x.size = Some(s.max(e));
@@ -489,6 +492,7 @@ fn place(
                     None => opts.place(&tname, &fallback, &mut job.notes),
                 };
                 let scratch_size = end.is_none() && !mapped;
+                job.target_index.insert(tname.clone(), job.targets.len());
                 job.targets.push(TargetOut {
                     name: tname.clone(),
                     path,
@@ -499,7 +503,7 @@ fn place(
                 });
             }
         }
-        if !target_names.contains(&tname) {
+        if seen.insert(tname.clone()) {
             target_names.push(tname);
         }
     }

@@ -72,10 +72,6 @@ const REFUSED: &[(&str, &str)] = &[
         "storlab's targets are separate; concatenate them below storlab (LVM, md) and name the result",
     ),
     (
-        "include",
-        "included files are not read: paste the file's definitions in",
-    ),
-    (
         "journal",
         "storlab keeps no journal of written blocks across runs",
     ),

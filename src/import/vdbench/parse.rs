@@ -122,24 +122,47 @@ fn is_comment(l: &str) -> bool {
     l.is_empty() || l.starts_with('*') || l.starts_with('#') || l.starts_with('/')
 }
 
-/// The statements of `text`: comment lines dropped, continued lines joined.
-fn statements(text: &str) -> Vec<Statement> {
+/// A line as vdbench reads it: everything from its first blank (or tab) outside double
+/// quotes on is a comment (`compratio=2.3  # 65%`, `rate and 6 data points` is `rate`).
+fn code_of(line: &str) -> &str {
+    let mut quoted = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' | '\t' if !quoted => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
+/// The statements of `text`: comment lines dropped (a line starting `*`, `#` or `/`, and what
+/// follows a line's first blank), continued lines joined, reading stopped at a line starting
+/// `eof`, as vdbench reads a parameter file.
+fn statements(lines: &[(usize, String)]) -> Vec<Statement> {
     let mut out: Vec<Statement> = Vec::new();
     let mut open = false;
-    for (i, raw) in text.lines().enumerate() {
+    for (line, raw) in lines {
         let l = raw.trim();
+        if l.starts_with("eof") {
+            break;
+        }
         if is_comment(l) {
+            continue;
+        }
+        let l = code_of(l);
+        if l.is_empty() {
             continue;
         }
         let continues = open || l.starts_with(',');
         match out.last_mut() {
             Some(s) if continues => {
-                s.lines.push((s.text.len(), i + 1));
+                s.lines.push((s.text.len(), *line));
                 s.text.push_str(l);
             }
             _ => out.push(Statement {
                 text: l.to_string(),
-                lines: vec![(0, i + 1)],
+                lines: vec![(0, *line)],
             }),
         }
         open = l.ends_with(',') || unbalanced(l);
@@ -202,13 +225,55 @@ fn value(v: &str) -> Option<Value> {
     }
 }
 
+/// `include=FILE` lines a parameter file may hold (vdbench reads each once, none nested).
+const MAX_INCLUDES: usize = 64;
+
+/// The lines of `text` with their numbers, each `include=FILE` line replaced by the lines of
+/// FILE (found beside `path`, else from the current directory, as vdbench looks for it; its
+/// lines numbered as the `include=` line, which messages then point at). An included file
+/// that includes another is refused, as vdbench refuses it.
+fn with_includes(path: &Path, text: &str) -> Result<Vec<(usize, String)>, ImportError> {
+    let mut out = Vec::new();
+    let mut includes = 0;
+    for (i, raw) in text.lines().enumerate() {
+        let Some(name) = raw.trim().strip_prefix("include=") else {
+            out.push((i + 1, raw.to_string()));
+            continue;
+        };
+        let at = format!("{}:{}", path.display(), i + 1);
+        includes += 1;
+        if includes > MAX_INCLUDES {
+            return Err(ImportError::Read(format!(
+                "{at}: more than {MAX_INCLUDES} include= lines; merge the included files"
+            )));
+        }
+        let name = code_of(name.trim());
+        let beside = path.parent().map(|d| d.join(name));
+        let file = match beside.filter(|_| !name.contains('/')) {
+            Some(b) if b.exists() => b,
+            _ => std::path::PathBuf::from(name),
+        };
+        let included = crate::import::read(&file, crate::import::Format::Vdbench)
+            .map_err(|e| ImportError::Read(format!("{at}: include={name}: {e}")))?;
+        for l in included.lines() {
+            if l.trim().starts_with("include=") {
+                return Err(ImportError::Read(format!(
+                    "{at}: include={name} holds an include= line itself; vdbench includes one level only: paste it in"
+                )));
+            }
+            out.push((i + 1, l.to_string()));
+        }
+    }
+    Ok(out)
+}
+
 /// Every definition of the file, `default` ones folded into the definitions after them.
 pub(super) fn read(path: &Path, text: &str) -> Result<Vec<Def>, ImportError> {
     let at = |line: usize| format!("{}:{line}", path.display());
     let mut defs: Vec<Def> = Vec::new();
     let mut defaults: Vec<(Kind, Vec<Item>)> = Vec::new();
     let mut values = 0usize;
-    for st in statements(text) {
+    for st in statements(&with_includes(path, text)?) {
         let pieces = split_top(&st.text);
         let first_line = st.line_at(0);
         if pieces.len() > MAX_ITEMS {
@@ -227,7 +292,7 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<Def>, ImportError> {
             }
             let Some((k, v)) = p.split_once('=') else {
                 return Err(ImportError::Read(format!(
-                    "{}: `{p}` is not a vdbench parameter: write keyword=value, e.g. xfersize=4k",
+                    "{}: `{p}` is not a vdbench parameter (vdbench reads a line up to its first blank, and refuses this one too: \"Expecting 'keyword='\"): write keyword=value, e.g. xfersize=4k, or make the line a comment with a * at its start",
                     at(line)
                 )));
             };

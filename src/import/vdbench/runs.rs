@@ -75,6 +75,8 @@ struct Rd<'a> {
     direct: bool,
     sync: bool,
     stop: Option<(f64, &'a Item)>,
+    /// `maxdata=`: bytes, or (below 100) times the storage definitions' size.
+    maxdata: Option<(f64, &'a Item)>,
 }
 
 /// A time in whole seconds of at least `min`, or unsupported.
@@ -135,6 +137,7 @@ fn read_rd<'a>(rd: &'a Def, wds: &[Wd], out: &mut Out) -> Rd<'a> {
         direct: false,
         sync: false,
         stop: None,
+        maxdata: None,
     };
     const CACHE: &str = "storlab does not aim I/Os at a cache area: a cache hit is the device's, measured, not asked for";
     for it in rd.keys() {
@@ -194,10 +197,10 @@ fn read_rd<'a>(rd: &'a Def, wds: &[Wd], out: &mut Out) -> Rd<'a> {
                 it,
                 "storlab's data reduction is one [data] table for the whole job: write compratio= once, at the top",
             ),
-            "maxdata" => out.bad(
-                it,
-                "storlab stops a worker after a count of I/Os (io_limit), not of bytes",
-            ),
+            "maxdata" => match number(v).or_else(|| size(v).map(|b| b as f64)) {
+                Some(n) if n > 0.0 => r.maxdata = Some((n, it)),
+                _ => out.bad(it, "maxdata is bytes (e.g. 100g) or, below 100, times the storage's size"),
+            },
             "format" | "fwd" | "fwdrate" => out.bad(it, FS_WHY),
             "sd" => out.bad(
                 it,
@@ -442,7 +445,12 @@ fn worker(
         }
     }
     if let [(wi, _)] = on.as_slice() {
-        once_through(w, out, &wds[*wi], sd);
+        match run.maxdata {
+            Some(m) => max_data(w, out, m, &wds[*wi], sd),
+            None => once_through(w, out, &wds[*wi], sd),
+        }
+    } else if let Some((_, it)) = run.maxdata {
+        out.bad(it, "maxdata stops the run after its bytes over every workload; storlab's limit is a count of I/Os per worker, exact only for a run of one workload on one storage definition");
     }
     for (wi, share) in &on {
         entry(
@@ -483,8 +491,35 @@ fn once_through(w: &mut String, out: &mut Out, wd: &Wd, sd: &Sd) {
     }
 }
 
+/// `maxdata=` of a run of one workload on one storage definition: an I/O limit of that many
+/// bytes (below 100: times the sd's size) in I/Os of its one transfer size. vdbench checks it
+/// at each interval's end; storlab stops at the I/O that reaches it (noted).
+fn max_data(w: &mut String, out: &mut Out, (n, it): (f64, &Item), wd: &Wd, sd: &Sd) {
+    let Xfer::One(b) = wd.xfer else {
+        return out.bad(it, "maxdata with several transfer sizes: storlab's limit is a count of I/Os; give one xfersize");
+    };
+    let bytes = if n < 100.0 {
+        match sd.size {
+            Some(size) => n * size as f64,
+            None => return out.bad(it, format!("maxdata={n} is times the size of sd={}: give it size=, or maxdata in bytes", sd.name)),
+        }
+    } else {
+        n
+    };
+    let ios = (bytes / b as f64).ceil().max(1.0);
+    if ios > 1e15 {
+        return out.bad(it, "maxdata of more than 10^15 I/Os");
+    }
+    let _ = writeln!(
+        w,
+        "{}io_limit = {}",
+        out.comment(it.line, &format!("{}: {} bytes in {b}-byte I/Os (vdbench stops at the interval's end after it; storlab at the I/O that reaches it)", it.text, bytes)),
+        ios as u64
+    );
+}
+
 /// Why file-system workloads are not converted.
-pub(super) const FS_WHY: &str = "file-system workloads (fsd/fwd: trees of files, file operations) are not converted: storlab does block I/O on a fixed list of files and devices; for one large file, write sd=NAME,lun=FILE,size=SIZE and a wd";
+pub(super) const FS_WHY: &str = "file-system workloads (fsd/fwd: trees of files, file operations) are not converted yet (issue 49): storlab does block I/O on a fixed list of files and devices; for one large file, write sd=NAME,lun=FILE,size=SIZE and a wd";
 
 /// Each chosen workload's share of the run's I/Os, percent: its skew, or an equal part of
 /// what the skews leave.
@@ -536,6 +571,23 @@ fn span(wd: &Wd, sd: &Sd) -> Option<(u64, Option<u64>)> {
     Some((base + a, Some(b.saturating_sub(a))))
 }
 
+/// `range=(A,B)` in percent of a fully random workload as storlab's zones: no I/O before A,
+/// all of it from A to B, none after (`zoned:0/10:100/10:0/80` for `(10,20)`).
+fn percent_zones(wd: &Wd) -> Option<String> {
+    let Some((Bound::Percent(a), Bound::Percent(b))) = wd.range else {
+        return None;
+    };
+    if wd.random < 100.0 || b <= a {
+        return None;
+    }
+    let zones: Vec<String> = [(0.0, a), (100.0, b - a), (0.0, 100.0 - b)]
+        .iter()
+        .filter(|(_, span)| *span > 0.0)
+        .map(|(io, span)| format!("{io}/{span}"))
+        .collect();
+    Some(format!("zoned:{}", zones.join(":")))
+}
+
 /// One access entry: `wd` on `sd`.
 fn entry(w: &mut String, out: &mut Out, wd: &Wd, sd: &Sd, weight: Option<f64>, sync: bool) {
     let _ = write!(
@@ -574,11 +626,18 @@ fn entry(w: &mut String, out: &mut Out, wd: &Wd, sd: &Sd, weight: Option<f64>, s
                 let _ = writeln!(w, "length = {}", q(&format_size_exact(l.max(1))));
             }
         }
-        None => out.unsupported.push(Unsupported {
-            at: out.at(wd.line),
-            option: format!("wd={} range", wd.name),
-            why: format!("a range in percent needs the size of sd={}: give it size=, or write the range in bytes", sd.name),
-        }),
+        None => match percent_zones(wd) {
+            // Random I/O within a share of a device of unknown size: all of the I/O in that
+            // zone of the target, as vdbench draws it within the range.
+            Some(zones) => {
+                let _ = writeln!(w, "distribution = {}", q(&zones));
+            }
+            None => out.unsupported.push(Unsupported {
+                at: out.at(wd.line),
+                option: format!("wd={} range", wd.name),
+                why: format!("sequential I/O in a range in percent needs the size of sd={}: give it size=, or write the range in bytes (random I/O in a range in percent converts without it)", sd.name),
+            }),
+        },
     }
     if let Some(a) = sd.align {
         let _ = writeln!(w, "align = {}", q(&format_size_exact(a)));
