@@ -328,9 +328,9 @@ fn resolve_worker(
     classes: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Worker>, JobError> {
-    let at = src.at(w.span());
+    // The line is found only for an error: finding it reads the file up to it.
     let err = |key: &str, message: String| JobError {
-        location: at.clone(),
+        location: src.at(w.span()),
         key: format!("worker[{wi}].{key}"),
         message,
     };

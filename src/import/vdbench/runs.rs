@@ -501,7 +501,13 @@ fn max_data(w: &mut String, out: &mut Out, (n, it): (f64, &Item), wd: &Wd, sd: &
     let bytes = if n < 100.0 {
         match sd.size {
             Some(size) => n * size as f64,
-            None => return out.bad(it, format!("maxdata={n} is times the size of sd={}: give it size=, or maxdata in bytes", sd.name)),
+            None => return out.bad(
+                it,
+                format!(
+                    "maxdata={n} is times the size of sd={}: give it size=, or maxdata in bytes",
+                    sd.name
+                ),
+            ),
         }
     } else {
         n
