@@ -35,6 +35,16 @@ pub(super) fn convert_job<'a>(
     let _ = writeln!(t, "queue_depth = {depth}");
     if let Some(r) = rate {
         let _ = writeln!(t, "rate_iops = {}", (r * 1000.0).round() / 1000.0);
+        // fio's rate_process=poisson: exponentially distributed gaps, storlab's poisson.
+        match job.value("rate_process") {
+            Some("poisson") => t.push_str("arrivals = \"poisson\"\n"),
+            Some("linear") | None => {}
+            Some(_) => {
+                if let Some(o) = job.get("rate_process") {
+                    out.bad(o, "rate_process", "linear or poisson");
+                }
+            }
+        }
     }
     if let Some(d) = think_time {
         let _ = writeln!(t, "think_time = \"{d}\"");
@@ -379,6 +389,29 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
             "a percentage, 0 to 100",
             out,
         );
+        // Both given (fio's jesd219 and fio-rand-RW examples): fio takes the two together.
+        if job.opts.contains_key("rwmixwrite") {
+            let write = number(
+                job,
+                "rwmixwrite",
+                0.0..=100.0,
+                100.0 - read,
+                "a percentage, 0 to 100",
+                out,
+            );
+            if (read + write - 100.0).abs() > 1e-9 {
+                if let Some(o) = job.get("rwmixwrite") {
+                    out.bad(
+                        o,
+                        "rwmixwrite",
+                        format!(
+                            "rwmixread={read} and rwmixwrite={write} add up to {}, not 100",
+                            read + write
+                        ),
+                    );
+                }
+            }
+        }
     } else if job.opts.contains_key("rwmixwrite") {
         read = 100.0
             - number(
@@ -649,8 +682,22 @@ fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut O
     let norandommap = job.flag("norandommap");
     let distribution = job.get("random_distribution").and_then(|o| {
         let v = o.value.as_deref().unwrap_or("random");
-        if v.starts_with("zipf:") || v.starts_with("zoned:") {
+        if v.starts_with("zipf:") {
             Some(v.to_string())
+        } else if let Some(zones) = v.strip_prefix("zoned:") {
+            // A zone with its span left empty (`zoned:50/5:30/15:20/`) is the rest, as in fio.
+            let given: f64 = zones
+                .split(':')
+                .filter_map(|z| z.split_once('/')?.1.trim().parse::<f64>().ok())
+                .sum();
+            let fixed: Vec<String> = zones
+                .split(':')
+                .map(|z| match z.split_once('/') {
+                    Some((io, "")) => format!("{io}/{}", (100.0 - given).max(0.0)),
+                    _ => z.to_string(),
+                })
+                .collect();
+            Some(format!("zoned:{}", fixed.join(":")))
         } else {
             if v != "random" {
                 out.bad(o, "random_distribution", "storlab converts random, zipf:THETA and zoned:... (no pareto, normal or zoned_abs)");

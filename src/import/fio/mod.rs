@@ -87,6 +87,10 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("disable_slat", "storlab times every I/O"),
     ("disable_bw_measurement", "storlab measures bandwidth"),
     ("stats", "storlab keeps statistics"),
+    (
+        "log_prio",
+        "storlab writes a time series; each I/O's priority is the worker's",
+    ),
     ("end_fsync", "storlab does not time a final fsync"),
     (
         "random_generator",

@@ -113,6 +113,19 @@ fn read_text(
                 at()
             )));
         };
+        // What follows a `;` or `#` after a blank is a comment, as fio reads it
+        // (`runtime=3600  # one hour`, `numjobs=4\t; 4 jobs`).
+        let l = match l.find([';', '#']) {
+            Some(i) if i > 0 && l[..i].ends_with([' ', '\t']) => l[..i].trim_end(),
+            _ => l,
+        };
+        // `timeout` is fio's other name for `runtime`.
+        let l = l
+            .strip_prefix("timeout=")
+            .map_or(std::borrow::Cow::Borrowed(l), |v| {
+                std::borrow::Cow::Owned(format!("runtime={v}"))
+            });
+        let l = l.as_ref();
         let (key, value) = match l.split_once('=') {
             Some((k, v)) => (k.trim(), Some(expand_env(v.trim(), &at)?)),
             None => (l, None),

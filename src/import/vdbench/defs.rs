@@ -415,9 +415,13 @@ pub(super) fn wds(defs: &[Def], sds: &[Sd], out: &mut Out) -> Vec<Wd> {
                     Ok(x) => wd.xfer = x,
                     Err(why) => out.bad(it, why),
                 },
-                "rdpct" => match number(v).filter(|n| *n <= 100.0) {
+                "rdpct" | "readpct" => match number(v).filter(|n| *n <= 100.0) {
                     Some(n) => wd.read = n,
                     None => out.bad(it, "rdpct is a percentage from 0 to 100"),
+                },
+                "writepct" | "wrpct" => match number(v).filter(|n| *n <= 100.0) {
+                    Some(n) => wd.read = 100.0 - n,
+                    None => out.bad(it, "writepct is a percentage from 0 to 100"),
                 },
                 "seekpct" | "seek" => match seekpct(v) {
                     Some((random, eof)) => (wd.random, wd.eof) = (random, eof),

@@ -225,6 +225,125 @@ fn value(v: &str) -> Option<Value> {
     }
 }
 
+/// Each kind's keywords in the order vdbench compares a keyword with them: it takes any
+/// start of one (of 2 characters or more: `el=10` is `elapsed=10`, `forx=` `forxfersize=`),
+/// the first that matches.
+const KEYWORDS: [(Kind, &[&str]); 3] = [
+    (
+        Kind::Sd,
+        &[
+            "sd",
+            "host",
+            "hd",
+            "lun",
+            "count",
+            "size",
+            "threads",
+            "hitarea",
+            "offset",
+            "align",
+            "kstat",
+            "instance",
+            "replay",
+            "journal",
+            "resetlun",
+            "resetbus",
+            "openflags",
+            "range",
+            "streams",
+        ],
+    ),
+    (
+        Kind::Wd,
+        &[
+            "wd",
+            "rd",
+            "sd",
+            "skew",
+            "xfersize",
+            "readpct",
+            "rdpct",
+            "writepct",
+            "wrpct",
+            "range",
+            "hotband",
+            "seekpct",
+            "stride",
+            "priority",
+            "iorate",
+            "rhpct",
+            "whpct",
+            "host",
+            "hd",
+            "openflags",
+            "user",
+            "threads",
+            "streams",
+        ],
+    ),
+    (
+        Kind::Rd,
+        &[
+            "rd",
+            "wd",
+            "sd",
+            "fsd",
+            "iorate",
+            "maxdata",
+            "skew",
+            "curve",
+            "stopcurve",
+            "elapsed",
+            "interval",
+            "warmup",
+            "replay",
+            "pause",
+            "distribution",
+            "startcmd",
+            "start_cmd",
+            "endcmd",
+            "end_cmd",
+            "fwd",
+            "fwdrate",
+            "operations",
+            "format",
+            "openflags",
+            "mount",
+            "forxfersize",
+            "forthreads",
+            "forrdpct",
+            "forrhpct",
+            "forwhpct",
+            "forseekpct",
+            "forhitarea",
+            "forcompratio",
+            "threads",
+            "xfersize",
+            "rdpct",
+            "seekpct",
+            "rhpct",
+            "whpct",
+            "hitarea",
+            "compratio",
+        ],
+    ),
+];
+
+/// A keyword of a definition of `kind` as vdbench reads it: itself when it is one, else the
+/// first of the kind's keywords it starts ([`KEYWORDS`]), else as written.
+fn full_keyword(kind: Kind, key: &str) -> String {
+    let Some((_, words)) = KEYWORDS.iter().find(|(k, _)| *k == kind) else {
+        return key.to_string();
+    };
+    if words.contains(&key) || key.len() < 2 {
+        return key.to_string();
+    }
+    words
+        .iter()
+        .find(|w| w.starts_with(key))
+        .map_or_else(|| key.to_string(), |w| (*w).to_string())
+}
+
 /// `include=FILE` lines a parameter file may hold (vdbench reads each once, none nested).
 const MAX_INCLUDES: usize = 64;
 
@@ -347,7 +466,14 @@ pub(super) fn read(path: &Path, text: &str) -> Result<Vec<Def>, ImportError> {
                 });
             }
         } else {
-            let own: Vec<Item> = items.into_iter().skip(1).collect();
+            let own: Vec<Item> = items
+                .into_iter()
+                .skip(1)
+                .map(|mut it| {
+                    it.key = full_keyword(kind, &it.key);
+                    it
+                })
+                .collect();
             if name.eq_ignore_ascii_case("default") {
                 match defaults.iter_mut().find(|(k, _)| *k == kind) {
                     Some((_, d)) => d.extend(own),
