@@ -75,6 +75,14 @@ const REFUSED: &[(&str, &str)] = &[
         "journal",
         "storlab keeps no journal of written blocks across runs",
     ),
+    (
+        "rg",
+        "replay groups replay a Swat trace; storlab replays MSR and blkparse block traces (a worker's trace): convert the trace to one of those",
+    ),
+    (
+        "devices",
+        "replay groups replay a Swat trace; storlab replays MSR and blkparse block traces (a worker's trace): convert the trace to one of those",
+    ),
     ("pattern", "storlab writes its own data patterns"),
     ("patterns", "storlab writes its own data patterns"),
     ("startcmd", "storlab runs no commands"),
