@@ -380,6 +380,37 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
             ),
         }
     }
+    read = mix(job, read, out);
+    let (min_bs, mean_bs) = match &block_sizes {
+        Some(l) => {
+            let w: u32 = l.iter().map(|(_, w)| w).sum();
+            let mean = l
+                .iter()
+                .map(|(b, w)| *b as f64 * f64::from(*w))
+                .sum::<f64>()
+                / f64::from(w.max(1));
+            (l.iter().map(|(b, _)| *b).min().unwrap_or(bs) as f64, mean)
+        }
+        None => (bs as f64, bs as f64),
+    };
+    Shape {
+        count,
+        bs,
+        block_sizes,
+        min_bs,
+        mean_bs,
+        read,
+        random,
+        depth,
+        gap,
+        align,
+    }
+}
+
+/// The share of reads `rwmixread`, `rwmixwrite` or both (adding up to 100) give; `read` when
+/// neither is written.
+fn mix(job: &JobOpts<'_>, read: f64, out: &mut Out) -> f64 {
+    let mut read = read;
     if job.opts.contains_key("rwmixread") {
         read = number(
             job,
@@ -423,30 +454,7 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
                 out,
             );
     }
-    let (min_bs, mean_bs) = match &block_sizes {
-        Some(l) => {
-            let w: u32 = l.iter().map(|(_, w)| w).sum();
-            let mean = l
-                .iter()
-                .map(|(b, w)| *b as f64 * f64::from(*w))
-                .sum::<f64>()
-                / f64::from(w.max(1));
-            (l.iter().map(|(b, _)| *b).min().unwrap_or(bs) as f64, mean)
-        }
-        None => (bs as f64, bs as f64),
-    };
-    Shape {
-        count,
-        bs,
-        block_sizes,
-        min_bs,
-        mean_bs,
-        read,
-        random,
-        depth,
-        gap,
-        align,
-    }
+    read
 }
 
 /// The job's rate of all I/Os (`rate_iops` or `rate`), adjusting the read share. fio limits
