@@ -32,8 +32,9 @@ fn maps(text: &str, dir: &Path) -> Vec<String> {
 
 /// What storlab does with `args` (a `storlab run` command line): `Ok` when it converts and
 /// its dry run refuses nothing but what is the machine's, not the conversion's: a folder or
-/// device of the tool's own that does not exist here (`/data1`, `/dev/sda`), or a file a
-/// DiskSpd line names without `-c`, which DiskSpd requires to exist.
+/// device of the tool's own that does not exist here (`/data1`, `/dev/sda`), free space for
+/// its files (ssd-test's 10 GiB), or a file a DiskSpd line names without `-c`, which DiskSpd
+/// requires to exist.
 fn outcome(args: &[String]) -> Result<(), String> {
     let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
     let Command::Run(run) = cli.command else {
@@ -45,7 +46,9 @@ fn outcome(args: &[String]) -> Result<(), String> {
         .refused
         .iter()
         .filter(|r| {
+            let space = r.contains("more on its filesystem") || r.contains("together, and it has");
             !(r.contains("does not exist")
+                || space
                 || r.contains("no size given for new file")
                     && !args.iter().any(|a| a.contains("-c")))
         })
