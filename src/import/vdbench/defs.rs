@@ -51,6 +51,10 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("user", "storlab runs on one host"),
     ("vdbench", "storlab runs on one host"),
     ("clean", "storlab runs on one host"),
+    (
+        "formatxfersize",
+        "storlab fills a new file once before the run, in its own block size",
+    ),
 ];
 
 /// General parameters storlab cannot convert, and why.
