@@ -54,6 +54,9 @@ pub struct CacheCurveArgs {
 
 /// Runs `storlab cache-curve`.
 pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
+    if let Some(out) = &a.output {
+        super::output::check("the HTML cache curve", out)?;
+    }
     let policies = a
         .policy
         .split(',')
@@ -100,12 +103,10 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
     }
     if let Some(out) = &a.output {
         let title = format!("storlab cache-curve: {}", a.results.display());
-        crate::files::write_output(
-            "the HTML cache curve",
-            out,
-            render::html(&c, &title).as_bytes(),
-        )?;
-        console::note(&format!("HTML cache curve: {}", out.display()));
+        super::output::emit("the HTML cache curve", out, &render::html(&c, &title))?;
+        if !super::output::is_stdout(out) {
+            console::note(&format!("HTML cache curve: {}", out.display()));
+        }
     }
     Ok(exit::OK)
 }

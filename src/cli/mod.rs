@@ -451,14 +451,16 @@ pub struct OutputArgs {
     pub serve_linger: Option<Dur>,
 }
 
-/// Writes the HTML report of `r` to `path`, and says so on stderr.
+/// Writes the HTML report of `r` to `path` (`-`: standard output), and says so on stderr.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     let html = crate::report::html::render(r);
-    crate::files::write_output("the HTML report", path, html.as_bytes())?;
-    console::note(&format!(
-        "HTML report: {} (self-contained: open it in a browser or send it as it is)",
-        path.display()
-    ));
+    output::emit("the HTML report", path, &html)?;
+    if !output::is_stdout(path) {
+        console::note(&format!(
+            "HTML report: {} (self-contained: open it in a browser or send it as it is)",
+            path.display()
+        ));
+    }
     Ok(())
 }
 

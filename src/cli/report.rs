@@ -16,6 +16,9 @@ pub(super) fn report(
     format: Option<crate::report::Format>,
     table: crate::report::csv::Table,
 ) -> Result<i32> {
+    if let Some(path) = output {
+        super::output::check("the HTML report", path)?;
+    }
     let series = timeseries_path(results);
     let r = if timeseries::is_timeseries(results) {
         let (r, note) = crate::results::recovery::load(results)?;

@@ -41,6 +41,9 @@ pub(super) fn man(output: Option<&Path>) -> Result<i32> {
         let name = format!("storlab-{}", sub.get_name());
         pages.push((format!("{name}.1"), sub.clone().name(name)));
     }
+    for (file, _) in &pages {
+        crate::files::check_output("the man page", &dir.join(file))?;
+    }
     for (file, page) in pages {
         let mut text = Vec::new();
         clap_mangen::Man::new(page).render(&mut text)?;
