@@ -503,10 +503,16 @@ mod tests {
             "db\\x1b]0;pwned\\x07\\x1b[2J\\u{9b}x\\u{202e}gnp.exe\\ttab\\nline"
         );
         assert!(!shown.chars().any(hidden));
-        assert!(matches!(escape_text("plain-class é ü"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            escape_text("plain-class é ü"),
+            std::borrow::Cow::Borrowed(_)
+        ));
         // Lines keep their breaks; what is on them is escaped.
         assert_eq!(escape_lines("a\u{1b}[2J\nb\r\n"), "a\\x1b[2J\nb\\r\n");
-        assert!(matches!(escape_lines("a\nb\n"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            escape_lines("a\nb\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
         // Escaping what was escaped changes nothing: no double escapes at a second sink.
         assert_eq!(escape_text(&shown), shown);
     }

@@ -121,14 +121,16 @@ pub(crate) fn others_may_write(mode: u32) -> bool {
 /// The user `uid` as a message names it: "nobody (uid 65534)", "uid 1234" when
 /// `/etc/passwd` does not name it.
 pub(crate) fn owner_text(uid: u32) -> String {
-    let name = std::fs::read_to_string("/etc/passwd").ok().and_then(|text| {
-        text.lines().find_map(|line| {
-            let mut fields = line.split(':');
-            let name = fields.next()?;
-            let id: u32 = fields.nth(1)?.parse().ok()?;
-            (id == uid).then(|| crate::units::escape_text(name).into_owned())
-        })
-    });
+    let name = std::fs::read_to_string("/etc/passwd")
+        .ok()
+        .and_then(|text| {
+            text.lines().find_map(|line| {
+                let mut fields = line.split(':');
+                let name = fields.next()?;
+                let id: u32 = fields.nth(1)?.parse().ok()?;
+                (id == uid).then(|| crate::units::escape_text(name).into_owned())
+            })
+        });
     match name {
         Some(name) => format!("{name} (uid {uid})"),
         None => format!("uid {uid}"),
@@ -320,7 +322,11 @@ fn look_own(base: &Path, path: &Path) -> Result<Looked, DirError> {
         action: "open",
         error,
     })?;
-    let mut done = normal(base);
+    // Paths in the working directory are said as relative ones: `storlab-scratch/etcd`.
+    let mut done = match normal(base) {
+        dot if dot == Path::new(".") => PathBuf::new(),
+        base => base,
+    };
     let mut missing = Vec::new();
     for component in path.components() {
         let name = component.as_os_str();
@@ -395,8 +401,15 @@ fn make_at(base: &Path, path: &Path) -> Result<(Arc<Dir>, Vec<PathBuf>), DirErro
     let mut at = looked.dir;
     let mut created = Vec::new();
     for name in &looked.missing {
-        let below = normal(&at.path.join(name));
-        match rfs::mkdirat(&at.file, name.as_os_str(), Mode::from_bits_truncate(NEW_DIR_MODE)) {
+        let below = match at.path.as_path() {
+            dot if dot == Path::new(".") => PathBuf::from(name),
+            parent => parent.join(name),
+        };
+        match rfs::mkdirat(
+            &at.file,
+            name.as_os_str(),
+            Mode::from_bits_truncate(NEW_DIR_MODE),
+        ) {
             Ok(()) => created.push(below.clone()),
             // Made meanwhile (by another run, or another user): checked as any other.
             Err(Errno::EXIST) => {}
@@ -483,7 +496,10 @@ mod tests {
         let (made, created) = make_at(base, Path::new("storlab-scratch/etcd")).unwrap();
         assert_eq!(created, [at("storlab-scratch/etcd"), at("storlab-scratch")]);
         assert_eq!(made.path(), at("storlab-scratch/etcd"));
-        let mode = std::fs::metadata(at("storlab-scratch/etcd")).unwrap().mode() & 0o777;
+        let mode = std::fs::metadata(at("storlab-scratch/etcd"))
+            .unwrap()
+            .mode()
+            & 0o777;
         assert_eq!(mode & 0o022, 0, "{mode:o}");
         // Again: the same directory, nothing made.
         let (again, created) = make_at(base, Path::new("./storlab-scratch/etcd")).unwrap();
@@ -510,7 +526,10 @@ mod tests {
         let error = make_at(base, Path::new("storlab-results"))
             .unwrap_err()
             .to_string();
-        assert!(error.contains("others may write in it (mode 0777"), "{error}");
+        assert!(
+            error.contains("others may write in it (mode 0777"),
+            "{error}"
+        );
         // Sticky and this user's: used.
         std::fs::set_permissions(at("storlab-results"), mode(0o1777)).unwrap();
         make_at(base, Path::new("storlab-results")).unwrap();

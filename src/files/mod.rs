@@ -130,7 +130,14 @@ impl NewFile {
         mode: u32,
     ) -> io::Result<NewFile> {
         let path = dir.path().join(name);
-        Self::create_at(dir, name.to_owned(), path, OFlags::RDWR, mode, temporary_name)
+        Self::create_at(
+            dir,
+            name.to_owned(),
+            path,
+            OFlags::RDWR,
+            mode,
+            temporary_name,
+        )
     }
 
     /// [`NewFile::create`] with `access` and permissions `mode`, the temporary name of each
@@ -263,7 +270,11 @@ impl NewFile {
 impl Drop for NewFile {
     fn drop(&mut self) {
         if !self.named {
-            let _ = rfs::unlinkat(self.dir.file(), self.temporary.as_os_str(), AtFlags::empty());
+            let _ = rfs::unlinkat(
+                self.dir.file(),
+                self.temporary.as_os_str(),
+                AtFlags::empty(),
+            );
         }
     }
 }
@@ -699,13 +710,23 @@ mod tests {
     fn a_device_a_pipe_or_a_socket_at_an_output_is_refused_and_left_as_it_is() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo.json");
-        rfs::mknodat(rfs::CWD, &fifo, rfs::FileType::Fifo, Mode::from_bits_truncate(0o600), 0)
-            .unwrap();
+        rfs::mknodat(
+            rfs::CWD,
+            &fifo,
+            rfs::FileType::Fifo,
+            Mode::from_bits_truncate(0o600),
+            0,
+        )
+        .unwrap();
         let socket = dir.path().join("socket.json");
         let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
         let sub = dir.path().join("sub.json");
         std::fs::create_dir(&sub).unwrap();
-        let mut special = vec![(fifo, "a named pipe (FIFO)"), (socket, "a socket"), (sub, "a directory")];
+        let mut special = vec![
+            (fifo, "a named pipe (FIFO)"),
+            (socket, "a socket"),
+            (sub, "a directory"),
+        ];
         if rustix::process::geteuid().is_root() {
             // A node of the null device (1, 3), made here: /dev/null itself is never risked.
             let null = dir.path().join("null");
@@ -726,7 +747,10 @@ mod tests {
             assert!(error.to_string().contains(what), "{error}");
             let error = write_output("the report", &path, b"x").unwrap_err();
             assert!(error.downcast_ref::<crate::Usage>().is_some(), "{error}");
-            assert!(error.to_string().contains(&format!("it is {what}")), "{error}");
+            assert!(
+                error.to_string().contains(&format!("it is {what}")),
+                "{error}"
+            );
             assert_eq!(std::fs::symlink_metadata(&path).unwrap().file_type(), kind);
         }
         // A regular file and a link are replaced; nothing is left behind.

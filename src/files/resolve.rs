@@ -206,9 +206,7 @@ fn walk_from(mut dir: File, mut dir_path: PathBuf, path: &Path) -> Result<Walked
                     rfs::openat(&dir, name.as_os_str(), flags, Mode::empty())
                         .map_err(|e| Refused::Io(here.clone(), e.into()))?,
                 );
-                let opened = file
-                    .metadata()
-                    .map_err(|e| Refused::Io(here.clone(), e))?;
+                let opened = file.metadata().map_err(|e| Refused::Io(here.clone(), e))?;
                 if (opened.dev(), opened.ino()) != (stat.st_dev, stat.st_ino) {
                     return Err(Refused::Changed(here));
                 }
@@ -244,7 +242,9 @@ fn open_dir(dir: &File, name: &OsStr, path: &Path) -> Result<File, Refused> {
     let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     match rfs::openat(dir, name, flags, Mode::empty()) {
         Ok(fd) => Ok(File::from(fd)),
-        Err(Errno::LOOP | Errno::NOTDIR | Errno::NOENT) => Err(Refused::Changed(path.to_path_buf())),
+        Err(Errno::LOOP | Errno::NOTDIR | Errno::NOENT) => {
+            Err(Refused::Changed(path.to_path_buf()))
+        }
         Err(e) => Err(Refused::Io(path.to_path_buf(), e.into())),
     }
 }
@@ -350,8 +350,14 @@ mod tests {
         .unwrap();
         let refused = walk(&link).unwrap_err();
         let text = refused.to_string();
-        assert!(matches!(refused, Refused::PlantedLink { owner: 65534, .. }), "{text}");
-        assert!(text.contains("of nobody (uid 65534)'s") || text.contains("uid 65534"), "{text}");
+        assert!(
+            matches!(refused, Refused::PlantedLink { owner: 65534, .. }),
+            "{text}"
+        );
+        assert!(
+            text.contains("of nobody (uid 65534)'s") || text.contains("uid 65534"),
+            "{text}"
+        );
         // In a directory nobody else may write, it is followed.
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
         found(walk(&link).unwrap());

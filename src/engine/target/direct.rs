@@ -89,7 +89,12 @@ pub(super) fn open_device(
     plan: Plan,
 ) -> Result<OpenTarget, TargetError> {
     let path = request.path.as_path();
-    let file = open_with(path, &existing.file, request.writes, benchmark_flags(request))?;
+    let file = open_with(
+        path,
+        &existing.file,
+        request.writes,
+        benchmark_flags(request),
+    )?;
     let logical_block_size = rustix::fs::ioctl_blksszget(&file).map_err(|e| {
         io(
             path,

@@ -116,7 +116,11 @@ pub(super) fn dir_refusal(path: &Path, error: DirError) -> TargetError {
             path: dir,
             action,
             error,
-        } => io(path, format!("cannot {action} the directory {}", dir.display()), error),
+        } => io(
+            path,
+            format!("cannot {action} the directory {}", dir.display()),
+            error,
+        ),
         planted => invalid(path, planted.to_string()),
     }
 }

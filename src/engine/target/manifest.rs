@@ -436,7 +436,10 @@ mod tests {
         let Trust::Untrusted(why) = trust(&path) else {
             panic!("trusted");
         };
-        assert!(why.contains("may have been changed by someone else"), "{why}");
+        assert!(
+            why.contains("may have been changed by someone else"),
+            "{why}"
+        );
         std::fs::set_permissions(&m, std::fs::Permissions::from_mode(0o644)).unwrap();
         assert!(matches!(trust(&path), Trust::Ours(_)));
         // The file with a second name.

@@ -9,6 +9,8 @@
 mod direct;
 mod found;
 mod guard;
+#[cfg(test)]
+mod hostile_tests;
 mod manifest;
 mod plan;
 mod prepare;
@@ -151,7 +153,10 @@ pub fn open(
             direct::open_device(request, &existing, plan)
         }
         (TargetKind::File, found) => prepare::open_file(request, found, plan, progress),
-        _ => Err(invalid(&request.path, "a plan does not match what was found")),
+        _ => Err(invalid(
+            &request.path,
+            "a plan does not match what was found",
+        )),
     }?;
     if target.lock.is_none() {
         target.lock = held;

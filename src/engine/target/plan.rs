@@ -352,9 +352,15 @@ fn shared_directory(request: &TargetRequest, existing: &Existing) -> Result<(), 
     let me = rustix::process::geteuid().as_raw();
     let metadata = &existing.metadata;
     let what = if metadata.uid() != me {
-        format!("is owned by {}, not by this user", owner_text(metadata.uid()))
+        format!(
+            "is owned by {}, not by this user",
+            owner_text(metadata.uid())
+        )
     } else if metadata.nlink() != 1 {
-        format!("has {} links (other names share its data)", metadata.nlink())
+        format!(
+            "has {} links (other names share its data)",
+            metadata.nlink()
+        )
     } else {
         return Ok(());
     };

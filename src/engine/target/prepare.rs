@@ -52,7 +52,12 @@ pub(super) fn open_file(
     let mut lock = None;
     let keep = plan.manifest.as_ref();
     let (base, prepare) = match (found, &plan.action) {
-        (Found::Missing(missing), TargetAction::Create { create_directory, .. }) => {
+        (
+            Found::Missing(missing),
+            TargetAction::Create {
+                create_directory, ..
+            },
+        ) => {
             let dir = match create_directory {
                 Some(directory) => {
                     dir::make(directory)
@@ -66,8 +71,12 @@ pub(super) fn open_file(
             };
             let file = create_new(path, &dir, name)?;
             let at = At { dir: &dir, name };
-            let report = prepare_or_clean_up(request, &file, &at, size_bytes, None, true, progress)?;
-            lock = Some(file.try_clone().map_err(|e| io(path, "cannot hold the file", e))?);
+            let report =
+                prepare_or_clean_up(request, &file, &at, size_bytes, None, true, progress)?;
+            lock = Some(
+                file.try_clone()
+                    .map_err(|e| io(path, "cannot hold the file", e))?,
+            );
             (file, report)
         }
         (Found::Existing(existing), TargetAction::Prepare { .. }) => {
@@ -215,8 +224,8 @@ fn prepare_file(
 ) -> Result<PrepareReport, TargetError> {
     let start = Instant::now();
     let size_bytes = how.size_bytes;
-    let binding = manifest::bind(file, how.keep)
-        .map_err(|e| io(path, "cannot read the metadata", e))?;
+    let binding =
+        manifest::bind(file, how.keep).map_err(|e| io(path, "cannot read the metadata", e))?;
     let data_seed = fresh_data_seed(path);
     let mut manifest = Manifest::started(size_bytes, data_seed, binding, CHUNK_BYTES as u64);
     // Marked incomplete before the first byte changes, so an interruption is noticed.
@@ -236,7 +245,12 @@ fn prepare_file(
     let direct = if how.buffered {
         None
     } else {
-        Some(open_with(path, file, true, OFlags::CLOEXEC | OFlags::DIRECT)?)
+        Some(open_with(
+            path,
+            file,
+            true,
+            OFlags::CLOEXEC | OFlags::DIRECT,
+        )?)
     };
     write_data(path, file, direct.as_ref(), size_bytes, data_seed, progress)?;
     rustix::fs::fdatasync(file).map_err(|e| io(path, "cannot sync the written data", e.into()))?;
