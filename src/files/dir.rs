@@ -164,9 +164,10 @@ fn refusal(file: &File, path: &Path) -> Result<(), DirError> {
         Some("it is not a directory".to_string())
     } else if owner != me && owner != 0 {
         Some(format!(
-            "it is owned by {}, not by this user ({}) or root",
+            "it is owned by {}, not by this user ({}){}",
             owner_text(owner),
-            owner_text(me)
+            owner_text(me),
+            if me == 0 { "" } else { " or root" }
         ))
     } else if others_may_write(mode) && !(mode & 0o1000 != 0 && owner == me) {
         Some(format!(

@@ -351,7 +351,7 @@ fn execute_inner(
             .map_err(|e| crate::files::cannot_write("the block sample", &sample_path, &e))?;
     }
     let failed = failures.load(Ordering::Relaxed);
-    let interrupted = ending(job, grid, &collected, signals, failed, draft);
+    let mut interrupted = ending(job, grid, &collected, signals, failed, draft);
     let mut verified = job.verify.then(|| {
         let mut counts = VerifyCounts {
             block_bytes: blocks.block,
@@ -369,6 +369,21 @@ fn execute_inner(
         counts.read_back = Some(back);
         counts
     });
+    // A read-back cut short is a run stopped early: its results say why, it is never a pass.
+    let back = verified.as_ref().and_then(|v| v.read_back.as_ref());
+    if let (Interrupted::No, Some(back)) = (&interrupted, back) {
+        match &back.state {
+            ReadBackState::Completed => {}
+            ReadBackState::Interrupted => {
+                let why = signals.reason_in(Phase::ReadBack);
+                interrupted =
+                    Interrupted::Yes(why.unwrap_or_else(|| "interrupted during read-back".into()));
+            }
+            ReadBackState::Failed(why) => {
+                interrupted = Interrupted::Yes(format!("failed during read-back: {why}"));
+            }
+        }
+    }
     if opts.inlines_timeseries() {
         draft.timeseries = results::timeseries::read_inline(&ts_path);
     }

@@ -150,7 +150,10 @@ pub(super) fn read_back(
                 if map.lock(t as u32, offset, len, false) {
                     let at = start.elapsed().as_millis() as u64;
                     map.read(buf, t as u32, offset, len, true, "read-back", at, &mut part);
+                } else {
+                    part.blocks_unchecked += u64::from(len) / map.block.max(1);
                 }
+                crate::fault::signal_at("read-back");
             }
             (part, bytes)
         };
@@ -168,6 +171,11 @@ pub(super) fn read_back(
         back.bytes += bytes;
         counts.merge(part);
     }
+    // What was written and never read back (the pass was stopped, or a read failed): not
+    // checked, and said so.
+    let written: u64 = ranges.iter().map(|&(_, _, len)| u64::from(len)).sum();
+    back.blocks_unread = written.saturating_sub(back.bytes) / map.block.max(1);
+    counts.blocks_unchecked += back.blocks_unread;
     back.state = match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(why) => ReadBackState::Failed(why),
         None if let Some(why) = signals.failure.reason() => ReadBackState::Failed(why),
@@ -196,16 +204,33 @@ pub(crate) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<
     Some(Verdict::of(rules))
 }
 
-/// The rule a run with data verification is judged by (`None` without verification): every
-/// verdict includes it.
-pub(crate) fn verification_rule(result: &RunResult) -> Option<Rule> {
-    result.verify.as_ref().map(|v| {
-        Rule::judge(
-            verdict::VERIFY_ERRORS,
-            v.errors() as f64,
+/// The rules a run with data verification is judged by (none without verification): every
+/// verdict includes them. No verification errors; and when the final read-back did not read
+/// every block written (it was stopped, or a read failed), that none was left unread: a
+/// verification cut short is never a pass.
+pub(crate) fn verification_rule(result: &RunResult) -> Vec<Rule> {
+    let Some(v) = result.verify.as_ref() else {
+        return Vec::new();
+    };
+    let mut rules = vec![Rule::judge(
+        verdict::VERIFY_ERRORS,
+        v.errors() as f64,
+        Comparison::AtMost,
+        0.0,
+        "errors",
+    )];
+    if let Some(back) = v
+        .read_back
+        .as_ref()
+        .filter(|b| b.state != ReadBackState::Completed)
+    {
+        rules.push(Rule::judge(
+            verdict::NOT_READ_BACK,
+            back.blocks_unread as f64,
             Comparison::AtMost,
             0.0,
-            "errors",
-        )
-    })
+            "blocks",
+        ));
+    }
+    rules
 }
