@@ -277,6 +277,26 @@ pub fn escape_text(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// JSON text (as serde_json writes it: control characters C0 escaped already) with what a
+/// terminal would still act on, DEL, C1 controls and the marks [`escape_text`] escapes,
+/// written as JSON's own `\uXXXX` escapes: the same JSON. Outside strings, JSON holds only
+/// spaces and line breaks, which are kept.
+pub fn escape_json(json: &str) -> std::borrow::Cow<'_, str> {
+    let raw = |c: char| c != '\n' && c != '\t' && c != '\r' && hidden(c);
+    if !json.chars().any(raw) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if raw(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Text of many lines (a summary, a message) as [`escape_text`] writes each of its lines:
 /// its line breaks kept, everything else that [`escape_text`] escapes written as text.
 pub fn escape_lines(text: &str) -> std::borrow::Cow<'_, str> {
@@ -515,6 +535,12 @@ mod tests {
         ));
         // Escaping what was escaped changes nothing: no double escapes at a second sink.
         assert_eq!(escape_text(&shown), shown);
+        // JSON keeps being JSON, with the same strings.
+        let json = serde_json::to_string(&serde_json::json!({ "class": crafted })).unwrap();
+        let safe = escape_json(&json);
+        assert!(!safe.chars().any(|c| hidden(c) && c != '\n'), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back["class"], crafted);
     }
 
     use super::*;

@@ -91,7 +91,7 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         c.predict(inputs);
     }
     if a.json {
-        console::print_text(&serde_json::to_string_pretty(&c)?);
+        console::print_json(&serde_json::to_string_pretty(&c)?);
     } else {
         console::print_text(render::console(&c).trim_end());
         if sample.dropped > 0 {

@@ -79,7 +79,7 @@ impl OutputArgs {
             write_html(path, &result)?;
         }
         if self.json {
-            console::print_text(&results_file::to_string(&result)?);
+            console::print_json(&results_file::to_string(&result)?);
         } else {
             console::print_summary_after(&result, live.steps_printed());
             console::note(&format!(

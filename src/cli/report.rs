@@ -49,12 +49,15 @@ pub(super) fn report(
         let text = match format {
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
-            Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
+            Format::FioJson => {
+                console::print_json(&serde_json::to_string_pretty(&fio_json::render(&r))?);
+                return Ok(exit::OK);
+            }
             Format::IometerCsv => iometer_csv::render(&r),
         };
         console::print_text(text.trim_end());
     } else if json {
-        console::print_text(&results_file::to_string(&r)?);
+        console::print_json(&results_file::to_string(&r)?);
     } else {
         console::print_summary(&r);
     }
