@@ -655,6 +655,12 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
 /// Runs `w` as `out` asks (or, with --dry-run, says what it would do) and returns the exit
 /// code. Every command that runs a workload comes here.
 fn run_workload(w: &dyn Workload, out: &OutputArgs, invocation: Invocation) -> Result<i32> {
+    // What a run writes, `storlab report` reads: a job whose results load would refuse is
+    // refused now, before the dry run or anything else.
+    for job in w.jobs() {
+        crate::results::validate::runnable(&job)
+            .map_err(|e| Usage(format!("this job cannot run: {e}")))?;
+    }
     if out.dry_run {
         return dry_run(w, &invocation.source);
     }
