@@ -6,8 +6,9 @@
 //! names ([`trusted`]): a regular file of one link, owned by the running user and writable by
 //! nobody else, read through the target's own directory descriptor, naming the target's
 //! device and inode and an identity written into the target itself (the extended attribute
-//! `user.storlab.identity`; where the filesystem keeps none, the file's birth time). Anything
-//! else makes the target a file storlab did not create (`--destroy-data` territory).
+//! `user.storlab.identity`; where the filesystem keeps none, the file's birth time; where it
+//! keeps neither, the data seed in the file's first sector). Anything else makes the target a
+//! file storlab did not create (`--destroy-data` territory).
 
 use super::found::Existing;
 use super::{TargetError, io};
@@ -27,8 +28,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Version written in the `storlab_manifest` field. Version 2 files carry a verification
 /// header in every sector; version 3 manifests name the file's device and identity. A file
-/// of an older version is still storlab's when its first sector names its data seed, and is
-/// prepared again rather than reused.
+/// of an older version is still storlab's when its first sector names its data seed (the
+/// identity of a manifest that names no other), and is prepared again rather than reused.
 pub(super) const MANIFEST_VERSION: u32 = 3;
 /// The manifest of `PATH` is `PATH.storlab.json`.
 const MANIFEST_SUFFIX: &str = ".storlab.json";
@@ -211,8 +212,11 @@ fn read_trusted(file: &File, shown: &str) -> Result<Manifest, String> {
     manifest.ok_or_else(|| format!("its manifest {shown} is not one this storlab wrote"))
 }
 
-/// Whether `manifest` names `target` (open for reading as `readable`): its device, inode and
-/// identity, or for a manifest of an older storlab, the data seed in its first sector.
+/// Whether `manifest` names `target` (open for reading as `readable`): its device and inode
+/// (as far as the manifest records them), and its identity: the extended attribute, or
+/// where the filesystem keeps none its birth time, or where it keeps neither (a manifest of
+/// an older storlab too) the data seed in the file's first sector, which every sector
+/// storlab prepares and every block a run writes (without data reduction) begins with.
 fn bound(manifest: &Manifest, target: &Existing, readable: &File) -> Result<(), String> {
     let metadata = &target.metadata;
     if metadata.nlink() != 1 {
@@ -221,22 +225,17 @@ fn bound(manifest: &Manifest, target: &Existing, readable: &File) -> Result<(), 
             metadata.nlink()
         ));
     }
-    let replaced =
-        "its manifest names another file: this one was put at its name since storlab prepared it";
-    if manifest.storlab_manifest < MANIFEST_VERSION {
-        let same_inode = manifest.inode.is_none_or(|inode| inode == metadata.ino());
-        return (same_inode && first_sector_names(readable, manifest.data_seed))
-            .then_some(())
-            .ok_or_else(|| replaced.to_string());
-    }
-    let same = manifest.device == Some(metadata.dev())
-        && manifest.inode == Some(metadata.ino())
+    let same = manifest.device.is_none_or(|d| d == metadata.dev())
+        && manifest.inode.is_none_or(|i| i == metadata.ino())
         && match (manifest.identity, manifest.birth_ns) {
             (Some(identity), _) => read_identity(readable) == Some(identity),
             (None, Some(birth)) => birth_ns(readable) == Some(birth),
-            (None, None) => false,
+            (None, None) => first_sector_names(readable, manifest.data_seed),
         };
-    same.then_some(()).ok_or_else(|| replaced.to_string())
+    same.then_some(()).ok_or_else(|| {
+        "its manifest names another file: this one was put at its name since storlab prepared it"
+            .into()
+    })
 }
 
 /// Whether the first sector of `file` is one storlab prepared with `data_seed`.
@@ -267,7 +266,8 @@ fn birth_ns(file: &File) -> Option<u64> {
 
 /// Binds `file` (open for writing, being prepared) to its manifest: its device and inode,
 /// and the identity `keep` it has (a file storlab prepared before) or a new one written into
-/// it; where the filesystem refuses extended attributes, its birth time stands for it.
+/// it; where the filesystem refuses extended attributes, its birth time stands for it, and
+/// where it keeps neither, the data seed its first sector is prepared with.
 pub(super) fn bind(file: &File, keep: Option<&Manifest>) -> std::io::Result<Binding> {
     let metadata = file.metadata()?;
     let mut binding = Binding {
