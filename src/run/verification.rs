@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::Signals;
+use super::assemble::Draft;
+use crate::results::progress::Observer;
+use crate::results::{Phase, PhaseState};
 
 /// Memory the verification map may take, as a fraction of the host's memory.
 const VERIFY_MAP_MEMORY_SHARE: u64 = 4;
@@ -88,6 +91,47 @@ pub(super) fn verify_map(
         }
     }
     Ok(VerifyMap::new(&targets, block, run, true).with_reduction(job.data))
+}
+
+/// A verifying run's counts: the workers' (`reports`), then the final read-back of what `read`
+/// says (the block table, the targets, whether the run is buffered), its phase told to `obs`
+/// and recorded in `draft`.
+pub(super) fn verified<'a>(
+    reports: impl Iterator<Item = &'a VerifyCounts>,
+    (map, opened, buffered): (&VerifyMap, &[OpenTarget], bool),
+    signals: &Signals,
+    obs: &mut dyn Observer,
+    draft: &mut Draft,
+) -> VerifyCounts {
+    let mut counts = VerifyCounts {
+        block_bytes: map.block,
+        ..VerifyCounts::default()
+    };
+    for r in reports {
+        counts.merge(r);
+    }
+    // The final pass reads back every block written, unless the user stopped the run.
+    obs.phase(Phase::ReadBack);
+    let start = Instant::now();
+    let back = read_back(map, opened, buffered, signals, &mut counts);
+    let state = PhaseState::of(back.state == ReadBackState::Completed);
+    draft.phase(Phase::ReadBack, state, start.elapsed().as_secs_f64());
+    counts.read_back = Some(back);
+    counts
+}
+
+/// Why the run stopped, when its final read-back (in `counts`) was cut short: by a signal
+/// (`interrupted by SIGINT (Ctrl-C) during read-back`) or by a failed read.
+pub(super) fn cut_short(counts: &VerifyCounts, signals: &Signals) -> Option<String> {
+    match &counts.read_back.as_ref()?.state {
+        ReadBackState::Completed => None,
+        ReadBackState::Interrupted => Some(
+            signals
+                .reason_in(Phase::ReadBack)
+                .unwrap_or_else(|| "interrupted during read-back".into()),
+        ),
+        ReadBackState::Failed(why) => Some(format!("failed during read-back: {why}")),
+    }
 }
 
 /// The final pass: reads back and checks every block written during the run, with
