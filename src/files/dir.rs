@@ -73,7 +73,7 @@ pub(crate) enum DirError {
     Planted {
         /// The directory.
         path: PathBuf,
-        /// What it is: "it is owned by nobody (uid 65534), not by this user (root) or root".
+        /// What it is: "it is owned by nobody (uid 65534), not by this user (root (uid 0))".
         why: String,
     },
     /// An operating-system error on it.
