@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
-pub const TARGETS: [(&str, Target); 11] = [
+pub const TARGETS: [(&str, Target); 12] = [
     ("job_toml", job_toml),
     ("fio_job", fio_job),
     ("iometer_icf", iometer_icf),
@@ -26,6 +26,7 @@ pub const TARGETS: [(&str, Target); 11] = [
     ("diskspd_profile", diskspd_profile),
     ("diskspd_args", diskspd_args),
     ("import_shapes", import_shapes),
+    ("report_rows", report_rows),
 ];
 
 /// A private directory for the inputs that parsers read from files (one per process): a new
@@ -249,6 +250,132 @@ pub fn results_json(data: &[u8]) {
     render_all(&r);
 }
 
+/// Rows [`report_rows`] makes of one input at most (a megabyte of input, 4 bytes a row).
+const MAX_ROWS: usize = 1 << 18;
+
+/// Many rows of one table from a few bytes each, written as a results file, loaded as
+/// `storlab report` loads one and rendered by every renderer: the shape that found a renderer
+/// whose time grew faster than its input (20,000 calibration points on a diagonal; 2,000 made
+/// 144 MB of text). The first byte picks the table (calibration points, classes, steps,
+/// targets, warnings); each 4 bytes after it make a row: its loads, or its name (control
+/// characters included).
+pub fn report_rows(data: &[u8]) {
+    let r = rows_result(data);
+    let Ok(text) = crate::results::file::to_string(&r) else {
+        return;
+    };
+    results_json(text.as_bytes());
+}
+
+/// The results [`report_rows`] makes of `data`.
+fn rows_result(data: &[u8]) -> crate::results::RunResult {
+    use crate::results::RunResult;
+    let mut r = RunResult {
+        schema_version: crate::results::schema::SCHEMA_VERSION,
+        ..RunResult::default()
+    };
+    let Some((&table, rest)) = data.split_first() else {
+        return r;
+    };
+    let rows = rest.chunks_exact(4).take(MAX_ROWS);
+    let name = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    match table % 5 {
+        0 => r.calibrate = Some(calibration(rows)),
+        1 => {
+            for b in rows {
+                r.classes
+                    .entry(name(b))
+                    .or_insert_with(|| crate::results::ClassResult {
+                        read: Default::default(),
+                        write: Default::default(),
+                        flush: Default::default(),
+                        write_durability: "none".into(),
+                        measured_ms: None,
+                        steps: None,
+                    });
+            }
+            r.job.classes = r.classes.keys().cloned().collect();
+        }
+        2 => {
+            let steps = rows
+                .enumerate()
+                .map(|(index, b)| crate::results::steps::StepResult {
+                    index,
+                    label: name(b),
+                    ..Default::default()
+                });
+            r.steps = Some(steps.collect());
+        }
+        3 => {
+            r.targets = rows
+                .map(|b| crate::results::TargetResult {
+                    name: name(b),
+                    path: name(b),
+                    kind: crate::stats::target::TargetKind::File,
+                    size_bytes: 4096,
+                    logical_block_size_bytes: 512,
+                    direct: true,
+                    dsync: false,
+                    filesystem: "ext4".into(),
+                    mount_point: None,
+                    mount_options: String::new(),
+                    device: None,
+                    device_model: None,
+                    prepare: Default::default(),
+                    ops: Default::default(),
+                    bytes: Default::default(),
+                    errors: Default::default(),
+                })
+                .collect();
+        }
+        _ => r.warnings = rows.map(name).collect(),
+    }
+    r
+}
+
+/// A calibration whose points' loads are the rows' bytes (small load from the first two,
+/// large from the last two), their figures made from the loads.
+fn calibration<'a>(
+    rows: impl Iterator<Item = &'a [u8]>,
+) -> crate::workloads::calibrate::section::CalibrateResult {
+    use crate::workloads::calibrate::section::{CalibrateResult, LargeType, PointResult};
+    let points = rows
+        .enumerate()
+        .map(|(step, b)| {
+            let small = u32::from(u16::from_le_bytes([b[0], b[1]]));
+            let large = u32::from(u16::from_le_bytes([b[2], b[3]]));
+            PointResult {
+                step,
+                small,
+                large,
+                small_iops: f64::from(small) * 100.0,
+                small_latency_ms: (small > 0).then(|| f64::from(large + 1) / 10.0),
+                large_mb_per_s: f64::from(large) * 10.0,
+                ..PointResult::default()
+            }
+        })
+        .collect();
+    CalibrateResult {
+        level: "advanced".into(),
+        matrix: "detailed".into(),
+        disks: 1,
+        small_size_bytes: 8192,
+        large_size_bytes: 1 << 20,
+        large_type: LargeType::Random,
+        write_pct: 0.0,
+        point_ms: 1000,
+        warm_up_ms: 0,
+        latency_limit_ms: 20.0,
+        points,
+        max_small_iops: None,
+        max_large_mb_per_s: None,
+        min_small_latency_ms: None,
+        small_load_within_limit: None,
+        notes: Vec::new(),
+        csv_files: Vec::new(),
+    }
+}
+
 /// Every renderer of a results file: the console summary, the HTML report, fio's json+,
 /// Iometer's results spreadsheet, every
 /// CSV and Markdown table.
@@ -297,6 +424,74 @@ mod tests {
     /// Every input of the committed corpus (`fuzz/corpus/TARGET/`) goes through its target's
     /// entry point without a panic: the corpus the fuzzers start from stays valid input for
     /// this build, and each target is exercised by `cargo test` too.
+    /// The rows [`super::report_rows`] makes are a results file storlab reads: each table's
+    /// rows reach the renderers, not a refusal.
+    #[test]
+    fn the_rows_of_every_table_load_as_a_results_file() {
+        for table in 0..5u8 {
+            let mut data = vec![table];
+            data.extend([1, 0, 2, 0, 0x1b, b']', b'0', b';', 3, 0, 3, 0]);
+            let r = super::rows_result(&data);
+            let text = crate::results::file::to_string(&r).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("r.json");
+            std::fs::write(&path, text).unwrap();
+            crate::results::file::load(&path).unwrap_or_else(|e| panic!("table {table}: {e:#}"));
+        }
+    }
+
+    /// What the summary and the HTML report write of `data` (loaded as a results file).
+    fn rendered(data: &[u8]) -> (usize, usize) {
+        let text = crate::results::file::to_string(&super::rows_result(data)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, text).unwrap();
+        let r = crate::results::file::load(&path).unwrap();
+        (
+            crate::report::console::summary(&r, 0).len(),
+            crate::report::html::render(&r).len(),
+        )
+    }
+
+    /// Issue 44: 2,000 calibration points on a diagonal made 144 MB of text in 13.7 s, and
+    /// 20,000 did not finish. Ten times the rows of any table makes at most about ten times
+    /// the text (12.5 ×; what every report writes whatever its rows counts too, and a table
+    /// may leave rows out, as the summary does classes without I/O), and
+    /// the larger report is written in seconds: the work is linear in the rows. No clock is
+    /// compared: the bound on time is one only a renderer quadratic in its rows reaches.
+    #[test]
+    fn ten_times_the_rows_of_any_table_make_about_ten_times_the_report() {
+        let started = std::time::Instant::now();
+        for (table, rows) in [(0u8, 2_000u32), (1, 500), (2, 300), (3, 500), (4, 500)] {
+            let input = |n: u32| {
+                let mut data = vec![table];
+                for i in 0..n {
+                    // A point on the diagonal (calibration), a distinct name (the others).
+                    let (a, b) = ((i % 65_536) as u16, (i % 65_536) as u16);
+                    data.extend(a.to_le_bytes());
+                    data.extend(b.to_le_bytes());
+                }
+                data
+            };
+            let (small, large) = (rendered(&input(rows)), rendered(&input(rows * 10)));
+            for (what, a, b) in [("summary", small.0, large.0), ("HTML", small.1, large.1)] {
+                let ratio = b as f64 / a as f64;
+                // Never more than linear; the calibration's points are all shown.
+                let least = if table == 0 { 5.0 } else { 0.0 };
+                assert!(
+                    (least..=12.5).contains(&ratio),
+                    "table {table}: the {what} of {rows} rows has {a} bytes, of {} rows {b} bytes ({ratio:.1}×)",
+                    rows * 10
+                );
+            }
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
     #[test]
     fn the_committed_corpus_replays_without_a_panic() {
         let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");

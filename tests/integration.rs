@@ -21,6 +21,9 @@
 //! - `hostile`: a hostile scratch directory: links planted at the names storlab writes, pipes
 //!   and sockets as targets, two runs on one target or results file, a full results
 //!   filesystem;
+//! - `planted`: what another user (nobody, through `setpriv`) plants where root's storlab
+//!   goes: links and directories for its scratch and results directories, a manifest naming
+//!   root's file; and device nodes as outputs;
 //! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`, `failures`): Ctrl-C and
 //!   SIGTERM in every phase, step and Exchange stage; kill -9 and reports from the time series;
 //!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
@@ -169,6 +172,8 @@ mod multihost;
 mod packages;
 #[path = "integration/placement.rs"]
 mod placement;
+#[path = "integration/planted.rs"]
+mod planted;
 #[path = "integration/reports/mod.rs"]
 mod reports;
 #[path = "integration/run.rs"]

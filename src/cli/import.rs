@@ -37,6 +37,9 @@ fn usage(e: ImportError, flag: &str) -> anyhow::Error {
 
 /// `storlab import-fio`.
 pub(super) fn import_fio(path: &Path, lenient: bool, output: Option<&Path>) -> Result<i32> {
+    if let Some(out) = output {
+        super::output::check("the job", out)?;
+    }
     let opts = Options {
         lenient,
         map: Vec::new(),
@@ -54,6 +57,9 @@ pub(super) fn import(
     opts: &Options,
     output: Option<&Path>,
 ) -> Result<i32> {
+    if let Some(out) = output {
+        super::output::check("the job", out)?;
+    }
     let from = format_flag(from)?;
     let (text, format) = read_job(path, from)?;
     let Some(format) = format else {
@@ -74,7 +80,7 @@ pub(super) fn import(
 
 fn write_job(toml: &str, output: Option<&Path>) -> Result<i32> {
     match output {
-        Some(out) => {
+        Some(out) if !super::output::is_stdout(out) => {
             crate::files::write_output("the job", out, toml.as_bytes())?;
             console::note(&format!(
                 "storlab job: {} (run it with storlab run {})",
@@ -82,7 +88,7 @@ fn write_job(toml: &str, output: Option<&Path>) -> Result<i32> {
                 out.display()
             ));
         }
-        None => console::print_text(toml.trim_end()),
+        _ => console::print_text(toml.trim_end()),
     }
     Ok(exit::OK)
 }

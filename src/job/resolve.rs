@@ -706,6 +706,14 @@ random = 0
         );
         for (keys, key, says) in [
             ("min_iops = 0", "min_iops", "above 0"),
+            // Issue 44: refused for what it is, not as if it were not above 0.
+            (
+                "rate_iops = 1e300",
+                "rate_iops",
+                "rate_iops is 1e300, more I/Os per second than storlab paces a worker at (at most 1e9",
+            ),
+            ("min_iops = 1e300", "min_iops", "at most 1e9"),
+            ("rate_iops = -3", "rate_iops", "above 0"),
             (
                 "rate_iops = 10\nmin_iops = 20",
                 "min_iops",

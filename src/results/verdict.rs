@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 pub const IO_ERRORS: &str = "I/O errors";
 /// The rule on data verification errors (threshold 0).
 pub const VERIFY_ERRORS: &str = "data verification errors";
+/// The rule of a verifying run whose final read-back was cut short: blocks written and never
+/// read back.
+pub const NOT_READ_BACK: &str = "written blocks the read-back did not check";
 
 /// How a measured value is compared with its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

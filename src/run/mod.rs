@@ -46,7 +46,6 @@ use crate::results::progress::Observer;
 use crate::results::{self, Interrupted, Invocation, Phase, PhaseState, RunResult};
 use crate::stats::host;
 use crate::stats::timeseries::{IntervalGrid, SequenceRun};
-use crate::stats::verification::{ReadBackState, VerifyCounts};
 use anyhow::Result;
 use assemble::{Draft, assemble, device_names, fill_measurement, target_result};
 use collect::{Collected, Collector};
@@ -354,25 +353,19 @@ fn execute_inner(
             .map_err(|e| crate::files::cannot_write("the block sample", &sample_path, &e))?;
     }
     let failed = failures.load(Ordering::Relaxed);
-    let interrupted = ending(job, grid, &collected, signals, failed, draft);
+    let mut interrupted = ending(job, grid, &collected, signals, failed, draft);
     let mut verified = job.verify.then(|| {
-        let mut counts = VerifyCounts {
-            block_bytes: blocks.block,
-            ..VerifyCounts::default()
-        };
-        for r in &collected.reports {
-            counts.merge(&r.verify);
-        }
-        // The final pass reads back every block written, unless the user stopped the run.
-        obs.phase(Phase::ReadBack);
-        let (start, cpu) = (Instant::now(), host::process_cpu_s());
-        let back = verification::read_back(&blocks, &opened, job.buffered, signals, &mut counts);
-        let state = PhaseState::of(back.state == ReadBackState::Completed);
-        let cpu_s = host::process_cpu_s() - cpu;
-        draft.phase(Phase::ReadBack, state, start.elapsed().as_secs_f64(), cpu_s);
-        counts.read_back = Some(back);
-        counts
+        let reports = collected.reports.iter().map(|r| &r.verify);
+        let read = (&blocks, opened.as_slice(), job.buffered);
+        verification::verified(reports, read, signals, obs, draft)
     });
+    // A read-back cut short is a run stopped early: its results say why, it is never a pass.
+    if let (Interrupted::No, Some(why)) = (
+        &interrupted,
+        (verified.as_ref()).and_then(|v| verification::cut_short(v, signals)),
+    ) {
+        interrupted = Interrupted::Yes(why);
+    }
     if opts.inlines_timeseries() {
         draft.timeseries = results::timeseries::read_inline(&ts_path);
     }

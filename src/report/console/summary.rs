@@ -410,10 +410,11 @@ fn verification(out: &mut String, r: &RunResult) {
     };
     let back = v.read_back.as_ref().map_or(String::new(), |b| {
         format!(
-            " · read-back {}: {} blocks in {}",
+            " · read-back {}: {} blocks in {}{}",
             b.state,
             format_count(b.blocks_checked),
-            format_seconds(b.seconds)
+            format_seconds(b.seconds),
+            crate::report::tables::unread_text(b)
         )
     });
     labelled(
