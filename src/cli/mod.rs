@@ -114,6 +114,9 @@ pub enum Command {
         /// The table --format prints.
         #[arg(long, value_name = "TABLE", default_value = "summary")]
         table: crate::report::csv::Table,
+        /// The Iometer version whose results layout `--format iometer-csv` writes.
+        #[arg(long, value_name = "VERSION", default_value = "1.1.0")]
+        iometer_layout: crate::report::iometer_csv::Layout,
     },
     /// Compare results files side by side (the first is the baseline).
     Compare(CompareArgs),
@@ -556,7 +559,13 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             output,
             format,
             table,
-        } => report::report(&results, json, output.as_deref(), format, table),
+            iometer_layout,
+        } => report::report(
+            &results,
+            json,
+            output.as_deref(),
+            (format, table, iometer_layout),
+        ),
     }
 }
 

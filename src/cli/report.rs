@@ -13,8 +13,11 @@ pub(super) fn report(
     results: &Path,
     json: bool,
     output: Option<&Path>,
-    format: Option<crate::report::Format>,
-    table: crate::report::csv::Table,
+    (format, table, layout): (
+        Option<crate::report::Format>,
+        crate::report::csv::Table,
+        crate::report::iometer_csv::Layout,
+    ),
 ) -> Result<i32> {
     let series = timeseries_path(results);
     let r = if timeseries::is_timeseries(results) {
@@ -47,7 +50,7 @@ pub(super) fn report(
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
             Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
-            Format::IometerCsv => iometer_csv::render(&r),
+            Format::IometerCsv => iometer_csv::render(&r, layout),
         };
         console::print_text(text.trim_end());
     } else if json {

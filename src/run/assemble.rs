@@ -140,6 +140,7 @@ pub(super) fn assemble(
         workers: Vec::new(),
         devices: Vec::new(),
         host_cpu: CpuPercent::default(),
+        host_cpus: None,
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: draft.timeseries,
@@ -294,6 +295,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
         })
         .collect();
     result.host_cpu = c.cpu_measure;
+    result.host_cpus = c.cpus_measure.clone();
     result.errors = c
         .reports
         .iter()

@@ -50,6 +50,8 @@ pub(super) struct Collected {
     /// Every sampled reference, counted by block: the run's locality.
     pub reuse: ReuseCounts,
     pub cpu_measure: CpuPercent,
+    /// Each CPU over the measured phase.
+    pub cpus_measure: Option<host::cpus::PerCpu>,
     pub disk_measure: BTreeMap<String, DiskDelta>,
     pub elapsed_ns: u64,
 }
@@ -58,6 +60,7 @@ pub(super) struct Collected {
 struct Sample {
     t_ns: u64,
     cpu: CpuTimes,
+    cpus: Option<host::cpus::CpuTicks>,
     disks: BTreeMap<String, DiskCounters>,
 }
 
@@ -66,6 +69,7 @@ fn sample(start: Instant, devices: &[String]) -> Sample {
     Sample {
         t_ns: start.elapsed().as_nanos() as u64,
         cpu: host::cpu_times(),
+        cpus: host::cpus::cpu_ticks(),
         disks: devices
             .iter()
             .filter_map(|d| host::disk_counters(d).map(|c| (d.clone(), c)))
@@ -238,12 +242,21 @@ impl Collector<'_> {
             Some(s) => deltas(s, &measure_end),
             None => (CpuPercent::default(), BTreeMap::new()),
         };
+        let cpus_measure = (measure_start.as_ref()).and_then(|s| {
+            let wall = measure_end.t_ns.saturating_sub(s.t_ns);
+            Some(host::cpus::PerCpu::between(
+                s.cpus.as_ref()?,
+                measure_end.cpus.as_ref()?,
+                wall,
+            ))
+        });
         reports.sort_by_key(|r| r.worker);
         Ok(Collected {
             reports,
             sampled,
             reuse,
             cpu_measure,
+            cpus_measure,
             disk_measure,
             elapsed_ns,
         })
