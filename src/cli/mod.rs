@@ -117,6 +117,9 @@ pub enum Command {
         /// The Iometer version whose results layout `--format iometer-csv` writes.
         #[arg(long, value_name = "VERSION", default_value = "1.1.0")]
         iometer_layout: crate::report::iometer_csv::Layout,
+        /// `--format fio-json`: only step N's jobs (fio-plot reads a file per queue depth).
+        #[arg(long, value_name = "N")]
+        step: Option<usize>,
     },
     /// Compare results files side by side (the first is the baseline).
     Compare(CompareArgs),
@@ -560,11 +563,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             format,
             table,
             iometer_layout,
+            step,
         } => report::report(
             &results,
             json,
             output.as_deref(),
-            (format, table, iometer_layout),
+            (format, table, iometer_layout, step),
         ),
     }
 }

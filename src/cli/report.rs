@@ -13,10 +13,11 @@ pub(super) fn report(
     results: &Path,
     json: bool,
     output: Option<&Path>,
-    (format, table, layout): (
+    (format, table, layout, step): (
         Option<crate::report::Format>,
         crate::report::csv::Table,
         crate::report::iometer_csv::Layout,
+        Option<usize>,
     ),
 ) -> Result<i32> {
     let series = timeseries_path(results);
@@ -49,7 +50,7 @@ pub(super) fn report(
         let text = match format {
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
-            Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
+            Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r, step))?,
             Format::IometerCsv => iometer_csv::render(&r, layout),
         };
         console::print_text(text.trim_end());
