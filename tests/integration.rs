@@ -164,6 +164,8 @@ mod placement;
 mod reports;
 #[path = "integration/run.rs"]
 mod run;
+#[path = "integration/schema.rs"]
+mod schema;
 #[path = "integration/steps/mod.rs"]
 mod steps;
 #[path = "integration/terminal.rs"]

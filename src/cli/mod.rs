@@ -171,6 +171,13 @@ pub enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Print the JSON Schema of the results file (`storlab schema`) or of a line of its NDJSON
+    /// time series (`storlab schema timeseries`).
+    Schema {
+        /// Which file's schema.
+        #[arg(value_enum, default_value = "results")]
+        of: crate::results::schema::Document,
+    },
     /// Print the man page (roff; `storlab man | man -l -`), or write every page to a directory.
     Man {
         /// Write storlab.1 and a page per subcommand (storlab-run.1...) to DIR.
@@ -541,6 +548,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Compare(args) => compare::compare(args),
         Command::Completions { shell } => terminal::completions(shell),
         Command::Man { output } => terminal::man(output.as_deref()),
+        Command::Schema { of } => {
+            let schema = crate::results::schema::json_schema(of);
+            crate::report::console::print_text(&serde_json::to_string_pretty(&schema)?);
+            Ok(exit::OK)
+        }
         Command::ImportFio {
             job,
             lenient,

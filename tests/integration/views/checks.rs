@@ -45,6 +45,8 @@ pub(crate) fn check_views<S: AsRef<str>>(dir: &Path, args: &[S], kind: Kind) -> 
         ]
         .concat(),
     );
+    // Validated against the published schema too.
+    crate::harness::load_json(&results);
     let r = storlab::results::file::load(&results).expect("the results file loads");
     assert_eq!(
         real.code,
