@@ -234,6 +234,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
             samples.iter().map(|m| m.written).sum(),
             samples.iter().map(|m| m.units).sum(),
         )
+        .with_units(crate::engine::reduce::achieved_by_unit(&samples))
     });
     for t in &result.cache_tiers {
         if let Some(e) = &t.drain.error {
