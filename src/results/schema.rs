@@ -28,7 +28,7 @@ impl Default for SchemaVersion {
 /// The version this storlab writes.
 pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion {
     major: 1,
-    minor: 17,
+    minor: 18,
 };
 
 impl SchemaVersion {
