@@ -7,6 +7,10 @@
 //! units deflate (see [`compressed_len`]) to at most the asked ratio's share, so the data
 //! compresses as asked whatever the unit size.
 //!
+//! **Fresh payloads.** Every written sector's payload is made anew ([`fresh_payload`]), so
+//! data written again never repeats what is already on the device: the data compresses as a
+//! stream as it does unit by unit.
+//!
 //! **Dedupe.** Each dedupe unit a write covers is unique (sealed with its target, offset and
 //! version, as without reduction) or a copy of one of [`POOL`] pool entries, with probability
 //! 1 − 1/ratio. Which, and which entry, is a pure function of (target identity, unit offset,
@@ -120,6 +124,35 @@ impl Reduction {
             0
         };
         sector[8..12].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// Words in the table written payloads are drawn from (64 KiB, in the cache).
+const PAYLOAD_WORDS: usize = 8192;
+
+/// The table written payloads are drawn from: pseudo-random words, the same in every run.
+fn payload_table() -> &'static [u64] {
+    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..PAYLOAD_WORDS as u64)
+            .map(|i| splitmix(0x7061_796C_6F61_6421 ^ i))
+            .collect()
+    })
+}
+
+/// Fills `payload` (at most a sector's) with pseudo-random words no other written sector has:
+/// a stretch of the table chosen by `key` (the sector's tag, unique to its target, offset,
+/// version and run), each word XORed with `key`. Two sectors' payloads share no run of bytes
+/// longer than chance allows (their keys differ), so no compressor finds one in the other,
+/// whatever its window; a load, an XOR and a store a word.
+#[inline]
+pub(crate) fn fresh_payload(payload: &mut [u8], key: u64) {
+    let table = payload_table();
+    let words = payload.len().div_ceil(8);
+    let start = (splitmix(key) as usize) % (PAYLOAD_WORDS - words);
+    for (chunk, w) in payload.chunks_mut(8).zip(&table[start..start + words]) {
+        let bytes = (w ^ key).to_le_bytes();
+        chunk.copy_from_slice(&bytes[..chunk.len()]);
     }
 }
 

@@ -79,54 +79,18 @@ fn seal_sector(
     sector[24..32].copy_from_slice(&offset.to_le_bytes());
     sector[32..40].copy_from_slice(&run.to_le_bytes());
     sector[40..48].copy_from_slice(&version.to_le_bytes());
-    // Vary the payload's first word too, so no two written sectors are alike even where the
-    // buffer's data repeats.
+    // The tag, and a written sector's payload made anew from it (a prepared one's is fresh):
+    // no two written sectors alike, nor any part of one like another's.
     let tag = crate::engine::buf::splitmix(run ^ version.rotate_left(32) ^ offset);
     sector[48..56].copy_from_slice(&tag.to_le_bytes());
-    // A written sector's payload is made anew from its tag: a buffer written again (or that a
-    // read filled) never repeats earlier data, so the data stays incompressible as a stream
-    // too. A prepared sector's payload is fresh already.
     if kind != KIND_PREPARED {
-        fresh_payload(&mut sector[56..keep.max(56)], tag);
+        super::reduce::fresh_payload(&mut sector[56..keep.max(56)], tag);
     }
     if keep < SECTOR {
         sector[keep..].fill(0);
     }
-    let crc = if kind == KIND_UNCHECKED {
-        0
-    } else {
-        sector_crc(sector)
-    };
-    sector[8..12].copy_from_slice(&crc.to_le_bytes());
-}
-
-/// Words in the table written payloads are drawn from (64 KiB, in the cache).
-const PAYLOAD_WORDS: usize = 8192;
-
-/// The table written payloads are drawn from: pseudo-random words, the same in every run.
-fn payload_table() -> &'static [u64] {
-    static TABLE: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        (0..PAYLOAD_WORDS as u64)
-            .map(|i| crate::engine::buf::splitmix(0x7061_796C_6F61_6421 ^ i))
-            .collect()
-    })
-}
-
-/// Fills `payload` (at most a sector's) with pseudo-random words no other written sector has:
-/// a stretch of the table chosen by `key` (the sector's tag, unique to its target, offset,
-/// version and run), each word XORed with `key`. Two sectors' payloads share no run of bytes
-/// longer than chance allows (their keys differ), so no compressor finds one in the other,
-/// whatever its window; a load, an XOR and a store a word.
-#[inline]
-pub(crate) fn fresh_payload(payload: &mut [u8], key: u64) {
-    let table = payload_table();
-    let words = payload.len().div_ceil(8);
-    let start = (crate::engine::buf::splitmix(key) as usize) % (PAYLOAD_WORDS - words);
-    for (chunk, w) in payload.chunks_mut(8).zip(&table[start..start + words]) {
-        let bytes = (w ^ key).to_le_bytes();
-        chunk.copy_from_slice(&bytes[..chunk.len()]);
-    }
+    let crc = (kind != KIND_UNCHECKED).then(|| sector_crc(sector));
+    sector[8..12].copy_from_slice(&crc.unwrap_or(0).to_le_bytes());
 }
 
 pub(super) fn sector_crc(sector: &[u8]) -> u32 {
