@@ -91,6 +91,16 @@ fn deltas(a: &Sample, b: &Sample) -> (CpuPercent, BTreeMap<String, DiskDelta>) {
     (CpuPercent::between(&a.cpu, &b.cpu, wall), disks)
 }
 
+/// Each CPU's use between two samples.
+fn per_cpu(a: &Sample, b: &Sample) -> Option<host::cpus::PerCpu> {
+    let wall = b.t_ns.saturating_sub(a.t_ns);
+    Some(host::cpus::PerCpu::between(
+        a.cpus.as_ref()?,
+        b.cpus.as_ref()?,
+        wall,
+    ))
+}
+
 impl Collector<'_> {
     /// Collects from `rx` until the `n_workers` workers started at `start` are done.
     pub(super) fn collect(
@@ -242,14 +252,7 @@ impl Collector<'_> {
             Some(s) => deltas(s, &measure_end),
             None => (CpuPercent::default(), BTreeMap::new()),
         };
-        let cpus_measure = (measure_start.as_ref()).and_then(|s| {
-            let wall = measure_end.t_ns.saturating_sub(s.t_ns);
-            Some(host::cpus::PerCpu::between(
-                s.cpus.as_ref()?,
-                measure_end.cpus.as_ref()?,
-                wall,
-            ))
-        });
+        let cpus_measure = (measure_start.as_ref()).and_then(|s| per_cpu(s, &measure_end));
         reports.sort_by_key(|r| r.worker);
         Ok(Collected {
             reports,

@@ -316,7 +316,7 @@ fn fio_plot_draws_a_queue_depth_sweep_with_storlabs_numbers() {
             String::from_utf8_lossy(&status.stderr)
         );
     }
-    for i in 0..3 {
+    for (i, step) in steps.iter().enumerate() {
         let csv = std::fs::read_to_string(dir.path().join(format!("lat_job{i}.csv"))).unwrap();
         let mut lines = csv.lines();
         let header: Vec<&str> = lines.next().unwrap().split(',').map(str::trim).collect();
@@ -336,7 +336,7 @@ fn fio_plot_draws_a_queue_depth_sweep_with_storlabs_numbers() {
             .unwrap();
         assert_eq!(
             last,
-            steps[i]["totals"]["read"]["ops"].as_u64().unwrap(),
+            step["totals"]["read"]["ops"].as_u64().unwrap(),
             "job {i}'s reads"
         );
     }

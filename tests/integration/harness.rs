@@ -430,12 +430,12 @@ pub(crate) fn load_json(path: &Path) -> Value {
     let v: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
     if v.get("schema_version").is_some() && v.get("storlab_version").is_some() {
-        schema_errors(&v).map(|e| {
+        if let Some(e) = schema_errors(&v) {
             panic!(
                 "{} does not validate against storlab's schema: {e}",
                 path.display()
-            )
-        });
+            );
+        }
     }
     v
 }
