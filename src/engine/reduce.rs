@@ -7,7 +7,7 @@
 //! units deflate (see [`compressed_len`]) to at most the asked ratio's share, so the data
 //! compresses as asked whatever the unit size.
 //!
-//! **Fresh payloads.** Every written sector's payload is made anew ([`fresh_payload`]), so
+//! **Fresh payloads.** Every written sector's payload is made anew (`fresh_payload`), so
 //! data written again never repeats what is already on the device: the data compresses as a
 //! stream as it does unit by unit.
 //!
