@@ -107,6 +107,8 @@ mod cache;
 mod calibrate;
 #[path = "integration/database.rs"]
 mod database;
+#[path = "integration/datareduction.rs"]
+mod datareduction;
 #[path = "integration/diskspdimport.rs"]
 mod diskspdimport;
 #[path = "integration/errors.rs"]
