@@ -24,7 +24,11 @@ fn parse(text: &str) -> Option<CpuTicks> {
             out.interrupts = rest.split_whitespace().next()?.parse().ok()?;
             continue;
         }
-        let Some(rest) = line.strip_prefix("cpu") else {
+        // `cpuN ...` (the machine's `cpu ...` line has a space after `cpu`).
+        let Some(rest) = line
+            .strip_prefix("cpu")
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        else {
             continue;
         };
         let mut fields = rest.split_whitespace();
