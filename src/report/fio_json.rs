@@ -206,7 +206,9 @@ fn fio_jobs<'a>(r: &'a RunResult, tests: &'a [Test<'a>]) -> Vec<FioJob<'a>> {
                 .collect();
             // A results file before 1.18 has no step's own workers: a step of one group is
             // the step's totals; of several, each group's figures are not known.
-            let figures = if !results.is_empty() {
+            let figures = if let [one] = results.as_slice() {
+                (*one).clone()
+            } else if !results.is_empty() {
                 ClassSummary::merge(&results, t.ms as f64 / 1e3)
             } else if single || t.step.is_none() {
                 t.totals.clone()
