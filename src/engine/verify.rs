@@ -79,11 +79,11 @@ fn seal_sector(
     sector[24..32].copy_from_slice(&offset.to_le_bytes());
     sector[32..40].copy_from_slice(&run.to_le_bytes());
     sector[40..48].copy_from_slice(&version.to_le_bytes());
-    // The tag, and a written sector's payload made anew from it (a prepared one's is fresh):
-    // no two written sectors alike, nor any part of one like another's.
+    // The tag, and a compressible sector's payload made anew from it (`keep` below a whole
+    // sector: reduced data asked to compress): no part of it like another sector's.
     let tag = crate::engine::buf::splitmix(run ^ version.rotate_left(32) ^ offset);
     sector[48..56].copy_from_slice(&tag.to_le_bytes());
-    if kind != KIND_PREPARED {
+    if kind != KIND_PREPARED && keep < SECTOR {
         super::reduce::fresh_payload(&mut sector[56..keep.max(56)], tag);
     }
     if keep < SECTOR {

@@ -2,7 +2,7 @@
 //! data (`[data] compress = N`, sequential 128 KiB writes over every byte of a 4 MiB file), and the written
 //! file, split into units of 4, 8, 32 and 128 KiB and as one stream, is compressed with
 //! deflate (zlib level 6), zstd (level 3) and lz4 (its default) by Debian's Python modules:
-//! each ratio within 15 % of the one asked from 1:1 to 5:1; at 8:1 (the most storlab's data
+//! each ratio within 15 % of the one asked from 1.5:1 to 5:1; at 8:1 (the most storlab's data
 //! can reach: every 512-byte sector keeps its 56-byte header) within 16 %. The results'
 //! own measure per unit and as a stream is there and near the file's.
 
@@ -50,7 +50,7 @@ fn written_data_compresses_as_asked_at_every_unit_and_compressor() {
     }
     let dir = scratch();
     let mut table = Vec::new();
-    for asked in [1.0, 1.5, 2.0, 3.0, 5.0, 8.0] {
+    for asked in [1.5, 2.0, 3.0, 5.0, 8.0] {
         let job = format!(
             "duration = \"60s\"\nramp = \"0s\"\n[data]\ncompress = {asked}\n[[target]]\npath = \"d.dat\"\nsize = \"4MiB\"\n[[worker]]\nqueue_depth = 4\nio_limit = 64\n[[worker.access]]\nblock_size = \"128k\"\nread = 0\nrandom = 0\n"
         );
@@ -71,7 +71,7 @@ fn written_data_compresses_as_asked_at_every_unit_and_compressor() {
             }
             table.push(format!("{asked}:1 {name} {row:.2?}"));
         }
-        if asked > 1.0 {
+        {
             let d = &r["data"];
             let units = d["compress_by_unit"].as_array().unwrap();
             assert_eq!(units.len(), 4, "{d}");
