@@ -383,8 +383,8 @@ fn render_all(r: &crate::results::RunResult) {
     use crate::report::csv::{Format, Table, render};
     let _ = crate::report::console::summary(r, 0);
     let _ = crate::report::html::render(r);
-    let _ = crate::report::fio_json::render(r);
-    let _ = crate::report::iometer_csv::render(r);
+    let _ = crate::report::fio_json::render(r, None);
+    let _ = crate::report::iometer_csv::render(r, Default::default());
     for table in [Table::Summary, Table::Steps, Table::Timeseries] {
         for format in [Format::Csv, Format::Markdown] {
             let _ = render(r, format, table);

@@ -119,6 +119,8 @@ mod corpus;
 mod cost;
 #[path = "integration/database.rs"]
 mod database;
+#[path = "integration/datareduction.rs"]
+mod datareduction;
 #[path = "integration/diskspdimport.rs"]
 mod diskspdimport;
 #[path = "integration/errors.rs"]
@@ -178,6 +180,8 @@ mod planted;
 mod reports;
 #[path = "integration/run.rs"]
 mod run;
+#[path = "integration/schema.rs"]
+mod schema;
 #[path = "integration/steps/mod.rs"]
 mod steps;
 #[path = "integration/terminal.rs"]

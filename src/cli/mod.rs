@@ -114,6 +114,12 @@ pub enum Command {
         /// The table --format prints.
         #[arg(long, value_name = "TABLE", default_value = "summary")]
         table: crate::report::csv::Table,
+        /// The Iometer version whose results layout `--format iometer-csv` writes.
+        #[arg(long, value_name = "VERSION", default_value = "1.1.0")]
+        iometer_layout: crate::report::iometer_csv::Layout,
+        /// `--format fio-json`: only step N's jobs (fio-plot reads a file per queue depth).
+        #[arg(long, value_name = "N")]
+        step: Option<usize>,
     },
     /// Compare results files side by side (the first is the baseline).
     Compare(CompareArgs),
@@ -164,6 +170,13 @@ pub enum Command {
         /// Write the job to FILE.
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of the results file (`storlab schema`) or of a line of its NDJSON
+    /// time series (`storlab schema timeseries`).
+    Schema {
+        /// Which file's schema.
+        #[arg(value_enum, default_value = "results")]
+        of: crate::results::schema::Document,
     },
     /// Print the man page (roff; `storlab man | man -l -`), or write every page to a directory.
     Man {
@@ -537,6 +550,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Compare(args) => compare::compare(args),
         Command::Completions { shell } => terminal::completions(shell),
         Command::Man { output } => terminal::man(output.as_deref()),
+        Command::Schema { of } => {
+            let schema = crate::results::schema::json_schema(of);
+            crate::report::console::print_text(&serde_json::to_string_pretty(&schema)?);
+            Ok(exit::OK)
+        }
         Command::ImportFio {
             job,
             lenient,
@@ -558,7 +576,14 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             output,
             format,
             table,
-        } => report::report(&results, json, output.as_deref(), format, table),
+            iometer_layout,
+            step,
+        } => report::report(
+            &results,
+            json,
+            output.as_deref(),
+            (format, table, iometer_layout, step),
+        ),
     }
 }
 

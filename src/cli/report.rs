@@ -13,8 +13,12 @@ pub(super) fn report(
     results: &Path,
     json: bool,
     output: Option<&Path>,
-    format: Option<crate::report::Format>,
-    table: crate::report::csv::Table,
+    (format, table, layout, step): (
+        Option<crate::report::Format>,
+        crate::report::csv::Table,
+        crate::report::iometer_csv::Layout,
+        Option<usize>,
+    ),
 ) -> Result<i32> {
     if let Some(path) = output {
         super::output::check("the HTML report", path)?;
@@ -50,10 +54,10 @@ pub(super) fn report(
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
             Format::FioJson => {
-                console::print_json(&serde_json::to_string_pretty(&fio_json::render(&r))?);
+                console::print_json(&serde_json::to_string_pretty(&fio_json::render(&r, step))?);
                 return Ok(exit::OK);
             }
-            Format::IometerCsv => iometer_csv::render(&r),
+            Format::IometerCsv => iometer_csv::render(&r, layout),
         };
         console::print_text(text.trim_end());
     } else if json {

@@ -79,19 +79,18 @@ fn seal_sector(
     sector[24..32].copy_from_slice(&offset.to_le_bytes());
     sector[32..40].copy_from_slice(&run.to_le_bytes());
     sector[40..48].copy_from_slice(&version.to_le_bytes());
-    // Vary the payload's first word too, so no two written sectors are alike even where the
-    // buffer's data repeats.
+    // The tag, and a compressible sector's payload made anew from it (`keep` below a whole
+    // sector: reduced data asked to compress): no part of it like another sector's.
     let tag = crate::engine::buf::splitmix(run ^ version.rotate_left(32) ^ offset);
     sector[48..56].copy_from_slice(&tag.to_le_bytes());
+    if kind != KIND_PREPARED && keep < SECTOR {
+        super::reduce::fresh_payload(&mut sector[56..keep.max(56)], tag);
+    }
     if keep < SECTOR {
         sector[keep..].fill(0);
     }
-    let crc = if kind == KIND_UNCHECKED {
-        0
-    } else {
-        sector_crc(sector)
-    };
-    sector[8..12].copy_from_slice(&crc.to_le_bytes());
+    let crc = (kind != KIND_UNCHECKED).then(|| sector_crc(sector));
+    sector[8..12].copy_from_slice(&crc.unwrap_or(0).to_le_bytes());
 }
 
 pub(super) fn sector_crc(sector: &[u8]) -> u32 {

@@ -56,6 +56,9 @@ struct State {
     counters: BTreeMap<(usize, usize, usize), [u64; 3]>,
     /// Measured latency: (class, direction, worker) → its buckets.
     latency: BTreeMap<(usize, usize, usize), metrics::Latency>,
+    /// The last interval's IOPS: (class, direction, IOPS) of each class and direction with
+    /// I/O.
+    last_iops: Vec<(String, &'static str, f64)>,
     /// Each worker's part of the intervals not merged yet.
     pending: BTreeMap<u64, Vec<(usize, StatsSet)>>,
     /// A rule on the rate of some classes (an Exchange validation's achieved transactional
@@ -324,6 +327,14 @@ impl Observer for Feed {
                 }
             }
         }
+        s.last_iops = (r.classes.iter())
+            .flat_map(|(n, c)| {
+                let dirs = [&c.read, &c.write, &c.flush];
+                (dirs.into_iter().zip(DIRECTIONS))
+                    .filter(|(d, _)| d.ops > 0)
+                    .map(|(d, dir)| (n.clone(), dir, d.iops))
+            })
+            .collect();
         let point = point(r, s.run_offset_s, s.watch.as_ref());
         s.points.push(point);
     }

@@ -328,10 +328,14 @@ fn respond<B: Body>(request: &Request<B>, state: &Mutex<State>) -> Response<Full
     let (body, kind) = match path {
         "/" => (page::html(&lock(state)).into(), "text/html; charset=utf-8"),
         "/live.json" => (lock(state).json(), "application/json"),
-        _ => (
-            metrics::encode(&lock(state)).into(),
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        ),
+        _ => {
+            let accept = (request.headers().get(header::ACCEPT)).and_then(|a| a.to_str().ok());
+            let format = metrics::Format::negotiate(accept);
+            (
+                metrics::encode(&lock(state), format).into(),
+                format.content_type(),
+            )
+        }
     };
     reply(StatusCode::OK, kind, body)
 }
@@ -678,10 +682,7 @@ mod tests {
         for (path, kind) in [
             ("/", "text/html; charset=utf-8"),
             ("/live.json?x=1", "application/json"),
-            (
-                "/metrics",
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            ),
+            ("/metrics", "text/plain; version=0.0.4; charset=utf-8"),
         ] {
             for method in [Method::GET, Method::HEAD] {
                 let r = respond(&request(method.clone(), path, here), &s);

@@ -188,6 +188,10 @@ pub struct RunResult {
     pub devices: Vec<DeviceResult>,
     /// CPU use over the measured phase.
     pub host_cpu: CpuPercent,
+    /// Each CPU's use and the interrupt rate over the measured phase (a sequence: weighted
+    /// over its steps; added in 1.18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpus: Option<crate::stats::host::cpus::PerCpu>,
     /// The first I/O errors, across workers.
     pub errors: Vec<ErrorDetail>,
     /// Path of the NDJSON time-series file (one [`IntervalRecord`] per line).

@@ -143,6 +143,7 @@ pub(super) fn assemble(
         workers: Vec::new(),
         devices: Vec::new(),
         host_cpu: CpuPercent::default(),
+        host_cpus: None,
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: draft.timeseries,
@@ -278,6 +279,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
             samples.iter().map(|m| m.written).sum(),
             samples.iter().map(|m| m.units).sum(),
         )
+        .with_units(crate::engine::reduce::achieved_by_unit(&samples))
     });
     for t in &result.cache_tiers {
         if let Some(e) = &t.drain.error {
@@ -340,6 +342,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
         .collect();
     result.host_cpu = c.cpu_measure;
     result.cost = Some(cost(job, c, &all));
+    result.host_cpus = c.cpus_measure.clone();
     result.errors = c
         .reports
         .iter()

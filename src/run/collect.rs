@@ -51,6 +51,8 @@ pub(super) struct Collected {
     /// Every sampled reference, counted by block: the run's locality.
     pub reuse: ReuseCounts,
     pub cpu_measure: CpuPercent,
+    /// Each CPU over the measured phase.
+    pub cpus_measure: Option<host::cpus::PerCpu>,
     pub disk_measure: BTreeMap<String, DiskDelta>,
     pub elapsed_ns: u64,
     /// The ramp's intervals merged, the process's CPU over it, and its length (s): `None`
@@ -65,6 +67,7 @@ pub(super) struct Collected {
 struct Sample {
     t_ns: u64,
     cpu: CpuTimes,
+    cpus: Option<host::cpus::CpuTicks>,
     disks: BTreeMap<String, DiskCounters>,
 }
 
@@ -73,6 +76,7 @@ fn sample(start: Instant, devices: &[String]) -> Sample {
     Sample {
         t_ns: start.elapsed().as_nanos() as u64,
         cpu: host::cpu_times(),
+        cpus: host::cpus::cpu_ticks(),
         disks: devices
             .iter()
             .filter_map(|d| host::disk_counters(d).map(|c| (d.clone(), c)))
@@ -92,6 +96,16 @@ fn deltas(a: &Sample, b: &Sample) -> (CpuPercent, BTreeMap<String, DiskDelta>) {
         })
         .collect();
     (CpuPercent::between(&a.cpu, &b.cpu, wall), disks)
+}
+
+/// Each CPU's use between two samples.
+fn per_cpu(a: &Sample, b: &Sample) -> Option<host::cpus::PerCpu> {
+    let wall = b.t_ns.saturating_sub(a.t_ns);
+    Some(host::cpus::PerCpu::between(
+        a.cpus.as_ref()?,
+        b.cpus.as_ref()?,
+        wall,
+    ))
 }
 
 impl Collector<'_> {
@@ -244,7 +258,8 @@ impl Collector<'_> {
             }
         }
         let elapsed_ns = start.elapsed().as_nanos() as u64;
-        let (cpu_measure, disk_measure, ramp_cpu) = edges.deltas(&first, start, devices);
+        let (cpu_measure, cpus_measure, disk_measure, ramp_cpu) =
+            edges.deltas(&first, start, devices);
         reports.sort_by_key(|r| r.worker);
         let ramp = (grid.ramp_ns > 0).then(|| (ramp, ramp_cpu, grid.ramp_ns as f64 / 1e9));
         Ok(Collected {
@@ -252,6 +267,7 @@ impl Collector<'_> {
             sampled,
             reuse,
             cpu_measure,
+            cpus_measure,
             disk_measure,
             elapsed_ns,
             ramp,
@@ -269,24 +285,31 @@ struct Edges {
 }
 
 impl Edges {
-    /// CPU and device deltas over the measured time, and the CPU over the ramp (from `first`,
-    /// the run's start), once the run is over (an end not sampled yet is sampled now).
+    /// CPU (the machine's and each CPU's) and device deltas over the measured time, and the CPU
+    /// over the ramp (from `first`, the run's start), once the run is over (an end not sampled
+    /// yet is sampled now).
     fn deltas(
         self,
         first: &Sample,
         start: Instant,
         devices: &[String],
-    ) -> (CpuPercent, BTreeMap<String, DiskDelta>, CpuPercent) {
+    ) -> (
+        CpuPercent,
+        Option<host::cpus::PerCpu>,
+        BTreeMap<String, DiskDelta>,
+        CpuPercent,
+    ) {
         let Some(from) = self.measure_start else {
             return (
                 CpuPercent::default(),
+                None,
                 BTreeMap::new(),
                 CpuPercent::default(),
             );
         };
         let to = self.measure_end.unwrap_or_else(|| sample(start, devices));
         let (cpu, disks) = deltas(&from, &to);
-        (cpu, disks, deltas(first, &from).0)
+        (cpu, per_cpu(&from, &to), disks, deltas(first, &from).0)
     }
 }
 

@@ -449,10 +449,40 @@ pub(crate) fn report_html(dir: &Path, results: &Path, html: &Path) -> String {
 
 /// A results (or other JSON) file.
 #[track_caller]
+///
+/// A results file (one with `schema_version` and `storlab_version`) is also validated against
+/// the JSON Schema `storlab schema` prints, by an independent validator (the `jsonschema`
+/// crate): every run of every workload the suite makes is checked against the published schema.
 pub(crate) fn load_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+    let v: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    if v.get("schema_version").is_some() && v.get("storlab_version").is_some() {
+        if let Some(e) = schema_errors(&v) {
+            panic!(
+                "{} does not validate against storlab's schema: {e}",
+                path.display()
+            );
+        }
+    }
+    v
+}
+
+/// What the published results schema finds wrong with `v` (`None`: it validates).
+pub(crate) fn schema_errors(v: &Value) -> Option<String> {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let schema =
+            storlab::results::schema::json_schema(storlab::results::schema::Document::Results);
+        jsonschema::validator_for(&schema).expect("the published schema compiles")
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .take(5)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    (!errors.is_empty()).then(|| errors.join("; "))
 }
 
 /// The value at JSON pointer `pointer` (e.g. `/totals/read/ops`); panics when it is missing.

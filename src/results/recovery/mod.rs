@@ -509,6 +509,7 @@ fn recover(
         workers: Vec::new(),
         devices: device_results(all),
         host_cpu: all.cpu,
+        host_cpus: None,
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
         timeseries: records.clone(),
@@ -713,6 +714,8 @@ fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) ->
         interrupted,
         cache_tiers: Vec::new(),
         data: None,
+        workers: Vec::new(),
+        host_cpus: None,
     }
 }
 

@@ -6,6 +6,7 @@
 //! nothing else in the crate parses those files.
 
 pub mod cgroup;
+pub mod cpus;
 pub mod locks;
 pub mod mounts;
 pub mod sysfs;
