@@ -41,6 +41,35 @@ pub(crate) fn quantity(value: f64, unit: &str) -> String {
     }
 }
 
+/// Two figures that are compared (a measured value and its limit, an achieved rate and its
+/// target), each as `fmt` writes it, or, when `fmt` would write different values alike, with
+/// as many significant digits as it takes to keep them apart, followed by `unit` (`14.67`
+/// and `14.85`, not `15` and `15`).
+pub(crate) fn apart(a: f64, b: f64, fmt: impl Fn(f64) -> String, unit: &str) -> (String, String) {
+    let (fa, fb) = (fmt(a), fmt(b));
+    let digits = crate::units::digits_apart(a, b);
+    if a == b || (fa != fb && digits == 3) {
+        return (fa, fb);
+    }
+    let plain = |v: f64| format!("{}{unit}", crate::units::format_digits(v, digits));
+    (plain(a), plain(b))
+}
+
+/// A verdict rule's measured value and limit, with their units, as every view writes them:
+/// the measured value `—` when the rule was not measured, and both with the digits that show
+/// which side of the limit the value fell (see [`apart`]).
+pub(crate) fn rule_figures(rule: &crate::results::verdict::Rule) -> (String, String) {
+    if !rule.measured() {
+        return ("—".into(), quantity(rule.threshold, &rule.unit));
+    }
+    apart(
+        rule.measured,
+        rule.threshold,
+        |v| quantity(v, &rule.unit),
+        &format!(" {}", rule.unit),
+    )
+}
+
 /// Column headings of a class's direction (after its class and direction names).
 pub(crate) const DIR_COLUMNS: [&str; 9] = [
     "IOPS", "MB/s", "mean", "p50", "p95", "p99", "p99.9", "max", "errors",
@@ -277,6 +306,53 @@ pub(crate) fn cache_comparison_sentence(
         ratio(c.uncached.achieved_iops, c.cached.achieved_iops),
         c.uncached_results
     )
+}
+
+/// The cells of a trial of thread tuning or of the search after its purpose, mailboxes and
+/// threads (console and HTML): target and achieved IOPS (with the digits that show a miss),
+/// the worst read, log and maximum read latency (`—` where the trial timed none), its length
+/// and its result with the rules that did not pass.
+pub(crate) fn trial_cells(t: &crate::workloads::exchange::section::Trial) -> [String; 7] {
+    let (target, achieved) = apart(t.target_iops, t.achieved_iops, format_rate, "");
+    let ms = |v: f64| {
+        if v > 0.0 {
+            format_ns(v * 1e6)
+        } else {
+            "—".to_string()
+        }
+    };
+    let result = match (t.pass, t.result.as_str()) {
+        (true, _) => "pass".to_string(),
+        (false, "" | "FAIL") => format!("FAIL ({})", t.failed_rules.join("; ")),
+        (false, other) => format!("{other} ({})", t.failed_rules.join("; ")),
+    };
+    [
+        target,
+        achieved,
+        ms(t.db_read_latency_ms),
+        ms(t.log_write_latency_ms),
+        ms(t.max_read_latency_ms),
+        format_seconds(t.seconds),
+        result,
+    ]
+}
+
+/// What a search found, as every view says it: `4,900 mailboxes`, or, when no count passed,
+/// `none (down to 31 mailboxes, every count tried failed)` — never "0 mailboxes".
+pub(crate) fn max_mailboxes_text(
+    max: u64,
+    trials: &[crate::workloads::exchange::section::Trial],
+) -> String {
+    if max > 0 {
+        return format!("{} mailboxes", format_count(max));
+    }
+    match trials.iter().map(|t| t.mailboxes).min() {
+        Some(least) => format!(
+            "none (every count tried, down to {}, failed)",
+            format_count(least)
+        ),
+        None => "none".to_string(),
+    }
 }
 
 /// Column headings of the hosts table of a run over many hosts (console and HTML).

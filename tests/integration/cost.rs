@@ -362,7 +362,10 @@ fn exchange_beside_eight_cpu_hogs_passes_or_is_inconclusive_never_fails() {
         .results(&results)
         .run(d);
     let v = load_json(&results);
-    let result = v["verdict"]["result"].as_str().unwrap_or_default().to_string();
+    let result = v["verdict"]["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     let expected = match result.as_str() {
         "PASS" => 0,
         "INCONCLUSIVE" => 4,
@@ -381,7 +384,10 @@ fn exchange_beside_eight_cpu_hogs_passes_or_is_inconclusive_never_fails() {
         if r["pass"] == false {
             let why = r["inconclusive"].as_str().unwrap_or_default();
             assert!(why.contains("waited") && why.contains("for a CPU"), "{r}");
-            assert!(out.stdout.contains(why), "the summary leaves out why: {why}");
+            assert!(
+                out.stdout.contains(why),
+                "the summary leaves out why: {why}"
+            );
         }
     }
     if expected == 4 {

@@ -48,7 +48,11 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
         trials(out, "maximum-mailboxes search", t);
     }
     if let Some(m) = r.max_mailboxes {
-        let _ = writeln!(out, "\nmaximum mailboxes that pass: {m} mailboxes");
+        let _ = writeln!(
+            out,
+            "\nmaximum mailboxes that pass: {}",
+            crate::report::tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())
+        );
     }
     if let Some(c) = &x.cache_comparison {
         let _ = writeln!(out, "\ncache off and on:");
@@ -107,7 +111,7 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
     let _ = writeln!(out, "\n{title}:");
     let _ = writeln!(
         out,
-        "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9}  result",
+        "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9} {:>7}  result",
         "trial",
         "mailboxes",
         "threads",
@@ -116,25 +120,17 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
         "read avg",
         "log avg",
         "read max",
+        "length",
     );
     for t in trials {
-        let ms = |v: f64| format!("{} ms", format_number(v));
+        let [target, achieved, read, log, max, seconds, result] =
+            crate::report::tables::trial_cells(t);
         let _ = writeln!(
             out,
-            "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9}  {}",
+            "  {:<8} {:>9} {:>7} {target:>11} {achieved:>13} {read:>9} {log:>9} {max:>9} {seconds:>7}  {result}",
             t.purpose.to_string(),
             t.mailboxes,
             t.threads,
-            format_rate(t.target_iops),
-            format_rate(t.achieved_iops),
-            ms(t.db_read_latency_ms),
-            ms(t.log_write_latency_ms),
-            ms(t.max_read_latency_ms),
-            if t.pass {
-                "pass".to_string()
-            } else {
-                format!("FAIL ({})", t.failed_rules.join("; "))
-            }
         );
     }
 }
@@ -156,12 +152,17 @@ pub(super) fn target_note(r: &RunResult, x: &ExchangeResult) -> Option<String> {
                 format_pct(less)
             )
         });
+    let headroom = if x.headroom_pct > 0.0 {
+        format!(" + {} headroom", format_pct(x.headroom_pct))
+    } else {
+        String::new()
+    };
     Some(format!(
-        "the target is {} transactional IOPS ({} mailboxes × {} IOPS + {} headroom){allows}; log and maintenance I/O do not count",
-        format_rate(x.target_iops),
+        "the target is {} transactional IOPS ({} mailbox{} × {} IOPS{headroom}){allows}; log and maintenance I/O do not count",
+        format_number(x.target_iops),
         x.mailboxes,
+        if x.mailboxes == 1 { "" } else { "es" },
         format_number(x.iops_per_mailbox),
-        format_pct(x.headroom_pct)
     ))
 }
 

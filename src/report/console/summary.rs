@@ -451,25 +451,27 @@ fn verification(out: &mut String, r: &RunResult) {
 }
 
 /// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`
-/// (`outcome` columns for the outcome), and under an inconclusive rule, why.
+/// (`outcome` columns for the outcome), and under an inconclusive or unmeasured rule, why.
 fn rule_line(rule: &Rule, outcome: usize, width: usize, measured_width: usize) -> String {
+    let (measured, threshold) = crate::report::tables::rule_figures(rule);
     let mut line = format!(
         "  {:<outcome$}  {:<width$}  {:>measured_width$}   {} {}",
         rule.outcome(),
         rule.rule,
-        crate::report::tables::quantity(rule.measured, &rule.unit),
+        measured,
         match rule.comparison {
             Comparison::AtMost => "≤",
             Comparison::AtLeast => "≥",
         },
-        crate::report::tables::quantity(rule.threshold, &rule.unit),
+        threshold,
     );
-    if let Some(why) = &rule.inconclusive {
-        line.push_str(&format!(
-            "
-  {:outcome$}  the host: {why}",
-            ""
-        ));
+    for (what, why) in [
+        ("the host", &rule.inconclusive),
+        ("too few samples", &rule.not_measured),
+    ] {
+        if let Some(why) = why {
+            line.push_str(&format!("\n  {:outcome$}  {what}: {why}", ""));
+        }
     }
     line
 }
@@ -486,11 +488,7 @@ fn verdict(out: &mut String, r: &RunResult) {
         .unwrap_or(0);
     // The measured values right-aligned in a column of at least 10 characters.
     let measured_width = (v.rules.iter())
-        .map(|r| {
-            crate::report::tables::quantity(r.measured, &r.unit)
-                .chars()
-                .count()
-        })
+        .map(|r| crate::report::tables::rule_figures(r).0.chars().count())
         .fold(10, usize::max);
     let outcome = (v.rules.iter())
         .map(|r| r.outcome().len())
@@ -507,7 +505,7 @@ fn verdict(out: &mut String, r: &RunResult) {
         let _ = writeln!(out, "  {note}");
     }
     let _ = writeln!(out, "RESULT: {}", v.result);
-    if let Some(note) = v.inconclusive_note() {
+    if let Some(note) = v.note() {
         let _ = writeln!(out, "{note}");
     }
 }
