@@ -297,7 +297,7 @@ pub struct RunArgs {
 /// Flags of `storlab exchange`; each overrides the job file's `[exchange]` value.
 #[derive(Debug, Args, Default)]
 pub struct ExchangeArgs {
-    /// Job file with an `[exchange]` section.
+    /// Job file with an `[exchange]` section, or Jetstress's own JetstressConfig.xml.
     pub job: Option<PathBuf>,
     /// Run a built-in Exchange preset (see `storlab presets`); flags override its values.
     #[arg(long, value_name = "NAME", conflicts_with = "job")]
@@ -326,10 +326,15 @@ pub struct ExchangeArgs {
     /// Directory for logs (repeatable).
     #[arg(long = "log-path", value_name = "DIR")]
     pub log_paths: Vec<PathBuf>,
-    /// Threads per database, or `auto`.
+    /// Threads per database (2007, 2010), or shared by all databases (2013 and later, as
+    /// Jetstress 2013 counts them), or `auto`.
     #[arg(long, value_name = "N|auto")]
     pub threads: Option<String>,
-    /// Headroom over the profile's IOPS, e.g. 20%.
+    /// Copies of each database (Jetstress's copies per database; default 1).
+    #[arg(long, value_name = "N")]
+    pub copies: Option<u32>,
+    /// Headroom over the profile's IOPS, e.g. 20% (default: none, the IOPS per mailbox is the
+    /// target; 20% on a rate from --messages-per-day).
     #[arg(long, value_name = "PCT")]
     pub headroom: Option<Percent>,
     /// Background database maintenance: on or off.
@@ -569,7 +574,15 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     let (spec, location, file) = exchange_spec(a)?;
     exchange::resolve(&spec, &location).map_err(|e| {
-        flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
+        let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
+        match file.filter(|(_, t)| exchange::jetstress::is_config(t)) {
+            // A Jetstress file's value: the error names its element and line.
+            Some((path, text)) => {
+                let e = flags::blame_exchange(e, a, None);
+                exchange::jetstress::blame(e, path, text).into()
+            }
+            None => flags::blame_exchange(e, a, file).into(),
+        }
     })
 }
 
@@ -631,6 +644,16 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
         (None, None) => None,
     };
     let (mut spec, location) = match &file {
+        Some((path, text)) if exchange::jetstress::is_config(text) => {
+            // Jetstress's own file: its Windows paths go to the scratch directory unless
+            // --db-path and --log-path place them.
+            let c = exchange::jetstress::read(path, text, &[])?;
+            let placed = !a.db_paths.is_empty() && !a.log_paths.is_empty();
+            for n in c.notes.iter().filter(|n| !placed || !n.contains("--map")) {
+                console::note(n);
+            }
+            (c.spec, path.display().to_string())
+        }
         Some((path, text)) => {
             let parsed: ExchangeFile = job::file::parse_toml(path, text)?;
             (parsed.exchange, path.display().to_string())

@@ -525,11 +525,19 @@ fn next_steps(out: &mut String, r: &RunResult) {
     }
     if r.verdict
         .as_ref()
-        .is_some_and(|v| !v.passed() && !v.inconclusive())
+        .is_some_and(|v| !v.passed() && !v.inconclusive() && !v.not_measured())
     {
-        next.push(
-            "the rules marked FAIL say what missed; the HTML report (--html FILE, or storlab report RESULTS.json -o FILE) shows when in the run".into(),
-        );
+        // The HTML report is named as the run wrote it (`--html FILE`), or how to make one.
+        let html = (r.command.iter())
+            .position(|a| a == "--html")
+            .and_then(|i| r.command.get(i + 1).map(String::as_str))
+            .or_else(|| (r.command.iter()).find_map(|a| a.strip_prefix("--html=")));
+        next.push(match html {
+            Some(path) => {
+                format!("the rules marked FAIL say what missed; the HTML report {path} shows when in the run")
+            }
+            None => "the rules marked FAIL say what missed; the HTML report (--html FILE, or storlab report RESULTS.json -o FILE) shows when in the run".into(),
+        });
     }
     if next.is_empty() {
         return;

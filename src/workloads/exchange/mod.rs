@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 mod backup_recovery;
 mod config;
+pub(crate) mod jetstress;
 mod jobs;
 mod judge;
 pub mod section;
