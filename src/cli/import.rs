@@ -193,10 +193,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     let input = match (&args.job, &args.preset) {
         (_, Some(name)) => {
             let p = presets::find(name).ok_or_else(|| {
-                Usage(format!(
-                    "--preset: no preset is named `{name}`; presets: {}",
-                    presets::names()
-                ))
+                let all: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+                Usage(presets::unknown(name, "", &all))
             })?;
             Some(JobInput {
                 label: PathBuf::from(format!("preset:{name}")),

@@ -467,12 +467,47 @@ fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     Ok(())
 }
 
+/// clap's error for an unknown argument, with its tip replaced where clap's own misleads:
+/// `storlab report R.json --html x.html` is told `-o x.html`, not `-- --html`; a negative
+/// value (`--size -5G`) is told that no size, count or time is negative, not `-- -5`. `None`:
+/// clap's error as it is.
+fn better_tip(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let text = e.render().to_string();
+    let clap_tip = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("tip: to pass"))?;
+    let tip = if arg.starts_with('-') && arg[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        format!(
+            "tip: `{arg}` reads as a flag: no size, count, rate or time is negative; write it without the `-`"
+        )
+    } else if arg == "--html" && text.contains("storlab report") {
+        "tip: storlab report writes the HTML report with -o FILE.html (--output)".to_string()
+    } else if arg.starts_with("--") {
+        "tip: `--help` lists the flags this command takes".to_string()
+    } else {
+        return None;
+    };
+    Some(text.replace(clap_tip, &format!("  {tip}")))
+}
+
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            match better_tip(&e) {
+                Some(text) => console::note(text.trim_end()),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return Ok(if e.use_stderr() {
                 exit::USAGE
             } else {
@@ -527,10 +562,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
                 }
                 Some(PresetsAction::Show { name }) => {
                     let p = presets::find(&name).ok_or_else(|| {
-                        Usage(format!(
-                            "no preset is named `{name}`; presets: {}",
-                            presets::names()
-                        ))
+                        let all: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+                        Usage(
+                            presets::unknown(&name, "", &all)
+                                .trim_start_matches("--preset: ")
+                                .to_string(),
+                        )
                     })?;
                     console::print_text(p.toml.trim_end());
                 }
@@ -605,10 +642,7 @@ pub(crate) fn section_file(
                         .filter(|p| ours(p.toml))
                         .map(|p| p.name)
                         .collect();
-                    Usage(format!(
-                        "--preset: no {what} preset is named `{name}`; {what} presets: {}",
-                        names.join(", ")
-                    ))
+                    Usage(presets::unknown(name, what, &names))
                 })?;
             Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
@@ -628,15 +662,11 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
             let p = presets::find(name)
                 .filter(|p| exchange::is_exchange_job(p.toml))
                 .ok_or_else(|| {
-                    Usage(format!(
-                        "--preset: no Exchange preset is named `{name}`; Exchange presets: {}",
-                        presets::PRESETS
-                            .iter()
-                            .filter(|p| exchange::is_exchange_job(p.toml))
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
+                    let names: Vec<&str> = (presets::PRESETS.iter())
+                        .filter(|p| exchange::is_exchange_job(p.toml))
+                        .map(|p| p.name)
+                        .collect();
+                    Usage(presets::unknown(name, "Exchange", &names))
                 })?;
             Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
@@ -795,6 +825,17 @@ fn job_of(args: &RunArgs, input: Option<&import::JobInput>) -> Result<Job> {
         None => one_line_spec(),
     };
     flags::apply_run(&mut spec, args);
+    // The file's description says what the file runs; flags that changed the job are named
+    // after it, so that no view (the summary, the HTML title, the exports) reads as the file
+    // alone when it was not.
+    let given = flags::given(flags::RUN_FLAGS, args);
+    if let Some(d) = spec.description.as_mut().filter(|_| !given.is_empty()) {
+        *d = format!(
+            "{} (as its job file says it; changed by {})",
+            d.trim(),
+            given.join(", ")
+        );
+    }
     let job = job::resolve(&spec, input.map(|i| (i.label.as_path(), i.text.as_str())))
         .map_err(|e| flags::blame_run(e, args))?;
     Ok(job)

@@ -72,15 +72,26 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
     }
 }
 
-/// The per-database table.
+/// The per-database table, each column as wide as its widest cell.
 fn database_table(out: &mut String, x: &ExchangeResult) {
-    let widths = [5, 9, 9, 9, 9, 9, 9, 12, 9, 9, 16, 7];
-    let line = |cells: &[&str]| {
+    if x.databases.is_empty() {
+        return;
+    }
+    let (headings, rows) = crate::report::tables::database_table(&x.databases);
+    let widths: Vec<usize> = (0..headings.len())
+        .map(|i| {
+            (rows.iter().map(|r| r[i].chars().count()))
+                .chain([headings[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
         cells
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .enumerate()
-            .map(|(i, (c, w))| {
+            .map(|(i, (c, &w))| {
                 if i == 0 {
                     format!("{c:<w$}")
                 } else {
@@ -88,19 +99,11 @@ fn database_table(out: &mut String, x: &ExchangeResult) {
                 }
             })
             .collect::<Vec<_>>()
-            .join(" ")
+            .join("  ")
     };
-    if x.databases.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "\n{}", line(&crate::report::tables::DATABASE_COLUMNS));
-    for d in &x.databases {
-        let cells = crate::report::tables::database_cells(d);
-        let _ = writeln!(
-            out,
-            "{}",
-            line(&cells.iter().map(String::as_str).collect::<Vec<_>>())
-        );
+    let _ = writeln!(out, "\n{}", line(headings.clone()));
+    for r in &rows {
+        let _ = writeln!(out, "{}", line(r.iter().map(String::as_str).collect()));
     }
 }
 

@@ -26,7 +26,9 @@ pub(super) fn labelled(out: &mut String, label: &str, text: &str) {
 /// The final summary; a sequence's steps table leaves out the first `rows_printed` rows
 /// (printed as the steps ended).
 pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
-    let mut out = String::new();
+    // The steps table first, where a run prints it as its steps end (the rows not printed
+    // then continue it), then the summary of the whole: `storlab report` reads as the run did.
+    let mut out = super::steps_table(r, rows_printed);
     let what = match (&r.invocation.source, &r.exchange) {
         (JobSource::Unknown, Some(_)) => "Exchange validation".to_string(),
         (JobSource::Unknown, None) => "a run (what started it is not recorded)".to_string(),
@@ -43,7 +45,6 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     );
     out.push_str(&what_ran(r));
     out.push('\n');
-    out.push_str(&super::steps_table(r, rows_printed));
     class_table(&mut out, r);
     out.push('\n');
     host(&mut out, r);

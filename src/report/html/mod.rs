@@ -543,9 +543,10 @@ fn databases_table(databases: &[DatabaseFigures]) -> Markup {
         h2 { "Databases" }
         div class="table" {
             table {
-                (heading_row(&super::tables::DATABASE_COLUMNS))
-                @for d in databases {
-                    tr { @for c in super::tables::database_cells(d) { td { (c) } } }
+                @let (headings, rows) = super::tables::database_table(databases);
+                (heading_row(&headings))
+                @for r in rows {
+                    tr { @for c in r { td { (c) } } }
                 }
             }
         }
