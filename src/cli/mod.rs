@@ -467,42 +467,12 @@ fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     Ok(())
 }
 
-/// clap's error for an unknown argument, with its tip replaced where clap's own misleads:
-/// `storlab report R.json --html x.html` is told `-o x.html`, not `-- --html`; a negative
-/// value (`--size -5G`) is told that no size, count or time is negative, not `-- -5`. `None`:
-/// clap's error as it is.
-fn better_tip(e: &clap::Error) -> Option<String> {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if e.kind() != ErrorKind::UnknownArgument {
-        return None;
-    }
-    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
-        return None;
-    };
-    let text = e.render().to_string();
-    let clap_tip = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("tip: to pass"))?;
-    let tip = if arg.starts_with('-') && arg[1..].starts_with(|c: char| c.is_ascii_digit()) {
-        format!(
-            "tip: `{arg}` reads as a flag: no size, count, rate or time is negative; write it without the `-`"
-        )
-    } else if arg == "--html" && text.contains("storlab report") {
-        "tip: storlab report writes the HTML report with -o FILE.html (--output)".to_string()
-    } else if arg.starts_with("--") {
-        "tip: `--help` lists the flags this command takes".to_string()
-    } else {
-        return None;
-    };
-    Some(text.replace(clap_tip, &format!("  {tip}")))
-}
-
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            match better_tip(&e) {
+            match terminal::better_tip(&e) {
                 Some(text) => console::note(text.trim_end()),
                 None => {
                     let _ = e.print();

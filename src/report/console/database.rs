@@ -38,7 +38,7 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
         labelled(
             out,
             "checkpoint",
-            &crate::report::tables::checkpoint_text(c),
+            &crate::report::validation_tables::checkpoint_text(c),
         );
     }
     file_table(out, &d.files);

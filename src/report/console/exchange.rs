@@ -51,7 +51,10 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
         let _ = writeln!(
             out,
             "\nmaximum mailboxes that pass: {}",
-            crate::report::tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())
+            crate::report::validation_tables::max_mailboxes_text(
+                m,
+                r.trials.as_deref().unwrap_or_default()
+            )
         );
     }
     if let Some(c) = &x.cache_comparison {
@@ -77,7 +80,7 @@ fn database_table(out: &mut String, x: &ExchangeResult) {
     if x.databases.is_empty() {
         return;
     }
-    let (headings, rows) = crate::report::tables::database_table(&x.databases);
+    let (headings, rows) = crate::report::validation_tables::database_table(&x.databases);
     let widths: Vec<usize> = (0..headings.len())
         .map(|i| {
             (rows.iter().map(|r| r[i].chars().count()))
@@ -127,7 +130,7 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
     );
     for t in trials {
         let [target, achieved, read, log, max, seconds, result] =
-            crate::report::tables::trial_cells(t);
+            crate::report::validation_tables::trial_cells(t);
         let _ = writeln!(
             out,
             "  {:<8} {:>9} {:>7} {target:>11} {achieved:>13} {read:>9} {log:>9} {max:>9} {seconds:>7}  {result}",

@@ -52,7 +52,10 @@ pub(super) fn database_section(d: &DatabaseResult) -> Markup {
         ("limits from", d.limits_source.clone()),
     ];
     if let Some(c) = &d.checkpoints {
-        rows.push(("checkpoints", crate::report::tables::checkpoint_text(c)));
+        rows.push((
+            "checkpoints",
+            crate::report::validation_tables::checkpoint_text(c),
+        ));
     }
     if let Some(m) = d.search.as_ref().map(|s| s.max_tps) {
         rows.push((

@@ -495,7 +495,7 @@ fn exchange_section(r: &RunResult, x: &ExchangeResult) -> Markup {
         @if !x.databases.is_empty() { (databases_table(&x.databases)) }
         (trials_table(r, x))
         @if let Some(m) = r.max_mailboxes {
-            p class="verdict" { "Maximum mailboxes that pass: " (super::tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())) }
+            p class="verdict" { "Maximum mailboxes that pass: " (super::validation_tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())) }
         }
         @if let Some(c) = &x.cache_comparison { (cache_comparison(c)) }
     }
@@ -543,7 +543,7 @@ fn databases_table(databases: &[DatabaseFigures]) -> Markup {
         h2 { "Databases" }
         div class="table" {
             table {
-                @let (headings, rows) = super::tables::database_table(databases);
+                @let (headings, rows) = super::validation_tables::database_table(databases);
                 (heading_row(&headings))
                 @for r in rows {
                     tr { @for c in r { td { (c) } } }
@@ -580,7 +580,7 @@ fn trials_table(r: &RunResult, x: &ExchangeResult) -> Markup {
             table {
                 (heading_row(&columns))
                 @for (kind, t) in trials {
-                    @let cells = super::tables::trial_cells(t);
+                    @let cells = super::validation_tables::trial_cells(t);
                     tr {
                         td { (kind) }
                         td { (t.purpose) }

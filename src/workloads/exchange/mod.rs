@@ -104,7 +104,8 @@ pub const THREAD_QUEUE_DEPTH: u32 = 1;
 pub const CALCULATOR_HEADROOM_PCT: f64 = 20.0;
 /// Share by which a database with more than one copy writes fewer pages than a stand-alone
 /// one (Exchange 2010 and later: a deeper checkpoint, 100 MB instead of 20 MB; Microsoft,
-/// "Understanding the Database Cache": "up to 40 percent less" database write I/O).
+/// "Understanding the Mailbox Database Cache", TechNet ee832793: "up to 40 percent less"
+/// database write I/O).
 pub const COPIES_WRITE_REDUCTION: f64 = 0.40;
 /// Most copies of a database an Exchange database availability group keeps (16 servers).
 pub const MAX_COPIES: u32 = 16;
