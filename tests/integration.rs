@@ -13,11 +13,17 @@
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
 //!   files and command lines: no panic, every error names its place;
 //! - `guard`: the destroy-data guard;
+//! - `corpus`: the tools' own files (fio's and vdbench's examples, VM Fleet's and StorScore's
+//!   DiskSpd profiles, DiskSpd's documented command lines) convert and dry-run, or are refused
+//!   for the reason `tests/fixtures/corpus/expected.txt` lists.
 //! - `importing`: other tools' job files recognised from their content (`storlab import`,
 //!   `storlab run FILE`), and the flags that only apply to them;
 //! - `hostile`: a hostile scratch directory: links planted at the names storlab writes, pipes
 //!   and sockets as targets, two runs on one target or results file, a full results
 //!   filesystem;
+//! - `planted`: what another user (nobody, through `setpriv`) plants where root's storlab
+//!   goes: links and directories for its scratch and results directories, a manifest naming
+//!   root's file; and device nodes as outputs;
 //! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`, `failures`): Ctrl-C and
 //!   SIGTERM in every phase, step and Exchange stage; kill -9 and reports from the time series;
 //!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
@@ -107,6 +113,8 @@ mod badjobs;
 mod cache;
 #[path = "integration/calibrate.rs"]
 mod calibrate;
+#[path = "integration/corpus.rs"]
+mod corpus;
 #[path = "integration/cost.rs"]
 mod cost;
 #[path = "integration/database.rs"]
@@ -164,6 +172,8 @@ mod multihost;
 mod packages;
 #[path = "integration/placement.rs"]
 mod placement;
+#[path = "integration/planted.rs"]
+mod planted;
 #[path = "integration/reports/mod.rs"]
 mod reports;
 #[path = "integration/run.rs"]

@@ -33,6 +33,9 @@ pub struct CompareArgs {
 }
 
 pub(super) fn compare(a: CompareArgs) -> Result<i32> {
+    if let Some(path) = &a.output {
+        super::output::check("the HTML comparison", path)?;
+    }
     if !a.labels.is_empty() && a.labels.len() != a.results.len() {
         return Err(Usage(format!(
             "{} labels for {} results files; give one --label per file or none",
@@ -63,8 +66,10 @@ pub(super) fn compare(a: CompareArgs) -> Result<i32> {
     let c = report::compare(&runs, a.noise.0);
     console::print_text(report::console(&c).trim_end());
     if let Some(path) = &a.output {
-        crate::files::write_output("the HTML comparison", path, report::html(&c).as_bytes())?;
-        console::note(&format!("HTML comparison: {}", path.display()));
+        super::output::emit("the HTML comparison", path, &report::html(&c))?;
+        if !super::output::is_stdout(path) {
+            console::note(&format!("HTML comparison: {}", path.display()));
+        }
     }
     if let Some(pct) = a.fail_on_regression {
         let found = report::regressions(&c, pct.0);

@@ -147,7 +147,7 @@ pub enum Command {
         lenient: bool,
         /// Place the file's target TARGET (a Windows drive such as C:, a physical disk, a path)
         /// at PATH on this machine (repeatable).
-        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::import::parse_map)]
         map: Vec<(String, PathBuf)>,
         /// Write the job to FILE.
         #[arg(long, short, value_name = "FILE")]
@@ -206,7 +206,7 @@ pub struct RunArgs {
     pub from: Option<String>,
     /// Place a converted job's target TARGET (a Windows drive such as C:, a physical disk, a
     /// path) at PATH on this machine (repeatable).
-    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::import::parse_map)]
     pub map: Vec<(String, PathBuf)>,
     /// With another tool's job file: leave out what storlab cannot convert (each is listed).
     #[arg(long)]
@@ -456,14 +456,16 @@ pub struct OutputArgs {
     pub serve_linger: Option<Dur>,
 }
 
-/// Writes the HTML report of `r` to `path`, and says so on stderr.
+/// Writes the HTML report of `r` to `path` (`-`: standard output), and says so on stderr.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     let html = crate::report::html::render(r);
-    crate::files::write_output("the HTML report", path, html.as_bytes())?;
-    console::note(&format!(
-        "HTML report: {} (self-contained: open it in a browser or send it as it is)",
-        path.display()
-    ));
+    output::emit("the HTML report", path, &html)?;
+    if !output::is_stdout(path) {
+        console::note(&format!(
+            "HTML report: {} (self-contained: open it in a browser or send it as it is)",
+            path.display()
+        ));
+    }
     Ok(())
 }
 
@@ -559,7 +561,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             map,
             output,
         } => {
-            let opts = crate::job::import::Options { lenient, map };
+            let opts = crate::import::Options { lenient, map };
             import::import(&file, from.as_deref(), &opts, output.as_deref())
         }
         Command::Report {
@@ -676,6 +678,12 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
 /// Runs `w` as `out` asks (or, with --dry-run, says what it would do) and returns the exit
 /// code. Every command that runs a workload comes here.
 fn run_workload(w: &dyn Workload, out: &OutputArgs, invocation: Invocation) -> Result<i32> {
+    // What a run writes, `storlab report` reads: a job whose results load would refuse is
+    // refused now, before the dry run or anything else.
+    for job in w.jobs() {
+        crate::results::validate::runnable(&job)
+            .map_err(|e| Usage(format!("this job cannot run: {e}")))?;
+    }
     if out.dry_run {
         return dry_run(w, &invocation.source);
     }

@@ -16,6 +16,9 @@ pub(super) fn report(
     format: Option<crate::report::Format>,
     table: crate::report::csv::Table,
 ) -> Result<i32> {
+    if let Some(path) = output {
+        super::output::check("the HTML report", path)?;
+    }
     let series = timeseries_path(results);
     let r = if timeseries::is_timeseries(results) {
         let (r, note) = crate::results::recovery::load(results)?;
@@ -46,12 +49,15 @@ pub(super) fn report(
         let text = match format {
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
-            Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
+            Format::FioJson => {
+                console::print_json(&serde_json::to_string_pretty(&fio_json::render(&r))?);
+                return Ok(exit::OK);
+            }
             Format::IometerCsv => iometer_csv::render(&r),
         };
         console::print_text(text.trim_end());
     } else if json {
-        console::print_text(&results_file::to_string(&r)?);
+        console::print_json(&results_file::to_string(&r)?);
     } else {
         console::print_summary(&r);
     }

@@ -14,7 +14,7 @@ pub(super) fn completions(shell: clap_complete::Shell) -> Result<i32> {
     let mut cmd = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, "storlab", &mut script);
-    console::print_text(String::from_utf8_lossy(&script).trim_end());
+    console::print_raw(String::from_utf8_lossy(&script).trim_end());
     Ok(exit::OK)
 }
 
@@ -25,7 +25,7 @@ pub(super) fn man(output: Option<&Path>) -> Result<i32> {
     let Some(dir) = output else {
         let mut page = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut page)?;
-        console::print_text(String::from_utf8_lossy(&page).trim_end());
+        console::print_raw(String::from_utf8_lossy(&page).trim_end());
         return Ok(exit::OK);
     };
     if !dir.is_dir() {
@@ -40,6 +40,9 @@ pub(super) fn man(output: Option<&Path>) -> Result<i32> {
     for sub in cmd.get_subcommands() {
         let name = format!("storlab-{}", sub.get_name());
         pages.push((format!("{name}.1"), sub.clone().name(name)));
+    }
+    for (file, _) in &pages {
+        crate::files::check_output("the man page", &dir.join(file))?;
     }
     for (file, page) in pages {
         let mut text = Vec::new();

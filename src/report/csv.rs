@@ -124,8 +124,10 @@ impl Tab {
     }
 }
 
-/// One RFC 4180 field: quoted when it holds a comma, a quote or a line break.
+/// One RFC 4180 field: control characters written as text (`crate::units::escape_text`),
+/// quoted when it holds a comma, a quote or a line break.
 fn csv_field(s: &str) -> String {
+    let s = crate::units::escape_text(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -133,11 +135,14 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// One Markdown cell: `|` escaped, line breaks as spaces.
+/// One Markdown cell: `|` escaped, line breaks as spaces, other control characters written
+/// as text (`crate::units::escape_text`).
 fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
+    let s = s
+        .replace('|', "\\|")
         .replace("\r\n", " ")
-        .replace(['\n', '\r'], " ")
+        .replace(['\n', '\r'], " ");
+    crate::units::escape_text(&s).into_owned()
 }
 
 /// A float with at most 3 decimals, trailing zeros trimmed; empty when not finite.

@@ -79,8 +79,10 @@ pub(crate) const COLUMNS: [&str; 56] = [
     "CPU Effectiveness",
 ];
 
-/// A CSV field: quoted when it holds a comma, a quote or a line end.
+/// A CSV field: control characters written as text (`crate::units::escape_text`), quoted
+/// when it holds a comma, a quote or a line end.
 fn field(s: &str) -> String {
+    let s = crate::units::escape_text(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

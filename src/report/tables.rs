@@ -265,6 +265,18 @@ pub(crate) fn cache_comparison_sentence(
     )
 }
 
+/// What a read-back cut short left unread, as the console and the HTML report say it after
+/// its figures: "; 720 written blocks never read back (not checked)", or nothing.
+pub(crate) fn unread_text(back: &crate::stats::verification::ReadBack) -> String {
+    if back.blocks_unread == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} written blocks never read back (not checked)",
+        format_count(back.blocks_unread)
+    )
+}
+
 /// Column headings of the hosts table of a run over many hosts (console and HTML).
 pub(crate) const HOST_COLUMNS: [&str; 8] = [
     "rank",

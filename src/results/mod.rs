@@ -270,6 +270,18 @@ pub struct Invocation {
     pub flags: Vec<String>,
 }
 
+/// The tool a converted job came from, as people write its name, for the `format` of a
+/// [`JobSource::Imported`] (`iometer` → `Iometer`); any other value as it is.
+pub(crate) fn imported_tool(format: &str) -> &str {
+    match format {
+        "fio" => "fio",
+        "iometer" => "Iometer",
+        "diskspd" => "DiskSpd",
+        "vdbench" => "vdbench",
+        other => other,
+    }
+}
+
 /// Where the job of a run came from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -350,6 +362,10 @@ pub struct PhaseRecord {
     pub state: PhaseState,
     /// Wall time spent in it, seconds.
     pub seconds: f64,
+    /// CPU time storlab's process used in it (every thread, user and kernel), seconds
+    /// (schema 1.18; absent where not measured: older files, sequences' own records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
 }
 
 impl PhaseRecord {
@@ -359,6 +375,7 @@ impl PhaseRecord {
             name,
             state: PhaseState::NotStarted,
             seconds: 0.0,
+            cpu_s: None,
         }
     }
 }

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 pub const IO_ERRORS: &str = "I/O errors";
 /// The rule on data verification errors (threshold 0).
 pub const VERIFY_ERRORS: &str = "data verification errors";
+/// The rule of a verifying run whose final read-back was cut short: blocks written and never
+/// read back.
+pub const NOT_READ_BACK: &str = "written blocks the read-back did not check";
 
 /// How a measured value is compared with its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -97,6 +100,14 @@ pub enum Measure {
 /// 1.5 ms on a quiet host took 16.9 ms, 3.6 such waits more.
 pub const WAITS_PER_IO: f64 = 4.0;
 
+/// The share of their time storlab's I/O threads may wait for a CPU before every latency and
+/// rate they measured is the host's as much as the storage's, percent: beyond it a thread
+/// that reaps completions runs for less than nine tenths of the time it could, and work queued
+/// behind it (a simulated user's next task, the next log write) waits its turn for a CPU as
+/// well as for the storage. A quiet host stays under 1 %; beside eight CPU hogs on a 2-CPU
+/// machine the Exchange validation's threads waited 12-17 % of their time.
+pub const STARVED_PCT: f64 = 10.0;
+
 /// The host's own delays to storlab's I/O threads over a measured time, from its cost
 /// ([`CostResult`]): what a failed rule is weighed against (docs/methodology.md, "When the
 /// host is the limit").
@@ -150,6 +161,19 @@ impl HostDelay {
             None => String::new(),
         };
         let advice = "run it again on a quieter host, with fewer workers, or with its threads on CPUs of their own (`cpus`)";
+        if self.wait_pct >= STARVED_PCT {
+            let fits = match measure {
+                Measure::Rate => r.comparison == Comparison::AtLeast,
+                _ => r.comparison == Comparison::AtMost && unit_ns(&r.unit).is_some(),
+            };
+            return fits.then(|| {
+                format!(
+                    "storlab's I/O threads were ready to run but had no CPU for {} of their time (from {} on, every latency and rate measured is the host's as much as the storage's){pressure}; {advice}",
+                    crate::units::format_pct(self.wait_pct),
+                    crate::units::format_pct(STARVED_PCT),
+                )
+            });
+        }
         match measure {
             Measure::Rate => {
                 let share = (self.wait_pct / 100.0 * WAITS_PER_IO).min(1.0);
@@ -437,6 +461,22 @@ mod tests {
         // A pass stays a pass, whatever the host did.
         let v = Verdict::weighed(vec![mean(9.0), max(99.0), rate(100.0)], Some(&busy));
         assert!(v.passed() && v.rules.iter().all(|r| r.inconclusive.is_none()));
+        // A starved host excuses any miss of a latency or a rate, and nothing else.
+        let starved = cost(3e6, 40_000_000, 25.0);
+        let v = Verdict::weighed(vec![mean(60.0), max(900.0), rate(10.0)], Some(&starved));
+        assert!(v.inconclusive(), "{v:?}");
+        assert!(
+            v.rules[0]
+                .inconclusive
+                .as_deref()
+                .unwrap()
+                .contains("had no CPU for 25%")
+        );
+        let errors = Rule::judge(IO_ERRORS, 1.0, Comparison::AtMost, 0.0, "errors");
+        assert_eq!(
+            Verdict::weighed(vec![mean(60.0), errors], Some(&starved)).result,
+            "FAIL"
+        );
         // A quiet host excuses nothing but a miss within its few microseconds (4 × 5 µs).
         let quiet = cost(5e3, 50_000, 0.01);
         assert_eq!(

@@ -47,12 +47,14 @@ impl Draft {
         }
     }
 
-    /// Records that `phase` ended in `state` after `seconds`.
-    pub(super) fn phase(&mut self, phase: Phase, state: PhaseState, seconds: f64) {
+    /// Records that `phase` ended in `state` after `seconds`, in which storlab used `cpu_s`
+    /// seconds of CPU.
+    pub(super) fn phase(&mut self, phase: Phase, state: PhaseState, seconds: f64, cpu_s: f64) {
         self.phases.push(PhaseRecord {
             name: phase,
             state,
             seconds,
+            cpu_s: Some(cpu_s),
         });
     }
 }

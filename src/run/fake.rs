@@ -132,11 +132,13 @@ pub(crate) fn made_up(job: &Job, made: Made) -> RunResult {
             name: Phase::Prepare,
             state: PhaseState::Completed,
             seconds: 0.0,
+            cpu_s: None,
         },
         PhaseRecord {
             name: Phase::Measure,
             state,
             seconds,
+            cpu_s: None,
         },
     ];
     if made.interrupted {

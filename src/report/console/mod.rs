@@ -136,7 +136,7 @@ impl Observer for Live {
             b
         });
         b.set_length(total);
-        b.set_message(target);
+        b.set_message(crate::units::escape_text(&target).into_owned());
         b.set_position(done);
     }
 
@@ -174,6 +174,7 @@ impl Observer for Live {
         let max = t.read.latency_max_ns.max(t.write.latency_max_ns);
         let (mean, p99) = (tables::known_mean(mean, max), tables::known_ns(p99));
         let errors = t.read.errors + t.write.errors + t.flush.errors;
+        let extra = crate::units::escape_text(&extra);
         b.set_message(format!(
             "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}{extra}",
             r.phase,
@@ -315,18 +316,39 @@ pub(crate) fn steps_table(r: &RunResult, rows_printed: usize) -> String {
     out
 }
 
-/// Prints a note on stderr (paths of written files, fallbacks).
+/// Prints a note on stderr (paths of written files, fallbacks), control characters written
+/// as text.
 pub(crate) fn note(text: &str) {
-    eprintln!("{text}");
+    eprintln!("{}", crate::units::escape_lines(text));
 }
 
-/// Prints text on stdout as it is (JSON, dry-run listings).
+/// Prints text for people on stdout (dry-run listings, tables, a converted job), a line
+/// break after it.
 pub(crate) fn print_text(text: &str) {
     write_stdout(&format!("{text}\n"));
 }
 
-/// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
+/// Prints JSON on stdout, a line break after it: what JSON may hold raw that a terminal
+/// would act on (DEL, C1 controls, bidirectional marks) written as `\u` escapes, the same
+/// JSON.
+pub(crate) fn print_json(json: &str) {
+    write_raw(&format!("{}\n", crate::units::escape_json(json)));
+}
+
+/// Prints what storlab made from its own definitions (completion scripts, man pages) as it
+/// is, a line break after it.
+pub(crate) fn print_raw(text: &str) {
+    write_raw(&format!("{text}\n"));
+}
+
+/// Writes text for people to stdout: every control character of a name in it written as
+/// text (`crate::units::escape_lines`), the line breaks kept.
 fn write_stdout(text: &str) {
+    write_raw(&crate::units::escape_lines(text));
+}
+
+/// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
+fn write_raw(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());

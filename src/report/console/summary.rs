@@ -108,7 +108,7 @@ pub(crate) fn source_text(source: &JobSource) -> String {
 
 /// A converted job's source: `Iometer file test.icf`, `DiskSpd command line -b8K -d1 ...`.
 pub(crate) fn imported_text(format: &str, from: &str) -> String {
-    let tool = crate::job::import::Format::parse(format).map_or(format, |f| f.tool());
+    let tool = crate::results::imported_tool(format);
     if format == "diskspd" && !from.to_ascii_lowercase().ends_with(".xml") {
         format!("{tool} command line {from}")
     } else {
@@ -411,10 +411,11 @@ fn verification(out: &mut String, r: &RunResult) {
     };
     let back = v.read_back.as_ref().map_or(String::new(), |b| {
         format!(
-            " · read-back {}: {} blocks in {}",
+            " · read-back {}: {} blocks in {}{}",
             b.state,
             format_count(b.blocks_checked),
-            format_seconds(b.seconds)
+            format_seconds(b.seconds),
+            crate::report::tables::unread_text(b)
         )
     });
     labelled(

@@ -50,7 +50,34 @@ pub(super) fn calibrate_section(c: &CalibrateResult) -> Markup {
             }
         }
         @for n in &c.notes { p class="warn" { "Note: " (n) } }
-        @for f in Figure::ALL { (heat_map(c, f)) }
+        @if c.grid(Figure::Iops).is_some() {
+            @for f in Figure::ALL { (heat_map(c, f)) }
+        } @else {
+            (points_table(c))
+        }
+    }
+}
+
+/// The points, one a row, when they do not fill a matrix.
+fn points_table(c: &CalibrateResult) -> Markup {
+    html! {
+        p { (c.points.len()) " points, which fill no matrix:" }
+        div class="table" {
+            table data-table="calibrate-points" {
+                tr {
+                    th { "small" } th { "large" }
+                    @for f in Figure::ALL { th { (f.title()) } }
+                }
+                @for (small, large, figures) in c.rows() {
+                    tr {
+                        td { (small) } td { (large) }
+                        @for (f, v) in Figure::ALL.iter().zip(figures) {
+                            td { (v.map_or_else(|| "—".to_string(), |v| f.text(v))) }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -62,7 +89,9 @@ const SCALE_STEPS: usize = 6;
 /// shades it is, not as the whole range), with the scale under it; each cell's figure white
 /// on the darker shades.
 fn heat_map(c: &CalibrateResult, f: Figure) -> Markup {
-    let (smalls, larges, cells) = c.grid(f);
+    let Some((smalls, larges, cells)) = c.grid(f) else {
+        return html! {};
+    };
     let values: Vec<f64> = cells.iter().flatten().flatten().copied().collect();
     let hi = values.iter().copied().fold(0.0, f64::max);
     let hue = if f == Figure::LatencyMs { 12 } else { 212 };

@@ -203,10 +203,11 @@ fn verify_section(r: &RunResult) -> Markup {
         || "not run".to_string(),
         |b| {
             format!(
-                "{}: {} blocks in {}",
+                "{}: {} blocks in {}{}",
                 b.state,
                 format_count(b.blocks_checked),
-                format_seconds(b.seconds)
+                format_seconds(b.seconds),
+                crate::report::tables::unread_text(b)
             )
         },
     );

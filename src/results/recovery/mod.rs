@@ -550,6 +550,7 @@ fn phase(name: Phase, state: PhaseState, seconds: f64) -> PhaseRecord {
         name,
         state,
         seconds,
+        cpu_s: None,
     }
 }
 

@@ -188,6 +188,13 @@ pub struct CpuTimes {
     pub cpu_pressure_ns: Option<u64>,
 }
 
+/// storlab's own CPU time so far (every thread, user and kernel), seconds: what a phase used
+/// is the difference of two readings.
+pub fn process_cpu_s() -> f64 {
+    let t = cpu_times();
+    (t.process_user_ns + t.process_system_ns) as f64 / 1e9
+}
+
 /// Reads [`CpuTimes`] from `/proc/self/stat`, `/proc/stat` and `/proc/pressure/cpu`.
 pub fn cpu_times() -> CpuTimes {
     let hz = rustix::param::clock_ticks_per_second();

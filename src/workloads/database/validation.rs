@@ -65,7 +65,9 @@ pub(crate) fn run(
 fn check_layout(cfg: &DatabaseConfig) -> Result<()> {
     for p in cfg.data_paths.iter().chain(std::iter::once(&cfg.log_path)) {
         if p == Path::new(super::quick::DIR) {
-            std::fs::create_dir_all(p)?;
+            // storlab's own scratch directory: made as storlab makes its directories, and
+            // refused when another user planted it.
+            crate::engine::target::scratch_directory(p).map_err(Usage)?;
         }
         if !p.is_dir() {
             return Err(Usage(format!(

@@ -175,7 +175,9 @@ fn validate(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> 
 fn check_layout(cfg: &ExchangeConfig) -> Result<u64> {
     for p in cfg.db_paths.iter().chain(&cfg.log_paths) {
         if p == Path::new(model::quick::DIR) {
-            std::fs::create_dir_all(p)?;
+            // storlab's own scratch directory: made as storlab makes its directories, and
+            // refused when another user planted it.
+            crate::engine::target::scratch_directory(p).map_err(Usage)?;
         }
         if !p.is_dir() {
             return Err(Usage(format!(

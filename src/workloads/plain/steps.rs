@@ -51,6 +51,8 @@ struct Sequencer<'a> {
     phases: Vec<PhaseRecord>,
     /// Data verification's counts over every run (with `verify`).
     verify: Option<VerifyCounts>,
+    /// storlab's own cost over every run.
+    cost: Option<crate::results::cost::CostResult>,
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
@@ -69,6 +71,7 @@ pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Resul
         errors: Vec::new(),
         phases: Vec::new(),
         verify: None,
+        cost: None,
     };
     let precondition = match job.sequence.precondition {
         Some(p) => s.precondition(job, p)?,
@@ -199,6 +202,12 @@ impl Sequencer<'_> {
             sum.1.add(&t.bytes);
             sum.2.add(&t.errors);
         }
+        if let Some(c) = &r.cost {
+            self.cost = Some(match &self.cost {
+                Some(sum) => sum.and(c),
+                None => c.clone(),
+            });
+        }
         if let Some(v) = &r.verify {
             let all = self.verify.get_or_insert_with(|| VerifyCounts {
                 block_bytes: v.block_bytes,
@@ -240,6 +249,10 @@ impl Sequencer<'_> {
                 .iter()
                 .filter(|p| p.name != Phase::Prepare)
                 .map(|p| p.seconds)
+                .sum(),
+            cpu_s: (r.phases.iter())
+                .filter(|p| p.name != Phase::Prepare)
+                .map(|p| p.cpu_s)
                 .sum(),
         });
         if let Some(why) = r.interrupted.reason() {
@@ -600,6 +613,7 @@ impl Sequencer<'_> {
         // Judged over every run: a failed I/O or a verification error in any step fails the
         // sequence, not only one in its last run.
         r.verify = self.verify;
+        r.cost = self.cost;
         r.verdict = crate::run::integrity_verdict(&r, 0);
         results::file::save(&self.opts.results_path, &r)?;
         Ok(r)

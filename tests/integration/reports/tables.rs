@@ -259,3 +259,52 @@ fn csv_and_markdown_tables() {
         check_table(dir.path(), name, "timeseries", &header, Some(timeseries));
     }
 }
+
+/// Issue 44: a class, worker, target and host named with terminal control sequences (the
+/// window's title set, the screen cleared, a C1 CSI, a right-to-left override): every text
+/// view shows them as text (`\x1b]0;…`), none writes a control character a terminal would
+/// act on, and JSON stays the same JSON.
+#[test]
+fn names_with_terminal_control_sequences_are_shown_as_text_in_every_text_view() {
+    let dir = scratch();
+    let crafted = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}6n\u{202e}gnp";
+    let shown = r"\x1b]0;pwned\x07\x1b[2J\u{9b}6n\u{202e}gnp";
+    let quoted = serde_json::to_string(crafted).unwrap();
+    let text = std::fs::read_to_string(fixture("plain")).unwrap();
+    let text = text
+        .replace("\"worker\"", &quoted)
+        .replace("\"vm\"", &quoted)
+        .replace("\"/var/tmp/storlab-fx/plain.dat\"", &quoted);
+    let results = dir.path().join("hostile.json");
+    std::fs::write(&results, text).unwrap();
+    let r = results.display().to_string();
+    let views: [&[&str]; 7] = [
+        &["report", &r],
+        &["report", &r, "--format", "csv"],
+        &["report", &r, "--format", "markdown"],
+        &["report", &r, "--format", "csv", "--table", "timeseries"],
+        &["report", &r, "--format", "iometer-csv"],
+        &["report", &r, "--format", "fio-json"],
+        &["report", &r, "--json"],
+    ];
+    let acted_on = |c: char| c.is_control() && c != '\n' || ('\u{202a}'..='\u{202e}').contains(&c);
+    for args in views {
+        let out = run_in(dir.path(), args);
+        out.expect_ok();
+        for (stream, said) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let raw: Vec<char> = said.chars().filter(|&c| acted_on(c)).collect();
+            assert!(
+                raw.is_empty(),
+                "{args:?} wrote {raw:?} to {stream}:\n{said}"
+            );
+        }
+        if args.contains(&"--json") || args.contains(&"fio-json") {
+            // JSON's own escapes: the same names when read back.
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            assert!(out.stdout.contains(r"\u001b]0;pwned\u0007"), "{args:?}");
+            assert!(v.to_string().contains("pwned"));
+        } else {
+            assert!(out.stdout.contains(shown), "{args:?}:\n{}", out.stdout);
+        }
+    }
+}

@@ -65,6 +65,7 @@ pub(crate) fn check_views<S: AsRef<str>>(dir: &Path, args: &[S], kind: Kind) -> 
     let html = std::fs::read_to_string(&html_path).expect("the HTML report");
     classes_agree(&report.stdout, &html, &r);
     verdicts_agree(&report.stdout, &html, &r);
+    costs_agree(&report.stdout, &html, &r);
     exports_agree(dir, &results, &r);
     r
 }
@@ -234,22 +235,21 @@ fn verdicts_agree(console: &str, html: &str, r: &RunResult) {
             .iter()
             .find(|row| row[0] == rule.rule)
             .unwrap_or_else(|| panic!("rule `{}` not in the HTML report", rule.rule));
-        // threshold (with its comparison), measured, result
-        assert_eq!(
-            row[3],
-            if rule.pass { "pass" } else { "FAIL" },
-            "{}",
-            rule.rule
-        );
+        // threshold (with its comparison), measured, result (an inconclusive rule's with why)
+        let outcome = if rule.pass { "pass" } else { rule.outcome() };
+        assert!(row[3].starts_with(outcome), "{}: {}", rule.rule, row[3]);
+        if let Some(why) = &rule.inconclusive {
+            assert!(row[3].contains(why.as_str()), "{}: {}", rule.rule, row[3]);
+            assert!(
+                console.contains(why.as_str()),
+                "the console leaves out why: {why}"
+            );
+        }
         let line = console
             .lines()
             .find(|l| l.contains(&format!("  {}  ", rule.rule)) || l.ends_with(&rule.rule))
             .unwrap_or_else(|| panic!("rule `{}` not in the console:\n{console}", rule.rule));
-        assert!(
-            line.trim_start()
-                .starts_with(if rule.pass { "ok" } else { "FAIL" }),
-            "{line}"
-        );
+        assert!(line.trim_start().starts_with(rule.outcome()), "{line}");
         assert!(
             line.contains(&row[2]),
             "measured `{}` not in `{line}`",
@@ -260,6 +260,32 @@ fn verdicts_agree(console: &str, html: &str, r: &RunResult) {
             "threshold `{}` not at the end of `{line}`",
             row[1]
         );
+    }
+}
+
+/// storlab's own cost: the console's `cost` line and the HTML report's CPU section give the
+/// results' figures per I/O.
+fn costs_agree(console: &str, html: &str, r: &RunResult) {
+    let Some(c) = &r.cost else {
+        assert!(!console.contains("\ncost "), "a cost the results lack");
+        return;
+    };
+    let m = &c.measure;
+    let line = (console.lines())
+        .find(|l| l.starts_with("cost "))
+        .unwrap_or_else(|| panic!("no cost line:\n{console}"));
+    let html = unescape(&strip_tags(html));
+    for part in [
+        format!("per I/O: {} system calls", format_number(m.syscalls_per_io)),
+        format!("{} context switches", format_number(m.switches_per_io)),
+        format!("{} of CPU", format_known_ns(Some(m.cpu_us_per_io * 1e3))),
+        format!(
+            "waited {} for a CPU per wake",
+            format_known_ns(Some(m.run_queue_wait_mean_ns))
+        ),
+    ] {
+        assert!(line.contains(&part), "`{part}` not in `{line}`");
+        assert!(html.contains(&part), "`{part}` not in the HTML report");
     }
 }
 
