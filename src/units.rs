@@ -418,6 +418,32 @@ pub fn format_rate(v: f64) -> String {
     format!("{}{suffix}", significant(v))
 }
 
+/// `v` with `digits` significant digits, in plain notation: `14.667` at 5 is `14.667`, at 3
+/// `14.7`; whole numbers of more digits keep them all (`1964` at 3 is `1964`).
+pub fn format_digits(v: f64, digits: usize) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let magnitude = v.abs().log10().floor() as i64 + 1;
+    let decimals = (digits as i64 - magnitude).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// The number of significant digits, from 3, at which `a` and `b` stop looking equal: the
+/// fewest with which rounding keeps them apart (their order shows), or 3 when they are equal.
+/// A figure compared with a limit is written with them, so that 14.667 against 14.85 reads
+/// `14.67` and `14.85`, never `15` and `15`.
+pub fn digits_apart(a: f64, b: f64) -> usize {
+    if !(a.is_finite() && b.is_finite()) || a == b {
+        return 3;
+    }
+    let round = |v: f64, d: usize| format_digits(v, d).parse::<f64>().unwrap_or(v);
+    (3..=12).find(|&d| round(a, d) != round(b, d)).unwrap_or(12)
+}
+
 /// Formats a relative change in percent with its sign: `+12.3%`, `-0.4%`, `n/a` when unknown.
 pub fn format_change_pct(d: f64) -> String {
     if d.is_finite() {

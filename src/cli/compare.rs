@@ -53,6 +53,16 @@ pub(super) fn compare(a: CompareArgs) -> Result<i32> {
         });
         runs.push((label, results_file::load(path)?));
     }
+    // The baseline is the first file given; one that ran after another is named, since its
+    // differences then read backwards in time.
+    if let Some((label, r)) =
+        (runs.iter().skip(1)).find(|(_, r)| r.started_at < runs[0].1.started_at)
+    {
+        console::note(&format!(
+            "note: the baseline {} ran after {label} ({} against {}): each difference is from {} to {label}; give the older run first to read them as what changed since",
+            runs[0].0, runs[0].1.started_at, r.started_at, runs[0].0
+        ));
+    }
     let c = report::compare(&runs, a.noise.0);
     console::print_text(report::console(&c).trim_end());
     if let Some(path) = &a.output {

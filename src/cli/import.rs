@@ -6,6 +6,7 @@ use super::{QUICKSTART_FILE, QUICKSTART_JOB, RunArgs};
 use crate::import::{self, Converted, Format, ImportError, Options};
 use crate::report::console;
 use crate::results::JobSource;
+use crate::workloads::exchange::jetstress;
 use crate::workloads::presets;
 use crate::{Usage, exit};
 use anyhow::Result;
@@ -21,6 +22,29 @@ pub(super) struct JobInput {
     pub(super) source: JobSource,
     /// Converted from another tool's file: its format.
     pub(super) converted: Option<Format>,
+}
+
+/// A Jetstress file as the `[exchange]` job it describes (its Windows paths placed with
+/// `map`); its notes and what it leaves out printed.
+fn jetstress_job(path: &Path, text: &str, map: &[(String, PathBuf)]) -> Result<String> {
+    let c = jetstress::read(path, text, map)?;
+    for n in &c.notes {
+        console::note(n);
+    }
+    let ese = c
+        .left_out
+        .iter()
+        .filter(|l| l.2 == jetstress::ESE_OWN)
+        .count();
+    for (at, element, why) in c.left_out.iter().filter(|l| l.2 != jetstress::ESE_OWN) {
+        console::note(&format!("left out ({at}): {element}: {why}"));
+    }
+    if ese > 0 {
+        console::note(&format!(
+            "left out: {ese} elements of ESE's own tuning (storlab models the I/O, not the ESE engine); the job storlab import writes lists them"
+        ));
+    }
+    Ok(jetstress::to_toml(&c, path))
 }
 
 /// Prints what a conversion left out (only with `--lenient`).
@@ -62,6 +86,9 @@ pub(super) fn import(
     }
     let from = format_flag(from)?;
     let (text, format) = read_job(path, from)?;
+    if from.is_none() && jetstress::is_config(&text) {
+        return write_job(&jetstress_job(path, &text, &opts.map)?, output);
+    }
     let Some(format) = format else {
         if looks_like_storlab(path, &text) {
             return Err(Usage(format!(
@@ -189,10 +216,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     let input = match (&args.job, &args.preset) {
         (_, Some(name)) => {
             let p = presets::find(name).ok_or_else(|| {
-                Usage(format!(
-                    "--preset: no preset is named `{name}`; presets: {}",
-                    presets::names()
-                ))
+                let all: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+                Usage(presets::unknown(name, "", &all))
             })?;
             Some(JobInput {
                 label: PathBuf::from(format!("preset:{name}")),
@@ -203,7 +228,27 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
         }
         (Some(path), None) => {
             let (text, format) = read_job(path, from)?;
+            let jetstress = from.is_none() && jetstress::is_config(&text);
             Some(match format {
+                _ if jetstress => {
+                    console::note(&format!(
+                        "{}: Jetstress file, run as storlab exchange runs it (see the job with storlab import {})",
+                        path.display(),
+                        path.display()
+                    ));
+                    JobInput {
+                        label: PathBuf::from(format!(
+                            "{} (converted from Jetstress)",
+                            path.display()
+                        )),
+                        text: jetstress_job(path, &text, &opts.map)?,
+                        source: JobSource::Imported {
+                            format: "jetstress".into(),
+                            from: path.display().to_string(),
+                        },
+                        converted: None,
+                    }
+                }
                 None => JobInput {
                     label: path.clone(),
                     text,
@@ -248,7 +293,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
         }),
         (None, None) => None,
     };
-    let converted = input.as_ref().is_some_and(|i| i.converted.is_some());
+    let converted = (input.as_ref())
+        .is_some_and(|i| i.converted.is_some() || matches!(i.source, JobSource::Imported { .. }));
     if !converted && (args.lenient || !args.map.is_empty()) && !convertible {
         let flag = if args.lenient { "--lenient" } else { "--map" };
         return Err(Usage(format!(

@@ -310,7 +310,7 @@ pub struct RunArgs {
 /// Flags of `storlab exchange`; each overrides the job file's `[exchange]` value.
 #[derive(Debug, Args, Default)]
 pub struct ExchangeArgs {
-    /// Job file with an `[exchange]` section.
+    /// Job file with an `[exchange]` section, or Jetstress's own JetstressConfig.xml.
     pub job: Option<PathBuf>,
     /// Run a built-in Exchange preset (see `storlab presets`); flags override its values.
     #[arg(long, value_name = "NAME", conflicts_with = "job")]
@@ -339,10 +339,15 @@ pub struct ExchangeArgs {
     /// Directory for logs (repeatable).
     #[arg(long = "log-path", value_name = "DIR")]
     pub log_paths: Vec<PathBuf>,
-    /// Threads per database, or `auto`.
+    /// Threads per database (2007, 2010), or shared by all databases (2013 and later, as
+    /// Jetstress 2013 counts them), or `auto`.
     #[arg(long, value_name = "N|auto")]
     pub threads: Option<String>,
-    /// Headroom over the profile's IOPS, e.g. 20%.
+    /// Copies of each database (Jetstress's copies per database; default 1).
+    #[arg(long, value_name = "N")]
+    pub copies: Option<u32>,
+    /// Headroom over the profile's IOPS, e.g. 20% (default: none, the IOPS per mailbox is the
+    /// target; 20% on a rate from --messages-per-day).
     #[arg(long, value_name = "PCT")]
     pub headroom: Option<Percent>,
     /// Background database maintenance: on or off.
@@ -482,7 +487,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            match terminal::better_tip(&e) {
+                Some(text) => console::note(text.trim_end()),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return Ok(if e.use_stderr() {
                 exit::USAGE
             } else {
@@ -537,10 +547,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
                 }
                 Some(PresetsAction::Show { name }) => {
                     let p = presets::find(&name).ok_or_else(|| {
-                        Usage(format!(
-                            "no preset is named `{name}`; presets: {}",
-                            presets::names()
-                        ))
+                        let all: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+                        Usage(
+                            presets::unknown(&name, "", &all)
+                                .trim_start_matches("--preset: ")
+                                .to_string(),
+                        )
                     })?;
                     console::print_text(p.toml.trim_end());
                 }
@@ -596,7 +608,15 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     let (spec, location, file) = exchange_spec(a)?;
     exchange::resolve(&spec, &location).map_err(|e| {
-        flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
+        let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
+        match file.filter(|(_, t)| exchange::jetstress::is_config(t)) {
+            // A Jetstress file's value: the error names its element and line.
+            Some((path, text)) => {
+                let e = flags::blame_exchange(e, a, None);
+                exchange::jetstress::blame(e, path, text).into()
+            }
+            None => flags::blame_exchange(e, a, file).into(),
+        }
     })
 }
 
@@ -619,10 +639,7 @@ pub(crate) fn section_file(
                         .filter(|p| ours(p.toml))
                         .map(|p| p.name)
                         .collect();
-                    Usage(format!(
-                        "--preset: no {what} preset is named `{name}`; {what} presets: {}",
-                        names.join(", ")
-                    ))
+                    Usage(presets::unknown(name, what, &names))
                 })?;
             Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
@@ -642,15 +659,11 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
             let p = presets::find(name)
                 .filter(|p| exchange::is_exchange_job(p.toml))
                 .ok_or_else(|| {
-                    Usage(format!(
-                        "--preset: no Exchange preset is named `{name}`; Exchange presets: {}",
-                        presets::PRESETS
-                            .iter()
-                            .filter(|p| exchange::is_exchange_job(p.toml))
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
+                    let names: Vec<&str> = (presets::PRESETS.iter())
+                        .filter(|p| exchange::is_exchange_job(p.toml))
+                        .map(|p| p.name)
+                        .collect();
+                    Usage(presets::unknown(name, "Exchange", &names))
                 })?;
             Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
@@ -658,6 +671,16 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
         (None, None) => None,
     };
     let (mut spec, location) = match &file {
+        Some((path, text)) if exchange::jetstress::is_config(text) => {
+            // Jetstress's own file: its Windows paths go to the scratch directory unless
+            // --db-path and --log-path place them.
+            let c = exchange::jetstress::read(path, text, &[])?;
+            let placed = !a.db_paths.is_empty() && !a.log_paths.is_empty();
+            for n in c.notes.iter().filter(|n| !placed || !n.contains("--map")) {
+                console::note(n);
+            }
+            (c.spec, path.display().to_string())
+        }
         Some((path, text)) => {
             let parsed: ExchangeFile = job::file::parse_toml(path, text)?;
             (parsed.exchange, path.display().to_string())
@@ -805,6 +828,17 @@ fn job_of(args: &RunArgs, input: Option<&import::JobInput>) -> Result<Job> {
         None => one_line_spec(),
     };
     flags::apply_run(&mut spec, args);
+    // The file's description says what the file runs; flags that changed the job are named
+    // after it, so that no view (the summary, the HTML title, the exports) reads as the file
+    // alone when it was not.
+    let given = flags::given(flags::RUN_FLAGS, args);
+    if let Some(d) = spec.description.as_mut().filter(|_| !given.is_empty()) {
+        *d = format!(
+            "{} (as its job file says it; changed by {})",
+            d.trim(),
+            given.join(", ")
+        );
+    }
     let job = job::resolve(&spec, input.map(|i| (i.label.as_path(), i.text.as_str())))
         .map_err(|e| flags::blame_run(e, args))?;
     Ok(job)

@@ -1,6 +1,6 @@
 //! The terminal's part: shell completion scripts and the man pages, generated from the same
 //! command-line definitions as the parser (`clap_complete`, `clap_mangen`), so they never
-//! disagree with it.
+//! disagree with it; and clap's errors where its own tips mislead.
 
 use super::Cli;
 use crate::report::console;
@@ -52,4 +52,34 @@ pub(super) fn man(output: Option<&Path>) -> Result<i32> {
     }
     console::note(&format!("man pages written to {}", dir.display()));
     Ok(exit::OK)
+}
+
+/// clap's error for an unknown argument, with its tip replaced where clap's own misleads:
+/// `storlab report R.json --html x.html` is told `-o x.html`, not `-- --html`; a negative
+/// value (`--size -5G`) is told that no size, count or time is negative, not `-- -5`. `None`:
+/// clap's error as it is.
+pub(super) fn better_tip(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let text = e.render().to_string();
+    let clap_tip = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("tip: to pass"))?;
+    let tip = if arg.starts_with('-') && arg[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        format!(
+            "tip: `{arg}` reads as a flag: no size, count, rate or time is negative; write it without the `-`"
+        )
+    } else if arg == "--html" && text.contains("storlab report") {
+        "tip: storlab report writes the HTML report with -o FILE.html (--output)".to_string()
+    } else if arg.starts_with("--") {
+        "tip: `--help` lists the flags this command takes".to_string()
+    } else {
+        return None;
+    };
+    Some(text.replace(clap_tip, &format!("  {tip}")))
 }

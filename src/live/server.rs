@@ -158,7 +158,7 @@ impl Server {
             let mut s = edit(&self.state);
             s.final_cpu = result.map(|r| r.host_cpu);
             s.final_verdict = (result.and_then(|r| r.verdict.as_ref())).map(|v| {
-                v.inconclusive_note()
+                v.note()
                     .unwrap_or_else(|| format!("{} (the results file's)", v.result))
             });
             s.done = true;

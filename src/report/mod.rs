@@ -16,6 +16,7 @@ pub(crate) mod iometer_csv;
 pub(crate) mod svg;
 pub(crate) mod sync_checks;
 pub(crate) mod tables;
+pub(crate) mod validation_tables;
 
 /// What `storlab report --format` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -34,6 +34,10 @@ pub struct HostResult {
     /// (schema 1.18).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub inconclusive: bool,
+    /// Its verdict was NOT MEASURED: no rule failed, but some had too few samples to judge
+    /// (schema 1.19).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_measured: bool,
     /// Why it stopped early, or why its results never arrived (`None`: it ran to the end).
     pub interrupted: Option<String>,
     /// Its monotonic clock minus rank 0's, ns, as measured before the start.
@@ -119,6 +123,7 @@ impl HostResult {
                 pass: r.verdict.as_ref().map(|v| v.passed()),
                 failed_rules: (r.verdict.iter()).flat_map(|v| v.failed_rules()).collect(),
                 inconclusive: r.verdict.as_ref().is_some_and(|v| v.inconclusive()),
+                not_measured: r.verdict.as_ref().is_some_and(|v| v.not_measured()),
                 interrupted: r.interrupted.reason().map(str::to_string),
                 timeseries: r.timeseries.iter().map(HostInterval::of).collect(),
                 devices: r.devices.clone(),

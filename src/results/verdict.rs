@@ -1,9 +1,14 @@
-//! Verdicts: threshold rules judged against measured values, giving PASS, FAIL or
-//! INCONCLUSIVE with the measured value of every rule. Rules are made by profiles (e.g. the
-//! Exchange model); this module only judges, and weighs a failed rule against the host's own
-//! delays ([`HostDelay`]): a latency or rate that missed its limit by less than storlab's I/O
-//! threads waited for a CPU is the host's doing as much as the storage's, so that rule is
-//! inconclusive, not failed (docs/methodology.md, "When the host is the limit").
+//! Verdicts: threshold rules judged against measured values, giving PASS, FAIL,
+//! INCONCLUSIVE or NOT MEASURED with the measured value of every rule. Rules are made by
+//! profiles (e.g. the Exchange model); this module only judges, and weighs a failed rule
+//! against the host's own delays ([`HostDelay`]): a latency or rate that missed its limit by
+//! less than storlab's I/O threads waited for a CPU is the host's doing as much as the
+//! storage's, so that rule is inconclusive, not failed (docs/methodology.md, "When the host is
+//! the limit"). A rule the run gave too few samples to judge is *not measured*
+//! ([`Rule::sampled`]): neither passed nor failed, its value shown as "—" in every view; a
+//! verdict whose only shortfall is such rules is NOT MEASURED, never PASS (exit code 4, as an
+//! inconclusive one: the run shows neither that the storage carries the load nor that it
+//! does not).
 
 use super::cost::CostResult;
 use serde::{Deserialize, Serialize};
@@ -50,7 +55,28 @@ pub struct Rule {
     /// the failure is the host's as much as the storage's (schema 1.18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inconclusive: Option<String>,
+    /// Set when the run gave the rule too few samples to judge (no I/O of its kind, or fewer
+    /// than the statistic needs): how many there were and how many it needs (schema 1.19).
+    /// Such a rule is neither passed (`pass` is false) nor failed; `measured` is whatever the
+    /// few samples gave, and views show "—".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
 }
+
+/// Samples a mean or a maximum latency needs before a rule judges it: with fewer, one slow or
+/// fast I/O decides the rule (with 20, the mean's standard error is under a quarter of the
+/// latencies' own spread).
+pub const MIN_LATENCY_SAMPLES: u64 = 20;
+
+/// Samples a percentile `pct` needs: [`MIN_LATENCY_SAMPLES`] above it (a p99 needs 2,000).
+pub fn min_percentile_samples(pct: f64) -> u64 {
+    let above = (1.0 - pct / 100.0).max(1e-6);
+    ((MIN_LATENCY_SAMPLES as f64 / above).ceil() as u64).max(MIN_LATENCY_SAMPLES)
+}
+
+/// The I/Os a rate rule needs to have been due in the measured time before it judges the
+/// rate: with fewer, one I/O at either edge of the window is several percent of it.
+pub const MIN_RATE_SAMPLES: u64 = 20;
 
 /// What a rule that a host can bend measures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -124,7 +150,7 @@ impl HostDelay {
     /// than the host's delays could make it (or it is not a rule a host bends).
     pub fn excuses(&self, r: &Rule) -> Option<String> {
         let measure = r.measures?;
-        if r.pass || r.is_integrity() || !r.measured.is_finite() {
+        if r.pass || r.is_integrity() || !r.measured.is_finite() || r.not_measured.is_some() {
             return None;
         }
         let pressure = match self.pressure_pct {
@@ -230,7 +256,27 @@ impl Rule {
             pass,
             measures: None,
             inconclusive: None,
+            not_measured: None,
         }
+    }
+
+    /// The rule, not measured when its statistic rests on `seen` samples (`what`: `reads`,
+    /// `log writes`...) and it needs `needed`: then it neither passes nor fails.
+    pub fn sampled(mut self, seen: u64, needed: u64, what: &str) -> Rule {
+        if seen < needed {
+            self.pass = false;
+            self.not_measured = Some(format!(
+                "{} {what} in the measured time; the rule needs at least {}",
+                crate::units::format_count(seen),
+                crate::units::format_count(needed)
+            ));
+        }
+        self
+    }
+
+    /// Whether the run measured enough to judge it.
+    pub fn measured(&self) -> bool {
+        self.not_measured.is_none()
     }
 
     /// The rule, marked as judging `what` (a latency's statistic or a rate): a failure can
@@ -240,10 +286,12 @@ impl Rule {
         self
     }
 
-    /// Its outcome as views show it: `ok`, `FAIL` or `INCONCLUSIVE`.
+    /// Its outcome as views show it: `ok`, `FAIL`, `INCONCLUSIVE` or `not measured`.
     pub fn outcome(&self) -> &'static str {
         if self.pass {
             "ok"
+        } else if self.not_measured.is_some() {
+            "not measured"
         } else if self.inconclusive.is_some() {
             "INCONCLUSIVE"
         } else {
@@ -252,25 +300,23 @@ impl Rule {
     }
 }
 
-/// PASS when every rule passes; INCONCLUSIVE when every rule that failed may be the host's
-/// doing; FAIL otherwise.
+/// PASS when every rule passes; FAIL when a rule failed that the host's delays cannot
+/// account for; otherwise INCONCLUSIVE when a rule failed that the host may have failed, and
+/// NOT MEASURED when the only rules that did not pass had too few samples to judge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
-    /// `PASS`, `FAIL` or `INCONCLUSIVE` (schema 1.18).
+    /// `PASS`, `FAIL`, `INCONCLUSIVE` (schema 1.18) or `NOT MEASURED` (schema 1.19).
     pub result: String,
     /// Every rule, in order.
     pub rules: Vec<Rule>,
 }
 
 impl Verdict {
-    /// The verdict of `rules` (FAIL when there is none: nothing was shown to pass).
+    /// The verdict of `rules` as they are (FAIL when there is none: nothing was shown to
+    /// pass).
     pub fn of(rules: Vec<Rule>) -> Verdict {
-        let pass = !rules.is_empty() && rules.iter().all(|r| r.pass);
-        Verdict {
-            result: if pass { "PASS" } else { "FAIL" }.into(),
-            rules,
-        }
+        Verdict::weighed(rules, None)
     }
 
     /// The verdict of `rules`, each failed rule weighed against the host's delays of the
@@ -281,13 +327,16 @@ impl Verdict {
                 r.inconclusive = host.excuses(r);
             }
         }
-        let failed: Vec<&Rule> = rules.iter().filter(|r| !r.pass).collect();
-        let result = if rules.is_empty() || failed.iter().any(|r| r.inconclusive.is_none()) {
+        let short: Vec<&Rule> = rules.iter().filter(|r| !r.pass).collect();
+        let failed = |r: &&Rule| r.measured() && r.inconclusive.is_none();
+        let result = if rules.is_empty() || short.iter().any(failed) {
             "FAIL"
-        } else if failed.is_empty() {
+        } else if short.is_empty() {
             "PASS"
-        } else {
+        } else if short.iter().any(|r| r.inconclusive.is_some()) {
             INCONCLUSIVE
+        } else {
+            NOT_MEASURED
         };
         Verdict {
             result: result.into(),
@@ -306,29 +355,49 @@ impl Verdict {
         self.result == INCONCLUSIVE
     }
 
-    /// The rules that failed, by name; one the host may have failed is marked so (what the
-    /// tables of trials and hosts list).
+    /// Whether the verdict is NOT MEASURED: no rule failed, but some had too few samples to
+    /// judge.
+    pub fn not_measured(&self) -> bool {
+        self.result == NOT_MEASURED
+    }
+
+    /// The rules that did not pass, by name; one the host may have failed, and one not
+    /// measured, are marked so (what the tables of trials and hosts list).
     pub fn failed_rules(&self) -> Vec<String> {
         (self.rules.iter())
             .filter(|r| !r.pass)
-            .map(|r| match r.inconclusive {
-                Some(_) => format!("{}: inconclusive, the host's delays", r.rule),
-                None => r.rule.clone(),
+            .map(|r| {
+                if r.not_measured.is_some() {
+                    format!("{}: not measured", r.rule)
+                } else if r.inconclusive.is_some() {
+                    format!("{}: inconclusive, the host's delays", r.rule)
+                } else {
+                    r.rule.clone()
+                }
             })
             .collect()
     }
 
-    /// What an inconclusive verdict means and what to do, as every view says it (`None` for
-    /// any other verdict).
-    pub fn inconclusive_note(&self) -> Option<String> {
-        self.inconclusive().then(|| {
-            "INCONCLUSIVE: every rule that failed missed by less than the host's own delays to storlab's I/O threads (their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string()
+    /// What an INCONCLUSIVE or NOT MEASURED verdict means and what to do, as every view says
+    /// it (`None` for a PASS or a FAIL).
+    pub fn note(&self) -> Option<String> {
+        if self.inconclusive() {
+            return Some("INCONCLUSIVE: every rule that failed missed by less than the host's own delays to storlab's I/O threads (their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string());
+        }
+        self.not_measured().then(|| {
+            let n = self.rules.iter().filter(|r| !r.measured()).count();
+            format!(
+                "NOT MEASURED: no rule failed, but {n} {} too few samples to judge (shown as —), so the run shows neither that the storage carries the load nor that it does not (exit code 4); run it for longer (--duration) or with more load, so that every rule's I/O happens often enough",
+                if n == 1 { "rule had" } else { "rules had" }
+            )
         })
     }
 }
 
 /// The result of a verdict whose every failed rule may be the host's doing.
 pub const INCONCLUSIVE: &str = "INCONCLUSIVE";
+/// The result of a verdict that no rule failed but some rule had too few samples to judge.
+pub const NOT_MEASURED: &str = "NOT MEASURED";
 
 #[cfg(test)]
 mod tests {
@@ -376,7 +445,7 @@ mod tests {
         assert!(v.inconclusive(), "{v:?}");
         assert!(v.rules.iter().all(|r| r.inconclusive.is_some()));
         assert_eq!(v.rules[0].outcome(), "INCONCLUSIVE");
-        assert!(v.inconclusive_note().is_some());
+        assert!(v.note().is_some());
         let why = v.rules[0].inconclusive.as_deref().unwrap();
         assert!(
             why.contains("3.00 ms") && why.contains("12.0 ms") && why.contains("2.00 ms"),

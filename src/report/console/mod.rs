@@ -31,6 +31,8 @@ mod users;
 pub(crate) use summary::{
     description_block, imported_text, mount_text, named, source_text, summary,
 };
+#[cfg(test)]
+pub(crate) use tier::page_cache as page_cache_line;
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.
@@ -289,7 +291,10 @@ pub(crate) fn print_summary(r: &RunResult) {
 /// Prints the summary on stdout, leaving out the first `rows_printed` step rows (already
 /// printed as the steps ended).
 pub(crate) fn print_summary_after(r: &RunResult, rows_printed: usize) {
-    if rows_printed > 0 {
+    // Rows the run did not print continue its table; after a table printed whole, a blank
+    // line.
+    let whole = r.steps.as_ref().is_some_and(|s| rows_printed >= s.len());
+    if rows_printed > 0 && whole {
         write_stdout("\n");
     }
     write_stdout(&summary(r, rows_printed));

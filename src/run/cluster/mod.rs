@@ -682,6 +682,14 @@ fn merged_result(
                     e.host
                 ));
             }
+            if e.not_measured {
+                // Its only shortfall: rules it had too few samples to judge.
+                rule.pass = false;
+                rule.not_measured = Some(format!(
+                    "its verdict was NOT MEASURED: rules on host {} had too few samples to judge",
+                    e.host
+                ));
+            }
             rule
         })
         .collect();
