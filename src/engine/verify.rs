@@ -270,6 +270,20 @@ impl VerifyMap {
         true
     }
 
+    /// The identity written into the sectors of `target` and its blocks' states. A target
+    /// beyond the map (a file of a file-system workload's tree, which a workload's own backend
+    /// writes: the job has no such target) has no states, and an identity of its own from the
+    /// run and its number, as a target the run did not prepare.
+    fn identity(&self, target: u32) -> (u64, &[AtomicU64]) {
+        match self.targets.get(target as usize) {
+            Some(t) => (t.id, &t.states),
+            None => (
+                crate::engine::buf::splitmix(self.run ^ u64::from(target)),
+                &[],
+            ),
+        }
+    }
+
     /// Seals the sectors of a write into `buf` (its blocks locked for writing): each carries
     /// the version its block will have when the write is acknowledged. A `copy` (a cache
     /// tier moving acknowledged data, its blocks held shared) carries their current versions.
@@ -278,15 +292,15 @@ impl VerifyMap {
             self.seal_reduced(r, buf, target, offset, len, copy);
             return;
         }
-        let t = &self.targets[target as usize];
+        let (id, states) = self.identity(target);
         for (i, sector) in buf[..len as usize].chunks_exact_mut(SECTOR).enumerate() {
             let off = offset + (i * SECTOR) as u64;
             let b = (off / self.block) as usize;
-            let version = t.states.get(b).map_or(0, |s| {
+            let version = states.get(b).map_or(0, |s| {
                 (s.load(Ordering::Relaxed) & VERSION_MASK) + u64::from(!copy)
             });
             let kind = if self.track { KIND_RUN } else { KIND_UNCHECKED };
-            seal_sector(sector, kind, t.id, off, self.run, version, SECTOR);
+            seal_sector(sector, kind, id, off, self.run, version, SECTOR);
         }
     }
 
@@ -301,7 +315,7 @@ impl VerifyMap {
         len: u32,
         copy: bool,
     ) {
-        let t = &self.targets[target as usize];
+        let (id, states) = self.identity(target);
         let nonce = if self.track {
             0
         } else {
@@ -314,7 +328,7 @@ impl VerifyMap {
             let off = offset + (i * SECTOR) as u64;
             let version = if self.track {
                 let b = (off / self.block) as usize;
-                t.states.get(b).map_or(0, |s| {
+                states.get(b).map_or(0, |s| {
                     (s.load(Ordering::Relaxed) & VERSION_MASK) + u64::from(!copy)
                 })
             } else {
@@ -323,7 +337,7 @@ impl VerifyMap {
             let unit = r.unit_of(off);
             let choice = match last {
                 Some((u, v, c)) if u == unit && v == version => c,
-                _ => r.choice(t.id, unit, version),
+                _ => r.choice(id, unit, version),
             };
             last = Some((unit, version, choice));
             match choice {
@@ -331,7 +345,7 @@ impl VerifyMap {
                     let index = (off - unit) / SECTOR as u64;
                     r.seal_copy(sector, entry, self.run, index, self.track);
                 }
-                None => seal_sector(sector, kind, t.id, off, self.run, version, r.keep),
+                None => seal_sector(sector, kind, id, off, self.run, version, r.keep),
             }
         }
     }

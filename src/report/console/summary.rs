@@ -101,6 +101,8 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Etcd { path: None } => "etcd disk check".into(),
         JobSource::WalSync { path: Some(p) } => format!("WAL sync methods compared, job file {p}"),
         JobSource::WalSync { path: None } => "WAL sync methods compared".into(),
+        JobSource::Fs { path: Some(p) } => format!("file-system workload, job file {p}"),
+        JobSource::Fs { path: None } => "file-system workload".into(),
         JobSource::Unknown => "results".into(),
     }
 }

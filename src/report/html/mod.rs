@@ -291,7 +291,8 @@ fn what_ran(r: &RunResult) -> String {
             JobSource::Database { .. }
             | JobSource::Calibrate { .. }
             | JobSource::Etcd { .. }
-            | JobSource::WalSync { .. },
+            | JobSource::WalSync { .. }
+            | JobSource::Fs { .. },
             None,
         ) => crate::report::console::source_text(&r.invocation.source),
         (JobSource::Unknown, None) => r

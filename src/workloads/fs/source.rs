@@ -1,0 +1,795 @@
+//! File-system operations as a request source: what a thread of a workload does next, one
+//! operation at a time, each a request the worker loop times. A thread picks an operation of
+//! its mix (by weight), claims a file or directory it may act on (see [`super::state`]), and
+//! issues the operation's steps: a read or write opens the file, moves its transfers (from
+//! its start to its end, or as many as it holds at random offsets) and closes it; a create
+//! makes the file, writes it whole and closes it; the others are one step. In open loop every
+//! step waits for its intended time and its latency counts from then. A step that fails ends
+//! its operation (a file left open is closed), and the tree's state follows what the file
+//! system did.
+//!
+//! The same machine makes the tree (the format: directories first, each after its parent,
+//! then every file missing or cut short) and runs mdtest's phases (each thread its own range
+//! of files, each once).
+
+use super::backend::Backends;
+use super::config::{FileIo, Rank, Select, WorkloadConfig};
+use super::op::FsOp;
+use crate::engine::pacing::Pacer;
+use crate::engine::source::{Next, Request, RequestSource};
+use crate::engine::{IoOp, OpKind};
+use crate::job::Rate;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Random picks of a file before a thread looks through the files in order.
+const RANDOM_TRIES: u32 = 32;
+/// Files a thread looks through in order for one it may act on.
+const SCAN_TRIES: u64 = 1024;
+/// How long a thread that found nothing to act on waits before it looks again, ns.
+const IDLE_NS: u64 = 1_000_000;
+/// How long a thread of the format waits for a directory another thread is making, ns.
+const PARENT_WAIT_NS: u64 = 20_000;
+
+/// What the threads of one run share: the backends' part, each workload's cursor (the next
+/// file in order), how often an operation found nothing to act on, and this rank's share of
+/// a tree shared by ranks.
+pub struct RunState<'t> {
+    /// The tree, the classes, the failures.
+    pub backends: Backends<'t>,
+    /// Per workload (the format: directories, then files).
+    pub cursors: Vec<AtomicU64>,
+    /// Per class: its operation was chosen and no file or directory could take it.
+    pub unavailable: Vec<AtomicU64>,
+    /// This rank's files: those whose number modulo `ranks` is `rank`.
+    pub slice: Rank,
+}
+
+impl<'t> RunState<'t> {
+    /// For `backends`, with `workloads` cursors.
+    pub fn new(backends: Backends<'t>, workloads: usize, slice: Rank) -> RunState<'t> {
+        let classes = backends.classes.ops.len();
+        RunState {
+            backends,
+            cursors: (0..workloads.max(2)).map(|_| AtomicU64::new(0)).collect(),
+            unavailable: (0..classes).map(|_| AtomicU64::new(0)).collect(),
+            slice,
+        }
+    }
+
+    fn state(&self) -> &super::state::TreeState {
+        &self.backends.tree.state
+    }
+}
+
+/// The class of each operation of one workload (`u16::MAX`: it has none).
+#[derive(Debug, Clone, Copy)]
+pub struct Ids([u16; FsOp::ALL.len()]);
+
+impl Ids {
+    /// Workload `w`'s, from the run's classes.
+    pub fn of(run: &RunState<'_>, w: usize) -> Ids {
+        let mut ids = [u16::MAX; FsOp::ALL.len()];
+        for op in FsOp::ALL {
+            if let Some(c) = run.backends.classes.of(w, op) {
+                ids[op.index()] = c;
+            }
+        }
+        Ids(ids)
+    }
+
+    fn get(&self, op: FsOp) -> u16 {
+        self.0[op.index()]
+    }
+}
+
+/// Where a step of an operation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Its first step (the open, the create, the one system call).
+    Start,
+    /// Its transfers.
+    Transfer,
+    /// Its close.
+    Close,
+}
+
+/// One operation under way.
+#[derive(Debug, Clone, Copy)]
+struct Seq {
+    op: FsOp,
+    /// The file (the directory, for mkdir and rmdir).
+    file: u64,
+    /// A copy's or rename's new file.
+    to: u64,
+    /// The file's size before.
+    was: Option<u64>,
+    /// Where its transfers end: the file's size, or what mdtest reads of it.
+    end: u64,
+    /// Bytes moved (sequential), or transfers made (random).
+    pos: u64,
+    /// Random: the transfers to make.
+    count: u64,
+    /// The bytes the file has so far (a create's, a format's).
+    written: u64,
+    stage: Stage,
+    /// Nothing failed.
+    ok: bool,
+    /// A create made its file.
+    made: bool,
+}
+
+/// How a thread chooses what to do.
+#[derive(Debug)]
+pub enum Plan<'c> {
+    /// A workload's mix.
+    Mix {
+        /// The workload.
+        cfg: &'c WorkloadConfig,
+        /// Its index.
+        workload: usize,
+    },
+    /// One operation on each of a range of files (directories, for mkdir and rmdir), in
+    /// order: mdtest's phases.
+    Range {
+        /// The operation.
+        op: FsOp,
+        /// The next.
+        next: u64,
+        /// The end.
+        end: u64,
+        /// Bytes of each read (mdtest's `-e`).
+        read_bytes: u64,
+    },
+    /// The format: every directory missing, then every file missing or cut short.
+    Format,
+    /// Removing the tree: every file, then every directory, deepest first.
+    Clean,
+}
+
+/// A thread's source.
+pub struct FileOps<'s> {
+    run: &'s RunState<'s>,
+    ids: Ids,
+    plan: Plan<'s>,
+    rng: SmallRng,
+    /// Open loop: the schedule and the next intended time.
+    pacer: Option<(Pacer, u64)>,
+    seq: Option<Seq>,
+    busy: bool,
+    /// Nothing to do before this (ns).
+    wait_until: u64,
+    /// Transfer sizes: (cumulative weight, bytes).
+    xfer: Vec<(u64, u64)>,
+    /// Reads of a read's or write's transfers, of 2^32 (`None`: the operation's own).
+    rdpct: Option<u64>,
+    fileio: FileIo,
+    select: Select,
+    /// The format is at its files.
+    files_phase: bool,
+    done: bool,
+}
+
+impl<'s> FileOps<'s> {
+    /// A thread of `plan` with ids `ids`, seeded with `seed`, at `rate` operations a second
+    /// (`None`: closed loop).
+    pub fn new(
+        run: &'s RunState<'s>,
+        ids: Ids,
+        plan: Plan<'s>,
+        seed: u64,
+        rate: Option<Rate>,
+        xfer: &[(u64, u32)],
+    ) -> FileOps<'s> {
+        let mut acc = 0;
+        let xfer = xfer
+            .iter()
+            .map(|&(b, w)| {
+                acc += u64::from(w);
+                (acc, b.max(1))
+            })
+            .collect();
+        let (rdpct, fileio, select) = match &plan {
+            Plan::Mix { cfg, .. } => (
+                cfg.rdpct.map(|p| (p / 100.0 * f64::from(u32::MAX)) as u64),
+                cfg.fileio,
+                cfg.select,
+            ),
+            _ => (None, FileIo::Sequential, Select::Sequential),
+        };
+        let pacer = rate.map(|r| {
+            let mut p = Pacer::new(r, seed ^ 0x6673_7061);
+            let first = p.next_ns();
+            (p, first)
+        });
+        FileOps {
+            run,
+            ids,
+            plan,
+            rng: SmallRng::seed_from_u64(seed),
+            pacer,
+            seq: None,
+            busy: false,
+            wait_until: 0,
+            xfer,
+            rdpct,
+            fileio,
+            select,
+            files_phase: false,
+            done: false,
+        }
+    }
+
+    /// A transfer size.
+    fn xfer(&mut self) -> u64 {
+        match self.xfer.as_slice() {
+            [(_, b)] => *b,
+            all => {
+                let total = all.last().map_or(1, |x| x.0);
+                let r = self.rng.random_range(0..total);
+                all.iter().find(|x| r < x.0).map_or(4096, |x| x.1)
+            }
+        }
+    }
+
+    /// Files (or directories) this thread may pick from, as (count of candidates, the
+    /// candidate's number).
+    fn candidate(&self, k: u64, dirs: bool) -> u64 {
+        let Rank { rank, ranks } = self.run.slice;
+        if dirs {
+            1 + k
+        } else {
+            rank + k * ranks
+        }
+    }
+
+    fn candidates(&self, dirs: bool) -> u64 {
+        let state = self.run.state();
+        let Rank { rank, ranks } = self.run.slice;
+        if dirs {
+            state.dirs() - 1
+        } else {
+            state.files().saturating_sub(rank).div_ceil(ranks)
+        }
+    }
+
+    /// Finds and claims what `op` acts on: `claim` tries one number.
+    fn pick(&mut self, workload: usize, dirs: bool, claim: &dyn Fn(u64) -> bool) -> Option<u64> {
+        let n = self.candidates(dirs);
+        if n == 0 {
+            return None;
+        }
+        match self.select {
+            Select::Sequential => {
+                let cursor = &self.run.cursors[workload];
+                for _ in 0..SCAN_TRIES.min(n) {
+                    let k = cursor.fetch_add(1, Ordering::Relaxed) % n;
+                    let x = self.candidate(k, dirs);
+                    if claim(x) {
+                        return Some(x);
+                    }
+                }
+                None
+            }
+            Select::Random => {
+                for _ in 0..RANDOM_TRIES {
+                    let k = self.rng.random_range(0..n);
+                    let x = self.candidate(k, dirs);
+                    if claim(x) {
+                        return Some(x);
+                    }
+                }
+                let start = self.rng.random_range(0..n);
+                (0..SCAN_TRIES.min(n))
+                    .map(|i| self.candidate((start + i) % n, dirs))
+                    .find(|&x| claim(x))
+            }
+        }
+    }
+
+    /// Starts an operation of the mix, trying each of its operations by weight at most
+    /// twice; `None` when none can act.
+    fn start_mix(&mut self, cfg: &WorkloadConfig, workload: usize) -> Option<Seq> {
+        let total: u64 = cfg.mix.iter().map(|&(_, w)| u64::from(w)).sum();
+        for _ in 0..cfg.mix.len() * 2 {
+            let mut r = self.rng.random_range(0..total.max(1));
+            let op = cfg
+                .mix
+                .iter()
+                .find(|&&(_, w)| {
+                    if r < u64::from(w) {
+                        true
+                    } else {
+                        r -= u64::from(w);
+                        false
+                    }
+                })
+                .map_or(cfg.mix[0].0, |&(op, _)| op);
+            if let Some(seq) = self.claim(op, workload) {
+                return Some(seq);
+            }
+            let class = self.ids.get(op);
+            if let Some(u) = self.run.unavailable.get(class as usize) {
+                u.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        None
+    }
+
+    /// Claims what `op` acts on and makes its operation.
+    fn claim(&mut self, op: FsOp, workload: usize) -> Option<Seq> {
+        // A close alone is an open and its close.
+        let op = if op == FsOp::Close { FsOp::Open } else { op };
+        let run = self.run;
+        let state = run.state();
+        let shared = matches!(self.fileio, FileIo::Random { shared: true })
+            && matches!(op, FsOp::Read | FsOp::Write);
+        let shape = &state.shape;
+        let existing = |f: u64| state.claim_existing(f, shared).is_some();
+        let seq = |op, file, to, was: Option<u64>, end| Seq {
+            op,
+            file,
+            to,
+            was,
+            end,
+            pos: 0,
+            count: 0,
+            written: was.unwrap_or(0),
+            stage: Stage::Start,
+            ok: true,
+            made: false,
+        };
+        match op {
+            FsOp::Create => {
+                let f = self.pick(workload, false, &|f| state.claim_missing(f))?;
+                Some(seq(op, f, 0, None, shape.file_size(f)))
+            }
+            FsOp::Mkdir => {
+                let d = self.pick(workload, true, &|d| state.claim_missing_dir(d))?;
+                Some(seq(op, d, 0, None, 0))
+            }
+            FsOp::Rmdir => {
+                let d = self.pick(workload, true, &|d| state.claim_empty_dir(d))?;
+                Some(seq(op, d, 0, Some(0), 0))
+            }
+            FsOp::Copy | FsOp::Rename => {
+                let f = self.pick(workload, false, &existing)?;
+                let size = state.file(f).unwrap_or(0);
+                match self.pick(workload, false, &|g| state.claim_missing(g)) {
+                    Some(g) => Some(seq(op, f, g, Some(size), size)),
+                    None => {
+                        state.release(f, Some(size));
+                        None
+                    }
+                }
+            }
+            _ => {
+                let f = self.pick(workload, false, &existing)?;
+                let size = state.file(f).unwrap_or(0);
+                let mut s = seq(op, f, 0, Some(size), size);
+                if let FileIo::Random { .. } = self.fileio {
+                    let x = self.xfer.iter().map(|x| x.1).max().unwrap_or(4096);
+                    s.count = size.div_ceil(x);
+                }
+                Some(s)
+            }
+        }
+    }
+
+    /// The format's next operation: a missing directory whose parent exists, then a file
+    /// missing or cut short; `Err(wait)` when a directory needed is still being made.
+    fn start_format(&mut self) -> Result<Option<Seq>, ()> {
+        let run = self.run;
+        let state = run.state();
+        let shape = &state.shape;
+        if !self.files_phase {
+            loop {
+                let d = run.cursors[0].load(Ordering::Acquire) + 1;
+                if d >= state.dirs() {
+                    self.files_phase = true;
+                    break;
+                }
+                if state.dir_exists(d) {
+                    let _ = run.cursors[0].compare_exchange(
+                        d - 1,
+                        d,
+                        Ordering::AcqRel,
+                        Ordering::Relaxed,
+                    );
+                    continue;
+                }
+                if !state.dir_exists(shape.parent(d)) {
+                    return Err(());
+                }
+                if run.cursors[0]
+                    .compare_exchange(d - 1, d, Ordering::AcqRel, Ordering::Relaxed)
+                    .is_err()
+                {
+                    continue;
+                }
+                if state.claim_missing_dir(d) {
+                    return Ok(Some(Seq {
+                        op: FsOp::Mkdir,
+                        file: d,
+                        to: 0,
+                        was: None,
+                        end: 0,
+                        pos: 0,
+                        count: 0,
+                        written: 0,
+                        stage: Stage::Start,
+                        ok: true,
+                        made: false,
+                    }));
+                }
+            }
+        }
+        loop {
+            let f = run.cursors[1].load(Ordering::Acquire);
+            if f >= state.files() {
+                return Ok(None);
+            }
+            let size = shape.file_size(f);
+            let dir = shape.file_place(f).0;
+            let now = state.file(f);
+            if now.is_none() && !state.dir_exists(dir) {
+                // Its directory is being made by another thread.
+                return Err(());
+            }
+            if run.cursors[1]
+                .compare_exchange(f, f + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            let (op, was) = match now {
+                Some(s) if s >= size => continue,
+                Some(s) if state.claim_existing(f, false).is_some() => (FsOp::Write, Some(s)),
+                None if state.claim_missing(f) => (FsOp::Create, None),
+                _ => continue,
+            };
+            return Ok(Some(Seq {
+                op,
+                file: f,
+                to: 0,
+                was,
+                end: size,
+                pos: was.unwrap_or(0),
+                count: 0,
+                written: was.unwrap_or(0),
+                stage: Stage::Start,
+                ok: true,
+                made: false,
+            }));
+        }
+    }
+
+    /// The removal's next operation: a file that exists, then an empty directory, deepest
+    /// first; `Err(wait)` when a directory's entries are still being removed.
+    fn start_clean(&mut self) -> Result<Option<Seq>, ()> {
+        let run = self.run;
+        let state = run.state();
+        let one = |op, file, was| Seq {
+            op,
+            file,
+            to: 0,
+            was,
+            end: 0,
+            pos: 0,
+            count: 0,
+            written: 0,
+            stage: Stage::Start,
+            ok: true,
+            made: false,
+        };
+        loop {
+            let f = run.cursors[1].fetch_add(1, Ordering::AcqRel);
+            if f >= state.files() {
+                run.cursors[1].store(state.files(), Ordering::Release);
+                break;
+            }
+            if let Some(c) = state.claim_existing(f, false) {
+                return Ok(Some(one(FsOp::Delete, f, Some(c.size))));
+            }
+        }
+        loop {
+            let k = run.cursors[0].load(Ordering::Acquire);
+            if k + 1 >= state.dirs() {
+                return Ok(None);
+            }
+            let d = state.dirs() - 1 - k;
+            if state.dir_exists(d) && state.dir_entries(d) > 0 {
+                // Another thread is still removing what it holds.
+                return Err(());
+            }
+            if run.cursors[0]
+                .compare_exchange(k, k + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            if state.claim_empty_dir(d) {
+                return Ok(Some(one(FsOp::Rmdir, d, Some(0))));
+            }
+        }
+    }
+
+    /// mdtest's next file of the range.
+    fn start_range(&mut self) -> Option<Option<Seq>> {
+        let Plan::Range {
+            op,
+            next,
+            end,
+            read_bytes,
+        } = &mut self.plan
+        else {
+            return None;
+        };
+        let state = self.run.state();
+        while *next < *end {
+            let x = *next;
+            *next += 1;
+            let claimed = match *op {
+                FsOp::Create => state.claim_missing(x).then_some(None),
+                FsOp::Mkdir => state.claim_missing_dir(x).then_some(None),
+                FsOp::Rmdir => state.claim_empty_dir(x).then_some(Some(0)),
+                _ => state.claim_existing(x, false).map(|c| Some(c.size)),
+            };
+            let Some(was) = claimed else {
+                let class = self.ids.get(*op);
+                if let Some(u) = self.run.unavailable.get(class as usize) {
+                    u.fetch_add(1, Ordering::Relaxed);
+                }
+                continue;
+            };
+            let size = match *op {
+                FsOp::Create => state.shape.file_size(x),
+                FsOp::Read => was.unwrap_or(0).min(*read_bytes),
+                _ => was.unwrap_or(0),
+            };
+            return Some(Some(Seq {
+                op: *op,
+                file: x,
+                to: 0,
+                was,
+                end: size,
+                pos: 0,
+                count: 0,
+                written: 0,
+                stage: Stage::Start,
+                ok: true,
+                made: false,
+            }));
+        }
+        Some(None)
+    }
+
+    /// The step `seq` is at, as a request's operation.
+    fn step(&mut self, seq: &mut Seq) -> IoOp {
+        let io = |ids: &Ids, op: FsOp, target: u64, offset: u64, len: u32| IoOp {
+            kind: if op.modifies() {
+                OpKind::Write
+            } else {
+                OpKind::Read
+            },
+            target: target as u32,
+            offset,
+            len,
+            dsync: false,
+            class: ids.get(op),
+        };
+        let ids = self.ids;
+        match (seq.op, seq.stage) {
+            (FsOp::Read | FsOp::Write | FsOp::Open, Stage::Start) => {
+                io(&ids, FsOp::Open, seq.file, 0, 0)
+            }
+            (_, Stage::Close) => io(&ids, FsOp::Close, seq.file, 0, 0),
+            (FsOp::Read | FsOp::Write | FsOp::Create, Stage::Transfer) => {
+                let x = self.xfer();
+                let (offset, len) = match self.fileio {
+                    FileIo::Random { .. } if seq.op != FsOp::Create => {
+                        let blocks = seq.end.div_ceil(x).max(1);
+                        let off = self.rng.random_range(0..blocks) * x;
+                        (off, x.min(seq.end - off))
+                    }
+                    _ => (seq.pos, x.min(seq.end - seq.pos)),
+                };
+                let read = match (seq.op, self.rdpct) {
+                    (FsOp::Create, _) => false,
+                    (_, Some(t)) => self.rng.random_range(0..u64::from(u32::MAX)) < t,
+                    (op, None) => op == FsOp::Read,
+                };
+                let op = if read { FsOp::Read } else { FsOp::Write };
+                io(&ids, op, seq.file, offset, len as u32)
+            }
+            (op @ (FsOp::Copy | FsOp::Rename), _) => io(&ids, op, seq.file, seq.to, 0),
+            (op, _) => io(&ids, op, seq.file, 0, 0),
+        }
+    }
+
+    /// Whether `seq` has transfers left.
+    fn transfers_left(&self, seq: &Seq) -> bool {
+        match (self.fileio, seq.op) {
+            (FileIo::Random { .. }, FsOp::Read | FsOp::Write) => seq.pos < seq.count,
+            _ => seq.pos < seq.end,
+        }
+    }
+
+    /// An operation ended: the tree's state follows what happened.
+    fn finish(&self, seq: &Seq) {
+        let state = self.run.state();
+        let ok = seq.ok;
+        match seq.op {
+            FsOp::Create => state.release(seq.file, seq.made.then_some(seq.written)),
+            FsOp::Write if seq.was.is_some() => state.release(seq.file, Some(seq.written.max(seq.was.unwrap_or(0)))),
+            FsOp::Delete => state.release(seq.file, if ok { None } else { seq.was }),
+            FsOp::Mkdir => state.release_dir(seq.file, ok),
+            FsOp::Rmdir => state.release_dir(seq.file, !ok),
+            FsOp::Copy => {
+                state.release(seq.file, seq.was);
+                state.release(seq.to, ok.then_some(seq.end));
+            }
+            FsOp::Rename => {
+                state.release(seq.file, if ok { None } else { seq.was });
+                state.release(seq.to, ok.then_some(seq.end));
+            }
+            _ => {
+                let shared = matches!(self.fileio, FileIo::Random { shared: true })
+                    && matches!(seq.op, FsOp::Read | FsOp::Write);
+                if !shared {
+                    state.release(seq.file, seq.was);
+                }
+            }
+        }
+    }
+}
+
+impl RequestSource for FileOps<'_> {
+    fn next(&mut self, now_ns: u64) -> Next {
+        if self.busy {
+            return Next::AwaitCompletion;
+        }
+        if self.done {
+            return Next::Done;
+        }
+        if now_ns < self.wait_until {
+            return Next::At(self.wait_until);
+        }
+        let intended = match &self.pacer {
+            Some((_, due)) if *due > now_ns => return Next::At(*due),
+            Some((_, due)) => Some(*due),
+            None => None,
+        };
+        let mut seq = match self.seq.take() {
+            Some(s) => s,
+            None => {
+                let started = match &self.plan {
+                    Plan::Mix { cfg, workload } => {
+                        let (cfg, workload) = (*cfg, *workload);
+                        self.start_mix(cfg, workload).ok_or(IDLE_NS)
+                    }
+                    Plan::Clean => match self.start_clean() {
+                        Ok(Some(s)) => Ok(s),
+                        Ok(None) => {
+                            self.done = true;
+                            return Next::Done;
+                        }
+                        Err(()) => Err(PARENT_WAIT_NS),
+                    },
+                    Plan::Format => match self.start_format() {
+                        Ok(Some(s)) => Ok(s),
+                        Ok(None) => {
+                            self.done = true;
+                            return Next::Done;
+                        }
+                        Err(()) => Err(PARENT_WAIT_NS),
+                    },
+                    Plan::Range { .. } => match self.start_range() {
+                        Some(Some(s)) => Ok(s),
+                        _ => {
+                            self.done = true;
+                            return Next::Done;
+                        }
+                    },
+                };
+                match started {
+                    Ok(s) => s,
+                    Err(wait) => {
+                        // Nothing to act on now; an open loop's due operation is dropped
+                        // (counted as unavailable), a closed loop looks again soon.
+                        if let Some((p, due)) = &mut self.pacer {
+                            *due = p.next_ns();
+                        }
+                        self.wait_until = now_ns + wait;
+                        return Next::At(self.wait_until);
+                    }
+                }
+            }
+        };
+        let op = self.step(&mut seq);
+        self.seq = Some(seq);
+        self.busy = true;
+        if let Some((p, due)) = &mut self.pacer {
+            *due = p.next_ns();
+        }
+        Next::Issue(Request {
+            op,
+            intended_ns: intended,
+            tag: 0,
+            home: None,
+        })
+    }
+
+    fn completed(&mut self, request: &Request, result: i32, _now_ns: u64) {
+        self.busy = false;
+        let Some(mut seq) = self.seq.take() else {
+            return;
+        };
+        let op = request.op;
+        let ok = result >= 0 && (op.len == 0 || result as u32 == op.len);
+        let class = self.run.backends.classes.ops[op.class as usize].op;
+        match seq.stage {
+            Stage::Start => match seq.op {
+                FsOp::Read | FsOp::Write | FsOp::Open | FsOp::Create if ok => {
+                    seq.made = seq.op == FsOp::Create;
+                    seq.stage = if seq.op == FsOp::Open || !self.transfers_left(&seq) {
+                        Stage::Close
+                    } else {
+                        Stage::Transfer
+                    };
+                }
+                _ => {
+                    seq.ok = ok;
+                    self.finish(&seq);
+                    return;
+                }
+            },
+            Stage::Transfer => {
+                if ok {
+                    match (self.fileio, seq.op) {
+                        (FileIo::Random { .. }, FsOp::Read | FsOp::Write) => seq.pos += 1,
+                        _ => seq.pos += u64::from(op.len),
+                    }
+                    if class == FsOp::Write && seq.op != FsOp::Read {
+                        seq.written = seq.written.max(op.offset + u64::from(op.len));
+                    }
+                    if !self.transfers_left(&seq) {
+                        seq.stage = Stage::Close;
+                    }
+                } else {
+                    seq.ok = false;
+                    seq.stage = Stage::Close;
+                }
+            }
+            Stage::Close => {
+                seq.ok &= ok;
+                self.finish(&seq);
+                return;
+            }
+        }
+        self.seq = Some(seq);
+    }
+
+    fn unissued(&self, until_ns: u64) -> u64 {
+        match &self.pacer {
+            Some((p, due)) if *due < until_ns => p.expected_between(*due, until_ns),
+            _ => 0,
+        }
+    }
+}
+
+impl Drop for FileOps<'_> {
+    /// An operation the run's end cut short still leaves the tree's state as the file system
+    /// has it: its file was made (and written so far), or not.
+    fn drop(&mut self) {
+        if let Some(mut seq) = self.seq.take() {
+            if seq.stage == Stage::Start {
+                // Its first step never completed: as it was.
+                seq.ok = false;
+                seq.written = seq.was.unwrap_or(0);
+            }
+            self.finish(&seq);
+        }
+    }
+}
