@@ -28,6 +28,7 @@ mod database;
 mod describe;
 mod etcd;
 mod flags;
+mod fs;
 mod import;
 #[cfg(feature = "mpi")]
 mod multihost;
@@ -43,6 +44,7 @@ mod users;
 pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
 pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
+pub use fs::{FsArgs, build_fs};
 pub use users::{UsersArgs, build_users};
 
 pub use describe::describe;
@@ -90,6 +92,11 @@ pub enum Command {
     /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question); with no arguments,
     /// about 40 s on ./storlab-scratch/wal-sync.
     WalSync(Box<WalSyncArgs>),
+    /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
+    /// and files under an anchor, made once, and operations on it (read, write, create,
+    /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
+    /// ./storlab-scratch/fs.
+    Fs(Box<FsArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -492,6 +499,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             | Command::Calibrate(_)
             | Command::Etcd(_)
             | Command::WalSync(_)
+            | Command::Fs(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -505,6 +513,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Calibrate(args) => calibrate::run_calibrate(*args),
         Command::Etcd(args) => etcd::run_etcd(*args),
         Command::WalSync(args) => etcd::run_wal_sync(*args),
+        Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

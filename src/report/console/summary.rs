@@ -70,6 +70,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
         super::calibrate::section(&mut out, c);
     }
     crate::report::sync_checks::console(&mut out, r);
+    crate::report::fs::console(&mut out, r);
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {

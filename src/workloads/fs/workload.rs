@@ -383,7 +383,10 @@ pub(crate) fn describe(cfg: &FsConfig) -> Description {
         "files",
         format!(
             "opened with {}{}{}",
-            cfg.open.text(),
+            match cfg.open.text().as_str() {
+                "none" => "no flags".to_string(),
+                t => t.to_string(),
+            },
             if cfg.open.direct { "" } else { ", through the page cache" },
             if cfg.shared && cfg.rank.ranks > 1 {
                 format!(", shared by {} ranks, each its own files", cfg.rank.ranks)
@@ -403,6 +406,7 @@ pub(crate) fn describe(cfg: &FsConfig) -> Description {
         d.head.push(Line::new("limits", limits));
     }
     if let Some(j) = first_job(cfg) {
+        d.body.extend(description::workers(&j.job));
         d.body.push(Line::new("timing", description::timing(&j.job)));
     }
     d.body.push(Line::new(
