@@ -70,3 +70,199 @@ fn a_tree_is_made_then_a_metadata_mix_runs_with_every_operation_counted() {
     let fs2 = again.fs.unwrap();
     assert_eq!(fs2.start.files, fs.end.files + op(fs2.run("format").unwrap(), "create").ops);
 }
+
+/// The error of running `text`, as the user sees it, and that it is a refusal (exit 2).
+fn refused(dir: &Path, text: &str) -> String {
+    let e = run(dir, "refused", text).expect_err("refused");
+    assert_eq!(crate::exit::of_error(&e), crate::exit::USAGE, "not a refusal: {e:#}");
+    format!("{e:#}")
+}
+
+/// A small tree's job: a format, then reads and getattrs (the tree stays as made).
+fn small(anchor: &Path) -> String {
+    job(
+        anchor,
+        "depth = 1\nwidth = 2\nfiles = 4\nsizes = \"4k\"\nmix = \"read:2,getattr:1\"\nxfersize = \"4k\"\nduration = \"300ms\"\ninterval = \"100ms\"\n",
+    )
+}
+
+#[test]
+fn a_link_planted_anywhere_in_the_tree_is_refused_and_what_it_points_at_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"someone's data").unwrap();
+    for (name, plant) in [
+        ("symlink as a file", "d01/f0002"),
+        ("symlink as a directory", "d02"),
+        ("symlink beside the files", "d01/extra"),
+    ] {
+        let anchor = dir.path().join(name.replace(' ', "-"));
+        run(dir.path(), "made", &small(&anchor)).unwrap();
+        let at = anchor.join(plant);
+        let _ = std::fs::remove_file(&at);
+        let _ = std::fs::remove_dir_all(&at);
+        std::os::unix::fs::symlink(&victim, &at).unwrap();
+        let e = refused(dir.path(), &small(&anchor));
+        assert!(e.contains("symbolic link") && e.contains(plant), "{name}: {e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"someone's data", "{name}");
+        assert!(std::fs::symlink_metadata(&at).unwrap().file_type().is_symlink(), "{name}: the link was left as it was");
+    }
+    // A second name of someone's file (a hard link) where a file of the tree goes.
+    let anchor = dir.path().join("hard");
+    run(dir.path(), "made", &small(&anchor)).unwrap();
+    let at = anchor.join("d02/f0001");
+    std::fs::remove_file(&at).unwrap();
+    std::fs::hard_link(&victim, &at).unwrap();
+    let e = refused(dir.path(), &small(&anchor));
+    assert!(e.contains("2 links"), "{e}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"someone's data");
+    // The anchor itself a link to a directory of someone's.
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    let anchor = dir.path().join("link-anchor");
+    std::os::unix::fs::symlink(&theirs, &anchor).unwrap();
+    let e = refused(dir.path(), &small(&anchor));
+    assert!(e.contains("symbolic link"), "{e}");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
+    // A FIFO where a file goes.
+    let anchor = dir.path().join("fifo");
+    run(dir.path(), "made", &small(&anchor)).unwrap();
+    let at = anchor.join("d01/f0003");
+    std::fs::remove_file(&at).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &at,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let e = refused(dir.path(), &small(&anchor));
+    assert!(e.contains("not part of the tree"), "{e}");
+}
+
+#[test]
+fn an_anchor_of_another_user_or_with_files_of_others_is_refused_untouched() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    // Another user's directory (as root, one chowned to nobody).
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes"), b"x").unwrap();
+    rustix::fs::chown(&theirs, Some(rustix::process::Uid::from_raw(65534)), None).unwrap();
+    let e = refused(dir.path(), &small(&theirs));
+    assert!(e.contains("belongs to user 65534"), "{e}");
+    assert_eq!(std::fs::read(theirs.join("notes")).unwrap(), b"x");
+    // A directory of this user's holding files storlab did not make.
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("keep"), b"mine").unwrap();
+    let e = refused(dir.path(), &small(&full));
+    assert!(e.contains("did not make"), "{e}");
+    assert_eq!(std::fs::read_dir(&full).unwrap().count(), 1);
+    // One others may write in.
+    let open = dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let e = refused(dir.path(), &small(&open));
+    assert!(e.contains("others may write"), "{e}");
+    // A marker someone else put there.
+    let planted = dir.path().join("planted");
+    std::fs::create_dir(&planted).unwrap();
+    std::fs::write(planted.join(".storlab-fs.json"), b"{}").unwrap();
+    rustix::fs::chown(
+        &planted.join(".storlab-fs.json"),
+        Some(rustix::process::Uid::from_raw(65534)),
+        None,
+    )
+    .unwrap();
+    let e = refused(dir.path(), &small(&planted));
+    assert!(e.contains("someone else put it there"), "{e}");
+    assert_eq!(std::fs::metadata(planted.join(".storlab-fs.json")).unwrap().uid(), 65534);
+}
+
+#[test]
+fn a_tree_of_another_shape_is_removed_only_when_asked_and_clean_leaves_the_anchor_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("tree");
+    run(dir.path(), "small", &small(&anchor)).unwrap();
+    let other = job(
+        &anchor,
+        "depth = 2\nwidth = 2\nfiles = 3\nsizes = \"8k\"\nmix = \"getattr\"\nduration = \"200ms\"\ninterval = \"100ms\"\n",
+    );
+    let e = refused(dir.path(), &other);
+    assert!(e.contains("another shape") && e.contains("format = \"yes\""), "{e}");
+    assert!(anchor.join("d01/f0001").exists(), "nothing removed");
+    let r = run(dir.path(), "yes", &format!("{other}format = \"yes\"\n")).unwrap();
+    let fs = r.fs.unwrap();
+    assert!(fs.removed.files > 0, "{:?}", fs.removed);
+    assert_eq!(op(fs.run("clean").unwrap(), "rmdir").ops, 2);
+    assert_eq!((fs.start.files, fs.start.dirs), (12, 6));
+    assert!(anchor.join("d02/d01/f0003").exists());
+    let r = run(dir.path(), "clean", &format!("{other}format = \"clean\"\n")).unwrap();
+    let fs = r.fs.unwrap();
+    assert_eq!(fs.end, Default::default());
+    let left: Vec<_> = std::fs::read_dir(&anchor)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from(".storlab-fs.json")]);
+}
+
+#[test]
+fn a_format_that_cannot_fit_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("big");
+    let text = job(&anchor, "depth = 0\nfiles = 4\nsizes = \"8TiB\"\n");
+    let e = refused(dir.path(), &text);
+    assert!(e.contains("needs") && e.contains("free"), "{e}");
+    // Only the anchor and its marker-to-be: no file was made.
+    assert!(!anchor.join("f0001").exists());
+}
+
+#[test]
+fn every_operation_of_a_mix_runs_on_the_null_engine_without_a_system_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("tree");
+    run(dir.path(), "made", &small(&anchor)).unwrap();
+    let before = std::fs::read_dir(anchor.join("d01")).unwrap().count();
+    let r = run(
+        dir.path(),
+        "null",
+        &job(
+            &anchor,
+            "depth = 1\nwidth = 2\nfiles = 4\nsizes = \"4k\"\nengine = \"null\"\nformat = \"no\"\nmix = \"create,delete,getattr,read,write,copy,rename,setattr,access\"\nxfersize = \"4k\"\nduration = \"300ms\"\ninterval = \"100ms\"\n",
+        ),
+    )
+    .unwrap();
+    let fs = r.fs.unwrap();
+    let run1 = fs.run("r1").unwrap();
+    for name in ["getattr", "read", "write", "copy", "rename", "create", "delete"] {
+        assert!(run1.operations.iter().any(|o| o.operation == name && o.figures.ops > 0), "{name}");
+    }
+    // Nothing on disk changed.
+    assert_eq!(std::fs::read_dir(anchor.join("d01")).unwrap().count(), before);
+}
+
+#[test]
+fn an_open_loop_run_is_paced_and_timed_from_each_intended_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("tree");
+    let r = run(
+        dir.path(),
+        "paced",
+        &job(
+            &anchor,
+            "depth = 1\nwidth = 2\nfiles = 8\nsizes = \"4k\"\nmix = \"getattr\"\nthreads = 2\nrate = 400\nduration = \"500ms\"\ninterval = \"100ms\"\n",
+        ),
+    )
+    .unwrap();
+    let fs = r.fs.unwrap();
+    let g = op(fs.run("r1").unwrap(), "getattr");
+    // 400 a second for half a second: 200 due, each issued or, on a host too busy to keep
+    // the rate, counted as never issued.
+    let unissued: u64 = r.workers.iter().map(|w| w.unissued).sum();
+    assert!((196..=202).contains(&(g.ops + unissued)), "{} + {unissued}", g.ops);
+    assert!(g.service_latency_ns.is_some(), "open loop keeps the service time too");
+    assert!(r.job.workers.iter().all(|w| w.rate.map(|x| x.iops) == Some(200.0)));
+}
