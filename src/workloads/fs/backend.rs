@@ -25,7 +25,6 @@ use crate::engine::buf::{Slot, SlotArena};
 use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How many failed operations are kept in detail.
@@ -71,7 +70,7 @@ pub struct Failure {
 }
 
 /// What the backends of a run share with the workload: the tree, the classes, how files
-/// are opened, the first failures and the bytes each class's copies moved.
+/// are opened and the first failures.
 pub struct Backends<'t> {
     /// The tree.
     pub tree: &'t Tree,
@@ -81,20 +80,16 @@ pub struct Backends<'t> {
     pub open: OpenFlags,
     /// The first failures.
     pub failures: Mutex<Vec<Failure>>,
-    /// Bytes copied, per class.
-    pub copied: Vec<AtomicU64>,
 }
 
 impl<'t> Backends<'t> {
     /// For `tree`, `classes` and `open`.
     pub fn new(tree: &'t Tree, classes: Classes, open: OpenFlags) -> Backends<'t> {
-        let copied = (0..classes.ops.len()).map(|_| AtomicU64::new(0)).collect();
         Backends {
             tree,
             classes,
             open,
             failures: Mutex::new(Vec::new()),
-            copied,
         }
     }
 }
@@ -346,10 +341,7 @@ impl<'s, 'a> FsBackend<'s, 'a> {
         });
         drop((src, dst));
         match outcome {
-            Ok(()) => {
-                self.shared.copied[q.op.class as usize].fetch_add(offset, Ordering::Relaxed);
-                0
-            }
+            Ok(()) => 0,
             Err(e) => {
                 let _ = rfs::unlinkat(to, new, AtFlags::empty());
                 self.failed(q, e)

@@ -42,7 +42,7 @@ pub fn run_figures(job: &FsJob, r: &RunResult, run: &RunState<'_>) -> FsRun {
             continue;
         }
         if c.op == FsOp::Copy {
-            figures.bytes = run.backends.copied[id].load(Ordering::Relaxed);
+            figures.bytes = run.copied[id].load(Ordering::Relaxed);
             figures.bytes_per_s = crate::stats::per_second(figures.bytes, seconds);
         }
         operations.push(FsOpFigures {

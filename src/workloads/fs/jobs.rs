@@ -409,9 +409,11 @@ pub fn run_state<'t>(
     } else {
         super::config::Rank::default()
     };
+    let ramp_ns = job.job.ramp_ms * 1_000_000;
     RunState::new(
         Backends::new(tree, job.classes.clone(), cfg.open),
         job.workloads.len(),
         slice,
+        (ramp_ns, ramp_ns + job.job.duration_ms * 1_000_000),
     )
 }

@@ -44,17 +44,29 @@ pub struct RunState<'t> {
     pub unavailable: Vec<AtomicU64>,
     /// This rank's files: those whose number modulo `ranks` is `rank`.
     pub slice: Rank,
+    /// Per class: bytes its copies moved, those that completed in the measured time (the
+    /// worker counts a request's length, and a copy's is 0).
+    pub copied: Vec<AtomicU64>,
+    /// The measured time: from the end of the ramp to the end of the run, ns.
+    pub window: (u64, u64),
 }
 
 impl<'t> RunState<'t> {
-    /// For `backends`, with `workloads` cursors.
-    pub fn new(backends: Backends<'t>, workloads: usize, slice: Rank) -> RunState<'t> {
+    /// For `backends`, with `workloads` cursors, measuring over `window` (ns).
+    pub fn new(
+        backends: Backends<'t>,
+        workloads: usize,
+        slice: Rank,
+        window: (u64, u64),
+    ) -> RunState<'t> {
         let classes = backends.classes.ops.len();
         RunState {
             backends,
             cursors: (0..workloads.max(2)).map(|_| AtomicU64::new(0)).collect(),
             unavailable: (0..classes).map(|_| AtomicU64::new(0)).collect(),
             slice,
+            copied: (0..classes).map(|_| AtomicU64::new(0)).collect(),
+            window,
         }
     }
 
@@ -721,13 +733,19 @@ impl RequestSource for FileOps<'_> {
         })
     }
 
-    fn completed(&mut self, request: &Request, result: i32, _now_ns: u64) {
+    fn completed(&mut self, request: &Request, result: i32, now_ns: u64) {
         self.busy = false;
         let Some(mut seq) = self.seq.take() else {
             return;
         };
         let op = request.op;
         let ok = result >= 0 && (op.len == 0 || result as u32 == op.len);
+        let (from, to) = self.run.window;
+        if ok && seq.op == FsOp::Copy && (from..=to).contains(&now_ns) {
+            if let Some(c) = self.run.copied.get(op.class as usize) {
+                c.fetch_add(seq.end, Ordering::Relaxed);
+            }
+        }
         let class = self.run.backends.classes.ops[op.class as usize].op;
         match seq.stage {
             Stage::Start => match seq.op {
