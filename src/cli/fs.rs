@@ -26,7 +26,7 @@ pub struct FsArgs {
 }
 
 /// The flags given, as they were written (`--xfersize`).
-fn given(a: &FsArgs) -> Vec<String> {
+pub(super) fn given(a: &FsArgs) -> Vec<String> {
     let mut keys: Vec<String> = a.spec.given().iter().map(|k| flag(k)).collect();
     if let Some(m) = &a.spec.mdtest {
         for (on, name) in [
@@ -71,6 +71,29 @@ fn blame(mut e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
         e.location = job::file::locate(path, text, Some("fs"), top);
     }
     e
+}
+
+/// The `[fs]` section as the job file and the flags give it (what ranks of a run over many
+/// hosts share), its `[data]` folded in the job file's only.
+#[cfg(feature = "mpi")]
+pub(super) fn spec_of(a: &FsArgs) -> Result<FsSpec> {
+    let file = super::section_file(a.job.as_deref(), None, "fs", "file-system")?;
+    let mut spec = match &file {
+        Some((path, text)) => {
+            let parsed: FsFile = job::file::parse_toml(path, text)?;
+            if parsed.data.is_some() {
+                return Err(crate::Usage(format!(
+                    "{}: [data]: a run over many hosts shares the [fs] section alone; leave [data] out",
+                    path.display()
+                ))
+                .into());
+            }
+            parsed.fs
+        }
+        None => FsSpec::default(),
+    };
+    spec.overlay(&a.spec);
+    Ok(spec)
 }
 
 /// Builds the workload from the job file and the flags.

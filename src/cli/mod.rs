@@ -487,6 +487,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         match &cli.command {
             Command::Run(args) => return multihost::run_over_mpi(args),
             Command::Exchange(args) => return multihost::exchange_over_mpi(args),
+            Command::Fs(args) => return multihost::fs_over_mpi(args),
             _ => {}
         }
     }

@@ -635,6 +635,8 @@ fn merged_result(
         .map(|r| (r.host.as_str(), r.result.timeseries.as_slice()))
         .collect();
     let mut out = root;
+    let ranks: Vec<&RunResult> = runs.iter().map(|r| &r.result).collect();
+    results::hosts::merge_sections(&mut out, &ranks);
     out.timeseries = cluster::merge_intervals(&series);
     out.classes = merged.classes;
     out.totals = merged.totals;

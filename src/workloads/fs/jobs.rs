@@ -28,6 +28,8 @@ pub enum Thread {
     Format,
     /// Removing the tree.
     Clean,
+    /// Nothing (see [`Plan::Idle`]).
+    Idle,
     /// mdtest: `op` on each of `start..end`, reading `read_bytes` of each.
     Range {
         /// The operation.
@@ -357,11 +359,21 @@ pub struct FsSources<'r> {
     pub run: &'r RunState<'r>,
     /// The job.
     pub job: &'r FsJob,
+    /// What the tree holds is learnt again (a walk) before any worker starts, once: a rank
+    /// whose tree another made.
+    pub refresh: Option<(&'r super::anchor::Tree, std::sync::Once)>,
 }
 
 impl Sources for FsSources<'_> {
     fn drive(&self, input: WorkerInput<'_>, driver: Driver<'_, '_, '_>) -> WorkerReport {
         let run = self.run;
+        if let Some((tree, once)) = &self.refresh {
+            // Before the start gate: not measured.
+            once.call_once(|| {
+                tree.state.clear();
+                let _ = tree.walk(&tree.state.shape, &tree.state);
+            });
+        }
         let thread = &self.job.threads[input.index];
         let (plan, wi) = match thread {
             Thread::Mix(wi) => (
@@ -373,6 +385,7 @@ impl Sources for FsSources<'_> {
             ),
             Thread::Format => (Plan::Format, 0),
             Thread::Clean => (Plan::Clean, 0),
+            Thread::Idle => (Plan::Idle, 0),
             Thread::Range {
                 op,
                 start,

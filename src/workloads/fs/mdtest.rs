@@ -210,19 +210,6 @@ pub(super) fn run_phases(runner: &mut super::workload::Runner<'_>, tree: &super:
     Ok(())
 }
 
-/// The operation whose count is a phase's items.
-fn item_op(phase: &str, read_bytes: u64) -> &'static str {
-    match phase {
-        "create" => "create",
-        "stat" => "getattr",
-        "read" if read_bytes > 0 => "read",
-        "read" => "open",
-        "remove" => "delete",
-        "tree create" => "mkdir",
-        _ => "rmdir",
-    }
-}
-
 /// mdtest's figures from the phases' runs (`mdtest PHASE ITERATION`, `mdtest tree create
 /// ITERATION`): each phase's items and rate, the summary over iterations, IO500's lines.
 pub(super) fn summary(
@@ -230,88 +217,17 @@ pub(super) fn summary(
     runs: &[super::section::FsRun],
     ranks: u64,
 ) -> super::section::MdtestResult {
-    use super::section::{Io500Line, MdPhaseFigures, MdSummaryRow, MdtestResult};
-    let mut phases = Vec::new();
-    for r in runs {
-        let Some(rest) = r.name.strip_prefix("mdtest ") else {
-            continue;
-        };
-        let Some((phase, it)) = rest.rsplit_once(' ') else {
-            continue;
-        };
-        let Ok(iteration) = it.parse::<u32>() else {
-            continue;
-        };
-        let phase = phase.strip_prefix("tree ").map_or(phase.to_string(), |p| format!("tree {p}"));
-        let op = item_op(&phase, m.read_bytes);
-        let figures = r.operations.iter().find(|o| o.operation == op);
-        let (ops, errors, latency) = figures.map_or((0, 0, Default::default()), |o| {
-            (o.figures.ops, o.figures.errors, o.figures.latency_ns.clone())
-        });
-        let items = ops - errors;
-        phases.push(MdPhaseFigures {
-            phase,
-            iteration,
-            items,
-            errors,
-            seconds: r.seconds,
-            items_per_s: crate::stats::per_second(items, r.seconds),
-            latency_ns: latency,
-        });
-    }
-    let mut summary = Vec::new();
-    for (phase, name) in [
-        ("create", MdPhase::Create.mdtest_name()),
-        ("stat", MdPhase::Stat.mdtest_name()),
-        ("read", MdPhase::Read.mdtest_name()),
-        ("remove", MdPhase::Remove.mdtest_name()),
-        ("tree create", "Tree creation"),
-        ("tree remove", "Tree removal"),
-    ] {
-        let rates: Vec<f64> = (phases.iter())
-            .filter(|p| p.phase == phase)
-            .map(|p| p.items_per_s)
-            .collect();
-        if rates.is_empty() {
-            continue;
-        }
-        let n = rates.len() as f64;
-        let mean = rates.iter().sum::<f64>() / n;
-        let var = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n;
-        summary.push(MdSummaryRow {
-            operation: name.into(),
-            max: rates.iter().copied().fold(f64::MIN, f64::max),
-            min: rates.iter().copied().fold(f64::MAX, f64::min),
-            mean,
-            stddev: var.sqrt(),
-        });
-    }
-    let io500_results = match &m.io500 {
-        Some(preset) => m
-            .phases
-            .iter()
-            .filter_map(|&p| {
-                let f = phases.iter().find(|x| x.phase == p.name() && x.iteration == 1)?;
-                Some(Io500Line {
-                    name: p.io500_name(preset),
-                    kiops: f.items_per_s / 1e3,
-                    seconds: f.seconds,
-                })
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    MdtestResult {
+    let mut out = super::section::MdtestResult {
         io500: m.io500.clone(),
         tasks: u64::from(m.threads) * ranks,
         items: m.items,
         unique_dir: m.unique_dir,
         write_bytes: m.write_bytes,
         read_bytes: m.read_bytes,
-        phases,
-        summary,
-        io500_results,
-    }
+        ..Default::default()
+    };
+    out.fill(runs);
+    out
 }
 
 /// The description's lines of the phases.

@@ -257,3 +257,170 @@ impl MdtestResult {
         Some((k.iter().map(|v| v.ln()).sum::<f64>() / k.len() as f64).exp())
     }
 }
+
+impl MdtestResult {
+    /// Its phases, summary and IO500 lines from `runs` (those named `mdtest PHASE
+    /// ITERATION` and `mdtest tree PHASE ITERATION`): each phase's items (its own operation's
+    /// count, failed ones left out) over its seconds.
+    pub fn fill(&mut self, runs: &[FsRun]) {
+        let read_bytes = self.read_bytes;
+        let item_op = |phase: &str| match phase {
+            "create" => "create",
+            "stat" => "getattr",
+            "read" if read_bytes > 0 => "read",
+            "read" => "open",
+            "remove" => "delete",
+            "tree create" => "mkdir",
+            _ => "rmdir",
+        };
+        self.phases.clear();
+        for r in runs {
+            let Some(rest) = r.name.strip_prefix("mdtest ") else {
+                continue;
+            };
+            let Some((phase, it)) = rest.rsplit_once(' ') else {
+                continue;
+            };
+            let Ok(iteration) = it.parse::<u32>() else {
+                continue;
+            };
+            let op = item_op(phase);
+            let (ops, errors, latency) = r
+                .operations
+                .iter()
+                .find(|o| o.operation == op)
+                .map_or((0, 0, LatencySummary::default()), |o| {
+                    (o.figures.ops, o.figures.errors, o.figures.latency_ns.clone())
+                });
+            let items = ops.saturating_sub(errors);
+            self.phases.push(MdPhaseFigures {
+                phase: phase.to_string(),
+                iteration,
+                items,
+                errors,
+                seconds: r.seconds,
+                items_per_s: crate::stats::per_second(items, r.seconds),
+                latency_ns: latency,
+            });
+        }
+        self.summary.clear();
+        for (phase, name) in [
+            ("create", "File creation"),
+            ("stat", "File stat"),
+            ("read", "File read"),
+            ("remove", "File removal"),
+            ("tree create", "Tree creation"),
+            ("tree remove", "Tree removal"),
+        ] {
+            let rates: Vec<f64> = (self.phases.iter())
+                .filter(|p| p.phase == phase)
+                .map(|p| p.items_per_s)
+                .collect();
+            if rates.is_empty() {
+                continue;
+            }
+            let n = rates.len() as f64;
+            let mean = rates.iter().sum::<f64>() / n;
+            let var = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n;
+            self.summary.push(MdSummaryRow {
+                operation: name.into(),
+                max: rates.iter().copied().fold(f64::MIN, f64::max),
+                min: rates.iter().copied().fold(f64::MAX, f64::min),
+                mean,
+                stddev: var.sqrt(),
+            });
+        }
+        self.io500_results = match &self.io500 {
+            Some(preset) => (self.phases.iter())
+                .filter(|p| p.iteration == 1 && !p.phase.starts_with("tree"))
+                .map(|p| {
+                    let what = match p.phase.as_str() {
+                        "create" => "write",
+                        "remove" => "delete",
+                        other => other,
+                    };
+                    Io500Line {
+                        name: format!("mdtest-{preset}-{what}"),
+                        kiops: p.items_per_s / 1e3,
+                        seconds: p.seconds,
+                    }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+    }
+}
+
+/// Every rank's section of a run over many hosts merged: each run's operations' counts
+/// added and their latencies merged from their histograms, over the slowest rank's seconds
+/// (the ranks start each run together, so a run lasts until its last rank ends, as mdtest
+/// times a phase); what the tree held is the first rank's when the ranks shared one tree,
+/// else every rank's added; mdtest's figures from the merged runs.
+pub fn merged(parts: &[&FsResult]) -> Option<FsResult> {
+    let first = *parts.first()?;
+    let mut out = first.clone();
+    let one_tree = parts.iter().all(|p| p.anchor == first.anchor);
+    if !one_tree {
+        for (c, pick) in [
+            (&mut out.removed, (|p: &FsResult| p.removed) as fn(&FsResult) -> TreeCounts),
+            (&mut out.start, |p| p.start),
+            (&mut out.end, |p| p.end),
+        ] {
+            *c = parts.iter().map(|p| pick(p)).fold(TreeCounts::default(), |a, b| TreeCounts {
+                files: a.files + b.files,
+                dirs: a.dirs + b.dirs,
+                bytes: a.bytes.saturating_add(b.bytes),
+            });
+        }
+    }
+    for run in &mut out.runs {
+        let same: Vec<&FsRun> = (parts.iter())
+            .filter_map(|p| p.runs.iter().find(|r| r.name == run.name))
+            .collect();
+        let seconds = same.iter().map(|r| r.seconds).fold(0.0, f64::max);
+        run.seconds = seconds;
+        run.threads = same.iter().map(|r| r.threads).sum();
+        run.interrupted = same.iter().any(|r| r.interrupted);
+        run.rate_ops_per_s = (same.iter())
+            .map(|r| r.rate_ops_per_s)
+            .try_fold(0.0, |a, r| r.map(|r| a + r));
+        for o in &mut run.operations {
+            let each: Vec<&FsOpFigures> = (same.iter())
+                .filter_map(|r| {
+                    (r.operations.iter())
+                        .find(|x| x.workload == o.workload && x.operation == o.operation)
+                })
+                .collect();
+            let figures: Vec<&DirSummary> = each.iter().map(|x| &x.figures).collect();
+            let bytes: u64 = each.iter().map(|x| x.figures.bytes).sum();
+            o.figures = DirSummary::merge(&figures, seconds);
+            // A copy's bytes are its own count, not its requests' lengths.
+            o.figures.bytes = bytes;
+            o.figures.bytes_per_s = crate::stats::per_second(bytes, seconds);
+            o.unavailable = each.iter().map(|x| x.unavailable).sum();
+        }
+        let strip = |mut d: DirSummary| {
+            d.histogram = None;
+            d.service_histogram = None;
+            d
+        };
+        for w in &mut run.workloads {
+            let figures: Vec<&DirSummary> = (run.operations.iter())
+                .filter(|o| o.workload == w.workload)
+                .map(|o| &o.figures)
+                .collect();
+            w.figures = strip(DirSummary::merge(&figures, seconds));
+            w.threads = (same.iter())
+                .filter_map(|r| r.workloads.iter().find(|x| x.workload == w.workload))
+                .map(|x| x.threads)
+                .sum();
+        }
+        let all: Vec<&DirSummary> = run.operations.iter().map(|o| &o.figures).collect();
+        run.total = strip(DirSummary::merge(&all, seconds));
+    }
+    out.failures = parts.iter().flat_map(|p| p.failures.clone()).take(64).collect();
+    if let Some(m) = &mut out.mdtest {
+        m.fill(&out.runs);
+    }
+    Some(out)
+}

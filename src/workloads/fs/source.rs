@@ -158,6 +158,9 @@ pub enum Plan<'c> {
     Format,
     /// Removing the tree: every file, then every directory, deepest first.
     Clean,
+    /// Nothing: a rank other than the first, in a run of a tree the ranks share that only the
+    /// first makes or removes.
+    Idle,
 }
 
 /// A thread's source.
@@ -527,7 +530,9 @@ impl<'s> FileOps<'s> {
         }
     }
 
-    /// mdtest's next file of the range.
+    /// mdtest's next file of the range: each once, whatever this rank's state says of it
+    /// (another rank made it, or removes it), as mdtest does: an operation that finds no file
+    /// fails and is counted so.
     fn start_range(&mut self) -> Option<Option<Seq>> {
         let Plan::Range {
             op,
@@ -539,42 +544,32 @@ impl<'s> FileOps<'s> {
             return None;
         };
         let state = self.run.state();
-        while *next < *end {
-            let x = *next;
-            *next += 1;
-            let claimed = match *op {
-                FsOp::Create => state.claim_missing(x).then_some(None),
-                FsOp::Mkdir => state.claim_missing_dir(x).then_some(None),
-                FsOp::Rmdir => state.claim_empty_dir(x).then_some(Some(0)),
-                _ => state.claim_existing(x, false).map(|c| Some(c.size)),
-            };
-            let Some(was) = claimed else {
-                let class = self.ids.get(*op);
-                if let Some(u) = self.run.unavailable.get(class as usize) {
-                    u.fetch_add(1, Ordering::Relaxed);
-                }
-                continue;
-            };
-            let size = match *op {
-                FsOp::Create => state.shape.file_size(x),
-                FsOp::Read => was.unwrap_or(0).min(*read_bytes),
-                _ => was.unwrap_or(0),
-            };
-            return Some(Some(Seq {
-                op: *op,
-                file: x,
-                to: 0,
-                was,
-                end: size,
-                pos: 0,
-                count: 0,
-                written: 0,
-                stage: Stage::Start,
-                ok: true,
-                made: false,
-            }));
+        if *next >= *end {
+            return Some(None);
         }
-        Some(None)
+        let x = *next;
+        *next += 1;
+        let (was, size) = match *op {
+            FsOp::Create => (None, state.shape.file_size(x)),
+            FsOp::Mkdir => (None, 0),
+            FsOp::Rmdir => (Some(0), 0),
+            // mdtest reads what it wrote, at most its read size.
+            FsOp::Read => (Some(*read_bytes), *read_bytes),
+            _ => (Some(state.file(x).unwrap_or(0)), 0),
+        };
+        Some(Some(Seq {
+            op: *op,
+            file: x,
+            to: 0,
+            was,
+            end: size,
+            pos: 0,
+            count: 0,
+            written: 0,
+            stage: Stage::Start,
+            ok: true,
+            made: false,
+        }))
     }
 
     /// The step `seq` is at, as a request's operation.
@@ -632,6 +627,17 @@ impl<'s> FileOps<'s> {
     fn finish(&self, seq: &Seq) {
         let state = self.run.state();
         let ok = seq.ok;
+        if let Plan::Range { .. } = self.plan {
+            // Nothing was claimed: what the file system did is set.
+            match seq.op {
+                FsOp::Create => state.set_file(seq.file, seq.made.then_some(seq.written)),
+                FsOp::Delete if ok => state.set_file(seq.file, None),
+                FsOp::Mkdir if ok => state.set_dir(seq.file, true),
+                FsOp::Rmdir if ok => state.set_dir(seq.file, false),
+                _ => {}
+            }
+            return;
+        }
         match seq.op {
             FsOp::Create => state.release(seq.file, seq.made.then_some(seq.written)),
             FsOp::Write if seq.was.is_some() => state.release(seq.file, Some(seq.written.max(seq.was.unwrap_or(0)))),
@@ -697,6 +703,10 @@ impl RequestSource for FileOps<'_> {
                         }
                         Err(()) => Err(PARENT_WAIT_NS),
                     },
+                    Plan::Idle => {
+                        self.done = true;
+                        return Next::Done;
+                    }
                     Plan::Range { .. } => match self.start_range() {
                         Some(Some(s)) => Ok(s),
                         _ => {

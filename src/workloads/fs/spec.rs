@@ -6,7 +6,7 @@
 //! Validated without syscalls by [`super::config::resolve`].
 
 use crate::units::{Dur, Size};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// A job file with an `[fs]` section.
@@ -87,7 +87,7 @@ impl Overlay for Option<MdtestSpec> {
 section! {
     /// The `[fs]` section: the tree (anchor, depth, width, files, sizes), the defaults of
     /// its workloads and runs, and the rules. Every key is optional.
-    #[derive(Debug, Clone, Default, PartialEq, Deserialize, clap::Args)]
+    #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args)]
     #[serde(deny_unknown_fields)]
     pub struct FsSpec {
         /// Free text.
@@ -210,7 +210,7 @@ section! {
 }
 
 /// One workload (vdbench's `fwd`): its threads do its operations on the tree.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
     /// Its name, which its operations are reported under (default `w1`, `w2`…).
@@ -235,7 +235,7 @@ pub struct WorkloadSpec {
 
 /// One run (vdbench's `rd`): the workloads it runs, its rate and times, and cycles over
 /// values (vdbench's `for` parameters), each value a run of its own.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Its name (default `r1`, `r2`…).
@@ -275,7 +275,7 @@ pub struct RunSpec {
 /// run over many hosts) creates, stats, reads and removes its own `items` files, in a
 /// directory of its own or all in one, each phase timed as mdtest times it, from the start of
 /// every thread to the end of the last.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, clap::Args)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct MdtestSpec {
     /// Files of each thread (mdtest's `-n`); gives the mdtest phases.
@@ -323,6 +323,15 @@ impl std::str::FromStr for RateSpec {
             .filter(|r| r.is_finite() && *r > 0.0 && *r <= 1e9)
             .map(|r| RateSpec(Some(r)))
             .ok_or_else(|| format!("`{s}`: give operations a second above 0, or max"))
+    }
+}
+
+impl Serialize for RateSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            None => s.serialize_str("max"),
+            Some(r) => s.serialize_f64(r),
+        }
     }
 }
 
@@ -433,6 +442,18 @@ mod tests {
         assert_eq!(p99.len(), 2);
         assert_eq!(p99[1].0, None);
         assert!(per_op("create", |s| crate::units::parse_duration(s)).is_err());
+    }
+
+    #[test]
+    fn a_section_written_back_reads_the_same() {
+        let text = "[fs]\nanchor = \"/a/{rank}\"\ndepth = 2\nrate = 500\nduration = \"2s\"\nsizes = \"4k:1,8k:2\"\n\
+                    [[fs.workload]]\nname = \"w\"\nthreads = 3\n[[fs.run]]\nfor_threads = [1, 2]\nrate = \"max\"\n\
+                    [fs.mdtest]\nitems = 10\n";
+        let spec = toml::from_str::<FsFile>(text).unwrap().fs;
+        let mut table = toml::Table::new();
+        table.insert("fs".into(), toml::Value::try_from(&spec).unwrap());
+        let again = toml::from_str::<FsFile>(&toml::to_string(&table).unwrap()).unwrap().fs;
+        assert_eq!(again, spec);
     }
 
     #[test]

@@ -77,6 +77,16 @@ impl TreeState {
         self.dirs[d as usize].store(v, Ordering::Release);
     }
 
+    /// Forgets what exists: nothing but the anchor (no thread runs).
+    pub fn clear(&self) {
+        for f in self.files.iter() {
+            f.store(0, Ordering::Release);
+        }
+        for (d, w) in self.dirs.iter().enumerate() {
+            w.store(if d == 0 { EXISTS } else { 0 }, Ordering::Release);
+        }
+    }
+
     /// Counts every directory's entries again from what exists (no thread runs).
     pub fn recount(&self) {
         let mut counts = vec![0u64; self.dirs.len()];

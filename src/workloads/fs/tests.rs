@@ -266,3 +266,142 @@ fn an_open_loop_run_is_paced_and_timed_from_each_intended_start() {
     assert!(g.service_latency_ns.is_some(), "open loop keeps the service time too");
     assert!(r.job.workers.iter().all(|w| w.rate.map(|x| x.iops) == Some(200.0)));
 }
+
+/// Runs the `[fs]` text on `n` in-process ranks (threads, each a real run on the shared
+/// tree); the root's merged results.
+fn over_ranks(dir: &Path, text: &str, n: usize) -> RunResult {
+    use crate::cluster::{Cluster as _, Threads};
+    let opts = RunOptions::new(dir.join("merged.json"), vec!["storlab".into()]);
+    let decode = |t: &str, label: &Path, place: &crate::run::cluster::Place| {
+        crate::workloads::fs::workload::for_rank(t, label, place)
+    };
+    let out: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = Threads::ranks(n, |r| format!("h{r}"))
+            .into_iter()
+            .map(|c| {
+                let opts = opts.clone();
+                s.spawn(move || {
+                    let root = (c.rank() == 0).then_some(text);
+                    crate::run::cluster::run(
+                        &c,
+                        root,
+                        Path::new("fs.toml"),
+                        &opts,
+                        &Signals::none(),
+                        &mut Quiet,
+                        &decode,
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut out = out.into_iter();
+    let root = out.next().unwrap().unwrap().expect("the root's results");
+    assert!(out.all(|r| r.unwrap().is_none()));
+    root
+}
+
+#[test]
+fn mdtest_phases_over_ranks_share_one_tree_and_report_as_io500_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("tree");
+    for (preset, unique) in [("easy", true), ("hard", false)] {
+        let text = job(
+            &anchor,
+            &format!("threads = 2\n[fs.mdtest]\nitems = 25\nio500 = \"{preset}\"\nshift = 1\n"),
+        );
+        let r = over_ranks(dir.path(), &text, 2);
+        let m = r.fs.as_ref().unwrap().mdtest.as_ref().expect("mdtest's figures");
+        assert_eq!((m.tasks, m.items, m.unique_dir), (4, 25, unique), "{preset}");
+        // Every phase did each task's items, every rank's merged: 2 ranks × 2 threads × 25.
+        let phases: Vec<&str> = m.phases.iter().map(|p| p.phase.as_str()).collect();
+        let want: &[&str] = if unique {
+            &["tree create", "create", "stat", "remove", "tree remove"]
+        } else {
+            &["create", "stat", "read", "remove"]
+        };
+        assert_eq!(phases, want, "{preset}");
+        for p in &m.phases {
+            let items = if p.phase.starts_with("tree") { 4 } else { 100 };
+            assert_eq!((p.items, p.errors), (items, 0), "{preset} {}", p.phase);
+            assert!((p.items_per_s - items as f64 / p.seconds).abs() < 1e-6 * p.items_per_s);
+        }
+        // IO500's lines, one per phase, their rate in kIOPS.
+        let names: Vec<&str> = m.io500_results.iter().map(|l| l.name.as_str()).collect();
+        let want: Vec<String> = want
+            .iter()
+            .filter(|p| !p.starts_with("tree"))
+            .map(|p| {
+                let what = match *p {
+                    "create" => "write",
+                    "remove" => "delete",
+                    x => x,
+                };
+                format!("mdtest-{preset}-{what}")
+            })
+            .collect();
+        assert_eq!(names, want);
+        let create = &m.phases.iter().find(|p| p.phase == "create").unwrap();
+        assert!((m.io500_results[0].kiops - create.items_per_s / 1e3).abs() < 1e-9);
+        assert!(m.io500_score().is_some());
+        // The merged figures are every rank's: each rank's own file holds its half.
+        let run = r.fs.as_ref().unwrap().run("mdtest create 1").unwrap();
+        let creates = run.operations.iter().find(|o| o.operation == "create").unwrap();
+        assert_eq!(creates.figures.ops, 100);
+        let mine = crate::results::file::load(&dir.path().join("merged.rank1.json")).unwrap();
+        let theirs = mine.fs.unwrap();
+        let rank1 = theirs.run("mdtest create 1").unwrap();
+        assert_eq!(rank1.operations.iter().find(|o| o.operation == "create").unwrap().figures.ops, 50);
+        // mdtest-hard writes 3901 bytes to each file and reads them back.
+        if !unique {
+            let w = run.operations.iter().find(|o| o.operation == "write").unwrap();
+            assert_eq!(w.figures.bytes, 100 * 3901);
+            let read = r.fs.as_ref().unwrap().run("mdtest read 1").unwrap();
+            let rd = read.operations.iter().find(|o| o.operation == "read").unwrap();
+            assert_eq!((rd.figures.ops, rd.figures.bytes, rd.figures.errors), (100, 100 * 3901, 0));
+        }
+        // Nothing is left of the tasks' files but the anchor and its marker.
+        let fs = r.fs.unwrap();
+        assert_eq!((fs.end.files, fs.end.dirs), (0, 0), "{preset}");
+    }
+}
+
+#[test]
+fn ranks_sharing_a_tree_each_act_on_their_own_files_after_the_first_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("tree");
+    let text = job(
+        &anchor,
+        "shared = true\ndepth = 1\nwidth = 2\nfiles = 10\nsizes = \"4k\"\nmix = \"getattr:3,read:1\"\nduration = \"300ms\"\ninterval = \"100ms\"\n",
+    );
+    let r = over_ranks(dir.path(), &text, 2);
+    let fs = r.fs.unwrap();
+    // The first rank made the tree, the other ran the format with nothing to do.
+    let format = fs.run("format").unwrap();
+    assert_eq!(op(format, "create").ops, 20);
+    let rank1 = crate::results::file::load(&dir.path().join("merged.rank1.json")).unwrap();
+    let rank1 = rank1.fs.unwrap();
+    assert!(rank1.run("format").unwrap().operations.is_empty());
+    // Then each rank read its own half of the files, none missing.
+    let run = fs.run("r1").unwrap();
+    for o in &run.operations {
+        assert_eq!(o.figures.errors, 0, "{o:?}");
+        assert_eq!(o.unavailable, 0, "{o:?}");
+    }
+    assert!(op(rank1.run("r1").unwrap(), "getattr").ops > 0);
+    // Another rank's anchor is needed otherwise.
+    let e = crate::workloads::fs::workload::for_rank(
+        &job(&anchor, "depth = 1\n"),
+        Path::new("fs.toml"),
+        &crate::run::cluster::Place {
+            rank: 0,
+            ranks: 2,
+            host: "h".into(),
+            node: 0,
+        },
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("its own anchor"), "{e}");
+}

@@ -81,6 +81,9 @@ pub(super) struct Runner<'a> {
     measured: Vec<usize>,
     failures: Vec<super::section::FsFailure>,
     warnings: Vec<String>,
+    /// The next run's sources learn what the tree holds first (a rank whose tree another
+    /// rank made).
+    refresh: bool,
 }
 
 impl<'a> Runner<'a> {
@@ -95,13 +98,19 @@ impl<'a> Runner<'a> {
             measured: Vec::new(),
             failures: Vec::new(),
             warnings: Vec::new(),
+            refresh: false,
         }
     }
 
     /// Runs `job` on `tree`: its figures kept; whether it ran to its end without a failure.
     pub(super) fn execute(&mut self, tree: &Tree, job: &FsJob, measured: bool) -> Result<bool> {
         let state = jobs::run_state(self.cfg, tree, job);
-        let sources = FsSources { run: &state, job };
+        let refresh = std::mem::take(&mut self.refresh).then(|| (tree, std::sync::Once::new()));
+        let sources = FsSources {
+            run: &state,
+            job,
+            refresh,
+        };
         let mut opts = self.opts.clone();
         opts.step = Some(self.count);
         opts.label = Some(SequenceRun::Run);
@@ -133,47 +142,72 @@ impl<'a> Runner<'a> {
 
     fn run(mut self) -> Result<RunResult> {
         let cfg = self.cfg;
+        // Ranks sharing one tree: the first scans, removes and makes it; the others learn what
+        // it holds from a walk and run its removal and format with nothing to do, so that every
+        // rank runs the same runs (each starts on every rank at once).
+        let shared = cfg.rank.ranks > 1 && (cfg.shared || cfg.mdtest.is_some());
+        let follower = shared && cfg.rank.rank > 0;
+        if follower {
+            wait_for_marker(&cfg.anchor)?;
+        }
         let tree = Tree::open(&cfg.anchor, &cfg.shape)?;
-        let mut removed = TreeCounts::default();
-        // What is there: a tree of another shape is removed (format = yes) or refused.
-        match tree.found.as_ref().map(|m| m.shape.clone()) {
-            Some(old) if old != cfg.shape => {
-                if !cfg.format.removes() {
-                    return Err(anyhow!(crate::Usage(format!(
-                        "the tree at {} has another shape ({}); give format = \"yes\" to remove it and make this one ({}), or another anchor",
-                        cfg.anchor.display(),
-                        old.text(),
-                        cfg.shape.text()
-                    ))));
-                }
-                let other = tree.with_shape(old.clone());
-                other.scan(&old, &other.state)?;
-                removed = counts(&other.state);
-                if !self.execute(&other, &jobs::clean_job(&with_shape(cfg, &old)), false)? {
-                    return self.finish(&tree, removed, TreeCounts::default());
-                }
+        if !follower && tree.found.is_none() {
+            // The anchor is storlab's from now on (and the other ranks wait for this).
+            tree.mark(&cfg.shape, false)?;
+        }
+        let learn = |t: &Tree, shape: &super::tree::Shape| {
+            if follower {
+                t.walk(shape, &t.state)
+            } else {
+                t.scan(shape, &t.state)
             }
-            _ => {
-                tree.scan(&cfg.shape, &tree.state)?;
-                // mdtest's phases start from a tree with nothing in it.
-                let empty = counts(&tree.state) == TreeCounts::default();
-                if (cfg.format.removes() || cfg.mdtest.is_some()) && !empty {
-                    removed = counts(&tree.state);
-                    if !self.execute(&tree, &jobs::clean_job(cfg), false)? {
-                        return self.finish(&tree, removed, TreeCounts::default());
-                    }
+        };
+        let mut removed = TreeCounts::default();
+        let old = (tree.found.as_ref())
+            .map(|m| m.shape.clone())
+            .filter(|s| *s != cfg.shape);
+        if let Some(old) = &old {
+            // A tree of another shape is removed (format = yes, and always before mdtest's
+            // phases, which make their own files) or refused.
+            if !cfg.format.removes() && cfg.mdtest.is_none() {
+                return Err(anyhow!(crate::Usage(format!(
+                    "the tree at {} has another shape ({}); give format = \"yes\" to remove it and make this one ({}), or another anchor",
+                    cfg.anchor.display(),
+                    old.text(),
+                    cfg.shape.text()
+                ))));
+            }
+            let other = tree.with_shape(old.clone());
+            learn(&other, old)?;
+            removed = counts(&other.state);
+            let clean = part(jobs::clean_job(&with_shape(cfg, old)), follower);
+            if !self.execute(&other, &clean, false)? {
+                return self.finish(&tree, removed, TreeCounts::default());
+            }
+        } else {
+            learn(&tree, &cfg.shape)?;
+            // mdtest's phases start from a tree with nothing in it.
+            let empty = counts(&tree.state) == TreeCounts::default();
+            if (cfg.format.removes() || cfg.mdtest.is_some()) && (!empty || shared) {
+                removed = counts(&tree.state);
+                if !self.execute(&tree, &part(jobs::clean_job(cfg), follower), false)? {
+                    return self.finish(&tree, removed, TreeCounts::default());
                 }
             }
         }
         if cfg.format == Format::Clean {
-            tree.mark(&cfg.shape, false)?;
+            if !follower {
+                tree.mark(&cfg.shape, false)?;
+            }
             let start = counts(&tree.state);
             return self.finish(&tree, removed, start);
         }
         if cfg.format.makes() && cfg.mdtest.is_none() {
-            self.check_space(&tree)?;
-            tree.mark(&cfg.shape, false)?;
-            let done = self.execute(&tree, &jobs::format_job(cfg), false)?;
+            if !follower {
+                self.check_space(&tree)?;
+                tree.mark(&cfg.shape, false)?;
+            }
+            let done = self.execute(&tree, &part(jobs::format_job(cfg), follower), false)?;
             if !done {
                 self.warnings.push(
                     "the format did not complete: the tree is not whole (format = \"restart\" completes it); no run was made".into(),
@@ -181,10 +215,15 @@ impl<'a> Runner<'a> {
                 let start = counts(&tree.state);
                 return self.finish(&tree, removed, start);
             }
+            if !follower {
+                tree.mark(&cfg.shape, true)?;
+            }
+            // What the first rank made, this one learns as its next run starts.
+            self.refresh = follower;
+        } else if !follower && tree.found.is_none() {
+            // Made by the runs themselves (mdtest's, or a mix that creates its files).
             tree.mark(&cfg.shape, true)?;
-        } else if tree.found.is_none() || tree.made {
-            tree.mark(&cfg.shape, cfg.mdtest.is_some() || tree.state.files() == 0)?;
-        } else if tree.found.as_ref().is_some_and(|m| !m.complete) && cfg.mdtest.is_none() {
+        } else if !follower && tree.found.as_ref().is_some_and(|m| !m.complete) && cfg.mdtest.is_none() {
             self.warnings.push(
                 "the tree was not made whole by a format (format = \"restart\" completes it): the runs act on what there is".into(),
             );
@@ -197,7 +236,7 @@ impl<'a> Runner<'a> {
                 for pass in &cfg.passes {
                     let job = jobs::pass_job(cfg, pass);
                     self.execute(&tree, &job, true)?;
-                    if self.last.as_ref().is_some_and(|r| r.interrupted.stopped_early()) {
+                    if self.stopped() {
                         break;
                     }
                 }
@@ -312,6 +351,32 @@ impl<'a> Runner<'a> {
     }
 }
 
+/// `job` as this rank runs it: with nothing to do for a rank that follows (see
+/// [`Runner::run`]).
+fn part(mut job: FsJob, follower: bool) -> FsJob {
+    if follower {
+        for t in &mut job.threads {
+            *t = jobs::Thread::Idle;
+        }
+    }
+    job
+}
+
+/// Waits (at most a minute) for the first rank to have made the anchor and its marker.
+fn wait_for_marker(anchor: &std::path::Path) -> Result<()> {
+    let marker = anchor.join(super::anchor::MARKER);
+    for _ in 0..600 {
+        if std::fs::symlink_metadata(&marker).is_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Err(anyhow!(
+        "the first rank did not make the tree's anchor {} within a minute",
+        anchor.display()
+    ))
+}
+
 /// `cfg` with another shape (a tree found, to remove).
 fn with_shape(cfg: &FsConfig, shape: &super::tree::Shape) -> FsConfig {
     FsConfig {
@@ -358,6 +423,49 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
     let data = crate::job::data::resolve_in(parsed.data.as_ref(), file.path, Some(file.text))?;
     let cfg = super::config::resolve(&spec, &file.path.display().to_string(), data)
         .map_err(|e| o.blame(e, file, "fs"))?;
+    Ok(Box::new(Fs { cfg }))
+}
+
+/// A rank's workload of the shared `[fs]` text of a run over many hosts: the anchor's
+/// templates (`{rank}`, `{host}`, `{node}`) filled in for its place, and its place kept (its
+/// slice of a shared tree, its mdtest tasks). Ranks share one tree only when it says so
+/// (`shared`, or mdtest's phases, whose tasks each have their own files): otherwise each
+/// needs an anchor of its own.
+#[cfg(any(feature = "mpi", test))]
+pub(crate) fn for_rank(
+    text: &str,
+    label: &std::path::Path,
+    place: &crate::run::cluster::Place,
+) -> Result<Box<dyn Workload>, String> {
+    let file: FsFile = crate::job::file::parse_toml(label, text).map_err(|e| e.to_string())?;
+    let mut spec = file.fs;
+    let templated = spec
+        .anchor
+        .as_ref()
+        .is_some_and(|a| a.to_string_lossy().contains('{'));
+    if let Some(a) = &spec.anchor {
+        spec.anchor = Some(place.expand(a)?);
+    }
+    let data = crate::job::data::resolve_in(file.data.as_ref(), label, Some(text))
+        .map_err(|e| e.to_string())?;
+    let mut cfg = super::config::resolve(&spec, &label.display().to_string(), data)
+        .map_err(|e| e.to_string())?;
+    cfg.rank = super::config::Rank {
+        rank: place.rank as u64,
+        ranks: place.ranks as u64,
+    };
+    if let Some(m) = &cfg.mdtest {
+        cfg.shape = m.shape(cfg.seed, cfg.rank.ranks);
+        if let Some(why) = cfg.shape.refusal() {
+            return Err(format!("{}: `fs.mdtest`: {why}", label.display()));
+        }
+    }
+    if cfg.rank.ranks > 1 && !cfg.shared && cfg.mdtest.is_none() && !templated {
+        return Err(format!(
+            "{}: `fs.anchor`: every rank would make and use the same tree; give each rank its own anchor ({{rank}} or {{host}} in its path) or share the tree (shared = true: each rank its own files)",
+            label.display()
+        ));
+    }
     Ok(Box::new(Fs { cfg }))
 }
 
