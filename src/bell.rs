@@ -67,9 +67,10 @@ mod tests {
 
     #[test]
     fn a_sleep_lasts_until_its_deadline() {
-        let t = Instant::now();
-        sleep_for(ticket(), 30_000_000);
-        assert!(t.elapsed() >= Duration::from_millis(30));
+        // Other tests of this process ring the bell: a sleep that ends early was rung.
+        let (t, before) = (Instant::now(), ticket());
+        sleep_for(before, 30_000_000);
+        assert!(t.elapsed() >= Duration::from_millis(30) || ticket() != before);
     }
 
     #[test]

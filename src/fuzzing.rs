@@ -5,6 +5,7 @@
 //! curve), and must not panic, hang or allocate in proportion to a number in the input. Errors
 //! are the expected outcome for most inputs and are dropped.
 
+use crate::import::Format;
 use crate::job::file as job_file;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -13,7 +14,7 @@ use std::sync::OnceLock;
 pub type Target = fn(&[u8]);
 
 /// Every fuzz target by its name (`fuzz/fuzz_targets/NAME.rs`, `fuzz/corpus/NAME/`).
-pub const TARGETS: [(&str, Target); 10] = [
+pub const TARGETS: [(&str, Target); 11] = [
     ("job_toml", job_toml),
     ("fio_job", fio_job),
     ("iometer_icf", iometer_icf),
@@ -24,6 +25,7 @@ pub const TARGETS: [(&str, Target); 10] = [
     ("block_sample", block_sample),
     ("diskspd_profile", diskspd_profile),
     ("diskspd_args", diskspd_args),
+    ("import_shapes", import_shapes),
 ];
 
 /// A private directory for the inputs that parsers read from files (one per process): a new
@@ -91,8 +93,11 @@ pub fn fio_job(data: &[u8]) {
     let Some(path) = file("fuzz.fio", data) else {
         return;
     };
+    let Ok(text) = crate::import::read(&path, Format::Fio) else {
+        return;
+    };
     convert_and_resolve(&[("C:\\test", "/tmp/x")], |opts| {
-        crate::job::fio::convert(&path, opts)
+        crate::import::convert(&path, &text, Format::Fio, opts)
     });
 }
 
@@ -101,11 +106,11 @@ pub fn fio_job(data: &[u8]) {
 fn convert_and_resolve(
     map: &[(&str, &str)],
     convert: impl Fn(
-        &crate::job::import::Options,
-    ) -> Result<crate::job::import::Converted, crate::job::import::ImportError>,
+        &crate::import::Options,
+    ) -> Result<crate::import::Converted, crate::import::ImportError>,
 ) {
     for lenient in [false, true] {
-        let opts = crate::job::import::Options {
+        let opts = crate::import::Options {
             lenient,
             map: map
                 .iter()
@@ -124,25 +129,26 @@ fn convert_and_resolve(
 /// A vdbench parameter file, converted strictly and leniently, and the converted job resolved
 /// (the parameter file is text storlab already read: no file is written).
 pub fn vdbench_job(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else {
+    let name = Path::new("fuzz.vdb");
+    let Ok(text) = crate::import::decode(name, data) else {
         return;
     };
     convert_and_resolve(&[], |opts| {
-        crate::job::vdbench::convert(Path::new("fuzz.vdb"), text, opts)
+        crate::import::convert(name, &text, Format::Vdbench, opts)
     });
 }
 
-/// An Iometer configuration file, converted strictly and leniently (with one target mapped,
+/// An Iometer configuration file (in any encoding Windows writes), converted strictly and leniently (with one target mapped,
 /// the rest placed as scratch files), the job resolved.
 pub fn iometer_icf(data: &[u8]) {
     let Some(path) = file("fuzz.icf", data) else {
         return;
     };
-    let Ok(text) = job_file::read_text(&path) else {
+    let Ok(text) = crate::import::read(&path, Format::Iometer) else {
         return;
     };
     convert_and_resolve(&[("C:", "mapped.dat")], |opts| {
-        crate::job::iometer::convert(&path, &text, opts)
+        crate::import::convert(&path, &text, Format::Iometer, opts)
     });
 }
 
@@ -153,11 +159,11 @@ const DISKSPD_MAP: &[(&str, &str)] = &[("C:", "/mnt/c"), ("#1", "/dev/null"), ("
 /// strictly and leniently, and the job resolved.
 pub fn diskspd_profile(data: &[u8]) {
     let name = Path::new("fuzz.xml");
-    let Ok(text) = job_file::decode(name, data.to_vec()) else {
+    let Ok(text) = crate::import::decode(name, data) else {
         return;
     };
     convert_and_resolve(DISKSPD_MAP, |opts| {
-        crate::job::diskspd::convert(name, &text, opts)
+        crate::import::convert(name, &text, Format::DiskSpd, opts)
     });
 }
 
@@ -166,8 +172,70 @@ pub fn diskspd_profile(data: &[u8]) {
 pub fn diskspd_args(data: &[u8]) {
     let line = String::from_utf8_lossy(data);
     convert_and_resolve(DISKSPD_MAP, |opts| {
-        crate::job::diskspd::convert_args(&line, opts)
+        crate::import::convert_diskspd_line(&line, opts)
     });
+}
+
+/// The shapes that made an importer slow, repeated as many times as the input says: an
+/// element of many attributes (DiskSpd's profile took 34 s at 150 000), elements nested or
+/// side by side, many vdbench definitions, Iometer specification lines or fio sections. The
+/// first byte picks the shape, the next two the repetitions (up to 65 535, the whole at most
+/// 4 MiB), the rest is the repeated unit. Each conversion must take time in proportion to its
+/// input: the fuzzer's timeout catches one that does not.
+pub fn import_shapes(data: &[u8]) {
+    let [shape, hi, lo, unit @ ..] = data else {
+        return;
+    };
+    let n = usize::from(u16::from_be_bytes([*hi, *lo]));
+    let unit = String::from_utf8_lossy(unit);
+    let unit = if unit.is_empty() { "x" } else { &unit };
+    if n.saturating_mul(unit.len() + 16) > 4 << 20 {
+        return;
+    }
+    let many = |f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<String>();
+    let (format, text) = match shape % 6 {
+        0 => (
+            Format::DiskSpd,
+            format!(
+                "<Profile {}><TimeSpans/></Profile>",
+                many(&|i| format!("a{i}=\"{unit}\" "))
+            ),
+        ),
+        1 => (
+            Format::DiskSpd,
+            format!("<Profile>{}{unit}</Profile>", "<a>".repeat(n)),
+        ),
+        2 => (
+            Format::DiskSpd,
+            format!(
+                "<Profile><TimeSpans><TimeSpan><Targets>{}</Targets></TimeSpan></TimeSpans></Profile>",
+                many(&|i| format!("<Target><Path>{unit}{i}</Path></Target>"))
+            ),
+        ),
+        3 => (
+            Format::Vdbench,
+            many(&|i| format!("sd=sd{i},lun={unit}{i}\nwd=wd{i},sd=sd*\n")) + "rd=rd,wd=wd*\n",
+        ),
+        4 => (
+            Format::Iometer,
+            format!(
+                "Version 1.1.0\n'Access specification name,default assignment\n\tA,ALL\n'size,% of size,% reads,% random\n{}",
+                many(&|_| format!("\t4096,1,{unit},0\n"))
+            ),
+        ),
+        _ => (
+            Format::Fio,
+            many(&|i| format!("[j{i}]\nrw=randread\nfilename={unit}\n")),
+        ),
+    };
+    let name = Path::new("shape");
+    for lenient in [false, true] {
+        let opts = crate::import::Options {
+            lenient,
+            map: Vec::new(),
+        };
+        let _ = crate::import::convert(name, &text, format, &opts);
+    }
 }
 
 /// A results file: loaded as `storlab report` loads it, then rendered by every renderer.

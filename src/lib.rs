@@ -16,11 +16,12 @@
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
 //! mpirun ─▶ a storlab per rank ─cluster::share_job─▶ a Job per rank ─run::cluster─▶ NAME.rankR.json ─▶ cluster::merge ─▶ RunResult.hosts
 //! --serve ─▶ live::Server (its own thread) ◀─ live::Feed, an Observer ─▶ page, /live.json, /metrics
-//! fio job file ─job::fio─▶ storlab job TOML ─▶ the path of any job file
+//! other tools' job files (fio, Iometer, DiskSpd, vdbench) ─import─▶ storlab job TOML ─▶ the path of any job file
 //! ```
 //!
 //! Dependencies point one way: units → input → job, stats → files → engine → results (with the
-//! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli. `cluster` is the seam of runs over many hosts (its
+//! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli; `import`
+//! (other tools' job files) uses `job` and only `cli` uses it. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 
 mod bell;
@@ -32,6 +33,7 @@ mod fault;
 mod files;
 #[doc(hidden)]
 pub mod fuzzing;
+mod import;
 mod input;
 pub mod job;
 mod live;

@@ -13,6 +13,9 @@
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
 //!   files and command lines: no panic, every error names its place;
 //! - `guard`: the destroy-data guard;
+//! - `corpus`: the tools' own files (fio's and vdbench's examples, VM Fleet's and StorScore's
+//!   DiskSpd profiles, DiskSpd's documented command lines) convert and dry-run, or are refused
+//!   for the reason `tests/fixtures/corpus/expected.txt` lists.
 //! - `importing`: other tools' job files recognised from their content (`storlab import`,
 //!   `storlab run FILE`), and the flags that only apply to them;
 //! - `hostile`: a hostile scratch directory: links planted at the names storlab writes, pipes
@@ -110,6 +113,8 @@ mod badjobs;
 mod cache;
 #[path = "integration/calibrate.rs"]
 mod calibrate;
+#[path = "integration/corpus.rs"]
+mod corpus;
 #[path = "integration/cost.rs"]
 mod cost;
 #[path = "integration/database.rs"]

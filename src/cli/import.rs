@@ -1,9 +1,9 @@
 //! Where a run's job comes from when it is not storlab's own: `storlab import FILE`,
 //! `storlab import-fio JOB.fio`, and the job of `storlab run` from a preset, a job file of any
-//! format [`crate::job::import`] converts, `--fio` or `--diskspd`.
+//! format [`crate::import`] converts, `--fio` or `--diskspd`.
 
 use super::{QUICKSTART_FILE, QUICKSTART_JOB, RunArgs};
-use crate::job::import::{self, Converted, Format, ImportError, Options};
+use crate::import::{self, Converted, Format, ImportError, Options};
 use crate::report::console;
 use crate::results::JobSource;
 use crate::workloads::presets;
@@ -41,7 +41,8 @@ pub(super) fn import_fio(path: &Path, lenient: bool, output: Option<&Path>) -> R
         lenient,
         map: Vec::new(),
     };
-    let converted = crate::job::fio::convert(path, &opts).map_err(|e| usage(e, ""))?;
+    let text = import::read(path, Format::Fio).map_err(|e| usage(e, ""))?;
+    let converted = import::convert(path, &text, Format::Fio, &opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
     write_job(&converted.toml, output)
 }
@@ -54,17 +55,19 @@ pub(super) fn import(
     output: Option<&Path>,
 ) -> Result<i32> {
     let from = format_flag(from)?;
-    let text = crate::job::file::read_text(path)?;
-    let format = from.or_else(|| detect(path, &text));
-    if format.is_none() && looks_like_storlab(path, &text) {
-        return Err(Usage(format!(
-            "{}: this is a storlab job already: run it with storlab run {}",
-            path.display(),
-            path.display()
-        ))
-        .into());
-    }
-    let (_, converted) = import::convert(path, &text, format, opts).map_err(|e| usage(e, ""))?;
+    let (text, format) = read_job(path, from)?;
+    let Some(format) = format else {
+        if looks_like_storlab(path, &text) {
+            return Err(Usage(format!(
+                "{}: this is a storlab job already: run it with storlab run {}",
+                path.display(),
+                path.display()
+            ))
+            .into());
+        }
+        return Err(Usage(not_convertible(path)).into());
+    };
+    let converted = import::convert(path, &text, format, opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
     write_job(&converted.toml, output)
 }
@@ -109,23 +112,35 @@ fn is_toml(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
-/// The format of another tool's job file (`None`: storlab's own): from its content, else from
-/// its name (`.fio`, `.icf`, `.xml`, `.vdb`/`.vdbench`), so that a broken file is reported by
-/// its own tool's reader. A file named `.toml` is storlab's unless `--from` says otherwise.
-fn detect(path: &Path, text: &str) -> Option<Format> {
-    if is_toml(path) {
-        return None;
-    }
-    import::detect(text).or_else(|| {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "fio" => Some(Format::Fio),
-            "icf" => Some(Format::Iometer),
-            "xml" => Some(Format::DiskSpd),
-            "vdb" | "vdbench" => Some(Format::Vdbench),
-            _ => None,
+/// The job file at `path` as text, and its format when it is another tool's (`from`, or what
+/// [`import::identify`] finds): another tool's file is read in any encoding Windows tools
+/// write (UTF-16, a byte-order mark, Windows-1252); storlab's own must be UTF-8, as TOML is.
+fn read_job(path: &Path, from: Option<Format>) -> Result<(String, Option<Format>)> {
+    let bytes = crate::input::read(path, crate::input::Kind::JobFile).map_err(|e| {
+        crate::job::JobError {
+            location: path.display().to_string(),
+            key: String::new(),
+            message: e.unnamed(),
         }
-    })
+    })?;
+    let decoded = import::decode(path, &bytes);
+    let format = from.or_else(|| {
+        let text = decoded.as_ref().ok()?;
+        import::identify(path, text)
+    });
+    match format {
+        Some(f) => Ok((decoded.map_err(|e| usage(e, ""))?, Some(f))),
+        None => Ok((crate::job::file::decode(path, bytes)?, None)),
+    }
+}
+
+/// Why `path` is converted by none of the formats.
+fn not_convertible(path: &Path) -> String {
+    format!(
+        "{}: not a job file storlab can convert: none of fio, Iometer (.icf), DiskSpd (XML profile) or vdbench; name its format with --from {}",
+        path.display(),
+        Format::ALL.map(Format::name).join("|")
+    )
 }
 
 /// The job `storlab run` was given: a preset, a job file (converted when it is another tool's),
@@ -138,7 +153,9 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     };
     let convertible = args.fio.is_some() || args.diskspd.is_some() || from.is_some();
     if let Some(path) = &args.fio {
-        let converted = crate::job::fio::convert(path, &opts).map_err(|e| usage(e, "--fio: "))?;
+        let text = import::read(path, Format::Fio).map_err(|e| usage(e, "--fio: "))?;
+        let converted =
+            import::convert(path, &text, Format::Fio, &opts).map_err(|e| usage(e, "--fio: "))?;
         left_out(&converted);
         return Ok(Some(JobInput {
             label: PathBuf::from(format!("{} (converted from fio)", path.display())),
@@ -151,7 +168,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     }
     if let Some(line) = &args.diskspd {
         let converted =
-            crate::job::diskspd::convert_args(line, &opts).map_err(|e| usage(e, "--diskspd: "))?;
+            import::convert_diskspd_line(line, &opts).map_err(|e| usage(e, "--diskspd: "))?;
         left_out(&converted);
         return Ok(Some(JobInput {
             label: PathBuf::from("DiskSpd command line (converted)"),
@@ -179,8 +196,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
             })
         }
         (Some(path), None) => {
-            let text = crate::job::file::read_text(path)?;
-            let format = from.or_else(|| detect(path, &text));
+            let (text, format) = read_job(path, from)?;
             Some(match format {
                 None => JobInput {
                     label: path.clone(),
@@ -191,8 +207,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
                     converted: None,
                 },
                 Some(format) => {
-                    let (format, converted) = import::convert(path, &text, Some(format), &opts)
-                        .map_err(|e| usage(e, ""))?;
+                    let converted =
+                        import::convert(path, &text, format, &opts).map_err(|e| usage(e, ""))?;
                     left_out(&converted);
                     console::note(&format!(
                         "{}: {} file, converted (see it with storlab import {})",

@@ -154,7 +154,7 @@ pub enum Command {
         lenient: bool,
         /// Place the file's target TARGET (a Windows drive such as C:, a physical disk, a path)
         /// at PATH on this machine (repeatable).
-        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::import::parse_map)]
         map: Vec<(String, PathBuf)>,
         /// Write the job to FILE.
         #[arg(long, short, value_name = "FILE")]
@@ -213,7 +213,7 @@ pub struct RunArgs {
     pub from: Option<String>,
     /// Place a converted job's target TARGET (a Windows drive such as C:, a physical disk, a
     /// path) at PATH on this machine (repeatable).
-    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::import::parse_map)]
     pub map: Vec<(String, PathBuf)>,
     /// With another tool's job file: leave out what storlab cannot convert (each is listed).
     #[arg(long)]
@@ -557,7 +557,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             map,
             output,
         } => {
-            let opts = crate::job::import::Options { lenient, map };
+            let opts = crate::import::Options { lenient, map };
             import::import(&file, from.as_deref(), &opts, output.as_deref())
         }
         Command::Report {

@@ -19,7 +19,9 @@ pub(super) fn rate_of(spec: &WorkerSpec) -> Result<Option<Rate>, (&'static str, 
         Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
             return Err((
                 "rate_iops",
-                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
+                format!(
+                    "rate_iops is {iops}; use a number of I/Os per second above 0 and at most 1000000000 (10^9)"
+                ),
             ));
         }
         Some(iops) => Some(Rate {
@@ -57,7 +59,9 @@ pub(super) fn min_rate_of(
     if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) {
         return Err((
             "min_iops",
-            format!("min_iops is {iops}; use a number of I/Os per second above 0"),
+            format!(
+                "min_iops is {iops}; use a number of I/Os per second above 0 and at most 1000000000 (10^9)"
+            ),
         ));
     }
     if let Some(r) = rate.filter(|r| r.iops < iops) {

@@ -328,9 +328,9 @@ fn resolve_worker(
     classes: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Worker>, JobError> {
-    let at = src.at(w.span());
+    // The line is found only for an error: finding it reads the file up to it.
     let err = |key: &str, message: String| JobError {
-        location: at.clone(),
+        location: src.at(w.span()),
         key: format!("worker[{wi}].{key}"),
         message,
     };
@@ -458,6 +458,21 @@ fn resolve_worker(
             io_priority_mix,
         })
         .collect())
+}
+
+/// A sequential stream's `gap` and `start`, bytes; an error names the key.
+fn sequential(a: &AccessSpec) -> Result<(i64, u64), (&'static str, String)> {
+    let gap = (a.gap.as_ref().map(|g| g.bytes()).transpose())
+        .map_err(|m| ("gap", m))?
+        .unwrap_or(0);
+    let start = a.start.map_or(0, |s| s.0);
+    if start % 512 != 0 {
+        return Err((
+            "start",
+            format!("start is {start} bytes; use a multiple of 512 bytes (O_DIRECT's alignment)"),
+        ));
+    }
+    Ok((gap, start))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -597,9 +612,7 @@ fn resolve_access(
         return Err(err("class", "the class name is empty".into()));
     }
     let class = class_id(classes, &class_name);
-    let gap_bytes = (a.gap.as_ref().map(|g| g.bytes()).transpose())
-        .map_err(|m| err("gap", m))?
-        .unwrap_or(0);
+    let (gap_bytes, start_bytes) = sequential(a).map_err(|(k, m)| err(k, m))?;
     Ok(Access {
         class,
         weight,
@@ -607,6 +620,7 @@ fn resolve_access(
         block_sizes,
         roll_every_bytes: roll_every,
         gap_bytes,
+        start_bytes,
         read_pct,
         random_pct,
         align_bytes: align,

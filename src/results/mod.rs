@@ -274,6 +274,18 @@ pub struct Invocation {
     pub flags: Vec<String>,
 }
 
+/// The tool a converted job came from, as people write its name, for the `format` of a
+/// [`JobSource::Imported`] (`iometer` → `Iometer`); any other value as it is.
+pub(crate) fn imported_tool(format: &str) -> &str {
+    match format {
+        "fio" => "fio",
+        "iometer" => "Iometer",
+        "diskspd" => "DiskSpd",
+        "vdbench" => "vdbench",
+        other => other,
+    }
+}
+
 /// Where the job of a run came from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]

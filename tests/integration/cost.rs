@@ -383,7 +383,10 @@ fn exchange_beside_eight_cpu_hogs_passes_or_is_inconclusive_never_fails() {
     for r in v["verdict"]["rules"].as_array().unwrap() {
         if r["pass"] == false {
             let why = r["inconclusive"].as_str().unwrap_or_default();
-            assert!(why.contains("storlab's I/O threads") && why.contains("CPU"), "{r}");
+            assert!(
+                why.contains("storlab's I/O threads") && why.contains("CPU"),
+                "{r}"
+            );
             assert!(
                 out.stdout.contains(why),
                 "the summary leaves out why: {why}"

@@ -110,7 +110,7 @@ pub(crate) fn source_text(source: &JobSource) -> String {
 
 /// A converted job's source: `Iometer file test.icf`, `DiskSpd command line -b8K -d1 ...`.
 pub(crate) fn imported_text(format: &str, from: &str) -> String {
-    let tool = crate::job::import::Format::parse(format).map_or(format, |f| f.tool());
+    let tool = crate::results::imported_tool(format);
     if format == "diskspd" && !from.to_ascii_lowercase().ends_with(".xml") {
         format!("{tool} command line {from}")
     } else {
