@@ -47,7 +47,7 @@ pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
 pub use fs::{FsArgs, build_fs};
 pub use users::{UsersArgs, build_users};
 
-pub use describe::describe;
+pub use describe::{DryRun, describe};
 
 /// The job file the default job is a copy of.
 pub const QUICKSTART_FILE: &str = "examples/quickstart.toml";
@@ -773,6 +773,24 @@ fn overrides(a: &RunArgs) -> Overrides {
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.
 pub fn build_job(args: &RunArgs) -> Result<Job> {
     job_of(args, import::job_input(args)?.as_ref())
+}
+
+/// What `storlab run` with `args` would do: its dry run, for a plain job or a workload's job
+/// file (another tool's converted into one: vdbench's file-system definitions are a
+/// file-system workload's).
+pub fn dry_run_of(args: &RunArgs) -> Result<DryRun> {
+    let input = import::job_input(args)?;
+    if let Some(i) = &input {
+        if let Some(room) = crate::workloads::room_of(&i.text) {
+            let text = JobText {
+                path: &i.label,
+                text: &i.text,
+            };
+            let w = (room.load)(&text, &overrides(args))?;
+            return Ok(describe_workload(w.as_ref()));
+        }
+    }
+    Ok(describe(&job_of(args, input.as_ref())?))
 }
 
 /// The job of `input` (none: a one-line job from the flags) with the flags applied.

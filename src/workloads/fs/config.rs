@@ -135,6 +135,8 @@ pub struct WorkloadConfig {
     pub fileio: FileIo,
     /// Which file comes next.
     pub select: Select,
+    /// Random file I/O: transfers before a file is closed (`None`: as many as it holds).
+    pub stopafter: Option<u64>,
     /// Transfer sizes with weights.
     pub xfer: Vec<(u64, u32)>,
     /// Threads.
@@ -538,12 +540,17 @@ fn workload(
             return Err(e.error(&key("skew"), "give a percentage above 0, at most 100".into()));
         }
     }
+    let stopafter = w.stopafter.or(s.stopafter);
+    if stopafter == Some(0) {
+        return Err(e.error(&key("stopafter"), "give at least 1 transfer".into()));
+    }
     Ok(WorkloadConfig {
         name,
         mix,
         rdpct,
         fileio,
         select,
+        stopafter,
         xfer,
         threads,
         skew: w.skew,

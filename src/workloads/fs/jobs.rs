@@ -226,6 +226,7 @@ fn fixed(name: &str, mix: Vec<(FsOp, u32)>, threads: u32, xfer: u64) -> Workload
         rdpct: None,
         fileio: FileIo::Sequential,
         select: super::config::Select::Sequential,
+        stopafter: None,
         xfer: vec![(xfer.max(1), 1)],
         threads,
         skew: None,

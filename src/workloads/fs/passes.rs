@@ -27,6 +27,12 @@ pub(super) fn run(
         }
     };
     let name = r.name.clone().unwrap_or_else(|| format!("r{}", i + 1));
+    if matches!(name.as_str(), "format" | "clean") || name.starts_with("mdtest ") {
+        return Err(e.error(
+            &key("name"),
+            format!("`{name}` names storlab's own runs (the format, the removal, mdtest's phases); give this run another name"),
+        ));
+    }
     let chosen: Vec<WorkloadConfig> = match &r.workloads {
         None => workloads.to_vec(),
         Some(names) => names

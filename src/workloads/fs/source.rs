@@ -31,6 +31,10 @@ const SCAN_TRIES: u64 = 1024;
 const IDLE_NS: u64 = 1_000_000;
 /// How long a thread of the format waits for a directory another thread is making, ns.
 const PARENT_WAIT_NS: u64 = 20_000;
+/// A thread whose operations have found nothing to act on for this long, while nothing in the
+/// tree changed, is done (vdbench ends such threads: once every file is deleted, a delete
+/// has nothing left to do), ns.
+const NOTHING_LEFT_NS: u64 = 1_000_000_000;
 
 /// What the threads of one run share: the backends' part, each workload's cursor (the next
 /// file in order), how often an operation found nothing to act on, and this rank's share of
@@ -49,6 +53,8 @@ pub struct RunState<'t> {
     pub copied: Vec<AtomicU64>,
     /// The measured time: from the end of the ramp to the end of the run, ns.
     pub window: (u64, u64),
+    /// Operations that made or removed a file or directory so far.
+    pub changes: AtomicU64,
 }
 
 impl<'t> RunState<'t> {
@@ -67,6 +73,7 @@ impl<'t> RunState<'t> {
             slice,
             copied: (0..classes).map(|_| AtomicU64::new(0)).collect(),
             window,
+            changes: AtomicU64::new(0),
         }
     }
 
@@ -181,9 +188,13 @@ pub struct FileOps<'s> {
     rdpct: Option<u64>,
     fileio: FileIo,
     select: Select,
+    /// Random file I/O: transfers before a file is closed.
+    stopafter: Option<u64>,
     /// The format is at its files.
     files_phase: bool,
     done: bool,
+    /// Since when its mix has found nothing to act on, and the tree's changes then.
+    idle_since: Option<(u64, u64)>,
 }
 
 impl<'s> FileOps<'s> {
@@ -205,13 +216,14 @@ impl<'s> FileOps<'s> {
                 (acc, b.max(1))
             })
             .collect();
-        let (rdpct, fileio, select) = match &plan {
+        let (rdpct, fileio, select, stopafter) = match &plan {
             Plan::Mix { cfg, .. } => (
                 cfg.rdpct.map(|p| (p / 100.0 * f64::from(u32::MAX)) as u64),
                 cfg.fileio,
                 cfg.select,
+                cfg.stopafter,
             ),
-            _ => (None, FileIo::Sequential, Select::Sequential),
+            _ => (None, FileIo::Sequential, Select::Sequential, None),
         };
         let pacer = rate.map(|r| {
             let mut p = Pacer::new(r, seed ^ 0x6673_7061);
@@ -231,8 +243,10 @@ impl<'s> FileOps<'s> {
             rdpct,
             fileio,
             select,
+            stopafter,
             files_phase: false,
             done: false,
+            idle_since: None,
         }
     }
 
@@ -384,8 +398,12 @@ impl<'s> FileOps<'s> {
                 let size = state.file(f).unwrap_or(0);
                 let mut s = seq(op, f, 0, Some(size), size);
                 if let FileIo::Random { .. } = self.fileio {
+                    // vdbench's stopafter: by default, the file's size in transfers.
                     let x = self.xfer.iter().map(|x| x.1).max().unwrap_or(4096);
-                    s.count = size.div_ceil(x);
+                    s.count = self.stopafter.unwrap_or_else(|| size.div_ceil(x));
+                    if size == 0 {
+                        s.count = 0;
+                    }
                 }
                 Some(s)
             }
@@ -623,10 +641,30 @@ impl<'s> FileOps<'s> {
         }
     }
 
+    /// Whether this thread's mix has found nothing to act on for [`NOTHING_LEFT_NS`] while
+    /// nothing in the tree changed (it then has nothing left to do).
+    fn nothing_left(&mut self, now_ns: u64) -> bool {
+        let changes = self.run.changes.load(Ordering::Relaxed);
+        match self.idle_since {
+            Some((seen, since)) if seen == changes => now_ns.saturating_sub(since) >= NOTHING_LEFT_NS,
+            _ => {
+                self.idle_since = Some((changes, now_ns));
+                false
+            }
+        }
+    }
+
     /// An operation ended: the tree's state follows what happened.
     fn finish(&self, seq: &Seq) {
         let state = self.run.state();
         let ok = seq.ok;
+        let changes = matches!(
+            seq.op,
+            FsOp::Create | FsOp::Delete | FsOp::Mkdir | FsOp::Rmdir | FsOp::Copy | FsOp::Rename
+        );
+        if ok && changes {
+            self.run.changes.fetch_add(1, Ordering::Relaxed);
+        }
         if let Plan::Range { .. } = self.plan {
             // Nothing was claimed: what the file system did is set.
             match seq.op {
@@ -716,7 +754,15 @@ impl RequestSource for FileOps<'_> {
                     },
                 };
                 match started {
-                    Ok(s) => s,
+                    Ok(s) => {
+                        self.idle_since = None;
+                        s
+                    }
+                    Err(wait) if matches!(self.plan, Plan::Mix { .. }) && self.nothing_left(now_ns) => {
+                        let _ = wait;
+                        self.done = true;
+                        return Next::Done;
+                    }
                     Err(wait) => {
                         // Nothing to act on now; an open loop's due operation is dropped
                         // (counted as unavailable), a closed loop looks again soon.

@@ -146,6 +146,10 @@ section! {
         /// Which file comes next: random (default) or sequential.
         #[arg(long, value_name = "random|sequential")]
         fileselect: Option<String>,
+        /// Random file I/O: transfers before a file is closed and another chosen (vdbench's
+        /// stopafter; default: as many as the file holds).
+        #[arg(long, value_name = "N")]
+        stopafter: Option<u64>,
         /// Bytes of each read or write: one size, or sizes with weights (default 128KiB, as
         /// vdbench's).
         #[arg(long, value_name = "SIZE[:WEIGHT],...")]
@@ -224,6 +228,8 @@ pub struct WorkloadSpec {
     pub fileio: Option<String>,
     /// random or sequential.
     pub fileselect: Option<String>,
+    /// Random file I/O: transfers before a file is closed.
+    pub stopafter: Option<u64>,
     /// Transfer sizes, with weights.
     pub xfersize: Option<String>,
     /// Threads.

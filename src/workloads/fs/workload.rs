@@ -420,6 +420,18 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
         verify: &mut verify,
         sample_blocks: &mut sample_blocks,
     });
+    // A flag's time is every run's.
+    for r in &mut spec.run {
+        if o.duration.is_some() {
+            r.duration = None;
+        }
+        if o.ramp.is_some() {
+            r.ramp = None;
+        }
+        if o.interval.is_some() {
+            r.interval = None;
+        }
+    }
     let data = crate::job::data::resolve_in(parsed.data.as_ref(), file.path, Some(file.text))?;
     let cfg = super::config::resolve(&spec, &file.path.display().to_string(), data)
         .map_err(|e| o.blame(e, file, "fs"))?;

@@ -231,3 +231,67 @@ fn a_link_planted_in_the_tree_or_another_users_anchor_is_refused_with_exit_2() {
     run_in(dir.path(), &args).expect_code(2).stderr_has(&["belongs to user 65534"]);
     assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
 }
+
+/// vdbench 5.02's file-system examples (tests/fixtures/corpus/vdbench/, PROVENANCE.md), as
+/// written: their anchors mapped into the scratch directory (`--map`), each run a second.
+const VDBENCH_EXAMPLES: [(&str, &str); 9] = [
+    ("example7", "/dir1"),
+    ("examples_filesys_create_files", "/dir"),
+    ("examples_filesys_delete_files", "/dir1"),
+    ("examples_filesys_random_read", "/dir1"),
+    ("examples_filesys_random_rw", "/dir1"),
+    ("examples_filesys_random_write", "/dir1"),
+    ("examples_filesys_seq_read", "/dir1"),
+    ("examples_filesys_seq_rw", "/dir1"),
+    ("examples_filesys_seq_write", "/dir1"),
+];
+
+#[test]
+fn vdbench_file_system_examples_convert_strictly_and_run() {
+    let dir = scratch();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/vdbench");
+    for (name, anchor) in VDBENCH_EXAMPLES {
+        let results = dir.path().join(format!("{name}.json"));
+        let map = format!("{anchor}={}", dir.path().join(&anchor[1..]).display());
+        let out = run_in(
+            dir.path(),
+            [
+                "run",
+                corpus.join(name).to_str().unwrap(),
+                "--map",
+                &map,
+                "--duration",
+                "1s",
+                "-q",
+                "-o",
+                results.to_str().unwrap(),
+            ],
+        );
+        out.expect_ok();
+        let v = load_json(&results);
+        assert_eq!(v["invocation"]["source"]["format"], "vdbench", "{name}");
+        let runs = v["fs"]["runs"].as_array().unwrap();
+        assert_eq!(runs[runs.len() - 1]["interrupted"], false, "{name}");
+        let ops: u64 = runs
+            .iter()
+            .filter(|r| r["name"] != "format" && r["name"] != "clean")
+            .map(|r| r["total"]["ops"].as_u64().unwrap())
+            .sum();
+        assert!(ops > 0, "{name}: no operation ran");
+        assert_eq!(v["fs"]["failures"].as_array().unwrap().len(), 0, "{name}: {}", v["fs"]["failures"]);
+        match name {
+            // Every file deleted, then every directory: the tree empty at the end.
+            "examples_filesys_delete_files" => {
+                assert_eq!(v["fs"]["end"]["files"], 0);
+                assert_eq!(v["fs"]["end"]["dirs"], 0);
+                assert_eq!(u64_of(op(&v, "rd_delete", "delete"), "ops"), 1000);
+            }
+            // 100 random 4 KiB reads of each file picked, then its close.
+            "examples_filesys_random_read" => {
+                let (reads, opens) = (u64_of(op(&v, "rd1", "read"), "ops"), u64_of(op(&v, "rd1", "open"), "ops"));
+                assert!(reads <= 100 * opens && reads + 8 * 100 >= 100 * opens, "{reads} reads, {opens} opens");
+            }
+            _ => {}
+        }
+    }
+}
