@@ -11,7 +11,7 @@
 //! clock and histograms timing it, a class per operation of each workload.
 //!
 //! The parts: [`spec`] (the `[fs]` section and `storlab fs`'s flags, declared once),
-//! [`config`] (resolved), [`passes`] (runs and their cycles), [`mdtest`] (its phases),
+//! [`config`] (resolved), [`passes`] (runs and their cycles), [`mdtest`] (its phases), [`phases`] (the order the format, a removal and mdtest act in),
 //! [`tree`] (the shape, names and sizes), [`state`] (what exists while it runs), [`anchor`]
 //! (the tree on disk, and its safety), [`backend`], [`source`], [`jobs`] (the jobs and their
 //! sources), [`figures`] (the section's figures and the rules), [`section`] (the results
@@ -25,6 +25,7 @@ pub mod jobs;
 pub mod mdtest;
 pub mod op;
 pub mod passes;
+pub mod phases;
 pub mod section;
 pub mod source;
 pub mod spec;

@@ -77,7 +77,7 @@ impl<'t> RunState<'t> {
         }
     }
 
-    fn state(&self) -> &super::state::TreeState {
+    pub(super) fn state(&self) -> &super::state::TreeState {
         &self.backends.tree.state
     }
 }
@@ -105,7 +105,7 @@ impl Ids {
 
 /// Where a step of an operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
+pub(super) enum Stage {
     /// Its first step (the open, the create, the one system call).
     Start,
     /// Its transfers.
@@ -116,27 +116,27 @@ enum Stage {
 
 /// One operation under way.
 #[derive(Debug, Clone, Copy)]
-struct Seq {
-    op: FsOp,
+pub(super) struct Seq {
+    pub(super) op: FsOp,
     /// The file (the directory, for mkdir and rmdir).
-    file: u64,
+    pub(super) file: u64,
     /// A copy's or rename's new file.
-    to: u64,
+    pub(super) to: u64,
     /// The file's size before.
-    was: Option<u64>,
+    pub(super) was: Option<u64>,
     /// Where its transfers end: the file's size, or what mdtest reads of it.
-    end: u64,
+    pub(super) end: u64,
     /// Bytes moved (sequential), or transfers made (random).
-    pos: u64,
+    pub(super) pos: u64,
     /// Random: the transfers to make.
-    count: u64,
+    pub(super) count: u64,
     /// The bytes the file has so far (a create's, a format's).
-    written: u64,
-    stage: Stage,
+    pub(super) written: u64,
+    pub(super) stage: Stage,
     /// Nothing failed.
-    ok: bool,
+    pub(super) ok: bool,
     /// A create made its file.
-    made: bool,
+    pub(super) made: bool,
 }
 
 /// How a thread chooses what to do.
@@ -172,29 +172,29 @@ pub enum Plan<'c> {
 
 /// A thread's source.
 pub struct FileOps<'s> {
-    run: &'s RunState<'s>,
-    ids: Ids,
-    plan: Plan<'s>,
-    rng: SmallRng,
+    pub(super) run: &'s RunState<'s>,
+    pub(super) ids: Ids,
+    pub(super) plan: Plan<'s>,
+    pub(super) rng: SmallRng,
     /// Open loop: the schedule and the next intended time.
-    pacer: Option<(Pacer, u64)>,
-    seq: Option<Seq>,
-    busy: bool,
+    pub(super) pacer: Option<(Pacer, u64)>,
+    pub(super) seq: Option<Seq>,
+    pub(super) busy: bool,
     /// Nothing to do before this (ns).
-    wait_until: u64,
+    pub(super) wait_until: u64,
     /// Transfer sizes: (cumulative weight, bytes).
-    xfer: Vec<(u64, u64)>,
+    pub(super) xfer: Vec<(u64, u64)>,
     /// Reads of a read's or write's transfers, of 2^32 (`None`: the operation's own).
-    rdpct: Option<u64>,
-    fileio: FileIo,
-    select: Select,
+    pub(super) rdpct: Option<u64>,
+    pub(super) fileio: FileIo,
+    pub(super) select: Select,
     /// Random file I/O: transfers before a file is closed.
-    stopafter: Option<u64>,
+    pub(super) stopafter: Option<u64>,
     /// The format is at its files.
-    files_phase: bool,
-    done: bool,
+    pub(super) files_phase: bool,
+    pub(super) done: bool,
     /// Since when its mix has found nothing to act on, and the tree's changes then.
-    idle_since: Option<(u64, u64)>,
+    pub(super) idle_since: Option<(u64, u64)>,
 }
 
 impl<'s> FileOps<'s> {
@@ -408,186 +408,6 @@ impl<'s> FileOps<'s> {
                 Some(s)
             }
         }
-    }
-
-    /// The format's next operation: a missing directory whose parent exists, then a file
-    /// missing or cut short; `Err(wait)` when a directory needed is still being made.
-    fn start_format(&mut self) -> Result<Option<Seq>, ()> {
-        let run = self.run;
-        let state = run.state();
-        let shape = &state.shape;
-        if !self.files_phase {
-            loop {
-                let d = run.cursors[0].load(Ordering::Acquire) + 1;
-                if d >= state.dirs() {
-                    self.files_phase = true;
-                    break;
-                }
-                if state.dir_exists(d) {
-                    let _ = run.cursors[0].compare_exchange(
-                        d - 1,
-                        d,
-                        Ordering::AcqRel,
-                        Ordering::Relaxed,
-                    );
-                    continue;
-                }
-                if !state.dir_exists(shape.parent(d)) {
-                    return Err(());
-                }
-                if run.cursors[0]
-                    .compare_exchange(d - 1, d, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_err()
-                {
-                    continue;
-                }
-                if state.claim_missing_dir(d) {
-                    return Ok(Some(Seq {
-                        op: FsOp::Mkdir,
-                        file: d,
-                        to: 0,
-                        was: None,
-                        end: 0,
-                        pos: 0,
-                        count: 0,
-                        written: 0,
-                        stage: Stage::Start,
-                        ok: true,
-                        made: false,
-                    }));
-                }
-            }
-        }
-        loop {
-            let f = run.cursors[1].load(Ordering::Acquire);
-            if f >= state.files() {
-                return Ok(None);
-            }
-            let size = shape.file_size(f);
-            let dir = shape.file_place(f).0;
-            let now = state.file(f);
-            if now.is_none() && !state.dir_exists(dir) {
-                // Its directory is being made by another thread.
-                return Err(());
-            }
-            if run.cursors[1]
-                .compare_exchange(f, f + 1, Ordering::AcqRel, Ordering::Relaxed)
-                .is_err()
-            {
-                continue;
-            }
-            let (op, was) = match now {
-                Some(s) if s >= size => continue,
-                Some(s) if state.claim_existing(f, false).is_some() => (FsOp::Write, Some(s)),
-                None if state.claim_missing(f) => (FsOp::Create, None),
-                _ => continue,
-            };
-            return Ok(Some(Seq {
-                op,
-                file: f,
-                to: 0,
-                was,
-                end: size,
-                pos: was.unwrap_or(0),
-                count: 0,
-                written: was.unwrap_or(0),
-                stage: Stage::Start,
-                ok: true,
-                made: false,
-            }));
-        }
-    }
-
-    /// The removal's next operation: a file that exists, then an empty directory, deepest
-    /// first; `Err(wait)` when a directory's entries are still being removed.
-    fn start_clean(&mut self) -> Result<Option<Seq>, ()> {
-        let run = self.run;
-        let state = run.state();
-        let one = |op, file, was| Seq {
-            op,
-            file,
-            to: 0,
-            was,
-            end: 0,
-            pos: 0,
-            count: 0,
-            written: 0,
-            stage: Stage::Start,
-            ok: true,
-            made: false,
-        };
-        loop {
-            let f = run.cursors[1].fetch_add(1, Ordering::AcqRel);
-            if f >= state.files() {
-                run.cursors[1].store(state.files(), Ordering::Release);
-                break;
-            }
-            if let Some(c) = state.claim_existing(f, false) {
-                return Ok(Some(one(FsOp::Delete, f, Some(c.size))));
-            }
-        }
-        loop {
-            let k = run.cursors[0].load(Ordering::Acquire);
-            if k + 1 >= state.dirs() {
-                return Ok(None);
-            }
-            let d = state.dirs() - 1 - k;
-            if state.dir_exists(d) && state.dir_entries(d) > 0 {
-                // Another thread is still removing what it holds.
-                return Err(());
-            }
-            if run.cursors[0]
-                .compare_exchange(k, k + 1, Ordering::AcqRel, Ordering::Relaxed)
-                .is_err()
-            {
-                continue;
-            }
-            if state.claim_empty_dir(d) {
-                return Ok(Some(one(FsOp::Rmdir, d, Some(0))));
-            }
-        }
-    }
-
-    /// mdtest's next file of the range: each once, whatever this rank's state says of it
-    /// (another rank made it, or removes it), as mdtest does: an operation that finds no file
-    /// fails and is counted so.
-    fn start_range(&mut self) -> Option<Option<Seq>> {
-        let Plan::Range {
-            op,
-            next,
-            end,
-            read_bytes,
-        } = &mut self.plan
-        else {
-            return None;
-        };
-        let state = self.run.state();
-        if *next >= *end {
-            return Some(None);
-        }
-        let x = *next;
-        *next += 1;
-        let (was, size) = match *op {
-            FsOp::Create => (None, state.shape.file_size(x)),
-            FsOp::Mkdir => (None, 0),
-            FsOp::Rmdir => (Some(0), 0),
-            // mdtest reads what it wrote, at most its read size.
-            FsOp::Read => (Some(*read_bytes), *read_bytes),
-            _ => (Some(state.file(x).unwrap_or(0)), 0),
-        };
-        Some(Some(Seq {
-            op: *op,
-            file: x,
-            to: 0,
-            was,
-            end: size,
-            pos: 0,
-            count: 0,
-            written: 0,
-            stage: Stage::Start,
-            ok: true,
-            made: false,
-        }))
     }
 
     /// The step `seq` is at, as a request's operation.

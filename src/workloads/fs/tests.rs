@@ -270,33 +270,11 @@ fn an_open_loop_run_is_paced_and_timed_from_each_intended_start() {
 /// Runs the `[fs]` text on `n` in-process ranks (threads, each a real run on the shared
 /// tree); the root's merged results.
 fn over_ranks(dir: &Path, text: &str, n: usize) -> RunResult {
-    use crate::cluster::{Cluster as _, Threads};
     let opts = RunOptions::new(dir.join("merged.json"), vec!["storlab".into()]);
     let decode = |t: &str, label: &Path, place: &crate::run::cluster::Place| {
         crate::workloads::fs::workload::for_rank(t, label, place)
     };
-    let out: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = Threads::ranks(n, |r| format!("h{r}"))
-            .into_iter()
-            .map(|c| {
-                let opts = opts.clone();
-                s.spawn(move || {
-                    let root = (c.rank() == 0).then_some(text);
-                    crate::run::cluster::run(
-                        &c,
-                        root,
-                        Path::new("fs.toml"),
-                        &opts,
-                        &Signals::none(),
-                        &mut Quiet,
-                        &decode,
-                    )
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let mut out = out.into_iter();
+    let mut out = crate::run::cluster::in_process(n, text, &opts, &decode).into_iter();
     let root = out.next().unwrap().unwrap().expect("the root's results");
     assert!(out.all(|r| r.unwrap().is_none()));
     root
