@@ -46,6 +46,9 @@
 //!   in names);
 //! - `faultfs`: a FUSE filesystem that fails, loses, tears or misdirects chosen I/Os;
 //! - `errors`: real I/O errors and `on_error`;
+//! - `fs` (`views`): the file-system workload on tmpfs, ext4, xfs, btrfs and FUSE, each
+//!   operation reported in every view, a full file system during the format, the hostile
+//!   cases, vdbench's file-system examples run;
 //! - `verify`: data verification;
 //! - `placement`: warnings for tmpfs, btrfs and small data sets;
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
@@ -133,6 +136,8 @@ mod examples;
 mod exchange;
 #[path = "integration/faultfs/mod.rs"]
 mod faultfs;
+#[path = "integration/fs/mod.rs"]
+mod fs;
 #[path = "integration/fioimport.rs"]
 mod fioimport;
 #[path = "integration/fiojson.rs"]

@@ -102,6 +102,21 @@ pub(super) fn import(
     };
     let converted = import::convert(path, &text, format, opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
+    // A workload's job (vdbench's file-system definitions): checked as `storlab run` loads it.
+    if let Some(room) = crate::workloads::room_of(&converted.toml) {
+        let label = PathBuf::from(format!("the job converted from {}", path.display()));
+        let job = crate::workloads::JobText {
+            path: &label,
+            text: &converted.toml,
+        };
+        (room.load)(&job, &Default::default()).map_err(|e| {
+            Usage(format!(
+                "{}: storlab cannot run what it converts to: {}",
+                path.display(),
+                crate::units::strip_os_error(&format!("{e:#}"))
+            ))
+        })?;
+    }
     write_job(&converted.toml, output)
 }
 

@@ -28,6 +28,7 @@ mod database;
 mod describe;
 mod etcd;
 mod flags;
+mod fs;
 mod import;
 #[cfg(feature = "mpi")]
 mod multihost;
@@ -43,9 +44,10 @@ mod users;
 pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
 pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
+pub use fs::{FsArgs, build_fs};
 pub use users::{UsersArgs, build_users};
 
-pub use describe::describe;
+pub use describe::{DryRun, describe};
 
 /// The job file the default job is a copy of.
 pub const QUICKSTART_FILE: &str = "examples/quickstart.toml";
@@ -90,6 +92,11 @@ pub enum Command {
     /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question); with no arguments,
     /// about 40 s on ./storlab-scratch/wal-sync.
     WalSync(Box<WalSyncArgs>),
+    /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
+    /// and files under an anchor, made once, and operations on it (read, write, create,
+    /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
+    /// ./storlab-scratch/fs.
+    Fs(Box<FsArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -505,6 +512,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         match &cli.command {
             Command::Run(args) => return multihost::run_over_mpi(args),
             Command::Exchange(args) => return multihost::exchange_over_mpi(args),
+            Command::Fs(args) => return multihost::fs_over_mpi(args),
             _ => {}
         }
     }
@@ -517,6 +525,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             | Command::Calibrate(_)
             | Command::Etcd(_)
             | Command::WalSync(_)
+            | Command::Fs(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -530,6 +539,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Calibrate(args) => calibrate::run_calibrate(*args),
         Command::Etcd(args) => etcd::run_etcd(*args),
         Command::WalSync(args) => etcd::run_wal_sync(*args),
+        Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {
@@ -819,6 +829,24 @@ fn overrides(a: &RunArgs) -> Overrides {
 /// Builds the job from the job file (or the quickstart job, or a one-line job) and the flags.
 pub fn build_job(args: &RunArgs) -> Result<Job> {
     job_of(args, import::job_input(args)?.as_ref())
+}
+
+/// What `storlab run` with `args` would do: its dry run, for a plain job or a workload's job
+/// file (another tool's converted into one: vdbench's file-system definitions are a
+/// file-system workload's).
+pub fn dry_run_of(args: &RunArgs) -> Result<DryRun> {
+    let input = import::job_input(args)?;
+    if let Some(i) = &input {
+        if let Some(room) = crate::workloads::room_of(&i.text) {
+            let text = JobText {
+                path: &i.label,
+                text: &i.text,
+            };
+            let w = (room.load)(&text, &overrides(args))?;
+            return Ok(describe_workload(w.as_ref()));
+        }
+    }
+    Ok(describe(&job_of(args, input.as_ref())?))
 }
 
 /// The job of `input` (none: a one-line job from the flags) with the flags applied.

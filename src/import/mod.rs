@@ -299,6 +299,20 @@ pub(crate) fn convert_diskspd_line(line: &str, opts: &Options) -> Result<Convert
 /// has. A failure here names what the converted job asks for that storlab cannot do.
 fn readable(source: &str, converted: &Converted, opts: &Options) -> Result<(), ImportError> {
     let name = PathBuf::from(format!("the job converted from {source}"));
+    if let Some(anchor) = workload_anchor(&converted.toml) {
+        // A file-system workload's job (vdbench's fsd): the command line loads it through
+        // its workload, which checks it as it checks any `[fs]` section; here, the maps.
+        for (from, to) in &opts.map {
+            if !anchor.starts_with(to) {
+                return Err(ImportError::Read(format!(
+                    "--map \"{from}={}\": {source} has no anchor named `{from}`; its anchor is {}",
+                    to.display(),
+                    anchor.display()
+                )));
+            }
+        }
+        return Ok(());
+    }
     let refused = |e: crate::job::JobError| {
         ImportError::Read(format!(
             "{source}: storlab cannot run what it converts to: {e}"
@@ -321,6 +335,15 @@ fn readable(source: &str, converted: &Converted, opts: &Options) -> Result<(), I
         }
     }
     Ok(())
+}
+
+/// The anchor of a converted file-system workload's job (its `[fs]` table), if it is one.
+fn workload_anchor(toml: &str) -> Option<PathBuf> {
+    let table = toml.parse::<toml::Table>().ok()?;
+    let fs = table.get("fs")?.as_table()?;
+    Some(PathBuf::from(
+        fs.get("anchor").and_then(toml::Value::as_str).unwrap_or(""),
+    ))
 }
 
 /// The targets of a converted job as the source tool named them, for messages.

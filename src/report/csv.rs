@@ -36,6 +36,8 @@ pub enum Table {
     Steps,
     /// One row per interval and class.
     Timeseries,
+    /// A file-system workload: one row per operation of each workload of each run.
+    Fs,
 }
 
 /// The table of `r` in `format`.
@@ -47,6 +49,7 @@ pub(crate) fn render(r: &RunResult, format: Format, table: Table) -> String {
         Table::Summary => summary_table(&r.classes, &r.totals),
         Table::Steps => steps_table(r.steps.as_deref().unwrap_or(&[])),
         Table::Timeseries => timeseries_table(&r.timeseries, r.steps.as_deref().unwrap_or(&[])),
+        Table::Fs => fs_table(r),
     };
     match format {
         Format::Csv => t.csv(),
@@ -54,6 +57,7 @@ pub(crate) fn render(r: &RunResult, format: Format, table: Table) -> String {
             Table::Summary => "No I/O: the summary has no rows.",
             Table::Steps => "No steps: this run is not a step sequence.",
             Table::Timeseries => "No time series: the run recorded no intervals.",
+            Table::Fs => "No file-system operations: this run is not a file-system workload.",
         }),
     }
 }
@@ -231,6 +235,74 @@ fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary)
         add(name, &c.summary());
     }
     add("(all)", totals);
+    t
+}
+
+/// A file-system workload's operations: per run, each operation of each workload, each
+/// workload's together (`(all)` operation) and the run's (`(all)`, `(all)`).
+fn fs_table(r: &RunResult) -> Tab {
+    let mut t = Tab::default();
+    t.text("run");
+    t.text("workload");
+    t.text("operation");
+    for c in [
+        "ops",
+        "bytes",
+        "errors",
+        "unavailable",
+        "ops_per_s",
+        "mb_per_s",
+        "mean_us",
+        "p50_us",
+        "p90_us",
+        "p95_us",
+        "p99_us",
+        "p99_9_us",
+        "p99_99_us",
+        "max_us",
+        "service_mean_us",
+        "service_p99_us",
+    ] {
+        t.num(c);
+    }
+    let Some(fs) = &r.fs else { return t };
+    for run in &fs.runs {
+        let mut add = |w: &str, op: &str, d: &crate::stats::summary::DirSummary, u: Option<u64>| {
+            let l = &d.latency_ns;
+            let mut row = vec![
+                run.name.clone(),
+                w.to_string(),
+                op.to_string(),
+                d.ops.to_string(),
+                d.bytes.to_string(),
+                d.errors.to_string(),
+                u.map(|u| u.to_string()).unwrap_or_default(),
+                f(d.iops),
+                mb(d.bytes_per_s),
+                us(summary_mean(l)),
+            ];
+            row.extend(
+                [l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.max].map(|v| us(known_ns(v))),
+            );
+            match &d.service_latency_ns {
+                Some(sv) => {
+                    row.push(us(summary_mean(sv)));
+                    row.push(us(known_ns(sv.p99)));
+                }
+                None => row.extend([String::new(), String::new()]),
+            }
+            t.rows.push(row);
+        };
+        for o in &run.operations {
+            add(&o.workload, &o.operation, &o.figures, Some(o.unavailable));
+        }
+        if run.workloads.len() > 1 {
+            for w in &run.workloads {
+                add(&w.workload, "(all)", &w.figures, None);
+            }
+        }
+        add("(all)", "(all)", &run.total, None);
+    }
     t
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod fio_json;
 pub(crate) mod html;
 pub(crate) mod iometer_csv;
 pub(crate) mod svg;
+pub(crate) mod fs;
 pub(crate) mod sync_checks;
 pub(crate) mod tables;
 pub(crate) mod validation_tables;

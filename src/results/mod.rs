@@ -246,6 +246,10 @@ pub struct RunResult {
     /// PostgreSQL's WAL sync methods: each method's operations per second and latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wal_sync: Option<crate::workloads::walsync::section::WalSyncResult>,
+    /// A file-system workload: the tree, every run's figures per operation and per workload,
+    /// the failures, mdtest's phases (schema 1.19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<crate::workloads::fs::section::FsResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
@@ -348,6 +352,11 @@ pub enum JobSource {
     /// PostgreSQL's WAL sync methods compared: from `storlab wal-sync`'s flags, or a job
     /// file's `[wal_sync]` section.
     WalSync {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
+    /// A file-system workload: from `storlab fs`'s flags, or a job file's `[fs]` section.
+    Fs {
         /// The job file, when there was one.
         path: Option<String>,
     },

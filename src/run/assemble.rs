@@ -161,6 +161,7 @@ pub(super) fn assemble(
         calibrate: None,
         etcd: None,
         wal_sync: None,
+        fs: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,

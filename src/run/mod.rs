@@ -35,7 +35,7 @@ mod workload;
 pub(crate) use signals::Signals;
 pub(crate) use sources::{FromAccess, Sources, WorkerInput};
 pub(crate) use verification::{integrity_verdict, verification_rule};
-pub(crate) use workers::Driver;
+pub(crate) use workers::{Driver, OwnBackend};
 pub(crate) use workload::Workload;
 
 use crate::Usage;

@@ -40,8 +40,8 @@ fn outcome(args: &[String]) -> Result<(), String> {
     let Command::Run(run) = cli.command else {
         return Err("not a run".into());
     };
-    let job = storlab::cli::build_job(&run).map_err(|e| format!("{e:#}"))?;
-    let dry = storlab::cli::describe(&job);
+    // A plain job, or a workload's (vdbench's file-system definitions are storlab fs's).
+    let dry = storlab::cli::dry_run_of(&run).map_err(|e| format!("{e:#}"))?;
     let refused: Vec<&String> = dry
         .refused
         .iter()

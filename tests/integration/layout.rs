@@ -44,7 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "workloads",
         &[
-            "engine", "input", "job", "results", "run", "sections", "stats", "units",
+            "engine", "files", "input", "job", "results", "run", "sections", "stats", "units",
         ],
     ),
     (

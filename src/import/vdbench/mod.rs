@@ -16,13 +16,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 mod defs;
+mod fs;
 mod parse;
 mod runs;
 #[cfg(test)]
 mod tests;
 
 use defs::{Out, q};
-use parse::Kind;
 
 /// Converts the vdbench parameter file `text`, read from `path`.
 pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
@@ -34,14 +34,25 @@ pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Convert
     };
     let general = defs::general(&all, &mut out);
     defs::hosts(&all, &mut out);
-    for d in all
-        .iter()
-        .filter(|d| matches!(d.kind, Kind::Fsd | Kind::Fwd))
-    {
-        out.unsupported.push(crate::import::Unsupported {
-            at: out.at(d.line),
-            option: d.text.chars().take(60).collect(),
-            why: runs::FS_WHY.into(),
+    if fs::is_fs(&all) {
+        let section = fs::convert(&all, opts, &mut out);
+        out.unsupported.sort_by_key(|u| line_of(&u.at));
+        if !out.unsupported.is_empty() && !opts.lenient {
+            return Err(ImportError::Unsupported(
+                out.unsupported,
+                path.display().to_string(),
+            ));
+        }
+        let Some(section) = section else {
+            return Err(ImportError::Read(format!(
+                "{}: no file-system definition (fsd=) for the workloads (fwd=): storlab has nothing to run",
+                path.display()
+            )));
+        };
+        let toml = render_fs(path, &general, &section, &out);
+        return Ok(Converted {
+            toml,
+            left_out: out.unsupported,
         });
     }
     let sds = defs::sds(&all, opts, &mut out);
@@ -75,19 +86,8 @@ fn line_of(at: &str) -> usize {
         .unwrap_or(0)
 }
 
-fn render(
-    path: &Path,
-    general: &defs::General,
-    runs: &runs::Runs,
-    sds: &[defs::Sd],
-    out: &Out,
-) -> String {
-    let mut t = format!(
-        "# Converted from the vdbench parameter file {} by storlab import.\n\
-         # vdbench's threads (outstanding I/Os per storage definition) are each worker's queue_depth: one storlab\n\
-         # worker per storage definition and run definition keeps that many I/Os in flight on it.\n",
-        path.display()
-    );
+/// The comments every converted job starts with: notes and what was left out.
+fn head(t: &mut String, out: &Out) {
     // A comment is one line, of no control characters (TOML allows none but tab).
     let line = |s: &str| -> String {
         s.chars()
@@ -106,6 +106,37 @@ fn render(
             u.why
         );
     }
+}
+
+/// A file-system parameter file's job: its `[fs]` section, and `[data]`.
+fn render_fs(path: &Path, general: &defs::General, section: &str, out: &Out) -> String {
+    let mut t = format!(
+        "# Converted from the vdbench parameter file {} by storlab import: a file-system workload\n\
+         # (storlab fs). vdbench's fsd is the tree, each fwd a workload, each rd a run.\n",
+        path.display()
+    );
+    head(&mut t, out);
+    if !general.data.is_empty() {
+        let _ = write!(t, "\n[data]\n{}", general.data);
+    }
+    t.push_str(section);
+    t
+}
+
+fn render(
+    path: &Path,
+    general: &defs::General,
+    runs: &runs::Runs,
+    sds: &[defs::Sd],
+    out: &Out,
+) -> String {
+    let mut t = format!(
+        "# Converted from the vdbench parameter file {} by storlab import.\n\
+         # vdbench's threads (outstanding I/Os per storage definition) are each worker's queue_depth: one storlab\n\
+         # worker per storage definition and run definition keeps that many I/Os in flight on it.\n",
+        path.display()
+    );
+    head(&mut t, out);
     t.push_str(&runs.level.top);
     if runs.buffered == Some(true) {
         t.push_str(

@@ -525,7 +525,7 @@ fn max_data(w: &mut String, out: &mut Out, (n, it): (f64, &Item), wd: &Wd, sd: &
 }
 
 /// Why file-system workloads are not converted.
-pub(super) const FS_WHY: &str = "file-system workloads (fsd/fwd: trees of files, file operations) are not converted yet (issue 49): storlab does block I/O on a fixed list of files and devices; for one large file, write sd=NAME,lun=FILE,size=SIZE and a wd";
+pub(super) const FS_WHY: &str = "a file-system parameter (fwd, fwdrate, format) in a run of block workloads: give the file-system workloads (fsd, fwd and their rd) a parameter file of their own";
 
 /// Each chosen workload's share of the run's I/Os, percent: its skew, or an equal part of
 /// what the skews leave.

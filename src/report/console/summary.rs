@@ -71,6 +71,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
         super::calibrate::section(&mut out, c);
     }
     crate::report::sync_checks::console(&mut out, r);
+    crate::report::fs::console(&mut out, r);
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -102,6 +103,8 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Etcd { path: None } => "etcd disk check".into(),
         JobSource::WalSync { path: Some(p) } => format!("WAL sync methods compared, job file {p}"),
         JobSource::WalSync { path: None } => "WAL sync methods compared".into(),
+        JobSource::Fs { path: Some(p) } => format!("file-system workload, job file {p}"),
+        JobSource::Fs { path: None } => "file-system workload".into(),
         JobSource::Unknown => "results".into(),
     }
 }

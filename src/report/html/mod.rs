@@ -87,6 +87,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         @if let Some(d) = &r.database { (database::database_section(d)) }
         @if let Some(c) = &r.calibrate { (calibrate::calibrate_section(c)) }
         (crate::report::sync_checks::html_section(r))
+        (crate::report::fs::html_section(r))
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -292,7 +293,8 @@ fn what_ran(r: &RunResult) -> String {
             JobSource::Database { .. }
             | JobSource::Calibrate { .. }
             | JobSource::Etcd { .. }
-            | JobSource::WalSync { .. },
+            | JobSource::WalSync { .. }
+            | JobSource::Fs { .. },
             None,
         ) => crate::report::console::source_text(&r.invocation.source),
         (JobSource::Unknown, None) => r

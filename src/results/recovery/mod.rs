@@ -527,6 +527,7 @@ fn recover(
         calibrate: None,
         etcd: None,
         wal_sync: None,
+        fs: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,

@@ -592,6 +592,43 @@ pub(crate) fn rank_job(text: &str, label: &Path, place: &Place) -> Result<Job, S
     Ok(job)
 }
 
+/// Runs the shared `text` on `n` ranks in this process (threads, rank `r` on host `h{r}`),
+/// each read by `decode`; the root's merged results (written to `opts.results_path`) and
+/// every other rank's outcome. For workloads' tests of runs over many hosts.
+#[cfg(test)]
+pub(crate) fn in_process(
+    n: usize,
+    text: &str,
+    opts: &RunOptions,
+    decode: Decode<'_>,
+) -> Vec<Result<Option<RunResult>>> {
+    use crate::cluster::Threads;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = Threads::ranks(n, |r| format!("h{r}"))
+            .into_iter()
+            .map(|c| {
+                let opts = opts.clone();
+                s.spawn(move || {
+                    let root = (c.rank() == 0).then_some(text);
+                    run(
+                        &c,
+                        root,
+                        Path::new("job.toml"),
+                        &opts,
+                        &Signals::none(),
+                        &mut crate::results::progress::Quiet,
+                        decode,
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a rank panicked"))))
+            .collect()
+    })
+}
+
 /// Rank `rank`'s own results file: `NAME.rankR.json` beside `path`.
 fn journal_path(path: &Path, rank: usize) -> PathBuf {
     path.with_extension(format!("rank{rank}.json"))
@@ -635,6 +672,8 @@ fn merged_result(
         .map(|r| (r.host.as_str(), r.result.timeseries.as_slice()))
         .collect();
     let mut out = root;
+    let ranks: Vec<&RunResult> = runs.iter().map(|r| &r.result).collect();
+    results::hosts::merge_sections(&mut out, &ranks);
     out.timeseries = cluster::merge_intervals(&series);
     out.classes = merged.classes;
     out.totals = merged.totals;
