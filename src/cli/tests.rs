@@ -84,7 +84,7 @@ fn a_description_names_the_flags_that_changed_the_job() {
     r.job = job;
     let html = crate::report::html::render(&r);
     assert!(html.contains(&format!("<h1>{d}</h1>")), "title");
-    let csv = crate::report::iometer_csv::render(&r);
+    let csv = crate::report::iometer_csv::render(&r, Default::default());
     assert!(csv.contains("changed by --bs"), "{csv}");
     // The default job with --duration and --ramp: its "30 s" is named as the file's.
     let args = super::RunArgs {

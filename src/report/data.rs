@@ -34,7 +34,7 @@ fn sampled(d: &DataResult) -> String {
 }
 
 /// The compression achieved at each unit and as a stream: `4 KiB 2.98:1, … stream 3.02:1`
-/// (empty for results before 1.18).
+/// (empty for results before 1.19).
 fn by_unit(d: &DataResult) -> String {
     let mut parts: Vec<String> = (d.compress_by_unit.iter())
         .map(|u| format!("{} {:.2}:1", format_size(u.unit_bytes), u.compress_achieved))

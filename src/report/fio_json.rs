@@ -204,7 +204,7 @@ fn fio_jobs<'a>(r: &'a RunResult, tests: &'a [Test<'a>]) -> Vec<FioJob<'a>> {
                 .filter(|w| workers.iter().any(|j| j.name == w.name))
                 .map(|w| &w.totals)
                 .collect();
-            // A results file before 1.18 has no step's own workers: a step of one group is
+            // A results file before 1.19 has no step's own workers: a step of one group is
             // the step's totals; of several, each group's figures are not known.
             let figures = if let [one] = results.as_slice() {
                 (*one).clone()

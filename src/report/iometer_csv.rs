@@ -287,7 +287,7 @@ fn stamp(rfc3339: &str) -> String {
 
 /// One test: its access specifications, its results, its time stamp.
 fn write_test(t: &mut String, r: &RunResult, test: &Test, layout: Layout) {
-    // Every worker of the test (a results file before 1.18 has no step's own workers: their
+    // Every worker of the test (a results file before 1.19 has no step's own workers: their
     // specifications are the step's job's, without WORKER rows).
     let active: Vec<Active> = (test.job.workers.iter())
         .map(|w| Active {

@@ -12,7 +12,7 @@ pub struct DataResult {
     pub compress_asked: f64,
     /// Compression ratio achieved, N:1: bytes of the sampled units over their bytes once each
     /// unit is deflated on its own (flate2, zlib's default level 6 (the fastest level before
-    /// 1.18); a unit never counts larger than itself). `None`: no unit was sampled.
+    /// 1.19); a unit never counts larger than itself). `None`: no unit was sampled.
     #[serde(default)]
     pub compress_achieved: Option<f64>,
     /// Dedupe ratio asked, N:1 (1: every unit unique).
@@ -29,10 +29,10 @@ pub struct DataResult {
     pub units_sampled: u64,
     /// The compression the sample achieved deflated in each unit arrays compress in (4, 8, 32
     /// and 128 KiB; a unit larger than the sample is left out): as `compress_achieved` (added
-    /// in 1.18).
+    /// in 1.19).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compress_by_unit: Vec<UnitCompression>,
-    /// The compression each worker's sample achieved deflated as one stream (added in 1.18).
+    /// The compression each worker's sample achieved deflated as one stream (added in 1.19).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compress_stream_achieved: Option<f64>,
 }

@@ -567,7 +567,8 @@ impl Place {
 
 /// How a rank reads the shared text (a job file or an application's section; its label names
 /// it in errors) into its own workload, its paths' templates filled in for its place.
-pub(crate) type Decode<'a> = &'a dyn Fn(&str, &Path, &Place) -> Result<Box<dyn Workload>, String>;
+pub(crate) type Decode<'a> =
+    &'a (dyn Fn(&str, &Path, &Place) -> Result<Box<dyn Workload>, String> + Sync);
 
 /// This rank's job of a plain job file: the shared text with its target paths' templates
 /// filled in, and shared targets sliced.
