@@ -14,6 +14,14 @@ fn strict() -> Options {
 /// A converted job read back as `storlab run` reads a job file.
 fn reads_back(toml: &str) -> Result<(), String> {
     let name = Path::new("converted.toml");
+    // A file-system job (vdbench's fsd/fwd/rd) is the `[fs]` section `storlab fs` reads.
+    if let Ok(file) = ::toml::from_str::<crate::workloads::fs::spec::FsFile>(toml) {
+        let data = crate::job::data::resolve_in(file.data.as_ref(), name, Some(toml))
+            .map_err(|e| e.to_string())?;
+        return crate::workloads::fs::config::resolve(&file.fs, "converted.toml", data)
+            .map(drop)
+            .map_err(|e| e.to_string());
+    }
     let spec = crate::job::file::parse(name, toml).map_err(|e| e.to_string())?;
     crate::job::resolve(&spec, Some((name, toml)))
         .map(drop)

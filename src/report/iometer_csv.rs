@@ -180,7 +180,9 @@ impl Cell {
             Cell::F(v) if v.is_finite() => format!("{v:.6}"),
             Cell::F(_) => String::new(),
             Cell::I(v) => v.to_string(),
-            Cell::S(s) => crate::units::escape_text(s).replace([',', '\n', '\r'], " "),
+            Cell::S(s) => {
+                crate::units::escape_text(&s.replace([',', '\n', '\r'], " ")).into_owned()
+            }
         }
     }
 }

@@ -237,6 +237,8 @@ fn windows_luns_are_placed_by_map_and_buffered_without_o_direct() {
 
 #[test]
 fn what_storlab_cannot_do_is_refused_with_line_and_reason_unless_lenient() {
+    // A file with file-system definitions is a file-system job: its block definitions, its
+    // hosts and a run of no file-system workload are what storlab cannot convert.
     let text = "hd=default,vdbench=/opt/vdbench,shell=ssh\nhd=host1,system=10.0.0.1\n\
                 sd=sd1,lun=/tmp/a,size=64m,openflags=o_direct\n\
                 fsd=fsd1,anchor=/mnt/fs,depth=2,width=4,files=100,size=1m\n\
@@ -244,57 +246,54 @@ fn what_storlab_cannot_do_is_refused_with_line_and_reason_unless_lenient() {
                 rd=rd1,wd=wd1,iorate=max,forwhpct=(10,20)\n";
     let e = conv(text, &Options::default()).unwrap_err().to_string();
     let lines: Vec<&str> = e.lines().collect();
-    assert!(lines[0].starts_with("5 options of t.vdb"), "{e}");
+    assert!(lines[0].starts_with("4 options of t.vdb"), "{e}");
+    let said = |at: &str, why: &str| lines.iter().any(|l| l.contains(at) && l.contains(why));
+    assert!(said("t.vdb:2: hd=host1", "docs/multihost.md"), "{e}");
+    assert!(said("t.vdb:3: sd=sd1", "not both"), "{e}");
+    assert!(said("t.vdb:5: wd=wd1", "not both"), "{e}");
     assert!(
-        lines[1].contains("t.vdb:2: hd=host1") && lines[1].contains("docs/multihost.md"),
+        said("rd=", "no run definition runs the file-system workloads"),
         "{e}"
     );
-    assert!(
-        lines[2].contains("t.vdb:4: fsd=fsd1") && lines[2].contains("file-system workloads"),
-        "{e}"
-    );
-    assert!(
-        lines[3].contains("t.vdb:5: rhpct=50: storlab does not aim I/Os at a cache area"),
-        "{e}"
-    );
-    assert!(lines[4].contains("t.vdb:5: xfersize=(4k,64k,4k)"), "{e}");
-    assert!(lines[5].contains("t.vdb:6: forwhpct=(10,20)"), "{e}");
-    let c = conv(
-        text,
-        &Options {
-            lenient: true,
-            map: vec![],
-        },
-    )
-    .unwrap();
-    assert_eq!(c.left_out.len(), 5);
-    assert!(c.toml.contains("# left out (t.vdb:2)"), "{}", c.toml);
-    resolves(&c.toml.parse().unwrap());
+    assert!(e.contains("--lenient"), "{e}");
 }
 
 #[test]
-fn a_file_of_file_system_workloads_only_is_refused_for_what_it_asks() {
-    let e = conv(
+fn a_file_of_file_system_workloads_only_is_storlab_s_fs_section() {
+    let (toml, t) = strict(
         "fsd=fsd1,anchor=/mnt/fs,depth=1,width=1,files=10,size=1m\nfwd=fwd1,fsd=fsd1,operation=read\nrd=rd1,fwd=fwd1,fwdrate=max,format=yes\n",
-        &Options::default(),
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        e.contains("t.vdb:1: fsd=fsd1") && e.contains("file-system workloads"),
-        "{e}"
     );
-    // Leniently, nothing is left to run: said so.
-    let e = conv(
+    let fs = &t["fs"];
+    assert_eq!(fs["anchor"].as_str(), Some("/mnt/fs"), "{toml}");
+    assert_eq!(fs["files"].as_integer(), Some(10), "{toml}");
+    assert_eq!(fs["workload"][0]["mix"].as_str(), Some("read"), "{toml}");
+    assert_eq!(
+        fs["run"][0]["workloads"][0].as_str(),
+        Some("fwd1"),
+        "{toml}"
+    );
+    assert!(toml.contains("# t.vdb:2: fwd=fwd1"), "{toml}");
+    let file: crate::workloads::fs::spec::FsFile = ::toml::from_str(&toml).unwrap();
+    let data = crate::job::data::DataReduction::default;
+    crate::workloads::fs::config::resolve(&file.fs, "t.vdb", data()).unwrap();
+    // Leniently, a run of no workload is left in the job, and storlab fs refuses it.
+    let c = conv(
         "fsd=fsd1,anchor=/mnt/fs,files=10,size=1m\nrd=rd1,fwd=fwd1\n",
         &Options {
             lenient: true,
             map: vec![],
         },
     )
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("nothing to run"), "{e}");
+    .unwrap();
+    assert_eq!(c.left_out.len(), 2, "{}", c.toml);
+    let file: crate::workloads::fs::spec::FsFile = ::toml::from_str(&c.toml).unwrap();
+    let e = crate::workloads::fs::config::resolve(&file.fs, "t.vdb", data())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("fs.run[0].workloads") && e.contains("at least one"),
+        "{e}"
+    );
     // Control characters in what is left out stay out of the job's comments.
     let c = conv(
         "sd=sd1,lun=/tmp/a,size=1m,bogus=a\u{7}b\nwd=wd1,sd=sd1\nrd=a,wd=wd1,iorate=max\n",
