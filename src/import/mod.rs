@@ -209,19 +209,7 @@ pub(crate) fn parse_map(s: &str) -> Result<(String, PathBuf), String> {
     }
 }
 
-/// The comment that ties a part of the converted job to its source line: `# FILE:LINE: TEXT`
-/// (the text on one line, control characters dropped, at most 120 characters).
-pub(crate) fn source_comment(at: &str, text: &str) -> String {
-    let mut clean: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if clean.chars().count() > 120 {
-        clean = clean.chars().take(117).collect::<String>() + "...";
-    }
-    format!("# {at}: {clean}\n")
-}
+pub(crate) use crate::job::file::source_comment;
 
 /// The format of another tool's job file `text`, read from `path` (`None`: storlab's own, or
 /// none storlab knows): from its content ([`CONVERTERS`]' marks), else from its name (`.fio`,

@@ -287,6 +287,20 @@ pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
     Ok((parse(path, &text)?, text))
 }
 
+/// The comment that ties a part of a job converted from another tool's file to its source line: `# FILE:LINE: TEXT`
+/// (the text on one line, control characters dropped, at most 120 characters).
+pub(crate) fn source_comment(at: &str, text: &str) -> String {
+    let mut clean: String = text
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if clean.chars().count() > 120 {
+        clean = clean.chars().take(117).collect::<String>() + "...";
+    }
+    format!("# {at}: {clean}\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

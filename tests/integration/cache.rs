@@ -318,7 +318,9 @@ fn exchange_and_users_runs_record_samples_too() {
         .db_path(dir.path())
         .results(&ex)
         .run(dir.path());
-    assert!(out.code == Some(0) || out.code == Some(3), "{}", out.stderr);
+    // Whatever the verdict (PASS, FAIL, or NOT MEASURED on a rule with few I/Os): the run
+    // samples its blocks.
+    assert!(matches!(out.code, Some(0 | 3 | 4)), "{}", out.stderr);
     let users = dir.path().join("users.json");
     let db = dir.path().join("users");
     std::fs::create_dir(&db).unwrap();

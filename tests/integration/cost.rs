@@ -216,7 +216,9 @@ fn the_exchange_validations_workers_sleep_between_their_ios() {
     let dir = scratch();
     let d = dir.path();
     let results = d.join("x.json");
+    // 120 transactional IOPS (the load): every rule judged in 4 s.
     let args = ExchangeArgs::sized(200, "1GiB", "0.01%", 2)
+        .flags(&["--iops-per-mailbox", "0.6"])
         .measure("4s")
         .lenient()
         .db_path(d)

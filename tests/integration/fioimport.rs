@@ -276,40 +276,62 @@ fn converted_fio_jobs_run_by_storlab_and_by_fio_agree_within_5_percent() {
         shortened("iometer-file-access-server.fio", dir.path(), 2, paced),
         2.0,
     ));
+    // The files run side by side (each paced, so its figures are the conversion's), each
+    // storlab's rounds and fio's in turn.
+    let dir_path = dir.path();
+    let wrong: Vec<String> = std::thread::scope(|s| {
+        let each: Vec<_> = files
+            .iter()
+            .enumerate()
+            .map(|(i, (file, seconds))| {
+                let own = dir_path.join(format!("file-{i}"));
+                std::fs::create_dir(&own).unwrap();
+                s.spawn(move || compare_one(file, *seconds, &own))
+            })
+            .collect();
+        each.into_iter()
+            .flat_map(|h| h.join().expect("a comparison panicked"))
+            .collect()
+    });
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// One fio job file run twice by storlab and twice by fio in `dir`, a directory of its own
+/// (storlab first: it creates the files, fio then writes into files storlab made): what does
+/// not agree.
+fn compare_one(file: &Path, seconds: f64, dir: &Path) -> Vec<String> {
     let mut wrong = Vec::new();
-    for (file, seconds) in &files {
-        let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        let mut ours: BTreeMap<String, Vec<Ours>> = BTreeMap::new();
-        let mut theirs: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        // storlab first: it creates the files, fio then writes into files storlab made.
-        for round in 0..2 {
-            for (k, v) in storlab_iops(file, dir.path(), round) {
-                ours.entry(k).or_default().push(v);
-            }
-            for (k, v) in fio_iops(file, dir.path()) {
-                theirs.entry(k).or_default().push(v);
-            }
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let mut ours: BTreeMap<String, Vec<Ours>> = BTreeMap::new();
+    let mut theirs: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    // storlab first: it creates the files, fio then writes into files storlab made.
+    for round in 0..2 {
+        for (k, v) in storlab_iops(file, dir, round) {
+            ours.entry(k).or_default().push(v);
         }
-        assert_eq!(
-            ours.keys().collect::<Vec<_>>(),
-            theirs.keys().collect::<Vec<_>>(),
-            "{name}: one storlab class per fio job"
-        );
-        for (job, f) in &theirs {
-            let fio = f.iter().sum::<f64>() / f.len() as f64;
-            let runs = &ours[job];
-            let n = runs.len() as f64;
-            let mut o = runs[0];
-            o.iops = runs.iter().map(|r| r.iops).sum::<f64>() / n;
-            o.latency_s = runs.iter().map(|r| r.latency_s).sum::<f64>() / n;
-            o.unissued = runs.iter().map(|r| r.unissued).sum::<f64>() / n;
-            eprintln!("{name} {job}: storlab {:.1} IOPS, fio {fio:.1}", o.iops);
-            if let Err(e) = agree(o, fio, *seconds) {
-                wrong.push(format!("{name} job {job}: {e}"));
-            }
+        for (k, v) in fio_iops(file, dir) {
+            theirs.entry(k).or_default().push(v);
         }
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(
+        ours.keys().collect::<Vec<_>>(),
+        theirs.keys().collect::<Vec<_>>(),
+        "{name}: one storlab class per fio job"
+    );
+    for (job, f) in &theirs {
+        let fio = f.iter().sum::<f64>() / f.len() as f64;
+        let runs = &ours[job];
+        let n = runs.len() as f64;
+        let mut o = runs[0];
+        o.iops = runs.iter().map(|r| r.iops).sum::<f64>() / n;
+        o.latency_s = runs.iter().map(|r| r.latency_s).sum::<f64>() / n;
+        o.unissued = runs.iter().map(|r| r.unissued).sum::<f64>() / n;
+        eprintln!("{name} {job}: storlab {:.1} IOPS, fio {fio:.1}", o.iops);
+        if let Err(e) = agree(o, fio, seconds) {
+            wrong.push(format!("{name} job {job}: {e}"));
+        }
+    }
+    wrong
 }
 
 #[test]

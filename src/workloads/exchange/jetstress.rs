@@ -697,13 +697,13 @@ pub(crate) fn to_toml(c: &Converted, path: &Path) -> String {
     let quote = |p: &PathBuf| format!("{:?}", p.display().to_string());
     let is_path = |key: &str| matches!(key, "db_paths" | "log_paths");
     for (at, element, key, value) in c.keys.iter().filter(|k| !is_path(k.2)) {
-        out.push_str(&crate::import::source_comment(at, element));
+        out.push_str(&crate::job::file::source_comment(at, element));
         out.push_str(&format!("{key} = {value}\n"));
     }
     let paths: Vec<_> = c.keys.iter().filter(|k| is_path(k.2)).collect();
     if !paths.is_empty() {
         for (at, element, _, _) in paths {
-            out.push_str(&crate::import::source_comment(at, element));
+            out.push_str(&crate::job::file::source_comment(at, element));
         }
         let list =
             |v: &Option<Vec<PathBuf>>| v.iter().flatten().map(quote).collect::<Vec<_>>().join(", ");

@@ -70,6 +70,11 @@ fn rules(v: &Value) -> Vec<(String, bool)> {
             let pass = at(r, "/pass")
                 .as_bool()
                 .unwrap_or_else(|| panic!("rule {name}: pass is not a boolean"));
+            if r.get("not_measured").is_some() {
+                // Too few samples: neither passed nor failed, whatever its figure.
+                assert!(!pass, "rule {name}: not measured yet passed");
+                return (name, pass);
+            }
             let expected = match str_at(r, "/comparison") {
                 "at_most" => measured <= threshold,
                 "at_least" => measured >= threshold,
@@ -84,22 +89,28 @@ fn rules(v: &Value) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// Names of the failing rules.
+/// Names of the failing rules (not those measured on too few samples: they did not fail).
 fn failing(v: &Value) -> BTreeSet<String> {
+    let unmeasured: BTreeSet<&str> = array_at(v, "/verdict/rules")
+        .iter()
+        .filter(|r| r.get("not_measured").is_some())
+        .map(|r| str_at(r, "/rule"))
+        .collect();
     rules(v)
         .into_iter()
-        .filter(|(_, pass)| !pass)
+        .filter(|(n, pass)| !pass && !unmeasured.contains(n.as_str()))
         .map(|(n, _)| n)
         .collect()
 }
 
-/// Checks the exit code against the verdict: 0 with PASS, 3 with FAIL.
+/// Checks the exit code against the verdict: 0 with PASS, 3 with FAIL, 4 with INCONCLUSIVE or
+/// NOT MEASURED.
 #[track_caller]
 fn code_matches_verdict(out: &Outcome, v: &Value) {
     let expected = match str_at(v, "/verdict/result") {
         "PASS" => 0,
         "FAIL" => 3,
-        "INCONCLUSIVE" => 4,
+        "INCONCLUSIVE" | "NOT MEASURED" => 4,
         o => panic!("verdict.result is {o}"),
     };
     out.expect_code(expected);

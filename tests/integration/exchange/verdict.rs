@@ -15,18 +15,19 @@ use std::collections::BTreeSet;
 fn a_passing_run_exits_0_and_an_impossible_read_limit_fails_only_read_latency() {
     let dir = scratch();
     let results = dir.path().join("pass.json");
-    // 40 mailboxes × 0.1 IOPS, no headroom: 4 transactional IOPS on two small databases, one
-    // I/O a second for each of the 2 threads of each database: 3 each in the 3 s window, which
-    // opens at time 0 (no ramp). The achieved-IOPS rule allows 1% less than the target, so a
-    // passing run must count all 12: an I/O is lost only when it is reaped after the window
-    // closes, and the last of each thread's is due a full second before that. No scheduling
-    // delay or disk queue of a loaded machine comes near a second (the latency limits here
-    // allow 500 ms on average). (At 120 IOPS, 30 a second per thread, 33 ms apart, a busy
-    // machine's delays of tens of milliseconds did fail this test.)
-    let base = ExchangeArgs::sized(40, "16MiB", "1%", 2)
+    // 300 mailboxes × 0.1 IOPS, no headroom: 30 transactional IOPS on two small databases,
+    // 7.5 I/Os a second for each of the 2 threads of each database, 133 ms apart, for 6 s
+    // (the window opens at time 0, no ramp): per database about 54 reads and 31 log writes,
+    // enough for every rule to be judged (20 each). The achieved-IOPS rule allows 1% less
+    // than the target, so a passing run must count all but one of its 180: an I/O is lost
+    // only when it is reaped after the window closes, and the last of each thread's is due
+    // 133 ms before that. No scheduling delay or disk queue of a loaded machine comes near
+    // that (the latency limits here allow 500 ms on average). (At 120 IOPS, 30 a second per
+    // thread, 33 ms apart, a busy machine's delays of tens of milliseconds did fail this test.)
+    let base = ExchangeArgs::sized(300, "16MiB", "1%", 2)
         .flags(&["--iops-per-mailbox", "0.1", "--headroom", "0%"])
         .flags(&["--threads", "2"])
-        .measure("3s")
+        .measure("6s")
         .db_path(dir.path());
     let out = base.clone().lenient().results(&results).run(dir.path());
     let v = load_json(&results);
@@ -78,11 +79,15 @@ fn a_passing_run_exits_0_and_an_impossible_read_limit_fails_only_read_latency() 
         .iter()
         .find(|r| str_at(r, "/rule").starts_with("achieved"))
         .unwrap();
-    assert!(close(f64_at(achieved_rule, "/threshold"), 4.0 * 0.99, 1e-9));
+    assert!(close(
+        f64_at(achieved_rule, "/threshold"),
+        30.0 * 0.99,
+        1e-9
+    ));
     assert_eq!(str_at(achieved_rule, "/unit"), "IOPS");
     for db in ["db1", "db2"] {
         for t in ["thread1", "thread2"] {
-            assert_eq!(worker_rate(&v, &format!("{db}-{t}")), 1.0, "{db}-{t}");
+            assert_eq!(worker_rate(&v, &format!("{db}-{t}")), 7.5, "{db}-{t}");
         }
     }
     check_rates(&v);
@@ -123,7 +128,7 @@ fn a_throttled_device_fails_the_target_with_exit_3() {
     let fs = LoopFs::create(dir.path(), "slow", 256, &[], &[]).expect("filesystem");
     let cgroup = BlkioCgroup::iops_limit("throttled", &fs.device, 40).expect("blkio cgroup");
     let results = dir.path().join("r.json");
-    // 2000 mailboxes × 0.5 IOPS × 1.2 = 1200 IOPS against 40 reads/s and 40 writes/s; one
+    // 2000 mailboxes × 0.5 IOPS = 1000 IOPS against 40 reads/s and 40 writes/s; one
     // 16 MiB database (initialisation is throttled too).
     let out = cgroup.run_exchange(
         dir.path(),
@@ -182,7 +187,7 @@ fn a_light_load_on_a_throttled_device_that_carries_it_never_fails() {
     let out = cgroup.run_exchange(
         dir.path(),
         &ExchangeArgs::sized(100, "64MiB", "1%", 2)
-            .flags(&["--iops-per-mailbox", "1.0"])
+            .flags(&["--iops-per-mailbox", "1.2"])
             .measure("10s")
             .db_path(&fs.mount_point)
             .log_path(&fs.mount_point)
@@ -218,7 +223,9 @@ fn a_light_load_on_a_throttled_device_that_carries_it_never_fails() {
 fn json_flag_prints_only_the_results() {
     let dir = scratch();
     let results = dir.path().join("r.json");
+    // 100 transactional IOPS: in 2 s every rule has enough I/Os to be judged.
     let out = ExchangeArgs::sized(100, "32MiB", "1%", 2)
+        .flags(&["--iops-per-mailbox", "1"])
         .measure("2s")
         .db_path(dir.path())
         .flags(&["--json", "-o", results.to_str().unwrap()])
@@ -239,7 +246,7 @@ fn json_flag_prints_only_the_results() {
     code_matches_verdict(&out, &v);
     assert!(matches!(str_at(&v, "/verdict/result"), "PASS" | "FAIL"));
     assert_eq!(u64_at(&v, "/exchange/mailboxes"), 100);
-    assert!(close(f64_at(&v, "/exchange/target_iops"), 12.0, 1e-9));
+    assert!(close(f64_at(&v, "/exchange/target_iops"), 100.0, 1e-9));
     assert!(f64_at(&v, "/exchange/achieved_iops") > 0.0);
     let dbs = databases(&v);
     assert_eq!(dbs.len(), 2);
