@@ -281,8 +281,8 @@ fn a_cache_lets_a_throttled_lun_carry_mailboxes_it_cannot_carry_alone() {
     let dir = scratch();
     let lun = ThrottledLun::new(dir.path(), "cached-exchange", 128);
     let (fs, cgroup, image_dir) = (&lun.fs, &lun.cgroup, lun.fast.as_path());
-    // 60 reads and 60 writes a second; 150 mailboxes at 1 IOPS each and 20 % headroom want
-    // 180 transactional IOPS (108 reads, 72 writes): more than the LUN carries (the log is
+    // 60 reads and 60 writes a second; 150 mailboxes at 1 IOPS each want 150 transactional
+    // IOPS (90 reads, 60 writes, and 34 log writes a second per 100): more than the LUN carries (the log is
     // elsewhere, not throttled: the database is the question). A 15 MiB database (480 pages) cached whole on memory warms in seconds (page
     // writes are admitted whole, misses fill), then its reads hit and its writes are absorbed
     // and written back as the LUN allows. (The ramp is a quarter of the duration, 3 s.)

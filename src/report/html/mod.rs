@@ -590,7 +590,7 @@ fn trials_table(r: &RunResult, x: &ExchangeResult) -> Markup {
                         td { (format_count(t.mailboxes)) }
                         td { (t.threads) }
                         @for c in &cells[..6] { td { (c) } }
-                        td class=(if t.pass { "pass" } else if t.result == crate::results::verdict::NOT_MEASURED || t.result == crate::results::verdict::INCONCLUSIVE { "inconclusive text" } else { "fail" }) {
+                        td class=(if t.pass { "pass" } else if t.result == crate::results::verdict::NOT_MEASURED || t.result == crate::results::verdict::INCONCLUSIVE { "inconclusive text" } else { "fail text" }) {
                             (cells[6])
                         }
                     }

@@ -90,7 +90,7 @@ fn a_slower_run_fails_on_regression_naming_each_throughput() {
     let lines: Vec<&str> = out
         .stderr
         .lines()
-        .filter(|l| l.contains(" vs "))
+        .filter(|l| l.contains(" → "))
         .map(|l| l.split(':').next().unwrap_or_default())
         .collect();
     assert_eq!(
