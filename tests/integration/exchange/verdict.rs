@@ -18,11 +18,11 @@ fn a_passing_run_exits_0_and_an_impossible_read_limit_fails_only_read_latency() 
     // 300 mailboxes × 0.1 IOPS, no headroom: 30 transactional IOPS on two small databases,
     // 7.5 I/Os a second for each of the 2 threads of each database, 133 ms apart, for 6 s
     // (the window opens at time 0, no ramp): per database about 54 reads and 31 log writes,
-    // enough for every rule to be judged (20 each). The achieved-IOPS rule allows 1% less
-    // than the target, so a passing run must count all but one of its 180: an I/O is lost
-    // only when it is reaped after the window closes, and the last of each thread's is due
-    // 133 ms before that. No scheduling delay or disk queue of a loaded machine comes near
-    // that (the latency limits here allow 500 ms on average). (At 120 IOPS, 30 a second per
+    // enough for every rule to be judged (20 each). The achieved-IOPS rule allows one I/O per
+    // worker less than the target (an I/O due just before the window closes completes after
+    // it), and the last of each thread's is due 133 ms before the close. No scheduling delay
+    // or disk queue of a loaded machine comes near that (the latency limits here allow 500 ms
+    // on average). (At 120 IOPS, 30 a second per
     // thread, 33 ms apart, a busy machine's delays of tens of milliseconds did fail this test.)
     let base = ExchangeArgs::sized(300, "16MiB", "1%", 2)
         .flags(&["--iops-per-mailbox", "0.1", "--headroom", "0%"])
