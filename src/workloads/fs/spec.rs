@@ -122,7 +122,7 @@ section! {
         shared: Option<bool>,
         /// What to do with the tree before the runs: restart (default: make what is missing,
         /// reuse the rest), yes (remove it and make it anew), no (use it as it is), only
-        /// (make it and stop), clean (remove it and stop).
+        /// (as yes, then stop), clean (remove it and stop).
         #[arg(long, value_name = "restart|yes|no|only|clean")]
         format: Option<String>,
         /// Threads of each workload (default 1).
