@@ -136,12 +136,12 @@ mod examples;
 mod exchange;
 #[path = "integration/faultfs/mod.rs"]
 mod faultfs;
-#[path = "integration/fs/mod.rs"]
-mod fs;
 #[path = "integration/fioimport.rs"]
 mod fioimport;
 #[path = "integration/fiojson.rs"]
 mod fiojson;
+#[path = "integration/fs/mod.rs"]
+mod fs;
 #[path = "integration/fuzz/mod.rs"]
 mod fuzz;
 #[path = "integration/guard.rs"]

@@ -105,7 +105,11 @@ pub fn build_fs(a: &FsArgs) -> Result<FsConfig> {
             let data = job::data::resolve_in(parsed.data.as_ref(), path, Some(text))?;
             (parsed.fs, data, path.display().to_string())
         }
-        None => (FsSpec::default(), Default::default(), "command line".to_string()),
+        None => (
+            FsSpec::default(),
+            Default::default(),
+            "command line".to_string(),
+        ),
     };
     spec.overlay(&a.spec);
     config::resolve(&spec, &location, data).map_err(|e| {
@@ -139,8 +143,16 @@ mod tests {
             .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
             .filter(|f| !f.starts_with("--mdtest-"))
             .filter(|f| {
-                !["--dry-run", "--output", "--json", "--html", "--quiet", "--serve", "--serve-linger"]
-                    .contains(&f.as_str())
+                ![
+                    "--dry-run",
+                    "--output",
+                    "--json",
+                    "--html",
+                    "--quiet",
+                    "--serve",
+                    "--serve-linger",
+                ]
+                .contains(&f.as_str())
             })
             .collect();
         flags.sort();

@@ -109,8 +109,14 @@ pub(crate) fn tree_lines(f: &FsResult) -> Vec<(&'static str, String)> {
                 "{} on {}{}{}",
                 f.anchor,
                 f.filesystem,
-                f.mount_point.as_ref().map(|m| format!(" ({m})")).unwrap_or_default(),
-                f.device.as_ref().map(|d| format!(", /dev/{d}")).unwrap_or_default()
+                f.mount_point
+                    .as_ref()
+                    .map(|m| format!(" ({m})"))
+                    .unwrap_or_default(),
+                f.device
+                    .as_ref()
+                    .map(|d| format!(", /dev/{d}"))
+                    .unwrap_or_default()
             ),
         ),
         (
@@ -149,10 +155,17 @@ pub(crate) fn run_heading(run: &FsRun) -> String {
         run.threads,
         if run.threads == 1 { "" } else { "s" },
         match run.rate_ops_per_s {
-            Some(r) => format!("{} ops/s asked (open loop: latency from each operation's intended time)", format_rate(r)),
+            Some(r) => format!(
+                "{} ops/s asked (open loop: latency from each operation's intended time)",
+                format_rate(r)
+            ),
             None => "closed loop".into(),
         },
-        if run.interrupted { " · INTERRUPTED" } else { "" }
+        if run.interrupted {
+            " · INTERRUPTED"
+        } else {
+            ""
+        }
     )
 }
 
@@ -160,7 +173,12 @@ pub(crate) fn run_heading(run: &FsRun) -> String {
 pub(crate) fn failure_lines(f: &FsResult) -> Vec<String> {
     f.failures
         .iter()
-        .map(|x| format!("{} {}/{} {}: {}", x.run, x.workload, x.operation, x.path, x.error))
+        .map(|x| {
+            format!(
+                "{} {}/{} {}: {}",
+                x.run, x.workload, x.operation, x.path, x.error
+            )
+        })
         .collect()
 }
 

@@ -512,10 +512,10 @@ fn settle(plan: &mut WorkerPlan<'_>, gate: &StartGate) -> Result<(), Box<WorkerR
             return fail(
                 plan,
                 format!(
-                "cannot set the I/O priority {} (ioprio_set): {}; the real-time class needs root (CAP_SYS_ADMIN)",
-                p.show(),
-                crate::stats::errors::errno_text(e.raw_os_error().unwrap_or(0))
-            ),
+                    "cannot set the I/O priority {} (ioprio_set): {}; the real-time class needs root (CAP_SYS_ADMIN)",
+                    p.show(),
+                    crate::stats::errors::errno_text(e.raw_os_error().unwrap_or(0))
+                ),
             );
         }
     }

@@ -30,8 +30,7 @@ fn one(item: &Item) -> Option<&str> {
 
 /// Whether the file holds file-system definitions.
 pub(super) fn is_fs(defs: &[Def]) -> bool {
-    defs.iter()
-        .any(|d| matches!(d.kind, Kind::Fsd | Kind::Fwd))
+    defs.iter().any(|d| matches!(d.kind, Kind::Fsd | Kind::Fwd))
 }
 
 /// `size=` or `sizes=`: one size, or (size, percent) pairs, as `SIZE:WEIGHT,...`.
@@ -307,8 +306,8 @@ fn fwd(d: &Def, out: &mut Out) -> Fwd {
 
 /// Every operation vdbench names that storlab does (its `move` is storlab's `rename`).
 pub(super) const OPERATIONS: [&str; 14] = [
-    "read", "write", "create", "delete", "open", "close", "getattr", "setattr", "access",
-    "mkdir", "rmdir", "copy", "move", "rename",
+    "read", "write", "create", "delete", "open", "close", "getattr", "setattr", "access", "mkdir",
+    "rmdir", "copy", "move", "rename",
 ];
 
 /// One run definition as a `[[fs.run]]`, and what it asks of the format.
@@ -326,7 +325,10 @@ fn chosen(it: &Item, fwds: &[Fwd], out: &mut Out) -> Vec<String> {
             .filter(|f| f.format.is_none() && matches(p, &f.name))
             .collect();
         if found.is_empty() {
-            out.bad(it, format!("no file-system workload definition is named `{p}`"));
+            out.bad(
+                it,
+                format!("no file-system workload definition is named `{p}`"),
+            );
         }
         for f in found {
             if !names.contains(&f.name) {
@@ -358,7 +360,9 @@ fn rd(d: &Def, fwds: &[Fwd], out: &mut Out) -> Rd {
     for it in d.keys() {
         let v = one(it).unwrap_or("");
         let list = |out: &mut Out, f: &dyn Fn(&str) -> Option<f64>| {
-            expand(&it.value.items(), f).map_err(|e| out.bad(it, e)).ok()
+            expand(&it.value.items(), f)
+                .map_err(|e| out.bad(it, e))
+                .ok()
         };
         match it.key.as_str() {
             "rd" => {}
@@ -498,7 +502,10 @@ fn rd(d: &Def, fwds: &[Fwd], out: &mut Out) -> Rd {
 /// The `[fs]` section of `defs`, the file's file-system definitions, workloads and runs;
 /// `None` (with what is refused in `out`) when none of it can be made.
 pub(super) fn convert(defs: &[Def], opts: &Options, out: &mut Out) -> Option<String> {
-    for d in defs.iter().filter(|d| matches!(d.kind, Kind::Sd | Kind::Wd)) {
+    for d in defs
+        .iter()
+        .filter(|d| matches!(d.kind, Kind::Sd | Kind::Wd))
+    {
         out.unsupported.push(Unsupported {
             at: out.at(d.line),
             option: d.text.chars().take(60).collect(),
@@ -583,10 +590,12 @@ pub(super) fn convert(defs: &[Def], opts: &Options, out: &mut Out) -> Option<Str
     }
     let _ = writeln!(t, "format = {}", q(format));
     let spec = fwds.iter().find_map(|f| f.format).unwrap_or((None, None));
-    let first_threads = fwds
-        .iter()
-        .filter(|f| f.format.is_none())
-        .find_map(|f| f.toml.lines().find_map(|l| l.strip_prefix("threads = ")).and_then(|n| n.parse::<u32>().ok()));
+    let first_threads = fwds.iter().filter(|f| f.format.is_none()).find_map(|f| {
+        f.toml
+            .lines()
+            .find_map(|l| l.strip_prefix("threads = "))
+            .and_then(|n| n.parse::<u32>().ok())
+    });
     // vdbench formats with fwd=format's threads and transfer size, else 8 threads of 128k
     // (its examples say the thread count is taken from the first fwd: it is, with no
     // fwd=format, in vdbench 5.02).

@@ -625,7 +625,10 @@ pub(crate) fn in_process(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a rank panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a rank panicked")))
+            })
             .collect()
     })
 }

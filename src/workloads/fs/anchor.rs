@@ -12,8 +12,8 @@
 //! opened, made or removed. Since no one else may write in the tree's directories, nothing can
 //! be planted in them once scanned.
 
-use super::tree::Shape;
 use super::state::TreeState;
+use super::tree::Shape;
 use anyhow::{Result, anyhow};
 use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -230,8 +230,9 @@ impl Tree {
             "/proc/self/fd/{}/{MARKER}",
             std::os::fd::AsRawFd::as_raw_fd(&*fd)
         ));
-        crate::files::write_atomic(&at, &text, crate::files::Durability::Synced)
-            .map_err(|e| crate::files::cannot_write("the tree's marker", &self.path.join(MARKER), &e))
+        crate::files::write_atomic(&at, &text, crate::files::Durability::Synced).map_err(|e| {
+            crate::files::cannot_write("the tree's marker", &self.path.join(MARKER), &e)
+        })
     }
 
     /// Finds what exists of a tree of `shape` (the one found, to remove it, or the one to
@@ -315,7 +316,9 @@ impl Tree {
                 };
                 let foreign = st.st_uid != self.uid
                     || (child_dir(shape, d, level, &text).is_none()
-                        && file_index(shape, &text).and_then(|i| shape.file_at(d, i)).is_none());
+                        && file_index(shape, &text)
+                            .and_then(|i| shape.file_at(d, i))
+                            .is_none());
                 if foreign && !strict {
                     continue;
                 }
@@ -330,7 +333,10 @@ impl Tree {
                         continue;
                     }
                     if st.st_mode & 0o022 != 0 && strict {
-                        return Err(refused(&at, "others may write in this directory of the tree"));
+                        return Err(refused(
+                            &at,
+                            "others may write in this directory of the tree",
+                        ));
                     }
                     state.set_dir(child, true);
                     queue.push(child);
@@ -409,8 +415,12 @@ impl Tree {
                 let Some(f) = shape.file_at(d, i) else { break };
                 if state.file(f).is_some() {
                     let name = cname(&shape.file_name_at(i));
-                    unlink(&fd, &name, AtFlags::empty())
-                        .map_err(|e| anyhow!("cannot remove {}: {e}", self.path.join(shape.file_path(f)).display()))?;
+                    unlink(&fd, &name, AtFlags::empty()).map_err(|e| {
+                        anyhow!(
+                            "cannot remove {}: {e}",
+                            self.path.join(shape.file_path(f)).display()
+                        )
+                    })?;
                     state.set_file(f, None);
                 }
             }
@@ -427,7 +437,10 @@ impl Tree {
                         self.forget_dir(d);
                     }
                     unlink(&p, &name, AtFlags::REMOVEDIR).map_err(|e| {
-                        anyhow!("cannot remove {}: {e}", self.path.join(shape.dir_path(d)).display())
+                        anyhow!(
+                            "cannot remove {}: {e}",
+                            self.path.join(shape.dir_path(d)).display()
+                        )
                     })?;
                     state.set_dir(d, false);
                 }
@@ -510,7 +523,12 @@ fn read_marker(anchor: BorrowedFd<'_>, path: &Path) -> Result<Option<Marker>> {
     ) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(None),
-        Err(e) => return Err(refused(&at, format!("its marker cannot be opened ({e}); it is not storlab's"))),
+        Err(e) => {
+            return Err(refused(
+                &at,
+                format!("its marker cannot be opened ({e}); it is not storlab's"),
+            ));
+        }
     };
     let st = rfs::fstat(&fd).map_err(|e| refused(&at, e))?;
     let uid = rustix::process::geteuid().as_raw();
@@ -533,8 +551,10 @@ fn read_marker(anchor: BorrowedFd<'_>, path: &Path) -> Result<Option<Marker>> {
     let marker: Marker = serde_json::from_slice(&text)
         .map_err(|e| refused(&at, format!("its marker is not storlab's: {e}")))?;
     if marker.kind != MARKER_KIND {
-        return Err(refused(&at, "its marker is not a storlab file-system tree's"));
+        return Err(refused(
+            &at,
+            "its marker is not a storlab file-system tree's",
+        ));
     }
     Ok(Some(marker))
 }
-

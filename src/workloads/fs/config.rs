@@ -148,7 +148,11 @@ pub struct WorkloadConfig {
 impl WorkloadConfig {
     /// The largest transfer.
     pub fn max_xfer(&self) -> u64 {
-        self.xfer.iter().map(|&(b, _)| b).max().unwrap_or(DEFAULT_XFER)
+        self.xfer
+            .iter()
+            .map(|&(b, _)| b)
+            .max()
+            .unwrap_or(DEFAULT_XFER)
     }
 
     /// Every operation its threads issue: the mix's, and what they imply (a read or write
@@ -281,11 +285,7 @@ fn sizes(e: &SectionErrors, key: &str, text: &str) -> Result<Vec<(u64, u32)>, Jo
 }
 
 /// Resolves `spec` (from `location`) with the job file's `[data]` already resolved.
-pub fn resolve(
-    spec: &FsSpec,
-    location: &str,
-    data: DataReduction,
-) -> Result<FsConfig, JobError> {
+pub fn resolve(spec: &FsSpec, location: &str, data: DataReduction) -> Result<FsConfig, JobError> {
     let e = SectionErrors {
         location,
         section: "fs",
@@ -373,14 +373,18 @@ pub fn resolve(
         if workloads[..i].iter().any(|o| o.name == w.name) {
             return Err(e.error(
                 "workload",
-                format!("two workloads are named `{}`; give each its own name", w.name),
+                format!(
+                    "two workloads are named `{}`; give each its own name",
+                    w.name
+                ),
             ));
         }
     }
     if mdtest.is_some() && !spec.run.is_empty() {
         return Err(e.error(
             "mdtest",
-            "a job runs either mdtest phases or runs ([[fs.run]]), not both; give two job files".into(),
+            "a job runs either mdtest phases or runs ([[fs.run]]), not both; give two job files"
+                .into(),
         ));
     }
     let passes = if mdtest.is_some() {
@@ -401,10 +405,9 @@ pub fn resolve(
         all
     };
     let max_xfer = workloads.iter().map(WorkloadConfig::max_xfer).max();
-    let format_xfer = spec.format_xfersize.map_or(
-        max_xfer.unwrap_or(DEFAULT_XFER).max(4096),
-        |s| s.0,
-    );
+    let format_xfer = spec
+        .format_xfersize
+        .map_or(max_xfer.unwrap_or(DEFAULT_XFER).max(4096), |s| s.0);
     if format_xfer == 0 || format_xfer > MAX_XFER {
         return Err(e.error(
             "format_xfersize",
@@ -416,10 +419,7 @@ pub fn resolve(
             .max(mdtest.as_ref().map_or(1, |m| m.threads))
     });
     if format_threads == 0 || format_threads > MAX_THREADS {
-        return Err(e.error(
-            "format_threads",
-            format!("give 1 to {MAX_THREADS} threads"),
-        ));
+        return Err(e.error("format_threads", format!("give 1 to {MAX_THREADS} threads")));
     }
     Ok(FsConfig {
         description: spec.description.clone(),
@@ -496,7 +496,12 @@ fn workload(
             return Err(e.error(&key("rdpct"), "give a percentage from 0 to 100".into()));
         }
     }
-    let fileio = match w.fileio.as_deref().or(s.fileio.as_deref()).unwrap_or("sequential") {
+    let fileio = match w
+        .fileio
+        .as_deref()
+        .or(s.fileio.as_deref())
+        .unwrap_or("sequential")
+    {
         "sequential" | "seq" => FileIo::Sequential,
         "random" => FileIo::Random { shared: false },
         "random,shared" | "(random,shared)" => FileIo::Random { shared: true },
@@ -507,7 +512,12 @@ fn workload(
             ));
         }
     };
-    let select = match w.fileselect.as_deref().or(s.fileselect.as_deref()).unwrap_or("random") {
+    let select = match w
+        .fileselect
+        .as_deref()
+        .or(s.fileselect.as_deref())
+        .unwrap_or("random")
+    {
         "random" => Select::Random,
         "sequential" | "seq" => Select::Sequential,
         other => {
@@ -530,14 +540,14 @@ fn workload(
     }
     let threads = w.threads.or(s.threads).unwrap_or(1);
     if threads == 0 || threads > MAX_THREADS {
-        return Err(e.error(
-            &key("threads"),
-            format!("give 1 to {MAX_THREADS} threads"),
-        ));
+        return Err(e.error(&key("threads"), format!("give 1 to {MAX_THREADS} threads")));
     }
     if let Some(k) = w.skew {
         if !(k > 0.0 && k <= 100.0) {
-            return Err(e.error(&key("skew"), "give a percentage above 0, at most 100".into()));
+            return Err(e.error(
+                &key("skew"),
+                "give a percentage above 0, at most 100".into(),
+            ));
         }
     }
     let stopafter = w.stopafter.or(s.stopafter);
@@ -564,7 +574,13 @@ fn limits(e: &SectionErrors, s: &FsSpec) -> Result<Limits, JobError> {
             Some(t) => per_op(t, |v| {
                 parse_duration(v)
                     .map(|d| d.as_nanos() as u64)
-                    .and_then(|ns| if ns == 0 { Err("a limit above 0".into()) } else { Ok(ns) })
+                    .and_then(|ns| {
+                        if ns == 0 {
+                            Err("a limit above 0".into())
+                        } else {
+                            Ok(ns)
+                        }
+                    })
             })
             .map_err(|m| e.error(key, m)),
         }
@@ -586,4 +602,3 @@ fn limits(e: &SectionErrors, s: &FsSpec) -> Result<Limits, JobError> {
         max_errors: s.max_errors.unwrap_or(0),
     })
 }
-

@@ -96,7 +96,12 @@ fn without_histograms(mut d: DirSummary) -> DirSummary {
 
 /// The first failures of `job`'s run in detail.
 pub fn failures(job: &FsJob, run: &RunState<'_>) -> Vec<FsFailure> {
-    let list = run.backends.failures.lock().map(|l| l.clone()).unwrap_or_default();
+    let list = run
+        .backends
+        .failures
+        .lock()
+        .map(|l| l.clone())
+        .unwrap_or_default();
     list.into_iter()
         .map(|f| {
             let c = job.classes.ops[f.class as usize];

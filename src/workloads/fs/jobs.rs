@@ -132,7 +132,10 @@ fn job_of(
     until_done: bool,
 ) -> FsJob {
     let mut job = Job {
-        description: Some(format!("file-system workload on {}: {name}", cfg.anchor.display())),
+        description: Some(format!(
+            "file-system workload on {}: {name}",
+            cfg.anchor.display()
+        )),
         engine: cfg.engine,
         duration_ms,
         ramp_ms,
@@ -241,7 +244,9 @@ pub fn format_job(cfg: &FsConfig) -> FsJob {
         cfg.format_threads,
         cfg.format_xfer,
     );
-    let threads = (0..cfg.format_threads).map(|_| (0, Thread::Format)).collect();
+    let threads = (0..cfg.format_threads)
+        .map(|_| (0, Thread::Format))
+        .collect();
     job_of(
         cfg,
         "format",
@@ -262,7 +267,9 @@ pub fn clean_job(cfg: &FsConfig) -> FsJob {
         cfg.format_threads,
         4096,
     );
-    let threads = (0..cfg.format_threads).map(|_| (0, Thread::Clean)).collect();
+    let threads = (0..cfg.format_threads)
+        .map(|_| (0, Thread::Clean))
+        .collect();
     job_of(
         cfg,
         "clean",
@@ -300,7 +307,11 @@ pub fn mdtest_job(cfg: &FsConfig, phase: MdPhase, iteration: u32) -> FsJob {
             (
                 0,
                 Thread::Range {
-                    op: if w.mix[0].0 == FsOp::Open { FsOp::Open } else { op },
+                    op: if w.mix[0].0 == FsOp::Open {
+                        FsOp::Open
+                    } else {
+                        op
+                    },
                     start,
                     end: start + m.items,
                     read_bytes: m.read_bytes,
@@ -341,7 +352,10 @@ pub fn mdtest_tree_job(cfg: &FsConfig, make: bool, iteration: u32) -> FsJob {
             )
         })
         .collect();
-    let name = format!("mdtest tree {} {iteration}", if make { "create" } else { "remove" });
+    let name = format!(
+        "mdtest tree {} {iteration}",
+        if make { "create" } else { "remove" }
+    );
     job_of(
         cfg,
         &name,
@@ -403,7 +417,14 @@ impl Sources for FsSources<'_> {
             ),
         };
         let xfer = &self.job.workloads[wi].xfer;
-        let mut source = FileOps::new(run, Ids::of(run, wi), plan, input.seed, input.spec.rate, xfer);
+        let mut source = FileOps::new(
+            run,
+            Ids::of(run, wi),
+            plan,
+            input.seed,
+            input.spec.rate,
+            xfer,
+        );
         if self.job.job.engine == EngineKind::Null {
             driver.run(&mut source)
         } else {
@@ -413,11 +434,7 @@ impl Sources for FsSources<'_> {
 }
 
 /// The shared state of a run of `job` on `tree`.
-pub fn run_state<'t>(
-    cfg: &FsConfig,
-    tree: &'t super::anchor::Tree,
-    job: &FsJob,
-) -> RunState<'t> {
+pub fn run_state<'t>(cfg: &FsConfig, tree: &'t super::anchor::Tree, job: &FsJob) -> RunState<'t> {
     let slice = if cfg.shared && cfg.mdtest.is_none() {
         cfg.rank
     } else {

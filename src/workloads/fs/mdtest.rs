@@ -75,18 +75,18 @@ impl MdPhase {
     }
 }
 
-
 /// Resolves `[fs.mdtest]` for `threads` threads a rank.
-pub(super) fn mdtest(e: &SectionErrors, m: &MdtestSpec, threads: u32) -> Result<MdtestConfig, JobError> {
+pub(super) fn mdtest(
+    e: &SectionErrors,
+    m: &MdtestSpec,
+    threads: u32,
+) -> Result<MdtestConfig, JobError> {
     let hard = match m.io500.as_deref() {
         None => None,
         Some("easy") => Some(false),
         Some("hard") => Some(true),
         Some(other) => {
-            return Err(e.error(
-                "mdtest.io500",
-                format!("`{other}`: use easy or hard"),
-            ));
+            return Err(e.error("mdtest.io500", format!("`{other}`: use easy or hard")));
         }
     };
     let items = m.items.ok_or_else(|| {
@@ -118,7 +118,12 @@ pub(super) fn mdtest(e: &SectionErrors, m: &MdtestSpec, threads: u32) -> Result<
     }
     let phases = match &m.phases {
         None if hard == Some(false) => vec![MdPhase::Create, MdPhase::Stat, MdPhase::Remove],
-        None => vec![MdPhase::Create, MdPhase::Stat, MdPhase::Read, MdPhase::Remove],
+        None => vec![
+            MdPhase::Create,
+            MdPhase::Stat,
+            MdPhase::Read,
+            MdPhase::Remove,
+        ],
         Some(list) => list
             .iter()
             .map(|p| match p.trim() {
@@ -144,7 +149,10 @@ pub(super) fn mdtest(e: &SectionErrors, m: &MdtestSpec, threads: u32) -> Result<
         return Err(e.error("mdtest.iterations", "give 1 to 100 iterations".into()));
     }
     if threads == 0 || threads > super::config::MAX_THREADS {
-        return Err(e.error("threads", format!("give 1 to {} threads", super::config::MAX_THREADS)));
+        return Err(e.error(
+            "threads",
+            format!("give 1 to {} threads", super::config::MAX_THREADS),
+        ));
     }
     Ok(MdtestConfig {
         items,
@@ -180,18 +188,22 @@ impl MdtestConfig {
     }
 }
 
-
 /// Runs the phases of `cfg`'s mdtest on `tree`, iteration by iteration: each task's
 /// directory made (with a directory per task), then each phase, then the directories
 /// removed after a remove phase. Every phase is a run of its own: on many hosts each starts
 /// on every rank at once, as mdtest's barriers.
-pub(super) fn run_phases(runner: &mut super::workload::Runner<'_>, tree: &super::anchor::Tree) -> anyhow::Result<()> {
+pub(super) fn run_phases(
+    runner: &mut super::workload::Runner<'_>,
+    tree: &super::anchor::Tree,
+) -> anyhow::Result<()> {
     let cfg = runner.cfg;
     let Some(m) = &cfg.mdtest else {
         return Ok(());
     };
     for it in 1..=m.iterations {
-        if m.unique_dir && !runner.execute(tree, &super::jobs::mdtest_tree_job(cfg, true, it), true)? {
+        if m.unique_dir
+            && !runner.execute(tree, &super::jobs::mdtest_tree_job(cfg, true, it), true)?
+        {
             return Ok(());
         }
         for &phase in &m.phases {
@@ -244,7 +256,10 @@ pub(super) fn describe(
         "mdtest",
         format!(
             "{}{} task{} ({} thread{} a rank), {} files each, {}; {}{}",
-            m.io500.as_ref().map(|p| format!("IO500's mdtest-{p}: ")).unwrap_or_default(),
+            m.io500
+                .as_ref()
+                .map(|p| format!("IO500's mdtest-{p}: "))
+                .unwrap_or_default(),
             format_count(tasks),
             if tasks == 1 { "" } else { "s" },
             m.threads,
@@ -275,7 +290,10 @@ pub(super) fn describe(
             m.iterations,
             if m.iterations == 1 { "" } else { "s" },
             if m.shift > 0 {
-                format!("; stat, read and remove act on the files of the rank {} on", m.shift)
+                format!(
+                    "; stat, read and remove act on the files of the rank {} on",
+                    m.shift
+                )
             } else {
                 String::new()
             }

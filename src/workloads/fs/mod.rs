@@ -30,10 +30,10 @@ pub mod section;
 pub mod source;
 pub mod spec;
 pub mod state;
-pub mod tree;
-pub mod workload;
 #[cfg(test)]
 mod tests;
+pub mod tree;
+pub mod workload;
 
 use crate::workloads::Room;
 
@@ -42,12 +42,6 @@ pub(crate) const ROOM: Room = Room {
     section: "fs",
     what: "a file-system workload (its operations come from the `[fs]` section)",
     hint: "storlab fs FILE --threads ...",
-    flags: &[
-        "--duration",
-        "--ramp",
-        "--interval",
-        "--engine",
-        "--seed",
-    ],
+    flags: &["--duration", "--ramp", "--interval", "--engine", "--seed"],
     load: workload::load,
 };

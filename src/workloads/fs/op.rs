@@ -6,7 +6,17 @@ use serde::{Deserialize, Serialize};
 
 /// One file-system operation.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum FsOp {
@@ -86,10 +96,13 @@ impl FsOp {
         if s == "move" {
             return Ok(FsOp::Rename);
         }
-        FsOp::ALL.into_iter().find(|o| o.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = FsOp::ALL.iter().map(|o| o.name()).collect();
-            format!("unknown operation `{s}`; use {}", names.join(", "))
-        })
+        FsOp::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = FsOp::ALL.iter().map(|o| o.name()).collect();
+                format!("unknown operation `{s}`; use {}", names.join(", "))
+            })
     }
 
     /// Whether it moves file data (its bytes are counted).

@@ -38,9 +38,11 @@ pub(super) fn run(
         Some(names) => names
             .iter()
             .map(|n| {
-                (workloads.iter().find(|w| &w.name == n)).cloned().ok_or_else(|| {
-                    e.error(&key("workloads"), format!("no workload is named `{n}`"))
-                })
+                (workloads.iter().find(|w| &w.name == n))
+                    .cloned()
+                    .ok_or_else(|| {
+                        e.error(&key("workloads"), format!("no workload is named `{n}`"))
+                    })
             })
             .collect::<Result<_, _>>()?,
     };
@@ -48,7 +50,12 @@ pub(super) fn run(
         return Err(e.error(&key("workloads"), "give at least one workload".into()));
     }
     let rate = r.rate.or(s.rate).and_then(|r| r.0);
-    let arrivals = match r.arrivals.as_deref().or(s.arrivals.as_deref()).unwrap_or("uniform") {
+    let arrivals = match r
+        .arrivals
+        .as_deref()
+        .or(s.arrivals.as_deref())
+        .unwrap_or("uniform")
+    {
         "uniform" => Arrivals::Uniform,
         "poisson" => Arrivals::Poisson,
         other => {
@@ -65,7 +72,10 @@ pub(super) fn run(
     let ramp_ms = ms(r.ramp.or(s.ramp), 0);
     let interval_ms = ms(r.interval.or(s.interval), crate::job::defaults::INTERVAL_MS);
     if interval_ms < 100 {
-        return Err(e.error(&key("interval"), "give an interval of at least 100 ms".into()));
+        return Err(e.error(
+            &key("interval"),
+            "give an interval of at least 100 ms".into(),
+        ));
     }
     let mut base: Vec<WorkloadConfig> = chosen;
     if let Some(m) = &r.mix {
@@ -107,7 +117,10 @@ pub(super) fn run(
     }
     if let Some(v) = &r.for_threads {
         if v.iter().any(|&t| t == 0 || t > MAX_THREADS) {
-            return Err(e.error(&key("for_threads"), format!("give 1 to {MAX_THREADS} threads")));
+            return Err(e.error(
+                &key("for_threads"),
+                format!("give 1 to {MAX_THREADS} threads"),
+            ));
         }
         axes.push(("threads", v.iter().map(|&t| Axis::Threads(t)).collect()));
     }
@@ -219,4 +232,3 @@ impl Axis {
         }
     }
 }
-

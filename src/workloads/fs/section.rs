@@ -285,13 +285,16 @@ impl MdtestResult {
                 continue;
             };
             let op = item_op(phase);
-            let (ops, errors, latency) = r
-                .operations
-                .iter()
-                .find(|o| o.operation == op)
-                .map_or((0, 0, LatencySummary::default()), |o| {
-                    (o.figures.ops, o.figures.errors, o.figures.latency_ns.clone())
-                });
+            let (ops, errors, latency) = r.operations.iter().find(|o| o.operation == op).map_or(
+                (0, 0, LatencySummary::default()),
+                |o| {
+                    (
+                        o.figures.ops,
+                        o.figures.errors,
+                        o.figures.latency_ns.clone(),
+                    )
+                },
+            );
             let items = ops.saturating_sub(errors);
             self.phases.push(MdPhaseFigures {
                 phase: phase.to_string(),
@@ -362,15 +365,21 @@ pub fn merged(parts: &[&FsResult]) -> Option<FsResult> {
     let one_tree = parts.iter().all(|p| p.anchor == first.anchor);
     if !one_tree {
         for (c, pick) in [
-            (&mut out.removed, (|p: &FsResult| p.removed) as fn(&FsResult) -> TreeCounts),
+            (
+                &mut out.removed,
+                (|p: &FsResult| p.removed) as fn(&FsResult) -> TreeCounts,
+            ),
             (&mut out.start, |p| p.start),
             (&mut out.end, |p| p.end),
         ] {
-            *c = parts.iter().map(|p| pick(p)).fold(TreeCounts::default(), |a, b| TreeCounts {
-                files: a.files + b.files,
-                dirs: a.dirs + b.dirs,
-                bytes: a.bytes.saturating_add(b.bytes),
-            });
+            *c = parts
+                .iter()
+                .map(|p| pick(p))
+                .fold(TreeCounts::default(), |a, b| TreeCounts {
+                    files: a.files + b.files,
+                    dirs: a.dirs + b.dirs,
+                    bytes: a.bytes.saturating_add(b.bytes),
+                });
         }
     }
     for run in &mut out.runs {
@@ -418,7 +427,11 @@ pub fn merged(parts: &[&FsResult]) -> Option<FsResult> {
         let all: Vec<&DirSummary> = run.operations.iter().map(|o| &o.figures).collect();
         run.total = strip(DirSummary::merge(&all, seconds));
     }
-    out.failures = parts.iter().flat_map(|p| p.failures.clone()).take(64).collect();
+    out.failures = parts
+        .iter()
+        .flat_map(|p| p.failures.clone())
+        .take(64)
+        .collect();
     if let Some(m) = &mut out.mdtest {
         m.fill(&out.runs);
     }

@@ -266,11 +266,7 @@ impl<'s> FileOps<'s> {
     /// candidate's number).
     fn candidate(&self, k: u64, dirs: bool) -> u64 {
         let Rank { rank, ranks } = self.run.slice;
-        if dirs {
-            1 + k
-        } else {
-            rank + k * ranks
-        }
+        if dirs { 1 + k } else { rank + k * ranks }
     }
 
     fn candidates(&self, dirs: bool) -> u64 {
@@ -466,7 +462,9 @@ impl<'s> FileOps<'s> {
     fn nothing_left(&mut self, now_ns: u64) -> bool {
         let changes = self.run.changes.load(Ordering::Relaxed);
         match self.idle_since {
-            Some((seen, since)) if seen == changes => now_ns.saturating_sub(since) >= NOTHING_LEFT_NS,
+            Some((seen, since)) if seen == changes => {
+                now_ns.saturating_sub(since) >= NOTHING_LEFT_NS
+            }
             _ => {
                 self.idle_since = Some((changes, now_ns));
                 false
@@ -498,7 +496,9 @@ impl<'s> FileOps<'s> {
         }
         match seq.op {
             FsOp::Create => state.release(seq.file, seq.made.then_some(seq.written)),
-            FsOp::Write if seq.was.is_some() => state.release(seq.file, Some(seq.written.max(seq.was.unwrap_or(0)))),
+            FsOp::Write if seq.was.is_some() => {
+                state.release(seq.file, Some(seq.written.max(seq.was.unwrap_or(0))))
+            }
             FsOp::Delete => state.release(seq.file, if ok { None } else { seq.was }),
             FsOp::Mkdir => state.release_dir(seq.file, ok),
             FsOp::Rmdir => state.release_dir(seq.file, !ok),
@@ -578,7 +578,9 @@ impl RequestSource for FileOps<'_> {
                         self.idle_since = None;
                         s
                     }
-                    Err(wait) if matches!(self.plan, Plan::Mix { .. }) && self.nothing_left(now_ns) => {
+                    Err(wait)
+                        if matches!(self.plan, Plan::Mix { .. }) && self.nothing_left(now_ns) =>
+                    {
                         let _ = wait;
                         self.done = true;
                         return Next::Done;

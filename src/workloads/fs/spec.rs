@@ -80,7 +80,16 @@ impl Overlay for Option<MdtestSpec> {
         macro_rules! keys {
             ($($k:ident),*) => { $( if o.$k.is_some() { m.$k.clone_from(&o.$k); } )* };
         }
-        keys!(items, io500, unique_dir, write_bytes, read_bytes, phases, shift, iterations);
+        keys!(
+            items,
+            io500,
+            unique_dir,
+            write_bytes,
+            read_bytes,
+            phases,
+            shift,
+            iterations
+        );
     }
 }
 
@@ -302,7 +311,11 @@ pub struct MdtestSpec {
     #[arg(long = "mdtest-read-bytes", value_name = "SIZE")]
     pub read_bytes: Option<Size>,
     /// The phases, in order: create, stat, read, remove (default all four).
-    #[arg(long = "mdtest-phases", value_name = "PHASE,...", value_delimiter = ',')]
+    #[arg(
+        long = "mdtest-phases",
+        value_name = "PHASE,...",
+        value_delimiter = ','
+    )]
     pub phases: Option<Vec<String>>,
     /// Ranks between a thread and the files it stats, reads and removes (mdtest's `-N`, so
     /// a host does not find them in its own cache; default 0).
@@ -458,7 +471,9 @@ mod tests {
         let spec = toml::from_str::<FsFile>(text).unwrap().fs;
         let mut table = toml::Table::new();
         table.insert("fs".into(), toml::Value::try_from(&spec).unwrap());
-        let again = toml::from_str::<FsFile>(&toml::to_string(&table).unwrap()).unwrap().fs;
+        let again = toml::from_str::<FsFile>(&toml::to_string(&table).unwrap())
+            .unwrap()
+            .fs;
         assert_eq!(again, spec);
     }
 

@@ -25,7 +25,10 @@ pub(crate) fn job(anchor: &Path, rest: &str) -> String {
     format!("[fs]\nanchor = \"{}\"\n{rest}", anchor.display())
 }
 
-fn op<'r>(r: &'r crate::workloads::fs::section::FsRun, name: &str) -> &'r crate::stats::summary::DirSummary {
+fn op<'r>(
+    r: &'r crate::workloads::fs::section::FsRun,
+    name: &str,
+) -> &'r crate::stats::summary::DirSummary {
     &r.operations
         .iter()
         .find(|o| o.operation == name)
@@ -59,32 +62,56 @@ fn a_tree_is_made_then_a_metadata_mix_runs_with_every_operation_counted() {
     }
     // Each read of a file is its open, two 4 KiB reads and its close.
     let (opens, reads) = (op(mix, "open").ops, op(mix, "read").ops);
-    assert!(reads <= 2 * opens && reads + 2 >= 2 * opens, "{opens} opens, {reads} reads");
+    assert!(
+        reads <= 2 * opens && reads + 2 >= 2 * opens,
+        "{opens} opens, {reads} reads"
+    );
     // The tree at the end is what its operations left: creates add files, deletes remove.
     let created = op(mix, "create").ops as i64;
     let deleted = op(mix, "delete").ops as i64;
-    assert!((fs.end.files as i64 - (20 + created - deleted)).abs() <= 2, "{:?}", fs.end);
+    assert!(
+        (fs.end.files as i64 - (20 + created - deleted)).abs() <= 2,
+        "{:?}",
+        fs.end
+    );
     assert!(r.verdict.as_ref().unwrap().passed(), "{:?}", r.verdict);
     // Every rate of a run is over the same time, to the nanosecond: each operation's (the
     // class's), the run's total, and the seconds the run reports.
     for run in &fs.runs {
         for o in &run.operations {
             let over = o.figures.ops as f64 / run.seconds;
-            assert!((o.figures.iops - over).abs() <= 1e-9 * over, "{}: {o:?} over {} s", run.name, run.seconds);
+            assert!(
+                (o.figures.iops - over).abs() <= 1e-9 * over,
+                "{}: {o:?} over {} s",
+                run.name,
+                run.seconds
+            );
         }
         let total = run.total.ops as f64 / run.seconds;
-        assert!((run.total.iops - total).abs() <= 1e-9 * total, "{}: {:?}", run.name, run.total);
+        assert!(
+            (run.total.iops - total).abs() <= 1e-9 * total,
+            "{}: {:?}",
+            run.name,
+            run.total
+        );
     }
     // The marker says the tree is storlab's and whole; a second run reuses it.
     let again = run(dir.path(), "again", &text).unwrap();
     let fs2 = again.fs.unwrap();
-    assert_eq!(fs2.start.files, fs.end.files + op(fs2.run("format").unwrap(), "create").ops);
+    assert_eq!(
+        fs2.start.files,
+        fs.end.files + op(fs2.run("format").unwrap(), "create").ops
+    );
 }
 
 /// The error of running `text`, as the user sees it, and that it is a refusal (exit 2).
 fn refused(dir: &Path, text: &str) -> String {
     let e = run(dir, "refused", text).expect_err("refused");
-    assert_eq!(crate::exit::of_error(&e), crate::exit::USAGE, "not a refusal: {e:#}");
+    assert_eq!(
+        crate::exit::of_error(&e),
+        crate::exit::USAGE,
+        "not a refusal: {e:#}"
+    );
     format!("{e:#}")
 }
 
@@ -113,9 +140,18 @@ fn a_link_planted_anywhere_in_the_tree_is_refused_and_what_it_points_at_untouche
         let _ = std::fs::remove_dir_all(&at);
         std::os::unix::fs::symlink(&victim, &at).unwrap();
         let e = refused(dir.path(), &small(&anchor));
-        assert!(e.contains("symbolic link") && e.contains(plant), "{name}: {e}");
+        assert!(
+            e.contains("symbolic link") && e.contains(plant),
+            "{name}: {e}"
+        );
         assert_eq!(std::fs::read(&victim).unwrap(), b"someone's data", "{name}");
-        assert!(std::fs::symlink_metadata(&at).unwrap().file_type().is_symlink(), "{name}: the link was left as it was");
+        assert!(
+            std::fs::symlink_metadata(&at)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{name}: the link was left as it was"
+        );
     }
     // A second name of someone's file (a hard link) where a file of the tree goes.
     let anchor = dir.path().join("hard");
@@ -188,7 +224,12 @@ fn an_anchor_of_another_user_or_with_files_of_others_is_refused_untouched() {
     .unwrap();
     let e = refused(dir.path(), &small(&planted));
     assert!(e.contains("someone else put it there"), "{e}");
-    assert_eq!(std::fs::metadata(planted.join(".storlab-fs.json")).unwrap().uid(), 65534);
+    assert_eq!(
+        std::fs::metadata(planted.join(".storlab-fs.json"))
+            .unwrap()
+            .uid(),
+        65534
+    );
 }
 
 #[test]
@@ -201,7 +242,10 @@ fn a_tree_of_another_shape_is_removed_only_when_asked_and_clean_leaves_the_ancho
         "depth = 2\nwidth = 2\nfiles = 3\nsizes = \"8k\"\nmix = \"getattr\"\nduration = \"200ms\"\ninterval = \"100ms\"\n",
     );
     let e = refused(dir.path(), &other);
-    assert!(e.contains("another shape") && e.contains("format = \"yes\""), "{e}");
+    assert!(
+        e.contains("another shape") && e.contains("format = \"yes\""),
+        "{e}"
+    );
     assert!(anchor.join("d01/f0001").exists(), "nothing removed");
     let r = run(dir.path(), "yes", &format!("{other}format = \"yes\"\n")).unwrap();
     let fs = r.fs.unwrap();
@@ -247,11 +291,21 @@ fn every_operation_of_a_mix_runs_on_the_null_engine_without_a_system_call() {
     .unwrap();
     let fs = r.fs.unwrap();
     let run1 = fs.run("r1").unwrap();
-    for name in ["getattr", "read", "write", "copy", "rename", "create", "delete"] {
-        assert!(run1.operations.iter().any(|o| o.operation == name && o.figures.ops > 0), "{name}");
+    for name in [
+        "getattr", "read", "write", "copy", "rename", "create", "delete",
+    ] {
+        assert!(
+            run1.operations
+                .iter()
+                .any(|o| o.operation == name && o.figures.ops > 0),
+            "{name}"
+        );
     }
     // Nothing on disk changed.
-    assert_eq!(std::fs::read_dir(anchor.join("d01")).unwrap().count(), before);
+    assert_eq!(
+        std::fs::read_dir(anchor.join("d01")).unwrap().count(),
+        before
+    );
 }
 
 #[test]
@@ -272,9 +326,21 @@ fn an_open_loop_run_is_paced_and_timed_from_each_intended_start() {
     // 400 a second for half a second: 200 due, each issued or, on a host too busy to keep
     // the rate, counted as never issued.
     let unissued: u64 = r.workers.iter().map(|w| w.unissued).sum();
-    assert!((196..=202).contains(&(g.ops + unissued)), "{} + {unissued}", g.ops);
-    assert!(g.service_latency_ns.is_some(), "open loop keeps the service time too");
-    assert!(r.job.workers.iter().all(|w| w.rate.map(|x| x.iops) == Some(200.0)));
+    assert!(
+        (196..=202).contains(&(g.ops + unissued)),
+        "{} + {unissued}",
+        g.ops
+    );
+    assert!(
+        g.service_latency_ns.is_some(),
+        "open loop keeps the service time too"
+    );
+    assert!(
+        r.job
+            .workers
+            .iter()
+            .all(|w| w.rate.map(|x| x.iops) == Some(200.0))
+    );
 }
 
 /// Runs the `[fs]` text on `n` in-process ranks (threads, each a real run on the shared
@@ -300,8 +366,17 @@ fn mdtest_phases_over_ranks_share_one_tree_and_report_as_io500_does() {
             &format!("threads = 2\n[fs.mdtest]\nitems = 25\nio500 = \"{preset}\"\nshift = 1\n"),
         );
         let r = over_ranks(dir.path(), &text, 2);
-        let m = r.fs.as_ref().unwrap().mdtest.as_ref().expect("mdtest's figures");
-        assert_eq!((m.tasks, m.items, m.unique_dir), (4, 25, unique), "{preset}");
+        let m =
+            r.fs.as_ref()
+                .unwrap()
+                .mdtest
+                .as_ref()
+                .expect("mdtest's figures");
+        assert_eq!(
+            (m.tasks, m.items, m.unique_dir),
+            (4, 25, unique),
+            "{preset}"
+        );
         // Every phase did each task's items, every rank's merged: 2 ranks × 2 threads × 25.
         let phases: Vec<&str> = m.phases.iter().map(|p| p.phase.as_str()).collect();
         let want: &[&str] = if unique {
@@ -335,19 +410,43 @@ fn mdtest_phases_over_ranks_share_one_tree_and_report_as_io500_does() {
         assert!(m.io500_score().is_some());
         // The merged figures are every rank's: each rank's own file holds its half.
         let run = r.fs.as_ref().unwrap().run("mdtest create 1").unwrap();
-        let creates = run.operations.iter().find(|o| o.operation == "create").unwrap();
+        let creates = run
+            .operations
+            .iter()
+            .find(|o| o.operation == "create")
+            .unwrap();
         assert_eq!(creates.figures.ops, 100);
         let mine = crate::results::file::load(&dir.path().join("merged.rank1.json")).unwrap();
         let theirs = mine.fs.unwrap();
         let rank1 = theirs.run("mdtest create 1").unwrap();
-        assert_eq!(rank1.operations.iter().find(|o| o.operation == "create").unwrap().figures.ops, 50);
+        assert_eq!(
+            rank1
+                .operations
+                .iter()
+                .find(|o| o.operation == "create")
+                .unwrap()
+                .figures
+                .ops,
+            50
+        );
         // mdtest-hard writes 3901 bytes to each file and reads them back.
         if !unique {
-            let w = run.operations.iter().find(|o| o.operation == "write").unwrap();
+            let w = run
+                .operations
+                .iter()
+                .find(|o| o.operation == "write")
+                .unwrap();
             assert_eq!(w.figures.bytes, 100 * 3901);
             let read = r.fs.as_ref().unwrap().run("mdtest read 1").unwrap();
-            let rd = read.operations.iter().find(|o| o.operation == "read").unwrap();
-            assert_eq!((rd.figures.ops, rd.figures.bytes, rd.figures.errors), (100, 100 * 3901, 0));
+            let rd = read
+                .operations
+                .iter()
+                .find(|o| o.operation == "read")
+                .unwrap();
+            assert_eq!(
+                (rd.figures.ops, rd.figures.bytes, rd.figures.errors),
+                (100, 100 * 3901, 0)
+            );
         }
         // Nothing is left of the tasks' files but the anchor and its marker.
         let fs = r.fs.unwrap();

@@ -207,8 +207,8 @@ impl Shape {
             [(b, _)] => *b,
             sizes => {
                 let total: u64 = sizes.iter().map(|&(_, w)| u64::from(w)).sum();
-                let mut pick = crate::engine::buf::splitmix(self.seed ^ f.rotate_left(17))
-                    % total.max(1);
+                let mut pick =
+                    crate::engine::buf::splitmix(self.seed ^ f.rotate_left(17)) % total.max(1);
                 for &(b, w) in sizes {
                     if pick < u64::from(w) {
                         return b;
@@ -371,7 +371,11 @@ mod tests {
     fn shapes_beyond_the_limits_are_refused() {
         assert!(shape(4, 10, 10, Spread::Bottom).refusal().is_none());
         assert!(shape(10, 10, 1, Spread::Bottom).refusal().is_some());
-        assert!(shape(1, 1, MAX_FILES + 1, Spread::Bottom).refusal().is_some());
+        assert!(
+            shape(1, 1, MAX_FILES + 1, Spread::Bottom)
+                .refusal()
+                .is_some()
+        );
         assert!(shape(2, 0, 1, Spread::Bottom).refusal().is_some());
         assert!(shape(40, 1, 1, Spread::Bottom).refusal().is_some());
     }

@@ -53,10 +53,7 @@ impl Workload for Fs {
 /// The first job the workload runs.
 fn first_job(cfg: &FsConfig) -> Option<FsJob> {
     if let Some(m) = &cfg.mdtest {
-        return m
-            .phases
-            .first()
-            .map(|&p| jobs::mdtest_job(cfg, p, 1));
+        return m.phases.first().map(|&p| jobs::mdtest_job(cfg, p, 1));
     }
     match cfg.format {
         Format::Clean => Some(jobs::clean_job(cfg)),
@@ -137,7 +134,9 @@ impl<'a> Runner<'a> {
 
     /// Whether the last run stopped early.
     pub(super) fn stopped(&self) -> bool {
-        self.last.as_ref().is_some_and(|r| r.interrupted.stopped_early())
+        self.last
+            .as_ref()
+            .is_some_and(|r| r.interrupted.stopped_early())
     }
 
     fn run(mut self) -> Result<RunResult> {
@@ -223,7 +222,10 @@ impl<'a> Runner<'a> {
         } else if !follower && tree.found.is_none() {
             // Made by the runs themselves (mdtest's, or a mix that creates its files).
             tree.mark(&cfg.shape, true)?;
-        } else if !follower && tree.found.as_ref().is_some_and(|m| !m.complete) && cfg.mdtest.is_none() {
+        } else if !follower
+            && tree.found.as_ref().is_some_and(|m| !m.complete)
+            && cfg.mdtest.is_none()
+        {
             self.warnings.push(
                 "the tree was not made whole by a format (format = \"restart\" completes it): the runs act on what there is".into(),
             );
@@ -300,12 +302,17 @@ impl<'a> Runner<'a> {
             match tree.walk(&cfg.shape, &fresh) {
                 Ok(()) => counts(&fresh),
                 Err(e) => {
-                    r.warnings.push(format!("the tree could not be walked at the end: {e:#}"));
+                    r.warnings
+                        .push(format!("the tree could not be walked at the end: {e:#}"));
                     counts(&tree.state)
                 }
             }
         };
-        let measured: Vec<FsRun> = self.measured.iter().map(|&i| self.runs[i].clone()).collect();
+        let measured: Vec<FsRun> = self
+            .measured
+            .iter()
+            .map(|&i| self.runs[i].clone())
+            .collect();
         let mut rules = super::figures::rules(&cfg.limits, &measured, &self.runs);
         rules.extend(r.verdict.take().into_iter().flat_map(|v| v.rules));
         r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
@@ -507,7 +514,11 @@ pub(crate) fn describe(cfg: &FsConfig) -> Description {
                 "none" => "no flags".to_string(),
                 t => t.to_string(),
             },
-            if cfg.open.direct { "" } else { ", through the page cache" },
+            if cfg.open.direct {
+                ""
+            } else {
+                ", through the page cache"
+            },
             if cfg.shared && cfg.rank.ranks > 1 {
                 format!(", shared by {} ranks, each its own files", cfg.rank.ranks)
             } else {
@@ -527,7 +538,8 @@ pub(crate) fn describe(cfg: &FsConfig) -> Description {
     }
     if let Some(j) = first_job(cfg) {
         d.body.extend(description::workers(&j.job));
-        d.body.push(Line::new("timing", description::timing(&j.job)));
+        d.body
+            .push(Line::new("timing", description::timing(&j.job)));
     }
     d.body.push(Line::new(
         "engine",
@@ -630,7 +642,9 @@ fn describe_passes(cfg: &FsConfig, d: &mut Description) {
 /// `p99 of create at most 5 ms; at most 0 failed operations`.
 fn limits_text(cfg: &FsConfig) -> String {
     let l = &cfg.limits;
-    let op = |o: &Option<super::op::FsOp>| o.map_or("every operation".to_string(), |o| o.name().to_string());
+    let op = |o: &Option<super::op::FsOp>| {
+        o.map_or("every operation".to_string(), |o| o.name().to_string())
+    };
     let mut parts: Vec<String> = Vec::new();
     for (o, ns) in &l.p99_ns {
         parts.push(format!(
