@@ -20,8 +20,11 @@
 # a second (from every thread's start to the last one's end), with every statistic a run of
 # storlab keeps (a latency histogram per operation, the time series, its own cost). Printed:
 # per round and as medians, each phase's rate of both and the ratio storlab ÷ fio (the goal:
-# at least 1, docs/performance.md). Results (storlab's results files, fio's JSON) stay in
-# RESULTS. STORLAB is the binary (default target/release/storlab).
+# at least 1, docs/performance.md); then, per file, what the rates are made of: fio's 1/IOPS
+# against its clat mean (the system call alone: the rest is fio's own work between files,
+# which grows with FILES), storlab's 1/rate against its operation's mean and p50 latency.
+# Results (storlab's results files, fio's JSON) stay in RESULTS. STORLAB is the binary
+# (default target/release/storlab).
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-5}
@@ -99,5 +102,35 @@ for p, engine in phases:
     print(f"{p:>6} vs {engine}: median storlab {a:.0f}/s, fio {b:.0f}/s; ratio of medians {a / b:.3f}, "
           f"median of round ratios {statistics.median(ratios):.3f} (rounds {min(ratios):.3f}-{max(ratios):.3f}); "
           f"files per round {sorted(items)}")
+
+# What each rate is made of. fio's IOPS is files over its job's runtime (whole milliseconds),
+# which holds its own work between files; its clat is the system call alone (open(O_CREAT),
+# stat, unlink: fio's engines time just that). storlab's latency is its operation's call alone
+# (openat(O_CREAT|O_EXCL), statx, unlinkat); its phase's seconds hold every call of each item
+# (a create's close too) and storlab's own work between them.
+print()
+print("per file, microseconds (medians over the rounds; [min-max]):")
+print(f"{'':>6} {'fio 1/IOPS':>22} {'fio clat mean':>22} {'fio clat p50':>22} {'storlab 1/rate':>22}"
+      f" {'storlab mean':>22} {'storlab p50':>22} {'fio/storlab mean':>17} {'fio/storlab p50':>16}")
+def med(xs):
+    return f"{statistics.median(xs):8.2f} [{min(xs):.2f}-{max(xs):.2f}]"
+for p, engine in phases:
+    fio_inv, fio_clat, fio_p50, st_inv, st_mean, st_p50, lat_ratio, p50_ratio = ([] for _ in range(8))
+    for r in range(1, rounds + 1):
+        f = json.load(open(f"{results}/fio-{engine}-{r}.json"))["jobs"][0]
+        d = f["read"] if f["read"]["total_ios"] else f["write"]
+        s = json.load(open(f"{results}/storlab-{r}.json"))["fs"]["mdtest"]["phases"]
+        mine = next(x for x in s if x["phase"] == p)
+        fio_inv.append(1e6 / d["iops"])
+        fio_clat.append(d["clat_ns"]["mean"] / 1e3)
+        fio_p50.append(d["clat_ns"]["percentile"]["50.000000"] / 1e3)
+        st_inv.append(1e6 / mine["items_per_s"])
+        st_mean.append(mine["latency_ns"]["mean"] / 1e3)
+        st_p50.append(mine["latency_ns"]["p50"] / 1e3)
+        lat_ratio.append(d["clat_ns"]["mean"] / mine["latency_ns"]["mean"])
+        p50_ratio.append(d["clat_ns"]["percentile"]["50.000000"] / mine["latency_ns"]["p50"])
+    print(f"{p:>6} {med(fio_inv):>22} {med(fio_clat):>22} {med(fio_p50):>22} {med(st_inv):>22}"
+          f" {med(st_mean):>22} {med(st_p50):>22} {statistics.median(lat_ratio):17.3f} {statistics.median(p50_ratio):16.3f}")
 PY
+echo "load at the end: $(cat /proc/loadavg)" | tee -a "$RESULTS/machine.txt" >&2
 echo "results: $RESULTS" >&2

@@ -298,7 +298,8 @@ fn worker_line(job: &Job, group: &[&Worker]) -> String {
         ),
         None => String::new(),
     };
-    format!("{count}: {outstanding}{each}, {pace}, {on}{limit}{group_of}{floor}")
+    let on = if on.is_empty() { on } else { format!(", {on}") };
+    format!("{count}: {outstanding}{each}, {pace}{on}{limit}{group_of}{floor}")
 }
 
 /// Where a group's workers do their I/O: `on db1`, `on a, b in turn`, `one each on a, b`, `2
@@ -309,6 +310,8 @@ fn targets_of(job: &Job, group: &[&Worker]) -> String {
     if group.iter().all(|g| g.targets == w.targets) {
         let names: Vec<&str> = w.targets.iter().map(|&t| name_of(t)).collect();
         return match (names.as_slice(), w.target_choice) {
+            // A workload's own operations (a file-system tree's) have no target.
+            ([], _) => String::new(),
             ([one], _) => format!("on {one}"),
             // Its source chooses the target of each I/O.
             (all, _) if w.driven_by.is_some() => format!("on {}", all.join(", ")),

@@ -134,7 +134,6 @@ impl Collector<'_> {
         } else {
             Phase::Measure
         });
-        let classes = job.classes.len();
         // Host samples: `first` at time 0, then one at the end of each interval.
         let mut ends: BTreeMap<u64, Sample> = BTreeMap::new();
         let mut edges = Edges::default();
@@ -145,7 +144,7 @@ impl Collector<'_> {
         let mut finished = vec![false; n_workers];
         let mut reports = Vec::new();
         let mut announced_measure = grid.ramp_ns == 0;
-        let mut ramp = StatsSet::new(classes);
+        let mut ramp = StatsSet::new(job.classes.len());
         let mut probe = Probe::default();
         if grid.ramp_ns == 0 {
             edges.measure_start = Some(first.clone());
@@ -208,7 +207,7 @@ impl Collector<'_> {
                     obs.worker_interval(worker, index, &stats);
                     pending
                         .entry(index)
-                        .or_insert_with(|| StatsSet::new(classes))
+                        .or_insert_with(|| StatsSet::new(job.classes.len()))
                         .add(&stats);
                     last_reported[worker] = Some(index);
                 }

@@ -333,19 +333,7 @@ pub fn resolve(spec: &FsSpec, location: &str, data: DataReduction) -> Result<FsC
         return Err(e.error(if mdtest.is_some() { "mdtest" } else { "files" }, why));
     }
     let open = openflags(&e, spec.openflags.as_deref().unwrap_or("none"))?;
-    let format = match spec.format.as_deref().unwrap_or("restart") {
-        "restart" => Format::Restart,
-        "yes" => Format::Yes,
-        "no" => Format::No,
-        "only" => Format::Only,
-        "clean" => Format::Clean,
-        other => {
-            return Err(e.error(
-                "format",
-                format!("`{other}`: use restart, yes, no, only or clean"),
-            ));
-        }
-    };
+    let format = format_of(&e, spec.format.as_deref().unwrap_or("restart"))?;
     let engine = match spec.engine.as_deref().unwrap_or("psync") {
         "psync" | "sync" => EngineKind::Psync,
         "null" => EngineKind::Null,
@@ -438,6 +426,23 @@ pub fn resolve(spec: &FsSpec, location: &str, data: DataReduction) -> Result<FsC
         limits: limits(&e, spec)?,
         data,
         rank: Rank::default(),
+    })
+}
+
+/// The `format` key.
+fn format_of(e: &SectionErrors, text: &str) -> Result<Format, JobError> {
+    Ok(match text {
+        "restart" => Format::Restart,
+        "yes" => Format::Yes,
+        "no" => Format::No,
+        "only" => Format::Only,
+        "clean" => Format::Clean,
+        other => {
+            return Err(e.error(
+                "format",
+                format!("`{other}`: use restart, yes, no, only or clean"),
+            ));
+        }
     })
 }
 

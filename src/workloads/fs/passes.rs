@@ -91,8 +91,54 @@ pub(super) fn run(
             format!("the workloads' skews add up to {skews}%, more than 100%"),
         ));
     }
-    // The cycles: each value of each list a pass, the first list in `order` outermost.
-    let mut axes: Vec<(&str, Vec<Axis>)> = Vec::new();
+    let axes = cycles(e, r, &key)?;
+    if axes.iter().any(|(_, v)| v.is_empty()) {
+        return Err(e.error(&key("for_"), "a for_ list is empty".into()));
+    }
+    let total: usize = axes.iter().map(|(_, v)| v.len()).product();
+    if total > MAX_PASSES {
+        return Err(e.error(
+            &key("for_"),
+            format!("the cycles make {total} passes, more than {MAX_PASSES}"),
+        ));
+    }
+    let mut passes = Vec::with_capacity(total);
+    for n in 0..total {
+        let mut label = name.clone();
+        let mut ws = base.clone();
+        let mut pass_rate = rate;
+        let mut k = n;
+        let mut picks = Vec::new();
+        for (_, values) in axes.iter().rev() {
+            picks.push(&values[k % values.len()]);
+            k /= values.len();
+        }
+        picks.reverse();
+        for axis in picks {
+            label.push(' ');
+            label.push_str(&axis.apply(&mut ws, &mut pass_rate));
+        }
+        passes.push(Pass {
+            label,
+            workloads: ws,
+            rate: pass_rate,
+            arrivals,
+            duration_ms,
+            ramp_ms,
+            interval_ms,
+        });
+    }
+    Ok(passes)
+}
+
+/// The cycles of run `r` (its `for_` lists): each value of each list a pass, the first list in
+/// `order` outermost.
+fn cycles(
+    e: &SectionErrors,
+    r: &RunSpec,
+    key: &dyn Fn(&str) -> String,
+) -> Result<Vec<(&'static str, Vec<Axis>)>, JobError> {
+    let mut axes: Vec<(&'static str, Vec<Axis>)> = Vec::new();
     if let Some(v) = &r.for_rate {
         axes.push(("rate", v.iter().map(|x| Axis::Rate(x.0)).collect()));
     }
@@ -144,43 +190,7 @@ pub(super) fn run(
         sorted.append(&mut axes);
         axes = sorted;
     }
-    if axes.iter().any(|(_, v)| v.is_empty()) {
-        return Err(e.error(&key("for_"), "a for_ list is empty".into()));
-    }
-    let total: usize = axes.iter().map(|(_, v)| v.len()).product();
-    if total > MAX_PASSES {
-        return Err(e.error(
-            &key("for_"),
-            format!("the cycles make {total} passes, more than {MAX_PASSES}"),
-        ));
-    }
-    let mut passes = Vec::with_capacity(total);
-    for n in 0..total {
-        let mut label = name.clone();
-        let mut ws = base.clone();
-        let mut pass_rate = rate;
-        let mut k = n;
-        let mut picks = Vec::new();
-        for (_, values) in axes.iter().rev() {
-            picks.push(&values[k % values.len()]);
-            k /= values.len();
-        }
-        picks.reverse();
-        for axis in picks {
-            label.push(' ');
-            label.push_str(&axis.apply(&mut ws, &mut pass_rate));
-        }
-        passes.push(Pass {
-            label,
-            workloads: ws,
-            rate: pass_rate,
-            arrivals,
-            duration_ms,
-            ramp_ms,
-            interval_ms,
-        });
-    }
-    Ok(passes)
+    Ok(axes)
 }
 
 /// One value of a cycle.

@@ -75,6 +75,26 @@ fn a_tree_is_made_then_a_metadata_mix_runs_with_every_operation_counted() {
         fs.end
     );
     assert!(r.verdict.as_ref().unwrap().passed(), "{:?}", r.verdict);
+    // Every rate of a run is over the same time, to the nanosecond: each operation's (the
+    // class's), the run's total, and the seconds the run reports.
+    for run in &fs.runs {
+        for o in &run.operations {
+            let over = o.figures.ops as f64 / run.seconds;
+            assert!(
+                (o.figures.iops - over).abs() <= 1e-9 * over,
+                "{}: {o:?} over {} s",
+                run.name,
+                run.seconds
+            );
+        }
+        let total = run.total.ops as f64 / run.seconds;
+        assert!(
+            (run.total.iops - total).abs() <= 1e-9 * total,
+            "{}: {:?}",
+            run.name,
+            run.total
+        );
+    }
     // The marker says the tree is storlab's and whole; a second run reuses it.
     let again = run(dir.path(), "again", &text).unwrap();
     let fs2 = again.fs.unwrap();
@@ -197,7 +217,7 @@ fn an_anchor_of_another_user_or_with_files_of_others_is_refused_untouched() {
     std::fs::create_dir(&planted).unwrap();
     std::fs::write(planted.join(".storlab-fs.json"), b"{}").unwrap();
     rustix::fs::chown(
-        &planted.join(".storlab-fs.json"),
+        planted.join(".storlab-fs.json"),
         Some(rustix::process::Uid::from_raw(65534)),
         None,
     )

@@ -555,17 +555,17 @@ pub(crate) fn describe(cfg: &FsConfig) -> Description {
 }
 
 fn format_text(cfg: &FsConfig) -> String {
+    let by = format!(
+        "{} thread{}, {} writes",
+        cfg.format_threads,
+        if cfg.format_threads == 1 { "" } else { "s" },
+        format_size(cfg.format_xfer)
+    );
     match cfg.format {
-        Format::Restart => format!(
-            "restart: what is missing of the tree is made ({} threads, {} writes), what is there is used",
-            cfg.format_threads,
-            format_size(cfg.format_xfer)
-        ),
-        Format::Yes => format!(
-            "yes: a tree there is removed and the tree made anew ({} threads, {} writes)",
-            cfg.format_threads,
-            format_size(cfg.format_xfer)
-        ),
+        Format::Restart => {
+            format!("restart: what is missing of the tree is made ({by}), what is there is used")
+        }
+        Format::Yes => format!("yes: a tree there is removed and the tree made anew ({by})"),
         Format::No => "no: the tree is used as it is".into(),
         Format::Only => "only: the tree is made anew, then nothing runs".into(),
         Format::Clean => "clean: the tree is removed, then nothing runs".into(),
@@ -615,7 +615,7 @@ fn describe_passes(cfg: &FsConfig, d: &mut Description) {
         d.head.push(Line::new(
             label,
             format!(
-                "{}: {}, {}{}",
+                "{}: {}, {}{} measured",
                 p.label,
                 match p.rate {
                     Some(r) => format!("{} operations/s (open loop)", format_number(r)),
@@ -626,7 +626,7 @@ fn describe_passes(cfg: &FsConfig, d: &mut Description) {
                 } else {
                     String::new()
                 },
-                format!("{} measured", format_ms(p.duration_ms))
+                format_ms(p.duration_ms)
             ),
         ));
         label = "";
