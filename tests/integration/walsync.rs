@@ -78,7 +78,7 @@ fn every_method_is_listed_with_its_numbers_and_the_fastest_is_named() {
                         // The method's name, then its writes per sync (columns as wide as
                         // their cells).
                         l.strip_prefix(m.name().as_str())
-                            .and_then(|rest| rest.trim_start().split_whitespace().next())
+                            .and_then(|rest| rest.split_whitespace().next())
                             .is_some_and(|w| w == m.writes_per_sync.to_string())
                             && l.len() > m.name().len()
                             && l.as_bytes()[m.name().len()] == b' '
