@@ -51,7 +51,7 @@ pub(super) fn report(
         };
         console::print_text(text.trim_end());
     } else if json {
-        console::print_text(&results_file::to_string(&r)?);
+        console::print_json(&r);
     } else {
         console::print_summary(&r);
     }

@@ -66,11 +66,20 @@ fn job(r: &RunResult, name: &str, c: &ClassResult) -> Value {
         }
     }
     let interval = |dir: fn(&crate::stats::timeseries::IntervalClass) -> &IntervalDir| {
-        (r.timeseries.iter())
-            .filter(|t| t.phase == IntervalPhase::Measure)
-            .filter_map(|t| t.classes.get(name).map(dir))
-            .map(|d| (d.iops, d.bytes_per_s))
-            .collect::<Vec<(f64, f64)>>()
+        // Read one record at a time (from the NDJSON file when the results do not hold it);
+        // `storlab report` refuses a series it cannot read before rendering.
+        let mut samples = Vec::new();
+        let _ = r.timeseries.each(|t| {
+            if let Some(d) = t
+                .classes
+                .get(name)
+                .filter(|_| t.phase == IntervalPhase::Measure)
+            {
+                let d = dir(d);
+                samples.push((d.iops, d.bytes_per_s));
+            }
+        });
+        samples
     };
     let mut j = Map::new();
     j.insert("jobname".into(), json!(name));

@@ -118,7 +118,9 @@ impl HostResult {
                     .map(|rule| rule.rule.clone())
                     .collect(),
                 interrupted: r.interrupted.reason().map(str::to_string),
-                timeseries: r.timeseries.iter().map(HostInterval::of).collect(),
+                timeseries: (r.timeseries.within(super::INLINE_INTERVALS).iter())
+                    .map(HostInterval::of)
+                    .collect(),
                 devices: r.devices.clone(),
                 ..HostResult::default()
             },

@@ -1,16 +1,21 @@
 //! The NDJSON time series beside every results file (`run.json` → `run.ndjson`, one
-//! [`IntervalRecord`] per line, written and flushed as each interval ends), read back: whole,
-//! to inline it in a results file, or from a run that was killed (a last line cut off by the
-//! kill is left out and said so). The one reader of that format: read within the cap of
-//! time series (`crate::input`), a line of at most [`MAX_LINE_BYTES`], every number of a
-//! line scanned before it is read as a record ([`super::validate`]).
+//! [`IntervalRecord`] per line, written and flushed as each interval ends), read back: one
+//! record at a time as a view needs it ([`Series`], the results file's `timeseries`: inlined
+//! into the results file as it is written when short, charted at a bounded number of points),
+//! or whole from a run that was killed (a last line cut off by the kill is left out and said
+//! so). The one reader of that format: read within the cap of time series (`crate::input`), a
+//! line of at most [`MAX_LINE_BYTES`], every number of a line scanned before it is read as a
+//! record ([`super::validate`]). Nothing here holds more than one record of a file at a time,
+//! except [`read`] (results recovered from a killed run's series) and [`Series::within`].
 
 use super::INLINE_INTERVALS;
 use crate::input::{self, Kind};
+use crate::stats::downsample::Downsampled;
 use crate::stats::timeseries::IntervalRecord;
 use anyhow::{Result, bail};
+use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Longest first line looked at to tell a time series from a results file.
 const SNIFF_BYTES: u64 = 1 << 20;
@@ -70,65 +75,298 @@ fn next_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Op
     Ok(Some(ended))
 }
 
-/// Reads records from `input` (named `name` in errors): every complete line (ended by a
-/// newline) must be a record, except that blank lines are skipped; a last line without its
-/// newline is kept when it parses and otherwise left out as cut off. `None` when there are
-/// more than `limit` records (reading stops there, so a long series is never held).
-fn read_from(mut input: impl BufRead, name: &str, limit: usize) -> Result<Option<TimeSeries>> {
-    let mut records = Vec::new();
-    let mut cut_off = false;
-    let mut line = Vec::new();
-    let mut n = 0;
-    loop {
-        n += 1;
-        let ended = match next_line(&mut input, &mut line) {
-            Ok(Some(ended)) => ended,
-            Ok(None) => break,
-            Err(e) => bail!(
-                "cannot read {name} line {n}: {}",
-                crate::units::os_error_text(&e)
-            ),
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let record = super::validate::scan_record(&line).and_then(|()| {
-            serde_json::from_slice::<IntervalRecord>(&line).map_err(|e| e.to_string())
-        });
-        match record {
-            Ok(_) if records.len() == limit => return Ok(None),
-            Ok(record) => records.push(record),
-            // The last line has no newline after it: the writer was stopped in the middle.
-            Err(_) if !ended => cut_off = true,
-            Err(e) => bail!("{name} line {n}: not an interval record of the time series: {e}"),
-        }
-    }
-    Ok(Some(TimeSeries { records, cut_off }))
+/// The records of an NDJSON time series, read one line at a time (`name` in errors): every
+/// complete line (ended by a newline) must be a record, except that blank lines are skipped;
+/// a last line without its newline is kept when it parses and otherwise left out as cut off.
+struct Records<R> {
+    input: R,
+    name: String,
+    line: Vec<u8>,
+    /// The line read last, from 1.
+    n: u64,
+    /// The last line was cut off and left out.
+    cut_off: bool,
 }
 
-/// Parses NDJSON text (see [`read_from`]).
+impl<R: BufRead> Records<R> {
+    fn new(input: R, name: &str) -> Records<R> {
+        Records {
+            input,
+            name: name.to_string(),
+            line: Vec::new(),
+            n: 0,
+            cut_off: false,
+        }
+    }
+
+    /// The next record; `None` at the end.
+    fn next_record(&mut self) -> Result<Option<IntervalRecord>> {
+        loop {
+            self.n += 1;
+            let name = &self.name;
+            let ended = match next_line(&mut self.input, &mut self.line) {
+                Ok(Some(ended)) => ended,
+                Ok(None) => return Ok(None),
+                Err(e) => bail!(
+                    "cannot read {name} line {}: {}",
+                    self.n,
+                    crate::units::os_error_text(&e)
+                ),
+            };
+            if self.line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let line = &self.line;
+            let record = super::validate::scan_record(line).and_then(|()| {
+                serde_json::from_slice::<IntervalRecord>(line).map_err(|e| e.to_string())
+            });
+            match record {
+                Ok(record) => return Ok(Some(record)),
+                // The last line has no newline after it: the writer was stopped in the middle.
+                Err(_) if !ended => self.cut_off = true,
+                Err(e) => bail!(
+                    "{name} line {}: not an interval record of the time series: {e}",
+                    self.n
+                ),
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Records<R> {
+    /// Every record left, and whether the last line was cut off.
+    fn collect(mut self) -> Result<TimeSeries> {
+        let mut records = Vec::new();
+        while let Some(record) = self.next_record()? {
+            records.push(record);
+        }
+        Ok(TimeSeries {
+            records,
+            cut_off: self.cut_off,
+        })
+    }
+}
+
+/// Parses NDJSON text (see [`Records`]).
 #[cfg(test)]
 pub fn parse(text: &[u8], name: &str) -> Result<TimeSeries> {
-    Ok(read_from(text, name, usize::MAX)?.expect("no limit"))
+    Records::new(text, name).collect()
+}
+
+/// Opens the NDJSON time series at `path` to read its records one at a time.
+fn open(path: &Path) -> Result<Records<impl BufRead>, input::Refused> {
+    let file = input::open(path, Kind::TimeSeries)?;
+    let reader = std::io::BufReader::with_capacity(1 << 16, file);
+    Ok(Records::new(reader, &path.display().to_string()))
 }
 
 /// Reads the NDJSON time series at `path`, within the cap of time series.
 pub fn read(path: &Path) -> Result<TimeSeries> {
-    let file = input::open(path, Kind::TimeSeries)?;
-    let name = path.display().to_string();
-    let reader = std::io::BufReader::with_capacity(1 << 16, file);
-    Ok(read_from(reader, &name, usize::MAX)?.expect("no limit"))
+    open(path)?.collect()
 }
 
-/// The series at `path` to inline in a results file: empty when the file is missing,
-/// unreadable, cut off, or longer than [`INLINE_INTERVALS`].
-pub fn read_inline(path: &Path) -> Vec<IntervalRecord> {
-    let Ok(file) = input::open(path, Kind::TimeSeries) else {
-        return Vec::new();
-    };
-    match read_from(std::io::BufReader::new(file), "", INLINE_INTERVALS) {
-        Ok(Some(series)) if !series.cut_off => series.records,
-        _ => Vec::new(),
+/// A results file's interval records (its `timeseries`): the ones it holds, or, when it holds
+/// none, those of the NDJSON time series beside it, read one at a time as a view needs them,
+/// so that no view holds a long run's series.
+///
+/// In JSON it is the array of the records inlined: those held, or for a series read from its
+/// file the file's records when there are at most [`INLINE_INTERVALS`] of them, streamed into
+/// the results file as it is written (longer series are `[]`: the file holds them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Series {
+    /// The records held: those a results file inlined, or made in memory (a merge of the ranks
+    /// of a run over many hosts, results recovered from a time series, tests).
+    pub held: Vec<IntervalRecord>,
+    /// The NDJSON time series the records are read from when none are held.
+    pub file: Option<PathBuf>,
+}
+
+/// Why a series could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unread {
+    /// Its file is not there (a results file moved without it).
+    pub missing: bool,
+    /// What went wrong, with the file and the line (`the time series r.ndjson is missing`,
+    /// `r.ndjson line 7: not an interval record …`).
+    pub why: String,
+}
+
+/// A series made short enough to chart (see [`Series::downsampled`]).
+#[derive(Debug, Clone, Default)]
+pub struct Charted {
+    /// The points: intervals, or consecutive intervals of a run and phase merged.
+    pub points: Vec<IntervalRecord>,
+    /// The intervals read.
+    pub intervals: u64,
+    /// The most intervals one point merges (1: none).
+    pub widest: u64,
+    /// Why the series could not be read (whole): the points are those read before.
+    pub unread: Option<Unread>,
+}
+
+impl Series {
+    /// A series of the records held.
+    pub fn held(records: Vec<IntervalRecord>) -> Series {
+        Series {
+            held: records,
+            file: None,
+        }
+    }
+
+    /// The series of the NDJSON time series at `path`, read when needed.
+    pub fn of_file(path: PathBuf) -> Series {
+        Series {
+            held: Vec::new(),
+            file: Some(path),
+        }
+    }
+
+    /// Whether there is no series: no record held and no file to read.
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty() && self.file.is_none()
+    }
+
+    /// Calls `each` with every record, in order: those held, or each read from the file (a
+    /// last line cut off is left out). The number of records; an error when the file cannot
+    /// be read (after the records before the problem).
+    pub fn each(&self, mut each: impl FnMut(&IntervalRecord)) -> Result<u64, Unread> {
+        let Some(path) = self.file.as_ref().filter(|_| self.held.is_empty()) else {
+            self.held.iter().for_each(&mut each);
+            return Ok(self.held.len() as u64);
+        };
+        let mut lines = open(path).map_err(|e| Unread {
+            missing: e.missing,
+            why: match e.missing {
+                true => format!("the time series {} is missing", path.display()),
+                false => e.to_string(),
+            },
+        })?;
+        let mut n = 0;
+        loop {
+            match lines.next_record() {
+                Ok(Some(record)) => {
+                    each(&record);
+                    n += 1;
+                }
+                Ok(None) => return Ok(n),
+                Err(e) => {
+                    return Err(Unread {
+                        missing: false,
+                        why: format!("{e:#}"),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The series at most about `limit` points long (at most twice that, see
+    /// [`crate::stats::downsample`]), read in one pass in constant memory: consecutive
+    /// intervals of a run and phase merged into one point when there are more.
+    pub fn downsampled(&self, limit: usize) -> Charted {
+        let mut points = Downsampled::new(limit);
+        let unread = self.each(|r| points.push(r.clone())).err();
+        Charted {
+            intervals: points.pushed(),
+            widest: points.widest(),
+            points: points.into_points(),
+            unread,
+        }
+    }
+
+    /// Every record readable, in memory at once: those held, or those of the file up to a
+    /// problem. For exports of every interval, whose output holds them all anyway.
+    pub fn records(&self) -> std::borrow::Cow<'_, [IntervalRecord]> {
+        if !self.held.is_empty() || self.file.is_none() {
+            return std::borrow::Cow::Borrowed(&self.held);
+        }
+        let mut records = Vec::new();
+        let _ = self.each(|r| records.push(r.clone()));
+        std::borrow::Cow::Owned(records)
+    }
+
+    /// The records when there are at most `limit` of them (and the file, if they are read
+    /// from one, is whole); else none. Holds at most `limit` records.
+    pub fn within(&self, limit: usize) -> Vec<IntervalRecord> {
+        if !self.held.is_empty() {
+            return match self.held.len() <= limit {
+                true => self.held.clone(),
+                false => Vec::new(),
+            };
+        }
+        let Some(mut lines) = self.file.as_deref().and_then(|p| open(p).ok()) else {
+            return Vec::new();
+        };
+        let mut records = Vec::new();
+        loop {
+            match lines.next_record() {
+                Ok(Some(_)) if records.len() == limit => return Vec::new(),
+                Ok(Some(record)) => records.push(record),
+                Ok(None) if !lines.cut_off => return records,
+                _ => return Vec::new(),
+            }
+        }
+    }
+
+    /// How many records the file holds, when it is whole and holds at most `limit` (read
+    /// without keeping any); `None` otherwise.
+    fn count_within(path: &Path, limit: usize) -> Option<usize> {
+        let mut lines = open(path).ok()?;
+        let mut n = 0;
+        loop {
+            match lines.next_record() {
+                Ok(Some(_)) if n == limit => return None,
+                Ok(Some(_)) => n += 1,
+                Ok(None) if !lines.cut_off => return Some(n),
+                _ => return None,
+            }
+        }
+    }
+}
+
+impl Serialize for Series {
+    /// The records held; for a series read from its file, the file's records streamed one
+    /// at a time when they are at most [`INLINE_INTERVALS`] and whole (a file that changed
+    /// since it was counted ends the array where it stops being readable), else none.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let Some(path) = self.file.as_ref().filter(|_| self.held.is_empty()) else {
+            return self.held.serialize(s);
+        };
+        let count = Series::count_within(path, INLINE_INTERVALS);
+        let mut seq = s.serialize_seq(Some(count.unwrap_or(0)))?;
+        if let (Some(n), Ok(mut lines)) = (count, open(path)) {
+            for _ in 0..n {
+                match lines.next_record() {
+                    Ok(Some(record)) => seq.serialize_element(&record)?,
+                    _ => break,
+                }
+            }
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Series {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Series, D::Error> {
+        Vec::<IntervalRecord>::deserialize(d).map(Series::held)
+    }
+}
+
+impl schemars::JsonSchema for Series {
+    fn inline_schema() -> bool {
+        <Vec<IntervalRecord>>::inline_schema()
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <Vec<IntervalRecord>>::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        <Vec<IntervalRecord>>::schema_id()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<IntervalRecord>>::json_schema(g)
     }
 }
 

@@ -334,7 +334,10 @@ mod tests {
         assert!(v.passed() && v.rules.iter().all(|r| r.inconclusive.is_none()));
         // A quiet host excuses nothing but a miss within its few microseconds.
         let quiet = cost(5e3, 50_000, 0.01);
-        assert_eq!(Verdict::weighed(vec![mean(10.1)], Some(&quiet)).result, "FAIL");
+        assert_eq!(
+            Verdict::weighed(vec![mean(10.1)], Some(&quiet)).result,
+            "FAIL"
+        );
         assert!(Verdict::weighed(vec![mean(10.000_001)], Some(&quiet)).inconclusive());
     }
 

@@ -320,6 +320,17 @@ pub(crate) fn print_text(text: &str) {
     write_stdout(&format!("{text}\n"));
 }
 
+/// Prints the results file's JSON (`--json`), written out as it is made: a series read from
+/// its file is streamed, never held whole. A closed pipe is not an error.
+pub(crate) fn print_json(r: &RunResult) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = serde_json::to_writer_pretty(&mut out, r)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+}
+
 /// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
 fn write_stdout(text: &str) {
     use std::io::Write;

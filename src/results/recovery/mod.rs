@@ -162,10 +162,8 @@ fn not_its_results(
             ops,
         )
     };
-    if !r.timeseries.is_empty() {
-        let same = r
-            .timeseries
-            .iter()
+    if !r.timeseries.held.is_empty() {
+        let same = (r.timeseries.held.iter())
             .map(key)
             .eq(series.records.iter().map(key));
         return (!same).then_some("is another run's: its intervals are not these");
@@ -511,7 +509,7 @@ fn recover(
         host_cpu: all.cpu,
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
-        timeseries: records.clone(),
+        timeseries: super::timeseries::Series::held(records.clone()),
         cost: None,
         data: None,
         verify: None,
