@@ -60,7 +60,7 @@ fn totals_sum_the_measured_intervals() {
     assert_eq!(read.latency_ns.max, 1000);
     assert_eq!(read.latency_ns.p99, 900);
     assert_eq!(r.classes["c"].read.ops, 400);
-    assert_eq!(r.timeseries.len(), 3);
+    assert_eq!(r.timeseries.held.len(), 3);
     let phases: Vec<(Phase, PhaseState)> = r.phases.iter().map(|p| (p.name, p.state)).collect();
     assert_eq!(
         phases,
@@ -124,7 +124,7 @@ fn results(records: &[IntervalRecord], interrupted: Interrupted) -> RunResult {
     v["job"]["duration_ms"] = serde_json::json!(30_000);
     let mut r: RunResult = serde_json::from_value(v).unwrap();
     r.interrupted = interrupted;
-    r.timeseries = records.to_vec();
+    r.timeseries = crate::results::timeseries::Series::held(records.to_vec());
     r.totals.read.ops = 4242;
     r
 }
