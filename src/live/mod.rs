@@ -64,8 +64,8 @@ struct State {
     counters: BTreeMap<(usize, usize, usize), [u64; 3]>,
     /// Measured latency: (class, direction, worker) → its buckets.
     latency: BTreeMap<(usize, usize, usize), metrics::Latency>,
-    /// Each worker's part of the intervals not merged yet.
-    pending: BTreeMap<u64, Vec<(usize, StatsSet)>>,
+    /// The current run's ramp intervals (whose I/O is not counted).
+    ramp_intervals: u64,
     /// A rule on the rate of some classes (an Exchange validation's achieved transactional
     /// IOPS).
     watch: Option<RateWatch>,
@@ -115,9 +115,9 @@ impl Default for History {
 }
 
 /// The page shows at least this many latest intervals one by one (at most twice as many).
-const RECENT_POINTS: usize = 300;
+const RECENT_POINTS: usize = 150;
 /// The intervals before them are merged into about this many points (at most twice as many).
-const HISTORY_POINTS: usize = 300;
+const HISTORY_POINTS: usize = 150;
 
 /// One interval on the page, or in its history consecutive intervals of a run and phase merged
 /// (I/Os and errors added, rates and CPU over their time, mean latency over their I/Os, p99 and
@@ -414,6 +414,8 @@ impl Observer for Feed {
     fn job(&mut self, job: &Job) {
         let mut s = edit(&self.state);
         s.next_run();
+        s.ramp_intervals =
+            IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms).ramp_intervals();
         s.classes = job.classes.clone();
         s.interval_ms = job.interval_ms;
         s.workers = (job.workers.iter())
@@ -430,38 +432,30 @@ impl Observer for Feed {
         edit(&self.state).phase = phase.to_string();
     }
 
+    /// A worker's part of a measured interval is counted as it comes (every part is merged
+    /// into an interval of the time series: a collector that falls behind holds them, not
+    /// this), so that nothing waits here.
     fn worker_interval(&mut self, worker: usize, index: u64, stats: &StatsSet) {
         let mut s = edit(&self.state);
-        s.pending
-            .entry(index)
-            .or_default()
-            .push((worker, stats.clone()));
+        if index < s.ramp_intervals {
+            return;
+        }
+        for (class, c) in stats.classes.iter().enumerate() {
+            for (dir, d) in c.dirs.iter().enumerate() {
+                if d.ops == 0 && d.errors == 0 {
+                    continue;
+                }
+                let slot = s.counters.entry((class, dir, worker)).or_default();
+                slot[0] += d.ops;
+                slot[1] += d.bytes;
+                slot[2] += d.errors;
+                (s.latency.entry((class, dir, worker)).or_default()).add(&d.latency);
+            }
+        }
     }
 
     fn interval(&mut self, r: &IntervalRecord, _grid: &IntervalGrid) {
         let mut s = edit(&self.state);
-        let parts = s.pending.remove(&r.index).unwrap_or_default();
-        // Older intervals never merged (a worker that stopped) are dropped.
-        s.pending.retain(|&i, _| i > r.index);
-        if r.phase == IntervalPhase::Measure {
-            for (worker, stats) in &parts {
-                for (class, c) in stats.classes.iter().enumerate() {
-                    for (dir, d) in c.dirs.iter().enumerate() {
-                        if d.ops == 0 && d.errors == 0 {
-                            continue;
-                        }
-                        let slot = s.counters.entry((class, dir, *worker)).or_default();
-                        slot[0] += d.ops;
-                        slot[1] += d.bytes;
-                        slot[2] += d.errors;
-                        s.latency
-                            .entry((class, dir, *worker))
-                            .or_default()
-                            .add(&d.latency);
-                    }
-                }
-            }
-        }
         let mut point = point(r, s.run_offset_s, s.watch.as_ref());
         point.run = s.run;
         s.add(point);

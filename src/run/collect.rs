@@ -125,8 +125,12 @@ impl Collector<'_> {
         let mut measure_start: Option<Sample> = None;
         let mut measure_end: Option<Sample> = None;
         let mut next_sample = 0u64;
-        // Interval statistics waiting for every worker.
-        let mut pending: BTreeMap<u64, StatsSet> = BTreeMap::new();
+        // Interval statistics waiting for every worker: each worker's as it sent them (compact:
+        // only their non-empty buckets), so that a collector that falls behind holds a few KiB
+        // per worker and interval, not a set ready to record (220 KiB a class); merged into
+        // `merged`, one set kept for the run, when the interval is complete.
+        let mut pending: BTreeMap<u64, Vec<Box<StatsSet>>> = BTreeMap::new();
+        let mut merged = StatsSet::new(classes);
         let mut last_reported: Vec<Option<u64>> = vec![None; n_workers];
         let mut finished = vec![false; n_workers];
         let mut reports = Vec::new();
@@ -165,9 +169,13 @@ impl Collector<'_> {
                 if !complete {
                     break;
                 }
-                let stats = pending.pop_first().expect("non-empty").1;
+                merged.reset();
+                for part in pending.pop_first().expect("non-empty").1 {
+                    merged.add(&part);
+                }
+                let stats = &merged;
                 if index < grid.ramp_intervals() {
-                    ramp.add(&stats);
+                    ramp.add(stats);
                 }
                 crate::fault::inject(crate::fault::Kind::Collector);
                 let before = if index == 0 {
@@ -177,11 +185,11 @@ impl Collector<'_> {
                 };
                 let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
                 let now = start.elapsed().as_nanos() as u64;
-                let mut rec = interval_record(index, &grid, now, &stats, &job.classes, host);
+                let mut rec = interval_record(index, &grid, now, stats, &job.classes, host);
                 rec.step = opts.step;
                 rec.label = opts.label;
                 if opts.interval_histograms {
-                    rec.histograms = Some(IntervalHistograms::of(&stats, &job.classes));
+                    rec.histograms = Some(IntervalHistograms::of(stats, &job.classes));
                 }
                 write_record(&mut *ndjson, &rec, &opts.results_path)?;
                 obs.interval(&rec, &grid);
@@ -206,10 +214,7 @@ impl Collector<'_> {
                     stats,
                 }) => {
                     obs.worker_interval(worker, index, &stats);
-                    pending
-                        .entry(index)
-                        .or_insert_with(|| StatsSet::new(classes))
-                        .add(&stats);
+                    pending.entry(index).or_default().push(stats);
                     last_reported[worker] = Some(index);
                 }
                 Ok(WorkerMsg::Blocks { worker, mut refs }) => {

@@ -14,7 +14,7 @@ use crate::units::{format_duration, format_ns, format_rate, format_size};
 use std::time::Duration;
 
 /// About the most points of a run on the IOPS-over-time chart (at most twice as many).
-const OVER_TIME_POINTS: usize = 600;
+const OVER_TIME_POINTS: usize = 300;
 
 mod render;
 

@@ -115,7 +115,7 @@ impl<'a> Timeline<'a> {
 
 /// About the most points a chart over time draws per series (at most twice as many): a longer
 /// series is read from its file one record at a time and merged into this many points.
-pub(super) const CHART_POINTS: usize = 600;
+pub(super) const CHART_POINTS: usize = 300;
 
 /// The charts over time: throughput, latency, CPU and device utilisation, from the series read
 /// one record at a time (from the NDJSON file when the results file does not hold it) and
