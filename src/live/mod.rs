@@ -2,7 +2,10 @@
 //! serves a page of live charts (`/`, polling `/live.json` each interval), the run so far as
 //! JSON (`/live.json`) and Prometheus/OpenMetrics metrics (`/metrics`). It is fed by an
 //! [`Observer`] ([`Feed`]) that the collector tells of each interval once it is merged, and of
-//! each worker's part of it: the workers' hot path does not know it exists. Loopback unless
+//! each worker's part of it: the workers' hot path does not know it exists. What it keeps does
+//! not grow with the run: the latest intervals one by one, the ones before merged into a
+//! bounded number of points (`crate::stats::downsample`), and the verdict's and CPU's figures
+//! so far as running sums; each worker's part is counted as it comes. Loopback unless
 //! another address is given; the page says so when it is not. The server and its limits
 //! (connections, request size, time, methods) are in `server.rs`; the page, a template that
 //! escapes every value, with its Content-Security-Policy in `page.rs`.

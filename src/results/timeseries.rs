@@ -435,6 +435,123 @@ mod tests {
         );
     }
 
+    /// A series of `n` measured intervals of 10 ms (the first `ramp` of them ramp), with 10 + i % 3
+    /// reads at a p99 of 1 + i % 7 µs, in a file `name` of `dir`.
+    fn series_file(dir: &Path, name: &str, n: u64, ramp: u64) -> PathBuf {
+        let records: Vec<IntervalRecord> = (0..n)
+            .map(|i| {
+                let mut r = record(i, IntervalPhase::Measure);
+                if i < ramp {
+                    r.phase = IntervalPhase::Ramp;
+                }
+                (r.t_end_ms, r.interval_ms) = ((i + 1) * 10, 10);
+                r.total.read.ops = 10 + i % 3;
+                r.total.read.iops = r.total.read.ops as f64 * 100.0;
+                r.total.read.latency_p99_ns = 1000 * (1 + i % 7);
+                r
+            })
+            .collect();
+        let path = dir.join(name);
+        std::fs::write(&path, ndjson(&records)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_series_read_from_its_file_is_inlined_only_when_short_and_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = |s: &Series| serde_json::to_value(s).unwrap();
+        let short = series_file(dir.path(), "short.ndjson", 5, 0);
+        let inlined = json(&Series::of_file(short.clone()));
+        assert_eq!(
+            inlined,
+            serde_json::to_value(&read(&short).unwrap().records).unwrap()
+        );
+        let exactly = series_file(dir.path(), "cap.ndjson", INLINE_INTERVALS as u64, 0);
+        let n = json(&Series::of_file(exactly)).as_array().unwrap().len();
+        assert_eq!(n, INLINE_INTERVALS);
+        let long = series_file(dir.path(), "long.ndjson", INLINE_INTERVALS as u64 + 1, 0);
+        assert_eq!(json(&Series::of_file(long.clone())), serde_json::json!([]));
+        // A series cut off in a write, or missing, is not inlined either.
+        let text = std::fs::read(&short).unwrap();
+        let cut = dir.path().join("cut.ndjson");
+        std::fs::write(&cut, &text[..text.len() - 10]).unwrap();
+        assert_eq!(json(&Series::of_file(cut)), serde_json::json!([]));
+        let gone = Series::of_file(dir.path().join("gone.ndjson"));
+        assert_eq!(json(&gone), serde_json::json!([]));
+        // Held records are the array, and read back as held.
+        let held = Series::held(read(&short).unwrap().records);
+        let back: Series = serde_json::from_value(json(&held)).unwrap();
+        assert_eq!(back, held);
+        assert_eq!(Series::of_file(long.clone()).within(INLINE_INTERVALS), []);
+        assert_eq!(
+            Series::of_file(long).within(usize::MAX).len(),
+            INLINE_INTERVALS + 1
+        );
+    }
+
+    #[test]
+    fn a_series_is_read_one_record_at_a_time_and_says_what_it_cannot_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = series_file(dir.path(), "r.ndjson", 4, 0);
+        let mut seen = Vec::new();
+        let n = Series::of_file(path.clone()).each(|r| seen.push(r.index));
+        assert_eq!((n, seen), (Ok(4), vec![0, 1, 2, 3]));
+        let gone = dir.path().join("gone.ndjson");
+        let e = Series::of_file(gone.clone()).each(|_| {}).unwrap_err();
+        assert!(e.missing);
+        assert_eq!(
+            e.why,
+            format!("the time series {} is missing", gone.display())
+        );
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("{\"index\": 4, broken\n");
+        text.push_str(&ndjson(&[record(5, IntervalPhase::Measure)]));
+        std::fs::write(&path, text).unwrap();
+        let mut seen = 0;
+        let e = Series::of_file(path.clone())
+            .each(|_| seen += 1)
+            .unwrap_err();
+        assert!(
+            !e.missing && e.why.contains("r.ndjson line 5: not an interval record"),
+            "{e:?}"
+        );
+        assert_eq!(seen, 4, "the records before the problem");
+        let charted = Series::of_file(path).downsampled(10);
+        assert_eq!((charted.points.len(), charted.unread.is_some()), (4, true));
+    }
+
+    #[test]
+    fn a_long_series_is_charted_at_a_bounded_number_of_merged_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 50_000;
+        let path = series_file(dir.path(), "r.ndjson", n, 1000);
+        let c = Series::of_file(path).downsampled(300);
+        assert!((300..=600).contains(&c.points.len()), "{}", c.points.len());
+        assert_eq!(c.intervals, n);
+        assert!(c.widest > 1 && c.unread.is_none());
+        // Nothing lost: every I/O, every millisecond, in order; the ramp merged apart.
+        let ops: u64 = c.points.iter().map(|p| p.total.read.ops).sum();
+        assert_eq!(ops, (0..n).map(|i| 10 + i % 3).sum::<u64>());
+        let ms: u64 = c.points.iter().map(|p| p.interval_ms).sum();
+        assert_eq!(ms, n * 10);
+        assert_eq!(c.points.last().unwrap().t_end_ms, n * 10);
+        let ramp: u64 = (c.points.iter())
+            .filter(|p| p.phase == IntervalPhase::Ramp)
+            .map(|p| p.interval_ms)
+            .sum();
+        assert_eq!(ramp, 1000 * 10);
+        for p in &c.points {
+            // Rates over the point's time: its I/Os over its length.
+            let rate = p.total.read.ops as f64 / (p.interval_ms as f64 / 1e3);
+            assert!((p.total.read.iops - rate).abs() < 1e-6 * rate, "{p:?}");
+            assert!(p.total.read.latency_p99_ns <= 7000);
+        }
+        assert_eq!(
+            c.points[0].total.read.latency_p99_ns, 7000,
+            "the largest of its intervals'"
+        );
+    }
+
     #[test]
     fn a_line_longer_than_any_record_is_refused_without_holding_it() {
         let mut text = ndjson(&[record(0, IntervalPhase::Measure)]).into_bytes();

@@ -408,6 +408,80 @@ impl IntervalGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::downsample::Merge;
+
+    #[test]
+    fn merged_intervals_add_counts_and_weigh_rates_by_time_and_means_by_operations() {
+        let dir = |ops: u64, ms: f64, mean: f64, p99: u64| IntervalDir {
+            ops,
+            bytes: ops * 4096,
+            errors: 1,
+            iops: ops as f64 / (ms / 1e3),
+            bytes_per_s: (ops * 4096) as f64 / (ms / 1e3),
+            latency_mean_ns: mean,
+            latency_p99_ns: p99,
+            latency_max_ns: p99 * 2,
+        };
+        let mut a = IntervalRecord {
+            index: 0,
+            t_end_ms: 1000,
+            interval_ms: 1000,
+            ..Default::default()
+        };
+        a.total.read = dir(100, 1000.0, 10.0, 50);
+        a.classes.insert("x".into(), a.total);
+        a.cpu.system_user_pct = 10.0;
+        a.devices.insert(
+            "sda".into(),
+            DiskDelta {
+                reads: 100,
+                util_pct: 40.0,
+                read_await_ms: 1.0,
+                ..Default::default()
+            },
+        );
+        let mut b = IntervalRecord {
+            index: 1,
+            t_end_ms: 1250,
+            interval_ms: 250,
+            ..Default::default()
+        };
+        b.total.read = dir(300, 250.0, 30.0, 20);
+        b.classes.insert("y".into(), b.total);
+        b.cpu.system_user_pct = 60.0;
+        b.devices.insert(
+            "sda".into(),
+            DiskDelta {
+                reads: 300,
+                util_pct: 100.0,
+                read_await_ms: 3.0,
+                ..Default::default()
+            },
+        );
+        assert!(a.continues(&b) && !b.continues(&a));
+        let mut ramp = b.clone();
+        ramp.phase = IntervalPhase::Ramp;
+        assert!(
+            !a.continues(&ramp),
+            "a ramp never merges with a measurement"
+        );
+        a.absorb(&b);
+        assert_eq!((a.index, a.t_end_ms, a.interval_ms), (0, 1250, 1250));
+        let r = a.total.read;
+        assert_eq!((r.ops, r.bytes, r.errors), (400, 400 * 4096, 2));
+        assert!((r.iops - 400.0 / 1.25).abs() < 1e-9, "{}", r.iops);
+        assert!((r.latency_mean_ns - (100.0 * 10.0 + 300.0 * 30.0) / 400.0).abs() < 1e-9);
+        assert_eq!((r.latency_p99_ns, r.latency_max_ns), (50, 100));
+        // A class of one interval only: no I/O in the other, over its time.
+        assert!((a.classes["x"].read.iops - 100.0 / 1.25).abs() < 1e-9);
+        assert!((a.classes["y"].read.iops - 300.0 / 1.25).abs() < 1e-9);
+        assert_eq!(a.classes["y"].read.ops, 300);
+        assert!((a.cpu.system_user_pct - (10.0 + 60.0 * 0.25) / 1.25).abs() < 1e-9);
+        let d = a.devices["sda"];
+        assert_eq!(d.reads, 400);
+        assert!((d.util_pct - (40.0 + 100.0 * 0.25) / 1.25).abs() < 1e-9);
+        assert!((d.read_await_ms - 2.5).abs() < 1e-9);
+    }
 
     #[test]
     fn grid_cuts_ramp_and_measure() {

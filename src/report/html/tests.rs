@@ -700,3 +700,74 @@ fn a_device_that_did_more_than_storlab_says_so_under_its_table() {
         "vdb did 25k reads/s (102 MB/s), storlab 10/s (0.041 MB/s): another process was reading from the device; the device's figures are not storlab's alone"
     );
 }
+
+#[test]
+fn a_long_series_is_read_from_its_file_and_merged_and_a_missing_one_is_said() {
+    use crate::results::timeseries::Series;
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = result();
+    let template = r.timeseries.held[0].clone();
+    let path = dir.path().join("r.ndjson");
+    let text: String = (0..10_000u64)
+        .map(|k| {
+            let rec = IntervalRecord {
+                index: k,
+                step: None,
+                t_end_ms: (k + 1) * 1000,
+                ..template.clone()
+            };
+            serde_json::to_string(&rec).unwrap() + "\n"
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    r.timeseries = Series::of_file(path);
+    let html = render(&r);
+    for id in TIME_CHARTS {
+        for (name, points) in series_of(chart(&html, id)) {
+            let n = points.split(' ').count();
+            assert!((300..=600).contains(&n), "{id} {name}: {n} points");
+            let last = points.split(' ').next_back().unwrap();
+            assert!(!last.is_empty(), "{id} {name}");
+        }
+        let labels = x_labels(chart(&html, id));
+        assert_eq!(
+            labels.last().unwrap().2,
+            "10k",
+            "{id}: to the end of the run"
+        );
+    }
+    let note = html.split("data-series-note>").nth(1).unwrap();
+    let note = note.split("</p>").next().unwrap();
+    assert!(
+        note.starts_with("The charts over time show ")
+            && note.contains(" points for 10k intervals: each point merges up to "),
+        "{note}"
+    );
+    assert!(
+        note.contains("an upper bound of the p99 over its span"),
+        "{note}"
+    );
+    // A results file moved without its time series: no charts over time, and why.
+    let gone = dir.path().join("gone.ndjson");
+    r.timeseries = Series::of_file(gone.clone());
+    let html = render(&r);
+    assert!(!html.contains("data-chart=\"iops-over-time\""));
+    assert!(
+        html.contains("data-chart=\"latency-distribution\""),
+        "the rest is there"
+    );
+    let said = format!(
+        "the time series {} is missing: it is not beside this results file (moved without it?), so there are no charts over time",
+        gone.display()
+    );
+    assert!(
+        html.contains(&said),
+        "{}",
+        html.split("<h2>Charts")
+            .nth(1)
+            .unwrap_or_default()
+            .chars()
+            .take(600)
+            .collect::<String>()
+    );
+}
