@@ -6,7 +6,8 @@
 //! so). The one reader of that format: read within the cap of time series (`crate::input`), a
 //! line of at most [`MAX_LINE_BYTES`], every number of a line scanned before it is read as a
 //! record ([`super::validate`]). Nothing here holds more than one record of a file at a time,
-//! except [`read`] (results recovered from a killed run's series) and [`Series::within`].
+//! except [`Series::within`] (at most as many as it is asked) and [`Series::records`] (for
+//! exports of every interval).
 
 use super::INLINE_INTERVALS;
 use crate::input::{self, Kind};
@@ -24,7 +25,9 @@ const SNIFF_BYTES: u64 = 1 << 20;
 /// a run over many hosts with thousands of classes (each with its histograms).
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 
-/// An NDJSON time series read back.
+/// An NDJSON time series read back whole (in tests: storlab reads series one record at a
+/// time).
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeSeries {
     /// Every complete record, in file order.
@@ -133,6 +136,7 @@ impl<R: BufRead> Records<R> {
     }
 }
 
+#[cfg(test)]
 impl<R: BufRead> Records<R> {
     /// Every record left, and whether the last line was cut off.
     fn collect(mut self) -> Result<TimeSeries> {
@@ -161,8 +165,19 @@ fn open(path: &Path) -> Result<Records<impl BufRead>, input::Refused> {
 }
 
 /// Reads the NDJSON time series at `path`, within the cap of time series.
+#[cfg(test)]
 pub fn read(path: &Path) -> Result<TimeSeries> {
     open(path)?.collect()
+}
+
+/// Reads the NDJSON time series at `path` one record at a time, within the cap of time series,
+/// handing each to `each`: whether its last line was cut off (and left out).
+pub fn read_each(path: &Path, mut each: impl FnMut(IntervalRecord)) -> Result<bool> {
+    let mut lines = open(path)?;
+    while let Some(record) = lines.next_record()? {
+        each(record);
+    }
+    Ok(lines.cut_off)
 }
 
 /// A results file's interval records (its `timeseries`): the ones it holds, or, when it holds
