@@ -186,7 +186,8 @@ pub fn read_each(path: &Path, mut each: impl FnMut(IntervalRecord)) -> Result<bo
 ///
 /// In JSON it is the array of the records inlined: those held, or for a series read from its
 /// file the file's records when there are at most [`INLINE_INTERVALS`] of them, streamed into
-/// the results file as it is written (longer series are `[]`: the file holds them).
+/// the results file as it is written (longer series, or one with a broken line, are `[]`: the
+/// file holds them).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Series {
     /// The records held: those a results file inlined, or made in memory (a merge of the ranks
@@ -300,7 +301,8 @@ impl Series {
     }
 
     /// The records when there are at most `limit` of them (and the file, if they are read
-    /// from one, is whole); else none. Holds at most `limit` records.
+    /// from one, can be read: a last line cut off is left out); else none. Holds at most
+    /// `limit` records.
     pub fn within(&self, limit: usize) -> Vec<IntervalRecord> {
         if !self.held.is_empty() {
             return match self.held.len() <= limit {
@@ -316,14 +318,14 @@ impl Series {
             match lines.next_record() {
                 Ok(Some(_)) if records.len() == limit => return Vec::new(),
                 Ok(Some(record)) => records.push(record),
-                Ok(None) if !lines.cut_off => return records,
-                _ => return Vec::new(),
+                Ok(None) => return records,
+                Err(_) => return Vec::new(),
             }
         }
     }
 
-    /// How many records the file holds, when it is whole and holds at most `limit` (read
-    /// without keeping any); `None` otherwise.
+    /// How many records the file holds, when it can be read and holds at most `limit` (read
+    /// without keeping any; a last line cut off is left out); `None` otherwise.
     fn count_within(path: &Path, limit: usize) -> Option<usize> {
         let mut lines = open(path).ok()?;
         let mut n = 0;
@@ -331,8 +333,8 @@ impl Series {
             match lines.next_record() {
                 Ok(Some(_)) if n == limit => return None,
                 Ok(Some(_)) => n += 1,
-                Ok(None) if !lines.cut_off => return Some(n),
-                _ => return None,
+                Ok(None) => return Some(n),
+                Err(_) => return None,
             }
         }
     }
@@ -340,8 +342,9 @@ impl Series {
 
 impl Serialize for Series {
     /// The records held; for a series read from its file, the file's records streamed one
-    /// at a time when they are at most [`INLINE_INTERVALS`] and whole (a file that changed
-    /// since it was counted ends the array where it stops being readable), else none.
+    /// at a time when they are at most [`INLINE_INTERVALS`] and every line is one (but a last
+    /// line cut off, left out; a file that changed since it was counted ends the array where
+    /// it stops being readable), else none.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let Some(path) = self.file.as_ref().filter(|_| self.held.is_empty()) else {
@@ -472,7 +475,7 @@ mod tests {
     }
 
     #[test]
-    fn a_series_read_from_its_file_is_inlined_only_when_short_and_whole() {
+    fn a_series_read_from_its_file_is_inlined_only_when_short_and_readable() {
         let dir = tempfile::tempdir().unwrap();
         let json = |s: &Series| serde_json::to_value(s).unwrap();
         let short = series_file(dir.path(), "short.ndjson", 5, 0);
@@ -486,11 +489,15 @@ mod tests {
         assert_eq!(n, INLINE_INTERVALS);
         let long = series_file(dir.path(), "long.ndjson", INLINE_INTERVALS as u64 + 1, 0);
         assert_eq!(json(&Series::of_file(long.clone())), serde_json::json!([]));
-        // A series cut off in a write, or missing, is not inlined either.
+        // A last line cut off in its write is left out; a broken line or a missing file
+        // inlines nothing.
         let text = std::fs::read(&short).unwrap();
         let cut = dir.path().join("cut.ndjson");
         std::fs::write(&cut, &text[..text.len() - 10]).unwrap();
-        assert_eq!(json(&Series::of_file(cut)), serde_json::json!([]));
+        assert_eq!(json(&Series::of_file(cut)).as_array().unwrap().len(), 4);
+        let broken = dir.path().join("broken.ndjson");
+        std::fs::write(&broken, [&text[..], b"{oops\n", &text[..]].concat()).unwrap();
+        assert_eq!(json(&Series::of_file(broken)), serde_json::json!([]));
         let gone = Series::of_file(dir.path().join("gone.ndjson"));
         assert_eq!(json(&gone), serde_json::json!([]));
         // Held records are the array, and read back as held.
