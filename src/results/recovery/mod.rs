@@ -18,7 +18,7 @@
 //! rebuilt from intervals and are left at 0 (reports show them as unknown). The job, the
 //! targets and the host are not in the time series and are left empty.
 //!
-//! The series is read once, one record at a time, into sums ([`facts`]), never held: results
+//! The series is read once, one record at a time, into sums (`facts.rs`), never held: results
 //! recovered from a day of 10 ms intervals take the memory of a minute's; their own series is
 //! the file, which every view reads again as it renders.
 
