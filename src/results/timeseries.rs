@@ -310,32 +310,33 @@ impl Series {
                 false => Vec::new(),
             };
         }
-        let Some(mut lines) = self.file.as_deref().and_then(|p| open(p).ok()) else {
-            return Vec::new();
-        };
         let mut records = Vec::new();
-        loop {
-            match lines.next_record() {
-                Ok(Some(_)) if records.len() == limit => return Vec::new(),
-                Ok(Some(record)) => records.push(record),
-                Ok(None) => return records,
-                Err(_) => return Vec::new(),
-            }
+        match self
+            .file
+            .as_deref()
+            .map(|p| up_to(p, limit, |r| records.push(r)))
+        {
+            Some(Some(_)) => records,
+            _ => Vec::new(),
         }
     }
+}
 
-    /// How many records the file holds, when it can be read and holds at most `limit` (read
-    /// without keeping any; a last line cut off is left out); `None` otherwise.
-    fn count_within(path: &Path, limit: usize) -> Option<usize> {
-        let mut lines = open(path).ok()?;
-        let mut n = 0;
-        loop {
-            match lines.next_record() {
-                Ok(Some(_)) if n == limit => return None,
-                Ok(Some(_)) => n += 1,
-                Ok(None) => return Some(n),
-                Err(_) => return None,
+/// Hands `each` the records of the time series at `path` (a last line cut off is left out)
+/// while there are at most `limit`: how many, or `None` when there are more, or the file
+/// cannot be read.
+fn up_to(path: &Path, limit: usize, mut each: impl FnMut(IntervalRecord)) -> Option<usize> {
+    let mut lines = open(path).ok()?;
+    let mut n = 0;
+    loop {
+        match lines.next_record() {
+            Ok(Some(_)) if n == limit => return None,
+            Ok(Some(record)) => {
+                each(record);
+                n += 1;
             }
+            Ok(None) => return Some(n),
+            Err(_) => return None,
         }
     }
 }
@@ -350,7 +351,8 @@ impl Serialize for Series {
         let Some(path) = self.file.as_ref().filter(|_| self.held.is_empty()) else {
             return self.held.serialize(s);
         };
-        let count = Series::count_within(path, INLINE_INTERVALS);
+        // Counted first, keeping none: the array is written only when it is short.
+        let count = up_to(path, INLINE_INTERVALS, drop);
         let mut seq = s.serialize_seq(Some(count.unwrap_or(0)))?;
         if let (Some(n), Ok(mut lines)) = (count, open(path)) {
             for _ in 0..n {
