@@ -6,6 +6,11 @@
 //! its p99 and maximum the largest of theirs: the p99 of a merged point is an upper bound of
 //! its span's (no interval had more than 1 % of its I/Os above it, so neither had the span).
 
+/// The most points a workload's own series keeps in the results file (a cache tier's, the
+/// simulated users'): a longer run's consecutive intervals are merged, into between half that
+/// and that many, so that its memory does not grow with the run.
+pub const SERIES_POINTS: usize = 3600;
+
 /// A point of a series that consecutive points of the same run and phase merge into.
 pub trait Merge {
     /// Whether `next`, the point after this one, belongs to the same run and phase (so the two
