@@ -18,7 +18,7 @@ seconds=${SECONDS_EACH:-20}
 profile=${FUZZ_PROFILE:-release}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(job_toml fio_job iometer_icf vdbench_job diskspd_profile diskspd_args results_json timeseries trace block_sample)
+  targets=(job_toml fio_job iometer_icf vdbench_job diskspd_profile diskspd_args import_shapes results_json timeseries trace block_sample report_rows)
 fi
 export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
 -Cllvm-args=-sanitizer-coverage-level=4 \

@@ -111,6 +111,30 @@ pub(crate) fn inject(kind: Kind) {
     let _ = kind;
 }
 
+/// The environment variable of the test-only signal hook (debug builds only): `read-back`
+/// makes the process send itself SIGINT once the final read-back of `--verify` has read its
+/// first range, as a user's Ctrl-C partway through it would.
+#[cfg(debug_assertions)]
+pub(crate) const TEST_SIGNAL: &str = "STORLAB_TEST_SIGNAL";
+
+/// The test-only signal hook: in a debug build, sends this process SIGINT the first time it
+/// is called at the point [`TEST_SIGNAL`] names. A release build has no hook.
+#[inline]
+pub(crate) fn signal_at(point: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var(TEST_SIGNAL).is_ok_and(|v| v == point) {
+        static SENT: AtomicBool = AtomicBool::new(false);
+        if !SENT.swap(true, Ordering::SeqCst) {
+            let _ = rustix::process::kill_process(
+                rustix::process::getpid(),
+                rustix::process::Signal::INT,
+            );
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = point;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

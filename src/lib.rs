@@ -16,11 +16,12 @@
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
 //! mpirun ─▶ a storlab per rank ─cluster::share_job─▶ a Job per rank ─run::cluster─▶ NAME.rankR.json ─▶ cluster::merge ─▶ RunResult.hosts
 //! --serve ─▶ live::Server (its own thread) ◀─ live::Feed, an Observer ─▶ page, /live.json, /metrics
-//! fio job file ─job::fio─▶ storlab job TOML ─▶ the path of any job file
+//! other tools' job files (fio, Iometer, DiskSpd, vdbench) ─import─▶ storlab job TOML ─▶ the path of any job file
 //! ```
 //!
 //! Dependencies point one way: units → input → job, stats → files → engine → results (with the
-//! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli. `cluster` is the seam of runs over many hosts (its
+//! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli; `import`
+//! (other tools' job files) uses `job` and only `cli` uses it. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 
 mod bell;
@@ -32,6 +33,7 @@ mod fault;
 mod files;
 #[doc(hidden)]
 pub mod fuzzing;
+mod import;
 mod input;
 pub mod job;
 mod live;
@@ -69,7 +71,11 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     /// A verdict failed.
     pub const FAIL: i32 = 3;
-    /// A verdict is inconclusive: the host, not the storage, may have been the limit.
+    /// A verdict is inconclusive: the run shows neither that the storage carries the load nor
+    /// that it does not. The host, not the storage, may have been the limit (INCONCLUSIVE), or
+    /// no rule failed but some had too few samples to judge (NOT MEASURED): in both, running it
+    /// again differently (a quieter host, a longer run) can give a verdict, which exit code 3
+    /// (the storage failed) and 0 (it passed) would both deny.
     pub const INCONCLUSIVE: i32 = 4;
 
     /// The code of an error: 2 for usage errors, refused input and failures before the first
@@ -88,7 +94,7 @@ pub mod exit {
 
     /// The code of a finished run: 3 when an I/O failed or verification found an error (even
     /// if the run stopped early), 1 when interrupted or failed, 4 when its verdict is
-    /// INCONCLUSIVE, 3 when it is FAIL, 0 otherwise.
+    /// INCONCLUSIVE or NOT MEASURED, 3 when it is FAIL, 0 otherwise.
     pub fn of_result(r: &RunResult) -> i32 {
         let rules = r.verdict.iter().flat_map(|v| &v.rules);
         if rules
@@ -98,7 +104,7 @@ pub mod exit {
             FAIL
         } else if r.interrupted.stopped_early() {
             RUNTIME
-        } else if r.verdict.as_ref().is_some_and(|v| v.inconclusive()) {
+        } else if (r.verdict.as_ref()).is_some_and(|v| v.inconclusive() || v.not_measured()) {
             INCONCLUSIVE
         } else if r.verdict.as_ref().is_some_and(|v| !v.passed()) {
             FAIL

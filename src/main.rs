@@ -8,7 +8,8 @@ fn main() {
         Err(e) => {
             // An operating system's error reads as a sentence, without `(os error N)`.
             let text = storlab::units::strip_os_error(&format!("{e:#}"));
-            eprintln!("storlab: error: {text}");
+            // A message may name a file or a job's class: its control characters as text.
+            eprintln!("storlab: error: {}", storlab::units::escape_lines(&text));
             storlab::cli::exit_code(&e)
         }
     };

@@ -238,6 +238,75 @@ pub fn strip_os_error(text: &str) -> String {
     out
 }
 
+/// Whether `c` must not reach a terminal or a text file as it is: a control character (C0,
+/// DEL, C1: escape sequences that set a window's title or clear the screen start with one),
+/// a line or paragraph separator, or a bidirectional mark or override (text that reads in
+/// another order than it is stored).
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+                | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` (a name that came from a file or a job: a class, worker, target, host or step, a
+/// path, a message with one in it) as every text output writes it, the console, CSV,
+/// Markdown and Iometer's spreadsheet alike: each control character and each bidirectional
+/// or separator mark written as text, `\x1b` for ESC (`\n`, `\r`, `\t` for those), `\u{202e}`
+/// for the others, so what the name holds is shown, never acted on. Text without them is
+/// returned as it is.
+pub fn escape_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if hidden(c) && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// JSON text (as serde_json writes it: control characters C0 escaped already) with what a
+/// terminal would still act on, DEL, C1 controls and the marks [`escape_text`] escapes,
+/// written as JSON's own `\uXXXX` escapes: the same JSON. Outside strings, JSON holds only
+/// spaces and line breaks, which are kept.
+pub fn escape_json(json: &str) -> std::borrow::Cow<'_, str> {
+    let raw = |c: char| c != '\n' && c != '\t' && c != '\r' && hidden(c);
+    if !json.chars().any(raw) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if raw(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Text of many lines (a summary, a message) as [`escape_text`] writes each of its lines:
+/// its line breaks kept, everything else that [`escape_text`] escapes written as text.
+pub fn escape_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && hidden(c)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let lines: Vec<_> = text.split('\n').map(escape_text).collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
+}
+
 /// Formats an elapsed time for people with at most 3 significant digits: `812 ms`, `34.8 s`,
 /// `2 min 5 s`, `1 h 30 min`.
 pub fn format_seconds(seconds: f64) -> String {
@@ -349,6 +418,32 @@ pub fn format_rate(v: f64) -> String {
     format!("{}{suffix}", significant(v))
 }
 
+/// `v` with `digits` significant digits, in plain notation: `14.667` at 5 is `14.667`, at 3
+/// `14.7`; whole numbers of more digits keep them all (`1964` at 3 is `1964`).
+pub fn format_digits(v: f64, digits: usize) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let magnitude = v.abs().log10().floor() as i64 + 1;
+    let decimals = (digits as i64 - magnitude).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// The number of significant digits, from 3, at which `a` and `b` stop looking equal: the
+/// fewest with which rounding keeps them apart (their order shows), or 3 when they are equal.
+/// A figure compared with a limit is written with them, so that 14.667 against 14.85 reads
+/// `14.67` and `14.85`, never `15` and `15`.
+pub fn digits_apart(a: f64, b: f64) -> usize {
+    if !(a.is_finite() && b.is_finite()) || a == b {
+        return 3;
+    }
+    let round = |v: f64, d: usize| format_digits(v, d).parse::<f64>().unwrap_or(v);
+    (3..=12).find(|&d| round(a, d) != round(b, d)).unwrap_or(12)
+}
+
 /// Formats a relative change in percent with its sign: `+12.3%`, `-0.4%`, `n/a` when unknown.
 pub fn format_change_pct(d: f64) -> String {
     if d.is_finite() {
@@ -445,6 +540,35 @@ impl std::str::FromStr for Percent {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn control_characters_in_names_are_written_as_text() {
+        let crafted = "db\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}x\u{202e}gnp.exe\ttab\nline";
+        let shown = escape_text(crafted);
+        assert_eq!(
+            shown,
+            "db\\x1b]0;pwned\\x07\\x1b[2J\\u{9b}x\\u{202e}gnp.exe\\ttab\\nline"
+        );
+        assert!(!shown.chars().any(hidden));
+        assert!(matches!(
+            escape_text("plain-class é ü"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // Lines keep their breaks; what is on them is escaped.
+        assert_eq!(escape_lines("a\u{1b}[2J\nb\r\n"), "a\\x1b[2J\nb\\r\n");
+        assert!(matches!(
+            escape_lines("a\nb\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // Escaping what was escaped changes nothing: no double escapes at a second sink.
+        assert_eq!(escape_text(&shown), shown);
+        // JSON keeps being JSON, with the same strings.
+        let json = serde_json::to_string(&serde_json::json!({ "class": crafted })).unwrap();
+        let safe = escape_json(&json);
+        assert!(!safe.chars().any(|c| hidden(c) && c != '\n'), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back["class"], crafted);
+    }
+
     use super::*;
 
     #[test]

@@ -13,15 +13,23 @@
 //! - `fuzz` (`grammar`, `job_files`, `command_lines`): thousands of generated and mutated job
 //!   files and command lines: no panic, every error names its place;
 //! - `guard`: the destroy-data guard;
+//! - `corpus`: the tools' own files (fio's and vdbench's examples, VM Fleet's and StorScore's
+//!   DiskSpd profiles, DiskSpd's documented command lines) convert and dry-run, or are refused
+//!   for the reason `tests/fixtures/corpus/expected.txt` lists.
 //! - `importing`: other tools' job files recognised from their content (`storlab import`,
 //!   `storlab run FILE`), and the flags that only apply to them;
 //! - `hostile`: a hostile scratch directory: links planted at the names storlab writes, pipes
 //!   and sockets as targets, two runs on one target or results file, a full results
 //!   filesystem;
+//! - `planted`: what another user (nobody, through `setpriv`) plants where root's storlab
+//!   goes: links and directories for its scratch and results directories, a manifest naming
+//!   root's file; and device nodes as outputs;
 //! - `interrupt` (`one_run`, `sequences`, `exchange`, `time_series`, `failures`): Ctrl-C and
 //!   SIGTERM in every phase, step and Exchange stage; kill -9 and reports from the time series;
 //!   a panic in each kind of thread and a stuck worker end the run (nothing hangs);
 //! - `loopdev`: device counters on a loop device;
+//! - `cost`: storlab's own cost: a paced, thinking or idle worker sleeps (at most 3 system
+//!   calls per I/O on every engine and in every workload, checked against /proc);
 //! - `examples`: every example job resolves;
 //! - `database`: the database validation: a pass on the scratch disk, a fail (exit 3) and the
 //!   capacity search on blkio-throttled loop devices, the dry run and refused input;
@@ -38,6 +46,9 @@
 //!   in names);
 //! - `faultfs`: a FUSE filesystem that fails, loses, tears or misdirects chosen I/Os;
 //! - `errors`: real I/O errors and `on_error`;
+//! - `fs` (`views`): the file-system workload on tmpfs, ext4, xfs, btrfs and FUSE, each
+//!   operation reported in every view, a full file system during the format, the hostile
+//!   cases, vdbench's file-system examples run;
 //! - `verify`: data verification;
 //! - `placement`: warnings for tmpfs, btrfs and small data sets;
 //! - `longrun`: flat memory over minutes; 1,000 targets and 256 workers;
@@ -105,8 +116,14 @@ mod badjobs;
 mod cache;
 #[path = "integration/calibrate.rs"]
 mod calibrate;
+#[path = "integration/corpus.rs"]
+mod corpus;
+#[path = "integration/cost.rs"]
+mod cost;
 #[path = "integration/database.rs"]
 mod database;
+#[path = "integration/datareduction.rs"]
+mod datareduction;
 #[path = "integration/diskspdimport.rs"]
 mod diskspdimport;
 #[path = "integration/errors.rs"]
@@ -123,6 +140,8 @@ mod faultfs;
 mod fioimport;
 #[path = "integration/fiojson.rs"]
 mod fiojson;
+#[path = "integration/fs/mod.rs"]
+mod fs;
 #[path = "integration/fuzz/mod.rs"]
 mod fuzz;
 #[path = "integration/guard.rs"]
@@ -160,10 +179,14 @@ mod multihost;
 mod packages;
 #[path = "integration/placement.rs"]
 mod placement;
+#[path = "integration/planted.rs"]
+mod planted;
 #[path = "integration/reports/mod.rs"]
 mod reports;
 #[path = "integration/run.rs"]
 mod run;
+#[path = "integration/schema.rs"]
+mod schema;
 #[path = "integration/steps/mod.rs"]
 mod steps;
 #[path = "integration/terminal.rs"]

@@ -33,6 +33,9 @@ pub struct CompareArgs {
 }
 
 pub(super) fn compare(a: CompareArgs) -> Result<i32> {
+    if let Some(path) = &a.output {
+        super::output::check("the HTML comparison", path)?;
+    }
     if !a.labels.is_empty() && a.labels.len() != a.results.len() {
         return Err(Usage(format!(
             "{} labels for {} results files; give one --label per file or none",
@@ -50,11 +53,23 @@ pub(super) fn compare(a: CompareArgs) -> Result<i32> {
         });
         runs.push((label, results_file::load(path)?));
     }
+    // The baseline is the first file given; one that ran after another is named, since its
+    // differences then read backwards in time.
+    if let Some((label, r)) =
+        (runs.iter().skip(1)).find(|(_, r)| r.started_at < runs[0].1.started_at)
+    {
+        console::note(&format!(
+            "note: the baseline {} ran after {label} ({} against {}): each difference is from {} to {label}; give the older run first to read them as what changed since",
+            runs[0].0, runs[0].1.started_at, r.started_at, runs[0].0
+        ));
+    }
     let c = report::compare(&runs, a.noise.0);
     console::print_text(report::console(&c).trim_end());
     if let Some(path) = &a.output {
-        crate::files::write_output("the HTML comparison", path, report::html(&c).as_bytes())?;
-        console::note(&format!("HTML comparison: {}", path.display()));
+        super::output::emit("the HTML comparison", path, &report::html(&c))?;
+        if !super::output::is_stdout(path) {
+            console::note(&format!("HTML comparison: {}", path.display()));
+        }
     }
     if let Some(pct) = a.fail_on_regression {
         let found = report::regressions(&c, pct.0);

@@ -54,6 +54,9 @@ pub struct CacheCurveArgs {
 
 /// Runs `storlab cache-curve`.
 pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
+    if let Some(out) = &a.output {
+        super::output::check("the HTML cache curve", out)?;
+    }
     let policies = a
         .policy
         .split(',')
@@ -68,14 +71,7 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         ))
         .into());
     };
-    let path = sample_file(&a.results, Path::new(&sample.path)).ok_or_else(|| {
-        Usage(format!(
-            "the block sample of {} is not at {} nor beside the results ({}); copy the .blocks file with the results",
-            a.results.display(),
-            sample.path,
-            blocks::blocks_path(&a.results).display()
-        ))
-    })?;
+    let path = sample_file(&a.results, Path::new(&sample.path))?;
     let refs = blocks::read(&path)?;
     let options = curve::CurveOptions {
         policies,
@@ -88,7 +84,7 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
         c.predict(inputs);
     }
     if a.json {
-        console::print_text(&serde_json::to_string_pretty(&c)?);
+        console::print_json(&serde_json::to_string_pretty(&c)?);
     } else {
         console::print_text(render::console(&c).trim_end());
         if sample.dropped > 0 {
@@ -100,12 +96,10 @@ pub(super) fn run_cache_curve(a: CacheCurveArgs) -> Result<i32> {
     }
     if let Some(out) = &a.output {
         let title = format!("storlab cache-curve: {}", a.results.display());
-        crate::files::write_output(
-            "the HTML cache curve",
-            out,
-            render::html(&c, &title).as_bytes(),
-        )?;
-        console::note(&format!("HTML cache curve: {}", out.display()));
+        super::output::emit("the HTML cache curve", out, &render::html(&c, &title))?;
+        if !super::output::is_stdout(out) {
+            console::note(&format!("HTML cache curve: {}", out.display()));
+        }
     }
     Ok(exit::OK)
 }
@@ -224,11 +218,29 @@ fn backing_curve(r: &RunResult) -> Vec<(f64, f64)> {
     if points.len() < 2 { Vec::new() } else { points }
 }
 
-/// The sample file: where the results say, or beside the results file.
-fn sample_file(results: &Path, recorded: &Path) -> Option<PathBuf> {
-    [recorded.to_path_buf(), blocks::blocks_path(results)]
-        .into_iter()
-        .find(|p| p.is_file())
+/// The sample file: where the results say, or beside the results file; refused (exit 2)
+/// saying what is at each place when neither is a regular file.
+fn sample_file(results: &Path, recorded: &Path) -> Result<PathBuf, Usage> {
+    let beside = blocks::blocks_path(results);
+    let places = [recorded.to_path_buf(), beside.clone()];
+    if let Some(found) = places.iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
+    }
+    let what = |p: &Path| match std::fs::metadata(p) {
+        Ok(m) => format!(
+            "{} is {}",
+            p.display(),
+            crate::files::kind_text(m.file_type())
+        ),
+        Err(_) => format!("nothing is at {}", p.display()),
+    };
+    Err(Usage(format!(
+        "the block sample of {} is not a file storlab can read: {}, and {}; copy the run's .blocks file beside its results ({})",
+        results.display(),
+        what(recorded),
+        what(&beside),
+        beside.display()
+    )))
 }
 
 /// A buffered run's page cache beside LRU at the size it had.

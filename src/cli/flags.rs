@@ -284,6 +284,7 @@ pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
         given: |a| a.threads.is_some(),
         apply: |s, a| set(&mut s.threads, &a.threads.clone().map(ThreadsSpec::Word)),
     },
+    top_level!("--copies", copies),
     top_level!("--headroom", headroom),
     top_level!("--maintenance", maintenance),
     top_level!("--test", test),

@@ -1,11 +1,12 @@
 //! Where a run's job comes from when it is not storlab's own: `storlab import FILE`,
 //! `storlab import-fio JOB.fio`, and the job of `storlab run` from a preset, a job file of any
-//! format [`crate::job::import`] converts, `--fio` or `--diskspd`.
+//! format [`crate::import`] converts, `--fio` or `--diskspd`.
 
 use super::{QUICKSTART_FILE, QUICKSTART_JOB, RunArgs};
-use crate::job::import::{self, Converted, Format, ImportError, Options};
+use crate::import::{self, Converted, Format, ImportError, Options};
 use crate::report::console;
 use crate::results::JobSource;
+use crate::workloads::exchange::jetstress;
 use crate::workloads::presets;
 use crate::{Usage, exit};
 use anyhow::Result;
@@ -23,6 +24,29 @@ pub(super) struct JobInput {
     pub(super) converted: Option<Format>,
 }
 
+/// A Jetstress file as the `[exchange]` job it describes (its Windows paths placed with
+/// `map`); its notes and what it leaves out printed.
+fn jetstress_job(path: &Path, text: &str, map: &[(String, PathBuf)]) -> Result<String> {
+    let c = jetstress::read(path, text, map)?;
+    for n in &c.notes {
+        console::note(n);
+    }
+    let ese = c
+        .left_out
+        .iter()
+        .filter(|l| l.2 == jetstress::ESE_OWN)
+        .count();
+    for (at, element, why) in c.left_out.iter().filter(|l| l.2 != jetstress::ESE_OWN) {
+        console::note(&format!("left out ({at}): {element}: {why}"));
+    }
+    if ese > 0 {
+        console::note(&format!(
+            "left out: {ese} elements of ESE's own tuning (storlab models the I/O, not the ESE engine); the job storlab import writes lists them"
+        ));
+    }
+    Ok(jetstress::to_toml(&c, path))
+}
+
 /// Prints what a conversion left out (only with `--lenient`).
 fn left_out(converted: &Converted) {
     for u in &converted.left_out {
@@ -37,11 +61,15 @@ fn usage(e: ImportError, flag: &str) -> anyhow::Error {
 
 /// `storlab import-fio`.
 pub(super) fn import_fio(path: &Path, lenient: bool, output: Option<&Path>) -> Result<i32> {
+    if let Some(out) = output {
+        super::output::check("the job", out)?;
+    }
     let opts = Options {
         lenient,
         map: Vec::new(),
     };
-    let converted = crate::job::fio::convert(path, &opts).map_err(|e| usage(e, ""))?;
+    let text = import::read(path, Format::Fio).map_err(|e| usage(e, ""))?;
+    let converted = import::convert(path, &text, Format::Fio, &opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
     write_job(&converted.toml, output)
 }
@@ -53,25 +81,48 @@ pub(super) fn import(
     opts: &Options,
     output: Option<&Path>,
 ) -> Result<i32> {
-    let from = format_flag(from)?;
-    let text = crate::job::file::read_text(path)?;
-    let format = from.or_else(|| detect(path, &text));
-    if format.is_none() && looks_like_storlab(path, &text) {
-        return Err(Usage(format!(
-            "{}: this is a storlab job already: run it with storlab run {}",
-            path.display(),
-            path.display()
-        ))
-        .into());
+    if let Some(out) = output {
+        super::output::check("the job", out)?;
     }
-    let (_, converted) = import::convert(path, &text, format, opts).map_err(|e| usage(e, ""))?;
+    let from = format_flag(from)?;
+    let (text, format) = read_job(path, from)?;
+    if from.is_none() && jetstress::is_config(&text) {
+        return write_job(&jetstress_job(path, &text, &opts.map)?, output);
+    }
+    let Some(format) = format else {
+        if looks_like_storlab(path, &text) {
+            return Err(Usage(format!(
+                "{}: this is a storlab job already: run it with storlab run {}",
+                path.display(),
+                path.display()
+            ))
+            .into());
+        }
+        return Err(Usage(not_convertible(path)).into());
+    };
+    let converted = import::convert(path, &text, format, opts).map_err(|e| usage(e, ""))?;
     left_out(&converted);
+    // A workload's job (vdbench's file-system definitions): checked as `storlab run` loads it.
+    if let Some(room) = crate::workloads::room_of(&converted.toml) {
+        let label = PathBuf::from(format!("the job converted from {}", path.display()));
+        let job = crate::workloads::JobText {
+            path: &label,
+            text: &converted.toml,
+        };
+        (room.load)(&job, &Default::default()).map_err(|e| {
+            Usage(format!(
+                "{}: storlab cannot run what it converts to: {}",
+                path.display(),
+                crate::units::strip_os_error(&format!("{e:#}"))
+            ))
+        })?;
+    }
     write_job(&converted.toml, output)
 }
 
 fn write_job(toml: &str, output: Option<&Path>) -> Result<i32> {
     match output {
-        Some(out) => {
+        Some(out) if !super::output::is_stdout(out) => {
             crate::files::write_output("the job", out, toml.as_bytes())?;
             console::note(&format!(
                 "storlab job: {} (run it with storlab run {})",
@@ -79,7 +130,7 @@ fn write_job(toml: &str, output: Option<&Path>) -> Result<i32> {
                 out.display()
             ));
         }
-        None => console::print_text(toml.trim_end()),
+        _ => console::print_text(toml.trim_end()),
     }
     Ok(exit::OK)
 }
@@ -109,23 +160,35 @@ fn is_toml(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
-/// The format of another tool's job file (`None`: storlab's own): from its content, else from
-/// its name (`.fio`, `.icf`, `.xml`, `.vdb`/`.vdbench`), so that a broken file is reported by
-/// its own tool's reader. A file named `.toml` is storlab's unless `--from` says otherwise.
-fn detect(path: &Path, text: &str) -> Option<Format> {
-    if is_toml(path) {
-        return None;
-    }
-    import::detect(text).or_else(|| {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        match ext.as_str() {
-            "fio" => Some(Format::Fio),
-            "icf" => Some(Format::Iometer),
-            "xml" => Some(Format::DiskSpd),
-            "vdb" | "vdbench" => Some(Format::Vdbench),
-            _ => None,
+/// The job file at `path` as text, and its format when it is another tool's (`from`, or what
+/// [`import::identify`] finds): another tool's file is read in any encoding Windows tools
+/// write (UTF-16, a byte-order mark, Windows-1252); storlab's own must be UTF-8, as TOML is.
+fn read_job(path: &Path, from: Option<Format>) -> Result<(String, Option<Format>)> {
+    let bytes = crate::input::read(path, crate::input::Kind::JobFile).map_err(|e| {
+        crate::job::JobError {
+            location: path.display().to_string(),
+            key: String::new(),
+            message: e.unnamed(),
         }
-    })
+    })?;
+    let decoded = import::decode(path, &bytes);
+    let format = from.or_else(|| {
+        let text = decoded.as_ref().ok()?;
+        import::identify(path, text)
+    });
+    match format {
+        Some(f) => Ok((decoded.map_err(|e| usage(e, ""))?, Some(f))),
+        None => Ok((crate::job::file::decode(path, bytes)?, None)),
+    }
+}
+
+/// Why `path` is converted by none of the formats.
+fn not_convertible(path: &Path) -> String {
+    format!(
+        "{}: not a job file storlab can convert: none of fio, Iometer (.icf), DiskSpd (XML profile) or vdbench; name its format with --from {}",
+        path.display(),
+        Format::ALL.map(Format::name).join("|")
+    )
 }
 
 /// The job `storlab run` was given: a preset, a job file (converted when it is another tool's),
@@ -138,7 +201,9 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     };
     let convertible = args.fio.is_some() || args.diskspd.is_some() || from.is_some();
     if let Some(path) = &args.fio {
-        let converted = crate::job::fio::convert(path, &opts).map_err(|e| usage(e, "--fio: "))?;
+        let text = import::read(path, Format::Fio).map_err(|e| usage(e, "--fio: "))?;
+        let converted =
+            import::convert(path, &text, Format::Fio, &opts).map_err(|e| usage(e, "--fio: "))?;
         left_out(&converted);
         return Ok(Some(JobInput {
             label: PathBuf::from(format!("{} (converted from fio)", path.display())),
@@ -151,7 +216,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     }
     if let Some(line) = &args.diskspd {
         let converted =
-            crate::job::diskspd::convert_args(line, &opts).map_err(|e| usage(e, "--diskspd: "))?;
+            import::convert_diskspd_line(line, &opts).map_err(|e| usage(e, "--diskspd: "))?;
         left_out(&converted);
         return Ok(Some(JobInput {
             label: PathBuf::from("DiskSpd command line (converted)"),
@@ -166,10 +231,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
     let input = match (&args.job, &args.preset) {
         (_, Some(name)) => {
             let p = presets::find(name).ok_or_else(|| {
-                Usage(format!(
-                    "--preset: no preset is named `{name}`; presets: {}",
-                    presets::names()
-                ))
+                let all: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+                Usage(presets::unknown(name, "", &all))
             })?;
             Some(JobInput {
                 label: PathBuf::from(format!("preset:{name}")),
@@ -179,9 +242,28 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
             })
         }
         (Some(path), None) => {
-            let text = crate::job::file::read_text(path)?;
-            let format = from.or_else(|| detect(path, &text));
+            let (text, format) = read_job(path, from)?;
+            let jetstress = from.is_none() && jetstress::is_config(&text);
             Some(match format {
+                _ if jetstress => {
+                    console::note(&format!(
+                        "{}: Jetstress file, run as storlab exchange runs it (see the job with storlab import {})",
+                        path.display(),
+                        path.display()
+                    ));
+                    JobInput {
+                        label: PathBuf::from(format!(
+                            "{} (converted from Jetstress)",
+                            path.display()
+                        )),
+                        text: jetstress_job(path, &text, &opts.map)?,
+                        source: JobSource::Imported {
+                            format: "jetstress".into(),
+                            from: path.display().to_string(),
+                        },
+                        converted: None,
+                    }
+                }
                 None => JobInput {
                     label: path.clone(),
                     text,
@@ -191,8 +273,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
                     converted: None,
                 },
                 Some(format) => {
-                    let (format, converted) = import::convert(path, &text, Some(format), &opts)
-                        .map_err(|e| usage(e, ""))?;
+                    let converted =
+                        import::convert(path, &text, format, &opts).map_err(|e| usage(e, ""))?;
                     left_out(&converted);
                     console::note(&format!(
                         "{}: {} file, converted (see it with storlab import {})",
@@ -226,7 +308,8 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
         }),
         (None, None) => None,
     };
-    let converted = input.as_ref().is_some_and(|i| i.converted.is_some());
+    let converted = (input.as_ref())
+        .is_some_and(|i| i.converted.is_some() || matches!(i.source, JobSource::Imported { .. }));
     if !converted && (args.lenient || !args.map.is_empty()) && !convertible {
         let flag = if args.lenient { "--lenient" } else { "--map" };
         return Err(Usage(format!(

@@ -28,6 +28,7 @@ mod database;
 mod describe;
 mod etcd;
 mod flags;
+mod fs;
 mod import;
 #[cfg(feature = "mpi")]
 mod multihost;
@@ -43,9 +44,10 @@ mod users;
 pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
 pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
+pub use fs::{FsArgs, build_fs};
 pub use users::{UsersArgs, build_users};
 
-pub use describe::describe;
+pub use describe::{DryRun, describe};
 
 /// The job file the default job is a copy of.
 pub const QUICKSTART_FILE: &str = "examples/quickstart.toml";
@@ -90,6 +92,11 @@ pub enum Command {
     /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question); with no arguments,
     /// about 40 s on ./storlab-scratch/wal-sync.
     WalSync(Box<WalSyncArgs>),
+    /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
+    /// and files under an anchor, made once, and operations on it (read, write, create,
+    /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
+    /// ./storlab-scratch/fs.
+    Fs(Box<FsArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -114,6 +121,12 @@ pub enum Command {
         /// The table --format prints.
         #[arg(long, value_name = "TABLE", default_value = "summary")]
         table: crate::report::csv::Table,
+        /// The Iometer version whose results layout `--format iometer-csv` writes.
+        #[arg(long, value_name = "VERSION", default_value = "1.1.0")]
+        iometer_layout: crate::report::iometer_csv::Layout,
+        /// `--format fio-json`: only step N's jobs (fio-plot reads a file per queue depth).
+        #[arg(long, value_name = "N")]
+        step: Option<usize>,
     },
     /// Compare results files side by side (the first is the baseline).
     Compare(CompareArgs),
@@ -147,7 +160,7 @@ pub enum Command {
         lenient: bool,
         /// Place the file's target TARGET (a Windows drive such as C:, a physical disk, a path)
         /// at PATH on this machine (repeatable).
-        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+        #[arg(long, value_name = "TARGET=PATH", value_parser = crate::import::parse_map)]
         map: Vec<(String, PathBuf)>,
         /// Write the job to FILE.
         #[arg(long, short, value_name = "FILE")]
@@ -164,6 +177,13 @@ pub enum Command {
         /// Write the job to FILE.
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of the results file (`storlab schema`) or of a line of its NDJSON
+    /// time series (`storlab schema timeseries`).
+    Schema {
+        /// Which file's schema.
+        #[arg(value_enum, default_value = "results")]
+        of: crate::results::schema::Document,
     },
     /// Print the man page (roff; `storlab man | man -l -`), or write every page to a directory.
     Man {
@@ -206,7 +226,7 @@ pub struct RunArgs {
     pub from: Option<String>,
     /// Place a converted job's target TARGET (a Windows drive such as C:, a physical disk, a
     /// path) at PATH on this machine (repeatable).
-    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::job::import::parse_map)]
+    #[arg(long, value_name = "TARGET=PATH", value_parser = crate::import::parse_map)]
     pub map: Vec<(String, PathBuf)>,
     /// With another tool's job file: leave out what storlab cannot convert (each is listed).
     #[arg(long)]
@@ -297,7 +317,7 @@ pub struct RunArgs {
 /// Flags of `storlab exchange`; each overrides the job file's `[exchange]` value.
 #[derive(Debug, Args, Default)]
 pub struct ExchangeArgs {
-    /// Job file with an `[exchange]` section.
+    /// Job file with an `[exchange]` section, or Jetstress's own JetstressConfig.xml.
     pub job: Option<PathBuf>,
     /// Run a built-in Exchange preset (see `storlab presets`); flags override its values.
     #[arg(long, value_name = "NAME", conflicts_with = "job")]
@@ -326,10 +346,15 @@ pub struct ExchangeArgs {
     /// Directory for logs (repeatable).
     #[arg(long = "log-path", value_name = "DIR")]
     pub log_paths: Vec<PathBuf>,
-    /// Threads per database, or `auto`.
+    /// Threads per database (2007, 2010), or shared by all databases (2013 and later, as
+    /// Jetstress 2013 counts them), or `auto`.
     #[arg(long, value_name = "N|auto")]
     pub threads: Option<String>,
-    /// Headroom over the profile's IOPS, e.g. 20%.
+    /// Copies of each database (Jetstress's copies per database; default 1).
+    #[arg(long, value_name = "N")]
+    pub copies: Option<u32>,
+    /// Headroom over the profile's IOPS, e.g. 20% (default: none, the IOPS per mailbox is the
+    /// target; 20% on a rate from --messages-per-day).
     #[arg(long, value_name = "PCT")]
     pub headroom: Option<Percent>,
     /// Background database maintenance: on or off.
@@ -451,14 +476,16 @@ pub struct OutputArgs {
     pub serve_linger: Option<Dur>,
 }
 
-/// Writes the HTML report of `r` to `path`, and says so on stderr.
+/// Writes the HTML report of `r` to `path` (`-`: standard output), and says so on stderr.
 fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     let html = crate::report::html::render(r);
-    crate::files::write_output("the HTML report", path, html.as_bytes())?;
-    console::note(&format!(
-        "HTML report: {} (self-contained: open it in a browser or send it as it is)",
-        path.display()
-    ));
+    output::emit("the HTML report", path, &html)?;
+    if !output::is_stdout(path) {
+        console::note(&format!(
+            "HTML report: {} (self-contained: open it in a browser or send it as it is)",
+            path.display()
+        ));
+    }
     Ok(())
 }
 
@@ -467,7 +494,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            match terminal::better_tip(&e) {
+                Some(text) => console::note(text.trim_end()),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return Ok(if e.use_stderr() {
                 exit::USAGE
             } else {
@@ -480,6 +512,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         match &cli.command {
             Command::Run(args) => return multihost::run_over_mpi(args),
             Command::Exchange(args) => return multihost::exchange_over_mpi(args),
+            Command::Fs(args) => return multihost::fs_over_mpi(args),
             _ => {}
         }
     }
@@ -492,6 +525,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             | Command::Calibrate(_)
             | Command::Etcd(_)
             | Command::WalSync(_)
+            | Command::Fs(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -505,6 +539,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Calibrate(args) => calibrate::run_calibrate(*args),
         Command::Etcd(args) => etcd::run_etcd(*args),
         Command::WalSync(args) => etcd::run_wal_sync(*args),
+        Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {
@@ -522,10 +557,12 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
                 }
                 Some(PresetsAction::Show { name }) => {
                     let p = presets::find(&name).ok_or_else(|| {
-                        Usage(format!(
-                            "no preset is named `{name}`; presets: {}",
-                            presets::names()
-                        ))
+                        let all: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+                        Usage(
+                            presets::unknown(&name, "", &all)
+                                .trim_start_matches("--preset: ")
+                                .to_string(),
+                        )
                     })?;
                     console::print_text(p.toml.trim_end());
                 }
@@ -535,6 +572,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Compare(args) => compare::compare(args),
         Command::Completions { shell } => terminal::completions(shell),
         Command::Man { output } => terminal::man(output.as_deref()),
+        Command::Schema { of } => {
+            let schema = crate::results::schema::json_schema(of);
+            crate::report::console::print_text(&serde_json::to_string_pretty(&schema)?);
+            Ok(exit::OK)
+        }
         Command::ImportFio {
             job,
             lenient,
@@ -547,7 +589,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             map,
             output,
         } => {
-            let opts = crate::job::import::Options { lenient, map };
+            let opts = crate::import::Options { lenient, map };
             import::import(&file, from.as_deref(), &opts, output.as_deref())
         }
         Command::Report {
@@ -556,7 +598,14 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             output,
             format,
             table,
-        } => report::report(&results, json, output.as_deref(), format, table),
+            iometer_layout,
+            step,
+        } => report::report(
+            &results,
+            json,
+            output.as_deref(),
+            (format, table, iometer_layout, step),
+        ),
     }
 }
 
@@ -569,7 +618,15 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
 pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     let (spec, location, file) = exchange_spec(a)?;
     exchange::resolve(&spec, &location).map_err(|e| {
-        flags::blame_exchange(e, a, file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()))).into()
+        let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
+        match file.filter(|(_, t)| exchange::jetstress::is_config(t)) {
+            // A Jetstress file's value: the error names its element and line.
+            Some((path, text)) => {
+                let e = flags::blame_exchange(e, a, None);
+                exchange::jetstress::blame(e, path, text).into()
+            }
+            None => flags::blame_exchange(e, a, file).into(),
+        }
     })
 }
 
@@ -592,10 +649,7 @@ pub(crate) fn section_file(
                         .filter(|p| ours(p.toml))
                         .map(|p| p.name)
                         .collect();
-                    Usage(format!(
-                        "--preset: no {what} preset is named `{name}`; {what} presets: {}",
-                        names.join(", ")
-                    ))
+                    Usage(presets::unknown(name, what, &names))
                 })?;
             Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
@@ -615,15 +669,11 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
             let p = presets::find(name)
                 .filter(|p| exchange::is_exchange_job(p.toml))
                 .ok_or_else(|| {
-                    Usage(format!(
-                        "--preset: no Exchange preset is named `{name}`; Exchange presets: {}",
-                        presets::PRESETS
-                            .iter()
-                            .filter(|p| exchange::is_exchange_job(p.toml))
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
+                    let names: Vec<&str> = (presets::PRESETS.iter())
+                        .filter(|p| exchange::is_exchange_job(p.toml))
+                        .map(|p| p.name)
+                        .collect();
+                    Usage(presets::unknown(name, "Exchange", &names))
                 })?;
             Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
         }
@@ -631,6 +681,16 @@ fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
         (None, None) => None,
     };
     let (mut spec, location) = match &file {
+        Some((path, text)) if exchange::jetstress::is_config(text) => {
+            // Jetstress's own file: its Windows paths go to the scratch directory unless
+            // --db-path and --log-path place them.
+            let c = exchange::jetstress::read(path, text, &[])?;
+            let placed = !a.db_paths.is_empty() && !a.log_paths.is_empty();
+            for n in c.notes.iter().filter(|n| !placed || !n.contains("--map")) {
+                console::note(n);
+            }
+            (c.spec, path.display().to_string())
+        }
         Some((path, text)) => {
             let parsed: ExchangeFile = job::file::parse_toml(path, text)?;
             (parsed.exchange, path.display().to_string())
@@ -653,6 +713,12 @@ fn run_exchange(a: ExchangeArgs) -> Result<i32> {
 /// Runs `w` as `out` asks (or, with --dry-run, says what it would do) and returns the exit
 /// code. Every command that runs a workload comes here.
 fn run_workload(w: &dyn Workload, out: &OutputArgs, invocation: Invocation) -> Result<i32> {
+    // What a run writes, `storlab report` reads: a job whose results load would refuse is
+    // refused now, before the dry run or anything else.
+    for job in w.jobs() {
+        crate::results::validate::runnable(&job)
+            .map_err(|e| Usage(format!("this job cannot run: {e}")))?;
+    }
     if out.dry_run {
         return dry_run(w, &invocation.source);
     }
@@ -765,6 +831,24 @@ pub fn build_job(args: &RunArgs) -> Result<Job> {
     job_of(args, import::job_input(args)?.as_ref())
 }
 
+/// What `storlab run` with `args` would do: its dry run, for a plain job or a workload's job
+/// file (another tool's converted into one: vdbench's file-system definitions are a
+/// file-system workload's).
+pub fn dry_run_of(args: &RunArgs) -> Result<DryRun> {
+    let input = import::job_input(args)?;
+    if let Some(i) = &input {
+        if let Some(room) = crate::workloads::room_of(&i.text) {
+            let text = JobText {
+                path: &i.label,
+                text: &i.text,
+            };
+            let w = (room.load)(&text, &overrides(args))?;
+            return Ok(describe_workload(w.as_ref()));
+        }
+    }
+    Ok(describe(&job_of(args, input.as_ref())?))
+}
+
 /// The job of `input` (none: a one-line job from the flags) with the flags applied.
 fn job_of(args: &RunArgs, input: Option<&import::JobInput>) -> Result<Job> {
     let mut spec = match input {
@@ -772,6 +856,17 @@ fn job_of(args: &RunArgs, input: Option<&import::JobInput>) -> Result<Job> {
         None => one_line_spec(),
     };
     flags::apply_run(&mut spec, args);
+    // The file's description says what the file runs; flags that changed the job are named
+    // after it, so that no view (the summary, the HTML title, the exports) reads as the file
+    // alone when it was not.
+    let given = flags::given(flags::RUN_FLAGS, args);
+    if let Some(d) = spec.description.as_mut().filter(|_| !given.is_empty()) {
+        *d = format!(
+            "{} (as its job file says it; changed by {})",
+            d.trim(),
+            given.join(", ")
+        );
+    }
     let job = job::resolve(&spec, input.map(|i| (i.label.as_path(), i.text.as_str())))
         .map_err(|e| flags::blame_run(e, args))?;
     Ok(job)

@@ -70,6 +70,31 @@ pub(super) fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
     over_mpi(&mpi, text, &label, invocation, &a.out, "exchange")
 }
 
+/// `storlab fs` started by an MPI launcher: every rank runs the workload (each its own tree,
+/// or one tree shared: mdtest's tasks, or `shared = true`), each run starting on every rank at
+/// once; rank 0 writes the merged results.
+pub(super) fn fs_over_mpi(a: &super::FsArgs) -> Result<i32> {
+    use crate::cluster::Cluster as _;
+    let mpi =
+        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    let text = if mpi.rank() == 0 {
+        // The section as the flags leave it, checked on rank 0 first for a clear error.
+        super::build_fs(a)?;
+        let spec = super::fs::spec_of(a)?;
+        let mut table = toml::Table::new();
+        table.insert("fs".into(), toml::Value::try_from(&spec)?);
+        Some(toml::to_string(&table)?)
+    } else {
+        None
+    };
+    let label = PathBuf::from("fs");
+    let invocation = Invocation {
+        source: crate::workloads::fs::workload::source(a.job.as_deref()),
+        flags: super::fs::given(a),
+    };
+    over_mpi(&mpi, text, &label, invocation, &a.out, "fs")
+}
+
 /// Runs `text` over the ranks of `mpi`: rank 0 with the usual output, the others quiet.
 fn over_mpi(
     mpi: &crate::cluster::Mpi,
@@ -128,6 +153,9 @@ fn decode(
             .map(|job| Box::new(crate::workloads::plain::Plain { job }) as Box<dyn Workload>),
         Some(room) if room.section == crate::workloads::exchange::ROOM.section => {
             crate::workloads::exchange::workload::for_rank(text, label, place)
+        }
+        Some(room) if room.section == crate::workloads::fs::ROOM.section => {
+            crate::workloads::fs::workload::for_rank(text, label, place)
         }
         Some(room) => Err(format!("{} does not run over many hosts", room.what)),
     }

@@ -10,8 +10,32 @@ use crate::results::file::timeseries_path;
 use crate::results::{Invocation, RunResult};
 use crate::run::{RunOptions, Signals};
 use anyhow::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Whether `path` is `-`: standard output.
+pub(super) fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Refuses, before anything is read, run or written, an output path that cannot be one: a
+/// device, a pipe, a socket or a directory there (exit 2); `-` is standard output.
+pub(super) fn check(what: &str, path: &Path) -> Result<()> {
+    if is_stdout(path) {
+        return Ok(());
+    }
+    crate::files::check_output(what, path)
+}
+
+/// Writes `text`, the output `what`, to `path` (atomically, as every file storlab writes), or
+/// on standard output for `-`.
+pub(super) fn emit(what: &str, path: &Path, text: &str) -> Result<()> {
+    if is_stdout(path) {
+        console::print_text(text.trim_end());
+        return Ok(());
+    }
+    crate::files::write_output(what, path, text.as_bytes())
+}
 
 impl OutputArgs {
     /// Runs `body` with the results path, signal handling and live progress these flags ask
@@ -30,6 +54,7 @@ impl OutputArgs {
                 chrono::Local::now().format("%Y%m%d-%H%M%S")
             ))
         });
+        self.check_outputs(&results_path)?;
         let mut opts = RunOptions::new(results_path.clone(), std::env::args().collect());
         opts.invocation = invocation;
         opts.description = Some(description);
@@ -54,7 +79,7 @@ impl OutputArgs {
             write_html(path, &result)?;
         }
         if self.json {
-            console::print_json(&result);
+            console::print_results_json(&result);
         } else {
             console::print_summary_after(&result, live.steps_printed());
             console::note(&format!(
@@ -67,6 +92,26 @@ impl OutputArgs {
             s.finish(Some(&result), linger, &signals.stop);
         }
         Ok(crate::exit::of_result(&result))
+    }
+}
+
+impl OutputArgs {
+    /// Refuses outputs that cannot be written before anything runs: the results file and
+    /// its time series (files, written as the run goes: never standard output) and the HTML
+    /// report.
+    fn check_outputs(&self, results: &Path) -> Result<()> {
+        if is_stdout(results) {
+            return Err(Usage(
+                "-o -: a run's results file is written as the run goes, with its time series beside it, so it cannot be standard output; give a file (-o FILE), and --json to print the results as well".into(),
+            )
+            .into());
+        }
+        check("the results file", results)?;
+        check("the time series", &timeseries_path(results))?;
+        if let Some(html) = &self.html {
+            check("the HTML report", html)?;
+        }
+        Ok(())
     }
 }
 

@@ -13,9 +13,16 @@ pub(super) fn report(
     results: &Path,
     json: bool,
     output: Option<&Path>,
-    format: Option<crate::report::Format>,
-    table: crate::report::csv::Table,
+    (format, table, layout, step): (
+        Option<crate::report::Format>,
+        crate::report::csv::Table,
+        crate::report::iometer_csv::Layout,
+        Option<usize>,
+    ),
 ) -> Result<i32> {
+    if let Some(path) = output {
+        super::output::check("the HTML report", path)?;
+    }
     let series = timeseries_path(results);
     let r = if timeseries::is_timeseries(results) {
         let (r, note) = crate::results::recovery::load(results)?;
@@ -52,12 +59,15 @@ pub(super) fn report(
         let text = match format {
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
-            Format::FioJson => serde_json::to_string_pretty(&fio_json::render(&r))?,
-            Format::IometerCsv => iometer_csv::render(&r),
+            Format::FioJson => {
+                console::print_json(&serde_json::to_string_pretty(&fio_json::render(&r, step))?);
+                return Ok(exit::OK);
+            }
+            Format::IometerCsv => iometer_csv::render(&r, layout),
         };
         console::print_text(text.trim_end());
     } else if json {
-        console::print_json(&r);
+        console::print_results_json(&r);
     } else {
         console::print_summary(&r);
     }

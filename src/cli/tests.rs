@@ -62,3 +62,106 @@ fn storlab_run_runs_a_registered_workloads_job_file_and_every_view_says_what_ran
     assert!(e.to_string().contains("a tiny test job"), "{e}");
     assert_eq!(crate::exit::of_error(&e), crate::exit::USAGE);
 }
+
+/// A flag that changes a job leaves its file's description standing only with the flags named
+/// after it: the HTML title and the Iometer CSV's test description, written from the job's
+/// description, say so too.
+#[test]
+fn a_description_names_the_flags_that_changed_the_job() {
+    let args = super::RunArgs {
+        preset: Some("oltp-8k".into()),
+        bs: Some(crate::units::Size(16 << 10)),
+        ..Default::default()
+    };
+    let job = super::build_job(&args).unwrap();
+    let d = job.description.clone().unwrap();
+    assert_eq!(
+        d,
+        "oltp-8k: 8 KiB random 70/30 (as its job file says it; changed by --bs)"
+    );
+    let mut r: crate::results::RunResult =
+        serde_json::from_value(crate::results::sample_json("io_uring", &[])).unwrap();
+    r.job = job;
+    let html = crate::report::html::render(&r);
+    assert!(html.contains(&format!("<h1>{d}</h1>")), "title");
+    let csv = crate::report::iometer_csv::render(&r, Default::default());
+    assert!(csv.contains("changed by --bs"), "{csv}");
+    // The default job with --duration and --ramp: its "30 s" is named as the file's.
+    let args = super::RunArgs {
+        duration: Some(crate::units::Dur(std::time::Duration::from_secs(5))),
+        ramp: Some(crate::units::Dur(std::time::Duration::from_secs(1))),
+        ..Default::default()
+    };
+    let d = super::build_job(&args).unwrap().description.unwrap();
+    assert!(
+        d.starts_with("default: 30 s mixed") && d.ends_with("changed by --duration, --ramp)"),
+        "{d}"
+    );
+    // No flag: the file's own words.
+    let d = super::build_job(&super::RunArgs::default())
+        .unwrap()
+        .description
+        .unwrap();
+    assert!(!d.contains("changed by"), "{d}");
+}
+
+/// `storlab users --duration 10m` runs the demo for ten simulated minutes, not a population
+/// of the defaults at real time; a flag that describes the population replaces the demo.
+#[test]
+fn a_timing_flag_keeps_the_users_demo() {
+    let demo = super::users::build_users(&Default::default()).unwrap();
+    let shorter = super::users::build_users(&super::users::UsersArgs {
+        duration: Some(crate::units::Dur(std::time::Duration::from_secs(600))),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(
+        format!("{:?}", shorter.layout()),
+        format!("{:?}", demo.layout())
+    );
+    let text = |c: &crate::workloads::users::config::UsersConfig| {
+        let w = crate::workloads::users::workload::Users {
+            cfg: c.clone(),
+            progress: Default::default(),
+        };
+        super::describe_workload(&w).text
+    };
+    let (demo_text, shorter_text) = (text(&demo), text(&shorter));
+    // The same population and compression, a shorter day.
+    let first = |t: &str| t.lines().next().unwrap_or_default().to_string();
+    assert_eq!(first(&demo_text), first(&shorter_text));
+    assert_ne!(demo_text, shorter_text);
+    let own = super::users::build_users(&super::users::UsersArgs {
+        users: Some(5000),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_ne!(
+        format!("{:?}", own.layout()),
+        format!("{:?}", demo.layout())
+    );
+}
+
+/// clap's tips for an unknown argument, where they mislead, are replaced.
+#[test]
+fn misleading_clap_tips_are_replaced() {
+    use clap::Parser as _;
+    let tip = |args: &[&str]| {
+        let e = super::Cli::try_parse_from(args).unwrap_err();
+        super::terminal::better_tip(&e).unwrap_or_else(|| e.render().to_string())
+    };
+    let t = tip(&["storlab", "report", "a.json", "--html", "x.html"]);
+    assert!(
+        t.contains("-o FILE.html") && !t.contains("-- --html"),
+        "{t}"
+    );
+    let t = tip(&["storlab", "run", "--size", "-5G"]);
+    assert!(
+        t.contains("never negative") || t.contains("is negative"),
+        "{t}"
+    );
+    assert!(!t.contains("'-- -5"), "{t}");
+    // A preset's near name is suggested.
+    let e = run(&["storlab", "run", "--preset", "oltp", "--dry-run"]).unwrap_err();
+    assert!(e.to_string().contains("did you mean oltp-8k?"), "{e}");
+}

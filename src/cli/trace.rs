@@ -39,6 +39,11 @@ pub(super) fn run_trace(action: TraceAction) -> Result<i32> {
         .map(Format::parse)
         .transpose()
         .map_err(|e| Usage(format!("--format: {e}")))?;
+    super::output::check("the results file", &output)?;
+    super::output::check(
+        "the block sample",
+        &crate::results::blocks::blocks_path(&output),
+    )?;
     let (t, format) = formats::read(&trace, format).map_err(Usage)?;
     let r = import::import(&t, &trace, format, &output)?;
     let sample = r

@@ -100,6 +100,25 @@ pub struct UsersArgs {
     pub out: OutputArgs,
 }
 
+/// The flags that run the demo their way rather than replace it: its timing, its engine and
+/// its checks (the others describe a population of one's own).
+const KEEP_DEMO: &[&str] = &[
+    "--duration",
+    "--compress",
+    "--warm-up",
+    "--stress",
+    "--engine",
+    "--queue-depth",
+    "--db-read-latency",
+    "--log-write-latency",
+    "--max-latency",
+    "--interval",
+    "--seed",
+    "--destroy-data",
+    "--verify",
+    "--sample-blocks",
+];
+
 /// The demo `storlab users` runs with no argument.
 fn demo_spec() -> UsersSpec {
     UsersSpec {
@@ -122,7 +141,11 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
             let file: UsersFile = job::file::parse_toml(path, &text)?;
             (file.users, path.display().to_string(), Some((path, text)))
         }
-        None if given.is_empty() => (demo_spec(), "demo".to_string(), None),
+        // Flags that say how to run, not whom to simulate, keep the demo (shortened,
+        // lengthened, on another engine…).
+        None if given.iter().all(|f| KEEP_DEMO.contains(&f.as_str())) => {
+            (demo_spec(), "demo".to_string(), None)
+        }
         None => (UsersSpec::default(), "command line".to_string(), None),
     };
     flags::apply(flags::USERS_FLAGS, &mut spec, a);

@@ -359,7 +359,8 @@ fn span(a: &Access, target_size: u64, seed: u64) -> Result<Span, String> {
         scatter,
         positions,
         align: a.align_bytes,
-        seq_next: start,
+        // Past the end, the first I/O wraps to the start.
+        seq_next: start.saturating_add(a.start_bytes),
         zipf,
         zones,
     })
@@ -605,6 +606,19 @@ mod tests {
             assert!((*n as f64 - 3333.0).abs() < 300.0, "{sizes:?}");
         }
         assert!(rolls > 10);
+    }
+
+    #[test]
+    fn a_start_begins_the_stream_part_way_and_it_wraps_to_the_span_s_start() {
+        let mut a = access(4096, 100.0, 0.0);
+        a.offset_bytes = 1024;
+        a.start_bytes = 8192;
+        a.gap_bytes = 4096;
+        let w = worker(vec![a], 1);
+        let mut g = AccessGen::new(&w, &[geo(40960)], 1).unwrap();
+        let offsets: Vec<u64> = (0..6).map(|_| g.next_op().0.offset).collect();
+        // From 1 KiB + 8 KiB every 8 KiB to the end, then from the span's start again.
+        assert_eq!(offsets, [9216, 17408, 25600, 33792, 1024, 9216]);
     }
 
     #[test]

@@ -138,6 +138,33 @@ pub(super) fn thread_cpu_ns(tid: u32) -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
+/// Why a path was turned off after the kernel refused a ring with it (`error`), `needs`
+/// saying what it needs ("Linux 6.0", "Linux 5.11 without privileges; …"): a kernel version
+/// is blamed only when this kernel is older than it. A newer kernel refused another setting
+/// of the ring along with it, and the note says so rather than blame the version.
+pub(super) fn refused_text(error: &io::Error, needs: &str) -> String {
+    let release = rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned();
+    let version = |text: &str| -> Option<(u32, u32)> {
+        let mut parts = (text.split(|c: char| !c.is_ascii_digit())).filter(|p| !p.is_empty());
+        Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    };
+    let needed = needs.strip_prefix("Linux ").and_then(version);
+    match (needed, version(&release)) {
+        (Some(needed), Some(running)) if running >= needed => {
+            let tail = needs
+                .split_once("; ")
+                .map_or_else(String::new, |(_, t)| format!("; {t}"));
+            format!(
+                "the kernel refused a ring with it ({error}) though this kernel (Linux {release}) has it: another setting of the ring was refused with it{tail}"
+            )
+        }
+        _ => format!("the kernel refused a ring with it ({error}); it needs {needs}"),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::print_stderr)]
 mod tests {
@@ -331,5 +358,26 @@ mod tests {
             got.sort();
             assert_eq!(got, [3, 3]);
         });
+    }
+
+    #[test]
+    fn a_path_refused_on_a_kernel_new_enough_for_it_does_not_blame_the_version() {
+        use super::refused_text;
+        let e = std::io::Error::from_raw_os_error(22);
+        assert_eq!(
+            refused_text(&e, "Linux 99.0"),
+            "the kernel refused a ring with it (Invalid argument (os error 22)); it needs Linux 99.0"
+        );
+        let newer = refused_text(&e, "Linux 2.6");
+        assert!(!newer.contains("it needs"), "{newer}");
+        assert!(newer.contains("though this kernel (Linux "), "{newer}");
+        let sqpoll = refused_text(
+            &e,
+            "Linux 2.6 without privileges; sqpoll_cpu must be an online CPU",
+        );
+        assert!(
+            sqpoll.ends_with("; sqpoll_cpu must be an online CPU"),
+            "{sqpoll}"
+        );
     }
 }

@@ -7,6 +7,10 @@
 //! units deflate (see [`compressed_len`]) to at most the asked ratio's share, so the data
 //! compresses as asked whatever the unit size.
 //!
+//! **Fresh payloads.** Every written sector's payload is made anew (`fresh_payload`), so
+//! data written again never repeats what is already on the device: the data compresses as a
+//! stream as it does unit by unit.
+//!
 //! **Dedupe.** Each dedupe unit a write covers is unique (sealed with its target, offset and
 //! version, as without reduction) or a copy of one of [`POOL`] pool entries, with probability
 //! 1 − 1/ratio. Which, and which entry, is a pure function of (target identity, unit offset,
@@ -33,6 +37,11 @@ pub const KIND_COPY: u32 = 3;
 pub const KIND_COPY_UNCHECKED: u32 = 4;
 /// Bytes of header and tag at the start of every sector, kept whatever the ratio.
 const HEAD: usize = 56;
+/// The unit the kept bytes are calibrated on: 32 KiB, the middle of the units arrays compress
+/// in (4 KiB to 128 KiB and streams), deflated at zlib's default level.
+const CALIBRATION_UNIT: usize = 32 << 10;
+/// Bytes of the sample deflated in each of [`MEASURED_UNITS`] and as a stream.
+const BY_UNIT_BYTES: usize = 2 << 20;
 /// Bytes of sampled units each worker keeps at most.
 const SAMPLE_BYTES: usize = 8 << 20;
 
@@ -69,7 +78,7 @@ impl Reduction {
             pool: splitmix(run ^ 0x706F_6F6C_2D69_6473),
         };
         if asked.compress > 1.0 {
-            r.keep = calibrate(asked.compress, asked.unit_bytes as usize, checked);
+            r.keep = calibrate(asked.compress, CALIBRATION_UNIT, checked);
         }
         Some(r)
     }
@@ -115,6 +124,42 @@ impl Reduction {
             0
         };
         sector[8..12].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// Bytes in the table written payloads are drawn from (64 KiB, in the cache).
+const PAYLOAD_TABLE: usize = 64 << 10;
+
+/// The table written payloads are drawn from: pseudo-random bytes, the same in every run.
+fn payload_table() -> &'static [u8] {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = vec![0u8; PAYLOAD_TABLE];
+        fill_random(&mut t, 0x7061_796C_6F61_6421);
+        t
+    })
+}
+
+/// Fills `payload` (at most a sector's) with pseudo-random bytes no other written sector has:
+/// a stretch of the table chosen by `key` (the sector's tag, unique to its target, offset,
+/// version and run), XORed with `key`'s bytes. Two sectors' payloads share no run of bytes
+/// longer than chance allows (their keys differ), so no compressor finds one in the other,
+/// whatever its window. A copy and one XOR per 16 bytes (`u128`), cheap even unoptimised.
+#[inline]
+pub(crate) fn fresh_payload(payload: &mut [u8], key: u64) {
+    let table = payload_table();
+    let len = payload.len();
+    let start = (splitmix(key) as usize) % (PAYLOAD_TABLE - len - 16);
+    payload.copy_from_slice(&table[start..start + len]);
+    let k = u128::from(key) | (u128::from(splitmix(key ^ 1)) << 64);
+    let mut chunks = payload.chunks_exact_mut(16);
+    for c in &mut chunks {
+        let mut w = [0u8; 16];
+        w.copy_from_slice(c);
+        c.copy_from_slice(&(u128::from_le_bytes(w) ^ k).to_le_bytes());
+    }
+    for (b, x) in chunks.into_remainder().iter_mut().zip(key.to_le_bytes()) {
+        *b ^= x;
     }
 }
 
@@ -183,10 +228,19 @@ impl Reduction {
     }
 }
 
-/// Bytes `unit` deflates to (flate2, its pure-Rust miniz_oxide backend, fastest level, raw
-/// deflate), at most its own length (a store keeps data that does not shrink as it is).
+/// Bytes `unit` deflates to (flate2, its pure-Rust miniz_oxide backend, zlib's default level
+/// 6, raw deflate), at most its own length (a store keeps data that does not shrink as it is).
 pub fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {
-    let mut c = flate2::Compress::new(flate2::Compression::fast(), false);
+    deflated_len(unit, out, flate2::Compression::default())
+}
+
+/// The units the measure deflates the written data in, besides the dedupe unit: what arrays
+/// compress in (4 KiB to 128 KiB); and the whole sample as one stream.
+pub const MEASURED_UNITS: [u64; 4] = [4 << 10, 8 << 10, 32 << 10, 128 << 10];
+
+/// Bytes `data` deflates to at `level` (raw deflate), at most its own length.
+fn deflated_len(unit: &[u8], out: &mut Vec<u8>, level: flate2::Compression) -> usize {
+    let mut c = flate2::Compress::new(level, false);
     out.clear();
     out.reserve(unit.len() + 64);
     match c.compress_vec(unit, out, flate2::FlushCompress::Finish) {
@@ -216,7 +270,7 @@ fn calibrate(ratio: f64, unit: usize, checked: bool) -> usize {
             s[40..48].copy_from_slice(&1u64.to_le_bytes());
             s[keep..].fill(0);
         }
-        unit as f64 / compressed_len(&data, &mut out) as f64
+        unit as f64 / deflated_len(&data, &mut out, flate2::Compression::default()) as f64
     };
     let (mut lo, mut hi) = (HEAD, SECTOR);
     // Invariant: ratio_at(hi) < ratio or hi == SECTOR; ratio_at(lo) >= ratio or lo == HEAD.
@@ -260,6 +314,11 @@ pub struct Measured {
     pub compressed: u64,
     /// The xxh3-64 of each.
     pub hashes: Vec<u64>,
+    /// The sample, in the order written, deflated in each of [`MEASURED_UNITS`]: (its bytes,
+    /// their bytes deflated).
+    pub by_unit: Vec<(u64, u64)>,
+    /// The sample deflated as one stream: (its bytes, deflated).
+    pub stream: (u64, u64),
 }
 
 impl DataSample {
@@ -317,8 +376,36 @@ impl DataSample {
             m.compressed += compressed_len(u, &mut out) as u64;
             m.hashes.push(xxhash_rust::xxh3::xxh3_64(u));
         }
+        // The units and the stream are measured on the sample's first 2 MiB (spread over the
+        // run like the rest): enough for a ratio, and a bounded cost at the run's end.
+        let whole = &self.kept[..(m.units as usize * self.unit).min(BY_UNIT_BYTES)];
+        m.by_unit = (MEASURED_UNITS.iter())
+            .map(|&u| {
+                let c: usize = (whole.chunks_exact(u as usize))
+                    .map(|c| compressed_len(c, &mut out))
+                    .sum();
+                let bytes = whole.len() as u64 / u * u;
+                (bytes, c as u64)
+            })
+            .collect();
+        m.stream = (whole.len() as u64, compressed_len(whole, &mut out) as u64);
         m
     }
+}
+
+/// The compression every worker's sample achieved deflated in each of [`MEASURED_UNITS`]
+/// (a unit larger than a worker's sample is left out) and as one stream per worker:
+/// ([(unit, ratio)], stream ratio).
+pub fn achieved_by_unit(samples: &[Measured]) -> (Vec<(u64, f64)>, Option<f64>) {
+    let units = (MEASURED_UNITS.iter().enumerate())
+        .filter_map(|(i, &u)| {
+            let (b, c) = (samples.iter().filter_map(|m| m.by_unit.get(i)))
+                .fold((0, 0), |(b, c), &(x, y)| (b + x, c + y));
+            (b > 0 && c > 0).then(|| (u, b as f64 / c as f64))
+        })
+        .collect();
+    let (b, c) = (samples.iter()).fold((0, 0), |(b, c), m| (b + m.stream.0, c + m.stream.1));
+    (units, (b > 0 && c > 0).then(|| b as f64 / c as f64))
 }
 
 /// The achieved ratios of every worker's sample together: (compression, dedupe), N:1; `None`
@@ -388,8 +475,10 @@ mod tests {
         achieved(&[sample.finish()]).unwrap()
     }
 
+    /// Within 15 %: the kept bytes are calibrated on 32 KiB units, the middle of the units
+    /// arrays use; a 4 KiB unit deflated on its own is the low end (docs/methodology.md).
     fn near(got: f64, asked: f64) -> bool {
-        (got / asked - 1.0).abs() <= 0.1
+        (got / asked - 1.0).abs() <= 0.15
     }
 
     // Verifying (versions choose) and not (writes number themselves), two unit sizes:
@@ -398,7 +487,7 @@ mod tests {
     const RATIOS: [f64; 6] = [1.0, 1.5, 2.0, 3.0, 5.0, 8.0];
 
     #[test]
-    fn measured_compression_is_within_ten_percent_of_the_asked_one() {
+    fn measured_compression_is_within_15_percent_of_the_asked_one() {
         for r in RATIOS {
             for (unit, len, track) in WAYS {
                 // 400 units.
@@ -414,7 +503,7 @@ mod tests {
     }
 
     #[test]
-    fn measured_dedupe_is_within_ten_percent_of_the_asked_one() {
+    fn measured_dedupe_is_within_15_percent_of_the_asked_one() {
         for r in RATIOS {
             for (unit, len, track) in WAYS {
                 // 5000 units: at 8:1, the pool's entries are 1.3 % of the distinct units, and

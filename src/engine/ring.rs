@@ -134,10 +134,9 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 Ok(ring) => ring,
                 Err(e) => match setup.drop_one() {
                     Some((path, needs)) => {
-                        paths.not_used.push((
-                            path,
-                            format!("the kernel refused a ring with it ({e}); it needs {needs}"),
-                        ));
+                        paths
+                            .not_used
+                            .push((path, super::paths::refused_text(&e, needs)));
                         continue;
                     }
                     None => return Err(e),

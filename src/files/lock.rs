@@ -10,7 +10,7 @@ use rustix::io::Errno;
 use std::fs::{File, Metadata};
 use std::io;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Why a lock was not taken.
 #[derive(Debug)]
@@ -31,7 +31,12 @@ impl From<io::Error> for LockError {
 /// Who holds a `flock` lock on the file `metadata` describes, other than this process:
 /// "process 1234 (storlab)"; `None` when nobody else does (as far as `/proc/locks` says).
 pub(crate) fn holder(metadata: &Metadata) -> Option<String> {
-    locks::flock_holder(metadata.dev(), metadata.ino(), std::process::id()).map(locks::process_text)
+    holder_of(metadata.dev(), metadata.ino())
+}
+
+/// [`holder`] of the file of device `dev` and inode `ino`.
+pub(crate) fn holder_of(dev: u64, ino: u64) -> Option<String> {
+    locks::flock_holder(dev, ino, std::process::id()).map(locks::process_text)
 }
 
 fn held(metadata: &Metadata) -> LockError {
@@ -70,7 +75,10 @@ fn take(file: &File, operation: FlockOperation) -> Result<bool, LockError> {
 /// keeps two runs from writing one results file, whose own inode changes at every save.
 #[derive(Debug)]
 pub(crate) struct LockFile {
-    path: PathBuf,
+    /// The directory it is in (made or checked by `super::dir`).
+    dir: std::sync::Arc<super::dir::Dir>,
+    /// Its name there.
+    name: std::ffi::OsString,
     id: FileId,
     /// The locked descriptor.
     _file: File,
@@ -85,9 +93,15 @@ impl LockFile {
     pub(crate) fn acquire(path: &Path) -> Result<LockFile, LockError> {
         let flags =
             OFlags::RDONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "it names no file"))?
+            .to_owned();
+        let dir = super::dir::open(path.parent().unwrap_or(Path::new(".")))?;
         for _ in 0..LOCK_ATTEMPTS {
             let file = File::from(
-                rfs::open(path, flags, Mode::from_bits_truncate(0o644)).map_err(io::Error::from)?,
+                rfs::openat(dir.file(), &name, flags, Mode::from_bits_truncate(0o644))
+                    .map_err(io::Error::from)?,
             );
             let metadata = file.metadata()?;
             if !metadata.file_type().is_file() {
@@ -101,10 +115,10 @@ impl LockFile {
             // The holder before removes the file while it still holds the lock: a lock taken
             // on a file no longer at the path holds nothing, and is taken again.
             let id = FileId::from(&metadata);
-            let at_path = std::fs::symlink_metadata(path).ok();
-            if at_path.is_some_and(|m| FileId::from(&m) == id) {
+            if named(&dir, &name) == Some(id) {
                 return Ok(LockFile {
-                    path: path.to_path_buf(),
+                    dir,
+                    name,
                     id,
                     _file: file,
                 });
@@ -116,11 +130,21 @@ impl LockFile {
     }
 }
 
+/// The identity of what is at `name` in `dir` (never following a link).
+fn named(dir: &super::dir::Dir, name: &std::ffi::OsStr) -> Option<FileId> {
+    rfs::statat(dir.file(), name, rfs::AtFlags::SYMLINK_NOFOLLOW)
+        .ok()
+        .map(|s| FileId {
+            dev: s.st_dev,
+            ino: s.st_ino,
+        })
+}
+
 impl Drop for LockFile {
     fn drop(&mut self) {
         // Removed while still locked, and only if it is still this file.
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| FileId::from(&m) == self.id) {
-            let _ = std::fs::remove_file(&self.path);
+        if named(&self.dir, &self.name) == Some(self.id) {
+            let _ = rfs::unlinkat(self.dir.file(), &self.name, rfs::AtFlags::empty());
         }
     }
 }

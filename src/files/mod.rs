@@ -21,7 +21,9 @@
 //! Both `engine` (manifests, targets' locks) and `results` (results files and what streams
 //! beside them) use this module, so it sits below both, next to `units`.
 
+pub(crate) mod dir;
 pub(crate) mod lock;
+pub(crate) mod resolve;
 
 use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
 use rustix::io::Errno;
@@ -98,8 +100,9 @@ fn created_at(path: &Path) -> Option<FileId> {
 /// name by [`NewFile::commit`]; removed if dropped before.
 #[derive(Debug)]
 pub(crate) struct NewFile {
-    /// The directory, as opened when the file was created.
-    dir: File,
+    /// The directory, as opened (and checked, when storlab made it) before the file was
+    /// created.
+    dir: std::sync::Arc<dir::Dir>,
     /// The temporary name in `dir`.
     temporary: OsString,
     /// The final name in `dir`.
@@ -116,35 +119,58 @@ impl NewFile {
     /// Creates a new, empty file to become `path`, under a random name in the same directory
     /// (which must exist).
     pub(crate) fn create(path: &Path) -> io::Result<NewFile> {
-        Self::create_named(path, OFlags::WRONLY, temporary_name)
+        Self::create_named(path, OFlags::WRONLY, NEW_FILE_MODE, temporary_name)
     }
 
-    /// [`NewFile::create`], open for reading too.
-    pub(crate) fn create_readable(path: &Path) -> io::Result<NewFile> {
-        Self::create_named(path, OFlags::RDWR, temporary_name)
+    /// A new file to become `name` in the directory `dir` (at `path`), open for reading and
+    /// writing, with permissions `mode` (before the umask).
+    pub(crate) fn create_in(
+        dir: std::sync::Arc<dir::Dir>,
+        name: &OsStr,
+        mode: u32,
+    ) -> io::Result<NewFile> {
+        let path = dir.path().join(name);
+        Self::create_at(
+            dir,
+            name.to_owned(),
+            path,
+            OFlags::RDWR,
+            mode,
+            temporary_name,
+        )
     }
 
-    /// [`NewFile::create`] with `access`, the temporary name of each attempt from `draw` (the
-    /// final name, the attempt).
+    /// [`NewFile::create`] with `access` and permissions `mode`, the temporary name of each
+    /// attempt from `draw` (the final name, the attempt).
     fn create_named(
         path: &Path,
         access: OFlags,
+        mode: u32,
         draw: impl Fn(&OsStr, u32) -> OsString,
     ) -> io::Result<NewFile> {
         let (dir_path, name) = split(path)?;
-        let dir = File::from(rfs::open(
-            dir_path,
-            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?);
+        let dir = dir::open(dir_path)?;
+        Self::create_at(dir, name, path.to_path_buf(), access, mode, draw)
+    }
+
+    /// [`NewFile::create_named`] in the open directory `dir`.
+    fn create_at(
+        dir: std::sync::Arc<dir::Dir>,
+        name: OsString,
+        path: PathBuf,
+        access: OFlags,
+        mode: u32,
+        draw: impl Fn(&OsStr, u32) -> OsString,
+    ) -> io::Result<NewFile> {
+        replaceable(dir.file(), &name)?;
         let flags = access | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW;
         for attempt in 0..NAME_ATTEMPTS {
             let temporary = draw(&name, attempt);
             let fd = match rfs::openat(
-                &dir,
+                dir.file(),
                 temporary.as_os_str(),
                 flags | OFlags::CLOEXEC,
-                Mode::from_bits_truncate(NEW_FILE_MODE),
+                Mode::from_bits_truncate(mode),
             ) {
                 Ok(fd) => fd,
                 Err(Errno::EXIST) => continue,
@@ -154,7 +180,7 @@ impl NewFile {
                 dir,
                 temporary,
                 name,
-                path: path.to_path_buf(),
+                path,
                 file: File::from(fd),
                 named: false,
             };
@@ -202,15 +228,17 @@ impl NewFile {
         if durability == Durability::Synced {
             self.file.sync_all()?;
         }
+        // Checked again just before: a device or pipe put there meanwhile is not replaced.
+        replaceable(self.dir.file(), &self.name)?;
         rfs::renameat(
-            &self.dir,
+            self.dir.file(),
             self.temporary.as_os_str(),
-            &self.dir,
+            self.dir.file(),
             self.name.as_os_str(),
         )?;
         self.named = true;
         if durability == Durability::Synced {
-            self.dir.sync_all()?;
+            self.dir.file().sync_all()?;
         }
         remember(&self.path, FileId::of(&self.file)?);
         self.file.try_clone()
@@ -224,11 +252,12 @@ impl NewFile {
     /// existing file there is an [`io::ErrorKind::AlreadyExists`] error, and is left alone.
     pub(crate) fn publish(mut self) -> io::Result<File> {
         let (old, new) = (self.temporary.as_os_str(), self.name.as_os_str());
-        match rfs::renameat_with(&self.dir, old, &self.dir, new, rfs::RenameFlags::NOREPLACE) {
+        let dir = self.dir.file();
+        match rfs::renameat_with(dir, old, dir, new, rfs::RenameFlags::NOREPLACE) {
             Ok(()) => {}
             Err(Errno::INVAL | Errno::NOSYS) => {
-                rfs::linkat(&self.dir, old, &self.dir, new, AtFlags::empty())?;
-                let _ = rfs::unlinkat(&self.dir, old, AtFlags::empty());
+                rfs::linkat(dir, old, dir, new, AtFlags::empty())?;
+                let _ = rfs::unlinkat(dir, old, AtFlags::empty());
             }
             Err(e) => return Err(e.into()),
         }
@@ -241,7 +270,11 @@ impl NewFile {
 impl Drop for NewFile {
     fn drop(&mut self) {
         if !self.named {
-            let _ = rfs::unlinkat(&self.dir, self.temporary.as_os_str(), AtFlags::empty());
+            let _ = rfs::unlinkat(
+                self.dir.file(),
+                self.temporary.as_os_str(),
+                AtFlags::empty(),
+            );
         }
     }
 }
@@ -257,6 +290,86 @@ fn split(path: &Path) -> io::Result<(&Path, OsString)> {
         _ => Path::new("."),
     };
     Ok((dir, name.to_owned()))
+}
+
+/// Refuses to replace what is at `name` in `dir` unless it is a regular file (or a link,
+/// which `rename` replaces without following): a device node, a pipe, a socket or a
+/// directory at an output's name is an [`io::ErrorKind::InvalidInput`] error saying so.
+fn replaceable(dir: &File, name: &OsStr) -> io::Result<()> {
+    let stat = match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => stat,
+        Err(Errno::NOENT) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    match rfs::FileType::from_raw_mode(stat.st_mode) {
+        rfs::FileType::RegularFile | rfs::FileType::Symlink => Ok(()),
+        other => Err(not_an_output(other)),
+    }
+}
+
+/// An output's path holds something storlab does not replace (see [`check_output`]).
+#[derive(Debug)]
+struct NotAnOutput(&'static str);
+
+impl std::fmt::Display for NotAnOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "it is {}, and storlab writes an output only as a regular file (replacing one that is there) or to standard output (`-`); give the path of a file",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for NotAnOutput {}
+
+/// The error for an output whose path holds something that is not a regular file.
+fn not_an_output(file_type: rfs::FileType) -> io::Error {
+    let what = match file_type {
+        rfs::FileType::CharacterDevice => "a character device",
+        rfs::FileType::BlockDevice => "a block device",
+        rfs::FileType::Fifo => "a named pipe (FIFO)",
+        rfs::FileType::Socket => "a socket",
+        rfs::FileType::Directory => "a directory",
+        _ => "not a regular file",
+    };
+    io::Error::new(io::ErrorKind::InvalidInput, NotAnOutput(what))
+}
+
+/// Checks, before anything is written, that `path` can be an output: nothing is there, or a
+/// regular file (or a link, replaced, never followed); a device, a pipe, a socket or a
+/// directory is refused ([`crate::Usage`], exit 2), the message naming `what` ("the HTML
+/// report").
+pub(crate) fn check_output(what: &str, path: &Path) -> anyhow::Result<()> {
+    let fail = |e: &io::Error| cannot_write(what, path, e);
+    split(path).map_err(|e| fail(&e))?;
+    match rfs::statat(rfs::CWD, path, AtFlags::SYMLINK_NOFOLLOW) {
+        Err(Errno::NOENT | Errno::NOTDIR) => Ok(()),
+        Err(e) => Err(fail(&e.into())),
+        Ok(stat) => match rfs::FileType::from_raw_mode(stat.st_mode) {
+            rfs::FileType::RegularFile | rfs::FileType::Symlink => Ok(()),
+            other => Err(fail(&not_an_output(other))),
+        },
+    }
+}
+
+/// Opens `file` again with `flags` (and `O_CLOEXEC`) through `/proc/self/fd`: the same inode,
+/// whatever is at its path now (a path is never looked up again). `file` may be an `O_PATH`
+/// descriptor, whose type the caller checked (a pipe would wait for a writer).
+pub(crate) fn reopen(file: &File, flags: OFlags) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let reopened = File::from(rfs::open(
+        proc.as_str(),
+        flags | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )?);
+    if FileId::of(&reopened)? != FileId::of(file)? {
+        return Err(io::Error::other(
+            "reopening it through /proc/self/fd gave another file",
+        ));
+    }
+    Ok(reopened)
 }
 
 /// `NAME.XXXXXXXXXXXXXXXX.tmp`: the final name (its first bytes when long) and 64 random bits.
@@ -405,11 +518,16 @@ fn check_target_type(metadata: &std::fs::Metadata) -> io::Result<()> {
 /// left on device" (`what` is "the results file"), the operating system's words without
 /// `(os error N)`.
 pub(crate) fn cannot_write(what: &str, path: &Path, error: &io::Error) -> anyhow::Error {
-    anyhow::anyhow!(
+    let text = format!(
         "cannot write {what} {}: {}",
         path.display(),
         error_text(error)
-    )
+    );
+    // An output that cannot be one is the user's to change: refused (exit 2).
+    if error.get_ref().is_some_and(|e| e.is::<NotAnOutput>()) {
+        return crate::Usage(text).into();
+    }
+    anyhow::anyhow!(text)
 }
 
 /// An I/O error as the end of a sentence: the operating system's words in lower case
@@ -511,7 +629,7 @@ mod tests {
             0 => OsString::from("r.json.tmp"),
             n => OsString::from(format!("r.json.{n}.tmp")),
         };
-        let new = NewFile::create_named(&path, OFlags::WRONLY, draw).unwrap();
+        let new = NewFile::create_named(&path, OFlags::WRONLY, NEW_FILE_MODE, draw).unwrap();
         assert_eq!(new.dir_entry(), dir.path().join("r.json.3.tmp"));
         new.file().write_all(b"{}").unwrap();
         new.commit(Durability::Synced).unwrap();
@@ -528,7 +646,7 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"{}");
         // When every name drawn is taken, the creation fails; nothing is written.
         let taken = |_: &OsStr, _: u32| OsString::from("r.json.tmp");
-        let error = NewFile::create_named(&path, OFlags::WRONLY, taken).unwrap_err();
+        let error = NewFile::create_named(&path, OFlags::WRONLY, NEW_FILE_MODE, taken).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read(&victim).unwrap(), b"root:x:0:0\n");
     }
@@ -589,6 +707,62 @@ mod tests {
     }
 
     #[test]
+    fn a_device_a_pipe_or_a_socket_at_an_output_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.json");
+        rfs::mknodat(
+            rfs::CWD,
+            &fifo,
+            rfs::FileType::Fifo,
+            Mode::from_bits_truncate(0o600),
+            0,
+        )
+        .unwrap();
+        let socket = dir.path().join("socket.json");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let sub = dir.path().join("sub.json");
+        std::fs::create_dir(&sub).unwrap();
+        let mut special = vec![
+            (fifo, "a named pipe (FIFO)"),
+            (socket, "a socket"),
+            (sub, "a directory"),
+        ];
+        if rustix::process::geteuid().is_root() {
+            // A node of the null device (1, 3), made here: /dev/null itself is never risked.
+            let null = dir.path().join("null");
+            rfs::mknodat(
+                rfs::CWD,
+                &null,
+                rfs::FileType::CharacterDevice,
+                Mode::from_bits_truncate(0o666),
+                rfs::makedev(1, 3),
+            )
+            .unwrap();
+            special.push((null, "a character device"));
+        }
+        for (path, what) in special {
+            let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+            let error = check_output("the report", &path).unwrap_err();
+            assert!(error.downcast_ref::<crate::Usage>().is_some(), "{error}");
+            assert!(error.to_string().contains(what), "{error}");
+            let error = write_output("the report", &path, b"x").unwrap_err();
+            assert!(error.downcast_ref::<crate::Usage>().is_some(), "{error}");
+            assert!(
+                error.to_string().contains(&format!("it is {what}")),
+                "{error}"
+            );
+            assert_eq!(std::fs::symlink_metadata(&path).unwrap().file_type(), kind);
+        }
+        // A regular file and a link are replaced; nothing is left behind.
+        check_output("the report", &dir.path().join("new.html")).unwrap();
+        assert!(
+            names(dir.path()).iter().all(|n| !n.ends_with(".tmp")),
+            "{:?}",
+            names(dir.path())
+        );
+    }
+
+    #[test]
     fn a_missing_directory_or_name_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let error = NewFile::create(&dir.path().join("no/r.json")).unwrap_err();
@@ -641,7 +815,8 @@ mod tests {
     fn a_published_file_never_replaces_one_already_there() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.dat");
-        let new = NewFile::create_readable(&path).unwrap();
+        let in_dir = || dir::open(dir.path()).unwrap();
+        let new = NewFile::create_in(in_dir(), OsStr::new("t.dat"), NEW_FILE_MODE).unwrap();
         new.file().write_all(b"ours").unwrap();
         let file = new.publish().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"ours");
@@ -654,7 +829,7 @@ mod tests {
         std::fs::write(&victim, b"root:x:0:0\n").unwrap();
         std::fs::remove_file(&path).unwrap();
         symlink(&victim, &path).unwrap();
-        let error = NewFile::create_readable(&path)
+        let error = NewFile::create_in(in_dir(), OsStr::new("t.dat"), NEW_FILE_MODE)
             .unwrap()
             .publish()
             .unwrap_err();

@@ -92,7 +92,25 @@ fn ratio(errors: &DataErrors, key: &str, v: Option<f64>, max: f64) -> Result<f64
 
 /// The `[data]` table of `spec`, checked; the default (unique, incompressible) without one.
 pub(super) fn resolve_data(spec: &JobSpec, src: &Source) -> Result<DataReduction, JobError> {
-    let Some(d) = &spec.data else {
+    resolve_spec(spec.data.as_ref(), src)
+}
+
+/// A workload's own job file's `[data]` (`name` and `text` the file, `None`: from flags),
+/// resolved as a plain job's, its errors at their lines.
+pub fn resolve_in(
+    data: Option<&DataSpec>,
+    name: &std::path::Path,
+    text: Option<&str>,
+) -> Result<DataReduction, JobError> {
+    let src = Source {
+        name: name.display().to_string(),
+        text,
+    };
+    resolve_spec(data, &src)
+}
+
+fn resolve_spec(data: Option<&DataSpec>, src: &Source) -> Result<DataReduction, JobError> {
+    let Some(d) = data else {
         return Ok(DataReduction::default());
     };
     let errors = DataErrors { src };

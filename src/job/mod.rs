@@ -4,11 +4,7 @@
 
 pub mod cache;
 pub mod data;
-pub mod diskspd;
 pub mod file;
-pub mod fio;
-pub mod import;
-pub mod iometer;
 mod limits;
 mod pace;
 pub mod priority;
@@ -17,7 +13,6 @@ pub mod spec;
 pub mod steps;
 pub mod trace;
 pub mod uring;
-pub mod vdbench;
 
 pub use resolve::resolve;
 
@@ -487,6 +482,10 @@ pub struct Access {
     /// Sequential I/O: bytes skipped after each I/O (negative: back; 0: contiguous).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gap_bytes: i64,
+    /// Sequential I/O: where the first I/O is, bytes from the span's start (0: at it); the
+    /// stream wraps to the span's start as always (added in 1.18).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub start_bytes: u64,
     /// Reads, percent.
     pub read_pct: f64,
     /// Random I/Os, percent.
@@ -521,6 +520,7 @@ impl Access {
             block_sizes: Vec::new(),
             roll_every_bytes: 0,
             gap_bytes: 0,
+            start_bytes: 0,
             read_pct,
             random_pct,
             align_bytes: block,
@@ -532,6 +532,10 @@ impl Access {
             fsync_every: 0,
         }
     }
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 fn is_zero(v: &i64) -> bool {

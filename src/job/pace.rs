@@ -4,6 +4,24 @@
 use super::spec::WorkerSpec;
 use super::{Arrivals, MinRate, Rate};
 
+/// The highest rate a worker is paced at, I/Os per second (one I/O a nanosecond).
+const MAX_IOPS: f64 = 1e9;
+
+/// Why `iops`, the value of `key`, is not a rate a worker can be paced at: none, or not above
+/// 0, or above [`MAX_IOPS`]; each with what to give instead.
+fn rate_refusal(key: &str, iops: f64) -> Option<String> {
+    if !(iops > 0.0 && iops.is_finite()) {
+        return Some(format!(
+            "{key} is {iops}; use a number of I/Os per second above 0"
+        ));
+    }
+    (iops > MAX_IOPS).then(|| {
+        format!(
+            "{key} is {iops:e}, more I/Os per second than storlab paces a worker at (at most {MAX_IOPS:e}, one a nanosecond); use at most {MAX_IOPS:e}, or leave {key} out to run a closed loop"
+        )
+    })
+}
+
 /// A worker's open-loop rate (`rate_iops`, `arrivals`); an error names the key.
 pub(super) fn rate_of(spec: &WorkerSpec) -> Result<Option<Rate>, (&'static str, String)> {
     Ok(match spec.rate_iops {
@@ -16,14 +34,11 @@ pub(super) fn rate_of(spec: &WorkerSpec) -> Result<Option<Rate>, (&'static str, 
             }
             None
         }
-        Some(iops) if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) => {
-            return Err((
-                "rate_iops",
-                format!("rate_iops is {iops}; use a number of I/Os per second above 0"),
-            ));
-        }
         Some(iops) => Some(Rate {
-            iops,
+            iops: match rate_refusal("rate_iops", iops) {
+                Some(why) => return Err(("rate_iops", why)),
+                None => iops,
+            },
             arrivals: match spec.arrivals.as_deref() {
                 None | Some("uniform") => Arrivals::Uniform,
                 Some("poisson") => Arrivals::Poisson,
@@ -54,11 +69,8 @@ pub(super) fn min_rate_of(
             None => Ok(None),
         };
     };
-    if !(iops > 0.0 && iops.is_finite() && iops <= 1e9) {
-        return Err((
-            "min_iops",
-            format!("min_iops is {iops}; use a number of I/Os per second above 0"),
-        ));
+    if let Some(why) = rate_refusal("min_iops", iops) {
+        return Err(("min_iops", why));
     }
     if let Some(r) = rate.filter(|r| r.iops < iops) {
         return Err((

@@ -346,9 +346,9 @@ fn resolve_worker(
     classes: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Worker>, JobError> {
-    let at = src.at(w.span());
+    // The line is found only for an error: finding it reads the file up to it.
     let err = |key: &str, message: String| JobError {
-        location: at.clone(),
+        location: src.at(w.span()),
         key: format!("worker[{wi}].{key}"),
         message,
     };
@@ -476,6 +476,21 @@ fn resolve_worker(
             io_priority_mix,
         })
         .collect())
+}
+
+/// A sequential stream's `gap` and `start`, bytes; an error names the key.
+fn sequential(a: &AccessSpec) -> Result<(i64, u64), (&'static str, String)> {
+    let gap = (a.gap.as_ref().map(|g| g.bytes()).transpose())
+        .map_err(|m| ("gap", m))?
+        .unwrap_or(0);
+    let start = a.start.map_or(0, |s| s.0);
+    if start % 512 != 0 {
+        return Err((
+            "start",
+            format!("start is {start} bytes; use a multiple of 512 bytes (O_DIRECT's alignment)"),
+        ));
+    }
+    Ok((gap, start))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -615,9 +630,7 @@ fn resolve_access(
         return Err(err("class", "the class name is empty".into()));
     }
     let class = class_id(classes, &class_name);
-    let gap_bytes = (a.gap.as_ref().map(|g| g.bytes()).transpose())
-        .map_err(|m| err("gap", m))?
-        .unwrap_or(0);
+    let (gap_bytes, start_bytes) = sequential(a).map_err(|(k, m)| err(k, m))?;
     Ok(Access {
         class,
         weight,
@@ -625,6 +638,7 @@ fn resolve_access(
         block_sizes,
         roll_every_bytes: roll_every,
         gap_bytes,
+        start_bytes,
         read_pct,
         random_pct,
         align_bytes: align,
@@ -710,6 +724,14 @@ random = 0
         );
         for (keys, key, says) in [
             ("min_iops = 0", "min_iops", "above 0"),
+            // Issue 44: refused for what it is, not as if it were not above 0.
+            (
+                "rate_iops = 1e300",
+                "rate_iops",
+                "rate_iops is 1e300, more I/Os per second than storlab paces a worker at (at most 1e9",
+            ),
+            ("min_iops = 1e300", "min_iops", "at most 1e9"),
+            ("rate_iops = -3", "rate_iops", "above 0"),
             (
                 "rate_iops = 10\nmin_iops = 20",
                 "min_iops",

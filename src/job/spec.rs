@@ -268,6 +268,9 @@ pub struct AccessSpec {
     /// Sequential I/O: bytes skipped after each I/O before the next (negative: back, so
     /// `gap = "-8k"` with 4 KiB blocks reads backwards), as fio's `rw=read:8k`.
     pub gap: Option<GapSpec>,
+    /// Sequential I/O: where the stream's first I/O is, from the span's start (default 0); it
+    /// wraps to the span's start. Threads of one target started apart, as DiskSpd's `-T`.
+    pub start: Option<Size>,
     /// `uniform`, `zipf:THETA` or `zoned:IO%/SPAN%:IO%/SPAN%...`.
     pub distribution: Option<String>,
     /// Where the hot positions of a skewed distribution lie: `start` (from the span's start)

@@ -69,6 +69,9 @@ struct State {
     latency: BTreeMap<(usize, usize, usize), metrics::Latency>,
     /// The current run's ramp intervals (whose I/O is not counted).
     ramp_intervals: u64,
+    /// The last interval's IOPS: (class, direction, IOPS) of each class and direction with
+    /// I/O.
+    last_iops: Vec<(String, &'static str, f64)>,
     /// A rule on the rate of some classes (an Exchange validation's achieved transactional
     /// IOPS).
     watch: Option<RateWatch>,
@@ -459,6 +462,14 @@ impl Observer for Feed {
 
     fn interval(&mut self, r: &IntervalRecord, _grid: &IntervalGrid) {
         let mut s = edit(&self.state);
+        s.last_iops = (r.classes.iter())
+            .flat_map(|(n, c)| {
+                let dirs = [&c.read, &c.write, &c.flush];
+                (dirs.into_iter().zip(DIRECTIONS))
+                    .filter(|(d, _)| d.ops > 0)
+                    .map(|(d, dir)| (n.clone(), dir, d.iops))
+            })
+            .collect();
         let mut point = point(r, s.run_offset_s, s.watch.as_ref());
         point.run = s.run;
         s.add(point);

@@ -5,8 +5,11 @@
 //! a request's head in [`HEAD_TIMEOUT`] (an idle connection is closed after it too), a
 //! response that cannot be written out in [`WRITE_TIMEOUT`] ends its connection, and no request
 //! body. GET and HEAD of `/`, `/live.json` and `/metrics` only (405 for another method, 404 for
-//! another path). On loopback, a request must be addressed to an IP address, `localhost` or
-//! this host's name (403 otherwise), so that a web page elsewhere cannot read the live view
+//! another path). A request carries exactly one `Host` header, an authority and nothing else
+//! (no user information), and its target is a path or, in absolute form, names that same
+//! authority (400 otherwise: whichever host a proxy or the client would take, it is this
+//! one). On loopback, a request must be addressed to an IP address, `localhost` or this
+//! host's name (403 otherwise), so that a web page elsewhere cannot read the live view
 //! through a name of its own that it points at 127.0.0.1 (DNS rebinding).
 //!
 //! The run never waits for the server: the collector only takes the state's lock, which a
@@ -155,7 +158,7 @@ impl Server {
             let mut s = edit(&self.state);
             s.final_cpu = result.map(|r| r.host_cpu);
             s.final_verdict = (result.and_then(|r| r.verdict.as_ref())).map(|v| {
-                v.inconclusive_note()
+                v.note()
                     .unwrap_or_else(|| format!("{} (the results file's)", v.result))
             });
             s.done = true;
@@ -277,13 +280,17 @@ fn refuse(stream: &TcpStream) {
 
 /// The answer to `request`, made from `state` (whose lock it holds only while it renders).
 fn respond<B: Body>(request: &Request<B>, state: &Mutex<State>) -> Response<Full<Bytes>> {
-    let here = match request.headers().get(header::HOST).map(|h| h.to_str()) {
-        None => true,
-        Some(Ok(to)) => {
-            let s = lock(state);
-            addressed_here(to, s.loopback, &s.host)
+    let to = match authority(request) {
+        Ok(to) => to,
+        Err(why) => {
+            let mut r = reply(StatusCode::BAD_REQUEST, TEXT, why);
+            (r.headers_mut()).insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
         }
-        Some(Err(_)) => false,
+    };
+    let here = {
+        let s = lock(state);
+        addressed_here(&to, s.loopback, &s.host)
     };
     if !here {
         return reply(
@@ -321,10 +328,14 @@ fn respond<B: Body>(request: &Request<B>, state: &Mutex<State>) -> Response<Full
     let (body, kind) = match path {
         "/" => (page::html(&lock(state)).into(), "text/html; charset=utf-8"),
         "/live.json" => (lock(state).json(), "application/json"),
-        _ => (
-            metrics::encode(&lock(state)).into(),
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        ),
+        _ => {
+            let accept = (request.headers().get(header::ACCEPT)).and_then(|a| a.to_str().ok());
+            let format = metrics::Format::negotiate(accept);
+            (
+                metrics::encode(&lock(state), format).into(),
+                format.content_type(),
+            )
+        }
     };
     reply(StatusCode::OK, kind, body)
 }
@@ -360,23 +371,83 @@ fn reply(status: StatusCode, kind: &'static str, body: impl Into<Bytes>) -> Resp
     r
 }
 
-/// Whether a request whose `Host` header is `to` is for this server: always when it serves
-/// beyond loopback (the user chose to expose it); on loopback when `to` names an IP address,
-/// `localhost` (or a name under it) or this host (`host`), not a name someone else controls.
+/// The host a request is addressed to: its one `Host` header, a host and an optional port
+/// and nothing else (no user information: `127.0.0.1:1@evil.example` names evil.example),
+/// and the request's target in origin form (`/live.json`) or, in absolute form, naming that
+/// same authority over http. Anything else is a malformed request (400): no `Host` or two,
+/// a `Host` that is not an authority, an absolute target naming another host than `Host`
+/// (whichever of the two a proxy or the client would take).
+fn authority<B>(request: &Request<B>) -> Result<String, &'static str> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let (Some(value), None) = (hosts.next(), hosts.next()) else {
+        return Err("a request to the live view carries exactly one Host header\n");
+    };
+    let text = value.to_str().unwrap_or_default();
+    let host = host_of(text).ok_or(
+        "the Host header of a request to the live view is a host and a port, nothing else\n",
+    )?;
+    let uri = request.uri();
+    match uri.authority() {
+        None if uri.scheme().is_none() => Ok(host.to_string()),
+        Some(target)
+            if uri.scheme_str() == Some("http") && target.as_str().eq_ignore_ascii_case(text) =>
+        {
+            Ok(host.to_string())
+        }
+        _ => Err(
+            "the target of a request to the live view is a path (/live.json), or http:// with the Host header's own host\n",
+        ),
+    }
+}
+
+/// The host of `authority` when it is one as `Host` carries it: a name or an IPv4 address of
+/// letters, digits, `-`, `.` and `_`, or an IPv6 address in brackets, then at most a port of
+/// digits below 65536.
+fn host_of(authority: &str) -> Option<&str> {
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(rest) => {
+            let (v6, after) = rest.split_once(']')?;
+            v6.parse::<Ipv6Addr>().ok()?;
+            let port = match after {
+                "" => None,
+                p => Some(p.strip_prefix(':')?),
+            };
+            (&authority[..v6.len() + 2], port)
+        }
+        None => match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
+    };
+    let name_ok = host.starts_with('[')
+        || (!host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')));
+    let port_ok = port.is_none_or(|p| {
+        !p.is_empty()
+            && p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && p.parse::<u16>().is_ok()
+    });
+    (name_ok && port_ok).then_some(host)
+}
+
+/// Whether a request addressed to the host `to` (of its `Host` header) is for this server:
+/// always when it serves beyond loopback (the user chose to expose it); on loopback when `to`
+/// names an IP address, `localhost` (or a name under it) or this host (`host`), not a name
+/// someone else controls. Any port: a tunnel (`ssh -L 8080:localhost:9100`) forwards to the
+/// server from another one.
 fn addressed_here(to: &str, loopback: bool, host: &str) -> bool {
     if !loopback {
         return true;
     }
-    let name = match to.strip_prefix('[') {
-        Some(v6) => {
-            return v6
-                .split(']')
-                .next()
-                .is_some_and(|a| a.parse::<Ipv6Addr>().is_ok());
-        }
-        None => to.rsplit_once(':').map_or(to, |(name, _port)| name),
-    };
-    let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+    if let Some(v6) = to.strip_prefix('[') {
+        return v6
+            .strip_suffix(']')
+            .is_some_and(|a| a.parse::<Ipv6Addr>().is_ok());
+    }
+    let name = to.strip_suffix('.').unwrap_or(to).to_ascii_lowercase();
     name.parse::<IpAddr>().is_ok()
         || name == "localhost"
         || name.ends_with(".localhost")
@@ -498,6 +569,8 @@ mod tests {
 
     #[test]
     fn on_loopback_a_request_must_be_addressed_to_an_ip_localhost_or_this_host() {
+        let s = state();
+        let status = |host: &str| respond(&request(Method::GET, "/live.json", host), &s).status();
         for to in [
             "127.0.0.1:9100",
             "127.0.0.1",
@@ -508,16 +581,66 @@ mod tests {
             "db1:9100",
             "db1.:9100",
         ] {
-            assert!(addressed_here(to, true, "db1"), "{to}");
+            assert_eq!(status(to), StatusCode::OK, "{to}");
         }
-        for to in [
-            "attacker.example:9100",
-            "db1.attacker.example",
-            "[evil]:80",
-            "",
-        ] {
-            assert!(!addressed_here(to, true, "db1"), "{to}");
+        for to in ["attacker.example:9100", "db1.attacker.example"] {
+            assert_eq!(status(to), StatusCode::FORBIDDEN, "{to}");
+            assert!(
+                !addressed_here(to.split(':').next().unwrap(), true, "db1"),
+                "{to}"
+            );
             assert!(addressed_here(to, false, "db1"), "{to} beyond loopback");
+        }
+        // Not an authority at all (issue 44: `127.0.0.1:1@evil.example` names evil.example).
+        for to in [
+            "127.0.0.1:1@evil.example",
+            "",
+            "127.0.0.1:x",
+            "a b",
+            "127.0.0.1:99999",
+        ] {
+            assert_eq!(status(to), StatusCode::BAD_REQUEST, "{to:?}");
+        }
+    }
+
+    #[test]
+    fn exactly_one_host_header_and_a_target_that_names_no_other_host() {
+        let s = state();
+        let send = |builder: hyper::http::request::Builder| {
+            respond(&builder.body(Empty::<Bytes>::new()).unwrap(), &s)
+        };
+        let two = Request::builder()
+            .uri("/live.json")
+            .header("host", "127.0.0.1:9100")
+            .header("host", "evil.example");
+        let r = send(two);
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        assert!(body(r).contains("exactly one Host header"));
+        assert_eq!(
+            send(Request::builder().uri("/live.json")).status(),
+            StatusCode::BAD_REQUEST
+        );
+        // Absolute form: only naming the Host's own authority, over http.
+        let absolute = |target: &str| {
+            Request::builder()
+                .uri(target)
+                .header("host", "127.0.0.1:9100")
+        };
+        assert_eq!(
+            send(absolute("http://127.0.0.1:9100/live.json")).status(),
+            StatusCode::OK
+        );
+        for target in [
+            "http://evil.example/live.json",
+            "http://127.0.0.1:9101/live.json",
+            "https://127.0.0.1:9100/live.json",
+            "http://u@127.0.0.1:9100/live.json",
+        ] {
+            assert_eq!(
+                send(absolute(target)).status(),
+                StatusCode::BAD_REQUEST,
+                "{target}"
+            );
         }
     }
 
@@ -559,10 +682,7 @@ mod tests {
         for (path, kind) in [
             ("/", "text/html; charset=utf-8"),
             ("/live.json?x=1", "application/json"),
-            (
-                "/metrics",
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            ),
+            ("/metrics", "text/plain; version=0.0.4; charset=utf-8"),
         ] {
             for method in [Method::GET, Method::HEAD] {
                 let r = respond(&request(method.clone(), path, here), &s);
@@ -591,6 +711,7 @@ mod tests {
         // A GET with a body is refused, and its connection closed.
         let with_body = Request::builder()
             .uri("/live.json")
+            .header("host", here)
             .body(Full::new(Bytes::from_static(b"x")))
             .unwrap();
         let r = respond(&with_body, &s);

@@ -36,6 +36,8 @@ pub enum Table {
     Steps,
     /// One row per interval and class.
     Timeseries,
+    /// A file-system workload: one row per operation of each workload of each run.
+    Fs,
 }
 
 /// The table of `r` in `format`.
@@ -46,7 +48,10 @@ pub(crate) fn render(r: &RunResult, format: Format, table: Table) -> String {
     let t = match table {
         Table::Summary => summary_table(&r.classes, &r.totals),
         Table::Steps => steps_table(r.steps.as_deref().unwrap_or(&[])),
-        Table::Timeseries => timeseries_table(&r.timeseries.records()),
+        Table::Timeseries => {
+            timeseries_table(&r.timeseries.records(), r.steps.as_deref().unwrap_or(&[]))
+        }
+        Table::Fs => fs_table(r),
     };
     match format {
         Format::Csv => t.csv(),
@@ -54,6 +59,7 @@ pub(crate) fn render(r: &RunResult, format: Format, table: Table) -> String {
             Table::Summary => "No I/O: the summary has no rows.",
             Table::Steps => "No steps: this run is not a step sequence.",
             Table::Timeseries => "No time series: the run recorded no intervals.",
+            Table::Fs => "No file-system operations: this run is not a file-system workload.",
         }),
     }
 }
@@ -124,8 +130,10 @@ impl Tab {
     }
 }
 
-/// One RFC 4180 field: quoted when it holds a comma, a quote or a line break.
+/// One RFC 4180 field: control characters written as text (`crate::units::escape_text`),
+/// quoted when it holds a comma, a quote or a line break.
 fn csv_field(s: &str) -> String {
+    let s = crate::units::escape_text(s);
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -133,11 +141,14 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// One Markdown cell: `|` escaped, line breaks as spaces.
+/// One Markdown cell: `|` escaped, line breaks as spaces, other control characters written
+/// as text (`crate::units::escape_text`).
 fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
+    let s = s
+        .replace('|', "\\|")
         .replace("\r\n", " ")
-        .replace(['\n', '\r'], " ")
+        .replace(['\n', '\r'], " ");
+    crate::units::escape_text(&s).into_owned()
 }
 
 /// A float with at most 3 decimals, trailing zeros trimmed; empty when not finite.
@@ -229,6 +240,74 @@ fn summary_table(classes: &BTreeMap<String, ClassResult>, totals: &ClassSummary)
     t
 }
 
+/// A file-system workload's operations: per run, each operation of each workload, each
+/// workload's together (`(all)` operation) and the run's (`(all)`, `(all)`).
+fn fs_table(r: &RunResult) -> Tab {
+    let mut t = Tab::default();
+    t.text("run");
+    t.text("workload");
+    t.text("operation");
+    for c in [
+        "ops",
+        "bytes",
+        "errors",
+        "unavailable",
+        "ops_per_s",
+        "mb_per_s",
+        "mean_us",
+        "p50_us",
+        "p90_us",
+        "p95_us",
+        "p99_us",
+        "p99_9_us",
+        "p99_99_us",
+        "max_us",
+        "service_mean_us",
+        "service_p99_us",
+    ] {
+        t.num(c);
+    }
+    let Some(fs) = &r.fs else { return t };
+    for run in &fs.runs {
+        let mut add = |w: &str, op: &str, d: &crate::stats::summary::DirSummary, u: Option<u64>| {
+            let l = &d.latency_ns;
+            let mut row = vec![
+                run.name.clone(),
+                w.to_string(),
+                op.to_string(),
+                d.ops.to_string(),
+                d.bytes.to_string(),
+                d.errors.to_string(),
+                u.map(|u| u.to_string()).unwrap_or_default(),
+                f(d.iops),
+                mb(d.bytes_per_s),
+                us(summary_mean(l)),
+            ];
+            row.extend(
+                [l.p50, l.p90, l.p95, l.p99, l.p99_9, l.p99_99, l.max].map(|v| us(known_ns(v))),
+            );
+            match &d.service_latency_ns {
+                Some(sv) => {
+                    row.push(us(summary_mean(sv)));
+                    row.push(us(known_ns(sv.p99)));
+                }
+                None => row.extend([String::new(), String::new()]),
+            }
+            t.rows.push(row);
+        };
+        for o in &run.operations {
+            add(&o.workload, &o.operation, &o.figures, Some(o.unavailable));
+        }
+        if run.workloads.len() > 1 {
+            for w in &run.workloads {
+                add(&w.workload, "(all)", &w.figures, None);
+            }
+        }
+        add("(all)", "(all)", &run.total, None);
+    }
+    t
+}
+
 /// Mean and p99 latency of reads and writes together, ns, when known.
 fn step_latency(s: &ClassSummary) -> (Option<f64>, Option<f64>) {
     let l = s.reads_and_writes();
@@ -317,22 +396,25 @@ fn steps_table(steps: &[StepResult]) -> Tab {
     t
 }
 
-/// One row per interval, class and direction with I/O (then `(all)`), with the interval's CPU
-/// use and every device's utilisation.
-fn timeseries_table(records: &[IntervalRecord]) -> Tab {
-    let devices: BTreeSet<&str> = records
-        .iter()
-        .flat_map(|r| r.devices.keys().map(String::as_str))
-        .collect();
+/// The time-series table in long form, stable from host to host: one row per interval, class
+/// and direction with I/O (then `(all)`), and one per interval and device (its `device` and
+/// `util_pct`), each with the interval's CPU use. `label` is the step's (its cycled
+/// parameters), `run` which run of it (`run`, `rep 2`, `curve 50%`); `t_end_ms` is from the
+/// start of the first run (the runs of a sequence one after another, as the live page draws
+/// them), `run_t_end_ms` from the start of the interval's own run.
+fn timeseries_table(records: &[IntervalRecord], steps: &[StepResult]) -> Tab {
     let mut t = Tab::default();
     t.num("index");
     t.num("step");
     t.text("label");
+    t.text("run");
     t.text("phase");
     t.num("t_end_ms");
+    t.num("run_t_end_ms");
     t.num("interval_ms");
     t.text("class");
     t.text("op");
+    t.text("device");
     for c in [
         "ops",
         "iops",
@@ -343,24 +425,40 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
         "process_user_pct",
         "process_system_pct",
         "system_busy_pct",
+        "util_pct",
     ] {
         t.num(c);
     }
-    for d in &devices {
-        t.num(&format!("util_pct_{d}"));
-    }
-    for rec in records {
-        let mut tail = vec![
+    let (mut offset, mut last_end) = (0u64, 0u64);
+    for (n, rec) in records.iter().enumerate() {
+        if n > 0 && rec.index == 0 {
+            offset += last_end;
+        }
+        last_end = rec.t_end_ms;
+        let label = (rec.step)
+            .and_then(|i| steps.iter().find(|s| s.index == i))
+            .map(|s| s.label.clone())
+            .unwrap_or_default();
+        let head = |class: &str, op: &str, device: &str| {
+            vec![
+                rec.index.to_string(),
+                rec.step.map(|s| s.to_string()).unwrap_or_default(),
+                label.clone(),
+                rec.label.map(|l| l.to_string()).unwrap_or_default(),
+                rec.phase.to_string(),
+                (offset + rec.t_end_ms).to_string(),
+                rec.t_end_ms.to_string(),
+                rec.interval_ms.to_string(),
+                class.to_string(),
+                op.to_string(),
+                device.to_string(),
+            ]
+        };
+        let cpu = [
             f(rec.cpu.process_user_pct),
             f(rec.cpu.process_system_pct),
             f(rec.cpu.machine_busy_pct()),
         ];
-        tail.extend(devices.iter().map(|d| {
-            rec.devices
-                .get(*d)
-                .map(|x| f(x.util_pct))
-                .unwrap_or_default()
-        }));
         let classes = rec
             .classes
             .iter()
@@ -372,25 +470,26 @@ fn timeseries_table(records: &[IntervalRecord]) -> Tab {
                 if d.ops == 0 {
                     continue;
                 }
-                let mut row = vec![
-                    rec.index.to_string(),
-                    rec.step.map(|s| s.to_string()).unwrap_or_default(),
-                    rec.label.map(|l| l.to_string()).unwrap_or_default(),
-                    rec.phase.to_string(),
-                    rec.t_end_ms.to_string(),
-                    rec.interval_ms.to_string(),
-                    name.to_string(),
-                    op.to_string(),
+                let mut row = head(name, &op.to_string(), "");
+                row.extend([
                     d.ops.to_string(),
                     f(d.iops),
                     mb(d.bytes_per_s),
                     us(known_mean(d.latency_mean_ns, d.latency_max_ns)),
                     us(known_ns(d.latency_p99_ns)),
                     us(known_ns(d.latency_max_ns)),
-                ];
-                row.extend(tail.iter().cloned());
+                ]);
+                row.extend(cpu.iter().cloned());
+                row.push(String::new());
                 t.rows.push(row);
             }
+        }
+        for (device, d) in &rec.devices {
+            let mut row = head("", "", device);
+            row.extend(std::iter::repeat_n(String::new(), 6));
+            row.extend(cpu.iter().cloned());
+            row.push(f(d.util_pct));
+            t.rows.push(row);
         }
     }
     t
@@ -550,22 +649,39 @@ mod tests {
         other.index = 4;
         other.devices.clear();
         other.devices.insert("nvme0n1".into(), disk);
-        let out = timeseries_table(&[rec, other]).csv();
+        let step = StepResult {
+            index: 1,
+            label: "queue_depth=4".into(),
+            ..StepResult::default()
+        };
+        let mut first = rec.clone();
+        first.index = 0;
+        first.t_end_ms = 1000;
+        first.step = Some(0);
+        first.devices.clear();
+        let out = timeseries_table(&[first, rec, other], &[step]).csv();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(
             lines[0],
-            "index,step,label,phase,t_end_ms,interval_ms,class,op,ops,iops,mb_per_s,mean_us,\
-             p99_us,max_us,process_user_pct,process_system_pct,system_busy_pct,\
-             util_pct_nvme0n1,util_pct_sda"
+            "index,step,label,run,phase,t_end_ms,run_t_end_ms,interval_ms,class,op,device,ops,iops,\
+             mb_per_s,mean_us,p99_us,max_us,process_user_pct,process_system_pct,system_busy_pct,\
+             util_pct"
         );
-        // Per record: a read, b write, (all) read and write.
-        assert_eq!(lines.len(), 1 + 2 * 4);
+        // The first record: 4 rows; then per record: a read, b write, (all) read and write,
+        // and its device.
+        assert_eq!(lines.len(), 1 + 4 + 2 * 5);
         assert_eq!(
-            lines[1],
-            "3,1,rep 2,measure,4000,1000,a,read,5,5,0.02,1.5,3,4,12.5,30,12.25,,42.123"
+            lines[5],
+            "3,1,queue_depth=4,rep 2,measure,4000,4000,1000,a,read,,5,5,0.02,1.5,3,4,12.5,30,12.25,"
         );
-        assert!(lines[4].starts_with("3,1,rep 2,measure,4000,1000,(all),write,2,"));
-        assert!(lines[5].ends_with(",42.123,"));
+        assert!(
+            lines[8].starts_with("3,1,queue_depth=4,rep 2,measure,4000,4000,1000,(all),write,,2,")
+        );
+        assert_eq!(
+            lines[9],
+            "3,1,queue_depth=4,rep 2,measure,4000,4000,1000,,,sda,,,,,,,12.5,30,12.25,42.123"
+        );
+        assert!(lines[14].contains(",,,nvme0n1,"), "{}", lines[14]);
     }
 
     #[test]

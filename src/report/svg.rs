@@ -551,7 +551,7 @@ pub(crate) fn bar_chart(title: &str, categories: &[String], y: &Axis, bars: &[Ba
 /// page's `--fg`, `--muted` and `--line` variables.
 pub(crate) const STYLE: &str = "
 figure.chart { margin: 0.8em 0; break-inside: avoid; page-break-inside: avoid; }
-svg text { fill: var(--fg); font-size: 11px; } svg .title { font-weight: 600; font-size: 12px; }
+svg text { fill: var(--fg); font-size: 11px; } svg .title { font-weight: 600; font-size: 12px; } svg text.on-dark { fill: #ffffff; } svg text.on-light { fill: #000000; }
 svg .axis { stroke: var(--muted); } svg .grid { stroke: var(--line); stroke-dasharray: 2 3; }
 svg .line { fill: none; stroke-width: 1.6; } svg .dash { stroke-dasharray: 5 3; } svg .thick { stroke-width: 5; stroke-opacity: 0.45; }
 svg .errbar { stroke: var(--fg); stroke-width: 1.2; }

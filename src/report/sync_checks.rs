@@ -156,14 +156,32 @@ pub(crate) fn console(out: &mut String, r: &RunResult) {
         }
     }
     if let Some(w) = &r.wal_sync {
-        let [a, b, c, d, e, f] = WAL_COLUMNS;
+        let rows = wal_rows(w);
+        // Each column as wide as its widest cell (a method's name may be long: `open_datasync
+        // +O_DIRECT`), two spaces apart.
+        let width = |i: usize| {
+            (rows.iter().map(|(c, _)| c[i].chars().count()))
+                .chain([WAL_COLUMNS[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        };
+        let widths: Vec<usize> = (0..WAL_COLUMNS.len()).map(width).collect();
+        let line = |cells: [&str; 6]| {
+            let mut l = format!("{:<w$}", cells[0], w = widths[0]);
+            for (c, w) in cells.iter().zip(&widths).skip(1) {
+                let _ = write!(l, "  {c:>w$}");
+            }
+            l
+        };
         let _ = writeln!(
             out,
-            "\nWAL sync methods ({} writes; an operation is its writes and its sync)\n{a:<26}{b:>12}{c:>10}{d:>11}{e:>11}{f:>11}",
-            format_size(w.block_bytes)
+            "\nWAL sync methods ({} writes; an operation is its writes and its sync)\n{}",
+            format_size(w.block_bytes),
+            line(WAL_COLUMNS)
         );
-        for ([a, b, c, d, e, f], why) in wal_rows(w) {
-            let _ = write!(out, "{a:<26}{b:>12}{c:>10}{d:>11}{e:>11}{f:>11}");
+        for (cells, why) in &rows {
+            let [a, b, c, d, e, f] = cells;
+            let _ = write!(out, "{}", line([a, b, c, d, e, f].map(String::as_str)));
             match why {
                 Some(why) => {
                     let _ = writeln!(out, "  {why}");

@@ -8,7 +8,7 @@ use crate::units::{
     format_count, format_known_ns, format_mb_per_s, format_ns, format_number, format_pct,
     format_rate, format_seconds, format_size,
 };
-use crate::workloads::exchange::section::{DatabaseFigures, ExchangeResult};
+use crate::workloads::exchange::section::ExchangeResult;
 
 /// A percentile or the maximum of a latency summary, ns, or `None` when it is not known. A
 /// histogram records at least 1 ns for every I/O it times, so 0 there is never a measurement:
@@ -39,6 +39,35 @@ pub(crate) fn quantity(value: f64, unit: &str) -> String {
         }
         other => format!("{} {other}", format_rate(value)),
     }
+}
+
+/// Two figures that are compared (a measured value and its limit, an achieved rate and its
+/// target), each as `fmt` writes it, or, when `fmt` would write different values alike, with
+/// as many significant digits as it takes to keep them apart, followed by `unit` (`14.67`
+/// and `14.85`, not `15` and `15`).
+pub(crate) fn apart(a: f64, b: f64, fmt: impl Fn(f64) -> String, unit: &str) -> (String, String) {
+    let (fa, fb) = (fmt(a), fmt(b));
+    let digits = crate::units::digits_apart(a, b);
+    if a == b || (fa != fb && digits == 3) {
+        return (fa, fb);
+    }
+    let plain = |v: f64| format!("{}{unit}", crate::units::format_digits(v, digits));
+    (plain(a), plain(b))
+}
+
+/// A verdict rule's measured value and limit, with their units, as every view writes them:
+/// the measured value `—` when the rule was not measured, and both with the digits that show
+/// which side of the limit the value fell (see [`apart`]).
+pub(crate) fn rule_figures(rule: &crate::results::verdict::Rule) -> (String, String) {
+    if !rule.measured() {
+        return ("—".into(), quantity(rule.threshold, &rule.unit));
+    }
+    apart(
+        rule.measured,
+        rule.threshold,
+        |v| quantity(v, &rule.unit),
+        &format!(" {}", rule.unit),
+    )
 }
 
 /// Column headings of a class's direction (after its class and direction names).
@@ -112,49 +141,6 @@ pub(crate) fn database_file_rows(
         }
     }
     rows
-}
-
-/// Column headings of the per-database table (console and HTML).
-pub(crate) const DATABASE_COLUMNS: [&str; 12] = [
-    "db",
-    "reads/s",
-    "read avg",
-    "read p95",
-    "read p99",
-    "writes/s",
-    "write avg",
-    "log writes/s",
-    "log avg",
-    "log p99",
-    "maintenance MB/s",
-    "errors",
-];
-
-/// The row of the per-database table, formatted.
-pub(crate) fn database_cells(d: &DatabaseFigures) -> [String; 12] {
-    [
-        d.name.clone(),
-        format_number(d.db_reads_per_s),
-        format_known_ns(known_mean(
-            d.db_read_latency_ns.mean,
-            d.db_read_latency_ns.max,
-        )),
-        format_known_ns(known_ns(d.db_read_latency_ns.p95)),
-        format_known_ns(known_ns(d.db_read_latency_ns.p99)),
-        format_number(d.db_writes_per_s),
-        format_known_ns(known_mean(
-            d.db_write_latency_ns.mean,
-            d.db_write_latency_ns.max,
-        )),
-        format_number(d.log_writes_per_s),
-        format_known_ns(known_mean(
-            d.log_write_latency_ns.mean,
-            d.log_write_latency_ns.max,
-        )),
-        format_known_ns(known_ns(d.log_write_latency_ns.p99)),
-        format_number(d.maintenance_mb_per_s),
-        d.errors.to_string(),
-    ]
 }
 
 /// What storlab and the machine did with their CPUs over the measured phase: storlab as a share
@@ -279,6 +265,18 @@ pub(crate) fn cache_comparison_sentence(
     )
 }
 
+/// What a read-back cut short left unread, as the console and the HTML report say it after
+/// its figures: "; 720 written blocks never read back (not checked)", or nothing.
+pub(crate) fn unread_text(back: &crate::stats::verification::ReadBack) -> String {
+    if back.blocks_unread == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} written blocks never read back (not checked)",
+        format_count(back.blocks_unread)
+    )
+}
+
 /// Column headings of the hosts table of a run over many hosts (console and HTML).
 pub(crate) const HOST_COLUMNS: [&str; 8] = [
     "rank",
@@ -296,6 +294,8 @@ pub(crate) fn host_cells(h: &crate::results::hosts::HostResult) -> [String; 8] {
     let verdict = match (h.present, h.pass, &h.interrupted) {
         (false, _, _) => "MISSING".to_string(),
         (true, _, Some(_)) => "STOPPED".to_string(),
+        (true, Some(false), None) if h.inconclusive => "INCONCLUSIVE".to_string(),
+        (true, Some(false), None) if h.not_measured => "NOT MEASURED".to_string(),
         (true, Some(true), None) => "PASS".to_string(),
         (true, Some(false), None) => "FAIL".to_string(),
         (true, None, None) => "-".to_string(),

@@ -2,7 +2,7 @@
 //! beside them (`RUN.blocks`, records of [`crate::stats::blocks`]), read back for cache curves.
 
 use crate::stats::blocks::{BlockRef, MAGIC, RECORD_BYTES};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -100,11 +100,13 @@ pub fn read(path: &Path) -> Result<Vec<BlockRef>> {
     let mut magic = [0u8; MAGIC.len()];
     let whole = read_full(&mut input, &mut magic).map_err(|e| input.refused(&e))?;
     if whole < MAGIC.len() || magic != *MAGIC {
-        bail!(
-            "{} is not a storlab block-sample file (it does not start with {:?})",
+        // Input of the user's: refused (exit 2), as every file that is not what it should be.
+        return Err(crate::Usage(format!(
+            "{} is not a storlab block-sample file (it does not start with {:?}); give the .blocks file the run wrote",
             path.display(),
             String::from_utf8_lossy(MAGIC)
-        );
+        ))
+        .into());
     }
     let mut refs = Vec::new();
     let mut reader = std::io::BufReader::with_capacity(1 << 16, input);

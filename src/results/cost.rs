@@ -95,12 +95,71 @@ impl PhaseCost {
         }
     }
 
+    /// `self` and `other` together, as one phase of both lengths: counters add, figures per
+    /// I/O and shares are those of the sum (a sequence's runs, one after another).
+    pub fn and(&self, other: &PhaseCost) -> PhaseCost {
+        let seconds = self.seconds + other.seconds;
+        let mut threads = self.threads;
+        threads.add(&other.threads);
+        let weighted = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if seconds > 0.0 => {
+                Some((a * self.seconds + b * other.seconds) / seconds)
+            }
+            (a, b) => a.or(b),
+        };
+        let process_pct = if seconds > 0.0 {
+            (self.process_cpu_s + other.process_cpu_s) / seconds * 100.0
+        } else {
+            0.0
+        };
+        let cpu = CpuPercent {
+            process_user_pct: process_pct,
+            system_cpu_pressure_pct: weighted(self.cpu_pressure_pct, other.cpu_pressure_pct),
+            ..CpuPercent::default()
+        };
+        // Threads are the larger count: the runs are one after another, not side by side.
+        let io_threads = self.io_threads.max(other.io_threads);
+        let mut sum = PhaseCost::of(seconds, self.ios + other.ios, io_threads, threads, &cpu);
+        // The share of the threads' time is over each run's own threads.
+        let thread_time =
+            self.io_threads as f64 * self.seconds + other.io_threads as f64 * other.seconds;
+        sum.run_queue_wait_pct = if thread_time > 0.0 {
+            (threads.run_queue_wait_ns as f64 / (thread_time * 1e9) * 100.0).min(100.0)
+        } else {
+            0.0
+        };
+        sum
+    }
+
     /// The process's CPU as a percentage of one CPU.
     pub fn process_cpu_pct(&self) -> f64 {
         if self.seconds > 0.0 {
             self.process_cpu_s / self.seconds * 100.0
         } else {
             0.0
+        }
+    }
+}
+
+impl CostResult {
+    /// The cost of `self`'s run and then `other`'s: each phase added, the longest collector
+    /// lateness, what spins in either.
+    pub fn and(&self, other: &CostResult) -> CostResult {
+        let ramp = match (&self.ramp, &other.ramp) {
+            (Some(a), Some(b)) => Some(a.and(b)),
+            (a, b) => a.clone().or_else(|| b.clone()),
+        };
+        let mut spinning = self.spinning.clone();
+        for s in &other.spinning {
+            if !spinning.contains(s) {
+                spinning.push(s.clone());
+            }
+        }
+        CostResult {
+            measure: self.measure.and(&other.measure),
+            ramp,
+            probe_lateness_max_ns: self.probe_lateness_max_ns.max(other.probe_lateness_max_ns),
+            spinning,
         }
     }
 }
@@ -141,5 +200,14 @@ mod tests {
         assert_eq!(p.cpu_pressure_pct, Some(12.5));
         let none = PhaseCost::of(0.0, 0, 0, Cost::default(), &CpuPercent::default());
         assert_eq!((none.syscalls_per_io, none.run_queue_wait_pct), (0.0, 0.0));
+        // Two runs one after another: counters add, per-I/O figures are the sum's.
+        let both = p.and(&p);
+        assert_eq!((both.seconds, both.ios), (4.0, 300));
+        assert_eq!(both.threads.syscalls, 900);
+        assert_eq!(both.syscalls_per_io, 3.0);
+        assert!((both.process_cpu_s - 0.2).abs() < 1e-9);
+        assert!((both.run_queue_wait_pct - p.run_queue_wait_pct).abs() < 1e-9);
+        assert_eq!(both.cpu_pressure_pct, Some(12.5));
+        assert_eq!(both.threads.wake_lateness_max_ns, 400_000);
     }
 }

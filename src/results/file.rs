@@ -70,6 +70,12 @@ fn read(path: &Path) -> Result<RunResult> {
     Ok(r)
 }
 
+/// The results as pretty JSON (a series read from its file inlined as the results file
+/// inlines it).
+pub fn to_string(result: &RunResult) -> Result<String> {
+    Ok(serde_json::to_string_pretty(result)?)
+}
+
 /// Writes `result` atomically: to a new, randomly named file beside it, synced, then renamed
 /// over `path` (a link there is replaced, never written through).
 pub fn save(path: &Path, result: &RunResult) -> Result<()> {
@@ -92,13 +98,23 @@ pub(crate) fn save_beside(path: &Path, what: &str, text: &str) -> Result<()> {
     files::write_output(what, path, text.as_bytes())
 }
 
-/// Creates the directory `path` goes in, when missing.
-fn create_directory(path: &Path) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+/// Creates the directory `path` goes in, when missing, as storlab makes its directories
+/// (`crate::files::dir`: never through a link, storlab's own `storlab-results` checked to be
+/// one only this user may write); the directories it made, deepest first. One another user
+/// planted is refused ([`crate::Usage`]).
+fn create_directory(path: &Path) -> Result<Vec<PathBuf>> {
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(Vec::new());
+    };
+    match files::dir::make(dir) {
+        Ok((_, created)) => Ok(created),
+        Err(files::dir::DirError::Io { path, error, .. }) => Err(anyhow::anyhow!(
+            "cannot create the results directory {}: {}",
+            path.display(),
+            files::error_text(&error)
+        )),
+        Err(planted) => Err(crate::Usage(planted.to_string()).into()),
     }
-    Ok(())
 }
 
 /// Creates `path` (its directory created) to write `what` into as the run goes; with
@@ -170,17 +186,7 @@ impl ResultsLock {
     /// Locks the results at `results` before anything is written; another run holding them
     /// is a refusal ([`crate::Usage`]) that names its process.
     pub(crate) fn acquire(results: &Path) -> Result<ResultsLock> {
-        let dir = match results.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let mut created: Vec<PathBuf> = dir
-            .ancestors()
-            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
-            .map(Path::to_path_buf)
-            .collect();
-        create_directory(results)?;
-        created.retain(|d| d.is_dir());
+        let created = create_directory(results)?;
         let mut held = ResultsLock {
             created,
             lock: None,
@@ -215,7 +221,9 @@ impl Drop for ResultsLock {
         drop(self.lock.take());
         for dir in &self.created {
             // Only an empty directory is removed: the run wrote nothing there.
-            let _ = std::fs::remove_dir(dir);
+            if std::fs::remove_dir(dir).is_ok() {
+                files::dir::forget(dir);
+            }
         }
     }
 }

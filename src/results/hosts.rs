@@ -30,6 +30,14 @@ pub struct HostResult {
     pub pass: Option<bool>,
     /// The rules it failed.
     pub failed_rules: Vec<String>,
+    /// Its verdict was INCONCLUSIVE: every rule it failed, the host's delays may have failed
+    /// (schema 1.18).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inconclusive: bool,
+    /// Its verdict was NOT MEASURED: no rule failed, but some had too few samples to judge
+    /// (schema 1.19).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_measured: bool,
     /// Why it stopped early, or why its results never arrived (`None`: it ran to the end).
     pub interrupted: Option<String>,
     /// Its monotonic clock minus rank 0's, ns, as measured before the start.
@@ -113,10 +121,9 @@ impl HostResult {
                 totals: r.totals.clone(),
                 host_cpu: r.host_cpu,
                 pass: r.verdict.as_ref().map(|v| v.passed()),
-                failed_rules: (r.verdict.iter().flat_map(|v| &v.rules))
-                    .filter(|rule| !rule.pass)
-                    .map(|rule| rule.rule.clone())
-                    .collect(),
+                failed_rules: (r.verdict.iter()).flat_map(|v| v.failed_rules()).collect(),
+                inconclusive: r.verdict.as_ref().is_some_and(|v| v.inconclusive()),
+                not_measured: r.verdict.as_ref().is_some_and(|v| v.not_measured()),
                 interrupted: r.interrupted.reason().map(str::to_string),
                 timeseries: (r.timeseries.within(super::INLINE_INTERVALS).iter())
                     .map(HostInterval::of)
@@ -172,5 +179,18 @@ mod tests {
         assert_eq!(h.clock_drift_ns(), 0);
         h.clock_checks = vec![check(59, -1_500), check(119, 2_000), check(179, 0)];
         assert_eq!(h.clock_drift_ns(), 3_000 - 110);
+    }
+}
+
+/// The workloads' own sections of every rank's results (`ranks`, rank 0's first) merged into
+/// `out`, the root's: a file-system workload's runs, operations and mdtest phases (see
+/// `workloads::fs::section::merged`).
+pub fn merge_sections(out: &mut RunResult, ranks: &[&RunResult]) {
+    let fs: Vec<&crate::workloads::fs::section::FsResult> =
+        ranks.iter().filter_map(|r| r.fs.as_ref()).collect();
+    if fs.len() == ranks.len() {
+        if let Some(m) = crate::workloads::fs::section::merged(&fs) {
+            out.fs = Some(m);
+        }
     }
 }

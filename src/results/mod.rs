@@ -188,6 +188,10 @@ pub struct RunResult {
     pub devices: Vec<DeviceResult>,
     /// CPU use over the measured phase.
     pub host_cpu: CpuPercent,
+    /// Each CPU's use and the interrupt rate over the measured phase (a sequence: weighted
+    /// over its steps; added in 1.18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpus: Option<crate::stats::host::cpus::PerCpu>,
     /// The first I/O errors, across workers.
     pub errors: Vec<ErrorDetail>,
     /// Path of the NDJSON time-series file (one interval record per line).
@@ -244,6 +248,10 @@ pub struct RunResult {
     /// PostgreSQL's WAL sync methods: each method's operations per second and latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wal_sync: Option<crate::workloads::walsync::section::WalSyncResult>,
+    /// A file-system workload: the tree, every run's figures per operation and per workload,
+    /// the failures, mdtest's phases (schema 1.19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<crate::workloads::fs::section::FsResult>,
     /// The block sample (`sample_blocks`): where it is and what it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_sample: Option<blocks::BlockSample>,
@@ -270,6 +278,18 @@ pub struct Invocation {
     /// The flags given that changed the job (`--duration`, `--qd`...), in the order they were
     /// applied; their values are in `command`.
     pub flags: Vec<String>,
+}
+
+/// The tool a converted job came from, as people write its name, for the `format` of a
+/// [`JobSource::Imported`] (`iometer` → `Iometer`); any other value as it is.
+pub(crate) fn imported_tool(format: &str) -> &str {
+    match format {
+        "fio" => "fio",
+        "iometer" => "Iometer",
+        "diskspd" => "DiskSpd",
+        "vdbench" => "vdbench",
+        other => other,
+    }
 }
 
 /// Where the job of a run came from.
@@ -337,6 +357,11 @@ pub enum JobSource {
         /// The job file, when there was one.
         path: Option<String>,
     },
+    /// A file-system workload: from `storlab fs`'s flags, or a job file's `[fs]` section.
+    Fs {
+        /// The job file, when there was one.
+        path: Option<String>,
+    },
     /// Not recorded: a file from an older storlab, or results rebuilt from a time series.
     #[default]
     Unknown,
@@ -352,6 +377,10 @@ pub struct PhaseRecord {
     pub state: PhaseState,
     /// Wall time spent in it, seconds.
     pub seconds: f64,
+    /// CPU time storlab's process used in it (every thread, user and kernel), seconds
+    /// (schema 1.18; absent where not measured: older files, sequences' own records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
 }
 
 impl PhaseRecord {
@@ -361,6 +390,7 @@ impl PhaseRecord {
             name,
             state: PhaseState::NotStarted,
             seconds: 0.0,
+            cpu_s: None,
         }
     }
 }

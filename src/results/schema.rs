@@ -28,7 +28,7 @@ impl Default for SchemaVersion {
 /// The version this storlab writes.
 pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion {
     major: 1,
-    minor: 18,
+    minor: 19,
 };
 
 impl SchemaVersion {
@@ -88,6 +88,40 @@ impl schemars::JsonSchema for SchemaVersion {
             "type": "string"
         })
     }
+}
+
+/// A document whose JSON Schema `storlab schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Document {
+    /// The results file (`RESULTS.json`).
+    Results,
+    /// One line of the time series (`RESULTS.ndjson`).
+    Timeseries,
+}
+
+/// The JSON Schema (draft 2020-12) of `doc` as this storlab writes it, derived from the types
+/// themselves: every field with its type and its documentation; an object's unknown fields
+/// are refused (`additionalProperties: false`), as storlab's own reader refuses them.
+pub fn json_schema(doc: Document) -> serde_json::Value {
+    let (schema, name) = match doc {
+        Document::Results => (schemars::schema_for!(crate::results::RunResult), "results"),
+        Document::Timeseries => (
+            schemars::schema_for!(crate::stats::timeseries::IntervalRecord),
+            "timeseries",
+        ),
+    };
+    let mut v = schema.to_value();
+    if let Some(o) = v.as_object_mut() {
+        o.insert(
+            "$id".into(),
+            format!("https://storlab.invalid/schema/{name}-{SCHEMA_VERSION}.json").into(),
+        );
+        o.insert(
+            "title".into(),
+            format!("storlab {name} schema {SCHEMA_VERSION}").into(),
+        );
+    }
+    v
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The step-sequence part of a results file: one [`StepResult`] per step (with repetitions,
 //! steady-state rounds or a rate-curve level), and preconditioning.
 
+use crate::job::Job;
+use crate::job::steps::{Param, apply};
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::ClassSummary;
 use serde::{Deserialize, Serialize};
@@ -145,4 +147,31 @@ pub struct StepResult {
     /// with repetitions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<super::data::DataResult>,
+    /// Each worker of the step, its runs merged, in the order they ran (added in 1.18).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<super::WorkerResult>,
+    /// Each CPU's use and the interrupt rate in this step, weighted over its runs (added in
+    /// 1.18).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cpus: Option<crate::stats::host::cpus::PerCpu>,
+}
+
+impl StepResult {
+    /// The job this step ran: `job` (the sequence's, as a results file holds it) with the
+    /// step's parameters applied in the order of its cycles, a curve level's rate shared by
+    /// its workers; without a sequence of its own.
+    pub fn job(&self, job: &Job) -> Job {
+        let mut j = job.clone();
+        for c in &job.sequence.cycles {
+            if let Some(&v) = self.parameters.get(c.parameter.name()) {
+                apply(&mut j, c.parameter, v);
+            }
+        }
+        if let (StepKind::CurveLevel, Some(total)) = (self.kind, self.target_iops) {
+            let per_worker = total / j.workers.len().max(1) as f64;
+            apply(&mut j, Param::Rate, per_worker);
+        }
+        j.sequence = Default::default();
+        j
+    }
 }

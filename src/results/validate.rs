@@ -33,6 +33,7 @@ pub fn scan(text: &str) -> Result<Option<serde_json::Value>, String> {
     let node = Node {
         path: &path,
         version: Some(&version),
+        job: false,
     };
     match node.deserialize(&mut de).and_then(|()| de.end()) {
         Ok(()) => Ok(version.into_inner()),
@@ -68,6 +69,8 @@ fn place(path: &[Step]) -> String {
 struct Node<'a> {
     path: &'a RefCell<Vec<Step>>,
     version: Option<&'a RefCell<Option<serde_json::Value>>>,
+    /// A job about to run, not a results file: the message says what to change.
+    job: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -82,6 +85,7 @@ impl Node<'_> {
         Node {
             path: self.path,
             version: None,
+            job: self.job,
         }
     }
 
@@ -95,6 +99,11 @@ impl Node<'_> {
         } else {
             format!("`{at}`")
         };
+        if self.job {
+            return Err(E::custom(format!(
+                "{at} is {v:e}: its results would hold a number beyond any figure a results file may (at most {MAX_FIGURE:e}), which no report reads; give a value of at most {MAX_FIGURE:e}"
+            )));
+        }
         Err(E::custom(format!(
             "{at} is {v:e}, not a figure of a run: a run's figures are at most {MAX_FIGURE:e}"
         )))
@@ -160,6 +169,7 @@ pub fn scan_record(line: &[u8]) -> Result<(), String> {
     let node = Node {
         path: &path,
         version: None,
+        job: false,
     };
     node.deserialize(&mut de)
         .and_then(|()| de.end())
@@ -183,6 +193,21 @@ pub fn check(r: &RunResult) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// Refuses, before it runs, a job whose results file [`check`] or [`scan`] would refuse on
+/// load: the one validator, for what a run writes and what `storlab report` reads. The error
+/// names the job's value (`workers[0].access[0].distribution.zipf.theta is 1e31`).
+pub fn runnable(job: &crate::job::Job) -> Result<(), String> {
+    let value = serde_json::to_value(job).map_err(|e| e.to_string())?;
+    let path = RefCell::new(Vec::new());
+    let node = Node {
+        path: &path,
+        version: None,
+        job: true,
+    };
+    node.deserialize(value).map_err(|e| e.to_string())?;
+    check_job(job)
 }
 
 /// Every index the job makes into its own lists in range.
@@ -262,6 +287,64 @@ mod tests {
                 .starts_with("`a[0]` is 1e31")
         );
         assert!(scan_record(br#"{"a": [1e29]}"#).is_ok());
+    }
+
+    #[test]
+    fn a_job_whose_results_load_would_refuse_is_not_runnable() {
+        let spec = crate::job::file::parse(
+            std::path::Path::new("z.toml"),
+            "[[target]]\nname = \"t\"\npath = \"/tmp/z\"\nsize = \"1MiB\"\n[[worker]]\nname = \"w\"\n[[worker.access]]\nblock_size = \"4k\"\nrandom = \"100%\"\ndistribution = \"zipf:1e31\"\n",
+        )
+        .unwrap();
+        let job = crate::job::resolve(&spec, None).unwrap();
+        let error = runnable(&job).unwrap_err();
+        assert!(
+            error.starts_with("`workers[0].access[0].distribution.zipf.theta` is 1e31"),
+            "{error}"
+        );
+        // What is written is what load reads: the same job in a results file is refused.
+        let mut v = crate::results::sample_json("io_uring", &["c"]);
+        v["job"] = serde_json::to_value(&job).unwrap();
+        assert!(scan(&v.to_string()).is_err());
+        // Its theta at the largest figure runs, and its results load.
+        let mut fine = job.clone();
+        fine.workers[0].access[0].distribution = crate::job::Distribution::Zipf { theta: 1e30 };
+        runnable(&fine).unwrap();
+        v["job"] = serde_json::to_value(&fine).unwrap();
+        scan(&v.to_string()).unwrap();
+    }
+
+    /// Every committed job (the examples, the job-file fuzz corpus, attacks included) that
+    /// resolves is either refused before it runs or written into results that load reads.
+    #[test]
+    fn every_committed_job_that_runs_writes_results_that_load() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut runs = 0;
+        for dir in ["examples", "fuzz/corpus/job_toml"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let Ok(spec) = crate::job::file::parse(&path, &text) else {
+                    continue;
+                };
+                let Ok(job) = crate::job::resolve(&spec, Some((&path, &text))) else {
+                    continue;
+                };
+                if runnable(&job).is_err() {
+                    continue;
+                }
+                let mut v = crate::results::sample_json("io_uring", &[]);
+                v["job"] = serde_json::to_value(&job).unwrap();
+                let text = v.to_string();
+                scan(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let r: RunResult = serde_json::from_str(&text).unwrap();
+                check(&r).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                runs += 1;
+            }
+        }
+        assert!(runs > 10, "{runs} jobs");
     }
 
     #[test]

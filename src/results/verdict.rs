@@ -1,9 +1,14 @@
-//! Verdicts: threshold rules judged against measured values, giving PASS, FAIL or
-//! INCONCLUSIVE with the measured value of every rule. Rules are made by profiles (e.g. the
-//! Exchange model); this module only judges, and weighs a failed rule against the host's own
-//! delays ([`HostDelay`]): a latency or rate that missed its limit by less than storlab's I/O
-//! threads waited for a CPU is the host's doing as much as the storage's, so that rule is
-//! inconclusive, not failed (docs/methodology.md, "When the host is the limit").
+//! Verdicts: threshold rules judged against measured values, giving PASS, FAIL,
+//! INCONCLUSIVE or NOT MEASURED with the measured value of every rule. Rules are made by
+//! profiles (e.g. the Exchange model); this module only judges, and weighs a failed rule
+//! against the host's own delays ([`HostDelay`]): a latency or rate that missed its limit by
+//! less than storlab's I/O threads waited for a CPU is the host's doing as much as the
+//! storage's, so that rule is inconclusive, not failed (docs/methodology.md, "When the host is
+//! the limit"). A rule the run gave too few samples to judge is *not measured*
+//! ([`Rule::sampled`]): neither passed nor failed, its value shown as "—" in every view; a
+//! verdict whose only shortfall is such rules is NOT MEASURED, never PASS (exit code 4, as an
+//! inconclusive one: the run shows neither that the storage carries the load nor that it
+//! does not).
 
 use super::cost::CostResult;
 use serde::{Deserialize, Serialize};
@@ -12,6 +17,9 @@ use serde::{Deserialize, Serialize};
 pub const IO_ERRORS: &str = "I/O errors";
 /// The rule on data verification errors (threshold 0).
 pub const VERIFY_ERRORS: &str = "data verification errors";
+/// The rule of a verifying run whose final read-back was cut short: blocks written and never
+/// read back.
+pub const NOT_READ_BACK: &str = "written blocks the read-back did not check";
 
 /// How a measured value is compared with its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -47,7 +55,28 @@ pub struct Rule {
     /// the failure is the host's as much as the storage's (schema 1.18).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inconclusive: Option<String>,
+    /// Set when the run gave the rule too few samples to judge (no I/O of its kind, or fewer
+    /// than the statistic needs): how many there were and how many it needs (schema 1.19).
+    /// Such a rule is neither passed (`pass` is false) nor failed; `measured` is whatever the
+    /// few samples gave, and views show "—".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_measured: Option<String>,
 }
+
+/// Samples a mean or a maximum latency needs before a rule judges it: with fewer, one slow or
+/// fast I/O decides the rule (with 20, the mean's standard error is under a quarter of the
+/// latencies' own spread).
+pub const MIN_LATENCY_SAMPLES: u64 = 20;
+
+/// Samples a percentile `pct` needs: [`MIN_LATENCY_SAMPLES`] above it (a p99 needs 2,000).
+pub fn min_percentile_samples(pct: f64) -> u64 {
+    let above = (1.0 - pct / 100.0).max(1e-6);
+    ((MIN_LATENCY_SAMPLES as f64 / above).ceil() as u64).max(MIN_LATENCY_SAMPLES)
+}
+
+/// The I/Os a rate rule needs to have been due in the measured time before it judges the
+/// rate: with fewer, one I/O at either edge of the window is several percent of it.
+pub const MIN_RATE_SAMPLES: u64 = 20;
 
 /// What a rule that a host can bend measures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -63,18 +92,37 @@ pub enum Measure {
     Rate,
 }
 
+/// How many threads that wait for a CPU an I/O's latency may pass through: the storlab thread
+/// that submits it and the one that reaps it, and on the way the filesystem's and the block
+/// layer's own threads (ext4's journal for a durable write, a loop device's or dm's worker),
+/// which wait in the same run queues as storlab's. Seen beside eight CPU hogs: storlab's
+/// threads waited 4.2 ms on average once ready, and O_DSYNC log writes on ext4 that take
+/// 1.5 ms on a quiet host took 16.9 ms, 3.6 such waits more.
+pub const WAITS_PER_IO: f64 = 4.0;
+
+/// The share of their time storlab's I/O threads may wait for a CPU before every latency and
+/// rate they measured is the host's as much as the storage's, percent: beyond it a thread
+/// that reaps completions runs for less than nine tenths of the time it could, and work queued
+/// behind it (a simulated user's next task, the next log write) waits its turn for a CPU as
+/// well as for the storage. A quiet host stays under 1 %; beside eight CPU hogs on a 2-CPU
+/// machine the Exchange validation's threads waited 12-17 % of their time.
+pub const STARVED_PCT: f64 = 10.0;
+
 /// The host's own delays to storlab's I/O threads over a measured time, from its cost
-/// ([`CostResult`]): what a failed rule is weighed against.
+/// ([`CostResult`]): what a failed rule is weighed against (docs/methodology.md, "When the
+/// host is the limit").
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct HostDelay {
-    /// The mean wait for a CPU of an I/O thread that became ready to run, ns: what the mean
-    /// latency of an I/O may include (the thread that reaps it waits that long to run).
+    /// The mean wait for a CPU of an I/O thread that became ready to run (the larger of its
+    /// run-queue wait per time slice and the mean lateness of its timed sleeps), ns: what
+    /// the mean latency of an I/O may include (the thread that reaps it waits that long).
     pub mean_wait_ns: f64,
     /// The latest wake-up past its deadline of a storlab thread (an I/O thread's timed sleep,
     /// the collector's at an interval's end), ns: what one I/O's latency (a maximum, a high
     /// percentile) may include.
     pub max_wait_ns: f64,
-    /// Share of the I/O threads' time spent waiting for a CPU, percent: what a rate may lose.
+    /// Share of the I/O threads' time spent waiting for a CPU, percent: with
+    /// [`WAITS_PER_IO`], what a rate may lose.
     pub wait_pct: f64,
     /// Share of the time some task on the machine waited for a CPU, percent (PSI).
     pub pressure_pct: Option<f64>,
@@ -85,7 +133,9 @@ impl HostDelay {
     pub fn of(cost: &CostResult) -> HostDelay {
         let m = &cost.measure;
         HostDelay {
-            mean_wait_ns: m.run_queue_wait_mean_ns,
+            // Two measures of one thing: the kernel's run-queue wait per time slice, and how
+            // late timed sleeps woke; the larger.
+            mean_wait_ns: m.run_queue_wait_mean_ns.max(m.wake_lateness_mean_ns),
             max_wait_ns: (m
                 .threads
                 .wake_lateness_max_ns
@@ -100,7 +150,7 @@ impl HostDelay {
     /// than the host's delays could make it (or it is not a rule a host bends).
     pub fn excuses(&self, r: &Rule) -> Option<String> {
         let measure = r.measures?;
-        if r.pass || r.is_integrity() || !r.measured.is_finite() {
+        if r.pass || r.is_integrity() || !r.measured.is_finite() || r.not_measured.is_some() {
             return None;
         }
         let pressure = match self.pressure_pct {
@@ -111,10 +161,23 @@ impl HostDelay {
             None => String::new(),
         };
         let advice = "run it again on a quieter host, with fewer workers, or with its threads on CPUs of their own (`cpus`)";
+        if self.wait_pct >= STARVED_PCT {
+            let fits = match measure {
+                Measure::Rate => r.comparison == Comparison::AtLeast,
+                _ => r.comparison == Comparison::AtMost && unit_ns(&r.unit).is_some(),
+            };
+            return fits.then(|| {
+                format!(
+                    "storlab's I/O threads were ready to run but had no CPU for {} of their time (from {} on, every latency and rate measured is the host's as much as the storage's){pressure}; {advice}",
+                    crate::units::format_pct(self.wait_pct),
+                    crate::units::format_pct(STARVED_PCT),
+                )
+            });
+        }
         match measure {
             Measure::Rate => {
-                let share = self.wait_pct / 100.0;
-                let could = r.measured * (1.0 + share);
+                let share = (self.wait_pct / 100.0 * WAITS_PER_IO).min(1.0);
+                let could = r.measured / (1.0 - share).max(1e-9);
                 (r.comparison == Comparison::AtLeast && share > 0.0 && could >= r.threshold)
                     .then(|| {
                         format!(
@@ -127,10 +190,13 @@ impl HostDelay {
             }
             Measure::MeanLatency | Measure::PercentileLatency(_) | Measure::MaxLatency => {
                 let scale = unit_ns(&r.unit)?;
+                // An I/O may wait that often; its mean by the mean wait, its tail by the
+                // longest wait seen or that many mean ones, whichever is longer.
+                let mean = self.mean_wait_ns * WAITS_PER_IO;
                 let (delay, what) = if measure == Measure::MeanLatency {
-                    (self.mean_wait_ns, "on average")
+                    (mean, "on average")
                 } else {
-                    (self.max_wait_ns, "at worst")
+                    (self.max_wait_ns.max(mean), "at worst")
                 };
                 let delay_in_unit = delay / scale;
                 (r.comparison == Comparison::AtMost
@@ -138,7 +204,10 @@ impl HostDelay {
                     && r.measured - delay_in_unit <= r.threshold)
                     .then(|| {
                         format!(
-                            "storlab's I/O threads waited {} for a CPU {what} once ready to run, more than the {} the rule missed by{pressure}; {advice}",
+                            "storlab's I/O threads waited {} for a CPU on average once ready to run ({} at worst), and an I/O's path may wait {} times (storlab's threads, the filesystem's and the block layer's): {} {what}, more than the {} the rule missed by{pressure}; {advice}",
+                            crate::units::format_ns(self.mean_wait_ns),
+                            crate::units::format_ns(self.max_wait_ns),
+                            WAITS_PER_IO,
                             crate::units::format_ns(delay),
                             crate::units::format_ns((r.measured - r.threshold) * scale),
                         )
@@ -187,7 +256,27 @@ impl Rule {
             pass,
             measures: None,
             inconclusive: None,
+            not_measured: None,
         }
+    }
+
+    /// The rule, not measured when its statistic rests on `seen` samples (`what`: `reads`,
+    /// `log writes`...) and it needs `needed`: then it neither passes nor fails.
+    pub fn sampled(mut self, seen: u64, needed: u64, what: &str) -> Rule {
+        if seen < needed {
+            self.pass = false;
+            self.not_measured = Some(format!(
+                "{} {what} in the measured time; the rule needs at least {}",
+                crate::units::format_count(seen),
+                crate::units::format_count(needed)
+            ));
+        }
+        self
+    }
+
+    /// Whether the run measured enough to judge it.
+    pub fn measured(&self) -> bool {
+        self.not_measured.is_none()
     }
 
     /// The rule, marked as judging `what` (a latency's statistic or a rate): a failure can
@@ -197,10 +286,12 @@ impl Rule {
         self
     }
 
-    /// Its outcome as views show it: `ok`, `FAIL` or `INCONCLUSIVE`.
+    /// Its outcome as views show it: `ok`, `FAIL`, `INCONCLUSIVE` or `not measured`.
     pub fn outcome(&self) -> &'static str {
         if self.pass {
             "ok"
+        } else if self.not_measured.is_some() {
+            "not measured"
         } else if self.inconclusive.is_some() {
             "INCONCLUSIVE"
         } else {
@@ -209,25 +300,23 @@ impl Rule {
     }
 }
 
-/// PASS when every rule passes; INCONCLUSIVE when every rule that failed may be the host's
-/// doing; FAIL otherwise.
+/// PASS when every rule passes; FAIL when a rule failed that the host's delays cannot
+/// account for; otherwise INCONCLUSIVE when a rule failed that the host may have failed, and
+/// NOT MEASURED when the only rules that did not pass had too few samples to judge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Verdict {
-    /// `PASS`, `FAIL` or `INCONCLUSIVE` (schema 1.18).
+    /// `PASS`, `FAIL`, `INCONCLUSIVE` (schema 1.18) or `NOT MEASURED` (schema 1.19).
     pub result: String,
     /// Every rule, in order.
     pub rules: Vec<Rule>,
 }
 
 impl Verdict {
-    /// The verdict of `rules` (FAIL when there is none: nothing was shown to pass).
+    /// The verdict of `rules` as they are (FAIL when there is none: nothing was shown to
+    /// pass).
     pub fn of(rules: Vec<Rule>) -> Verdict {
-        let pass = !rules.is_empty() && rules.iter().all(|r| r.pass);
-        Verdict {
-            result: if pass { "PASS" } else { "FAIL" }.into(),
-            rules,
-        }
+        Verdict::weighed(rules, None)
     }
 
     /// The verdict of `rules`, each failed rule weighed against the host's delays of the
@@ -238,13 +327,16 @@ impl Verdict {
                 r.inconclusive = host.excuses(r);
             }
         }
-        let failed: Vec<&Rule> = rules.iter().filter(|r| !r.pass).collect();
-        let result = if rules.is_empty() || failed.iter().any(|r| r.inconclusive.is_none()) {
+        let short: Vec<&Rule> = rules.iter().filter(|r| !r.pass).collect();
+        let failed = |r: &&Rule| r.measured() && r.inconclusive.is_none();
+        let result = if rules.is_empty() || short.iter().any(failed) {
             "FAIL"
-        } else if failed.is_empty() {
+        } else if short.is_empty() {
             "PASS"
-        } else {
+        } else if short.iter().any(|r| r.inconclusive.is_some()) {
             INCONCLUSIVE
+        } else {
+            NOT_MEASURED
         };
         Verdict {
             result: result.into(),
@@ -263,17 +355,49 @@ impl Verdict {
         self.result == INCONCLUSIVE
     }
 
-    /// What an inconclusive verdict means and what to do, as every view says it (`None` for
-    /// any other verdict).
-    pub fn inconclusive_note(&self) -> Option<String> {
-        self.inconclusive().then(|| {
-            "INCONCLUSIVE: every rule that failed missed by less than the host's own delays to storlab's I/O threads (their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string()
+    /// Whether the verdict is NOT MEASURED: no rule failed, but some had too few samples to
+    /// judge.
+    pub fn not_measured(&self) -> bool {
+        self.result == NOT_MEASURED
+    }
+
+    /// The rules that did not pass, by name; one the host may have failed, and one not
+    /// measured, are marked so (what the tables of trials and hosts list).
+    pub fn failed_rules(&self) -> Vec<String> {
+        (self.rules.iter())
+            .filter(|r| !r.pass)
+            .map(|r| {
+                if r.not_measured.is_some() {
+                    format!("{}: not measured", r.rule)
+                } else if r.inconclusive.is_some() {
+                    format!("{}: inconclusive, the host's delays", r.rule)
+                } else {
+                    r.rule.clone()
+                }
+            })
+            .collect()
+    }
+
+    /// What an INCONCLUSIVE or NOT MEASURED verdict means and what to do, as every view says
+    /// it (`None` for a PASS or a FAIL).
+    pub fn note(&self) -> Option<String> {
+        if self.inconclusive() {
+            return Some("INCONCLUSIVE: every rule that failed missed by less than the host's own delays to storlab's I/O threads (their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string());
+        }
+        self.not_measured().then(|| {
+            let n = self.rules.iter().filter(|r| !r.measured()).count();
+            format!(
+                "NOT MEASURED: no rule failed, but {n} {} too few samples to judge (shown as —), so the run shows neither that the storage carries the load nor that it does not (exit code 4); run it for longer (--duration) or with more load, so that every rule's I/O happens often enough",
+                if n == 1 { "rule had" } else { "rules had" }
+            )
         })
     }
 }
 
 /// The result of a verdict whose every failed rule may be the host's doing.
 pub const INCONCLUSIVE: &str = "INCONCLUSIVE";
+/// The result of a verdict that no rule failed but some rule had too few samples to judge.
+pub const NOT_MEASURED: &str = "NOT MEASURED";
 
 #[cfg(test)]
 mod tests {
@@ -314,25 +438,46 @@ mod tests {
         let rate = |iops: f64| {
             Rule::judge("rate", iops, Comparison::AtLeast, 100.0, "IOPS").measuring(Measure::Rate)
         };
-        // Waited 3 ms on average, 40 ms at worst, 20 % of the time.
-        let busy = cost(3e6, 40_000_000, 20.0);
+        // Waited 3 ms on average, 40 ms at worst, 5 % of the time: an I/O may wait 4 times,
+        // 12 ms on average, 40 ms at worst; a rate may lose 20 %.
+        let busy = cost(3e6, 40_000_000, 5.0);
         let v = Verdict::weighed(vec![mean(12.0), max(130.0), rate(90.0)], Some(&busy));
         assert!(v.inconclusive(), "{v:?}");
         assert!(v.rules.iter().all(|r| r.inconclusive.is_some()));
         assert_eq!(v.rules[0].outcome(), "INCONCLUSIVE");
-        assert!(v.inconclusive_note().is_some());
+        assert!(v.note().is_some());
         let why = v.rules[0].inconclusive.as_deref().unwrap();
-        assert!(why.contains("3.00 ms") && why.contains("2.00 ms"), "{why}");
+        assert!(
+            why.contains("3.00 ms") && why.contains("12.0 ms") && why.contains("2.00 ms"),
+            "{why}"
+        );
         // A miss larger than the delays stays a failure, and so the verdict.
-        let v = Verdict::weighed(vec![mean(14.0), max(130.0)], Some(&busy));
+        let v = Verdict::weighed(vec![mean(22.5), max(130.0)], Some(&busy));
         assert_eq!(v.result, "FAIL");
         assert_eq!(v.rules[0].outcome(), "FAIL");
         assert!(v.rules[1].inconclusive.is_some());
-        assert!(!Verdict::weighed(vec![rate(70.0)], Some(&busy)).inconclusive());
+        assert!(!Verdict::weighed(vec![rate(79.0)], Some(&busy)).inconclusive());
+        assert!(!Verdict::weighed(vec![max(141.0)], Some(&busy)).inconclusive());
         // A pass stays a pass, whatever the host did.
         let v = Verdict::weighed(vec![mean(9.0), max(99.0), rate(100.0)], Some(&busy));
         assert!(v.passed() && v.rules.iter().all(|r| r.inconclusive.is_none()));
-        // A quiet host excuses nothing but a miss within its few microseconds.
+        // A starved host excuses any miss of a latency or a rate, and nothing else.
+        let starved = cost(3e6, 40_000_000, 25.0);
+        let v = Verdict::weighed(vec![mean(60.0), max(900.0), rate(10.0)], Some(&starved));
+        assert!(v.inconclusive(), "{v:?}");
+        assert!(
+            v.rules[0]
+                .inconclusive
+                .as_deref()
+                .unwrap()
+                .contains("had no CPU for 25%")
+        );
+        let errors = Rule::judge(IO_ERRORS, 1.0, Comparison::AtMost, 0.0, "errors");
+        assert_eq!(
+            Verdict::weighed(vec![mean(60.0), errors], Some(&starved)).result,
+            "FAIL"
+        );
+        // A quiet host excuses nothing but a miss within its few microseconds (4 × 5 µs).
         let quiet = cost(5e3, 50_000, 0.01);
         assert_eq!(
             Verdict::weighed(vec![mean(10.1)], Some(&quiet)).result,

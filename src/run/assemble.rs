@@ -46,12 +46,14 @@ impl Draft {
         }
     }
 
-    /// Records that `phase` ended in `state` after `seconds`.
-    pub(super) fn phase(&mut self, phase: Phase, state: PhaseState, seconds: f64) {
+    /// Records that `phase` ended in `state` after `seconds`, in which storlab used `cpu_s`
+    /// seconds of CPU.
+    pub(super) fn phase(&mut self, phase: Phase, state: PhaseState, seconds: f64, cpu_s: f64) {
         self.phases.push(PhaseRecord {
             name: phase,
             state,
             seconds,
+            cpu_s: Some(cpu_s),
         });
     }
 }
@@ -140,6 +142,7 @@ pub(super) fn assemble(
         workers: Vec::new(),
         devices: Vec::new(),
         host_cpu: CpuPercent::default(),
+        host_cpus: None,
         errors: Vec::new(),
         timeseries_path: None,
         timeseries: draft.timeseries,
@@ -157,6 +160,7 @@ pub(super) fn assemble(
         calibrate: None,
         etcd: None,
         wal_sync: None,
+        fs: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
@@ -275,6 +279,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
             samples.iter().map(|m| m.written).sum(),
             samples.iter().map(|m| m.units).sum(),
         )
+        .with_units(crate::engine::reduce::achieved_by_unit(&samples))
     });
     for t in &result.cache_tiers {
         if let Some(e) = &t.drain.error {
@@ -337,6 +342,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
         .collect();
     result.host_cpu = c.cpu_measure;
     result.cost = Some(cost(job, c, &all));
+    result.host_cpus = c.cpus_measure.clone();
     result.errors = c
         .reports
         .iter()

@@ -17,6 +17,7 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// The run's NDJSON time series, opened for writing (appended to by later runs of a sequence).
@@ -50,6 +51,8 @@ pub(super) struct Collected {
     /// Every sampled reference, counted by block: the run's locality.
     pub reuse: ReuseCounts,
     pub cpu_measure: CpuPercent,
+    /// Each CPU over the measured phase.
+    pub cpus_measure: Option<host::cpus::PerCpu>,
     pub disk_measure: BTreeMap<String, DiskDelta>,
     pub elapsed_ns: u64,
     /// The ramp's intervals merged, the process's CPU over it, and its length (s): `None`
@@ -64,6 +67,7 @@ pub(super) struct Collected {
 struct Sample {
     t_ns: u64,
     cpu: CpuTimes,
+    cpus: Option<host::cpus::CpuTicks>,
     disks: BTreeMap<String, DiskCounters>,
 }
 
@@ -72,6 +76,7 @@ fn sample(start: Instant, devices: &[String]) -> Sample {
     Sample {
         t_ns: start.elapsed().as_nanos() as u64,
         cpu: host::cpu_times(),
+        cpus: host::cpus::cpu_ticks(),
         disks: devices
             .iter()
             .filter_map(|d| host::disk_counters(d).map(|c| (d.clone(), c)))
@@ -91,6 +96,16 @@ fn deltas(a: &Sample, b: &Sample) -> (CpuPercent, BTreeMap<String, DiskDelta>) {
         })
         .collect();
     (CpuPercent::between(&a.cpu, &b.cpu, wall), disks)
+}
+
+/// Each CPU's use between two samples.
+fn per_cpu(a: &Sample, b: &Sample) -> Option<host::cpus::PerCpu> {
+    let wall = b.t_ns.saturating_sub(a.t_ns);
+    Some(host::cpus::PerCpu::between(
+        a.cpus.as_ref()?,
+        b.cpus.as_ref()?,
+        wall,
+    ))
 }
 
 impl Collector<'_> {
@@ -122,16 +137,15 @@ impl Collector<'_> {
         let classes = job.classes.len();
         // Host samples: `first` at time 0, then one at the end of each interval.
         let mut ends: BTreeMap<u64, Sample> = BTreeMap::new();
-        let mut measure_start: Option<Sample> = None;
-        let mut measure_end: Option<Sample> = None;
+        let mut edges = Edges::default();
         let mut next_sample = 0u64;
         let mut waiting = Waiting::new(n_workers, classes);
         let mut reports = Vec::new();
         let mut announced_measure = grid.ramp_ns == 0;
         let mut ramp = StatsSet::new(classes);
-        let mut probe_lateness_max_ns = 0u64;
+        let mut probe = Probe::default();
         if grid.ramp_ns == 0 {
-            measure_start = Some(first.clone());
+            edges.measure_start = Some(first.clone());
         }
         let mut done = 0;
         loop {
@@ -142,11 +156,11 @@ impl Collector<'_> {
                     break;
                 }
                 let s = sample(start, devices);
-                if end == grid.ramp_ns && measure_start.is_none() {
-                    measure_start = Some(s.clone());
+                if end == grid.ramp_ns && edges.measure_start.is_none() {
+                    edges.measure_start = Some(s.clone());
                 }
                 if end == grid.ramp_ns + grid.measure_ns {
-                    measure_end = Some(s.clone());
+                    edges.measure_end = Some(s.clone());
                 }
                 ends.insert(next_sample, s);
                 next_sample += 1;
@@ -219,42 +233,28 @@ impl Collector<'_> {
                         ends.insert(next_sample, sample(start, devices));
                     }
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    let woke = start.elapsed().as_nanos() as u64;
-                    if wait_until > grid.ramp_ns
-                        && woke >= wait_until
-                        && woke <= grid.ramp_ns + grid.measure_ns + grid.interval_ns
-                    {
-                        probe_lateness_max_ns = probe_lateness_max_ns.max(woke - wait_until);
-                    }
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err(RecvTimeoutError::Timeout) => probe.woke(&grid, wait_until, start),
+                Err(RecvTimeoutError::Disconnected) => {
                     waiting.finished.iter_mut().for_each(|f| *f = true);
                     done = n_workers;
                 }
             }
         }
         let elapsed_ns = start.elapsed().as_nanos() as u64;
-        let measure_end = measure_end.unwrap_or_else(|| sample(start, devices));
-        let (cpu_measure, disk_measure) = match &measure_start {
-            Some(s) => deltas(s, &measure_end),
-            None => (CpuPercent::default(), BTreeMap::new()),
-        };
+        let (cpu_measure, cpus_measure, disk_measure, ramp_cpu) =
+            edges.deltas(&first, start, devices);
         reports.sort_by_key(|r| r.worker);
-        let ramp = (grid.ramp_ns > 0).then(|| {
-            let cpu =
-                (measure_start.as_ref()).map_or_else(CpuPercent::default, |m| deltas(&first, m).0);
-            (ramp, cpu, grid.ramp_ns as f64 / 1e9)
-        });
+        let ramp = (grid.ramp_ns > 0).then(|| (ramp, ramp_cpu, grid.ramp_ns as f64 / 1e9));
         Ok(Collected {
             reports,
             sampled,
             reuse,
             cpu_measure,
+            cpus_measure,
             disk_measure,
             elapsed_ns,
             ramp,
-            probe_lateness_max_ns,
+            probe_lateness_max_ns: probe.0,
         })
     }
 }
@@ -302,6 +302,59 @@ impl Waiting {
             self.merged.add(&part);
         }
         Some((index, &self.merged))
+    }
+}
+
+/// The host samples at the measured time's edges: its start (the run's start without a ramp)
+/// and its end.
+#[derive(Default)]
+struct Edges {
+    measure_start: Option<Sample>,
+    measure_end: Option<Sample>,
+}
+
+impl Edges {
+    /// CPU (the machine's and each CPU's) and device deltas over the measured time, and the CPU
+    /// over the ramp (from `first`, the run's start), once the run is over (an end not sampled
+    /// yet is sampled now).
+    fn deltas(
+        self,
+        first: &Sample,
+        start: Instant,
+        devices: &[String],
+    ) -> (
+        CpuPercent,
+        Option<host::cpus::PerCpu>,
+        BTreeMap<String, DiskDelta>,
+        CpuPercent,
+    ) {
+        let Some(from) = self.measure_start else {
+            return (
+                CpuPercent::default(),
+                None,
+                BTreeMap::new(),
+                CpuPercent::default(),
+            );
+        };
+        let to = self.measure_end.unwrap_or_else(|| sample(start, devices));
+        let (cpu, disks) = deltas(&from, &to);
+        (cpu, per_cpu(&from, &to), disks, deltas(first, &from).0)
+    }
+}
+
+/// The collector's own timed wake-ups at the measured intervals' ends: how late the latest was,
+/// ns (a sample of the host's delays to a thread ready to run).
+#[derive(Default)]
+struct Probe(u64);
+
+impl Probe {
+    /// The collector woke now from a wait that timed out at `due_ns` (after `start`).
+    fn woke(&mut self, grid: &IntervalGrid, due_ns: u64, start: Instant) {
+        let woke_ns = start.elapsed().as_nanos() as u64;
+        let measured = due_ns > grid.ramp_ns && due_ns <= grid.ramp_ns + grid.measure_ns;
+        if measured && woke_ns >= due_ns {
+            self.0 = self.0.max(woke_ns - due_ns);
+        }
     }
 }
 

@@ -58,7 +58,9 @@ impl<F: FnMut(&Job, &Signals) -> Made> Fake<F> {
 impl<F: FnMut(&Job, &Signals) -> Made> Execute for Fake<F> {
     fn execute(&mut self, job: &Job, opts: &RunOptions, _: &dyn Sources) -> Result<RunResult> {
         let made = (self.respond)(job, &self.signals);
-        let r = made_up(job, made);
+        let mut r = made_up(job, made);
+        // As a real run does: the results keep the description the options carry.
+        r.description = opts.description.clone();
         self.jobs.push((job.clone(), opts.clone()));
         results::file::save(&opts.results_path, &r)?;
         Ok(r)
@@ -130,11 +132,13 @@ pub(crate) fn made_up(job: &Job, made: Made) -> RunResult {
             name: Phase::Prepare,
             state: PhaseState::Completed,
             seconds: 0.0,
+            cpu_s: None,
         },
         PhaseRecord {
             name: Phase::Measure,
             state,
             seconds,
+            cpu_s: None,
         },
     ];
     if made.interrupted {

@@ -117,22 +117,33 @@ pub(crate) fn ensure_open_files(job: &Job, engine: EngineKind) -> Result<(), Usa
 
 /// Refuses a job that pins a worker (`cpus`) to a CPU this process may not run on: the message
 /// names the key, the worker and the CPUs it may use.
+/// Refuses a job that pins a worker (`cpus`) or its submission polling thread
+/// (`sqpoll_cpu`) to a CPU this process may not run on: the message names the key, the
+/// worker and the CPUs it may use.
 pub(crate) fn ensure_cpus(job: &Job) -> Result<(), Usage> {
     let allowed = rustix::thread::sched_getaffinity(None).ok();
     let may =
         |cpu: usize| cpu < CpuSet::MAX_CPU && allowed.as_ref().is_none_or(|set| set.is_set(cpu));
+    let range = || match &allowed {
+        Some(set) => cpu_list((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c))),
+        None => format!("0-{}", CpuSet::MAX_CPU - 1),
+    };
+    let sqpoll = job.io_uring.sqpoll.and_then(|s| s.cpu);
+    if let Some(cpu) = sqpoll.filter(|&c| !may(c as usize)) {
+        return Err(Usage(format!(
+            "`sqpoll_cpu` pins the submission polling thread to CPU {cpu}, but this process may run only on CPUs {}; use a CPU in that range, or leave sqpoll_cpu out",
+            range()
+        )));
+    }
     let Some((w, cpu)) =
         (job.workers.iter()).find_map(|w| w.cpu.filter(|&c| !may(c)).map(|c| (w, c)))
     else {
         return Ok(());
     };
-    let range = match &allowed {
-        Some(set) => cpu_list((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c))),
-        None => format!("0-{}", CpuSet::MAX_CPU - 1),
-    };
     Err(Usage(format!(
-        "`cpus` pins worker `{}` to CPU {cpu}, but this process may run only on CPUs {range}; use CPUs in that range",
-        w.name
+        "`cpus` pins worker `{}` to CPU {cpu}, but this process may run only on CPUs {}; use CPUs in that range",
+        w.name,
+        range()
     )))
 }
 
@@ -236,6 +247,23 @@ mod tests {
             current: soft,
             maximum: hard,
         }
+    }
+
+    #[test]
+    fn a_polling_thread_pinned_to_a_cpu_out_of_reach_is_refused_like_a_worker() {
+        let text = "[[target]]\nname = \"t\"\npath = \"/tmp/t\"\nsize = \"1MiB\"\n[[worker]]\nname = \"w\"\n[[worker.access]]\nblock_size = \"4k\"\n[io_uring]\nsqpoll = true\nsqpoll_cpu = 99999\n";
+        let path = std::path::Path::new("j.toml");
+        let spec = crate::job::file::parse(path, text).unwrap();
+        let mut job = crate::job::resolve(&spec, Some((path, text))).unwrap();
+        let error = ensure_cpus(&job).unwrap_err().to_string();
+        assert!(
+            error.starts_with("`sqpoll_cpu` pins the submission polling thread to CPU 99999, but this process may run only on CPUs "),
+            "{error}"
+        );
+        if let Some(sq) = job.io_uring.sqpoll.as_mut() {
+            sq.cpu = Some(0);
+        }
+        ensure_cpus(&job).unwrap();
     }
 
     #[test]

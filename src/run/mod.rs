@@ -35,7 +35,7 @@ mod workload;
 pub(crate) use signals::Signals;
 pub(crate) use sources::{FromAccess, Sources, WorkerInput};
 pub(crate) use verification::{integrity_verdict, verification_rule};
-pub(crate) use workers::Driver;
+pub(crate) use workers::{Driver, OwnBackend};
 pub(crate) use workload::Workload;
 
 use crate::Usage;
@@ -46,7 +46,6 @@ use crate::results::progress::Observer;
 use crate::results::{self, Interrupted, Invocation, Phase, PhaseState, RunResult};
 use crate::stats::host;
 use crate::stats::timeseries::{IntervalGrid, SequenceRun};
-use crate::stats::verification::{ReadBackState, VerifyCounts};
 use anyhow::Result;
 use assemble::{Draft, assemble, device_names, fill_measurement, target_result};
 use collect::{Collected, Collector};
@@ -251,11 +250,13 @@ fn execute_inner(
     obs.job(job);
     obs.phase(Phase::Prepare);
     let prepare_start = Instant::now();
+    let cpu_at_start = host::process_cpu_s();
     let opened = match prepare::open_targets(job, engine, signals, obs)? {
         Opened::All(opened) => opened,
         Opened::Interrupted => {
             let seconds = prepare_start.elapsed().as_secs_f64();
-            draft.phase(Phase::Prepare, PhaseState::Interrupted, seconds);
+            let cpu_s = host::process_cpu_s() - cpu_at_start;
+            draft.phase(Phase::Prepare, PhaseState::Interrupted, seconds, cpu_s);
             let reason = signals
                 .reason_in(Phase::Prepare)
                 .unwrap_or_else(|| "interrupted during prepare".into());
@@ -266,7 +267,8 @@ fn execute_inner(
         }
     };
     let seconds = prepare_start.elapsed().as_secs_f64();
-    draft.phase(Phase::Prepare, PhaseState::Completed, seconds);
+    let cpu_s = host::process_cpu_s() - cpu_at_start;
+    draft.phase(Phase::Prepare, PhaseState::Completed, seconds, cpu_s);
     prepare::check_open_alignment(job, &opened)?;
     draft.targets = opened
         .iter()
@@ -351,24 +353,19 @@ fn execute_inner(
             .map_err(|e| crate::files::cannot_write("the block sample", &sample_path, &e))?;
     }
     let failed = failures.load(Ordering::Relaxed);
-    let interrupted = ending(job, grid, &collected, signals, failed, draft);
+    let mut interrupted = ending(job, grid, &collected, signals, failed, draft);
     let mut verified = job.verify.then(|| {
-        let mut counts = VerifyCounts {
-            block_bytes: blocks.block,
-            ..VerifyCounts::default()
-        };
-        for r in &collected.reports {
-            counts.merge(&r.verify);
-        }
-        // The final pass reads back every block written, unless the user stopped the run.
-        obs.phase(Phase::ReadBack);
-        let start = Instant::now();
-        let back = verification::read_back(&blocks, &opened, job.buffered, signals, &mut counts);
-        let state = PhaseState::of(back.state == ReadBackState::Completed);
-        draft.phase(Phase::ReadBack, state, start.elapsed().as_secs_f64());
-        counts.read_back = Some(back);
-        counts
+        let reports = collected.reports.iter().map(|r| &r.verify);
+        let read = (&blocks, opened.as_slice(), job.buffered);
+        verification::verified(reports, read, signals, obs, draft)
     });
+    // A read-back cut short is a run stopped early: its results say why, it is never a pass.
+    if let (Interrupted::No, Some(why)) = (
+        &interrupted,
+        (verified.as_ref()).and_then(|v| verification::cut_short(v, signals)),
+    ) {
+        interrupted = Interrupted::Yes(why);
+    }
     if opts.inlines_timeseries() {
         // Read from the file, one record at a time, by whoever needs them: the results file
         // as it is written (inlined when short), the views.
@@ -433,7 +430,14 @@ fn ending(
         .collect();
     if grid.ramp_ns > 0 {
         let ramp_s = grid.ramp_ns.min(elapsed) as f64 / 1e9;
-        draft.phase(Phase::Ramp, PhaseState::of(elapsed >= grid.ramp_ns), ramp_s);
+        let cpu_s =
+            (collected.ramp.as_ref()).map_or(0.0, |(_, cpu, s)| cpu.process_pct() / 100.0 * s);
+        draft.phase(
+            Phase::Ramp,
+            PhaseState::of(elapsed >= grid.ramp_ns),
+            ramp_s,
+            cpu_s,
+        );
     }
     let measure = if elapsed <= grid.ramp_ns {
         PhaseState::NotStarted
@@ -442,7 +446,8 @@ fn ending(
         PhaseState::of(signalled.is_none() && !stopped_on_errors && fatal.is_empty())
     };
     let measure_s = elapsed.saturating_sub(grid.ramp_ns) as f64 / 1e9;
-    draft.phase(Phase::Measure, measure, measure_s);
+    let cpu_s = collected.cpu_measure.process_pct() / 100.0 * measure_s;
+    draft.phase(Phase::Measure, measure, measure_s, cpu_s);
     for r in &collected.reports {
         if let Some(ring) = &r.ring {
             draft

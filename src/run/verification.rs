@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::Signals;
+use super::assemble::Draft;
+use crate::results::progress::Observer;
+use crate::results::{Phase, PhaseState};
 
 /// Memory the verification map may take, as a fraction of the host's memory.
 const VERIFY_MAP_MEMORY_SHARE: u64 = 4;
@@ -90,6 +93,48 @@ pub(super) fn verify_map(
     Ok(VerifyMap::new(&targets, block, run, true).with_reduction(job.data))
 }
 
+/// A verifying run's counts: the workers' (`reports`), then the final read-back of what `read`
+/// says (the block table, the targets, whether the run is buffered), its phase told to `obs`
+/// and recorded in `draft`.
+pub(super) fn verified<'a>(
+    reports: impl Iterator<Item = &'a VerifyCounts>,
+    (map, opened, buffered): (&VerifyMap, &[OpenTarget], bool),
+    signals: &Signals,
+    obs: &mut dyn Observer,
+    draft: &mut Draft,
+) -> VerifyCounts {
+    let mut counts = VerifyCounts {
+        block_bytes: map.block,
+        ..VerifyCounts::default()
+    };
+    for r in reports {
+        counts.merge(r);
+    }
+    // The final pass reads back every block written, unless the user stopped the run.
+    obs.phase(Phase::ReadBack);
+    let (start, cpu) = (Instant::now(), crate::stats::host::process_cpu_s());
+    let back = read_back(map, opened, buffered, signals, &mut counts);
+    let state = PhaseState::of(back.state == ReadBackState::Completed);
+    let cpu_s = crate::stats::host::process_cpu_s() - cpu;
+    draft.phase(Phase::ReadBack, state, start.elapsed().as_secs_f64(), cpu_s);
+    counts.read_back = Some(back);
+    counts
+}
+
+/// Why the run stopped, when its final read-back (in `counts`) was cut short: by a signal
+/// (`interrupted by SIGINT (Ctrl-C) during read-back`) or by a failed read.
+pub(super) fn cut_short(counts: &VerifyCounts, signals: &Signals) -> Option<String> {
+    match &counts.read_back.as_ref()?.state {
+        ReadBackState::Completed => None,
+        ReadBackState::Interrupted => Some(
+            signals
+                .reason_in(Phase::ReadBack)
+                .unwrap_or_else(|| "interrupted during read-back".into()),
+        ),
+        ReadBackState::Failed(why) => Some(format!("failed during read-back: {why}")),
+    }
+}
+
 /// The final pass: reads back and checks every block written during the run, with
 /// [`READ_BACK_THREADS`] reads in flight.
 pub(super) fn read_back(
@@ -150,7 +195,10 @@ pub(super) fn read_back(
                 if map.lock(t as u32, offset, len, false) {
                     let at = start.elapsed().as_millis() as u64;
                     map.read(buf, t as u32, offset, len, true, "read-back", at, &mut part);
+                } else {
+                    part.blocks_unchecked += u64::from(len) / map.block.max(1);
                 }
+                crate::fault::signal_at("read-back");
             }
             (part, bytes)
         };
@@ -168,6 +216,11 @@ pub(super) fn read_back(
         back.bytes += bytes;
         counts.merge(part);
     }
+    // What was written and never read back (the pass was stopped, or a read failed): not
+    // checked, and said so.
+    let written: u64 = ranges.iter().map(|&(_, _, len)| u64::from(len)).sum();
+    back.blocks_unread = written.saturating_sub(back.bytes) / map.block.max(1);
+    counts.blocks_unchecked += back.blocks_unread;
     back.state = match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         Some(why) => ReadBackState::Failed(why),
         None if let Some(why) = signals.failure.reason() => ReadBackState::Failed(why),
@@ -196,16 +249,33 @@ pub(crate) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<
     Some(Verdict::of(rules))
 }
 
-/// The rule a run with data verification is judged by (`None` without verification): every
-/// verdict includes it.
-pub(crate) fn verification_rule(result: &RunResult) -> Option<Rule> {
-    result.verify.as_ref().map(|v| {
-        Rule::judge(
-            verdict::VERIFY_ERRORS,
-            v.errors() as f64,
+/// The rules a run with data verification is judged by (none without verification): every
+/// verdict includes them. No verification errors; and when the final read-back did not read
+/// every block written (it was stopped, or a read failed), that none was left unread: a
+/// verification cut short is never a pass.
+pub(crate) fn verification_rule(result: &RunResult) -> Vec<Rule> {
+    let Some(v) = result.verify.as_ref() else {
+        return Vec::new();
+    };
+    let mut rules = vec![Rule::judge(
+        verdict::VERIFY_ERRORS,
+        v.errors() as f64,
+        Comparison::AtMost,
+        0.0,
+        "errors",
+    )];
+    if let Some(back) = v
+        .read_back
+        .as_ref()
+        .filter(|b| b.state != ReadBackState::Completed)
+    {
+        rules.push(Rule::judge(
+            verdict::NOT_READ_BACK,
+            back.blocks_unread as f64,
             Comparison::AtMost,
             0.0,
-            "errors",
-        )
-    })
+            "blocks",
+        ));
+    }
+    rules
 }

@@ -314,6 +314,38 @@ impl Driver<'_, '_, '_> {
             Some(t) => tiered(plan, source, seed, io, t),
         }
     }
+
+    /// Runs the worker on `source` with a backend of the workload's own, which `own` makes on
+    /// the worker's thread over the worker's buffers (a file-system workload's operations):
+    /// the same loop, clock, statistics and stop as every worker, whatever the job's engine.
+    /// A cache tier does not apply (the workload's job has none).
+    pub(crate) fn run_on<M: OwnBackend, S: RequestSource + ?Sized>(
+        self,
+        own: M,
+        source: &mut S,
+    ) -> WorkerReport {
+        let Driver {
+            mut plan, seed, io, ..
+        } = self;
+        if let Err(report) = settle(&mut plan, io.gate) {
+            return *report;
+        }
+        let qd = (plan.spec.queue_depth as usize).max(1);
+        SlotArena::with(qd, io.slot_bytes, seed, |arena, slots| {
+            let b = own.make(arena);
+            plan.start = io.gate.ready();
+            worker::run(plan, b, slots, source, Vec::new())
+        })
+    }
+}
+
+/// A backend a workload brings for its own operations, made on each worker's thread over the
+/// worker's buffers (`Driver::run_on`).
+pub(crate) trait OwnBackend {
+    /// The backend over the slots of an arena of brand `'a`.
+    type Backend<'a>: crate::engine::Backend<'a>;
+    /// Makes it.
+    fn make<'a>(self, arena: SlotArena<'a>) -> Self::Backend<'a>;
 }
 
 /// A cache tier in front of a worker's target: its plan, and its setup as results show it.
@@ -423,31 +455,8 @@ fn drive<S: RequestSource + ?Sized>(
         probe_lens,
     } = io;
     let qd = qd.max(plan.spec.queue_depth as usize);
-    crate::fault::inject(crate::fault::Kind::Worker);
-    if let Some(cpu) = plan.spec.cpu {
-        if cpu >= rustix::thread::CpuSet::MAX_CPU {
-            plan.start = gate.ready();
-            return failed(&plan, format!("cannot pin to CPU {cpu}: no such CPU"));
-        }
-        let mut set = rustix::thread::CpuSet::new();
-        set.set(cpu);
-        if let Err(e) = rustix::thread::sched_setaffinity(None, &set) {
-            plan.start = gate.ready();
-            return failed(&plan, format!("cannot pin to CPU {cpu}: {e}"));
-        }
-    }
-    if let Some(p) = plan.spec.io_priority {
-        if let Err(e) = crate::engine::ring::set_thread_io_priority(p.value()) {
-            plan.start = gate.ready();
-            return failed(
-                &plan,
-                format!(
-                    "cannot set the I/O priority {} (ioprio_set): {}; the real-time class needs root (CAP_SYS_ADMIN)",
-                    p.show(),
-                    crate::stats::errors::errno_text(e.raw_os_error().unwrap_or(0))
-                ),
-            );
-        }
+    if let Err(report) = settle(&mut plan, gate) {
+        return *report;
     }
     SlotArena::with(qd, slot_bytes, seed, |arena, slots| match engine {
         EngineKind::Null => {
@@ -478,6 +487,39 @@ fn drive<S: RequestSource + ?Sized>(
             }
         },
     })
+}
+
+/// Settles the worker's thread before its backend is made: pinned to its CPU, at its I/O
+/// priority. A failure has the worker pass the start gate and report why.
+fn settle(plan: &mut WorkerPlan<'_>, gate: &StartGate) -> Result<(), Box<WorkerReport>> {
+    crate::fault::inject(crate::fault::Kind::Worker);
+    let fail = |plan: &mut WorkerPlan<'_>, why: String| {
+        plan.start = gate.ready();
+        Err(Box::new(failed(plan, why)))
+    };
+    if let Some(cpu) = plan.spec.cpu {
+        if cpu >= rustix::thread::CpuSet::MAX_CPU {
+            return fail(plan, format!("cannot pin to CPU {cpu}: no such CPU"));
+        }
+        let mut set = rustix::thread::CpuSet::new();
+        set.set(cpu);
+        if let Err(e) = rustix::thread::sched_setaffinity(None, &set) {
+            return fail(plan, format!("cannot pin to CPU {cpu}: {e}"));
+        }
+    }
+    if let Some(p) = plan.spec.io_priority {
+        if let Err(e) = crate::engine::ring::set_thread_io_priority(p.value()) {
+            return fail(
+                plan,
+                format!(
+                    "cannot set the I/O priority {} (ioprio_set): {}; the real-time class needs root (CAP_SYS_ADMIN)",
+                    p.show(),
+                    crate::stats::errors::errno_text(e.raw_os_error().unwrap_or(0))
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {

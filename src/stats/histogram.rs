@@ -234,6 +234,22 @@ impl Histogram {
             .collect()
     }
 
+    /// The non-empty buckets, ascending: (the lowest and the highest value the bucket holds,
+    /// ns; its count).
+    pub fn bucket_ranges(&self) -> Vec<(u64, u64, u64)> {
+        let h = self.dense();
+        (h.iter_recorded())
+            .map(|v| {
+                let at = v.value_iterated_to();
+                (
+                    h.lowest_equivalent(at),
+                    h.highest_equivalent(at),
+                    v.count_at_value(),
+                )
+            })
+            .collect()
+    }
+
     /// Percentile curve for plots: (percentile, ns) at log-spaced tail points.
     pub fn percentile_curve(&self) -> Vec<(f64, u64)> {
         if self.count() == 0 {

@@ -62,7 +62,8 @@ pub struct VerifyCounts {
     /// Blocks whose content was checked.
     pub blocks_checked: u64,
     /// Blocks read but not checkable: never written by storlab (a block device or a file
-    /// storlab did not prepare) or last written by a write that failed.
+    /// storlab did not prepare) or last written by a write that failed; and blocks written
+    /// that the final read-back never read (it was stopped).
     pub blocks_unchecked: u64,
     /// Checksum or magic mismatches.
     pub corrupted: u64,
@@ -130,6 +131,11 @@ pub struct ReadBack {
     pub state: ReadBackState,
     /// Blocks it read back and checked.
     pub blocks_checked: u64,
+    /// Blocks written during the run that it did not read back: it was stopped (Ctrl-C,
+    /// SIGTERM, a failure) or a read failed first. Counted in the run's `blocks_unchecked`
+    /// too; a verdict never passes while any is left.
+    #[serde(default)]
+    pub blocks_unread: u64,
     /// Bytes it read.
     pub bytes: u64,
     /// How long it took, s.

@@ -13,7 +13,8 @@
 //! - [`calibrate`]: database storage calibration (ORION-class).
 //! - [`etcd`]: etcd's disk check (small log writes, each followed by fdatasync, judged on the
 //!   sync time's 99th percentile and the rate);
-//! - [`walsync`]: PostgreSQL's WAL sync methods compared (pg_test_fsync's question).
+//! - [`walsync`]: PostgreSQL's WAL sync methods compared (pg_test_fsync's question);
+//! - [`fs`]: file-system workloads (vdbench's fsd/fwd, IO500's mdtest, fio's file engines).
 //!
 //! [`presets`] are built-in job files of published studies, each selecting its workload as any
 //! job file does.
@@ -26,6 +27,7 @@ pub mod calibrate;
 pub mod database;
 pub mod etcd;
 pub mod exchange;
+pub mod fs;
 pub mod plain;
 pub mod presets;
 #[cfg(test)]
@@ -67,6 +69,7 @@ pub(crate) fn rooms() -> Vec<&'static Room> {
         &calibrate::ROOM,
         &etcd::ROOM,
         &walsync::ROOM,
+        &fs::ROOM,
     ];
     #[cfg(test)]
     all.push(&tiny::ROOM);

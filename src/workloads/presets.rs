@@ -187,17 +187,48 @@ pub fn find(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }
 
-/// The preset names, for error messages.
-pub fn names() -> String {
-    PRESETS
-        .iter()
-        .map(|p| p.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The refusal of an unknown preset `name` among `names` (every preset, or a workload's):
+/// `--preset: no preset is named `oltp`; did you mean oltp-8k? presets: …`. The nearest name is
+/// one that `name` begins, or the most alike (Jaro-Winkler) when it is alike enough.
+pub fn unknown(name: &str, what: &str, names: &[&str]) -> String {
+    let lower = name.to_ascii_lowercase();
+    let near = (names.iter())
+        .find(|n| n.starts_with(&lower))
+        .or_else(|| {
+            (names.iter())
+                .map(|n| (n, strsim::jaro_winkler(&lower, n)))
+                .filter(|(_, score)| *score >= 0.8)
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(n, _)| n)
+        })
+        .map_or(String::new(), |n| format!("did you mean {n}? "));
+    let what = if what.is_empty() {
+        String::new()
+    } else {
+        format!("{what} ")
+    };
+    format!(
+        "--preset: no {what}preset is named `{name}`; {near}{what}presets: {}",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_unknown_preset_suggests_the_nearest() {
+        let all: Vec<&str> = super::PRESETS.iter().map(|p| p.name).collect();
+        let m = super::unknown("oltp", "", &all);
+        assert!(m.contains("did you mean oltp-8k?"), "{m}");
+        assert!(super::unknown("oltp-8", "", &all).contains("did you mean oltp-8k?"));
+        assert!(
+            super::unknown("exchange-cache", "", &all)
+                .contains("did you mean exchange-cache-levels?")
+        );
+        assert!(super::unknown("etdc", "", &all).contains("did you mean etcd?"));
+        assert!(!super::unknown("zzzzzz", "", &all).contains("did you mean"));
+    }
+
     use super::*;
     use std::path::Path;
 

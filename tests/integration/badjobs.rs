@@ -234,3 +234,37 @@ fn bad_flags_are_usage_errors_that_name_the_flag() {
         .stderr_has(&["--no-such-flag"]);
     assert!(!target.exists(), "a refused run created its target");
 }
+
+/// Issue 44: a job with `zipf:1e31` ran, and `storlab report` then refused its results (a
+/// figure beyond any a results file holds). What load refuses, the job is refused for up
+/// front, its dry run too; the largest theta load reads runs, and its results are reported.
+#[test]
+fn a_job_whose_results_report_would_refuse_is_refused_before_it_runs() {
+    let dir = scratch();
+    run_job(
+        dir.path(),
+        "zipf",
+        Edit::InsertAfter(17, r#"distribution = "zipf:1e31""#),
+    )
+    .expect_code(2)
+    .stderr_has(&[
+        "this job cannot run",
+        "`workers[0].access[0].distribution.zipf.theta` is 1e31",
+        "at most 1e30",
+    ]);
+    let target = dir.path().join("fine.dat");
+    let results = dir.path().join("fine.json");
+    RunArgs::target(&target)
+        .flags(&[
+            "--size",
+            "1MiB",
+            "--duration",
+            "1s",
+            "--distribution",
+            "zipf:1e30",
+        ])
+        .results(&results)
+        .run(dir.path())
+        .expect_ok();
+    run_in(dir.path(), ["report", results.to_str().unwrap()]).expect_ok();
+}

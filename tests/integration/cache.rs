@@ -269,6 +269,44 @@ fn a_run_without_a_sample_or_a_bad_policy_is_a_usage_error() {
         .stderr_has(&["--policy", "clock", "lru, arc or s3fifo"]);
 }
 
+/// Issue 44: a sample recorded at a device or a pipe was said to be "not at /dev/zero", and
+/// a file that is no sample exited 1; each is refused input (exit 2) said as it is.
+#[test]
+fn a_sample_that_is_a_device_a_pipe_or_no_sample_is_refused_saying_what_it_is() {
+    let dir = scratch();
+    let results = dir.path().join("s.json");
+    RunArgs::target(&dir.path().join("s.dat"))
+        .size("1MiB")
+        .flags(&["--engine", "null", "--duration", "200ms", "--sample-blocks"])
+        .results(&results)
+        .run_ok(dir.path());
+    let fifo = dir.path().join("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_bits_truncate(0o600),
+        0,
+    )
+    .unwrap();
+    let junk = dir.path().join("junk");
+    std::fs::write(&junk, b"not a sample").unwrap();
+    std::fs::remove_file(dir.path().join("s.blocks")).unwrap();
+    let mut v = load_json(&results);
+    for (at, says) in [
+        ("/dev/zero", "/dev/zero is a character device"),
+        (fifo.to_str().unwrap(), "is a named pipe (FIFO)"),
+        (junk.to_str().unwrap(), "is not a storlab block-sample file"),
+    ] {
+        v["block_sample"]["path"] = at.into();
+        let moved = dir.path().join("moved.json");
+        std::fs::write(&moved, v.to_string()).unwrap();
+        run_in(dir.path(), ["cache-curve", moved.to_str().unwrap()])
+            .expect_code(2)
+            .stderr_has(&[says]);
+    }
+}
+
 #[test]
 fn exchange_and_users_runs_record_samples_too() {
     let dir = scratch();

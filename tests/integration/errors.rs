@@ -342,12 +342,12 @@ fn enospc_after_a_number_of_writes() {
     // Queue depth 1: the writes reach the filesystem one after the other.
     let text = fuse_job(&fs, Length::UntilStopped, 0, 1, "max_errors = 100");
     prepare(dir.path(), &text);
-    let (_, before) = fs.counts();
+    let (reads_before, before) = fs.counts();
     fs.set(|f| f.fail_after = Some((300, libc::ENOSPC)));
     let (out, results) = run_job(dir.path(), "enospc", &text, &[]);
     out.expect_code(3);
     let v = load_json(&results);
-    let (_, after) = fs.counts();
+    let (reads, after) = fs.counts();
     let ops = u64_at(&v, "/totals/write/ops");
     let errors = u64_at(&v, "/totals/write/errors");
     assert_eq!(
@@ -355,11 +355,46 @@ fn enospc_after_a_number_of_writes() {
         ops,
         "every write storlab counted reached the filesystem"
     );
-    assert_eq!(ops - errors, 300, "{ops} writes, {errors} failed");
+    // The job only writes; the reads are of the target's first sector, where a filesystem
+    // without extended attributes or birth times (this one) keeps the file's identity, read
+    // before the run to tell it is still the file storlab prepared.
+    let checks = reads - reads_before;
+    assert!(checks <= 4, "{checks} reads before a run that only writes");
+    assert_eq!(ops - errors + checks, 300, "{ops} writes, {errors} failed");
     assert_eq!(errors, 100, "stopped at max_errors = 100");
     interrupted_reason(&v);
     check_details(&v, 0, "write", 0..4 * MIB, "ENOSPC");
     check_io_error_verdict(&v, errors);
+}
+
+/// Issue 44: a filesystem that fills while a target is prepared (past the check of its free
+/// space made before anything is written) ends the run before its first I/O: exit 2, as
+/// every failure before the first I/O (docs/results-format.md), no results file and no time
+/// series, the message naming the file and the error; the file made for the run is removed.
+#[test]
+fn a_filesystem_that_fills_during_preparation_exits_2_without_results() {
+    let Some(fs) =
+        mount_or_skip("a_filesystem_that_fills_during_preparation_exits_2_without_results")
+    else {
+        return;
+    };
+    let dir = scratch();
+    let text = fuse_job(&fs, Length::Ios(100), 50, 1, "");
+    fs.set(|f| f.fail_writes.push((2 * MIB..4 * MIB, libc::ENOSPC)));
+    let (out, results) = run_job(dir.path(), "full", &text, &[]);
+    out.expect_code(2).stderr_has(&[
+        "the run did not start",
+        "t.dat: cannot write data at offset 2097152: No space left on device",
+    ]);
+    assert!(
+        !results.exists(),
+        "a run that never started writes no results"
+    );
+    assert!(!results.with_extension("ndjson").exists());
+    assert!(
+        !fs.dir().join("t.dat").exists(),
+        "the file made for the run is left"
+    );
 }
 
 #[test]

@@ -195,6 +195,149 @@ fn the_export_has_every_field_of_fios_own_json_plus_output() {
     );
     assert_eq!(
         (o["bs"].as_str(), o["iodepth"].as_str()),
-        (Some("4096"), Some("4"))
+        (Some("4k"), Some("4"))
     );
+}
+
+/// Whether fio-plot (PyPI, installed by .ci/run) is importable and runs.
+fn fio_plot() -> bool {
+    runs("fio-plot")
+        && Command::new("python3")
+            .args(["-c", "import fio_plot.fiolib.jsonparsing"])
+            .status()
+            .is_ok_and(|s| s.success())
+}
+
+/// A three-step queue-depth sweep (1, 4, 16) on the null engine (fast, and storlab's own
+/// figures are what the tools read): each step's export (`--step N`) in its own file, as
+/// fio-plot reads one fio run per queue depth. fio-plot draws its queue-depth chart from them,
+/// its parser (the one that chart uses) lists three queue depths, and the IOPS and mean
+/// latency it reads of each are the step's in the results file; fio's own
+/// fio_jsonplus_clat2csv reads the export of the whole sweep, a job per step.
+#[test]
+fn fio_plot_draws_a_queue_depth_sweep_with_storlabs_numbers() {
+    let test = "fio_plot_draws_a_queue_depth_sweep_with_storlabs_numbers";
+    if !fio_plot() || !Path::new("/usr/bin/fio_jsonplus_clat2csv").exists() {
+        skip(
+            test,
+            "fio-plot (pip install fio-plot==1.1.21) and fio_jsonplus_clat2csv (Debian: fio) are needed",
+        );
+        return;
+    }
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("sweep.toml"),
+        "engine = \"null\"\nduration = \"300ms\"\nramp = \"0s\"\ninterval = \"100ms\"\n[cycle]\nqueue_depth = [1, 4, 16]\n[[target]]\npath = \"data.dat\"\nsize = \"16MiB\"\n[[worker]]\n[[worker.access]]\nread = 70\nrandom = 100\n",
+    )
+    .unwrap();
+    run_in(dir.path(), ["run", "sweep.toml", "-q", "-o", "run.json"]).expect_ok();
+    let results = load_json(&dir.path().join("run.json"));
+    let steps = results["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    let out = dir.path().join("fio");
+    std::fs::create_dir(&out).unwrap();
+    for i in 0..3 {
+        let export = run_in(
+            dir.path(),
+            [
+                "report",
+                "run.json",
+                "--format",
+                "fio-json",
+                "--step",
+                &i.to_string(),
+            ],
+        );
+        export.expect_ok();
+        std::fs::write(out.join(format!("randrw-step{i}.json")), &export.stdout).unwrap();
+    }
+    // fio-plot's queue-depth chart (-l), as a user draws it.
+    let plot = Command::new("fio-plot")
+        .current_dir(dir.path())
+        .args([
+            "-i", "fio", "-T", "sweep", "-l", "-r", "randrw", "-f", "read", "-d", "1", "4", "16",
+            "-n", "1",
+        ])
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&plot.stdout).to_string() + &String::from_utf8_lossy(&plot.stderr);
+    assert!(plot.status.success(), "{said}");
+    assert!(said.contains("Saving to file"), "{said}");
+    // What that chart is drawn from: fio-plot's own parser over the same files.
+    let script = "import json, sys\n\
+        from fio_plot.fiolib import jsonimport, jsonparsing\n\
+        s = {'input_directory': [sys.argv[1]], 'rw': 'randrw', 'iodepth': [1, 4, 16], 'numjobs': [1], 'filter': ['read', 'write'], 'include_hosts': None, 'exclude_hosts': None, 'compare_graph': False}\n\
+        d = jsonparsing.parse_json_data(s, jsonimport.import_json_dataset(s, jsonimport.list_json_files(s)))\n\
+        print(json.dumps([{k: r[k] for k in ('iodepth', 'numjobs', 'iops', 'lat')} for r in d[0]['data']]))\n";
+    let parsed = Command::new("python3")
+        .args(["-c", script])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        parsed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&parsed.stdout).unwrap();
+    let depths: Vec<&str> = rows
+        .iter()
+        .map(|r| r["iodepth"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        depths,
+        ["1", "4", "16"],
+        "fio-plot lists three queue depths"
+    );
+    for (row, s) in rows.iter().zip(steps) {
+        let read = &s["totals"]["read"];
+        assert_eq!(row["iops"].as_f64(), read["iops"].as_f64(), "{row}");
+        assert_eq!(
+            row["lat"].as_f64(),
+            read["latency_ns"]["mean"].as_f64(),
+            "{row}"
+        );
+    }
+    // fio's own tool on the whole sweep: a CSV per job, one job per step.
+    let all = run_in(dir.path(), ["report", "run.json", "--format", "fio-json"]);
+    all.expect_ok();
+    std::fs::write(dir.path().join("all.json"), &all.stdout).unwrap();
+    for extra in [None, Some("--validate")] {
+        let status = Command::new("fio_jsonplus_clat2csv")
+            .args(["all.json", "lat.csv"])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+    }
+    for (i, step) in steps.iter().enumerate() {
+        let csv = std::fs::read_to_string(dir.path().join(format!("lat_job{i}.csv"))).unwrap();
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').map(str::trim).collect();
+        let cum = header
+            .iter()
+            .position(|h| *h == "read_clat_ns_cumulative")
+            .unwrap();
+        let last: u64 = (lines.rev())
+            .find_map(|l| {
+                l.split(',')
+                    .nth(cum)
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())?
+                    .parse()
+                    .ok()
+            })
+            .unwrap();
+        assert_eq!(
+            last,
+            step["totals"]["read"]["ops"].as_u64().unwrap(),
+            "job {i}'s reads"
+        );
+    }
 }

@@ -72,6 +72,35 @@ impl Outcome {
         self.expect_code(0)
     }
 
+    /// Panics unless the run passed, or (on a host that kept storlab's threads from a CPU)
+    /// was INCONCLUSIVE with exit code 4, every failed rule saying why: what a run that must
+    /// pass on storage that carries it gives on any host. Never FAIL.
+    #[track_caller]
+    pub(crate) fn expect_pass_or_host(&self, v: &Value) -> &Self {
+        match v.pointer("/verdict/result").and_then(Value::as_str) {
+            Some("PASS") => self.expect_code(0),
+            Some("INCONCLUSIVE") => {
+                let rules = v["verdict"]["rules"].as_array().expect("rules");
+                for r in rules.iter().filter(|r| r["pass"] == false) {
+                    assert!(
+                        r["inconclusive"].is_string(),
+                        "a failed rule without why: {r}"
+                    );
+                }
+                eprintln!(
+                    "inconclusive on this host (the I/O threads waited {}% of their time for a CPU)",
+                    v.pointer("/cost/measure/run_queue_wait_pct")
+                        .unwrap_or(&Value::Null)
+                );
+                self.expect_code(4)
+            }
+            other => panic!(
+                "the verdict is {other:?}, not PASS (or INCONCLUSIVE on a busy host): {}\n--- stdout\n{}",
+                v["verdict"], self.stdout
+            ),
+        }
+    }
+
     /// Panics unless stderr contains every one of `parts`.
     #[track_caller]
     pub(crate) fn stderr_has(&self, parts: &[&str]) -> &Self {
@@ -420,10 +449,40 @@ pub(crate) fn report_html(dir: &Path, results: &Path, html: &Path) -> String {
 
 /// A results (or other JSON) file.
 #[track_caller]
+///
+/// A results file (one with `schema_version` and `storlab_version`) is also validated against
+/// the JSON Schema `storlab schema` prints, by an independent validator (the `jsonschema`
+/// crate): every run of every workload the suite makes is checked against the published schema.
 pub(crate) fn load_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+    let v: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    if v.get("schema_version").is_some() && v.get("storlab_version").is_some() {
+        if let Some(e) = schema_errors(&v) {
+            panic!(
+                "{} does not validate against storlab's schema: {e}",
+                path.display()
+            );
+        }
+    }
+    v
+}
+
+/// What the published results schema finds wrong with `v` (`None`: it validates).
+pub(crate) fn schema_errors(v: &Value) -> Option<String> {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let schema =
+            storlab::results::schema::json_schema(storlab::results::schema::Document::Results);
+        jsonschema::validator_for(&schema).expect("the published schema compiles")
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .take(5)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    (!errors.is_empty()).then(|| errors.join("; "))
 }
 
 /// The value at JSON pointer `pointer` (e.g. `/totals/read/ops`); panics when it is missing.

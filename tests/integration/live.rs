@@ -1,7 +1,10 @@
 //! The live view (`--serve`): while a real run goes, the page in headless Chromium updates
 //! without reloading and shows new points; `/metrics` parsed by Prometheus's own Python client
-//! (Debian's python3-prometheus-client, OpenMetrics parser) has the run's counters and
-//! histograms, and once the run is over (`--serve-linger`) they are exactly the results file's,
+//! (Debian's python3-prometheus-client, OpenMetrics parser, asked as Prometheus asks) has the
+//! run's counters and histograms, and once the run is over (`--serve-linger`) they are exactly
+//! the results file's; the text format 0.0.4 (asked for by `Accept`) is clean under `promtool
+//! check metrics`, and Prometheus's `histogram_quantile` over it is within 1 % of the results'
+//! p50, p99 and p99.9,
 //! and the page's charts have time and value axes with units and the machine's busy share it
 //! shows is the results file's.
 
@@ -14,9 +17,21 @@ use std::time::{Duration, Instant};
 
 /// `GET path` from `addr`: the body (`None`: no answer).
 pub(crate) fn get(addr: &str, path: &str) -> Option<String> {
+    get_as(addr, path, "*/*")
+}
+
+/// What Prometheus 2.42 sends as its `Accept` header when it scrapes.
+const PROMETHEUS_ACCEPT: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
+/// `GET path` from `addr` accepting `accept`: the body (`None`: no answer).
+fn get_as(addr: &str, path: &str, accept: &str) -> Option<String> {
     let mut s = std::net::TcpStream::connect(addr).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: {accept}\r\n\r\n"
+    )
+    .ok()?;
     let mut text = String::new();
     s.read_to_string(&mut text).ok()?;
     let (head, body) = text.split_once("\r\n\r\n")?;
@@ -57,6 +72,87 @@ fn parse_metrics(text: &str) -> Vec<Value> {
         .as_array()
         .unwrap()
         .clone()
+}
+
+/// `promtool check metrics` (Debian's prometheus) finds nothing to say about `text`.
+fn promtool_is_clean(text: &str) {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool (Debian: prometheus) runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && said.trim().is_empty(),
+        "promtool check metrics: {said}"
+    );
+}
+
+/// Prometheus's `histogram_quantile(q, sum by (le) (...))` over the cumulative `buckets`
+/// (upper bound, count), sorted by bound and ending with +Inf, as promql/quantile.go computes
+/// it: the first bucket whose count reaches the rank, interpolated linearly within it.
+fn histogram_quantile(q: f64, buckets: &[(f64, f64)]) -> f64 {
+    let total = buckets.last().unwrap().1;
+    let rank = q * total;
+    let b = buckets.iter().position(|&(_, c)| c >= rank).unwrap();
+    if b == buckets.len() - 1 {
+        return buckets[b - 1].0;
+    }
+    if b == 0 && buckets[0].0 <= 0.0 {
+        return buckets[0].0;
+    }
+    let (start, below) = if b == 0 { (0.0, 0.0) } else { buckets[b - 1] };
+    let (end, count) = buckets[b];
+    start + (end - start) * ((rank - below) / (count - below))
+}
+
+/// The quantiles Prometheus computes from the text exposition `text`, summed over workers per
+/// direction, are within 1 % of the results file's p50, p99 and p99.9.
+fn quantiles_are_within_one_percent(text: &str, r: &Value) {
+    for dir_name in ["read", "write"] {
+        let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("storlab_latency_seconds_bucket{") else {
+                continue;
+            };
+            if !rest.contains(&format!("direction=\"{dir_name}\"")) {
+                continue;
+            }
+            let le = rest
+                .split("le=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let v: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+            *sums.entry(le.to_string()).or_default() += v;
+        }
+        let mut buckets: Vec<(f64, f64)> = (sums.iter())
+            .map(|(le, v)| (le.parse::<f64>().unwrap_or(f64::INFINITY), *v))
+            .collect();
+        buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let l = &r["classes"]["worker"][dir_name]["latency_ns"];
+        for (q, key) in [(0.5, "p50"), (0.99, "p99"), (0.999, "p99_9")] {
+            let want = l[key].as_f64().unwrap() / 1e9;
+            let got = histogram_quantile(q, &buckets);
+            assert!(
+                (got - want).abs() <= want * 0.01,
+                "{dir_name} {key}: Prometheus {got} s, results {want} s ({} buckets)",
+                buckets.len()
+            );
+        }
+    }
 }
 
 /// The value of sample `name` with `labels` (all of them must match).
@@ -195,10 +291,11 @@ fn the_live_page_updates_and_metrics_match_the_results() {
             .args(["-c", "import prometheus_client.openmetrics.parser"])
             .status()
             .is_ok_and(|s| s.success());
-    if !chromium || !python {
+    let promtool = Command::new("promtool").arg("--version").output().is_ok();
+    if !chromium || !python || !promtool {
         skip(
             test,
-            "chromium and Debian's python3-prometheus-client are needed (apt-get install chromium python3-prometheus-client)",
+            "chromium, Debian's python3-prometheus-client and promtool are needed (apt-get install chromium python3-prometheus-client prometheus)",
         );
         return;
     }
@@ -264,7 +361,7 @@ fn the_live_page_updates_and_metrics_match_the_results() {
         "new points while the run goes: {first:?} then {second:?}"
     );
     // /metrics during the run: parsed, and counting.
-    let during = parse_metrics(&get(&addr, "/metrics").expect("/metrics answers"));
+    let during = parse_metrics(&get_as(&addr, "/metrics", PROMETHEUS_ACCEPT).expect("/metrics"));
     let reads = [("class", "worker"), ("direction", "read")];
     let so_far = sample(&during, "storlab_ios_total", &reads).expect("a read counter");
     assert!(so_far > 0.0);
@@ -273,8 +370,11 @@ fn the_live_page_updates_and_metrics_match_the_results() {
     assert!(live["verdict"].as_str().unwrap().contains("so far"));
     // After the run (the server lingers): exactly the results file's figures.
     wait_line(&rx, "results: ", Duration::from_secs(120));
-    let after = parse_metrics(&get(&addr, "/metrics").expect("/metrics answers while lingering"));
+    let after = parse_metrics(&get_as(&addr, "/metrics", PROMETHEUS_ACCEPT).expect("lingering"));
     let r = load_json(&results);
+    let text = get_as(&addr, "/metrics", "text/plain;version=0.0.4").unwrap();
+    promtool_is_clean(&text);
+    quantiles_are_within_one_percent(&text, &r);
     for dir_name in ["read", "write"] {
         let labels = [("class", "worker"), ("direction", dir_name)];
         let d = &r["classes"]["worker"][dir_name];

@@ -409,6 +409,40 @@ fn get_and_head_of_the_known_paths_only_each_answer_with_the_policy() {
     .unwrap();
     assert!(rebound.status() == Some(403), "{}", rebound.head);
     assert!(!rebound.body.contains("points"), "{}", rebound.body);
+    // Issue 44: exactly one Host header, an authority and nothing else, and a target that
+    // names no other host (each of these was answered 200).
+    let here = &served.addr;
+    for (what, head) in [
+        (
+            "two Host headers",
+            format!("GET /live.json HTTP/1.1\r\nHost: {here}\r\nHost: evil.example\r\n"),
+        ),
+        (
+            "user information",
+            "GET /live.json HTTP/1.1\r\nHost: 127.0.0.1:1@evil.example\r\n".to_string(),
+        ),
+        (
+            "another host's target",
+            format!("GET http://evil.example/live.json HTTP/1.1\r\nHost: {here}\r\n"),
+        ),
+        ("no Host header", "GET /live.json HTTP/1.1\r\n".to_string()),
+    ] {
+        let a = ask(here, &format!("{head}Connection: close\r\n\r\n")).unwrap();
+        assert!(a.status() == Some(400), "{what}: {}", a.head);
+        assert!(!a.body.contains("points"), "{what}: {}", a.body);
+    }
+    let own = ask(
+        here,
+        &format!(
+            "GET http://{here}/live.json HTTP/1.1\r\nHost: {here}\r\nConnection: close\r\n\r\n"
+        ),
+    )
+    .unwrap();
+    assert!(
+        own.status() == Some(200),
+        "the absolute form of its own address: {}",
+        own.head
+    );
     served.interrupt();
     let status = served.exit_within(Duration::from_secs(20), "Ctrl-C in the linger");
     assert!(status.success(), "{status}");

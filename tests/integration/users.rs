@@ -4,9 +4,7 @@
 //! with exit 3; overload with exit 3 and the rule named), and bad input (exit 2, named).
 
 use crate::exchange::devices::{BlkioCgroup, LoopFs, blkio_skip_reason, dev_number};
-use crate::harness::{
-    array_at, at, f64_at, load_json, run_in, scratch, skip, str_at, u64_at, users_args,
-};
+use crate::harness::{array_at, at, f64_at, load_json, run_in, scratch, skip, u64_at, users_args};
 use serde_json::Value;
 
 /// The rules of a results file that failed.
@@ -50,10 +48,11 @@ fn the_model_alone_runs_without_files() {
         ],
     );
     let out = run_in(dir.path(), &args);
-    out.expect_code(0);
     assert!(!db.exists(), "the null engine created {}", db.display());
     let v = load_json(&results);
-    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+    // The model alone: its latencies are storlab's own, so a host that starves storlab's
+    // thread makes the verdict inconclusive, never a failure.
+    out.expect_pass_or_host(&v);
     let planned = u64_at(&v, "/users/planned");
     // 200 × 47 tasks over the 8-hour day: an eighth of them in 1 hour.
     assert_eq!(planned, 1175);
@@ -342,9 +341,8 @@ fn a_users_job_file_runs_with_storlab_run_and_the_wrong_command_names_the_right_
             results.as_os_str(),
         ],
     );
-    out.expect_code(0);
     let v = load_json(&results);
-    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+    out.expect_pass_or_host(&v);
     // 50 × 47 tasks over the 8-hour day: 10 minutes of them.
     assert_eq!(u64_at(&v, "/users/planned"), 49);
     assert_eq!(u64_at(&v, "/users/completed"), 49);

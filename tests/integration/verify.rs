@@ -41,6 +41,74 @@ fn kinds(v: &Value) -> Vec<String> {
 }
 
 #[test]
+fn a_read_back_stopped_by_sigint_is_interrupted_in_every_view_and_never_a_pass() {
+    let dir = scratch();
+    let target = dir.path().join("v.dat");
+    let results = dir.path().join("stopped.json");
+    // 200 writes at random over 16,384 blocks: about 200 ranges to read back, far more than
+    // the 8 readers; SIGINT arrives once the first range is read (the test-only signal hook
+    // sends the same signal a user's Ctrl-C does, at a point no timing decides).
+    let args = RunArgs::target(&target)
+        .flags(&["--verify", "--bs", "4k", "--read", "0", "--random", "100"])
+        .flags(&["--size", "64MiB", "--rate", "200", "--duration", "1s"])
+        .results(&results);
+    let out = storlab(dir.path())
+        .env("STORLAB_TEST_SIGNAL", "read-back")
+        .args(args.args())
+        .output()
+        .unwrap();
+    let out = Outcome::from_output(&out);
+    out.expect_code(1);
+    let v = load_json(&results);
+    assert_eq!(
+        str_at(&v, "/interrupted"),
+        "interrupted by SIGINT (Ctrl-C) during read-back"
+    );
+    assert_eq!(str_at(&v, "/verify/read_back/state"), "interrupted");
+    let checked = u64_at(&v, "/verify/read_back/blocks_checked");
+    let unread = u64_at(&v, "/verify/read_back/blocks_unread");
+    assert!(
+        checked >= 1 && unread > 0,
+        "{checked} checked, {unread} unread"
+    );
+    // Every block written is either checked or counted unchecked: none disappears (200
+    // writes at random over 16,384 blocks rarely land twice on one; a few may still be in
+    // flight as the measured window closes).
+    let writes = u64_at(&v, "/totals/write/ops");
+    assert!(
+        (checked + unread) * 10 >= writes * 9 && checked + unread <= writes + 16,
+        "{checked} + {unread} blocks for {writes} writes"
+    );
+    assert!(u64_at(&v, "/verify/blocks_unchecked") >= unread);
+    assert_ne!(str_at(&v, "/verdict/result"), "PASS");
+    let rule = array_at(&v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule") == "written blocks the read-back did not check")
+        .expect("the rule of a read-back cut short");
+    assert_eq!(f64_at(rule, "/measured"), unread as f64);
+    // Every view says so, and none says PASS: the run's own summary, `storlab report` and
+    // the HTML report.
+    let report = run_in(dir.path(), ["report".as_ref(), results.as_os_str()]);
+    report.expect_ok();
+    let html = report_html(dir.path(), &results, &dir.path().join("stopped.html"));
+    for (view, text) in [
+        ("the run", out.stdout.as_str()),
+        ("storlab report", report.stdout.as_str()),
+        ("the HTML report", html.as_str()),
+    ] {
+        assert!(text.contains("INTERRUPTED"), "{view}: {text}");
+        assert!(
+            text.contains("written blocks never read back (not checked)"),
+            "{view}: {text}"
+        );
+        assert!(
+            !text.contains("RESULT: PASS") && !text.contains(">PASS<"),
+            "{view}: {text}"
+        );
+    }
+}
+
+#[test]
 fn a_clean_verified_run_checks_every_read_and_reads_back_every_write() {
     let dir = scratch();
     let target = dir.path().join("v.dat");

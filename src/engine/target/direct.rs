@@ -1,14 +1,16 @@
 //! How targets are opened for the benchmark: open flags (O_DIRECT, O_DSYNC, O_SYNC), the O_DIRECT
 //! alignment of files and the logical block size of devices, and block devices' sizes.
 
-use super::{OpenTarget, PrepareReport, TargetAction, TargetError, TargetKind, TargetRequest, io};
+use super::found::Existing;
+use super::plan::Plan;
+use super::{OpenTarget, PrepareReport, TargetError, TargetKind, TargetRequest, io};
 use crate::stats::host::{DeviceNumber, sysfs};
 use rustix::fs::{AtFlags, OFlags, StatxFlags};
 use rustix::io::Errno;
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `custom_flags` value of `flags` (the bits of open flags all fit in an `i32`).
 #[cfg(test)]
@@ -31,17 +33,18 @@ pub(super) fn benchmark_flags(request: &TargetRequest) -> OFlags {
     flags
 }
 
-/// Opens an existing `canonical` (requested as `path`) for reading, and writing when `write`,
-/// with `flags`, and with O_NOATIME where the owner allows it (reads then do not check or
-/// update the access time: no metadata writes of storlab's own among the workload's).
+/// Opens the target `file` (requested as `path`; a descriptor of it, reopened through
+/// `/proc/self/fd`, never by its path) for reading, and writing when `write`, with `flags`,
+/// and with O_NOATIME where the owner allows it (reads then do not check or update the access
+/// time: no metadata writes of storlab's own among the workload's).
 pub(super) fn open_with(
     path: &Path,
-    canonical: &Path,
+    file: &File,
     write: bool,
     flags: OFlags,
 ) -> Result<File, TargetError> {
     let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
-    let open = |f: OFlags| crate::files::open_target(canonical, access | f);
+    let open = |f: OFlags| crate::files::reopen(file, access | f);
     match open(flags | OFlags::NOATIME) {
         // Only the file's owner (or CAP_FOWNER) may ask for O_NOATIME.
         Err(e) if e.raw_os_error() == Some(Errno::PERM.raw_os_error()) => open(flags),
@@ -64,24 +67,34 @@ pub(super) fn open_with(
         })
 }
 
-/// The size of the block device `canonical` (requested as `path`), read-only: the end of a
+/// The size of the block device `existing` (requested as `path`), read-only: the end of a
 /// block device is its size (what BLKGETSIZE64 reports).
-pub(super) fn device_size(path: &Path, canonical: &Path) -> Result<u64, TargetError> {
-    let mut file = crate::files::open_target(canonical, OFlags::RDONLY)
-        .map_err(|e| io(path, "cannot open for reading", e))?;
+pub(super) fn device_size(path: &Path, existing: &Existing) -> Result<u64, TargetError> {
+    let Some(mut file) = existing.readable.as_ref() else {
+        return Err(io(
+            path,
+            "cannot open for reading",
+            std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        ));
+    };
     file.seek(SeekFrom::End(0))
         .map_err(|e| io(path, "cannot read the device size", e))
 }
 
-/// Opens the block device `canonical` as `action` (a [`TargetAction::UseAsIs`] decided for
+/// Opens the block device `existing` as `plan` (a [`TargetAction::UseAsIs`] decided for
 /// `request`) says.
 pub(super) fn open_device(
     request: &TargetRequest,
-    canonical: PathBuf,
-    action: &TargetAction,
+    existing: &Existing,
+    plan: Plan,
 ) -> Result<OpenTarget, TargetError> {
     let path = request.path.as_path();
-    let file = open_with(path, &canonical, request.writes, benchmark_flags(request))?;
+    let file = open_with(
+        path,
+        &existing.file,
+        request.writes,
+        benchmark_flags(request),
+    )?;
     let logical_block_size = rustix::fs::ioctl_blksszget(&file).map_err(|e| {
         io(
             path,
@@ -92,9 +105,9 @@ pub(super) fn open_device(
     Ok(OpenTarget {
         file,
         path: path.to_path_buf(),
-        canonical_path: canonical,
+        canonical_path: plan.canonical,
         kind: TargetKind::BlockDevice,
-        size_bytes: action.size_bytes(),
+        size_bytes: plan.action.size_bytes(),
         logical_block_size,
         direct: !request.buffered,
         dsync: request.dsync,

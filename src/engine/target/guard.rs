@@ -37,6 +37,7 @@ pub(super) fn device_findings(
     path: &Path,
     canonical: &Path,
     metadata: &Metadata,
+    readable: Option<&std::fs::File>,
 ) -> Result<DeviceFindings, TargetError> {
     let dev = DeviceNumber::of(metadata.rdev());
     let device = BlockDevice::of(dev).unwrap_or_else(|| BlockDevice {
@@ -97,7 +98,10 @@ pub(super) fn device_findings(
         findings.push(format!("has partitions {}", names.join(", ")));
     }
 
-    let head = match read_head(canonical) {
+    let head = match readable.map_or_else(
+        || Err(std::io::Error::other("it cannot be opened for reading")),
+        read_head,
+    ) {
         Ok(head) => head,
         // In use is reason enough to refuse, whatever the flags: no need to look further.
         Err(_) if in_use => return Ok(DeviceFindings { findings, in_use }),
@@ -113,9 +117,9 @@ pub(super) fn device_findings(
     Ok(DeviceFindings { findings, in_use })
 }
 
-/// Reads up to [`SCAN_BYTES`] from the start of `path` (read-only, through the page cache).
-fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = crate::files::open_target(path, rustix::fs::OFlags::RDONLY)?;
+/// Reads up to [`SCAN_BYTES`] from the start of `file` (open read-only, through the page
+/// cache).
+fn read_head(file: &std::fs::File) -> std::io::Result<Vec<u8>> {
     let mut buffer = vec![0u8; SCAN_BYTES];
     let mut filled = 0;
     while filled < buffer.len() {
@@ -351,7 +355,7 @@ mod tests {
                 return;
             }
         }
-        let head = read_head(&image).unwrap();
+        let head = read_head(&std::fs::File::open(&image).unwrap()).unwrap();
         assert_eq!(head.len(), SCAN_BYTES);
         assert_eq!(scan_signatures(&head), ["ext4 signature at offset 1080"]);
     }

@@ -7,7 +7,10 @@
 //! and fills files; `direct` owns open flags, O_DIRECT alignment and block devices' sizes.
 
 mod direct;
+mod found;
 mod guard;
+#[cfg(test)]
+mod hostile_tests;
 mod manifest;
 mod plan;
 mod prepare;
@@ -142,12 +145,18 @@ pub fn open(
     request: &TargetRequest,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<OpenTarget, TargetError> {
-    let held = hold(&request.path, request.shared)?;
-    let plan = plan::decide(request)?;
-    let mut target = match plan.kind {
-        TargetKind::BlockDevice => direct::open_device(request, plan.canonical, &plan.action),
-        TargetKind::File => prepare::open_file(request, plan.canonical, plan.action, progress),
-        TargetKind::Model => Err(invalid(&request.path, "a plan never names a stand-in")),
+    let found = found::find(&request.path)?;
+    let held = hold(&request.path, &found, request.shared)?;
+    let plan = plan::decide(request, &found)?;
+    let mut target = match (plan.kind, found) {
+        (TargetKind::BlockDevice, found::Found::Existing(existing)) => {
+            direct::open_device(request, &existing, plan)
+        }
+        (TargetKind::File, found) => prepare::open_file(request, found, plan, progress),
+        _ => Err(invalid(
+            &request.path,
+            "a plan does not match what was found",
+        )),
     }?;
     if target.lock.is_none() {
         target.lock = held;
@@ -155,12 +164,15 @@ pub fn open(
     Ok(target)
 }
 
-/// Locks the existing target at `path` for this run, before its plan reads anything of it
-/// (`shared`: with the other ranks of the run): another run holding it is a refusal that
-/// names that process. A path that does not exist (a file still to be created: locked as it
-/// is created) or that cannot be a target (its plan says why) holds nothing.
-fn hold(path: &Path, shared: bool) -> Result<Option<File>, TargetError> {
-    let Ok(file) = crate::files::open_target(path, rustix::fs::OFlags::RDONLY) else {
+/// Locks the existing target `found` (at `path`) for this run, before its plan reads anything
+/// of it (`shared`: with the other ranks of the run): another run holding it is a refusal
+/// that names that process. A target that does not exist (a file still to be created: locked
+/// as it is created) or that cannot be a target (its plan says why) holds nothing.
+fn hold(path: &Path, found: &found::Found, shared: bool) -> Result<Option<File>, TargetError> {
+    let found::Found::Existing(existing) = found else {
+        return Ok(None);
+    };
+    let Some(file) = existing.readable.as_ref().and_then(|f| f.try_clone().ok()) else {
         return Ok(None);
     };
     let taken = if shared {
@@ -186,6 +198,16 @@ pub(super) fn lock_refusal(path: &Path, error: LockError) -> TargetError {
         ),
         LockError::Io(error) => io(path, "cannot lock the target for this run (flock)", error),
     }
+}
+
+/// Makes the directory `path` (storlab's own scratch directory or one under it, where a
+/// workload puts its files) as storlab makes its directories (`crate::files::dir`): never
+/// through a link, and refused, saying why and what to do, when another user could have
+/// planted it.
+pub fn scratch_directory(path: &Path) -> Result<(), String> {
+    crate::files::dir::make(path)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// A stand-in for a target of `size_bytes` at `path` that does not exist, for the null engine

@@ -6,13 +6,15 @@
 //! according to its manifest. Nothing here writes or creates anything: files and devices are
 //! at most opened read-only.
 
-use super::manifest::{self, MANIFEST_VERSION};
-use super::{TargetError, TargetKind, TargetRequest, direct, guard, invalid, io};
+use super::found::{Existing, Found, Missing};
+use super::manifest::{self, MANIFEST_VERSION, Manifest, Trust};
+use super::{TargetError, TargetKind, TargetRequest, direct, guard, invalid};
+use crate::files::dir::{others_may_write, owner_text};
 use crate::stats::host;
 use crate::units::format_size;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::fs::Metadata;
-use std::os::unix::fs::FileTypeExt;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
 
 /// storlab's own scratch directory, relative to the working directory: the default job, the
@@ -108,37 +110,38 @@ pub(super) struct Plan {
     pub(super) kind: TargetKind,
     /// What `open` does.
     pub(super) action: TargetAction,
+    /// The trusted manifest of a file storlab prepared (its identity is kept when it is
+    /// prepared again).
+    pub(super) manifest: Option<Manifest>,
 }
 
-/// Decides what opening `request` does, or why it is refused: [`TargetError::Invalid`],
-/// [`TargetError::Guarded`], or [`TargetError::Io`] when the target cannot be examined.
-pub(super) fn decide(request: &TargetRequest) -> Result<Plan, TargetError> {
-    let plan = decide_action(request)?;
+/// Decides what opening `request` (found as `found`) does, or why it is refused:
+/// [`TargetError::Invalid`], [`TargetError::Guarded`], or [`TargetError::Io`] when the target
+/// cannot be examined.
+pub(super) fn decide(request: &TargetRequest, found: &Found) -> Result<Plan, TargetError> {
+    let plan = decide_action(request, found)?;
     fits(request, &plan)?;
     Ok(plan)
 }
 
 /// The action for `request`, before the filesystem it needs is checked.
-fn decide_action(request: &TargetRequest) -> Result<Plan, TargetError> {
+fn decide_action(request: &TargetRequest, found: &Found) -> Result<Plan, TargetError> {
     let path = request.path.as_path();
     if request.size_bytes == Some(0) {
         return Err(invalid(path, "size is 0 bytes; give a size greater than 0"));
     }
-    match resolve(path)? {
-        Resolved::Existing {
-            canonical,
-            metadata,
-        } => {
-            let file_type = metadata.file_type();
+    match found {
+        Found::Existing(existing) => {
+            let file_type = existing.metadata.file_type();
             if file_type.is_block_device() {
-                device(request, canonical, &metadata)
+                device(request, existing)
             } else if file_type.is_file() {
-                existing_file(request, canonical, &metadata)
+                existing_file(request, existing)
             } else {
-                Err(invalid(path, not_a_target(&metadata)))
+                Err(invalid(path, not_a_target(&existing.metadata)))
             }
         }
-        Resolved::Missing { parent, name } => new_file(request, &parent, &name),
+        Found::Missing(missing) => new_file(request, missing),
     }
 }
 
@@ -241,70 +244,6 @@ fn fits(request: &TargetRequest, plan: &Plan) -> Result<(), TargetError> {
     Ok(())
 }
 
-/// A path after resolving symlinks.
-enum Resolved {
-    /// Something exists there.
-    Existing {
-        canonical: PathBuf,
-        metadata: Metadata,
-    },
-    /// Nothing exists there (yet); the parent directory may be missing too.
-    Missing { parent: PathBuf, name: OsString },
-}
-
-fn resolve(path: &Path) -> Result<Resolved, TargetError> {
-    if path.as_os_str().is_empty() {
-        return Err(invalid(path, "the path is empty"));
-    }
-    match std::fs::canonicalize(path) {
-        Ok(canonical) => {
-            let metadata = std::fs::metadata(&canonical)
-                .map_err(|e| io(path, "cannot read the metadata", e))?;
-            Ok(Resolved::Existing {
-                canonical,
-                metadata,
-            })
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            if let Ok(link) = std::fs::read_link(path) {
-                return Err(invalid(
-                    path,
-                    format!(
-                        "is a symbolic link to {}, which does not exist; fix the link or give the path of the file itself",
-                        link.display()
-                    ),
-                ));
-            }
-            let Some(name) = path.file_name() else {
-                return Err(invalid(path, "does not name a file"));
-            };
-            let parent = match path.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            Ok(Resolved::Missing {
-                parent,
-                name: name.to_owned(),
-            })
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotADirectory => {
-            let file = path
-                .ancestors()
-                .skip(1)
-                .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()))
-                .unwrap_or(path);
-            Err(invalid(
-                path,
-                format!(
-                    "{} is not a directory, so nothing can be inside it; check the path",
-                    file.display()
-                ),
-            ))
-        }
-        Err(error) => Err(io(path, "cannot resolve the path", error)),
-    }
-}
-
 fn not_a_target(metadata: &Metadata) -> String {
     let file_type = metadata.file_type();
     if file_type.is_char_device() {
@@ -341,14 +280,12 @@ fn nvme_generic(subsystem: &Path) -> bool {
 }
 
 /// A block device: guarded when the workload writes, then sized.
-fn device(
-    request: &TargetRequest,
-    canonical: PathBuf,
-    metadata: &Metadata,
-) -> Result<Plan, TargetError> {
+fn device(request: &TargetRequest, existing: &Existing) -> Result<Plan, TargetError> {
     let path = request.path.as_path();
+    let (canonical, metadata) = (&existing.canonical, &existing.metadata);
     let destroys = if request.writes {
-        match guard::device_findings(path, &canonical, metadata) {
+        let readable = existing.readable.as_ref();
+        match guard::device_findings(path, canonical, metadata, readable) {
             // A mounted filesystem or active swap is never written over, whatever the flags.
             Ok(found) if found.in_use => {
                 return Err(TargetError::InUse {
@@ -371,7 +308,7 @@ fn device(
     } else {
         Vec::new()
     };
-    let device_bytes = direct::device_size(path, &canonical)?;
+    let device_bytes = direct::device_size(path, existing)?;
     if device_bytes == 0 {
         return Err(invalid(
             path,
@@ -391,24 +328,57 @@ fn device(
         None => device_bytes,
     };
     Ok(Plan {
-        canonical,
+        canonical: canonical.clone(),
         kind: TargetKind::BlockDevice,
         action: TargetAction::UseAsIs {
             size_bytes,
             writes: request.writes,
             destroys,
         },
+        manifest: None,
     })
 }
 
+/// Refuses to write a file that another user could have put where it is: in a directory
+/// others may write, a file must be the running user's and have one link, `--destroy-data`
+/// or not (it could be a link another user made to someone's data, or their own file).
+fn shared_directory(request: &TargetRequest, existing: &Existing) -> Result<(), TargetError> {
+    let Ok(dir) = existing.dir.file().metadata() else {
+        return Ok(());
+    };
+    if !request.writes || !others_may_write(dir.mode()) {
+        return Ok(());
+    }
+    let me = rustix::process::geteuid().as_raw();
+    let metadata = &existing.metadata;
+    let what = if metadata.uid() != me {
+        format!(
+            "is owned by {}, not by this user",
+            owner_text(metadata.uid())
+        )
+    } else if metadata.nlink() != 1 {
+        format!(
+            "has {} links (other names share its data)",
+            metadata.nlink()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(invalid(
+        &request.path,
+        format!(
+            "{what}, in {} where others may write (mode {:04o}), so another user could have put it there; storlab writes no such file, --destroy-data or not: give a file of this user's, or one in a directory only this user may write",
+            existing.dir.path().display(),
+            dir.mode() & 0o7777
+        ),
+    ))
+}
+
 /// An existing regular file: storlab's (reused or prepared again), empty, or someone else's.
-fn existing_file(
-    request: &TargetRequest,
-    canonical: PathBuf,
-    metadata: &Metadata,
-) -> Result<Plan, TargetError> {
+fn existing_file(request: &TargetRequest, existing: &Existing) -> Result<Plan, TargetError> {
     let path = request.path.as_path();
-    if let Some(filesystem) = pseudo_filesystem(&canonical) {
+    let canonical = &existing.canonical;
+    if let Some(filesystem) = pseudo_filesystem(canonical) {
         return Err(invalid(
             path,
             format!(
@@ -416,9 +386,15 @@ fn existing_file(
             ),
         ));
     }
-    let length = metadata.len();
-    let action = match manifest::owned(&canonical, metadata) {
-        Some(manifest) => {
+    shared_directory(request, existing)?;
+    let length = existing.metadata.len();
+    let trust = match &existing.readable {
+        Some(readable) => manifest::trusted(existing, readable),
+        None => Trust::Untrusted("it cannot be opened for reading".into()),
+    };
+    let mut trusted = None;
+    let action = match trust {
+        Trust::Ours(manifest) => {
             let size_bytes = request.size_bytes.unwrap_or(manifest.size_bytes);
             let reason = if manifest.storlab_manifest != MANIFEST_VERSION {
                 Some(PrepareReason::OldManifest {
@@ -435,29 +411,35 @@ fn existing_file(
             } else {
                 None
             };
-            match reason {
+            let action = match reason {
                 None => TargetAction::Reuse {
                     size_bytes,
                     data_seed: manifest.data_seed,
                 },
                 Some(reason) => TargetAction::Prepare { size_bytes, reason },
-            }
+            };
+            trusted = Some(manifest);
+            action
         }
         // --destroy-data lets a job that writes recreate the file; a job that only reads it
         // reads it as it is, even with the flag.
-        None if length > 0 && request.writes && request.destroy_data => TargetAction::Prepare {
+        _ if length > 0 && request.writes && request.destroy_data => TargetAction::Prepare {
             size_bytes: request.size_bytes.unwrap_or(length),
             reason: PrepareReason::DestroyData {
                 existing_bytes: length,
             },
         },
-        None if length > 0 && request.writes => {
+        trust if length > 0 && request.writes => {
+            let mut finding = guard::foreign_file(length);
+            if let Trust::Untrusted(why) = trust {
+                finding = format!("{finding}: {why}");
+            }
             return Err(TargetError::Guarded {
                 path: path.to_path_buf(),
-                findings: vec![guard::foreign_file(length)],
+                findings: vec![finding],
             });
         }
-        None if length > 0 => {
+        _ if length > 0 => {
             let size_bytes = request.size_bytes.unwrap_or(length);
             if size_bytes > length {
                 return Err(invalid(
@@ -474,7 +456,7 @@ fn existing_file(
             }
         }
         // An empty file: nothing to destroy, prepared at the requested size.
-        None => TargetAction::Prepare {
+        _ => TargetAction::Prepare {
             size_bytes: required_size(request, "empty file")?,
             reason: PrepareReason::Empty,
         },
@@ -486,45 +468,38 @@ fn existing_file(
         ));
     }
     Ok(Plan {
-        canonical,
+        canonical: canonical.clone(),
         kind: TargetKind::File,
         action,
+        manifest: trusted,
     })
 }
 
-/// A file that does not exist yet, in `parent`.
-fn new_file(request: &TargetRequest, parent: &Path, name: &OsStr) -> Result<Plan, TargetError> {
+/// A file that does not exist yet: in an existing directory, or under storlab's scratch
+/// directory, whose missing directories are created first.
+fn new_file(request: &TargetRequest, missing: &Missing) -> Result<Plan, TargetError> {
     let path = request.path.as_path();
-    let (canonical, create_directory) = match std::fs::canonicalize(parent) {
-        Ok(directory) => (directory.join(name), None),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            if !is_scratch(parent) {
-                return Err(invalid(
-                    path,
-                    format!(
-                        "the directory {} does not exist; create it, or mount the storage to test there (storlab creates only its own scratch directory, ./{SCRATCH_DIR}, by itself)",
-                        parent.display()
-                    ),
-                ));
-            }
-            (beyond_existing(path), Some(parent.to_path_buf()))
-        }
-        Err(error) => {
-            return Err(io(
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let create_directory = match (&missing.create_directory, missing.missing.len()) {
+        (_, 0 | 1) => None,
+        (Some(directory), _) if is_scratch(directory) => Some(directory.clone()),
+        _ => {
+            return Err(invalid(
                 path,
-                format!("cannot resolve the directory {}", parent.display()),
-                error,
+                format!(
+                    "the directory {} does not exist; create it, or mount the storage to test there (storlab creates only its own scratch directory, ./{SCRATCH_DIR}, by itself)",
+                    parent.display()
+                ),
             ));
         }
     };
-    // The filesystem the file would be created on: of the directory, or of the nearest
-    // directory that exists on the way to it.
-    let existing = canonical
-        .ancestors()
-        .skip(1)
-        .find(|a| a.exists())
-        .unwrap_or(Path::new("/"));
-    if let Some(filesystem) = pseudo_filesystem(existing) {
+    // The filesystem the file would be created on: of the nearest directory that exists.
+    let existing = crate::files::dir::Dir::path(&missing.dir);
+    let existing = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    if let Some(filesystem) = pseudo_filesystem(&existing) {
         return Err(invalid(
             path,
             format!(
@@ -534,13 +509,14 @@ fn new_file(request: &TargetRequest, parent: &Path, name: &OsStr) -> Result<Plan
         ));
     }
     Ok(Plan {
-        canonical,
+        canonical: missing.canonical.clone(),
         kind: TargetKind::File,
         action: TargetAction::Create {
             size_bytes: required_size(request, "new file")?,
             create_directory,
             fresh: request.fresh,
         },
+        manifest: None,
     })
 }
 
@@ -564,22 +540,6 @@ fn is_scratch(directory: &Path) -> bool {
         .skip_while(|c| matches!(c, Component::CurDir));
     components.next() == Some(Component::Normal(OsStr::new(SCRATCH_DIR)))
         && components.all(|c| matches!(c, Component::Normal(_)))
-}
-
-/// `path` with its longest existing ancestor resolved (symlinks followed) and the rest as
-/// written.
-fn beyond_existing(path: &Path) -> PathBuf {
-    path.ancestors()
-        .find_map(|ancestor| {
-            let existing = if ancestor.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                ancestor
-            };
-            let canonical = std::fs::canonicalize(existing).ok()?;
-            Some(canonical.join(path.strip_prefix(ancestor).ok()?))
-        })
-        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// Kernel pseudo-filesystems: interfaces to the kernel, where a file is not storage. Each with
@@ -672,21 +632,6 @@ mod tests {
     }
 
     #[test]
-    fn path_beyond_what_exists_keeps_the_missing_part() {
-        let dir = tempfile::tempdir().unwrap();
-        let canonical = std::fs::canonicalize(dir.path()).unwrap();
-        assert_eq!(
-            beyond_existing(&dir.path().join("a/b/c.dat")),
-            canonical.join("a/b/c.dat")
-        );
-        let cwd = std::env::current_dir().unwrap();
-        assert_eq!(
-            beyond_existing(Path::new("no-such-dir-storlab/x")),
-            cwd.join("no-such-dir-storlab/x")
-        );
-    }
-
-    #[test]
     fn live_pseudo_filesystems_are_recognised() {
         assert_eq!(pseudo_filesystem(Path::new("/proc/self")), Some("proc"));
         assert_eq!(pseudo_filesystem(Path::new("/sys/kernel")), Some("sysfs"));
@@ -717,7 +662,7 @@ mod tests {
             destroy_data: false,
             shared: false,
         };
-        match decide(&request) {
+        match super::super::preview(&request).outcome {
             Err(TargetError::Invalid { message, .. }) => {
                 assert!(
                     message.contains(&format!("{} is not a directory", file.display())),

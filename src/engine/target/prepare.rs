@@ -4,19 +4,25 @@
 //! synced); then the file is opened for the run as its plan says.
 
 use super::direct::{benchmark_flags, direct_alignment, open_with};
+use super::found::Found;
 use super::manifest::{self, Manifest};
+use super::plan::Plan;
 use super::{OpenTarget, PrepareReport, TargetAction, TargetError, TargetKind, TargetRequest};
 use super::{invalid, io};
+use crate::files::NewFile;
+use crate::files::dir::{self, Dir};
 use crate::files::lock;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
-use rustix::fs::{Advice, FallocateFlags, OFlags};
+use rustix::fs::{Advice, AtFlags, FallocateFlags, OFlags};
 use rustix::io::Errno;
-use std::fs::{File, OpenOptions};
+use std::ffi::OsStr;
+use std::fs::File;
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::num::NonZeroU64;
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -27,54 +33,83 @@ const CHUNK_BYTES: usize = 1 << 20;
 const PROGRESS_EVERY_BYTES: u64 = 4 << 20;
 /// Buffers in flight between the data generator thread and the writer.
 const PREPARE_BUFFERS: usize = 3;
+/// Permissions of a new target file before the umask, as `creat` gives them.
+const NEW_TARGET_MODE: u32 = 0o666;
 
-/// Carries out `action` (decided for `request`) on the file at `canonical` and opens it for
-/// the run: creates it (and the scratch directory it goes in), prepares it again, reuses it,
-/// or opens it as it is.
+/// Carries out `plan` (decided for `request`, found as `found`) and opens the file for the
+/// run: creates it (and the scratch directory it goes in), prepares it again, reuses it, or
+/// opens it as it is. Everything is done through the descriptors `found` holds and the ones
+/// made from them: the path is never looked up again.
 pub(super) fn open_file(
     request: &TargetRequest,
-    canonical: PathBuf,
-    action: TargetAction,
+    found: Found,
+    plan: Plan,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<OpenTarget, TargetError> {
     let path = request.path.as_path();
-    let size_bytes = action.size_bytes();
+    let size_bytes = plan.action.size_bytes();
     // A file created here is locked as it is created (an existing one is by `super::open`).
     let mut lock = None;
-    let (canonical, prepare) = match action {
-        TargetAction::Create {
-            create_directory, ..
-        } => {
-            let canonical = match create_directory {
-                Some(directory) => in_created_directory(path, &directory)?,
-                None => canonical,
+    let keep = plan.manifest.as_ref();
+    let (base, prepare) = match (found, &plan.action) {
+        (
+            Found::Missing(missing),
+            TargetAction::Create {
+                create_directory, ..
+            },
+        ) => {
+            let dir = match create_directory {
+                Some(directory) => {
+                    dir::make(directory)
+                        .map_err(|e| super::found::dir_refusal(path, e))?
+                        .0
+                }
+                None => missing.dir,
             };
-            let (report, created) =
-                prepare_or_clean_up(request, &canonical, size_bytes, true, progress)?;
-            lock = Some(created);
-            (canonical, report)
+            let Some(name) = missing.missing.last() else {
+                return Err(invalid(path, "does not name a file"));
+            };
+            let file = create_new(path, &dir, name)?;
+            let at = At { dir: &dir, name };
+            let report =
+                prepare_or_clean_up(request, &file, &at, size_bytes, None, true, progress)?;
+            lock = Some(
+                file.try_clone()
+                    .map_err(|e| io(path, "cannot hold the file", e))?,
+            );
+            (file, report)
         }
-        TargetAction::Prepare { .. } => {
-            let (report, _) =
-                prepare_or_clean_up(request, &canonical, size_bytes, false, progress)?;
-            (canonical, report)
+        (Found::Existing(existing), TargetAction::Prepare { .. }) => {
+            let file = existing
+                .reopen(OFlags::RDWR)
+                .map_err(|e| io(path, "cannot open the file for preparation", e))?;
+            let at = At {
+                dir: &existing.dir,
+                name: &existing.name,
+            };
+            let report =
+                prepare_or_clean_up(request, &file, &at, size_bytes, keep, false, progress)?;
+            (file, report)
         }
-        TargetAction::Reuse { data_seed, .. } => (
-            canonical,
+        (Found::Existing(existing), TargetAction::Reuse { data_seed, .. }) => (
+            existing.file,
             PrepareReport {
                 reused: true,
-                data_seed: Some(data_seed),
+                data_seed: Some(*data_seed),
                 ..PrepareReport::default()
             },
         ),
-        TargetAction::UseAsIs { .. } => (canonical, PrepareReport::default()),
+        (Found::Existing(existing), TargetAction::UseAsIs { .. }) => {
+            (existing.file, PrepareReport::default())
+        }
+        _ => return Err(invalid(path, "a plan does not match what was found")),
     };
-    let file = open_with(path, &canonical, request.writes, benchmark_flags(request))?;
+    let file = open_with(path, &base, request.writes, benchmark_flags(request))?;
     let logical_block_size = direct_alignment(&file).offset;
     Ok(OpenTarget {
         file,
         path: path.to_path_buf(),
-        canonical_path: canonical,
+        canonical_path: plan.canonical,
         kind: TargetKind::File,
         size_bytes,
         logical_block_size,
@@ -85,68 +120,67 @@ pub(super) fn open_file(
     })
 }
 
-/// Creates `directory` (under the scratch directory) with its parents; the canonical path of
-/// the file `path` names in it.
-fn in_created_directory(path: &Path, directory: &Path) -> Result<PathBuf, TargetError> {
-    let Some(name) = path.file_name() else {
-        return Err(invalid(path, "does not name a file"));
-    };
-    std::fs::create_dir_all(directory).map_err(|e| {
-        io(
-            path,
-            format!("cannot create the directory {}", directory.display()),
-            e,
-        )
-    })?;
-    let directory = std::fs::canonicalize(directory)
-        .map_err(|e| io(path, "cannot resolve the parent directory", e))?;
-    Ok(directory.join(name))
+/// Where a file being prepared is: its directory (open) and its name there.
+struct At<'a> {
+    dir: &'a Arc<Dir>,
+    name: &'a OsStr,
 }
 
 /// Prepares the file; a preparation that failed (not one that was interrupted, which is
 /// resumed by preparing again) gives back the space it took: a file storlab created is
-/// removed with its manifest; an existing one is emptied, still marked incomplete.
+/// removed with its manifest (only while its name is still this file); an existing one is
+/// emptied, still marked incomplete.
 fn prepare_or_clean_up(
     request: &TargetRequest,
-    canonical: &Path,
+    file: &File,
+    at: &At<'_>,
     size_bytes: u64,
+    keep: Option<&Manifest>,
     new_file: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Result<(PrepareReport, File), TargetError> {
-    prepare_file(
-        &request.path,
-        canonical,
+) -> Result<PrepareReport, TargetError> {
+    let how = How {
         size_bytes,
-        request.buffered,
-        new_file,
-        request.fresh,
-        progress,
-    )
-    .inspect_err(|e| {
-        // A file that appeared at the path between the decision and the create (`create_new`
-        // refused it) is someone else's: it is left alone.
-        let created = !matches!(e, TargetError::Io { error, .. }
-            if error.kind() == std::io::ErrorKind::AlreadyExists);
-        if matches!(e, TargetError::Io { .. }) && created {
-            if new_file {
-                let _ = std::fs::remove_file(canonical);
-                let _ = std::fs::remove_file(manifest::manifest_path(canonical));
-            } else {
-                let _ = OpenOptions::new()
-                    .write(true)
-                    .open(canonical)
-                    .and_then(|f| f.set_len(0));
+        buffered: request.buffered,
+        fresh: request.fresh,
+        keep,
+    };
+    prepare_file(&request.path, file, at, &how, progress).inspect_err(|e| {
+        if !matches!(e, TargetError::Io { .. }) {
+            return;
+        }
+        if new_file {
+            let ours = (file.metadata().ok())
+                .zip(rustix::fs::statat(at.dir.file(), at.name, AtFlags::SYMLINK_NOFOLLOW).ok())
+                .is_some_and(|(m, s)| (m.dev(), m.ino()) == (s.st_dev, s.st_ino));
+            if ours {
+                let _ = rustix::fs::unlinkat(at.dir.file(), at.name, AtFlags::empty());
+                manifest::remove(at.dir, at.name);
             }
+        } else {
+            let _ = file.set_len(0);
         }
     })
 }
 
+/// How a file is prepared.
+struct How<'a> {
+    /// Its size.
+    size_bytes: u64,
+    /// Written through the page cache (else O_DIRECT).
+    buffered: bool,
+    /// Preallocated, not written ([`TargetRequest::fresh`]).
+    fresh: bool,
+    /// The trusted manifest it had, whose identity it keeps.
+    keep: Option<&'a Manifest>,
+}
+
 /// A data seed unique to this preparation.
-fn fresh_data_seed(canonical: &Path) -> u64 {
+fn fresh_data_seed(path: &Path) -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     // RandomState carries per-process random keys.
     let mut hasher = RandomState::new().build_hasher();
-    canonical.hash(&mut hasher);
+    path.hash(&mut hasher);
     std::process::id().hash(&mut hasher);
     COUNTER.fetch_add(1, Ordering::Relaxed).hash(&mut hasher);
     SystemTime::now()
@@ -178,68 +212,56 @@ fn fill_chunk(data_seed: u64, chunk_index: u64, chunk: &mut [u8]) {
     crate::engine::verify::seal_prepared(chunk, data_seed, chunk_index * CHUNK_BYTES as u64);
 }
 
-/// Creates (or recreates) the file at `canonical` at `size_bytes`, entirely written with
-/// unique pseudo-random data, marked complete in its manifest only at the end; with the
-/// descriptor it was prepared through, which holds its lock when it was created here.
+/// Prepares `file` (at `at`, requested as `path`) as `how` says: bound to its manifest, the
+/// manifest written incomplete, its space reserved, entirely written with unique
+/// pseudo-random data (unless fresh), synced, then marked complete.
 fn prepare_file(
     path: &Path,
-    canonical: &Path,
-    size_bytes: u64,
-    buffered: bool,
-    new_file: bool,
-    fresh: bool,
+    file: &File,
+    at: &At<'_>,
+    how: &How<'_>,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Result<(PrepareReport, File), TargetError> {
+) -> Result<PrepareReport, TargetError> {
     let start = Instant::now();
-    let file = open_for_preparation(path, canonical, new_file)?;
-    let inode = file
-        .metadata()
-        .map_err(|e| io(path, "cannot read the metadata", e))?
-        .ino();
-    let data_seed = fresh_data_seed(canonical);
-    let mut manifest = Manifest::started(size_bytes, data_seed, inode, CHUNK_BYTES as u64);
+    let size_bytes = how.size_bytes;
+    let binding =
+        manifest::bind(file, how.keep).map_err(|e| io(path, "cannot read the metadata", e))?;
+    let data_seed = fresh_data_seed(path);
+    let mut manifest = Manifest::started(size_bytes, data_seed, binding, CHUNK_BYTES as u64);
     // Marked incomplete before the first byte changes, so an interruption is noticed.
-    manifest::write(path, canonical, &manifest)?;
+    manifest::write(path, at.dir, at.name, &manifest)?;
 
-    reserve_space(path, &file, size_bytes)?;
-    if fresh {
+    reserve_space(path, file, size_bytes)?;
+    if how.fresh {
         // A new log segment: preallocated, unwritten, nothing of it in the page cache. Its
         // manifest stays incomplete: it holds no data of storlab's to reuse or verify.
-        let _ = rustix::fs::fadvise(&file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
+        let _ = rustix::fs::fadvise(file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
         progress(size_bytes, size_bytes);
-        let report = PrepareReport {
+        return Ok(PrepareReport {
             seconds: start.elapsed().as_secs_f64(),
             ..PrepareReport::default()
-        };
-        return Ok((report, file));
+        });
     }
-    let direct = if buffered {
+    let direct = if how.buffered {
         None
     } else {
         Some(open_with(
             path,
-            canonical,
+            file,
             true,
             OFlags::CLOEXEC | OFlags::DIRECT,
         )?)
     };
-    write_data(
-        path,
-        &file,
-        direct.as_ref(),
-        size_bytes,
-        data_seed,
-        progress,
-    )?;
-    rustix::fs::fdatasync(&file).map_err(|e| io(path, "cannot sync the written data", e.into()))?;
+    write_data(path, file, direct.as_ref(), size_bytes, data_seed, progress)?;
+    rustix::fs::fdatasync(file).map_err(|e| io(path, "cannot sync the written data", e.into()))?;
     drop(direct);
     // Leave no prepared data in the page cache to flatter buffered reads (advice only).
-    let _ = rustix::fs::fadvise(&file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
+    let _ = rustix::fs::fadvise(file, 0, NonZeroU64::new(size_bytes), Advice::DontNeed);
 
     manifest.complete = true;
-    manifest::write(path, canonical, &manifest)?;
+    manifest::write(path, at.dir, at.name, &manifest)?;
     let seconds = start.elapsed().as_secs_f64();
-    let report = PrepareReport {
+    Ok(PrepareReport {
         reused: false,
         written_bytes: size_bytes,
         seconds,
@@ -249,34 +271,23 @@ fn prepare_file(
             0.0
         },
         data_seed: Some(data_seed),
-    };
-    Ok((report, file))
+    })
 }
 
-/// Opens the file at `canonical` to be prepared; a new file must still be new: one that
-/// appeared in the meantime is never truncated. A file created here is locked at once (an
-/// existing one was locked before its plan was made).
-fn open_for_preparation(
-    path: &Path,
-    canonical: &Path,
-    new_file: bool,
-) -> Result<File, TargetError> {
-    if !new_file {
-        return crate::files::open_target(canonical, OFlags::RDWR)
-            .map_err(|e| io(path, "cannot open the file for preparation", e));
-    }
-    // Created under a random name, locked, then given its name only if none is there: no
-    // other run ever sees it unlocked, and one that created it meanwhile is named.
+/// Creates the new file `name` in `dir` (requested as `path`): under a random name, locked,
+/// then given its name only if none is there, so no other run ever sees it unlocked, and one
+/// that created it meanwhile is named.
+fn create_new(path: &Path, dir: &Arc<Dir>, name: &OsStr) -> Result<File, TargetError> {
     let create = |e: std::io::Error| io(path, "cannot create the file", e);
-    let new = crate::files::NewFile::create_readable(canonical).map_err(create)?;
+    let new = NewFile::create_in(Arc::clone(dir), name, NEW_TARGET_MODE).map_err(create)?;
     if let Err(error) = lock::exclusive(new.file()) {
         return Err(super::lock_refusal(path, error));
     }
     new.publish().map_err(|e| {
         let holder = (e.kind() == std::io::ErrorKind::AlreadyExists)
-            .then(|| std::fs::metadata(canonical).ok())
+            .then(|| rustix::fs::statat(dir.file(), name, AtFlags::empty()).ok())
             .flatten()
-            .and_then(|m| lock::holder(&m));
+            .and_then(|s| lock::holder_of(s.st_dev, s.st_ino));
         match holder {
             Some(who) => super::lock_refusal(path, lock::LockError::Held(who)),
             None => create(e),
@@ -672,14 +683,16 @@ mod tests {
             create_directory: None,
             fresh: false,
         };
-        let error = open_file(
-            &request(&path, Some(1 << 62)),
-            path.clone(),
-            create,
-            &mut always,
-        )
-        .map(|_| ())
-        .unwrap_err();
+        let plan = Plan {
+            canonical: path.clone(),
+            kind: TargetKind::File,
+            action: create,
+            manifest: None,
+        };
+        let found = super::super::found::find(&path).unwrap();
+        let error = open_file(&request(&path, Some(1 << 62)), found, plan, &mut always)
+            .map(|_| ())
+            .unwrap_err();
         assert!(matches!(error, TargetError::Io { .. }), "{error}");
         assert!(!path.exists());
         assert!(!manifest::manifest_path(&path).exists());

@@ -33,7 +33,7 @@ pub struct TargetPreview {
 /// and devices are at most opened read-only to read their manifest or first bytes).
 pub fn preview(request: &TargetRequest) -> TargetPreview {
     let placement = host::placement(&request.path);
-    match plan::decide(request) {
+    match super::found::find(&request.path).and_then(|found| plan::decide(request, &found)) {
         Ok(plan) => TargetPreview {
             path: request.path.clone(),
             canonical_path: Some(plan.canonical),
@@ -418,7 +418,10 @@ mod tests {
         assert!(old.to_string().ends_with("manifest version 1)"), "{old}");
         let again = open(&request(&path, Some(MIB)), &mut always).unwrap();
         assert_eq!(again.prepare.written_bytes, MIB);
-        assert_eq!(manifest_json(&path)["storlab_manifest"], 2);
+        assert_eq!(
+            manifest_json(&path)["storlab_manifest"],
+            super::super::manifest::MANIFEST_VERSION
+        );
         assert_eq!(manifest_json(&path)["complete"], true);
     }
 

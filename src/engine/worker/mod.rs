@@ -530,8 +530,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 if application {
                     interval.record(class, dir, bytes, latency, service);
                 }
-                if counted {
-                    let c = &mut counters[op.target as usize];
+                // A workload's own backend may name no target of the job (a file of a
+                // file-system tree): its I/O counts for its class only.
+                if counted && let Some(c) = counters.get_mut(op.target as usize) {
                     c.ops[dir as usize] += 1;
                     c.bytes[dir as usize] += bytes;
                 }
@@ -539,8 +540,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
                 if application {
                     interval.record_error(class, dir, latency);
                 }
-                if counted {
-                    let c = &mut counters[op.target as usize];
+                if counted && let Some(c) = counters.get_mut(op.target as usize) {
                     c.ops[dir as usize] += 1;
                     c.errors[dir as usize] += 1;
                 }

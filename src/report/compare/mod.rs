@@ -682,7 +682,8 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
     c
 }
 
-/// Throughput falls or latency rises beyond `pct` percent (and beyond noise): one line each.
+/// Throughput falls or latency rises beyond `pct` percent (and beyond noise): one line each,
+/// the baseline's value first (`totals read IOPS: a 1000 → b 800 (-20.0%)`).
 pub(crate) fn regressions(c: &Comparison, pct: f64) -> Vec<String> {
     let mut out = Vec::new();
     for t in &c.tables {
@@ -694,12 +695,13 @@ pub(crate) fn regressions(c: &Comparison, pct: f64) -> Vec<String> {
                     } else {
                         format!("{} {}", t.title, r.name)
                     };
+                    // Baseline first, as the tables read: from it to the run compared.
                     out.push(format!(
-                        "{what}: {} {} vs {} {} ({})",
-                        c.labels.get(i + 1).map(String::as_str).unwrap_or("?"),
-                        r.unit.format(x.value),
+                        "{what}: {} {} → {} {} ({})",
                         c.labels[0],
                         r.unit.format(r.baseline),
+                        c.labels.get(i + 1).map(String::as_str).unwrap_or("?"),
+                        r.unit.format(x.value),
                         crate::units::format_change_pct(x.diff_pct)
                     ));
                 }

@@ -14,8 +14,13 @@ pub(super) fn section(out: &mut String, c: &CalibrateResult) {
         c.disks,
         if c.disks == 1 { "" } else { "s" }
     );
+    if c.grid(Figure::Iops).is_none() {
+        points(out, c);
+    }
     for f in Figure::ALL {
-        let (smalls, larges, cells) = c.grid(f);
+        let Some((smalls, larges, cells)) = c.grid(f) else {
+            continue;
+        };
         let _ = writeln!(out, "{}", f.title());
         let mut head = format!("{:>12}", "large\\small");
         for s in &smalls {
@@ -39,5 +44,27 @@ pub(super) fn section(out: &mut String, c: &CalibrateResult) {
     }
     for n in &c.notes {
         let _ = writeln!(out, "note: {n}");
+    }
+}
+
+/// The points, one a row, when they do not fill a matrix.
+fn points(out: &mut String, c: &CalibrateResult) {
+    let _ = writeln!(
+        out,
+        "points ({}: they fill no matrix)\n{:>8}{:>8}{:>12}{:>12}{:>12}",
+        c.points.len(),
+        "small",
+        "large",
+        "small IOPS",
+        "large MB/s",
+        "latency ms"
+    );
+    for (small, large, figures) in c.rows() {
+        let mut line = format!("{small:>8}{large:>8}");
+        for (f, v) in Figure::ALL.iter().zip(figures) {
+            let text = v.map_or_else(|| "—".to_string(), |v| f.text(v));
+            let _ = write!(line, "{text:>12}");
+        }
+        let _ = writeln!(out, "{line}");
     }
 }

@@ -3,7 +3,7 @@
 //! trials and finding.
 
 use super::summary::labelled;
-use crate::units::{format_ns, format_number, format_rate, format_seconds, format_size};
+use crate::units::{format_ns, format_number, format_rate, format_size};
 use crate::workloads::database::section::{DatabaseResult, FileFigures, Search};
 use std::fmt::Write as _;
 
@@ -38,13 +38,7 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
         labelled(
             out,
             "checkpoint",
-            &format!(
-                "{} bursts of {} page writes per data file, {} on average, the longest {}",
-                c.bursts,
-                c.pages_per_burst,
-                format_seconds(c.average_seconds),
-                format_seconds(c.longest_seconds)
-            ),
+            &crate::report::validation_tables::checkpoint_text(c),
         );
     }
     file_table(out, &d.files);

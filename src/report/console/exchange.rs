@@ -48,7 +48,14 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
         trials(out, "maximum-mailboxes search", t);
     }
     if let Some(m) = r.max_mailboxes {
-        let _ = writeln!(out, "\nmaximum mailboxes that pass: {m} mailboxes");
+        let _ = writeln!(
+            out,
+            "\nmaximum mailboxes that pass: {}",
+            crate::report::validation_tables::max_mailboxes_text(
+                m,
+                r.trials.as_deref().unwrap_or_default()
+            )
+        );
     }
     if let Some(c) = &x.cache_comparison {
         let _ = writeln!(out, "\ncache off and on:");
@@ -68,15 +75,26 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
     }
 }
 
-/// The per-database table.
+/// The per-database table, each column as wide as its widest cell.
 fn database_table(out: &mut String, x: &ExchangeResult) {
-    let widths = [5, 9, 9, 9, 9, 9, 9, 12, 9, 9, 16, 7];
-    let line = |cells: &[&str]| {
+    if x.databases.is_empty() {
+        return;
+    }
+    let (headings, rows) = crate::report::validation_tables::database_table(&x.databases);
+    let widths: Vec<usize> = (0..headings.len())
+        .map(|i| {
+            (rows.iter().map(|r| r[i].chars().count()))
+                .chain([headings[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| {
         cells
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .enumerate()
-            .map(|(i, (c, w))| {
+            .map(|(i, (c, &w))| {
                 if i == 0 {
                     format!("{c:<w$}")
                 } else {
@@ -84,19 +102,11 @@ fn database_table(out: &mut String, x: &ExchangeResult) {
                 }
             })
             .collect::<Vec<_>>()
-            .join(" ")
+            .join("  ")
     };
-    if x.databases.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "\n{}", line(&crate::report::tables::DATABASE_COLUMNS));
-    for d in &x.databases {
-        let cells = crate::report::tables::database_cells(d);
-        let _ = writeln!(
-            out,
-            "{}",
-            line(&cells.iter().map(String::as_str).collect::<Vec<_>>())
-        );
+    let _ = writeln!(out, "\n{}", line(headings.clone()));
+    for r in &rows {
+        let _ = writeln!(out, "{}", line(r.iter().map(String::as_str).collect()));
     }
 }
 
@@ -107,7 +117,7 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
     let _ = writeln!(out, "\n{title}:");
     let _ = writeln!(
         out,
-        "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9}  result",
+        "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9} {:>7}  result",
         "trial",
         "mailboxes",
         "threads",
@@ -116,25 +126,17 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
         "read avg",
         "log avg",
         "read max",
+        "length",
     );
     for t in trials {
-        let ms = |v: f64| format!("{} ms", format_number(v));
+        let [target, achieved, read, log, max, seconds, result] =
+            crate::report::validation_tables::trial_cells(t);
         let _ = writeln!(
             out,
-            "  {:<8} {:>9} {:>7} {:>11} {:>13} {:>9} {:>9} {:>9}  {}",
+            "  {:<8} {:>9} {:>7} {target:>11} {achieved:>13} {read:>9} {log:>9} {max:>9} {seconds:>7}  {result}",
             t.purpose.to_string(),
             t.mailboxes,
             t.threads,
-            format_rate(t.target_iops),
-            format_rate(t.achieved_iops),
-            ms(t.db_read_latency_ms),
-            ms(t.log_write_latency_ms),
-            ms(t.max_read_latency_ms),
-            if t.pass {
-                "pass".to_string()
-            } else {
-                format!("FAIL ({})", t.failed_rules.join("; "))
-            }
         );
     }
 }
@@ -156,12 +158,17 @@ pub(super) fn target_note(r: &RunResult, x: &ExchangeResult) -> Option<String> {
                 format_pct(less)
             )
         });
+    let headroom = if x.headroom_pct > 0.0 {
+        format!(" + {} headroom", format_pct(x.headroom_pct))
+    } else {
+        String::new()
+    };
     Some(format!(
-        "the target is {} transactional IOPS ({} mailboxes × {} IOPS + {} headroom){allows}; log and maintenance I/O do not count",
-        format_rate(x.target_iops),
+        "the target is {} transactional IOPS ({} mailbox{} × {} IOPS{headroom}){allows}; log and maintenance I/O do not count",
+        format_number(x.target_iops),
         x.mailboxes,
+        if x.mailboxes == 1 { "" } else { "es" },
         format_number(x.iops_per_mailbox),
-        format_pct(x.headroom_pct)
     ))
 }
 

@@ -31,6 +31,8 @@ mod users;
 pub(crate) use summary::{
     description_block, imported_text, mount_text, named, source_text, summary,
 };
+#[cfg(test)]
+pub(crate) use tier::page_cache as page_cache_line;
 
 /// Live progress on stderr: a byte bar while preparing, one status line while measuring.
 /// Silent when stderr is not a terminal.
@@ -134,7 +136,7 @@ impl Observer for Live {
             b
         });
         b.set_length(total);
-        b.set_message(target);
+        b.set_message(crate::units::escape_text(&target).into_owned());
         b.set_position(done);
     }
 
@@ -172,6 +174,7 @@ impl Observer for Live {
         let max = t.read.latency_max_ns.max(t.write.latency_max_ns);
         let (mean, p99) = (tables::known_mean(mean, max), tables::known_ns(p99));
         let errors = t.read.errors + t.write.errors + t.flush.errors;
+        let extra = crate::units::escape_text(&extra);
         b.set_message(format!(
             "{:<7} {:>5} of {} · {:>6} IOPS · {:>9} · mean {:>8} · p99 {:>8}{}{transactional}{extra}",
             r.phase,
@@ -288,7 +291,10 @@ pub(crate) fn print_summary(r: &RunResult) {
 /// Prints the summary on stdout, leaving out the first `rows_printed` step rows (already
 /// printed as the steps ended).
 pub(crate) fn print_summary_after(r: &RunResult, rows_printed: usize) {
-    if rows_printed > 0 {
+    // Rows the run did not print continue its table; after a table printed whole, a blank
+    // line.
+    let whole = r.steps.as_ref().is_some_and(|s| rows_printed >= s.len());
+    if rows_printed > 0 && whole {
         write_stdout("\n");
     }
     write_stdout(&summary(r, rows_printed));
@@ -310,29 +316,79 @@ pub(crate) fn steps_table(r: &RunResult, rows_printed: usize) -> String {
     out
 }
 
-/// Prints a note on stderr (paths of written files, fallbacks).
+/// Prints a note on stderr (paths of written files, fallbacks), control characters written
+/// as text.
 pub(crate) fn note(text: &str) {
-    eprintln!("{text}");
+    eprintln!("{}", crate::units::escape_lines(text));
 }
 
-/// Prints text on stdout as it is (JSON, dry-run listings).
+/// Prints text for people on stdout (dry-run listings, tables, a converted job), a line
+/// break after it.
 pub(crate) fn print_text(text: &str) {
     write_stdout(&format!("{text}\n"));
 }
 
-/// Prints the results file's JSON (`--json`), written out as it is made: a series read from
-/// its file is streamed, never held whole. A closed pipe is not an error.
-pub(crate) fn print_json(r: &RunResult) {
+/// Prints JSON on stdout, a line break after it: what JSON may hold raw that a terminal
+/// would act on (DEL, C1 controls, bidirectional marks) written as `\u` escapes, the same
+/// JSON.
+pub(crate) fn print_json(json: &str) {
+    write_raw(&format!("{}\n", crate::units::escape_json(json)));
+}
+
+/// Prints a results file's JSON (`--json`) as [`print_json`] does, written out as it is made:
+/// a series read from its file is streamed, never held whole. A closed pipe is not an error.
+pub(crate) fn print_results_json(r: &RunResult) {
     use std::io::Write;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = Escaped {
+        out: std::io::BufWriter::new(std::io::stdout().lock()),
+        pending: Vec::new(),
+    };
     let _ = serde_json::to_writer_pretty(&mut out, r)
         .map_err(std::io::Error::from)
         .and_then(|()| out.write_all(b"\n"))
         .and_then(|()| out.flush());
 }
 
-/// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
+/// JSON written through [`crate::units::escape_json`] as it comes (a character cut between
+/// two writes waits for its end).
+struct Escaped<W> {
+    out: W,
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> std::io::Write for Escaped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let whole = match std::str::from_utf8(&self.pending) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&self.pending[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let n = whole.len();
+        self.out
+            .write_all(crate::units::escape_json(whole).as_bytes())?;
+        self.pending.drain(..n);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Prints what storlab made from its own definitions (completion scripts, man pages) as it
+/// is, a line break after it.
+pub(crate) fn print_raw(text: &str) {
+    write_raw(&format!("{text}\n"));
+}
+
+/// Writes text for people to stdout: every control character of a name in it written as
+/// text (`crate::units::escape_lines`), the line breaks kept.
 fn write_stdout(text: &str) {
+    write_raw(&crate::units::escape_lines(text));
+}
+
+/// Writes to stdout; a closed pipe (`storlab ... | head`) is not an error.
+fn write_raw(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());

@@ -26,7 +26,9 @@ pub(super) fn labelled(out: &mut String, label: &str, text: &str) {
 /// The final summary; a sequence's steps table leaves out the first `rows_printed` rows
 /// (printed as the steps ended).
 pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
-    let mut out = String::new();
+    // The steps table first, where a run prints it as its steps end (the rows not printed
+    // then continue it), then the summary of the whole: `storlab report` reads as the run did.
+    let mut out = super::steps_table(r, rows_printed);
     let what = match (&r.invocation.source, &r.exchange) {
         (JobSource::Unknown, Some(_)) => "Exchange validation".to_string(),
         (JobSource::Unknown, None) => "a run (what started it is not recorded)".to_string(),
@@ -43,7 +45,6 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     );
     out.push_str(&what_ran(r));
     out.push('\n');
-    out.push_str(&super::steps_table(r, rows_printed));
     class_table(&mut out, r);
     out.push('\n');
     host(&mut out, r);
@@ -70,6 +71,7 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
         super::calibrate::section(&mut out, c);
     }
     crate::report::sync_checks::console(&mut out, r);
+    crate::report::fs::console(&mut out, r);
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -101,13 +103,15 @@ pub(crate) fn source_text(source: &JobSource) -> String {
         JobSource::Etcd { path: None } => "etcd disk check".into(),
         JobSource::WalSync { path: Some(p) } => format!("WAL sync methods compared, job file {p}"),
         JobSource::WalSync { path: None } => "WAL sync methods compared".into(),
+        JobSource::Fs { path: Some(p) } => format!("file-system workload, job file {p}"),
+        JobSource::Fs { path: None } => "file-system workload".into(),
         JobSource::Unknown => "results".into(),
     }
 }
 
 /// A converted job's source: `Iometer file test.icf`, `DiskSpd command line -b8K -d1 ...`.
 pub(crate) fn imported_text(format: &str, from: &str) -> String {
-    let tool = crate::job::import::Format::parse(format).map_or(format, |f| f.tool());
+    let tool = crate::results::imported_tool(format);
     if format == "diskspd" && !from.to_ascii_lowercase().ends_with(".xml") {
         format!("{tool} command line {from}")
     } else {
@@ -410,10 +414,11 @@ fn verification(out: &mut String, r: &RunResult) {
     };
     let back = v.read_back.as_ref().map_or(String::new(), |b| {
         format!(
-            " · read-back {}: {} blocks in {}",
+            " · read-back {}: {} blocks in {}{}",
             b.state,
             format_count(b.blocks_checked),
-            format_seconds(b.seconds)
+            format_seconds(b.seconds),
+            crate::report::tables::unread_text(b)
         )
     });
     labelled(
@@ -451,25 +456,27 @@ fn verification(out: &mut String, r: &RunResult) {
 }
 
 /// One rule of a verdict: `ok    db1 average database read latency   0.54 ms   ≤ 20 ms`
-/// (`outcome` columns for the outcome), and under an inconclusive rule, why.
+/// (`outcome` columns for the outcome), and under an inconclusive or unmeasured rule, why.
 fn rule_line(rule: &Rule, outcome: usize, width: usize, measured_width: usize) -> String {
+    let (measured, threshold) = crate::report::tables::rule_figures(rule);
     let mut line = format!(
         "  {:<outcome$}  {:<width$}  {:>measured_width$}   {} {}",
         rule.outcome(),
         rule.rule,
-        crate::report::tables::quantity(rule.measured, &rule.unit),
+        measured,
         match rule.comparison {
             Comparison::AtMost => "≤",
             Comparison::AtLeast => "≥",
         },
-        crate::report::tables::quantity(rule.threshold, &rule.unit),
+        threshold,
     );
-    if let Some(why) = &rule.inconclusive {
-        line.push_str(&format!(
-            "
-  {:outcome$}  the host: {why}",
-            ""
-        ));
+    for (what, why) in [
+        ("the host", &rule.inconclusive),
+        ("too few samples", &rule.not_measured),
+    ] {
+        if let Some(why) = why {
+            line.push_str(&format!("\n  {:outcome$}  {what}: {why}", ""));
+        }
     }
     line
 }
@@ -486,11 +493,7 @@ fn verdict(out: &mut String, r: &RunResult) {
         .unwrap_or(0);
     // The measured values right-aligned in a column of at least 10 characters.
     let measured_width = (v.rules.iter())
-        .map(|r| {
-            crate::report::tables::quantity(r.measured, &r.unit)
-                .chars()
-                .count()
-        })
+        .map(|r| crate::report::tables::rule_figures(r).0.chars().count())
         .fold(10, usize::max);
     let outcome = (v.rules.iter())
         .map(|r| r.outcome().len())
@@ -507,7 +510,7 @@ fn verdict(out: &mut String, r: &RunResult) {
         let _ = writeln!(out, "  {note}");
     }
     let _ = writeln!(out, "RESULT: {}", v.result);
-    if let Some(note) = v.inconclusive_note() {
+    if let Some(note) = v.note() {
         let _ = writeln!(out, "{note}");
     }
 }
@@ -527,11 +530,19 @@ fn next_steps(out: &mut String, r: &RunResult) {
     }
     if r.verdict
         .as_ref()
-        .is_some_and(|v| !v.passed() && !v.inconclusive())
+        .is_some_and(|v| !v.passed() && !v.inconclusive() && !v.not_measured())
     {
-        next.push(
-            "the rules marked FAIL say what missed; the HTML report (--html FILE, or storlab report RESULTS.json -o FILE) shows when in the run".into(),
-        );
+        // The HTML report is named as the run wrote it (`--html FILE`), or how to make one.
+        let html = (r.command.iter())
+            .position(|a| a == "--html")
+            .and_then(|i| r.command.get(i + 1).map(String::as_str))
+            .or_else(|| (r.command.iter()).find_map(|a| a.strip_prefix("--html=")));
+        next.push(match html {
+            Some(path) => {
+                format!("the rules marked FAIL say what missed; the HTML report {path} shows when in the run")
+            }
+            None => "the rules marked FAIL say what missed; the HTML report (--html FILE, or storlab report RESULTS.json -o FILE) shows when in the run".into(),
+        });
     }
     if next.is_empty() {
         return;

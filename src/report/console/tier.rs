@@ -80,21 +80,24 @@ pub(super) fn section(out: &mut String, tiers: &[TierResult]) {
 }
 
 /// The page cache's line of a buffered run.
-pub(super) fn page_cache(out: &mut String, p: &PageCache) {
+pub(crate) fn page_cache(out: &mut String, p: &PageCache) {
     let limit = p.memcg_limit_bytes.map_or(String::new(), |l| {
         let held = p.cached_bytes.map_or(String::new(), |c| {
             format!(", {} cached at the end", format_size(c))
         });
         format!(" (memory cgroup limit {}{held})", format_size(l))
     });
-    labelled(
-        out,
-        "page cache",
-        &format!(
+    // A run that read nothing through the cache (etcd's and wal-sync's writes) has no hit
+    // share to show: say what the cache held, not "0% of 0 B".
+    let text = if p.read_bytes == 0 {
+        format!("nothing was read through it (the run only wrote){limit}")
+    } else {
+        format!(
             "{} of the bytes read came from memory: {} read, the devices read {}{limit}",
             format_pct(p.observed_hit_pct),
             format_size(p.read_bytes),
             format_size(p.device_read_bytes)
-        ),
-    );
+        )
+    };
+    labelled(out, "page cache", &text);
 }

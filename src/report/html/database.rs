@@ -1,7 +1,7 @@
 //! A database validation in the report: the profile and what it achieved, group commit and
 //! checkpoints, the per-file table with percentiles, and the capacity search's trials.
 
-use crate::units::{format_ns, format_number, format_rate, format_seconds, format_size};
+use crate::units::{format_ns, format_number, format_rate, format_size};
 use crate::workloads::database::section::{DatabaseResult, FileFigures};
 use maud::{Markup, html};
 
@@ -54,13 +54,7 @@ pub(super) fn database_section(d: &DatabaseResult) -> Markup {
     if let Some(c) = &d.checkpoints {
         rows.push((
             "checkpoints",
-            format!(
-                "{} bursts of {} page writes per data file, {} on average, the longest {}",
-                c.bursts,
-                c.pages_per_burst,
-                format_seconds(c.average_seconds),
-                format_seconds(c.longest_seconds)
-            ),
+            crate::report::validation_tables::checkpoint_text(c),
         ));
     }
     if let Some(m) = d.search.as_ref().map(|s| s.max_tps) {

@@ -99,16 +99,30 @@ fn hostile() -> RunResult {
     });
     r.verdict = Some(Verdict {
         result: h(),
-        rules: vec![Rule {
-            rule: h(),
-            threshold: 1.0,
-            measured: 2.0,
-            unit: h(),
-            comparison: crate::results::verdict::Comparison::AtMost,
-            pass: false,
-            measures: None,
-            inconclusive: Some(h()),
-        }],
+        rules: vec![
+            Rule {
+                rule: h(),
+                threshold: 1.0,
+                measured: 2.0,
+                unit: h(),
+                comparison: crate::results::verdict::Comparison::AtMost,
+                pass: false,
+                measures: None,
+                inconclusive: Some(h()),
+                not_measured: None,
+            },
+            Rule {
+                rule: h(),
+                threshold: 1.0,
+                measured: 0.0,
+                unit: h(),
+                comparison: crate::results::verdict::Comparison::AtMost,
+                pass: false,
+                measures: None,
+                inconclusive: None,
+                not_measured: Some(h()),
+            },
+        ],
     });
     // A device that did more than storlab: a note under the devices table names it.
     r.devices = vec![crate::results::DeviceResult {

@@ -35,8 +35,8 @@ use crate::results::verdict::{Comparison, Verdict};
 use crate::results::{DeviceResult, Interrupted, JobSource, PhaseState, RunResult, TargetResult};
 use crate::stats::summary::DirSummary;
 use crate::units::{
-    format_count, format_known_ns, format_ns, format_number, format_pct, format_rate,
-    format_seconds, format_size,
+    format_count, format_known_ns, format_number, format_pct, format_rate, format_seconds,
+    format_size,
 };
 use crate::workloads::exchange::section::{
     CacheComparison, CacheSide, DatabaseFigures, ExchangeResult,
@@ -87,6 +87,7 @@ pub(crate) fn render(r: &RunResult) -> String {
         @if let Some(d) = &r.database { (database::database_section(d)) }
         @if let Some(c) = &r.calibrate { (calibrate::calibrate_section(c)) }
         (crate::report::sync_checks::html_section(r))
+        (crate::report::fs::html_section(r))
         (tier::tiers_section(&r.cache_tiers))
         (hosts::hosts_section(r))
         @if let Some(v) = &r.verdict { (verdict_rules_section(v)) }
@@ -203,10 +204,11 @@ fn verify_section(r: &RunResult) -> Markup {
         || "not run".to_string(),
         |b| {
             format!(
-                "{}: {} blocks in {}",
+                "{}: {} blocks in {}{}",
                 b.state,
                 format_count(b.blocks_checked),
-                format_seconds(b.seconds)
+                format_seconds(b.seconds),
+                crate::report::tables::unread_text(b)
             )
         },
     );
@@ -291,7 +293,8 @@ fn what_ran(r: &RunResult) -> String {
             JobSource::Database { .. }
             | JobSource::Calibrate { .. }
             | JobSource::Etcd { .. }
-            | JobSource::WalSync { .. },
+            | JobSource::WalSync { .. }
+            | JobSource::Fs { .. },
             None,
         ) => crate::report::console::source_text(&r.invocation.source),
         (JobSource::Unknown, None) => r
@@ -410,7 +413,7 @@ fn outcome(r: &RunResult) -> Markup {
         }
         @if let Some(v) = &r.verdict {
             p class={ "verdict " (verdict_class(v)) } { (v.result) }
-            @if let Some(note) = v.inconclusive_note() { p { (note) } }
+            @if let Some(note) = v.note() { p { (note) } }
         }
     }
 }
@@ -495,7 +498,7 @@ fn exchange_section(r: &RunResult, x: &ExchangeResult) -> Markup {
         @if !x.databases.is_empty() { (databases_table(&x.databases)) }
         (trials_table(r, x))
         @if let Some(m) = r.max_mailboxes {
-            p class="verdict" { "Maximum mailboxes that pass: " (format_count(m)) " mailboxes" }
+            p class="verdict" { "Maximum mailboxes that pass: " (super::validation_tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())) }
         }
         @if let Some(c) = &x.cache_comparison { (cache_comparison(c)) }
     }
@@ -543,9 +546,10 @@ fn databases_table(databases: &[DatabaseFigures]) -> Markup {
         h2 { "Databases" }
         div class="table" {
             table {
-                (heading_row(&super::tables::DATABASE_COLUMNS))
-                @for d in databases {
-                    tr { @for c in super::tables::database_cells(d) { td { (c) } } }
+                @let (headings, rows) = super::validation_tables::database_table(databases);
+                (heading_row(&headings))
+                @for r in rows {
+                    tr { @for c in r { td { (c) } } }
                 }
             }
         }
@@ -570,6 +574,7 @@ fn trials_table(r: &RunResult, x: &ExchangeResult) -> Markup {
         "read avg",
         "log avg",
         "read max",
+        "length",
         "result",
     ];
     html! {
@@ -578,18 +583,15 @@ fn trials_table(r: &RunResult, x: &ExchangeResult) -> Markup {
             table {
                 (heading_row(&columns))
                 @for (kind, t) in trials {
+                    @let cells = super::validation_tables::trial_cells(t);
                     tr {
                         td { (kind) }
                         td { (t.purpose) }
                         td { (format_count(t.mailboxes)) }
                         td { (t.threads) }
-                        td { (format_rate(t.target_iops)) }
-                        td { (format_rate(t.achieved_iops)) }
-                        td { (format_ns(t.db_read_latency_ms * 1e6)) }
-                        td { (format_ns(t.log_write_latency_ms * 1e6)) }
-                        td { (format_ns(t.max_read_latency_ms * 1e6)) }
-                        td class=(if t.pass { "pass" } else { "fail" }) {
-                            (if t.pass { "pass" } else { "FAIL" })
+                        @for c in &cells[..6] { td { (c) } }
+                        td class=(if t.pass { "pass" } else if t.result == crate::results::verdict::NOT_MEASURED || t.result == crate::results::verdict::INCONCLUSIVE { "inconclusive text" } else { "fail" }) {
+                            (cells[6])
                         }
                     }
                 }
@@ -610,13 +612,15 @@ fn verdict_rules_section(v: &Verdict) -> Markup {
                         Comparison::AtMost => "≤",
                         Comparison::AtLeast => "≥",
                     };
+                    @let (measured, threshold) = super::tables::rule_figures(rule);
                     tr {
                         td { (rule.rule) }
-                        td { (cmp) " " (super::tables::quantity(rule.threshold, &rule.unit)) }
-                        td { (super::tables::quantity(rule.measured, &rule.unit)) }
-                        td class=(if rule.pass { "pass" } else if rule.inconclusive.is_some() { "inconclusive text" } else { "fail" }) {
+                        td { (cmp) " " (threshold) }
+                        td { (measured) }
+                        td class=(if rule.pass { "pass" } else if rule.not_measured.is_some() || rule.inconclusive.is_some() { "inconclusive text" } else { "fail" }) {
                             (if rule.pass { "pass" } else { rule.outcome() })
                             @if let Some(why) = &rule.inconclusive { br; "the host: " (why) }
+                            @if let Some(why) = &rule.not_measured { br; "too few samples: " (why) }
                         }
                     }
                 }
@@ -827,7 +831,7 @@ fn cpu_section(r: &RunResult) -> Markup {
 fn verdict_class(v: &Verdict) -> &'static str {
     if v.passed() {
         "pass"
-    } else if v.inconclusive() {
+    } else if v.inconclusive() || v.not_measured() {
         "inconclusive"
     } else {
         "fail"

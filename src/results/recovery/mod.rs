@@ -353,6 +353,7 @@ fn recover(
         workers: Vec::new(),
         devices: device_results(all),
         host_cpu: all.cpu,
+        host_cpus: None,
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
         // Read from the file again by whoever needs it (the views, the results file when
@@ -372,6 +373,7 @@ fn recover(
         calibrate: None,
         etcd: None,
         wal_sync: None,
+        fs: None,
         block_sample: None,
         cache_tiers: Vec::new(),
         page_cache: None,
@@ -386,6 +388,7 @@ fn phase(name: Phase, state: PhaseState, seconds: f64) -> PhaseRecord {
         name,
         state,
         seconds,
+        cpu_s: None,
     }
 }
 
@@ -535,6 +538,8 @@ fn step_row(index: usize, sum: &Sum, runs: &[SequenceRun], interrupted: bool) ->
         interrupted,
         cache_tiers: Vec::new(),
         data: None,
+        workers: Vec::new(),
+        host_cpus: None,
     }
 }
 

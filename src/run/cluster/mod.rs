@@ -567,7 +567,8 @@ impl Place {
 
 /// How a rank reads the shared text (a job file or an application's section; its label names
 /// it in errors) into its own workload, its paths' templates filled in for its place.
-pub(crate) type Decode<'a> = &'a dyn Fn(&str, &Path, &Place) -> Result<Box<dyn Workload>, String>;
+pub(crate) type Decode<'a> =
+    &'a (dyn Fn(&str, &Path, &Place) -> Result<Box<dyn Workload>, String> + Sync);
 
 /// This rank's job of a plain job file: the shared text with its target paths' templates
 /// filled in, and shared targets sliced.
@@ -590,6 +591,46 @@ pub(crate) fn rank_job(text: &str, label: &Path, place: &Place) -> Result<Job, S
         );
     }
     Ok(job)
+}
+
+/// Runs the shared `text` on `n` ranks in this process (threads, rank `r` on host `h{r}`),
+/// each read by `decode`; the root's merged results (written to `opts.results_path`) and
+/// every other rank's outcome. For workloads' tests of runs over many hosts.
+#[cfg(test)]
+pub(crate) fn in_process(
+    n: usize,
+    text: &str,
+    opts: &RunOptions,
+    decode: Decode<'_>,
+) -> Vec<Result<Option<RunResult>>> {
+    use crate::cluster::Threads;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = Threads::ranks(n, |r| format!("h{r}"))
+            .into_iter()
+            .map(|c| {
+                let opts = opts.clone();
+                s.spawn(move || {
+                    let root = (c.rank() == 0).then_some(text);
+                    run(
+                        &c,
+                        root,
+                        Path::new("job.toml"),
+                        &opts,
+                        &Signals::none(),
+                        &mut crate::results::progress::Quiet,
+                        decode,
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a rank panicked")))
+            })
+            .collect()
+    })
 }
 
 /// Rank `rank`'s own results file: `NAME.rankR.json` beside `path`.
@@ -640,6 +681,8 @@ fn merged_result(
         .map(|(r, h)| (r.host.as_str(), h.as_slice()))
         .collect();
     let mut out = root;
+    let ranks: Vec<&RunResult> = runs.iter().map(|r| &r.result).collect();
+    results::hosts::merge_sections(&mut out, &ranks);
     out.timeseries = results::timeseries::Series::held(cluster::merge_intervals(&series));
     out.classes = merged.classes;
     out.totals = merged.totals;
@@ -674,13 +717,28 @@ fn merged_result(
         .iter()
         .filter(|e| e.present)
         .map(|e| {
-            Rule::judge(
+            let mut rule = Rule::judge(
                 format!("rank {} on {}: rules failed", e.rank, e.host),
                 e.failed_rules.len() as f64,
                 Comparison::AtMost,
                 0.0,
                 "rules",
-            )
+            );
+            if e.inconclusive {
+                rule.inconclusive = Some(format!(
+                    "its verdict was INCONCLUSIVE: every rule it failed, the delays of host {} to storlab's threads may have failed",
+                    e.host
+                ));
+            }
+            if e.not_measured {
+                // Its only shortfall: rules it had too few samples to judge.
+                rule.pass = false;
+                rule.not_measured = Some(format!(
+                    "its verdict was NOT MEASURED: rules on host {} had too few samples to judge",
+                    e.host
+                ));
+            }
+            rule
         })
         .collect();
     rules.push(Rule::judge(
@@ -690,7 +748,8 @@ fn merged_result(
         0.0,
         "ranks",
     ));
-    out.verdict = Some(Verdict::of(rules));
+    // The ranks' own verdicts were weighed on their hosts; none is weighed again here.
+    out.verdict = Some(Verdict::weighed(rules, None));
     out.hosts = entries;
     out
 }

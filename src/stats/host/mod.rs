@@ -6,6 +6,7 @@
 //! nothing else in the crate parses those files.
 
 pub mod cgroup;
+pub mod cpus;
 pub mod locks;
 pub mod mounts;
 pub mod sysfs;
@@ -186,6 +187,13 @@ pub struct CpuTimes {
     /// Whole machine: time some task was ready to run but waited for a CPU
     /// (`/proc/pressure/cpu`, `some total`), ns; `None` without pressure stall information.
     pub cpu_pressure_ns: Option<u64>,
+}
+
+/// storlab's own CPU time so far (every thread, user and kernel), seconds: what a phase used
+/// is the difference of two readings.
+pub fn process_cpu_s() -> f64 {
+    let t = cpu_times();
+    (t.process_user_ns + t.process_system_ns) as f64 / 1e9
 }
 
 /// Reads [`CpuTimes`] from `/proc/self/stat`, `/proc/stat` and `/proc/pressure/cpu`.

@@ -18,6 +18,11 @@ pub const LARGE: &str = "large";
 /// A fall of small IOPS (or large MB/s) by more than this from a lower load at the same other
 /// load is noted (storlab's choice).
 pub const DIP_PCT: f64 = 10.0;
+/// The cells a calibration's matrix is drawn with whatever its points: every matrix a
+/// calibration makes fits (at most 11 loads on each axis, 0 and ten levels). A matrix of more
+/// cells is drawn only when it has at most two for each point; otherwise the points are
+/// listed, so that what a view writes grows with the points, never with their square.
+pub const MATRIX_CELLS: usize = 121;
 
 /// Large I/O's pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -273,36 +278,35 @@ pub fn dips(values: &[(u32, f64)], pct: f64) -> Vec<u32> {
     out
 }
 
-/// Notes on falls of small IOPS along each row and of large MB/s along each column.
+/// Notes on falls of small IOPS along each row and of large MB/s along each column, in time
+/// linear in the points (and their sort).
 fn dip_notes(points: &[PointResult]) -> Vec<String> {
     let mut notes = Vec::new();
-    let mut larges: Vec<u32> = points.iter().map(|p| p.large).collect();
-    larges.sort_unstable();
-    larges.dedup();
-    for l in larges {
-        let mut row: Vec<(u32, f64)> = (points.iter())
-            .filter(|p| p.large == l && p.small > 0)
-            .map(|p| (p.small, p.small_iops))
-            .collect();
-        row.sort_by_key(|x| x.0);
-        for s in dips(&row, DIP_PCT) {
+    let mut by_row: Vec<(u32, u32, f64)> = (points.iter())
+        .filter(|p| p.small > 0)
+        .map(|p| (p.large, p.small, p.small_iops))
+        .collect();
+    by_row.sort_by_key(|x| (x.0, x.1));
+    for row in by_row.chunk_by(|a, b| a.0 == b.0) {
+        let values: Vec<(u32, f64)> = row.iter().map(|x| (x.1, x.2)).collect();
+        for s in dips(&values, DIP_PCT) {
             notes.push(format!(
-                "small IOPS fell by more than {DIP_PCT}% from a lower load at {s} outstanding small I/Os with {l} large: the storage is past saturation there, or another load disturbed the point"
+                "small IOPS fell by more than {DIP_PCT}% from a lower load at {s} outstanding small I/Os with {} large: the storage is past saturation there, or another load disturbed the point",
+                row[0].0
             ));
         }
     }
-    let mut smalls: Vec<u32> = points.iter().map(|p| p.small).collect();
-    smalls.sort_unstable();
-    smalls.dedup();
-    for s in smalls {
-        let mut col: Vec<(u32, f64)> = (points.iter())
-            .filter(|p| p.small == s && p.large > 0)
-            .map(|p| (p.large, p.large_mb_per_s))
-            .collect();
-        col.sort_by_key(|x| x.0);
-        for l in dips(&col, DIP_PCT) {
+    let mut by_column: Vec<(u32, u32, f64)> = (points.iter())
+        .filter(|p| p.large > 0)
+        .map(|p| (p.small, p.large, p.large_mb_per_s))
+        .collect();
+    by_column.sort_by_key(|x| (x.0, x.1));
+    for column in by_column.chunk_by(|a, b| a.0 == b.0) {
+        let values: Vec<(u32, f64)> = column.iter().map(|x| (x.1, x.2)).collect();
+        for l in dips(&values, DIP_PCT) {
             notes.push(format!(
-                "large MB/s fell by more than {DIP_PCT}% from a lower load at {l} outstanding large I/Os with {s} small: the storage is past saturation there, or another load disturbed the point"
+                "large MB/s fell by more than {DIP_PCT}% from a lower load at {l} outstanding large I/Os with {} small: the storage is past saturation there, or another load disturbed the point",
+                column[0].0
             ));
         }
     }
@@ -348,8 +352,12 @@ impl CalibrateResult {
     }
 
     /// The matrix of `f`: small loads across (columns), large loads down (rows), each cell
-    /// `None` where no point ran or the point has none of that I/O.
-    pub fn grid(&self, f: Figure) -> (Vec<u32>, Vec<u32>, Vec<Vec<Option<f64>>>) {
+    /// `None` where no point ran or the point has none of that I/O. `None` when the points do
+    /// not fill a matrix ([`MATRIX_CELLS`]), so that no view grows with the square of the
+    /// points: the views then list the points ([`CalibrateResult::rows`]). Made in time linear
+    /// in the points and the cells.
+    #[allow(clippy::type_complexity)]
+    pub fn grid(&self, f: Figure) -> Option<(Vec<u32>, Vec<u32>, Vec<Vec<Option<f64>>>)> {
         let axis = |get: fn(&PointResult) -> u32| {
             let mut v: Vec<u32> = self.points.iter().map(get).collect();
             v.sort_unstable();
@@ -358,18 +366,34 @@ impl CalibrateResult {
         };
         let smalls = axis(|p| p.small);
         let larges = axis(|p| p.large);
+        let cells = smalls.len().saturating_mul(larges.len());
+        if cells > MATRIX_CELLS.max(2 * self.points.len()) {
+            return None;
+        }
+        // The first point of each pair of loads, as the matrix shows it.
+        let mut at: std::collections::HashMap<(u32, u32), &PointResult> =
+            std::collections::HashMap::with_capacity(self.points.len());
+        for p in &self.points {
+            at.entry((p.small, p.large)).or_insert(p);
+        }
         let cells = (larges.iter())
             .map(|&l| {
                 (smalls.iter())
-                    .map(|&s| {
-                        (self.points.iter())
-                            .find(|p| p.small == s && p.large == l)
-                            .and_then(|p| f.of(p))
-                    })
+                    .map(|&s| at.get(&(s, l)).and_then(|p| f.of(p)))
                     .collect()
             })
             .collect();
-        (smalls, larges, cells)
+        Some((smalls, larges, cells))
+    }
+
+    /// The points as every view lists them when they do not fill a matrix: by large load,
+    /// then small load; each with its three figures ([`Figure::of`]).
+    pub fn rows(&self) -> Vec<(u32, u32, [Option<f64>; 3])> {
+        let mut rows: Vec<_> = (self.points.iter())
+            .map(|p| (p.small, p.large, Figure::ALL.map(|f| f.of(p))))
+            .collect();
+        rows.sort_by_key(|r| (r.1, r.0));
+        rows
     }
 
     /// The summary as every view shows it: (label, text), the figures in [`Figure::text`]'s
@@ -414,9 +438,18 @@ impl CalibrateResult {
     }
 
     /// The matrix of `f` as ORION's CSV: a heading row of small loads, then a row per large
-    /// load; empty cells where there is no figure.
+    /// load; empty cells where there is no figure. Points that do not fill a matrix are a row
+    /// each: small load, large load, figure.
     pub fn csv(&self, f: Figure) -> String {
-        let (smalls, larges, cells) = self.grid(f);
+        let Some((smalls, larges, cells)) = self.grid(f) else {
+            let mut out = format!("small,large,{}\n", f.title().replace(',', ";"));
+            let at = Figure::ALL.iter().position(|&g| g == f).unwrap_or(0);
+            for (small, large, figures) in self.rows() {
+                let text = figures[at].map(|v| f.text(v)).unwrap_or_default();
+                out.push_str(&format!("{small},{large},{text}\n"));
+            }
+            return out;
+        };
         let mut out = format!("Large/Small ({})", f.title()).replace(',', ";");
         for s in &smalls {
             out.push_str(&format!(",{s}"));
@@ -570,5 +603,45 @@ mod tests {
             Some("0,,10.000,10.500,12.000,21.000,19.000")
         );
         assert_eq!(dip_notes(&r.points), Vec::<String>::new());
+    }
+
+    #[test]
+    fn points_that_fill_no_matrix_are_listed_one_a_row() {
+        let mut r = CalibrateResult {
+            level: "advanced".into(),
+            matrix: "detailed".into(),
+            disks: 1,
+            small_size_bytes: 8192,
+            large_size_bytes: 1 << 20,
+            large_type: LargeType::Random,
+            write_pct: 0.0,
+            point_ms: 1000,
+            warm_up_ms: 0,
+            latency_limit_ms: 20.0,
+            points: simple(),
+            max_small_iops: None,
+            max_large_mb_per_s: None,
+            min_small_latency_ms: None,
+            small_load_within_limit: None,
+            notes: Vec::new(),
+            csv_files: Vec::new(),
+        };
+        // Every calibration's matrix is drawn, however few its points.
+        assert!(r.grid(Figure::Iops).is_some());
+        // 200 points on a diagonal would make a matrix of 40,000 cells: listed instead.
+        r.points = (0..200).map(|i| p(i, i, f64::from(i), 0.0, None)).collect();
+        assert!(r.grid(Figure::Iops).is_none());
+        let rows = r.rows();
+        assert_eq!(rows.len(), 200);
+        assert_eq!(rows[1], (1, 1, [Some(1.0), Some(0.0), None]));
+        let csv = r.csv(Figure::Iops);
+        assert_eq!(csv.lines().count(), 201);
+        assert_eq!(csv.lines().nth(2), Some("1,1,1.0"));
+        // A full matrix of as many cells as points is drawn.
+        r.points = (0..400)
+            .map(|i| p(i % 20, i / 20, 1.0, 1.0, None))
+            .collect();
+        let (smalls, larges, cells) = r.grid(Figure::Iops).unwrap();
+        assert_eq!((smalls.len(), larges.len(), cells.len()), (20, 20, 20));
     }
 }

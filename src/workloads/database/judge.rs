@@ -6,7 +6,7 @@ use super::jobs::{LOG_CLASS, data_class};
 use super::section::FileFigures;
 use super::{ACHIEVED_SHARE, DatabaseConfig, Durability};
 use crate::results::ClassResult;
-use crate::results::verdict::{Comparison, Measure, Rule};
+use crate::results::verdict::{Comparison, MIN_LATENCY_SAMPLES, Measure, Rule};
 use crate::stats::summary::DirSummary;
 use crate::workloads::exchange::section::LatencyBrief;
 use std::collections::BTreeMap;
@@ -107,18 +107,31 @@ fn mean_of(dirs: &[Option<&DirSummary>]) -> f64 {
     if ops == 0 { 0.0 } else { sum / ops as f64 }
 }
 
+/// What a run's rules rest on: its measured seconds (each rate times them is a count of
+/// I/Os) and, when the profile has checkpoints, how many bursts finished in them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Evidence {
+    /// Measured seconds.
+    pub seconds: f64,
+    /// Checkpoint bursts finished (`None`: the profile has none).
+    pub bursts: Option<u64>,
+}
+
 /// The verdict rules of a run at `target_tps`: per data file the average read and write
 /// latency, the log's average write latency (until durable), no I/O errors, and the achieved
-/// data-file IOPS and transaction rate.
+/// data-file IOPS and transaction rate. A latency rule on fewer I/Os than it needs is not
+/// measured, and so is the data-file write rule of a profile with checkpoints when none
+/// finished: it judges the checkpoint's writes too.
 pub(crate) fn rules(
     cfg: &DatabaseConfig,
     files: &[FileFigures],
     errors: u64,
     target_tps: f64,
-    achieved_iops: f64,
-    achieved_tps: f64,
+    (achieved_iops, achieved_tps): (f64, f64),
+    evidence: Evidence,
 ) -> Vec<Rule> {
     let ms = |ns: f64| ns / 1e6;
+    let count = |per_s: f64| (per_s * evidence.seconds).round() as u64;
     let l = &cfg.limits;
     let mut rules = Vec::new();
     for f in files.iter().filter(|f| f.role == "data") {
@@ -130,18 +143,26 @@ pub(crate) fn rules(
                 l.data_read_ms,
                 "ms",
             )
-            .measuring(Measure::MeanLatency),
+            .measuring(Measure::MeanLatency)
+            .sampled(count(f.reads_per_s), MIN_LATENCY_SAMPLES, "data-file reads"),
         );
-        rules.push(
-            Rule::judge(
-                format!("{} average data-file write latency", f.name),
-                ms(f.data_write_mean_ns),
-                Comparison::AtMost,
-                l.data_write_ms,
-                "ms",
-            )
-            .measuring(Measure::MeanLatency),
+        let mut write = Rule::judge(
+            format!("{} average data-file write latency", f.name),
+            ms(f.data_write_mean_ns),
+            Comparison::AtMost,
+            l.data_write_ms,
+            "ms",
+        )
+        .measuring(Measure::MeanLatency)
+        .sampled(
+            count(f.writes_per_s + f.checkpoint_writes_per_s),
+            MIN_LATENCY_SAMPLES,
+            "data-file writes",
         );
+        if let Some(bursts) = evidence.bursts {
+            write = write.sampled(bursts, 1, "checkpoint bursts");
+        }
+        rules.push(write);
     }
     if let Some(log) = files.iter().find(|f| f.role == "log") {
         rules.push(
@@ -152,7 +173,8 @@ pub(crate) fn rules(
                 l.log_write_ms,
                 "ms",
             )
-            .measuring(Measure::MeanLatency),
+            .measuring(Measure::MeanLatency)
+            .sampled(count(log.writes_per_s), MIN_LATENCY_SAMPLES, "log writes"),
         );
     }
     rules.push(Rule::judge(

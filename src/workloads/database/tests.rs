@@ -119,10 +119,12 @@ fn files() -> Vec<FileFigures> {
     };
     data.read_latency_ns.mean = 4e6;
     data.data_write_mean_ns = 6e6;
+    (data.reads_per_s, data.writes_per_s) = (280.0, 120.0);
     let log = FileFigures {
         name: "log".into(),
         role: "log".into(),
         log_durable_mean_ns: 2e6,
+        writes_per_s: 50.0,
         ..Default::default()
     };
     vec![data, log]
@@ -131,8 +133,13 @@ fn files() -> Vec<FileFigures> {
 #[test]
 fn the_rules_judge_each_limit() {
     let c = cfg("sqlserver");
-    let judge =
-        |f: &[FileFigures], errors, iops, tps| judge::rules(&c, f, errors, 100.0, iops, tps);
+    let seen = judge::Evidence {
+        seconds: 60.0,
+        bursts: Some(6),
+    };
+    let judge = |f: &[FileFigures], errors, iops, tps| {
+        judge::rules(&c, f, errors, 100.0, (iops, tps), seen)
+    };
     let failed = |rules: Vec<crate::results::verdict::Rule>| {
         rules
             .into_iter()
@@ -162,9 +169,36 @@ fn the_rules_judge_each_limit() {
     );
     let pg = cfg("postgresql");
     assert!(
-        judge::rules(&pg, &slow_log, 0, 100.0, 400.0, 100.0)
+        judge::rules(&pg, &slow_log, 0, 100.0, (400.0, 100.0), seen)
             .iter()
             .all(|r| r.pass)
+    );
+    // No checkpoint finished (a run shorter than its interval): the data-file write rule,
+    // which judges the checkpoint's writes too, is not measured, and the verdict not PASS.
+    let none = judge::Evidence {
+        bursts: Some(0),
+        ..seen
+    };
+    let rules = judge::rules(&c, &files(), 0, 100.0, (400.0, 100.0), none);
+    let unmeasured: Vec<&str> = (rules.iter().filter(|r| !r.measured()))
+        .map(|r| r.rule.as_str())
+        .collect();
+    assert_eq!(unmeasured, ["data1 average data-file write latency"]);
+    assert_eq!(
+        crate::results::verdict::Verdict::of(rules).result,
+        "NOT MEASURED"
+    );
+    // Nor is a rule on a few I/Os: a second of a slow profile.
+    let brief = judge::Evidence {
+        seconds: 0.05,
+        ..seen
+    };
+    let rules = judge::rules(&c, &files(), 0, 100.0, (400.0, 100.0), brief);
+    assert!(
+        rules
+            .iter()
+            .filter(|r| r.unit == "ms")
+            .all(|r| !r.measured())
     );
     assert_eq!(
         failed(judge(&files(), 2, 400.0, 100.0)),

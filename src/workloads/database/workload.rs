@@ -166,6 +166,17 @@ pub fn describe(cfg: &DatabaseConfig) -> Description {
             ),
         ));
     }
+    if !cfg.find_max && !validation::checkpoint_fits(cfg, cfg.duration_ms) {
+        d.head.push(Line::new(
+            "too short",
+            format!(
+                "a checkpoint every {} does not finish in {} measured: the data-file write rules will be NOT MEASURED; run for at least {} (--duration) or checkpoint more often (--checkpoint-interval)",
+                format_ms(cfg.checkpoint_interval_ms),
+                format_ms(cfg.duration_ms),
+                format_ms(cfg.checkpoint_interval_ms + validation::CHECKPOINT_MARGIN_MS)
+            ),
+        ));
+    }
     d.head.push(Line::new(
         "limits",
         format!(

@@ -2,9 +2,9 @@
 //! it), validated into an [`ExchangeConfig`] with the profile's IOPS, sizes, paths and limits.
 
 use super::{
-    BACKUP_READ_BYTES, DEFAULT_HEADROOM_PCT, LOG_FILE_BYTES, LOG_FILES_PER_STREAM,
-    MAX_LATENCY_PERFORMANCE_MS, MAX_LATENCY_STRESS_MS, RECOVERY_LOG_FILES, StorageLimits, TestType,
-    Version, VersionModel, iops_for_messages,
+    BACKUP_READ_BYTES, CALCULATOR_HEADROOM_PCT, COPIES_WRITE_REDUCTION, LOG_FILE_BYTES,
+    LOG_FILES_PER_STREAM, MAX_COPIES, MAX_LATENCY_PERFORMANCE_MS, MAX_LATENCY_STRESS_MS,
+    RECOVERY_LOG_FILES, StorageLimits, TestType, Version, VersionModel, iops_for_messages,
 };
 use crate::job::{EngineKind, JobError, SectionErrors};
 use crate::units::{Dur, Percent, Size};
@@ -41,9 +41,14 @@ pub struct ExchangeSpec {
     pub db_paths: Option<Vec<PathBuf>>,
     /// Directories for log streams; spread like databases.
     pub log_paths: Option<Vec<PathBuf>>,
-    /// Threads per database, or "auto".
+    /// Threads per database (Exchange 2007 and 2010), or shared by all databases (2013 and
+    /// later, as Jetstress 2013 counts them), or "auto".
     pub threads: Option<ThreadsSpec>,
-    /// Headroom over the profile's IOPS, e.g. "20%".
+    /// Copies of each database (a database availability group's active and passive copies,
+    /// Jetstress's "copies per database"; default 1).
+    pub copies: Option<u32>,
+    /// Headroom over the profile's IOPS, e.g. "20%" (default: none for an IOPS per mailbox
+    /// given or the version's default, the calculator's 20 % for one from messages a day).
     pub headroom: Option<Percent>,
     /// Background database maintenance.
     pub maintenance: Option<bool>,
@@ -133,10 +138,17 @@ pub struct ExchangeConfig {
     pub db_paths: Vec<PathBuf>,
     /// Log directories.
     pub log_paths: Vec<PathBuf>,
-    /// Threads per database; `None`: tune automatically.
+    /// Threads per database (2007, 2010) or shared by all databases (2013 and later, see
+    /// [`ExchangeConfig::global_threads`]); `None`: tune automatically.
     pub threads: Option<u32>,
+    /// Copies of each database.
+    #[serde(default = "one")]
+    pub copies: u32,
     /// Headroom, percent.
     pub headroom_pct: f64,
+    /// Where the headroom came from.
+    #[serde(default)]
+    pub headroom: Headroom,
     /// Background maintenance on.
     pub maintenance: bool,
     /// Measured duration, ms.
@@ -180,6 +192,23 @@ pub struct ExchangeConfig {
     /// Run the validation without the cache tier first, then with it (`cache` is set).
     #[serde(default)]
     pub compare_cache: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Where the headroom over the IOPS per mailbox came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Headroom {
+    /// None: the IOPS per mailbox is the target, as Jetstress takes it.
+    #[default]
+    None,
+    /// Asked for (`headroom`).
+    Given,
+    /// The calculator's, on a rate derived from messages a day.
+    Calculator,
 }
 
 /// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
@@ -234,7 +263,9 @@ pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, Jo
         db_paths: layout.db_paths,
         log_paths: layout.log_paths,
         threads: layout.threads,
+        copies: layout.copies,
         headroom_pct: profile.headroom_pct,
+        headroom: profile.headroom,
         maintenance: layout.maintenance,
         duration_ms: run.duration_ms,
         ramp_ms: run.ramp_ms,
@@ -296,6 +327,7 @@ struct Profile {
     iops_per_mailbox: f64,
     iops_source: String,
     headroom_pct: f64,
+    headroom: Headroom,
 }
 
 impl Profile {
@@ -332,6 +364,17 @@ impl Profile {
             ));
         }
         let (iops_per_mailbox, iops_source) = iops_per_mailbox(spec, version, errors)?;
+        let (headroom_pct, headroom) = match (spec.headroom, spec.messages_per_day) {
+            (Some(p), _) if !(0.0..=1000.0).contains(&p.0) => {
+                return Err(errors.error(
+                    "headroom",
+                    format!("a headroom of {}% is out of range; use 0% to 1000%", p.0),
+                ));
+            }
+            (Some(p), _) => (p.0, Headroom::Given),
+            (None, Some(_)) => (CALCULATOR_HEADROOM_PCT, Headroom::Calculator),
+            (None, None) => (0.0, Headroom::None),
+        };
         Ok(Profile {
             version,
             test,
@@ -340,7 +383,8 @@ impl Profile {
             mailbox_size_bytes,
             iops_per_mailbox,
             iops_source,
-            headroom_pct: spec.headroom.map(|p| p.0).unwrap_or(DEFAULT_HEADROOM_PCT),
+            headroom_pct,
+            headroom,
         })
     }
 }
@@ -425,6 +469,7 @@ struct Layout {
     db_paths: Vec<PathBuf>,
     log_paths: Vec<PathBuf>,
     threads: Option<u32>,
+    copies: u32,
     maintenance: bool,
 }
 
@@ -449,7 +494,22 @@ impl Layout {
                 "give at least one database path and one log path".into(),
             ));
         }
-        let threads = threads(spec, errors)?;
+        let threads = threads(spec, model, databases, errors)?;
+        let copies = spec.copies.unwrap_or(1);
+        if copies == 0 || copies > MAX_COPIES {
+            return Err(errors.error(
+                "copies",
+                format!(
+                    "{copies} copies per database: use 1 (a stand-alone database) to {MAX_COPIES}"
+                ),
+            ));
+        }
+        if copies > 1 && model.maintenance_bytes_per_s == 0 {
+            return Err(errors.error(
+                "copies",
+                "copies per database are modelled for Exchange 2010 and later (its deeper checkpoint for a database with copies); use copies = 1 with 2007".into(),
+            ));
+        }
         let maintenance = spec
             .maintenance
             .unwrap_or(model.maintenance_bytes_per_s > 0);
@@ -464,6 +524,7 @@ impl Layout {
             db_paths,
             log_paths,
             threads,
+            copies,
             maintenance,
         })
     }
@@ -529,21 +590,38 @@ fn cache(
     Ok(Some((devices.clone(), tier)))
 }
 
-/// Threads per database: 1 to 256, or `None` for "auto".
-fn threads(spec: &ExchangeSpec, errors: &SectionErrors) -> Result<Option<u32>, JobError> {
-    match &spec.threads {
-        None => Ok(Some(quick::THREADS)),
-        Some(ThreadsSpec::Count(0)) => {
+/// Threads as the version counts them (per database, or shared by all databases from 2013):
+/// 1 to 256 per database, or `None` for "auto". None given: [`quick::THREADS`] per database.
+fn threads(
+    spec: &ExchangeSpec,
+    model: &VersionModel,
+    databases: u32,
+    errors: &SectionErrors,
+) -> Result<Option<u32>, JobError> {
+    let (most, what) = if model.global_threads {
+        (256 * databases, "threads shared by all databases")
+    } else {
+        (256, "threads per database")
+    };
+    let count = |n: u32| {
+        if n == 0 {
             Err(errors.error("threads", "threads must be at least 1, or \"auto\"".into()))
+        } else if n > most {
+            Err(errors.error(
+                "threads",
+                format!("{n} {what}: use 1 to {most} or \"auto\""),
+            ))
+        } else {
+            Ok(Some(n))
         }
-        Some(ThreadsSpec::Count(n)) if *n > 256 => Err(errors.error(
-            "threads",
-            format!("{n} threads per database: use 1 to 256 or \"auto\""),
-        )),
-        Some(ThreadsSpec::Count(n)) => Ok(Some(*n)),
+    };
+    match &spec.threads {
+        None if model.global_threads => Ok(Some(quick::THREADS * databases)),
+        None => Ok(Some(quick::THREADS)),
+        Some(ThreadsSpec::Count(n)) => count(*n),
         Some(ThreadsSpec::Word(w)) if w == "auto" => Ok(None),
         Some(ThreadsSpec::Word(w)) => match w.parse::<u32>() {
-            Ok(n) if (1..=256).contains(&n) => Ok(Some(n)),
+            Ok(n) => count(n),
             _ => Err(errors.error(
                 "threads",
                 format!("`{w}`: use a number of threads or \"auto\""),
@@ -665,6 +743,54 @@ impl ExchangeConfig {
     /// Target transactional IOPS for `mailboxes`: mailboxes × IOPS per mailbox × (1 + headroom).
     pub fn target_iops(&self, mailboxes: u64) -> f64 {
         mailboxes as f64 * self.iops_per_mailbox * (1.0 + self.headroom_pct / 100.0)
+    }
+
+    /// Whether `threads` counts for all databases together (Jetstress 2013 and later).
+    pub fn global_threads(&self) -> bool {
+        self.version.model().global_threads
+    }
+
+    /// Each database's threads when the job has `threads` as the version counts them: that
+    /// many per database, or (2013 and later) `threads` shared out, the first databases
+    /// taking one more when they do not divide evenly, and at least one each (storlab's
+    /// threads each serve one database).
+    pub fn threads_of_databases(&self, threads: u32) -> Vec<u32> {
+        let n = self.databases;
+        (0..n)
+            .map(|db| {
+                if self.global_threads() {
+                    (threads / n + u32::from(db < threads % n)).max(1)
+                } else {
+                    threads
+                }
+            })
+            .collect()
+    }
+
+    /// The thread counts `--threads auto` tries, as the version counts them: 1, 2, 4 … 64
+    /// per database, or that many times the databases when threads are shared.
+    pub fn thread_steps(&self) -> Vec<u32> {
+        let per = if self.global_threads() {
+            self.databases
+        } else {
+            1
+        };
+        (super::validation::THREAD_STEPS.iter())
+            .map(|t| t * per)
+            .collect()
+    }
+
+    /// Share of transactional database I/O that is reads, percent: the version's, and with
+    /// more than one copy the same reads beside [`COPIES_WRITE_REDUCTION`] fewer writes.
+    pub fn read_pct(&self) -> f64 {
+        let r = self.version.model().read_pct / 100.0;
+        let w = (1.0 - r)
+            * if self.copies > 1 {
+                1.0 - COPIES_WRITE_REDUCTION
+            } else {
+                1.0
+            };
+        100.0 * r / (r + w)
     }
 
     /// Size of each database as built, bytes (a multiple of the page size).

@@ -3,7 +3,7 @@
 //! tests' reads and replays.
 
 use super::{
-    BACKUP_QUEUE_DEPTH, ExchangeConfig, LOG_FILE_BYTES, LogRatio, MAINTENANCE_READ_BYTES,
+    BACKUP_QUEUE_DEPTH, ExchangeConfig, LOG_FILE_BYTES, MAINTENANCE_READ_BYTES,
     RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG, THREAD_QUEUE_DEPTH,
 };
 use crate::job::cache::{CacheTier, attach};
@@ -24,8 +24,9 @@ pub enum Load {
     Max,
 }
 
-/// The job for a performance or stress test (or a trial of one): `threads` per database at
-/// `load`, on databases of `db_bytes` each.
+/// The job for a performance or stress test (or a trial of one): `threads` as the version
+/// counts them (per database, or shared by all from 2013) at `load`, on databases of
+/// `db_bytes` each.
 pub fn transactional_job(
     cfg: &ExchangeConfig,
     threads: u32,
@@ -40,23 +41,40 @@ pub fn transactional_job(
         Load::Rate(total) => Some(total / cfg.databases as f64),
         Load::Max => None,
     };
+    let split = cfg.threads_of_databases(threads);
+    if cfg.global_threads() && threads < cfg.databases {
+        job.warnings.push(format!(
+            "{threads} thread{} shared by {} databases: storlab's threads each serve one database, so each database has one ({} in all)",
+            if threads == 1 { "" } else { "s" },
+            cfg.databases,
+            cfg.databases
+        ));
+    }
+    let read_pct = cfg.read_pct();
     for db in 0..cfg.databases {
         let (t_db, t_log) = (db as usize * 2, db as usize * 2 + 1);
         let read = job.class(&class_name(db, "read"));
         let write = job.class(&class_name(db, "write"));
         let log = job.class(&class_name(db, "log-write"));
-        for t in 0..threads {
+        let db_threads = split[db as usize];
+        for t in 0..db_threads {
+            // Weights in tenths of a percent, so that a share such as 71.4 % stays exact.
             let access = vec![
-                page_access(read, cfg.page_bytes, model.read_pct.round() as u32, 100.0),
+                page_access(
+                    read,
+                    cfg.page_bytes,
+                    (read_pct * 10.0).round() as u32,
+                    100.0,
+                ),
                 page_access(
                     write,
                     cfg.page_bytes,
-                    (100.0 - model.read_pct).round() as u32,
+                    ((100.0 - read_pct) * 10.0).round() as u32,
                     0.0,
                 ),
             ];
             let name = format!("db{}-thread{}", db + 1, t + 1);
-            let rate = per_db.map(|r| r / threads as f64);
+            let rate = per_db.map(|r| r / db_threads as f64);
             job.workers
                 .push(worker(name, t_db, THREAD_QUEUE_DEPTH, rate, access, None));
         }
@@ -65,10 +83,7 @@ pub fn transactional_job(
         // configured mailboxes).
         let db_rate =
             per_db.unwrap_or_else(|| cfg.target_iops(cfg.mailboxes) / cfg.databases as f64);
-        let log_iops = match model.log_ratio {
-            LogRatio::OfDatabaseIops(f) => db_rate * f,
-            LogRatio::OfDatabaseWrites(f) => db_rate * (100.0 - model.read_pct) / 100.0 * f,
-        };
+        let log_iops = db_rate * model.log_writes_per_db_io;
         if log_iops > 0.0 {
             let largest = model.log_sizes.last().map(|s| s.0).unwrap_or(4096);
             let access = Access {
@@ -203,10 +218,9 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
     }
     Job {
         description: Some(format!(
-            "Exchange {} {} test: {} mailboxes, {} databases",
+            "Exchange {} {} test: {} databases",
             cfg.version.name(),
             cfg.test.name(),
-            cfg.mailboxes,
             cfg.databases
         )),
         engine: cfg.engine,

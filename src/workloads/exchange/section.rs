@@ -39,6 +39,23 @@ pub struct DatabaseFigures {
     pub maintenance_mb_per_s: f64,
     /// I/O errors on this database and its log.
     pub errors: u64,
+    /// Transactional reads in the measured time (schema 1.19): what the read latency rules
+    /// rest on.
+    #[serde(default)]
+    pub db_reads: u64,
+    /// Transactional writes in the measured time (schema 1.19).
+    #[serde(default)]
+    pub db_writes: u64,
+    /// Log writes in the measured time (schema 1.19): what the log latency rule rests on.
+    #[serde(default)]
+    pub log_writes: u64,
+    /// Log reads per second (the recovery test's replay; schema 1.19).
+    #[serde(default)]
+    pub log_reads_per_s: f64,
+}
+
+fn one_copy() -> u32 {
+    1
 }
 
 /// Mean and tail of a latency, ns.
@@ -122,8 +139,12 @@ pub struct Trial {
     pub seconds: f64,
     /// Whether every rule passed.
     pub pass: bool,
-    /// Rules that failed.
+    /// Rules that did not pass (marked when inconclusive or not measured).
     pub failed_rules: Vec<String>,
+    /// Its verdict: `PASS`, `FAIL`, `INCONCLUSIVE` or `NOT MEASURED` (schema 1.19; empty in
+    /// older files).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub result: String,
 }
 
 /// How the databases were initialised.
@@ -217,8 +238,15 @@ pub struct ExchangeResult {
     pub capacity_fraction: f64,
     /// Database page size, bytes.
     pub page_size_bytes: u64,
-    /// Threads per database used.
+    /// Threads per database used (the most any database had, when they are shared).
     pub threads_per_database: u32,
+    /// Exchange 2013 and later: the threads shared by all databases, as Jetstress 2013 counts
+    /// them (schema 1.19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads_shared: Option<u32>,
+    /// Copies of each database (schema 1.19; 1: stand-alone).
+    #[serde(default = "one_copy")]
+    pub copies: u32,
     /// Background maintenance on.
     pub maintenance: bool,
     /// Database directories.

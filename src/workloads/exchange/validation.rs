@@ -7,7 +7,7 @@
 //! started; an interrupted validation says in which of them it stopped and gives no verdict.
 
 use crate::Usage;
-use crate::results::verdict::Verdict;
+use crate::results::verdict::{MIN_LATENCY_SAMPLES, Verdict};
 use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
 use crate::run::{Execute, FromAccess, RunOptions};
 use crate::workloads::exchange::section::{
@@ -32,6 +32,51 @@ pub(crate) fn trial_ms(cfg: &ExchangeConfig) -> u64 {
     (cfg.duration_ms / 6)
         .clamp(5_000, 60_000)
         .min(cfg.duration_ms)
+}
+
+/// How much more than the rules' least number of samples a run is planned to give each class
+/// (its I/Os at the window's edges, a slow start).
+const SAMPLE_MARGIN: f64 = 1.5;
+
+/// The measured time, ms, in which a run of `mailboxes` gives every rule of every database
+/// enough I/Os to judge (its rarest kind of I/O, log writes or page writes, at least
+/// [`SAMPLE_MARGIN`] × [`MIN_LATENCY_SAMPLES`] times).
+pub(crate) fn judgeable_ms(cfg: &ExchangeConfig, mailboxes: u64) -> u64 {
+    let per_db = cfg.target_iops(mailboxes) / cfg.databases as f64;
+    let read = cfg.read_pct() / 100.0;
+    let log = cfg.version.model().log_writes_per_db_io;
+    let rarest = per_db * read.min(1.0 - read).min(log);
+    if rarest <= 0.0 {
+        return u64::MAX;
+    }
+    let seconds = SAMPLE_MARGIN * MIN_LATENCY_SAMPLES as f64 / rarest;
+    (seconds * 1e3).ceil().min(u64::MAX as f64 / 2.0) as u64
+}
+
+/// The length of a trial of `mailboxes` (thread tuning, the search): [`trial_ms`], lengthened
+/// to [`judgeable_ms`] when that is longer; `None` when even the test's full duration is too
+/// short to judge it.
+pub(crate) fn trial_length(cfg: &ExchangeConfig, mailboxes: u64) -> Option<u64> {
+    let need = judgeable_ms(cfg, mailboxes);
+    (need <= cfg.duration_ms).then(|| trial_ms(cfg).max(need))
+}
+
+/// The fewest mailboxes whose run of the full duration gives every rule enough I/Os.
+pub(crate) fn fewest_judgeable(cfg: &ExchangeConfig) -> u64 {
+    let (mut lo, mut hi) = (1u64, 1u64);
+    while judgeable_ms(cfg, hi) > cfg.duration_ms && hi < 1 << 40 {
+        lo = hi;
+        hi *= 2;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if judgeable_ms(cfg, mid) <= cfg.duration_ms {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
 }
 
 /// Runs the validation described by `cfg`; with `compare_cache`, twice: without the cache
@@ -130,7 +175,9 @@ fn validate(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> 
 fn check_layout(cfg: &ExchangeConfig) -> Result<u64> {
     for p in cfg.db_paths.iter().chain(&cfg.log_paths) {
         if p == Path::new(model::quick::DIR) {
-            std::fs::create_dir_all(p)?;
+            // storlab's own scratch directory: made as storlab makes its directories, and
+            // refused when another user planted it.
+            crate::engine::target::scratch_directory(p).map_err(Usage)?;
         }
         if !p.is_dir() {
             return Err(Usage(format!(
@@ -376,7 +423,8 @@ impl Context<'_> {
         r.interrupted.stopped_early()
     }
 
-    /// Runs the transactional model at `mailboxes` with `threads` per database.
+    /// Runs the transactional model at `mailboxes` with `threads` (as the version counts
+    /// them).
     fn transactional_run(
         &mut self,
         mailboxes: u64,
@@ -400,12 +448,17 @@ impl Context<'_> {
             Load::Rate(r) => r,
             Load::Max => 0.0,
         });
+        let window = model::Window {
+            seconds: result.measured_ms as f64 / 1e3,
+            workers: cfg.threads_of_databases(threads).iter().sum(),
+        };
         let mut rules = model::rules(
             cfg,
             &dbs,
             errors,
             target_rule.filter(|_| cfg.throughput_mode.is_none()),
             achieved,
+            window,
         );
         rules.extend(crate::run::verification_rule(&result));
         let verdict = Verdict::weighed(rules, result.cost.as_ref());
@@ -424,25 +477,31 @@ impl Context<'_> {
         target: f64,
         o: &Outcome,
     ) -> Trial {
-        let worst = |f: fn(&DatabaseFigures) -> f64| o.dbs.iter().map(f).fold(0.0, f64::max) / 1e6;
+        // The worst database's figure (0 when no database timed that kind of I/O: views
+        // show the trial's latencies only when it measured them).
+        let worst = |f: &dyn Fn(&DatabaseFigures) -> Option<f64>| {
+            (o.dbs.iter().filter_map(f).reduce(f64::max)).map_or(0.0, |ns| ns / 1e6)
+        };
+        let timed = |l: &crate::workloads::exchange::section::LatencyBrief, v: f64| {
+            (l.max > 0).then_some(v)
+        };
         Trial {
             purpose,
             mailboxes,
             threads,
             target_iops: target,
             achieved_iops: o.achieved,
-            db_read_latency_ms: worst(|d| d.db_read_latency_ns.mean),
-            log_write_latency_ms: worst(|d| d.log_write_latency_ns.mean),
-            max_read_latency_ms: worst(|d| d.db_read_latency_ns.max as f64),
+            db_read_latency_ms: worst(&|d| timed(&d.db_read_latency_ns, d.db_read_latency_ns.mean)),
+            log_write_latency_ms: worst(&|d| {
+                timed(&d.log_write_latency_ns, d.log_write_latency_ns.mean)
+            }),
+            max_read_latency_ms: worst(&|d| {
+                timed(&d.db_read_latency_ns, d.db_read_latency_ns.max as f64)
+            }),
             seconds: o.result.measured_ms as f64 / 1e3,
             pass: o.verdict.passed(),
-            failed_rules: o
-                .verdict
-                .rules
-                .iter()
-                .filter(|r| !r.pass)
-                .map(|r| r.rule.clone())
-                .collect(),
+            failed_rules: o.verdict.failed_rules(),
+            result: o.verdict.result.clone(),
         }
     }
 
@@ -475,15 +534,22 @@ impl Context<'_> {
             Some(t) => t,
             None => {
                 let mut chosen = None;
-                for t in THREAD_STEPS {
+                let steps = cfg.thread_steps();
+                let trial = trial_length(cfg, cfg.mailboxes).unwrap_or(cfg.duration_ms);
+                for &t in &steps {
                     let what = format!(
-                        "thread tuning, the trial of {t} thread{} per database",
-                        if t == 1 { "" } else { "s" }
+                        "thread tuning, the trial of {t} thread{} {}",
+                        if t == 1 { "" } else { "s" },
+                        if cfg.global_threads() {
+                            "shared by the databases"
+                        } else {
+                            "per database"
+                        }
                     );
                     let o = self.transactional_run(
                         cfg.mailboxes,
                         t,
-                        trial_ms(cfg),
+                        trial,
                         load,
                         (Stage::Threads, &what),
                     )?;
@@ -507,7 +573,7 @@ impl Context<'_> {
                     None => {
                         // Say so plainly: run the full test at the largest count so the report
                         // shows why it fails.
-                        let t = *THREAD_STEPS.last().expect("non-empty");
+                        let t = *steps.last().expect("non-empty");
                         let mut o = self.transactional_run(
                             cfg.mailboxes,
                             t,
@@ -516,8 +582,10 @@ impl Context<'_> {
                             (Stage::Test, "the test"),
                         )?;
                         o.result.warnings.push(format!(
-                            "no thread count from {} to {t} per database reached the target within the thresholds: the storage cannot carry {} mailboxes of this profile",
-                            THREAD_STEPS[0], cfg.mailboxes
+                            "no thread count from {} to {t} {} reached the target within the thresholds: the storage cannot carry {} mailboxes of this profile",
+                            steps[0],
+                            if cfg.global_threads() { "in all" } else { "per database" },
+                            cfg.mailboxes
                         ));
                         return self.finish(o, t, thread_trials, None, throughput_max);
                     }
@@ -538,9 +606,13 @@ impl Context<'_> {
     }
 
     /// Bracketing then bisection with short trials, then a confirming run at full duration.
+    /// No count is tried whose run of the full duration would give a rule too few I/Os to
+    /// judge, and a trial too short for its count is lengthened until it is not.
     fn search(&mut self, threads: u32, thread_trials: Vec<Trial>) -> Result<RunResult> {
         let cfg = self.cfg;
         let mut trials = Vec::new();
+        let floor = fewest_judgeable(cfg);
+        let length = |m: u64| trial_length(cfg, m.max(floor)).unwrap_or(cfg.duration_ms);
         let mut probe = |ctx: &mut Self,
                          m: u64,
                          purpose: TrialPurpose,
@@ -560,9 +632,18 @@ impl Context<'_> {
             trials.push(Self::trial(purpose, m, threads, cfg.target_iops(m), &o));
             Ok(o)
         };
-        let short = trial_ms(cfg);
-        let start = cfg.mailboxes.max(1);
-        let first = probe(self, start, TrialPurpose::Bracket, short)?;
+        let mut notes = Vec::new();
+        let start = cfg.mailboxes.max(floor).max(1);
+        if start > cfg.mailboxes {
+            notes.push(format!(
+                "the search started at {start} mailboxes, not {}: fewer give some rule too few I/Os to judge in a test of {} (at least {} of each kind)",
+                cfg.mailboxes,
+                crate::units::format_ms(cfg.duration_ms),
+                MIN_LATENCY_SAMPLES
+            ));
+        }
+        let mut longest = length(start);
+        let first = probe(self, start, TrialPurpose::Bracket, longest)?;
         if Self::stopped(&first.result) {
             return self.finish(first, threads, thread_trials, Some((None, trials)), None);
         }
@@ -573,10 +654,11 @@ impl Context<'_> {
         };
         let mut bracket_steps = 0;
         loop {
-            // Bracket (double after a pass, halve after a fail) until a pass and a fail are
-            // known, then bisect down to the resolution.
+            // Bracket (double after a pass, halve after a fail, never below the fewest
+            // mailboxes that can be judged) until a pass and a fail are known, then bisect
+            // down to the resolution.
             let next = if lo == 0 || hi == 0 {
-                let m = if hi == 0 { lo * 2 } else { (hi / 2).max(1) };
+                let m = if hi == 0 { lo * 2 } else { (hi / 2).max(floor) };
                 (bracket_steps < MAX_BRACKET_STEPS && m != hi).then_some((m, TrialPurpose::Bracket))
             } else {
                 let wide = hi - lo > ((lo as f64 * SEARCH_RESOLUTION) as u64).max(1);
@@ -584,13 +666,20 @@ impl Context<'_> {
             };
             let Some((m, purpose)) = next else {
                 if lo == 0 {
-                    // Even one mailbox fails (or the bracket ran out): report the last
-                    // failing run.
-                    let mut o = probe(self, hi.max(1), TrialPurpose::Confirm, cfg.duration_ms)?;
-                    o.result.warnings.push(
-                        "no mailbox count passed: the storage cannot carry this profile at any load tried"
-                            .into(),
-                    );
+                    // No count passed, down to the fewest that can be judged (or the bracket
+                    // ran out): report the last failing count at full length.
+                    let mut o = probe(self, hi, TrialPurpose::Confirm, cfg.duration_ms)?;
+                    o.result.warnings.extend(notes);
+                    o.result.warnings.push(if hi == floor {
+                        format!(
+                            "no mailbox count passed, down to {hi}: fewer mailboxes give some rule too few I/Os to judge in a test of {}, so the search tried none; give a longer --duration to search lower",
+                            crate::units::format_ms(cfg.duration_ms)
+                        )
+                    } else {
+                        format!(
+                            "no mailbox count passed, down to {hi}: the storage cannot carry this profile at any load tried"
+                        )
+                    });
                     return self.finish(o, threads, thread_trials, Some((None, trials)), None);
                 }
                 if hi == 0 {
@@ -603,7 +692,8 @@ impl Context<'_> {
             if purpose == TrialPurpose::Bracket {
                 bracket_steps += 1;
             }
-            let o = probe(self, m, purpose, short)?;
+            longest = longest.max(length(m));
+            let o = probe(self, m, purpose, length(m))?;
             if Self::stopped(&o.result) {
                 let max = (lo > 0).then_some(lo);
                 return self.finish(o, threads, thread_trials, Some((max, trials)), None);
@@ -614,19 +704,28 @@ impl Context<'_> {
                 hi = m;
             }
         }
+        if longest > trial_ms(cfg) {
+            notes.push(format!(
+                "trials of few mailboxes ran longer than {} (up to {}), so that every rule had at least {} I/Os to judge",
+                crate::units::format_ms(trial_ms(cfg)),
+                crate::units::format_ms(longest),
+                MIN_LATENCY_SAMPLES
+            ));
+        }
         // Confirm at full length; a failure backs off by a few percent, a few times. The last
         // confirmation run is the reported test, whether it passed or not.
         let mut candidate = lo;
         let mut backoffs = 0;
         loop {
-            let o = probe(self, candidate, TrialPurpose::Confirm, cfg.duration_ms)?;
+            let mut o = probe(self, candidate, TrialPurpose::Confirm, cfg.duration_ms)?;
             let next = ((candidate as f64) * (1.0 - CONFIRM_BACKOFF.0)) as u64;
             if o.verdict.passed()
                 || Self::stopped(&o.result)
                 || backoffs == CONFIRM_BACKOFF.1
-                || next == 0
+                || next < floor.max(1)
             {
                 let max = o.verdict.passed().then_some(candidate);
+                o.result.warnings.extend(notes);
                 return self.finish(o, threads, thread_trials, Some((max, trials)), None);
             }
             candidate = next;
@@ -662,6 +761,16 @@ impl Context<'_> {
             throughput_max,
         ));
         self.judge(&mut r, o.verdict);
+        if search.is_some() {
+            // The header says what the reported test ran: the count found, not the one the
+            // search started from.
+            if let Some(d) = r.description.as_mut() {
+                for line in d.head.iter_mut().filter(|l| l.label == "test") {
+                    line.text = super::workload::test_line(cfg, mailboxes);
+                }
+                d.body = crate::results::description::job_body(&r.job);
+            }
+        }
         if let Some((max, trials)) = search {
             r.max_mailboxes = Some(max.unwrap_or(0));
             r.trials = Some(trials);
@@ -704,7 +813,12 @@ impl Context<'_> {
             database_size_bytes: self.db_bytes,
             capacity_fraction: cfg.capacity_fraction,
             page_size_bytes: cfg.page_bytes,
-            threads_per_database: threads,
+            threads_per_database: match threads {
+                0 => 0,
+                t => cfg.threads_of_databases(t).into_iter().max().unwrap_or(0),
+            },
+            threads_shared: (cfg.global_threads() && threads > 0).then_some(threads),
+            copies: cfg.copies,
             maintenance: cfg.maintenance,
             db_paths: cfg
                 .db_paths

@@ -59,7 +59,8 @@ fn run(
     exec: &mut dyn crate::run::Execute,
     dir: &std::path::Path,
 ) -> RunResult {
-    let opts = RunOptions::new(dir.join("x.json"), vec!["storlab".into()]);
+    let mut opts = RunOptions::new(dir.join("x.json"), vec!["storlab".into()]);
+    opts.description = Some(super::workload::describe(cfg));
     super::validation::run(cfg, &opts, exec).expect("the validation runs")
 }
 
@@ -354,5 +355,85 @@ fn an_interrupted_search_without_the_cache_runs_nothing_with_it() {
     assert!(
         dir.path().join("x.json").exists(),
         "the results are on disk"
+    );
+}
+
+/// `config` of `duration` seconds with no ramp.
+fn short(dir: &std::path::Path, seconds: u64) -> ExchangeConfig {
+    let mut cfg = config(dir, true, Some(1));
+    cfg.duration_ms = seconds * 1000;
+    cfg
+}
+
+/// The search: trials of 3 s, storage that fails every count. It halves no lower than
+/// the fewest mailboxes whose 3 s test gives every rule enough I/Os, never reports a trial with
+/// no I/O as passed, and says none passed rather than "0 mailboxes".
+#[test]
+fn a_short_trial_search_never_goes_below_what_it_can_judge_nor_reports_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = short(dir.path(), 3);
+    let floor = super::validation::fewest_judgeable(&cfg);
+    assert!(floor > 1 && floor < 1000, "{floor}");
+    let mut fake = Fake::new(storage(0.0));
+    let r = run(&cfg, &mut fake, dir.path());
+    let trials = r.trials.as_ref().expect("trials");
+    assert!(trials.iter().all(|t| t.mailboxes >= floor), "{trials:?}");
+    assert_eq!(trials.last().map(|t| t.mailboxes), Some(floor));
+    // Every run gave every rule enough I/Os: no rule of any trial was left unmeasured.
+    for (job, _) in &fake.jobs {
+        let rates = class_rates(job);
+        for (name, [r, w]) in job.classes.iter().zip(rates) {
+            let due = (r + w) * job.duration_ms as f64 / 1e3;
+            assert!(due >= 20.0, "{name}: {due} I/Os in {} ms", job.duration_ms);
+        }
+    }
+    assert!(
+        trials.iter().all(|t| !t.pass && t.result == "FAIL"),
+        "{trials:?}"
+    );
+    assert_eq!(r.max_mailboxes, Some(0));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains(&format!("no mailbox count passed, down to {floor}"))),
+        "{:?}",
+        r.warnings
+    );
+    let text = crate::report::console::summary(&r, 0);
+    assert!(!text.contains(": 0 mailboxes"), "{text}");
+    assert!(text.contains("maximum mailboxes that pass: none"), "{text}");
+}
+
+/// A trial too short for its count is lengthened (up to the test's duration) until every rule
+/// has enough I/Os, and the results say so.
+#[test]
+fn a_trial_too_short_for_its_count_is_lengthened() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = short(dir.path(), 120);
+    let per_mailbox = cfg.target_iops(1000) / 1000.0;
+    // Storage that carries 40 mailboxes' worth: the search halves to 31, where a trial of 20 s
+    // gives a database too few log writes.
+    let mut fake = Fake::new(storage(40.0 * per_mailbox));
+    let r = run(&cfg, &mut fake, dir.path());
+    let max = r.max_mailboxes.expect("a maximum");
+    assert!((39..=40).contains(&max), "{max}");
+    let short = super::validation::trial_ms(&cfg);
+    let lengthened: Vec<u64> = (fake.jobs.iter())
+        .map(|(j, _)| j.duration_ms)
+        .filter(|&d| d > short && d < cfg.duration_ms)
+        .collect();
+    assert!(!lengthened.is_empty(), "{:?}", fake.jobs.len());
+    assert!(
+        r.warnings.iter().any(|w| w.contains("ran longer than")),
+        "{:?}",
+        r.warnings
+    );
+    // The header describes the reported test: the count found, not the count it started at.
+    let d = r.description.as_ref().expect("a description");
+    let test = d.head.iter().find(|l| l.label == "test").unwrap();
+    assert!(
+        test.text.contains(&format!("{max} mailboxes")),
+        "{}",
+        test.text
     );
 }

@@ -3,16 +3,14 @@
 //! the dry run, the results and every report say what ran.
 
 use super::{
-    BACKUP_QUEUE_DEPTH, ExchangeConfig, ExchangeFile, Load, RECOVERY_READS_PER_LOG,
+    BACKUP_QUEUE_DEPTH, ExchangeConfig, ExchangeFile, Headroom, Load, RECOVERY_READS_PER_LOG,
     RECOVERY_WRITES_PER_LOG, TestType, validation,
 };
 use crate::job::Job;
 use crate::results::description::{self, Description, Line};
 use crate::results::{JobSource, RunResult};
 use crate::run::{Execute, RunOptions, Workload};
-use crate::units::{
-    format_ms, format_number, format_pct, format_rate, format_seconds, format_size,
-};
+use crate::units::{format_ms, format_number, format_pct, format_seconds, format_size};
 use crate::workloads::{JobText, Keys, Overrides};
 use anyhow::Result;
 
@@ -88,13 +86,55 @@ pub(crate) fn test_job(cfg: &ExchangeConfig) -> Job {
         TestType::Recovery => super::recovery_job(cfg, db_bytes),
         TestType::Performance | TestType::Stress => validation::test_job(
             cfg,
-            cfg.threads.unwrap_or(validation::THREAD_STEPS[0]),
+            cfg.threads.unwrap_or(cfg.thread_steps()[0]),
             match cfg.throughput_mode {
                 Some(_) => Load::Max,
                 None => Load::Rate(cfg.target_iops(cfg.mailboxes)),
             },
             db_bytes,
             cfg.duration_ms,
+        ),
+    }
+}
+
+/// The `test` line: the test, its profile at `mailboxes` and, for the transactional tests, the
+/// target rate and where its headroom came from.
+pub(crate) fn test_line(cfg: &ExchangeConfig, mailboxes: u64) -> String {
+    let profile = format!(
+        "{} mailbox{} of {}, {} IOPS per mailbox ({})",
+        format_number(mailboxes as f64),
+        if mailboxes == 1 { "" } else { "es" },
+        format_size(cfg.mailbox_size_bytes),
+        format_number(cfg.iops_per_mailbox),
+        cfg.iops_source
+    );
+    match cfg.test {
+        TestType::Performance | TestType::Stress => format!(
+            "Exchange {} {} test of {profile}{}: a target of {} transactional IOPS",
+            cfg.version.name(),
+            cfg.test.name(),
+            match cfg.headroom {
+                Headroom::None => " and no headroom (the IOPS per mailbox is the target, as Jetstress takes it; --headroom adds some)".to_string(),
+                Headroom::Given => format!(" + {} headroom", format_pct(cfg.headroom_pct)),
+                Headroom::Calculator => format!(
+                    " + {} headroom (the calculator's, on a rate derived from messages a day; --headroom 0% for none)",
+                    format_pct(cfg.headroom_pct)
+                ),
+            },
+            format_number(cfg.target_iops(mailboxes))
+        ),
+        TestType::Backup => format!(
+            "Exchange {} backup test of {profile}: each database read once, sequentially, in {} reads, {} I/Os in flight; the full backup's time is scaled to the databases' real size",
+            cfg.version.name(),
+            format_size(cfg.backup_block_bytes),
+            BACKUP_QUEUE_DEPTH
+        ),
+        TestType::Recovery => format!(
+            "Exchange {} recovery test of {profile}: {} log files of 1 MiB replayed per database, each causing {} reads and {} writes of database pages",
+            cfg.version.name(),
+            cfg.log_files,
+            RECOVERY_READS_PER_LOG,
+            RECOVERY_WRITES_PER_LOG
         ),
     }
 }
@@ -114,35 +154,7 @@ pub fn describe(cfg: &ExchangeConfig) -> Description {
     } else {
         String::new()
     };
-    let profile = format!(
-        "{} mailboxes of {}, {} IOPS per mailbox ({})",
-        format_number(cfg.mailboxes as f64),
-        format_size(cfg.mailbox_size_bytes),
-        format_number(cfg.iops_per_mailbox),
-        cfg.iops_source
-    );
-    let test = match cfg.test {
-        TestType::Performance | TestType::Stress => format!(
-            "Exchange {} {} test of {profile} + {} headroom: a target of {} transactional IOPS",
-            cfg.version.name(),
-            cfg.test.name(),
-            format_pct(cfg.headroom_pct),
-            format_rate(cfg.target_iops(cfg.mailboxes))
-        ),
-        TestType::Backup => format!(
-            "Exchange {} backup test of {profile}: each database read once, sequentially, in {} reads, {} I/Os in flight; the full backup's time is scaled to the databases' real size",
-            cfg.version.name(),
-            format_size(cfg.backup_block_bytes),
-            BACKUP_QUEUE_DEPTH
-        ),
-        TestType::Recovery => format!(
-            "Exchange {} recovery test of {profile}: {} log files of 1 MiB replayed per database, each causing {} reads and {} writes of database pages",
-            cfg.version.name(),
-            cfg.log_files,
-            RECOVERY_READS_PER_LOG,
-            RECOVERY_WRITES_PER_LOG
-        ),
-    };
+    let test = test_line(cfg, cfg.mailboxes);
     d.head.push(Line::new("test", test));
     let databases = match cfg.throughput_mode {
         Some((share, _)) => format!(
@@ -176,20 +188,73 @@ pub fn describe(cfg: &ExchangeConfig) -> Description {
     d
 }
 
-/// The transactional tests' threads, searches and limits.
+/// The transactional tests' threads, copies, timing, searches and limits.
 fn transactional_lines(cfg: &ExchangeConfig, head: &mut Vec<Line>) {
     let trial = format_ms(validation::trial_ms(cfg));
+    let scope = if cfg.global_threads() {
+        "shared by all databases, as Jetstress 2013 and later count them"
+    } else {
+        "per database"
+    };
     let threads = match cfg.threads {
-        Some(t) => format!("{t} per database"),
+        Some(t) if cfg.global_threads() => {
+            let split = cfg.threads_of_databases(t);
+            let (lo, hi) = (split.iter().min(), split.iter().max());
+            let each = match (lo, hi) {
+                (Some(lo), Some(hi)) if lo == hi => format!("{lo} each"),
+                (Some(lo), Some(hi)) => format!("{lo} to {hi} each"),
+                _ => String::new(),
+            };
+            format!("{t} {scope} ({each})")
+        }
+        Some(t) => format!("{t} {scope}"),
         None => format!(
-            "found by trial: {} per database in turn, {trial} each, the first that passes (the workers below are the first trial's count)",
-            validation::THREAD_STEPS
+            "found by trial: {} {scope} in turn, {trial} each (longer when a count needs it to give every rule enough I/Os), the first that passes (the workers below are the first trial's count)",
+            cfg.thread_steps()
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
     };
+    let copies = match cfg.copies {
+        1 => String::new(),
+        n => format!(
+            " · {n} copies of each database: its deeper checkpoint writes {} fewer pages, {} of its I/O reads",
+            format_pct(super::COPIES_WRITE_REDUCTION * 100.0),
+            format_pct(cfg.read_pct())
+        ),
+    };
+    let ramp = cfg.ramp_ms.min(cfg.duration_ms / 4);
+    if ramp < cfg.ramp_ms {
+        head.push(Line::new(
+            "ramp",
+            format!(
+                "{} before each run, not the {} asked: a ramp is at most a quarter of its run's measured time ({} here){}",
+                format_ms(ramp),
+                format_ms(cfg.ramp_ms),
+                format_ms(cfg.duration_ms),
+                if cfg.find_max_mailboxes || cfg.threads.is_none() {
+                    ", and a trial's of its own"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    let judgeable = validation::judgeable_ms(cfg, cfg.mailboxes);
+    if cfg.throughput_mode.is_none() && judgeable > cfg.duration_ms && !cfg.find_max_mailboxes {
+        head.push(Line::new(
+            "too short",
+            format!(
+                "at {} transactional IOPS a test of {} gives some rule fewer than {} I/Os to judge: it will be NOT MEASURED; run it for at least {}",
+                format_number(cfg.target_iops(cfg.mailboxes)),
+                format_ms(cfg.duration_ms),
+                crate::results::verdict::MIN_LATENCY_SAMPLES,
+                format_ms(judgeable.div_ceil(1000) * 1000)
+            ),
+        ));
+    }
     let maintenance = if cfg.maintenance && cfg.cache.is_none() {
         "on"
     } else {
@@ -197,7 +262,7 @@ fn transactional_lines(cfg: &ExchangeConfig, head: &mut Vec<Line>) {
     };
     head.push(Line::new(
         "threads",
-        format!("{threads} · background maintenance {maintenance}"),
+        format!("{threads} · background maintenance {maintenance}{copies}"),
     ));
     if let Some((_, pct)) = cfg.throughput_mode {
         head.push(Line::new(

@@ -51,6 +51,8 @@ struct Sequencer<'a> {
     phases: Vec<PhaseRecord>,
     /// Data verification's counts over every run (with `verify`).
     verify: Option<VerifyCounts>,
+    /// storlab's own cost over every run.
+    cost: Option<crate::results::cost::CostResult>,
 }
 
 /// Runs a job with a sequence (steps, repetitions, curve, steady state, preconditioning).
@@ -69,6 +71,7 @@ pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Resul
         errors: Vec::new(),
         phases: Vec::new(),
         verify: None,
+        cost: None,
     };
     let precondition = match job.sequence.precondition {
         Some(p) => s.precondition(job, p)?,
@@ -199,6 +202,12 @@ impl Sequencer<'_> {
             sum.1.add(&t.bytes);
             sum.2.add(&t.errors);
         }
+        if let Some(c) = &r.cost {
+            self.cost = Some(match &self.cost {
+                Some(sum) => sum.and(c),
+                None => c.clone(),
+            });
+        }
         if let Some(v) = &r.verify {
             let all = self.verify.get_or_insert_with(|| VerifyCounts {
                 block_bytes: v.block_bytes,
@@ -240,6 +249,10 @@ impl Sequencer<'_> {
                 .iter()
                 .filter(|p| p.name != Phase::Prepare)
                 .map(|p| p.seconds)
+                .sum(),
+            cpu_s: (r.phases.iter())
+                .filter(|p| p.name != Phase::Prepare)
+                .map(|p| p.cpu_s)
                 .sum(),
         });
         if let Some(why) = r.interrupted.reason() {
@@ -568,6 +581,9 @@ impl Sequencer<'_> {
             })
             .collect();
         r.host_cpu = weighted_cpu(&steps);
+        r.host_cpus = crate::stats::host::cpus::PerCpu::weighted(
+            (steps.iter()).filter_map(|s| Some((s.host_cpus.as_ref()?, s.measured_ms as f64))),
+        );
         let precondition_ms = precondition.as_ref().map_or(0.0, |p| p.seconds * 1e3);
         r.devices = self
             .devices
@@ -600,6 +616,7 @@ impl Sequencer<'_> {
         // Judged over every run: a failed I/O or a verification error in any step fails the
         // sequence, not only one in its last run.
         r.verify = self.verify;
+        r.cost = self.cost;
         r.verdict = crate::run::integrity_verdict(&r, 0);
         results::file::save(&self.opts.results_path, &r)?;
         Ok(r)
@@ -677,7 +694,47 @@ fn step_row(
             .map(|r| r.cache_tiers.clone())
             .unwrap_or_default(),
         data: runs.last().and_then(|r| r.data.clone()),
+        workers: step_workers(runs, secs),
+        host_cpus: crate::stats::host::cpus::PerCpu::weighted(
+            (runs.iter()).filter_map(|r| Some((r.host_cpus.as_ref()?, r.measured_ms as f64))),
+        ),
     }
+}
+
+/// Each worker of a step's runs, its figures over the runs merged (by name, in the order they
+/// first ran).
+fn step_workers(runs: &[RunResult], secs: f64) -> Vec<results::WorkerResult> {
+    let mut names: Vec<&str> = Vec::new();
+    for w in runs.iter().flat_map(|r| &r.workers) {
+        if !names.contains(&w.name.as_str()) {
+            names.push(&w.name);
+        }
+    }
+    (names.into_iter())
+        .map(|name| {
+            let parts: Vec<&results::WorkerResult> = (runs.iter())
+                .flat_map(|r| &r.workers)
+                .filter(|w| w.name == name)
+                .collect();
+            let totals: Vec<&ClassSummary> = parts.iter().map(|w| &w.totals).collect();
+            let mut classes = BTreeMap::new();
+            for class in parts.iter().flat_map(|w| w.classes.keys()) {
+                if classes.contains_key(class) {
+                    continue;
+                }
+                let of: Vec<&ClassSummary> =
+                    parts.iter().filter_map(|w| w.classes.get(class)).collect();
+                classes.insert(class.clone(), ClassSummary::merge(&of, secs));
+            }
+            results::WorkerResult {
+                name: name.to_string(),
+                totals: ClassSummary::merge(&totals, secs),
+                classes,
+                unissued: parts.iter().map(|w| w.unissued).sum(),
+                fatal: parts.iter().find_map(|w| w.fatal.clone()),
+            }
+        })
+        .collect()
 }
 
 fn weighted_cpu(steps: &[StepResult]) -> CpuPercent {

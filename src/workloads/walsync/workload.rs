@@ -169,15 +169,32 @@ fn combine(runs: Vec<RunResult>) -> Option<RunResult> {
         }
     }
     let errors: Vec<_> = runs.iter().flat_map(|r| r.errors.clone()).collect();
+    // Each device's counters over every method's measured time, so that its rates (counts
+    // over `measured_ms`) are of the same window as the methods' own.
+    let mut devices: Vec<crate::results::DeviceResult> = Vec::new();
+    for d in runs.iter().flat_map(|r| &r.devices) {
+        match devices.iter_mut().find(|x| x.name == d.name) {
+            Some(x) => x.delta.add(&d.delta),
+            None => devices.push(d.clone()),
+        }
+    }
+    for d in &mut devices {
+        d.delta.util_pct = if measured_ms > 0 {
+            (d.delta.busy_ms as f64 * 100.0 / measured_ms as f64).min(100.0)
+        } else {
+            0.0
+        };
+    }
     let count = runs.len();
     let mut r = runs.into_iter().last()?;
+    r.devices = devices;
     r.totals = ClassSummary::merge(&totals.iter().collect::<Vec<_>>(), measured_ms as f64 / 1e3);
     r.measured_ms = measured_ms;
     r.classes = classes;
     r.errors = errors;
     if count > 1 {
         r.warnings.push(format!(
-            "each method ran on its own for its own time; the time series, the device counters and the CPU use are those of the last one ({})",
+            "each method ran on its own for its own time; the device counters are every method's, over their measured times together; the time series and the CPU use are those of the last one ({})",
             r.job.classes.first().map_or("", String::as_str)
         ));
     }
@@ -272,4 +289,50 @@ pub(crate) fn describe(cfg: &WalSyncConfig) -> Description {
         },
     ));
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of 1 s whose device did `reads` reads and `writes` writes, busy `busy_ms`.
+    fn run(reads: u64, writes: u64, busy_ms: u64) -> RunResult {
+        let mut r: RunResult =
+            serde_json::from_value(crate::results::sample_json("io_uring", &["m"])).unwrap();
+        r.measured_ms = 1000;
+        r.devices = vec![crate::results::DeviceResult {
+            name: "vda".into(),
+            model: None,
+            delta: crate::stats::host::DiskDelta {
+                reads,
+                writes,
+                busy_ms,
+                util_pct: busy_ms as f64 / 10.0,
+                ..Default::default()
+            },
+        }];
+        r
+    }
+
+    /// The device line is over the same window as the methods: every method's counters over
+    /// their measured times together, not the last method's over all of them.
+    #[test]
+    fn the_device_counters_are_every_methods_over_their_time() {
+        let r = combine(vec![
+            run(100, 1000, 500),
+            run(20, 3000, 900),
+            run(0, 2000, 100),
+        ])
+        .unwrap();
+        assert_eq!(r.measured_ms, 3000);
+        let d = &r.devices[0].delta;
+        assert_eq!((d.reads, d.writes, d.busy_ms), (120, 6000, 1500));
+        assert!((d.util_pct - 50.0).abs() < 1e-9);
+        let text = crate::report::console::summary(&r, 0);
+        let line = text.lines().find(|l| l.starts_with("device")).unwrap();
+        assert!(
+            line.contains("vda: 50% busy · 40 reads/s, 2000 writes/s"),
+            "{line}"
+        );
+    }
 }

@@ -100,16 +100,20 @@ fn steps_header(params: &[&'static str]) -> Vec<&'static str> {
     h
 }
 
-/// The time-series table's header, with one utilisation column per device (`vda` here).
+/// The time-series table's header, in long form: the same on every host (a device is a row's
+/// `device`, not a column).
 const TIMESERIES_HEADER: &[&str] = &[
     "index",
     "step",
     "label",
+    "run",
     "phase",
     "t_end_ms",
+    "run_t_end_ms",
     "interval_ms",
     "class",
     "op",
+    "device",
     "ops",
     "iops",
     "mb_per_s",
@@ -119,7 +123,7 @@ const TIMESERIES_HEADER: &[&str] = &[
     "process_user_pct",
     "process_system_pct",
     "system_busy_pct",
-    "util_pct_vda",
+    "util_pct",
 ];
 
 /// Checks the CSV and Markdown forms of one table of one fixture: the header, the Markdown
@@ -200,8 +204,8 @@ fn row_counts(name: &str) -> (usize, usize, usize) {
         .sum::<usize>();
     let summary = classes + active(&v["totals"]);
     let steps = v["steps"].as_array().map_or(0, Vec::len);
-    // A row per class and direction with I/O in each interval, and the interval's totals (a
-    // fio group's class only in its own step's intervals).
+    // A row per class and direction with I/O in each interval, the interval's totals (a fio
+    // group's class only in its own step's intervals) and a row per device.
     let timeseries = v["timeseries"].as_array().map_or(0, |records| {
         records
             .iter()
@@ -209,7 +213,8 @@ fn row_counts(name: &str) -> (usize, usize, usize) {
                 let classes = r["classes"]
                     .as_object()
                     .map_or(0, |c| c.values().map(active).sum());
-                classes + active(&r["total"])
+                let devices = r["devices"].as_object().map_or(0, |d| d.len());
+                classes + active(&r["total"]) + devices
             })
             .sum()
     });
@@ -243,19 +248,57 @@ fn csv_and_markdown_tables() {
             &steps_header(params),
             Some(steps),
         );
-        // A run over many hosts names its devices HOST/DEVICE.
-        let mut header = TIMESERIES_HEADER.to_vec();
-        if name == "hosts" {
-            *header.last_mut().unwrap() = "util_pct_vm/vda";
-        }
-        // A run too short for a device sample (the backup test's few milliseconds) has no
-        // device column.
-        let v = crate::harness::load_json(&fixture(name));
-        let sampled = (v["timeseries"].as_array().into_iter().flatten())
-            .any(|r| r["devices"].as_object().is_some_and(|d| !d.is_empty()));
-        if !sampled {
-            header.pop();
-        }
+        // The same header on every host, whatever its devices.
+        let header = TIMESERIES_HEADER.to_vec();
         check_table(dir.path(), name, "timeseries", &header, Some(timeseries));
+    }
+}
+
+/// Issue 44: a class, worker, target and host named with terminal control sequences (the
+/// window's title set, the screen cleared, a C1 CSI, a right-to-left override): every text
+/// view shows them as text (`\x1b]0;…`), none writes a control character a terminal would
+/// act on, and JSON stays the same JSON.
+#[test]
+fn names_with_terminal_control_sequences_are_shown_as_text_in_every_text_view() {
+    let dir = scratch();
+    let crafted = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}6n\u{202e}gnp";
+    let shown = r"\x1b]0;pwned\x07\x1b[2J\u{9b}6n\u{202e}gnp";
+    let quoted = serde_json::to_string(crafted).unwrap();
+    let text = std::fs::read_to_string(fixture("plain")).unwrap();
+    let text = text
+        .replace("\"worker\"", &quoted)
+        .replace("\"vm\"", &quoted)
+        .replace("\"/var/tmp/storlab-fx/plain.dat\"", &quoted);
+    let results = dir.path().join("hostile.json");
+    std::fs::write(&results, text).unwrap();
+    let r = results.display().to_string();
+    let views: [&[&str]; 7] = [
+        &["report", &r],
+        &["report", &r, "--format", "csv"],
+        &["report", &r, "--format", "markdown"],
+        &["report", &r, "--format", "csv", "--table", "timeseries"],
+        &["report", &r, "--format", "iometer-csv"],
+        &["report", &r, "--format", "fio-json"],
+        &["report", &r, "--json"],
+    ];
+    let acted_on = |c: char| c.is_control() && c != '\n' || ('\u{202a}'..='\u{202e}').contains(&c);
+    for args in views {
+        let out = run_in(dir.path(), args);
+        out.expect_ok();
+        for (stream, said) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let raw: Vec<char> = said.chars().filter(|&c| acted_on(c)).collect();
+            assert!(
+                raw.is_empty(),
+                "{args:?} wrote {raw:?} to {stream}:\n{said}"
+            );
+        }
+        if args.contains(&"--json") || args.contains(&"fio-json") {
+            // JSON's own escapes: the same names when read back.
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            assert!(out.stdout.contains(r"\u001b]0;pwned\u0007"), "{args:?}");
+            assert!(v.to_string().contains("pwned"));
+        } else {
+            assert!(out.stdout.contains(shown), "{args:?}:\n{}", out.stdout);
+        }
     }
 }

@@ -45,6 +45,8 @@ pub(crate) fn check_views<S: AsRef<str>>(dir: &Path, args: &[S], kind: Kind) -> 
         ]
         .concat(),
     );
+    // Validated against the published schema too.
+    crate::harness::load_json(&results);
     let r = storlab::results::file::load(&results).expect("the results file loads");
     assert_eq!(
         real.code,
@@ -65,6 +67,7 @@ pub(crate) fn check_views<S: AsRef<str>>(dir: &Path, args: &[S], kind: Kind) -> 
     let html = std::fs::read_to_string(&html_path).expect("the HTML report");
     classes_agree(&report.stdout, &html, &r);
     verdicts_agree(&report.stdout, &html, &r);
+    costs_agree(&report.stdout, &html, &r);
     exports_agree(dir, &results, &r);
     r
 }
@@ -234,22 +237,21 @@ fn verdicts_agree(console: &str, html: &str, r: &RunResult) {
             .iter()
             .find(|row| row[0] == rule.rule)
             .unwrap_or_else(|| panic!("rule `{}` not in the HTML report", rule.rule));
-        // threshold (with its comparison), measured, result
-        assert_eq!(
-            row[3],
-            if rule.pass { "pass" } else { "FAIL" },
-            "{}",
-            rule.rule
-        );
+        // threshold (with its comparison), measured, result (an inconclusive rule's with why)
+        let outcome = if rule.pass { "pass" } else { rule.outcome() };
+        assert!(row[3].starts_with(outcome), "{}: {}", rule.rule, row[3]);
+        if let Some(why) = &rule.inconclusive {
+            assert!(row[3].contains(why.as_str()), "{}: {}", rule.rule, row[3]);
+            assert!(
+                console.contains(why.as_str()),
+                "the console leaves out why: {why}"
+            );
+        }
         let line = console
             .lines()
             .find(|l| l.contains(&format!("  {}  ", rule.rule)) || l.ends_with(&rule.rule))
             .unwrap_or_else(|| panic!("rule `{}` not in the console:\n{console}", rule.rule));
-        assert!(
-            line.trim_start()
-                .starts_with(if rule.pass { "ok" } else { "FAIL" }),
-            "{line}"
-        );
+        assert!(line.trim_start().starts_with(rule.outcome()), "{line}");
         assert!(
             line.contains(&row[2]),
             "measured `{}` not in `{line}`",
@@ -263,8 +265,52 @@ fn verdicts_agree(console: &str, html: &str, r: &RunResult) {
     }
 }
 
+/// storlab's own cost: the console's `cost` line and the HTML report's CPU section give the
+/// results' figures per I/O.
+fn costs_agree(console: &str, html: &str, r: &RunResult) {
+    let Some(c) = &r.cost else {
+        assert!(!console.contains("\ncost "), "a cost the results lack");
+        return;
+    };
+    let m = &c.measure;
+    let line = (console.lines())
+        .find(|l| l.starts_with("cost "))
+        .unwrap_or_else(|| panic!("no cost line:\n{console}"));
+    let html = unescape(&strip_tags(html));
+    for part in [
+        format!("per I/O: {} system calls", format_number(m.syscalls_per_io)),
+        format!("{} context switches", format_number(m.switches_per_io)),
+        format!("{} of CPU", format_known_ns(Some(m.cpu_us_per_io * 1e3))),
+        format!(
+            "waited {} for a CPU per wake",
+            format_known_ns(Some(m.run_queue_wait_mean_ns))
+        ),
+    ] {
+        assert!(line.contains(&part), "`{part}` not in `{line}`");
+        assert!(html.contains(&part), "`{part}` not in the HTML report");
+    }
+}
+
 /// The CSV summary and fio's json+ carry each class's counts exactly and its rates and
 /// percentiles unrounded (fio's from submission: in open loop, the service time).
+/// How many fio jobs the export has when every step has its workers: a job per worker group
+/// (`NAME`, `NAME#i`) and step.
+fn groups_and_steps(r: &RunResult) -> usize {
+    let groups = |job: &storlab::job::Job| {
+        let mut names: Vec<&str> = job
+            .workers
+            .iter()
+            .map(|w| w.name.split('#').next().unwrap_or(""))
+            .collect();
+        names.dedup();
+        names.len()
+    };
+    match &r.steps {
+        Some(steps) => steps.iter().map(|s| groups(&s.job(&r.job))).sum(),
+        None => groups(&r.job),
+    }
+}
+
 fn exports_agree(dir: &Path, results: &Path, r: &RunResult) {
     let results = results.to_str().unwrap();
     let csv = run_in(dir, ["report", results, "--format", "csv"]);
@@ -277,13 +323,18 @@ fn exports_agree(dir: &Path, results: &Path, r: &RunResult) {
     fio.expect_ok();
     let fio: Value = serde_json::from_str(&fio.stdout).expect("fio json");
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs().max(1.0);
-    for (name, c) in &r.classes {
-        let job = fio["jobs"]
-            .as_array()
-            .unwrap()
+    // fio's jobs are worker groups in each step: together they did every I/O of the run.
+    let jobs = fio["jobs"].as_array().unwrap();
+    for (op, d) in [("read", &r.totals.read), ("write", &r.totals.write)] {
+        let ios: u64 = jobs
             .iter()
-            .find(|j| j["jobname"] == name.as_str())
-            .unwrap_or_else(|| panic!("no fio job for class {name}"));
+            .map(|j| j[op]["total_ios"].as_u64().unwrap())
+            .sum();
+        if r.hosts.is_empty() && jobs.len() == groups_and_steps(r) {
+            assert_eq!(ios, d.ops, "fio {op} total_ios over every job");
+        }
+    }
+    for (name, c) in &r.classes {
         for (op, d) in [("read", &c.read), ("write", &c.write)] {
             if d.ops == 0 {
                 continue;
@@ -301,26 +352,27 @@ fn exports_agree(dir: &Path, results: &Path, r: &RunResult) {
             );
             let p99_us = d.latency_ns.p99 as f64 / 1e3;
             assert!(close(num("p99_us"), p99_us), "{name} {op} CSV p99");
-            let f = &job[op];
-            assert_eq!(
-                f["total_ios"].as_u64(),
-                Some(d.ops),
-                "{name} {op} fio total_ios"
-            );
-            assert!(
-                close(f["iops"].as_f64().unwrap(), d.iops),
-                "{name} {op} fio iops"
-            );
-            // fio times from submission: in open loop, storlab's service time.
-            let p99 = d
-                .service_latency_ns
-                .as_ref()
-                .map_or(d.latency_ns.p99, |s| s.p99);
-            assert_eq!(
-                f["clat_ns"]["percentile"]["99.000000"].as_u64(),
-                Some(p99),
-                "{name} {op} fio p99"
-            );
+            // A run of one worker group without steps: its one fio job is the class's own
+            // figures when the run has one class.
+            if jobs.len() == 1 && r.classes.len() == 1 {
+                let f = &jobs[0][op];
+                assert_eq!(
+                    f["total_ios"].as_u64(),
+                    Some(d.ops),
+                    "{name} {op} fio total_ios"
+                );
+                assert!(
+                    close(f["iops"].as_f64().unwrap(), d.iops),
+                    "{name} {op} fio iops"
+                );
+                // fio times from submission: in open loop, storlab's service time.
+                let p99 = (d.service_latency_ns.as_ref()).map_or(d.latency_ns.p99, |s| s.p99);
+                assert_eq!(
+                    f["clat_ns"]["percentile"]["99.000000"].as_u64(),
+                    Some(p99),
+                    "{name} {op} fio p99"
+                );
+            }
         }
     }
 }

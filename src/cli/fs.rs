@@ -1,0 +1,212 @@
+//! `storlab fs`: a file-system workload. Its flags are the `[fs]` section's own keys
+//! ([`FsSpec`] is both), each over the job file's value; with no argument at all, a quick
+//! run on ./storlab-scratch/fs.
+
+use super::OutputArgs;
+use crate::job::{self, JobError};
+use crate::results::Invocation;
+use crate::workloads::fs::config::{self, FsConfig};
+use crate::workloads::fs::spec::{FsFile, FsSpec};
+use crate::workloads::fs::workload::{self as fs_workload, Fs};
+use anyhow::Result;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Flags of `storlab fs`; each overrides the job file's `[fs]` value.
+#[derive(Debug, Args, Default)]
+pub struct FsArgs {
+    /// Job file with an `[fs]` section.
+    pub job: Option<PathBuf>,
+    /// The section's keys.
+    #[command(flatten)]
+    pub spec: FsSpec,
+    /// Output.
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// The flags given, as they were written (`--xfersize`).
+pub(super) fn given(a: &FsArgs) -> Vec<String> {
+    let mut keys: Vec<String> = a.spec.given().iter().map(|k| flag(k)).collect();
+    if let Some(m) = &a.spec.mdtest {
+        for (on, name) in [
+            (m.items.is_some(), "items"),
+            (m.io500.is_some(), "io500"),
+            (m.unique_dir.is_some(), "unique-dir"),
+            (m.write_bytes.is_some(), "write-bytes"),
+            (m.read_bytes.is_some(), "read-bytes"),
+            (m.phases.is_some(), "phases"),
+            (m.shift.is_some(), "shift"),
+            (m.iterations.is_some(), "iterations"),
+        ] {
+            if on {
+                keys.push(format!("--mdtest-{name}"));
+            }
+        }
+    }
+    keys
+}
+
+/// A key's flag: `--min-rate` for `min_rate`.
+fn flag(key: &str) -> String {
+    format!("--{}", key.replace('_', "-"))
+}
+
+/// Points an error at the flag that set its key, or at the key's line in the job file.
+fn blame(mut e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
+    let key = e.key.strip_prefix("fs.").unwrap_or(&e.key).to_string();
+    let mdtest = key.strip_prefix("mdtest.");
+    let by_flag = match mdtest {
+        Some(k) => given(a).contains(&format!("--mdtest-{}", k.replace('_', "-"))),
+        None => a.spec.given().contains(&key.as_str()),
+    };
+    if by_flag {
+        e.location = "command line".into();
+        e.key = match mdtest {
+            Some(k) => format!("--mdtest-{}", k.replace('_', "-")),
+            None => flag(&key),
+        };
+    } else if let Some((path, text)) = file {
+        let top = key.split(['.', '[']).next().unwrap_or(&key);
+        e.location = job::file::locate(path, text, Some("fs"), top);
+    }
+    e
+}
+
+/// The `[fs]` section as the job file and the flags give it (what ranks of a run over many
+/// hosts share), its `[data]` folded in the job file's only.
+#[cfg(feature = "mpi")]
+pub(super) fn spec_of(a: &FsArgs) -> Result<FsSpec> {
+    let file = super::section_file(a.job.as_deref(), None, "fs", "file-system")?;
+    let mut spec = match &file {
+        Some((path, text)) => {
+            let parsed: FsFile = job::file::parse_toml(path, text)?;
+            if parsed.data.is_some() {
+                return Err(crate::Usage(format!(
+                    "{}: [data]: a run over many hosts shares the [fs] section alone; leave [data] out",
+                    path.display()
+                ))
+                .into());
+            }
+            parsed.fs
+        }
+        None => FsSpec::default(),
+    };
+    spec.overlay(&a.spec);
+    Ok(spec)
+}
+
+/// Builds the workload from the job file and the flags.
+pub fn build_fs(a: &FsArgs) -> Result<FsConfig> {
+    let file = super::section_file(a.job.as_deref(), None, "fs", "file-system")?;
+    let (mut spec, data, location) = match &file {
+        Some((path, text)) => {
+            let parsed: FsFile = job::file::parse_toml(path, text)?;
+            let data = job::data::resolve_in(parsed.data.as_ref(), path, Some(text))?;
+            (parsed.fs, data, path.display().to_string())
+        }
+        None => (
+            FsSpec::default(),
+            Default::default(),
+            "command line".to_string(),
+        ),
+    };
+    spec.overlay(&a.spec);
+    config::resolve(&spec, &location, data).map_err(|e| {
+        let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
+        blame(e, a, file).into()
+    })
+}
+
+/// Runs `storlab fs`.
+pub(super) fn run_fs(a: FsArgs) -> Result<i32> {
+    let cfg = build_fs(&a)?;
+    let invocation = Invocation {
+        source: fs_workload::source(a.job.as_deref()),
+        flags: given(&a),
+    };
+    super::run_workload(&Fs { cfg }, &a.out, invocation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::fs::spec::MdtestSpec;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_key_of_the_section_is_a_flag_and_only_those() {
+        let cli = super::super::Cli::command();
+        let sub = cli.find_subcommand("fs").expect("subcommand");
+        let mut flags: Vec<String> = sub
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .filter(|f| !f.starts_with("--mdtest-"))
+            .filter(|f| {
+                ![
+                    "--dry-run",
+                    "--output",
+                    "--json",
+                    "--html",
+                    "--quiet",
+                    "--serve",
+                    "--serve-linger",
+                ]
+                .contains(&f.as_str())
+            })
+            .collect();
+        flags.sort();
+        let mut keys: Vec<String> = FsSpec::KEYS.iter().map(|k| flag(k)).collect();
+        keys.sort();
+        assert_eq!(flags, keys);
+        for f in crate::workloads::fs::ROOM.flags {
+            assert!(crate::workloads::OVERRIDE_FLAGS.contains(f), "{f}");
+        }
+    }
+
+    #[test]
+    fn flags_override_the_file_and_are_blamed_for_their_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fs.toml");
+        std::fs::write(&path, "[fs]\ndepth = 2\nthreads = 2\n").unwrap();
+        let a = FsArgs {
+            job: Some(path.clone()),
+            spec: FsSpec {
+                threads: Some(3),
+                ..FsSpec::default()
+            },
+            ..FsArgs::default()
+        };
+        let c = build_fs(&a).unwrap();
+        assert_eq!((c.shape.depth, c.passes[0].workloads[0].threads), (2, 3));
+        assert_eq!(given(&a), vec!["--threads"]);
+        let a = FsArgs {
+            spec: FsSpec {
+                xfersize: Some("0".into()),
+                ..FsSpec::default()
+            },
+            ..FsArgs::default()
+        };
+        let e = build_fs(&a).unwrap_err().to_string();
+        assert!(e.starts_with("command line: `--xfersize`"), "{e}");
+        std::fs::write(&path, "[fs]\ndepth = 2\n\nfileio = \"sideways\"\n").unwrap();
+        let a = FsArgs {
+            job: Some(path.clone()),
+            ..FsArgs::default()
+        };
+        let e = build_fs(&a).unwrap_err().to_string();
+        assert!(e.contains("fs.toml:4"), "{e}");
+        let a = FsArgs {
+            spec: FsSpec {
+                mdtest: Some(MdtestSpec {
+                    items: Some(0),
+                    ..MdtestSpec::default()
+                }),
+                ..FsSpec::default()
+            },
+            ..FsArgs::default()
+        };
+        let e = build_fs(&a).unwrap_err().to_string();
+        assert!(e.starts_with("command line: `--mdtest-items`"), "{e}");
+    }
+}

@@ -1,0 +1,302 @@
+//! DiskSpd XML profiles and command lines as storlab jobs: `storlab run --diskspd "ARGS"`,
+//! `storlab import PROFILE.xml`, `storlab run PROFILE.xml`. Both are read into one model
+//! (time spans of targets with their parameters: `args.rs` reads a command line, `xml.rs` a
+//! profile), which `render.rs` writes as a storlab job. DiskSpd's threads of a target become one
+//! `[[worker]]` with `count` (each thread its own sequential position, as in DiskSpd),
+//! its outstanding I/Os per thread per target the `queue_depth`; several time spans run one
+//! after another: `group = N` and `[cycle] group = [...]`. Every option or element is
+//! converted, accepted as having no effect in storlab (a note in the job), or unsupported:
+//! listed with where it was written, an error unless `lenient`.
+
+mod args;
+mod render;
+mod xml;
+
+use super::{Converted, ImportError, Options, Unsupported};
+use std::path::{Path, PathBuf};
+
+/// Converts the DiskSpd XML profile `text`, read from `path`.
+pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
+    let file = path.display().to_string();
+    let mut out = Out::default();
+    let spans = xml::read(&file, text, &mut out)?;
+    finish(
+        &format!("the DiskSpd profile {file}"),
+        &file,
+        spans,
+        out,
+        opts,
+    )
+}
+
+/// Converts a DiskSpd command line (`-b8K -d60 -o4 -t2 -r -w30 -Sh D:\\test.dat`), as given
+/// to `storlab run --diskspd`.
+pub(super) fn convert_args(args: &str, opts: &Options) -> Result<Converted, ImportError> {
+    let mut out = Out::default();
+    let span = args::read(args, &mut out)?;
+    finish(
+        "a DiskSpd command line",
+        "the DiskSpd command line",
+        vec![span],
+        out,
+        opts,
+    )
+}
+
+fn finish(
+    what: &str,
+    name: &str,
+    spans: Vec<Span>,
+    mut out: Out,
+    opts: &Options,
+) -> Result<Converted, ImportError> {
+    let threads: u64 = spans.iter().map(Span::threads).sum();
+    if threads > crate::job::MAX_WORKERS as u64 {
+        return Err(ImportError::Read(format!(
+            "{}: {threads} threads in all (every target's threads, in every time span); storlab runs at most {} workers: use fewer threads or targets, or convert the time spans apart",
+            spans[0].at,
+            crate::job::MAX_WORKERS
+        )));
+    }
+    let toml = render::render(what, &spans, &mut out, opts);
+    if out.more > 0 {
+        out.unsupported.push(Unsupported {
+            at: spans[0].at.clone(),
+            option: "...".into(),
+            why: format!("{} more, not listed", out.more),
+        });
+    }
+    if !out.unsupported.is_empty() && !opts.lenient {
+        return Err(ImportError::Unsupported(out.unsupported, name.to_string()));
+    }
+    Ok(Converted {
+        toml,
+        left_out: out.unsupported,
+    })
+}
+
+/// Time spans a profile may hold (DiskSpd runs each one after the other).
+const MAX_SPANS: usize = 256;
+/// Threads DiskSpd's `-t`, `-F`, `ThreadsPerFile` or `ThreadCount` may ask for.
+const MAX_THREADS: u32 = crate::job::MAX_WORKERS as u32;
+/// Outstanding I/Os per thread (storlab's queue depth holds at most this many).
+const MAX_REQUESTS: u32 = 32768;
+
+/// One time span: a DiskSpd run of its targets, for its duration.
+#[derive(Debug, Clone)]
+struct Span {
+    /// Where it was written (`profile.xml:3`, `command line`).
+    at: String,
+    /// What was written there, for the job's comment: the command line's options, or
+    /// `<TimeSpan>`.
+    source: String,
+    /// From a profile (its elements' names in comments), not a command line (its options').
+    xml: bool,
+    /// Measured seconds (`-d`, `Duration`; DiskSpd's default 10).
+    duration: u64,
+    /// Seconds of warm-up (`-W`, `Warmup`; DiskSpd's default 5).
+    warmup: u64,
+    /// `-z`, `RandSeed`.
+    seed: Option<u64>,
+    /// `-D`, `IoBucketDuration`: the statistics interval, ms.
+    interval_ms: Option<u64>,
+    /// `-F`, `ThreadCount`: threads that each drive every target (else per target, `-t`).
+    total_threads: Option<u32>,
+    /// `-O`, the span's `RequestCount`: outstanding I/Os per thread over all targets.
+    thread_requests: Option<u32>,
+    /// `-a`, `Affinity`: CPUs the threads go to, round-robin in thread order.
+    cpus: Option<Vec<usize>>,
+    /// Where the affinity was written.
+    cpus_at: String,
+    targets: Vec<Target>,
+}
+
+impl Span {
+    /// A span with DiskSpd's defaults (10 s measured after 5 s of warm-up), written at `at`.
+    fn new(at: String, source: String, xml: bool) -> Span {
+        Span {
+            at,
+            source,
+            xml,
+            duration: 10,
+            warmup: 5,
+            seed: None,
+            interval_ms: None,
+            total_threads: None,
+            thread_requests: None,
+            cpus: None,
+            cpus_at: String::new(),
+            targets: Vec::new(),
+        }
+    }
+
+    /// The storlab workers (threads) the span makes.
+    fn threads(&self) -> u64 {
+        if let (Some(f), Some(_)) = (self.total_threads, self.thread_requests) {
+            return u64::from(f);
+        }
+        (self.targets.iter())
+            .map(|t| match self.total_threads {
+                _ if t.params.interlocked && t.params.random.is_none() => 1,
+                Some(f) => u64::from(f),
+                None => u64::from(t.params.threads),
+            })
+            .sum()
+    }
+}
+
+/// A target of a time span, with its parameters.
+#[derive(Debug, Clone)]
+struct Target {
+    /// Where it was written.
+    at: String,
+    /// As DiskSpd names it: a path, `#1`, `E:`, `*1`.
+    name: String,
+    params: Params,
+}
+
+/// How DiskSpd drives one target.
+#[derive(Debug, Clone, PartialEq)]
+struct Params {
+    /// `-b`, `BlockSize` (default 64 KiB).
+    block: u64,
+    /// `-B`, `BaseFileOffset`.
+    base: u64,
+    /// `-B base:length`.
+    length: Option<u64>,
+    /// `-f`, `MaxFileSize`: the offset I/O stays below.
+    max: Option<u64>,
+    /// Share of random I/Os, percent (`-r` alone: 100; `-rs`, `RandomRatio`); `None`:
+    /// sequential.
+    random: Option<f64>,
+    /// `-r<align>`, `Random`: offsets of random I/Os are multiples of it.
+    align: Option<u64>,
+    /// `-rdpct`, `Distribution/Percent`: storlab's `zoned:...`.
+    zones: Option<String>,
+    /// `-si`, `InterlockedSequential`: the threads share one sequential stream.
+    interlocked: bool,
+    /// `-s<stride>`, `StrideSize`: sequential I/O moves this far each time (`None`: the
+    /// block size).
+    stride: Option<u64>,
+    /// `-T`, `ThreadStride`: thread k's sequential stream starts k times this far in.
+    thread_stride: u64,
+    /// `-w`, `WriteRatio`: percent of writes.
+    write: f64,
+    /// `-o`, `RequestCount`: outstanding I/Os per thread on this target (default 2).
+    requests: u32,
+    /// `-t`, `ThreadsPerFile` (default 1).
+    threads: u32,
+    /// `-g`, `Throughput`: I/Os a second per thread on this target.
+    rate_iops: Option<f64>,
+    /// `-j`, `ThinkTime`: ms a thread waits after each I/O (bursts of one).
+    think_ms: Option<u64>,
+    /// `-c`, `FileSize`: create the file at this size.
+    size: Option<u64>,
+    /// `-Su`, `DisableOSCache`: no page cache (O_DIRECT).
+    uncached: bool,
+    /// `-Sw`, `WriteThrough`: every write durable (O_DSYNC).
+    write_through: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            block: 64 << 10,
+            base: 0,
+            length: None,
+            max: None,
+            random: None,
+            align: None,
+            zones: None,
+            interlocked: false,
+            stride: None,
+            thread_stride: 0,
+            write: 0.0,
+            requests: 2,
+            threads: 1,
+            rate_iops: None,
+            think_ms: None,
+            size: None,
+            uncached: false,
+            write_through: false,
+        }
+    }
+}
+
+/// What the conversion collects while it goes.
+#[derive(Default, Debug)]
+struct Out {
+    unsupported: Vec<Unsupported>,
+    /// Unsupported beyond [`MAX_LISTED`], counted only.
+    more: usize,
+    notes: Vec<String>,
+    /// The notes already said (each is said once; a set, so that a file of thousands of
+    /// targets, each with its note, takes time in proportion to them).
+    said: std::collections::HashSet<String>,
+}
+
+/// Unsupported options or elements listed at most (a file of thousands has one mistake made
+/// many times).
+const MAX_LISTED: usize = 1000;
+
+impl Out {
+    fn bad(&mut self, at: &str, option: &str, why: impl Into<String>) {
+        if self.unsupported.len() >= MAX_LISTED {
+            self.more += 1;
+            return;
+        }
+        self.unsupported.push(Unsupported {
+            at: at.to_string(),
+            option: option.to_string(),
+            why: why.into(),
+        });
+    }
+
+    /// A note, once.
+    fn note(&mut self, note: String) {
+        if self.said.insert(note.clone()) {
+            self.notes.push(note);
+        }
+    }
+}
+
+/// `-Z` and `WriteBufferContent`: what DiskSpd writes.
+fn write_buffer_note(out: &mut Out, what: &str) {
+    out.note(format!(
+        "{what}: storlab writes unique, incompressible blocks (as DiskSpd's -Zr); arrays that compress or deduplicate reduce them less than DiskSpd's repeating buffer"
+    ));
+}
+
+/// Where DiskSpd's target `name` goes: its `--map` path; for `D:\dir\f.dat`, the `--map` of its
+/// drive `D:` joined with `dir/f.dat`; a path of this system's shape (`/mnt/f.dat`,
+/// `f.dat`, `dir\f.dat` read as `dir/f.dat`) as it is; anything else (`#1`, `E:`, `D:\f.dat`
+/// unmapped, `\\server\share\f.dat`, `*1`) a new file in the current directory (noted).
+fn place(name: &str, index: usize, opts: &Options, notes: &mut Vec<String>) -> PathBuf {
+    if let Some(p) = opts.mapped(name) {
+        return p.to_path_buf();
+    }
+    let bytes = name.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if drive {
+        if let Some(root) = opts.mapped(&name[..2]) {
+            let rest = name[2..].trim_start_matches(['\\', '/']);
+            return if rest.is_empty() {
+                root.to_path_buf()
+            } else {
+                root.join(rest.replace('\\', "/"))
+            };
+        }
+    }
+    let windows_only = drive
+        || name.starts_with('#')
+        || name.starts_with('*')
+        || name.starts_with("\\\\")
+        || name.starts_with('\\');
+    if !windows_only {
+        return PathBuf::from(name.replace('\\', "/"));
+    }
+    opts.place(name, &format!("diskspd-target{}.dat", index + 1), notes)
+}
+
+#[cfg(test)]
+mod tests;
