@@ -156,6 +156,19 @@ impl HostResult {
     }
 }
 
+/// The workloads' own sections of every rank's results (`ranks`, rank 0's first) merged into
+/// `out`, the root's: a file-system workload's runs, operations and mdtest phases (see
+/// `workloads::fs::section::merged`).
+pub fn merge_sections(out: &mut RunResult, ranks: &[&RunResult]) {
+    let fs: Vec<&crate::workloads::fs::section::FsResult> =
+        ranks.iter().filter_map(|r| r.fs.as_ref()).collect();
+    if fs.len() == ranks.len() {
+        if let Some(m) = crate::workloads::fs::section::merged(&fs) {
+            out.fs = Some(m);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{ClockCheck, HostResult};
@@ -179,18 +192,5 @@ mod tests {
         assert_eq!(h.clock_drift_ns(), 0);
         h.clock_checks = vec![check(59, -1_500), check(119, 2_000), check(179, 0)];
         assert_eq!(h.clock_drift_ns(), 3_000 - 110);
-    }
-}
-
-/// The workloads' own sections of every rank's results (`ranks`, rank 0's first) merged into
-/// `out`, the root's: a file-system workload's runs, operations and mdtest phases (see
-/// `workloads::fs::section::merged`).
-pub fn merge_sections(out: &mut RunResult, ranks: &[&RunResult]) {
-    let fs: Vec<&crate::workloads::fs::section::FsResult> =
-        ranks.iter().filter_map(|r| r.fs.as_ref()).collect();
-    if fs.len() == ranks.len() {
-        if let Some(m) = crate::workloads::fs::section::merged(&fs) {
-            out.fs = Some(m);
-        }
     }
 }

@@ -150,21 +150,7 @@ impl Collector<'_> {
         let mut done = 0;
         loop {
             let now = start.elapsed().as_nanos() as u64;
-            while next_sample < grid.intervals() {
-                let (_, end, _) = grid.bounds(next_sample);
-                if now < end {
-                    break;
-                }
-                let s = sample(start, devices);
-                if end == grid.ramp_ns && edges.measure_start.is_none() {
-                    edges.measure_start = Some(s.clone());
-                }
-                if end == grid.ramp_ns + grid.measure_ns {
-                    edges.measure_end = Some(s.clone());
-                }
-                ends.insert(next_sample, s);
-                next_sample += 1;
-            }
+            edges.sample_due(&grid, now, (start, devices), &mut ends, &mut next_sample);
             if !announced_measure && now >= grid.ramp_ns {
                 announced_measure = true;
                 obs.phase(Phase::Measure);
@@ -314,6 +300,33 @@ struct Edges {
 }
 
 impl Edges {
+    /// Samples the host at the end of every interval due by `now` (from `next`), keeping the
+    /// measured time's edges.
+    fn sample_due(
+        &mut self,
+        grid: &IntervalGrid,
+        now: u64,
+        (start, devices): (Instant, &[String]),
+        ends: &mut BTreeMap<u64, Sample>,
+        next: &mut u64,
+    ) {
+        while *next < grid.intervals() {
+            let (_, end, _) = grid.bounds(*next);
+            if now < end {
+                break;
+            }
+            let s = sample(start, devices);
+            if end == grid.ramp_ns && self.measure_start.is_none() {
+                self.measure_start = Some(s.clone());
+            }
+            if end == grid.ramp_ns + grid.measure_ns {
+                self.measure_end = Some(s.clone());
+            }
+            ends.insert(*next, s);
+            *next += 1;
+        }
+    }
+
     /// CPU (the machine's and each CPU's) and device deltas over the measured time, and the CPU
     /// over the ramp (from `first`, the run's start), once the run is over (an end not sampled
     /// yet is sampled now).
