@@ -265,13 +265,12 @@ fn fwd(d: &Def, out: &mut Out) -> Fwd {
                 }
                 Err(e) => out.bad(it, e),
             },
-            "threads" => match super::defs::threads(it, out) {
-                Some(n) => {
+            "threads" => {
+                if let Some(n) = super::defs::threads(it, out) {
                     format.0 = Some(n);
                     let _ = writeln!(f.toml, "threads = {n}");
                 }
-                None => {}
-            },
+            }
             "skew" => match number(v).filter(|n| *n > 0.0 && *n <= 100.0) {
                 Some(n) => {
                     let _ = writeln!(f.toml, "skew = {}", toml_num(n));
@@ -337,6 +336,39 @@ fn chosen(it: &Item, fwds: &[Fwd], out: &mut Out) -> Vec<String> {
         }
     }
     names
+}
+
+/// A run definition's `format=` as storlab's `format` (`None`: refused, said in `out`).
+fn format_word(it: &Item, out: &mut Out) -> Option<&'static str> {
+    let items: Vec<String> = it
+        .value
+        .items()
+        .iter()
+        .map(|s| s.to_ascii_lowercase())
+        .collect();
+    let has = |w: &str| items.iter().any(|i| i == w);
+    let bad_word = (items.iter())
+        .find(|i| !["yes", "no", "restart", "only", "clean", "once"].contains(&i.as_str()));
+    if let Some(w) = bad_word {
+        out.bad(
+            it,
+            format!(
+                "format={w} has no equivalent: storlab's format is yes, no, restart, only or clean, once before its runs"
+            ),
+        );
+        return None;
+    }
+    Some(if has("only") {
+        "only"
+    } else if has("clean") {
+        "clean"
+    } else if has("yes") {
+        "yes"
+    } else if has("restart") {
+        "restart"
+    } else {
+        "no"
+    })
 }
 
 fn rd(d: &Def, fwds: &[Fwd], out: &mut Out) -> Rd {
@@ -407,30 +439,7 @@ fn rd(d: &Def, fwds: &[Fwd], out: &mut Out) -> Rd {
                 ),
             },
             "format" => {
-                let items: Vec<String> = it.value.items().iter().map(|s| s.to_ascii_lowercase()).collect();
-                let has = |w: &str| items.iter().any(|i| i == w);
-                let bad_word = items.iter().find(|i| {
-                    !["yes", "no", "restart", "only", "clean", "once"].contains(&i.as_str())
-                });
-                if let Some(w) = bad_word {
-                    out.bad(
-                        it,
-                        format!(
-                            "format={w} has no equivalent: storlab's format is yes, no, restart, only or clean, once before its runs"
-                        ),
-                    );
-                } else {
-                    let f = if has("only") {
-                        "only"
-                    } else if has("clean") {
-                        "clean"
-                    } else if has("yes") {
-                        "yes"
-                    } else if has("restart") {
-                        "restart"
-                    } else {
-                        "no"
-                    };
+                if let Some(f) = format_word(it, out) {
                     r.format = Some((f, it.line));
                 }
             }

@@ -333,31 +333,8 @@ pub fn resolve(spec: &FsSpec, location: &str, data: DataReduction) -> Result<FsC
         return Err(e.error(if mdtest.is_some() { "mdtest" } else { "files" }, why));
     }
     let open = openflags(&e, spec.openflags.as_deref().unwrap_or("none"))?;
-    let format = match spec.format.as_deref().unwrap_or("restart") {
-        "restart" => Format::Restart,
-        "yes" => Format::Yes,
-        "no" => Format::No,
-        "only" => Format::Only,
-        "clean" => Format::Clean,
-        other => {
-            return Err(e.error(
-                "format",
-                format!("`{other}`: use restart, yes, no, only or clean"),
-            ));
-        }
-    };
-    let engine = match spec.engine.as_deref().unwrap_or("psync") {
-        "psync" | "sync" => EngineKind::Psync,
-        "null" => EngineKind::Null,
-        other => {
-            return Err(e.error(
-                "engine",
-                format!(
-                    "`{other}`: file-system operations run as system calls of their own (psync) or not at all (null, storlab's own cost); io_uring punts them to kernel threads at twice the CPU an operation (see docs/methodology.md)"
-                ),
-            ));
-        }
-    };
+    let format = format(&e, spec.format.as_deref().unwrap_or("restart"))?;
+    let engine = engine(&e, spec.engine.as_deref().unwrap_or("psync"))?;
     let interval_ms = ms(spec.interval, crate::job::defaults::INTERVAL_MS);
     if interval_ms < 100 {
         return Err(e.error("interval", "give an interval of at least 100 ms".into()));
@@ -438,6 +415,39 @@ pub fn resolve(spec: &FsSpec, location: &str, data: DataReduction) -> Result<FsC
         limits: limits(&e, spec)?,
         data,
         rank: Rank::default(),
+    })
+}
+
+/// The `format` key.
+fn format(e: &SectionErrors, text: &str) -> Result<Format, JobError> {
+    Ok(match text {
+        "restart" => Format::Restart,
+        "yes" => Format::Yes,
+        "no" => Format::No,
+        "only" => Format::Only,
+        "clean" => Format::Clean,
+        other => {
+            return Err(e.error(
+                "format",
+                format!("`{other}`: use restart, yes, no, only or clean"),
+            ));
+        }
+    })
+}
+
+/// The `engine` key.
+fn engine(e: &SectionErrors, text: &str) -> Result<EngineKind, JobError> {
+    Ok(match text {
+        "psync" | "sync" => EngineKind::Psync,
+        "null" => EngineKind::Null,
+        other => {
+            return Err(e.error(
+                "engine",
+                format!(
+                    "`{other}`: file-system operations run as system calls of their own (psync) or not at all (null, storlab's own cost); io_uring punts them to kernel threads at twice the CPU an operation (see docs/methodology.md)"
+                ),
+            ));
+        }
     })
 }
 

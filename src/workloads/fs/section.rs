@@ -285,16 +285,13 @@ impl MdtestResult {
                 continue;
             };
             let op = item_op(phase);
-            let (ops, errors, latency) = r.operations.iter().find(|o| o.operation == op).map_or(
-                (0, 0, LatencySummary::default()),
-                |o| {
-                    (
-                        o.figures.ops,
-                        o.figures.errors,
-                        o.figures.latency_ns.clone(),
-                    )
-                },
-            );
+            let (ops, errors, latency) = r
+                .operations
+                .iter()
+                .find(|o| o.operation == op)
+                .map_or((0, 0, LatencySummary::default()), |o| {
+                    (o.figures.ops, o.figures.errors, o.figures.latency_ns)
+                });
             let items = ops.saturating_sub(errors);
             self.phases.push(MdPhaseFigures {
                 phase: phase.to_string(),

@@ -449,18 +449,18 @@ mod tests {
 
     #[test]
     fn weighted_lists_and_limits_parse() {
-        let sizes = weighted("4k:50, 64k:50", |s| crate::units::parse_size(s)).unwrap();
+        let sizes = weighted("4k:50, 64k:50", crate::units::parse_size).unwrap();
         assert_eq!(sizes, vec![(4096, 50), (65536, 50)]);
         assert_eq!(
-            weighted("read", |s| super::super::op::FsOp::parse(s)).unwrap(),
+            weighted("read", super::super::op::FsOp::parse).unwrap(),
             vec![(super::super::op::FsOp::Read, 1)]
         );
-        assert!(weighted("4k:0", |s| crate::units::parse_size(s)).is_err());
-        assert!(weighted("", |s| crate::units::parse_size(s)).is_err());
-        let p99 = per_op("create=5ms,*=1s", |s| crate::units::parse_duration(s)).unwrap();
+        assert!(weighted("4k:0", crate::units::parse_size).is_err());
+        assert!(weighted("", crate::units::parse_size).is_err());
+        let p99 = per_op("create=5ms,*=1s", crate::units::parse_duration).unwrap();
         assert_eq!(p99.len(), 2);
         assert_eq!(p99[1].0, None);
-        assert!(per_op("create", |s| crate::units::parse_duration(s)).is_err());
+        assert!(per_op("create", crate::units::parse_duration).is_err());
     }
 
     #[test]

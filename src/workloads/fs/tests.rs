@@ -197,7 +197,7 @@ fn an_anchor_of_another_user_or_with_files_of_others_is_refused_untouched() {
     std::fs::create_dir(&planted).unwrap();
     std::fs::write(planted.join(".storlab-fs.json"), b"{}").unwrap();
     rustix::fs::chown(
-        &planted.join(".storlab-fs.json"),
+        planted.join(".storlab-fs.json"),
         Some(rustix::process::Uid::from_raw(65534)),
         None,
     )

@@ -615,7 +615,7 @@ fn describe_passes(cfg: &FsConfig, d: &mut Description) {
         d.head.push(Line::new(
             label,
             format!(
-                "{}: {}, {}{}",
+                "{}: {}, {}{} measured",
                 p.label,
                 match p.rate {
                     Some(r) => format!("{} operations/s (open loop)", format_number(r)),
@@ -626,7 +626,7 @@ fn describe_passes(cfg: &FsConfig, d: &mut Description) {
                 } else {
                     String::new()
                 },
-                format!("{} measured", format_ms(p.duration_ms))
+                format_ms(p.duration_ms)
             ),
         ));
         label = "";
