@@ -6,7 +6,7 @@ use super::{OutputArgs, write_html};
 use crate::Usage;
 use crate::report::console;
 use crate::results::description::Description;
-use crate::results::file::{self as results_file, timeseries_path};
+use crate::results::file::timeseries_path;
 use crate::results::{Invocation, RunResult};
 use crate::run::{RunOptions, Signals};
 use anyhow::Result;
@@ -79,7 +79,7 @@ impl OutputArgs {
             write_html(path, &result)?;
         }
         if self.json {
-            console::print_json(&results_file::to_string(&result)?);
+            console::print_results_json(&result);
         } else {
             console::print_summary_after(&result, live.steps_printed());
             console::note(&format!(

@@ -50,6 +50,12 @@ pub(super) fn report(
         super::write_html(path, &r)?;
     } else if let Some(format) = format {
         use crate::report::{Format, csv, fio_json, iometer_csv};
+        let every_interval = format == Format::FioJson
+            || (matches!(format, Format::Csv | Format::Markdown)
+                && table == csv::Table::Timeseries);
+        if every_interval {
+            whole_series(&r)?;
+        }
         let text = match format {
             Format::Csv => csv::render(&r, csv::Format::Csv, table),
             Format::Markdown => csv::render(&r, csv::Format::Markdown, table),
@@ -61,9 +67,26 @@ pub(super) fn report(
         };
         console::print_text(text.trim_end());
     } else if json {
-        console::print_json(&results_file::to_string(&r)?);
+        console::print_results_json(&r);
     } else {
         console::print_summary(&r);
     }
     Ok(exit::OK)
+}
+
+/// Before an export of every interval: a time series that cannot be read is refused (exit
+/// 2: `RUN.ndjson line 7: …`), one that is missing is said (the export has no intervals).
+/// Read one record at a time; the export reads it again.
+fn whole_series(r: &crate::results::RunResult) -> Result<()> {
+    match r.timeseries.each(|_| {}) {
+        Ok(_) => Ok(()),
+        Err(u) if u.missing => {
+            console::note(&format!(
+                "{}: it is not beside the results file, so the export has no intervals",
+                u.why
+            ));
+            Ok(())
+        }
+        Err(u) => Err(Usage(u.why).into()),
+    }
 }

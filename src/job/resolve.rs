@@ -116,11 +116,12 @@ impl Settings {
                 "the duration must be at least 1ms, e.g. duration = \"30s\"".into(),
             ));
         }
-        if interval_ms < 10 {
+        let shortest = shortest_interval_ms();
+        if interval_ms < shortest {
             return Err(src.top_level_error(
                 "interval",
                 format!(
-                    "the interval is {interval_ms}ms; it must be at least 10ms, e.g. interval = \"1s\""
+                    "the interval is {interval_ms}ms; it must be at least {shortest}ms, e.g. interval = \"1s\""
                 ),
             ));
         }
@@ -149,6 +150,23 @@ impl Settings {
 }
 
 /// What to do on I/O errors: `on_error` and `max_errors`.
+/// The test hook of the shortest interval (debug builds only): `STORLAB_TEST_SHORTEST_INTERVAL_MS=1`
+/// lets a test run 100,000 intervals in 100 s (the memory test of `tests/integration/longrun.rs`).
+#[cfg(debug_assertions)]
+const TEST_SHORTEST_INTERVAL: &str = "STORLAB_TEST_SHORTEST_INTERVAL_MS";
+
+/// The shortest interval a job may have, ms: 10, or in a debug build what the test hook
+/// [`TEST_SHORTEST_INTERVAL`] says (at least 1). A release build has no hook.
+fn shortest_interval_ms() -> u64 {
+    #[cfg(debug_assertions)]
+    if let Some(ms) =
+        (std::env::var(TEST_SHORTEST_INTERVAL).ok()).and_then(|v| v.parse::<u64>().ok())
+    {
+        return ms.max(1);
+    }
+    10
+}
+
 fn resolve_on_error(spec: &JobSpec, src: &Source) -> Result<OnError, JobError> {
     match spec.on_error.as_deref() {
         None | Some("continue") => match spec.max_errors {

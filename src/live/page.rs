@@ -3,7 +3,9 @@
 //! IOPS and MB/s, p99 and mean latency per class, the machine's CPU (busy and iowait, 0–100 % of
 //! all CPUs), storlab's CPU (% of one CPU), device utilisation (0–100 %), the verdict so far
 //! and the CPU over the measured phase. Every chart has a time axis (seconds of I/O since the
-//! run started) and a value axis with its unit on each tick. Each chart is an
+//! run started) and a value axis with its unit on each tick. A long run's charts draw its latest
+//! intervals one by one and the ones before merged (`/live.json`'s `history`, which
+//! `#history` says how it merged: a merged point's p99 is an upper bound). Each chart is an
 //! `<svg data-chart="ID" data-points="N">` whose tick labels are `<text data-axis="x|y">`; the
 //! body's `data-updates` counts the updates the page has drawn and `data-done` is `1` once the
 //! run is over; `#cpu`'s `data-machine-busy` is the machine's busy share as the page shows it.
@@ -62,6 +64,7 @@ pub(super) fn html(s: &State) -> String {
                 p id="state" { "waiting for the first interval…" }
                 p id="verdict" {}
                 p id="cpu" {}
+                p id="history" class="note" {}
                 @for (id, caption) in CHARTS {
                     figure {
                         figcaption { (caption) }
@@ -107,7 +110,7 @@ h1{font-size:1.3em}.exposed{border:2px solid #c00;padding:.5em}
 figure{margin:1em 0}figcaption{font-weight:600}svg{width:100%;height:auto;border:1px solid #8884}
 svg text{font-size:11px;fill:currentColor}svg .grid{stroke:#8884;stroke-width:1}
 .k{display:inline-block;margin-right:1em}.k i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}
-#state{font-weight:600}
+#state{font-weight:600}.note{font-size:.9em;opacity:.8}
 "##;
 
 /// The page's script; it reaches the page only as text (see the module's documentation).
@@ -206,7 +209,7 @@ async function update(){
     const r=await fetch('/live.json',{cache:'no-store'});
     const d=await r.json();
     wait=Math.max(250,d.interval_ms||1000);
-    const p=d.points;
+    const p=d.history.concat(d.points);
     const tmax=p.reduce((m,x)=>Math.max(m,x.t_s),0);
     const line=(f)=>p.map(x=>[x.t_s,f(x)]);
     draw('iops',[{name:'total',points:line(x=>x.iops)}].concat(p.some(x=>x.transactional_iops!=null)?[{name:'transactional',points:line(x=>x.transactional_iops)}]:[]),tmax,'IOPS',false);
@@ -222,6 +225,7 @@ async function update(){
     const last=p[p.length-1];
     document.getElementById('state').textContent=(d.done?'the run is over':'phase: '+d.phase)+(last?' · '+Math.round(last.iops)+' IOPS at '+last.t_s.toFixed(1)+' s':'');
     document.getElementById('verdict').textContent='verdict so far: '+d.verdict;
+    document.getElementById('history').textContent=d.history_note||'';
     const cpu=document.getElementById('cpu');
     if(d.cpu){cpu.textContent=d.cpu.text;cpu.dataset.machineBusy=d.cpu.machine_busy;}
     document.body.dataset.updates=String(Number(document.body.dataset.updates)+1);

@@ -48,7 +48,9 @@ pub(crate) fn render(r: &RunResult, format: Format, table: Table) -> String {
     let t = match table {
         Table::Summary => summary_table(&r.classes, &r.totals),
         Table::Steps => steps_table(r.steps.as_deref().unwrap_or(&[])),
-        Table::Timeseries => timeseries_table(&r.timeseries, r.steps.as_deref().unwrap_or(&[])),
+        Table::Timeseries => {
+            timeseries_table(&r.timeseries.records(), r.steps.as_deref().unwrap_or(&[]))
+        }
         Table::Fs => fs_table(r),
     };
     match format {

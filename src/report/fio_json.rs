@@ -18,11 +18,12 @@
 //! `storlab` object says so.
 
 use crate::job::{Access, EngineKind, Job, Worker};
+use crate::results::timeseries::Series;
 use crate::results::{RunResult, WorkerResult};
 use crate::stats::histogram::{Histogram, LatencySummary};
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::{ClassSummary, DirSummary};
-use crate::stats::timeseries::{IntervalDir, IntervalPhase, IntervalRecord};
+use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalPhase};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde_json::{Value, json};
 
@@ -105,8 +106,9 @@ struct FioJob<'a> {
     classes: Vec<String>,
     runtime_ms: u64,
     cpu: CpuPercent,
-    /// The test's intervals.
-    intervals: Vec<&'a IntervalRecord>,
+    /// The run's time series, and the test's step in it.
+    series: &'a Series,
+    step: Option<usize>,
 }
 
 /// `r` as fio's json+ output; `step`: only that step's jobs.
@@ -193,9 +195,6 @@ fn tests(r: &RunResult, only: Option<usize>) -> Vec<Test<'_>> {
 fn fio_jobs<'a>(r: &'a RunResult, tests: &'a [Test<'a>]) -> Vec<FioJob<'a>> {
     let mut out = Vec::new();
     for t in tests {
-        let intervals: Vec<&IntervalRecord> = (r.timeseries.iter())
-            .filter(|i| i.phase == IntervalPhase::Measure && i.step == t.step)
-            .collect();
         let job: &Job = &t.job;
         let groups = groups(job);
         let single = groups.len() == 1;
@@ -230,7 +229,8 @@ fn fio_jobs<'a>(r: &'a RunResult, tests: &'a [Test<'a>]) -> Vec<FioJob<'a>> {
                 classes,
                 runtime_ms: t.ms,
                 cpu: t.cpu,
-                intervals: intervals.clone(),
+                series: &r.timeseries,
+                step: t.step,
             });
         }
     }
@@ -239,18 +239,28 @@ fn fio_jobs<'a>(r: &'a RunResult, tests: &'a [Test<'a>]) -> Vec<FioJob<'a>> {
 
 /// One fio job.
 fn job(j: &FioJob) -> J {
-    let interval = |dir: fn(&crate::stats::timeseries::IntervalClass) -> &IntervalDir| {
-        (j.intervals.iter())
-            .map(|t| {
-                let (mut iops, mut bw) = (0.0, 0.0);
-                for c in j.classes.iter().filter_map(|c| t.classes.get(c)) {
-                    iops += dir(c).iops;
-                    bw += dir(c).bytes_per_s;
-                }
-                (iops, bw)
-            })
-            .collect::<Vec<(f64, f64)>>()
-    };
+    // The test's measured intervals, read one record at a time (from the NDJSON file when
+    // the results do not hold it; `storlab report` refuses a series it cannot read before
+    // rendering): IOPS and bytes/s of the job's classes in each, reads and writes.
+    let mut samples: [Vec<(f64, f64)>; 2] = Default::default();
+    let _ = j.series.each(|t| {
+        if t.phase != IntervalPhase::Measure || t.step != j.step {
+            return;
+        }
+        for (out, dir) in samples
+            .iter_mut()
+            .zip([(|c| &c.read) as fn(&IntervalClass) -> &IntervalDir, |c| {
+                &c.write
+            }])
+        {
+            let (mut iops, mut bw) = (0.0, 0.0);
+            for c in j.classes.iter().filter_map(|c| t.classes.get(c)) {
+                iops += dir(c).iops;
+                bw += dir(c).bytes_per_s;
+            }
+            out.push((iops, bw));
+        }
+    });
     let f = &j.figures;
     let mut all = Histogram::new();
     for d in [&f.read, &f.write] {
@@ -286,14 +296,8 @@ fn job(j: &FioJob) -> J {
         .v("eta", 0)
         .v("elapsed", j.runtime_ms.div_ceil(1000))
         .j("job options", options(j))
-        .j(
-            "read",
-            direction(&f.read, j.runtime_ms, &interval(|c| &c.read)),
-        )
-        .j(
-            "write",
-            direction(&f.write, j.runtime_ms, &interval(|c| &c.write)),
-        )
+        .j("read", direction(&f.read, j.runtime_ms, &samples[0]))
+        .j("write", direction(&f.write, j.runtime_ms, &samples[1]))
         .j("trim", direction(&DirSummary::default(), j.runtime_ms, &[]))
         .j("sync", sync(&f.flush))
         .v("job_runtime", j.runtime_ms)

@@ -1,4 +1,5 @@
-//! Results files on disk: loading one (its schema version checked); writing one atomically and
+//! Results files on disk: loading one (its schema version checked; a series it does not inline
+//! read from the time series beside it); writing one atomically and
 //! without following a link (a randomly named temporary file beside it, synced, then renamed:
 //! `crate::files`); the files streamed beside it (time series, block sample); the lock that
 //! keeps two runs from writing one results file; and the name of the time series beside it.
@@ -58,13 +59,19 @@ fn read(path: &Path) -> Result<RunResult> {
             }
         );
     }
-    let r: RunResult = serde_json::from_str(&text)
+    let mut r: RunResult = serde_json::from_str(&text)
         .with_context(|| format!("{} does not match the results schema", path.display()))?;
     super::validate::check(&r).map_err(refused)?;
+    // A run too long to inline its series: the views read it from the time series beside the
+    // file (not from where the run wrote it: the two may have been moved together).
+    if r.timeseries.held.is_empty() && r.timeseries_path.is_some() {
+        r.timeseries.file = Some(timeseries_path(path));
+    }
     Ok(r)
 }
 
-/// The results as pretty JSON.
+/// The results as pretty JSON (a series read from its file inlined as the results file
+/// inlines it).
 pub fn to_string(result: &RunResult) -> Result<String> {
     Ok(serde_json::to_string_pretty(result)?)
 }

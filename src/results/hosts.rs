@@ -125,7 +125,9 @@ impl HostResult {
                 inconclusive: r.verdict.as_ref().is_some_and(|v| v.inconclusive()),
                 not_measured: r.verdict.as_ref().is_some_and(|v| v.not_measured()),
                 interrupted: r.interrupted.reason().map(str::to_string),
-                timeseries: r.timeseries.iter().map(HostInterval::of).collect(),
+                timeseries: (r.timeseries.within(super::INLINE_INTERVALS).iter())
+                    .map(HostInterval::of)
+                    .collect(),
                 devices: r.devices.clone(),
                 ..HostResult::default()
             },

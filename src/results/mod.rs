@@ -38,7 +38,6 @@ use crate::stats::errors::ErrorDetail;
 use crate::stats::host::{CpuPercent, DiskDelta, HostInfo};
 use crate::stats::summary::ClassSummary;
 use crate::stats::target::{PrepareReport, TargetKind};
-use crate::stats::timeseries::IntervalRecord;
 use crate::stats::verification::VerifyCounts;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -53,7 +52,8 @@ pub const UNFINISHED: &str = "the run did not finish: storlab stopped without wr
 pub const UNWRITTEN: &str = "the run did not finish: storlab could not write its results: ";
 
 /// Runs with at most this many intervals carry their time series inline in the results file
-/// too; longer ones only name the NDJSON file (so memory stays flat however long a run is).
+/// too (streamed into it from the NDJSON file as it is written, so memory stays flat however
+/// long a run is); longer ones only name the NDJSON file.
 pub const INLINE_INTERVALS: usize = 3600;
 
 /// Whether a run was cut short: `false`, or the reason (JSON: `false` or a string).
@@ -194,10 +194,12 @@ pub struct RunResult {
     pub host_cpus: Option<crate::stats::host::cpus::PerCpu>,
     /// The first I/O errors, across workers.
     pub errors: Vec<ErrorDetail>,
-    /// Path of the NDJSON time-series file (one [`IntervalRecord`] per line).
+    /// Path of the NDJSON time-series file (one interval record per line).
     pub timeseries_path: Option<String>,
-    /// The time series, one record per interval (ramp intervals included, marked).
-    pub timeseries: Vec<IntervalRecord>,
+    /// The time series, one record per interval (ramp intervals included, marked): inlined
+    /// for runs of at most [`INLINE_INTERVALS`] intervals, else read from the NDJSON file as
+    /// views need it.
+    pub timeseries: timeseries::Series,
     /// What storlab itself cost per phase: CPU, system calls, context switches and run-queue
     /// wait of its I/O threads, in all and per I/O (schema 1.18; absent from older files and
     /// from results made without a run).

@@ -14,7 +14,6 @@ use crate::results::{
 use crate::stats::StatsSet;
 use crate::stats::host::{self, CpuPercent, HostInfo};
 use crate::stats::summary::ClassSummary;
-use crate::stats::timeseries::IntervalRecord;
 use std::collections::BTreeMap;
 
 /// What a run has learned so far, from which its results are assembled.
@@ -25,7 +24,7 @@ pub(super) struct Draft {
     pub warnings: Vec<String>,
     pub engine: EngineInfo,
     pub targets: Vec<TargetResult>,
-    pub timeseries: Vec<IntervalRecord>,
+    pub timeseries: crate::results::timeseries::Series,
     /// The set-up is over and the workers may start: a failure from here on is the run's
     /// (results written, exit 1); before it, the run never started (no results, exit 2).
     pub starting: bool,

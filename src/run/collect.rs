@@ -138,10 +138,7 @@ impl Collector<'_> {
         let mut ends: BTreeMap<u64, Sample> = BTreeMap::new();
         let mut edges = Edges::default();
         let mut next_sample = 0u64;
-        // Interval statistics waiting for every worker.
-        let mut pending: BTreeMap<u64, StatsSet> = BTreeMap::new();
-        let mut last_reported: Vec<Option<u64>> = vec![None; n_workers];
-        let mut finished = vec![false; n_workers];
+        let mut waiting = Waiting::new(n_workers, job.classes.len());
         let mut reports = Vec::new();
         let mut announced_measure = grid.ramp_ns == 0;
         let mut ramp = StatsSet::new(job.classes.len());
@@ -158,29 +155,19 @@ impl Collector<'_> {
                 obs.phase(Phase::Measure);
             }
             // Emit every interval that every running worker has reported.
-            while let Some((&index, _)) = pending.first_key_value() {
-                let complete = (0..n_workers)
-                    .all(|w| finished[w] || last_reported[w].is_some_and(|l| l >= index));
-                if !complete {
-                    break;
-                }
-                let stats = pending.pop_first().expect("non-empty").1;
+            while let Some((index, stats)) = waiting.next_complete() {
                 if index < grid.ramp_intervals() {
-                    ramp.add(&stats);
+                    ramp.add(stats);
                 }
                 crate::fault::inject(crate::fault::Kind::Collector);
-                let before = if index == 0 {
-                    Some(&first)
-                } else {
-                    ends.get(&(index - 1))
-                };
+                let before = index.checked_sub(1).map_or(Some(&first), |i| ends.get(&i));
                 let host = before.zip(ends.get(&index)).map(|(a, b)| deltas(a, b));
                 let now = start.elapsed().as_nanos() as u64;
-                let mut rec = interval_record(index, &grid, now, &stats, &job.classes, host);
+                let mut rec = interval_record(index, &grid, now, stats, &job.classes, host);
                 rec.step = opts.step;
                 rec.label = opts.label;
                 if opts.interval_histograms {
-                    rec.histograms = Some(IntervalHistograms::of(&stats, &job.classes));
+                    rec.histograms = Some(IntervalHistograms::of(stats, &job.classes));
                 }
                 write_record(&mut *ndjson, &rec, &opts.results_path)?;
                 obs.interval(&rec, &grid);
@@ -205,11 +192,7 @@ impl Collector<'_> {
                     stats,
                 }) => {
                     obs.worker_interval(worker, index, &stats);
-                    pending
-                        .entry(index)
-                        .or_insert_with(|| StatsSet::new(job.classes.len()))
-                        .add(&stats);
-                    last_reported[worker] = Some(index);
+                    waiting.add(worker, index, *stats);
                 }
                 Ok(WorkerMsg::Blocks { worker, mut refs }) => {
                     reuse.add(&refs);
@@ -227,7 +210,7 @@ impl Collector<'_> {
                     }
                 }
                 Ok(WorkerMsg::Done(r)) => {
-                    finished[r.worker] = true;
+                    waiting.finished[r.worker] = true;
                     done += 1;
                     reports.push(*r);
                     if done == n_workers && next_sample < grid.intervals() {
@@ -237,7 +220,7 @@ impl Collector<'_> {
                 }
                 Err(RecvTimeoutError::Timeout) => probe.woke(&grid, wait_until, start),
                 Err(RecvTimeoutError::Disconnected) => {
-                    finished.iter_mut().for_each(|f| *f = true);
+                    waiting.finished.iter_mut().for_each(|f| *f = true);
                     done = n_workers;
                 }
             }
@@ -258,6 +241,52 @@ impl Collector<'_> {
             ramp,
             probe_lateness_max_ns: probe.0,
         })
+    }
+}
+
+/// Interval statistics waiting for every worker: each worker's as it sent them (compact: only
+/// their non-empty buckets), so that a collector that falls behind holds a few KiB per worker
+/// and interval, not a set ready to record (220 KiB a class); merged into one set kept for the
+/// run when the interval is complete.
+struct Waiting {
+    parts: BTreeMap<u64, Vec<StatsSet>>,
+    merged: StatsSet,
+    /// The last interval each worker reported.
+    last_reported: Vec<Option<u64>>,
+    /// Whether each worker is done (it reports no more).
+    finished: Vec<bool>,
+}
+
+impl Waiting {
+    fn new(workers: usize, classes: usize) -> Waiting {
+        Waiting {
+            parts: BTreeMap::new(),
+            merged: StatsSet::new(classes),
+            last_reported: vec![None; workers],
+            finished: vec![false; workers],
+        }
+    }
+
+    /// Worker `worker`'s statistics of interval `index`.
+    fn add(&mut self, worker: usize, index: u64, stats: StatsSet) {
+        self.parts.entry(index).or_default().push(stats);
+        self.last_reported[worker] = Some(index);
+    }
+
+    /// The first interval that every running worker has reported, merged; `None` while one
+    /// has not.
+    fn next_complete(&mut self) -> Option<(u64, &StatsSet)> {
+        let (&index, _) = self.parts.first_key_value()?;
+        let complete = (self.finished.iter().zip(&self.last_reported))
+            .all(|(&done, last)| done || last.is_some_and(|l| l >= index));
+        if !complete {
+            return None;
+        }
+        self.merged.reset();
+        for part in self.parts.pop_first()?.1 {
+            self.merged.add(&part);
+        }
+        Some((index, &self.merged))
     }
 }
 

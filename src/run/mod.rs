@@ -188,8 +188,8 @@ fn execute(
                 crate::units::strip_os_error(&format!("{e:#}"))
             );
             let ts_path = results::file::timeseries_path(&opts.results_path);
-            if opts.inlines_timeseries() {
-                draft.timeseries = results::timeseries::read_inline(&ts_path);
+            if opts.inlines_timeseries() && ts_path.exists() {
+                draft.timeseries = results::timeseries::Series::of_file(ts_path.clone());
             }
             let mut result = assemble(job, opts, draft, Interrupted::Yes(reason), None);
             if ts_path.exists() {
@@ -367,7 +367,9 @@ fn execute_inner(
         interrupted = Interrupted::Yes(why);
     }
     if opts.inlines_timeseries() {
-        draft.timeseries = results::timeseries::read_inline(&ts_path);
+        // Read from the file, one record at a time, by whoever needs them: the results file
+        // as it is written (inlined when short), the views.
+        draft.timeseries = results::timeseries::Series::of_file(ts_path.clone());
     }
     let mut result = assemble(job, opts, std::mem::take(draft), interrupted, Some(&host));
     draft.starting = true;

@@ -3,6 +3,7 @@
 
 pub mod blocks;
 pub mod cost;
+pub mod downsample;
 pub mod errors;
 pub mod histogram;
 pub mod host;

@@ -255,6 +255,88 @@ impl IntervalRecord {
     }
 }
 
+impl IntervalDir {
+    /// Merges `next`, the same direction over the interval after (`ms` and `next_ms` long):
+    /// counts add, rates are weighted by time, the mean latency by operations, the p99 and
+    /// the maximum are the larger (the p99 an upper bound of the merged span's).
+    fn absorb(&mut self, next: &IntervalDir, ms: f64, next_ms: f64) {
+        let by_time =
+            |a: f64, b: f64| (a * ms + b * next_ms) / (ms + next_ms).max(f64::MIN_POSITIVE);
+        let ops = self.ops + next.ops;
+        self.latency_mean_ns = if ops > 0 {
+            (self.latency_mean_ns * self.ops as f64 + next.latency_mean_ns * next.ops as f64)
+                / ops as f64
+        } else {
+            0.0
+        };
+        self.iops = by_time(self.iops, next.iops);
+        self.bytes_per_s = by_time(self.bytes_per_s, next.bytes_per_s);
+        self.ops = ops;
+        self.bytes += next.bytes;
+        self.errors += next.errors;
+        self.latency_p99_ns = self.latency_p99_ns.max(next.latency_p99_ns);
+        self.latency_max_ns = self.latency_max_ns.max(next.latency_max_ns);
+    }
+}
+
+impl IntervalClass {
+    fn absorb(&mut self, next: &IntervalClass, ms: f64, next_ms: f64) {
+        self.read.absorb(&next.read, ms, next_ms);
+        self.write.absorb(&next.write, ms, next_ms);
+        self.flush.absorb(&next.flush, ms, next_ms);
+    }
+}
+
+/// Consecutive intervals of one run and phase merged into one record, for charts of a bounded
+/// number of points ([`super::downsample`]): it spans from the first one's start to the last
+/// one's end (`index` is the first's, `t_end_ms` the last's, `interval_ms` their sum); its
+/// figures are merged as [`IntervalDir`]'s, CPU and device utilisation weighted by time,
+/// devices' queue times by their operations; the costs add; histograms are left out.
+impl super::downsample::Merge for IntervalRecord {
+    fn continues(&self, next: &IntervalRecord) -> bool {
+        self.phase == next.phase
+            && self.step == next.step
+            && self.label == next.label
+            && next.index > self.index
+            && next.t_end_ms > self.t_end_ms
+    }
+
+    fn absorb(&mut self, next: &IntervalRecord) {
+        let (ms, next_ms) = (self.interval_ms as f64, next.interval_ms as f64);
+        for (name, c) in &next.classes {
+            (self.classes.entry(name.clone()).or_default()).absorb(c, ms, next_ms);
+        }
+        for (name, c) in self.classes.iter_mut() {
+            if !next.classes.contains_key(name) {
+                c.absorb(&IntervalClass::default(), ms, next_ms);
+            }
+        }
+        self.total.absorb(&next.total, ms, next_ms);
+        self.cpu = CpuPercent::weighted([(self.cpu, ms), (next.cpu, next_ms)]);
+        for (name, d) in &next.devices {
+            match self.devices.get_mut(name) {
+                Some(mine) => {
+                    let util =
+                        (mine.util_pct * ms + d.util_pct * next_ms) / (ms + next_ms).max(1.0);
+                    mine.add(d);
+                    mine.util_pct = util;
+                }
+                None => {
+                    self.devices.insert(name.clone(), *d);
+                }
+            }
+        }
+        match (&mut self.cost, &next.cost) {
+            (Some(mine), Some(c)) => mine.add(c),
+            (None, Some(c)) => self.cost = Some(*c),
+            _ => {}
+        }
+        self.histograms = None;
+        self.t_end_ms = next.t_end_ms;
+        self.interval_ms += next.interval_ms;
+    }
+}
+
 /// How a run's time is cut into intervals: ramp intervals from 0 (the last one cut at the end
 /// of the ramp), then measurement intervals from the end of the ramp (the last one cut at the
 /// end). Workers and the collector agree on indexes through this.
@@ -326,6 +408,80 @@ impl IntervalGrid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::downsample::Merge;
+
+    #[test]
+    fn merged_intervals_add_counts_and_weigh_rates_by_time_and_means_by_operations() {
+        let dir = |ops: u64, ms: f64, mean: f64, p99: u64| IntervalDir {
+            ops,
+            bytes: ops * 4096,
+            errors: 1,
+            iops: ops as f64 / (ms / 1e3),
+            bytes_per_s: (ops * 4096) as f64 / (ms / 1e3),
+            latency_mean_ns: mean,
+            latency_p99_ns: p99,
+            latency_max_ns: p99 * 2,
+        };
+        let mut a = IntervalRecord {
+            index: 0,
+            t_end_ms: 1000,
+            interval_ms: 1000,
+            ..Default::default()
+        };
+        a.total.read = dir(100, 1000.0, 10.0, 50);
+        a.classes.insert("x".into(), a.total);
+        a.cpu.system_user_pct = 10.0;
+        a.devices.insert(
+            "sda".into(),
+            DiskDelta {
+                reads: 100,
+                util_pct: 40.0,
+                read_await_ms: 1.0,
+                ..Default::default()
+            },
+        );
+        let mut b = IntervalRecord {
+            index: 1,
+            t_end_ms: 1250,
+            interval_ms: 250,
+            ..Default::default()
+        };
+        b.total.read = dir(300, 250.0, 30.0, 20);
+        b.classes.insert("y".into(), b.total);
+        b.cpu.system_user_pct = 60.0;
+        b.devices.insert(
+            "sda".into(),
+            DiskDelta {
+                reads: 300,
+                util_pct: 100.0,
+                read_await_ms: 3.0,
+                ..Default::default()
+            },
+        );
+        assert!(a.continues(&b) && !b.continues(&a));
+        let mut ramp = b.clone();
+        ramp.phase = IntervalPhase::Ramp;
+        assert!(
+            !a.continues(&ramp),
+            "a ramp never merges with a measurement"
+        );
+        a.absorb(&b);
+        assert_eq!((a.index, a.t_end_ms, a.interval_ms), (0, 1250, 1250));
+        let r = a.total.read;
+        assert_eq!((r.ops, r.bytes, r.errors), (400, 400 * 4096, 2));
+        assert!((r.iops - 400.0 / 1.25).abs() < 1e-9, "{}", r.iops);
+        assert!((r.latency_mean_ns - (100.0 * 10.0 + 300.0 * 30.0) / 400.0).abs() < 1e-9);
+        assert_eq!((r.latency_p99_ns, r.latency_max_ns), (50, 100));
+        // A class of one interval only: no I/O in the other, over its time.
+        assert!((a.classes["x"].read.iops - 100.0 / 1.25).abs() < 1e-9);
+        assert!((a.classes["y"].read.iops - 300.0 / 1.25).abs() < 1e-9);
+        assert_eq!(a.classes["y"].read.ops, 300);
+        assert!((a.cpu.system_user_pct - (10.0 + 60.0 * 0.25) / 1.25).abs() < 1e-9);
+        let d = a.devices["sda"];
+        assert_eq!(d.reads, 400);
+        assert!((d.util_pct - (40.0 + 100.0 * 0.25) / 1.25).abs() < 1e-9);
+        assert!((d.read_await_ms - 2.5).abs() < 1e-9);
+    }
 
     #[test]
     fn grid_cuts_ramp_and_measure() {

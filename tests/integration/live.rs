@@ -16,7 +16,7 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// `GET path` from `addr`: the body (`None`: no answer).
-fn get(addr: &str, path: &str) -> Option<String> {
+pub(crate) fn get(addr: &str, path: &str) -> Option<String> {
     get_as(addr, path, "*/*")
 }
 

@@ -40,7 +40,8 @@ use crate::engine::source::{Home, Next, Request, RequestSource};
 use crate::engine::{IoOp, OpKind};
 use crate::job::cache::{CachePolicy, WriteMode};
 use crate::stats::Histogram;
-use crate::stats::tier::{TierCounts, TierInterval, TierIo, TierLatency};
+use crate::stats::downsample::{Downsampled, SERIES_POINTS};
+use crate::stats::tier::{TierCounts, TierInterval, TierIo, TierLatency, TierPoint};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
@@ -268,7 +269,8 @@ struct Figures {
     read_means: [(u64, u64); 2],
     totals: TierCounts,
     latency: [Histogram; 4],
-    series: Vec<TierInterval>,
+    /// Kept at a bounded number of points, consecutive intervals merged in a long run.
+    series: Downsampled<TierPoint>,
 }
 
 /// What a tier leaves when its worker is done.
@@ -278,7 +280,7 @@ pub(crate) struct TierOutcome {
     pub(crate) totals: TierCounts,
     /// Each tier's latency over the measured time.
     pub(crate) latency: TierLatency,
-    /// The time series.
+    /// The time series, at most [`SERIES_POINTS`] points.
     pub(crate) series: Vec<TierInterval>,
 }
 
@@ -290,7 +292,6 @@ impl<S: RequestSource> Tier<S> {
         let background_max = background_slots(qd);
         // Every slot of the worker, and a hit waiting out its delay per application I/O.
         let flights = (2 * qd + background_max + 2) as usize;
-        let intervals = (plan.end_ns / plan.interval_ns.max(1) + 2) as usize;
         Tier {
             inner,
             plan: TierPlan { lines, ..plan },
@@ -327,7 +328,7 @@ impl<S: RequestSource> Tier<S> {
                 read_means: [(0, 0); 2],
                 totals: TierCounts::default(),
                 latency: Default::default(),
-                series: Vec::with_capacity(intervals.min(1 << 20)),
+                series: Downsampled::new(SERIES_POINTS / 2),
             },
         }
     }
@@ -338,13 +339,18 @@ impl<S: RequestSource> Tier<S> {
         let f = &mut self.figures;
         if f.interval != TierCounts::default() {
             let start = f.interval_end - self.plan.interval_ns.max(1);
-            let record = interval_record(f, start, &self.lines);
+            let record = interval_record(f, (start, now_ns.max(start)), &self.plan, &self.lines);
             f.series.push(record);
         }
+        let series = std::mem::replace(&mut f.series, Downsampled::new(SERIES_POINTS / 2));
         TierOutcome {
             totals: f.totals,
             latency: TierLatency::of(&f.latency),
-            series: std::mem::take(&mut f.series),
+            series: series
+                .into_points()
+                .into_iter()
+                .map(|p| p.interval)
+                .collect(),
         }
     }
 
@@ -352,8 +358,8 @@ impl<S: RequestSource> Tier<S> {
     fn tick(&mut self, now: u64) {
         let step = self.plan.interval_ns.max(1);
         while now >= self.figures.interval_end {
-            let start = self.figures.interval_end - step;
-            let record = interval_record(&mut self.figures, start, &self.lines);
+            let span = (self.figures.interval_end - step, self.figures.interval_end);
+            let record = interval_record(&mut self.figures, span, &self.plan, &self.lines);
             self.figures.series.push(record);
             self.figures.interval_end += step;
         }
@@ -689,19 +695,29 @@ impl<S> Tier<S> {
     }
 }
 
-/// The record of the interval from `start` ns, its counts taken.
-fn interval_record(f: &mut Figures, start: u64, lines: &[Line]) -> TierInterval {
+/// The record of the interval from `start` to `end` ns, its counts taken.
+fn interval_record(
+    f: &mut Figures,
+    (start, end): (u64, u64),
+    plan: &TierPlan,
+    lines: &[Line],
+) -> TierPoint {
     let counts = std::mem::take(&mut f.interval);
     let mean = |(sum, n): (u64, u64)| (n > 0).then(|| sum as f64 / n as f64 / 1000.0);
     let means = std::mem::take(&mut f.read_means);
-    TierInterval {
-        t_s: start as f64 / 1e9,
-        read_hit_pct: counts.read_hit_pct(),
-        counts,
-        cache_read_mean_us: mean(means[0]),
-        backing_read_mean_us: mean(means[1]),
-        resident_lines: lines.iter().filter(|l| l.state != State::Free).count() as u64,
-        dirty_lines: lines.iter().filter(|l| l.state == State::Dirty).count() as u64,
+    TierPoint {
+        interval: TierInterval {
+            t_s: start as f64 / 1e9,
+            read_hit_pct: counts.read_hit_pct(),
+            counts,
+            cache_read_mean_us: mean(means[0]),
+            backing_read_mean_us: mean(means[1]),
+            resident_lines: lines.iter().filter(|l| l.state != State::Free).count() as u64,
+            dirty_lines: lines.iter().filter(|l| l.state == State::Dirty).count() as u64,
+            interval_s: Some(end.saturating_sub(start) as f64 / 1e9),
+        },
+        reads: [means[0].1, means[1].1],
+        ramp: start < plan.ramp_ns,
     }
 }
 

@@ -194,6 +194,8 @@ struct Case {
     seed: u64,
     /// The line map as a hash map, as for a backing target of many lines per cache line.
     sparse: bool,
+    /// The length of the tier's intervals, ns.
+    interval_ns: u64,
 }
 
 /// Drives a tier of `case` with the model for 3000 I/Os at queue depth 8, completing I/Os in
@@ -213,7 +215,7 @@ fn drive(case: &Case) -> (Model, Tier<Load>, u64) {
         queue_depth: 8,
         ramp_ns: 0,
         end_ns: u64::MAX / 2,
-        interval_ns: 1_000_000,
+        interval_ns: case.interval_ns,
     };
     let load = Load {
         rng: case.seed,
@@ -306,6 +308,7 @@ fn every_read_finds_the_last_write_and_nothing_is_lost_after_the_write_back() {
                         delay_ns,
                         seed: line ^ delay_ns ^ (policy as u64) << 8 ^ (write as u64) << 16,
                         sparse: false,
+                        interval_ns: 1_000_000,
                     };
                     let what =
                         format!("{write:?} {policy:?} line {line} × {lines} delay {delay_ns}");
@@ -347,6 +350,57 @@ fn every_read_finds_the_last_write_and_nothing_is_lost_after_the_write_back() {
 }
 
 #[test]
+fn a_run_of_many_intervals_keeps_a_bounded_series_that_adds_up_to_its_totals() {
+    let case = |interval_ns| Case {
+        write: WriteMode::Back,
+        policy: CachePolicy::Arc,
+        line: 2 * BLK,
+        lines: 24,
+        delay_ns: 30_000,
+        seed: 17,
+        sparse: false,
+        interval_ns,
+    };
+    // Intervals of 1 ms: the run's few, one record each.
+    let (_, mut tier, now) = drive(&case(1_000_000));
+    let few = tier.outcome(now);
+    let closed = (now / 1_000_000) as usize;
+    let n = few.series.len();
+    assert!(n == closed || n == closed + 1, "{n} records in {now} ns");
+    assert!(
+        few.series
+            .iter()
+            .all(|i| i.interval_s.is_some_and(|s| s <= 1e-3))
+    );
+    // Intervals of 50 ns: tens of thousands, merged into at most SERIES_POINTS.
+    let (model, mut tier, now) = drive(&case(50));
+    assert_eq!(model.errors, Vec::<String>::new());
+    let many = tier.outcome(now);
+    assert!(now / 50 > 10 * SERIES_POINTS as u64, "{now} ns");
+    let n = many.series.len();
+    assert!(
+        (SERIES_POINTS / 2..=SERIES_POINTS).contains(&n),
+        "{n} points"
+    );
+    // The same I/O, whatever the intervals; every count of the series adds up to the totals
+    // (all of the run is measured), the points' lengths to the run's.
+    assert_eq!(many.totals, few.totals);
+    let mut sum = TierCounts::default();
+    for i in &many.series {
+        sum.add(&i.counts);
+    }
+    assert_eq!(sum, many.totals);
+    let seconds: f64 = many.series.iter().filter_map(|i| i.interval_s).sum();
+    // (The last interval is left out when nothing happened in it.)
+    let left = now as f64 / 1e9 - seconds;
+    assert!((-1e-12..50e-9).contains(&left), "{seconds} s in {now} ns");
+    for w in many.series.windows(2) {
+        let end = w[0].t_s + w[0].interval_s.unwrap();
+        assert!((w[1].t_s - end).abs() < 1e-9, "{:?} then {:?}", w[0], w[1]);
+    }
+}
+
+#[test]
 fn without_the_write_back_after_the_run_writes_are_lost() {
     let case = Case {
         write: WriteMode::Back,
@@ -356,6 +410,7 @@ fn without_the_write_back_after_the_run_writes_are_lost() {
         delay_ns: 0,
         seed: 5,
         sparse: false,
+        interval_ns: 1_000_000,
     };
     let (model, tier, _) = drive(&case);
     assert!(tier.dirty_count > 0);
@@ -378,6 +433,7 @@ fn the_line_map_as_a_table_and_as_a_hash_map_does_the_same() {
                     delay_ns: 0,
                     seed: 11 ^ (policy as u64) << 8 ^ (write as u64) << 16,
                     sparse,
+                    interval_ns: 1_000_000,
                 };
                 let (model, mut tier, now) = drive(&case);
                 assert_eq!(model.errors, Vec::<String>::new(), "{write:?} {policy:?}");

@@ -13,6 +13,9 @@ use crate::stats::timeseries::IntervalPhase;
 use crate::units::{format_duration, format_ns, format_rate, format_size};
 use std::time::Duration;
 
+/// About the most points of a run on the IOPS-over-time chart (at most twice as many).
+const OVER_TIME_POINTS: usize = 300;
+
 mod render;
 
 pub(crate) use render::{console, html};
@@ -628,16 +631,15 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
     }
 
     // IOPS over time, against measured time: repetitions and steps each restart their clock,
-    // so the intervals are laid end to end.
+    // so the intervals are laid end to end (a long series merged into a bounded number of
+    // points, read one record at a time).
     c.iops_over_time = runs
         .iter()
         .map(|(label, r)| {
             let mut t_ms = 0u64;
             Series {
                 name: label.clone(),
-                points: r
-                    .timeseries
-                    .iter()
+                points: (r.timeseries.downsampled(OVER_TIME_POINTS).points.iter())
                     .filter(|t| t.phase == IntervalPhase::Measure)
                     .map(|t| {
                         t_ms = t_ms.saturating_add(t.interval_ms);

@@ -335,6 +335,46 @@ pub(crate) fn print_json(json: &str) {
     write_raw(&format!("{}\n", crate::units::escape_json(json)));
 }
 
+/// Prints a results file's JSON (`--json`) as [`print_json`] does, written out as it is made:
+/// a series read from its file is streamed, never held whole. A closed pipe is not an error.
+pub(crate) fn print_results_json(r: &RunResult) {
+    use std::io::Write;
+    let mut out = Escaped {
+        out: std::io::BufWriter::new(std::io::stdout().lock()),
+        pending: Vec::new(),
+    };
+    let _ = serde_json::to_writer_pretty(&mut out, r)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+}
+
+/// JSON written through [`crate::units::escape_json`] as it comes (a character cut between
+/// two writes waits for its end).
+struct Escaped<W> {
+    out: W,
+    pending: Vec<u8>,
+}
+
+impl<W: std::io::Write> std::io::Write for Escaped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let whole = match std::str::from_utf8(&self.pending) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&self.pending[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let n = whole.len();
+        self.out
+            .write_all(crate::units::escape_json(whole).as_bytes())?;
+        self.pending.drain(..n);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// Prints what storlab made from its own definitions (completion scripts, man pages) as it
 /// is, a line break after it.
 pub(crate) fn print_raw(text: &str) {

@@ -5,11 +5,12 @@
 use super::svg::{self, Axis, Band, Bars, LineOptions, Series};
 use crate::results::RunResult;
 use crate::results::steps::{Repetitions, SteadyResult, StepKind, StepResult};
+use crate::results::timeseries::Charted;
 use crate::stats::histogram::Histogram;
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::ClassSummary;
 use crate::stats::timeseries::{IntervalDir, IntervalPhase, IntervalRecord};
-use crate::units::{format_ns, format_pct, format_rate, format_size};
+use crate::units::{format_count, format_ns, format_pct, format_rate, format_size};
 use maud::{Markup, html};
 use std::collections::BTreeSet;
 
@@ -112,18 +113,60 @@ impl<'a> Timeline<'a> {
     }
 }
 
-/// The charts over time: throughput, latency, CPU and device utilisation.
+/// About the most points a chart over time draws per series (at most twice as many): a longer
+/// series is read from its file one record at a time and merged into this many points.
+pub(super) const CHART_POINTS: usize = 300;
+
+/// The charts over time: throughput, latency, CPU and device utilisation, from the series read
+/// one record at a time (from the NDJSON file when the results file does not hold it) and
+/// merged into at most about [`CHART_POINTS`] points; what was merged, or why there are no
+/// charts, said above them.
 pub(super) fn time_charts(r: &RunResult) -> Markup {
     if r.timeseries.is_empty() {
         return html! {};
     }
-    let timeline = Timeline::of(&r.timeseries);
+    let charted = r.timeseries.downsampled(CHART_POINTS);
+    let note = series_note(&charted);
+    if charted.points.is_empty() {
+        return html! { @if let Some(n) = note { p class="warn" data-series-note { (n) } } };
+    }
+    let timeline = Timeline::of(&charted.points);
     html! {
+        @if let Some(n) = note { p class="muted" data-series-note { (n) } }
         @for chart in throughput_over_time(r, &timeline) { (chart) }
         (latency_over_time(r, &timeline))
         (cpu_over_time(&timeline))
         (device_util_over_time(&timeline))
     }
+}
+
+/// What the charts over time leave out or merge: the series that could not be read (or not
+/// all of it), or the intervals merged into each point.
+fn series_note(c: &Charted) -> Option<String> {
+    let points = c.points.len();
+    if let Some(unread) = &c.unread {
+        let shown = match points {
+            0 => "no charts over time".to_string(),
+            _ => format!(
+                "the charts over time show the {} intervals read before the problem",
+                c.intervals
+            ),
+        };
+        return Some(match unread.missing {
+            true => format!(
+                "{}: it is not beside this results file (moved without it?), so there are no charts over time; put it back beside the results file to see them",
+                unread.why
+            ),
+            false => format!("{}; {shown}", unread.why),
+        });
+    }
+    (c.widest > 1).then(|| {
+        format!(
+            "The charts over time show {points} points for {} intervals: each point merges up to {} consecutive intervals of its run and phase (I/Os added, rates over their time, mean latency over their I/Os, device use and CPU over their time); a merged point's p99 is the largest of its intervals' p99s, an upper bound of the p99 over its span, and its maximum the largest of theirs.",
+            format_count(c.intervals),
+            c.widest
+        )
+    })
 }
 
 /// IOPS and MB/s over time: the total, and each class when there are several.

@@ -134,7 +134,7 @@ fn hostile() -> RunResult {
             ..Default::default()
         },
     }];
-    r.timeseries[0].devices.insert(h(), Default::default());
+    r.timeseries.held[0].devices.insert(h(), Default::default());
     let step = |index| StepResult {
         index,
         label: h(),

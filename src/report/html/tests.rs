@@ -109,7 +109,7 @@ pub(super) fn result() -> RunResult {
             };
             rec.classes.insert("a".into(), both);
             rec.devices.insert("sda".into(), Default::default());
-            r.timeseries.push(rec);
+            r.timeseries.held.push(rec);
         }
     }
     r
@@ -205,7 +205,10 @@ fn time_charts_cover_every_series_continuously() {
     for (name, points) in series_of(chart(&html, "iops-over-time")) {
         assert_eq!(points.split(' ').count(), 6, "{name}");
     }
-    assert_eq!(record_times(&r.timeseries), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(
+        record_times(&r.timeseries.held),
+        [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    );
     for id in charts(&html) {
         for (name, points) in series_of(chart(&html, id)) {
             assert!(!points.is_empty(), "{id}: {name}");
@@ -330,8 +333,8 @@ fn self_contained_and_escaped() {
 /// job is 2 s + 30 s).
 fn ramped(ramp: u64, measured: u64) -> RunResult {
     let mut r = result();
-    let template = r.timeseries[0].clone();
-    r.timeseries = (0..ramp + measured)
+    let template = r.timeseries.held[0].clone();
+    r.timeseries.held = (0..ramp + measured)
         .map(|k| IntervalRecord {
             index: k,
             phase: if k < ramp {
@@ -412,7 +415,7 @@ const TIME_CHARTS: [&str; 5] = [
 #[test]
 fn the_time_axis_runs_from_the_start_to_the_end_of_the_run() {
     let r = ramped(2, 30);
-    assert_eq!(Timeline::of(&r.timeseries).range(), (0.0, 32.0));
+    assert_eq!(Timeline::of(&r.timeseries.held).range(), (0.0, 32.0));
     let html = render(&r);
     for id in TIME_CHARTS {
         let svg = chart(&html, id);
@@ -430,7 +433,7 @@ fn the_time_axis_runs_from_the_start_to_the_end_of_the_run() {
     }
     // A run without ramp ends where its last interval does too.
     let plain = result();
-    assert_eq!(Timeline::of(&plain.timeseries).range(), (0.0, 6.0));
+    assert_eq!(Timeline::of(&plain.timeseries.held).range(), (0.0, 6.0));
 }
 
 #[test]
@@ -460,11 +463,14 @@ fn the_ramp_is_shaded_under_the_series_of_every_time_chart() {
 
     // A sequence: each run that ramped has its own band.
     let mut r = result();
-    for rec in r.timeseries.iter_mut().filter(|rec| rec.index == 0) {
+    for rec in r.timeseries.held.iter_mut().filter(|rec| rec.index == 0) {
         rec.phase = IntervalPhase::Ramp;
     }
-    let times = record_times(&r.timeseries);
-    assert_eq!(ramp_spans(&r.timeseries, &times), [(0.0, 1.0), (3.0, 4.0)]);
+    let times = record_times(&r.timeseries.held);
+    assert_eq!(
+        ramp_spans(&r.timeseries.held, &times),
+        [(0.0, 1.0), (3.0, 4.0)]
+    );
     let html = render(&r);
     for id in TIME_CHARTS {
         assert_eq!(
@@ -692,5 +698,76 @@ fn a_device_that_did_more_than_storlab_says_so_under_its_table() {
     assert_eq!(
         note,
         "vdb did 25k reads/s (102 MB/s), storlab 10/s (0.041 MB/s): another process was reading from the device; the device's figures are not storlab's alone"
+    );
+}
+
+#[test]
+fn a_long_series_is_read_from_its_file_and_merged_and_a_missing_one_is_said() {
+    use crate::results::timeseries::Series;
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = result();
+    let template = r.timeseries.held[0].clone();
+    let path = dir.path().join("r.ndjson");
+    let text: String = (0..10_000u64)
+        .map(|k| {
+            let rec = IntervalRecord {
+                index: k,
+                step: None,
+                t_end_ms: (k + 1) * 1000,
+                ..template.clone()
+            };
+            serde_json::to_string(&rec).unwrap() + "\n"
+        })
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    r.timeseries = Series::of_file(path);
+    let html = render(&r);
+    for id in TIME_CHARTS {
+        for (name, points) in series_of(chart(&html, id)) {
+            let n = points.split(' ').count();
+            assert!((300..=600).contains(&n), "{id} {name}: {n} points");
+            let last = points.split(' ').next_back().unwrap();
+            assert!(!last.is_empty(), "{id} {name}");
+        }
+        let labels = x_labels(chart(&html, id));
+        assert_eq!(
+            labels.last().unwrap().2,
+            "10k",
+            "{id}: to the end of the run"
+        );
+    }
+    let note = html.split("data-series-note>").nth(1).unwrap();
+    let note = note.split("</p>").next().unwrap();
+    assert!(
+        note.starts_with("The charts over time show ")
+            && note.contains(" points for 10k intervals: each point merges up to "),
+        "{note}"
+    );
+    assert!(
+        note.contains("an upper bound of the p99 over its span"),
+        "{note}"
+    );
+    // A results file moved without its time series: no charts over time, and why.
+    let gone = dir.path().join("gone.ndjson");
+    r.timeseries = Series::of_file(gone.clone());
+    let html = render(&r);
+    assert!(!html.contains("data-chart=\"iops-over-time\""));
+    assert!(
+        html.contains("data-chart=\"latency-distribution\""),
+        "the rest is there"
+    );
+    let said = format!(
+        "the time series {} is missing: it is not beside this results file (moved without it?), so there are no charts over time",
+        gone.display()
+    );
+    assert!(
+        html.contains(&said),
+        "{}",
+        html.split("<h2>Charts")
+            .nth(1)
+            .unwrap_or_default()
+            .chars()
+            .take(600)
+            .collect::<String>()
     );
 }

@@ -145,6 +145,8 @@ fn charts(n: usize, t: &TierResult) -> Markup {
         .get(1)
         .map_or(1.0, |i| i.t_s - t.series[0].t_s)
         .max(1e-3);
+    // What a point covers (older files: one interval, the first two points apart).
+    let secs = |i: &TierInterval| i.interval_s.filter(|&s| s > 0.0).unwrap_or(step);
     let line = |f: &dyn Fn(&TierInterval) -> Option<f64>| -> Vec<(f64, f64)> {
         t.series
             .iter()
@@ -195,11 +197,11 @@ fn charts(n: usize, t: &TierResult) -> Markup {
         vec![
             (
                 "filled MB/s",
-                line(&|i| Some(i.counts.fill_bytes as f64 / step / 1e6)),
+                line(&|i| Some(i.counts.fill_bytes as f64 / secs(i) / 1e6)),
             ),
             (
                 "written back MB/s",
-                line(&|i| Some(i.counts.destage_bytes as f64 / step / 1e6)),
+                line(&|i| Some(i.counts.destage_bytes as f64 / secs(i) / 1e6)),
             ),
         ],
         format_rate,

@@ -17,22 +17,25 @@
 //! more than 1% of its I/Os above it, so neither had the run). Other percentiles cannot be
 //! rebuilt from intervals and are left at 0 (reports show them as unknown). The job, the
 //! targets and the host are not in the time series and are left empty.
+//!
+//! The series is read once, one record at a time, into sums (`facts.rs`), never held: results
+//! recovered from a day of 10 ms intervals take the memory of a minute's; their own series is
+//! the file, which every view reads again as it renders.
+
+mod facts;
 
 use super::steps::{StepKind, StepResult};
-use super::timeseries::{self, TimeSeries};
+use super::timeseries::Series;
 use super::{
     ClassResult, DeviceResult, EngineInfo, Interrupted, Phase, PhaseRecord, PhaseState, RunResult,
     StepRun,
 };
 use crate::job::{EngineKind, Job};
-use crate::stats::histogram::LatencySummary;
-use crate::stats::host::{CpuPercent, DiskDelta, HostInfo};
-use crate::stats::summary::{ClassSummary, DirSummary};
-use crate::stats::timeseries::{
-    IntervalClass, IntervalDir, IntervalPhase, IntervalRecord, SequenceRun,
-};
+use crate::stats::host::HostInfo;
+use crate::stats::timeseries::SequenceRun;
 use crate::units::format_seconds;
 use anyhow::{Result, bail};
+use facts::{Facts, Sum};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -40,7 +43,7 @@ use std::time::SystemTime;
 /// What `storlab report` reports for the time series at `path`, and a note when that is the
 /// results file the run wrote beside it rather than results rebuilt from the series.
 pub fn load(path: &Path) -> Result<(RunResult, Option<String>)> {
-    let series = timeseries::read(path).map_err(|e| crate::Usage(format!("{e:#}")))?;
+    let series = Facts::read(path).map_err(|e| crate::Usage(format!("{e:#}")))?;
     let source = path.display().to_string();
     match beside(path, &series) {
         Beside::Finished(results, r) => {
@@ -82,7 +85,7 @@ enum Why {
 }
 
 /// The results file beside the time series at `path` (`run.ndjson` → `run.json`, or `run`).
-fn beside(path: &Path, series: &TimeSeries) -> Beside {
+fn beside(path: &Path, series: &Facts) -> Beside {
     let candidates = [path.with_extension("json"), path.with_extension("")];
     let Some(results) = candidates
         .into_iter()
@@ -124,7 +127,7 @@ fn beside(path: &Path, series: &TimeSeries) -> Beside {
 
 /// A series whose last line was cut off was being written when storlab stopped: the run did
 /// not finish, whatever else is unknown.
-fn cut_off_or(series: &TimeSeries, why: Why) -> Why {
+fn cut_off_or(series: &Facts, why: Why) -> Why {
     match series.cut_off {
         true => Why::Stopped(
             "storlab stopped while writing its last line, without writing its results".into(),
@@ -139,35 +142,18 @@ fn cut_off_or(series: &TimeSeries, why: Why) -> Why {
 /// the sequence writes its own, and Exchange trials theirs.
 fn not_its_results(
     r: &RunResult,
-    series: &TimeSeries,
+    series: &Facts,
     results_modified: Option<SystemTime>,
     series_modified: Option<SystemTime>,
 ) -> Option<&'static str> {
-    let sequence = (series.records.iter()).any(|x| x.step.is_some() || x.label.is_some());
-    if sequence && r.steps.is_none() {
+    if series.tagged && r.steps.is_none() {
         return Some("holds one run of the sequence, written when that run ended");
     }
-    // The same intervals (counts compared: floats may differ in their last digit once
-    // written again).
-    let key = |x: &IntervalRecord| {
-        let t = &x.total;
-        let ops = [t.read.ops, t.write.ops, t.flush.ops];
-        (
-            x.index,
-            x.phase,
-            x.step,
-            x.label,
-            x.t_end_ms,
-            x.interval_ms,
-            ops,
-        )
-    };
-    if !r.timeseries.is_empty() {
-        let same = r
-            .timeseries
-            .iter()
-            .map(key)
-            .eq(series.records.iter().map(key));
+    // The same intervals (their numbers, times and counts compared: floats may differ in
+    // their last digit once written again).
+    if !r.timeseries.held.is_empty() {
+        let same = r.timeseries.held.len() as u64 == series.count
+            && facts::fingerprint(&r.timeseries.held) == series.keys;
         return (!same).then_some("is another run's: its intervals are not these");
     }
     // Longer runs do not carry their series: a run's results are written after its last
@@ -182,7 +168,7 @@ fn not_its_results(
 
 /// The results of the run whose time series (at `path`) is reported alone, `why` saying how
 /// far what happened to the run is known.
-fn recover_alone(series: &TimeSeries, path: &Path, why: &Why) -> Result<RunResult> {
+fn recover_alone(series: &Facts, path: &Path, why: &Why) -> Result<RunResult> {
     let source = path.display().to_string();
     has_records(series, &source)?;
     let modified = modified_at(path);
@@ -207,21 +193,18 @@ fn recover_alone(series: &TimeSeries, path: &Path, why: &Why) -> Result<RunResul
 /// (`interrupted` is [`super::UNFINISHED`]): the measurements are recovered from the time
 /// series at `series`, the job, targets and host are the file's own.
 pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
-    let read = timeseries::read(series).map_err(|e| crate::Usage(format!("{e:#}")))?;
+    let read = Facts::read(series).map_err(|e| crate::Usage(format!("{e:#}")))?;
     completed(unfinished, &read, &series.display().to_string())
 }
 
 /// [`complete`] with the series read (named `source`).
-fn completed(unfinished: RunResult, series: &TimeSeries, source: &str) -> Result<RunResult> {
+fn completed(unfinished: RunResult, series: &Facts, source: &str) -> Result<RunResult> {
     has_records(series, source)?;
     let job = &unfinished.job;
     let planned_ms = job.ramp_ms + job.duration_ms;
-    let plain = !(series.records.iter()).any(|x| x.step.is_some() || x.label.is_some());
+    let plain = !series.tagged;
     let measured_to_the_end = plain
-        && series
-            .records
-            .last()
-            .is_some_and(|x| x.t_end_ms >= planned_ms)
+        && (series.last.as_ref()).is_some_and(|x| x.t_end_ms >= planned_ms)
         && !series.cut_off;
     let from = format!(
         "the measurements are recovered from its time series {source} ({})",
@@ -263,8 +246,8 @@ fn completed(unfinished: RunResult, series: &TimeSeries, source: &str) -> Result
 }
 
 /// An error (the user's: exit 2) when `series` (named `source`) holds no record.
-fn has_records(series: &TimeSeries, source: &str) -> Result<()> {
-    if series.records.is_empty() {
+fn has_records(series: &Facts, source: &str) -> Result<()> {
+    if series.count == 0 {
         bail!(crate::Usage(format!(
             "{source} holds no complete interval record: the run stopped before its first interval ended, so there is nothing to report"
         )));
@@ -279,10 +262,10 @@ fn modified_at(path: &Path) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 /// `120 intervals`, `, the last one cut off` when it was.
-fn intervals(series: &TimeSeries) -> String {
+fn intervals(series: &Facts) -> String {
     format!(
         "{} intervals{}",
-        series.records.len(),
+        series.count,
         if series.cut_off {
             ", the last one cut off"
         } else {
@@ -294,8 +277,8 @@ fn intervals(series: &TimeSeries) -> String {
 /// Where the time series ends: `the time series ends at 12 s of 30 s planned` (with the plan,
 /// ramp included, ms), `the time series ends at 12 s into measure`, `… into step 2 (rep 1),
 /// measure`.
-fn ends_at(series: &TimeSeries, planned_ms: Option<u64>) -> String {
-    let Some(last) = series.records.last() else {
+fn ends_at(series: &Facts, planned_ms: Option<u64>) -> String {
+    let Some(last) = series.last.as_ref() else {
         return "the time series holds no interval".into();
     };
     let at = format_seconds(last.t_end_ms as f64 / 1e3);
@@ -314,159 +297,20 @@ fn ends_at(series: &TimeSeries, planned_ms: Option<u64>) -> String {
     format!("the time series ends at {at} into {within}")
 }
 
-/// One direction summed over intervals.
-#[derive(Debug, Clone, Copy, Default)]
-struct DirSum {
-    ops: u64,
-    bytes: u64,
-    errors: u64,
-    /// Σ mean × ops, ns.
-    latency_ns_sum: f64,
-    max_ns: u64,
-    p99_bound_ns: u64,
-}
-
-impl DirSum {
-    fn add(&mut self, d: &IntervalDir) {
-        self.ops += d.ops;
-        self.bytes += d.bytes;
-        self.errors += d.errors;
-        self.latency_ns_sum += d.latency_mean_ns * d.ops as f64;
-        self.max_ns = self.max_ns.max(d.latency_max_ns);
-        self.p99_bound_ns = self.p99_bound_ns.max(d.latency_p99_ns);
-    }
-
-    fn summary(&self, seconds: f64) -> DirSummary {
-        let per_s = |v: u64| crate::stats::per_second(v, seconds);
-        DirSummary {
-            ops: self.ops,
-            bytes: self.bytes,
-            errors: self.errors,
-            iops: per_s(self.ops),
-            bytes_per_s: per_s(self.bytes),
-            latency_ns: LatencySummary {
-                mean: if self.ops > 0 {
-                    self.latency_ns_sum / self.ops as f64
-                } else {
-                    0.0
-                },
-                max: self.max_ns,
-                p99: self.p99_bound_ns,
-                ..Default::default()
-            },
-            service_latency_ns: None,
-            histogram: None,
-            service_histogram: None,
-        }
-    }
-}
-
-/// Reads, writes and flushes of one class (or of everything) summed over intervals.
-#[derive(Debug, Clone, Copy, Default)]
-struct ClassSum([DirSum; 3]);
-
-impl ClassSum {
-    fn add(&mut self, c: &IntervalClass) {
-        self.0[0].add(&c.read);
-        self.0[1].add(&c.write);
-        self.0[2].add(&c.flush);
-    }
-
-    fn summary(&self, seconds: f64) -> ClassSummary {
-        ClassSummary {
-            read: self.0[0].summary(seconds),
-            write: self.0[1].summary(seconds),
-            flush: self.0[2].summary(seconds),
-        }
-    }
-}
-
-/// Measured intervals summed: totals, classes, CPU (weighted by time) and devices.
-#[derive(Debug, Clone, Default)]
-struct Sum {
-    ms: u64,
-    total: ClassSum,
-    classes: BTreeMap<String, ClassSum>,
-    cpu: CpuPercent,
-    devices: BTreeMap<String, DiskDelta>,
-}
-
-impl Sum {
-    fn add(&mut self, r: &IntervalRecord) {
-        let (before, w) = (self.ms as f64, r.interval_ms as f64);
-        self.ms += r.interval_ms;
-        self.total.add(&r.total);
-        for (name, c) in &r.classes {
-            self.classes.entry(name.clone()).or_default().add(c);
-        }
-        self.cpu = CpuPercent::weighted([(self.cpu, before), (r.cpu, w)]);
-        for (name, d) in &r.devices {
-            self.devices.entry(name.clone()).or_default().add(d);
-        }
-    }
-
-    fn seconds(&self) -> f64 {
-        self.ms as f64 / 1e3
-    }
-
-    fn busy_pct(&self) -> f64 {
-        self.cpu.machine_busy_pct()
-    }
-}
-
-/// Measured intervals summed: the whole run, and each step with the runs it came from.
-#[derive(Debug, Default)]
-struct Measured {
-    all: Sum,
-    steps: BTreeMap<usize, (Sum, Vec<SequenceRun>)>,
-}
-
-impl Measured {
-    /// Sums the measured records: in a sequence only the steps are measured (not
-    /// preconditioning); ramps never are.
-    fn sum(records: &[IntervalRecord], sequence: bool) -> Measured {
-        let measured = |r: &&IntervalRecord| {
-            r.phase == IntervalPhase::Measure && (!sequence || r.step.is_some())
-        };
-        let mut m = Measured::default();
-        for r in records.iter().filter(measured) {
-            m.all.add(r);
-            if let Some(i) = r.step {
-                let (sum, labels) = m.steps.entry(i).or_default();
-                sum.add(r);
-                if let Some(l) = r.label.filter(|l| !labels.contains(l)) {
-                    labels.push(l);
-                }
-            }
-        }
-        m
-    }
-
-    /// The row of every step, the last one interrupted.
-    fn step_rows(&self) -> Vec<StepResult> {
-        let last_step = self.steps.keys().next_back().copied();
-        self.steps
-            .iter()
-            .map(|(&index, (sum, labels))| step_row(index, sum, labels, Some(index) == last_step))
-            .collect()
-    }
-}
-
 /// Builds the results of the run whose time series `series` is (`source` names it; `modified`
 /// is when it was last written, which is about when the run stopped), marked interrupted for
 /// `why`; `measured_to_the_end`: its measurement ran to its planned end.
 fn recover(
-    series: &TimeSeries,
+    series: &Facts,
     source: &str,
     modified: Option<chrono::DateTime<chrono::Utc>>,
     why: String,
     measured_to_the_end: bool,
 ) -> RunResult {
-    let records = &series.records;
-    let sequence = records.iter().any(|r| r.step.is_some());
-    let measured = Measured::sum(records, sequence);
-    let ramp_ms = first_ramp_ms(records);
-    let wall_ms: u64 = records.iter().map(|r| r.interval_ms).sum();
+    let sequence = series.stepped;
+    let measured = series.measured();
+    let ramp_ms = series.first_ramp_ms;
+    let wall_ms = series.wall_ms;
     let ended = modified.unwrap_or_else(chrono::Utc::now);
     let started = ended - chrono::Duration::milliseconds(wall_ms as i64);
     let stamp =
@@ -474,7 +318,7 @@ fn recover(
 
     let step_rows = measured.step_rows();
     let phases = if sequence {
-        sequence_phases(records, &step_rows)
+        sequence_phases(series, &step_rows)
     } else {
         run_phases(&measured.all, ramp_ms, measured_to_the_end)
     };
@@ -489,7 +333,7 @@ fn recover(
         command: Vec::new(),
         invocation: Default::default(),
         description: None,
-        job: recovered_job(records, source, all, ramp_ms),
+        job: recovered_job(series, source, all, ramp_ms),
         host: HostInfo::default(),
         started_at: stamp(started),
         ended_at: stamp(ended),
@@ -512,7 +356,9 @@ fn recover(
         host_cpus: None,
         errors: Vec::new(),
         timeseries_path: Some(source.to_string()),
-        timeseries: records.clone(),
+        // Read from the file again by whoever needs it (the views, the results file when
+        // short enough to inline).
+        timeseries: Series::of_file(PathBuf::from(source)),
         cost: None,
         data: None,
         verify: None,
@@ -536,16 +382,6 @@ fn recover(
     }
 }
 
-/// The ramp of the first run in the records, ms.
-fn first_ramp_ms(records: &[IntervalRecord]) -> u64 {
-    records
-        .iter()
-        .filter(|r| r.phase == IntervalPhase::Ramp && r.step == records[0].step)
-        .filter(|r| r.label == records[0].label)
-        .map(|r| r.interval_ms)
-        .sum()
-}
-
 /// The record of phase `name`: how it ended and how long it took.
 fn phase(name: Phase, state: PhaseState, seconds: f64) -> PhaseRecord {
     PhaseRecord {
@@ -557,11 +393,10 @@ fn phase(name: Phase, state: PhaseState, seconds: f64) -> PhaseRecord {
 }
 
 /// The phases of a sequence: preconditioning (when its intervals are there), then each step.
-fn sequence_phases(records: &[IntervalRecord], step_rows: &[StepResult]) -> Vec<PhaseRecord> {
+fn sequence_phases(series: &Facts, step_rows: &[StepResult]) -> Vec<PhaseRecord> {
     let mut phases = Vec::new();
-    let pre: Vec<&IntervalRecord> = records.iter().filter(|r| r.step.is_none()).collect();
-    if !pre.is_empty() {
-        let ms: u64 = pre.iter().map(|r| r.interval_ms).sum();
+    let (pre, ms) = series.unstepped;
+    if pre > 0 {
         phases.push(phase(
             Phase::Precondition,
             PhaseState::Completed,
@@ -596,13 +431,13 @@ fn run_phases(all: &Sum, ramp_ms: u64, to_the_end: bool) -> Vec<PhaseRecord> {
 }
 
 /// The job as far as the time series tells it: its times and classes; no targets or workers.
-fn recovered_job(records: &[IntervalRecord], source: &str, all: &Sum, ramp_ms: u64) -> Job {
+fn recovered_job(series: &Facts, source: &str, all: &Sum, ramp_ms: u64) -> Job {
     Job {
         description: Some(format!("recovered from the time series {source}")),
         engine: EngineKind::IoUring,
         duration_ms: all.ms,
         ramp_ms,
-        interval_ms: interval_ms(records),
+        interval_ms: series.interval_ms(),
         seed: 0,
         buffered: false,
         destroy_data: false,
@@ -656,18 +491,6 @@ fn device_results(all: &Sum) -> Vec<DeviceResult> {
             }
         })
         .collect()
-}
-
-/// The most common interval length, ms.
-fn interval_ms(records: &[IntervalRecord]) -> u64 {
-    let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
-    for r in records {
-        *counts.entry(r.interval_ms).or_default() += 1;
-    }
-    counts
-        .into_iter()
-        .max_by_key(|&(ms, n)| (n, ms))
-        .map_or(1000, |(ms, _)| ms)
 }
 
 /// The row of step `index` from its measured intervals (`runs`: which runs they came from).

@@ -2,6 +2,7 @@
 //! or without the results file beside it.
 
 use super::*;
+use crate::stats::timeseries::{IntervalClass, IntervalDir, IntervalPhase, IntervalRecord};
 
 fn record(
     index: u64,
@@ -38,14 +39,14 @@ fn record(
 
 #[test]
 fn totals_sum_the_measured_intervals() {
-    let series = TimeSeries {
-        records: vec![
+    let series = Facts::of(
+        &[
             record(0, IntervalPhase::Ramp, 1000, 50.0, 60, 70),
             record(1, IntervalPhase::Measure, 100, 100.0, 150, 400),
             record(2, IntervalPhase::Measure, 300, 200.0, 900, 1000),
         ],
-        cut_off: false,
-    };
+        false,
+    );
     let r = recover(&series, "x.ndjson", None, "why".into(), false);
     assert_eq!(r.interrupted, Interrupted::Yes("why".into()));
     assert_eq!(r.measured_ms, 2000);
@@ -60,7 +61,8 @@ fn totals_sum_the_measured_intervals() {
     assert_eq!(read.latency_ns.max, 1000);
     assert_eq!(read.latency_ns.p99, 900);
     assert_eq!(r.classes["c"].read.ops, 400);
-    assert_eq!(r.timeseries.len(), 3);
+    // Its series is the file's, read again by whoever needs it.
+    assert_eq!(r.timeseries, Series::of_file("x.ndjson".into()));
     let phases: Vec<(Phase, PhaseState)> = r.phases.iter().map(|p| (p.name, p.state)).collect();
     assert_eq!(
         phases,
@@ -79,15 +81,15 @@ fn steps_are_rebuilt_from_their_intervals() {
         r.label = Some(SequenceRun::Rep(rep));
         r
     };
-    let series = TimeSeries {
-        records: vec![
+    let series = Facts::of(
+        &[
             record(0, IntervalPhase::Measure, 5, 1.0, 1, 1),
             tag(record(0, IntervalPhase::Measure, 10, 1.0, 1, 1), 0, 1),
             tag(record(0, IntervalPhase::Measure, 20, 1.0, 1, 1), 0, 2),
             tag(record(0, IntervalPhase::Measure, 30, 1.0, 1, 1), 1, 1),
         ],
-        cut_off: true,
-    };
+        true,
+    );
     let r = recover(&series, "s.ndjson", None, "why".into(), false);
     let steps = r.steps.as_ref().unwrap();
     assert_eq!(steps.len(), 2);
@@ -124,7 +126,7 @@ fn results(records: &[IntervalRecord], interrupted: Interrupted) -> RunResult {
     v["job"]["duration_ms"] = serde_json::json!(30_000);
     let mut r: RunResult = serde_json::from_value(v).unwrap();
     r.interrupted = interrupted;
-    r.timeseries = records.to_vec();
+    r.timeseries = crate::results::timeseries::Series::held(records.to_vec());
     r.totals.read.ops = 4242;
     r
 }
@@ -206,10 +208,7 @@ fn a_series_alone_says_what_is_known() {
 #[test]
 fn a_results_file_of_another_run_means_this_one_did_not_finish() {
     let records = measured(12);
-    let series = TimeSeries {
-        records: records.clone(),
-        cut_off: false,
-    };
+    let series = Facts::of(&records, false);
     let now = SystemTime::now();
     let earlier = now - std::time::Duration::from_secs(5);
     // Its own: the same intervals inline, or written after the series' last one.
@@ -228,8 +227,9 @@ fn a_results_file_of_another_run_means_this_one_did_not_finish() {
     assert!(not_its_results(&long, &series, Some(earlier), Some(now)).is_some());
     // A sequence's series beside one of its runs' results (the sequence writes its own at
     // its end, with its steps).
-    let mut tagged = series.clone();
-    tagged.records[11].step = Some(1);
+    let mut tagged = records.clone();
+    tagged[11].step = Some(1);
+    let tagged = Facts::of(&tagged, false);
     let why = not_its_results(&long, &tagged, Some(now), Some(earlier));
     assert!(
         why.is_some_and(|w| w.contains("one run of the sequence")),

@@ -178,7 +178,7 @@ fn write_merged(
     // The merged time series, as a run's own: one record a line beside the results.
     let ndjson = results::file::timeseries_path(&opts.results_path);
     let mut lines = String::new();
-    for rec in &merged.timeseries {
+    for rec in &merged.timeseries.held {
         lines.push_str(&serde_json::to_string(rec)?);
         lines.push('\n');
     }
@@ -671,14 +671,19 @@ fn merged_result(
         }
     }
     let merged = cluster::merge(&runs, parts.len());
-    let series: Vec<(&str, &[crate::stats::timeseries::IntervalRecord])> = runs
-        .iter()
-        .map(|r| (r.host.as_str(), r.result.timeseries.as_slice()))
+    // Each rank's series as its results file inlines it (the root's own read from its file):
+    // a run too long to inline one merges none.
+    let held: Vec<Vec<crate::stats::timeseries::IntervalRecord>> = (runs.iter())
+        .map(|r| r.result.timeseries.within(results::INLINE_INTERVALS))
+        .collect();
+    let series: Vec<(&str, &[crate::stats::timeseries::IntervalRecord])> = (runs.iter())
+        .zip(&held)
+        .map(|(r, h)| (r.host.as_str(), h.as_slice()))
         .collect();
     let mut out = root;
     let ranks: Vec<&RunResult> = runs.iter().map(|r| &r.result).collect();
     results::hosts::merge_sections(&mut out, &ranks);
-    out.timeseries = cluster::merge_intervals(&series);
+    out.timeseries = results::timeseries::Series::held(cluster::merge_intervals(&series));
     out.classes = merged.classes;
     out.totals = merged.totals;
     out.devices.clear();

@@ -209,9 +209,10 @@ fn every_ranks_figures_merge_exactly_into_one_results_file() {
     let want = crate::stats::summary::DirSummary::merge(&parts, merged.measured_ms as f64 / 1e3);
     assert_eq!(merged.totals.read.latency_ns, want.latency_ns);
     // Intervals: counts add, interval by interval; the merged records drop the histograms.
-    for rec in &merged.timeseries {
+    assert!(!merged.timeseries.held.is_empty());
+    for rec in &merged.timeseries.held {
         let ops: u64 = (journals.iter())
-            .filter_map(|j| j.timeseries.iter().find(|t| t.index == rec.index))
+            .filter_map(|j| j.timeseries.held.iter().find(|t| t.index == rec.index))
             .map(|t| t.total.read.ops)
             .sum();
         assert_eq!(rec.total.read.ops, ops, "interval {}", rec.index);
@@ -220,7 +221,7 @@ fn every_ranks_figures_merge_exactly_into_one_results_file() {
     assert!(
         journals
             .iter()
-            .all(|j| j.timeseries.iter().all(|t| t.histograms.is_some()))
+            .all(|j| j.timeseries.held.iter().all(|t| t.histograms.is_some()))
     );
     assert_eq!(merged.hosts.len(), 3);
     assert!(merged.hosts.iter().all(|h| h.present));

@@ -11,6 +11,22 @@ use crate::units::format_size;
 /// Passes a job makes at most.
 pub(super) const MAX_PASSES: usize = 10_000;
 
+/// The cycles' lists `axes` with those named in `order` first, in its order.
+fn ordered<'a>(
+    mut axes: Vec<(&'a str, Vec<Axis>)>,
+    order: &[String],
+) -> Result<Vec<(&'a str, Vec<Axis>)>, String> {
+    let mut sorted = Vec::new();
+    for o in order {
+        let Some(pos) = axes.iter().position(|(n, _)| n == o) else {
+            return Err(format!("`{o}` is not one of this run's for_ lists"));
+        };
+        sorted.push(axes.remove(pos));
+    }
+    sorted.append(&mut axes);
+    Ok(sorted)
+}
+
 /// Run `i` from `r`, its keys defaulting to the section's, as its passes.
 pub(super) fn run(
     e: &SectionErrors,
@@ -177,18 +193,7 @@ fn cycles(
         axes.push(("rdpct", v.iter().map(|&p| Axis::Rdpct(p)).collect()));
     }
     if let Some(order) = &r.order {
-        let mut sorted = Vec::new();
-        for o in order {
-            let Some(pos) = axes.iter().position(|(n, _)| n == o) else {
-                return Err(e.error(
-                    &key("order"),
-                    format!("`{o}` is not one of this run's for_ lists"),
-                ));
-            };
-            sorted.push(axes.remove(pos));
-        }
-        sorted.append(&mut axes);
-        axes = sorted;
+        axes = ordered(axes, order).map_err(|m| e.error(&key("order"), m))?;
     }
     Ok(axes)
 }

@@ -609,7 +609,7 @@ impl Sequencer<'_> {
         };
         r.warnings = self.warnings;
         let ts = results::file::timeseries_path(&self.opts.results_path);
-        r.timeseries = results::timeseries::read_inline(&ts);
+        r.timeseries = results::timeseries::Series::of_file(ts.clone());
         r.timeseries_path = Some(ts.display().to_string());
         r.steps = Some(steps);
         r.precondition = precondition;

@@ -260,14 +260,22 @@ fn steady_at(series: &[UsersInterval]) -> Option<f64> {
         return None;
     }
     let per = series.len().div_ceil(SPANS);
+    // Each record weighs by its length (a long run's merged records may differ in length).
+    let ends: Vec<f64> = series.iter().map(|s| s.t_s).collect();
     let spans: Vec<(f64, f64)> = series
         .chunks(per)
-        .map(|c| {
-            let iops: f64 = c
-                .iter()
-                .map(|s| s.db_reads_per_s + s.db_writes_per_s + s.log_writes_per_s)
-                .sum();
-            (c[0].t_s, iops / c.len() as f64)
+        .zip(ends.chunks(per))
+        .enumerate()
+        .map(|(k, (c, e))| {
+            let mut start = if k == 0 { 0.0 } else { ends[k * per - 1] };
+            let (mut ios, mut secs) = (0.0, 0.0);
+            for (s, &end) in c.iter().zip(e) {
+                let t = (end - start).max(0.0);
+                ios += (s.db_reads_per_s + s.db_writes_per_s + s.log_writes_per_s) * t;
+                secs += t;
+                start = end;
+            }
+            (c[0].t_s, if secs > 0.0 { ios / secs } else { 0.0 })
         })
         .collect();
     let iops: Vec<f64> = spans.iter().map(|s| s.1).collect();

@@ -3,6 +3,7 @@
 //! cost, and a time series of the population (tasks, unfinished tasks, cache hits, log waits,
 //! checkpoint depth) beside the engine's per-class series.
 
+use crate::stats::downsample::Merge;
 use crate::stats::histogram::LatencySummary;
 use crate::workloads::exchange::section::DatabaseFigures;
 use serde::{Deserialize, Serialize};
@@ -39,7 +40,9 @@ pub struct UsersResult {
     /// Seconds from the start at which the population's IOPS settled (no later interval moves
     /// the running mean by more than the steady-state rule allows), if they did.
     pub steady_at_s: Option<f64>,
-    /// One record per interval.
+    /// One record per interval; a run of more intervals than
+    /// [`crate::stats::downsample::SERIES_POINTS`] has consecutive ones merged
+    /// ([`UsersPoint`]), into at most that many.
     pub series: Vec<UsersInterval>,
     /// Per database: its I/O figures over the run, as in the Exchange validation (empty in
     /// files before 1.3).
@@ -172,7 +175,7 @@ pub struct SimulatorCost {
     pub bytes_per_user: u64,
 }
 
-/// One interval of the population's time series.
+/// One interval of the population's time series, or consecutive ones merged ([`UsersPoint`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UsersInterval {
@@ -198,4 +201,50 @@ pub struct UsersInterval {
     pub cpu_pct: f64,
     /// Send Mail p95 so far, ns (0 before the first).
     pub send_mail_p95_ns: u64,
+}
+
+/// An interval of the population's series as it is kept while the run goes: with what weighs
+/// it when consecutive intervals merge (at most [`crate::stats::downsample::SERIES_POINTS`]
+/// points).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UsersPoint {
+    /// The interval, or the intervals merged into it.
+    pub interval: UsersInterval,
+    /// Its length, seconds.
+    pub secs: f64,
+    /// The cache references its hit share is of.
+    pub refs: u64,
+}
+
+impl Merge for UsersPoint {
+    fn continues(&self, next: &UsersPoint) -> bool {
+        next.interval.t_s > self.interval.t_s
+    }
+
+    /// Rates and CPU over their time, the hit share over their references, the unfinished
+    /// tasks, log waits and checkpoint depth the most at an interval's end, the end and the
+    /// Send Mail p95 so far the later one's.
+    fn absorb(&mut self, next: &UsersPoint) {
+        let (ta, tb) = (self.secs, next.secs);
+        let by_time = |a: f64, b: f64| (a * ta + b * tb) / (ta + tb).max(f64::MIN_POSITIVE);
+        let (ra, rb) = (self.refs, next.refs);
+        let (a, b) = (&mut self.interval, &next.interval);
+        a.t_s = b.t_s;
+        a.tasks_per_s = by_time(a.tasks_per_s, b.tasks_per_s);
+        a.unfinished = a.unfinished.max(b.unfinished);
+        a.cache_hit_pct = if ra + rb > 0 {
+            (a.cache_hit_pct * ra as f64 + b.cache_hit_pct * rb as f64) / (ra + rb) as f64
+        } else {
+            0.0
+        };
+        a.log_waits = a.log_waits.max(b.log_waits);
+        a.checkpoint_depth_bytes = a.checkpoint_depth_bytes.max(b.checkpoint_depth_bytes);
+        a.db_reads_per_s = by_time(a.db_reads_per_s, b.db_reads_per_s);
+        a.db_writes_per_s = by_time(a.db_writes_per_s, b.db_writes_per_s);
+        a.log_writes_per_s = by_time(a.log_writes_per_s, b.log_writes_per_s);
+        a.cpu_pct = by_time(a.cpu_pct, b.cpu_pct);
+        a.send_mail_p95_ns = b.send_mail_p95_ns;
+        self.secs = ta + tb;
+        self.refs = ra + rb;
+    }
 }

@@ -13,9 +13,10 @@ use super::recipe::{Mailbox, Mailboxes, Recipe, Step};
 use super::store::{Io, IoKind, Store, StoreCounts};
 use crate::engine::source::{Next, Request, RequestSource};
 use crate::engine::{IoOp, OpKind};
+use crate::stats::downsample::{Downsampled, SERIES_POINTS};
 use crate::stats::histogram::Histogram;
 use crate::workloads::users::profile::Task;
-use crate::workloads::users::section::{Overload, UsersInterval};
+use crate::workloads::users::section::{Overload, UsersInterval, UsersPoint};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -126,7 +127,8 @@ pub struct Population {
     tallies: Vec<Tally>,
     overloaded: Option<Overload>,
     gathering: Gathering,
-    series: Vec<UsersInterval>,
+    /// At most [`SERIES_POINTS`] points, consecutive intervals merged in a long run.
+    series: Downsampled<UsersPoint>,
     cpu_start_ns: u64,
     cpu_stopped_ns: Option<u64>,
     live: Arc<Live>,
@@ -174,7 +176,7 @@ impl Population {
                 end_ns: pace.interval_ns,
                 ..Gathering::default()
             },
-            series: Vec::new(),
+            series: Downsampled::new(SERIES_POINTS / 2),
             cpu_start_ns: thread_cpu_ns(),
             cpu_stopped_ns: None,
             live,
@@ -251,14 +253,20 @@ impl Population {
         self.store.cached_pages()
     }
 
-    /// The time series so far, with the interval in progress closed at `now_ns`.
+    /// The time series so far, with the interval in progress closed at `now_ns` (at most
+    /// [`SERIES_POINTS`] points).
     pub fn finish_series(&mut self, now_ns: u64) -> Vec<UsersInterval> {
         if now_ns > self.gathering.end_ns.saturating_sub(self.pace.interval_ns) {
             let end = self.gathering.end_ns;
             self.gathering.end_ns = now_ns;
             self.close_interval(end - self.pace.interval_ns);
         }
-        std::mem::take(&mut self.series)
+        let series = std::mem::replace(&mut self.series, Downsampled::new(SERIES_POINTS / 2));
+        series
+            .into_points()
+            .into_iter()
+            .map(|p| p.interval)
+            .collect()
     }
 
     /// Starts counting CPU time (on the thread that will drive the population).
@@ -470,7 +478,7 @@ impl Population {
         } else {
             0
         };
-        self.series.push(UsersInterval {
+        let interval = UsersInterval {
             t_s: g.end_ns as f64 / 1e9,
             tasks_per_s: g.completed as f64 / secs,
             unfinished: self.unfinished,
@@ -486,6 +494,11 @@ impl Population {
             log_writes_per_s: (logs - g.logs) as f64 / secs,
             cpu_pct: cpu.saturating_sub(g.cpu_ns) as f64 / 1e9 / secs * 100.0,
             send_mail_p95_ns: p95,
+        };
+        self.series.push(UsersPoint {
+            interval,
+            secs,
+            refs,
         });
         let completed: u64 = self.tallies.iter().map(|t| t.completed).sum();
         self.live.completed.store(completed, Ordering::Relaxed);
@@ -605,6 +618,7 @@ fn thread_cpu_ns() -> u64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::stats::downsample::Merge;
     use crate::workloads::users::layout::Layout;
     use crate::workloads::users::profile::Profile;
     use crate::workloads::users::recipe::Knobs;
@@ -717,6 +731,84 @@ pub(crate) mod tests {
             large * 2 < small,
             "{small} reads with 200 pages, {large} with 20,000"
         );
+    }
+
+    #[test]
+    fn a_run_of_many_intervals_keeps_a_bounded_series_that_adds_up_to_what_it_issued() {
+        let mut p = population(100, 720.0, 30_000 * MS, 500);
+        // Intervals of 1 ms over a minute: 60,000 of them.
+        p.pace.interval_ns = MS;
+        p.gathering.end_ns = MS;
+        let ios = simulate(&mut p, 300_000, 16, 60_000 * MS);
+        let end_ns = 61_000 * MS;
+        let series = p.finish_series(end_ns);
+        let n = series.len();
+        assert!(
+            (SERIES_POINTS / 2..=SERIES_POINTS).contains(&n),
+            "{n} points"
+        );
+        assert_eq!(series.last().map(|s| s.t_s), Some(end_ns as f64 / 1e9));
+        // Each point's rates over its time add up to the I/Os issued, by kind.
+        let mut start = 0.0;
+        let mut done = [0.0f64; 3];
+        for s in &series {
+            assert!(s.t_s > start, "{start} then {s:?}");
+            let secs = s.t_s - start;
+            done[0] += s.db_reads_per_s * secs;
+            done[1] += s.db_writes_per_s * secs;
+            done[2] += s.log_writes_per_s * secs;
+            start = s.t_s;
+        }
+        for (kind, got) in done.iter().enumerate() {
+            let issued = ios
+                .iter()
+                .filter(|r| usize::from(r.op.class % 3) == kind)
+                .count();
+            assert!(issued > 100, "kind {kind}: {issued}");
+            let err = (got - issued as f64).abs() / issued as f64;
+            assert!(err < 1e-9, "kind {kind}: {got} against {issued} issued");
+        }
+    }
+
+    #[test]
+    fn merged_intervals_weigh_rates_by_time_hits_by_references_and_keep_the_peaks() {
+        let interval = |t_s, rate, unfinished, hit_pct, p95| UsersInterval {
+            t_s,
+            tasks_per_s: rate,
+            unfinished,
+            cache_hit_pct: hit_pct,
+            log_waits: unfinished,
+            checkpoint_depth_bytes: 10 * unfinished,
+            db_reads_per_s: rate,
+            db_writes_per_s: 2.0 * rate,
+            log_writes_per_s: 3.0 * rate,
+            cpu_pct: rate,
+            send_mail_p95_ns: p95,
+        };
+        let mut a = UsersPoint {
+            interval: interval(1.0, 10.0, 7, 50.0, 100),
+            secs: 1.0,
+            refs: 300,
+        };
+        let b = UsersPoint {
+            interval: interval(4.0, 30.0, 3, 90.0, 80),
+            secs: 3.0,
+            refs: 100,
+        };
+        assert!(a.continues(&b) && !b.continues(&a));
+        a.absorb(&b);
+        let want = UsersPoint {
+            interval: UsersInterval {
+                cache_hit_pct: 60.0,
+                unfinished: 7,
+                log_waits: 7,
+                checkpoint_depth_bytes: 70,
+                ..interval(4.0, 25.0, 0, 0.0, 80)
+            },
+            secs: 4.0,
+            refs: 400,
+        };
+        assert_eq!(a, want);
     }
 
     #[test]
