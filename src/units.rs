@@ -517,6 +517,42 @@ impl Serialize for Percent {
     }
 }
 
+/// The JSON Schema of a value written with a unit (`Size`, `Dur`, `Percent` in job files):
+/// the text with its unit, or a bare number.
+fn unit_schema(name: &'static str, example: &str) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": format!("{name}: {example}, or a bare number"),
+        "type": ["string", "number"]
+    })
+}
+
+impl schemars::JsonSchema for Size {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Size".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unit_schema("a size", "\"4k\", \"1GiB\" (bytes when bare)")
+    }
+}
+
+impl schemars::JsonSchema for Dur {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Dur".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unit_schema("a duration", "\"30s\", \"500ms\" (seconds when bare)")
+    }
+}
+
+impl schemars::JsonSchema for Percent {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Percent".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unit_schema("a percentage", "\"70%\" or 70")
+    }
+}
+
 impl std::str::FromStr for Size {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -97,6 +97,10 @@ pub enum Document {
     Results,
     /// One line of the time series (`RESULTS.ndjson`).
     Timeseries,
+    /// A job file (`storlab run JOB.toml`), its TOML as JSON: the keys and values as written,
+    /// before they are validated (a job without an application section: `[exchange]`,
+    /// `[users]`, `[database]`, `[etcd]`, `[calibrate]`... are read by their own commands).
+    Job,
 }
 
 /// The JSON Schema (draft 2020-12) of `doc` as this storlab writes it, derived from the types
@@ -109,6 +113,7 @@ pub fn json_schema(doc: Document) -> serde_json::Value {
             schemars::schema_for!(crate::stats::timeseries::IntervalRecord),
             "timeseries",
         ),
+        Document::Job => (schemars::schema_for!(crate::job::spec::JobSpec), "job"),
     };
     let mut v = schema.to_value();
     if let Some(o) = v.as_object_mut() {

@@ -7,7 +7,9 @@
 //! (exit 2) unless `--lenient`. And `storlab report --format iometer-csv` of runs and of the
 //! fixtures, read by a reader of Iometer's results format (written from Iometer's public
 //! sources: its header lines, access specifications, row kinds and columns) and equal to the
-//! results files.
+//! results files. The same reader reads every row of a results file Iometer 1.1.0 wrote itself
+//! (`tests/fixtures/iometer/results/`, with its provenance), and its figures agree with one
+//! another as Iometer's columns mean them.
 
 use crate::harness::{load_json, run_in, scratch};
 use serde_json::Value;
@@ -171,8 +173,24 @@ fn is_stamp(s: &str) -> bool {
 }
 
 impl IometerFile {
+    /// A file of one run (what `storlab report --format iometer-csv` writes).
     fn parse(text: &str) -> IometerFile {
+        let mut runs = IometerFile::parse_runs(text);
+        assert_eq!(runs.len(), 1, "one run in:\n{text}");
+        runs.remove(0)
+    }
+
+    /// Every run of a file: Iometer appends each run to its `/r` file, header and all.
+    fn parse_runs(text: &str) -> Vec<IometerFile> {
         let mut lines = text.lines().peekable();
+        let mut runs = Vec::new();
+        while lines.peek().is_some() {
+            runs.push(IometerFile::parse_run(&mut lines));
+        }
+        runs
+    }
+
+    fn parse_run(lines: &mut std::iter::Peekable<std::str::Lines<'_>>) -> IometerFile {
         let mut next = |what: &str| lines.next().unwrap_or_else(|| panic!("no {what}"));
         assert_eq!(next("header"), "'Test Type,Test Description");
         let test_type = next("test type").split(',').next().unwrap().to_string();
@@ -504,6 +522,118 @@ fn iometer_csv_rows_equal_the_results_file() {
         assert_eq!(rows.len(), workers.len(), "the step's own workers");
         for (row, w) in rows.iter().zip(workers) {
             check_row(row, &w["totals"], secs);
+        }
+    }
+}
+
+/// A results file Iometer 1.1.0 wrote (tests/fixtures/iometer/results/README.md): the reader
+/// reads every run and every row of it, each row with Iometer's 80 columns (a PROCESSOR row
+/// its shorter list), and the figures mean what the reader takes them to mean: a row's IOps is
+/// its I/Os over its run time (raw ticks over the processor speed), its MiBps its bytes over
+/// that time, its average response time its raw response time over its I/Os, its latency
+/// bins count its I/Os, and the ALL row is the sum of the WORKER rows, each of which its DISK
+/// row repeats.
+#[test]
+fn iometers_own_results_file_reads_row_by_row_and_its_figures_agree() {
+    let path = fixture("results/quarch-an016-testfile.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let runs = IometerFile::parse_runs(&text);
+    let kinds = ["ALL", "MANAGER", "PROCESSOR", "WORKER", "DISK"];
+    let row_lines = (text.lines())
+        .filter(|l| kinds.iter().any(|k| l.starts_with(&format!("{k},"))))
+        .count();
+    assert_eq!(runs.len(), 59, "a run per 'Test Type header");
+    let rows: usize = runs
+        .iter()
+        .flat_map(|r| &r.tests)
+        .map(|t| t.rows.len())
+        .sum();
+    assert_eq!(rows, row_lines, "every row of the file is read");
+    let f = |row: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
+        let cell = row.get(k).unwrap_or_else(|| panic!("no {k}: {row:?}"));
+        cell.parse()
+            .unwrap_or_else(|_| panic!("{k} is `{cell}` in {row:?}"))
+    };
+    let close = |a: f64, b: f64, what: &str| {
+        assert!(
+            (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1.0),
+            "{what}: {a} vs {b}"
+        );
+    };
+    for run in &runs {
+        assert_eq!(run.version, "1.1.0");
+        assert_eq!(run.test_type, "0");
+        assert_eq!(run.tests.len(), 1);
+        let t = &run.tests[0];
+        assert_eq!(t.columns.join(","), IOMETER_1_1_0);
+        assert_eq!(t.specs.len(), 1);
+        let (spec, lines) = &t.specs[0];
+        assert_eq!(lines.len(), 1, "{spec}");
+        let size = lines[0][0] as f64;
+        let of = |kind: &'static str| t.rows.iter().filter(move |r| r["Target Type"] == kind);
+        assert_eq!(of("ALL").count(), 1);
+        assert_eq!(of("MANAGER").count(), 1);
+        assert_eq!(of("PROCESSOR").count(), 12);
+        assert_eq!(of("WORKER").count(), 4);
+        assert_eq!(of("DISK").count(), 4);
+        let workers: Vec<_> = of("WORKER").collect();
+        // Rows with their own run time: the manager and each worker (and its disk).
+        for row in of("MANAGER").chain(of("WORKER")).chain(of("DISK")) {
+            assert_eq!(
+                row["Access Specification Name"].is_empty(),
+                row["Target Type"] == "DISK"
+            );
+            let seconds = f(row, "Total Raw Run Time") / f(row, "Processor Speed");
+            let ios = f(row, "Read I/Os") + f(row, "Write I/Os");
+            let bytes = f(row, "Bytes Read") + f(row, "Bytes Written");
+            close(
+                f(row, "Bytes Read"),
+                f(row, "Read I/Os") * size,
+                "bytes read",
+            );
+            // A worker's rates are over its own run time (a manager's are its workers' sum).
+            if row["Target Type"] != "MANAGER" {
+                close(f(row, "IOps"), ios / seconds, "IOps");
+                close(
+                    f(row, "MiBps (Binary)"),
+                    bytes / seconds / 1048576.0,
+                    "MiBps",
+                );
+                close(f(row, "MBps (Decimal)"), bytes / seconds / 1e6, "MBps");
+            }
+            // Raw response times are ticks; the averages milliseconds.
+            close(
+                f(row, "Average Read Response Time"),
+                f(row, "Total Raw Read Response Time") / f(row, "Processor Speed") * 1e3
+                    / f(row, "Read I/Os"),
+                "average read response time",
+            );
+            let bins: f64 = t.columns[t.columns.len() - 21..]
+                .iter()
+                .map(|c| f(row, c))
+                .sum();
+            assert_eq!(bins, ios, "the latency bins count every I/O");
+        }
+        let all = of("ALL").next().unwrap();
+        for total in of("ALL").chain(of("MANAGER")) {
+            for k in [
+                "Read I/Os",
+                "Bytes Read",
+                "IOps",
+                "MiBps (Binary)",
+                "Errors",
+            ] {
+                close(f(total, k), workers.iter().map(|w| f(w, k)).sum(), k);
+            }
+        }
+        assert_eq!(f(all, "# Workers"), 4.0);
+        assert_eq!(f(all, "Transactions per Connection"), -1.0);
+        for (w, d) in workers.iter().zip(of("DISK")) {
+            assert_eq!(w["IOps"], d["IOps"]);
+        }
+        for p in of("PROCESSOR") {
+            assert!(p["Target Name"].starts_with("CPU "));
+            assert!((0.0..=100.0).contains(&f(p, "% CPU Utilization")));
         }
     }
 }
