@@ -518,10 +518,10 @@ impl Serialize for Percent {
 }
 
 /// The JSON Schema of a value written with a unit (`Size`, `Dur`, `Percent` in job files):
-/// the text with its unit, or a bare number.
-fn unit_schema(name: &'static str, example: &str) -> schemars::Schema {
+/// the text with its unit, or a bare number of `bare`.
+fn unit_schema(name: &str, example: &str, bare: &str) -> schemars::Schema {
     schemars::json_schema!({
-        "description": format!("{name}: {example}, or a bare number"),
+        "description": format!("{name}: text with its unit, such as {example}, or a bare number of {bare}"),
         "type": ["string", "number"]
     })
 }
@@ -531,7 +531,7 @@ impl schemars::JsonSchema for Size {
         "Size".into()
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        unit_schema("a size", "\"4k\", \"1GiB\" (bytes when bare)")
+        unit_schema("a size", "\"4k\" or \"1GiB\"", "bytes")
     }
 }
 
@@ -540,7 +540,7 @@ impl schemars::JsonSchema for Dur {
         "Dur".into()
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        unit_schema("a duration", "\"30s\", \"500ms\" (seconds when bare)")
+        unit_schema("a duration", "\"30s\" or \"500ms\"", "seconds")
     }
 }
 
@@ -549,7 +549,7 @@ impl schemars::JsonSchema for Percent {
         "Percent".into()
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        unit_schema("a percentage", "\"70%\" or 70")
+        unit_schema("a percentage", "\"70%\"", "percent")
     }
 }
 

@@ -315,17 +315,18 @@ pub fn fresh_payload(payload: &mut [u8], key: u64) {
     let mix = splitmix(key);
     let start = (mix as usize) & (PAYLOAD_SPAN - 8);
     let source = &payload_table()[start..start + payload.len()];
-    let (words, tail) = payload.as_chunks_mut::<8>();
-    let (from, from_tail) = source.as_chunks::<8>();
+    let whole = payload.len() / 8 * 8;
+    let (words, tail) = payload.split_at_mut(whole);
+    let (from, from_tail) = source.split_at(whole);
     xor_words(words, from, mix);
     for (b, (s, k)) in tail.iter_mut().zip(from_tail.iter().zip(mix.to_ne_bytes())) {
         *b = s ^ k;
     }
 }
 
-/// `to[i] = from[i] ^ mix`: in AVX2's 32-byte registers where the CPU has them (a third of the
+/// Each 8 bytes of `to` the 8 of `from` XORed with `mix`: in AVX2's 32-byte registers where the CPU has them (a third of the
 /// instructions SSE2's 16-byte ones take), else as the target allows.
-fn xor_words(to: &mut [[u8; 8]], from: &[[u8; 8]], mix: u64) {
+fn xor_words(to: &mut [u8], from: &[u8], mix: u64) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `xor_words_avx2` needs nothing but AVX2, which this CPU has (just checked).
@@ -337,14 +338,16 @@ fn xor_words(to: &mut [[u8; 8]], from: &[[u8; 8]], mix: u64) {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn xor_words_avx2(to: &mut [[u8; 8]], from: &[[u8; 8]], mix: u64) {
+fn xor_words_avx2(to: &mut [u8], from: &[u8], mix: u64) {
     xor_words_as_built(to, from, mix);
 }
 
 #[inline(always)]
-fn xor_words_as_built(to: &mut [[u8; 8]], from: &[[u8; 8]], mix: u64) {
-    for (w, s) in to.iter_mut().zip(from) {
-        *w = (u64::from_ne_bytes(*s) ^ mix).to_ne_bytes();
+fn xor_words_as_built(to: &mut [u8], from: &[u8], mix: u64) {
+    for (w, s) in to.chunks_exact_mut(8).zip(from.chunks_exact(8)) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(s);
+        w.copy_from_slice(&(u64::from_ne_bytes(word) ^ mix).to_ne_bytes());
     }
 }
 

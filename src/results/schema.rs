@@ -115,15 +115,20 @@ pub fn json_schema(doc: Document) -> serde_json::Value {
         ),
         Document::Job => (schemars::schema_for!(crate::job::spec::JobSpec), "job"),
     };
+    // A job file has no schema version of its own: its schema is this storlab's.
+    let version = match doc {
+        Document::Job => env!("CARGO_PKG_VERSION").to_string(),
+        _ => SCHEMA_VERSION.to_string(),
+    };
     let mut v = schema.to_value();
     if let Some(o) = v.as_object_mut() {
         o.insert(
             "$id".into(),
-            format!("https://storlab.invalid/schema/{name}-{SCHEMA_VERSION}.json").into(),
+            format!("https://storlab.invalid/schema/{name}-{version}.json").into(),
         );
         o.insert(
             "title".into(),
-            format!("storlab {name} schema {SCHEMA_VERSION}").into(),
+            format!("storlab {name} schema {version}").into(),
         );
     }
     v
