@@ -14,7 +14,7 @@
 # (the io_uring cases use O_DIRECT).
 set -euo pipefail
 DIR=${DIR:-/var/tmp/storlab-instructions}
-CASES=${CASES:-closed open-behind open-paced uring uring-qd1}
+CASES=${CASES:-closed closed-write open-behind open-paced uring uring-qd1}
 mkdir -p "$DIR"
 # Under valgrind, rustix reads the host's auxiliary vector with prctl(PR_GET_AUXV) and faults on
 # the host's vDSO address; with that prctl failing (a seccomp filter), it reads
@@ -53,7 +53,8 @@ int main(int argc, char **argv) {
 C
 cc -O2 -o "$DIR/noauxv" "$DIR/noauxv.c"
 
-# job NAME QUEUE_DEPTH IOS [EXTRA]: 4 KiB random reads of one 64 MiB file.
+# job NAME QUEUE_DEPTH IOS [EXTRA] [READ]: 4 KiB random I/O of one 64 MiB file, READ of it reads
+# (default 100%; the rest writes, each sector sealed with a fresh payload).
 job() {
   cat >"$DIR/$1.toml" <<EOF
 duration = "10m"
@@ -71,7 +72,7 @@ ${4:-}
 [[worker.access]]
 class = "io"
 block_size = "4k"
-read = "100%"
+read = "${5:-100%}"
 random = "100%"
 EOF
 }
@@ -80,6 +81,7 @@ job open-behind 32 400000 'rate_iops = 100000000'
 job open-paced 32 10000 'rate_iops = 500'
 job uring 32 100000
 job uring-qd1 1 20000
+job closed-write 32 400000 '' 0%
 engine() { case $1 in uring*) echo io_uring ;; *) echo null ;; esac; }
 
 first=$1
@@ -96,7 +98,8 @@ for c in $CASES; do
     python3 - "$out" "$DIR/$c.$n.json" "$c" "$bin" <<'PY'
 import json, re, subprocess, sys
 cg, results, case, build = sys.argv[1:]
-ops = json.load(open(results))["totals"]["read"]["ops"]
+totals = json.load(open(results))["totals"]
+ops = totals["read"]["ops"] + totals["write"]["ops"]
 def annotate(*args):
     return subprocess.run(["callgrind_annotate", "--threshold=100", *args, cg],
                           capture_output=True, text=True).stdout.splitlines()

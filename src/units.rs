@@ -517,6 +517,42 @@ impl Serialize for Percent {
     }
 }
 
+/// The JSON Schema of a value written with a unit (`Size`, `Dur`, `Percent` in job files):
+/// the text with its unit, or a bare number of `bare`.
+fn unit_schema(name: &str, example: &str, bare: &str) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": format!("{name}: text with its unit, such as {example}, or a bare number of {bare}"),
+        "type": ["string", "number"]
+    })
+}
+
+impl schemars::JsonSchema for Size {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Size".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unit_schema("a size", "\"4k\" or \"1GiB\"", "bytes")
+    }
+}
+
+impl schemars::JsonSchema for Dur {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Dur".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unit_schema("a duration", "\"30s\" or \"500ms\"", "seconds")
+    }
+}
+
+impl schemars::JsonSchema for Percent {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Percent".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        unit_schema("a percentage", "\"70%\"", "percent")
+    }
+}
+
 impl std::str::FromStr for Size {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

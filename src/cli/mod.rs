@@ -178,8 +178,8 @@ pub enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Print the JSON Schema of the results file (`storlab schema`) or of a line of its NDJSON
-    /// time series (`storlab schema timeseries`).
+    /// Print the JSON Schema of the results file (`storlab schema`), of a line of its NDJSON
+    /// time series (`storlab schema timeseries`) or of a job file (`storlab schema job`).
     Schema {
         /// Which file's schema.
         #[arg(value_enum, default_value = "results")]

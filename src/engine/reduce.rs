@@ -7,9 +7,9 @@
 //! units deflate (see [`compressed_len`]) to at most the asked ratio's share, so the data
 //! compresses as asked whatever the unit size.
 //!
-//! **Fresh payloads.** Every written sector's payload is made anew (`fresh_payload`), so
-//! data written again never repeats what is already on the device: the data compresses as a
-//! stream as it does unit by unit.
+//! **Fresh payloads.** Every written sector's payload is made anew
+//! ([`super::buf::fresh_payload`]), reduced or not, so data written again never repeats what is
+//! already on the device: the data compresses as a stream as it does unit by unit.
 //!
 //! **Dedupe.** Each dedupe unit a write covers is unique (sealed with its target, offset and
 //! version, as without reduction) or a copy of one of [`POOL`] pool entries, with probability
@@ -124,42 +124,6 @@ impl Reduction {
             0
         };
         sector[8..12].copy_from_slice(&crc.to_le_bytes());
-    }
-}
-
-/// Bytes in the table written payloads are drawn from (64 KiB, in the cache).
-const PAYLOAD_TABLE: usize = 64 << 10;
-
-/// The table written payloads are drawn from: pseudo-random bytes, the same in every run.
-fn payload_table() -> &'static [u8] {
-    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = vec![0u8; PAYLOAD_TABLE];
-        fill_random(&mut t, 0x7061_796C_6F61_6421);
-        t
-    })
-}
-
-/// Fills `payload` (at most a sector's) with pseudo-random bytes no other written sector has:
-/// a stretch of the table chosen by `key` (the sector's tag, unique to its target, offset,
-/// version and run), XORed with `key`'s bytes. Two sectors' payloads share no run of bytes
-/// longer than chance allows (their keys differ), so no compressor finds one in the other,
-/// whatever its window. A copy and one XOR per 16 bytes (`u128`), cheap even unoptimised.
-#[inline]
-pub(crate) fn fresh_payload(payload: &mut [u8], key: u64) {
-    let table = payload_table();
-    let len = payload.len();
-    let start = (splitmix(key) as usize) % (PAYLOAD_TABLE - len - 16);
-    payload.copy_from_slice(&table[start..start + len]);
-    let k = u128::from(key) | (u128::from(splitmix(key ^ 1)) << 64);
-    let mut chunks = payload.chunks_exact_mut(16);
-    for c in &mut chunks {
-        let mut w = [0u8; 16];
-        w.copy_from_slice(c);
-        c.copy_from_slice(&(u128::from_le_bytes(w) ^ k).to_le_bytes());
-    }
-    for (b, x) in chunks.into_remainder().iter_mut().zip(key.to_le_bytes()) {
-        *b ^= x;
     }
 }
 

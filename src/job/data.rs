@@ -20,7 +20,7 @@ pub const MAX_UNIT: u64 = 1 << 20;
 pub const DEFAULT_UNIT: u64 = 4096;
 
 /// `[data]` as written.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DataSpec {
     /// Compression ratio, N:1 (1: incompressible, the default).

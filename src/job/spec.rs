@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use toml::Spanned;
 
 /// The top level of a job file.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JobSpec {
     /// Free text describing the job.
@@ -61,6 +61,7 @@ pub struct JobSpec {
     /// Write every target in full before measuring.
     pub precondition: Option<PreconditionSpec>,
     /// Cycles of parameters: each combination is a step.
+    #[schemars(with = "Option<CycleSpec>")]
     pub cycle: Option<Spanned<CycleSpec>>,
     /// What the written data is like: its compression and dedupe ratios.
     pub data: Option<super::data::DataSpec>,
@@ -68,14 +69,16 @@ pub struct JobSpec {
     pub io_uring: Option<super::uring::UringSpec>,
     /// Targets: files or block devices.
     #[serde(default)]
+    #[schemars(with = "Vec<TargetSpec>")]
     pub target: Vec<Spanned<TargetSpec>>,
     /// Workers: threads, each with its own ring and access specification.
     #[serde(default)]
+    #[schemars(with = "Vec<WorkerSpec>")]
     pub worker: Vec<Spanned<WorkerSpec>>,
 }
 
 /// One `[[target]]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetSpec {
     /// Name used by workers' `targets` lists (default: the path).
@@ -96,7 +99,7 @@ pub struct TargetSpec {
 }
 
 /// `cache = { device = PATH, size = "30%", ... }` on a `[[target]]`: a cache tier in front of it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheSpec {
     /// The cache device or file (zram, a loop device over tmpfs, an SSD, a file).
@@ -118,7 +121,7 @@ pub struct CacheSpec {
 }
 
 /// A cache size as written: a number of bytes, or text (`"2GiB"`, `"30%"`).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum CacheSizeSpec {
     /// Bytes.
@@ -128,7 +131,7 @@ pub enum CacheSizeSpec {
 }
 
 /// One `[[worker]]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSpec {
     /// Name (default `worker<N>`); copies made by `count` get `#i` appended.
@@ -173,11 +176,12 @@ pub struct WorkerSpec {
     pub io_priority_mix: Option<PriorityMixSpec>,
     /// The access specification.
     #[serde(default)]
+    #[schemars(with = "Vec<AccessSpec>")]
     pub access: Vec<Spanned<AccessSpec>>,
 }
 
 /// `io_priority_mix = { share = "10%", priority = "rt:0" }` on a `[[worker]]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PriorityMixSpec {
     /// The share of the worker's I/Os.
@@ -187,7 +191,7 @@ pub struct PriorityMixSpec {
 }
 
 /// A signed number of bytes: an integer, or text such as `"8k"` or `"-8k"`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum GapSpec {
     /// Bytes.
@@ -222,7 +226,7 @@ impl GapSpec {
 }
 
 /// `trace = { file = ..., format = ..., speed = ... }` on a `[[worker]]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
     /// The trace file (MSR Cambridge CSV or blkparse text).
@@ -234,7 +238,7 @@ pub struct TraceSpec {
 }
 
 /// A replay speed as written: a factor, or `"max"`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SpeedSpec {
     /// Times faster than recorded.
@@ -244,7 +248,7 @@ pub enum SpeedSpec {
 }
 
 /// One `[[worker.access]]` entry of an access specification.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AccessSpec {
     /// Class name under which results are reported (e.g. `db`, `log`).
@@ -287,7 +291,7 @@ pub struct AccessSpec {
 }
 
 /// `precondition = { passes = 2, pattern = "sequential", block_size = "128k" }`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionSpec {
     /// Full writes of every target (default 1).
@@ -299,7 +303,7 @@ pub struct PreconditionSpec {
 }
 
 /// A list of values, or a doubling range `{ from = .., to = .. }`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SizeCycle {
     /// Explicit values.
@@ -314,7 +318,7 @@ pub enum SizeCycle {
 }
 
 /// A list of counts, or a doubling range.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum CountCycle {
     /// Explicit values.
@@ -329,7 +333,7 @@ pub enum CountCycle {
 }
 
 /// `[cycle]`: the parameters to cycle; every combination is one step.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CycleSpec {
     /// Nesting, outermost first, e.g. ["workers", "block_size"] (default: targets, workers,

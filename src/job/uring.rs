@@ -17,7 +17,7 @@ const MAX_SQPOLL_IDLE_MS: u64 = 60_000;
 pub const DEFAULT_SQPOLL_IDLE_MS: u32 = 1_000;
 
 /// `[io_uring]` as written.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UringSpec {
     /// Polled completions (`IORING_SETUP_IOPOLL`, fio's `hipri`): O_DIRECT on a device with

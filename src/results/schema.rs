@@ -97,6 +97,10 @@ pub enum Document {
     Results,
     /// One line of the time series (`RESULTS.ndjson`).
     Timeseries,
+    /// A job file (`storlab run JOB.toml`), its TOML as JSON: the keys and values as written,
+    /// before they are validated (a job without an application section: `[exchange]`,
+    /// `[users]`, `[database]`, `[etcd]`, `[calibrate]`... are read by their own commands).
+    Job,
 }
 
 /// The JSON Schema (draft 2020-12) of `doc` as this storlab writes it, derived from the types
@@ -109,16 +113,22 @@ pub fn json_schema(doc: Document) -> serde_json::Value {
             schemars::schema_for!(crate::stats::timeseries::IntervalRecord),
             "timeseries",
         ),
+        Document::Job => (schemars::schema_for!(crate::job::spec::JobSpec), "job"),
+    };
+    // A job file has no schema version of its own: its schema is this storlab's.
+    let version = match doc {
+        Document::Job => env!("CARGO_PKG_VERSION").to_string(),
+        _ => SCHEMA_VERSION.to_string(),
     };
     let mut v = schema.to_value();
     if let Some(o) = v.as_object_mut() {
         o.insert(
             "$id".into(),
-            format!("https://storlab.invalid/schema/{name}-{SCHEMA_VERSION}.json").into(),
+            format!("https://storlab.invalid/schema/{name}-{version}.json").into(),
         );
         o.insert(
             "title".into(),
-            format!("storlab {name} schema {SCHEMA_VERSION}").into(),
+            format!("storlab {name} schema {version}").into(),
         );
     }
     v

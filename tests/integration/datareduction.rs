@@ -84,3 +84,50 @@ fn written_data_compresses_as_asked_at_every_unit_and_compressor() {
     }
     eprintln!("{}", table.join("\n"));
 }
+
+/// The default data (no `[data]`) is unique and incompressible as a stream too, not only unit
+/// by unit: a file rewritten by a run whose I/O buffers are few (queue depth 4, so before every
+/// written sector's payload was made anew its 128 KiB writes repeated 512 KiB of buffers under
+/// fresh headers: 8:1 with zstd as a stream), and by a run of random small writes among reads
+/// (a buffer that held what was read is written next), compresses less than 1.1:1 with
+/// deflate, zstd and lz4 at every unit and as a stream (the headers, 56 bytes a sector, are
+/// what little compresses).
+#[test]
+fn default_data_does_not_compress_as_a_stream() {
+    let test = "default_data_does_not_compress_as_a_stream";
+    let ok = Command::new("/usr/bin/python3")
+        .args(["-c", "import zstandard, lz4.block"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        skip(
+            test,
+            "Debian's python3-zstandard and python3-lz4 are needed",
+        );
+        return;
+    }
+    let dir = scratch();
+    let target = "[[target]]\npath = \"d.dat\"\nsize = \"4MiB\"\n";
+    let jobs = [
+        // Every byte written twice, 128 KiB at a time.
+        "[[worker]]\nqueue_depth = 4\nio_limit = 128\n[[worker.access]]\nblock_size = \"128k\"\nread = 0\nrandom = 0\n",
+        // Then 4 KiB random reads and writes (half each) over the file.
+        "[[worker]]\nqueue_depth = 8\nio_limit = 4096\n[[worker.access]]\nblock_size = \"4k\"\nread = 50\nrandom = 100\n",
+    ];
+    for (i, worker) in jobs.iter().enumerate() {
+        let job = format!("duration = \"60s\"\nramp = \"0s\"\n{target}{worker}");
+        std::fs::write(dir.path().join("job.toml"), job).unwrap();
+        run_in(dir.path(), ["run", "job.toml", "-q", "-o", "r.json"]).expect_ok();
+        for (name, row) in ratios(&dir.path().join("d.dat")) {
+            for (unit, got) in ["4 KiB", "8 KiB", "32 KiB", "128 KiB", "stream"]
+                .iter()
+                .zip(&row)
+            {
+                assert!(
+                    *got < 1.1,
+                    "job {i}: default data, {name} at {unit}: {got:.3}:1 ({row:.3?})"
+                );
+            }
+        }
+    }
+}

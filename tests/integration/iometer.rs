@@ -7,7 +7,9 @@
 //! (exit 2) unless `--lenient`. And `storlab report --format iometer-csv` of runs and of the
 //! fixtures, read by a reader of Iometer's results format (written from Iometer's public
 //! sources: its header lines, access specifications, row kinds and columns) and equal to the
-//! results files.
+//! results files. (No results file Iometer wrote itself is here: those found published carry no
+//! licence that lets them be redistributed, as tests/fixtures/corpus/PROVENANCE.md says of
+//! Iometer's configuration files.)
 
 use crate::harness::{load_json, run_in, scratch};
 use serde_json::Value;
@@ -171,8 +173,24 @@ fn is_stamp(s: &str) -> bool {
 }
 
 impl IometerFile {
+    /// A file of one run (what `storlab report --format iometer-csv` writes).
     fn parse(text: &str) -> IometerFile {
+        let mut runs = IometerFile::parse_runs(text);
+        assert_eq!(runs.len(), 1, "one run in:\n{text}");
+        runs.remove(0)
+    }
+
+    /// Every run of a file: Iometer appends each run to its `/r` file, header and all.
+    fn parse_runs(text: &str) -> Vec<IometerFile> {
         let mut lines = text.lines().peekable();
+        let mut runs = Vec::new();
+        while lines.peek().is_some() {
+            runs.push(IometerFile::parse_run(&mut lines));
+        }
+        runs
+    }
+
+    fn parse_run(lines: &mut std::iter::Peekable<std::str::Lines<'_>>) -> IometerFile {
         let mut next = |what: &str| lines.next().unwrap_or_else(|| panic!("no {what}"));
         assert_eq!(next("header"), "'Test Type,Test Description");
         let test_type = next("test type").split(',').next().unwrap().to_string();

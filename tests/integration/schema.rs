@@ -131,3 +131,90 @@ fn the_results_format_page_documents_this_version_and_every_field() {
         "fields the schema has and docs/results-format.md does not name: {missing:?}"
     );
 }
+
+/// `storlab schema job`: every job file the repository ships (examples/, the presets) that
+/// `storlab run` reads as a job (no application section, which its own command reads),
+/// its TOML as JSON, validates with the `jsonschema` crate; an unknown key at the top, in a
+/// `[[worker]]` or in a `[[worker.access]]` fails, as storlab refuses it.
+#[test]
+fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
+    let dir = scratch();
+    let out = run_in(dir.path(), ["schema", "job"]);
+    out.expect_ok();
+    let schema: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let validator = jsonschema::validator_for(&schema).expect("the job schema compiles");
+    let errors = |v: &Value| -> Vec<String> {
+        (validator.iter_errors(v))
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect()
+    };
+    let applications = [
+        "exchange",
+        "users",
+        "database",
+        "etcd",
+        "calibrate",
+        "fs",
+        "wal_sync",
+    ];
+    let mut checked = Vec::new();
+    let mut skipped = Vec::new();
+    for folder in ["examples", "src/workloads/presets"] {
+        for entry in std::fs::read_dir(repo().join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let table: toml::Table = text.parse().unwrap();
+            let name = path.display().to_string();
+            if applications.iter().any(|a| table.contains_key(*a)) {
+                skipped.push(name);
+                continue;
+            }
+            let mut v = serde_json::to_value(&table).unwrap();
+            assert_eq!(errors(&v), Vec::<String>::new(), "{name}");
+            // An unknown key fails wherever it is.
+            for bad in [
+                "/queue_depht",
+                "/worker/0/queue_depht",
+                "/worker/0/access/0/blok_size",
+            ] {
+                let (parent, key) = bad.rsplit_once('/').unwrap();
+                let Some(Value::Object(o)) = v.pointer_mut(parent) else {
+                    continue;
+                };
+                o.insert(key.into(), 4.into());
+                let found = errors(&v);
+                assert!(!found.is_empty(), "{name}: `{bad}` passes");
+                if let Some(Value::Object(o)) = v.pointer_mut(parent) {
+                    o.remove(key);
+                }
+            }
+            checked.push(name);
+        }
+    }
+    assert!(
+        checked.len() >= 20,
+        "{} job files checked: {checked:#?}",
+        checked.len()
+    );
+    // A value of the wrong type fails too (a queue depth in words).
+    let mut v: Value = serde_json::to_value(
+        std::fs::read_to_string(repo().join("examples/quickstart.toml"))
+            .unwrap()
+            .parse::<toml::Table>()
+            .unwrap(),
+    )
+    .unwrap();
+    v["worker"][0]["queue_depth"] = "deep".into();
+    assert!(!errors(&v).is_empty());
+    eprintln!(
+        "{} job files valid; read by their own commands, not checked here: {skipped:?}",
+        checked.len()
+    );
+}

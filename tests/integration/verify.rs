@@ -543,14 +543,15 @@ fn reduced_data_as_written_compresses_and_dedupes_as_asked_and_as_reported() {
         dir.path(),
         "c.toml",
         &format!(
-            "duration = \"1s\"\n[data]\ncompress = 3\ndedupe = 2\n[[target]]\npath = \"{}\"\nsize = \"8MiB\"\n[[worker]]\nqueue_depth = 4\n[[worker.access]]\nblock_size = \"64k\"\nread = \"0%\"\nrandom = \"0%\"\n",
+            "duration = \"60s\"\n[data]\ncompress = 3\ndedupe = 2\n[[target]]\npath = \"{}\"\nsize = \"8MiB\"\n[[worker]]\nqueue_depth = 4\nio_limit = 256\n[[worker.access]]\nblock_size = \"64k\"\nread = \"0%\"\nrandom = \"0%\"\n",
             target.display()
         ),
     );
     let results = dir.path().join("c.json");
     let v = RunArgs::job(&job).results(&results).run_ok(dir.path());
-    // Sequential writes over the whole file: every unit holds what the run wrote once it has
-    // made one pass (128 writes).
+    // Sequential writes over the whole file, twice (a count of I/Os, not a time, so that a
+    // loaded machine writes as much): every unit holds what the run wrote once it has made one
+    // pass (128 writes).
     let writes = u64_at(&v, "/totals/write/ops");
     assert!(
         writes >= 128,

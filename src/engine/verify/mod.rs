@@ -15,7 +15,8 @@
 //! | 32..40 | run id (0 when prepared)                                           |
 //! | 40..48 | write version of the block (0 when prepared)                       |
 //!
-//! The rest of the sector is pseudo-random data. Runs without verification write the header
+//! The rest of the sector is pseudo-random data, made anew for every sector a run writes
+//! ([`super::buf::fresh_payload`]). Runs without verification write the header
 //! too, without the checksum (it costs about 0.4 µs per 4 KiB), so a later verifying run
 //! still finds every sector where it belongs and counts those blocks as unchecked. A *block* (the verification unit) is the
 //! largest size every I/O of the job is a multiple of and aligned to; the [`VerifyMap`] holds,
@@ -79,12 +80,13 @@ fn seal_sector(
     sector[24..32].copy_from_slice(&offset.to_le_bytes());
     sector[32..40].copy_from_slice(&run.to_le_bytes());
     sector[40..48].copy_from_slice(&version.to_le_bytes());
-    // The tag, and a compressible sector's payload made anew from it (`keep` below a whole
-    // sector: reduced data asked to compress): no part of it like another sector's.
+    // The tag, and the payload of a sector a run writes made anew from it (prepared data is
+    // already unique): no part of it like another sector's, so the data a run writes does not
+    // compress as a stream, whatever the I/O buffer held before (a read, an earlier write).
     let tag = crate::engine::buf::splitmix(run ^ version.rotate_left(32) ^ offset);
     sector[48..56].copy_from_slice(&tag.to_le_bytes());
-    if kind != KIND_PREPARED && keep < SECTOR {
-        super::reduce::fresh_payload(&mut sector[56..keep.max(56)], tag);
+    if kind != KIND_PREPARED {
+        crate::engine::buf::fresh_payload(&mut sector[56..keep.max(56)], tag);
     }
     if keep < SECTOR {
         sector[keep..].fill(0);
