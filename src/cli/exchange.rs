@@ -162,10 +162,10 @@ pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
 
 /// The job file's (or preset's) `[exchange]` section with the flags applied, where it came
 /// from, and the file and its text.
-type SpecFrom = (ExchangeSpec, String, Option<(PathBuf, String)>);
+pub(super) type SpecFrom = (ExchangeSpec, String, Option<(PathBuf, String)>);
 
 /// The `[exchange]` section as the job file (or preset) and the flags give it.
-fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
+pub(super) fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
     let file = super::section_file(
         a.job.as_deref(),
         a.preset.as_deref(),

@@ -1,9 +1,8 @@
 //! `storlab run` and `storlab exchange` started by an MPI launcher (the `mpi` feature): one job
 //! over every rank, the merged results written by rank 0, the other ranks quiet.
 
-use super::{
-    ExchangeArgs, Invocation, JobSource, OutputArgs, RunArgs, build_exchange, exchange_spec, flags,
-};
+use super::exchange::exchange_spec;
+use super::{ExchangeArgs, Invocation, JobSource, OutputArgs, RunArgs, build_exchange, flags};
 use crate::report::console;
 use crate::run::Workload;
 use crate::run::{self, RunOptions, Signals};

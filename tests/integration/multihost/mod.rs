@@ -12,6 +12,7 @@ use crate::harness::{
     LoopDevice, MIB, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image, u64_at,
     write_job,
 };
+use serde_json::Value;
 use std::process::Command;
 
 /// `mpirun` with what a container run as root needs (`--allow-run-as-root`), more ranks than
@@ -190,7 +191,9 @@ fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
     }
     let path = format!("{}/r{{rank}}", dir.path().display());
     let merged_path = dir.path().join("exchange.json");
+    // 50 transactional IOPS a host: in 3 s every rule has enough I/Os to be judged.
     let mut args = vec!["exchange", "--mailboxes", "50", "--mailbox-size", "32MiB"];
+    args.extend(["--iops-per-mailbox", "1"]);
     args.extend(["--capacity", "1%", "--databases", "1", "--threads", "2"]);
     args.extend([
         "--duration",
@@ -230,6 +233,62 @@ fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
         })
         .sum();
     assert_eq!(u64_at(&merged, "/classes/db1~1read/read/ops"), sum);
+}
+
+#[test]
+fn mdtest_over_mpi_shares_one_tree_and_merges_every_ranks_phases() {
+    let test = "mdtest_over_mpi_shares_one_tree_and_merges_every_ranks_phases";
+    let Some(mpirun) = mpirun(2) else {
+        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+        return;
+    };
+    let dir = scratch();
+    let anchor = dir.path().join("tree");
+    let merged_path = dir.path().join("fs.json");
+    let args = [
+        "fs",
+        "--anchor",
+        anchor.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--mdtest-items",
+        "25",
+        "--mdtest-io500",
+        "easy",
+        "-o",
+        merged_path.to_str().unwrap(),
+    ];
+    run_ok(mpirun, dir.path(), &args);
+    let merged = load_json(&merged_path);
+    let m = &merged["fs"]["mdtest"];
+    // 2 ranks × 2 threads, each task 25 files in its own directory of the one tree.
+    assert_eq!(u64_at(m, "/tasks"), 4, "{m}");
+    for p in m["phases"].as_array().expect("phases") {
+        let phase = p["phase"].as_str().unwrap();
+        let want = if phase.starts_with("tree") { 4 } else { 100 };
+        assert_eq!(
+            (u64_at(p, "/items"), u64_at(p, "/errors")),
+            (want, 0),
+            "{p}"
+        );
+    }
+    // Each rank's own file holds its half of the creates; the merged figure is their sum.
+    let creates = |v: &Value| -> u64 {
+        v["fs"]["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "mdtest create 1")
+            .and_then(|r| r["operations"].as_array())
+            .and_then(|ops| ops.iter().find(|o| o["operation"] == "create"))
+            .map(|o| u64_at(o, "/figures/ops"))
+            .unwrap_or(0)
+    };
+    let own: Vec<u64> = (0..2)
+        .map(|r| creates(&load_json(&dir.path().join(format!("fs.rank{r}.json")))))
+        .collect();
+    assert_eq!(own, [50, 50]);
+    assert_eq!(creates(&merged), 100);
 }
 
 /// The pid of the process whose command line holds `marker` and whose environment says it is
