@@ -1,0 +1,205 @@
+//! Jobs resolved from their text: what resolves, and each refusal with its key and line.
+
+use super::*;
+use crate::job::file::{decode, key_line, locate, parse};
+
+fn resolve_text(text: &str) -> Result<Job, JobError> {
+    let p = Path::new("job.toml");
+    let spec = parse(p, text)?;
+    resolve(&spec, Some((p, text)))
+}
+
+const GOOD: &str = r#"
+duration = "10s"
+[[target]]
+name = "db"
+path = "/tmp/x.dat"
+size = "1GiB"
+[[worker]]
+name = "w"
+count = 2
+queue_depth = 8
+[[worker.access]]
+class = "db"
+block_size = "8k"
+read = "70%"
+weight = 9
+[[worker.access]]
+class = "log"
+block_size = "64k"
+read = 0
+random = 0
+"#;
+
+#[test]
+fn keys_of_issue_6_are_checked() {
+    let with = |extra: &str| resolve_text(&format!("{extra}\n{GOOD}"));
+    let job = with("verify = true\non_error = \"stop\"").unwrap();
+    assert!(job.verify);
+    assert_eq!(job.on_error, OnError::Stop);
+    assert_eq!(
+        with("max_errors = 5").unwrap().on_error,
+        OnError::Continue { max_errors: 5 }
+    );
+    assert_eq!(with("").unwrap().on_error.limit(), defaults::MAX_ERRORS);
+    for (extra, key) in [
+        ("max_errors = 0", "max_errors"),
+        ("on_error = \"stop\"\nmax_errors = 3", "max_errors"),
+        ("on_error = \"retry\"", "on_error"),
+        ("verify = true\nengine = \"null\"", "verify"),
+    ] {
+        let e = with(extra).unwrap_err();
+        assert_eq!(e.key, key, "{extra}: {e}");
+        assert!(e.to_string().contains("job.toml:"), "{e}");
+    }
+    let e = resolve_text(&format!("{GOOD}\n[cycle]\nrate = [100, 2e9]")).unwrap_err();
+    assert_eq!(e.key, "cycle.rate", "{e}");
+}
+
+#[test]
+fn a_floor_on_the_rate_is_checked_against_the_workers_own_pace() {
+    let with = |keys: &str| resolve_text(&GOOD.replace("queue_depth = 8", keys));
+    let job = with("min_iops = 20\nrate_cycle = \"500ms\"").unwrap();
+    let floor = job.workers[1].min_rate.expect("each copy has the floor");
+    assert_eq!((floor.iops, floor.cycle_ns), (20.0, 500_000_000));
+    assert_eq!(
+        with("min_iops = 5").unwrap().workers[0]
+            .min_rate
+            .unwrap()
+            .cycle_ns,
+        1_000_000_000
+    );
+    for (keys, key, says) in [
+        ("min_iops = 0", "min_iops", "above 0"),
+        // Issue 44: refused for what it is, not as if it were not above 0.
+        (
+            "rate_iops = 1e300",
+            "rate_iops",
+            "rate_iops is 1e300, more I/Os per second than storlab paces a worker at (at most 1e9",
+        ),
+        ("min_iops = 1e300", "min_iops", "at most 1e9"),
+        ("rate_iops = -3", "rate_iops", "above 0"),
+        (
+            "rate_iops = 10\nmin_iops = 20",
+            "min_iops",
+            "could never be met",
+        ),
+        ("rate_cycle = \"1s\"", "rate_cycle", "set min_iops too"),
+        (
+            "min_iops = 5\nrate_cycle = \"1ms\"",
+            "rate_cycle",
+            "10ms or more",
+        ),
+    ] {
+        let e = with(keys).unwrap_err();
+        assert_eq!(e.key, format!("worker[0].{key}"), "{keys}: {e}");
+        assert!(e.message.contains(says), "{keys}: {e}");
+        assert!(e.location.starts_with("job.toml:"), "{e}");
+    }
+}
+
+#[test]
+fn resolves_a_good_job() {
+    let job = resolve_text(GOOD).unwrap();
+    assert_eq!(job.duration_ms, 10_000);
+    assert_eq!(job.workers.len(), 2);
+    assert_eq!(job.workers[1].name, "w#1");
+    assert_eq!(job.classes, vec!["db", "log"]);
+    assert_eq!(job.workers[0].access[1].block_size_bytes, 65536);
+    assert_eq!(job.targets[0].size_bytes, Some(1 << 30));
+}
+
+#[test]
+fn unknown_key_names_line() {
+    let e = resolve_text("duration = \"1s\"\nbogus = 1\n").unwrap_err();
+    assert!(e.location.starts_with("job.toml:2"), "{e}");
+    assert!(e.message.contains("bogus"), "{e}");
+}
+
+#[test]
+fn bad_unit_names_line() {
+    let text = GOOD.replace("\"8k\"", "\"8q\"");
+    let e = resolve_text(&text).unwrap_err();
+    assert!(e.to_string().contains("unknown size unit `q`"), "{e}");
+    assert!(e.location.starts_with("job.toml:13"), "{e}");
+}
+
+#[test]
+fn validation_errors_name_table_and_key() {
+    let text = GOOD.replace("queue_depth = 8", "queue_depth = 0");
+    let e = resolve_text(&text).unwrap_err();
+    assert_eq!(e.key, "worker[0].queue_depth");
+    assert_eq!(e.location, "job.toml:7");
+    let text = GOOD.replace("block_size = \"64k\"", "block_size = \"2GiB\"");
+    let e = resolve_text(&text).unwrap_err();
+    assert_eq!(e.key, "worker[0].access[1].block_size");
+    assert_eq!(e.location, "job.toml:16");
+}
+
+#[test]
+fn distributions_parse() {
+    assert_eq!(Distribution::parse("uniform"), Ok(Distribution::Uniform));
+    assert_eq!(
+        Distribution::parse("zipf:1.2"),
+        Ok(Distribution::Zipf { theta: 1.2 })
+    );
+    let Distribution::Zoned { bands } = Distribution::parse("zoned:80/10:20/90").unwrap() else {
+        panic!()
+    };
+    assert_eq!(bands.len(), 2);
+    assert!(Distribution::parse("zoned:80/10:10/90").is_err());
+    assert!(Distribution::parse("zipf:-1").is_err());
+    assert!(Distribution::parse("pareto").is_err());
+}
+
+#[test]
+fn keys_are_located_in_their_table() {
+    let text =
+        "duration = \"1s\"\n\"ramp\" = 1\n[precondition]\npasses = 2\n[exchange]\nmailboxes = 0\n";
+    assert_eq!(key_line(text, None, "duration"), Some(1));
+    assert_eq!(key_line(text, None, "ramp"), Some(2));
+    assert_eq!(key_line(text, None, "precondition"), Some(3));
+    assert_eq!(key_line(text, None, "passes"), None);
+    assert_eq!(key_line(text, Some("exchange"), "mailboxes"), Some(6));
+    let p = Path::new("x.toml");
+    assert_eq!(locate(p, text, Some("exchange"), "mailboxes"), "x.toml:6");
+    assert_eq!(locate(p, text, Some("exchange"), "capacity"), "x.toml:5");
+    assert_eq!(locate(p, text, None, "target"), "x.toml:1");
+}
+
+#[test]
+fn whole_file_errors_name_a_line() {
+    let e = resolve_text("duration = \"1s\"\n").unwrap_err();
+    assert_eq!(
+        (e.location.as_str(), e.key.as_str()),
+        ("job.toml:1", "target")
+    );
+    let text = GOOD.replace("duration", "round");
+    let e = resolve_text(&text).unwrap_err();
+    assert_eq!(
+        (e.location.as_str(), e.key.as_str()),
+        ("job.toml:2", "round")
+    );
+    let text = format!("{GOOD}[[worker]]\nname = \"w#1\"\n[[worker.access]]\n");
+    let e = resolve_text(&text).unwrap_err();
+    assert_eq!(
+        (e.location.as_str(), e.key.as_str()),
+        ("job.toml:21", "worker[1].name")
+    );
+}
+
+#[test]
+fn text_that_is_not_utf8_or_has_control_characters_names_its_line() {
+    let e = decode(Path::new("j.toml"), b"a = 1\nb = \"\xff\"\n".to_vec()).unwrap_err();
+    assert_eq!(e.location, "j.toml:2");
+    let e = resolve_text("# \u{1}\n").unwrap_err();
+    assert!(e.location.starts_with("job.toml:1:"), "{e}");
+    assert!(e.message.contains("U+0001"), "{e}");
+}
+
+#[test]
+fn unknown_target_reference() {
+    let text = GOOD.replace("count = 2", "count = 2\ntargets = [\"nope\"]");
+    let e = resolve_text(&text).unwrap_err();
+    assert!(e.message.contains("no target is named `nope`"), "{e}");
+}
