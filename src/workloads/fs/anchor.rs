@@ -38,7 +38,7 @@ pub const FILE_MODE: u32 = 0o644;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Marker {
-    /// Always [`MARKER_KIND`].
+    /// Always `"storlab file-system tree"`.
     pub kind: String,
     /// The shape the tree was made with.
     pub shape: Shape,

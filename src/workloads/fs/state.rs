@@ -122,7 +122,7 @@ impl TreeState {
     }
 
     /// Claims missing file `f` to create it: its directory must exist and not be in use;
-    /// it then counts the file as one of its entries until [`TreeState::created`] says
+    /// it then counts the file as one of its entries until [`TreeState::release`] says
     /// otherwise.
     pub fn claim_missing(&self, f: u64) -> bool {
         let word = &self.files[f as usize];
