@@ -416,7 +416,9 @@ fn runs_compare_task_by_task() {
                 "300",
             ],
         );
-        run_in(dir.path(), &args).expect_code(0);
+        // Passes, or on a host that starves its threads is INCONCLUSIVE (never FAIL): the
+        // comparison is the point.
+        run_in(dir.path(), &args).expect_pass_or_host(&load_json(&results));
         files.push(results.display().to_string());
     }
     let out = run_in(dir.path(), ["compare", &files[0], &files[1]]);
