@@ -104,7 +104,9 @@
 //! `skipped` runs after `integration` and its line is the last of `cargo test --locked`. It
 //! is not printed when `cargo test` stops early (a failing test binary) or when only this
 //! binary runs (`cargo test --test integration`); the next summary removes such a stale
-//! ledger without counting it.
+//! ledger without counting it. The README's test command (`.ci/test`, cargo-nextest: a
+//! process per test) names the ledger in `STORLAB_SKIPPED_LEDGER` and runs `skipped` after
+//! the tests.
 
 #![allow(clippy::print_stderr)]
 // Fault ranges are lists of byte ranges; a one-element list is meant as such.

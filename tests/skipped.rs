@@ -18,7 +18,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let path = ledger::path(ledger::cargo_pid());
+    let path = ledger::current();
     let skipped = ledger::read(&path);
     let _ = std::fs::remove_file(&path);
     ledger::remove_stale();

@@ -28,8 +28,7 @@ pub(super) fn run_over_mpi(args: &RunArgs) -> Result<i32> {
         ))
         .into());
     }
-    let mpi =
-        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    let mpi = join()?;
     let text = if mpi.rank() == 0 {
         Some(job::file::read_text(path)?)
     } else {
@@ -49,8 +48,7 @@ pub(super) fn run_over_mpi(args: &RunArgs) -> Result<i32> {
 /// results with a verdict per host.
 pub(super) fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
     use crate::cluster::Cluster as _;
-    let mpi =
-        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    let mpi = join()?;
     let text = if mpi.rank() == 0 {
         // The section as the flags leave it, checked on rank 0 first for a clear error.
         build_exchange(a)?;
@@ -74,8 +72,7 @@ pub(super) fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
 /// once; rank 0 writes the merged results.
 pub(super) fn fs_over_mpi(a: &super::FsArgs) -> Result<i32> {
     use crate::cluster::Cluster as _;
-    let mpi =
-        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    let mpi = join()?;
     let text = if mpi.rank() == 0 {
         // The section as the flags leave it, checked on rank 0 first for a clear error.
         super::build_fs(a)?;
@@ -92,6 +89,17 @@ pub(super) fn fs_over_mpi(a: &super::FsArgs) -> Result<i32> {
         flags: super::fs::given(a),
     };
     over_mpi(&mpi, text, &label, invocation, &a.out, "fs")
+}
+
+/// Joins the MPI job, refusing a launcher that started more ranks than MPI sees: a launcher of
+/// another MPI than the one storlab was built with starts copies that each see a world of one,
+/// and would each run the whole job on the same targets.
+fn join() -> Result<crate::cluster::Mpi> {
+    use crate::cluster::Cluster as _;
+    let mpi =
+        crate::cluster::Mpi::join().ok_or_else(|| Usage("MPI could not be initialised".into()))?;
+    crate::cluster::check_launcher(mpi.size(), &|var| std::env::var(var).ok()).map_err(Usage)?;
+    Ok(mpi)
 }
 
 /// Runs `text` over the ranks of `mpi`: rank 0 with the usual output, the others quiet.

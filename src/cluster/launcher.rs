@@ -1,6 +1,8 @@
 //! Launchers that start several copies of storlab (mpirun, srun): a storlab that cannot run
-//! over many hosts (built without MPI) refuses to be one of several copies that would each
-//! believe they are alone. Compiled in every build.
+//! over many hosts (built without MPI, or a command that runs on one host) refuses to be one of
+//! several copies that would each believe they are alone, and so does one whose MPI sees fewer
+//! ranks than the launcher started (another MPI's launcher: each copy a world of one).
+//! Compiled in every build.
 
 /// What launchers tell the processes they start: how many ranks the run has.
 const LAUNCHER_SIZES: [&str; 3] = [
@@ -12,6 +14,12 @@ const LAUNCHER_SIZES: [&str; 3] = [
     "SLURM_STEP_NUM_TASKS",
 ];
 
+/// How to run over many hosts instead, in this build.
+#[cfg(not(feature = "mpi"))]
+const HINT: &str = "start one copy per run, or use a storlab built with `--features mpi`";
+#[cfg(feature = "mpi")]
+const HINT: &str = "start one copy per run; `storlab run`, `exchange` and `fs` run over many hosts when started by the mpirun of the MPI this storlab was built with";
+
 /// Refuses a run whose launcher started more ranks than this cluster has (`size`): each copy
 /// would believe it is rank 0 of a run of its own and write the same targets. `env` reads the
 /// environment.
@@ -22,7 +30,7 @@ pub(crate) fn check_launcher(
     if let Some((var, n)) = launched(env) {
         if n > size {
             return Err(format!(
-                "started by a launcher as one of {n} ranks ({var}={n}), but this storlab sees {size}: every copy would believe it is rank 0 of a run of its own and write the same targets; start one copy per run, or use a storlab built with `--features mpi` (docs/multihost.md)"
+                "started by a launcher as one of {n} ranks ({var}={n}), but this storlab sees {size}: every copy would believe it is rank 0 of a run of its own and write the same targets; {HINT} (docs/multihost.md)"
             ));
         }
     }

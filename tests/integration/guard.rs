@@ -435,15 +435,26 @@ fn loop_device_with_partitions_is_not_written_without_destroy_data() {
 
 #[test]
 fn copies_a_launcher_starts_as_ranks_of_one_run_are_refused_before_any_io() {
-    // `mpirun -np 3 storlab run` without MPI support: three copies, each believing it is
-    // alone, would write the same targets. Each refuses, with nothing written.
+    // `mpirun -np 3 storlab run` without MPI support, or by a launcher whose MPI is not the
+    // one storlab was built with (each copy then sees a world of one): three copies, each
+    // believing it is alone, would write the same targets. Each refuses, with nothing written.
     let dir = crate::harness::scratch();
+    let jobs = crate::harness::scratch();
+    let job = crate::harness::write_job(
+        jobs.path(),
+        "job.toml",
+        &format!(
+            "[[target]]\nname = \"t\"\npath = \"{}\"\nsize = \"1MiB\"\n\n[[worker]]\ntarget = \"t\"\n\n[[worker.access]]\nbs = \"4k\"\nread = 100\n\n[timing]\nduration = \"1s\"\n",
+            dir.path().join("t.dat").display()
+        ),
+    );
+    let run = ["run", job.to_str().unwrap()];
     for (var, value) in [
         ("OMPI_COMM_WORLD_SIZE", "3"),
         ("PMI_SIZE", "2"),
         ("SLURM_STEP_NUM_TASKS", "4"),
     ] {
-        for command in [&["run"][..], &["exchange"], &["users"], &["database"]] {
+        for command in [&run[..], &["exchange"], &["users"], &["database"]] {
             let output = std::process::Command::new(crate::harness::STORLAB)
                 .current_dir(dir.path())
                 .args(command)

@@ -9,6 +9,10 @@
 //! parallel tests do not interleave). A ledger whose cargo process has exited (its run
 //! stopped before the summary, or ran without it, e.g. `cargo test --test integration`) is
 //! stale: the next summary removes it without counting it.
+//!
+//! A runner that starts each test in a process of its own (cargo-nextest, which `.ci/test`
+//! uses) names the ledger instead: `STORLAB_SKIPPED_LEDGER`, a file the runner made, read by
+//! the summary it runs afterwards.
 
 // The integration tests only write, the summary only reads.
 #![allow(dead_code)]
@@ -27,6 +31,12 @@ pub(crate) fn path(cargo_pid: u32) -> PathBuf {
     dir().join(format!("{cargo_pid}.txt"))
 }
 
+/// This run's ledger: `STORLAB_SKIPPED_LEDGER` when the runner names one, else the ledger of
+/// the `cargo test` this process belongs to.
+pub(crate) fn current() -> PathBuf {
+    std::env::var_os("STORLAB_SKIPPED_LEDGER").map_or_else(|| path(cargo_pid()), PathBuf::from)
+}
+
 /// The pid of this process's parent: cargo, when `cargo test` started it.
 pub(crate) fn cargo_pid() -> u32 {
     rustix::process::getppid().map_or(0, |p| p.as_raw_nonzero().get() as u32)
@@ -37,7 +47,7 @@ pub(crate) fn cargo_pid() -> u32 {
 pub(crate) fn record(test: &str, reason: &str) {
     let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
     let line = format!("{}\t{}\n", clean(test), clean(reason));
-    let path = path(cargo_pid());
+    let path = current();
     std::fs::create_dir_all(dir())
         .and_then(|()| {
             std::fs::OpenOptions::new()

@@ -1,5 +1,5 @@
-//! Runs over many hosts on MPI (built with `--features mpi`; `.ci/run` builds and runs these
-//! with Open MPI from Debian): `mpirun -np 3` on this host starts three ranks of one job, each
+//! Runs over many hosts on MPI (built with `--features mpi`; `.ci/test` builds and runs these
+//! when Open MPI is there to build against, and `.ci/run` installs it from Debian): `mpirun -np 3` on this host starts three ranks of one job, each
 //! on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
 //! are the sum of the ranks' own results, with a `hosts` entry per rank; one LUN (a loop
 //! device) shared by slices, each rank on its own part; each host validating its own Exchange
@@ -344,13 +344,52 @@ fn three_ranks_measuring(
 
 /// Sends `signal` to `pid`, waits for `child` to end, and returns how long that took, s.
 fn signal_and_wait(signal: &str, pid: u32, mut child: std::process::Child) -> u64 {
-    let sent = std::time::Instant::now();
+    use std::time::{Duration, Instant};
+    let sent = Instant::now();
     Command::new("kill")
         .args([signal, &pid.to_string()])
         .status()
         .unwrap();
-    let _ = child.wait();
-    sent.elapsed().as_secs()
+    // Open MPI's mpirun now and then stays after every rank it started has exited (seen
+    // beside other tests with a rank stopped by SIGSTOP: the ranks zombies, mpirun asleep in
+    // futex waits for minutes, deaf to SIGTERM). The job is over when its ranks are: that is
+    // when it ended here, and an mpirun still there 10 s later is killed.
+    let mut ranks_gone: Option<Instant> = None;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if ranks_gone.is_none() && ranks_exited(child.id()) {
+            ranks_gone = Some(Instant::now());
+        }
+        if ranks_gone.is_some_and(|t| t.elapsed() > Duration::from_secs(10)) {
+            eprintln!("mpirun stayed 10 s after its ranks exited: killed");
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(300),
+            "the job had not ended 300 s after {signal}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    ranks_gone.map_or(sent.elapsed(), |t| t - sent).as_secs()
+}
+
+/// Whether every process `mpirun` started has exited (gone, or a zombie it has not reaped).
+fn ranks_exited(mpirun: u32) -> bool {
+    let Ok(children) = std::fs::read_to_string(format!("/proc/{mpirun}/task/{mpirun}/children"))
+    else {
+        return false;
+    };
+    children.split_whitespace().all(|pid| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            // The state follows the command's closing parenthesis.
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'))
+        })
+    })
 }
 
 #[test]
