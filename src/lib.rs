@@ -8,8 +8,8 @@
 //!                                   each worker: RequestSource ─next()─▶ ring ─completed()─▶ source
 //!                                   every interval: merged ─▶ results::progress::Observer + NDJSON
 //!                                   end: merge ─▶ stats::summary ─▶ results::RunResult
-//! Job with a sequence ─run::steps─▶ one run per step, repetition, round or level ─▶ RunResult.steps
-//! profiles::exchange ─▶ Jobs + verdict rules ─run::exchange─▶ trials, search ─▶ RunResult.{exchange, verdict}
+//! Job with a sequence ─workloads::plain::steps─▶ one run per step, repetition, round or level ─▶ RunResult.steps
+//! [exchange] ─workloads::exchange::jobs─▶ Jobs + verdict rules ─workloads::exchange::validation─▶ trials, search ─▶ RunResult.{exchange, verdict}
 //! results file ─input (capped) ─results::file::load (validated)─▶ report::{console, html, csv, compare} (any report from the file)
 //! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
 //! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers

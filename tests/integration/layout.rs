@@ -323,3 +323,133 @@ fn unsafe_code_lives_in_the_ring_and_the_buffers_only() {
         "unsafe outside ring.rs and buf.rs: {with_unsafe:?}"
     );
 }
+
+/// The `a::b::c` paths of the crate's picture (the text block of `src/lib.rs`): each names a
+/// module file or folder, or an item (a type, function, module, re-export) of one.
+fn picture_paths() -> Vec<String> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let picture: String = lib
+        .lines()
+        .skip_while(|l| !l.starts_with("//! ```text"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("//! ```"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut paths = Vec::new();
+    for word in picture.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '{'))
+    {
+        let word = word.trim_matches(':');
+        if !word.contains("::") || word.contains('{') {
+            continue;
+        }
+        paths.push(word.to_string());
+    }
+    // `report::{console, html, ...}`: each name after the braces.
+    for (head, rest) in picture
+        .match_indices("::{")
+        .map(|(i, _)| picture.split_at(i))
+    {
+        let module = head
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .next()
+            .unwrap();
+        let names = &rest[3..rest.find('}').unwrap()];
+        for name in names.split(',') {
+            paths.push(format!("{module}::{}", name.trim()));
+        }
+    }
+    paths
+}
+
+/// Whether `path` (`a::b::c`, from the crate's root) is a module or an item of this crate.
+fn resolves(path: &str) -> bool {
+    let mut dir = src();
+    let mut file: Option<PathBuf> = Some(src().join("lib.rs"));
+    let parts: Vec<&str> = path.split("::").collect();
+    for (i, part) in parts.iter().enumerate() {
+        let as_file = dir.join(format!("{part}.rs"));
+        let as_dir = dir.join(part).join("mod.rs");
+        if as_file.exists() || as_dir.exists() {
+            file = Some(if as_file.exists() { as_file } else { as_dir });
+            dir = dir.join(part);
+            continue;
+        }
+        // The rest must be an item of the last module found, declared or re-exported there.
+        if i + 1 != parts.len() {
+            return false;
+        }
+        let text = std::fs::read_to_string(file.take().unwrap()).unwrap();
+        let declared = [
+            "fn", "struct", "enum", "trait", "type", "mod", "const", "static",
+        ]
+        .iter()
+        .any(|kw| {
+            text.contains(&format!("{kw} {part}("))
+                || text.contains(&format!("{kw} {part} "))
+                || text.contains(&format!("{kw} {part}<"))
+                || text.contains(&format!("{kw} {part};"))
+        });
+        let reexported = text.lines().any(|l| {
+            let l = l.trim_start();
+            (l.starts_with("pub use") || l.starts_with("pub(crate) use"))
+                && l.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == *part)
+        });
+        return declared || reexported;
+    }
+    true
+}
+
+#[test]
+fn the_crates_picture_names_only_what_exists() {
+    let paths = picture_paths();
+    assert!(
+        paths.len() >= 20,
+        "the picture's paths were not read: {paths:?}"
+    );
+    let stale: Vec<&String> = paths.iter().filter(|p| !resolves(p)).collect();
+    assert!(
+        stale.is_empty(),
+        "src/lib.rs's picture names what no longer exists: {stale:?}"
+    );
+    // A planted stale name is caught.
+    assert!(!resolves("run::exchange"));
+    assert!(!resolves("profiles::exchange"));
+    assert!(resolves("workloads::plain::steps"));
+}
+
+#[test]
+fn the_long_functions_are_the_ones_the_architecture_lists() {
+    let doc = std::fs::read_to_string(src().join("../docs/architecture.md")).unwrap();
+    let section: &str = doc
+        .split("- clippy's `too_many_lines`")
+        .nth(1)
+        .and_then(|s| s.split("\n- ").next())
+        .expect("docs/architecture.md states the function-length limit");
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut allowed = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        if product_code(file, &text).contains("allow(clippy::too_many_lines)") {
+            let rel = file.strip_prefix(src().parent().unwrap()).unwrap();
+            allowed.push(rel.display().to_string());
+        }
+    }
+    assert!(
+        !allowed.is_empty(),
+        "no exception found: the search is broken"
+    );
+    for file in &allowed {
+        assert!(
+            section.contains(&format!("`{file}`")),
+            "{file} allows a function over 150 lines, but docs/architecture.md (\"Limits that keep it this way\") does not list it"
+        );
+    }
+    let listed = section.matches("- `src/").count();
+    assert_eq!(
+        listed,
+        allowed.len(),
+        "docs/architecture.md lists {listed} exceptions, the code has {allowed:?}"
+    );
+}

@@ -324,12 +324,15 @@ fn task_rules(cfg: &UsersConfig, users: &UsersResult) -> Vec<Rule> {
         )
         .measuring(Measure::Rate),
     );
-    rules.push(Rule::judge(
-        OVERLOAD_RULE,
-        users.peak_unfinished as f64,
-        Comparison::AtMost,
-        (crate::workloads::users::dispatch::OVERLOAD_FACTOR * cfg.users as f64).floor(),
-        "tasks",
-    ));
+    rules.push(
+        Rule::judge(
+            OVERLOAD_RULE,
+            users.peak_unfinished as f64,
+            Comparison::AtMost,
+            (crate::workloads::users::dispatch::OVERLOAD_FACTOR * cfg.users as f64).floor(),
+            "tasks",
+        )
+        .measuring(Measure::Backlog),
+    );
     rules
 }
