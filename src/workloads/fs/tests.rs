@@ -4,6 +4,7 @@
 use crate::results::RunResult;
 use crate::results::progress::Quiet;
 use crate::run::{RunOptions, Runner, Signals};
+use crate::workloads::fs::section::TreeCounts;
 use crate::workloads::{JobText, Overrides};
 use std::path::Path;
 
@@ -34,6 +35,14 @@ fn op<'r>(
         .find(|o| o.operation == name)
         .unwrap_or_else(|| panic!("{name} in {r:?}"))
         .figures
+}
+
+/// The operations `name` of run `r` that ran and bytes they moved: none when the results list
+/// no such operation (they list only those a run did, or chose and could not do).
+fn done(r: &crate::workloads::fs::section::FsRun, name: &str) -> (u64, u64) {
+    (r.operations.iter())
+        .find(|o| o.operation == name)
+        .map_or((0, 0), |o| (o.figures.ops, o.figures.bytes))
 }
 
 #[test]
@@ -95,13 +104,78 @@ fn a_tree_is_made_then_a_metadata_mix_runs_with_every_operation_counted() {
             run.total
         );
     }
-    // The marker says the tree is storlab's and whole; a second run reuses it.
+    // The marker says the tree is storlab's and whole; a second run reuses it, its format
+    // making only what the mix left missing or cut short (when the mix's creates and deletes
+    // left every file there, it creates none: then the results list no create).
     let again = run(dir.path(), "again", &text).unwrap();
     let fs2 = again.fs.unwrap();
+    let format2 = fs2.run("format").unwrap();
     assert_eq!(
-        fs2.start.files,
-        fs.end.files + op(fs2.run("format").unwrap(), "create").ops
+        fs2.start,
+        TreeCounts {
+            files: 20,
+            dirs: 2,
+            bytes: 20 * 8192
+        }
     );
+    let (created, written) = (done(format2, "create").0, done(format2, "write").1);
+    assert_eq!(created, 20 - fs.end.files, "{format2:?} after {:?}", fs.end);
+    assert_eq!(written, 20 * 8192 - fs.end.bytes, "{format2:?}");
+    assert_eq!(
+        done(format2, "close").0,
+        created + done(format2, "open").0,
+        "{format2:?}"
+    );
+    assert_eq!(done(format2, "mkdir").0, 0, "{format2:?}");
+}
+
+#[test]
+fn a_restart_completes_the_files_cut_short_and_reports_only_what_it_did() {
+    // The tree as a mix can leave it: every file there, some cut short by the run's end (a
+    // create made its file and had written part of it). The format then creates nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = dir.path().join("tree");
+    let text = job(
+        &anchor,
+        "depth = 1\nwidth = 2\nfiles = 3\nsizes = \"8k\"\nthreads = 2\nmix = \"getattr\"\nxfersize = \"4k\"\nduration = \"200ms\"\ninterval = \"100ms\"\n",
+    );
+    let whole = TreeCounts {
+        files: 6,
+        dirs: 2,
+        bytes: 6 * 8192,
+    };
+    let fs = run(dir.path(), "made", &text).unwrap().fs.unwrap();
+    assert_eq!((fs.start, fs.end), (whole, whole));
+    let cut = [
+        (anchor.join("d01/f0002"), 0),
+        (anchor.join("d02/f0003"), 4096),
+    ];
+    for (path, len) in &cut {
+        let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        f.set_len(*len).unwrap();
+    }
+    let fs = run(dir.path(), "again", &text).unwrap().fs.unwrap();
+    assert_eq!(fs.start, whole);
+    for (path, _) in &cut {
+        assert_eq!(std::fs::metadata(path).unwrap().len(), 8192, "{path:?}");
+    }
+    let format = fs.run("format").unwrap();
+    let ops: Vec<(&str, u64, u64)> = (format.operations.iter())
+        .map(|o| (o.operation.as_str(), o.figures.ops, o.figures.bytes))
+        .collect();
+    // Each file opened, written from where it ends (2 + 1 transfers of 4 KiB) and closed.
+    assert_eq!(
+        ops,
+        [("open", 2, 0), ("write", 3, 3 * 4096), ("close", 2, 0)],
+        "{format:?}"
+    );
+    assert_eq!(format.total.ops, 7);
+    // A third run finds the tree whole: its format does nothing and says nothing ran.
+    let fs = run(dir.path(), "whole", &text).unwrap().fs.unwrap();
+    assert_eq!(fs.start, whole);
+    let format = fs.run("format").unwrap();
+    assert!(format.operations.is_empty(), "{format:?}");
+    assert_eq!(format.total.ops, 0);
 }
 
 /// The error of running `text`, as the user sees it, and that it is a refusal (exit 2).
