@@ -191,7 +191,7 @@ fn shortened(name: &str, dir: &Path, runtime: u32, extra: &str) -> PathBuf {
 /// arrivals), and, when it issued them all, agrees with fio within that and what fio itself
 /// strayed from the rate. A think-time job does one I/O, then waits: it
 /// never runs faster than one I/O per think time and I/O, nor faster than fio by more than
-/// 5 %; and not at half that rate or less (a machine busy with CPU hogs wakes a sleeping
+/// 5 % where fio kept that cycle; and not at half that rate or less (a machine busy with CPU hogs wakes a sleeping
 /// thread late: measured beside `stress-ng --cpu 4`, storlab's 50 ms think time gave 10.9
 /// I/Os a second where fio's gave 17.9, on a quiet machine 18.0 and 19.3).
 fn agree(o: Ours, fio: f64, seconds: f64) -> Result<(), String> {
@@ -229,7 +229,10 @@ fn agree(o: Ours, fio: f64, seconds: f64) -> Result<(), String> {
                     o.latency_s, o.iops
                 ));
             }
-            if o.iops > fio * 1.05 {
+            // Faster than fio only where fio kept its own cycle: beside CPU hogs fio's
+            // sleeping thread wakes late too (storlab 18.4 I/Os a second, fio 16.0, with the
+            // cycle at 18.5), and then storlab's figure is checked against the cycle alone.
+            if o.iops > fio * 1.05 && fio >= cycle * 0.95 {
                 return Err(format!("storlab {:.2} IOPS, above fio's {fio:.2}", o.iops));
             }
             Ok(())
