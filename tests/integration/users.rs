@@ -64,9 +64,10 @@ fn the_model_alone_runs_without_files() {
         assert_eq!(sent["planned"], sent["completed"]);
     } else {
         // A host that starved the model's thread (beside four CPU hogs: 86 % of its time
-        // waiting, 309 of the 1,175 tasks done): what got done is counted, and no more.
+        // waiting, 309 of the 1,175 tasks done) or only delayed it (all done, a task's p95
+        // INCONCLUSIVE): what got done is counted, and no more.
         assert!(
-            0 < completed && completed < planned,
+            0 < completed && completed <= planned,
             "{completed} of {planned}"
         );
     }
