@@ -7,7 +7,7 @@ use super::pace::{min_rate_of, rate_of, think_ns};
 use super::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use super::{
     Access, Distribution, EngineKind, IoLimit, Job, JobError, OnError, Target, TargetChoice,
-    Worker, class_id, defaults,
+    Worker, defaults,
 };
 use crate::units;
 use std::path::Path;
@@ -256,14 +256,23 @@ fn resolve_workers(
     engine: EngineKind,
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<Worker>, Vec<String>), JobError> {
-    let mut classes: Vec<String> = Vec::new();
+    let mut classes = Classes::default();
+    let by_name = TargetNames::of(targets);
     let mut workers = Vec::new();
     // The `[[worker]]` each worker comes from.
     let mut origin = Vec::new();
     let mut sizes = super::limits::Sizes::default();
     for (wi, w) in spec.worker.iter().enumerate() {
         sizes.add(wi, w, targets.len(), src)?;
-        let made = resolve_worker(wi, w, src, targets, engine, &mut classes, warnings)?;
+        let made = resolve_worker(
+            wi,
+            w,
+            src,
+            (targets, &by_name),
+            engine,
+            &mut classes,
+            warnings,
+        )?;
         origin.extend(std::iter::repeat_n(wi, made.len()));
         workers.extend(made);
     }
@@ -282,7 +291,44 @@ fn resolve_workers(
         }
         seen.insert(w.name.as_str(), i);
     }
-    Ok((workers, classes))
+    Ok((workers, classes.names))
+}
+
+/// The classes numbered so far, in the order first named, and each one's number: a job with
+/// thousands of workers (an import makes one per thread) numbers them in time linear in the
+/// workers, not quadratic.
+#[derive(Default)]
+struct Classes {
+    names: Vec<String>,
+    ids: std::collections::HashMap<String, usize>,
+}
+
+impl Classes {
+    /// The number of class `name`, adding it when new.
+    fn id(&mut self, name: &str) -> usize {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        self.names.push(name.to_string());
+        self.ids.insert(name.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+/// Each target's index by its name and by its path: the first target either names.
+struct TargetNames<'a>(std::collections::HashMap<&'a str, usize>);
+
+impl<'a> TargetNames<'a> {
+    fn of(targets: &'a [Target]) -> Self {
+        let mut map = std::collections::HashMap::new();
+        for (i, t) in targets.iter().enumerate() {
+            map.entry(t.name.as_str()).or_insert(i);
+            if let Some(path) = t.path.to_str() {
+                map.entry(path).or_insert(i);
+            }
+        }
+        TargetNames(map)
+    }
 }
 
 fn resolve_target(i: usize, t: &Spanned<TargetSpec>, src: &Source) -> Result<Target, JobError> {
@@ -341,9 +387,9 @@ fn resolve_worker(
     wi: usize,
     w: &Spanned<WorkerSpec>,
     src: &Source,
-    targets: &[Target],
+    (targets, by_name): (&[Target], &TargetNames),
     engine: EngineKind,
-    classes: &mut Vec<String>,
+    classes: &mut Classes,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Worker>, JobError> {
     // The line is found only for an error: finding it reads the file up to it.
@@ -372,19 +418,16 @@ fn resolve_worker(
         Some(list) => list
             .iter()
             .map(|n| {
-                targets
-                    .iter()
-                    .position(|t| &t.name == n || t.path.as_os_str() == n.as_str())
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
-                        err(
-                            "targets",
-                            format!(
-                                "no target is named `{n}`; known targets: {}",
-                                known.join(", ")
-                            ),
-                        )
-                    })
+                by_name.0.get(n.as_str()).copied().ok_or_else(|| {
+                    let known: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+                    err(
+                        "targets",
+                        format!(
+                            "no target is named `{n}`; known targets: {}",
+                            known.join(", ")
+                        ),
+                    )
+                })
             })
             .collect::<Result<_, _>>()?,
     };
@@ -444,7 +487,7 @@ fn resolve_worker(
         .collect::<Result<Vec<_>, _>>()?;
     if access.is_empty() {
         // A trace's I/O goes to the class `trace` (an access entry names another).
-        access.push(Access::new(class_id(classes, "trace"), 4096, 100.0, 100.0));
+        access.push(Access::new(classes.id("trace"), 4096, 100.0, 100.0));
     }
     let cpus = spec.cpus.clone().unwrap_or_default();
     let each = spec.one_target_each.unwrap_or(false);
@@ -502,7 +545,7 @@ fn resolve_access(
     worker_name: &str,
     targets: &[Target],
     target_ids: &[usize],
-    classes: &mut Vec<String>,
+    classes: &mut Classes,
 ) -> Result<Access, JobError> {
     let err = |key: &str, message: String| JobError {
         location: src.at(a.span()),
@@ -629,7 +672,7 @@ fn resolve_access(
     if class_name.trim().is_empty() {
         return Err(err("class", "the class name is empty".into()));
     }
-    let class = class_id(classes, &class_name);
+    let class = classes.id(&class_name);
     let (gap_bytes, start_bytes) = sequential(a).map_err(|(k, m)| err(k, m))?;
     Ok(Access {
         class,
