@@ -110,6 +110,12 @@ pub(crate) trait Execute {
     fn signals(&self) -> &Signals;
     /// Where progress goes.
     fn observer(&mut self) -> &mut dyn Observer;
+    /// Waits until every rank of a run over many hosts is here (at once on one host): a
+    /// workload whose ranks share what they act on calls it before it looks at the result of
+    /// all their work, such as a tree many ranks made and removed.
+    fn together(&mut self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Runs jobs for real, with these signals and this observer.
@@ -120,6 +126,8 @@ pub(crate) struct Runner<'a> {
     pub obs: &'a mut dyn Observer,
     /// Called once a run's targets are prepared, before its first I/O (see [`Drive`]).
     pub start: Option<&'a dyn Fn() -> Result<()>>,
+    /// What [`Execute::together`] calls: the ranks' barrier.
+    pub together: Option<&'a dyn Fn() -> Result<()>>,
 }
 
 impl<'a> Runner<'a> {
@@ -129,6 +137,7 @@ impl<'a> Runner<'a> {
             signals,
             obs,
             start: None,
+            together: None,
         }
     }
 }
@@ -149,6 +158,10 @@ impl Execute for Runner<'_> {
 
     fn observer(&mut self) -> &mut dyn Observer {
         self.obs
+    }
+
+    fn together(&mut self) -> Result<()> {
+        self.together.map_or(Ok(()), |f| f())
     }
 }
 

@@ -107,10 +107,13 @@ pub(crate) fn run(
         inner: obs,
         tick: &tick,
     };
+    // Every rank here at once: each says it has nothing against going on.
+    let together = || agree(cluster, None);
     let mut exec = super::Runner {
         signals,
         obs,
         start: Some(&start),
+        together: Some(&together),
     };
     let mine = work.run(&mut exec, &rank_opts);
     if let (false, Err(e)) = (started.get(), &mine) {

@@ -290,6 +290,14 @@ impl<'a> Runner<'a> {
     /// The results: the last run's, with the section, the rules and the verdict.
     fn finish(mut self, tree: &Tree, removed: TreeCounts, start: TreeCounts) -> Result<RunResult> {
         let cfg = self.cfg;
+        // Ranks sharing the tree end their last runs at their own pace: the tree is walked
+        // once every rank has ended (a walk at this rank's end counted files another rank
+        // was still removing).
+        let waited = if cfg.rank.ranks > 1 && (cfg.shared || cfg.mdtest.is_some()) {
+            self.exec.together().err()
+        } else {
+            None
+        };
         let Some(mut r) = self.last.take() else {
             return Err(anyhow!(crate::Usage(format!(
                 "nothing ran on {}: the tree was already as `format = \"{}\"` asks",
@@ -297,6 +305,11 @@ impl<'a> Runner<'a> {
                 cfg.format.name()
             ))));
         };
+        if let Some(e) = waited {
+            r.warnings.push(format!(
+                "the tree was walked before every rank had ended ({e:#}): its counts at the end may miss what the others did last"
+            ));
+        }
         let end = {
             let fresh = TreeState::new(cfg.shape.clone());
             match tree.walk(&cfg.shape, &fresh) {
