@@ -68,7 +68,8 @@
 //! - `views` (`checks`): one truth, every view: each kind of run, small, its dry run, console,
 //!   `storlab report`, HTML, CSV and fio's json+ against its results file;
 //! - `layout`: the shape of the code: dependency direction, the file map, file length, where
-//!   `unsafe` is.
+//!   `unsafe` is; `cycles`: the modules' graph (`crate::`, `super::`, `self::` and child
+//!   paths resolved), no cycle across top-level modules, each one within a module said why.
 //!
 //! `harness` holds the scratch directory, the command runner and the command lines and job
 //! file most tests build on (`RunArgs`, `ExchangeArgs`, `JobFile`), JSON access, the
@@ -122,6 +123,8 @@ mod calibrate;
 mod corpus;
 #[path = "integration/cost.rs"]
 mod cost;
+#[path = "integration/cycles.rs"]
+mod cycles;
 #[path = "integration/database.rs"]
 mod database;
 #[path = "integration/datareduction.rs"]

@@ -4,7 +4,7 @@
 //! `cli` alone), every source file is on the map, no source file grows
 //! past about 800 lines, and `unsafe` lives only in `engine/ring.rs` and `engine/buf.rs`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The crate's layers and what each may use (besides the crate root's items: `Usage`, `exit`,
@@ -24,7 +24,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "results",
         &["files", "input", "job", "sections", "stats", "units"],
     ),
-    ("sections", &["input", "job", "results", "stats", "units"]),
+    ("sections", &["input", "job", "stats", "units"]),
     (
         "cache",
         &["engine", "input", "job", "results", "stats", "units"],
@@ -115,100 +115,6 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The layer a file belongs to (`src/run/steps.rs` → `run`, `src/workloads/users/section.rs`
-/// → `sections`).
-fn module_of(file: &Path) -> Option<String> {
-    let rel = file.strip_prefix(src()).ok()?;
-    let parts: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
-    if parts.len() == 3 && parts[0] == "workloads" && parts[2] == "section.rs" {
-        return Some("sections".into());
-    }
-    Some(parts.first()?.trim_end_matches(".rs").to_string())
-}
-
-/// The code of a file without its comments (`//` to the end of a line; doc comments too).
-fn code(text: &str) -> String {
-    text.lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The layer a `crate::` path names: its first segment, or `sections` for a workload's
-/// section (`workloads::exchange::section`).
-fn layer_of(path: &str) -> String {
-    let segments: Vec<&str> = path.split("::").map(str::trim).collect();
-    if segments.len() >= 3 && segments[0] == "workloads" && segments[2] == "section" {
-        return "sections".into();
-    }
-    segments[0].to_string()
-}
-
-/// The crate layers a file names: `crate::X::...`, and each item of a grouped import
-/// (`use crate::{a, b::c}`, over several lines too), outside comments.
-fn uses(text: &str) -> BTreeSet<String> {
-    let code = code(text);
-    let mut found = BTreeSet::new();
-    let mut rest = code.as_str();
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // Items at the group's first level, each up to its own `{` or the next comma.
-            let mut depth = 0;
-            let mut item = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        if !item.trim().is_empty() {
-                            found.insert(layer_of(&item));
-                        }
-                        item.clear();
-                        continue;
-                    }
-                    _ => {}
-                }
-                if depth == 0 && c != '{' {
-                    item.push(c);
-                } else if c == '{' && depth == 1 {
-                    item.push_str("::");
-                }
-            }
-            if !item.trim().is_empty() {
-                found.insert(layer_of(&item));
-            }
-            continue;
-        }
-        let path: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
-            .collect();
-        let path = path.trim_end_matches(':');
-        if !path.is_empty() {
-            found.insert(layer_of(path));
-        }
-    }
-    found
-}
-
-#[test]
-fn grouped_imports_and_sections_are_read() {
-    let found = uses(
-        "use crate::{job::Job, results::{self, RunResult}};\nuse crate::workloads::users::section::UsersResult; // crate::cli\n",
-    );
-    assert_eq!(
-        found.into_iter().collect::<Vec<_>>(),
-        ["job", "results", "sections"]
-    );
-    let found = uses("use crate::{\n    engine,\n    workloads::exchange::{self, Exchange},\n};\n");
-    assert_eq!(
-        found.into_iter().collect::<Vec<_>>(),
-        ["engine", "workloads"]
-    );
-}
-
 #[test]
 fn every_source_file_is_on_the_map() {
     let map =
@@ -228,48 +134,32 @@ fn every_source_file_is_on_the_map() {
     );
 }
 
-/// The part of `file` (its `text`) that builds the product: none of a test file (`tests.rs`,
-/// `*_tests.rs`), and of any other file what comes before its test module (clippy keeps that
-/// last). Tests may check a layer's output through the layers above it (a workload's console
-/// line, a Jetstress file run through the command line): they are not the crate's
-/// dependencies, and no cycle of the product passes through them.
-fn product_code<'a>(file: &Path, text: &'a str) -> &'a str {
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name == "tests.rs" || name.ends_with("_tests.rs") {
-        return "";
-    }
-    text.find("#[cfg(test)]\nmod tests")
-        .map_or(text, |at| &text[..at])
-}
-
+/// Each module's dependencies (the modules its product code names, `super::` and `self::`
+/// paths resolved; see `cycles`), as layers: the product's, not its tests'. Tests may check a
+/// layer's output through the layers above it (a workload's console line, a Jetstress file run
+/// through the command line): they are not the crate's dependencies, and no cycle of the
+/// product passes through them.
 #[test]
 fn dependencies_point_one_way() {
     let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
     let mut wrong = Vec::new();
-    for file in &files {
-        let Some(module) = module_of(file) else {
+    for (module, reached) in crate::cycles::graph(&src()) {
+        let from = crate::cycles::layer(&module);
+        if module.is_empty() {
             continue;
-        };
-        let Some(ok) = allowed.get(module.as_str()) else {
-            // The crate root and the binary.
-            assert!(
-                ["lib", "main"].contains(&module.as_str()),
+        }
+        let Some(ok) = allowed.get(from.as_str()) else {
+            panic!(
                 "{}: a top-level module missing from ALLOWED (and from docs/architecture.md)",
-                file.display()
+                module.join("::")
             );
-            continue;
         };
-        let text = std::fs::read_to_string(file).unwrap();
-        for used in uses(product_code(file, &text)) {
-            let root_item = used.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-                || used == "exit"
-                || used == "fault"
-                || used == "bell"
-                || used == "self";
-            if used != module && !root_item && !ok.contains(&used.as_str()) {
-                wrong.push(format!("{} uses {used}", file.display()));
+        for to in reached {
+            let used = crate::cycles::layer(&to);
+            // The crate root's items (`Usage`, `exit`) and its two leaves every layer may use.
+            let root_item = ["exit", "fault", "bell"].contains(&used.as_str());
+            if used != from && !root_item && !ok.contains(&used.as_str()) {
+                wrong.push(format!("{} uses {}", module.join("::"), to.join("::")));
             }
         }
     }
@@ -431,7 +321,7 @@ fn the_long_functions_are_the_ones_the_architecture_lists() {
     let mut allowed = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
-        if product_code(file, &text).contains("allow(clippy::too_many_lines)") {
+        if crate::cycles::product_code(file, &text).contains("allow(clippy::too_many_lines)") {
             let rel = file.strip_prefix(src().parent().unwrap()).unwrap();
             allowed.push(rel.display().to_string());
         }

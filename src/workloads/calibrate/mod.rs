@@ -13,9 +13,11 @@ pub(crate) mod workload;
 
 use crate::job::steps::{Cycle, Param, Sequence};
 use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, TargetChoice, Worker};
+use crate::results::steps::StepResult;
 use crate::units::{Dur, Percent, Size};
 use crate::workloads::Room;
 use points::{Level, LoadPoint, Matrix};
+use section::CalibrateResult;
 pub use section::LargeType;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -336,6 +338,37 @@ impl CalibrateConfig {
     /// The points, in the order they run.
     pub fn points(&self) -> Vec<LoadPoint> {
         points::points(self.matrix, self.small_limit, self.large_limit)
+    }
+
+    /// The section of a calibration whose steps are `steps`: what this calibration asked,
+    /// and each point's figures.
+    pub fn section(&self, steps: &[StepResult]) -> CalibrateResult {
+        let asked = CalibrateResult {
+            level: self.level.name().into(),
+            matrix: self.matrix.name().into(),
+            disks: self.disks,
+            small_size_bytes: self.small_bytes,
+            large_size_bytes: self.large_bytes,
+            large_type: self.large_type,
+            write_pct: self.write_pct,
+            point_ms: self.duration_ms,
+            warm_up_ms: self.warm_up_ms,
+            latency_limit_ms: self.latency_limit_ms,
+            points: Vec::new(),
+            max_small_iops: None,
+            max_large_mb_per_s: None,
+            min_small_latency_ms: None,
+            small_load_within_limit: None,
+            notes: Vec::new(),
+            csv_files: Vec::new(),
+        };
+        let loads = self.points();
+        asked.with_points(
+            steps
+                .iter()
+                .filter_map(|s| points::point_of(s, &loads))
+                .collect(),
+        )
     }
 
     /// The job: a worker group per point, cycled one group a step.

@@ -2,6 +2,10 @@
 //! `advanced`), its matrix shapes (`basic`, `detailed`, `point`, `row`, `col`) and the load
 //! levels on each axis, stepped from 1 to the limit. Pure.
 
+pub use super::section::LoadPoint;
+use super::section::{LARGE, PointResult, SMALL, round};
+use crate::results::steps::StepResult;
+use crate::stats::summary::ClassSummary;
 use serde::{Deserialize, Serialize};
 
 /// ORION's default measured time of a point, ms (`-duration`, 60 s).
@@ -116,13 +120,42 @@ impl Matrix {
     }
 }
 
-/// One point: outstanding small I/Os and outstanding large I/Os (or streams).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct LoadPoint {
-    /// Outstanding small I/Os.
-    pub small: u32,
-    /// Outstanding large I/Os (random) or streams (sequential).
-    pub large: u32,
+/// A class's reads and writes together: IOPS, MB/s, mean latency in ms (`None`: no I/O).
+fn figures(c: Option<&ClassSummary>) -> (f64, f64, Option<f64>) {
+    let Some(c) = c else {
+        return (0.0, 0.0, None);
+    };
+    let ops = c.read.ops + c.write.ops;
+    let latency = (ops > 0).then(|| {
+        (c.read.latency_ns.mean * c.read.ops as f64 + c.write.latency_ns.mean * c.write.ops as f64)
+            / ops as f64
+            / 1e6
+    });
+    (
+        round(c.iops(), 1),
+        round(c.bytes_per_s() / 1e6, 2),
+        latency.map(|l| round(l, 3)),
+    )
+}
+
+/// The point of each step (steps hold the worker group's index as `group`).
+pub fn point_of(step: &StepResult, points: &[LoadPoint]) -> Option<PointResult> {
+    let g = *step.parameters.get("group")?;
+    let load = points.get(g as usize)?;
+    let (small_iops, small_mb_per_s, small_latency_ms) = figures(step.classes.get(SMALL));
+    let (large_iops, large_mb_per_s, large_latency_ms) = figures(step.classes.get(LARGE));
+    Some(PointResult {
+        step: step.index,
+        small: load.small,
+        large: load.large,
+        small_iops,
+        small_mb_per_s,
+        small_latency_ms: small_latency_ms.filter(|_| load.small > 0),
+        large_iops,
+        large_mb_per_s,
+        large_latency_ms: large_latency_ms.filter(|_| load.large > 0),
+        interrupted: step.interrupted,
+    })
 }
 
 /// The loads of an axis from 1 to `limit`: each of them up to [`MAX_LEVELS`], else

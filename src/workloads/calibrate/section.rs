@@ -6,9 +6,6 @@
 //! latency to 0.001 ms), so the console, the JSON, the CSV files and the HTML report show the
 //! same numbers.
 
-use super::{CalibrateConfig, points::LoadPoint};
-use crate::results::steps::StepResult;
-use crate::stats::summary::ClassSummary;
 use serde::{Deserialize, Serialize};
 
 /// The small-I/O class.
@@ -177,47 +174,19 @@ impl Figure {
     }
 }
 
-fn round(v: f64, places: i32) -> f64 {
+/// `v` rounded to `places` decimal places: how every figure of a point is shown.
+pub fn round(v: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     (v * f).round() / f
 }
 
-/// A class's reads and writes together: IOPS, MB/s, mean latency in ms (`None`: no I/O).
-fn figures(c: Option<&ClassSummary>) -> (f64, f64, Option<f64>) {
-    let Some(c) = c else {
-        return (0.0, 0.0, None);
-    };
-    let ops = c.read.ops + c.write.ops;
-    let latency = (ops > 0).then(|| {
-        (c.read.latency_ns.mean * c.read.ops as f64 + c.write.latency_ns.mean * c.write.ops as f64)
-            / ops as f64
-            / 1e6
-    });
-    (
-        round(c.iops(), 1),
-        round(c.bytes_per_s() / 1e6, 2),
-        latency.map(|l| round(l, 3)),
-    )
-}
-
-/// The point of each step (steps hold the worker group's index as `group`).
-pub fn point_of(step: &StepResult, points: &[LoadPoint]) -> Option<PointResult> {
-    let g = *step.parameters.get("group")?;
-    let load = points.get(g as usize)?;
-    let (small_iops, small_mb_per_s, small_latency_ms) = figures(step.classes.get(SMALL));
-    let (large_iops, large_mb_per_s, large_latency_ms) = figures(step.classes.get(LARGE));
-    Some(PointResult {
-        step: step.index,
-        small: load.small,
-        large: load.large,
-        small_iops,
-        small_mb_per_s,
-        small_latency_ms: small_latency_ms.filter(|_| load.small > 0),
-        large_iops,
-        large_mb_per_s,
-        large_latency_ms: large_latency_ms.filter(|_| load.large > 0),
-        interrupted: step.interrupted,
-    })
+/// One point: outstanding small I/Os and outstanding large I/Os (or streams).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoadPoint {
+    /// Outstanding small I/Os.
+    pub small: u32,
+    /// Outstanding large I/Os (random) or streams (sequential).
+    pub large: u32,
 }
 
 /// The point with the highest (`max`) or lowest value of `f` among those that have one.
@@ -314,10 +283,9 @@ fn dip_notes(points: &[PointResult]) -> Vec<String> {
 }
 
 impl CalibrateResult {
-    /// The section of a calibration whose steps are `steps`.
-    pub fn of(cfg: &CalibrateConfig, steps: &[StepResult]) -> CalibrateResult {
-        let loads = cfg.points();
-        let points: Vec<PointResult> = steps.iter().filter_map(|s| point_of(s, &loads)).collect();
+    /// The section with `points` (a step's each), their summary and notes: `self` holds
+    /// what the calibration asked (the room fills it from its configuration).
+    pub fn with_points(self, points: Vec<PointResult>) -> CalibrateResult {
         // A point cut short (the run interrupted in it) has figures of part of a point: it is
         // kept, marked, and left out of the summary.
         let whole: Vec<PointResult> = points.iter().filter(|p| !p.interrupted).copied().collect();
@@ -331,23 +299,13 @@ impl CalibrateResult {
             ));
         }
         CalibrateResult {
-            level: cfg.level.name().into(),
-            matrix: cfg.matrix.name().into(),
-            disks: cfg.disks,
-            small_size_bytes: cfg.small_bytes,
-            large_size_bytes: cfg.large_bytes,
-            large_type: cfg.large_type,
-            write_pct: cfg.write_pct,
-            point_ms: cfg.duration_ms,
-            warm_up_ms: cfg.warm_up_ms,
-            latency_limit_ms: cfg.latency_limit_ms,
             max_small_iops: best(&whole, Figure::Iops, true),
             max_large_mb_per_s: best(&whole, Figure::MbPerS, true),
             min_small_latency_ms: best(&whole, Figure::LatencyMs, false),
-            small_load_within_limit: within_limit(&whole, cfg.latency_limit_ms),
+            small_load_within_limit: within_limit(&whole, self.latency_limit_ms),
             notes,
             points,
-            csv_files: Vec::new(),
+            ..self
         }
     }
 
@@ -526,6 +484,7 @@ mod tests {
     #[test]
     fn a_point_cut_short_is_kept_but_left_out_of_the_summary() {
         use crate::results::steps::StepResult;
+        use crate::stats::summary::ClassSummary;
         let cfg = super::super::resolve(&Default::default(), "t").unwrap();
         let step = |index: usize, ops: u64, interrupted: bool| {
             let mut s = StepResult {
@@ -542,7 +501,7 @@ mod tests {
             s
         };
         // The second point, interrupted at once, did almost nothing.
-        let r = CalibrateResult::of(&cfg, &[step(0, 500, false), step(1, 3, true)]);
+        let r = cfg.section(&[step(0, 500, false), step(1, 3, true)]);
         assert_eq!(r.points.len(), 2);
         assert!(r.points[1].interrupted);
         assert_eq!(r.max_small_iops.unwrap().value, 500.0);

@@ -3,8 +3,8 @@
 //! summarises its steps, and the matrices' CSV files beside the results file), and the way in
 //! from a job file.
 
+use super::section::Figure;
 use super::section::LargeType;
-use super::section::{CalibrateResult, Figure};
 use super::{CalibrateConfig, CalibrateFile, points::Matrix};
 use crate::job::Job;
 use crate::results::description::{self, Description, Line};
@@ -48,7 +48,7 @@ impl Workload for Calibrate {
                     .insert("large_outstanding".into(), f64::from(p.large));
             }
         }
-        let mut section = CalibrateResult::of(&self.cfg, r.steps.as_deref().unwrap_or(&[]));
+        let mut section = self.cfg.section(r.steps.as_deref().unwrap_or(&[]));
         section.csv_files = Figure::ALL
             .iter()
             .map(|f| csv_path(&opts.results_path, *f).display().to_string())

@@ -18,6 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 mod backup_recovery;
+mod compare;
 mod config;
 pub(crate) mod jetstress;
 mod jobs;

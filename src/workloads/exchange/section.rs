@@ -314,32 +314,3 @@ pub struct CacheSide {
     /// Trials it ran (thread tuning and search), the reported test included.
     pub runs: usize,
 }
-
-impl CacheSide {
-    /// What the validation of `r` found.
-    pub fn of(r: &crate::results::RunResult) -> CacheSide {
-        let ex = r.exchange.clone().unwrap_or_default();
-        let worst =
-            |f: fn(&DatabaseFigures) -> f64| ex.databases.iter().map(f).fold(0.0, f64::max) / 1e6;
-        let (reads, hits) = r.cache_tiers.iter().fold((0, 0), |(n, h), t| {
-            (n + t.totals.reads, h + t.totals.read_hits)
-        });
-        CacheSide {
-            pass: r.verdict.as_ref().map(|v| v.passed()),
-            max_mailboxes: r.max_mailboxes,
-            mailboxes: ex.mailboxes,
-            threads_per_database: ex.threads_per_database,
-            achieved_iops: ex.achieved_iops,
-            db_read_latency_ms: worst(|d| d.db_read_latency_ns.mean),
-            log_write_latency_ms: worst(|d| d.log_write_latency_ns.mean),
-            read_hit_pct: (!r.cache_tiers.is_empty()).then(|| {
-                if reads == 0 {
-                    0.0
-                } else {
-                    hits as f64 * 100.0 / reads as f64
-                }
-            }),
-            runs: ex.thread_trials.len() + r.trials.as_ref().map_or(0, Vec::len).max(1),
-        }
-    }
-}

@@ -11,8 +11,7 @@ use crate::results::verdict::{MIN_LATENCY_SAMPLES, Verdict};
 use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
 use crate::run::{Execute, FromAccess, RunOptions};
 use crate::workloads::exchange::section::{
-    CacheComparison, CacheSide, DatabaseFigures, ExchangeResult, Initialisation, Trial,
-    TrialPurpose,
+    DatabaseFigures, ExchangeResult, Initialisation, Trial, TrialPurpose,
 };
 use crate::workloads::exchange::{self as model, ExchangeConfig, Load, TestType};
 use anyhow::Result;
@@ -79,51 +78,6 @@ pub(crate) fn fewest_judgeable(cfg: &ExchangeConfig) -> u64 {
     hi
 }
 
-/// Runs the validation described by `cfg`; with `compare_cache`, twice: without the cache
-/// tier (its results beside, `NAME.uncached.json`), then with it, the comparison in the
-/// second's results.
-pub(crate) fn run(
-    cfg: &ExchangeConfig,
-    opts: &RunOptions,
-    exec: &mut dyn Execute,
-) -> Result<RunResult> {
-    if !cfg.compare_cache {
-        return validate(cfg, opts, exec);
-    }
-    let once = |cache| side(cfg, cache);
-    let uncached_opts = RunOptions {
-        results_path: opts.results_path.with_extension("uncached.json"),
-        ..opts.clone()
-    };
-    let off = validate(&once(None), &uncached_opts, exec)?;
-    let uncached_results = uncached_opts.results_path.display().to_string();
-    if off.interrupted.stopped_early() {
-        // The validation with the cache never ran: this file says so and holds the first.
-        let mut r = off;
-        r.warnings.push(format!(
-            "the validation without the cache stopped early ({uncached_results}); the one with the cache did not run"
-        ));
-        results::file::save(&opts.results_path, &r)?;
-        return Ok(r);
-    }
-    let mut on = validate(&once(cfg.cache.clone()), opts, exec)?;
-    if cfg.maintenance {
-        on.warnings.push(
-            "background database maintenance was left out of both validations: it does not run with a cache tier, and the two compare the same I/O".into(),
-        );
-    }
-    let comparison = CacheComparison {
-        uncached_results,
-        uncached: CacheSide::of(&off),
-        cached: CacheSide::of(&on),
-    };
-    if let Some(ex) = on.exchange.as_mut() {
-        ex.cache_comparison = Some(comparison);
-    }
-    results::file::save(&opts.results_path, &on)?;
-    Ok(on)
-}
-
 /// The job of a transactional run (the test or a trial) of `duration_ms`: `threads` per
 /// database at `load`, on databases of `db_bytes`, after a ramp of at most a quarter of it.
 pub(crate) fn test_job(
@@ -153,7 +107,11 @@ pub(crate) fn side(cfg: &ExchangeConfig, cache: Option<CacheSpec>) -> ExchangeCo
 type CacheSpec = (Vec<std::path::PathBuf>, crate::job::cache::CacheTier);
 
 /// Runs one validation: the test (or the search), backup or recovery.
-fn validate(cfg: &ExchangeConfig, opts: &RunOptions, exec: &mut dyn Execute) -> Result<RunResult> {
+pub(super) fn validate(
+    cfg: &ExchangeConfig,
+    opts: &RunOptions,
+    exec: &mut dyn Execute,
+) -> Result<RunResult> {
     let db_bytes = check_layout(cfg)?;
     let mut ctx = Context {
         cfg,

@@ -61,7 +61,7 @@ fn run(
 ) -> RunResult {
     let mut opts = RunOptions::new(dir.join("x.json"), vec!["storlab".into()]);
     opts.description = Some(super::workload::describe(cfg));
-    super::validation::run(cfg, &opts, exec).expect("the validation runs")
+    super::compare::run(cfg, &opts, exec).expect("the validation runs")
 }
 
 fn purposes(r: &RunResult) -> Vec<TrialPurpose> {

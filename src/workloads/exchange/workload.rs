@@ -39,7 +39,7 @@ impl Workload for Exchange {
         if let Some(watch) = super::achieved_iops_watch(&self.cfg) {
             exec.observer().watch(&watch);
         }
-        validation::run(&self.cfg, opts, exec)
+        super::compare::run(&self.cfg, opts, exec)
     }
 }
 
