@@ -51,7 +51,7 @@ use assemble::{Draft, assemble, device_names, fill_measurement, target_result};
 use collect::{Collected, Collector};
 use prepare::Opened;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -115,6 +115,11 @@ pub(crate) trait Execute {
     /// all their work, such as a tree many ranks made and removed.
     fn together(&mut self) -> Result<()> {
         Ok(())
+    }
+    /// Writes `r` as the results file `path`: how a workload hands the run layer what it made
+    /// of its runs (its section, rules and verdict added), the one place results are saved.
+    fn save(&mut self, path: &Path, r: &RunResult) -> Result<()> {
+        results::file::save(path, r)
     }
 }
 

@@ -343,3 +343,23 @@ fn the_long_functions_are_the_ones_the_architecture_lists() {
         "docs/architecture.md lists {listed} exceptions, the code has {allowed:?}"
     );
 }
+
+/// One place saves results: the run layer (`run/`, through `Execute::save` for what a
+/// workload makes of its runs). No other layer's product code writes a results file.
+#[test]
+fn only_the_run_layer_saves_results() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let saving: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(src().join("run")) && !f.starts_with(src().join("results")))
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            crate::cycles::product_code(f, &text).contains("file::save(")
+        })
+        .map(|f| f.strip_prefix(src()).unwrap().display().to_string())
+        .collect();
+    // The one exception: `storlab trace import`, which writes a block trace as results and
+    // runs nothing.
+    assert_eq!(saving, ["trace/import.rs"], "save through Execute::save");
+}

@@ -58,7 +58,7 @@ impl Workload for Calibrate {
             crate::results::file::save_beside(Path::new(path), &what, &section.csv(*f))?;
         }
         r.calibrate = Some(section);
-        crate::results::file::save(&opts.results_path, &r)?;
+        exec.save(&opts.results_path, &r)?;
         Ok(r)
     }
 }

@@ -9,7 +9,7 @@ use super::section::{Checkpoints, DatabaseResult, FileFigures, GroupCommit, Sear
 use super::{DATA_IOS_PER_TRANSACTION, DATA_READ_PCT, DatabaseConfig, judge};
 use crate::Usage;
 use crate::results::verdict::Verdict;
-use crate::results::{self, RunResult};
+use crate::results::RunResult;
 use crate::run::{Execute, RunOptions};
 use anyhow::Result;
 use std::path::Path;
@@ -364,7 +364,7 @@ impl Context<'_> {
         } else {
             r.verdict = Some(o.verdict);
         }
-        results::file::save(&self.opts.results_path, &r)?;
+        self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }

@@ -60,7 +60,7 @@ impl Workload for Etcd {
             ));
         }
         r.etcd = Some(figures);
-        crate::results::file::save(&opts.results_path, &r)?;
+        exec.save(&opts.results_path, &r)?;
         Ok(r)
     }
 }

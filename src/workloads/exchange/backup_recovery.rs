@@ -5,7 +5,7 @@
 use super::validation::{Context, Stage};
 use super::{RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG};
 use crate::results::verdict::Verdict;
-use crate::results::{self, RunResult};
+use crate::results::RunResult;
 use crate::workloads::exchange as model;
 use crate::workloads::exchange::section::{BackupFigures, RecoveryFigures};
 use anyhow::Result;
@@ -76,7 +76,7 @@ impl Context<'_> {
         );
         self.judge(&mut r, verdict);
         r.exchange = Some(ex);
-        results::file::save(&self.opts.results_path, &r)?;
+        self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 
@@ -109,7 +109,7 @@ impl Context<'_> {
         );
         self.judge(&mut r, verdict);
         r.exchange = Some(ex);
-        results::file::save(&self.opts.results_path, &r)?;
+        self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }

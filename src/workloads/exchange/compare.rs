@@ -4,7 +4,7 @@
 
 use super::section::{CacheComparison, CacheSide, DatabaseFigures};
 use super::validation::{side, validate};
-use crate::results::{self, RunResult};
+use crate::results::RunResult;
 use crate::run::{Execute, RunOptions};
 use crate::workloads::exchange::ExchangeConfig;
 use anyhow::Result;
@@ -33,7 +33,7 @@ pub(crate) fn run(
         r.warnings.push(format!(
             "the validation without the cache stopped early ({uncached_results}); the one with the cache did not run"
         ));
-        results::file::save(&opts.results_path, &r)?;
+        exec.save(&opts.results_path, &r)?;
         return Ok(r);
     }
     let mut on = validate(&once(cfg.cache.clone()), opts, exec)?;
@@ -50,7 +50,7 @@ pub(crate) fn run(
     if let Some(ex) = on.exchange.as_mut() {
         ex.cache_comparison = Some(comparison);
     }
-    results::file::save(&opts.results_path, &on)?;
+    exec.save(&opts.results_path, &on)?;
     Ok(on)
 }
 

@@ -8,7 +8,7 @@
 
 use crate::Usage;
 use crate::results::verdict::{MIN_LATENCY_SAMPLES, Verdict};
-use crate::results::{self, Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
+use crate::results::{Interrupted, Phase, PhaseRecord, PhaseState, RunResult};
 use crate::run::{Execute, FromAccess, RunOptions};
 use crate::workloads::exchange::section::{
     DatabaseFigures, ExchangeResult, Initialisation, Trial, TrialPurpose,
@@ -741,7 +741,7 @@ impl Context<'_> {
                 crate::units::format_size((self.db_bytes as f64 / cfg.capacity_fraction) as u64)
             ));
         }
-        results::file::save(&self.opts.results_path, &r)?;
+        self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 

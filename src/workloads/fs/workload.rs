@@ -366,7 +366,7 @@ impl<'a> Runner<'a> {
         let ts = crate::results::file::timeseries_path(&self.opts.results_path);
         r.timeseries = crate::results::timeseries::Series::of_file(ts.clone());
         r.timeseries_path = Some(ts.display().to_string());
-        crate::results::file::save(&self.opts.results_path, &r)?;
+        self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }

@@ -618,7 +618,7 @@ impl Sequencer<'_> {
         r.verify = self.verify;
         r.cost = self.cost;
         r.verdict = crate::run::integrity_verdict(&r, 0);
-        results::file::save(&self.opts.results_path, &r)?;
+        self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }
 }

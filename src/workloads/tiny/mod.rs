@@ -133,7 +133,7 @@ impl Workload for Tiny {
         )];
         rules.extend(r.verdict.take().into_iter().flat_map(|v| v.rules));
         r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
-        crate::results::file::save(&opts.results_path, &r)?;
+        exec.save(&opts.results_path, &r)?;
         Ok(r)
     }
 }

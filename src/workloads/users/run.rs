@@ -133,7 +133,7 @@ pub(crate) fn run(
     }
     result.verdict = Some(Verdict::weighed(rules, result.cost.as_ref()));
     result.users = Some(users);
-    results::file::save(&opts.results_path, &result)?;
+    exec.save(&opts.results_path, &result)?;
     Ok(result)
 }
 

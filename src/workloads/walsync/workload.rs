@@ -113,7 +113,7 @@ impl Workload for WalSync {
             fastest: section::fastest(&methods),
             methods,
         });
-        crate::results::file::save(&opts.results_path, &r)?;
+        exec.save(&opts.results_path, &r)?;
         Ok(r)
     }
 }
