@@ -43,7 +43,7 @@ mod run;
 pub mod stats;
 mod trace;
 pub mod units;
-pub mod workloads;
+mod workloads;
 
 /// A usage or validation error: the user asked for something that cannot be done as asked
 /// (exit code 2). The message says what and how to fix it.

@@ -145,7 +145,13 @@ fn on_off(text: &str) -> Result<bool, String> {
 }
 
 /// Builds the Exchange configuration from the job file's `[exchange]` section and the flags.
-pub fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
+/// What `storlab exchange` with `a` would run, as its dry run and results describe it (the
+/// validation's configuration resolved as a run resolves it, errors and all).
+pub fn describe_exchange(a: &ExchangeArgs) -> Result<crate::results::description::Description> {
+    build_exchange(a).map(|cfg| crate::workloads::exchange::workload::describe(&cfg))
+}
+
+pub(crate) fn build_exchange(a: &ExchangeArgs) -> Result<ExchangeConfig> {
     let (spec, location, file) = exchange_spec(a)?;
     exchange::resolve(&spec, &location).map_err(|e| {
         let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));

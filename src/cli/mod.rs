@@ -43,7 +43,9 @@ mod users;
 pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
 pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
-pub use exchange::{ExchangeArgs, build_exchange};
+#[cfg(any(test, feature = "mpi"))]
+pub(crate) use exchange::build_exchange;
+pub use exchange::{ExchangeArgs, describe_exchange};
 pub use fs::{FsArgs, build_fs};
 pub use users::{UsersArgs, build_users};
 

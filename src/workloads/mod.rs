@@ -23,17 +23,17 @@
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
 //! for any other); a subcommand with flags of its own is optional, in `cli`.
 
-pub mod calibrate;
-pub mod database;
-pub mod etcd;
-pub mod exchange;
-pub mod fs;
-pub mod plain;
-pub mod presets;
+pub(crate) mod calibrate;
+pub(crate) mod database;
+pub(crate) mod etcd;
+pub(crate) mod exchange;
+pub(crate) mod fs;
+pub(crate) mod plain;
+pub(crate) mod presets;
 #[cfg(test)]
 pub(crate) mod tiny;
-pub mod users;
-pub mod walsync;
+pub(crate) mod users;
+pub(crate) mod walsync;
 
 use crate::job::JobError;
 use crate::run::Workload;

@@ -5,7 +5,7 @@
 
 /// A built-in job file.
 #[derive(Debug, Clone, Copy)]
-pub struct Preset {
+pub(crate) struct Preset {
     /// Name for `--preset`.
     pub name: &'static str,
     /// One line: what it is.
@@ -17,7 +17,7 @@ pub struct Preset {
 }
 
 /// Every preset, in the order `storlab presets` lists them.
-pub const PRESETS: &[Preset] = &[
+pub(crate) const PRESETS: &[Preset] = &[
     Preset {
         name: "exchange-2007-iometer",
         description: "Exchange 2007 emulation: 4 workers of 8 KiB random 35% read on 4 database targets, 1 worker of 4 KiB random reads on 4 log targets, database:log IOPS 4:1, repeated and averaged",
@@ -183,14 +183,14 @@ pub const PRESETS: &[Preset] = &[
 ];
 
 /// The preset named `name`.
-pub fn find(name: &str) -> Option<&'static Preset> {
+pub(crate) fn find(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }
 
 /// The refusal of an unknown preset `name` among `names` (every preset, or a workload's):
 /// `--preset: no preset is named `oltp`; did you mean oltp-8k? presets: …`. The nearest name is
 /// one that `name` begins, or the most alike (Jaro-Winkler) when it is alike enough.
-pub fn unknown(name: &str, what: &str, names: &[&str]) -> String {
+pub(crate) fn unknown(name: &str, what: &str, names: &[&str]) -> String {
     let lower = name.to_ascii_lowercase();
     let near = (names.iter())
         .find(|n| n.starts_with(&lower))

@@ -7,8 +7,8 @@
 //! highest small-I/O load whose mean latency stays under a limit. A calibration, not a
 //! verdict. Sources of every default are in docs/profiles.md.
 
-pub mod points;
-pub mod section;
+pub(crate) mod points;
+pub(crate) mod section;
 pub(crate) mod workload;
 
 use crate::job::steps::{Cycle, Param, Sequence};
@@ -18,7 +18,7 @@ use crate::units::{Dur, Percent, Size};
 use crate::workloads::Room;
 use points::{Level, LoadPoint, Matrix};
 use section::CalibrateResult;
-pub use section::LargeType;
+pub(crate) use section::LargeType;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -40,32 +40,32 @@ pub(crate) const ROOM: Room = Room {
 };
 
 /// The database block size: small I/O (ORION's `size_small`, 8 KB).
-pub const SMALL_BYTES: u64 = 8 << 10;
+pub(crate) const SMALL_BYTES: u64 = 8 << 10;
 /// Large I/O (ORION's `size_large`, 1024 KB).
-pub const LARGE_BYTES: u64 = 1 << 20;
+pub(crate) const LARGE_BYTES: u64 = 1 << 20;
 /// Outstanding small I/Os at most, per disk (ORION: small loads up to 5 × `num_disks`).
-pub const SMALL_PER_DISK: u32 = 5;
+pub(crate) const SMALL_PER_DISK: u32 = 5;
 /// Outstanding large I/Os (or streams) at most, per disk (ORION: up to 2 × `num_disks`).
-pub const LARGE_PER_DISK: u32 = 2;
+pub(crate) const LARGE_PER_DISK: u32 = 2;
 /// Mean small-I/O latency limit, ms (Oracle's `DBMS_RESOURCE_MANAGER.CALIBRATE_IO`
 /// `max_latency`, 20 ms by default).
-pub const LATENCY_LIMIT_MS: f64 = 20.0;
+pub(crate) const LATENCY_LIMIT_MS: f64 = 20.0;
 /// Measured time of each point with no arguments (storlab's choice: a quick check; ORION's
 /// own default is 60 s, which the `orion-*` presets use).
-pub const QUICK_POINT_MS: u64 = 5_000;
+pub(crate) const QUICK_POINT_MS: u64 = 5_000;
 /// Warm-up before each point, unmeasured (storlab's choice).
-pub const WARM_UP_MS: u64 = 1_000;
+pub(crate) const WARM_UP_MS: u64 = 1_000;
 /// Size of each scratch file (storlab's choice).
-pub const SCRATCH_BYTES: u64 = 1 << 30;
+pub(crate) const SCRATCH_BYTES: u64 = 1 << 30;
 /// Where the scratch files go.
-pub const SCRATCH_DIR: &str = "storlab-scratch/calibrate";
+pub(crate) const SCRATCH_DIR: &str = "storlab-scratch/calibrate";
 /// Sequential streams sharing a target of unknown size start this far apart (storlab's
 /// choice; with a size, they divide the target evenly).
-pub const STREAM_SPACING_BYTES: u64 = 1 << 30;
+pub(crate) const STREAM_SPACING_BYTES: u64 = 1 << 30;
 /// Disks at most (a bound on the matrix).
-pub const MAX_DISKS: u32 = 256;
+pub(crate) const MAX_DISKS: u32 = 256;
 /// Outstanding I/Os at most on either axis.
-pub const MAX_LOAD: u32 = 1024;
+pub(crate) const MAX_LOAD: u32 = 1024;
 
 /// A job file holding a `[calibrate]` section.
 #[derive(Debug, Deserialize)]
@@ -78,7 +78,7 @@ pub(crate) struct CalibrateFile {
 /// The `[calibrate]` section as written; flags of `storlab calibrate` override it.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct CalibrateSpec {
+pub(crate) struct CalibrateSpec {
     /// Run level: oltp, dss, simple, normal or advanced (ORION's `-run`).
     pub level: Option<String>,
     /// Files or block devices (ORION's LUNs); none: one scratch file.
@@ -183,7 +183,7 @@ fn ms(d: Option<Dur>, default: u64) -> u64 {
 }
 
 /// Validates `spec` (no syscalls) into a calibration; errors name `location` and the key.
-pub fn resolve(spec: &CalibrateSpec, location: &str) -> Result<CalibrateConfig, JobError> {
+pub(crate) fn resolve(spec: &CalibrateSpec, location: &str) -> Result<CalibrateConfig, JobError> {
     let err = SectionErrors {
         location,
         section: "calibrate",

@@ -2,17 +2,17 @@
 //! `advanced`), its matrix shapes (`basic`, `detailed`, `point`, `row`, `col`) and the load
 //! levels on each axis, stepped from 1 to the limit. Pure.
 
-pub use super::section::LoadPoint;
+pub(crate) use super::section::LoadPoint;
 use super::section::{LARGE, PointResult, SMALL, round};
 use crate::results::steps::StepResult;
 use crate::stats::summary::ClassSummary;
 use serde::{Deserialize, Serialize};
 
 /// ORION's default measured time of a point, ms (`-duration`, 60 s).
-pub const ORION_POINT_MS: u64 = 60_000;
+pub(crate) const ORION_POINT_MS: u64 = 60_000;
 /// Load levels on an axis at most: up to this many, every load from 1 to the limit; above it,
 /// this many spread evenly from 1 to the limit (storlab's choice, to bound a run's length).
-pub const MAX_LEVELS: u32 = 10;
+pub(crate) const MAX_LEVELS: u32 = 10;
 
 /// A run level, by ORION's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -139,7 +139,7 @@ fn figures(c: Option<&ClassSummary>) -> (f64, f64, Option<f64>) {
 }
 
 /// The point of each step (steps hold the worker group's index as `group`).
-pub fn point_of(step: &StepResult, points: &[LoadPoint]) -> Option<PointResult> {
+pub(crate) fn point_of(step: &StepResult, points: &[LoadPoint]) -> Option<PointResult> {
     let g = *step.parameters.get("group")?;
     let load = points.get(g as usize)?;
     let (small_iops, small_mb_per_s, small_latency_ms) = figures(step.classes.get(SMALL));
@@ -160,7 +160,7 @@ pub fn point_of(step: &StepResult, points: &[LoadPoint]) -> Option<PointResult> 
 
 /// The loads of an axis from 1 to `limit`: each of them up to [`MAX_LEVELS`], else
 /// [`MAX_LEVELS`] of them spread evenly, 1 and `limit` included.
-pub fn levels(limit: u32) -> Vec<u32> {
+pub(crate) fn levels(limit: u32) -> Vec<u32> {
     if limit <= MAX_LEVELS {
         return (1..=limit).collect();
     }
@@ -176,7 +176,7 @@ pub fn levels(limit: u32) -> Vec<u32> {
 
 /// The points of `matrix` with these limits, in the order they run: small loads first,
 /// then large loads, rising; a detailed matrix row by row (large load outer).
-pub fn points(matrix: Matrix, small_limit: u32, large_limit: u32) -> Vec<LoadPoint> {
+pub(crate) fn points(matrix: Matrix, small_limit: u32, large_limit: u32) -> Vec<LoadPoint> {
     let p = |small, large| LoadPoint { small, large };
     let small = levels(small_limit);
     let large = levels(large_limit);

@@ -9,17 +9,17 @@
 use serde::{Deserialize, Serialize};
 
 /// The small-I/O class.
-pub const SMALL: &str = "small";
+pub(crate) const SMALL: &str = "small";
 /// The large-I/O class.
-pub const LARGE: &str = "large";
+pub(crate) const LARGE: &str = "large";
 /// A fall of small IOPS (or large MB/s) by more than this from a lower load at the same other
 /// load is noted (storlab's choice).
-pub const DIP_PCT: f64 = 10.0;
+pub(crate) const DIP_PCT: f64 = 10.0;
 /// The cells a calibration's matrix is drawn with whatever its points: every matrix a
 /// calibration makes fits (at most 11 loads on each axis, 0 and ten levels). A matrix of more
 /// cells is drawn only when it has at most two for each point; otherwise the points are
 /// listed, so that what a view writes grows with the points, never with their square.
-pub const MATRIX_CELLS: usize = 121;
+pub(crate) const MATRIX_CELLS: usize = 121;
 
 /// Large I/O's pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -175,7 +175,7 @@ impl Figure {
 }
 
 /// `v` rounded to `places` decimal places: how every figure of a point is shown.
-pub fn round(v: f64, places: i32) -> f64 {
+pub(crate) fn round(v: f64, places: i32) -> f64 {
     let f = 10f64.powi(places);
     (v * f).round() / f
 }
@@ -190,7 +190,7 @@ pub struct LoadPoint {
 }
 
 /// The point with the highest (`max`) or lowest value of `f` among those that have one.
-pub fn best(points: &[PointResult], f: Figure, max: bool) -> Option<Best> {
+pub(crate) fn best(points: &[PointResult], f: Figure, max: bool) -> Option<Best> {
     let mut found: Option<Best> = None;
     for p in points {
         let Some(v) = f.of(p) else { continue };
@@ -212,7 +212,7 @@ pub fn best(points: &[PointResult], f: Figure, max: bool) -> Option<Best> {
 
 /// Small I/O alone: the highest load whose mean latency is at most `limit_ms`, below every
 /// load that exceeds it (a load past the first one over the limit does not count).
-pub fn within_limit(points: &[PointResult], limit_ms: f64) -> Option<WithinLimit> {
+pub(crate) fn within_limit(points: &[PointResult], limit_ms: f64) -> Option<WithinLimit> {
     let mut alone: Vec<&PointResult> = points
         .iter()
         .filter(|p| p.large == 0 && p.small > 0 && p.small_latency_ms.is_some())
@@ -235,7 +235,7 @@ pub fn within_limit(points: &[PointResult], limit_ms: f64) -> Option<WithinLimit
 
 /// The loads at which `values` (load, figure; in rising load) fell by more than `pct`
 /// percent below the best figure at a lower load.
-pub fn dips(values: &[(u32, f64)], pct: f64) -> Vec<u32> {
+pub(crate) fn dips(values: &[(u32, f64)], pct: f64) -> Vec<u32> {
     let mut best = f64::NEG_INFINITY;
     let mut out = Vec::new();
     for &(load, v) in values {

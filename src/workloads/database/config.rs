@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// it.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct DatabaseSpec {
+pub(crate) struct DatabaseSpec {
     /// Database engine: oracle, sqlserver, postgresql or mysql.
     pub engine: Option<String>,
     /// Size of the data files together, e.g. "10GiB".
@@ -63,7 +63,7 @@ pub struct DatabaseSpec {
 /// A job file holding a `[database]` section.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DatabaseFile {
+pub(crate) struct DatabaseFile {
     /// The section.
     pub database: DatabaseSpec,
 }
@@ -116,32 +116,32 @@ pub struct DatabaseConfig {
 }
 
 /// What `storlab database` with no arguments runs: a quick check on a scratch directory.
-pub mod quick {
+pub(crate) mod quick {
     /// Engine.
-    pub const ENGINE: super::Engine = super::Engine::Sqlserver;
+    pub(crate) const ENGINE: super::Engine = super::Engine::Sqlserver;
     /// Data size.
-    pub const DATA_BYTES: u64 = 1 << 30;
+    pub(crate) const DATA_BYTES: u64 = 1 << 30;
     /// Transactions per second.
-    pub const TPS: f64 = 100.0;
+    pub(crate) const TPS: f64 = 100.0;
     /// Data files.
-    pub const DATA_FILES: u32 = 1;
+    pub(crate) const DATA_FILES: u32 = 1;
     /// Workers per data file.
-    pub const THREADS: u32 = 4;
+    pub(crate) const THREADS: u32 = 4;
     /// Log size.
-    pub const LOG_BYTES: u64 = 64 << 20;
+    pub(crate) const LOG_BYTES: u64 = 64 << 20;
     /// Duration, ms.
-    pub const DURATION_MS: u64 = 60_000;
+    pub(crate) const DURATION_MS: u64 = 60_000;
     /// Ramp, ms.
-    pub const RAMP_MS: u64 = 5_000;
+    pub(crate) const RAMP_MS: u64 = 5_000;
     /// Scratch directory.
-    pub const DIR: &str = "storlab-scratch/database";
+    pub(crate) const DIR: &str = "storlab-scratch/database";
 }
 
 /// The most transactions per second a profile may ask (a bound on the log writer's schedule).
 const MAX_TPS: f64 = 10_000_000.0;
 
 /// Validates a database spec. `location` names where it came from for errors.
-pub fn resolve(spec: &DatabaseSpec, location: &str) -> Result<DatabaseConfig, JobError> {
+pub(crate) fn resolve(spec: &DatabaseSpec, location: &str) -> Result<DatabaseConfig, JobError> {
     let errors = SectionErrors {
         location,
         section: "database",

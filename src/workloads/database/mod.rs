@@ -23,12 +23,12 @@ mod config;
 mod jobs;
 mod judge;
 mod log;
-pub mod section;
+pub(crate) mod section;
 mod validation;
-pub mod workload;
+pub(crate) mod workload;
 
-pub use config::{DatabaseConfig, DatabaseFile, DatabaseSpec, quick, resolve};
-pub use judge::Limits;
+pub(crate) use config::{DatabaseConfig, DatabaseFile, DatabaseSpec, quick, resolve};
+pub(crate) use judge::Limits;
 
 /// `[database]` job files.
 pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
@@ -104,27 +104,27 @@ pub struct EngineModel {
 
 /// Data-file I/Os per transaction (reads and writes together): storlab's choice, the same
 /// for every engine.
-pub const DATA_IOS_PER_TRANSACTION: f64 = 4.0;
+pub(crate) const DATA_IOS_PER_TRANSACTION: f64 = 4.0;
 /// Share of the steady data-file I/Os that are reads, percent: the usual 70/30 OLTP mix
 /// (storlab's choice).
-pub const DATA_READ_PCT: f64 = 70.0;
+pub(crate) const DATA_READ_PCT: f64 = 70.0;
 /// Pages each transaction dirties that are left for the checkpoint to write (the steady
 /// writes of the mix are the background writer's): storlab's choice.
-pub const CHECKPOINT_PAGES_PER_TRANSACTION: f64 = 0.5;
+pub(crate) const CHECKPOINT_PAGES_PER_TRANSACTION: f64 = 0.5;
 /// Checkpoint writes in flight per data file (a burst as fast as the storage takes it).
-pub const CHECKPOINT_QUEUE_DEPTH: u32 = 8;
+pub(crate) const CHECKPOINT_QUEUE_DEPTH: u32 = 8;
 /// Default interval between checkpoints (storlab's choice; the engines' defaults range from
 /// about a minute, SQL Server's automatic checkpoints, to five minutes, PostgreSQL's
 /// `checkpoint_timeout`; a shorter one puts several bursts in a short validation).
-pub const CHECKPOINT_INTERVAL_MS: u64 = 10_000;
+pub(crate) const CHECKPOINT_INTERVAL_MS: u64 = 10_000;
 /// Log writes are whole multiples of this many bytes, at offsets aligned to it: the 4 KiB
 /// sector of current drives (Oracle and SQL Server write the log in 4 KiB blocks on them), and
 /// what O_DIRECT needs.
-pub const LOG_ALIGN_BYTES: u64 = 4096;
+pub(crate) const LOG_ALIGN_BYTES: u64 = 4096;
 /// Data-file I/Os in flight at most per worker (an open loop's backlog beyond it waits).
-pub const WORKER_QUEUE_DEPTH: u32 = 8;
+pub(crate) const WORKER_QUEUE_DEPTH: u32 = 8;
 /// Achieved rates (data-file IOPS, commits per second) must reach this share of the target.
-pub const ACHIEVED_SHARE: f64 = 0.95;
+pub(crate) const ACHIEVED_SHARE: f64 = 0.95;
 
 impl Engine {
     /// Every engine.

@@ -90,7 +90,7 @@ pub(crate) fn source(path: Option<&std::path::Path>, preset: Option<&str>) -> Jo
 
 /// What the validation does: the profile and its model, the files, the log and group commit,
 /// checkpoints and scans, the search, the limits; then the first job's workers and timing.
-pub fn describe(cfg: &DatabaseConfig) -> Description {
+pub(crate) fn describe(cfg: &DatabaseConfig) -> Description {
     let model = cfg.engine.model();
     let mut d = Description::default();
     d.head.push(Line::new(

@@ -10,8 +10,8 @@
 //! `mod.rs` owns the `[etcd]` section and its resolution into the one job it runs;
 //! `workload.rs` the workload (description, run, rules); `section.rs` its part of the results.
 
-pub mod section;
-pub mod workload;
+pub(crate) mod section;
+pub(crate) mod workload;
 
 use crate::job::{Access, EngineKind, IoLimit, Job, JobError, SectionErrors, Target, Worker};
 use crate::units::{Dur, Size};
@@ -35,30 +35,30 @@ pub(crate) const ROOM: Room = Room {
 };
 
 /// The defaults: the fio check's write size and file size, etcd's limits.
-pub mod defaults {
+pub(crate) mod defaults {
     /// Bytes of each write: the fio check's `--bs=2300` (the size of a typical WAL entry in
     /// the IBM Cloud study that derived the check).
-    pub const WRITE_BYTES: u64 = 2300;
+    pub(crate) const WRITE_BYTES: u64 = 2300;
     /// Bytes of the log file written: the fio check's `--size=22m`.
-    pub const FILE_BYTES: u64 = 22 << 20;
+    pub(crate) const FILE_BYTES: u64 = 22 << 20;
     /// The run ends after this long even when the file is not yet written (a slow disk).
-    pub const MAX_DURATION_MS: u64 = 60_000;
+    pub(crate) const MAX_DURATION_MS: u64 = 60_000;
     /// etcd's limit on the 99th percentile of its WAL fsync time (`wal_fsync_duration_seconds`).
-    pub const SYNC_P99_NS: u64 = 10_000_000;
+    pub(crate) const SYNC_P99_NS: u64 = 10_000_000;
     /// Synced writes a second the storage must keep up (etcd's hardware guide, OpenShift).
-    pub const MIN_RATE: f64 = 50.0;
+    pub(crate) const MIN_RATE: f64 = 50.0;
     /// The same for heavily loaded clusters.
-    pub const HEAVY_RATE: f64 = 500.0;
+    pub(crate) const HEAVY_RATE: f64 = 500.0;
     /// The directory of the log file with no `directory` given.
-    pub const DIRECTORY: &str = "storlab-scratch/etcd";
+    pub(crate) const DIRECTORY: &str = "storlab-scratch/etcd";
     /// The log file's name in it.
-    pub const FILE_NAME: &str = "etcd-wal.storlab";
+    pub(crate) const FILE_NAME: &str = "etcd-wal.storlab";
 }
 
 /// A job file with an `[etcd]` section.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EtcdFile {
+pub(crate) struct EtcdFile {
     /// The section.
     pub etcd: EtcdSpec,
 }
@@ -66,7 +66,7 @@ pub struct EtcdFile {
 /// The `[etcd]` section as written; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EtcdSpec {
+pub(crate) struct EtcdSpec {
     /// Free text.
     pub description: Option<String>,
     /// The directory the log file goes in (etcd's data directory, e.g. /var/lib/etcd).
@@ -128,7 +128,7 @@ const MAX_WRITE_BYTES: u64 = 16 << 20;
 const MAX_FILE_BYTES: u64 = 64 << 30;
 
 /// Validates `spec` (from `location`: a file path or `command line`) without syscalls.
-pub fn resolve(spec: &EtcdSpec, location: &str) -> Result<EtcdConfig, JobError> {
+pub(crate) fn resolve(spec: &EtcdSpec, location: &str) -> Result<EtcdConfig, JobError> {
     let e = SectionErrors {
         location,
         section: "etcd",
@@ -224,7 +224,7 @@ pub fn resolve(spec: &EtcdSpec, location: &str) -> Result<EtcdConfig, JobError> 
 }
 
 /// The class of the log's writes and syncs.
-pub const CLASS: &str = "wal";
+pub(crate) const CLASS: &str = "wal";
 
 impl EtcdConfig {
     /// Writes that fill the log file once (as fio: each whole write that fits).

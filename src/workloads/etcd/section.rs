@@ -58,7 +58,7 @@ fn bounds() -> Vec<u64> {
 /// The histogram of `h` in bins bounded by powers of two from 65,536 ns and by 10 ms, from
 /// the first bin with a count to the last (the last bin's bound raised to the largest time
 /// when a time is beyond every bound).
-pub fn histogram_bins(h: &Histogram) -> Vec<LatencyBin> {
+pub(crate) fn histogram_bins(h: &Histogram) -> Vec<LatencyBin> {
     if h.count() == 0 {
         return Vec::new();
     }
@@ -82,7 +82,7 @@ pub fn histogram_bins(h: &Histogram) -> Vec<LatencyBin> {
 }
 
 /// The histogram of a direction's stored histogram (empty without one).
-pub fn bins_of(d: &DirSummary) -> Vec<LatencyBin> {
+pub(crate) fn bins_of(d: &DirSummary) -> Vec<LatencyBin> {
     d.histogram
         .as_ref()
         .and_then(|e| Histogram::decode(e).ok())

@@ -13,9 +13,9 @@ use crate::workloads::{JobText, Keys, Overrides};
 use anyhow::Result;
 
 /// The rule on the 99th percentile of the sync time.
-pub const P99_RULE: &str = "99th percentile of fdatasync time";
+pub(crate) const P99_RULE: &str = "99th percentile of fdatasync time";
 /// The rule on the rate of synced writes.
-pub const RATE_RULE: &str = "synced writes per second";
+pub(crate) const RATE_RULE: &str = "synced writes per second";
 
 /// An etcd check ready to run.
 #[derive(Debug)]

@@ -4,8 +4,8 @@
 
 use super::validation::{Context, Stage};
 use super::{RECOVERY_READS_PER_LOG, RECOVERY_WRITES_PER_LOG};
-use crate::results::verdict::Verdict;
 use crate::results::RunResult;
+use crate::results::verdict::Verdict;
 use crate::workloads::exchange as model;
 use crate::workloads::exchange::section::{BackupFigures, RecoveryFigures};
 use anyhow::Result;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// A number or a word: `threads = 4` or `threads = "auto"`, `version = 2010` or `"2010"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum ThreadsSpec {
+pub(crate) enum ThreadsSpec {
     /// A fixed count per database.
     Count(u32),
     /// `auto`.
@@ -24,7 +24,7 @@ pub enum ThreadsSpec {
 /// The `[exchange]` section of a job file, as written. Flags of `storlab exchange` override it.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExchangeSpec {
+pub(crate) struct ExchangeSpec {
     /// Number of mailboxes.
     pub mailboxes: Option<u64>,
     /// Mailbox size, e.g. "2GiB".
@@ -106,20 +106,15 @@ pub struct ExchangeSpec {
 /// A job file holding an `[exchange]` section.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExchangeFile {
+pub(crate) struct ExchangeFile {
     /// The section.
     pub exchange: ExchangeSpec,
-}
-
-/// Whether a job file's text holds an `[exchange]` section: it runs the Exchange validation.
-pub fn is_exchange_job(text: &str) -> bool {
-    crate::job::file::application(text) == Some("exchange")
 }
 
 /// Validated Exchange inputs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ExchangeConfig {
+pub(crate) struct ExchangeConfig {
     /// Version.
     pub version: Version,
     /// Test type.
@@ -201,7 +196,7 @@ fn one() -> u32 {
 /// Where the headroom over the IOPS per mailbox came from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Headroom {
+pub(crate) enum Headroom {
     /// None: the IOPS per mailbox is the target, as Jetstress takes it.
     #[default]
     None,
@@ -212,27 +207,27 @@ pub enum Headroom {
 }
 
 /// What `storlab exchange` with no arguments runs: a quick validation on a scratch directory.
-pub mod quick {
+pub(crate) mod quick {
     /// Mailboxes.
-    pub const MAILBOXES: u64 = 1000;
+    pub(crate) const MAILBOXES: u64 = 1000;
     /// Mailbox size.
-    pub const MAILBOX_SIZE: u64 = 2 << 30;
+    pub(crate) const MAILBOX_SIZE: u64 = 2 << 30;
     /// Capacity fraction: 1000 × 2 GiB × 0.1% = 2 GiB of databases.
-    pub const CAPACITY_PCT: f64 = 0.1;
+    pub(crate) const CAPACITY_PCT: f64 = 0.1;
     /// Databases.
-    pub const DATABASES: u32 = 2;
+    pub(crate) const DATABASES: u32 = 2;
     /// Threads per database.
-    pub const THREADS: u32 = 2;
+    pub(crate) const THREADS: u32 = 2;
     /// Duration, ms.
-    pub const DURATION_MS: u64 = 60_000;
+    pub(crate) const DURATION_MS: u64 = 60_000;
     /// Ramp, ms.
-    pub const RAMP_MS: u64 = 5_000;
+    pub(crate) const RAMP_MS: u64 = 5_000;
     /// Scratch directory.
-    pub const DIR: &str = "storlab-scratch/exchange";
+    pub(crate) const DIR: &str = "storlab-scratch/exchange";
 }
 
 /// Validates an Exchange spec. `location` names where it came from for errors.
-pub fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, JobError> {
+pub(crate) fn resolve(spec: &ExchangeSpec, location: &str) -> Result<ExchangeConfig, JobError> {
     let errors = SectionErrors {
         location,
         section: "exchange",
@@ -741,12 +736,12 @@ fn check_database_size(
 
 impl ExchangeConfig {
     /// Target transactional IOPS for `mailboxes`: mailboxes × IOPS per mailbox × (1 + headroom).
-    pub fn target_iops(&self, mailboxes: u64) -> f64 {
+    pub(crate) fn target_iops(&self, mailboxes: u64) -> f64 {
         mailboxes as f64 * self.iops_per_mailbox * (1.0 + self.headroom_pct / 100.0)
     }
 
     /// Whether `threads` counts for all databases together (Jetstress 2013 and later).
-    pub fn global_threads(&self) -> bool {
+    pub(crate) fn global_threads(&self) -> bool {
         self.version.model().global_threads
     }
 
@@ -754,7 +749,7 @@ impl ExchangeConfig {
     /// many per database, or (2013 and later) `threads` shared out, the first databases
     /// taking one more when they do not divide evenly, and at least one each (storlab's
     /// threads each serve one database).
-    pub fn threads_of_databases(&self, threads: u32) -> Vec<u32> {
+    pub(crate) fn threads_of_databases(&self, threads: u32) -> Vec<u32> {
         let n = self.databases;
         (0..n)
             .map(|db| {
@@ -769,7 +764,7 @@ impl ExchangeConfig {
 
     /// The thread counts `--threads auto` tries, as the version counts them: 1, 2, 4 … 64
     /// per database, or that many times the databases when threads are shared.
-    pub fn thread_steps(&self) -> Vec<u32> {
+    pub(crate) fn thread_steps(&self) -> Vec<u32> {
         let per = if self.global_threads() {
             self.databases
         } else {
@@ -782,7 +777,7 @@ impl ExchangeConfig {
 
     /// Share of transactional database I/O that is reads, percent: the version's, and with
     /// more than one copy the same reads beside [`COPIES_WRITE_REDUCTION`] fewer writes.
-    pub fn read_pct(&self) -> f64 {
+    pub(crate) fn read_pct(&self) -> f64 {
         let r = self.version.model().read_pct / 100.0;
         let w = (1.0 - r)
             * if self.copies > 1 {
@@ -794,7 +789,7 @@ impl ExchangeConfig {
     }
 
     /// Size of each database as built, bytes (a multiple of the page size).
-    pub fn database_bytes(&self) -> u64 {
+    pub(crate) fn database_bytes(&self) -> u64 {
         let page = self.page_bytes;
         let per_db =
             self.mailboxes as f64 * self.mailbox_size_bytes as f64 * self.capacity_fraction
@@ -803,17 +798,17 @@ impl ExchangeConfig {
     }
 
     /// Size of each log stream, bytes.
-    pub fn log_stream_bytes(&self) -> u64 {
+    pub(crate) fn log_stream_bytes(&self) -> u64 {
         LOG_FILE_BYTES * LOG_FILES_PER_STREAM.max(self.log_files as u64)
     }
 
     /// Database file paths, spread round-robin over the database paths.
-    pub fn database_path(&self, db: u32) -> PathBuf {
+    pub(crate) fn database_path(&self, db: u32) -> PathBuf {
         self.db_paths[db as usize % self.db_paths.len()].join(format!("storlab-db{}.edb", db + 1))
     }
 
     /// Log stream paths.
-    pub fn log_path(&self, db: u32) -> PathBuf {
+    pub(crate) fn log_path(&self, db: u32) -> PathBuf {
         self.log_paths[db as usize % self.log_paths.len()]
             .join(format!("storlab-db{}-logs.log", db + 1))
     }

@@ -11,13 +11,13 @@ use crate::job::{Access, Arrivals, IoLimit, Job, Rate, Target, Worker};
 use std::path::PathBuf;
 
 /// Class names of database `db` (1-based in names).
-pub fn class_name(db: u32, what: &str) -> String {
+pub(crate) fn class_name(db: u32, what: &str) -> String {
     format!("db{}/{what}", db + 1)
 }
 
 /// How a job is loaded.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Load {
+pub(crate) enum Load {
     /// Open loop at this total transactional IOPS.
     Rate(f64),
     /// Closed loop: every thread keeps its I/O outstanding (throughput mode, calibration).
@@ -27,7 +27,7 @@ pub enum Load {
 /// The job for a performance or stress test (or a trial of one): `threads` as the version
 /// counts them (per database, or shared by all from 2013) at `load`, on databases of
 /// `db_bytes` each.
-pub fn transactional_job(
+pub(crate) fn transactional_job(
     cfg: &ExchangeConfig,
     threads: u32,
     load: Load,
@@ -143,7 +143,7 @@ fn cache_databases(job: &mut Job, cfg: &ExchangeConfig, devices: &[PathBuf], tie
 }
 
 /// The backup test's job: every database read sequentially once, as fast as possible.
-pub fn backup_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
+pub(crate) fn backup_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
     let mut job = base_job(cfg, db_bytes, cfg.duration_ms, 0);
     for db in 0..cfg.databases {
         let c = job.class(&class_name(db, "backup-read"));
@@ -165,7 +165,7 @@ pub fn backup_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
 
 /// The recovery test's job: per database, `log_files` log files read sequentially (1 MiB
 /// each) and the database page reads and writes their replay causes.
-pub fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
+pub(crate) fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
     let mut job = base_job(cfg, db_bytes, cfg.duration_ms, 0);
     let n = cfg.log_files as u64;
     for db in 0..cfg.databases {

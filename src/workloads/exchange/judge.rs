@@ -9,7 +9,7 @@ use crate::units::Dur;
 use crate::workloads::exchange::section::{DatabaseFigures, LatencyBrief};
 
 /// Per-database figures from a run's classes.
-pub fn database_figures(
+pub(crate) fn database_figures(
     cfg: &ExchangeConfig,
     db_bytes: u64,
     classes: &std::collections::BTreeMap<String, ClassResult>,
@@ -22,7 +22,7 @@ pub fn database_figures(
 
 /// Per-database figures from a run's classes (named as [`class_name`] names them), for
 /// databases at `paths` (database file, log), each of `db_bytes`.
-pub fn database_figures_at(
+pub(crate) fn database_figures_at(
     paths: &[(std::path::PathBuf, std::path::PathBuf)],
     db_bytes: u64,
     classes: &std::collections::BTreeMap<String, ClassResult>,
@@ -88,7 +88,7 @@ pub fn database_figures_at(
 /// The measured window a rate is judged over: its length and the open-loop workers whose
 /// I/Os it counts (each may have one I/O on the other side of either edge).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Window {
+pub(crate) struct Window {
     /// Measured seconds.
     pub seconds: f64,
     /// Transactional threads (open-loop workers) of every database.
@@ -98,7 +98,7 @@ pub struct Window {
 /// The verdict rules of a performance or stress run: per database average read and log write
 /// latency and maximum read latency, zero errors, and the achieved rate (when there is a
 /// target) over `window`. A rule whose I/Os were too few to judge is not measured.
-pub fn rules(
+pub(crate) fn rules(
     cfg: &ExchangeConfig,
     dbs: &[DatabaseFigures],
     errors: u64,
@@ -141,7 +141,7 @@ pub fn rules(
 /// over `window`: the target less [`ACHIEVED_IOPS_TOLERANCE`], or less one I/O per worker
 /// over the window when that is more (an open-loop worker's I/O due just before the window
 /// ends completes after it).
-pub fn min_passing_iops(target_iops: f64, window: Window) -> f64 {
+pub(crate) fn min_passing_iops(target_iops: f64, window: Window) -> f64 {
     let edges = if window.seconds > 0.0 {
         window.workers as f64 / window.seconds
     } else {
@@ -154,7 +154,7 @@ pub fn min_passing_iops(target_iops: f64, window: Window) -> f64 {
 /// read and write classes against the target, passing from [`min_passing_iops`]. `None` when
 /// the validation has no such rule at one target: backup and recovery tests, throughput mode
 /// (no target), and the search for the largest mailbox count (a target per trial).
-pub fn achieved_iops_watch(cfg: &ExchangeConfig) -> Option<RateWatch> {
+pub(crate) fn achieved_iops_watch(cfg: &ExchangeConfig) -> Option<RateWatch> {
     let one_target = matches!(cfg.test, TestType::Performance | TestType::Stress)
         && cfg.throughput_mode.is_none()
         && !cfg.find_max_mailboxes;
@@ -206,7 +206,7 @@ impl StorageLimits {
 /// Per database: average read and log write latency (the log rule also without log writes
 /// when `logs_expected`) and maximum read latency, each not measured when it rests on fewer
 /// than [`MIN_LATENCY_SAMPLES`] I/Os.
-pub fn storage_rules(
+pub(crate) fn storage_rules(
     dbs: &[DatabaseFigures],
     limits: &StorageLimits,
     logs_expected: bool,

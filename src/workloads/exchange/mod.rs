@@ -23,11 +23,11 @@ mod config;
 pub(crate) mod jetstress;
 mod jobs;
 mod judge;
-pub mod section;
+pub(crate) mod section;
 pub(crate) mod validation;
 #[cfg(test)]
 mod validation_tests;
-pub mod workload;
+pub(crate) mod workload;
 
 /// `[exchange]` job files.
 pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
@@ -38,14 +38,13 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     load: workload::load,
 };
 
-pub use config::{
-    ExchangeConfig, ExchangeFile, ExchangeSpec, Headroom, ThreadsSpec, is_exchange_job, quick,
-    resolve,
+pub(crate) use config::{
+    ExchangeConfig, ExchangeFile, ExchangeSpec, Headroom, ThreadsSpec, quick, resolve,
 };
-pub use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
-pub use judge::{
-    StorageLimits, Window, achieved_iops_watch, database_figures, database_figures_at,
-    min_passing_iops, rules, storage_rules,
+pub(crate) use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
+pub(crate) use judge::{
+    StorageLimits, Window, achieved_iops_watch, database_figures, database_figures_at, rules,
+    storage_rules,
 };
 
 /// Exchange versions storlab models.
@@ -91,46 +90,46 @@ pub struct VersionModel {
 }
 
 /// Bytes of each background maintenance read (ESE's 256 KiB sequential checksum reads).
-pub const MAINTENANCE_READ_BYTES: u64 = 256 << 10;
+pub(crate) const MAINTENANCE_READ_BYTES: u64 = 256 << 10;
 /// Size of one transaction log file (Exchange 2007 and later).
-pub const LOG_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const LOG_FILE_BYTES: u64 = 1 << 20;
 /// Log files in each log stream (the log target is this many 1 MiB files end to end).
-pub const LOG_FILES_PER_STREAM: u64 = 64;
+pub(crate) const LOG_FILES_PER_STREAM: u64 = 64;
 /// Outstanding transactional I/Os per thread: a Jetstress thread behaves as one synchronous
 /// issuer, so thread count is the concurrency.
-pub const THREAD_QUEUE_DEPTH: u32 = 1;
+pub(crate) const THREAD_QUEUE_DEPTH: u32 = 1;
 /// Headroom over an IOPS per mailbox derived from messages a day: the 20 % that Microsoft's
 /// mailbox role calculator adds to its per-profile figures. An IOPS per mailbox that is given
 /// is the target as it is (Jetstress's own semantics); headroom is added only when asked.
-pub const CALCULATOR_HEADROOM_PCT: f64 = 20.0;
+pub(crate) const CALCULATOR_HEADROOM_PCT: f64 = 20.0;
 /// Share by which a database with more than one copy writes fewer pages than a stand-alone
 /// one (Exchange 2010 and later: a deeper checkpoint, 100 MB instead of 20 MB; Microsoft,
 /// "Understanding the Mailbox Database Cache", TechNet ee832793: "up to 40 percent less"
 /// database write I/O).
-pub const COPIES_WRITE_REDUCTION: f64 = 0.40;
+pub(crate) const COPIES_WRITE_REDUCTION: f64 = 0.40;
 /// Most copies of a database an Exchange database availability group keeps (16 servers).
-pub const MAX_COPIES: u32 = 16;
+pub(crate) const MAX_COPIES: u32 = 16;
 /// Default average database read latency limit (Jetstress: 20 ms).
-pub const DB_READ_AVG_LIMIT_MS: f64 = 20.0;
+pub(crate) const DB_READ_AVG_LIMIT_MS: f64 = 20.0;
 /// Default average log write latency limit (Jetstress: 10 ms).
-pub const LOG_WRITE_AVG_LIMIT_MS: f64 = 10.0;
+pub(crate) const LOG_WRITE_AVG_LIMIT_MS: f64 = 10.0;
 /// Default maximum database read latency for the performance test.
-pub const MAX_LATENCY_PERFORMANCE_MS: f64 = 100.0;
+pub(crate) const MAX_LATENCY_PERFORMANCE_MS: f64 = 100.0;
 /// Default maximum database read latency for the stress test.
-pub const MAX_LATENCY_STRESS_MS: f64 = 200.0;
+pub(crate) const MAX_LATENCY_STRESS_MS: f64 = 200.0;
 /// Achieved transactional IOPS may fall this short of the target (the edges of the measured
 /// window) and still pass.
-pub const ACHIEVED_IOPS_TOLERANCE: f64 = 0.01;
+pub(crate) const ACHIEVED_IOPS_TOLERANCE: f64 = 0.01;
 /// Backup test: read size.
-pub const BACKUP_READ_BYTES: u64 = 64 << 10;
+pub(crate) const BACKUP_READ_BYTES: u64 = 64 << 10;
 /// Backup test: reads in flight per database.
-pub const BACKUP_QUEUE_DEPTH: u32 = 4;
+pub(crate) const BACKUP_QUEUE_DEPTH: u32 = 4;
 /// Recovery test: database page reads caused by replaying one log file (storlab's estimate).
-pub const RECOVERY_READS_PER_LOG: u64 = 32;
+pub(crate) const RECOVERY_READS_PER_LOG: u64 = 32;
 /// Recovery test: database page writes caused by replaying one log file (storlab's estimate).
-pub const RECOVERY_WRITES_PER_LOG: u64 = 16;
+pub(crate) const RECOVERY_WRITES_PER_LOG: u64 = 16;
 /// Recovery test: default log files replayed per database.
-pub const RECOVERY_LOG_FILES: u32 = 32;
+pub(crate) const RECOVERY_LOG_FILES: u32 = 32;
 
 /// Exchange 2007 IOPS per mailbox by messages per day: light 25 (5 sent/20 received) 0.08,
 /// average 50 → 0.16, heavy 100 → 0.32, very heavy 150 → 0.48 (Microsoft, "Mailbox Server
@@ -244,7 +243,7 @@ impl Version {
 
 /// IOPS per mailbox for `messages` per day from a version's table: exact points, linear
 /// interpolation between them, proportional beyond the ends.
-pub fn iops_for_messages(table: &[(u32, f64)], messages: u32) -> f64 {
+pub(crate) fn iops_for_messages(table: &[(u32, f64)], messages: u32) -> f64 {
     let m = messages as f64;
     if let Some(&(_, v)) = table.iter().find(|(n, _)| *n == messages) {
         return v;
@@ -268,7 +267,7 @@ pub fn iops_for_messages(table: &[(u32, f64)], messages: u32) -> f64 {
 /// The Jetstress test types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TestType {
+pub(crate) enum TestType {
     /// Transactional load at the target rate, judged on averages and a 100 ms maximum.
     Performance,
     /// The same load, judged with a 200 ms maximum (meant for long runs).
@@ -289,7 +288,7 @@ impl TestType {
     ];
 
     /// The name users write and results carry.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TestType::Performance => "performance",
             TestType::Stress => "stress",
@@ -299,7 +298,7 @@ impl TestType {
     }
 
     /// Parses `performance`, `stress`, `backup` or `recovery`.
-    pub fn parse(s: &str) -> Result<TestType, String> {
+    pub(crate) fn parse(s: &str) -> Result<TestType, String> {
         TestType::ALL
             .into_iter()
             .find(|t| t.name() == s)

@@ -141,7 +141,7 @@ pub(crate) fn test_line(cfg: &ExchangeConfig, mailboxes: u64) -> String {
 
 /// What the validation does: its profile and sizing, the layout, how threads and mailbox
 /// counts are found, its limits, then the first job's workers and timing.
-pub fn describe(cfg: &ExchangeConfig) -> Description {
+pub(crate) fn describe(cfg: &ExchangeConfig) -> Description {
     let mut d = Description::default();
     let real = |bytes: u64| (bytes as f64 / cfg.capacity_fraction) as u64;
     let db_bytes = cfg.database_bytes();

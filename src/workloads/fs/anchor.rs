@@ -18,26 +18,26 @@ use anyhow::{Result, anyhow};
 use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 /// The marker's name in the anchor.
-pub const MARKER: &str = ".storlab-fs.json";
+pub(crate) const MARKER: &str = ".storlab-fs.json";
 /// The largest marker read.
 const MARKER_CAP: u64 = 64 << 10;
 /// What the marker says it is.
 const MARKER_KIND: &str = "storlab file-system tree";
 /// Mode of the directories storlab makes.
-pub const DIR_MODE: u32 = 0o755;
+pub(crate) const DIR_MODE: u32 = 0o755;
 /// Mode of the files storlab makes.
-pub const FILE_MODE: u32 = 0o644;
+pub(crate) const FILE_MODE: u32 = 0o644;
 
 /// What a tree's marker records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Marker {
+pub(crate) struct Marker {
     /// Always `"storlab file-system tree"`.
     pub kind: String,
     /// The shape the tree was made with.
@@ -48,7 +48,7 @@ pub struct Marker {
 
 /// The tree: its anchor, the state of everything in it, and a descriptor for each of its
 /// directories that exists.
-pub struct Tree {
+pub(crate) struct Tree {
     /// The anchor, as given.
     pub path: PathBuf,
     /// What exists.
@@ -59,8 +59,6 @@ pub struct Tree {
     uid: u32,
     /// The marker found, when the anchor had one.
     pub found: Option<Marker>,
-    /// Whether this process made the anchor.
-    pub made: bool,
 }
 
 /// Why a tree is refused, as a sentence naming the path.
@@ -72,7 +70,7 @@ fn refused(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// A name as the system calls take it.
-pub fn cname(name: &str) -> CString {
+pub(crate) fn cname(name: &str) -> CString {
     CString::new(name).unwrap_or_default()
 }
 
@@ -108,7 +106,7 @@ impl Tree {
     /// Opens the anchor at `path` for a tree of `shape`, making it when it does not exist
     /// (and its parents, as `mkdir -p`): refused unless it is new, storlab's (its marker) or
     /// empty and this user's.
-    pub fn open(path: &Path, shape: &Shape) -> Result<Tree> {
+    pub(crate) fn open(path: &Path, shape: &Shape) -> Result<Tree> {
         let name = path
             .file_name()
             .ok_or_else(|| refused(path, "it names no directory"))?;
@@ -171,18 +169,17 @@ impl Tree {
             dirs,
             uid,
             found,
-            made,
         })
     }
 
     /// The anchor's descriptor.
-    pub fn anchor(&self) -> Arc<OwnedFd> {
+    pub(crate) fn anchor(&self) -> Arc<OwnedFd> {
         self.dir_fd(0).expect("the anchor is open")
     }
 
     /// The descriptor of directory `d`, opened from its parent's (with `O_NOFOLLOW`, checked)
     /// when first asked for; `None` when it cannot be opened (it does not exist).
-    pub fn dir_fd(&self, d: u64) -> Option<Arc<OwnedFd>> {
+    pub(crate) fn dir_fd(&self, d: u64) -> Option<Arc<OwnedFd>> {
         let slot = self.dirs.get(d as usize)?;
         if let Some(fd) = slot.read().ok()?.as_ref() {
             return Some(fd.clone());
@@ -207,7 +204,7 @@ impl Tree {
     }
 
     /// Forgets directory `d`'s descriptor (it was removed).
-    pub fn forget_dir(&self, d: u64) {
+    pub(crate) fn forget_dir(&self, d: u64) {
         if d > 0 {
             if let Some(Ok(mut slot)) = self.dirs.get(d as usize).map(RwLock::write) {
                 *slot = None;
@@ -218,7 +215,7 @@ impl Tree {
     /// Writes the marker: the tree has `shape` and is `complete` or not. Through the
     /// anchor's own descriptor (`/proc/self/fd`), as every file storlab writes: a new file under
     /// a random name, renamed over the marker.
-    pub fn mark(&self, shape: &Shape, complete: bool) -> Result<()> {
+    pub(crate) fn mark(&self, shape: &Shape, complete: bool) -> Result<()> {
         let marker = Marker {
             kind: MARKER_KIND.into(),
             shape: shape.clone(),
@@ -238,18 +235,18 @@ impl Tree {
     /// Finds what exists of a tree of `shape` (the one found, to remove it, or the one to
     /// run): every directory and file it should have that it has, with each file's size.
     /// Refused when anything else is there (see the module's documentation).
-    pub fn scan(&self, shape: &Shape, state: &TreeState) -> Result<()> {
+    pub(crate) fn scan(&self, shape: &Shape, state: &TreeState) -> Result<()> {
         self.visit(shape, state, true)
     }
 
     /// What a tree of `shape` holds now, into `state` (the end of a run): what a scan finds,
     /// what is not the tree's passed over rather than refused.
-    pub fn walk(&self, shape: &Shape, state: &TreeState) -> Result<()> {
+    pub(crate) fn walk(&self, shape: &Shape, state: &TreeState) -> Result<()> {
         self.visit(shape, state, false)
     }
 
     /// The same tree with `shape` (one found, to remove): its anchor, its state empty.
-    pub fn with_shape(&self, shape: Shape) -> Tree {
+    pub(crate) fn with_shape(&self, shape: Shape) -> Tree {
         let state = TreeState::new(shape);
         let mut dirs: Vec<RwLock<Option<Arc<OwnedFd>>>> =
             (0..state.dirs()).map(|_| RwLock::new(None)).collect();
@@ -260,7 +257,6 @@ impl Tree {
             dirs,
             uid: self.uid,
             found: self.found.clone(),
-            made: false,
         }
     }
 
@@ -389,69 +385,9 @@ impl Tree {
         Some(fd)
     }
 
-    /// Removes everything `state` (a scan of `shape`) found, deepest first: files, then
-    /// directories. `stop` is checked between directories.
-    pub fn remove(
-        &self,
-        shape: &Shape,
-        state: &TreeState,
-        stop: &std::sync::atomic::AtomicBool,
-    ) -> Result<()> {
-        let same = *shape == self.state.shape;
-        for d in (0..shape.dirs()).rev() {
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                return Err(anyhow!("interrupted while removing the tree"));
-            }
-            if !state.dir_exists(d) {
-                continue;
-            }
-            let fd = if same || d == 0 {
-                self.dir_fd(d)
-            } else {
-                self.open_other(shape, d)
-            };
-            let Some(fd) = fd else { continue };
-            for i in 0..shape.files {
-                let Some(f) = shape.file_at(d, i) else { break };
-                if state.file(f).is_some() {
-                    let name = cname(&shape.file_name_at(i));
-                    unlink(&fd, &name, AtFlags::empty()).map_err(|e| {
-                        anyhow!(
-                            "cannot remove {}: {e}",
-                            self.path.join(shape.file_path(f)).display()
-                        )
-                    })?;
-                    state.set_file(f, None);
-                }
-            }
-            if d > 0 {
-                let parent = if same {
-                    self.dir_fd(shape.parent(d))
-                } else {
-                    self.open_other(shape, shape.parent(d))
-                };
-                if let Some(p) = parent {
-                    let name = cname(&shape.dir_name(d));
-                    drop(fd);
-                    if same {
-                        self.forget_dir(d);
-                    }
-                    unlink(&p, &name, AtFlags::REMOVEDIR).map_err(|e| {
-                        anyhow!(
-                            "cannot remove {}: {e}",
-                            self.path.join(shape.dir_path(d)).display()
-                        )
-                    })?;
-                    state.set_dir(d, false);
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Free space and inodes of the anchor's file system: (bytes, inodes; `None` where it
     /// does not count them).
-    pub fn free(&self) -> (u64, Option<u64>) {
+    pub(crate) fn free(&self) -> (u64, Option<u64>) {
         match rfs::fstatvfs(&*self.anchor()) {
             Ok(v) => (
                 v.f_bavail.saturating_mul(v.f_frsize),
@@ -459,14 +395,6 @@ impl Tree {
             ),
             Err(_) => (u64::MAX, None),
         }
-    }
-}
-
-/// `unlinkat`, missing counted as done.
-fn unlink(fd: &OwnedFd, name: &CStr, flags: AtFlags) -> rustix::io::Result<()> {
-    match rfs::unlinkat(fd, name, flags) {
-        Ok(()) | Err(Errno::NOENT) => Ok(()),
-        Err(e) => Err(e),
     }
 }
 

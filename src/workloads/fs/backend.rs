@@ -28,18 +28,18 @@ use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
 /// How many failed operations are kept in detail.
-pub const ERROR_DETAILS: usize = 16;
+pub(crate) const ERROR_DETAILS: usize = 16;
 
 /// What each class of a job is: which operation of which workload.
 #[derive(Debug, Clone, Default)]
-pub struct Classes {
+pub(crate) struct Classes {
     /// Indexed by class id.
     pub ops: Vec<ClassOp>,
 }
 
 /// One class: an operation of a workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClassOp {
+pub(crate) struct ClassOp {
     /// The workload's index.
     pub workload: usize,
     /// The operation.
@@ -50,7 +50,7 @@ pub struct ClassOp {
 
 impl Classes {
     /// The class of `op` of workload `w`.
-    pub fn of(&self, w: usize, op: FsOp) -> Option<u16> {
+    pub(crate) fn of(&self, w: usize, op: FsOp) -> Option<u16> {
         self.ops
             .iter()
             .position(|c| c.workload == w && c.op == op)
@@ -60,7 +60,7 @@ impl Classes {
 
 /// A failed operation, as the results name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// Its class.
     pub class: u16,
     /// The file or directory, from the anchor.
@@ -71,7 +71,7 @@ pub struct Failure {
 
 /// What the backends of a run share with the workload: the tree, the classes, how files
 /// are opened and the first failures.
-pub struct Backends<'t> {
+pub(crate) struct Backends<'t> {
     /// The tree.
     pub tree: &'t Tree,
     /// The classes.
@@ -84,7 +84,7 @@ pub struct Backends<'t> {
 
 impl<'t> Backends<'t> {
     /// For `tree`, `classes` and `open`.
-    pub fn new(tree: &'t Tree, classes: Classes, open: OpenFlags) -> Backends<'t> {
+    pub(crate) fn new(tree: &'t Tree, classes: Classes, open: OpenFlags) -> Backends<'t> {
         Backends {
             tree,
             classes,
@@ -95,7 +95,7 @@ impl<'t> Backends<'t> {
 }
 
 /// One worker's backend.
-pub struct FsBackend<'s, 'a> {
+pub(crate) struct FsBackend<'s, 'a> {
     arena: SlotArena<'a>,
     shared: &'s Backends<'s>,
     queued: Vec<Queued<'a>>,
@@ -115,7 +115,7 @@ struct Queued<'a> {
 
 impl<'s, 'a> FsBackend<'s, 'a> {
     /// A backend over the slots of `arena`.
-    pub fn new(arena: SlotArena<'a>, shared: &'s Backends<'s>) -> Self {
+    pub(crate) fn new(arena: SlotArena<'a>, shared: &'s Backends<'s>) -> Self {
         let slots = arena.slots();
         FsBackend {
             arena,
@@ -422,7 +422,7 @@ impl<'a> crate::engine::Backend<'a> for FsBackend<'_, 'a> {
 }
 
 /// Makes each worker's [`FsBackend`] on its thread.
-pub struct Maker<'s>(pub &'s Backends<'s>);
+pub(crate) struct Maker<'s>(pub &'s Backends<'s>);
 
 impl<'s> crate::run::OwnBackend for Maker<'s> {
     type Backend<'a> = FsBackend<'s, 'a>;

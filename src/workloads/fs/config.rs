@@ -14,13 +14,13 @@ use crate::units::{parse_duration, parse_size};
 use std::path::PathBuf;
 
 /// The anchor with no `anchor` given.
-pub const DEFAULT_ANCHOR: &str = "storlab-scratch/fs";
+pub(crate) const DEFAULT_ANCHOR: &str = "storlab-scratch/fs";
 /// vdbench's transfer size for file systems (5.03 on).
-pub const DEFAULT_XFER: u64 = 128 << 10;
+pub(crate) const DEFAULT_XFER: u64 = 128 << 10;
 /// Threads of one workload at most.
-pub const MAX_THREADS: u32 = 1024;
+pub(crate) const MAX_THREADS: u32 = 1024;
 /// Largest transfer.
-pub const MAX_XFER: u64 = 64 << 20;
+pub(crate) const MAX_XFER: u64 = 64 << 20;
 
 /// How files are opened (vdbench's `openflags`, and its `fsync`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -285,7 +285,11 @@ fn sizes(e: &SectionErrors, key: &str, text: &str) -> Result<Vec<(u64, u32)>, Jo
 }
 
 /// Resolves `spec` (from `location`) with the job file's `[data]` already resolved.
-pub fn resolve(spec: &FsSpec, location: &str, data: DataReduction) -> Result<FsConfig, JobError> {
+pub(crate) fn resolve(
+    spec: &FsSpec,
+    location: &str,
+    data: DataReduction,
+) -> Result<FsConfig, JobError> {
     let e = SectionErrors {
         location,
         section: "fs",

@@ -16,13 +16,13 @@ use crate::stats::summary::DirSummary;
 use std::sync::atomic::Ordering;
 
 /// What exists of `state`.
-pub fn counts(state: &TreeState) -> TreeCounts {
+pub(crate) fn counts(state: &TreeState) -> TreeCounts {
     let (files, dirs, bytes) = state.totals();
     TreeCounts { files, dirs, bytes }
 }
 
 /// The figures of `job`'s run, whose results are `r` and whose threads shared `run`.
-pub fn run_figures(job: &FsJob, r: &RunResult, run: &RunState<'_>) -> FsRun {
+pub(crate) fn run_figures(job: &FsJob, r: &RunResult, run: &RunState<'_>) -> FsRun {
     // The measured time to the nanosecond, as the classes' rates are over it (`measured_ms`
     // is whole milliseconds: 2 % of a 50 ms mdtest phase).
     let seconds = (r.cost.as_ref())
@@ -95,7 +95,7 @@ fn without_histograms(mut d: DirSummary) -> DirSummary {
 }
 
 /// The first failures of `job`'s run in detail.
-pub fn failures(job: &FsJob, run: &RunState<'_>) -> Vec<FsFailure> {
+pub(crate) fn failures(job: &FsJob, run: &RunState<'_>) -> Vec<FsFailure> {
     let list = run
         .backends
         .failures
@@ -118,7 +118,7 @@ pub fn failures(job: &FsJob, run: &RunState<'_>) -> Vec<FsFailure> {
 
 /// The verdict's rules on the measured `runs`: each limit on each operation it names (or
 /// every operation, for `*`), and the failed operations of every run (the format's too).
-pub fn rules(limits: &Limits, runs: &[FsRun], all: &[FsRun]) -> Vec<Rule> {
+pub(crate) fn rules(limits: &Limits, runs: &[FsRun], all: &[FsRun]) -> Vec<Rule> {
     let mut rules = Vec::new();
     let several = runs.len() > 1;
     for run in runs {
@@ -192,7 +192,7 @@ pub fn rules(limits: &Limits, runs: &[FsRun], all: &[FsRun]) -> Vec<Rule> {
 
 /// The durability of `r`'s classes as the files were opened (the job's targets say
 /// nothing: it has none).
-pub fn align_classes(r: &mut RunResult, job: &FsJob, cfg: &FsConfig) {
+pub(crate) fn align_classes(r: &mut RunResult, job: &FsJob, cfg: &FsConfig) {
     for (id, c) in job.classes.ops.iter().enumerate() {
         let Some(name) = job.job.classes.get(id) else {
             continue;

@@ -21,7 +21,7 @@ const UNTIL_DONE_MS: u64 = 30 * 86_400_000;
 
 /// What one job's threads do.
 #[derive(Debug, Clone)]
-pub enum Thread {
+pub(crate) enum Thread {
     /// Workload `w`'s mix.
     Mix(usize),
     /// The format.
@@ -45,7 +45,7 @@ pub enum Thread {
 
 /// One job of the workload, with what its classes and threads are.
 #[derive(Debug, Clone)]
-pub struct FsJob {
+pub(crate) struct FsJob {
     /// Its name in the results: `format`, the pass's label, `mdtest create 1`.
     pub name: String,
     /// The job.
@@ -202,7 +202,7 @@ fn shares(workloads: &[WorkloadConfig], rate: Option<f64>) -> Vec<Option<f64>> {
 }
 
 /// The job of a pass.
-pub fn pass_job(cfg: &FsConfig, pass: &Pass) -> FsJob {
+pub(crate) fn pass_job(cfg: &FsConfig, pass: &Pass) -> FsJob {
     let threads = (pass.workloads.iter().enumerate())
         .flat_map(|(wi, w)| (0..w.threads).map(move |_| (wi, Thread::Mix(wi))))
         .collect();
@@ -237,7 +237,7 @@ fn fixed(name: &str, mix: Vec<(FsOp, u32)>, threads: u32, xfer: u64) -> Workload
 }
 
 /// The job of the format: the format's threads make every directory and file missing.
-pub fn format_job(cfg: &FsConfig) -> FsJob {
+pub(crate) fn format_job(cfg: &FsConfig) -> FsJob {
     let w = fixed(
         "format",
         vec![(FsOp::Mkdir, 1), (FsOp::Create, 1), (FsOp::Write, 1)],
@@ -260,7 +260,7 @@ pub fn format_job(cfg: &FsConfig) -> FsJob {
 }
 
 /// The job that removes the tree: every file, then every directory, deepest first.
-pub fn clean_job(cfg: &FsConfig) -> FsJob {
+pub(crate) fn clean_job(cfg: &FsConfig) -> FsJob {
     let w = fixed(
         "clean",
         vec![(FsOp::Delete, 1), (FsOp::Rmdir, 1)],
@@ -284,7 +284,7 @@ pub fn clean_job(cfg: &FsConfig) -> FsJob {
 
 /// The job of mdtest phase `phase` (iteration `iteration`): each thread of this rank on its
 /// own files (those of the thread `shift` ranks on, but for the create).
-pub fn mdtest_job(cfg: &FsConfig, phase: MdPhase, iteration: u32) -> FsJob {
+pub(crate) fn mdtest_job(cfg: &FsConfig, phase: MdPhase, iteration: u32) -> FsJob {
     let m = cfg.mdtest.as_ref().expect("an mdtest job");
     let (op, mix) = match phase {
         MdPhase::Create => (FsOp::Create, vec![(FsOp::Create, 1)]),
@@ -333,7 +333,7 @@ pub fn mdtest_job(cfg: &FsConfig, phase: MdPhase, iteration: u32) -> FsJob {
 
 /// The job of mdtest's tree phase: each thread of this rank makes (or removes) its own
 /// directory.
-pub fn mdtest_tree_job(cfg: &FsConfig, make: bool, iteration: u32) -> FsJob {
+pub(crate) fn mdtest_tree_job(cfg: &FsConfig, make: bool, iteration: u32) -> FsJob {
     let m = cfg.mdtest.as_ref().expect("an mdtest job");
     let op = if make { FsOp::Mkdir } else { FsOp::Rmdir };
     let w = fixed("mdtest", vec![(op, 1)], m.threads, 4096);
@@ -369,7 +369,7 @@ pub fn mdtest_tree_job(cfg: &FsConfig, make: bool, iteration: u32) -> FsJob {
 }
 
 /// What drives each worker of an [`FsJob`].
-pub struct FsSources<'r> {
+pub(crate) struct FsSources<'r> {
     /// What the threads share.
     pub run: &'r RunState<'r>,
     /// The job.
@@ -434,7 +434,11 @@ impl Sources for FsSources<'_> {
 }
 
 /// The shared state of a run of `job` on `tree`.
-pub fn run_state<'t>(cfg: &FsConfig, tree: &'t super::anchor::Tree, job: &FsJob) -> RunState<'t> {
+pub(crate) fn run_state<'t>(
+    cfg: &FsConfig,
+    tree: &'t super::anchor::Tree,
+    job: &FsJob,
+) -> RunState<'t> {
     let slice = if cfg.shared && cfg.mdtest.is_none() {
         cfg.rank
     } else {

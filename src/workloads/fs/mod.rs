@@ -17,23 +17,23 @@
 //! sources), [`figures`] (the section's figures and the rules), [`section`] (the results
 //! file's part), [`workload`] (the workload).
 
-pub mod anchor;
-pub mod backend;
-pub mod config;
-pub mod figures;
-pub mod jobs;
-pub mod mdtest;
-pub mod op;
-pub mod passes;
-pub mod phases;
-pub mod section;
-pub mod source;
-pub mod spec;
-pub mod state;
+pub(crate) mod anchor;
+pub(crate) mod backend;
+pub(crate) mod config;
+pub(crate) mod figures;
+pub(crate) mod jobs;
+pub(crate) mod mdtest;
+pub(crate) mod op;
+pub(crate) mod passes;
+pub(crate) mod phases;
+pub(crate) mod section;
+pub(crate) mod source;
+pub(crate) mod spec;
+pub(crate) mod state;
 #[cfg(test)]
 mod tests;
-pub mod tree;
-pub mod workload;
+pub(crate) mod tree;
+pub(crate) mod workload;
 
 use crate::workloads::Room;
 

@@ -139,7 +139,7 @@ impl std::fmt::Display for FsOp {
 
 /// How the files of a read or write are opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OpenMode {
+pub(crate) enum OpenMode {
     /// `O_RDONLY`.
     #[default]
     Read,

@@ -356,7 +356,7 @@ impl MdtestResult {
 /// (the ranks start each run together, so a run lasts until its last rank ends, as mdtest
 /// times a phase); what the tree held is the first rank's when the ranks shared one tree,
 /// else every rank's added; mdtest's figures from the merged runs.
-pub fn merged(parts: &[&FsResult]) -> Option<FsResult> {
+pub(crate) fn merged(parts: &[&FsResult]) -> Option<FsResult> {
     let first = *parts.first()?;
     let mut out = first.clone();
     let one_tree = parts.iter().all(|p| p.anchor == first.anchor);

@@ -39,7 +39,7 @@ const NOTHING_LEFT_NS: u64 = 1_000_000_000;
 /// What the threads of one run share: the backends' part, each workload's cursor (the next
 /// file in order), how often an operation found nothing to act on, and this rank's share of
 /// a tree shared by ranks.
-pub struct RunState<'t> {
+pub(crate) struct RunState<'t> {
     /// The tree, the classes, the failures.
     pub backends: Backends<'t>,
     /// Per workload (the format: directories, then files).
@@ -59,7 +59,7 @@ pub struct RunState<'t> {
 
 impl<'t> RunState<'t> {
     /// For `backends`, with `workloads` cursors, measuring over `window` (ns).
-    pub fn new(
+    pub(crate) fn new(
         backends: Backends<'t>,
         workloads: usize,
         slice: Rank,
@@ -84,11 +84,11 @@ impl<'t> RunState<'t> {
 
 /// The class of each operation of one workload (`u16::MAX`: it has none).
 #[derive(Debug, Clone, Copy)]
-pub struct Ids([u16; FsOp::ALL.len()]);
+pub(crate) struct Ids([u16; FsOp::ALL.len()]);
 
 impl Ids {
     /// Workload `w`'s, from the run's classes.
-    pub fn of(run: &RunState<'_>, w: usize) -> Ids {
+    pub(crate) fn of(run: &RunState<'_>, w: usize) -> Ids {
         let mut ids = [u16::MAX; FsOp::ALL.len()];
         for op in FsOp::ALL {
             if let Some(c) = run.backends.classes.of(w, op) {
@@ -141,7 +141,7 @@ pub(super) struct Seq {
 
 /// How a thread chooses what to do.
 #[derive(Debug)]
-pub enum Plan<'c> {
+pub(crate) enum Plan<'c> {
     /// A workload's mix.
     Mix {
         /// The workload.
@@ -171,7 +171,7 @@ pub enum Plan<'c> {
 }
 
 /// A thread's source.
-pub struct FileOps<'s> {
+pub(crate) struct FileOps<'s> {
     pub(super) run: &'s RunState<'s>,
     pub(super) ids: Ids,
     pub(super) plan: Plan<'s>,
@@ -200,7 +200,7 @@ pub struct FileOps<'s> {
 impl<'s> FileOps<'s> {
     /// A thread of `plan` with ids `ids`, seeded with `seed`, at `rate` operations a second
     /// (`None`: closed loop).
-    pub fn new(
+    pub(crate) fn new(
         run: &'s RunState<'s>,
         ids: Ids,
         plan: Plan<'s>,

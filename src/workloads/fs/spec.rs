@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// A job file with an `[fs]` section.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FsFile {
+pub(crate) struct FsFile {
     /// The section.
     pub fs: FsSpec,
     /// What the written data is like (compression and dedupe ratios), as a plain job's.
@@ -371,7 +371,7 @@ impl<'de> Deserialize<'de> for RateSpec {
 }
 
 /// Parses `VALUE[:WEIGHT],...` with `value` for each value: weights default to 1.
-pub fn weighted<T>(
+pub(crate) fn weighted<T>(
     text: &str,
     value: impl Fn(&str) -> Result<T, String>,
 ) -> Result<Vec<(T, u32)>, String> {
@@ -404,7 +404,7 @@ pub fn weighted<T>(
 }
 
 /// Parses `OP=VALUE,...` (`*` for every operation).
-pub fn per_op<T>(
+pub(crate) fn per_op<T>(
     text: &str,
     value: impl Fn(&str) -> Result<T, String>,
 ) -> Result<Vec<(Option<super::op::FsOp>, T)>, String> {

@@ -15,7 +15,7 @@ const BUSY: u64 = 1 << 62;
 const LOW: u64 = (1 << 62) - 1;
 
 /// The state of every file and directory of a tree.
-pub struct TreeState {
+pub(crate) struct TreeState {
     /// The shape it is the state of.
     pub shape: Shape,
     files: Box<[AtomicU64]>,
@@ -24,14 +24,14 @@ pub struct TreeState {
 
 /// What a file's claim found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Claimed {
+pub(crate) struct Claimed {
     /// Its size, bytes (0 for a missing file).
     pub size: u64,
 }
 
 impl TreeState {
     /// A tree of `shape` with nothing in it but the anchor.
-    pub fn new(shape: Shape) -> TreeState {
+    pub(crate) fn new(shape: Shape) -> TreeState {
         let files = (0..shape.file_count()).map(|_| AtomicU64::new(0)).collect();
         let dirs: Box<[AtomicU64]> = (0..shape.dirs()).map(|_| AtomicU64::new(0)).collect();
         dirs[0].store(EXISTS, Ordering::Relaxed);
@@ -39,46 +39,46 @@ impl TreeState {
     }
 
     /// Files.
-    pub fn files(&self) -> u64 {
+    pub(crate) fn files(&self) -> u64 {
         self.files.len() as u64
     }
 
     /// Directories, the anchor included.
-    pub fn dirs(&self) -> u64 {
+    pub(crate) fn dirs(&self) -> u64 {
         self.dirs.len() as u64
     }
 
     /// Whether file `f` exists, and its size.
-    pub fn file(&self, f: u64) -> Option<u64> {
+    pub(crate) fn file(&self, f: u64) -> Option<u64> {
         let s = self.files[f as usize].load(Ordering::Acquire);
         (s & EXISTS != 0).then_some(s & LOW)
     }
 
     /// Whether directory `d` exists.
-    pub fn dir_exists(&self, d: u64) -> bool {
+    pub(crate) fn dir_exists(&self, d: u64) -> bool {
         self.dirs[d as usize].load(Ordering::Acquire) & EXISTS != 0
     }
 
     /// Entries of directory `d` that exist.
-    pub fn dir_entries(&self, d: u64) -> u64 {
+    pub(crate) fn dir_entries(&self, d: u64) -> u64 {
         self.dirs[d as usize].load(Ordering::Acquire) & LOW
     }
 
     /// Sets what a scan found or a format made (no thread runs): file `f` exists with `size`
     /// bytes, or not. Directories' entries are counted again by [`TreeState::recount`].
-    pub fn set_file(&self, f: u64, size: Option<u64>) {
+    pub(crate) fn set_file(&self, f: u64, size: Option<u64>) {
         let v = size.map_or(0, |s| EXISTS | s.min(LOW));
         self.files[f as usize].store(v, Ordering::Release);
     }
 
     /// Sets whether directory `d` exists (no thread runs).
-    pub fn set_dir(&self, d: u64, exists: bool) {
+    pub(crate) fn set_dir(&self, d: u64, exists: bool) {
         let v = if exists || d == 0 { EXISTS } else { 0 };
         self.dirs[d as usize].store(v, Ordering::Release);
     }
 
     /// Forgets what exists: nothing but the anchor (no thread runs).
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         for f in self.files.iter() {
             f.store(0, Ordering::Release);
         }
@@ -88,7 +88,7 @@ impl TreeState {
     }
 
     /// Counts every directory's entries again from what exists (no thread runs).
-    pub fn recount(&self) {
+    pub(crate) fn recount(&self) {
         let mut counts = vec![0u64; self.dirs.len()];
         for d in 1..self.dirs() {
             if self.dir_exists(d) {
@@ -107,7 +107,7 @@ impl TreeState {
     }
 
     /// Claims existing file `f` (not in use); `shared`: without excluding others.
-    pub fn claim_existing(&self, f: u64, shared: bool) -> Option<Claimed> {
+    pub(crate) fn claim_existing(&self, f: u64, shared: bool) -> Option<Claimed> {
         let word = &self.files[f as usize];
         let s = word.load(Ordering::Acquire);
         if s & EXISTS == 0 || (s & BUSY != 0 && !shared) {
@@ -124,7 +124,7 @@ impl TreeState {
     /// Claims missing file `f` to create it: its directory must exist and not be in use;
     /// it then counts the file as one of its entries until [`TreeState::release`] says
     /// otherwise.
-    pub fn claim_missing(&self, f: u64) -> bool {
+    pub(crate) fn claim_missing(&self, f: u64) -> bool {
         let word = &self.files[f as usize];
         let s = word.load(Ordering::Acquire);
         if s & (EXISTS | BUSY) != 0
@@ -168,7 +168,7 @@ impl TreeState {
 
     /// A claimed file's use ended: it exists with `size` bytes (`None`: it does not), and its
     /// directory counts it or not (a missing file's claim counted it already).
-    pub fn release(&self, f: u64, size: Option<u64>) {
+    pub(crate) fn release(&self, f: u64, size: Option<u64>) {
         let v = size.map_or(0, |s| EXISTS | s.min(LOW));
         self.files[f as usize].store(v, Ordering::Release);
         if size.is_none() {
@@ -177,7 +177,7 @@ impl TreeState {
     }
 
     /// Claims missing directory `d` to make it: its parent must exist and not be in use.
-    pub fn claim_missing_dir(&self, d: u64) -> bool {
+    pub(crate) fn claim_missing_dir(&self, d: u64) -> bool {
         if d == 0 {
             return false;
         }
@@ -199,7 +199,7 @@ impl TreeState {
     }
 
     /// Claims empty directory `d` to remove it.
-    pub fn claim_empty_dir(&self, d: u64) -> bool {
+    pub(crate) fn claim_empty_dir(&self, d: u64) -> bool {
         if d == 0 {
             return false;
         }
@@ -210,7 +210,7 @@ impl TreeState {
 
     /// A claimed directory's operation ended: it exists (empty) or not (and its parent counts
     /// it or not).
-    pub fn release_dir(&self, d: u64, exists: bool) {
+    pub(crate) fn release_dir(&self, d: u64, exists: bool) {
         self.dirs[d as usize].store(if exists { EXISTS } else { 0 }, Ordering::Release);
         if !exists {
             self.leave(self.shape.parent(d));
@@ -218,7 +218,7 @@ impl TreeState {
     }
 
     /// What exists: (files, directories under the anchor, bytes of the files).
-    pub fn totals(&self) -> (u64, u64, u64) {
+    pub(crate) fn totals(&self) -> (u64, u64, u64) {
         let (mut files, mut bytes) = (0, 0u64);
         for f in 0..self.files() {
             if let Some(s) = self.file(f) {

@@ -14,13 +14,13 @@ use serde::{Deserialize, Serialize};
 
 /// Most files a tree may have: vdbench's own limit per file-system definition (32 Mi), so
 /// the state of every file (8 bytes each) stays within 256 MiB.
-pub const MAX_FILES: u64 = 32 << 20;
+pub(crate) const MAX_FILES: u64 = 32 << 20;
 /// Most directories a tree may have.
-pub const MAX_DIRS: u64 = 4 << 20;
+pub(crate) const MAX_DIRS: u64 = 4 << 20;
 /// Deepest tree.
-pub const MAX_DEPTH: u32 = 32;
+pub(crate) const MAX_DEPTH: u32 = 32;
 /// Largest file.
-pub const MAX_FILE_BYTES: u64 = 1 << 44;
+pub(crate) const MAX_FILE_BYTES: u64 = 1 << 44;
 
 /// Where files go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -26,23 +26,23 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A page: database index in the high 24 bits, page number in the low [`PAGE_BITS`].
-pub type PageId = u64;
+pub(crate) type PageId = u64;
 
 /// Bits of a [`PageId`] that hold the page number.
-pub const PAGE_BITS: u32 = 40;
+pub(crate) const PAGE_BITS: u32 = 40;
 
 /// The page id of `page` in database `db`.
-pub fn page_id(db: u32, page: u64) -> PageId {
+pub(crate) fn page_id(db: u32, page: u64) -> PageId {
     (u64::from(db) << PAGE_BITS) | page_number(page)
 }
 
 /// The database of a page id.
-pub fn database_of(page: PageId) -> u64 {
+pub(crate) fn database_of(page: PageId) -> u64 {
     page >> PAGE_BITS
 }
 
 /// The page number (within its database) of a page id.
-pub fn page_number(page: PageId) -> u64 {
+pub(crate) fn page_number(page: PageId) -> u64 {
     page & ((1 << PAGE_BITS) - 1)
 }
 
@@ -99,7 +99,7 @@ impl Entry {
 /// full: the page, a remembered page, their slots and queue entries. Measured: 10.3 GiB at a
 /// million users with 512 KB of cache each, 62.5 million pages, 177 bytes a page, rounded up
 /// (docs/performance.md, "Simulated users at scale").
-pub const MODEL_BYTES_PER_CACHED_PAGE: u64 = 180;
+pub(crate) const MODEL_BYTES_PER_CACHED_PAGE: u64 = 180;
 
 /// Entries the page map is sized for at the start, at most: 2^27 (a table of 2^28 slots, 6.7 GB
 /// of address space: its 256 MiB of control bytes written at once, its slots' memory as pages
@@ -110,7 +110,7 @@ const PRESIZED_PAGES: usize = 1 << 27;
 
 /// An LRU-2 cache of `capacity` pages.
 #[derive(Debug)]
-pub struct Cache {
+pub(crate) struct Cache {
     capacity: usize,
     now: u64,
     /// The pages in the cache and those remembered (one map, so that a page moving between
@@ -133,7 +133,7 @@ pub struct Cache {
 
 /// What a reference did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reference {
+pub(crate) enum Reference {
     /// The page was in the cache.
     Hit,
     /// The page was read in; `evicted` left to make room.
@@ -146,7 +146,7 @@ pub enum Reference {
 impl Cache {
     /// An empty cache holding at most `capacity` pages (at least 1); its map is sized for
     /// them and as many remembered (up to 2^27 pages).
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Self {
             capacity: capacity.max(1),
             now: 0,
@@ -165,32 +165,29 @@ impl Cache {
     }
 
     /// Pages the cache holds at most.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.capacity
     }
 
     /// Pages in the cache now.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.cached
     }
 
-    /// Whether the cache holds no page.
-    pub fn is_empty(&self) -> bool {
-        self.cached == 0
-    }
-
+    #[cfg(test)]
     /// Whether `page` is in the cache (not a reference: nothing changes).
-    pub fn contains(&self, page: PageId) -> bool {
+    pub(crate) fn contains(&self, page: PageId) -> bool {
         self.pages.get(&page).is_some_and(|e| e.cached())
     }
 
+    #[cfg(test)]
     /// (hits, misses) so far.
-    pub fn counts(&self) -> (u64, u64) {
+    pub(crate) fn counts(&self) -> (u64, u64) {
         (self.hits, self.misses)
     }
 
     /// References `page`: a hit, or a miss that brings it in (evicting a victim when full).
-    pub fn touch(&mut self, page: PageId) -> Reference {
+    pub(crate) fn touch(&mut self, page: PageId) -> Reference {
         self.now += 1;
         let now = self.now;
         if let Some(e) = self.pages.get_mut(&page).filter(|e| e.cached()) {

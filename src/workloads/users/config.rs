@@ -19,24 +19,24 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Room to grow in each mailbox extent, percent of its initial items (storlab's choice).
-pub const GROWTH_PCT: u64 = 20;
+pub(crate) const GROWTH_PCT: u64 = 20;
 /// Real time after the last dispatch for unfinished tasks to complete.
-pub const DRAIN_MS: u64 = 30_000;
+pub(crate) const DRAIN_MS: u64 = 30_000;
 /// The Send Mail 95th-percentile limit (LoadGen: over 1,000 ms is a degraded experience).
-pub const SEND_MAIL_P95_LIMIT_MS: f64 = 1000.0;
+pub(crate) const SEND_MAIL_P95_LIMIT_MS: f64 = 1000.0;
 /// Default buffer cache per mailbox (the example; Microsoft's 2010 table gives 6 MB
 /// for 100 messages a day).
-pub const DEFAULT_CACHE_PER_MAILBOX: u64 = 6_000_000;
+pub(crate) const DEFAULT_CACHE_PER_MAILBOX: u64 = 6_000_000;
 /// Default mailbox size.
-pub const DEFAULT_MAILBOX_BYTES: u64 = 250_000_000;
+pub(crate) const DEFAULT_MAILBOX_BYTES: u64 = 250_000_000;
 /// Default I/Os in flight (the worker's queue depth).
-pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
+pub(crate) const DEFAULT_QUEUE_DEPTH: u32 = 64;
 /// Copies of each database by default: the active copy in a DAG, whose checkpoint depth the
 /// 2010 calibration was fitted with (docs/profiles.md).
-pub const DEFAULT_COPIES: u32 = 2;
+pub(crate) const DEFAULT_COPIES: u32 = 2;
 
 /// The calibration knobs of each version (docs/profiles.md, "Calibration").
-pub fn knobs(version: Version) -> Knobs {
+pub(crate) fn knobs(version: Version) -> Knobs {
     match version {
         Version::V2007 => Knobs {
             log_per_body_byte: 2.6,
@@ -52,27 +52,27 @@ pub fn knobs(version: Version) -> Knobs {
 }
 
 /// What `storlab users` with no arguments runs: a scaled-down demo of a few minutes.
-pub mod demo {
+pub(crate) mod demo {
     /// Users.
-    pub const USERS: u64 = 100;
+    pub(crate) const USERS: u64 = 100;
     /// Databases.
-    pub const DATABASES: u32 = 2;
+    pub(crate) const DATABASES: u32 = 2;
     /// Mailbox size.
-    pub const MAILBOX_BYTES: u64 = 16 << 20;
+    pub(crate) const MAILBOX_BYTES: u64 = 16 << 20;
     /// Cache per mailbox.
-    pub const CACHE_PER_MAILBOX: u64 = 1 << 20;
+    pub(crate) const CACHE_PER_MAILBOX: u64 = 1 << 20;
     /// Simulated duration, ms (two hours of the day).
-    pub const DURATION_MS: u64 = 2 * 3_600_000;
+    pub(crate) const DURATION_MS: u64 = 2 * 3_600_000;
     /// Compression: two hours in two minutes.
-    pub const COMPRESS: f64 = 60.0;
+    pub(crate) const COMPRESS: f64 = 60.0;
     /// Scratch directory.
-    pub const DIR: &str = "storlab-scratch/users";
+    pub(crate) const DIR: &str = "storlab-scratch/users";
 }
 
 /// The `[users]` section of a job file, as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct UsersSpec {
+pub(crate) struct UsersSpec {
     /// Users (one mailbox each).
     pub users: Option<u64>,
     /// A built-in profile (`heavy`) or a TOML file with a `[tasks]` table.
@@ -134,7 +134,7 @@ pub struct UsersSpec {
 /// A job file with a `[users]` section.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct UsersFile {
+pub(crate) struct UsersFile {
     /// The section.
     pub users: UsersSpec,
 }
@@ -199,7 +199,7 @@ pub struct UsersConfig {
 }
 
 /// A task by LoadGen's name (`Send Mail`), any case, spaces or dashes.
-pub fn task_named(name: &str) -> Option<Task> {
+pub(crate) fn task_named(name: &str) -> Option<Task> {
     let norm = |s: &str| s.to_lowercase().replace(['-', '_', ' '], "");
     Task::ALL.into_iter().find(|t| norm(t.name()) == norm(name))
 }
@@ -277,7 +277,7 @@ fn resolve_profile(spec: &UsersSpec, errors: &SectionErrors) -> Result<Profile, 
 }
 
 /// Validates a `[users]` spec; `location` names where it came from for errors.
-pub fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError> {
+pub(crate) fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, JobError> {
     let errors = SectionErrors {
         location,
         section: "users",

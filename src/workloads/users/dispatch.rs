@@ -10,7 +10,7 @@ use crate::workloads::users::profile::{Profile, Task};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Unfinished tasks beyond this multiple of the users overload a run (LoadGen's).
-pub const OVERLOAD_FACTOR: f64 = 1.5;
+pub(crate) const OVERLOAD_FACTOR: f64 = 1.5;
 
 /// One dispatched task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One database write: `pages` contiguous pages from `first`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PageWrite {
+pub(crate) struct PageWrite {
     /// First page (database and page number).
     pub first: PageId,
     /// Pages written.
@@ -19,7 +19,7 @@ pub struct PageWrite {
 
 /// The dirty pages of one database (LSNs are positions in its log).
 #[derive(Debug, Default)]
-pub struct Flusher {
+pub(crate) struct Flusher {
     /// Dirty page → LSN of its oldest unwritten change.
     dirty: BTreeMap<PageId, u64>,
     /// The same, ordered by that LSN.
@@ -28,35 +28,32 @@ pub struct Flusher {
 
 impl Flusher {
     /// No dirty pages.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// `page` changed by a log record ending at `lsn`. A page already dirty keeps its older LSN.
-    pub fn dirty(&mut self, page: PageId, lsn: u64) {
+    pub(crate) fn dirty(&mut self, page: PageId, lsn: u64) {
         if let std::collections::btree_map::Entry::Vacant(v) = self.dirty.entry(page) {
             v.insert(lsn);
             self.by_lsn.insert((lsn, page));
         }
     }
 
-    /// Whether `page` is dirty.
-    pub fn is_dirty(&self, page: PageId) -> bool {
-        self.dirty.contains_key(&page)
-    }
-
+    #[cfg(test)]
     /// Dirty pages.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.dirty.len()
     }
 
+    #[cfg(test)]
     /// Whether no page is dirty.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.dirty.is_empty()
     }
 
     /// Checkpoint depth at log end `log_end`: bytes of log since the oldest unwritten change.
-    pub fn depth(&self, log_end: u64) -> u64 {
+    pub(crate) fn depth(&self, log_end: u64) -> u64 {
         self.by_lsn
             .first()
             .map_or(0, |&(lsn, _)| log_end.saturating_sub(lsn))
@@ -64,7 +61,7 @@ impl Flusher {
 
     /// Marks `page` clean (it is being written because the cache evicts it); true when it was
     /// dirty.
-    pub fn take(&mut self, page: PageId) -> bool {
+    pub(crate) fn take(&mut self, page: PageId) -> bool {
         match self.dirty.remove(&page) {
             Some(lsn) => {
                 self.by_lsn.remove(&(lsn, page));
@@ -77,7 +74,12 @@ impl Flusher {
     /// The next write that brings the depth toward `target` at log end `log_end`, if the depth
     /// is over it: the oldest dirty page with its dirty neighbours, at most `max_pages` pages.
     /// The pages it covers are clean from now on (a later change dirties them again).
-    pub fn next_write(&mut self, log_end: u64, target: u64, max_pages: u64) -> Option<PageWrite> {
+    pub(crate) fn next_write(
+        &mut self,
+        log_end: u64,
+        target: u64,
+        max_pages: u64,
+    ) -> Option<PageWrite> {
         if self.depth(log_end) <= target {
             return None;
         }

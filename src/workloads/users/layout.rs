@@ -10,12 +10,12 @@
 use crate::workloads::users::profile::MESSAGE_SIZES;
 
 /// Pages at the start of a database file (ESE keeps two copies of its header).
-pub const HEADER_PAGES: u64 = 2;
+pub(crate) const HEADER_PAGES: u64 = 2;
 /// Bytes of a message header row (storlab's choice: the properties of a message without its
 /// body).
-pub const ROW_BYTES: u64 = 2048;
+pub(crate) const ROW_BYTES: u64 = 2048;
 /// Bytes of a view entry (storlab's choice: a sort key and a pointer to the row).
-pub const VIEW_ENTRY_BYTES: u64 = 128;
+pub(crate) const VIEW_ENTRY_BYTES: u64 = 128;
 
 /// A mailbox's folders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,7 +260,7 @@ fn newest(area_pages: u64, per_page: u64, end: u64, items: u64) -> (u64, u64) {
 }
 
 /// The mean of the message-size mix, bytes.
-pub fn mean_message_bytes() -> u64 {
+pub(crate) fn mean_message_bytes() -> u64 {
     let total: u64 = MESSAGE_SIZES.iter().map(|s| u64::from(s.1)).sum();
     MESSAGE_SIZES
         .iter()

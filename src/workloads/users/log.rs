@@ -13,11 +13,11 @@
 use std::collections::VecDeque;
 
 /// Log segment: every write is a whole number of these, aligned to them.
-pub const SEGMENT_BYTES: u64 = 4096;
+pub(crate) const SEGMENT_BYTES: u64 = 4096;
 
 /// A log write to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LogWrite {
+pub(crate) struct LogWrite {
     /// Byte offset on the log target.
     pub offset: u64,
     /// Bytes (a multiple of the segment).
@@ -28,7 +28,7 @@ pub struct LogWrite {
 
 /// One log stream.
 #[derive(Debug)]
-pub struct Log {
+pub(crate) struct Log {
     file_bytes: u64,
     files: u64,
     lazy_bytes: u64,
@@ -47,7 +47,7 @@ pub struct Log {
 impl Log {
     /// A log of `file_bytes` files (a multiple of the segment) in a ring of `files` slots on its
     /// target; lazy commits are written once `lazy_bytes` of them have gathered.
-    pub fn new(file_bytes: u64, files: u64, lazy_bytes: u64) -> Self {
+    pub(crate) fn new(file_bytes: u64, files: u64, lazy_bytes: u64) -> Self {
         assert!(file_bytes % SEGMENT_BYTES == 0 && file_bytes > 0 && files > 0);
         Self {
             file_bytes,
@@ -64,7 +64,7 @@ impl Log {
     /// Appends a record of `bytes` (at most a file). With `durable: Some(token)` the commit waits
     /// for it: `token` comes back from [`Log::completed`] once the record is on the log target.
     /// Returns the LSN the record ends at.
-    pub fn append(&mut self, bytes: u64, durable: Option<u64>) -> u64 {
+    pub(crate) fn append(&mut self, bytes: u64, durable: Option<u64>) -> u64 {
         let bytes = bytes.clamp(1, self.file_bytes);
         let room = self.file_bytes - self.appended % self.file_bytes;
         if bytes > room {
@@ -83,7 +83,7 @@ impl Log {
     /// The next write to issue, if one should go now: none is in flight, and a durable commit
     /// waits or `lazy_bytes` have gathered. The caller issues it and reports it to
     /// [`Log::completed`].
-    pub fn next_write(&mut self) -> Option<LogWrite> {
+    pub(crate) fn next_write(&mut self) -> Option<LogWrite> {
         while let Some(&(from, to)) = self.padding.front() {
             if from > self.durable {
                 break;
@@ -115,7 +115,7 @@ impl Log {
 
     /// The write in flight completed: the log is durable up to its end. Appends the tokens of
     /// the durable commits it released to `released`, in commit order.
-    pub fn completed(&mut self, released: &mut Vec<u64>) {
+    pub(crate) fn completed(&mut self, released: &mut Vec<u64>) {
         let Some(write) = self.in_flight.take() else {
             return;
         };
@@ -130,22 +130,24 @@ impl Log {
     }
 
     /// The LSN after the last record.
-    pub fn appended(&self) -> u64 {
+    pub(crate) fn appended(&self) -> u64 {
         self.appended
     }
 
+    #[cfg(test)]
     /// The LSN up to which the log is on the target.
-    pub fn durable(&self) -> u64 {
+    pub(crate) fn durable(&self) -> u64 {
         self.durable
     }
 
     /// Durable commits waiting for a write.
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.waiting.len()
     }
 
+    #[cfg(test)]
     /// Log files started so far (1 for a new log).
-    pub fn files_started(&self) -> u64 {
+    pub(crate) fn files_started(&self) -> u64 {
         self.appended.saturating_sub(1) / self.file_bytes + 1
     }
 }

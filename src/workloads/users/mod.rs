@@ -6,20 +6,20 @@
 //! lives in its database file) and `source` (the population as a request source: per-user
 //! queues, running tasks, per-task latency and the population's time series).
 
-pub mod cache;
+pub(crate) mod cache;
 #[cfg(test)]
 pub(crate) mod calibration;
-pub mod config;
-pub mod dispatch;
-pub mod flusher;
-pub mod layout;
-pub mod log;
-pub mod profile;
-pub mod recipe;
+pub(crate) mod config;
+pub(crate) mod dispatch;
+pub(crate) mod flusher;
+pub(crate) mod layout;
+pub(crate) mod log;
+pub(crate) mod profile;
+pub(crate) mod recipe;
 pub(crate) mod run;
-pub mod section;
-pub mod source;
-pub mod store;
+pub(crate) mod section;
+pub(crate) mod source;
+pub(crate) mod store;
 pub(crate) mod workload;
 
 /// `[users]` job files. Their duration is simulated time (given to `storlab users`) and they

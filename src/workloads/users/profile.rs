@@ -124,7 +124,7 @@ impl Profile {
 /// sent (6 Send Mail, 1 meeting request, 1 response, and 12 replies or forwards from 20 Read
 /// and Process Messages tasks) and 80 received, as Microsoft's Heavy sizing profile (20 sent,
 /// 80 received).
-pub const HEAVY: [(Task, f64); 12] = [
+pub(crate) const HEAVY: [(Task, f64); 12] = [
     (Task::Logon, 1.0),
     (Task::Logoff, 1.0),
     (Task::SendMail, 6.0),
@@ -141,16 +141,16 @@ pub const HEAVY: [(Task, f64); 12] = [
 
 /// The share of Read and Process Messages tasks that reply to or forward a message (storlab's
 /// choice, so that Heavy sends 20 messages a day).
-pub const REPLY_OR_FORWARD_SHARE: f64 = 0.6;
+pub(crate) const REPLY_OR_FORWARD_SHARE: f64 = 0.6;
 
 /// Messages a Read and Process Messages task reads (storlab's choice: 20 tasks read the 80
 /// messages a Heavy user receives).
-pub const MESSAGES_READ_PER_TASK: u32 = 4;
+pub(crate) const MESSAGES_READ_PER_TASK: u32 = 4;
 
 /// Each profile's tasks as a multiple of Heavy's, by messages sent and received per day
 /// (Microsoft's Exchange 2007 sizing profiles: light 5/20, average 10/40, heavy 20/80, very
 /// heavy 30/120; double heavy is the seed study's Heavy with every task doubled).
-pub const SCALES: [(&str, f64); 5] = [
+pub(crate) const SCALES: [(&str, f64); 5] = [
     ("light", 0.25),
     ("average", 0.5),
     ("heavy", 1.0),
@@ -160,7 +160,7 @@ pub const SCALES: [(&str, f64); 5] = [
 
 /// Message sizes (bytes) and their weights (percent), averaging 75.1 KiB (about 75 KB, the average
 /// message of Microsoft's Exchange 2007/2010 sizing). The mix itself is storlab's choice.
-pub const MESSAGE_SIZES: [(u64, u32); 5] = [
+pub(crate) const MESSAGE_SIZES: [(u64, u32); 5] = [
     (4 << 10, 54),
     (8 << 10, 16),
     (32 << 10, 12),
@@ -171,10 +171,11 @@ pub const MESSAGE_SIZES: [(u64, u32); 5] = [
 /// Recipients per message and their weights, averaging 4 (Heavy receives 80 messages a day for
 /// 20 sent, so each has 4 recipients on average in a closed population). The mix is storlab's
 /// choice; 10 and 14 stand for distribution lists.
-pub const RECIPIENTS: [(u32, u32); 5] = [(1, 40), (2, 20), (4, 20), (10, 10), (14, 10)];
+pub(crate) const RECIPIENTS: [(u32, u32); 5] = [(1, 40), (2, 20), (4, 20), (10, 10), (14, 10)];
 
+#[cfg(test)]
 /// Weighted mean of a (value, weight) table.
-pub fn weighted_mean<V: Copy + Into<f64>>(table: &[(V, u32)]) -> f64 {
+pub(crate) fn weighted_mean<V: Copy + Into<f64>>(table: &[(V, u32)]) -> f64 {
     let total: u32 = table.iter().map(|t| t.1).sum();
     table
         .iter()

@@ -17,23 +17,23 @@ use crate::workloads::users::profile::{
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Page runs a step holds at most.
-pub const MAX_RUNS: usize = 16;
+pub(crate) const MAX_RUNS: usize = 16;
 /// Bytes a row update (a flag, a property) logs.
-pub const UPDATE_LOG_BYTES: u64 = 512;
+pub(crate) const UPDATE_LOG_BYTES: u64 = 512;
 /// Inbox view entries read at logon (a screen of messages and more).
-pub const LOGON_VIEW_ITEMS: u64 = 50;
+pub(crate) const LOGON_VIEW_ITEMS: u64 = 50;
 /// Inbox headers read at logon (the preview pane's newest messages).
-pub const LOGON_HEADERS: u64 = 20;
+pub(crate) const LOGON_HEADERS: u64 = 20;
 /// Calendar items a Browse Calendar task reads (a week).
-pub const CALENDAR_ITEMS: u64 = 20;
+pub(crate) const CALENDAR_ITEMS: u64 = 20;
 /// Contacts a Browse Contacts task reads.
-pub const CONTACT_ITEMS: u64 = 100;
+pub(crate) const CONTACT_ITEMS: u64 = 100;
 /// Items a Delete Items or Move task moves.
-pub const ITEMS_MOVED: u64 = 2;
+pub(crate) const ITEMS_MOVED: u64 = 2;
 /// Inbox items a Search task scans (no content index: the rows are read).
-pub const SEARCH_ITEMS: u64 = 500;
+pub(crate) const SEARCH_ITEMS: u64 = 500;
 /// Size of a calendar item's body, bytes.
-pub const CALENDAR_ITEM_BYTES: u64 = 4096;
+pub(crate) const CALENDAR_ITEM_BYTES: u64 = 4096;
 
 /// How a step uses a run of pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,7 +266,7 @@ enum Stage {
 
 /// One running task: its kind, its user, where it is, and its own random stream.
 #[derive(Debug, Clone)]
-pub struct Recipe {
+pub(crate) struct Recipe {
     /// What the task is.
     pub task: Task,
     /// Whose.
@@ -277,7 +277,7 @@ pub struct Recipe {
 
 impl Recipe {
     /// Task `task` of `user`, its choices drawn from `seed`.
-    pub fn new(task: Task, user: u64, seed: u64) -> Self {
+    pub(crate) fn new(task: Task, user: u64, seed: u64) -> Self {
         let left = match task {
             Task::ReadAndProcessMessages => MESSAGES_READ_PER_TASK,
             _ => 1,
@@ -291,7 +291,7 @@ impl Recipe {
     }
 
     /// The next step, or `None` when the task is done.
-    pub fn next_step(&mut self, mb: &mut Mailboxes) -> Option<Step> {
+    pub(crate) fn next_step(&mut self, mb: &mut Mailboxes) -> Option<Step> {
         loop {
             let (db, _) = mb.place(self.user);
             let mut step = Step::new(db);

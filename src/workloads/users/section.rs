@@ -207,7 +207,7 @@ pub struct UsersInterval {
 /// it when consecutive intervals merge (at most [`crate::stats::downsample::SERIES_POINTS`]
 /// points).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UsersPoint {
+pub(crate) struct UsersPoint {
     /// The interval, or the intervals merged into it.
     pub interval: UsersInterval,
     /// Its length, seconds.

@@ -15,15 +15,15 @@ use super::recipe::{Step, Touch};
 use std::collections::VecDeque;
 
 /// Log file size (Exchange's, since 2007).
-pub const LOG_FILE_BYTES: u64 = 1 << 20;
+pub(crate) const LOG_FILE_BYTES: u64 = 1 << 20;
 /// Log files in the ring of slots on a log target.
-pub const LOG_FILES: u64 = 64;
+pub(crate) const LOG_FILES: u64 = 64;
 /// Lazy commits gathered before they are written without a durable commit.
-pub const LAZY_LOG_BYTES: u64 = 64 << 10;
+pub(crate) const LAZY_LOG_BYTES: u64 = 64 << 10;
 /// Largest coalesced checkpoint write.
-pub const MAX_WRITE_BYTES: u64 = 512 << 10;
+pub(crate) const MAX_WRITE_BYTES: u64 = 512 << 10;
 /// Checkpoint writes in flight at most per database.
-pub const MAX_FLUSHES: u32 = 16;
+pub(crate) const MAX_FLUSHES: u32 = 16;
 
 /// What an I/O of the store is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,9 +12,9 @@
 //! request source that issues one method's writes and syncs and times each operation;
 //! `section.rs` its part of the results.
 
-pub mod section;
-pub mod source;
-pub mod workload;
+pub(crate) mod section;
+pub(crate) mod source;
+pub(crate) mod workload;
 
 use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
 use crate::units::{Dur, Size};
@@ -32,20 +32,20 @@ pub(crate) const ROOM: Room = Room {
 };
 
 /// The defaults.
-pub mod defaults {
+pub(crate) mod defaults {
     /// PostgreSQL's WAL block size (`XLOG_BLCKSZ`).
-    pub const BLOCK_BYTES: u64 = 8192;
+    pub(crate) const BLOCK_BYTES: u64 = 8192;
     /// The file written: a WAL segment's default size, as pg_test_fsync's file.
-    pub const FILE_BYTES: u64 = 16 << 20;
+    pub(crate) const FILE_BYTES: u64 = 16 << 20;
     /// Each method measured this long (pg_test_fsync's default is 5 s; 2 s keeps the whole
     /// comparison about a minute).
-    pub const SECONDS_MS: u64 = 2_000;
+    pub(crate) const SECONDS_MS: u64 = 2_000;
     /// Writes per sync compared: one, and two as pg_test_fsync's second table.
-    pub const WRITES_PER_SYNC: [u32; 2] = [1, 2];
+    pub(crate) const WRITES_PER_SYNC: [u32; 2] = [1, 2];
     /// The directory of the file with no `directory` given.
-    pub const DIRECTORY: &str = "storlab-scratch/wal-sync";
+    pub(crate) const DIRECTORY: &str = "storlab-scratch/wal-sync";
     /// The file's name in it.
-    pub const FILE_NAME: &str = "pg-wal-sync.storlab";
+    pub(crate) const FILE_NAME: &str = "pg-wal-sync.storlab";
 }
 
 /// A way of making WAL writes durable (`wal_sync_method`), or none (the baseline).
@@ -123,7 +123,7 @@ impl Point {
 /// A job file with a `[wal_sync]` section.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WalSyncFile {
+pub(crate) struct WalSyncFile {
     /// The section.
     pub wal_sync: WalSyncSpec,
 }
@@ -131,7 +131,7 @@ pub struct WalSyncFile {
 /// The `[wal_sync]` section as written; every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WalSyncSpec {
+pub(crate) struct WalSyncSpec {
     /// Free text.
     pub description: Option<String>,
     /// The directory the file goes in (the WAL's, e.g. /var/lib/postgresql/16/main/pg_wal).
@@ -189,7 +189,7 @@ pub struct WalSyncConfig {
 const MAX_POINTS: usize = 200;
 
 /// Validates `spec` (from `location`) without syscalls.
-pub fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfig, JobError> {
+pub(crate) fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfig, JobError> {
     let e = SectionErrors {
         location,
         section: "wal_sync",

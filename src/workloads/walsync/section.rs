@@ -72,7 +72,7 @@ pub struct Fastest {
 
 /// The fastest sync method (never-synced writes left out) at each number of writes per sync,
 /// in the order the numbers first appear.
-pub fn fastest(methods: &[MethodResult]) -> Vec<Fastest> {
+pub(crate) fn fastest(methods: &[MethodResult]) -> Vec<Fastest> {
     let mut out: Vec<Fastest> = Vec::new();
     for m in methods
         .iter()

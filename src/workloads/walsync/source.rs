@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 /// What the operations of one point came to.
 #[derive(Debug, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Time of each completed operation, ns.
     pub latency: Histogram,
     /// Operations with a failed I/O (not timed).
@@ -46,7 +46,7 @@ impl Sources for PointSources<'_> {
 }
 
 /// One method's operations, one I/O at a time.
-pub struct Groups {
+pub(crate) struct Groups {
     writes: u32,
     sync: Option<OpKind>,
     block: u32,
@@ -65,7 +65,7 @@ pub struct Groups {
 
 impl Groups {
     /// The operations of `point`, writes of `block` bytes, of class `class`.
-    pub fn new(point: Point, block: u64, class: u16) -> Groups {
+    pub(crate) fn new(point: Point, block: u64, class: u16) -> Groups {
         Groups {
             writes: point.writes_per_sync,
             sync: match point.method {

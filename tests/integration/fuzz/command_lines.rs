@@ -211,9 +211,7 @@ fn check_command_line(argv: &[String], _dir: &Path) -> Result<(), String> {
     };
     let result = match cli.command {
         Command::Run(args) => storlab::cli::build_job(&args).map(|job| dry_run(&job)),
-        Command::Exchange(args) => storlab::cli::build_exchange(&args).map(|cfg| {
-            let _ = storlab::workloads::exchange::workload::describe(&cfg);
-        }),
+        Command::Exchange(args) => storlab::cli::describe_exchange(&args).map(|_| ()),
         _ => return Err("not run or exchange".into()),
     };
     let Err(e) = result else {

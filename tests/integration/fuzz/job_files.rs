@@ -367,9 +367,8 @@ fn resolve_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<Option<JobError>
                 job: Some(path.clone()),
                 ..Default::default()
             };
-            let cfg = storlab::cli::build_exchange(&args)?;
             // What `--dry-run` shows.
-            let _ = storlab::workloads::exchange::workload::describe(&cfg);
+            let _ = storlab::cli::describe_exchange(&args)?;
         } else {
             let args = storlab::cli::RunArgs {
                 job: Some(path.clone()),
