@@ -107,7 +107,8 @@ pub(crate) fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
     out
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file under `dir`, into `out`.
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("readable source directory") {
         let path = entry.unwrap().path();
         if path.is_dir() {
