@@ -121,7 +121,9 @@ macro_rules! uring {
 pub(super) const RUN_FLAGS: &[RunFlag] = &[
     Flag {
         flag: "--target",
-        keys: &["path"],
+        // A target the flag gives is named by its path: a name two of them share is the
+        // flag's to answer for.
+        keys: &["path", "name"],
         given: |a| !a.targets.is_empty(),
         apply: |s, a| {
             if a.targets.len() == s.target.len() {

@@ -232,6 +232,15 @@ fn bad_flags_are_usage_errors_that_name_the_flag() {
     run_in(dir.path(), ["run", "--no-such-flag"])
         .expect_code(2)
         .stderr_has(&["--no-such-flag"]);
+    // Targets named twice by `--target` (the fuzz test's find: beside a DiskSpd line's own
+    // target) are the flag's error, not the converted line's.
+    let t = target.display().to_string();
+    run_in(
+        dir.path(),
+        ["run", "--target", &t, "--diskspd", &t, "--target", &t],
+    )
+    .expect_code(2)
+    .stderr_has(&["command line: `--target`", "(`target[1].name`)"]);
     assert!(!target.exists(), "a refused run created its target");
 }
 
