@@ -5,6 +5,7 @@ use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
 use crate::job::{self, Job};
 use crate::report::console;
 use crate::results::description::Description;
+use crate::results::schema::{Document, json_schema};
 use crate::results::{Invocation, JobSource, RunResult};
 use crate::run::{self, Workload};
 use crate::units::{Dur, Percent, Size};
@@ -185,7 +186,7 @@ pub enum Command {
     Schema {
         /// Which file's schema.
         #[arg(value_enum, default_value = "results")]
-        of: crate::results::schema::Document,
+        of: SchemaOf,
     },
     /// Print the man page (roff; `storlab man | man -l -`), or write every page to a directory.
     Man {
@@ -443,7 +444,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Completions { shell } => terminal::completions(shell),
         Command::Man { output } => terminal::man(output.as_deref()),
         Command::Schema { of } => {
-            let schema = crate::results::schema::json_schema(of);
+            let schema = match of {
+                SchemaOf::Results => json_schema(Document::Results),
+                SchemaOf::Timeseries => json_schema(Document::Timeseries),
+                SchemaOf::Job => crate::workloads::job_schema(),
+            };
             crate::report::console::print_text(&serde_json::to_string_pretty(&schema)?);
             Ok(exit::OK)
         }
@@ -686,4 +691,17 @@ fn one_line_spec() -> JobSpec {
         )],
         ..Default::default()
     }
+}
+
+/// A document whose JSON Schema `storlab schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaOf {
+    /// The results file (`RESULTS.json`).
+    Results,
+    /// One line of the time series (`RESULTS.ndjson`).
+    Timeseries,
+    /// A job file (`storlab run JOB.toml`), its TOML as JSON: the keys and values as written,
+    /// before they are validated; a plain job or any workload's section (`[exchange]`,
+    /// `[users]`, `[database]`, `[calibrate]`, `[etcd]`, `[wal_sync]`, `[fs]`).
+    Job,
 }

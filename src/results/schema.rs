@@ -90,17 +90,14 @@ impl schemars::JsonSchema for SchemaVersion {
     }
 }
 
-/// A document whose JSON Schema `storlab schema` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// A document of the results layer whose JSON Schema `storlab schema` prints (the job file's
+/// is `workloads::job_schema`, which knows every room).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Document {
     /// The results file (`RESULTS.json`).
     Results,
     /// One line of the time series (`RESULTS.ndjson`).
     Timeseries,
-    /// A job file (`storlab run JOB.toml`), its TOML as JSON: the keys and values as written,
-    /// before they are validated (a job without an application section: `[exchange]`,
-    /// `[users]`, `[database]`, `[etcd]`, `[calibrate]`... are read by their own commands).
-    Job,
 }
 
 /// The JSON Schema (draft 2020-12) of `doc` as this storlab writes it, derived from the types
@@ -113,13 +110,13 @@ pub fn json_schema(doc: Document) -> serde_json::Value {
             schemars::schema_for!(crate::stats::timeseries::IntervalRecord),
             "timeseries",
         ),
-        Document::Job => (schemars::schema_for!(crate::job::spec::JobSpec), "job"),
     };
-    // A job file has no schema version of its own: its schema is this storlab's.
-    let version = match doc {
-        Document::Job => env!("CARGO_PKG_VERSION").to_string(),
-        _ => SCHEMA_VERSION.to_string(),
-    };
+    stamped(schema, name, &SCHEMA_VERSION.to_string())
+}
+
+/// `schema` as `storlab schema` prints it: with its `$id` and `title`, which name the
+/// document and the version.
+pub(crate) fn stamped(schema: schemars::Schema, name: &str, version: &str) -> serde_json::Value {
     let mut v = schema.to_value();
     if let Some(o) = v.as_object_mut() {
         o.insert(

@@ -56,6 +56,40 @@ pub(crate) struct Room {
     pub flags: &'static [&'static str],
     /// Reads its section from a job file, with those flags.
     pub load: fn(&JobText, &Overrides) -> Result<Box<dyn Workload>>,
+    /// Its job file's JSON Schema (a part of `storlab schema job`), derived from the type the
+    /// file is read into.
+    pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+}
+
+/// A job file of any kind, as `storlab run` reads it: a plain job, or a file holding one
+/// room's section. Only its JSON Schema is used ([`job_schema`]).
+struct JobFile;
+
+impl schemars::JsonSchema for JobFile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "JobFile".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut kinds = vec![generator.subschema_for::<crate::job::spec::JobSpec>()];
+        kinds.extend(rooms().iter().map(|r| (r.schema)(generator)));
+        schemars::json_schema!({
+            "description": "A storlab job file, its TOML as JSON: a plain job, or a file holding one workload's section ([exchange], [users], [database], [calibrate], [etcd], [wal_sync], [fs]). The keys and values as written, before they are validated.",
+            "anyOf": kinds,
+        })
+    }
+}
+
+/// The JSON Schema of a job file (`storlab schema job`): a plain job's or any room's, each
+/// derived from the types storlab reads it into (unknown keys refused, as storlab refuses
+/// them).
+pub(crate) fn job_schema() -> serde_json::Value {
+    // A job file has no schema version of its own: its schema is this storlab's.
+    crate::results::schema::stamped(
+        schemars::schema_for!(JobFile),
+        "job",
+        env!("CARGO_PKG_VERSION"),
+    )
 }
 
 /// Every workload a job file can select by a section of its own; a file with none of these

@@ -1,5 +1,5 @@
-//! Every job file under `examples/` resolves (`storlab run FILE --dry-run` prints its plan) and a dry
-//! run touches none of its targets.
+//! Every job file under `examples/` resolves (`storlab run FILE --dry-run` prints its plan,
+//! whichever workload its section selects) and a dry run touches none of its targets.
 
 use crate::harness::{run_in, scratch};
 use std::ffi::OsStr;
@@ -31,8 +31,13 @@ fn every_example_job_resolves() {
             file.display(),
             out.stderr
         );
+        // The plan: what a plain job's workers do, or what the workload's section asks
+        // (the tree of `[fs]`, the methods of `[wal_sync]`).
+        let plan = ["\nworkers ", "\ntree ", "\nmethods "];
         assert!(
-            out.stdout.contains("\ntargets ") && out.stdout.contains("\nworkers "),
+            out.stdout.starts_with("dry run of ")
+                && plan.iter().any(|p| out.stdout.contains(p))
+                && out.stdout.contains("\nthe run would "),
             "{}: dry run printed {}",
             file.display(),
             out.stdout

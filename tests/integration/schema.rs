@@ -132,10 +132,10 @@ fn the_results_format_page_documents_this_version_and_every_field() {
     );
 }
 
-/// `storlab schema job`: every job file the repository ships (examples/, the presets) that
-/// `storlab run` reads as a job (no application section, which its own command reads),
-/// its TOML as JSON, validates with the `jsonschema` crate; an unknown key at the top, in a
-/// `[[worker]]` or in a `[[worker.access]]` fails, as storlab refuses it.
+/// `storlab schema job`: every job file the repository ships (examples/, the presets), its
+/// TOML as JSON, validates with the `jsonschema` crate, a plain job and every room's section
+/// alike; an unknown key at the top, in a `[[worker]]`, in a `[[worker.access]]` or in a
+/// room's section fails, as storlab refuses it.
 #[test]
 fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
     let dir = scratch();
@@ -152,7 +152,7 @@ fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
             .map(|e| format!("{e} at {}", e.instance_path()))
             .collect()
     };
-    let applications = [
+    let rooms = [
         "exchange",
         "users",
         "database",
@@ -162,7 +162,7 @@ fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
         "wal_sync",
     ];
     let mut checked = Vec::new();
-    let mut skipped = Vec::new();
+    let mut sections = std::collections::BTreeSet::new();
     for folder in ["examples", "src/workloads/presets"] {
         for entry in std::fs::read_dir(repo().join(folder)).unwrap() {
             let path = entry.unwrap().path();
@@ -172,18 +172,22 @@ fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
             let text = std::fs::read_to_string(&path).unwrap();
             let table: toml::Table = text.parse().unwrap();
             let name = path.display().to_string();
-            if applications.iter().any(|a| table.contains_key(*a)) {
-                skipped.push(name);
-                continue;
-            }
             let mut v = serde_json::to_value(&table).unwrap();
             assert_eq!(errors(&v), Vec::<String>::new(), "{name}");
+            let room = rooms.iter().find(|r| table.contains_key(**r));
+            let planted = match room {
+                Some(r) => {
+                    sections.insert(*r);
+                    vec![format!("/{r}/no_such_key"), "/no_such_section".into()]
+                }
+                None => vec![
+                    "/queue_depht".into(),
+                    "/worker/0/queue_depht".into(),
+                    "/worker/0/access/0/blok_size".into(),
+                ],
+            };
             // An unknown key fails wherever it is.
-            for bad in [
-                "/queue_depht",
-                "/worker/0/queue_depht",
-                "/worker/0/access/0/blok_size",
-            ] {
+            for bad in planted {
                 let (parent, key) = bad.rsplit_once('/').unwrap();
                 let Some(Value::Object(o)) = v.pointer_mut(parent) else {
                     continue;
@@ -198,8 +202,14 @@ fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
             checked.push(name);
         }
     }
+    // Every room's section is among the files checked.
+    assert_eq!(
+        sections.len(),
+        rooms.len(),
+        "sections checked: {sections:?}"
+    );
     assert!(
-        checked.len() >= 20,
+        checked.len() >= 30,
         "{} job files checked: {checked:#?}",
         checked.len()
     );
@@ -213,8 +223,15 @@ fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
     .unwrap();
     v["worker"][0]["queue_depth"] = "deep".into();
     assert!(!errors(&v).is_empty());
-    eprintln!(
-        "{} job files valid; read by their own commands, not checked here: {skipped:?}",
-        checked.len()
-    );
+    // And in a room's section (a mailbox count in words).
+    let mut v: Value = serde_json::to_value(
+        std::fs::read_to_string(repo().join("examples/exchange-2010.toml"))
+            .unwrap()
+            .parse::<toml::Table>()
+            .unwrap(),
+    )
+    .unwrap();
+    v["exchange"]["mailboxes"] = "many".into();
+    assert!(!errors(&v).is_empty());
+    eprintln!("{} job files valid", checked.len());
 }

@@ -37,6 +37,7 @@ pub(crate) const ROOM: Room = Room {
         "--sample-blocks",
     ],
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<CalibrateFile>,
 };
 
 /// The database block size: small I/O (ORION's `size_small`, 8 KB).
@@ -68,7 +69,7 @@ pub(crate) const MAX_DISKS: u32 = 256;
 pub(crate) const MAX_LOAD: u32 = 1024;
 
 /// A job file holding a `[calibrate]` section.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CalibrateFile {
     /// The section.
@@ -76,7 +77,7 @@ pub(crate) struct CalibrateFile {
 }
 
 /// The `[calibrate]` section as written; flags of `storlab calibrate` override it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CalibrateSpec {
     /// Run level: oltp, dss, simple, normal or advanced (ORION's `-run`).

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// The `[database]` section of a job file, as written. Flags of `storlab database` override
 /// it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DatabaseSpec {
     /// Database engine: oracle, sqlserver, postgresql or mysql.
@@ -61,7 +61,7 @@ pub(crate) struct DatabaseSpec {
 }
 
 /// A job file holding a `[database]` section.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DatabaseFile {
     /// The section.

@@ -44,6 +44,7 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
         "--destroy-data",
     ],
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<config::DatabaseFile>,
 };
 
 /// The database engines storlab models.

@@ -32,6 +32,7 @@ pub(crate) const ROOM: Room = Room {
         "--destroy-data",
     ],
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<EtcdFile>,
 };
 
 /// The defaults: the fio check's write size and file size, etcd's limits.
@@ -56,7 +57,7 @@ pub(crate) mod defaults {
 }
 
 /// A job file with an `[etcd]` section.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EtcdFile {
     /// The section.
@@ -64,7 +65,7 @@ pub(crate) struct EtcdFile {
 }
 
 /// The `[etcd]` section as written; every key optional.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct EtcdSpec {
     /// Free text.

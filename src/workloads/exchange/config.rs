@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// A number or a word: `threads = 4` or `threads = "auto"`, `version = 2010` or `"2010"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum ThreadsSpec {
     /// A fixed count per database.
@@ -22,7 +22,7 @@ pub(crate) enum ThreadsSpec {
 }
 
 /// The `[exchange]` section of a job file, as written. Flags of `storlab exchange` override it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExchangeSpec {
     /// Number of mailboxes.
@@ -104,7 +104,7 @@ pub(crate) struct ExchangeSpec {
 }
 
 /// A job file holding an `[exchange]` section.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExchangeFile {
     /// The section.

@@ -36,6 +36,7 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     hint: "storlab exchange FILE --mailboxes ...",
     flags: crate::workloads::OVERRIDE_FLAGS,
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<config::ExchangeFile>,
 };
 
 pub(crate) use config::{

@@ -44,4 +44,5 @@ pub(crate) const ROOM: Room = Room {
     hint: "storlab fs FILE --threads ...",
     flags: &["--duration", "--ramp", "--interval", "--engine", "--seed"],
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<spec::FsFile>,
 };

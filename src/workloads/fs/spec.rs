@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// A job file with an `[fs]` section.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FsFile {
     /// The section.
@@ -96,7 +96,7 @@ impl Overlay for Option<MdtestSpec> {
 section! {
     /// The `[fs]` section: the tree (anchor, depth, width, files, sizes), the defaults of
     /// its workloads and runs, and the rules. Every key is optional.
-    #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args)]
+    #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args, schemars::JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct FsSpec {
         /// Free text.
@@ -223,7 +223,7 @@ section! {
 }
 
 /// One workload (vdbench's `fwd`): its threads do its operations on the tree.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
     /// Its name, which its operations are reported under (default `w1`, `w2`…).
@@ -250,7 +250,7 @@ pub struct WorkloadSpec {
 
 /// One run (vdbench's `rd`): the workloads it runs, its rate and times, and cycles over
 /// values (vdbench's `for` parameters), each value a run of its own.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Its name (default `r1`, `r2`…).
@@ -290,7 +290,9 @@ pub struct RunSpec {
 /// run over many hosts) creates, stats, reads and removes its own `items` files, in a
 /// directory of its own or all in one, each phase timed as mdtest times it, from the start of
 /// every thread to the end of the last.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct MdtestSpec {
     /// Files of each thread (mdtest's `-n`); gives the mdtest phases.
@@ -342,6 +344,23 @@ impl std::str::FromStr for RateSpec {
             .filter(|r| r.is_finite() && *r > 0.0 && *r <= 1e9)
             .map(|r| RateSpec(Some(r)))
             .ok_or_else(|| format!("`{s}`: give operations a second above 0, or max"))
+    }
+}
+
+/// A number above 0, or the word `max`.
+impl schemars::JsonSchema for RateSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RateSpec".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Operations a second (above 0), or `max` (closed loop).",
+            "anyOf": [
+                { "type": "number", "exclusiveMinimum": 0 },
+                { "type": "string", "pattern": "^\\s*(max|[0-9.eE+-]+)\\s*$" }
+            ]
+        })
     }
 }
 

@@ -26,19 +26,20 @@ pub(crate) const ROOM: Room = Room {
     hint: "storlab run FILE",
     flags: &[],
     load,
+    schema: schemars::SchemaGenerator::subschema_for::<TinyFile>,
 };
 
 /// Bytes of each block.
 const BLOCK: u64 = 4096;
 
 /// The `[tiny]` section.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TinyFile {
     tiny: TinySpec,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct TinySpec {
     /// The file to write.

@@ -70,7 +70,7 @@ pub(crate) mod demo {
 }
 
 /// The `[users]` section of a job file, as written.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct UsersSpec {
     /// Users (one mailbox each).
@@ -132,7 +132,7 @@ pub(crate) struct UsersSpec {
 }
 
 /// A job file with a `[users]` section.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct UsersFile {
     /// The section.

@@ -30,4 +30,5 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     hint: "storlab users FILE --duration ...",
     flags: crate::workloads::OVERRIDE_FLAGS.split_at(2).1,
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<config::UsersFile>,
 };

@@ -29,6 +29,7 @@ pub(crate) const ROOM: Room = Room {
     hint: "storlab wal-sync FILE --methods ...",
     flags: &["--interval", "--engine", "--seed", "--destroy-data"],
     load: workload::load,
+    schema: schemars::SchemaGenerator::subschema_for::<WalSyncFile>,
 };
 
 /// The defaults.
@@ -121,7 +122,7 @@ impl Point {
 }
 
 /// A job file with a `[wal_sync]` section.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WalSyncFile {
     /// The section.
@@ -129,7 +130,7 @@ pub(crate) struct WalSyncFile {
 }
 
 /// The `[wal_sync]` section as written; every key optional.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WalSyncSpec {
     /// Free text.
