@@ -347,11 +347,16 @@ fn the_live_page_updates_and_metrics_match_the_results() {
     let profile = dir.path().join("chromium");
     let mut first = (0, 0);
     let start = Instant::now();
-    while first.1 < 2 && start.elapsed() < Duration::from_secs(30) {
+    while (first.0 < 2 || first.1 < 2) && start.elapsed() < Duration::from_secs(30) {
         first = page_in_chromium(&format!("http://{addr}/"), &profile);
     }
     std::thread::sleep(Duration::from_millis(1500));
-    let second = page_in_chromium(&format!("http://{addr}/"), &profile);
+    // Beside CPU hogs a load may see one update in Chromium's time: load again, as the first.
+    let mut second = (0, 0);
+    let start = Instant::now();
+    while second.0 < 2 && start.elapsed() < Duration::from_secs(30) {
+        second = page_in_chromium(&format!("http://{addr}/"), &profile);
+    }
     assert!(
         first.0 >= 2 && second.0 >= 2,
         "updates without reloading: {first:?} {second:?}"
