@@ -378,6 +378,35 @@ pub(super) fn blame_section<A, S>(
     e
 }
 
+/// Points an error about key `SECTION.KEY` of a job file's `[SECTION]` at what set the value:
+/// the flag of the spec `S` when `given` (the keys its flags set, `S::given`) holds the key,
+/// or the key's line in the job file (as [`blame_section`]).
+pub(super) fn blame_spec<S: clap::Args>(
+    mut e: JobError,
+    given: &[&str],
+    file: Option<(&Path, &str)>,
+    section: &str,
+) -> JobError {
+    let key = e
+        .key
+        .strip_prefix(section)
+        .and_then(|k| k.strip_prefix('.'))
+        .unwrap_or(&e.key)
+        .to_string();
+    let top = key.split('.').next().unwrap_or(&key);
+    let flag = given
+        .contains(&top)
+        .then(|| crate::workloads::flag_of::<S>(top))
+        .flatten();
+    if let Some(flag) = flag {
+        e.location = "command line".into();
+        e.key = flag;
+    } else if let Some((path, text)) = file {
+        e.location = job::file::locate(path, text, Some(section), top);
+    }
+    e
+}
+
 /// The flags of `storlab users` that change the `[users]` section.
 pub(super) const USERS_FLAGS: &[UsersFlag] = &[
     top_level!("--users", users),

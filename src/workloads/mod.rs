@@ -41,6 +41,72 @@ use crate::units::Dur;
 use anyhow::Result;
 use std::path::Path;
 
+/// Declares a room's spec from one list of its keys: the struct is its job file's section
+/// (serde, schemars) and its subcommand's flags (clap) at once, so a flag and its key cannot
+/// drift (a key's flag is its name in kebab case unless its `#[arg]` says otherwise:
+/// [`flag_of`]); and it gets what a flag given over the file's value needs: `overlay` (the
+/// flags' values over the file's), `given` (the keys the flags set) and `KEYS`. Keys after a
+/// `;` are parts the flags set in part ([`Overlay`]).
+macro_rules! spec {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$fmeta:meta])* $key:ident : Option<$ty:ty>, )*
+            $( ;
+            $( $(#[$lmeta:meta])* $list:ident : $lty:ty, )* )?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $( $(#[$fmeta])* $vis $key: Option<$ty>, )*
+            $( $( $(#[$lmeta])* $vis $list: $lty, )* )?
+        }
+
+        impl $name {
+            /// Every key that has a flag, as written in the file.
+            #[allow(dead_code)] // a room's command may not list them
+            $vis const KEYS: &'static [&'static str] = &[$(stringify!($key)),*];
+
+            /// Sets every key `over` has over this one's (the flags over the file).
+            $vis fn overlay(&mut self, over: &$name) {
+                $( if over.$key.is_some() { self.$key.clone_from(&over.$key); } )*
+                $( $( $crate::workloads::Overlay::overlay(&mut self.$list, &over.$list); )* )?
+            }
+
+            /// The keys this one sets (the flags given, `--xfersize` for `xfersize`).
+            $vis fn given(&self) -> Vec<&'static str> {
+                let mut keys = Vec::new();
+                $( if self.$key.is_some() { keys.push(stringify!($key)); } )*
+                keys
+            }
+        }
+    };
+}
+pub(crate) use spec;
+
+/// A part of a spec that flags may set in part: what the flags give replaces the file's.
+pub(crate) trait Overlay {
+    /// Sets what `over` gives over `self`.
+    fn overlay(&mut self, over: &Self);
+}
+
+/// A list the flags give replaces the file's.
+impl<T: Clone> Overlay for Vec<T> {
+    fn overlay(&mut self, over: &Self) {
+        if !over.is_empty() {
+            self.clone_from(over);
+        }
+    }
+}
+
+/// The flag that sets key `key` of the spec `S` (`--data-path` for `data_paths`), as clap
+/// declares it: the one place a flag's name is written.
+pub(crate) fn flag_of<S: clap::Args>(key: &str) -> Option<String> {
+    let command = S::augment_args(clap::Command::new("spec"));
+    let arg = command.get_arguments().find(|a| a.get_id() == key)?;
+    arg.get_long().map(|l| format!("--{l}"))
+}
+
 /// A workload that a job file's section selects.
 #[derive(Debug)]
 pub(crate) struct Room {

@@ -7,57 +7,82 @@ use crate::units::{Dur, Size};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// The `[database]` section of a job file, as written. Flags of `storlab database` override
-/// it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DatabaseSpec {
-    /// Database engine: oracle, sqlserver, postgresql or mysql.
-    pub engine: Option<String>,
-    /// Size of the data files together, e.g. "10GiB".
-    pub data_size: Option<Size>,
-    /// Transactions per second (each commits once and causes the model's data-file I/Os).
-    pub tps: Option<f64>,
-    /// Data-file IOPS target instead of a transaction rate.
-    pub iops: Option<f64>,
-    /// Log bytes one commit writes (default: the engine's).
-    pub log_write_size: Option<Size>,
-    /// Data page size (default: the engine's).
-    pub page_size: Option<Size>,
-    /// Number of data files.
-    pub data_files: Option<u32>,
-    /// Directories for data files; files are spread over them.
-    pub data_paths: Option<Vec<PathBuf>>,
-    /// Directory for the log (default: the first data path).
-    pub log_path: Option<PathBuf>,
-    /// Size of the log file (written round and round).
-    pub log_size: Option<Size>,
-    /// Workers per data file.
-    pub threads: Option<u32>,
-    /// Time between checkpoints ("0s": no checkpoints).
-    pub checkpoint_interval: Option<Dur>,
-    /// Read-ahead scans running beside the transactions.
-    pub scans: Option<u32>,
-    /// Search for the highest transaction rate that passes.
-    pub find_max: Option<bool>,
-    /// Average data-file read latency limit (default: the engine's).
-    pub data_read_latency: Option<Dur>,
-    /// Average data-file write latency limit.
-    pub data_write_latency: Option<Dur>,
-    /// Average log write latency limit.
-    pub log_write_latency: Option<Dur>,
-    /// Measured duration.
-    pub duration: Option<Dur>,
-    /// Ramp before measurement.
-    pub ramp: Option<Dur>,
-    /// Time-series interval.
-    pub interval: Option<Dur>,
-    /// I/O engine (io_uring, psync).
-    pub io_engine: Option<String>,
-    /// Seed.
-    pub seed: Option<u64>,
-    /// Allow overwriting existing files that storlab did not create.
-    pub destroy_data: Option<bool>,
+crate::workloads::spec! {
+    /// The `[database]` section of a job file, as written, and the flags of `storlab database`
+    /// (each overrides the file's key of the same name).
+    #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct DatabaseSpec {
+        /// Database engine: oracle, sqlserver, postgresql or mysql.
+        #[arg(long, value_name = "ENGINE")]
+        engine: Option<String>,
+        /// Size of the data files together, e.g. 10GiB.
+        #[arg(long, value_name = "SIZE")]
+        data_size: Option<Size>,
+        /// Transactions per second (each commits once and causes the model's data-file I/Os).
+        #[arg(long, value_name = "N", conflicts_with = "iops")]
+        tps: Option<f64>,
+        /// Data-file IOPS target instead of a transaction rate.
+        #[arg(long, value_name = "N")]
+        iops: Option<f64>,
+        /// Log bytes each commit writes, e.g. 4KiB (default: the engine's).
+        #[arg(long, value_name = "SIZE")]
+        log_write_size: Option<Size>,
+        /// Data page size (default: the engine's).
+        #[arg(long, value_name = "SIZE")]
+        page_size: Option<Size>,
+        /// Number of data files.
+        #[arg(long, value_name = "N")]
+        data_files: Option<u32>,
+        /// Directories for data files; files are spread over them (the flag is repeatable).
+        #[arg(long = "data-path", value_name = "DIR")]
+        data_paths: Option<Vec<PathBuf>>,
+        /// Directory for the log (default: the first data directory).
+        #[arg(long, value_name = "DIR")]
+        log_path: Option<PathBuf>,
+        /// Size of the log file (written round and round), e.g. 1GiB.
+        #[arg(long, value_name = "SIZE")]
+        log_size: Option<Size>,
+        /// Workers per data file.
+        #[arg(long, value_name = "N")]
+        threads: Option<u32>,
+        /// Time between checkpoints, e.g. 30s (0s: none).
+        #[arg(long, value_name = "TIME")]
+        checkpoint_interval: Option<Dur>,
+        /// Read-ahead scans running beside the transactions.
+        #[arg(long, value_name = "N")]
+        scans: Option<u32>,
+        /// Search for the highest transaction rate that passes.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        find_max: Option<bool>,
+        /// Limit on average data-file read latency, e.g. 20ms (default: the engine's).
+        #[arg(long, value_name = "TIME")]
+        data_read_latency: Option<Dur>,
+        /// Limit on average data-file write latency.
+        #[arg(long, value_name = "TIME")]
+        data_write_latency: Option<Dur>,
+        /// Limit on average log write latency.
+        #[arg(long, value_name = "TIME")]
+        log_write_latency: Option<Dur>,
+        /// Measured duration.
+        #[arg(long, value_name = "TIME")]
+        duration: Option<Dur>,
+        /// Ramp before measurement.
+        #[arg(long, value_name = "TIME")]
+        ramp: Option<Dur>,
+        /// Time-series interval.
+        #[arg(long, value_name = "TIME")]
+        interval: Option<Dur>,
+        /// I/O engine: io_uring or psync.
+        #[arg(long, value_name = "ENGINE")]
+        io_engine: Option<String>,
+        /// Seed.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Allow overwriting existing files that storlab did not create.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        destroy_data: Option<bool>,
+    }
 }
 
 /// A job file holding a `[database]` section.

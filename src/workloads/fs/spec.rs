@@ -19,61 +19,8 @@ pub(crate) struct FsFile {
     pub data: Option<crate::job::data::DataSpec>,
 }
 
-/// Declares [`FsSpec`] from one list of its keys: the struct (a TOML section and clap's
-/// flags at once) and what a flag given over the file's value needs: [`FsSpec::overlay`],
-/// [`FsSpec::given`] and [`FsSpec::KEYS`].
-macro_rules! section {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $( $(#[$fmeta:meta])* $key:ident : Option<$ty:ty>, )*
-            ;
-            $( $(#[$lmeta:meta])* $list:ident : $lty:ty, )*
-        }
-    ) => {
-        $(#[$meta])*
-        pub struct $name {
-            $( $(#[$fmeta])* pub $key: Option<$ty>, )*
-            $( $(#[$lmeta])* pub $list: $lty, )*
-        }
-
-        impl $name {
-            /// Every key that has a flag, as written in the file.
-            pub const KEYS: &'static [&'static str] = &[$(stringify!($key)),*];
-
-            /// Sets every key `over` has over this one's (the flags over the file).
-            pub fn overlay(&mut self, over: &$name) {
-                $( if over.$key.is_some() { self.$key.clone_from(&over.$key); } )*
-                $( Overlay::overlay(&mut self.$list, &over.$list); )*
-            }
-
-            /// The keys this one sets (the flags given, `--xfersize` for `xfersize`).
-            pub fn given(&self) -> Vec<&'static str> {
-                let mut keys = Vec::new();
-                $( if self.$key.is_some() { keys.push(stringify!($key)); } )*
-                keys
-            }
-        }
-    };
-}
-
-/// A part of the section that flags may set in part: what the flags give replaces the file's.
-trait Overlay {
-    /// Sets what `over` gives over `self`.
-    fn overlay(&mut self, over: &Self);
-}
-
-/// A list the flags give replaces the file's (flags give none of the section's lists).
-impl<T: Clone> Overlay for Vec<T> {
-    fn overlay(&mut self, over: &Self) {
-        if !over.is_empty() {
-            self.clone_from(over);
-        }
-    }
-}
-
 /// The mdtest flags given set their keys over the file's `[fs.mdtest]`.
-impl Overlay for Option<MdtestSpec> {
+impl super::super::Overlay for Option<MdtestSpec> {
     fn overlay(&mut self, over: &Self) {
         let Some(o) = over else { return };
         let m = self.get_or_insert_with(MdtestSpec::default);
@@ -93,7 +40,7 @@ impl Overlay for Option<MdtestSpec> {
     }
 }
 
-section! {
+super::super::spec! {
     /// The `[fs]` section: the tree (anchor, depth, width, files, sizes), the defaults of
     /// its workloads and runs, and the rules. Every key is optional.
     #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args, schemars::JsonSchema)]
