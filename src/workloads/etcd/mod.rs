@@ -64,34 +64,51 @@ pub(crate) struct EtcdFile {
     pub etcd: EtcdSpec,
 }
 
-/// The `[etcd]` section as written; every key optional.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EtcdSpec {
-    /// Free text.
-    pub description: Option<String>,
-    /// The directory the log file goes in (etcd's data directory, e.g. /var/lib/etcd).
-    pub directory: Option<PathBuf>,
-    /// Bytes of each write (2300 as the fio check; 8000 as OpenShift's).
-    pub write_size: Option<Size>,
-    /// Bytes of the log file written once (22 MiB as the fio check).
-    pub file_size: Option<Size>,
-    /// The longest the run may take; it ends sooner when the file is written.
-    pub duration: Option<Dur>,
-    /// Limit on the 99th percentile of the fdatasync time.
-    pub sync_p99: Option<Dur>,
-    /// Synced writes a second the storage must keep up.
-    pub min_rate: Option<f64>,
-    /// A heavily loaded cluster: `min_rate` 500 unless given.
-    pub heavy: Option<bool>,
-    /// io_uring or psync (the default, as the fio check's `ioengine=sync`).
-    pub engine: Option<String>,
-    /// Time-series interval.
-    pub interval: Option<Dur>,
-    /// Seed (the data written).
-    pub seed: Option<u64>,
-    /// Allow overwriting an existing file storlab did not create.
-    pub destroy_data: Option<bool>,
+crate::workloads::spec! {
+    /// The `[etcd]` section as written, and the flags of `storlab etcd` (each over the file's
+    /// key of the same name); every key optional.
+    #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct EtcdSpec {
+        /// Free text.
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+        /// Directory of the log file: etcd's data directory, e.g. /var/lib/etcd (default
+        /// ./storlab-scratch/etcd).
+        #[arg(long, value_name = "DIR")]
+        directory: Option<PathBuf>,
+        /// Bytes of each write, e.g. 2300 (the fio check) or 8000 (OpenShift's).
+        #[arg(long, value_name = "SIZE")]
+        write_size: Option<Size>,
+        /// Bytes of the log file, written once (default 22MiB, as the fio check).
+        #[arg(long, value_name = "SIZE")]
+        file_size: Option<Size>,
+        /// The longest the check may take (default 60s); it ends when the file is written.
+        #[arg(long, value_name = "TIME")]
+        duration: Option<Dur>,
+        /// Limit on the 99th percentile of the fdatasync time (default 10ms, etcd's).
+        #[arg(long, value_name = "TIME")]
+        sync_p99: Option<Dur>,
+        /// Synced writes a second the storage must keep up (default 50; 500 with --heavy).
+        #[arg(long, value_name = "N")]
+        min_rate: Option<f64>,
+        /// A heavily loaded cluster: at least 500 synced writes a second unless `min_rate`
+        /// says otherwise.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        heavy: Option<bool>,
+        /// Engine: psync (default, as the fio check's ioengine=sync) or io_uring.
+        #[arg(long, value_name = "ENGINE")]
+        engine: Option<String>,
+        /// Time-series interval.
+        #[arg(long, value_name = "TIME")]
+        interval: Option<Dur>,
+        /// Seed (the data written).
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Allow overwriting an existing file storlab did not create.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        destroy_data: Option<bool>,
+    }
 }
 
 /// The check, resolved.

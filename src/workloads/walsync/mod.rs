@@ -129,36 +129,53 @@ pub(crate) struct WalSyncFile {
     pub wal_sync: WalSyncSpec,
 }
 
-/// The `[wal_sync]` section as written; every key optional.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WalSyncSpec {
-    /// Free text.
-    pub description: Option<String>,
-    /// The directory the file goes in (the WAL's, e.g. /var/lib/postgresql/16/main/pg_wal).
-    pub directory: Option<PathBuf>,
-    /// Bytes of each write (the WAL block size).
-    pub block_size: Option<Size>,
-    /// Bytes of the file.
-    pub file_size: Option<Size>,
-    /// How long each method is measured.
-    pub seconds_per_method: Option<Dur>,
-    /// Writes per sync to compare.
-    pub writes_per_sync: Option<Vec<u32>>,
-    /// The methods to compare (default: all four).
-    pub methods: Option<Vec<String>>,
-    /// `both` (default), `on` or `off`: methods with O_DIRECT, without, or both.
-    pub direct: Option<String>,
-    /// Also measure writes that are never synced (default true).
-    pub no_sync: Option<bool>,
-    /// psync (the default: one call at a time, as PostgreSQL) or io_uring.
-    pub engine: Option<String>,
-    /// Time-series interval.
-    pub interval: Option<Dur>,
-    /// Seed (the data written).
-    pub seed: Option<u64>,
-    /// Allow overwriting an existing file storlab did not create.
-    pub destroy_data: Option<bool>,
+crate::workloads::spec! {
+    /// The `[wal_sync]` section as written, and the flags of `storlab wal-sync` (each over the
+    /// file's key of the same name); every key optional.
+    #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct WalSyncSpec {
+        /// Free text.
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+        /// Directory of the file: the WAL's, e.g. /var/lib/postgresql/16/main/pg_wal (default
+        /// ./storlab-scratch/wal-sync).
+        #[arg(long, value_name = "DIR")]
+        directory: Option<PathBuf>,
+        /// Bytes of each write: the WAL block size (default 8KiB).
+        #[arg(long, value_name = "SIZE")]
+        block_size: Option<Size>,
+        /// Bytes of the file (default 16MiB, a WAL segment).
+        #[arg(long, value_name = "SIZE")]
+        file_size: Option<Size>,
+        /// How long each method is measured (default 2s; pg_test_fsync's is 5s).
+        #[arg(long, value_name = "TIME")]
+        seconds_per_method: Option<Dur>,
+        /// Writes per sync to compare, e.g. 1,2,4,8,16 (default 1,2).
+        #[arg(long, value_name = "N,...", value_delimiter = ',')]
+        writes_per_sync: Option<Vec<u32>>,
+        /// Methods to compare, e.g. fdatasync,open_datasync (default all four).
+        #[arg(long, value_name = "METHOD,...", value_delimiter = ',')]
+        methods: Option<Vec<String>>,
+        /// O_DIRECT: both (default), on or off.
+        #[arg(long, value_name = "both|on|off")]
+        direct: Option<String>,
+        /// Also measure writes that are never synced, the baseline (default true).
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        no_sync: Option<bool>,
+        /// Engine: psync (default: one call at a time, as PostgreSQL) or io_uring.
+        #[arg(long, value_name = "ENGINE")]
+        engine: Option<String>,
+        /// Time-series interval.
+        #[arg(long, value_name = "TIME")]
+        interval: Option<Dur>,
+        /// Seed (the data written).
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Allow overwriting an existing file storlab did not create.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        destroy_data: Option<bool>,
+    }
 }
 
 /// The comparison, resolved.
