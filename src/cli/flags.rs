@@ -356,11 +356,24 @@ pub(super) fn blame_exchange(
 /// the flag of `table` given in `args`, or the key's line in the job file (a key inside an
 /// inline table, `tasks = { ... }`, is on its table's line; else the section header's).
 pub(super) fn blame_section<A, S>(
-    mut e: JobError,
+    e: JobError,
     table: &[Flag<A, S>],
     args: &A,
     file: Option<(&Path, &str)>,
     section: &str,
+) -> JobError {
+    blame_key(e, file, section, |top| {
+        blamed(table, args, top).map(str::to_string)
+    })
+}
+
+/// Points an error about key `SECTION.KEY` at `flag_of(KEY)` (the flag given that set it), or
+/// else at the key's line in the job file.
+fn blame_key(
+    mut e: JobError,
+    file: Option<(&Path, &str)>,
+    section: &str,
+    flag_of: impl Fn(&str) -> Option<String>,
 ) -> JobError {
     let key = e
         .key
@@ -369,9 +382,9 @@ pub(super) fn blame_section<A, S>(
         .unwrap_or(&e.key)
         .to_string();
     let top = key.split('.').next().unwrap_or(&key);
-    if let Some(flag) = blamed(table, args, top) {
+    if let Some(flag) = flag_of(top) {
         e.location = "command line".into();
-        e.key = flag.into();
+        e.key = flag;
     } else if let Some((path, text)) = file {
         e.location = job::file::locate(path, text, Some(section), top);
     }
@@ -382,29 +395,17 @@ pub(super) fn blame_section<A, S>(
 /// the flag of the spec `S` when `given` (the keys its flags set, `S::given`) holds the key,
 /// or the key's line in the job file (as [`blame_section`]).
 pub(super) fn blame_spec<S: clap::Args>(
-    mut e: JobError,
+    e: JobError,
     given: &[&str],
     file: Option<(&Path, &str)>,
     section: &str,
 ) -> JobError {
-    let key = e
-        .key
-        .strip_prefix(section)
-        .and_then(|k| k.strip_prefix('.'))
-        .unwrap_or(&e.key)
-        .to_string();
-    let top = key.split('.').next().unwrap_or(&key);
-    let flag = given
-        .contains(&top)
-        .then(|| crate::workloads::flag_of::<S>(top))
-        .flatten();
-    if let Some(flag) = flag {
-        e.location = "command line".into();
-        e.key = flag;
-    } else if let Some((path, text)) = file {
-        e.location = job::file::locate(path, text, Some(section), top);
-    }
-    e
+    blame_key(e, file, section, |top| {
+        given
+            .contains(&top)
+            .then(|| crate::workloads::flag_of::<S>(top))
+            .flatten()
+    })
 }
 
 /// The flags of `storlab users` that change the `[users]` section.
