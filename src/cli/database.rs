@@ -14,7 +14,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// Flags of `storlab database`: the job file or preset, the `[database]` section's own keys
-/// ([`DatabaseSpec`] is both), each over the file's value, and the output.
+/// (`DatabaseSpec` is both), each over the file's value, and the output.
 #[derive(Debug, Args, Default)]
 pub struct DatabaseArgs {
     /// Job file with a `[database]` section.

@@ -16,7 +16,7 @@ use clap::Args;
 use std::path::PathBuf;
 
 /// Flags of `storlab etcd`: the job file or preset, the `[etcd]` section's own keys
-/// ([`EtcdSpec`] is both), each over the file's value, and the output.
+/// (`EtcdSpec` is both), each over the file's value, and the output.
 #[derive(Debug, Args, Default)]
 pub struct EtcdArgs {
     /// Job file with an `[etcd]` section.
@@ -34,7 +34,7 @@ pub struct EtcdArgs {
 }
 
 /// Flags of `storlab wal-sync`: the job file, the `[wal_sync]` section's own keys
-/// ([`WalSyncSpec`] is both), each over the file's value, and the output.
+/// (`WalSyncSpec` is both), each over the file's value, and the output.
 #[derive(Debug, Args, Default)]
 pub struct WalSyncArgs {
     /// Job file with a `[wal_sync]` section.
