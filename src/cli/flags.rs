@@ -381,7 +381,7 @@ fn blame_key(
         .and_then(|k| k.strip_prefix('.'))
         .unwrap_or(&e.key)
         .to_string();
-    let top = key.split('.').next().unwrap_or(&key);
+    let top = key.split(['.', '[']).next().unwrap_or(&key);
     if let Some(flag) = flag_of(top) {
         e.location = "command line".into();
         e.key = flag;

@@ -76,50 +76,79 @@ pub(crate) struct CalibrateFile {
     pub calibrate: CalibrateSpec,
 }
 
-/// The `[calibrate]` section as written; flags of `storlab calibrate` override it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct CalibrateSpec {
-    /// Run level: oltp, dss, simple, normal or advanced (ORION's `-run`).
-    pub level: Option<String>,
-    /// Files or block devices (ORION's LUNs); none: one scratch file.
-    pub targets: Option<Vec<PathBuf>>,
-    /// Size of each file target (scratch, or a new file).
-    pub size: Option<Size>,
-    /// Disks or LUNs behind the targets (ORION's `num_disks`; default: the targets' count).
-    pub disks: Option<u32>,
-    /// Small I/O size.
-    pub small_size: Option<Size>,
-    /// Large I/O size.
-    pub large_size: Option<Size>,
-    /// Large I/O: `random` or `sequential` streams (ORION's `-type rand|seq`).
-    pub large_type: Option<String>,
-    /// The points (advanced): basic, detailed, point, row or col (ORION's `-matrix`).
-    pub matrix: Option<String>,
-    /// Outstanding small I/Os at most (advanced; ORION's `num_small`).
-    pub small_limit: Option<u32>,
-    /// Outstanding large I/Os or streams at most (advanced; ORION's `num_large`).
-    pub large_limit: Option<u32>,
-    /// Share of writes (advanced; ORION's `-write`).
-    pub write: Option<Percent>,
-    /// Measured time of each point.
-    pub duration: Option<Dur>,
-    /// Unmeasured time before each point.
-    pub warm_up: Option<Dur>,
-    /// Mean small-I/O latency limit.
-    pub latency_limit: Option<Dur>,
-    /// Engine.
-    pub engine: Option<String>,
-    /// Seed.
-    pub seed: Option<u64>,
-    /// Time-series interval.
-    pub interval: Option<Dur>,
-    /// Allow writing to targets that may hold data.
-    pub destroy_data: Option<bool>,
-    /// Verify data written and read.
-    pub verify: Option<bool>,
-    /// Record a block sample.
-    pub sample_blocks: Option<bool>,
+crate::workloads::spec! {
+    /// The `[calibrate]` section as written, and the flags of `storlab calibrate` (each over
+    /// the file's key of the same name: `--small-limit` sets `small_limit`).
+    #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct CalibrateSpec {
+        /// Run level, by ORION's names (`-run`): oltp (small I/O alone, rising), dss (large
+        /// I/O alone, rising), simple (each alone), normal (every combination), advanced (set
+        /// by hand).
+        #[arg(long, value_name = "LEVEL")]
+        level: Option<String>,
+        /// Files or block devices to calibrate, ORION's LUNs (the flag is repeatable; none: a
+        /// scratch file).
+        #[arg(long = "target", value_name = "PATH")]
+        targets: Option<Vec<PathBuf>>,
+        /// Size of each file target, e.g. 4GiB (default for the scratch file: 1 GiB).
+        #[arg(long, value_name = "SIZE")]
+        size: Option<Size>,
+        /// Disks or LUNs behind the targets (ORION's `num_disks`): the loads go up to 5 small
+        /// and 2 large per disk (default: one per target).
+        #[arg(long, value_name = "N")]
+        disks: Option<u32>,
+        /// Small I/O size, the database block size (advanced; default 8 KiB).
+        #[arg(long, value_name = "SIZE")]
+        small_size: Option<Size>,
+        /// Large I/O size (advanced; default 1 MiB).
+        #[arg(long, value_name = "SIZE")]
+        large_size: Option<Size>,
+        /// Large I/O: random, or sequential streams (advanced; ORION's `-type rand|seq`;
+        /// default random).
+        #[arg(long, value_name = "TYPE")]
+        large_type: Option<String>,
+        /// Points (advanced; ORION's `-matrix`): basic, detailed, point, row or col.
+        #[arg(long, value_name = "SHAPE")]
+        matrix: Option<String>,
+        /// Outstanding small I/Os at most (advanced; ORION's `num_small`).
+        #[arg(long, value_name = "N")]
+        small_limit: Option<u32>,
+        /// Outstanding large I/Os, or streams, at most (advanced; ORION's `num_large`).
+        #[arg(long, value_name = "N")]
+        large_limit: Option<u32>,
+        /// Share of writes, e.g. 30% (advanced; ORION's `-write`; refused on targets that may
+        /// hold data unless destroy_data).
+        #[arg(long, value_name = "PCT")]
+        write: Option<Percent>,
+        /// Measured time of each point, e.g. 60s (ORION's; no arguments: 5 s).
+        #[arg(long, value_name = "TIME")]
+        duration: Option<Dur>,
+        /// Unmeasured time at each point's load before it is measured, e.g. 1s.
+        #[arg(long, value_name = "TIME")]
+        warm_up: Option<Dur>,
+        /// Mean small-I/O latency limit, e.g. 20ms (CALIBRATE_IO's default).
+        #[arg(long, value_name = "TIME")]
+        latency_limit: Option<Dur>,
+        /// Engine: io_uring, psync or null.
+        #[arg(long, value_name = "ENGINE")]
+        engine: Option<String>,
+        /// Seed.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Time-series interval.
+        #[arg(long, value_name = "TIME")]
+        interval: Option<Dur>,
+        /// Allow writing to targets that may hold data.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        destroy_data: Option<bool>,
+        /// Verify data written and read.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        verify: Option<bool>,
+        /// Record a sample of the blocks touched, for `storlab cache-curve`.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        sample_blocks: Option<bool>,
+    }
 }
 
 /// A calibration, resolved.
