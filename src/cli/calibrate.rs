@@ -5,7 +5,6 @@
 use super::OutputArgs;
 use crate::job;
 use crate::results::Invocation;
-use crate::workloads;
 use crate::workloads::calibrate::workload::{self, Calibrate};
 use crate::workloads::calibrate::{self, CalibrateConfig, CalibrateFile, CalibrateSpec};
 use anyhow::Result;
@@ -30,13 +29,6 @@ pub struct CalibrateArgs {
     pub out: OutputArgs,
 }
 
-/// The flags given (as written), for the results' invocation.
-fn given(a: &CalibrateArgs) -> Vec<String> {
-    (a.spec.given().iter())
-        .filter_map(|k| workloads::flag_of::<CalibrateSpec>(k))
-        .collect()
-}
-
 /// Builds the calibration from the job file's (or preset's) `[calibrate]` section and the
 /// flags.
 pub fn build_calibrate(a: &CalibrateArgs) -> Result<CalibrateConfig> {
@@ -51,7 +43,7 @@ pub fn build_calibrate(a: &CalibrateArgs) -> Result<CalibrateConfig> {
             let parsed: CalibrateFile = job::file::parse_toml(path, text)?;
             (parsed.calibrate, path.display().to_string())
         }
-        None if given(a).is_empty() => (calibrate::quick_spec(), "command line".to_string()),
+        None if a.spec.given().is_empty() => (calibrate::quick_spec(), "command line".to_string()),
         None => (CalibrateSpec::default(), "command line".to_string()),
     };
     spec.overlay(&a.spec);
@@ -66,7 +58,7 @@ pub(super) fn run_calibrate(a: CalibrateArgs) -> Result<i32> {
     let cfg = build_calibrate(&a)?;
     let invocation = Invocation {
         source: workload::source(a.job.as_deref(), a.preset.as_deref()),
-        flags: given(&a),
+        flags: a.spec.given_flags(),
     };
     super::run_workload(&Calibrate { cfg }, &a.out, invocation)
 }
@@ -131,7 +123,7 @@ mod tests {
             .collect();
         clap.sort();
         let a = args(EVERY);
-        let mut given = given(&a);
+        let mut given = a.spec.given_flags();
         given.sort();
         assert_eq!(given, clap);
         // And each sets its key: the section resolves to what the flags say.

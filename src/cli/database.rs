@@ -6,7 +6,6 @@ use super::OutputArgs;
 use super::flags;
 use crate::job;
 use crate::results::Invocation;
-use crate::workloads;
 use crate::workloads::database::workload::{self, Database};
 use crate::workloads::database::{self as model, DatabaseConfig, DatabaseFile, DatabaseSpec};
 use anyhow::Result;
@@ -28,13 +27,6 @@ pub struct DatabaseArgs {
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-/// The flags given, as they were written (`--data-path` for `data_paths`).
-fn given(a: &DatabaseArgs) -> Vec<String> {
-    (a.spec.given().iter())
-        .filter_map(|k| workloads::flag_of::<DatabaseSpec>(k))
-        .collect()
 }
 
 /// Builds the configuration from the job file's (or preset's) `[database]` section and the
@@ -69,7 +61,7 @@ pub(super) fn run_database(a: DatabaseArgs) -> Result<i32> {
     let cfg = build_database(&a)?;
     let invocation = Invocation {
         source: workload::source(a.job.as_deref(), a.preset.as_deref()),
-        flags: given(&a),
+        flags: a.spec.given_flags(),
     };
     super::run_workload(&Database { cfg }, &a.out, invocation)
 }
@@ -77,6 +69,7 @@ pub(super) fn run_database(a: DatabaseArgs) -> Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workloads;
     use clap::{CommandFactory, Parser};
 
     #[test]
@@ -152,7 +145,7 @@ mod tests {
             (Some(true), Some(false))
         );
         assert_eq!(
-            given(&a),
+            a.spec.given_flags(),
             ["--tps", "--data-path", "--find-max", "--destroy-data"]
         );
     }

@@ -6,7 +6,6 @@ use super::OutputArgs;
 use super::flags;
 use crate::job;
 use crate::results::Invocation;
-use crate::workloads;
 use crate::workloads::etcd::workload::{self as etcd_workload, Etcd};
 use crate::workloads::etcd::{self, EtcdConfig, EtcdFile, EtcdSpec};
 use crate::workloads::walsync::workload::{self as walsync_workload, WalSync};
@@ -50,13 +49,6 @@ pub struct WalSyncArgs {
     pub out: OutputArgs,
 }
 
-/// The flags of spec `S` that `keys` (the keys they set) were given as (`--sync-p99`).
-fn flags_of<S: clap::Args>(keys: &[&str]) -> Vec<String> {
-    (keys.iter())
-        .filter_map(|k| workloads::flag_of::<S>(k))
-        .collect()
-}
-
 /// Builds the etcd check from the job file (or preset) and the flags.
 pub fn build_etcd(a: &EtcdArgs) -> Result<EtcdConfig> {
     let file = super::section_file(a.job.as_deref(), a.preset.as_deref(), "etcd", "etcd")?;
@@ -84,7 +76,7 @@ pub(super) fn run_etcd(a: EtcdArgs) -> Result<i32> {
     let cfg = build_etcd(&a)?;
     let invocation = Invocation {
         source: etcd_workload::source(a.job.as_deref(), a.preset.as_deref()),
-        flags: flags_of::<EtcdSpec>(&a.spec.given()),
+        flags: a.spec.given_flags(),
     };
     super::run_workload(&Etcd { cfg }, &a.out, invocation)
 }
@@ -119,7 +111,7 @@ pub fn build_wal_sync(a: &WalSyncArgs) -> Result<WalSyncConfig> {
 /// Runs `storlab wal-sync`.
 pub(super) fn run_wal_sync(a: WalSyncArgs) -> Result<i32> {
     let cfg = build_wal_sync(&a)?;
-    let mut flags = flags_of::<WalSyncSpec>(&a.spec.given());
+    let mut flags = a.spec.given_flags();
     if a.no_baseline {
         flags.push("--no-baseline".into());
     }
@@ -133,6 +125,7 @@ pub(super) fn run_wal_sync(a: WalSyncArgs) -> Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workloads;
     use clap::CommandFactory;
 
     /// The long flags of subcommand `name` that change its job (not where output goes).

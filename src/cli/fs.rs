@@ -27,7 +27,7 @@ pub struct FsArgs {
 
 /// The flags given, as they were written (`--xfersize`).
 pub(super) fn given(a: &FsArgs) -> Vec<String> {
-    let mut keys: Vec<String> = a.spec.given().iter().map(|k| flag(k)).collect();
+    let mut keys = a.spec.given_flags();
     if let Some(m) = &a.spec.mdtest {
         for (on, name) in [
             (m.items.is_some(), "items"),

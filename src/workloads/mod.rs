@@ -79,6 +79,14 @@ macro_rules! spec {
                 $( if self.$key.is_some() { keys.push(stringify!($key)); } )*
                 keys
             }
+
+            /// The flags of the keys this one sets, as clap declares them (`--data-path`
+            /// for `data_paths`): the results' invocation.
+            $vis fn given_flags(&self) -> Vec<String> {
+                (self.given().iter())
+                    .filter_map(|k| $crate::workloads::flag_of::<$name>(k))
+                    .collect()
+            }
         }
     };
 }
@@ -139,8 +147,9 @@ impl schemars::JsonSchema for JobFile {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let mut kinds = vec![generator.subschema_for::<crate::job::spec::JobSpec>()];
         kinds.extend(rooms().iter().map(|r| (r.schema)(generator)));
+        let sections: Vec<String> = rooms().iter().map(|r| format!("[{}]", r.section)).collect();
         schemars::json_schema!({
-            "description": "A storlab job file, its TOML as JSON: a plain job, or a file holding one workload's section ([exchange], [users], [database], [calibrate], [etcd], [wal_sync], [fs]). The keys and values as written, before they are validated.",
+            "description": format!("A storlab job file, its TOML as JSON: a plain job, or a file holding one workload's section ({}). The keys and values as written, before they are validated.", sections.join(", ")),
             "anyOf": kinds,
         })
     }
