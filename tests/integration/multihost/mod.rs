@@ -9,8 +9,8 @@
 mod partition;
 
 use crate::harness::{
-    LoopDevice, MIB, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image, u64_at,
-    write_job,
+    LoopDevice, MIB, Outcome, STORLAB, load_json, loop_skip_reason, scratch, skip, sparse_image,
+    u64_at, write_job,
 };
 use serde_json::Value;
 use std::process::Command;
@@ -181,7 +181,7 @@ fn ranks_sharing_a_lun_by_slices_each_write_only_their_own_part() {
 #[test]
 fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
     let test = "each_host_validates_its_own_exchange_databases_and_every_host_must_pass";
-    let Some(mpirun) = mpirun(2) else {
+    let Some(mut mpirun) = mpirun(2) else {
         skip(test, "mpirun is not installed (Debian: openmpi-bin)");
         return;
     };
@@ -207,16 +207,28 @@ fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
     ]);
     args.extend(crate::harness::LENIENT);
     args.extend(["-o", merged_path.to_str().unwrap()]);
-    run_ok(mpirun, dir.path(), &args);
+    let output = mpirun
+        .current_dir(dir.path())
+        .arg(STORLAB)
+        .args(&args)
+        .output()
+        .expect("start mpirun");
     let merged = load_json(&merged_path);
+    // Storage that carries the load passes, unless the host kept a rank's threads from a CPU
+    // (the suite beside CPU hogs, or the fuzzing beside it in CI): then that rank, and the
+    // whole, are INCONCLUSIVE with the reason, never FAIL.
+    Outcome::from_output(&output).expect_pass_or_host(&merged);
     let hosts = merged["hosts"].as_array().expect("hosts");
     assert_eq!(hosts.len(), 2);
     for (r, h) in hosts.iter().enumerate() {
         // Each host judged its own databases, in its own directory.
-        assert_eq!(h["pass"], true, "rank {r}: {h}");
+        let inconclusive = h["inconclusive"] == true && h["failed_rules"] != Value::Array(vec![]);
+        assert!(h["pass"] == true || inconclusive, "rank {r}: {h}");
         assert!(dir.path().join(format!("r{r}/storlab-db1.edb")).exists());
         let own = load_json(&dir.path().join(format!("exchange.rank{r}.json")));
         assert!(own["exchange"]["achieved_iops"].as_f64().unwrap() > 0.0);
+        let expected = if inconclusive { "INCONCLUSIVE" } else { "PASS" };
+        assert_eq!(own["verdict"]["result"], expected, "rank {r}");
     }
     let rules: Vec<&str> = merged["verdict"]["rules"]
         .as_array()
@@ -225,7 +237,6 @@ fn each_host_validates_its_own_exchange_databases_and_every_host_must_pass() {
         .map(|r| r["rule"].as_str().unwrap())
         .collect();
     assert_eq!(rules.len(), 3, "{rules:?}");
-    assert_eq!(merged["verdict"]["result"], "PASS");
     let sum: u64 = (0..2)
         .map(|r| {
             let own = load_json(&dir.path().join(format!("exchange.rank{r}.json")));
