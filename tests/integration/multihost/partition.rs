@@ -211,8 +211,8 @@ fn a_rank_cut_off_by_a_network_partition_ends_the_job_within_seconds_with_the_ot
         .arg(STORLAB)
         .args(["run", file.to_str().unwrap(), "-o"])
         .arg(&merged_path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(std::fs::File::create(dir.path().join("mpirun.out")).unwrap())
+        .stderr(std::fs::File::create(dir.path().join("mpirun.err")).unwrap())
         .spawn()
         .expect("start mpirun");
     let series = dir.path().join("merged.rank2.ndjson");
@@ -221,7 +221,17 @@ fn a_rank_cut_off_by_a_network_partition_ends_the_job_within_seconds_with_the_ot
     });
     if measuring.is_none() {
         let _ = child.kill();
-        panic!("rank 2 never started measuring in its namespace");
+        let _ = child.wait();
+        // What mpirun and the ranks said, and what they wrote: where the start stopped.
+        let said = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+        let files: Vec<String> = (std::fs::read_dir(dir.path()).unwrap().flatten())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        panic!(
+            "rank 2 never started measuring in its namespace\n--- files: {files:?}\n--- mpirun's output\n{}\n--- its errors\n{}",
+            said("mpirun.out"),
+            said("mpirun.err")
+        );
     }
     hosts.cut(2);
     let written = wait_for(Duration::from_secs(90), || merged_path.exists());
