@@ -208,20 +208,8 @@ fn aligned_chunk_mut(storage: &mut [u8], align: usize) -> &mut [u8] {
 /// Fills chunk `chunk_index` of the file with data seed `data_seed`, every sector sealed with
 /// a verification header naming the file (its data seed) and the sector's offset.
 fn fill_chunk(data_seed: u64, chunk_index: u64, chunk: &mut [u8]) {
-    fill_small_rng(splitmix64(data_seed ^ splitmix64(chunk_index)), chunk);
+    SmallRng::seed_from_u64(splitmix64(data_seed ^ splitmix64(chunk_index))).fill_bytes(chunk);
     crate::engine::verify::seal_prepared(chunk, data_seed, chunk_index * CHUNK_BYTES as u64);
-}
-
-/// The bytes `SmallRng::fill_bytes` gives from `seed`, a word at a time: its own loop (inlined
-/// here, and so unoptimised in a debug build) split and copied every 8 bytes, and was most of
-/// the CPU the test suite's preparations used.
-fn fill_small_rng(seed: u64, out: &mut [u8]) {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let (words, tail) = out.as_chunks_mut::<8>();
-    for w in words {
-        *w = rng.next_u64().to_le_bytes();
-    }
-    rng.fill_bytes(tail);
 }
 
 /// Prepares `file` (at `at`, requested as `path`) as `how` says: bound to its manifest, the
@@ -450,16 +438,6 @@ mod tests {
     use super::super::{PrepareReason, TargetKind, open, preview};
     use super::*;
     use std::collections::HashSet;
-
-    #[test]
-    fn prepared_bytes_are_small_rngs_own_at_every_length() {
-        for len in [0, 1, 4, 5, 8, 13, 4096, 4099] {
-            let (mut ours, mut rngs) = (vec![0; len], vec![0; len]);
-            fill_small_rng(7, &mut ours);
-            SmallRng::seed_from_u64(7).fill_bytes(&mut rngs);
-            assert_eq!(ours, rngs, "{len} bytes");
-        }
-    }
 
     #[test]
     fn a_fresh_file_is_preallocated_unwritten_and_made_anew_each_run() {

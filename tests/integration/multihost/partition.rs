@@ -8,7 +8,7 @@
 use super::per_rank_job;
 use crate::harness::{STORLAB, load_json, scratch, skip, u64_at};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Runs `ip` with `args`; whether it succeeded (its error output on failure).
