@@ -4,11 +4,10 @@
 //! overrode). A unit test checks the tables against clap's definitions, so a new flag cannot be
 //! forgotten.
 
-use super::{ExchangeArgs, RunArgs, UsersArgs};
+use super::{ExchangeArgs, RunArgs};
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use crate::job::{self, JobError};
 use crate::workloads::exchange::{ExchangeSpec, ThreadsSpec};
-use crate::workloads::users::config::UsersSpec;
 use std::path::Path;
 use toml::Spanned;
 
@@ -29,8 +28,6 @@ pub(super) struct Flag<Args, Spec> {
 type RunFlag = Flag<RunArgs, JobSpec>;
 /// A flag of `storlab exchange`.
 type ExchangeFlag = Flag<ExchangeArgs, ExchangeSpec>;
-/// A flag of `storlab users`.
-type UsersFlag = Flag<UsersArgs, UsersSpec>;
 
 fn set<T: Clone>(field: &mut Option<T>, value: &Option<T>) {
     if value.is_some() {
@@ -408,50 +405,6 @@ pub(super) fn blame_spec<S: clap::Args>(
     })
 }
 
-/// The flags of `storlab users` that change the `[users]` section.
-pub(super) const USERS_FLAGS: &[UsersFlag] = &[
-    top_level!("--users", users),
-    top_level!("--profile", profile),
-    Flag {
-        flag: "--version",
-        keys: &["version"],
-        given: |a| a.version.is_some(),
-        apply: |s, a| set(&mut s.version, &a.version.clone().map(ThreadsSpec::Word)),
-    },
-    top_level!("--databases", databases),
-    top_level!("--copies", copies),
-    Flag {
-        flag: "--db-path",
-        keys: &["db_paths"],
-        given: |a| !a.db_paths.is_empty(),
-        apply: |s, a| s.db_paths = Some(a.db_paths.clone()),
-    },
-    Flag {
-        flag: "--log-path",
-        keys: &["log_paths"],
-        given: |a| !a.log_paths.is_empty(),
-        apply: |s, a| s.log_paths = Some(a.log_paths.clone()),
-    },
-    top_level!("--mailbox-size", mailbox_size),
-    top_level!("--cache-per-mailbox", cache_per_mailbox),
-    top_level!("--day", day),
-    top_level!("--duration", duration),
-    top_level!("--compress", compress),
-    switch!("--stress", stress),
-    top_level!("--warm-up", warm_up),
-    top_level!("--engine", engine),
-    top_level!("--queue-depth", queue_depth),
-    top_level!("--send-mail-p95", send_mail_p95),
-    top_level!("--db-read-latency", db_read_latency),
-    top_level!("--log-write-latency", log_write_latency),
-    top_level!("--max-latency", max_latency),
-    top_level!("--interval", interval),
-    top_level!("--seed", seed),
-    switch!("--destroy-data", destroy_data),
-    switch!("--verify", verify),
-    switch!("--sample-blocks", sample_blocks),
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -506,7 +459,6 @@ mod tests {
             table_flags(EXCHANGE_FLAGS),
             clap_flags("exchange", &run_only)
         );
-        assert_eq!(table_flags(USERS_FLAGS), clap_flags("users", OUTPUT));
         // The run flags a workload's job file takes are run flags, each also a flag of the
         // workload's own command.
         for f in crate::workloads::OVERRIDE_FLAGS {
@@ -515,8 +467,9 @@ mod tests {
         for f in crate::workloads::exchange::ROOM.flags {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
         }
+        let users = clap_flags("users", OUTPUT);
         for f in crate::workloads::users::ROOM.flags {
-            assert!(USERS_FLAGS.iter().any(|u| u.flag == *f), "{f}");
+            assert!(users.iter().any(|u| u == f), "{f}");
         }
         assert!(!crate::workloads::users::ROOM.flags.contains(&"--duration"));
         assert!(!crate::workloads::users::ROOM.flags.contains(&"--ramp"));

@@ -111,7 +111,10 @@ fn a_description_names_the_flags_that_changed_the_job() {
 fn a_timing_flag_keeps_the_users_demo() {
     let demo = super::users::build_users(&Default::default()).unwrap();
     let shorter = super::users::build_users(&super::users::UsersArgs {
-        duration: Some(crate::units::Dur(std::time::Duration::from_secs(600))),
+        spec: crate::workloads::users::config::UsersSpec {
+            duration: Some(crate::units::Dur(std::time::Duration::from_secs(600))),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
@@ -132,7 +135,10 @@ fn a_timing_flag_keeps_the_users_demo() {
     assert_eq!(first(&demo_text), first(&shorter_text));
     assert_ne!(demo_text, shorter_text);
     let own = super::users::build_users(&super::users::UsersArgs {
-        users: Some(5000),
+        spec: crate::workloads::users::config::UsersSpec {
+            users: Some(5000),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();

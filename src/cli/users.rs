@@ -13,88 +13,15 @@ use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Flags of `storlab users`; each overrides the job file's `[users]` value.
+/// Flags of `storlab users`: the job file, the `[users]` section's own keys (`UsersSpec` is
+/// both), each over the file's value, and the output.
 #[derive(Debug, Args, Default)]
 pub struct UsersArgs {
     /// Job file with a `[users]` section.
     pub job: Option<PathBuf>,
-    /// Users (one mailbox each).
-    #[arg(long, value_name = "N")]
-    pub users: Option<u64>,
-    /// Profile: light, average, heavy, very-heavy, double-heavy, or a TOML file with a
-    /// `[tasks]` table.
-    #[arg(long, value_name = "NAME|FILE")]
-    pub profile: Option<String>,
-    /// Exchange version whose store is modelled: 2007, 2010, 2013, 2016 or 2019.
-    #[arg(long, value_name = "YEAR")]
-    pub version: Option<String>,
-    /// Databases.
-    #[arg(long, value_name = "N")]
-    pub databases: Option<u32>,
-    /// Copies of each database: 1 for a stand-alone database, 2 or more for the active copy
-    /// in a DAG (default 2); since 2010 it sets the checkpoint depth (20 MB or 100 MB).
-    #[arg(long, value_name = "N")]
-    pub copies: Option<u32>,
-    /// Directory for database files (repeatable: databases are spread over them).
-    #[arg(long = "db-path", value_name = "DIR")]
-    pub db_paths: Vec<PathBuf>,
-    /// Directory for logs (repeatable; default: the database directories).
-    #[arg(long = "log-path", value_name = "DIR")]
-    pub log_paths: Vec<PathBuf>,
-    /// Mailbox size at initialisation, e.g. 250MB.
-    #[arg(long, value_name = "SIZE")]
-    pub mailbox_size: Option<Size>,
-    /// Database buffer cache per mailbox, e.g. 6MB.
-    #[arg(long, value_name = "SIZE")]
-    pub cache_per_mailbox: Option<Size>,
-    /// Simulated day, e.g. 8h.
-    #[arg(long, value_name = "TIME")]
-    pub day: Option<Dur>,
-    /// Simulated duration, e.g. 8h30m (default: the day).
-    #[arg(long, value_name = "TIME")]
-    pub duration: Option<Dur>,
-    /// Run the simulated day N times faster than real time (N times the I/O rate).
-    #[arg(long, value_name = "N")]
-    pub compress: Option<f64>,
-    /// Stress mode: each user's next task as soon as its last completes, no pacing.
-    #[arg(long)]
-    pub stress: bool,
-    /// Warm-up: cold (empty cache, as LoadGen) or preloaded.
-    #[arg(long, value_name = "MODE")]
-    pub warm_up: Option<String>,
-    /// Engine: io_uring, psync, or null (model only: no I/O).
-    #[arg(long, value_name = "ENGINE")]
-    pub engine: Option<String>,
-    /// I/Os in flight at most.
-    #[arg(long, value_name = "N")]
-    pub queue_depth: Option<u32>,
-    /// Limit on Send Mail's 95th-percentile latency, e.g. 1s.
-    #[arg(long, value_name = "TIME")]
-    pub send_mail_p95: Option<Dur>,
-    /// Limit on average database read latency, e.g. 20ms (Jetstress's, as `storlab exchange`).
-    #[arg(long, value_name = "TIME")]
-    pub db_read_latency: Option<Dur>,
-    /// Limit on average log write latency, e.g. 10ms.
-    #[arg(long, value_name = "TIME")]
-    pub log_write_latency: Option<Dur>,
-    /// Limit on maximum database read latency, e.g. 100ms.
-    #[arg(long, value_name = "TIME")]
-    pub max_latency: Option<Dur>,
-    /// Time-series interval.
-    #[arg(long, value_name = "TIME")]
-    pub interval: Option<Dur>,
-    /// Seed.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// Allow overwriting existing files storlab did not create.
-    #[arg(long)]
-    pub destroy_data: bool,
-    /// Verify data written and read.
-    #[arg(long)]
-    pub verify: bool,
-    /// Record a sample of the blocks the store touches, for `storlab cache-curve`.
-    #[arg(long)]
-    pub sample_blocks: bool,
+    /// The section's keys.
+    #[command(flatten)]
+    pub(crate) spec: UsersSpec,
     /// Output.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -134,7 +61,7 @@ fn demo_spec() -> UsersSpec {
 
 /// Builds the configuration from the job file's `[users]` section and the flags.
 pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
-    let given = flags::given(flags::USERS_FLAGS, a);
+    let given = a.spec.given_flags();
     let (mut spec, location, file) = match &a.job {
         Some(path) => {
             let text = job::file::read_text(path)?;
@@ -148,10 +75,10 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
         }
         None => (UsersSpec::default(), "command line".to_string(), None),
     };
-    flags::apply(flags::USERS_FLAGS, &mut spec, a);
+    spec.overlay(&a.spec);
     config::resolve(&spec, &location).map_err(|e| {
         let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
-        flags::blame_section(e, flags::USERS_FLAGS, a, file, "users").into()
+        flags::blame_spec::<UsersSpec>(e, &a.spec.given(), file, "users").into()
     })
 }
 
@@ -160,11 +87,94 @@ pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
     let cfg = build_users(&a)?;
     let invocation = Invocation {
         source: workload::source(a.job.as_deref()),
-        flags: flags::given(flags::USERS_FLAGS, &a),
+        flags: a.spec.given_flags(),
     };
     let users = workload::Users {
         cfg,
         progress: Arc::default(),
     };
     super::run_workload(&users, &a.out, invocation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workloads::exchange::ThreadsSpec;
+    use crate::workloads::flag_of;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_key_of_the_section_is_a_flag_and_every_flag_a_key() {
+        let cli = super::super::Cli::command();
+        let sub = cli.find_subcommand("users").expect("subcommand");
+        let output = [
+            "--dry-run",
+            "--output",
+            "--json",
+            "--html",
+            "--quiet",
+            "--serve",
+            "--serve-linger",
+        ];
+        let mut clap: Vec<String> = (sub.get_arguments())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .filter(|f| !output.contains(&f.as_str()))
+            .collect();
+        clap.sort();
+        let mut keys: Vec<String> = (UsersSpec::KEYS.iter())
+            .map(|k| flag_of::<UsersSpec>(k).expect("a flag"))
+            .collect();
+        keys.sort();
+        assert_eq!(keys, clap);
+        assert_eq!(
+            flag_of::<UsersSpec>("db_paths").as_deref(),
+            Some("--db-path")
+        );
+        // Every key of a `[users]` file (its schema's properties) is one of them, but the
+        // tables of tasks and of their limits, which only a file gives.
+        let schema = schemars::schema_for!(UsersSpec).to_value();
+        let mut props: Vec<&str> = (schema["properties"].as_object().unwrap().keys())
+            .map(String::as_str)
+            .collect();
+        props.sort();
+        let mut all: Vec<&str> = [UsersSpec::KEYS, &["tasks", "task_p95"]].concat();
+        all.sort();
+        assert_eq!(props, all);
+        for file_only in ["tasks", "task_p95"] {
+            assert_eq!(flag_of::<UsersSpec>(file_only), None);
+        }
+    }
+
+    #[test]
+    fn a_flag_is_over_the_file_and_a_switch_takes_false() {
+        use clap::Parser as _;
+        let cli = super::super::Cli::try_parse_from([
+            "storlab",
+            "users",
+            "--users",
+            "7",
+            "--version",
+            "2010",
+            "--stress",
+            "--verify=false",
+        ])
+        .expect("flags");
+        let super::super::Command::Users(a) = cli.command else {
+            panic!("not users")
+        };
+        assert_eq!(a.spec.users, Some(7));
+        assert_eq!(a.spec.version, Some(ThreadsSpec::Word("2010".into())));
+        assert_eq!((a.spec.stress, a.spec.verify), (Some(true), Some(false)));
+        assert_eq!(
+            a.spec.given_flags(),
+            ["--users", "--version", "--stress", "--verify"]
+        );
+        let mut file: UsersSpec =
+            toml::from_str("users = 3\nday = \"4h\"\ntasks = { \"Send Mail\" = 6.0 }")
+                .expect("section");
+        file.overlay(&a.spec);
+        assert_eq!(file.users, Some(7));
+        assert_eq!(file.day.map(|d| d.0.as_secs()), Some(4 * 3600));
+        assert!(file.tasks.is_some());
+    }
 }

@@ -98,6 +98,16 @@ pub(crate) trait Overlay {
     fn overlay(&mut self, over: &Self);
 }
 
+/// A table the flags give replaces the file's (the tables no flag sets, `#[arg(skip)]`, stay
+/// the file's: `[users]`'s tasks and their limits).
+impl<K: Clone, V: Clone> Overlay for Option<std::collections::BTreeMap<K, V>> {
+    fn overlay(&mut self, over: &Self) {
+        if over.is_some() {
+            self.clone_from(over);
+        }
+    }
+}
+
 /// A list the flags give replaces the file's.
 impl<T: Clone> Overlay for Vec<T> {
     fn overlay(&mut self, over: &Self) {

@@ -21,6 +21,14 @@ pub(crate) enum ThreadsSpec {
     Word(String),
 }
 
+impl ThreadsSpec {
+    /// A flag's value, as written (`--version 2010`, `--threads auto`): read as the job
+    /// file's string would be.
+    pub(crate) fn word(s: &str) -> Result<ThreadsSpec, std::convert::Infallible> {
+        Ok(ThreadsSpec::Word(s.to_string()))
+    }
+}
+
 /// The `[exchange]` section of a job file, as written. Flags of `storlab exchange` override it.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -69,66 +69,101 @@ pub(crate) mod demo {
     pub(crate) const DIR: &str = "storlab-scratch/users";
 }
 
-/// The `[users]` section of a job file, as written.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct UsersSpec {
-    /// Users (one mailbox each).
-    pub users: Option<u64>,
-    /// A built-in profile (`heavy`) or a TOML file with a `[tasks]` table.
-    pub profile: Option<String>,
-    /// Tasks per user per day by LoadGen's name, replacing the profile's (`"Send Mail" = 6`).
-    pub tasks: Option<BTreeMap<String, f64>>,
-    /// Exchange version: 2007, 2010, 2013, 2016 or 2019 (page size and checkpoint), a number
-    /// or a string.
-    pub version: Option<ThreadsSpec>,
-    /// Databases.
-    pub databases: Option<u32>,
-    /// Copies of each database (1: stand-alone; 2 or more: the active copy in a DAG), which
-    /// sets the checkpoint depth since 2010.
-    pub copies: Option<u32>,
-    /// Directories for database files (databases spread over them).
-    pub db_paths: Option<Vec<PathBuf>>,
-    /// Directories for logs.
-    pub log_paths: Option<Vec<PathBuf>>,
-    /// Mailbox size at initialisation.
-    pub mailbox_size: Option<Size>,
-    /// Buffer cache per mailbox.
-    pub cache_per_mailbox: Option<Size>,
-    /// Simulated day.
-    pub day: Option<Dur>,
-    /// Simulated duration.
-    pub duration: Option<Dur>,
-    /// Run the day this many times faster than real time.
-    pub compress: Option<f64>,
-    /// Tasks as fast as they complete, no pacing.
-    pub stress: Option<bool>,
-    /// `cold` or `preloaded`.
-    pub warm_up: Option<String>,
-    /// io_uring, psync or null (model only).
-    pub engine: Option<String>,
-    /// I/Os in flight at most.
-    pub queue_depth: Option<u32>,
-    /// Send Mail 95th-percentile limit.
-    pub send_mail_p95: Option<Dur>,
-    /// 95th-percentile limits of other task types, by LoadGen's name.
-    pub task_p95: Option<BTreeMap<String, Dur>>,
-    /// Average database read latency limit (the Exchange validation's rule).
-    pub db_read_latency: Option<Dur>,
-    /// Average log write latency limit.
-    pub log_write_latency: Option<Dur>,
-    /// Maximum database read latency limit.
-    pub max_latency: Option<Dur>,
-    /// Time-series interval.
-    pub interval: Option<Dur>,
-    /// Seed.
-    pub seed: Option<u64>,
-    /// Allow overwriting files storlab did not create.
-    pub destroy_data: Option<bool>,
-    /// Verify data.
-    pub verify: Option<bool>,
-    /// Record the block sample (for `storlab cache-curve`).
-    pub sample_blocks: Option<bool>,
+crate::workloads::spec! {
+    /// The `[users]` section of a job file, as written, and the flags of `storlab users` (each
+    /// overrides the file's key of the same name).
+    #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    pub(crate) struct UsersSpec {
+        /// Users (one mailbox each).
+        #[arg(long, value_name = "N")]
+        users: Option<u64>,
+        /// Profile: light, average, heavy, very-heavy, double-heavy, or a TOML file with a
+        /// `[tasks]` table.
+        #[arg(long, value_name = "NAME|FILE")]
+        profile: Option<String>,
+        /// Exchange version whose store is modelled: 2007, 2010, 2013, 2016 or 2019 (page size
+        /// and checkpoint), a number or a string.
+        #[arg(long, value_name = "YEAR", value_parser = ThreadsSpec::word)]
+        version: Option<ThreadsSpec>,
+        /// Databases.
+        #[arg(long, value_name = "N")]
+        databases: Option<u32>,
+        /// Copies of each database: 1 for a stand-alone database, 2 or more for the active
+        /// copy in a DAG (default 2); since 2010 it sets the checkpoint depth (20 MB or 100 MB).
+        #[arg(long, value_name = "N")]
+        copies: Option<u32>,
+        /// Directories for database files; databases are spread over them (the flag is
+        /// repeatable).
+        #[arg(long = "db-path", value_name = "DIR")]
+        db_paths: Option<Vec<PathBuf>>,
+        /// Directories for logs (the flag is repeatable; default: the database directories).
+        #[arg(long = "log-path", value_name = "DIR")]
+        log_paths: Option<Vec<PathBuf>>,
+        /// Mailbox size at initialisation, e.g. 250MB.
+        #[arg(long, value_name = "SIZE")]
+        mailbox_size: Option<Size>,
+        /// Database buffer cache per mailbox, e.g. 6MB.
+        #[arg(long, value_name = "SIZE")]
+        cache_per_mailbox: Option<Size>,
+        /// Simulated day, e.g. 8h.
+        #[arg(long, value_name = "TIME")]
+        day: Option<Dur>,
+        /// Simulated duration, e.g. 8h30m (default: the day).
+        #[arg(long, value_name = "TIME")]
+        duration: Option<Dur>,
+        /// Run the simulated day N times faster than real time (N times the I/O rate).
+        #[arg(long, value_name = "N")]
+        compress: Option<f64>,
+        /// Stress mode: each user's next task as soon as its last completes, no pacing.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        stress: Option<bool>,
+        /// Warm-up: cold (empty cache, as LoadGen) or preloaded.
+        #[arg(long, value_name = "MODE")]
+        warm_up: Option<String>,
+        /// Engine: io_uring, psync, or null (model only: no I/O).
+        #[arg(long, value_name = "ENGINE")]
+        engine: Option<String>,
+        /// I/Os in flight at most.
+        #[arg(long, value_name = "N")]
+        queue_depth: Option<u32>,
+        /// Limit on Send Mail's 95th-percentile latency, e.g. 1s.
+        #[arg(long, value_name = "TIME")]
+        send_mail_p95: Option<Dur>,
+        /// Limit on average database read latency, e.g. 20ms (Jetstress's, as `storlab
+        /// exchange`).
+        #[arg(long, value_name = "TIME")]
+        db_read_latency: Option<Dur>,
+        /// Limit on average log write latency, e.g. 10ms.
+        #[arg(long, value_name = "TIME")]
+        log_write_latency: Option<Dur>,
+        /// Limit on maximum database read latency, e.g. 100ms.
+        #[arg(long, value_name = "TIME")]
+        max_latency: Option<Dur>,
+        /// Time-series interval.
+        #[arg(long, value_name = "TIME")]
+        interval: Option<Dur>,
+        /// Seed.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Allow overwriting existing files storlab did not create.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        destroy_data: Option<bool>,
+        /// Verify data written and read.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        verify: Option<bool>,
+        /// Record a sample of the blocks the store touches, for `storlab cache-curve`.
+        #[arg(long, value_name = "true|false", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+        sample_blocks: Option<bool>,
+        ;
+        /// Tasks per user per day by LoadGen's name, replacing the profile's (`"Send Mail" =
+        /// 6`): the job file's only.
+        #[arg(skip)]
+        tasks: Option<BTreeMap<String, f64>>,
+        /// 95th-percentile limits of other task types, by LoadGen's name: the job file's only.
+        #[arg(skip)]
+        task_p95: Option<BTreeMap<String, Dur>>,
+    }
 }
 
 /// A job file with a `[users]` section.
