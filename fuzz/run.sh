@@ -8,8 +8,8 @@
 #
 #   fuzz/run.sh                    # every target, 20 s each
 #   SECONDS_EACH=3600 fuzz/run.sh job_toml results_json   # longer runs of some targets
-#   FUZZ_PROFILE=quick SECONDS_EACH=5 fuzz/run.sh         # what CI runs: unoptimised, quick
-#                                                          # to build
+#   FUZZ_PROFILE=quick SECONDS_EACH=5 JOBS=2 fuzz/run.sh  # what CI runs: unoptimised, quick
+#                                                          # to build, two targets at a time
 #
 # A C++ compiler builds libFuzzer (Debian: g++). Printed per target: executions, coverage
 # (`cov`, edges) and features (`ft`), from libFuzzer's final statistics.
@@ -40,14 +40,29 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 # Not --locked: fuzz/Cargo.lock pins what it has, and storlab's dependencies added since are
 # resolved as the build needs them (the fuzz crate is not part of storlab's lock).
 cargo build --profile "$profile" --target "$host" --target-dir target --bins
+# Targets run JOBS at a time (default 1; CI runs one per CPU once the tests are done, when
+# fuzzing is all that is left), each with its own log; the results are printed in order.
+jobs=${JOBS:-1}
+run_one() {
+  local t=$1 work=target/corpus/$1
+  mkdir -p "$work" "artifacts/$t"
+  local code=0
+  "target/$host/$profile/$t" -max_total_time="$seconds" -max_len=1048576 -rss_limit_mb=256 \
+      -timeout="$timeout" -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
+      "$work" "corpus/$t" > "target/$t.log" 2>&1 || code=$?
+  echo "$code" > "target/$t.status"
+}
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    wait -n || true
+  done
+  run_one "$t" &
+done
+wait
 status=0
 for t in "${targets[@]}"; do
-  work=target/corpus/$t
-  mkdir -p "$work" "artifacts/$t"
   log=target/$t.log
-  if ! "target/$host/$profile/$t" -max_total_time="$seconds" -max_len=1048576 -rss_limit_mb=256 \
-      -timeout="$timeout" -print_final_stats=1 -artifact_prefix="artifacts/$t/" \
-      "$work" "corpus/$t" > "$log" 2>&1; then
+  if [ "$(cat "target/$t.status")" != 0 ]; then
     echo "$t: FAILED (the input is in fuzz/artifacts/$t/):"
     tail -40 "$log"
     status=1

@@ -26,9 +26,9 @@ pub struct Histogram {
 /// The bucket counts. Recording needs every bucket at hand (37 KiB); a histogram that is only
 /// carried and added (an interval's statistics on their way from a worker to the collector)
 /// needs only its non-empty buckets. The dense buckets are behind a pointer, so that a compact
-/// histogram is small itself (80 bytes; 176 with hdrhistogram's header inline): an
-/// interval's statistics are a dozen of them, and a collector that falls behind holds them
-/// for every interval it has not yet written.
+/// histogram is small itself (80 bytes; 144 with hdrhistogram's 96-byte header inline): an
+/// interval's statistics are six of them a class, and a collector that falls behind holds
+/// them for every interval it has not yet written.
 #[derive(Clone, Debug)]
 enum Counts {
     /// Every bucket.
