@@ -65,9 +65,10 @@ pub(super) fn run_calibrate(a: CalibrateArgs) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::job_flags;
     use super::*;
     use crate::job::JobError;
-    use clap::{CommandFactory, Parser};
+    use clap::Parser;
 
     /// Every flag of `storlab calibrate` but the output's and `--preset`, with a value.
     const EVERY: &[&str] = &[
@@ -105,23 +106,7 @@ mod tests {
     fn every_flag_is_given_and_applied_over_the_file() {
         // Every clap flag that changes the calibration is in `given` (so in the results'
         // invocation and in the blame of an error).
-        let cli = super::super::Cli::command();
-        let sub = cli.find_subcommand("calibrate").unwrap();
-        let output = [
-            "--dry-run",
-            "--output",
-            "--json",
-            "--html",
-            "--quiet",
-            "--serve",
-            "--serve-linger",
-            "--preset",
-        ];
-        let mut clap: Vec<String> = (sub.get_arguments())
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .filter(|f| !output.contains(&f.as_str()))
-            .collect();
-        clap.sort();
+        let clap = job_flags("calibrate", &["--preset"]);
         let a = args(EVERY);
         let mut given = a.spec.given_flags();
         given.sort();

@@ -68,35 +68,15 @@ pub(super) fn run_database(a: DatabaseArgs) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{job_flags, key_flags};
     use super::*;
     use crate::workloads;
-    use clap::{CommandFactory, Parser};
+    use clap::Parser;
 
     #[test]
     fn every_key_of_the_section_is_a_flag_and_every_flag_a_key() {
-        let cli = super::super::Cli::command();
-        let sub = cli.find_subcommand("database").expect("subcommand");
-        let output = [
-            "--dry-run",
-            "--output",
-            "--json",
-            "--html",
-            "--quiet",
-            "--serve",
-            "--serve-linger",
-            "--preset",
-        ];
-        let mut clap: Vec<String> = sub
-            .get_arguments()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .filter(|f| !output.contains(&f.as_str()))
-            .collect();
-        clap.sort();
-        let mut keys: Vec<String> = (DatabaseSpec::KEYS.iter())
-            .map(|k| workloads::flag_of::<DatabaseSpec>(k).expect("a flag"))
-            .collect();
-        keys.sort();
-        assert_eq!(keys, clap);
+        let keys = key_flags::<DatabaseSpec>(DatabaseSpec::KEYS);
+        assert_eq!(keys, job_flags("database", &["--preset"]));
         assert_eq!(
             workloads::flag_of::<DatabaseSpec>("data_paths").as_deref(),
             Some("--data-path")

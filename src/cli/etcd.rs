@@ -124,46 +124,18 @@ pub(super) fn run_wal_sync(a: WalSyncArgs) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{job_flags, key_flags};
     use super::*;
-    use crate::workloads;
-    use clap::CommandFactory;
 
     /// The long flags of subcommand `name` that change its job (not where output goes).
     fn clap_flags(name: &str) -> Vec<String> {
-        let output = [
-            "--dry-run",
-            "--output",
-            "--json",
-            "--html",
-            "--quiet",
-            "--serve",
-            "--serve-linger",
-            "--preset",
-        ];
-        let cli = super::super::Cli::command();
-        let sub = cli.find_subcommand(name).expect("subcommand");
-        let mut flags: Vec<String> = sub
-            .get_arguments()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .filter(|f| !output.contains(&f.as_str()))
-            .collect();
-        flags.sort();
-        flags
-    }
-
-    /// The flags of spec `S`'s keys.
-    fn keys<S: clap::Args>(keys: &[&str]) -> Vec<String> {
-        let mut flags: Vec<String> = (keys.iter())
-            .map(|k| workloads::flag_of::<S>(k).expect("a flag"))
-            .collect();
-        flags.sort();
-        flags
+        job_flags(name, &["--preset"])
     }
 
     #[test]
     fn every_key_of_a_check_is_a_flag_and_every_flag_a_key() {
-        assert_eq!(keys::<EtcdSpec>(EtcdSpec::KEYS), clap_flags("etcd"));
-        let mut wal = keys::<WalSyncSpec>(WalSyncSpec::KEYS);
+        assert_eq!(key_flags::<EtcdSpec>(EtcdSpec::KEYS), clap_flags("etcd"));
+        let mut wal = key_flags::<WalSyncSpec>(WalSyncSpec::KEYS);
         wal.push("--no-baseline".into());
         wal.sort();
         assert_eq!(wal, clap_flags("wal-sync"));

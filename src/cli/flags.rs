@@ -407,21 +407,8 @@ pub(super) fn blame_spec<S: clap::Args>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::job_flags;
     use super::*;
-    use clap::CommandFactory;
-
-    /// The long flags clap defines for subcommand `name`, less those in `other`.
-    fn clap_flags(name: &str, other: &[&str]) -> Vec<String> {
-        let cli = super::super::Cli::command();
-        let sub = cli.find_subcommand(name).expect("subcommand");
-        let mut flags: Vec<String> = sub
-            .get_arguments()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .filter(|f| !other.contains(&f.as_str()))
-            .collect();
-        flags.sort();
-        flags
-    }
 
     fn table_flags<A, S>(table: &[Flag<A, S>]) -> Vec<String> {
         let mut flags: Vec<String> = table.iter().map(|f| f.flag.to_string()).collect();
@@ -429,35 +416,21 @@ mod tests {
         flags
     }
 
-    const OUTPUT: &[&str] = &[
-        "--dry-run",
-        "--output",
-        "--json",
-        "--html",
-        "--quiet",
-        "--serve",
-        "--serve-linger",
-    ];
-
     #[test]
     fn every_flag_that_changes_a_job_is_in_its_table() {
         // Flags that choose where the job comes from, not what it does.
         let run_only = [
-            OUTPUT,
-            &[
-                "--preset",
-                "--fio",
-                "--diskspd",
-                "--from",
-                "--map",
-                "--lenient",
-            ],
-        ]
-        .concat();
-        assert_eq!(table_flags(RUN_FLAGS), clap_flags("run", &run_only));
+            "--preset",
+            "--fio",
+            "--diskspd",
+            "--from",
+            "--map",
+            "--lenient",
+        ];
+        assert_eq!(table_flags(RUN_FLAGS), job_flags("run", &run_only));
         assert_eq!(
             table_flags(EXCHANGE_FLAGS),
-            clap_flags("exchange", &run_only)
+            job_flags("exchange", &run_only)
         );
         // The run flags a workload's job file takes are run flags, each also a flag of the
         // workload's own command.
@@ -467,7 +440,7 @@ mod tests {
         for f in crate::workloads::exchange::ROOM.flags {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
         }
-        let users = clap_flags("users", OUTPUT);
+        let users = job_flags("users", &[]);
         for f in crate::workloads::users::ROOM.flags {
             assert!(users.iter().any(|u| u == f), "{f}");
         }

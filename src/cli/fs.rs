@@ -47,25 +47,21 @@ pub(super) fn given(a: &FsArgs) -> Vec<String> {
     keys
 }
 
-/// A key's flag: `--min-rate` for `min_rate`.
-fn flag(key: &str) -> String {
-    format!("--{}", key.replace('_', "-"))
-}
-
 /// Points an error at the flag that set its key, or at the key's line in the job file.
 fn blame(mut e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
     let key = e.key.strip_prefix("fs.").unwrap_or(&e.key).to_string();
-    let mdtest = key.strip_prefix("mdtest.");
-    let by_flag = match mdtest {
-        Some(k) => given(a).contains(&format!("--mdtest-{}", k.replace('_', "-"))),
-        None => a.spec.given().contains(&key.as_str()),
+    let by_flag = match key.strip_prefix("mdtest.") {
+        Some(k) => {
+            let f = format!("--mdtest-{}", k.replace('_', "-"));
+            given(a).contains(&f).then_some(f)
+        }
+        None => (a.spec.given().contains(&key.as_str()))
+            .then(|| crate::workloads::flag_of::<FsSpec>(&key))
+            .flatten(),
     };
-    if by_flag {
+    if let Some(f) = by_flag {
         e.location = "command line".into();
-        e.key = match mdtest {
-            Some(k) => format!("--mdtest-{}", k.replace('_', "-")),
-            None => flag(&key),
-        };
+        e.key = f;
     } else if let Some((path, text)) = file {
         let top = key.split(['.', '[']).next().unwrap_or(&key);
         e.location = job::file::locate(path, text, Some("fs"), top);
@@ -130,35 +126,15 @@ pub(super) fn run_fs(a: FsArgs) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{job_flags, key_flags};
     use super::*;
     use crate::workloads::fs::spec::MdtestSpec;
-    use clap::CommandFactory;
 
     #[test]
     fn every_key_of_the_section_is_a_flag_and_only_those() {
-        let cli = super::super::Cli::command();
-        let sub = cli.find_subcommand("fs").expect("subcommand");
-        let mut flags: Vec<String> = sub
-            .get_arguments()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .filter(|f| !f.starts_with("--mdtest-"))
-            .filter(|f| {
-                ![
-                    "--dry-run",
-                    "--output",
-                    "--json",
-                    "--html",
-                    "--quiet",
-                    "--serve",
-                    "--serve-linger",
-                ]
-                .contains(&f.as_str())
-            })
-            .collect();
-        flags.sort();
-        let mut keys: Vec<String> = FsSpec::KEYS.iter().map(|k| flag(k)).collect();
-        keys.sort();
-        assert_eq!(flags, keys);
+        let mut flags = job_flags("fs", &[]);
+        flags.retain(|f| !f.starts_with("--mdtest-"));
+        assert_eq!(flags, key_flags::<FsSpec>(FsSpec::KEYS));
         for f in crate::workloads::fs::ROOM.flags {
             assert!(crate::workloads::OVERRIDE_FLAGS.contains(f), "{f}");
         }

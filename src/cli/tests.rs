@@ -9,6 +9,35 @@ fn run(args: &[&str]) -> anyhow::Result<i32> {
     super::run(args.iter().map(OsString::from))
 }
 
+/// The long flags of `cmd`, as clap declares them.
+fn longs(cmd: &clap::Command) -> impl Iterator<Item = String> + '_ {
+    (cmd.get_arguments()).filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+}
+
+/// The long flags clap defines for subcommand `name` that change its job, sorted: all but the
+/// output's (`OutputArgs`) and those in `other` (where the job comes from: `--preset`...).
+pub(super) fn job_flags(name: &str, other: &[&str]) -> Vec<String> {
+    use clap::{Args as _, CommandFactory as _};
+    let output: Vec<String> =
+        longs(&super::OutputArgs::augment_args(clap::Command::new("out"))).collect();
+    let cli = super::Cli::command();
+    let sub = cli.find_subcommand(name).expect("subcommand");
+    let mut flags: Vec<String> = longs(sub)
+        .filter(|f| !output.contains(f) && !other.contains(&f.as_str()))
+        .collect();
+    flags.sort();
+    flags
+}
+
+/// The flags of spec `S`'s keys `keys`, as clap declares them, sorted.
+pub(super) fn key_flags<S: clap::Args>(keys: &[&str]) -> Vec<String> {
+    let mut flags: Vec<String> = (keys.iter())
+        .map(|k| crate::workloads::flag_of::<S>(k).unwrap_or_else(|| panic!("{k}: no flag")))
+        .collect();
+    flags.sort();
+    flags
+}
+
 #[test]
 fn storlab_run_runs_a_registered_workloads_job_file_and_every_view_says_what_ran() {
     let dir = tempfile::tempdir().unwrap();

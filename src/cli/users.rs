@@ -98,33 +98,16 @@ pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{job_flags, key_flags};
     use super::*;
     use crate::workloads::flag_of;
-    use clap::CommandFactory;
 
     #[test]
     fn every_key_of_the_section_is_a_flag_and_every_flag_a_key() {
-        let cli = super::super::Cli::command();
-        let sub = cli.find_subcommand("users").expect("subcommand");
-        let output = [
-            "--dry-run",
-            "--output",
-            "--json",
-            "--html",
-            "--quiet",
-            "--serve",
-            "--serve-linger",
-        ];
-        let mut clap: Vec<String> = (sub.get_arguments())
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .filter(|f| !output.contains(&f.as_str()))
-            .collect();
-        clap.sort();
-        let mut keys: Vec<String> = (UsersSpec::KEYS.iter())
-            .map(|k| flag_of::<UsersSpec>(k).expect("a flag"))
-            .collect();
-        keys.sort();
-        assert_eq!(keys, clap);
+        assert_eq!(
+            key_flags::<UsersSpec>(UsersSpec::KEYS),
+            job_flags("users", &[])
+        );
         assert_eq!(
             flag_of::<UsersSpec>("db_paths").as_deref(),
             Some("--db-path")

@@ -214,23 +214,15 @@ fn the_job_schema_validates_every_shipped_job_file_and_refuses_unknown_keys() {
         checked.len()
     );
     // A value of the wrong type fails too (a queue depth in words).
-    let mut v: Value = serde_json::to_value(
-        std::fs::read_to_string(repo().join("examples/quickstart.toml"))
-            .unwrap()
-            .parse::<toml::Table>()
-            .unwrap(),
-    )
-    .unwrap();
+    let example = |name: &str| -> Value {
+        let text = std::fs::read_to_string(repo().join("examples").join(name)).unwrap();
+        serde_json::to_value(text.parse::<toml::Table>().unwrap()).unwrap()
+    };
+    let mut v = example("quickstart.toml");
     v["worker"][0]["queue_depth"] = "deep".into();
     assert!(!errors(&v).is_empty());
     // And in a room's section (a mailbox count in words).
-    let mut v: Value = serde_json::to_value(
-        std::fs::read_to_string(repo().join("examples/exchange-2010.toml"))
-            .unwrap()
-            .parse::<toml::Table>()
-            .unwrap(),
-    )
-    .unwrap();
+    let mut v = example("exchange-2010.toml");
     v["exchange"]["mailboxes"] = "many".into();
     assert!(!errors(&v).is_empty());
     eprintln!("{} job files valid", checked.len());
