@@ -10,8 +10,9 @@
 #   SECONDS_EACH=3600 fuzz/run.sh job_toml results_json   # longer runs of some targets
 #   FUZZ_PROFILE=quick SECONDS_EACH=5 JOBS=2 fuzz/run.sh  # what CI runs: unoptimised, quick
 #                                                          # to build, two targets at a time
+#                                                          # (FUZZ_STEP: build, run or all)
 #
-# A C++ compiler builds libFuzzer (Debian: g++). Printed per target: executions, coverage
+# LLVM's libFuzzer (Debian: libclang-rt-dev), or a C++ compiler to build it (Debian: g++). Printed per target: executions, coverage
 # (`cov`, edges) and features (`ft`), from libFuzzer's final statistics.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -34,12 +35,29 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
 -Cllvm-args=-sanitizer-coverage-trace-compares \
 -Cllvm-args=-sanitizer-coverage-stack-depth \
 -Cdebug-assertions -Coverflow-checks"
+# libFuzzer itself: LLVM's own build of it where Debian's libclang-rt-dev installed one (it comes
+# with libclang-dev, which the `mpi` feature's bindings need), else libfuzzer-sys compiles its
+# copy of the C++ sources (23 s of a CPU, the longest step of the build after storlab itself).
+if [ -z "${CUSTOM_LIBFUZZER_PATH:-}" ]; then
+  for a in /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a; do
+    [ -f "$a" ] && [ "$(uname -m)" = x86_64 ] && export CUSTOM_LIBFUZZER_PATH=$a
+  done
+fi
 # With an explicit --target, RUSTFLAGS instrument the targets only, not build scripts and
 # procedural macros (which run on the host without libFuzzer's runtime).
 host=$(rustc -vV | sed -n 's/^host: //p')
 # Not --locked: fuzz/Cargo.lock pins what it has, and storlab's dependencies added since are
 # resolved as the build needs them (the fuzz crate is not part of storlab's lock).
-cargo build --profile "$profile" --target "$host" --target-dir target --bins
+# FUZZ_STEP=build builds and stops, FUZZ_STEP=run runs what was built (.ci/run builds at the
+# lowest priority from its start, in the time its other steps leave a CPU idle, and runs once
+# the tests start); both by default.
+step=${FUZZ_STEP:-all}
+if [ "$step" != run ]; then
+  cargo build --profile "$profile" --target "$host" --target-dir target --bins
+fi
+if [ "$step" = build ]; then
+  exit 0
+fi
 # Targets run JOBS at a time (default 1; CI runs one per CPU once the tests are done, when
 # fuzzing is all that is left), each with its own log; the results are printed in order.
 jobs=${JOBS:-1}

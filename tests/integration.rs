@@ -177,7 +177,6 @@ mod live_limits;
 mod longrun;
 #[path = "integration/loopdev.rs"]
 mod loopdev;
-#[cfg(feature = "mpi")]
 #[path = "integration/multihost/mod.rs"]
 mod multihost;
 #[path = "integration/packages.rs"]

@@ -51,7 +51,7 @@ pub(crate) fn page_number(page: PageId) -> u64 {
 /// not needed: MurmurHash3's 64-bit finaliser spreads every bit of the id (the database in
 /// the high bits too) over the low bits the table indexes by.
 #[derive(Debug, Default, Clone, Copy)]
-struct PageHasher(u64);
+pub(crate) struct PageHasher(u64);
 
 impl Hasher for PageHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -76,7 +76,7 @@ impl Hasher for PageHasher {
 }
 
 /// A map keyed by page id.
-type PageMap<V> = HashMap<PageId, V, BuildHasherDefault<PageHasher>>;
+pub(crate) type PageMap<V> = HashMap<PageId, V, BuildHasherDefault<PageHasher>>;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {

@@ -5,8 +5,8 @@
 //! database (contiguous pages, up to `max_write_bytes`), until the depth is back under target.
 //! Pages are also written when the cache evicts them dirty ([`Flusher::take`]).
 
-use super::cache::{PageId, database_of, page_number};
-use std::collections::{BTreeMap, BTreeSet};
+use super::cache::{PageId, PageMap, database_of, page_number};
+use std::collections::VecDeque;
 
 /// One database write: `pages` contiguous pages from `first`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,12 +18,20 @@ pub(crate) struct PageWrite {
 }
 
 /// The dirty pages of one database (LSNs are positions in its log).
+///
+/// The pages in LSN order are a queue, not a tree: a page becomes dirty at the end of the log,
+/// so nearly every new entry goes at the back (one out of order is put in its place), and the
+/// oldest leaves from the front. A page written from the middle (evicted, or a neighbour
+/// coalesced into a write) leaves its entry behind, stale, and stale entries are dropped when
+/// they reach the front or outnumber the dirty pages. The front entry is always a dirty page's.
+/// At the debug build's speed the trees this replaced were a third of a simulated day's CPU.
 #[derive(Debug, Default)]
 pub(crate) struct Flusher {
     /// Dirty page → LSN of its oldest unwritten change.
-    dirty: BTreeMap<PageId, u64>,
-    /// The same, ordered by that LSN.
-    by_lsn: BTreeSet<(u64, PageId)>,
+    dirty: PageMap<u64>,
+    /// (LSN, page) in that order, ties by page; an entry is live while `dirty` maps its page to
+    /// its LSN.
+    by_lsn: VecDeque<(u64, PageId)>,
 }
 
 impl Flusher {
@@ -34,20 +42,26 @@ impl Flusher {
 
     /// `page` changed by a log record ending at `lsn`. A page already dirty keeps its older LSN.
     pub(crate) fn dirty(&mut self, page: PageId, lsn: u64) {
-        if let std::collections::btree_map::Entry::Vacant(v) = self.dirty.entry(page) {
+        if let std::collections::hash_map::Entry::Vacant(v) = self.dirty.entry(page) {
             v.insert(lsn);
-            self.by_lsn.insert((lsn, page));
+            let key = (lsn, page);
+            if self.by_lsn.back().is_none_or(|&last| last <= key) {
+                self.by_lsn.push_back(key);
+            } else {
+                let at = self.by_lsn.partition_point(|&e| e < key);
+                self.by_lsn.insert(at, key);
+            }
         }
     }
 
-    #[cfg(test)]
     /// Dirty pages.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.dirty.len()
     }
 
-    #[cfg(test)]
     /// Whether no page is dirty.
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.dirty.is_empty()
     }
@@ -55,20 +69,25 @@ impl Flusher {
     /// Checkpoint depth at log end `log_end`: bytes of log since the oldest unwritten change.
     pub(crate) fn depth(&self, log_end: u64) -> u64 {
         self.by_lsn
-            .first()
+            .front()
             .map_or(0, |&(lsn, _)| log_end.saturating_sub(lsn))
     }
 
     /// Marks `page` clean (it is being written because the cache evicts it); true when it was
     /// dirty.
     pub(crate) fn take(&mut self, page: PageId) -> bool {
-        match self.dirty.remove(&page) {
-            Some(lsn) => {
-                self.by_lsn.remove(&(lsn, page));
-                true
-            }
-            None => false,
+        if self.dirty.remove(&page).is_none() {
+            return false;
         }
+        let dirty = &self.dirty;
+        let live = |&(lsn, page): &(u64, PageId)| dirty.get(&page) == Some(&lsn);
+        while self.by_lsn.front().is_some_and(|e| !live(e)) {
+            self.by_lsn.pop_front();
+        }
+        if self.by_lsn.len() > 2 * self.dirty.len() + 64 {
+            self.by_lsn.retain(live);
+        }
+        true
     }
 
     /// The next write that brings the depth toward `target` at log end `log_end`, if the depth
@@ -83,7 +102,7 @@ impl Flusher {
         if self.depth(log_end) <= target {
             return None;
         }
-        let &(_, oldest) = self.by_lsn.first()?;
+        let &(_, oldest) = self.by_lsn.front()?;
         let db = database_of(oldest);
         let mut first = oldest;
         let mut pages = 1;

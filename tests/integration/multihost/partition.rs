@@ -172,8 +172,8 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> Option<Duration>
 fn a_rank_cut_off_by_a_network_partition_ends_the_job_within_seconds_with_the_others_merged() {
     let test =
         "a_rank_cut_off_by_a_network_partition_ends_the_job_within_seconds_with_the_others_merged";
-    if Command::new("mpirun").arg("--version").output().is_err() {
-        skip(test, "mpirun is not installed (Debian: openmpi-bin)");
+    if let Some(why) = super::mpi_missing() {
+        skip(test, why);
         return;
     }
     let hosts = match namespaces_work() {
