@@ -491,6 +491,7 @@ fn resolve_worker(
     }
     let cpus = spec.cpus.clone().unwrap_or_default();
     let each = spec.one_target_each.unwrap_or(false);
+    let increments = copies_apart(wi, spec, src, &name, count, &access, targets, &target_ids)?;
     Ok((0..count)
         .map(|c| Worker {
             name: if count == 1 {
@@ -507,7 +508,12 @@ fn resolve_worker(
             queue_depth,
             cpu: (!cpus.is_empty()).then(|| cpus[c as usize % cpus.len()]),
             rate,
-            access: access.clone(),
+            access: (access.iter().zip(&increments))
+                .map(|(a, &inc)| Access {
+                    offset_bytes: a.offset_bytes + u64::from(c) * inc,
+                    ..a.clone()
+                })
+                .collect(),
             min_rate,
             io_limit: spec.io_limit.map(IoLimit::Ios),
             trace: trace.clone(),
@@ -519,6 +525,62 @@ fn resolve_worker(
             io_priority_mix,
         })
         .collect())
+}
+
+/// Each access entry's `offset_increment` (bytes; 0 without one), checked: a multiple of the
+/// entry's alignment, and the last copy's span inside every target whose size is known.
+#[allow(clippy::too_many_arguments)]
+fn copies_apart(
+    wi: usize,
+    spec: &WorkerSpec,
+    src: &Source,
+    name: &str,
+    count: u32,
+    access: &[Access],
+    targets: &[Target],
+    target_ids: &[usize],
+) -> Result<Vec<u64>, JobError> {
+    let mut increments = Vec::with_capacity(access.len());
+    for (ai, (a, s)) in access.iter().zip(&spec.access).enumerate() {
+        let inc = s.get_ref().offset_increment.map_or(0, |i| i.0);
+        let err = |message: String| JobError {
+            location: src.at(s.span()),
+            key: format!("worker[{wi}].access[{ai}].offset_increment"),
+            message,
+        };
+        if inc % a.align_bytes != 0 && inc % a.block_size_bytes != 0 {
+            return Err(err(format!(
+                "{inc} bytes is not a multiple of the alignment ({} bytes) or the block size ({} bytes)",
+                a.align_bytes, a.block_size_bytes
+            )));
+        }
+        let last = u64::from(count - 1)
+            .checked_mul(inc)
+            .and_then(|d| d.checked_add(a.offset_bytes))
+            .ok_or_else(|| {
+                err(format!(
+                    "copy {} of `{name}` would start past 16 EiB",
+                    count - 1
+                ))
+            })?;
+        for &t in target_ids {
+            let Some(size) = targets[t].size_bytes else {
+                continue;
+            };
+            let end = last.saturating_add(a.length_bytes.unwrap_or(a.block_size_bytes));
+            if inc > 0 && end > size {
+                return Err(err(format!(
+                    "copy {} of `{name}` ({count} copies, {inc} bytes apart) starts at byte {last}, and its span ends at {end}, past the end of target `{}` ({size} bytes); make the target larger, or the increment or the count smaller",
+                    count - 1,
+                    targets[t].name
+                )));
+            }
+        }
+        increments.push(inc);
+    }
+    // A trace's own entry (no access entry given) has none.
+    increments.resize(access.len(), 0);
+    Ok(increments)
 }
 
 /// A sequential stream's `gap` and `start`, bytes; an error names the key.

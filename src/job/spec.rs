@@ -282,6 +282,9 @@ pub struct AccessSpec {
     pub hot_set: Option<String>,
     /// Start of the span within each target (default 0).
     pub offset: Option<Size>,
+    /// With the worker's `count`: copy i's span starts i × this further than `offset` (fio's
+    /// `offset_increment`: clones on disjoint parts of one target). Default 0.
+    pub offset_increment: Option<Size>,
     /// Length of the span (default: to the end of the target).
     pub length: Option<Size>,
     /// Make this entry's writes durable (RWF_DSYNC per write).

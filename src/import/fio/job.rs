@@ -738,6 +738,20 @@ fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut O
             None => out.bad(o, "offset", "a byte offset (a percentage is not converted)"),
         }
     }
+    // fio's clones (numjobs) each start this much further than the one before.
+    if let Some(o) = job.get("offset_increment") {
+        match o.value.as_deref().and_then(size) {
+            Some(0) => {}
+            Some(inc) => {
+                let _ = writeln!(t, "offset_increment = {inc}");
+            }
+            None => out.bad(
+                o,
+                "offset_increment",
+                "bytes between clones' offsets (a percentage is not converted)",
+            ),
+        }
+    }
     for key in ["fsync", "fdatasync"] {
         let n = number(job, key, 0..=u32::MAX, 0, "a count of writes", out);
         if n > 0 {

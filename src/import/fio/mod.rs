@@ -42,6 +42,13 @@ struct Section {
 /// Options that have no effect on what storlab measures, and why.
 const NO_EFFECT: &[(&str, &str)] = &[
     ("thread", "storlab's workers are threads"),
+    // fio registers its profiles' options with its own (profiles/tiobench.c), so it reads
+    // `threads` in any job, and uses it only with profile=tiobench (its own examples
+    // steadystate.fio and waitfor.fio carry it).
+    (
+        "threads",
+        "the tiobench profile's thread count, which fio uses only with profile=tiobench",
+    ),
     ("new_group", "each job is reported as its own class"),
     ("randrepeat", "storlab's offsets are seeded (`seed`)"),
     ("gtod_reduce", "storlab times every I/O"),

@@ -83,6 +83,36 @@ fn a_job_becomes_a_worker_with_its_clones_mix_depth_and_files() {
 }
 
 #[test]
+fn clones_with_an_offset_increment_each_start_further_into_one_file() {
+    // fio: clone n's offset is offset + n × offset_increment (its examples'
+    // cross-stripe-verify.fio splits a drive this way among 30 clones).
+    let text = "[global]\nfilename=/tmp/stripes\nsize=1g\nbs=16k\nrw=write\noffset=128k\n\
+                offset_increment=256m\n[w]\nnumjobs=4\n";
+    let t = toml_of(text);
+    let a = &t["worker"][0]["access"][0];
+    assert_eq!(t["worker"][0]["count"].as_integer(), Some(4));
+    assert_eq!(a["offset"].as_integer(), Some(128 << 10));
+    assert_eq!(a["offset_increment"].as_integer(), Some(256 << 20));
+    // The converted job's four workers, each on its own quarter of the file.
+    let job = resolves(&conv(text, &[], false).unwrap().toml);
+    let starts: Vec<u64> = (job.workers.iter())
+        .map(|w| w.access[0].offset_bytes)
+        .collect();
+    assert_eq!(
+        starts,
+        (0..4)
+            .map(|n| (128 << 10) + n * (256 << 20))
+            .collect::<Vec<_>>()
+    );
+    let e = conv(&text.replace("256m", "25%"), &[], false).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("offset_increment=25%: bytes between clones"),
+        "{e}"
+    );
+}
+
+#[test]
 fn what_a_job_does_not_say_is_fios_default() {
     // fio: ioengine=psync, direct=0 (the page cache), rw=read, bs=4k, iodepth=1.
     let t = toml_of("[j]\nfilename=/tmp/x\nsize=1m\n");

@@ -203,3 +203,32 @@ fn unknown_target_reference() {
     let e = resolve_text(&text).unwrap_err();
     assert!(e.message.contains("no target is named `nope`"), "{e}");
 }
+
+#[test]
+fn copies_with_an_offset_increment_work_on_their_own_parts_of_the_target() {
+    let job = |count: u32, inc: &str| {
+        format!(
+            "duration = \"1s\"\n[[target]]\nname = \"t\"\npath = \"/tmp/x.dat\"\nsize = \"1GiB\"\n\
+             [[worker]]\nname = \"w\"\ncount = {count}\n[[worker.access]]\nblock_size = \"16k\"\n\
+             random = 0\nalign = \"4k\"\noffset = \"120k\"\noffset_increment = \"{inc}\"\nlength = \"64MiB\"\n\
+             [[worker.access]]\nblock_size = \"4k\"\n"
+        )
+    };
+    let j = resolve_text(&job(4, "256MiB")).unwrap();
+    let offsets: Vec<(u64, u64)> = (j.workers.iter())
+        .map(|w| (w.access[0].offset_bytes, w.access[1].offset_bytes))
+        .collect();
+    let (k, m) = (120 << 10, 256 << 20);
+    assert_eq!(
+        offsets,
+        [(k, 0), (k + m, 0), (k + 2 * m, 0), (k + 3 * m, 0)]
+    );
+    // Copy 4 of 5 would start at 1 GiB + 120 KiB: past the end.
+    let e = resolve_text(&job(5, "256MiB")).unwrap_err();
+    assert_eq!(e.key, "worker[0].access[0].offset_increment");
+    assert!(e.message.contains("copy 4 of `w`"), "{}", e.message);
+    assert_eq!(e.location, "job.toml:9");
+    // A multiple of the alignment, as `offset` is.
+    let e = resolve_text(&job(2, "1000")).unwrap_err();
+    assert!(e.message.contains("not a multiple"), "{}", e.message);
+}
