@@ -8,7 +8,7 @@
 #
 #   fuzz/run.sh                    # every target, 20 s each
 #   SECONDS_EACH=3600 fuzz/run.sh job_toml results_json   # longer runs of some targets
-#   FUZZ_PROFILE=quick SECONDS_EACH=5 JOBS=2 fuzz/run.sh  # what CI runs: unoptimised, quick
+#   FUZZ_PROFILE=quick SECONDS_EACH=3 JOBS=2 fuzz/run.sh  # what CI runs: unoptimised, quick
 #                                                          # to build, two targets at a time
 #                                                          # (FUZZ_STEP: build, run or all)
 #
