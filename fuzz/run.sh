@@ -12,8 +12,9 @@
 #                                                          # to build, two targets at a time
 #                                                          # (FUZZ_STEP: build, run or all)
 #
-# LLVM's libFuzzer (Debian: libclang-rt-dev), or a C++ compiler to build it (Debian: g++). Printed per target: executions, coverage
-# (`cov`, edges) and features (`ft`), from libFuzzer's final statistics.
+# LLVM's libFuzzer (Debian: libclang-rt-dev), or a C++ compiler to build it (Debian: g++).
+# Printed per target: executions, coverage (`cov`, edges) and features (`ft`), from libFuzzer's
+# final statistics.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${SECONDS_EACH:-20}
@@ -39,8 +40,8 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
 # with libclang-dev, which the `mpi` feature's bindings need), else libfuzzer-sys compiles its
 # copy of the C++ sources (23 s of a CPU, the longest step of the build after storlab itself).
 if [ -z "${CUSTOM_LIBFUZZER_PATH:-}" ]; then
-  for a in /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a; do
-    [ -f "$a" ] && [ "$(uname -m)" = x86_64 ] && export CUSTOM_LIBFUZZER_PATH=$a
+  for a in /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-"$(uname -m)".a; do
+    [ -f "$a" ] && export CUSTOM_LIBFUZZER_PATH=$a
   done
 fi
 # With an explicit --target, RUSTFLAGS instrument the targets only, not build scripts and

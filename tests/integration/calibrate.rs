@@ -139,10 +139,7 @@ fn a_throttled_device_calibrates_to_its_limits_and_saturates_flat() {
     // worker and storlab's threads run: a memory-backed loop device's I/O is CPU work (its
     // kernel worker waits for a CPU like any thread), so on a host whose CPUs were contended
     // most of the time, as storlab measured it, a point may come in under the limit.
-    let contended = v
-        .pointer("/cost/measure/cpu_pressure_pct")
-        .and_then(Value::as_f64)
-        .is_some_and(|p| p > 50.0);
+    let contended = crate::harness::cpu_pressure_pct(&v).is_some_and(|p| p > 50.0);
     let reached = |got: f64, limit: f64| within(got, limit) || (contended && got <= 1.1 * limit);
     assert!(reached(max_iops, READ_IOPS), "max small IOPS {max_iops}");
     assert!(

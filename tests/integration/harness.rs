@@ -447,6 +447,14 @@ pub(crate) fn report_html(dir: &Path, results: &Path, html: &Path) -> String {
     std::fs::read_to_string(html).unwrap_or_else(|e| panic!("cannot read {}: {e}", html.display()))
 }
 
+/// The machine's CPU pressure over a run's measured phase, as storlab measured it (PSI `some`,
+/// % of the time some task waited for a CPU); `None` without PSI. Tests of figures a busy host
+/// bends (memory-backed loop devices, a collector that falls behind) judge them by it.
+pub(crate) fn cpu_pressure_pct(v: &Value) -> Option<f64> {
+    v.pointer("/cost/measure/cpu_pressure_pct")
+        .and_then(Value::as_f64)
+}
+
 /// A results (or other JSON) file.
 #[track_caller]
 ///

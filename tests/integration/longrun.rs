@@ -202,9 +202,7 @@ fn memory_does_not_depend_on_the_number_of_intervals() {
     // intervals (beside `stress-ng --cpu 4` and seven other tests it rose from 27 to 39 MiB
     // over the first 2,000 intervals and stayed there). There only the growth per interval is
     // judged, below.
-    let pressure = load_json(&long.results)
-        .pointer("/cost/measure/cpu_pressure_pct")
-        .and_then(serde_json::Value::as_f64);
+    let pressure = crate::harness::cpu_pressure_pct(&load_json(&long.results));
     let starved = pressure.is_some_and(|p| p > 50.0);
     if starved {
         eprintln!(

@@ -1,6 +1,7 @@
-//! Runs over many hosts on MPI (built with `--features mpi`; `.ci/test` builds and runs these
-//! when Open MPI is there to build against, and `.ci/run` installs it from Debian): `mpirun -np 3` on this host starts three ranks of one job, each
-//! on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
+//! Runs over many hosts on MPI (compiled always, run when storlab is built with `--features
+//! mpi`, which `.ci/test` does when Open MPI is there to build against and `.ci/run` installs
+//! from Debian; skipped otherwise): `mpirun -np 3` on this host starts three ranks of one job,
+//! each on its own file by the `{rank}` template, and rank 0 writes one results file whose figures
 //! are the sum of the ranks' own results, with a `hosts` entry per rank; one LUN (a loop
 //! device) shared by slices, each rank on its own part; each host validating its own Exchange
 //! databases; a rank killed mid-run, and one that hangs (SIGSTOP), named in the merged results
