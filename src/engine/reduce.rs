@@ -3,7 +3,8 @@
 //!
 //! **Compression.** Every 512-byte sector keeps its first [`Reduction::keep`] bytes (the
 //! 48-byte verification header, an 8-byte tag and pseudo-random payload) and is zero after
-//! them. `keep` is calibrated when the run starts: the smallest count whose synthetic dedupe
+//! them; the header is masked ([`super::verify::mask_header`]), so the kept bytes are all
+//! incompressible and the zeros are all that compresses. `keep` is calibrated when the run starts: the smallest count whose synthetic dedupe
 //! units deflate (see [`compressed_len`]) to at most the asked ratio's share, so the data
 //! compresses as asked whatever the unit size.
 //!
@@ -124,6 +125,9 @@ impl Reduction {
             0
         };
         sector[8..12].copy_from_slice(&crc.to_le_bytes());
+        if self.keep < SECTOR {
+            super::verify::mask_header(sector);
+        }
     }
 }
 
@@ -219,20 +223,15 @@ fn calibrate(ratio: f64, unit: usize, checked: bool) -> usize {
     let unit = unit.max(SECTOR);
     let mut data = vec![0u8; unit];
     let mut out = Vec::new();
+    let kind = if checked {
+        super::verify::KIND_RUN
+    } else {
+        super::verify::KIND_UNCHECKED
+    };
     let mut ratio_at = |keep: usize| {
-        fill_random(&mut data, keep as u64);
+        // Unique sectors as a run seals them.
         for (i, s) in data.chunks_exact_mut(SECTOR).enumerate() {
-            // As a unique unit is sealed: a header of recurring fields, then the payload.
-            s[0..8].copy_from_slice(&MAGIC);
-            if !checked {
-                s[8..12].fill(0);
-            }
-            s[12..16].copy_from_slice(&1u32.to_le_bytes());
-            s[16..24].copy_from_slice(&7u64.to_le_bytes());
-            s[24..32].copy_from_slice(&((i * SECTOR) as u64).to_le_bytes());
-            s[32..40].copy_from_slice(&9u64.to_le_bytes());
-            s[40..48].copy_from_slice(&1u64.to_le_bytes());
-            s[keep..].fill(0);
+            super::verify::seal_sector(s, kind, 7, (i * SECTOR) as u64, 9, 1, keep);
         }
         unit as f64 / deflated_len(&data, &mut out, flate2::Compression::default()) as f64
     };

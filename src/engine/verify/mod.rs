@@ -14,15 +14,24 @@
 //! | 24..32 | the sector's own byte offset in the target                         |
 //! | 32..40 | run id (0 when prepared)                                           |
 //! | 40..48 | write version of the block (0 when prepared)                       |
+//! | 48..56 | tag: pseudo-random (from run, version and offset), the payload's key |
 //!
 //! The rest of the sector is pseudo-random data, made anew for every sector a run writes
-//! ([`super::buf::fresh_payload`]). Runs without verification write the header
-//! too, without the checksum (it costs about 0.4 µs per 4 KiB), so a later verifying run
-//! still finds every sector where it belongs and counts those blocks as unchecked. A *block* (the verification unit) is the
-//! largest size every I/O of the job is a multiple of and aligned to; the [`VerifyMap`] holds,
-//! per block, the version of its last acknowledged write and a lock: a block is never read
-//! while it is being written, nor written by two I/Os at once, so what a read must find is
-//! always known exactly. A read then tells apart:
+//! ([`super::buf::fresh_payload`]). Runs without verification write the header too, without
+//! the checksum (it costs about 0.4 µs per 4 KiB), so a later verifying run still finds every
+//! sector where it belongs and counts those blocks as unchecked.
+//!
+//! A sector of reduced data (zero after some bytes, `[data] compress`) has its bytes 0..48
+//! masked with a keystream drawn from its tag ([`mask_header`]): its header is as
+//! incompressible as its payload, so every compressor at every unit finds the same
+//! compressible bytes, the zeros. (A plain header repeats from sector to sector, which
+//! compressors with entropy coding and large units exploit far more than others.) A read
+//! unmasks a sector whose magic is not in the clear.
+//!
+//! A *block* (the verification unit) is the largest size every I/O of the job is a multiple
+//! of and aligned to; the [`VerifyMap`] holds, per block, the version of its last acknowledged
+//! write and a lock: a block is never read while it is being written, nor written by two I/Os
+//! at once, so what a read must find is always known exactly. A read then tells apart:
 //!
 //! - **corrupted**: a sector whose checksum or magic is wrong (bit rot, another writer);
 //! - **misdirected**: a valid sector that belongs to another offset or another target;
@@ -45,8 +54,10 @@ pub const HEADER_BYTES: usize = 48;
 pub const MAGIC: [u8; 8] = *b"stlbVRFY";
 
 const KIND_PREPARED: u32 = 0;
-const KIND_RUN: u32 = 1;
-const KIND_UNCHECKED: u32 = 2;
+pub(super) const KIND_RUN: u32 = 1;
+pub(super) const KIND_UNCHECKED: u32 = 2;
+/// Bytes of header a reduced sector masks: everything before the tag.
+const MASKED: usize = 48;
 
 /// Seals every sector of `chunk`, which starts at byte `offset` of a target with identity
 /// `target_id`, as prepared data (run 0, version 0). `chunk` already holds random data.
@@ -64,8 +75,9 @@ pub fn seal_prepared(chunk: &mut [u8], target_id: u64, offset: u64) {
     }
 }
 
-/// Seals one sector; its bytes from `keep` on are zeroed (`SECTOR`: none are).
-fn seal_sector(
+/// Seals one sector; its bytes from `keep` on are zeroed (`SECTOR`: none are, and the header
+/// stays in the clear; otherwise it is masked, [`mask_header`]).
+pub(super) fn seal_sector(
     sector: &mut [u8],
     kind: u32,
     target_id: u64,
@@ -93,6 +105,21 @@ fn seal_sector(
     }
     let crc = (kind != KIND_UNCHECKED).then(|| sector_crc(sector));
     sector[8..12].copy_from_slice(&crc.unwrap_or(0).to_le_bytes());
+    if keep < SECTOR {
+        mask_header(sector);
+    }
+}
+
+/// Masks (or unmasks: the same operation) bytes 0..48 of a sector with a keystream drawn from
+/// its tag (bytes 48..56), as a payload is ([`crate::engine::buf::fresh_payload`]), so that a
+/// header looks like random data to a compressor and no two sectors' headers share a run of
+/// bytes.
+pub(super) fn mask_header(sector: &mut [u8]) {
+    let mut key = [0u8; MASKED];
+    crate::engine::buf::fresh_payload(&mut key, u64_at(sector, MASKED) ^ 0x6D61_736B_2D68_6472);
+    for (b, k) in sector[..MASKED].iter_mut().zip(key) {
+        *b ^= k;
+    }
 }
 
 pub(super) fn sector_crc(sector: &[u8]) -> u32 {
@@ -130,6 +157,18 @@ enum Sector {
 }
 
 fn read_sector(sector: &[u8], target_id: u64, offset: u64) -> Sector {
+    if sector[0..8] != MAGIC && sector.len() == SECTOR {
+        // A sector of reduced data, its header masked (or not storlab's at all).
+        let mut clear = [0u8; SECTOR];
+        clear.copy_from_slice(sector);
+        mask_header(&mut clear);
+        return read_clear(&clear, target_id, offset);
+    }
+    read_clear(sector, target_id, offset)
+}
+
+/// [`read_sector`] of a sector whose header is in the clear.
+fn read_clear(sector: &[u8], target_id: u64, offset: u64) -> Sector {
     let kind = u32_at(sector, 12);
     let checked = kind == KIND_PREPARED || kind == KIND_RUN || kind == KIND_COPY;
     if sector[0..8] != MAGIC

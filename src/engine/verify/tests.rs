@@ -162,6 +162,13 @@ fn reduced_data_still_tells_damage_apart() {
     }
     let c = read(&m, &disk, 0, 0, 65536);
     assert_eq!((c.blocks_checked, c.errors()), (16, 0), "{c:?}");
+    // Every reduced sector's header is masked, copies and unique data alike; unmasked, it is
+    // the plain header. Prepared data stays in the clear.
+    assert!(disk.chunks(SECTOR).all(|s| s[..8] != MAGIC));
+    assert!(prepared(4096, 11).chunks(SECTOR).all(|s| s[..8] == MAGIC));
+    let mut clear = disk[..SECTOR].to_vec();
+    super::mask_header(&mut clear);
+    assert_eq!(clear[..8], MAGIC);
     // Some blocks hold copies, some unique data.
     let copy = |off: u64| r.choice(m.targets[0].id, off, 1).is_some();
     let copies: Vec<u64> = (0..16).map(|b| b * 4096).filter(|&o| copy(o)).collect();
@@ -171,9 +178,12 @@ fn reduced_data_still_tells_damage_apart() {
         copies[0],
         (0..65536).step_by(4096).find(|&o| !copy(o)).unwrap(),
     ] {
-        let mut bad = disk.clone();
-        bad[off as usize + 700] ^= 1;
-        assert_eq!(read(&m, &bad, 0, off, 4096).corrupted, 1, "{off}");
+        // In the payload, in the masked header (the target's identity), in the tag.
+        for at in [700, 20, 50] {
+            let mut bad = disk.clone();
+            bad[off as usize + at] ^= 1;
+            assert_eq!(read(&m, &bad, 0, off, 4096).corrupted, 1, "{off} + {at}");
+        }
     }
     // Lost and torn: rewrite a block until its content changes kind or entry.
     let off = copies[0];
