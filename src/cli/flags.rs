@@ -179,6 +179,7 @@ pub(super) const RUN_FLAGS: &[RunFlag] = &[
     each!("--arrivals", workers, arrivals => arrivals),
     top_level!("--duration", duration),
     top_level!("--ramp", ramp),
+    top_level!("--cooldown", cooldown),
     top_level!("--interval", interval),
     top_level!("--engine", engine),
     top_level!("--seed", seed),

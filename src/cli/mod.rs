@@ -270,6 +270,9 @@ pub struct RunArgs {
     /// Ramp before measurement, e.g. 5s.
     #[arg(long, value_name = "TIME")]
     pub ramp: Option<Dur>,
+    /// Cool-down after measurement: I/O goes on, not counted, e.g. 5s.
+    #[arg(long, value_name = "TIME")]
+    pub cooldown: Option<Dur>,
     /// Time-series interval, e.g. 1s.
     #[arg(long, value_name = "TIME")]
     pub interval: Option<Dur>,

@@ -226,6 +226,9 @@ pub struct Job {
     pub duration_ms: u64,
     /// Ramp before measurement, milliseconds.
     pub ramp_ms: u64,
+    /// Cool-down after measurement, milliseconds: I/O goes on, uncounted (added in 1.20).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub cooldown_ms: u64,
     /// Time-series interval, milliseconds.
     pub interval_ms: u64,
     /// Seed of every random sequence.

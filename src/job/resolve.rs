@@ -59,6 +59,7 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
         engine: settings.engine,
         duration_ms: settings.duration_ms,
         ramp_ms: settings.ramp_ms,
+        cooldown_ms: settings.cooldown_ms,
         interval_ms: settings.interval_ms,
         seed: spec.seed.unwrap_or(defaults::SEED),
         buffered: spec.buffered.unwrap_or(false),
@@ -92,6 +93,7 @@ struct Settings {
     engine: EngineKind,
     duration_ms: u64,
     ramp_ms: u64,
+    cooldown_ms: u64,
     interval_ms: u64,
     batch: u32,
     on_error: OnError,
@@ -109,6 +111,7 @@ impl Settings {
         };
         let duration_ms = ms(&spec.duration, defaults::DURATION_MS);
         let ramp_ms = ms(&spec.ramp, defaults::RAMP_MS);
+        let cooldown_ms = ms(&spec.cooldown, 0);
         let interval_ms = ms(&spec.interval, defaults::INTERVAL_MS);
         if duration_ms == 0 {
             return Err(src.top_level_error(
@@ -141,6 +144,7 @@ impl Settings {
             engine,
             duration_ms,
             ramp_ms,
+            cooldown_ms,
             interval_ms,
             batch,
             on_error,

@@ -18,6 +18,9 @@ pub struct JobSpec {
     pub duration: Option<Dur>,
     /// Ramp-up before measurement: I/O runs but is not counted, e.g. "5s".
     pub ramp: Option<Dur>,
+    /// Cool-down after measurement: I/O goes on but is not counted, so that the last measured
+    /// interval runs under the same load as the others (DiskSpd's `-C`), e.g. "5s".
+    pub cooldown: Option<Dur>,
     /// Time-series interval, e.g. "1s".
     pub interval: Option<Dur>,
     /// Seed for offsets and choices; the same seed gives the same sequence.

@@ -123,7 +123,7 @@ pub fn workers(job: &Job) -> Vec<Line> {
     lines
 }
 
-/// `2 s ramp, then 30 s measured, in 1 s intervals`; a job whose every worker stops after its
+/// `2 s ramp, then 30 s measured, then 5 s cool-down (not counted), in 1 s intervals`; a job whose every worker stops after its
 /// I/Os: `measured until every worker has done its I/Os (at most 1 min)`.
 pub fn timing(job: &Job) -> String {
     let ramp = if job.ramp_ms > 0 {
@@ -145,8 +145,16 @@ pub fn timing(job: &Job) -> String {
     } else {
         format!("{} measured{per_step}", format_ms(job.duration_ms))
     };
+    let cooldown = if job.cooldown_ms > 0 {
+        format!(
+            ", then {} cool-down (not counted)",
+            format_ms(job.cooldown_ms)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{ramp}{how_long}, in {} intervals",
+        "{ramp}{how_long}{cooldown}, in {} intervals",
         format_ms(job.interval_ms)
     )
 }

@@ -371,7 +371,7 @@ pub enum JobSource {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PhaseRecord {
-    /// Which phase (JSON: `prepare`, `ramp`, `measure`, `read-back`, `step 2 rep 1`...).
+    /// Which phase (JSON: `prepare`, `ramp`, `measure`, `cooldown`, `read-back`, `step 2 rep 1`...).
     pub name: Phase,
     /// How it ended.
     pub state: PhaseState,
@@ -405,6 +405,8 @@ pub enum Phase {
     Ramp,
     /// The measured I/O.
     Measure,
+    /// I/O that is not counted, after the measurement (`cooldown`).
+    Cooldown,
     /// Data verification's final pass over every block written.
     ReadBack,
     /// A sequence's preconditioning.
@@ -450,6 +452,7 @@ impl std::fmt::Display for Phase {
             Phase::Prepare => "prepare",
             Phase::Ramp => "ramp",
             Phase::Measure => "measure",
+            Phase::Cooldown => "cooldown",
             Phase::ReadBack => "read-back",
             Phase::Precondition => "precondition",
             Phase::Initialise => "initialise",
@@ -475,6 +478,7 @@ impl std::str::FromStr for Phase {
             Phase::Prepare,
             Phase::Ramp,
             Phase::Measure,
+            Phase::Cooldown,
             Phase::ReadBack,
             Phase::Precondition,
             Phase::Initialise,

@@ -51,6 +51,8 @@ pub(super) struct Collected {
     /// Every sampled reference, counted by block: the run's locality.
     pub reuse: ReuseCounts,
     pub cpu_measure: CpuPercent,
+    /// Host CPU over the cool-down (after the measured time), if it had one.
+    pub cpu_cooldown: CpuPercent,
     /// Each CPU over the measured phase.
     pub cpus_measure: Option<host::cpus::PerCpu>,
     pub disk_measure: BTreeMap<String, DiskDelta>,
@@ -141,6 +143,7 @@ impl Collector<'_> {
         let mut waiting = Waiting::new(n_workers, job.classes.len());
         let mut reports = Vec::new();
         let mut announced_measure = grid.ramp_ns == 0;
+        let mut announced_cooldown = grid.cooldown_ns == 0;
         let mut ramp = StatsSet::new(job.classes.len());
         let mut probe = Probe::default();
         if grid.ramp_ns == 0 {
@@ -153,6 +156,10 @@ impl Collector<'_> {
             if !announced_measure && now >= grid.ramp_ns {
                 announced_measure = true;
                 obs.phase(Phase::Measure);
+            }
+            if !announced_cooldown && now >= grid.end_ns() {
+                announced_cooldown = true;
+                obs.phase(Phase::Cooldown);
             }
             // Emit every interval that every running worker has reported.
             while let Some((index, stats)) = waiting.next_complete() {
@@ -226,7 +233,7 @@ impl Collector<'_> {
             }
         }
         let elapsed_ns = start.elapsed().as_nanos() as u64;
-        let (cpu_measure, cpus_measure, disk_measure, ramp_cpu) =
+        let (cpu_measure, cpus_measure, disk_measure, ramp_cpu, cpu_cooldown) =
             edges.deltas(&first, start, devices);
         reports.sort_by_key(|r| r.worker);
         let ramp = (grid.ramp_ns > 0).then(|| (ramp, ramp_cpu, grid.ramp_ns as f64 / 1e9));
@@ -235,6 +242,7 @@ impl Collector<'_> {
             sampled,
             reuse,
             cpu_measure,
+            cpu_cooldown,
             cpus_measure,
             disk_measure,
             elapsed_ns,
@@ -318,7 +326,7 @@ impl Edges {
             if end == grid.ramp_ns && self.measure_start.is_none() {
                 self.measure_start = Some(s.clone());
             }
-            if end == grid.ramp_ns + grid.measure_ns {
+            if end == grid.end_ns() {
                 self.measure_end = Some(s.clone());
             }
             ends.insert(*next, s);
@@ -326,9 +334,9 @@ impl Edges {
         }
     }
 
-    /// CPU (the machine's and each CPU's) and device deltas over the measured time, and the CPU
-    /// over the ramp (from `first`, the run's start), once the run is over (an end not sampled
-    /// yet is sampled now).
+    /// CPU (the machine's and each CPU's) and device deltas over the measured time, the CPU
+    /// over the ramp (from `first`, the run's start) and the CPU after the measured time (the
+    /// cool-down), once the run is over (an end not sampled yet is sampled now).
     fn deltas(
         self,
         first: &Sample,
@@ -339,18 +347,22 @@ impl Edges {
         Option<host::cpus::PerCpu>,
         BTreeMap<String, DiskDelta>,
         CpuPercent,
+        CpuPercent,
     ) {
         let Some(from) = self.measure_start else {
-            return (
-                CpuPercent::default(),
-                None,
-                BTreeMap::new(),
-                CpuPercent::default(),
-            );
+            return Default::default();
         };
-        let to = self.measure_end.unwrap_or_else(|| sample(start, devices));
+        let now = sample(start, devices);
+        let to = self.measure_end.unwrap_or_else(|| now.clone());
         let (cpu, disks) = deltas(&from, &to);
-        (cpu, per_cpu(&from, &to), disks, deltas(first, &from).0)
+        let after = deltas(&to, &now).0;
+        (
+            cpu,
+            per_cpu(&from, &to),
+            disks,
+            deltas(first, &from).0,
+            after,
+        )
     }
 }
 
@@ -363,7 +375,7 @@ impl Probe {
     /// The collector woke now from a wait that timed out at `due_ns` (after `start`).
     fn woke(&mut self, grid: &IntervalGrid, due_ns: u64, start: Instant) {
         let woke_ns = start.elapsed().as_nanos() as u64;
-        let measured = due_ns > grid.ramp_ns && due_ns <= grid.ramp_ns + grid.measure_ns;
+        let measured = due_ns > grid.ramp_ns && due_ns <= grid.end_ns();
         if measured && woke_ns >= due_ns {
             self.0 = self.0.max(woke_ns - due_ns);
         }

@@ -311,7 +311,7 @@ fn execute_inner(
 
     // Ramp and measure.
     draft.starting = true;
-    let grid = IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms);
+    let grid = IntervalGrid::of_job(job);
     let ts_path = results::file::timeseries_path(&opts.results_path);
     let mut ndjson = collect::open_series(&ts_path, opts.append_timeseries)?;
     if opts.inlines_timeseries() {
@@ -433,8 +433,12 @@ fn ending(
 ) -> Interrupted {
     let elapsed = collected.elapsed_ns;
     let stopped_on_errors = failed >= job.on_error.limit() && !signals.signalled();
+    let end_ns = grid.end_ns();
+    let cooling = grid.cooldown_ns > 0 && elapsed > end_ns;
     let signalled = signals.reason_in(if elapsed < grid.ramp_ns {
         Phase::Ramp
+    } else if cooling {
+        Phase::Cooldown
     } else {
         Phase::Measure
     });
@@ -457,15 +461,36 @@ fn ending(
             cpu_s,
         );
     }
+    // Stopped early by a signal, by errors (on_error) or by a worker's fatal error.
+    let clean = signalled.is_none() && !stopped_on_errors && fatal.is_empty();
     let measure = if elapsed <= grid.ramp_ns {
         PhaseState::NotStarted
     } else {
-        // Stopped early by a signal, by errors (on_error) or by a worker's fatal error.
-        PhaseState::of(signalled.is_none() && !stopped_on_errors && fatal.is_empty())
+        // A signal in the cool-down leaves the measurement whole (the run is still
+        // interrupted: the cool-down was cut short).
+        PhaseState::of(clean || cooling && !stopped_on_errors && fatal.is_empty())
     };
-    let measure_s = elapsed.saturating_sub(grid.ramp_ns) as f64 / 1e9;
+    // With a cool-down, the measurement ends at its planned end; without, it takes the
+    // drain of what was in flight too.
+    let measured_until = if grid.cooldown_ns > 0 {
+        elapsed.min(end_ns)
+    } else {
+        elapsed
+    };
+    let measure_s = measured_until.saturating_sub(grid.ramp_ns) as f64 / 1e9;
     let cpu_s = collected.cpu_measure.process_pct() / 100.0 * measure_s;
     draft.phase(Phase::Measure, measure, measure_s, cpu_s);
+    if grid.cooldown_ns > 0 {
+        let (state, cooldown_s) = if cooling {
+            let s = elapsed - end_ns;
+            (PhaseState::of(clean && s >= grid.cooldown_ns), s)
+        } else {
+            (PhaseState::NotStarted, 0)
+        };
+        let seconds = cooldown_s as f64 / 1e9;
+        let cpu_s = collected.cpu_cooldown.process_pct() / 100.0 * seconds;
+        draft.phase(Phase::Cooldown, state, seconds, cpu_s);
+    }
     for r in &collected.reports {
         if let Some(ring) = &r.ring {
             draft

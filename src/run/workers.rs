@@ -380,7 +380,7 @@ fn tier_of(
         dirty_pct: c.dirty_pct,
         queue_depth: w.queue_depth,
         ramp_ns: grid.ramp_ns,
-        end_ns: grid.ramp_ns + grid.measure_ns,
+        end_ns: grid.end_ns(),
         interval_ns: grid.interval_ns,
     };
     let setup = TierResult {

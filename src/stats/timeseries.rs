@@ -348,6 +348,8 @@ pub struct IntervalGrid {
     pub measure_ns: u64,
     /// Interval length, ns.
     pub interval_ns: u64,
+    /// After the measurement, I/O goes on uncounted for this long (no interval covers it), ns.
+    pub cooldown_ns: u64,
 }
 
 impl IntervalGrid {
@@ -357,7 +359,21 @@ impl IntervalGrid {
             ramp_ns: ramp_ms * 1_000_000,
             measure_ns: duration_ms * 1_000_000,
             interval_ns: interval_ms * 1_000_000,
+            cooldown_ns: 0,
         }
+    }
+
+    /// The grid of `job`'s run: its ramp, measured duration, interval and cool-down.
+    pub fn of_job(job: &crate::job::Job) -> IntervalGrid {
+        IntervalGrid {
+            cooldown_ns: job.cooldown_ms * 1_000_000,
+            ..IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms)
+        }
+    }
+
+    /// When the measurement ends, ns from the start.
+    pub fn end_ns(&self) -> u64 {
+        self.ramp_ns + self.measure_ns
     }
 
     /// Number of ramp intervals.
@@ -489,6 +505,7 @@ mod tests {
             ramp_ns: 2500,
             measure_ns: 3500,
             interval_ns: 1000,
+            cooldown_ns: 0,
         };
         assert_eq!(g.ramp_intervals(), 3);
         assert_eq!(g.intervals(), 7);

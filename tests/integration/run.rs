@@ -577,3 +577,79 @@ fn a_default_run_uses_deferred_task_work_and_a_registered_ring() {
     }
     assert_eq!(u64_at(&v, "/engine/io_uring/workers"), 1);
 }
+
+/// A cool-down (`--cooldown`, DiskSpd's `-C`) keeps the I/O going after the measured time and
+/// counts none of it: 200 paced 4 KiB writes a second, sequential from the file's start, for
+/// 1 s measured and 1 s of cool-down. The measured time, the totals and the time series hold
+/// the first second only; the file shows the second's writes too (each written block's
+/// header says a run wrote it); the phases list the cool-down; the plan printed, the results
+/// and the HTML report say it alike.
+#[test]
+fn a_cooldown_keeps_io_going_after_the_measurement_and_counts_none_of_it() {
+    let dir = scratch();
+    let target = dir.path().join("cool.dat");
+    let results = dir.path().join("cool.json");
+    let out = RunArgs::target(&target)
+        .size("16MiB")
+        .flags(&[
+            "--rate",
+            "200",
+            "--qd",
+            "1",
+            "--read",
+            "0",
+            "--random",
+            "0",
+            "--bs",
+            "4k",
+            "--duration",
+            "1s",
+            "--ramp",
+            "0s",
+            "--cooldown",
+            "1s",
+        ])
+        .results(&results)
+        .run(dir.path());
+    out.expect_ok();
+    let said = "1 s measured, then 1 s cool-down (not counted)";
+    assert!(out.stdout.contains(said), "{}", out.stdout);
+    let v = load_json(&results);
+    assert_eq!(u64_at(&v, "/job/cooldown_ms"), 1000);
+    assert_eq!(u64_at(&v, "/measured_ms"), 1000);
+    let measured = u64_at(&v, "/totals/write/ops");
+    // Paced: 200 due in the measured second (fewer on a host that delays the worker).
+    assert!(
+        (100..=201).contains(&measured),
+        "{measured} writes measured"
+    );
+    let phases = array_at(&v, "/phases");
+    let phase = |name: &str| {
+        (phases.iter())
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} phase: {phases:?}"))
+    };
+    assert_eq!(phase("measure")["state"], "completed");
+    assert!(phase("measure")["seconds"].as_f64().unwrap() <= 1.0);
+    assert_eq!(phase("cooldown")["state"], "completed");
+    let cooled = phase("cooldown")["seconds"].as_f64().unwrap();
+    assert!(cooled >= 1.0, "the cool-down took {cooled} s");
+    // The time series ends with the measured time.
+    let series = array_at(&v, "/timeseries");
+    let last = series.last().unwrap();
+    assert_eq!(u64_at(last, "/t_end_ms"), 1000);
+    let in_series: u64 = series.iter().map(|r| u64_at(r, "/total/write/ops")).sum();
+    assert_eq!(in_series, measured);
+    // The file: blocks a run wrote (sector kind 2: a run without verification) against the
+    // prepared ones (kind 0). The cool-down wrote about as many again (200 due), none counted.
+    let data = std::fs::read(&target).unwrap();
+    let written = (data.chunks(4096))
+        .filter(|b| u32::from_le_bytes(b[12..16].try_into().unwrap()) == 2)
+        .count() as u64;
+    assert!(
+        written >= measured + 50 && written <= measured + 202,
+        "{written} blocks written, {measured} measured"
+    );
+    let html = report_html(dir.path(), &results, &dir.path().join("cool.html"));
+    assert!(html.contains(said), "the HTML report lacks {said:?}");
+}

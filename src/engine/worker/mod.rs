@@ -211,7 +211,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         }
     };
     let ramp_ns = grid.ramp_ns;
-    let end_ns = grid.ramp_ns + grid.measure_ns;
+    let end_ns = grid.end_ns();
+    // Issuing goes on through the cool-down; what completes after `end_ns` is not counted.
+    let issue_until = end_ns + grid.cooldown_ns;
     let (mut cur, mut cur_end) = grid.at(0);
     let mut inflight = 0usize;
     let mut issuing = true;
@@ -253,13 +255,14 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             index,
         );
         if issuing
-            && (now >= end_ns || stop.load(Ordering::Relaxed) || halt.load(Ordering::Relaxed))
+            && (now >= issue_until || stop.load(Ordering::Relaxed) || halt.load(Ordering::Relaxed))
         {
             issuing = false;
             stopped_at = now.min(end_ns);
         }
         if now >= floor_due
             && issuing
+            && now < end_ns
             && let Some(f) = floor.as_mut()
         {
             // The totals so far: those of the measured intervals that ended, and this one's.
@@ -401,7 +404,10 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             deadline = deadline.min(now + MAX_WAIT_NS);
         }
         if issuing {
-            deadline = deadline.min(end_ns).min(wake_at).min(floor_due);
+            deadline = deadline.min(issue_until).min(wake_at);
+            if now < end_ns {
+                deadline = deadline.min(end_ns).min(floor_due);
+            }
             if blocked.is_some() {
                 deadline = deadline.min(now + BLOCKED_RETRY_NS);
             }

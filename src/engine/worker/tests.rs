@@ -59,6 +59,7 @@ impl Fixture {
                 ramp_ns: 0,
                 measure_ns: MINUTE_NS,
                 interval_ns: 1_000_000_000,
+                cooldown_ns: 0,
             },
             stop: &self.stop,
             halt: &self.halt,

@@ -325,8 +325,8 @@ impl Reader<'_> {
                 }
             }
             'C' => {
-                if self.seconds(i, o, v).is_some_and(|s| s > 0) {
-                    self.out.note(format!("{o}: not run (DiskSpd's cool-down keeps I/O going after the measurement and counts none of it; storlab stops at the end of the measurement)"));
+                if let Some(s) = self.seconds(i, o, v) {
+                    self.span.cooldown = s;
                 }
             }
             // Bare: DiskSpd's default interval, 1 s.

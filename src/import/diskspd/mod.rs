@@ -96,6 +96,8 @@ struct Span {
     duration: u64,
     /// Seconds of warm-up (`-W`, `Warmup`; DiskSpd's default 5).
     warmup: u64,
+    /// Seconds of cool-down (`-C`, `Cooldown`; DiskSpd's default 0).
+    cooldown: u64,
     /// `-z`, `RandSeed`.
     seed: Option<u64>,
     /// `-D`, `IoBucketDuration`: the statistics interval, ms.
@@ -120,6 +122,7 @@ impl Span {
             xml,
             duration: 10,
             warmup: 5,
+            cooldown: 0,
             seed: None,
             interval_ms: None,
             total_threads: None,

@@ -27,10 +27,16 @@ fn secs(s: u64) -> String {
 fn job_wide(spans: &[Span], out: &mut Out) -> bool {
     let first = &spans[0];
     for s in &spans[1..] {
-        if (s.duration, s.warmup, s.seed, s.interval_ms)
-            != (first.duration, first.warmup, first.seed, first.interval_ms)
+        if (s.duration, s.warmup, s.cooldown, s.seed, s.interval_ms)
+            != (
+                first.duration,
+                first.warmup,
+                first.cooldown,
+                first.seed,
+                first.interval_ms,
+            )
         {
-            out.bad(&s.at, "<TimeSpan>", "its Duration, Warmup, RandSeed or IoBucketDuration differ from the first time span's; storlab runs its steps for one duration: give every time span the same, or convert them apart");
+            out.bad(&s.at, "<TimeSpan>", "its Duration, Warmup, Cooldown, RandSeed or IoBucketDuration differ from the first time span's; storlab runs its steps for one duration: give every time span the same, or convert them apart");
         }
     }
     let mut targets = spans.iter().flat_map(|s| &s.targets);
@@ -90,6 +96,9 @@ pub(super) fn render(what: &str, spans: &[Span], out: &mut Out, opts: &Options) 
     let _ = writeln!(t, "duration = {}", secs(first.duration));
     if first.warmup > 0 {
         let _ = writeln!(t, "ramp = {}", secs(first.warmup));
+    }
+    if first.cooldown > 0 {
+        let _ = writeln!(t, "cooldown = {}", secs(first.cooldown));
     }
     if let Some(seed) = first.seed {
         let _ = writeln!(t, "seed = {seed}");

@@ -59,11 +59,13 @@ fn command_lines_split_as_windows_splits_them() {
 #[test]
 fn a_random_mixed_test_converts_option_by_option() {
     let (text, t) = line(
-        r"diskspd.exe -b4K -d60 -W10 -o4 -t2 -r -w30 -Sh -L -c16M -z7 -D500 D:\test.dat",
+        r"diskspd.exe -b4K -d60 -W10 -C3 -o4 -t2 -r -w30 -Sh -L -c16M -z7 -D500 D:\test.dat",
         &["D:=/mnt/x"],
     );
     assert_eq!(t["duration"].as_str(), Some("60s"));
     assert_eq!(t["ramp"].as_str(), Some("10s"));
+    // -C: I/O goes on for 3 s after the measurement, not counted.
+    assert_eq!(t["cooldown"].as_str(), Some("3s"));
     assert_eq!(t["seed"].as_integer(), Some(7));
     assert_eq!(t["interval"].as_str(), Some("500ms"));
     // -Sh: no page cache (O_DIRECT, storlab's default) and every write durable.
@@ -80,7 +82,7 @@ fn a_random_mixed_test_converts_option_by_option() {
     assert_eq!(a["random"].as_str(), Some("100%"));
     assert_eq!(a["sync"].as_bool(), Some(true));
     assert!(
-        text.contains("# command line, argument 13: target D:\\test.dat"),
+        text.contains("# command line, argument 14: target D:\\test.dat"),
         "{text}"
     );
     assert!(text.contains("-L: no effect"), "{text}");
@@ -93,6 +95,7 @@ fn defaults_are_diskspds() {
     let (text, t) = line("-c1M f.dat", &[]);
     assert_eq!(t["duration"].as_str(), Some("10s"));
     assert_eq!(t["ramp"].as_str(), Some("5s"));
+    assert!(t.get("cooldown").is_none(), "{text}");
     assert_eq!(t["buffered"].as_bool(), Some(true), "{text}");
     let w = &workers(&t)[0];
     assert!(w.get("count").is_none());
@@ -266,6 +269,7 @@ const PROFILE: &str = r#"<?xml version="1.0"?>
     <TimeSpan>
       <Duration>30</Duration>
       <Warmup>0</Warmup>
+      <Cooldown>5</Cooldown>
       <RandSeed>42</RandSeed>
       <DisableAffinity>true</DisableAffinity>
       <Targets>
@@ -330,15 +334,15 @@ fn a_profile_of_two_time_spans_becomes_two_steps() {
         text.contains("# profile.xml:18: target C:\\test\\data.dat"),
         "{text}"
     );
-    assert!(text.contains("<Cooldown>: not run"), "{text}");
+    assert_eq!(t["cooldown"].as_str(), Some("5s"), "{text}");
 }
 
 #[test]
 fn profile_elements_storlab_cannot_honour_are_named_with_their_line() {
     let p = PROFILE
         .replace(
-            "<Warmup>0</Warmup>\n      <RandSeed>42</RandSeed>\n      <DisableAffinity>",
-            "<Warmup>3</Warmup>\n      <RandSeed>42</RandSeed>\n      <DisableAffinity>",
+            "<Warmup>0</Warmup>\n      <Cooldown>5</Cooldown>\n      <RandSeed>42</RandSeed>\n      <DisableAffinity>",
+            "<Warmup>3</Warmup>\n      <Cooldown>5</Cooldown>\n      <RandSeed>42</RandSeed>\n      <DisableAffinity>",
         )
         .replace(
             "<RequestCount>1</RequestCount>",

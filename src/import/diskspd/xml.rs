@@ -158,7 +158,7 @@ impl Reader<'_> {
     fn span(&mut self, n: Node<'_, '_>) -> Span {
         let mut span = Span::new(
             self.at(n),
-            "<TimeSpan>: Duration, Warmup, RandSeed, caching".into(),
+            "<TimeSpan>: Duration, Warmup, Cooldown, RandSeed, caching".into(),
             true,
         );
         let mut affinity = false;
@@ -169,13 +169,9 @@ impl Reader<'_> {
                     let (default, flag) = match e.tag_name().name() {
                         "Duration" => ("10 s", "--duration"),
                         "Warmup" => ("5 s", "--ramp"),
-                        _ => ("0 s", ""),
+                        _ => ("0 s", "--cooldown"),
                     };
-                    let give = if flag.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; give {flag} to storlab run for another")
-                    };
+                    let give = format!("; give {flag} to storlab run for another");
                     self.out.note(format!(
                         "<{}> is empty, as in a template its tool completes: DiskSpd's default, {default}{give}",
                         e.tag_name().name()
@@ -192,11 +188,8 @@ impl Reader<'_> {
                     }
                 }
                 "Cooldown" => {
-                    if self
-                        .number(e, 0..=31_536_000, "seconds")
-                        .is_some_and(|c| c > 0)
-                    {
-                        self.out.note("<Cooldown>: not run (DiskSpd's cool-down keeps I/O going after the measurement and counts none of it; storlab stops at the end of the measurement)".into());
+                    if let Some(c) = self.number(e, 0..=31_536_000, "seconds") {
+                        span.cooldown = c;
                     }
                 }
                 "RandSeed" => span.seed = self.number(e, 0..=u64::MAX, "a seed"),

@@ -437,6 +437,7 @@ fn recovered_job(series: &Facts, source: &str, all: &Sum, ramp_ms: u64) -> Job {
         engine: EngineKind::IoUring,
         duration_ms: all.ms,
         ramp_ms,
+        cooldown_ms: 0,
         interval_ms: series.interval_ms(),
         seed: 0,
         buffered: false,

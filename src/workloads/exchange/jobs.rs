@@ -226,6 +226,7 @@ fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64)
         engine: cfg.engine,
         duration_ms,
         ramp_ms,
+        cooldown_ms: 0,
         interval_ms: cfg.interval_ms,
         seed: cfg.seed,
         buffered: false,

@@ -583,6 +583,7 @@ impl UsersConfig {
             engine: self.engine,
             duration_ms: self.dispatch_ms() + DRAIN_MS,
             ramp_ms: 0,
+            cooldown_ms: 0,
             interval_ms: self.interval_ms,
             seed: self.seed,
             buffered: false,

@@ -171,6 +171,50 @@ fn sigint_during_measure_writes_interrupted_results() {
     assert_eq!(records(&ndjson).len(), ts.len(), "NDJSON lines vs inline");
 }
 
+/// A stop in the cool-down: the measurement ran to its end and stays whole (its 1 s, its
+/// intervals, its totals), the cool-down is interrupted, and so is the run.
+#[test]
+fn sigint_during_the_cooldown_leaves_the_measurement_whole() {
+    let dir = scratch();
+    let target = dir.path().join("c.dat");
+    let results = dir.path().join("c.json");
+    let ndjson = dir.path().join("c.ndjson");
+    let args = one_line(
+        &target,
+        "16MiB",
+        &results,
+        &[
+            "--duration",
+            "1s",
+            "--cooldown",
+            "30s",
+            "--interval",
+            "500ms",
+        ],
+    );
+    let mut run = Running::start(dir.path(), args.args());
+    let status = run.stop_after(
+        "the last measured interval",
+        || has_record(&ndjson, |r| r["t_end_ms"] == 1000),
+        Duration::from_millis(300),
+        "INT",
+    );
+    let v = interrupted(&run, status, &results, "SIGINT", &["cooldown"]);
+    assert_phases(
+        &v,
+        &[
+            ("prepare", "completed"),
+            ("measure", "completed"),
+            ("cooldown", "interrupted"),
+        ],
+    );
+    assert_eq!(u64_at(&v, "/measured_ms"), 1000);
+    let ts = array_at(&v, "/timeseries");
+    assert_eq!(ts.len(), 2, "{ts:?}");
+    let in_series: u64 = ts.iter().map(|r| u64_at(r, "/total/read/ops")).sum();
+    assert_eq!(in_series, u64_at(&v, "/totals/read/ops"));
+}
+
 /// A named pipe planted at the results' old temporary name (`r.json.tmp`) once made the
 /// clean-up after a signal wait for a reader forever (the second signal, exit 130, was the only
 /// way out). The results are now written under a random temporary name: the pipe is never
