@@ -311,7 +311,8 @@ fn execute_inner(
 
     // Ramp and measure.
     draft.starting = true;
-    let grid = IntervalGrid::of_job(job);
+    let grid = IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms)
+        .with_cooldown(job.cooldown_ms);
     let ts_path = results::file::timeseries_path(&opts.results_path);
     let mut ndjson = collect::open_series(&ts_path, opts.append_timeseries)?;
     if opts.inlines_timeseries() {

@@ -363,11 +363,11 @@ impl IntervalGrid {
         }
     }
 
-    /// The grid of `job`'s run: its ramp, measured duration, interval and cool-down.
-    pub fn of_job(job: &crate::job::Job) -> IntervalGrid {
+    /// This grid with a cool-down of `cooldown_ms` after the measurement.
+    pub fn with_cooldown(self, cooldown_ms: u64) -> IntervalGrid {
         IntervalGrid {
-            cooldown_ns: job.cooldown_ms * 1_000_000,
-            ..IntervalGrid::of(job.ramp_ms, job.duration_ms, job.interval_ms)
+            cooldown_ns: cooldown_ms * 1_000_000,
+            ..self
         }
     }
 

@@ -288,6 +288,10 @@ fn job_properties(r: &RunResult) -> Vec<(&'static str, String)> {
             format_duration(Duration::from_millis(j.duration_ms)),
         ),
         ("ramp", format_duration(Duration::from_millis(j.ramp_ms))),
+        (
+            "cool-down",
+            format_duration(Duration::from_millis(j.cooldown_ms)),
+        ),
         ("I/O", if j.buffered { "buffered" } else { "direct" }.into()),
         ("workers", j.workers.len().to_string()),
         (
