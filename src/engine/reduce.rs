@@ -3,7 +3,7 @@
 //!
 //! **Compression.** Every 512-byte sector keeps its first [`Reduction::keep`] bytes (the
 //! 48-byte verification header, an 8-byte tag and pseudo-random payload) and is zero after
-//! them; the header is masked ([`super::verify::mask_header`]), so the kept bytes are all
+//! them; the header is masked (`verify::mask_header`), so the kept bytes are all
 //! incompressible and the zeros are all that compresses. `keep` is calibrated when the run starts: the smallest count whose synthetic dedupe
 //! units deflate (see [`compressed_len`]) to at most the asked ratio's share, so the data
 //! compresses as asked whatever the unit size.

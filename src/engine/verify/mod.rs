@@ -22,7 +22,7 @@
 //! sector where it belongs and counts those blocks as unchecked.
 //!
 //! A sector of reduced data (zero after some bytes, `[data] compress`) has its bytes 0..48
-//! masked with a keystream drawn from its tag ([`mask_header`]): its header is as
+//! masked with a keystream drawn from its tag (`mask_header`): its header is as
 //! incompressible as its payload, so every compressor at every unit finds the same
 //! compressible bytes, the zeros. (A plain header repeats from sector to sector, which
 //! compressors with entropy coding and large units exploit far more than others.) A read
