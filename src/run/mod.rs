@@ -435,7 +435,10 @@ fn ending(
     let elapsed = collected.elapsed_ns;
     let stopped_on_errors = failed >= job.on_error.limit() && !signals.signalled();
     let end_ns = grid.end_ns();
-    let cooling = grid.cooldown_ns > 0 && elapsed > end_ns;
+    // In the cool-down: every worker measured its whole duration, and the run went on.
+    let cooling = grid.cooldown_ns > 0
+        && elapsed > end_ns
+        && (collected.reports.iter()).all(|r| r.measured_ns >= grid.measure_ns);
     let signalled = signals.reason_in(if elapsed < grid.ramp_ns {
         Phase::Ramp
     } else if cooling {
