@@ -367,9 +367,13 @@ fn broken_profiles_are_refused_with_the_place() {
     assert!(msg("<Profile><TimeSpans>").contains("profile.xml: not an XML document"));
     assert!(msg("<Other/>").contains("<Profile>"));
     assert!(msg("<Profile/>").contains("no <TimeSpans>"));
-    let no_path = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize></Target></Targets></TimeSpan></TimeSpans></Profile>";
+    let no_path = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize></Target><Target><Path>*1</Path></Target></Targets></TimeSpan></TimeSpans></Profile>";
     let r = refusals(profile(no_path, &opts(&[])).unwrap_err());
-    assert!(r[0].2.contains("<Path>"), "{r:?}");
+    assert!(
+        r[0].2
+            .contains("a template path after a <Target> with no <Path>"),
+        "{r:?}"
+    );
     let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Profile/>";
     assert!(msg(dtd).contains("not an XML document"));
     // Nesting deep enough to exhaust a parser's stack is refused before parsing.
@@ -521,7 +525,7 @@ fn a_dash_from_a_web_page_is_called_what_it_is() {
 }
 
 #[test]
-fn a_template_profile_is_completed_and_one_without_paths_says_what_to_give() {
+fn a_template_profile_is_completed_and_targets_without_paths_are_its_templates_in_order() {
     let vmfleet = "<Profile><TimeSpans><TimeSpan><Duration></Duration><Warmup></Warmup>\
                    <Cooldown></Cooldown><Targets><Target><Path>*1</Path><BlockSize>4096</BlockSize>\
                    <ThreadStride>0</ThreadStride></Target></Targets></TimeSpan></TimeSpans></Profile>";
@@ -531,6 +535,30 @@ fn a_template_profile_is_completed_and_one_without_paths_says_what_to_give() {
     assert!(c.toml.contains("<Duration> is empty"), "{}", c.toml);
     let storscore = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize>\
                      </Target></Targets></TimeSpan></TimeSpans></Profile>";
-    let e = convert(Path::new("s.xml"), storscore, &opts(&[])).unwrap_err();
+    // StorScore's: no <Path>, its script writes one file per target: they are *1, *2 in order.
+    let storscore = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize>\
+                     </Target><Target><BlockSize>8192</BlockSize></Target></Targets></TimeSpan>\
+                     </TimeSpans></Profile>";
+    let c = convert(
+        Path::new("s.xml"),
+        storscore,
+        &opts(&["*2=/mnt/second.dat"]),
+    )
+    .unwrap();
+    let t = job(&c.toml);
+    let paths: Vec<&str> = (t["target"].as_array().unwrap().iter())
+        .map(|t| t["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["diskspd-target1.dat", "/mnt/second.dat"],
+        "{}",
+        c.toml
+    );
+    assert!(c.toml.contains("it is the template *1"), "{}", c.toml);
+    // Beside a template path the numbering would be ambiguous: refused.
+    let mixed = "<Profile><TimeSpans><TimeSpan><Targets><Target><Path>*1</Path></Target>\
+                 <Target><BlockSize>8192</BlockSize></Target></Targets></TimeSpan></TimeSpans></Profile>";
+    let e = convert(Path::new("m.xml"), mixed, &opts(&[])).unwrap_err();
     assert!(refusals(e)[0].2.contains("names no <Path>"));
 }

@@ -92,6 +92,10 @@ struct Reader<'a> {
     out: &'a mut Out,
     /// `<Target>`s read so far, in every time span.
     targets: usize,
+    /// `<Target>`s without a `<Path>` so far: the k-th is the template path `*k`.
+    pathless: usize,
+    /// Where a `<Path>` of a template (`*1`) was written, if one was.
+    template_at: Option<String>,
 }
 
 fn elements<'a, 'i>(n: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
@@ -431,9 +435,29 @@ impl Reader<'_> {
                 _ => self.bad(e, "not an element of a DiskSpd target storlab converts"),
             }
         }
-        let Some(name) = name else {
-            self.bad(n, "the <Target> names no <Path>: a template whose tool fills in the paths (StorScore writes one file per target); write each <Path>, or a template path <Path>*1</Path> and --map \"*1=PATH\"");
-            return None;
+        let name = match name {
+            Some(name) if name.starts_with('*') && self.pathless > 0 => {
+                self.bad(n, "a template path after a <Target> with no <Path> (itself the template *1): write each <Path>, or *N for each");
+                return None;
+            }
+            Some(name) => {
+                if name.starts_with('*') && self.template_at.is_none() {
+                    self.template_at = Some(self.at(n));
+                }
+                name
+            }
+            // A template whose tool fills in the paths (StorScore writes one file per target,
+            // numbered in the profile's order): the k-th such target is the template `*k`.
+            None => {
+                self.pathless += 1;
+                let k = self.pathless;
+                if let Some(at) = self.template_at.clone() {
+                    self.bad(n, &format!("the <Target> names no <Path>, and the profile's other targets are template paths (*1 at {at}): write each <Path>, or *N for each"));
+                    return None;
+                }
+                self.out.note(format!("{}: the <Target> names no <Path> (a template whose tool writes one file per target, as StorScore's): it is the template *{k}, placed with --map \"*{k}=PATH\"", self.at(n)));
+                format!("*{k}")
+            }
         };
         if let Some(align) = random {
             p.random = Some(ratio.map_or(100.0, |r| r as f64));
@@ -570,6 +594,8 @@ pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, I
         newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
         out,
         targets: 0,
+        pathless: 0,
+        template_at: None,
     };
     let mut spans = Vec::new();
     for e in elements(root) {
