@@ -65,6 +65,8 @@ pub struct AccessGen {
     target_geometry: Vec<TargetGeometry>,
     target_writes: Vec<u32>,
     choice: TargetChoice,
+    /// With a weighted random choice, the running sums of the targets' weights.
+    target_sums: Vec<u64>,
     next_target: usize,
     pending_flush: Option<IoOp>,
 }
@@ -126,6 +128,12 @@ impl AccessGen {
             target_geometry: geometry.to_vec(),
             target_writes: vec![0; geometry.len()],
             choice: worker.target_choice,
+            target_sums: (worker.target_weights.iter())
+                .scan(0u64, |acc, &w| {
+                    *acc += u64::from(w);
+                    Some(*acc)
+                })
+                .collect(),
             next_target: 0,
             pending_flush: None,
         })
@@ -173,7 +181,13 @@ impl AccessGen {
                 };
                 t
             }
-            TargetChoice::Random => self.rng.random_range(0..self.targets.len()),
+            TargetChoice::Random => match self.target_sums.last() {
+                None => self.rng.random_range(0..self.targets.len()),
+                Some(&total) => {
+                    let r = self.rng.random_range(0..total);
+                    self.target_sums.partition_point(|&c| c <= r)
+                }
+            },
         };
         let target = self.targets[ti];
         let entry = &mut self.entries[e];
@@ -421,6 +435,30 @@ mod tests {
         assert!((share - 0.9).abs() < 0.01, "{share}");
         let read_share = reads as f64 / class0 as f64;
         assert!((read_share - 0.7).abs() < 0.01, "{read_share}");
+    }
+
+    #[test]
+    fn weighted_targets_get_their_share_and_unweighted_ones_an_equal_one() {
+        let shares = |weights: Vec<u32>| {
+            let mut w = worker(vec![access(4096, 100.0, 100.0)], 3);
+            w.target_choice = TargetChoice::Random;
+            w.target_weights = weights;
+            let mut g = AccessGen::new(&w, &[geo(1 << 20); 3], 5).unwrap();
+            let mut n = [0u32; 3];
+            for _ in 0..80_000 {
+                n[g.next_op().0.target as usize] += 1;
+            }
+            n.map(|c| f64::from(c) / 80_000.0)
+        };
+        let close =
+            |got: [f64; 3], want: [f64; 3]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 0.01);
+        let s = shares(vec![3, 1, 4]);
+        assert!(close(s, [0.375, 0.125, 0.5]), "{s:?}");
+        let s = shares(Vec::new());
+        assert!(close(s, [1.0 / 3.0; 3]), "{s:?}");
+        // A weight of one beside large ones still gets its share, and the last target too.
+        let s = shares(vec![1_000_000, 1, 1_000_000]);
+        assert!(close(s, [0.5, 0.0, 0.5]), "{s:?}");
     }
 
     #[test]

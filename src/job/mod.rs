@@ -386,6 +386,9 @@ pub struct Worker {
     pub targets: Vec<usize>,
     /// How a target is chosen per I/O.
     pub target_choice: TargetChoice,
+    /// With a random choice, each target's weight (in the order of `targets`; empty: equal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_weights: Vec<u32>,
     /// I/Os in flight.
     pub queue_depth: u32,
     /// CPU to pin to.
@@ -439,6 +442,7 @@ impl Worker {
             name: name.into(),
             targets,
             target_choice: TargetChoice::RoundRobin,
+            target_weights: Vec::new(),
             queue_depth,
             cpu: None,
             rate: None,

@@ -435,16 +435,8 @@ fn resolve_worker(
             })
             .collect::<Result<_, _>>()?,
     };
-    let target_choice = match spec.target_choice.as_deref() {
-        None | Some("round-robin") | Some("round_robin") => TargetChoice::RoundRobin,
-        Some("random") => TargetChoice::Random,
-        Some(o) => {
-            return Err(err(
-                "target_choice",
-                format!("unknown choice `{o}`; use round-robin or random"),
-            ));
-        }
-    };
+    let (target_choice, target_weights) =
+        choice_of(spec, target_ids.len()).map_err(|(key, why)| err(key, why))?;
     let mut queue_depth = spec.queue_depth.unwrap_or(defaults::QUEUE_DEPTH);
     if queue_depth == 0 || queue_depth > 32768 {
         return Err(err(
@@ -509,6 +501,7 @@ fn resolve_worker(
                 target_ids.clone()
             },
             target_choice,
+            target_weights: target_weights.clone(),
             queue_depth,
             cpu: (!cpus.is_empty()).then(|| cpus[c as usize % cpus.len()]),
             rate,
@@ -529,6 +522,60 @@ fn resolve_worker(
             io_priority_mix,
         })
         .collect())
+}
+
+/// A worker's choice of each I/O's target and the targets' weights (`target_choice`,
+/// `target_weights`) among its `targets`; an error names its key.
+fn choice_of(
+    spec: &WorkerSpec,
+    targets: usize,
+) -> Result<(TargetChoice, Vec<u32>), (&'static str, String)> {
+    let target_weights = match &spec.target_weights {
+        None => Vec::new(),
+        Some(ws) => {
+            let why = if ws.len() != targets {
+                Some(format!(
+                    "{} weights for {} targets: give one weight for each target, in the order of `targets` (or of the job's targets when the worker names none)",
+                    ws.len(),
+                    targets
+                ))
+            } else if ws.contains(&0) {
+                Some(
+                    "a weight is 0: each is at least 1 (leave the target out of `targets` instead)"
+                        .into(),
+                )
+            } else if spec.one_target_each == Some(true) {
+                Some(
+                    "with one_target_each each copy has one target: there is nothing to weigh"
+                        .into(),
+                )
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(("target_weights", why));
+            }
+            ws.clone()
+        }
+    };
+    let target_choice = match spec.target_choice.as_deref() {
+        None if !target_weights.is_empty() => TargetChoice::Random,
+        Some("round-robin") | Some("round_robin") if !target_weights.is_empty() => {
+            return Err((
+                "target_choice",
+                "target_weights weigh a random choice of each I/O's target: write target_choice = \"random\", or leave it out".into(),
+            ));
+        }
+        None | Some("round-robin") | Some("round_robin") => TargetChoice::RoundRobin,
+        Some("random") => TargetChoice::Random,
+        Some(o) => {
+            return Err((
+                "target_choice",
+                format!("unknown choice `{o}`; use round-robin or random"),
+            ));
+        }
+    };
+    Ok((target_choice, target_weights))
 }
 
 /// Each access entry's `offset_increment` (bytes; 0 without one), checked: a multiple of the

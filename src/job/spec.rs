@@ -148,6 +148,10 @@ pub struct WorkerSpec {
     pub one_target_each: Option<bool>,
     /// `round-robin` (default) or `random` choice of target per I/O.
     pub target_choice: Option<String>,
+    /// Each target's weight in the random choice, one per target in the order of `targets`
+    /// (or of the job's targets), as DiskSpd's `<Weight>`: a target of weight 3 beside one of
+    /// weight 1 gets 3 of every 4 I/Os. Implies `target_choice = "random"`.
+    pub target_weights: Option<Vec<u32>>,
     /// I/Os in flight (closed loop) or at most in flight (open loop).
     pub queue_depth: Option<u32>,
     /// Pin the worker thread(s) to these CPUs (one per copy, cycling).

@@ -207,6 +207,7 @@ fn alike(job: &Job, a: &Worker, b: &Worker) -> bool {
         && a.driven_by == b.driven_by
         && a.trace == b.trace
         && a.target_choice == b.target_choice
+        && a.target_weights == b.target_weights
         && a.targets.len() == b.targets.len()
         && a.access.len() == b.access.len()
         && a.access.iter().zip(&b.access).all(|(x, y)| {
@@ -324,7 +325,17 @@ fn targets_of(job: &Job, group: &[&Worker]) -> String {
             // Its source chooses the target of each I/O.
             (all, _) if w.driven_by.is_some() => format!("on {}", all.join(", ")),
             (all, TargetChoice::RoundRobin) => format!("on {} in turn", all.join(", ")),
-            (all, TargetChoice::Random) => format!("on {}, chosen at random", all.join(", ")),
+            (all, TargetChoice::Random) if w.target_weights.is_empty() => {
+                format!("on {}, chosen at random", all.join(", "))
+            }
+            (all, TargetChoice::Random) => {
+                let weights: Vec<String> = w.target_weights.iter().map(u32::to_string).collect();
+                format!(
+                    "on {}, chosen at random, weighted {}",
+                    all.join(", "),
+                    weights.join(":")
+                )
+            }
         };
     }
     // Each on targets of its own: how many on each, in the order they come.

@@ -293,3 +293,51 @@ fn each_file_gets_the_share_of_the_io_diskspd_gives_it() {
     }
     assert!(target_ops(&r).iter().all(|(_, n)| *n > 0));
 }
+
+/// Three targets of a time span's two threads (`ThreadCount`, `RequestCount`): `a` weighs 3
+/// and `b` 1 on both threads; `c` is thread 1's alone (`ThreadTargets`), there of weight 4.
+const WEIGHTED: &str = r#"<Profile><TimeSpans><TimeSpan>
+  <Duration>1</Duration><Warmup>0</Warmup><DisableAffinity>true</DisableAffinity>
+  <ThreadCount>2</ThreadCount><RequestCount>4</RequestCount>
+  <Targets>
+    <Target><Path>a.dat</Path><BlockSize>4096</BlockSize><Random>4096</Random>
+      <FileSize>4194304</FileSize><Weight>3</Weight></Target>
+    <Target><Path>b.dat</Path><BlockSize>4096</BlockSize><Random>4096</Random>
+      <FileSize>4194304</FileSize></Target>
+    <Target><Path>c.dat</Path><BlockSize>4096</BlockSize><Random>4096</Random>
+      <FileSize>4194304</FileSize>
+      <ThreadTargets><ThreadTarget><Thread>1</Thread><Weight>4</Weight></ThreadTarget></ThreadTargets>
+    </Target>
+  </Targets>
+</TimeSpan></TimeSpans></Profile>"#;
+
+#[test]
+fn diskspd_weights_and_thread_targets_give_each_file_its_share_of_each_thread() {
+    let dir = scratch();
+    let d = dir.path();
+    std::fs::write(d.join("w.xml"), WEIGHTED).unwrap();
+    run_in(d, ["run", "w.xml", "-o", "w.json"]).expect_ok();
+    let r = load_json(&d.join("w.json"));
+    // Thread 1 on a and b, 3:1; thread 2 on a, b and c, 3:1:4.
+    let (w1, w2) = (worker(&r, "thread1"), worker(&r, "thread2"));
+    assert_eq!(w1["target_weights"], serde_json::json!([3, 1]), "{w1}");
+    assert_eq!(w2["target_weights"], serde_json::json!([3, 1, 4]), "{w2}");
+    assert_eq!(w2["target_choice"], "random");
+    let ops: std::collections::HashMap<String, u64> = target_ops(&r).into_iter().collect();
+    let (a, b, c) = (ops["a.dat"], ops["b.dat"], ops["c.dat"]);
+    let (r1, w) = ios(&r, None, "thread2");
+    let second = r1 + w;
+    assert!(a + b + c >= 400 && second >= 200, "{ops:?}");
+    // Each thread gives a three times b: so do both together.
+    let ab = a as f64 / (a + b) as f64;
+    assert!(
+        (0.65..=0.85).contains(&ab),
+        "a: {ab:.3} of a and b ({ops:?})"
+    );
+    // c is half of thread 2's I/O and none of thread 1's.
+    let share = c as f64 / second as f64;
+    assert!(
+        (0.4..=0.6).contains(&share),
+        "c: {share:.3} of thread 2's {second}"
+    );
+}

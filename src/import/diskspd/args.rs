@@ -198,6 +198,8 @@ pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
             at: format!("command line, argument {}", split + i + 1),
             name: t.clone(),
             params: r.p.clone(),
+            weight: None,
+            threads: Vec::new(),
         });
     }
     Ok(r.span)

@@ -156,6 +156,12 @@ struct Target {
     /// As DiskSpd names it: a path, `#1`, `E:`, `*1`.
     name: String,
     params: Params,
+    /// `<Weight>`: its share of each thread's I/Os with a span's `ThreadCount` and
+    /// `RequestCount` (`None`: not written, DiskSpd's default 1).
+    weight: Option<u32>,
+    /// `<ThreadTargets>`: the threads (numbered from 0) that use it, each with its weight
+    /// there (0: the target's); empty: every thread.
+    threads: Vec<(u32, u32)>,
 }
 
 /// How DiskSpd drives one target.

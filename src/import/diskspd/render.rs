@@ -150,41 +150,7 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
     };
     // -F with -O: every thread drives every target, at most -O I/Os in flight over them.
     if let (Some(threads), Some(requests)) = (s.total_threads, s.thread_requests) {
-        let p = &s
-            .targets
-            .first()
-            .map(|t| t.params.clone())
-            .unwrap_or_default();
-        for tg in s.targets.iter().skip(1) {
-            if tg.params != *p {
-                out.bad(&tg.at, &format!("target {}", tg.name), "with -O (a span's RequestCount) storlab runs one set of threads over every target, so the targets' parameters must be the same");
-            }
-        }
-        let names: Vec<String> = s.targets.iter().map(|t| q(&t.name)).collect();
-        let name = format!("{prefix}threads");
-        t.push('\n');
-        t.push_str(&source_comment(
-            &s.at,
-            &format!("{threads} threads (-F, ThreadCount), {requests} I/Os in flight each (-O, RequestCount), over every target"),
-        ));
-        let _ = write!(t, "[[worker]]\nname = {}\n", q(&name));
-        group(t);
-        let per_thread_rate = p.rate_iops.map(|r| r * s.targets.len() as f64);
-        let cpus = cpus_of(s, 0, threads);
-        worker(
-            t,
-            threads,
-            requests,
-            per_thread_rate,
-            p,
-            cpus.as_deref(),
-            &names,
-        );
-        if names.len() > 1 {
-            // DiskSpd picks the target of each I/O at random (its weights all equal).
-            t.push_str("target_choice = \"random\"\n");
-        }
-        access(t, &name, p, Lane::default());
+        pooled_workers(s, threads, requests, &prefix, &group, out, t);
         return;
     }
     let mut first_thread = 0u32;
@@ -263,6 +229,94 @@ fn span_workers(g: usize, spans: usize, s: &Span, out: &mut Out, t: &mut String)
         }
         access(t, &name, p, Lane::default());
         first_thread = first_thread.saturating_add(p.threads);
+    }
+}
+
+/// The workers of a span with `ThreadCount` (`-F`) `threads` and `RequestCount` (`-O`)
+/// `requests`: each thread drives its targets (every one, or those whose `ThreadTargets`
+/// name it), picking each I/O's target by weight, at most `requests` in flight over them.
+fn pooled_workers(
+    s: &Span,
+    threads: u32,
+    requests: u32,
+    prefix: &str,
+    group: &dyn Fn(&mut String),
+    out: &mut Out,
+    t: &mut String,
+) {
+    let p = &s
+        .targets
+        .first()
+        .map(|t| t.params.clone())
+        .unwrap_or_default();
+    for tg in s.targets.iter().skip(1) {
+        if tg.params != *p {
+            out.bad(&tg.at, &format!("target {}", tg.name), "with -O (a span's RequestCount) storlab runs one set of threads over every target, so the targets' parameters must be the same");
+        }
+    }
+    // Thread k's targets and their weights, as DiskSpd gives them: every target without
+    // <ThreadTargets> and those that name k, each of its <Weight> or k's own.
+    let of_thread = |k: u32| -> (Vec<String>, Vec<u32>) {
+        (s.targets.iter())
+            .filter_map(|tg| {
+                let own = tg.threads.iter().find(|th| th.0 == k);
+                if !tg.threads.is_empty() && own.is_none() {
+                    return None;
+                }
+                let w = own.map_or(0, |th| th.1);
+                Some((q(&tg.name), if w > 0 { w } else { tg.weight.unwrap_or(1) }))
+            })
+            .unzip()
+    };
+    let chosen = s.targets.iter().any(|tg| !tg.threads.is_empty());
+    let mut k = 0;
+    while k < threads {
+        // Threads in a row with the same targets and weights are one worker.
+        let (names, weights) = of_thread(k);
+        let n = (k + 1..threads)
+            .take_while(|&j| of_thread(j) == (names.clone(), weights.clone()))
+            .count() as u32
+            + 1;
+        let name = match (chosen, n) {
+            (false, _) => format!("{prefix}threads"),
+            (true, 1) => format!("{prefix}thread{}", k + 1),
+            (true, _) => format!("{prefix}threads{}-{}", k + 1, k + n),
+        };
+        t.push('\n');
+        let whose = match (chosen, n) {
+            (false, _) => String::new(),
+            (true, 1) => format!("thread {} of ", k + 1),
+            (true, _) => format!("threads {} to {} of ", k + 1, k + n),
+        };
+        t.push_str(&source_comment(
+            &s.at,
+            &format!("{whose}{threads} threads (-F, ThreadCount), {requests} I/Os in flight each (-O, RequestCount), over {}", if chosen { "their targets (ThreadTargets)" } else { "every target" }),
+        ));
+        if names.is_empty() {
+            let what = format!("thread {} (from 0) of <ThreadCount>", k);
+            out.bad(
+                &s.at,
+                &what,
+                "has no target: every target's <ThreadTargets> leaves it out",
+            );
+            k += n;
+            continue;
+        }
+        let _ = write!(t, "[[worker]]\nname = {}\n", q(&name));
+        group(t);
+        let per_thread_rate = p.rate_iops.map(|r| r * names.len() as f64);
+        let cpus = cpus_of(s, k, n);
+        worker(t, n, requests, per_thread_rate, p, cpus.as_deref(), &names);
+        if names.len() > 1 {
+            // DiskSpd picks the target of each I/O at random, by the targets' weights.
+            t.push_str("target_choice = \"random\"\n");
+            if weights.iter().any(|&w| w != weights[0]) {
+                let list: Vec<String> = weights.iter().map(u32::to_string).collect();
+                let _ = writeln!(t, "target_weights = [{}]", list.join(", "));
+            }
+        }
+        access(t, &name, p, Lane::default());
+        k += n;
     }
 }
 

@@ -533,8 +533,6 @@ fn a_template_profile_is_completed_and_targets_without_paths_are_its_templates_i
     let t = job(&c.toml);
     assert_eq!(t["duration"].as_str(), Some("10s"));
     assert!(c.toml.contains("<Duration> is empty"), "{}", c.toml);
-    let storscore = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize>\
-                     </Target></Targets></TimeSpan></TimeSpans></Profile>";
     // StorScore's: no <Path>, its script writes one file per target: they are *1, *2 in order.
     let storscore = "<Profile><TimeSpans><TimeSpan><Targets><Target><BlockSize>4096</BlockSize>\
                      </Target><Target><BlockSize>8192</BlockSize></Target></Targets></TimeSpan>\
@@ -561,4 +559,70 @@ fn a_template_profile_is_completed_and_targets_without_paths_are_its_templates_i
                  <Target><BlockSize>8192</BlockSize></Target></Targets></TimeSpan></TimeSpans></Profile>";
     let e = convert(Path::new("m.xml"), mixed, &opts(&[])).unwrap_err();
     assert!(refusals(e)[0].2.contains("names no <Path>"));
+}
+
+#[test]
+fn weights_and_thread_targets_are_read_as_diskspd_reads_them() {
+    let span = |head: &str, target: &str| {
+        format!(
+            "<Profile><TimeSpans><TimeSpan>{head}<Targets>\
+             <Target><Path>a.dat</Path>{target}</Target>\
+             <Target><Path>b.dat</Path></Target></Targets></TimeSpan></TimeSpans></Profile>"
+        )
+    };
+    let pool = "<ThreadCount>2</ThreadCount><RequestCount>4</RequestCount>";
+    // With the span's threads and requests: one worker weighing a 5 to b's 1.
+    let c = convert(
+        Path::new("w.xml"),
+        &span(pool, "<Weight>5</Weight>"),
+        &opts(&[]),
+    )
+    .unwrap();
+    let t = job(&c.toml);
+    let w = &workers(&t)[0];
+    assert_eq!(w["count"].as_integer(), Some(2));
+    assert_eq!(w["target_weights"].as_array().unwrap().len(), 2);
+    assert_eq!(w["target_weights"][0].as_integer(), Some(5));
+    // Without them DiskSpd ignores a weight: noted, and the targets are taken as before.
+    let c = convert(
+        Path::new("w.xml"),
+        &span("", "<Weight>5</Weight>"),
+        &opts(&[]),
+    )
+    .unwrap();
+    assert!(c.toml.contains("<Weight> has no effect"), "{}", c.toml);
+    assert!(!c.toml.contains("target_weights"), "{}", c.toml);
+    // What DiskSpd refuses, storlab refuses too, with the target's line.
+    let thread = |n: u32| {
+        format!("<ThreadTargets><ThreadTarget><Thread>{n}</Thread></ThreadTarget></ThreadTargets>")
+    };
+    for (head, target, says) in [
+        (
+            pool,
+            "<Weight>0</Weight>".to_string(),
+            "a weight of at least 1",
+        ),
+        ("", thread(0), "go with a time span's <ThreadCount>"),
+        (
+            pool,
+            thread(2),
+            "thread 2: the time span's <ThreadCount> is 2",
+        ),
+    ] {
+        let e = convert(Path::new("w.xml"), &span(head, &target), &opts(&[])).unwrap_err();
+        let r = refusals(e);
+        assert!(
+            r.iter()
+                .any(|x| x.2.contains(says) && x.0.starts_with("w.xml:1")),
+            "{target}: {r:?}"
+        );
+    }
+    // A thread every target's <ThreadTargets> leaves out has nothing to do: refused.
+    let none = format!(
+        "<Profile><TimeSpans><TimeSpan>{pool}<Targets><Target><Path>a.dat</Path>{}</Target>\
+         </Targets></TimeSpan></TimeSpans></Profile>",
+        thread(0)
+    );
+    let r = refusals(convert(Path::new("w.xml"), &none, &opts(&[])).unwrap_err());
+    assert!(r.iter().any(|x| x.2.contains("has no target")), "{r:?}");
 }

@@ -271,12 +271,50 @@ impl Reader<'_> {
                 "outstanding I/Os per thread go with <ThreadCount>",
             );
         }
+        self.weights(&span);
         if span.targets.is_empty() {
             let at = span.at.clone();
             self.out
                 .bad(&at, "<TimeSpan>", "names no target: it runs nothing");
         }
         span
+    }
+
+    /// The targets' `<Weight>` and `<ThreadTargets>`, as DiskSpd reads them: with the span's
+    /// `ThreadCount` and `RequestCount` a weight is at least 1 and a thread one of the
+    /// span's; without them a weight has no effect and threads chosen for a target are an
+    /// error.
+    fn weights(&mut self, span: &Span) {
+        let pool = span
+            .total_threads
+            .filter(|_| span.thread_requests.is_some());
+        for tg in &span.targets {
+            match pool {
+                None => {
+                    if tg.weight.is_some() {
+                        self.out.note(format!("{}: <Weight> has no effect (DiskSpd weighs the targets only with a time span's <ThreadCount> and <RequestCount>)", tg.at));
+                    }
+                    if !tg.threads.is_empty() {
+                        self.out.bad(&tg.at, "<ThreadTargets>", "threads chosen for a target go with a time span's <ThreadCount> and <RequestCount> (DiskSpd refuses them otherwise)");
+                    }
+                }
+                Some(threads) => {
+                    if tg.weight == Some(0) {
+                        self.out.bad(
+                            &tg.at,
+                            "<Weight>0</Weight>",
+                            "a weight of at least 1 (DiskSpd refuses 0)",
+                        );
+                    }
+                    if let Some(&(t, _)) = tg.threads.iter().find(|t| t.0 >= threads) {
+                        let why = format!(
+                            "thread {t}: the time span's <ThreadCount> is {threads}, its threads numbered from 0"
+                        );
+                        self.out.bad(&tg.at, "<ThreadTargets>", &why);
+                    }
+                }
+            }
+        }
     }
 
     fn cpus(&mut self, n: Node<'_, '_>) -> Option<Vec<usize>> {
@@ -319,6 +357,8 @@ impl Reader<'_> {
         let mut stride = None;
         let mut random = None;
         let mut ratio = None;
+        let mut weight = None;
+        let mut thread_targets = Vec::new();
         let bool_cache = |r: &mut Self, e, why: &str| {
             if r.flag(e) {
                 r.bad(e, why);
@@ -427,10 +467,13 @@ impl Reader<'_> {
                         self.bad(e, "storlab issues I/O at normal priority (3)");
                     }
                 }
-                "Weight" | "ThreadTargets" => self.bad(
-                    e,
-                    "threads weighted over targets: storlab's workers choose their targets in turn",
-                ),
+                "Weight" => {
+                    weight = Some(
+                        self.number(e, 0..=u64::from(u32::MAX), "a weight")
+                            .unwrap_or(1) as u32,
+                    );
+                }
+                "ThreadTargets" => thread_targets = self.thread_targets(e),
                 "Distribution" => p.zones = self.distribution(e),
                 _ => self.bad(e, "not an element of a DiskSpd target storlab converts"),
             }
@@ -517,7 +560,44 @@ impl Reader<'_> {
             at: self.at(n),
             name,
             params: p,
+            weight,
+            threads: thread_targets,
         })
+    }
+
+    /// `<ThreadTargets>`: the threads of the span's `ThreadCount` that use the target, each
+    /// with its weight there (0: the target's `<Weight>`); checked against the span in
+    /// [`Reader::weights`].
+    fn thread_targets(&mut self, n: Node<'_, '_>) -> Vec<(u32, u32)> {
+        let mut list: Vec<(u32, u32)> = Vec::new();
+        for t in elements(n) {
+            if t.tag_name().name() != "ThreadTarget" {
+                self.bad(t, "<ThreadTargets> holds <ThreadTarget> elements");
+                continue;
+            }
+            let (mut thread, mut weight) = (None, 0);
+            for e in elements(t) {
+                match e.tag_name().name() {
+                    "Thread" => {
+                        thread = self.number(e, 0..=u64::from(MAX_THREADS), "a thread, from 0");
+                    }
+                    "Weight" => {
+                        weight = self
+                            .number(e, 0..=u64::from(u32::MAX), "a weight")
+                            .unwrap_or(0);
+                    }
+                    _ => self.bad(e, "<ThreadTarget> holds <Thread> and <Weight>"),
+                }
+            }
+            match thread {
+                Some(th) if list.iter().any(|l| u64::from(l.0) == th) => {
+                    self.bad(t, "a thread named twice for one target");
+                }
+                Some(th) => list.push((th as u32, weight as u32)),
+                None => self.bad(t, "<ThreadTarget> names its <Thread>"),
+            }
+        }
+        list
     }
 
     fn buffer(&mut self, n: Node<'_, '_>) {

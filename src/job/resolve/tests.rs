@@ -205,6 +205,45 @@ fn unknown_target_reference() {
 }
 
 #[test]
+fn target_weights_are_one_for_each_target_and_weigh_a_random_choice() {
+    let two = GOOD.replace(
+        "size = \"1GiB\"\n",
+        "size = \"1GiB\"\n[[target]]\nname = \"log\"\npath = \"/tmp/y.dat\"\nsize = \"1GiB\"\n",
+    );
+    let with = |keys: &str| two.replace("count = 2", &format!("count = 2\n{keys}"));
+    let job = resolve_text(&with("target_weights = [3, 1]")).unwrap();
+    assert_eq!(job.workers[0].target_weights, [3, 1]);
+    assert_eq!(
+        job.workers[0].target_choice,
+        TargetChoice::Random,
+        "implied"
+    );
+    for (keys, key, says) in [
+        (
+            "target_weights = [3]",
+            "target_weights",
+            "1 weights for 2 targets",
+        ),
+        ("target_weights = [3, 0]", "target_weights", "a weight is 0"),
+        (
+            "target_weights = [1, 2]\none_target_each = true",
+            "target_weights",
+            "one_target_each",
+        ),
+        (
+            "target_weights = [1, 2]\ntarget_choice = \"round-robin\"",
+            "target_choice",
+            "target_choice = \"random\"",
+        ),
+    ] {
+        let e = resolve_text(&with(keys)).unwrap_err();
+        assert_eq!(e.key, format!("worker[0].{key}"), "{keys}: {e}");
+        assert!(e.message.contains(says), "{keys}: {e}");
+        assert!(e.location.starts_with("job.toml:"), "{keys}: {e}");
+    }
+}
+
+#[test]
 fn copies_with_an_offset_increment_work_on_their_own_parts_of_the_target() {
     let job = |count: u32, inc: &str| {
         format!(
