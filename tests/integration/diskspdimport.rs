@@ -341,3 +341,60 @@ fn diskspd_weights_and_thread_targets_give_each_file_its_share_of_each_thread() 
         "c: {share:.3} of thread 2's {second}"
     );
 }
+
+/// A template profile of two targets, `*1` read and `*2` written, 10 s measured after 5 s of
+/// warm-up unless the command line says otherwise.
+const TEMPLATE: &str = r#"<Profile><TimeSpans><TimeSpan>
+  <Duration>10</Duration><Warmup>5</Warmup><RandSeed>3</RandSeed><DisableAffinity>true</DisableAffinity>
+  <Targets>
+    <Target><Path>*1</Path><BlockSize>4096</BlockSize><Random>4096</Random>
+      <FileSize>4194304</FileSize><WriteRatio>0</WriteRatio></Target>
+    <Target><Path>*2</Path><BlockSize>8192</BlockSize>
+      <FileSize>4194304</FileSize><WriteRatio>100</WriteRatio></Target>
+  </Targets>
+</TimeSpan></TimeSpans></Profile>"#;
+
+#[test]
+fn a_command_line_runs_a_profile_with_its_times_seed_and_targets() {
+    let dir = scratch();
+    let d = dir.path();
+    std::fs::write(d.join("p.xml"), TEMPLATE).unwrap();
+    // DiskSpd's own example: diskspd -d60 -Xprof.xml first.bin second.bin.
+    let line = "-d1 -W0 -z9 -Xp.xml first.bin second.bin";
+    run_in(d, ["run", "--diskspd", line, "-o", "x.json"]).expect_ok();
+    let r = load_json(&d.join("x.json"));
+    assert_eq!(
+        u64_at(&r, "/job/duration_ms"),
+        1000,
+        "-d1 over <Duration>10"
+    );
+    assert_eq!(u64_at(&r, "/job/ramp_ms"), 0, "-W0 over <Warmup>5");
+    assert_eq!(u64_at(&r, "/job/seed"), 9, "-z9 over <RandSeed>3");
+    let ops: std::collections::HashMap<String, u64> = target_ops(&r).into_iter().collect();
+    assert!(ops["first.bin"] > 0 && ops["second.bin"] > 0, "{ops:?}");
+    let (reads, writes) = ios(&r, None, "target1");
+    assert!(reads > 0 && writes == 0, "*1 is read: {reads} {writes}");
+    let (reads, writes) = ios(&r, None, "target2");
+    assert!(reads == 0 && writes > 0, "*2 is written: {reads} {writes}");
+    // What DiskSpd refuses beside -X, and targets that do not match the templates.
+    for (line, says) in [
+        ("-b4K -Xp.xml a.bin b.bin", "-b4K: not with -X"),
+        (
+            "-Xp.xml a.bin",
+            "the template path *2 has no target on the command line",
+        ),
+        (
+            "-Xp.xml a.bin b.bin c.bin",
+            "c.bin: no template path *3 in p.xml",
+        ),
+        ("-Xp.xml -Xq.xml a.bin b.bin", "a second profile"),
+        (
+            "-Xnone.xml a.bin b.bin",
+            "-Xnone.xml: the profile cannot be read",
+        ),
+    ] {
+        run_in(d, ["run", "--diskspd", line, "--dry-run"])
+            .expect_code(2)
+            .stderr_has(&[says]);
+    }
+}

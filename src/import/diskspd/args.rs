@@ -2,7 +2,7 @@
 //! backslashes before a quote), its options (each value attached to its letter, `-b8K`,
 //! as DiskSpd reads them; `-` or `/`) read into one [`Span`], then its targets.
 
-use super::{MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note};
+use super::{Given, MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note};
 use crate::import::ImportError;
 
 /// Bytes a command line may hold (Windows allows 32 767 characters).
@@ -77,6 +77,56 @@ pub(super) fn tokenize(line: &str) -> Result<Vec<String>, ImportError> {
     Ok(args)
 }
 
+/// A command line that runs an XML profile (`-d60 -Xprofile.xml first.bin second.bin`):
+/// what it gives the profile, as DiskSpd reads it (beside `-X` only `-d`, `-W`, `-C`, `-z`,
+/// and the output options `-R`, `-v`, `-:`; its targets take the template paths' places).
+/// `None` for a line without `-X`.
+pub(super) fn profile_call(line: &str, out: &mut Out) -> Result<Option<Given>, ImportError> {
+    let (tokens, split) = arguments(line)?;
+    let (options, targets) = tokens.split_at(split);
+    if !options.iter().any(|o| o[1..].starts_with('X')) {
+        return Ok(None);
+    }
+    let mut given = Given::default();
+    let at = |i: usize| format!("command line, argument {}", i + 1);
+    let seconds = |out: &mut Out, i: usize, o: &str, v: &str, min: u64| match v.parse::<u64>() {
+        Ok(s) if (min..=31_536_000).contains(&s) => Some(s),
+        _ => {
+            out.bad(
+                &at(i),
+                o,
+                format!("seconds: a whole number, {min} to 31536000"),
+            );
+            None
+        }
+    };
+    for (i, o) in options.iter().enumerate() {
+        let v = &o[2..];
+        match o[1..].chars().next().unwrap_or(' ') {
+            'X' if !given.profile.is_empty() => {
+                out.bad(&at(i), o, "a second profile: DiskSpd runs one (-X once)")
+            }
+            'X' if v.is_empty() => out.bad(&at(i), o, "-X names the profile: -Xprofile.xml"),
+            'X' => given.profile = v.to_string(),
+            'd' => given.duration = seconds(out, i, o, v, 1),
+            'W' => given.warmup = seconds(out, i, o, v, 0),
+            'C' => given.cooldown = seconds(out, i, o, v, 0),
+            'z' if v.is_empty() => out.note(format!("{o}: a seed from the clock in DiskSpd; storlab uses the profile's seed, or its fixed default (give -zN for a seed)")),
+            'z' => match v.parse::<u64>() {
+                Ok(s) => given.seed = Some(s),
+                Err(_) => out.bad(&at(i), o, "a seed: a whole number"),
+            },
+            'R' if v.starts_with('p') => out.bad(&at(i), o, "the profile only, with nothing run: storlab import writes the converted job"),
+            'R' | 'v' | ':' => out.note(format!("{o}: no effect (DiskSpd's output and experiment flags)")),
+            _ => out.bad(&at(i), o, "not with -X: DiskSpd takes only -d, -W, -C, -z, -R and -v beside a profile (write the rest in the profile)"),
+        }
+    }
+    given.targets = (targets.iter().enumerate())
+        .map(|(i, t)| (t.clone(), split + i + 1))
+        .collect();
+    Ok(Some(given))
+}
+
 /// An argument DiskSpd reads as an option: `-x...`, or `/x...` (a `/` that is not the start
 /// of a path of this system, `/mnt/f.dat`, which holds a second `/`).
 fn is_switch(arg: &str) -> bool {
@@ -111,7 +161,9 @@ pub(super) const MAX_RATE: f64 = 1e9;
 const VALUED: &str = "bBcCdFgijoOPTWX";
 
 /// Reads a DiskSpd command line into a time span (its options) with its targets.
-pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
+/// The arguments of a DiskSpd command line (a pasted `diskspd.exe` at the start dropped) and
+/// where its targets start; a dash of a web page's, or an option after a target, is an error.
+fn arguments(line: &str) -> Result<(Vec<String>, usize), ImportError> {
     let mut tokens = tokenize(line)?;
     // A pasted `diskspd.exe ...` (or its path) at the start: the program, not an argument.
     if let Some(first) = tokens.first() {
@@ -139,15 +191,14 @@ pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
         .iter()
         .position(|t| !is_switch(t))
         .unwrap_or(tokens.len());
-    let (options, targets) = tokens.split_at(split);
-    if let Some((i, t)) = (targets.iter().enumerate()).find(|(_, t)| is_switch(t)) {
+    if let Some((i, t)) = (tokens[split..].iter().enumerate()).find(|(_, t)| is_switch(t)) {
         return Err(ImportError::Read(format!(
             "the DiskSpd command line, argument {}: `{t}` comes after the first target `{}`; DiskSpd reads options only before its targets: put it before them",
             split + i + 1,
-            targets[0]
+            tokens[split]
         )));
     }
-    for (i, o) in options.iter().enumerate() {
+    for (i, o) in tokens[..split].iter().enumerate() {
         let letter = o[1..].chars().next().unwrap_or(' ');
         if VALUED.contains(letter) && o.len() == 2 {
             if let Some(next) = tokens.get(i + 1).filter(|t| !is_switch(t)) {
@@ -158,6 +209,12 @@ pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
             }
         }
     }
+    Ok((tokens, split))
+}
+
+pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
+    let (tokens, split) = arguments(line)?;
+    let (options, targets) = tokens.split_at(split);
     if targets.is_empty() {
         return Err(ImportError::Read(
             "the DiskSpd command line names no target; its targets come last: a file path, #N (a physical disk) or E: (a drive), e.g. -b4K -d10 -c1G test.dat".into(),
@@ -412,7 +469,6 @@ impl Reader<'_> {
                 _ => self.bad(i, o, "a write percentage, 0 to 100"),
             },
             'x' => self.no_effect(o, "completion routines: storlab completes I/O through io_uring"),
-            'X' => self.bad(i, o, "an XML profile: convert it as a file (storlab run PROFILE.xml; template targets *1, *2 placed with --map \"*1=PATH\")"),
             'y' => self.bad(i, o, "synchronisation with Windows events: storlab runs on its own"),
             'e' => self.no_effect(o, "event tracing for Windows"),
             'z' if v.is_empty() => self.out.note(format!("{o}: a seed from the clock in DiskSpd; storlab uses its fixed default seed (give -zN for a seed)")),

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Converted, ImportError> {
     let file = path.display().to_string();
     let mut out = Out::default();
-    let spans = xml::read(&file, text, &mut out)?;
+    let spans = xml::read(&file, text, &mut out, &Given::default())?;
     finish(
         &format!("the DiskSpd profile {file}"),
         &file,
@@ -30,9 +30,32 @@ pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Convert
 }
 
 /// Converts a DiskSpd command line (`-b8K -d60 -o4 -t2 -r -w30 -Sh D:\\test.dat`), as given
-/// to `storlab run --diskspd`.
+/// to `storlab run --diskspd`; one that runs a profile (`-d60 -Xprofile.xml first.bin`)
+/// converts the profile with what the line gives it.
 pub(super) fn convert_args(args: &str, opts: &Options) -> Result<Converted, ImportError> {
     let mut out = Out::default();
+    if let Some(given) = args::profile_call(args, &mut out)? {
+        let b = given.profile.as_bytes();
+        if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+            return Err(ImportError::Read(format!(
+                "the DiskSpd command line, -X{}: a Windows path; give the profile's path on this system (-X/path/to/profile.xml, or relative to the current directory)",
+                given.profile
+            )));
+        }
+        let path = Path::new(&given.profile);
+        let text = crate::input::read_text(path, crate::input::Kind::JobFile).map_err(|e| {
+            ImportError::Read(format!(
+                "the DiskSpd command line, -X{}: the profile {}",
+                given.profile, e.why
+            ))
+        })?;
+        let spans = xml::read(&given.profile, &text, &mut out, &given)?;
+        let what = format!(
+            "the DiskSpd profile {} (-X of a command line)",
+            given.profile
+        );
+        return finish(&what, "the DiskSpd command line", spans, out, opts);
+    }
     let span = args::read(args, &mut out)?;
     finish(
         "a DiskSpd command line",
@@ -73,6 +96,21 @@ fn finish(
         toml,
         left_out: out.unsupported,
     })
+}
+
+/// What a command line that runs a profile (`-Xprofile.xml`) gives it: DiskSpd lets `-d`,
+/// `-W`, `-C` and `-z` set every time span's, and the line's targets take the places of the
+/// profile's template paths `*1`, `*2`, ... in order.
+#[derive(Debug, Default)]
+struct Given {
+    /// The profile's path, as written after `-X`.
+    profile: String,
+    duration: Option<u64>,
+    warmup: Option<u64>,
+    cooldown: Option<u64>,
+    seed: Option<u64>,
+    /// The line's targets, each with its argument's number (from 1).
+    targets: Vec<(String, usize)>,
 }
 
 /// Time spans a profile may hold (DiskSpd runs each one after the other).

@@ -3,7 +3,9 @@
 //! converted, noted as having no effect, or listed as unsupported with its line.
 
 use super::args::zoned;
-use super::{MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note};
+use super::{
+    Given, MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note,
+};
 use crate::import::ImportError;
 use roxmltree::{Document, Node, ParsingOptions};
 
@@ -96,6 +98,10 @@ struct Reader<'a> {
     pathless: usize,
     /// Where a `<Path>` of a template (`*1`) was written, if one was.
     template_at: Option<String>,
+    /// What a command line that runs the profile (`-X`) gives it.
+    given: &'a Given,
+    /// Which of the command line's targets took a template's place.
+    used: Vec<bool>,
 }
 
 fn elements<'a, 'i>(n: Node<'a, 'i>) -> impl Iterator<Item = Node<'a, 'i>> {
@@ -168,6 +174,10 @@ impl Reader<'_> {
         let mut affinity = false;
         for e in elements(n) {
             match e.tag_name().name() {
+                "Duration" if self.given.duration.is_some() => {}
+                "Warmup" if self.given.warmup.is_some() => {}
+                "Cooldown" if self.given.cooldown.is_some() => {}
+                "RandSeed" if self.given.seed.is_some() => {}
                 "Duration" | "Warmup" | "Cooldown" if Self::text(e).is_empty() => {
                     // A template's (VM Fleet's): its tool fills it in before DiskSpd runs it.
                     let (default, flag) = match e.tag_name().name() {
@@ -271,6 +281,12 @@ impl Reader<'_> {
                 "outstanding I/Os per thread go with <ThreadCount>",
             );
         }
+        // A command line's -d, -W, -C and -z set every time span's, as DiskSpd sets them.
+        let g = self.given;
+        span.duration = g.duration.unwrap_or(span.duration);
+        span.warmup = g.warmup.unwrap_or(span.warmup);
+        span.cooldown = g.cooldown.unwrap_or(span.cooldown);
+        span.seed = g.seed.or(span.seed);
         self.weights(&span);
         if span.targets.is_empty() {
             let at = span.at.clone();
@@ -502,6 +518,7 @@ impl Reader<'_> {
                 format!("*{k}")
             }
         };
+        let name = self.substitute(name, n)?;
         if let Some(align) = random {
             p.random = Some(ratio.map_or(100.0, |r| r as f64));
             p.align = Some(align).filter(|a| *a > 0);
@@ -563,6 +580,42 @@ impl Reader<'_> {
             weight,
             threads: thread_targets,
         })
+    }
+
+    /// A template path `*N` replaced by the command line's N-th target, when the line that runs
+    /// the profile names targets (as DiskSpd substitutes them); `None` when it cannot be.
+    fn substitute(&mut self, name: String, n: Node<'_, '_>) -> Option<String> {
+        let Some(digits) = name.strip_prefix('*') else {
+            return Some(name);
+        };
+        if self.given.targets.is_empty() {
+            return Some(name);
+        }
+        let k = digits
+            .parse::<usize>()
+            .ok()
+            .filter(|_| digits.bytes().all(|b| b.is_ascii_digit()));
+        match k {
+            Some(k) if k >= 1 && k <= self.given.targets.len() => {
+                self.used[k - 1] = true;
+                Some(self.given.targets[k - 1].0.clone())
+            }
+            Some(k) if k >= 1 => {
+                let why = format!(
+                    "the template path *{k} has no target on the command line (it names {}): give one for each template, in order",
+                    self.given.targets.len()
+                );
+                self.bad(n, &why);
+                None
+            }
+            _ => {
+                self.bad(
+                    n,
+                    "a template path is * and a whole number from 1 (*1, *2, ...)",
+                );
+                None
+            }
+        }
     }
 
     /// `<ThreadTargets>`: the threads of the span's `ThreadCount` that use the target, each
@@ -653,7 +706,12 @@ impl Reader<'_> {
 }
 
 /// The time spans of the DiskSpd profile `text` (of `file`).
-pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, ImportError> {
+pub(super) fn read(
+    file: &str,
+    text: &str,
+    out: &mut Out,
+    given: &Given,
+) -> Result<Vec<Span>, ImportError> {
     let opts = ParsingOptions {
         allow_dtd: false,
         nodes_limit: MAX_NODES,
@@ -676,6 +734,8 @@ pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, I
         targets: 0,
         pathless: 0,
         template_at: None,
+        given,
+        used: vec![false; given.targets.len()],
     };
     let mut spans = Vec::new();
     for e in elements(root) {
@@ -714,6 +774,17 @@ pub(super) fn read(file: &str, text: &str, out: &mut Out) -> Result<Vec<Span>, I
         return Err(ImportError::Read(format!(
             "{file}: the profile has no <TimeSpans><TimeSpan>: DiskSpd runs nothing from it, and neither can storlab"
         )));
+    }
+    // Every target of the command line takes a template's place, as DiskSpd requires.
+    for (k, (target, arg)) in given.targets.iter().enumerate() {
+        if !r.used[k] {
+            let why = format!(
+                "no template path *{} in {file} for it to take the place of: give one target for each template path, in order",
+                k + 1
+            );
+            r.out
+                .bad(&format!("command line, argument {arg}"), target, &why);
+        }
     }
     Ok(spans)
 }
