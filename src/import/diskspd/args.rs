@@ -101,8 +101,9 @@ pub(super) fn profile_call(line: &str, out: &mut Out) -> Result<Option<Given>, I
         }
     };
     for (i, o) in options.iter().enumerate() {
-        let v = &o[2..];
-        match o[1..].chars().next().unwrap_or(' ') {
+        let letter = o[1..].chars().next().unwrap_or(' ');
+        let v = &o[1 + letter.len_utf8()..];
+        match letter {
             'X' if !given.profile.is_empty() => {
                 out.bad(&at(i), o, "a second profile: DiskSpd runs one (-X once)")
             }
@@ -160,7 +161,6 @@ pub(super) const MAX_RATE: f64 = 1e9;
 /// The letters whose option needs a value.
 const VALUED: &str = "bBcCdFgijoOPTWX";
 
-/// Reads a DiskSpd command line into a time span (its options) with its targets.
 /// The arguments of a DiskSpd command line (a pasted `diskspd.exe` at the start dropped) and
 /// where its targets start; a dash of a web page's, or an option after a target, is an error.
 fn arguments(line: &str) -> Result<(Vec<String>, usize), ImportError> {
@@ -212,6 +212,7 @@ fn arguments(line: &str) -> Result<(Vec<String>, usize), ImportError> {
     Ok((tokens, split))
 }
 
+/// Reads a DiskSpd command line into a time span (its options) with its targets.
 pub(super) fn read(line: &str, out: &mut Out) -> Result<Span, ImportError> {
     let (tokens, split) = arguments(line)?;
     let (options, targets) = tokens.split_at(split);

@@ -513,6 +513,14 @@ fn real_lines_convert_bare_interval_random_target_choice_and_absolute_zones() {
 }
 
 #[test]
+fn a_line_that_runs_a_profile_never_panics_on_what_it_holds() {
+    // A letter of two bytes beside -X: refused, not cut in the middle.
+    for line in ["-\u{e9} -Xp.xml a.bin", "-X\u{e9}.xml", "-X -Xp.xml", "/X"] {
+        assert!(convert_args(line, &opts(&[])).is_err(), "{line}");
+    }
+}
+
+#[test]
 fn a_dash_from_a_web_page_is_called_what_it_is() {
     let e = convert_args("\u{2013}b8K \u{2013}d60 D:\\test.dat", &opts(&[]))
         .unwrap_err()
