@@ -2,7 +2,10 @@
 //! backslashes before a quote), its options (each value attached to its letter, `-b8K`,
 //! as DiskSpd reads them; `-` or `/`) read into one [`Span`], then its targets.
 
-use super::{Given, MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note};
+use super::{
+    FILE_WHY, Given, MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, ZERO_WHY,
+    random_buffer_note, write_buffer_note,
+};
 use crate::import::ImportError;
 
 /// Bytes a command line may hold (Windows allows 32 767 characters).
@@ -640,17 +643,13 @@ impl Reader<'_> {
             return;
         }
         if v.is_empty() {
-            return self.bad(i, o, "zero-filled writes: storlab writes unique, incompressible blocks (zeros compress and deduplicate to nothing on arrays that reduce data)");
+            return self.bad(i, o, ZERO_WHY);
         }
         if v.contains(',') {
-            return self.bad(
-                i,
-                o,
-                "writes from a file's content: storlab writes its own unique blocks",
-            );
+            return self.bad(i, o, FILE_WHY);
         }
         if self.size(i, o, v).is_some() {
-            self.out.note(format!("{o}: storlab writes unique, incompressible blocks, not a repeating random buffer of this size (the same to a drive; an array that deduplicates finds no duplicates)"));
+            random_buffer_note(self.out, o);
         }
     }
 

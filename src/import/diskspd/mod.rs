@@ -307,6 +307,16 @@ impl Out {
     }
 }
 
+/// Why zero-filled writes (`-Z`, `<Pattern>zero`) are refused.
+const ZERO_WHY: &str = "zero-filled writes: every sector storlab writes carries its own header, so it cannot write zeros (they compress and deduplicate to nothing on arrays that reduce data); for data that reduces, drop them and set [data] compress (up to 8:1) and dedupe";
+/// Why writes of a file's bytes (`-Z<size>,<file>`, `<RandomDataSource><FilePath>`) are refused.
+const FILE_WHY: &str = "writes from a file's content: every sector storlab writes carries its own header, so it cannot write a file's bytes; for data that compresses as the file does, drop it and set [data] compress to the file's ratio";
+
+/// `-Z<size>`, `<RandomDataSource>`: DiskSpd's buffer of random data, noted.
+fn random_buffer_note(out: &mut Out, what: &str) {
+    out.note(format!("{what}: storlab writes unique, incompressible blocks, not windows of one random buffer of this size (DiskSpd takes each write from a random place in it, 512-byte aligned without caching: the same to a drive, but an array that deduplicates finds at most one distinct unit per 512 bytes of the buffer in DiskSpd's data, and none in storlab's)"));
+}
+
 /// `-Z` and `WriteBufferContent`: what DiskSpd writes.
 fn write_buffer_note(out: &mut Out, what: &str) {
     out.note(format!(

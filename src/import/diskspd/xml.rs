@@ -4,7 +4,8 @@
 
 use super::args::zoned;
 use super::{
-    Given, MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, write_buffer_note,
+    FILE_WHY, Given, MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, ZERO_WHY,
+    random_buffer_note, write_buffer_note,
 };
 use crate::import::ImportError;
 use roxmltree::{Document, Node, ParsingOptions};
@@ -660,12 +661,12 @@ impl Reader<'_> {
                 ("Pattern", "sequential") => {
                     write_buffer_note(self.out, "<Pattern>sequential</Pattern> (0, 1, ..., 255)")
                 }
-                ("Pattern", "zero") => self.bad(e, "zero-filled writes: storlab writes unique, incompressible blocks (zeros compress and deduplicate to nothing on arrays that reduce data)"),
+                ("Pattern", "zero") => self.bad(e, ZERO_WHY),
                 ("RandomDataSource", _) => {
                     if elements(e).any(|f| f.tag_name().name() == "FilePath") {
-                        self.bad(e, "writes from a file's content: storlab writes its own unique blocks");
+                        self.bad(e, FILE_WHY);
                     } else {
-                        self.out.note("<RandomDataSource>: storlab writes unique, incompressible blocks, not a repeating random buffer of this size (the same to a drive; an array that deduplicates finds no duplicates)".into());
+                        random_buffer_note(self.out, "<RandomDataSource>");
                     }
                 }
                 _ => self.bad(e, "<WriteBufferContent> holds <Pattern> (sequential, zero, random) and <RandomDataSource>"),
