@@ -36,6 +36,9 @@ pub(crate) enum Kind {
     Trace,
     /// A block-sample file (`RUN.blocks`).
     BlockSample,
+    /// A file whose bytes another tool writes (DiskSpd's `-Z<size>,<file>`), of which storlab
+    /// reads a sample ([`read_prefix`]).
+    WriteData,
 }
 
 const MIB: u64 = 1 << 20;
@@ -51,7 +54,7 @@ impl Kind {
             Kind::JobFile | Kind::FioFile | Kind::Profile => 16 * MIB,
             Kind::Results => GIB,
             Kind::TimeSeries => 4 * GIB,
-            Kind::Trace | Kind::BlockSample => 16 * GIB,
+            Kind::Trace | Kind::BlockSample | Kind::WriteData => 16 * GIB,
         }
     }
 
@@ -65,6 +68,7 @@ impl Kind {
             Kind::TimeSeries => "time series",
             Kind::Trace => "trace",
             Kind::BlockSample => "block-sample file",
+            Kind::WriteData => "write-data file",
         }
     }
 }
@@ -248,6 +252,16 @@ fn regular(t: FileType, kind: Kind) -> Result<(), String> {
         "is {is}; storlab reads a {} only from a regular file (a pipe or a device could block or never end): save it to a file first",
         kind.what()
     ))
+}
+
+/// The first `n` bytes of the regular file at `path` (all of it when it is shorter), whatever
+/// its size: a sample of it.
+pub(crate) fn read_prefix(path: &Path, kind: Kind, n: u64) -> Result<Vec<u8>, Refused> {
+    let mut input = open_within(path, kind, u64::MAX)?;
+    let mut bytes = Vec::with_capacity(input.size.min(n) as usize);
+    let read = (&mut input.file).take(n).read_to_end(&mut bytes);
+    read.map_err(|e| input.refused(&e))?;
+    Ok(bytes)
 }
 
 /// Reads the whole input file at `path` of `kind`, within its cap.

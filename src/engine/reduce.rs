@@ -29,6 +29,7 @@
 use super::buf::{fill_random, splitmix};
 use super::verify::{MAGIC, SECTOR};
 use crate::job::data::DataReduction;
+use crate::job::data::{CALIBRATION_UNIT, compressed_len};
 
 /// Entries in the pool of duplicate contents.
 pub const POOL: u64 = 8;
@@ -38,9 +39,6 @@ pub const KIND_COPY: u32 = 3;
 pub const KIND_COPY_UNCHECKED: u32 = 4;
 /// Bytes of header and tag at the start of every sector, kept whatever the ratio.
 const HEAD: usize = 56;
-/// The unit the kept bytes are calibrated on: 32 KiB, the middle of the units arrays compress
-/// in (4 KiB to 128 KiB and streams), deflated at zlib's default level.
-const CALIBRATION_UNIT: usize = 32 << 10;
 /// Bytes of the sample deflated in each of [`MEASURED_UNITS`] and as a stream.
 const BY_UNIT_BYTES: usize = 2 << 20;
 /// Bytes of sampled units each worker keeps at most.
@@ -196,26 +194,9 @@ impl Reduction {
     }
 }
 
-/// Bytes `unit` deflates to (flate2, its pure-Rust miniz_oxide backend, zlib's default level
-/// 6, raw deflate), at most its own length (a store keeps data that does not shrink as it is).
-pub fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {
-    deflated_len(unit, out, flate2::Compression::default())
-}
-
 /// The units the measure deflates the written data in, besides the dedupe unit: what arrays
 /// compress in (4 KiB to 128 KiB); and the whole sample as one stream.
 pub const MEASURED_UNITS: [u64; 4] = [4 << 10, 8 << 10, 32 << 10, 128 << 10];
-
-/// Bytes `data` deflates to at `level` (raw deflate), at most its own length.
-fn deflated_len(unit: &[u8], out: &mut Vec<u8>, level: flate2::Compression) -> usize {
-    let mut c = flate2::Compress::new(level, false);
-    out.clear();
-    out.reserve(unit.len() + 64);
-    match c.compress_vec(unit, out, flate2::FlushCompress::Finish) {
-        Ok(flate2::Status::StreamEnd) => out.len().min(unit.len()),
-        _ => unit.len(),
-    }
-}
 
 /// The smallest number of kept bytes per sector whose units compress at least `ratio`:1 (the
 /// ratio falls as more is kept), between the head and a whole sector.
@@ -233,7 +214,7 @@ fn calibrate(ratio: f64, unit: usize, checked: bool) -> usize {
         for (i, s) in data.chunks_exact_mut(SECTOR).enumerate() {
             super::verify::seal_sector(s, kind, 7, (i * SECTOR) as u64, 9, 1, keep);
         }
-        unit as f64 / deflated_len(&data, &mut out, flate2::Compression::default()) as f64
+        unit as f64 / compressed_len(&data, &mut out) as f64
     };
     let (mut lo, mut hi) = (HEAD, SECTOR);
     // Invariant: ratio_at(hi) < ratio or hi == SECTOR; ratio_at(lo) >= ratio or lo == HEAD.

@@ -134,6 +134,9 @@ pub(crate) struct Converted {
     pub(crate) toml: String,
     /// What was left out (only with `lenient`).
     pub(crate) left_out: Vec<Unsupported>,
+    /// Files the conversion read besides its own (DiskSpd's write-data file): a `--map` may
+    /// place one of them rather than a target.
+    pub(crate) read: Vec<PathBuf>,
 }
 
 /// Why a job file cannot be converted.
@@ -314,7 +317,8 @@ fn readable(source: &str, converted: &Converted, opts: &Options) -> Result<(), I
         .filter_map(|t| t.get_ref().path.as_deref())
         .collect();
     for (from, to) in &opts.map {
-        if !paths.iter().any(|p| p.starts_with(to)) {
+        let read = converted.read.iter().any(|p| p.starts_with(to));
+        if !read && !paths.iter().any(|p| p.starts_with(to)) {
             return Err(ImportError::Read(format!(
                 "--map \"{from}={}\": {source} has no target named `{from}`; its targets are {}: give --map one of them",
                 to.display(),

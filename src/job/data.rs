@@ -20,6 +20,36 @@ pub const MAX_UNIT: u64 = 1 << 20;
 /// Default dedupe unit, bytes.
 pub const DEFAULT_UNIT: u64 = 4096;
 
+/// The unit the asked compression is calibrated on: 32 KiB, the middle of the units arrays
+/// compress in (4 KiB to 128 KiB and streams), deflated at zlib's default level.
+pub const CALIBRATION_UNIT: usize = 32 << 10;
+
+/// Bytes `unit` deflates to (flate2, its pure-Rust miniz_oxide backend, zlib's default level
+/// 6, raw deflate), at most its own length (a store keeps data that does not shrink as it is):
+/// how storlab measures compression, of what a run wrote and of a file a converted job's data
+/// is to be like.
+pub fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {
+    let mut c = flate2::Compress::new(flate2::Compression::default(), false);
+    out.clear();
+    out.reserve(unit.len() + 64);
+    match c.compress_vec(unit, out, flate2::FlushCompress::Finish) {
+        Ok(flate2::Status::StreamEnd) => out.len().min(unit.len()),
+        _ => unit.len(),
+    }
+}
+
+/// The compression ratio of `data` deflated in units of `unit` bytes (a last part shorter
+/// than a unit is left out), N:1; `None` when it holds no whole unit.
+pub fn compress_ratio(data: &[u8], unit: usize) -> Option<f64> {
+    let mut out = Vec::new();
+    let (mut bytes, mut compressed) = (0usize, 0usize);
+    for u in data.chunks_exact(unit.max(1)) {
+        bytes += u.len();
+        compressed += compressed_len(u, &mut out);
+    }
+    (bytes > 0).then(|| bytes as f64 / compressed.max(1) as f64)
+}
+
 /// `[data]` as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -398,3 +398,34 @@ fn a_command_line_runs_a_profile_with_its_times_seed_and_targets() {
             .stderr_has(&[says]);
     }
 }
+
+#[test]
+fn writes_from_a_file_compress_as_the_file_does() {
+    let dir = scratch();
+    let d = dir.path();
+    // StorScore's entropy files: a compressibility each. Here 3 in 4 bytes of every 2 KiB are
+    // zeros: about 4:1 in 32 KiB units.
+    let mut bytes = Vec::new();
+    let mut x = 1u64;
+    while bytes.len() < 4 << 20 {
+        for _ in 0..64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        bytes.extend_from_slice(&[0u8; 1536]);
+    }
+    std::fs::write(d.join("entropy.bin"), &bytes).unwrap();
+    let map = format!("C:\\entropy\\e75.bin={}", d.join("entropy.bin").display());
+    let line = "-b32K -w100 -r -d1 -W0 -c32M -Z20M,C:\\entropy\\e75.bin f.dat";
+    run_in(d, ["run", "--diskspd", line, "--map", &map, "-o", "z.json"]).expect_ok();
+    let r = load_json(&d.join("z.json"));
+    let asked = at(&r, "/job/data/compress").as_f64().unwrap();
+    assert!((3.4..=4.6).contains(&asked), "asked {asked}");
+    // What the run wrote compresses as the file does, at every unit arrays use.
+    for u in at(&r, "/data/compress_by_unit").as_array().unwrap() {
+        let got = u["compress_achieved"].as_f64().unwrap();
+        assert!((got / asked - 1.0).abs() <= 0.15, "{u} against {asked}");
+    }
+}

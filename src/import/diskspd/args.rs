@@ -3,8 +3,8 @@
 //! as DiskSpd reads them; `-` or `/`) read into one [`Span`], then its targets.
 
 use super::{
-    FILE_WHY, Given, MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, ZERO_WHY,
-    random_buffer_note, write_buffer_note,
+    Given, MAX_REQUESTS, MAX_THREADS, Out, Params, Span, Target, ZERO_WHY, random_buffer_note,
+    write_buffer_note,
 };
 use crate::import::ImportError;
 
@@ -645,8 +645,18 @@ impl Reader<'_> {
         if v.is_empty() {
             return self.bad(i, o, ZERO_WHY);
         }
-        if v.contains(',') {
-            return self.bad(i, o, FILE_WHY);
+        if let Some((size, file)) = v.split_once(',') {
+            // -Z<size>,<file>: the buffer filled from the file (measured when the job is made).
+            match self.size(i, o, size) {
+                Some(s) if s > 0 && !file.is_empty() => self.p.source = Some((s, file.to_string())),
+                Some(_) => self.bad(
+                    i,
+                    o,
+                    "a buffer size above 0 and a file after the comma: -Z<size>,<file>",
+                ),
+                None => {}
+            }
+            return;
         }
         if self.size(i, o, v).is_some() {
             random_buffer_note(self.out, o);

@@ -95,6 +95,7 @@ fn finish(
     Ok(Converted {
         toml,
         left_out: out.unsupported,
+        read: out.read,
     })
 }
 
@@ -241,6 +242,9 @@ struct Params {
     size: Option<u64>,
     /// `-Su`, `DisableOSCache`: no page cache (O_DIRECT).
     uncached: bool,
+    /// `-Z<size>,<file>`, `<RandomDataSource>` with a `<FilePath>`: writes are windows of a
+    /// buffer of this many bytes filled from the file (its name as DiskSpd has it).
+    source: Option<(u64, String)>,
     /// `-Sw`, `WriteThrough`: every write durable (O_DSYNC).
     write_through: bool,
 }
@@ -265,6 +269,7 @@ impl Default for Params {
             think_ms: None,
             size: None,
             uncached: false,
+            source: None,
             write_through: false,
         }
     }
@@ -274,6 +279,8 @@ impl Default for Params {
 #[derive(Default, Debug)]
 struct Out {
     unsupported: Vec<Unsupported>,
+    /// Files read besides the profile or line (a write-data file).
+    read: Vec<PathBuf>,
     /// Unsupported beyond [`MAX_LISTED`], counted only.
     more: usize,
     notes: Vec<String>,
@@ -309,8 +316,6 @@ impl Out {
 
 /// Why zero-filled writes (`-Z`, `<Pattern>zero`) are refused.
 const ZERO_WHY: &str = "zero-filled writes: every sector storlab writes carries its own header, so it cannot write zeros (they compress and deduplicate to nothing on arrays that reduce data); for data that reduces, drop them and set [data] compress (up to 8:1) and dedupe";
-/// Why writes of a file's bytes (`-Z<size>,<file>`, `<RandomDataSource><FilePath>`) are refused.
-const FILE_WHY: &str = "writes from a file's content: every sector storlab writes carries its own header, so it cannot write a file's bytes; for data that compresses as the file does, drop it and set [data] compress to the file's ratio";
 
 /// `-Z<size>`, `<RandomDataSource>`: DiskSpd's buffer of random data, noted.
 fn random_buffer_note(out: &mut Out, what: &str) {
@@ -324,24 +329,99 @@ fn write_buffer_note(out: &mut Out, what: &str) {
     ));
 }
 
+/// Bytes of a write-data file storlab measures (DiskSpd fills its buffer from the file's start).
+const SOURCE_SAMPLE: u64 = 32 << 20;
+
+/// The job's `[data] compress` for the targets' write-data files (`-Z<size>,<file>`): each
+/// target that writes takes its data from the same file (storlab's `[data]` is the job's); the
+/// file, placed as a target is, is sampled from its start (at most its buffer's size, as
+/// DiskSpd fills the buffer) and deflated in storlab's calibration unit. `None`: no file, or
+/// one that does not compress (storlab's default data); an error is listed.
+fn source_compress(spans: &[Span], out: &mut Out, opts: &Options) -> Option<(f64, String)> {
+    let writers: Vec<&Target> = (spans.iter().flat_map(|s| &s.targets))
+        .filter(|t| t.params.write > 0.0)
+        .collect();
+    let (first, rest) = writers.split_first()?;
+    let (size, name) = first.params.source.clone()?;
+    if let Some(t) = rest.iter().find(|t| t.params.source != first.params.source) {
+        let why = "its writes' data differs from the first target's (-Z, <WriteBufferContent>); storlab's [data] is the job's: give every target that writes the same";
+        out.bad(&t.at, &format!("target {}", t.name), why);
+        return None;
+    }
+    let Some(path) = local(&name, opts) else {
+        let why =
+            "a Windows path: place it with --map (a whole path, or its drive), as a target is";
+        out.bad(&first.at, &format!("write-data file {name}"), why);
+        return None;
+    };
+    out.read.push(path.clone());
+    let bytes = match crate::input::read_prefix(
+        &path,
+        crate::input::Kind::WriteData,
+        size.min(SOURCE_SAMPLE),
+    ) {
+        Ok(b) => b,
+        Err(e) => {
+            out.bad(
+                &first.at,
+                &format!("write-data file {name}"),
+                format!("{}: {}", path.display(), e.unnamed()),
+            );
+            return None;
+        }
+    };
+    let unit = crate::job::data::CALIBRATION_UNIT;
+    let Some(ratio) = crate::job::data::compress_ratio(&bytes, unit) else {
+        let why = format!(
+            "{}: {} bytes, less than the {} KiB storlab measures compression in",
+            path.display(),
+            bytes.len(),
+            unit >> 10
+        );
+        out.bad(&first.at, &format!("write-data file {name}"), why);
+        return None;
+    };
+    let max = crate::job::data::MAX_COMPRESS;
+    let asked = ratio.min(max);
+    let capped = if ratio > max {
+        format!(", more than storlab's {max}:1: {max}:1 asked")
+    } else {
+        String::new()
+    };
+    out.note(format!("writes from {name} ({}): storlab writes its own data, as compressible as the file's first {} bytes ({ratio:.2}:1 deflated in {} KiB units{capped}), not the file's bytes; DiskSpd takes each write from a random place in that buffer, so an array that deduplicates also finds at most one distinct unit per 512 bytes of it in DiskSpd's data", path.display(), bytes.len(), unit >> 10));
+    (asked >= 1.05).then(|| {
+        (
+            asked,
+            format!("{} ({ratio:.2}:1 in {} KiB units)", name, unit >> 10),
+        )
+    })
+}
+
 /// Where DiskSpd's target `name` goes: its `--map` path; for `D:\dir\f.dat`, the `--map` of its
 /// drive `D:` joined with `dir/f.dat`; a path of this system's shape (`/mnt/f.dat`,
 /// `f.dat`, `dir\f.dat` read as `dir/f.dat`) as it is; anything else (`#1`, `E:`, `D:\f.dat`
 /// unmapped, `\\server\share\f.dat`, `*1`) a new file in the current directory (noted).
 fn place(name: &str, index: usize, opts: &Options, notes: &mut Vec<String>) -> PathBuf {
+    local(name, opts)
+        .unwrap_or_else(|| opts.place(name, &format!("diskspd-target{}.dat", index + 1), notes))
+}
+
+/// Where DiskSpd's `name` is on this system: its `--map`, its drive's `--map` joined with the
+/// rest, or a path of this system's shape as it is; `None` for a Windows name not mapped.
+fn local(name: &str, opts: &Options) -> Option<PathBuf> {
     if let Some(p) = opts.mapped(name) {
-        return p.to_path_buf();
+        return Some(p.to_path_buf());
     }
     let bytes = name.as_bytes();
     let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
     if drive {
         if let Some(root) = opts.mapped(&name[..2]) {
             let rest = name[2..].trim_start_matches(['\\', '/']);
-            return if rest.is_empty() {
+            return Some(if rest.is_empty() {
                 root.to_path_buf()
             } else {
                 root.join(rest.replace('\\', "/"))
-            };
+            });
         }
     }
     let windows_only = drive
@@ -349,10 +429,7 @@ fn place(name: &str, index: usize, opts: &Options, notes: &mut Vec<String>) -> P
         || name.starts_with('*')
         || name.starts_with("\\\\")
         || name.starts_with('\\');
-    if !windows_only {
-        return PathBuf::from(name.replace('\\', "/"));
-    }
-    opts.place(name, &format!("diskspd-target{}.dat", index + 1), notes)
+    (!windows_only).then(|| PathBuf::from(name.replace('\\', "/")))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! of each span (or one for all of a span's targets with `-O`), each part after a comment
 //! naming where DiskSpd's profile or command line said it.
 
-use super::{Out, Params, Span, place};
+use super::{Out, Params, Span, place, source_compress};
 use crate::import::{Options, source_comment};
 use std::fmt::Write as _;
 
@@ -52,6 +52,7 @@ fn job_wide(spans: &[Span], out: &mut Out) -> bool {
 /// The storlab job of `spans` (`what`: the source, for the first comment).
 pub(super) fn render(what: &str, spans: &[Span], out: &mut Out, opts: &Options) -> String {
     let uncached = job_wide(spans, out);
+    let data = source_compress(spans, out, opts);
     let mut placed: Vec<Placed> = Vec::new();
     // Each name's place in `placed`: one look-up per target, however many there are.
     let mut index: std::collections::HashMap<&str, usize> = Default::default();
@@ -109,6 +110,13 @@ pub(super) fn render(what: &str, spans: &[Span], out: &mut Out, opts: &Options) 
     // DiskSpd caches unless told not to (-Su, -Sh, DisableOSCache): storlab's page cache.
     if !uncached {
         t.push_str("buffered = true\n");
+    }
+    if let Some((ratio, from)) = data {
+        let _ = writeln!(
+            t,
+            "\n# DiskSpd's writes from {from}: data as compressible\n[data]\ncompress = {}",
+            (ratio * 100.0).round() / 100.0
+        );
     }
     if spans.len() > 1 {
         let list: Vec<String> = (1..=spans.len()).map(|g| g.to_string()).collect();

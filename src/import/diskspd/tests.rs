@@ -634,3 +634,63 @@ fn weights_and_thread_targets_are_read_as_diskspd_reads_them() {
     let r = refusals(convert(Path::new("w.xml"), &none, &opts(&[])).unwrap_err());
     assert!(r.iter().any(|x| x.2.contains("has no target")), "{r:?}");
 }
+
+#[test]
+fn writes_from_a_file_ask_for_data_as_compressible_as_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1 MiB of 512 random bytes then 512 zeros, again and again: about 2:1.
+    let mut half = Vec::new();
+    let mut x = 7u64;
+    for _ in 0..1024 {
+        for _ in 0..64 {
+            x = crate::engine::buf::splitmix(x);
+            half.extend_from_slice(&x.to_le_bytes());
+        }
+        half.extend_from_slice(&[0u8; 512]);
+    }
+    let file = dir.path().join("entropy50.bin");
+    std::fs::write(&file, &half).unwrap();
+    let map = format!("C:\\ss\\e.bin={}", file.display());
+    let (toml, t) = line("-b8K -w100 -r -c16M -Z20M,C:\\ss\\e.bin t.dat", &[&map]);
+    let asked = t["data"]["compress"].as_float().unwrap();
+    assert!((1.8..=2.1).contains(&asked), "{asked}\n{toml}");
+    assert!(
+        toml.contains("as compressible as the file's first 1048576 bytes"),
+        "{toml}"
+    );
+    // A file that does not compress: storlab's own data, said so; reads only: no [data].
+    let random: Vec<u8> = (0..1u64 << 17)
+        .flat_map(|i| crate::engine::buf::splitmix(i).to_le_bytes())
+        .collect();
+    std::fs::write(&file, &random).unwrap();
+    let (toml, t) = line("-b8K -w100 -r -c16M -Z1M,C:\\ss\\e.bin t.dat", &[&map]);
+    assert!(
+        t.get("data").is_none() && toml.contains("(1.00:1"),
+        "{toml}"
+    );
+    let (_, t) = line("-b8K -r -c16M -Z1M,C:\\ss\\e.bin t.dat", &[]);
+    assert!(t.get("data").is_none());
+    // Refused, each for its reason: an unmapped Windows path, a file that cannot be read, a
+    // size of 0, two targets writing from different files.
+    let why = |args: &str, map: &[&str]| {
+        refusals(convert_args(args, &opts(map)).unwrap_err())[0]
+            .2
+            .clone()
+    };
+    assert!(why("-w100 -Z1M,C:\\ss\\e.bin t.dat", &[]).contains("place it with --map"));
+    let missing = format!("-w100 -Z1M,{} t.dat", dir.path().join("none.bin").display());
+    assert!(why(&missing, &[]).contains("cannot be read"));
+    assert!(why("-w100 -Z0,e.bin t.dat", &[]).contains("a buffer size above 0"));
+    let two = format!(
+        "<Profile><TimeSpans><TimeSpan><Targets>{}{}</Targets></TimeSpan></TimeSpans></Profile>",
+        "<Target><Path>a.dat</Path><WriteRatio>100</WriteRatio><WriteBufferContent><Pattern>random</Pattern>\
+         <RandomDataSource><SizeInBytes>1048576</SizeInBytes><FilePath>x.bin</FilePath></RandomDataSource>\
+         </WriteBufferContent></Target>",
+        "<Target><Path>b.dat</Path><WriteRatio>100</WriteRatio></Target>"
+    );
+    let r = refusals(convert(Path::new("two.xml"), &two, &opts(&[])).unwrap_err());
+    assert!(
+        r.iter().any(|x| x.2.contains("[data] is the job's")),
+        "{r:?}"
+    );
+}

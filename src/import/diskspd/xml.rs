@@ -4,7 +4,7 @@
 
 use super::args::zoned;
 use super::{
-    FILE_WHY, Given, MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, ZERO_WHY,
+    Given, MAX_REQUESTS, MAX_SPANS, MAX_THREADS, Out, Params, Span, Target, ZERO_WHY,
     random_buffer_note, write_buffer_note,
 };
 use crate::import::ImportError;
@@ -431,7 +431,7 @@ impl Reader<'_> {
                 ),
                 "WriteBufferContent" => {
                     buffer = true;
-                    self.buffer(e);
+                    p.source = self.buffer(e);
                 }
                 "BurstSize" => {
                     burst = self
@@ -654,7 +654,10 @@ impl Reader<'_> {
         list
     }
 
-    fn buffer(&mut self, n: Node<'_, '_>) {
+    /// `<WriteBufferContent>`: what DiskSpd writes; `Some` for a buffer filled from a file
+    /// (`<RandomDataSource>` with `<SizeInBytes>` and `<FilePath>`).
+    fn buffer(&mut self, n: Node<'_, '_>) -> Option<(u64, String)> {
+        let mut source = None;
         for e in elements(n) {
             match (e.tag_name().name(), Self::text(e)) {
                 ("Pattern", "random") => {}
@@ -663,15 +666,24 @@ impl Reader<'_> {
                 }
                 ("Pattern", "zero") => self.bad(e, ZERO_WHY),
                 ("RandomDataSource", _) => {
-                    if elements(e).any(|f| f.tag_name().name() == "FilePath") {
-                        self.bad(e, FILE_WHY);
-                    } else {
-                        random_buffer_note(self.out, "<RandomDataSource>");
+                    let child = |name: &str| elements(e).find(|f| f.tag_name().name() == name);
+                    let file = child("FilePath").map(|f| Self::text(f).to_string());
+                    match (child("SizeInBytes"), file.filter(|f| !f.is_empty())) {
+                        (Some(s), Some(file)) => {
+                            if let Some(size) = self.number(s, 1..=u64::MAX, "bytes") {
+                                source = Some((size, file));
+                            }
+                        }
+                        (None, Some(_)) => {
+                            self.bad(e, "a <FilePath> goes with the buffer's <SizeInBytes>")
+                        }
+                        _ => random_buffer_note(self.out, "<RandomDataSource>"),
                     }
                 }
                 _ => self.bad(e, "<WriteBufferContent> holds <Pattern> (sequential, zero, random) and <RandomDataSource>"),
             }
         }
+        source
     }
 
     fn distribution(&mut self, n: Node<'_, '_>) -> Option<String> {

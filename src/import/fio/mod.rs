@@ -420,6 +420,7 @@ fn convert_sections(
             &out,
         ),
         left_out: out.unsupported,
+        read: Vec::new(),
     })
 }
 

@@ -34,6 +34,7 @@ pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Convert
     Ok(Converted {
         toml: render::render(&file, &icf, &job),
         left_out: job.unsupported,
+        read: Vec::new(),
     })
 }
 

@@ -53,6 +53,7 @@ pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Convert
         return Ok(Converted {
             toml,
             left_out: out.unsupported,
+            read: Vec::new(),
         });
     }
     let sds = defs::sds(&all, opts, &mut out);
@@ -75,6 +76,7 @@ pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Convert
     Ok(Converted {
         toml,
         left_out: out.unsupported,
+        read: Vec::new(),
     })
 }
 
