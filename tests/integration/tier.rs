@@ -415,10 +415,13 @@ fn compare_cache_finds_more_mailboxes_with_the_cache_than_without() {
         assert!(on as f64 >= off as f64 * 1.2, "{what}; trials: {trials:?}");
     }
     // Write-through: the LUN's writes bound it, at 125 / 83 = 1.5 times what its reads bound
-    // without the cache. Beside four CPU hogs the throttle let about a fifth more of both
-    // through (98 mailboxes without the cache, 152 with it), so the bound is 150 or that
-    // ratio (with a quarter more) to what the LUN carried without the cache, if more.
-    let bound = 150.max((off as f64 * 1.5 * 1.25) as u64);
+    // without the cache. The throttle lets bursts through: beside four CPU hogs about a fifth
+    // more of both (98 mailboxes without the cache, 152 with it), and at eight tests at once
+    // 152 with the cache beside 39 without it (the host bent the uncached search). So the
+    // bound is the writes' 125 with a third more, 166, or that ratio (with a quarter more) to
+    // what the LUN carried without the cache, if more: a cache that absorbed the writes would
+    // go far beyond either.
+    let bound = 166.max((off as f64 * 1.5 * 1.25) as u64);
     assert!(
         on <= bound,
         "write-through: the LUN's writes bound it at {bound}: {what}"
