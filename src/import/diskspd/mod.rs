@@ -35,8 +35,7 @@ pub(super) fn convert(path: &Path, text: &str, opts: &Options) -> Result<Convert
 pub(super) fn convert_args(args: &str, opts: &Options) -> Result<Converted, ImportError> {
     let mut out = Out::default();
     if let Some(given) = args::profile_call(args, &mut out)? {
-        let b = given.profile.as_bytes();
-        if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        if has_drive(&given.profile) {
             return Err(ImportError::Read(format!(
                 "the DiskSpd command line, -X{}: a Windows path; give the profile's path on this system (-X/path/to/profile.xml, or relative to the current directory)",
                 given.profile
@@ -406,14 +405,19 @@ fn place(name: &str, index: usize, opts: &Options, notes: &mut Vec<String>) -> P
         .unwrap_or_else(|| opts.place(name, &format!("diskspd-target{}.dat", index + 1), notes))
 }
 
+/// Whether `name` starts with a Windows drive (`D:`).
+fn has_drive(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
+}
+
 /// Where DiskSpd's `name` is on this system: its `--map`, its drive's `--map` joined with the
 /// rest, or a path of this system's shape as it is; `None` for a Windows name not mapped.
 fn local(name: &str, opts: &Options) -> Option<PathBuf> {
     if let Some(p) = opts.mapped(name) {
         return Some(p.to_path_buf());
     }
-    let bytes = name.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let drive = has_drive(name);
     if drive {
         if let Some(root) = opts.mapped(&name[..2]) {
             let rest = name[2..].trim_start_matches(['\\', '/']);
