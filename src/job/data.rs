@@ -181,13 +181,16 @@ pub(super) fn check_units(job: &Job, src: &Source, cycled: bool) -> Result<(), J
                 a.block_size_bytes,
                 a.align_bytes,
                 a.offset_bytes,
+                a.gap_bytes.unsigned_abs(),
+                a.start_bytes,
+                a.roll_every_bytes,
             ]);
             if let Some(bad) = sizes.filter(|&s| s > 0).find(|s| s % unit != 0) {
                 let name = w.name.split('#').next().unwrap_or(&w.name);
                 return Err(DataErrors { src }.error(
                     "dedupe_unit",
                     format!(
-                        "worker `{name}` (worker {wi}) access entry {ai} writes with sizes, alignment or offset of {bad} bytes, not a multiple of the {unit}-byte dedupe unit; make its block sizes, align and offset multiples of {unit}, or set a smaller dedupe_unit"
+                        "worker `{name}` (worker {wi}) access entry {ai} writes with sizes, alignment, offset, gap, start or roll_every of {bad} bytes, not a multiple of the {unit}-byte dedupe unit; make them multiples of {unit}, or set a smaller dedupe_unit"
                     ),
                 ));
             }
@@ -246,5 +249,22 @@ mod tests {
         // A unit that is not reduced asks nothing of the writes.
         assert!(with("[data]\ndedupe_unit = \"16k\"").is_ok());
         assert!(with("[data]\nsqueeze = 2").is_err());
+    }
+
+    #[test]
+    fn sequential_gaps_and_starts_must_keep_writes_on_dedupe_units() {
+        for (key, value) in [("gap", "2k"), ("gap", "-6k"), ("start", "2k")] {
+            let text = format!(
+                "[data]\ndedupe = 2\ndedupe_unit = \"4k\"\n[[target]]\npath = \"/tmp/x\"\nsize = \"1m\"\n\
+                 [[worker]]\n[[worker.access]]\nblock_size = \"8k\"\nread = \"50%\"\nrandom = 0\n{key} = \"{value}\"\n"
+            );
+            let spec = file::parse(Path::new("job.toml"), &text).unwrap();
+            let e = resolve(&spec, Some((Path::new("job.toml"), &text))).unwrap_err();
+            assert_eq!(e.key, "data.dedupe_unit", "{key}: {e}");
+            assert!(
+                e.message.contains("bytes, not a multiple of the 4096-byte"),
+                "{key}: {e}"
+            );
+        }
     }
 }

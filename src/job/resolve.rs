@@ -599,10 +599,9 @@ fn copies_apart(
             key: format!("worker[{wi}].access[{ai}].offset_increment"),
             message,
         };
-        if inc % a.align_bytes != 0 && inc % a.block_size_bytes != 0 {
+        if inc % 512 != 0 {
             return Err(err(format!(
-                "{inc} bytes is not a multiple of the alignment ({} bytes) or the block size ({} bytes)",
-                a.align_bytes, a.block_size_bytes
+                "{inc} bytes is not a multiple of 512 bytes (O_DIRECT's alignment); use one"
             )));
         }
         let last = u64::from(count - 1)
@@ -750,11 +749,12 @@ fn resolve_access(
     if length == Some(0) {
         return Err(err("length", "length must be more than 0".into()));
     }
-    if offset % align != 0 && offset % block != 0 {
+    if offset % 512 != 0 {
         return Err(err(
             "offset",
             format!(
-                "offset {offset} is not a multiple of the alignment ({align} bytes) or the block size ({block} bytes)"
+                "offset {offset} is not a multiple of 512 bytes (O_DIRECT's alignment); use one, e.g. offset = \"{}\"",
+                offset / 512 * 512
             ),
         ));
     }

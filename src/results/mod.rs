@@ -50,6 +50,8 @@ pub const UNFINISHED: &str = "the run did not finish: storlab stopped without wr
 /// storlab found, as the run ended, that it could not write the run's results (a full
 /// filesystem): this text, then why.
 pub const UNWRITTEN: &str = "the run did not finish: storlab could not write its results: ";
+/// The start of the `interrupted` reason of a run a failure stopped.
+const FAILED: &str = "failed: ";
 
 /// Runs with at most this many intervals carry their time series inline in the results file
 /// too (streamed into it from the NDJSON file as it is written, so memory stays flat however
@@ -85,6 +87,16 @@ impl Interrupted {
             Interrupted::Yes(why) | Interrupted::Unwritten(why) => Some(why),
             Interrupted::Unfinished => Some(UNFINISHED),
         }
+    }
+
+    /// Why a failure (not a signal or a limit) stopped the run: `failed: ` then the reason.
+    pub fn failure(why: &str) -> Interrupted {
+        Interrupted::Yes(format!("{FAILED}{why}"))
+    }
+
+    /// Whether a failure stopped the run ([`Interrupted::failure`]).
+    pub fn failed(&self) -> bool {
+        matches!(self, Interrupted::Yes(why) if why.starts_with(FAILED))
     }
 
     /// The mark of a file written before the workers started whose run's results could not be

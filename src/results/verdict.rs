@@ -20,6 +20,9 @@ pub const VERIFY_ERRORS: &str = "data verification errors";
 /// The rule of a verifying run whose final read-back was cut short: blocks written and never
 /// read back.
 pub const NOT_READ_BACK: &str = "written blocks the read-back did not check";
+/// The rule of a judged run that a failure stopped (a worker's fatal error): what it did not
+/// run was never shown to pass. The run's exit code is still 1 (it failed), not 3.
+pub const RUN_FAILED: &str = "failures that stopped the run";
 
 /// How a measured value is compared with its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

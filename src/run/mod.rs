@@ -201,15 +201,12 @@ fn execute(
             ))))
         }
         Err(e) => {
-            let reason = format!(
-                "failed: {}",
-                crate::units::strip_os_error(&format!("{e:#}"))
-            );
+            let reason = Interrupted::failure(&crate::units::strip_os_error(&format!("{e:#}")));
             let ts_path = results::file::timeseries_path(&opts.results_path);
             if opts.inlines_timeseries() && ts_path.exists() {
                 draft.timeseries = results::timeseries::Series::of_file(ts_path.clone());
             }
-            let mut result = assemble(job, opts, draft, Interrupted::Yes(reason), None);
+            let mut result = assemble(job, opts, draft, reason, None);
             if ts_path.exists() {
                 result.timeseries_path = Some(ts_path.display().to_string());
             }
@@ -529,7 +526,7 @@ fn ending(
     });
     match on_errors.or(signalled) {
         Some(why) => Interrupted::Yes(why),
-        None if !fatal.is_empty() => Interrupted::Yes(format!("failed: {}", fatal.join("; "))),
+        None if !fatal.is_empty() => Interrupted::failure(&fatal.join("; ")),
         None => Interrupted::No,
     }
 }

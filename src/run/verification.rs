@@ -43,6 +43,8 @@ pub(super) fn verify_map(
             a.align_bytes,
             a.offset_bytes,
             a.roll_every_bytes,
+            a.gap_bytes.unsigned_abs(),
+            a.start_bytes,
         ]);
         values.extend(a.block_sizes.iter().map(|&(b, _)| b));
     }
@@ -68,7 +70,7 @@ pub(super) fn verify_map(
     }
     let Some(block) = block else {
         return Err(Usage(
-            "verify needs every block size, alignment, span offset and roll_every to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
+            "verify needs every block size, alignment, span offset, roll_every, gap and start to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
         )
         .into());
     };
@@ -231,8 +233,9 @@ pub(super) fn read_back(
     back
 }
 
-/// The verdict every run gets once it verifies data or an I/O failed: no I/O errors, and no
-/// verification errors. `None` for a run with neither (nothing to judge).
+/// The verdict every run gets once it verifies data or an I/O failed: no I/O errors, no
+/// verification errors, and no failure that stopped the run (what it did not run was not
+/// shown to pass). `None` for a run with neither errors nor verification (nothing to judge).
 pub(crate) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<Verdict> {
     let errors = io_failures.max(result.totals.errors());
     if result.verify.is_none() && errors == 0 {
@@ -246,6 +249,15 @@ pub(crate) fn integrity_verdict(result: &RunResult, io_failures: u64) -> Option<
         "errors",
     )];
     rules.extend(verification_rule(result));
+    if result.interrupted.failed() {
+        rules.push(Rule::judge(
+            verdict::RUN_FAILED,
+            1.0,
+            Comparison::AtMost,
+            0.0,
+            "failures",
+        ));
+    }
     Some(Verdict::of(rules))
 }
 

@@ -195,6 +195,69 @@ random = 0
     assert_eq!(str_at(&v, "/verdict/result"), "PASS");
 }
 
+#[test]
+fn sequential_gaps_and_starts_verify_at_their_common_divisor() {
+    // 16 KiB writes and reads 4 KiB apart, starting 6 KiB in: every I/O is at a multiple of
+    // 2 KiB, the block verification must track (16 KiB blocks could not verify them).
+    let dir = scratch();
+    let job = write_job(
+        dir.path(),
+        "gaps.toml",
+        &format!(
+            "duration = \"2s\"\nverify = true\n[[target]]\npath = \"{}\"\nsize = \"4MiB\"\n\
+             [[worker]]\nqueue_depth = 4\n[[worker.access]]\nblock_size = \"16k\"\nread = 50\n\
+             random = 0\ngap = \"4k\"\nstart = \"6k\"\n",
+            dir.path().join("gaps.dat").display()
+        ),
+    );
+    let v = RunArgs::job(&job)
+        .results(&dir.path().join("gaps.json"))
+        .run_ok(dir.path());
+    assert_eq!(u64_at(&v, "/verify/block_bytes"), 2048);
+    let reads = u64_at(&v, "/totals/read/ops");
+    let checked = u64_at(&v, "/verify/blocks_checked");
+    assert!(
+        reads > 0 && checked >= reads * 8,
+        "{checked} blocks checked in {reads} reads"
+    );
+    assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+    assert_eq!(str_at(&v, "/verdict/result"), "PASS");
+}
+
+#[test]
+fn a_verified_run_a_failure_stopped_never_passes() {
+    // A floor no storage meets (fio's rate_iops_min): once settled, the worker's first cycle
+    // below it ends the run. What it did not run was not verified.
+    let dir = scratch();
+    let job = write_job(
+        dir.path(),
+        "floor.toml",
+        &format!(
+            "duration = \"6s\"\nverify = true\n[[target]]\npath = \"{}\"\nsize = \"4MiB\"\n\
+             [[worker]]\nqueue_depth = 1\nmin_iops = 1000000000\n[[worker.access]]\n\
+             block_size = \"4k\"\nread = 50\nrandom = 100\n",
+            dir.path().join("floor.dat").display()
+        ),
+    );
+    let results = dir.path().join("floor.json");
+    let out = RunArgs::job(&job).results(&results).run(dir.path());
+    out.expect_code(1);
+    let v = load_json(&results);
+    assert!(
+        str_at(&v, "/interrupted").starts_with("failed: "),
+        "{}",
+        str_at(&v, "/interrupted")
+    );
+    assert_eq!(str_at(&v, "/verdict/result"), "FAIL");
+    let rule = array_at(&v, "/verdict/rules")
+        .iter()
+        .find(|r| str_at(r, "/rule") == "failures that stopped the run")
+        .expect("the rule of a run a failure stopped");
+    assert_eq!(f64_at(rule, "/measured"), 1.0);
+    assert!(!out.stdout.contains("RESULT: PASS"), "{}", out.stdout);
+    assert!(out.stdout.contains("RESULT: FAIL"), "{}", out.stdout);
+}
+
 /// Starts a read-only verifying run on a prepared 1 MiB file, lets `damage` change the file
 /// from this (another) process while it measures, and returns the results.
 fn damaged_while_running(damage: impl FnOnce(&std::fs::File)) -> (Outcome, Value) {

@@ -267,7 +267,7 @@ fn copies_with_an_offset_increment_work_on_their_own_parts_of_the_target() {
     assert_eq!(e.key, "worker[0].access[0].offset_increment");
     assert!(e.message.contains("copy 4 of `w`"), "{}", e.message);
     assert_eq!(e.location, "job.toml:9");
-    // A multiple of the alignment, as `offset` is.
+    // A multiple of 512 bytes, as `offset` is.
     let e = resolve_text(&job(2, "1000")).unwrap_err();
     assert!(e.message.contains("not a multiple"), "{}", e.message);
 }
