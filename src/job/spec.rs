@@ -61,6 +61,9 @@ pub struct JobSpec {
     pub steady_slope: Option<Percent>,
     /// Give up on steady state after this many rounds (default 25).
     pub max_rounds: Option<u32>,
+    /// What the steady-state window judges: `iops` (default) or `latency` (each round's mean
+    /// completion latency, as fio's `ss=lat`).
+    pub steady_metric: Option<String>,
     /// Write every target in full before measuring.
     pub precondition: Option<PreconditionSpec>,
     /// Cycles of parameters: each combination is a step.

@@ -177,6 +177,37 @@ pub struct Steady {
     pub slope_pct: f64,
     /// Rounds at most.
     pub max_rounds: u32,
+    /// What the window judges (schema 1.22; absent: IOPS).
+    #[serde(default, skip_serializing_if = "SteadyMetric::is_iops")]
+    pub metric: SteadyMetric,
+}
+
+/// What a steady-state window judges.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SteadyMetric {
+    /// Each round's IOPS.
+    #[default]
+    Iops,
+    /// Each round's mean completion latency, reads and writes together.
+    Latency,
+}
+
+impl SteadyMetric {
+    /// Whether it is IOPS (the default).
+    pub fn is_iops(&self) -> bool {
+        *self == SteadyMetric::Iops
+    }
+
+    /// What views call it: `IOPS` or `mean latency`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SteadyMetric::Iops => "IOPS",
+            SteadyMetric::Latency => "mean latency",
+        }
+    }
 }
 
 /// Preconditioning: full writes of every target before measuring.
@@ -707,6 +738,16 @@ fn resolve_steady(
             range_pct: pct(spec.steady_range, 10.0),
             slope_pct: pct(spec.steady_slope, 5.0),
             max_rounds: spec.max_rounds.unwrap_or(25),
+            metric: match spec.steady_metric.as_deref() {
+                None | Some("iops") => SteadyMetric::Iops,
+                Some("latency") => SteadyMetric::Latency,
+                Some(other) => {
+                    return Err(src.top_level_error(
+                        "steady_metric",
+                        format!("unknown steady_metric `{other}`; use iops or latency"),
+                    ));
+                }
+            },
         };
         if steady.round_ms < 100 || steady.window < 2 || steady.max_rounds < steady.window {
             return Err(src.top_level_error("until_steady", "round must be at least 100ms, steady_rounds at least 2 and max_rounds at least steady_rounds".into()));
@@ -716,13 +757,15 @@ fn resolve_steady(
         ("round", spec.round.is_some()),
         ("steady_rounds", spec.steady_rounds.is_some()),
         ("max_rounds", spec.max_rounds.is_some()),
+        ("steady_metric", spec.steady_metric.is_some()),
     ]
     .iter()
     .find_map(|(k, set)| set.then_some(*k))
     {
         Err(src.top_level_error(
             key,
-            "round, steady_rounds and max_rounds apply to until_steady = true".into(),
+            "round, steady_rounds, max_rounds and steady_metric apply to until_steady = true"
+                .into(),
         ))
     } else {
         Ok(None)

@@ -126,24 +126,27 @@ pub fn workers(job: &Job) -> Vec<Line> {
 /// `2 s ramp, then 30 s measured, then 5 s cool-down (not counted), in 1 s intervals`; a job whose every worker stops after its
 /// I/Os: `measured until every worker has done its I/Os (at most 1 min)`.
 pub fn timing(job: &Job) -> String {
-    let ramp = if job.ramp_ms > 0 {
-        format!("{} ramp, then ", format_ms(job.ramp_ms))
-    } else {
-        String::new()
+    let ramp = match job.ramp_ms {
+        0 => String::new(),
+        ms if job.sequence.steady.is_some() => {
+            format!("{} ramp before a step's first round, then ", format_ms(ms))
+        }
+        ms => format!("{} ramp, then ", format_ms(ms)),
     };
-    let per_step = if job.sequence.is_sequence() {
-        " per run"
-    } else {
-        ""
+    // Steady-state rounds each run `round` long, the ramp before the first only.
+    let (duration_ms, per_step) = match &job.sequence.steady {
+        Some(st) => (st.round_ms, " per round"),
+        None if job.sequence.is_sequence() => (job.duration_ms, " per run"),
+        None => (job.duration_ms, ""),
     };
     let limited = !job.workers.is_empty() && job.workers.iter().all(|w| w.io_limit.is_some());
     let how_long = if limited {
         format!(
             "measured{per_step} until every worker has done its I/Os (at most {})",
-            format_ms(job.duration_ms)
+            format_ms(duration_ms)
         )
     } else {
-        format!("{} measured{per_step}", format_ms(job.duration_ms))
+        format!("{} measured{per_step}", format_ms(duration_ms))
     };
     let cooldown = if job.cooldown_ms > 0 {
         format!(
@@ -571,9 +574,10 @@ fn sequence(job: &Job) -> Vec<Line> {
         sub(
             "steady",
             format!(
-                "rounds of {} until the last {} rounds are within ±{} of their mean and their fit within ±{}; at most {} rounds",
+                "rounds of {} until the last {} rounds' {} is within ±{} of its mean and its fit within ±{}; at most {} rounds",
                 format_ms(st.round_ms),
                 st.window,
+                st.metric.name(),
                 format_pct(st.range_pct),
                 format_pct(st.slope_pct),
                 st.max_rounds

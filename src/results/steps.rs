@@ -70,14 +70,44 @@ pub struct Repetitions {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SteadyResult {
+    /// What the window judged (schema 1.22; absent: IOPS).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::job::steps::SteadyMetric::is_iops"
+    )]
+    pub metric: crate::job::steps::SteadyMetric,
     /// Each round's IOPS, in order.
     pub rounds_iops: Vec<f64>,
+    /// Each round's mean completion latency (reads and writes), ns, in order (schema 1.22;
+    /// absent in older files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_latency_mean_ns: Vec<f64>,
     /// The 1-based round at which the window became steady; `None`: never.
     pub steady_at_round: Option<usize>,
-    /// The check of the last window.
+    /// The check of the last window, of `metric`'s values.
     pub window: Option<crate::stats::steady::WindowCheck>,
     /// Rounds in the window.
     pub window_rounds: u32,
+}
+
+impl SteadyResult {
+    /// Each round's value of what the window judged (`metric`).
+    pub fn judged(&self) -> &[f64] {
+        if self.metric.is_iops() {
+            &self.rounds_iops
+        } else {
+            &self.rounds_latency_mean_ns
+        }
+    }
+
+    /// What views add after "steady": nothing for IOPS, ` (mean latency)` otherwise.
+    pub fn metric_note(&self) -> String {
+        if self.metric.is_iops() {
+            String::new()
+        } else {
+            format!(" ({})", self.metric.name())
+        }
+    }
 }
 
 /// What a step of a sequence is.

@@ -204,11 +204,7 @@ fn uring(job: &JobOpts<'_>, t: &mut String, out: &mut Out) {
 
 /// `# job.fio:12: key=value` for an option.
 pub(super) fn from(o: &Opt, key: &str) -> String {
-    let text = match &o.value {
-        Some(v) => format!("{key}={v}"),
-        None => key.to_string(),
-    };
-    crate::import::source_comment(&format!("{}:{}", o.file.display(), o.line), &text)
+    crate::import::source_comment(&format!("{}:{}", o.file.display(), o.line), &o.shown(key))
 }
 
 fn verify(job: &JobOpts<'_>, t: &mut String, out: &mut Out) {
@@ -266,12 +262,14 @@ fn verify(job: &JobOpts<'_>, t: &mut String, out: &mut Out) {
     }
 }
 
-/// fio's steady state: `ss=iops:10%` ends the job once every one-second IOPS sample of the
-/// last `ss_dur` is within 10 % of their mean; `iops_slope:X%` once the least-squares slope
-/// per second is within X % of the mean. storlab's `until_steady` with one-second rounds and
-/// `ss_dur` rounds in the window checks the same: `steady_range` is the first, and
+/// fio's steady state: `ss=iops:10%` ends the job once every IOPS sample of the last
+/// `ss_dur` (one per `ss_interval`, default 1 s) is within 10 % of their mean;
+/// `iops_slope:X%` once the least-squares slope per sample is within X % of the mean; `bw`
+/// and `lat` (each interval's mean completion latency) the same of bandwidth and latency.
+/// storlab's `until_steady` with rounds of `ss_interval` and `ss_dur / ss_interval` rounds
+/// in the window (fio's integer division) checks the same: `steady_range` is the first, and
 /// `steady_slope` (the fit's excursion over the window) is fio's slope times the window's
-/// length less one round. The criterion fio does not ask for is set to its loosest (100 %).
+/// rounds less one. The criterion fio does not ask for is set to its loosest (100 %).
 fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
     let dur = job.get("ss_dur");
     let ramp = job.get("ss_ramp");
@@ -304,6 +302,8 @@ fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
     let (slope, what) = match metric {
         "iops" => (false, "iops"),
         "iops_slope" => (true, "iops"),
+        "lat" => (false, "lat"),
+        "lat_slope" => (true, "lat"),
         "bw" | "bw_slope" if !fixed_bs => {
             out.bad(o, "ss", "storlab's steady state is on IOPS, which follows bandwidth only with one block size");
             return;
@@ -311,45 +311,53 @@ fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
         "bw" => (false, "bw"),
         "bw_slope" => (true, "bw"),
         _ => {
-            out.bad(o, "ss", "iops, iops_slope, bw or bw_slope");
+            out.bad(o, "ss", "iops, iops_slope, bw, bw_slope, lat or lat_slope");
             return;
         }
     };
-    let secs = match dur {
+    // A time in whole milliseconds (fio's unit, seconds, when none is given).
+    let millis = |o: &Opt| {
+        (o.value.as_deref())
+            .and_then(duration)
+            .and_then(|s| crate::units::parse_duration(&s).ok())
+            .filter(|d| d.as_nanos() % 1_000_000 == 0)
+            .map(|d| d.as_millis() as u64)
+    };
+    let round_ms = match interval {
+        None => 1000,
+        Some(i) => match millis(i) {
+            Some(ms) if ms >= 100 => ms,
+            _ => {
+                out.bad(
+                    i,
+                    "ss_interval",
+                    "a time of whole milliseconds, at least 100 ms (storlab's shortest round)",
+                );
+                return;
+            }
+        },
+    };
+    let rounds = match dur {
         None => {
             out.bad(o, "ss", "fio needs ss_dur with ss; give it");
             return;
         }
         Some(d) => {
-            match d
-                .value
-                .as_deref()
-                .and_then(duration)
-                .and_then(|s| crate::units::parse_duration(&s).ok())
-            {
-                Some(s) if s.as_millis() % 1000 == 0 && s.as_secs() >= 2 => s.as_secs(),
+            match millis(d).map(|ms| ms / round_ms) {
+                Some(n) if n >= 2 => n,
                 _ => {
-                    out.bad(d, "ss_dur", "whole seconds, at least 2 (storlab's rounds are one second, as fio's samples)");
+                    out.bad(d, "ss_dur", "at least two of ss_interval's samples (storlab's rounds are fio's samples)");
                     return;
                 }
             }
         }
     };
-    if let Some(i) = interval {
-        if i.value.as_deref().and_then(duration).as_deref() != Some("1s") {
-            out.bad(
-                i,
-                "ss_interval",
-                "storlab's rounds here are one second, as fio's default samples",
-            );
-        }
-    }
-    if secs > 10_000 {
-        out.bad(o, "ss_dur", "at most 10000 s");
+    if rounds > 10_000 {
+        out.bad(o, "ss_dur", "at most 10000 of ss_interval's samples");
         return;
     }
     let (range, slope_pct) = if slope {
-        (100.0, pct * (secs as f64 - 1.0))
+        (100.0, pct * (rounds as f64 - 1.0))
     } else {
         (pct, 100.0)
     };
@@ -362,17 +370,26 @@ fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
         return;
     }
     let _ = write!(t, "{}", from(o, "ss"));
-    if let Some(d) = dur {
-        let _ = write!(t, "{}", from(d, "ss_dur"));
+    for (k, o) in [("ss_dur", dur), ("ss_interval", interval)] {
+        if let Some(o) = o {
+            let _ = write!(t, "{}", from(o, k));
+        }
     }
-    if what == "bw" {
-        t.push_str(
+    match what {
+        "bw" => t.push_str(
             "# one block size: bandwidth is IOPS times it, so steady IOPS is steady bandwidth\n",
-        );
+        ),
+        "lat" => t.push_str("# fio's lat: each sample's mean completion latency, reads and writes together\nsteady_metric = \"latency\"\n"),
+        _ => {}
     }
     let _ = write!(
         t,
-        "# storlab's rounds are fio's one-second samples; the criterion fio does not ask for is at its loosest (100%)\nuntil_steady = true\nround = \"1s\"\nsteady_rounds = {secs}\nsteady_range = \"{}%\"\nsteady_slope = \"{}%\"\n",
+        "# storlab's rounds are fio's samples, one each ss_interval; the criterion fio does not ask for is at its loosest (100%)\nuntil_steady = true\nround = \"{}\"\nsteady_rounds = {rounds}\nsteady_range = \"{}%\"\nsteady_slope = \"{}%\"\n",
+        if round_ms % 1000 == 0 {
+            format!("{}s", round_ms / 1000)
+        } else {
+            format!("{round_ms}ms")
+        },
         round3(range),
         round3(slope_pct)
     );
@@ -381,8 +398,10 @@ fn steady(job: &JobOpts<'_>, fixed_bs: bool, t: &mut String, out: &mut Out) {
     let runtime = (job.opts.get("runtime"))
         .and_then(|r| r.value.as_deref().and_then(duration))
         .and_then(|r| crate::units::parse_duration(&r).ok());
-    let rounds = runtime.map_or(25, |d| d.as_secs()).max(secs);
-    let _ = writeln!(t, "max_rounds = {rounds}");
+    let most = runtime
+        .map_or(25, |d| d.as_millis() as u64 / round_ms)
+        .max(rounds);
+    let _ = writeln!(t, "max_rounds = {most}");
     if let Some(r) = ramp {
         match r.value.as_deref().and_then(duration) {
             Some(d) if !job.opts.contains_key("ramp_time") => {

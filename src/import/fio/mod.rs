@@ -26,6 +26,20 @@ struct Opt {
     value: Option<String>,
     file: PathBuf,
     line: usize,
+    /// The name the file gave it when that is fio's other name for it (`timeout` for
+    /// `runtime`): what messages and comments quote.
+    written: Option<&'static str>,
+}
+
+impl Opt {
+    /// The option as its file wrote it, `key` being the name storlab reads it by.
+    fn shown(&self, key: &str) -> String {
+        let key = self.written.unwrap_or(key);
+        match &self.value {
+            Some(v) => format!("{key}={v}"),
+            None => key.to_string(),
+        }
+    }
 }
 
 /// A section: its name and options, in order (a later one replaces an earlier one of the
@@ -155,6 +169,7 @@ const INLINE: &[&str] = &[
     "ss",
     "ss_dur",
     "ss_ramp",
+    "ss_interval",
     "latency_target",
     "latency_window",
     "latency_percentile",
@@ -228,13 +243,9 @@ impl Out {
     }
 
     fn bad(&mut self, o: &Opt, key: &str, why: impl Into<String>) {
-        let option = match &o.value {
-            Some(v) => format!("{key}={v}"),
-            None => key.to_string(),
-        };
         self.unsupported.push(Unsupported {
             at: format!("{}:{}", o.file.display(), o.line),
-            option,
+            option: o.shown(key),
             why: why.into(),
         });
     }

@@ -119,16 +119,14 @@ fn read_text(
             Some(i) if i > 0 && l[..i].ends_with([' ', '\t']) => l[..i].trim_end(),
             _ => l,
         };
-        // `timeout` is fio's other name for `runtime`.
-        let l = l
-            .strip_prefix("timeout=")
-            .map_or(std::borrow::Cow::Borrowed(l), |v| {
-                std::borrow::Cow::Owned(format!("runtime={v}"))
-            });
-        let l = l.as_ref();
         let (key, value) = match l.split_once('=') {
             Some((k, v)) => (k.trim(), Some(expand_env(v.trim(), &at)?)),
             None => (l, None),
+        };
+        // Read by the name storlab knows it by; the file's is kept for messages.
+        let (key, written) = match ALIASES.iter().find(|(other, _)| *other == key) {
+            Some(&(other, name)) => (name, Some(other)),
+            None => (key, None),
         };
         if section.opts.len() == MAX_OPTIONS && !section.opts.contains_key(key) {
             return Err(FioError::Read(format!(
@@ -144,11 +142,22 @@ fn read_text(
                 value,
                 file: path.to_path_buf(),
                 line,
+                written,
             },
         );
     }
     Ok(())
 }
+
+/// fio's other names for options storlab reads by their short ones (fio's `.alias`): the
+/// file's name, then storlab's.
+const ALIASES: [(&str, &str); 5] = [
+    ("timeout", "runtime"),
+    ("steadystate", "ss"),
+    ("steadystate_duration", "ss_dur"),
+    ("steadystate_ramp_time", "ss_ramp"),
+    ("steadystate_check_interval", "ss_interval"),
+];
 
 /// `${VAR}` replaced by the environment's `VAR`.
 fn expand_env(v: &str, at: &dyn Fn() -> String) -> Result<String, FioError> {

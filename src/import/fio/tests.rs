@@ -389,6 +389,57 @@ fn steady_state_becomes_one_second_rounds_over_ss_dur() {
 }
 
 #[test]
+fn steady_state_on_latency_samples_each_check_interval() {
+    // fio's own names, as its examples write them: a 300 s window of 10 s samples, each the
+    // interval's mean completion latency.
+    let t = text(
+        "rw=randread\nruntime=3600\nsteadystate=lat:5%\nsteadystate_duration=300\nsteadystate_check_interval=10\n",
+    );
+    assert!(t.contains("steadystate=lat:5%"), "{t}");
+    let st = resolves(&t).sequence.steady.unwrap();
+    assert_eq!(
+        (
+            st.round_ms,
+            st.window,
+            st.range_pct,
+            st.slope_pct,
+            st.max_rounds
+        ),
+        (10_000, 30, 5.0, 100.0, 360)
+    );
+    assert_eq!(st.metric, crate::job::steps::SteadyMetric::Latency);
+    // The slope per sample, over the window's 29 steps; 500 ms samples.
+    let t = text("rw=randread\nss=lat_slope:0.1%\nss_dur=15\nss_interval=500ms\n");
+    let st = resolves(&t).sequence.steady.unwrap();
+    assert_eq!((st.round_ms, st.window), (500, 30));
+    assert!((st.slope_pct - 2.9).abs() < 1e-9, "{st:?}");
+    // fio's integer division: 25 s of 10 s samples is a window of 2.
+    let st = resolves(&text("ss=iops:10%\nss_dur=25\nss_interval=10\n"))
+        .sequence
+        .steady
+        .unwrap();
+    assert_eq!((st.round_ms, st.window), (10_000, 2));
+    assert_eq!(st.metric, crate::job::steps::SteadyMetric::Iops);
+    for (job, says) in [
+        (
+            "ss=lat:5%\nss_dur=10\nss_interval=10\n",
+            "job.fio:7: ss_dur=10: at least two",
+        ),
+        (
+            "ss=lat:5%\nss_dur=10\nss_interval=50ms\n",
+            "job.fio:8: ss_interval=50ms: a time",
+        ),
+        (
+            "steadystate=clat:5%\nss_dur=10\n",
+            "job.fio:6: steadystate=clat:5%: iops",
+        ),
+    ] {
+        let e = refused(job);
+        assert!(e.contains(says), "{job}: {e}");
+    }
+}
+
+#[test]
 fn a_latency_target_is_a_queue_depth_search_that_stops_over_the_target() {
     let t = text(
         "rw=randread\niodepth=32\nlatency_target=10ms\nlatency_window=2s\nlatency_percentile=99\n",

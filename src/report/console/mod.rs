@@ -251,9 +251,10 @@ pub(crate) fn step_line(s: &StepResult) -> String {
         ));
     }
     if let Some(st) = &s.steady {
+        let of = st.metric_note();
         notes.push(match st.steady_at_round {
-            Some(n) => format!("steady at round {n}"),
-            None => format!("NOT steady after {} rounds", st.rounds_iops.len()),
+            Some(n) => format!("steady{of} at round {n}"),
+            None => format!("NOT steady{of} after {} rounds", st.rounds_iops.len()),
         });
     }
     for c in &s.cache_tiers {

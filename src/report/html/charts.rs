@@ -687,7 +687,8 @@ fn curve_chart(steps: &[StepResult]) -> Markup {
     }
 }
 
-/// Steady state: IOPS of each round, the window highlighted.
+/// Steady state: what the window judged (IOPS, or mean latency in ms) of each round, the
+/// window highlighted.
 fn steady_chart(steps: &[StepResult]) -> Markup {
     let steady: Vec<(&StepResult, &SteadyResult)> = steps
         .iter()
@@ -710,11 +711,10 @@ fn steady_chart(steps: &[StepResult]) -> Markup {
         } else {
             format!("{} ", step.label)
         };
-        let rounds: Vec<(f64, f64)> = st
-            .rounds_iops
-            .iter()
-            .enumerate()
-            .map(|(k, v)| ((k + 1) as f64, *v))
+        // Latency in ms, from the results' ns.
+        let scale = if st.metric.is_iops() { 1.0 } else { 1e-6 };
+        let rounds: Vec<(f64, f64)> = (st.judged().iter().enumerate())
+            .map(|(k, v)| ((k + 1) as f64, v * scale))
             .collect();
         let end = st.steady_at_round.unwrap_or(rounds.len()).min(rounds.len());
         let start = end.saturating_sub((st.window_rounds as usize).max(1));
@@ -735,12 +735,23 @@ fn steady_chart(steps: &[StepResult]) -> Markup {
     if most <= 20 {
         opts.x_ticks = Some((1..=most).map(|k| (k as f64, k.to_string())).collect());
     }
+    let (title, unit) = if steady[0].1.metric.is_iops() {
+        (
+            "Steady state: IOPS per round (window highlighted)",
+            "I/Os per second",
+        )
+    } else {
+        (
+            "Steady state: mean latency per round (window highlighted)",
+            "mean latency, ms",
+        )
+    };
     svg::figure(
         "steady-rounds",
         svg::line_chart_with(
-            "Steady state: IOPS per round (window highlighted)",
+            title,
             &Axis::linear("round"),
-            &Axis::linear("I/Os per second"),
+            &Axis::linear(unit),
             &s,
             &opts,
         ),

@@ -678,9 +678,10 @@ fn step_notes(s: &StepResult) -> String {
         notes.push(format!("curve {}", format_pct(l)));
     }
     if let Some(st) = &s.steady {
+        let of = st.metric_note();
         notes.push(match st.steady_at_round {
-            Some(n) => format!("steady at round {n}"),
-            None => "never steady".into(),
+            Some(n) => format!("steady{of} at round {n}"),
+            None => format!("never steady{of}"),
         });
     }
     notes.join("; ")

@@ -289,6 +289,7 @@ fn step_charts_only_for_sequences() {
             steady_at_round: Some(4),
             window: None,
             window_rounds: 3,
+            ..Default::default()
         }),
         ..Default::default()
     });
@@ -309,6 +310,19 @@ fn step_charts_only_for_sequences() {
         !html.contains("data-chart=\"steps-iops\""),
         "one step: no per-step chart"
     );
+    // Judged on latency, the chart is of each round's mean latency, in ms, and the step's
+    // note says what was steady.
+    let last = r.steps.as_mut().unwrap().last_mut().unwrap();
+    let st = last.steady.as_mut().unwrap();
+    st.metric = crate::job::steps::SteadyMetric::Latency;
+    st.rounds_latency_mean_ns = vec![4e6, 2e6, 1.5e6, 1e6, 1e6];
+    let html = render(&r);
+    assert!(html.contains("mean latency per round"));
+    assert!(html.contains("steady (mean latency) at round 4"));
+    let st = series_of(chart(&html, "steady-rounds"));
+    assert_eq!(st[0].0, "rounds");
+    assert_eq!(st[0].1.split(' ').count(), 5);
+    assert!(chart(&html, "steady-rounds").contains("mean latency, ms"));
 }
 
 #[test]

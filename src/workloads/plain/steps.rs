@@ -6,7 +6,7 @@
 //! `step 0 rep 3`, `step 1 round 4`): completed, interrupted, or (after an interruption) the
 //! runs and steps that never started.
 
-use crate::job::steps::{Param, Precondition, Statistic, expand};
+use crate::job::steps::{Param, Precondition, Statistic, SteadyMetric, expand};
 use crate::job::{Access, Distribution, IoLimit, Job, Worker};
 use crate::results::steps::{
     PreconditionResult, Repetitions, RunFigures, SteadyResult, StepKind, StepResult,
@@ -414,7 +414,12 @@ impl Sequencer<'_> {
             slope_pct: st.slope_pct,
         };
         let mut runs: Vec<RunResult> = Vec::new();
-        let mut iops = Vec::new();
+        // Each round's IOPS and mean latency; the window judges `st.metric`'s.
+        let (mut iops, mut latency) = (Vec::new(), Vec::new());
+        let judged = |iops: &'_ [f64], latency: &'_ [f64]| match st.metric {
+            SteadyMetric::Iops => iops.to_vec(),
+            SteadyMetric::Latency => latency.to_vec(),
+        };
         let mut steady_at = None;
         for round in 1..=st.max_rounds {
             let mut rj = job.clone();
@@ -427,11 +432,12 @@ impl Sequencer<'_> {
                 break;
             };
             iops.push(r.totals.iops());
+            latency.push(r.totals.reads_and_writes().mean);
             runs.push(r);
             if self.interrupted.is_some() {
                 break;
             }
-            if let Some(at) = first_steady_round(&iops, &rule) {
+            if let Some(at) = first_steady_round(&judged(&iops, &latency), &rule) {
                 steady_at = Some(at);
                 break;
             }
@@ -445,15 +451,18 @@ impl Sequencer<'_> {
         row.interrupted |= self.interrupted.is_some();
         if steady_at.is_none() {
             self.warnings.push(format!(
-                "step {index} ({label}) did not reach steady state in {} rounds of {} ms: its figures are from the last {} rounds",
+                "step {index} ({label}) did not reach steady state ({}) in {} rounds of {} ms: its figures are from the last {} rounds",
+                st.metric.name(),
                 runs.len(),
                 st.round_ms,
                 st.window
             ));
         }
         row.steady = Some(SteadyResult {
-            window: check(&iops, &rule),
+            metric: st.metric,
+            window: check(&judged(&iops, &latency), &rule),
             rounds_iops: iops,
+            rounds_latency_mean_ns: latency,
             steady_at_round: steady_at,
             window_rounds: st.window,
         });

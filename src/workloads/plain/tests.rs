@@ -2,6 +2,7 @@
 //! interruptions between and during runs.
 
 use crate::job::Job;
+use crate::job::steps::SteadyMetric;
 use crate::results::steps::StepKind;
 use crate::results::{Phase, PhaseState, RunResult, StepRun};
 use crate::run::fake::{Fake, Made};
@@ -122,6 +123,52 @@ fn until_steady_stops_at_the_first_steady_window() {
     assert_eq!(fake.jobs.len(), 6);
     let last = phases(&r).last().unwrap().0.clone();
     assert_eq!(last, "step 0 round 6");
+}
+
+#[test]
+fn until_steady_on_latency_waits_for_the_latency_to_settle() {
+    let j = job(
+        "until_steady = true\nround = \"10s\"\nsteady_rounds = 3\nmax_rounds = 10\nsteady_metric = \"latency\"",
+    );
+    assert_eq!(j.sequence.steady.unwrap().metric, SteadyMetric::Latency);
+    // IOPS steady from the first round; the latency falls from 4 ms to 1 ms by round 4.
+    let mut n = 0;
+    let mut fake = Fake::new(|_: &Job, _: &Signals| {
+        n += 1;
+        let ns = [4_000_000, 3_000_000, 2_000_000]
+            .get(n - 1)
+            .copied()
+            .unwrap_or(1_000_000);
+        Made {
+            read_ns: ns,
+            write_ns: ns,
+            ..Made::default()
+        }
+    });
+    let (r, _dir) = run(&j, &mut fake);
+    let steady = r.steps.as_ref().unwrap()[0].steady.clone().unwrap();
+    assert_eq!(steady.metric, SteadyMetric::Latency);
+    // Rounds 4 to 6 (1, 1, 1 ms) are the first steady window of latency; IOPS was steady
+    // from round 3 and is not what is judged.
+    assert_eq!(steady.steady_at_round, Some(6));
+    assert_eq!(steady.rounds_latency_mean_ns.len(), 6);
+    assert_eq!(steady.rounds_iops.len(), 6);
+    assert!(
+        (steady.rounds_latency_mean_ns[0] - 4e6).abs() < 4e4,
+        "{steady:?}"
+    );
+    let w = steady.window.unwrap();
+    assert!((w.average - 1e6).abs() < 1e4, "{w:?}");
+    assert_eq!(steady.judged(), steady.rounds_latency_mean_ns.as_slice());
+    // A metric storlab does not have is refused, naming the key.
+    let spec = "until_steady = true\nsteady_metric = \"clat\"";
+    let text = format!(
+        "{spec}\n[[target]]\npath = \"/tmp/x\"\nsize = \"1m\"\n[[worker]]\n[[worker.access]]\nblock_size = \"4k\"\n"
+    );
+    let parsed = crate::job::file::parse(std::path::Path::new("job.toml"), &text).unwrap();
+    let e =
+        crate::job::resolve(&parsed, Some((std::path::Path::new("job.toml"), &text))).unwrap_err();
+    assert_eq!(e.key, "steady_metric", "{e}");
 }
 
 #[test]

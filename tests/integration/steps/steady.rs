@@ -135,3 +135,69 @@ fn until_steady_gives_up_after_max_rounds_and_warns() {
     assert!(out.stdout.contains("NOT steady"), "{}", out.stdout);
     eprintln!("until_steady_gives_up: {:.1?}", started.elapsed());
 }
+
+#[test]
+fn until_steady_on_latency_judges_each_rounds_mean_latency_in_every_view() {
+    let dir = scratch();
+    let target = prepared_target(dir.path());
+    // Rounds on the null engine never agree to within 0.0001% in their mean latency: four
+    // rounds, then the warning.
+    let job = steady_job(
+        dir.path(),
+        "latency.toml",
+        &target,
+        ("0.0001%", 4),
+        "rate_iops = 1000",
+    );
+    let text = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, format!("steady_metric = \"latency\"\n{text}")).unwrap();
+    let dry = crate::harness::run_in(
+        dir.path(),
+        ["run".as_ref(), job.as_os_str(), "--dry-run".as_ref()],
+    );
+    dry.expect_ok();
+    assert!(
+        dry.stdout
+            .contains("until the last 3 rounds' mean latency is within ±0.0001")
+            && dry.stdout.contains("300 ms measured per round"),
+        "{}",
+        dry.stdout
+    );
+    let results = dir.path().join("latency.json");
+    let (out, _) = run_job(dir.path(), &job, &results);
+    out.expect_ok();
+    let v = load_json(&results);
+    let steady = at(&steps(&v)[0], "/steady");
+    assert_eq!(at(steady, "/metric"), "latency", "{steady}");
+    let lat: Vec<f64> = array_at(steady, "/rounds_latency_mean_ns")
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(lat.len(), 4, "{steady}");
+    assert_eq!(array_at(steady, "/rounds_iops").len(), 4, "{steady}");
+    assert!(lat.iter().all(|&l| l > 0.0), "{lat:?}");
+    // The window judged is the last three rounds' latency, not their IOPS.
+    let avg = lat[1..].iter().sum::<f64>() / 3.0;
+    let window_avg = at(steady, "/window/average").as_f64().unwrap();
+    assert!(
+        (window_avg - avg).abs() <= avg * 1e-9,
+        "{window_avg} against {avg}"
+    );
+    let dev = lat[1..].iter().map(|x| (x - avg).abs()).fold(0.0, f64::max) / avg * 100.0;
+    let said = at(steady, "/window/max_deviation_pct").as_f64().unwrap();
+    assert!(
+        (said - dev).abs() <= 1e-6 * dev.max(1.0),
+        "{said} against {dev}"
+    );
+    assert!(warnings(&v).contains("did not reach steady state (mean latency)"));
+    assert!(
+        out.stdout
+            .contains("NOT steady (mean latency) after 4 rounds"),
+        "{}",
+        out.stdout
+    );
+    let html = crate::harness::report_html(dir.path(), &results, &dir.path().join("l.html"));
+    assert!(
+        html.contains("mean latency per round") && html.contains("never steady (mean latency)")
+    );
+}
