@@ -34,6 +34,46 @@ struct Span {
     shuffle: Option<(u64, u64, u64, u64)>,
     /// Scattered hot set: position k is used as (a × k + b) mod `positions`, a coprime to it.
     scatter: Option<(u64, u64)>,
+    /// Strided zones: `positions` and the distribution are then a zone's.
+    zone: Option<Zone>,
+}
+
+/// Where a span's strided zones are.
+#[derive(Debug, Clone)]
+struct Zone {
+    size: u64,
+    transfer: u64,
+    /// From one zone's start to the next's: its size and the skip.
+    step: u64,
+    /// The current zone's start.
+    start: u64,
+    /// Bytes transferred in the current zone.
+    done: u64,
+}
+
+impl Span {
+    /// Where the next I/O (of at most `block` bytes) may be: the span, or its current zone,
+    /// moving to the next zone once this one has had its share (as fio's strided zones:
+    /// checked as each I/O is made, a sequential stream going round the zone).
+    #[inline]
+    fn bounds(&mut self, block: u64) -> (u64, u64) {
+        let Some(z) = &mut self.zone else {
+            return (self.start, self.end);
+        };
+        if z.done >= z.transfer {
+            z.done = 0;
+            z.start = z.start.saturating_add(z.step);
+            if z.start.saturating_add(block) > self.end {
+                z.start = self.start;
+            }
+            self.seq_next = z.start;
+        }
+        let end = z.start.saturating_add(z.size).min(self.end);
+        if self.seq_next >= end {
+            self.seq_next = z.start;
+        }
+        (z.start, end)
+    }
 }
 
 /// One access entry, ready to generate.
@@ -206,8 +246,17 @@ impl AccessGen {
         };
         let block = len as u64;
         let span = &mut entry.spans[ti];
+        let (base, limit) = span.bounds(u64::from(entry.block));
         let offset = if random {
-            span.start + pick(&mut self.rng, span) * span.align
+            let mut k = pick(&mut self.rng, span);
+            if span.zone.is_some() {
+                // A last zone the span's end cuts short: its positions wrap into what is there.
+                let room = (limit - base).saturating_sub(block) / span.align + 1;
+                if k >= room {
+                    k %= room;
+                }
+            }
+            base + k * span.align
         } else {
             let mut o = span.seq_next;
             if entry.roll_every > 0 {
@@ -216,23 +265,26 @@ impl AccessGen {
                     o += entry.roll_every - into;
                 }
             }
-            if o + block > span.end {
-                o = span.start;
+            if o + block > limit {
+                o = base;
             }
             span.seq_next = match entry.gap {
                 0 => o + block,
                 gap => {
                     let next = i128::from(o) + i128::from(block) + i128::from(gap);
-                    if next < i128::from(span.start) {
-                        // Back past the start: on to the last whole block of the span.
-                        span.start + (span.end - span.start - block) / block * block
+                    if next < i128::from(base) {
+                        // Back past the start: on to the last whole block of the span (zone).
+                        base + (limit - base - block) / block * block
                     } else {
-                        u64::try_from(next).unwrap_or(span.start)
+                        u64::try_from(next).unwrap_or(base)
                     }
                 }
             };
             o
         };
+        if let Some(z) = &mut span.zone {
+            z.done += block;
+        }
         let class = entry.class;
         let op = IoOp {
             kind: if read { OpKind::Read } else { OpKind::Write },
@@ -322,7 +374,11 @@ fn span(a: &Access, target_size: u64, seed: u64) -> Result<Span, String> {
         ));
     }
     let last = end - block;
-    let positions = (last - start) / a.align_bytes + 1;
+    // With zones, the distribution's positions are a zone's (a zone holds a block).
+    let positions = match &a.zones {
+        Some(z) => (z.size_bytes.min(end - start) - block) / a.align_bytes + 1,
+        None => (last - start) / a.align_bytes + 1,
+    };
     let zipf = match a.distribution {
         Distribution::Zipf { theta } => Some(Zipf::new(positions, theta)?),
         _ => None,
@@ -377,6 +433,13 @@ fn span(a: &Access, target_size: u64, seed: u64) -> Result<Span, String> {
         seq_next: start.saturating_add(a.start_bytes),
         zipf,
         zones,
+        zone: a.zones.map(|z| Zone {
+            size: z.size_bytes,
+            transfer: z.transfer_bytes,
+            step: z.size_bytes.saturating_add(z.skip_bytes),
+            start,
+            done: 0,
+        }),
     })
 }
 
@@ -665,5 +728,61 @@ mod tests {
         let mut g = AccessGen::new(&w, &[geo(3 * 4096)], 1).unwrap();
         let offs: Vec<u64> = (0..5).map(|_| g.next_op().0.offset).collect();
         assert_eq!(offs, vec![0, 4096, 8192, 0, 4096]);
+    }
+
+    /// The first 40 offsets, in KiB, of 4 KiB I/Os over a 256 KiB target in zones of `size`,
+    /// `transfer` and `skip` KiB.
+    fn zoned(random: bool, (size, transfer, skip): (u64, u64, u64), gap: i64) -> Vec<u64> {
+        let mut a = access(4096, 100.0, if random { 100.0 } else { 0.0 });
+        a.distribution = Distribution::Shuffle;
+        a.gap_bytes = gap;
+        a.zones = Some(crate::job::Zones {
+            size_bytes: size << 10,
+            transfer_bytes: transfer << 10,
+            skip_bytes: skip << 10,
+        });
+        let w = worker(vec![a], 1);
+        let mut g = AccessGen::new(&w, &[geo(256 << 10)], 1).unwrap();
+        (0..40).map(|_| g.next_op().0.offset >> 10).collect()
+    }
+
+    /// Offsets fio 3.33 issued (`fio --debug=io`, the `fill:` lines) for a job of
+    /// `filename=z.dat` (256 KiB), `ioengine=psync`, `bs=4k`, `number_ios=40`,
+    /// `zonemode=strided` and each case's options.
+    #[test]
+    fn strided_zones_visit_the_offsets_fio_does() {
+        // rw=read zonesize=16k zoneskip=32k: zones of 16 KiB (zonerange defaults to it), the
+        // one at 240 KiB the last before the end.
+        let fio: Vec<u64> = "0 4 8 12 48 52 56 60 96 100 104 108 144 148 152 156 192 196 200 204 240 244 248 252 0 4 8 12 48 52 56 60 96 100 104 108 144 148 152 156"
+            .split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(zoned(false, (16, 16, 32), 0), fio);
+        // rw=read zonerange=32k zonesize=8k zoneskip=16k: 8 KiB of each 32 KiB zone, and the
+        // zone at 240 KiB, which the end cuts short, is used.
+        let fio: Vec<u64> = "0 4 48 52 96 100 144 148 192 196 240 244 0 4 48 52 96 100 144 148 192 196 240 244 0 4 48 52 96 100 144 148 192 196 240 244 0 4 48 52"
+            .split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(zoned(false, (32, 8, 16), 0), fio);
+        // rw=read zonerange=8k zonesize=24k zoneskip=8k: three times round each zone.
+        let fio: Vec<u64> = "0 4 0 4 0 4 16 20 16 20 16 20 32 36 32 36 32 36 48 52 48 52 48 52 64 68 64 68 64 68 80 84 80 84 80 84 96 100 96 100"
+            .split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(zoned(false, (8, 24, 8), 0), fio);
+        // rw=randread zonerange=16k zonesize=16k zoneskip=16k (fio's random map): each zone's
+        // four blocks once, in an order of the generator's, zone after zone. fio issued
+        // 0 8 12 4 | 36 44 40 32 | 76 64 68 72 | 108 96 100 104 | 132 140 136 128 | ...
+        let offsets = zoned(true, (16, 16, 16), 0);
+        for (z, four) in offsets.chunks(4).enumerate() {
+            let start = (z as u64 % 8) * 32;
+            let mut got = four.to_vec();
+            got.sort_unstable();
+            assert_eq!(
+                got,
+                [start, start + 4, start + 8, start + 12],
+                "zone {z}: {offsets:?}"
+            );
+        }
+        // rw=read:4k zonerange=32k zonesize=32k zoneskip=32k: fio issued 0 8 16 24 32 0 8 16,
+        // its hole added after its zone check so that one read is past the zone; storlab's
+        // stream stays in the zone.
+        let ours = zoned(false, (32, 32, 32), 4096);
+        assert_eq!(ours[..10], [0, 8, 16, 24, 0, 8, 16, 24, 64, 72]);
     }
 }

@@ -185,12 +185,14 @@ pub(super) fn check_units(job: &Job, src: &Source, cycled: bool) -> Result<(), J
                 a.start_bytes,
                 a.roll_every_bytes,
             ]);
+            let zones = a.zones.iter().flat_map(|z| [z.size_bytes, z.skip_bytes]);
+            let sizes = sizes.chain(zones);
             if let Some(bad) = sizes.filter(|&s| s > 0).find(|s| s % unit != 0) {
                 let name = w.name.split('#').next().unwrap_or(&w.name);
                 return Err(DataErrors { src }.error(
                     "dedupe_unit",
                     format!(
-                        "worker `{name}` (worker {wi}) access entry {ai} writes with sizes, alignment, offset, gap, start or roll_every of {bad} bytes, not a multiple of the {unit}-byte dedupe unit; make them multiples of {unit}, or set a smaller dedupe_unit"
+                        "worker `{name}` (worker {wi}) access entry {ai} writes with sizes, alignment, offset, gap, start, roll_every or zones of {bad} bytes, not a multiple of the {unit}-byte dedupe unit; make them multiples of {unit}, or set a smaller dedupe_unit"
                     ),
                 ));
             }

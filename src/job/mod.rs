@@ -11,6 +11,7 @@ pub mod priority;
 mod resolve;
 pub mod spec;
 pub mod steps;
+mod stream;
 pub mod trace;
 pub mod uring;
 
@@ -513,6 +514,26 @@ pub struct Access {
     pub sync: bool,
     /// fdatasync after every N writes of this entry (0 = never).
     pub fsync_every: u32,
+    /// Strided zones (fio's `zonemode=strided`): the I/O stays in one zone of the span until
+    /// it has transferred the zone's share, then moves on (schema 1.22; absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<Zones>,
+}
+
+/// Strided zones of a span: its I/O stays in a zone of `size_bytes` from the span's start
+/// until `transfer_bytes` have been transferred there (sequential I/O going round the zone
+/// if that is more than the zone), then moves to the zone `skip_bytes` past this one's end,
+/// back to the span's start once a zone would start with no room for a block before the
+/// span's end. A last zone the span's end cuts short is used as far as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Zones {
+    /// Each zone's size, bytes (fio's `zonerange`).
+    pub size_bytes: u64,
+    /// Bytes transferred in a zone before the next (fio's `zonesize`).
+    pub transfer_bytes: u64,
+    /// Bytes skipped between a zone's end and the next zone (fio's `zoneskip`).
+    pub skip_bytes: u64,
 }
 
 impl Access {
@@ -537,6 +558,7 @@ impl Access {
             length_bytes: None,
             sync: false,
             fsync_every: 0,
+            zones: None,
         }
     }
 }

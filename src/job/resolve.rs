@@ -5,6 +5,7 @@
 use super::file::Source;
 use super::pace::{min_rate_of, rate_of, think_ns};
 use super::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
+use super::stream::{sequential, zones};
 use super::{
     Access, Distribution, EngineKind, IoLimit, Job, JobError, OnError, Target, TargetChoice,
     Worker, defaults,
@@ -633,21 +634,6 @@ fn copies_apart(
     Ok(increments)
 }
 
-/// A sequential stream's `gap` and `start`, bytes; an error names the key.
-fn sequential(a: &AccessSpec) -> Result<(i64, u64), (&'static str, String)> {
-    let gap = (a.gap.as_ref().map(|g| g.bytes()).transpose())
-        .map_err(|m| ("gap", m))?
-        .unwrap_or(0);
-    let start = a.start.map_or(0, |s| s.0);
-    if start % 512 != 0 {
-        return Err((
-            "start",
-            format!("start is {start} bytes; use a multiple of 512 bytes (O_DIRECT's alignment)"),
-        ));
-    }
-    Ok((gap, start))
-}
-
 #[allow(clippy::too_many_arguments)]
 fn resolve_access(
     wi: usize,
@@ -787,6 +773,7 @@ fn resolve_access(
     }
     let class = classes.id(&class_name);
     let (gap_bytes, start_bytes) = sequential(a).map_err(|(k, m)| err(k, m))?;
+    let zones = zones(a, block, length).map_err(|(k, m)| err(k, m))?;
     Ok(Access {
         class,
         weight,
@@ -804,6 +791,7 @@ fn resolve_access(
         length_bytes: length,
         sync: a.sync.unwrap_or(false),
         fsync_every: a.fsync_every.unwrap_or(0),
+        zones,
     })
 }
 

@@ -297,6 +297,13 @@ pub struct AccessSpec {
     pub offset_increment: Option<Size>,
     /// Length of the span (default: to the end of the target).
     pub length: Option<Size>,
+    /// Strided zones (fio's `zonemode=strided`): each zone's size; the I/O stays in a zone
+    /// until it has transferred `zone_transfer`, then moves `zone_skip` past its end.
+    pub zone_size: Option<Size>,
+    /// With `zone_size`: bytes transferred in a zone before the next (default: `zone_size`).
+    pub zone_transfer: Option<Size>,
+    /// With `zone_size`: bytes skipped between a zone's end and the next zone (default 0).
+    pub zone_skip: Option<Size>,
     /// Make this entry's writes durable (RWF_DSYNC per write).
     pub sync: Option<bool>,
     /// Flush (fdatasync) the target after every N writes of this entry.

@@ -452,6 +452,15 @@ fn access_line(job: &Job, group: &[&Worker], a: &Access) -> String {
             format_size_exact(a.roll_every_bytes)
         );
     }
+    if let Some(z) = &a.zones {
+        let _ = write!(
+            line,
+            ", in zones of {}: {} in each, then {} skipped",
+            format_size_exact(z.size_bytes),
+            format_size_exact(z.transfer_bytes),
+            format_size_exact(z.skip_bytes)
+        );
+    }
     line
 }
 

@@ -46,6 +46,7 @@ pub(super) fn verify_map(
             a.gap_bytes.unsigned_abs(),
             a.start_bytes,
         ]);
+        values.extend(a.zones.iter().flat_map(|z| [z.size_bytes, z.skip_bytes]));
         values.extend(a.block_sizes.iter().map(|&(b, _)| b));
     }
     let run = crate::engine::buf::splitmix(
@@ -70,7 +71,7 @@ pub(super) fn verify_map(
     }
     let Some(block) = block else {
         return Err(Usage(
-            "verify needs every block size, alignment, span offset, roll_every, gap and start to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
+            "verify needs every block size, alignment, span offset, roll_every, gap, start and zone to be a multiple of 512 bytes (each sector carries a header); change them or turn verify off".into(),
         )
         .into());
     };

@@ -460,6 +460,66 @@ fn holes_and_backwards_reads_touch_the_offsets_fio_would() {
     }
 }
 
+/// The offsets, in 4 KiB blocks, fio issues for the job file `name` in `dir` (its
+/// `--debug=io` lines of each I/O it fills, in order).
+fn fio_blocks(dir: &Path, name: &str) -> Vec<u64> {
+    let out = Command::new("fio")
+        .current_dir(dir)
+        .args(["--debug=io", name])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("fill:"))
+        .filter_map(|l| l.split("off=0x").nth(1)?.split(',').next())
+        .map(|h| u64::from_str_radix(h.trim(), 16).unwrap() / 4096)
+        .collect()
+}
+
+#[test]
+fn strided_zones_touch_the_offsets_fio_does() {
+    let test = "strided_zones_touch_the_offsets_fio_does";
+    if Command::new("fio").arg("--version").output().is_err() {
+        skip(test, "fio is not installed (Debian: fio)");
+        return;
+    }
+    let dir = scratch();
+    // 40 reads of 4 KiB over 256 KiB: 16 KiB zones 32 KiB apart; 8 KiB of each 32 KiB
+    // zone (the last cut short by the end); three times round each 8 KiB zone.
+    for (name, zones) in [
+        ("apart", "zonesize=16k\nzoneskip=32k"),
+        ("part", "zonerange=32k\nzonesize=8k\nzoneskip=16k"),
+        ("round", "zonerange=8k\nzonesize=24k\nzoneskip=8k"),
+    ] {
+        let file = format!("{name}.fio");
+        std::fs::write(
+            dir.path().join(&file),
+            format!("[global]\nioengine=psync\ndirect=1\nbs=4k\nsize=256k\nfilename={name}.dat\n[{name}]\nrw=read\nnumber_ios=40\nzonemode=strided\n{zones}\n"),
+        )
+        .unwrap();
+        let results = format!("{name}.json");
+        run_in(
+            dir.path(),
+            ["run", &file, "--sample-blocks", "-o", &results],
+        )
+        .expect_ok();
+        let ours = sampled_blocks(&dir.path().join(format!("{name}.blocks")));
+        let fio = fio_blocks(dir.path(), &file);
+        assert_eq!(fio.len(), 40, "{name}: fio {fio:?}");
+        assert_eq!(ours, fio, "{name}: {zones}");
+        let r = load_json(&dir.path().join(&results));
+        assert!(
+            r["job"]["workers"][0]["access"][0]["zones"].is_object(),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn a_converted_job_runs_at_the_io_priorities_it_asks_for() {
     let test = "a_converted_job_runs_at_the_io_priorities_it_asks_for";

@@ -97,14 +97,6 @@ const VERIFY_REFUSED: &[(&str, &str)] = &[
 /// Options that need what storlab lacks, and why.
 pub(super) const LACKS: &[(&str, &str)] = &[
     (
-        "zonemode",
-        "storlab does not drive zoned block devices (ZBC, ZNS)",
-    ),
-    ("zonesize", "storlab does not drive zoned block devices"),
-    ("zonerange", "storlab does not drive zoned block devices"),
-    ("zoneskip", "storlab does not drive zoned block devices"),
-    ("zonecapacity", "storlab does not drive zoned block devices"),
-    (
         "max_open_zones",
         "storlab does not drive zoned block devices",
     ),

@@ -752,6 +752,7 @@ fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut O
             ),
         }
     }
+    super::zones::zones(job, t, out);
     for key in ["fsync", "fdatasync"] {
         let n = number(job, key, 0..=u32::MAX, 0, "a count of writes", out);
         if n > 0 {

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 mod features;
 mod job;
 mod read;
+mod zones;
 
 use job::{TargetOf, convert_job};
 

@@ -667,3 +667,47 @@ fn completion_batching_and_io_uring_options_convert() {
     };
     assert!(e.to_string().contains("iodepth_batch_complete_max"), "{e}");
 }
+
+#[test]
+fn strided_zones_become_the_entrys_zones_and_zoned_devices_are_refused() {
+    let a = |t: &str| {
+        let job = resolves(t);
+        job.workers[0].access[0].zones
+    };
+    // fio's zonerange defaults to zonesize; no zonemode with a zonesize is strided.
+    let z = a(&text(
+        "rw=read\nzonemode=strided\nzonesize=256k\nzoneskip=64k\n",
+    ))
+    .unwrap();
+    assert_eq!(
+        (z.size_bytes, z.transfer_bytes, z.skip_bytes),
+        (256 << 10, 256 << 10, 64 << 10)
+    );
+    let z = a(&text("rw=randread\nzonerange=128k\nzonesize=32k\n")).unwrap();
+    assert_eq!(
+        (z.size_bytes, z.transfer_bytes, z.skip_bytes),
+        (128 << 10, 32 << 10, 0)
+    );
+    assert!(a(&text("rw=read\nzonemode=none\nzoneskip=4k\n")).is_none());
+    for (job, says) in [
+        (
+            "zonemode=zbd\nzonesize=256m\n",
+            "job.fio:6: zonemode=zbd: storlab does not drive zoned",
+        ),
+        (
+            "zonemode=none\nzonesize=256k\n",
+            "job.fio:7: zonesize=256k: fio refuses",
+        ),
+        (
+            "zonemode=strided\n",
+            "job.fio:6: zonemode=strided: fio needs zonesize",
+        ),
+        (
+            "zonemode=stripes\nzonesize=4k\n",
+            "job.fio:6: zonemode=stripes: none, strided or zbd",
+        ),
+    ] {
+        let e = refused(job);
+        assert!(e.contains(says), "{job}: {e}");
+    }
+}

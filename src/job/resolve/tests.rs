@@ -271,3 +271,44 @@ fn copies_with_an_offset_increment_work_on_their_own_parts_of_the_target() {
     let e = resolve_text(&job(2, "1000")).unwrap_err();
     assert!(e.message.contains("not a multiple"), "{}", e.message);
 }
+
+#[test]
+fn strided_zones_are_checked_against_the_block_and_the_span() {
+    let job = |keys: &str| {
+        format!(
+            "duration = \"1s\"\n[[target]]\nname = \"t\"\npath = \"/tmp/x.dat\"\nsize = \"1GiB\"\n\
+             [[worker]]\nname = \"w\"\n[[worker.access]]\nblock_size = \"64k\"\nlength = \"1MiB\"\n{keys}\n"
+        )
+    };
+    let j = resolve_text(&job("zone_size = \"256k\"\nzone_skip = \"128k\"")).unwrap();
+    let z = j.workers[0].access[0].zones.unwrap();
+    assert_eq!(
+        (z.size_bytes, z.transfer_bytes, z.skip_bytes),
+        (256 << 10, 256 << 10, 128 << 10)
+    );
+    for (keys, key, says) in [
+        ("zone_size = \"32k\"", "zone_size", "at least one block"),
+        ("zone_size = \"2MiB\"", "zone_size", "at most the span"),
+        ("zone_size = \"100000\"", "zone_size", "multiple of 512"),
+        ("zone_skip = \"64k\"", "zone_skip", "needs zone_size"),
+        (
+            "zone_transfer = \"64k\"",
+            "zone_transfer",
+            "needs zone_size",
+        ),
+        (
+            "zone_size = \"64k\"\nzone_transfer = \"0\"",
+            "zone_transfer",
+            "more than 0",
+        ),
+        (
+            "zone_size = \"64k\"\nzone_skip = \"1000\"",
+            "zone_skip",
+            "multiple of 512",
+        ),
+    ] {
+        let e = resolve_text(&job(keys)).unwrap_err();
+        assert_eq!(e.key, format!("worker[0].access[0].{key}"), "{keys}: {e}");
+        assert!(e.message.contains(says), "{keys}: {e}");
+    }
+}
