@@ -428,6 +428,31 @@ pub struct Worker {
     /// A share of its I/Os at another priority (io_uring).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_priority_mix: Option<priority::PriorityMix>,
+    /// What its having done its `io_limit` does (schema 1.22; absent: the others go on).
+    #[serde(default, skip_serializing_if = "OnDone::goes_on")]
+    pub on_done: OnDone,
+}
+
+/// What a worker's having done its I/Os (`io_limit`) does to the others.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnDone {
+    /// Nothing: the others go on.
+    #[default]
+    Continue,
+    /// Every worker stops: the step ends (fio's `exitall` with `exit_what=stonewall`).
+    EndStep,
+    /// Every worker stops, and the steps after this one do not run (`exit_what=all`).
+    EndRun,
+}
+
+impl OnDone {
+    /// Whether the others go on (the default).
+    pub fn goes_on(&self) -> bool {
+        *self == OnDone::Continue
+    }
 }
 
 impl Worker {
@@ -457,6 +482,7 @@ impl Worker {
             start_delay_ns: None,
             io_priority: None,
             io_priority_mix: None,
+            on_done: OnDone::Continue,
         }
     }
     /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).

@@ -7,8 +7,8 @@ use super::pace::{min_rate_of, rate_of, think_ns};
 use super::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
 use super::stream::{sequential, zones};
 use super::{
-    Access, Distribution, EngineKind, IoLimit, Job, JobError, OnError, Target, TargetChoice,
-    Worker, defaults,
+    Access, Distribution, EngineKind, IoLimit, Job, JobError, OnDone, OnError, Target,
+    TargetChoice, Worker, defaults,
 };
 use crate::units;
 use std::path::Path;
@@ -461,6 +461,23 @@ fn resolve_worker(
     if spec.io_limit == Some(0) {
         return Err(err("io_limit", "io_limit must be at least 1".into()));
     }
+    let on_done = match spec.on_done.as_deref() {
+        None | Some("continue") => OnDone::Continue,
+        Some("end-step") => OnDone::EndStep,
+        Some("end-run") => OnDone::EndRun,
+        Some(other) => {
+            return Err(err(
+                "on_done",
+                format!("unknown on_done `{other}`; use continue, end-step or end-run"),
+            ));
+        }
+    };
+    if !on_done.goes_on() && spec.io_limit.is_none() {
+        return Err(err(
+            "on_done",
+            "on_done ends the step once the worker has done its io_limit; give it one".into(),
+        ));
+    }
     let trace = (spec.trace.as_ref())
         .map(|t| super::trace::resolve(t).map_err(|(k, m)| err(&format!("trace.{k}"), m)))
         .transpose()?;
@@ -521,6 +538,7 @@ fn resolve_worker(
             start_delay_ns: spec.start_delay.map(|d| d.0.as_nanos() as u64),
             io_priority,
             io_priority_mix,
+            on_done,
         })
         .collect())
 }

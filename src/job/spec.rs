@@ -184,6 +184,11 @@ pub struct WorkerSpec {
     /// A share of the worker's I/Os at another priority (io_uring only), e.g.
     /// `{ share = "10%", priority = "rt:0" }` (fio's `cmdprio_percentage`).
     pub io_priority_mix: Option<PriorityMixSpec>,
+    /// What its having done its `io_limit` does: `continue` (default: the others go on),
+    /// `end-step` (every worker stops: the step ends, fio's `exitall` with
+    /// `exit_what=stonewall`) or `end-run` (the steps after it do not run either,
+    /// `exit_what=all`).
+    pub on_done: Option<String>,
     /// The access specification.
     #[serde(default)]
     #[schemars(with = "Vec<AccessSpec>")]

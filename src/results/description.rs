@@ -6,7 +6,9 @@
 //! would), and a view puts them between the head and the body.
 
 use crate::job::steps::{Param, Statistic};
-use crate::job::{Access, Arrivals, Distribution, EngineKind, IoLimit, Job, TargetChoice, Worker};
+use crate::job::{
+    Access, Arrivals, Distribution, EngineKind, IoLimit, Job, OnDone, TargetChoice, Worker,
+};
 use crate::units::{
     format_count, format_ms, format_number, format_pct, format_rate, format_size, format_size_exact,
 };
@@ -288,7 +290,17 @@ fn worker_line(job: &Job, group: &[&Worker]) -> String {
     };
     let on = targets_of(job, group);
     let limit = match w.io_limit {
-        Some(IoLimit::Ios(n)) => format!(", at most {} I/Os{each}", format_count(n)),
+        Some(IoLimit::Ios(n)) => format!(
+            ", at most {} I/Os{each}{}",
+            format_count(n),
+            match w.on_done {
+                OnDone::Continue => "",
+                OnDone::EndStep => ", then every worker stops (on_done = \"end-step\")",
+                OnDone::EndRun => {
+                    ", then every worker stops and no later step runs (on_done = \"end-run\")"
+                }
+            }
+        ),
         Some(IoLimit::Passes(p)) => format!(", {p} passes over its span"),
         None => String::new(),
     };

@@ -697,6 +697,10 @@ pub struct WorkerResult {
     pub unissued: u64,
     /// A fatal problem that ended the worker early.
     pub fatal: Option<String>,
+    /// It had done its I/Os and, by its `on_done`, ended the measured time for every worker
+    /// (schema 1.22; absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended_run: bool,
 }
 
 /// A block device's own view of the measured phase.

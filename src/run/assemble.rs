@@ -310,6 +310,7 @@ pub(super) fn fill_measurement(result: &mut RunResult, job: &Job, c: &Collected)
                     .collect(),
                 unissued: r.unissued,
                 fatal: r.fatal.clone(),
+                ended_run: r.ended_run,
             }
         })
         .collect();

@@ -509,6 +509,13 @@ fn ending(
         // still busy: that edge is recorded (workers[].unissued) but only a larger backlog
         // means the target could not keep the rate.
         let w = &job.workers[r.worker];
+        if r.ended_run {
+            draft.warnings.push(format!(
+                "worker `{}` had done its I/Os and ended the measured time for every worker (on_done = \"{}\")",
+                w.name,
+                if w.on_done == crate::job::OnDone::EndRun { "end-run" } else { "end-step" }
+            ));
+        }
         if r.unissued > w.queue_depth as u64 {
             draft.warnings.push(format!(
                 "worker `{}` could not keep its rate: {} scheduled I/Os were never issued (every slot busy); latency counts from the intended time",

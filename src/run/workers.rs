@@ -533,6 +533,7 @@ fn failed(plan: &WorkerPlan<'_>, why: String) -> WorkerReport {
         unissued: 0,
         errors: Vec::new(),
         fatal: Some(why),
+        ended_run: false,
         notes: Vec::new(),
         verify: VerifyCounts::default(),
         sample: None,

@@ -84,6 +84,8 @@ pub struct WorkerReport {
     pub errors: Vec<ErrorDetail>,
     /// A fatal problem that ended the worker early.
     pub fatal: Option<String>,
+    /// It had done its I/Os and, by its `on_done`, ended the run for every worker.
+    pub ended_run: bool,
     /// Notes from the backend (e.g. registration fallbacks).
     pub notes: Vec<String>,
     /// What data verification found in this worker's reads.
@@ -221,6 +223,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
     let mut finished = false;
     let mut stopped_at = end_ns;
     let mut fatal = None;
+    let mut ended_run = false;
     let mut failed_submits = 0u32;
     let mut last_completion = 0u64;
     // The run's clock: CLOCK_MONOTONIC, as `start` (an Instant) reads it, less the start, in
@@ -392,6 +395,11 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             // Done: the measured time ends with the last completion.
             issuing = false;
             stopped_at = last_completion.max(ramp_ns).min(end_ns);
+            if !spec.on_done.goes_on() && !halt.load(Ordering::Relaxed) {
+                // Its on_done: every worker stops now.
+                ended_run = true;
+                halt_run();
+            }
         }
         if !issuing && inflight == 0 {
             break;
@@ -583,6 +591,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         unissued,
         errors,
         fatal,
+        ended_run,
         notes,
         verify: checks,
         sample: sampler.map(|s| (s.references, s.dropped)),

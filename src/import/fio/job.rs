@@ -94,6 +94,8 @@ pub(super) fn convert_job<'a>(
         targets,
         group,
         sources: String::new(),
+        report_group: 0,
+        exit_what: None,
     }
 }
 

@@ -87,7 +87,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("write_hist_log", "storlab keeps the histograms"),
     ("per_job_logs", "storlab writes one time series"),
     ("invalidate", "storlab reads with O_DIRECT unless buffered"),
-    ("exitall", "storlab's workers stop together"),
     (
         "fixedbufs",
         "storlab registers its buffers whenever the kernel allows (engine.io_uring in the results says)",
@@ -262,6 +261,11 @@ struct Worker {
     group: u32,
     /// Comments naming the source lines it came from.
     sources: String,
+    /// fio's reporting group (its `groupid`: a new one at each `stonewall` or `new_group`),
+    /// what `exit_what=group` stops.
+    report_group: u32,
+    /// Its `exit_what`, if given.
+    exit_what: Option<Opt>,
 }
 
 /// Job-wide settings every fio job must agree on.
@@ -295,25 +299,13 @@ fn convert_sections(
     let mut paths = std::collections::HashMap::new();
     let mut clones = 0usize;
     let mut global_lines = Vec::new();
+    // fio's reporting groups (`groupid`), and the jobs in the current one.
+    let mut reporting = (0u32, 0usize);
+    // fio's `exitall` in any job: every job that ends stops others (its `exit_what`).
+    let mut exitall: Option<Opt> = None;
     for s in sections {
         if s.name == "global" {
-            for (k, v) in &s.opts {
-                global.insert(k.clone(), v.clone());
-            }
-            global_lines.push((s.file.clone(), s.line, section_comment(s)));
-            for (k, v) in &s.opts {
-                if !INLINE.contains(&k.as_str()) && !SETTINGS.contains(&k.as_str()) {
-                    global_lines.push((v.file.clone(), v.line, features::from(v, k)));
-                }
-            }
-            if global.len() > read::MAX_OPTIONS {
-                return Err(FioError::Read(format!(
-                    "{}: its [global] sections hold {} options together; they hold at most {} (fio has about 400)",
-                    path.display(),
-                    global.len(),
-                    read::MAX_OPTIONS
-                )));
-            }
+            add_global(path, s, &mut global, &mut global_lines)?;
             continue;
         }
         let mut merged: BTreeMap<&str, &Opt> =
@@ -332,6 +324,14 @@ fn convert_sections(
             group = last_group;
             group_class = None;
         }
+        if (job.flag("stonewall") || job.flag("new_group")) && reporting.1 > 0 {
+            reporting = (reporting.0 + 1, 0);
+        }
+        reporting.1 += 1;
+        if let Some(o) = job.get("exitall") {
+            exitall.get_or_insert_with(|| o.clone());
+        }
+        let exit_what = job.get("exit_what").cloned();
         // wait_for=NAME: the job starts when NAME has finished: the group after NAME's.
         let mut my_group = group;
         if let Some(o) = job.get("wait_for") {
@@ -382,6 +382,8 @@ fn convert_sections(
         }
         let mut w = w;
         w.sources = job_sources(s);
+        w.report_group = reporting.0;
+        w.exit_what = exit_what;
         clones += w.clones as usize;
         if clones > crate::job::MAX_WORKERS {
             let at = match job.opts.get("numjobs") {
@@ -396,14 +398,8 @@ fn convert_sections(
         }
         workers.push(w);
     }
-    // An option unsupported in [global] is listed once, not for every job; in file order.
-    out.unsupported.sort_by_key(|u| {
-        let (file, line) = u.at.rsplit_once(':').unwrap_or((&u.at, "0"));
-        (file.to_string(), line.parse::<usize>().unwrap_or(0))
-    });
-    let mut seen = std::collections::HashSet::new();
-    out.unsupported
-        .retain(|u| seen.insert((u.at.clone(), u.option.clone())));
+    exits(&mut workers, exitall.as_ref(), &mut out);
+    once_in_file_order(&mut out.unsupported);
     if workers.is_empty() && out.unsupported.is_empty() {
         return Err(FioError::Read(format!(
             "{}: no job section (only [global]); fio runs nothing from it, and neither can storlab",
@@ -434,6 +430,122 @@ fn convert_sections(
         left_out: out.unsupported,
         read: Vec::new(),
     })
+}
+
+/// A `[global]` section's options, for the jobs after it, and their source comments.
+fn add_global(
+    path: &Path,
+    s: &Section,
+    global: &mut BTreeMap<String, Opt>,
+    lines: &mut Vec<(PathBuf, usize, String)>,
+) -> Result<(), FioError> {
+    for (k, v) in &s.opts {
+        global.insert(k.clone(), v.clone());
+    }
+    lines.push((s.file.clone(), s.line, section_comment(s)));
+    for (k, v) in &s.opts {
+        if !INLINE.contains(&k.as_str()) && !SETTINGS.contains(&k.as_str()) {
+            lines.push((v.file.clone(), v.line, features::from(v, k)));
+        }
+    }
+    if global.len() > read::MAX_OPTIONS {
+        return Err(FioError::Read(format!(
+            "{}: its [global] sections hold {} options together; they hold at most {} (fio has about 400)",
+            path.display(),
+            global.len(),
+            read::MAX_OPTIONS
+        )));
+    }
+    Ok(())
+}
+
+/// An option unsupported in [global] listed once, not for every job; in file order.
+fn once_in_file_order(unsupported: &mut Vec<Unsupported>) {
+    unsupported.sort_by_key(|u| {
+        let (file, line) = u.at.rsplit_once(':').unwrap_or((&u.at, "0"));
+        (file.to_string(), line.parse::<usize>().unwrap_or(0))
+    });
+    let mut seen = std::collections::HashSet::new();
+    unsupported.retain(|u| seen.insert((u.at.clone(), u.option.clone())));
+}
+
+/// fio's `exitall` (in any job, it holds for all): a job that has done its I/O stops others,
+/// as its `exit_what` says: `stonewall` the jobs running (the step: `on_done = "end-step"`),
+/// `all` those and the ones still to run (`"end-run"`), `group` (the default) those of its
+/// reporting group: the step when that group is the step's every job, nothing more when the
+/// job is alone in it, and otherwise what storlab cannot do (it ends a whole step). A job
+/// that runs for its runtime ends with the others and needs nothing.
+fn exits(workers: &mut [Worker], exitall: Option<&Opt>, out: &mut Out) {
+    let Some(all) = exitall else {
+        if workers.iter().any(|w| w.exit_what.is_some()) {
+            out.note("exit_what: no effect (fio uses it with exitall)");
+        }
+        return;
+    };
+    let members = |workers: &[Worker], pick: &dyn Fn(&Worker) -> bool| -> u32 {
+        workers.iter().filter(|w| pick(w)).map(|w| w.clones).sum()
+    };
+    let mut ends = Vec::with_capacity(workers.len());
+    for w in workers.iter() {
+        let what =
+            (w.exit_what.as_ref()).map_or("group", |o| o.value.as_deref().unwrap_or("").trim());
+        let at = w.exit_what.as_ref().unwrap_or(all);
+        let key = if w.exit_what.is_some() {
+            "exit_what"
+        } else {
+            "exitall"
+        };
+        let limited = io_limit_line(&w.toml).is_some();
+        let end = match what {
+            _ if !limited => None,
+            "all" => Some(("end-run", "exit_what=all")),
+            "stonewall" => Some(("end-step", "exit_what=stonewall")),
+            "group" => {
+                let group = members(workers, &|o| o.report_group == w.report_group);
+                let step = members(workers, &|o| o.group == w.group);
+                let both = members(workers, &|o| {
+                    o.report_group == w.report_group && o.group == w.group
+                });
+                if group == 1 {
+                    None
+                } else if both == step && group == step {
+                    Some((
+                        "end-step",
+                        "exit_what=group, its reporting group the step's jobs",
+                    ))
+                } else {
+                    out.bad(at, key, "fio then stops the jobs of its reporting group only, and storlab ends a whole step: give it exit_what=stonewall, or put the group's jobs in a step of their own (stonewall)");
+                    None
+                }
+            }
+            _ => {
+                out.bad(at, "exit_what", "group, stonewall or all");
+                None
+            }
+        };
+        ends.push(end);
+    }
+    if ends.iter().all(Option::is_none) {
+        out.note("exitall: no effect (no job here that ends before the others stops another)");
+    }
+    for (w, end) in workers.iter_mut().zip(ends) {
+        if let (Some((on_done, why)), Some(after)) = (end, io_limit_line(&w.toml)) {
+            w.toml.insert_str(
+                after,
+                &format!("# fio's exitall ({why}): once it has done its I/Os, every worker stops\non_done = \"{on_done}\"\n"),
+            );
+        }
+    }
+}
+
+/// Where the line after a worker's `io_limit` starts in its TOML (`None`: it has none).
+fn io_limit_line(toml: &str) -> Option<usize> {
+    let at = if toml.starts_with("io_limit = ") {
+        0
+    } else {
+        toml.find("\nio_limit = ")? + 1
+    };
+    Some(at + toml[at..].find('\n')? + 1)
 }
 
 /// The source lines of a job: its section and its own options (those of [global] are listed

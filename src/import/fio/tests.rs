@@ -531,6 +531,7 @@ fn start_delay_loops_and_the_random_share_are_fios() {
 #[test]
 fn options_without_effect_are_named_and_what_storlab_lacks_is_refused() {
     let t = text("thread\nrandom_generator=lfsr\nio_submit_mode=offload\nexitall\n");
+    // exitall with one job, alone in its reporting group: it stops no other.
     for key in ["thread", "random_generator", "io_submit_mode", "exitall"] {
         assert!(t.contains(&format!("# {key}: no effect")), "{key}\n{t}");
     }
@@ -710,4 +711,56 @@ fn strided_zones_become_the_entrys_zones_and_zoned_devices_are_refused() {
         let e = refused(job);
         assert!(e.contains(says), "{job}: {e}");
     }
+}
+
+#[test]
+fn exitall_ends_the_step_or_the_run_as_exit_what_says() {
+    let conv = |t: &str| conv_with(t, &Options::default());
+    let on_done = |t: &str| -> Vec<crate::job::OnDone> {
+        let c = conv(t).unwrap_or_else(|e| panic!("{e}"));
+        resolves(&c.toml)
+            .workers
+            .iter()
+            .map(|w| w.on_done)
+            .collect()
+    };
+    use crate::job::OnDone::{Continue, EndRun, EndStep};
+    let head = "[global]\nioengine=psync\nfilename=/tmp/x\nsize=1m\nruntime=5\nexitall\n";
+    // exit_what=stonewall: the jobs running stop; all: the later ones do not run either.
+    let t = format!("{head}[a]\nexit_what=stonewall\nnumber_ios=10\n[b]\ntime_based\n");
+    assert_eq!(on_done(&t), [EndStep, Continue]);
+    let t = format!("{head}[a]\nexit_what=all\nnumber_ios=10\n[b]\nstonewall\nnumber_ios=5\n");
+    assert_eq!(on_done(&t), [EndRun, Continue]);
+    // exit_what=group (the default): the two jobs of one reporting group are the step.
+    let t = format!("{head}[a]\nnumber_ios=10\n[b]\nnumber_ios=20\n");
+    assert_eq!(on_done(&t), [EndStep, EndStep]);
+    assert!(
+        conv(&t)
+            .unwrap()
+            .toml
+            .contains("# fio's exitall (exit_what=group, its reporting group the step's jobs)")
+    );
+    // Each in a reporting group of its own (new_group): each stops only itself.
+    let t = format!("{head}[a]\nnumber_ios=10\n[b]\nnew_group\nnumber_ios=20\n");
+    assert_eq!(on_done(&t), [Continue, Continue]);
+    assert!(conv(&t).unwrap().toml.contains("# exitall: no effect"));
+    // A job's clones (its reporting group) beside another job of the step: storlab cannot
+    // stop only them.
+    let t = format!("{head}[a]\nnumber_ios=10\n[b]\nnew_group\nnumjobs=2\nnumber_ios=20\n");
+    let e = conv(&t).unwrap_err().to_string();
+    assert!(
+        e.contains("job.fio:6: exitall: fio then stops the jobs of its reporting group only"),
+        "{e}"
+    );
+    // A job that runs for its runtime ends with the others.
+    let t = format!("{head}[a]\ntime_based\n");
+    assert_eq!(on_done(&t), [Continue]);
+    // Without exitall, exit_what does nothing.
+    let t = text("exit_what=all\n");
+    assert!(
+        t.contains("# exit_what: no effect (fio uses it with exitall)"),
+        "{t}"
+    );
+    let e = refused("exitall\nexit_what=some\n");
+    assert!(e.contains("exit_what=some: group, stonewall or all"), "{e}");
 }

@@ -312,3 +312,28 @@ fn strided_zones_are_checked_against_the_block_and_the_span() {
         assert!(e.message.contains(says), "{keys}: {e}");
     }
 }
+
+#[test]
+fn on_done_needs_an_io_limit_and_a_known_value() {
+    let job = |keys: &str| {
+        format!(
+            "duration = \"1s\"\n[[target]]\nname = \"t\"\npath = \"/tmp/x.dat\"\nsize = \"1GiB\"\n\
+             [[worker]]\nname = \"w\"\n{keys}\n[[worker.access]]\nblock_size = \"4k\"\n"
+        )
+    };
+    let j = resolve_text(&job("io_limit = 10\non_done = \"end-run\"")).unwrap();
+    assert_eq!(j.workers[0].on_done, crate::job::OnDone::EndRun);
+    let j = resolve_text(&job("io_limit = 10")).unwrap();
+    assert_eq!(j.workers[0].on_done, crate::job::OnDone::Continue);
+    for (keys, says) in [
+        ("on_done = \"end-step\"", "give it one"),
+        (
+            "io_limit = 10\non_done = \"stop\"",
+            "continue, end-step or end-run",
+        ),
+    ] {
+        let e = resolve_text(&job(keys)).unwrap_err();
+        assert_eq!(e.key, "worker[0].on_done", "{keys}: {e}");
+        assert!(e.message.contains(says), "{keys}: {e}");
+    }
+}

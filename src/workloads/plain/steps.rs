@@ -7,7 +7,7 @@
 //! runs and steps that never started.
 
 use crate::job::steps::{Param, Precondition, Statistic, SteadyMetric, expand};
-use crate::job::{Access, Distribution, IoLimit, Job, Worker};
+use crate::job::{Access, Distribution, IoLimit, Job, OnDone, Worker};
 use crate::results::steps::{
     PreconditionResult, Repetitions, RunFigures, SteadyResult, StepKind, StepResult,
 };
@@ -121,11 +121,26 @@ pub(crate) fn run(job: &Job, opts: &RunOptions, exec: &mut dyn Execute) -> Resul
                 s.exec.observer().step(&row);
                 steps.push(row);
             }
-            if stop && n + 1 < planned.len() {
+            let later = planned.len() - n - 1;
+            let plural = if later == 1 { "" } else { "s" };
+            if stop && later > 0 {
                 s.warnings.push(format!(
-                    "the cycle stopped at step {index} ({label}): the stop rule held; {} later step{} not run",
-                    planned.len() - n - 1,
-                    if planned.len() - n - 1 == 1 { "" } else { "s" }
+                    "the cycle stopped at step {index} ({label}): the stop rule held; {later} later step{plural} not run"
+                ));
+                break;
+            }
+            // A worker with on_done = "end-run" that had done its I/Os ends the sequence too.
+            let ended_by = (s.last.as_ref()).and_then(|r| {
+                (r.workers.iter()).find(|w| {
+                    w.ended_run
+                        && (step.job.workers.iter())
+                            .any(|j| j.name == w.name && j.on_done == OnDone::EndRun)
+                })
+            });
+            if let Some(w) = ended_by.filter(|_| later > 0) {
+                s.warnings.push(format!(
+                    "worker `{}` had done its I/Os in step {index} ({label}) and ended the run (on_done = \"end-run\"): {later} later step{plural} not run",
+                    w.name
                 ));
                 break;
             }
@@ -741,6 +756,7 @@ fn step_workers(runs: &[RunResult], secs: f64) -> Vec<results::WorkerResult> {
                 classes,
                 unissued: parts.iter().map(|w| w.unissued).sum(),
                 fatal: parts.iter().find_map(|w| w.fatal.clone()),
+                ended_run: parts.iter().any(|w| w.ended_run),
             }
         })
         .collect()

@@ -234,3 +234,76 @@ block_size = ["4k", "8k"]"#,
     );
     eprintln!("repeat: {:.1?}", started.elapsed());
 }
+
+/// Two groups a step each: group 1 a worker that stops after 200 reads with `on_done` and
+/// one that would run the step's 20 s, group 2 one worker of 300 ms of reads.
+fn on_done_job(dir: &std::path::Path, on_done: &str) -> std::path::PathBuf {
+    let text = format!(
+        "duration = \"20s\"\ninterval = \"100ms\"\nramp = \"0s\"\n[cycle]\ngroup = [1, 2]\n\
+         [[target]]\npath = \"{}\"\nsize = \"8MiB\"\n\
+         [[worker]]\nname = \"done\"\ngroup = 1\nqueue_depth = 1\nio_limit = 200\non_done = \"{on_done}\"\n\
+         [[worker.access]]\nblock_size = \"4k\"\nread = 100\n\
+         [[worker]]\nname = \"long\"\ngroup = 1\nqueue_depth = 2\n[[worker.access]]\nblock_size = \"4k\"\nread = 100\n\
+         [[worker]]\nname = \"next\"\ngroup = 2\nqueue_depth = 1\nio_limit = 50\n[[worker.access]]\nblock_size = \"4k\"\nread = 100\n",
+        dir.join("t.dat").display()
+    );
+    let job = dir.join(format!("{on_done}.toml"));
+    std::fs::write(&job, text).unwrap();
+    job
+}
+
+#[test]
+fn a_worker_done_with_its_ios_ends_the_step_or_the_run_as_its_on_done_says() {
+    let dir = scratch();
+    for on_done in ["end-step", "end-run"] {
+        let job = on_done_job(dir.path(), on_done);
+        let results = dir.path().join(format!("{on_done}.json"));
+        let (out, _) = run_job(dir.path(), &job, &results);
+        out.expect_ok();
+        let v = load_json(&results);
+        let steps = steps(&v);
+        // The first step ends when `done` has done its 200 reads, not after 20 s: `long`
+        // stopped with it.
+        let first = &steps[0];
+        assert!(u64_at(first, "/measured_ms") < 20_000, "{first}");
+        let workers = array_at(first, "/workers");
+        let done = workers.iter().find(|w| w["name"] == "done").unwrap();
+        assert_eq!(u64_at(done, "/totals/read/ops"), 200, "{done}");
+        assert_eq!(at(done, "/ended_run"), &Value::Bool(true), "{done}");
+        let long = workers.iter().find(|w| w["name"] == "long").unwrap();
+        assert!(u64_at(long, "/totals/read/ops") > 0 && long.get("ended_run").is_none());
+        let w = array_at(&v, "/warnings")
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            w.contains(
+                "worker `done` had done its I/Os and ended the measured time for every worker"
+            ),
+            "{w}"
+        );
+        assert!(
+            out.stdout.contains("then every worker stops"),
+            "{}",
+            out.stdout
+        );
+        if on_done == "end-step" {
+            // The next step runs as planned.
+            assert_eq!(steps.len(), 2, "{on_done}");
+            assert_eq!(at(&v, "/interrupted"), &Value::Bool(false));
+        } else {
+            // The run ends: the second step is not run, and the results say why.
+            assert_eq!(steps.len(), 1, "{on_done}");
+            assert!(
+                w.contains("ended the run (on_done = \"end-run\"): 1 later step not run"),
+                "{w}"
+            );
+            assert!(
+                out.stdout.contains("1 later step not run"),
+                "{}",
+                out.stdout
+            );
+        }
+    }
+}
