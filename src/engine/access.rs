@@ -89,6 +89,7 @@ struct Entry {
     read_threshold: u64,
     random_threshold: u64,
     dsync: bool,
+    atomic: bool,
     fsync_every: u32,
     writes_since_fsync: u32,
     spans: Vec<Span>,
@@ -145,6 +146,7 @@ impl AccessGen {
                 read_threshold: threshold(a.read_pct),
                 random_threshold: threshold(a.random_pct),
                 dsync: a.sync,
+                atomic: a.atomic,
                 fsync_every: a.fsync_every,
                 writes_since_fsync: 0,
                 spans,
@@ -292,6 +294,7 @@ impl AccessGen {
             offset,
             len,
             dsync: entry.dsync,
+            atomic: entry.atomic && !read,
             class,
         };
         if !read {
@@ -301,6 +304,7 @@ impl AccessGen {
                 offset: 0,
                 len: 0,
                 dsync: false,
+                atomic: false,
                 class,
             };
             if entry.fsync_every > 0 {

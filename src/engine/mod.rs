@@ -55,6 +55,8 @@ pub struct IoOp {
     pub len: u32,
     /// Write with RWF_DSYNC.
     pub dsync: bool,
+    /// Write with RWF_ATOMIC: all of it or none of it, whatever fails.
+    pub atomic: bool,
     /// Class id, for reporting.
     pub class: u16,
 }

@@ -357,7 +357,8 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
     fn entry(&mut self, slot: &Slot<'a>, op: &IoOp) -> squeue::Entry {
         let ptr = self.arena.ptr(slot);
         let t = op.target as usize;
-        let flags = if op.dsync { libc::RWF_DSYNC } else { 0 };
+        let flags = (if op.dsync { libc::RWF_DSYNC } else { 0 })
+            | (if op.atomic { libc::RWF_ATOMIC } else { 0 });
         let prio = if op.kind.is_sync() {
             0
         } else {
@@ -374,7 +375,9 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
                 }
             };
         }
-        match (op.kind, self.fixed_buffers) {
+        // An atomic write takes its data from one user buffer (the kernel refuses RWF_ATOMIC
+        // on a registered buffer's pages): plain Write.
+        match (op.kind, self.fixed_buffers && !op.atomic) {
             (OpKind::Read, true) => with_fd!(fd => opcode::ReadFixed::new(fd, ptr, op.len, 0)
                 .offset(op.offset)
                 .ioprio(prio)
@@ -682,6 +685,7 @@ pub(super) mod tests {
             offset: 0,
             len,
             dsync: false,
+            atomic: false,
             class: 0,
         }
     }

@@ -212,6 +212,7 @@ mod tests {
             offset,
             len,
             dsync: false,
+            atomic: false,
             class: 3,
         }
     }

@@ -59,6 +59,7 @@ impl Request {
             offset: 0,
             len: 0,
             dsync: false,
+            atomic: false,
             class: 0,
         },
         intended_ns: None,

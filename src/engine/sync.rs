@@ -82,13 +82,17 @@ fn perform<'a>(
             let buf = &mut arena.buf(slot)[..len];
             result(rustix::io::pread(fd, buf, op.offset))
         }
-        OpKind::Write if op.dsync => {
+        OpKind::Write if op.dsync || op.atomic => {
             let buf = &arena.buf(slot)[..len];
+            let mut flags = ReadWriteFlags::empty();
+            flags.set(ReadWriteFlags::DSYNC, op.dsync);
+            // RWF_ATOMIC (Linux 6.11), which rustix does not name.
+            flags.set(ReadWriteFlags::from_bits_retain(0x40), op.atomic);
             result(rustix::io::pwritev2(
                 fd,
                 &[std::io::IoSlice::new(buf)],
                 op.offset,
-                ReadWriteFlags::DSYNC,
+                flags,
             ))
         }
         OpKind::Write => {

@@ -540,6 +540,10 @@ pub struct Access {
     pub sync: bool,
     /// fdatasync after every N writes of this entry (0 = never).
     pub fsync_every: u32,
+    /// Writes carry RWF_ATOMIC: each is done whole or not at all, whatever fails (schema 1.22;
+    /// absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub atomic: bool,
     /// Strided zones (fio's `zonemode=strided`): the I/O stays in one zone of the span until
     /// it has transferred the zone's share, then moves on (schema 1.22; absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -584,6 +588,7 @@ impl Access {
             length_bytes: None,
             sync: false,
             fsync_every: 0,
+            atomic: false,
             zones: None,
         }
     }

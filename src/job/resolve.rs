@@ -5,7 +5,7 @@
 use super::file::Source;
 use super::pace::{min_rate_of, rate_of, think_ns};
 use super::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
-use super::stream::{sequential, zones};
+use super::stream::{atomic, sequential, zones};
 use super::{
     Access, Distribution, EngineKind, IoLimit, Job, JobError, OnDone, OnError, Target,
     TargetChoice, Worker, defaults,
@@ -85,6 +85,17 @@ pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobEr
     });
     super::data::check_units(&job, &src, cycled)?;
     super::uring::check_syncs(&job, &src)?;
+    if job.buffered
+        && let Some(w) = (job.workers.iter()).find(|w| w.access.iter().any(|a| a.atomic))
+    {
+        return Err(src.top_level_error(
+            "buffered",
+            format!(
+                "worker `{}` writes atomically (atomic = true), which needs O_DIRECT: remove buffered = true",
+                w.name
+            ),
+        ));
+    }
     Ok(job)
 }
 
@@ -652,6 +663,33 @@ fn copies_apart(
     Ok(increments)
 }
 
+/// An entry's mix of block sizes (`block_sizes`), smallest first (empty without one); an
+/// error says what is wrong with it.
+fn block_mix(a: &AccessSpec) -> Result<Vec<(u64, u32)>, String> {
+    let mut block_sizes = Vec::new();
+    let Some(mix) = &a.block_sizes else {
+        return Ok(block_sizes);
+    };
+    if a.block_size.is_some() {
+        return Err("set either block_size or block_sizes, not both".into());
+    }
+    if mix.is_empty() {
+        return Err("the table is empty; give at least one size = weight".into());
+    }
+    for (size, weight) in mix {
+        let bytes = units::parse_size(size)?;
+        if bytes == 0 || bytes > 64 << 20 {
+            return Err(format!("block size `{size}` must be 1 B to 64 MiB"));
+        }
+        if *weight == 0 {
+            return Err(format!("the weight of `{size}` must be at least 1"));
+        }
+        block_sizes.push((bytes, *weight));
+    }
+    block_sizes.sort();
+    Ok(block_sizes)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn resolve_access(
     wi: usize,
@@ -669,38 +707,7 @@ fn resolve_access(
         message,
     };
     let a = a.get_ref();
-    let mut block_sizes = Vec::new();
-    if let Some(mix) = &a.block_sizes {
-        if a.block_size.is_some() {
-            return Err(err(
-                "block_sizes",
-                "set either block_size or block_sizes, not both".into(),
-            ));
-        }
-        if mix.is_empty() {
-            return Err(err(
-                "block_sizes",
-                "the table is empty; give at least one size = weight".into(),
-            ));
-        }
-        for (size, weight) in mix {
-            let bytes = units::parse_size(size).map_err(|m| err("block_sizes", m))?;
-            if bytes == 0 || bytes > 64 << 20 {
-                return Err(err(
-                    "block_sizes",
-                    format!("block size `{size}` must be 1 B to 64 MiB"),
-                ));
-            }
-            if *weight == 0 {
-                return Err(err(
-                    "block_sizes",
-                    format!("the weight of `{size}` must be at least 1"),
-                ));
-            }
-            block_sizes.push((bytes, *weight));
-        }
-        block_sizes.sort();
-    }
+    let block_sizes = block_mix(a).map_err(|m| err("block_sizes", m))?;
     let block = match block_sizes.last() {
         Some(&(largest, _)) => largest,
         None => a.block_size.map(|s| s.0).unwrap_or(defaults::BLOCK_SIZE),
@@ -792,6 +799,14 @@ fn resolve_access(
     let class = classes.id(&class_name);
     let (gap_bytes, start_bytes) = sequential(a).map_err(|(k, m)| err(k, m))?;
     let zones = zones(a, block, length).map_err(|(k, m)| err(k, m))?;
+    let geometry = [
+        align,
+        offset,
+        gap_bytes.unsigned_abs(),
+        start_bytes,
+        roll_every,
+    ];
+    let atomic = atomic(a, block, &block_sizes, geometry, zones).map_err(|(k, m)| err(k, m))?;
     Ok(Access {
         class,
         weight,
@@ -809,6 +824,7 @@ fn resolve_access(
         length_bytes: length,
         sync: a.sync.unwrap_or(false),
         fsync_every: a.fsync_every.unwrap_or(0),
+        atomic,
         zones,
     })
 }

@@ -302,6 +302,10 @@ pub struct AccessSpec {
     pub offset_increment: Option<Size>,
     /// Length of the span (default: to the end of the target).
     pub length: Option<Size>,
+    /// Writes with RWF_ATOMIC (fio's `atomic=1`): each is done whole or not at all. O_DIRECT,
+    /// one block size, a power of two the target's atomic write unit allows, every offset a
+    /// multiple of it.
+    pub atomic: Option<bool>,
     /// Strided zones (fio's `zonemode=strided`): each zone's size; the I/O stays in a zone
     /// until it has transferred `zone_transfer`, then moves `zone_skip` past its end.
     pub zone_size: Option<Size>,

@@ -1,5 +1,6 @@
 //! An access entry's stream over its span, resolved: a sequential stream's `gap` and
-//! `start`, and strided zones (`zone_size`, `zone_transfer`, `zone_skip`).
+//! `start`, strided zones (`zone_size`, `zone_transfer`, `zone_skip`), and what atomic
+//! writes ask of them.
 
 use super::spec::AccessSpec;
 
@@ -59,4 +60,55 @@ pub(super) fn zones(
         transfer_bytes: transfer,
         skip_bytes: skip,
     }))
+}
+
+/// Whether the entry writes atomically (`atomic`): RWF_ATOMIC asks a power-of-two length the
+/// target allows at an offset that is a multiple of it, so the entry has one block size
+/// `block` and every place its I/O can be (`geometry`: its align, offset, gap, start and
+/// roll_every, and its zones) is a multiple of it; an error names the key.
+pub(super) fn atomic(
+    a: &AccessSpec,
+    block: u64,
+    block_sizes: &[(u64, u32)],
+    geometry: [u64; 5],
+    zones: Option<crate::job::Zones>,
+) -> Result<bool, (&'static str, String)> {
+    if a.atomic != Some(true) {
+        return Ok(false);
+    }
+    if !block_sizes.is_empty() || !block.is_power_of_two() {
+        return Err((
+            "atomic",
+            format!(
+                "atomic writes are one power-of-two size; give block_size one (it is {block} bytes{})",
+                if block_sizes.is_empty() {
+                    ""
+                } else {
+                    ", in a mix"
+                }
+            ),
+        ));
+    }
+    let zones = zones.iter().flat_map(|z| [z.size_bytes, z.skip_bytes]);
+    let names = [
+        "align",
+        "offset",
+        "gap",
+        "start",
+        "roll_every",
+        "zone_size",
+        "zone_skip",
+    ];
+    if let Some((key, v)) = (names.into_iter())
+        .zip(geometry.into_iter().chain(zones))
+        .find(|&(_, v)| v % block != 0)
+    {
+        return Err((
+            key,
+            format!(
+                "{key} is {v} bytes; an atomic write must be at a multiple of its size ({block} bytes), so give {key} one"
+            ),
+        ));
+    }
+    Ok(true)
 }

@@ -450,6 +450,9 @@ fn access_line(job: &Job, group: &[&Worker], a: &Access) -> String {
     if a.sync {
         line.push_str(", durable writes (RWF_DSYNC)");
     }
+    if a.atomic {
+        line.push_str(", atomic writes (RWF_ATOMIC)");
+    }
     match a.fsync_every {
         0 => {}
         1 => line.push_str(", fdatasync after every write"),

@@ -296,6 +296,7 @@ fn execute_inner(
         .map(|(_, o)| o.size_bytes)
         .sum();
     let cache_lines = prepare::cache_lines(job, &opened)?;
+    prepare::atomic_writes(job, &opened)?;
     let traces = prepare::traces(job, &opened)?;
     let placement = placement::warnings(job, &draft.targets, data_bytes, host.memory_bytes);
     draft.warnings.extend(placement);

@@ -261,6 +261,40 @@ pub(super) fn cache_lines(job: &Job, opened: &[OpenTarget]) -> Result<Vec<u32>> 
     Ok(out)
 }
 
+/// Every target an atomically writing entry writes takes atomic writes of its block size
+/// (statx's atomic write unit): refused otherwise, before the first I/O, naming the target.
+pub(super) fn atomic_writes(job: &Job, opened: &[OpenTarget]) -> Result<()> {
+    for w in &job.workers {
+        let Some(block) = (w.access.iter())
+            .find(|a| a.atomic && a.read_pct < 100.0)
+            .map(|a| a.block_size_bytes)
+        else {
+            continue;
+        };
+        for o in w.targets.iter().map(|&t| &opened[t]) {
+            let path = o.path.display();
+            match crate::engine::target::atomic_write_unit(&o.file) {
+                Some((min, max)) if (u64::from(min)..=u64::from(max)).contains(&block) => {}
+                Some((min, max)) => {
+                    return Err(Usage(format!(
+                        "worker `{}` writes {block}-byte atomic writes to {path}, which takes atomic writes of {min} to {max} bytes; give block_size one of those",
+                        w.name
+                    ))
+                    .into());
+                }
+                None => {
+                    return Err(Usage(format!(
+                        "worker `{}` writes atomically (atomic = true) to {path}, which takes no atomic writes (statx reports no atomic write unit: its filesystem or device has none, e.g. ext4 without bigalloc, or a disk without atomic writes; XFS on Linux 6.16 and later has them in software); write to a target that has them, or remove atomic",
+                        w.name
+                    ))
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The trace each worker replays (indexed like the job's workers; `None` where none), read and
 /// checked against the opened targets: a device per target of the worker, every I/O within
 /// its target and, with O_DIRECT, aligned to its logical block size.

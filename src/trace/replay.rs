@@ -77,6 +77,7 @@ impl RequestSource for Replay {
                 offset: io.offset,
                 len: io.len,
                 dsync: false,
+                atomic: false,
                 class: self.class,
             },
             intended_ns: due,

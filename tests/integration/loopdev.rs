@@ -206,3 +206,111 @@ fn a_busy_neighbour_on_the_device_is_named_on_the_device_line() {
         "no device note in the HTML report"
     );
 }
+
+/// A job of 16 KiB writes and reads at random, half each, with `atomic` and verification,
+/// on `target`, by `engine`.
+fn atomic_job(
+    dir: &std::path::Path,
+    name: &str,
+    target: &std::path::Path,
+    engine: &str,
+    block: &str,
+) -> std::path::PathBuf {
+    let job = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &job,
+        format!(
+            "engine = \"{engine}\"\nduration = \"1s\"\nramp = \"0s\"\nverify = true\n[[target]]\npath = \"{}\"\nsize = \"16MiB\"\n\
+             [[worker]]\nqueue_depth = 8\n[[worker.access]]\nblock_size = \"{block}\"\nread = 50\natomic = true\n",
+            target.display()
+        ),
+    )
+    .unwrap();
+    job
+}
+
+#[test]
+fn atomic_writes_run_where_the_filesystem_takes_them_and_are_refused_where_not() {
+    const TEST: &str =
+        "atomic_writes_run_where_the_filesystem_takes_them_and_are_refused_where_not";
+    if let Some(reason) = loop_skip_reason(&["mkfs.xfs"]) {
+        return skip(TEST, &reason);
+    }
+    let dir = scratch();
+    let image = dir.path().join("xfs.img");
+    sparse_image(&image, 512 * MIB);
+    let device = match LoopDevice::attach(&image, true) {
+        Ok(d) => d,
+        Err(e) => return skip(TEST, &e),
+    };
+    let mkfs = std::process::Command::new("mkfs.xfs")
+        .args(["-q", "-f"])
+        .arg(&device.path)
+        .output()
+        .unwrap();
+    assert!(
+        mkfs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&mkfs.stderr)
+    );
+    // XFS (Linux 6.16 on) writes atomically in software, from one block to 1 MiB here.
+    let xfs = crate::placement::Mounted::new("xfs", &device.path, &dir.path().join("xfs"), "")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("xfs/a.dat");
+    for engine in ["io_uring", "psync"] {
+        let job = atomic_job(dir.path(), engine, &file, engine, "16k");
+        let v = RunArgs::job(&job)
+            .results(&dir.path().join(format!("{engine}.json")))
+            .run_ok(dir.path());
+        assert!(u64_at(&v, "/totals/write/ops") > 0, "{engine}");
+        assert_eq!(u64_at(&v, "/totals/write/errors"), 0, "{engine}");
+        assert_eq!(
+            u64_at(&v, "/verify/corrupted") + u64_at(&v, "/verify/torn"),
+            0
+        );
+        assert_eq!(
+            v["job"]["workers"][0]["access"][0]["atomic"], true,
+            "{engine}"
+        );
+        assert_eq!(str_at(&v, "/verdict/result"), "PASS", "{engine}");
+    }
+    // Larger than the filesystem's largest atomic write: refused before any I/O, with its
+    // range.
+    let job = atomic_job(dir.path(), "big", &file, "io_uring", "2MiB");
+    let out = RunArgs::job(&job)
+        .results(&dir.path().join("big.json"))
+        .run(dir.path());
+    out.expect_code(2);
+    assert!(
+        out.stderr.contains("2097152-byte atomic writes to")
+            && out.stderr.contains("which takes atomic writes of"),
+        "{}",
+        out.stderr
+    );
+    // tmpfs has none: refused, saying so.
+    let tmpfs = crate::placement::Mounted::new(
+        "tmpfs",
+        std::path::Path::new("tmpfs"),
+        &dir.path().join("tmp"),
+        "size=64m",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let job = atomic_job(
+        dir.path(),
+        "none",
+        &dir.path().join("tmp/a.dat"),
+        "io_uring",
+        "16k",
+    );
+    let out = RunArgs::job(&job)
+        .results(&dir.path().join("none.json"))
+        .run(dir.path());
+    out.expect_code(2);
+    assert!(
+        out.stderr.contains("which takes no atomic writes"),
+        "{}",
+        out.stderr
+    );
+    drop(tmpfs);
+    drop(xfs);
+}

@@ -152,6 +152,19 @@ pub(super) struct DirectAlignment {
     pub(super) memory: u32,
 }
 
+/// The sizes an atomic write (RWF_ATOMIC) to `file` may have, bytes, from
+/// statx(STATX_WRITE_ATOMIC): (smallest, largest), both powers of two; `None` when it takes
+/// none (the filesystem or device has no atomic writes, or the kernel predates 6.11).
+pub fn atomic_write_unit(file: &File) -> Option<(u32, u32)> {
+    // STATX_WRITE_ATOMIC, which rustix does not name.
+    let mask = StatxFlags::from_bits_retain(0x0001_0000);
+    let stat = rustix::fs::statx(file, "", AtFlags::EMPTY_PATH, mask).ok()?;
+    (stat.stx_mask & mask.bits() != 0 && stat.stx_atomic_write_unit_max > 0).then_some((
+        stat.stx_atomic_write_unit_min,
+        stat.stx_atomic_write_unit_max,
+    ))
+}
+
 /// From statx(STATX_DIOALIGN) when the kernel and filesystem report it, else the logical
 /// block size of the underlying device, else 512.
 pub(super) fn direct_alignment(file: &File) -> DirectAlignment {

@@ -99,6 +99,7 @@ fn io(kind: OpKind, offset: u64) -> IoOp {
         offset,
         len: 4096,
         dsync: false,
+        atomic: false,
         class: 0,
     }
 }

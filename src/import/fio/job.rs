@@ -761,6 +761,10 @@ fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut O
             let _ = writeln!(t, "fsync_every = {n}");
         }
     }
+    // fio's atomic=1: writes with RWF_ATOMIC (O_DIRECT; resolve and the run check the rest).
+    if job.flag("atomic") {
+        t.push_str("atomic = true\n");
+    }
     if let Some(o) = job.get("sync") {
         match o.value.as_deref().unwrap_or("1") {
             "0" | "none" => {}

@@ -764,3 +764,14 @@ fn exitall_ends_the_step_or_the_run_as_exit_what_says() {
     let e = refused("exitall\nexit_what=some\n");
     assert!(e.contains("exit_what=some: group, stonewall or all"), "{e}");
 }
+
+#[test]
+fn atomic_writes_carry_rwf_atomic() {
+    let t = text("rw=randwrite\ndirect=1\nbs=16k\natomic=1\n");
+    assert!(
+        t.contains("job.fio:9: atomic=1") && t.contains("atomic = true"),
+        "{t}"
+    );
+    assert!(resolves(&t).workers[0].access[0].atomic);
+    assert!(!resolves(&text("rw=randwrite\natomic=0\n")).workers[0].access[0].atomic);
+}

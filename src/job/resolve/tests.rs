@@ -337,3 +337,50 @@ fn on_done_needs_an_io_limit_and_a_known_value() {
         assert!(e.message.contains(says), "{keys}: {e}");
     }
 }
+
+#[test]
+fn atomic_writes_are_one_power_of_two_size_at_multiples_of_it() {
+    let job = |top: &str, keys: &str| {
+        format!(
+            "duration = \"1s\"\n{top}\n[[target]]\nname = \"t\"\npath = \"/tmp/x.dat\"\nsize = \"1GiB\"\n\
+             [[worker]]\nname = \"w\"\n[[worker.access]]\nread = 0\natomic = true\n{keys}\n"
+        )
+    };
+    let j = resolve_text(&job("", "block_size = \"16k\"\nrandom = 0\ngap = \"16k\"")).unwrap();
+    assert!(j.workers[0].access[0].atomic);
+    for (keys, key, says) in [
+        ("block_size = \"12k\"", "atomic", "power-of-two"),
+        (
+            "block_sizes = { \"4k\" = 1, \"8k\" = 1 }",
+            "atomic",
+            "in a mix",
+        ),
+        (
+            "block_size = \"16k\"\nalign = \"4k\"",
+            "align",
+            "a multiple of its size",
+        ),
+        (
+            "block_size = \"16k\"\noffset = \"8k\"",
+            "offset",
+            "a multiple of its size",
+        ),
+        (
+            "block_size = \"16k\"\nrandom = 0\ngap = \"4k\"",
+            "gap",
+            "a multiple of its size",
+        ),
+        (
+            "block_size = \"16k\"\nzone_size = \"1MiB\"\nzone_skip = \"8k\"",
+            "zone_skip",
+            "a multiple",
+        ),
+    ] {
+        let e = resolve_text(&job("", keys)).unwrap_err();
+        assert_eq!(e.key, format!("worker[0].access[0].{key}"), "{keys}: {e}");
+        assert!(e.message.contains(says), "{keys}: {e}");
+    }
+    let e = resolve_text(&job("buffered = true", "block_size = \"16k\"")).unwrap_err();
+    assert_eq!(e.key, "buffered", "{e}");
+    assert!(e.message.contains("needs O_DIRECT"), "{e}");
+}

@@ -121,6 +121,7 @@ impl<'c> GroupCommit<'c> {
                 offset,
                 len: len as u32,
                 dsync: kind == OpKind::Write && self.s.durability == Durability::Dsync,
+                atomic: false,
                 class: self.s.class,
             },
             intended_ns: None,

@@ -418,6 +418,7 @@ impl<'s> FileOps<'s> {
             offset,
             len,
             dsync: false,
+            atomic: false,
             class: ids.get(op),
         };
         let ids = self.ids;

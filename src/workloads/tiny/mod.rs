@@ -178,6 +178,7 @@ impl RequestSource for Pairs<'_> {
                 offset: n / 2 * BLOCK,
                 len: BLOCK as u32,
                 dsync: false,
+                atomic: false,
                 class: 0,
             },
             intended_ns: None,

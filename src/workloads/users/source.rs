@@ -537,6 +537,7 @@ impl Population {
                 offset: io.offset,
                 len: io.len as u32,
                 dsync,
+                atomic: false,
                 class: (io.db * 3 + class) as u16,
             },
             intended_ns: None,

@@ -104,6 +104,7 @@ impl RequestSource for Groups {
                 offset: u64::from(self.step) * u64::from(self.block),
                 len: self.block,
                 dsync: false,
+                atomic: false,
                 class: self.class,
             }
         } else {
@@ -113,6 +114,7 @@ impl RequestSource for Groups {
                 offset: 0,
                 len: 0,
                 dsync: false,
+                atomic: false,
                 class: self.class,
             }
         };
