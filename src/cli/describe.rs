@@ -53,6 +53,17 @@ pub(crate) fn dry_run(description: &Description, jobs: &[Job]) -> DryRun {
     let memory = crate::stats::host::host_info().memory_bytes;
     let mut workers = Vec::new();
     for job in jobs {
+        // Atomic writes, to targets that exist (a new file's unit is known once it is made).
+        let mut unit = |t: usize| {
+            let path = &job.targets[t].path;
+            (path.symlink_metadata().is_ok())
+                .then(|| crate::engine::target::atomic_write_unit_at(path))
+        };
+        for refusal in crate::run::prepare::atomic_refusals(job, &mut unit) {
+            if !workers.contains(&refusal) {
+                workers.push(refusal);
+            }
+        }
         let checks = [
             crate::run::limits::ensure_cpus(job),
             crate::run::limits::ensure_buffers(job, memory),

@@ -264,6 +264,23 @@ pub(super) fn cache_lines(job: &Job, opened: &[OpenTarget]) -> Result<Vec<u32>> 
 /// Every target an atomically writing entry writes takes atomic writes of its block size
 /// (statx's atomic write unit): refused otherwise, before the first I/O, naming the target.
 pub(super) fn atomic_writes(job: &Job, opened: &[OpenTarget]) -> Result<()> {
+    let unit = |t: usize| crate::engine::target::atomic_write_unit(&opened[t].file);
+    match atomic_refusals(job, &mut |t| Some(unit(t)))
+        .into_iter()
+        .next()
+    {
+        Some(why) => Err(Usage(why).into()),
+        None => Ok(()),
+    }
+}
+
+/// Why each worker writing atomically (atomic = true) cannot, on the targets whose atomic
+/// write unit `unit` tells (`Some(None)`: it has none; `None`: not known, not judged).
+pub(crate) fn atomic_refusals(
+    job: &Job,
+    unit: &mut dyn FnMut(usize) -> Option<Option<(u32, u32)>>,
+) -> Vec<String> {
+    let mut refusals = Vec::new();
     for w in &job.workers {
         let Some(block) = (w.access.iter())
             .find(|a| a.atomic && a.read_pct < 100.0)
@@ -271,28 +288,23 @@ pub(super) fn atomic_writes(job: &Job, opened: &[OpenTarget]) -> Result<()> {
         else {
             continue;
         };
-        for o in w.targets.iter().map(|&t| &opened[t]) {
-            let path = o.path.display();
-            match crate::engine::target::atomic_write_unit(&o.file) {
-                Some((min, max)) if (u64::from(min)..=u64::from(max)).contains(&block) => {}
-                Some((min, max)) => {
-                    return Err(Usage(format!(
-                        "worker `{}` writes {block}-byte atomic writes to {path}, which takes atomic writes of {min} to {max} bytes; give block_size one of those",
-                        w.name
-                    ))
-                    .into());
-                }
-                None => {
-                    return Err(Usage(format!(
-                        "worker `{}` writes atomically (atomic = true) to {path}, which takes no atomic writes (statx reports no atomic write unit: its filesystem or device has none, e.g. ext4 without bigalloc, or a disk without atomic writes; XFS on Linux 6.16 and later has them in software); write to a target that has them, or remove atomic",
-                        w.name
-                    ))
-                    .into());
-                }
+        for &t in &w.targets {
+            let path = job.targets[t].path.display();
+            match unit(t) {
+                None => {}
+                Some(Some((min, max))) if (u64::from(min)..=u64::from(max)).contains(&block) => {}
+                Some(Some((min, max))) => refusals.push(format!(
+                    "worker `{}` writes {block}-byte atomic writes to {path}, which takes atomic writes of {min} to {max} bytes; give block_size one of those",
+                    w.name
+                )),
+                Some(None) => refusals.push(format!(
+                    "worker `{}` writes atomically (atomic = true) to {path}, which takes no atomic writes (statx reports no atomic write unit: its filesystem or device has none, e.g. ext4 without bigalloc, or a disk without atomic writes; XFS on Linux 6.16 and later has them in software); write to a target that has them, or remove atomic",
+                    w.name
+                )),
             }
         }
     }
-    Ok(())
+    refusals
 }
 
 /// The trace each worker replays (indexed like the job's workers; `None` where none), read and

@@ -311,6 +311,24 @@ fn atomic_writes_run_where_the_filesystem_takes_them_and_are_refused_where_not()
         "{}",
         out.stderr
     );
+    // The dry run says so too of targets that exist, and lets the one XFS takes through.
+    let dry = |job: &std::path::Path| {
+        let out = crate::harness::run_in(
+            dir.path(),
+            ["run".as_ref(), job.as_os_str(), "--dry-run".as_ref()],
+        );
+        (out.code, out.stdout)
+    };
+    let (code, text) = dry(&job);
+    assert!(
+        code == Some(2) && text.contains("REFUSED: worker `worker0` writes atomically"),
+        "{code:?} {text}"
+    );
+    let (code, text) = dry(&atomic_job(dir.path(), "xfs16k", &file, "io_uring", "16k"));
+    assert!(
+        code == Some(0) && text.contains("the run would start"),
+        "{code:?} {text}"
+    );
     drop(tmpfs);
     drop(xfs);
 }

@@ -156,10 +156,21 @@ pub(super) struct DirectAlignment {
 /// statx(STATX_WRITE_ATOMIC): (smallest, largest), both powers of two; `None` when it takes
 /// none (the filesystem or device has no atomic writes, or the kernel predates 6.11).
 pub fn atomic_write_unit(file: &File) -> Option<(u32, u32)> {
-    // STATX_WRITE_ATOMIC, which rustix does not name.
-    let mask = StatxFlags::from_bits_retain(0x0001_0000);
-    let stat = rustix::fs::statx(file, "", AtFlags::EMPTY_PATH, mask).ok()?;
-    (stat.stx_mask & mask.bits() != 0 && stat.stx_atomic_write_unit_max > 0).then_some((
+    atomic_unit_of(rustix::fs::statx(file, "", AtFlags::EMPTY_PATH, ATOMIC).ok()?)
+}
+
+/// [`atomic_write_unit`] of the file or device at `path`, without opening it or following a
+/// last link (what a dry run may ask).
+pub fn atomic_write_unit_at(path: &Path) -> Option<(u32, u32)> {
+    let stat = rustix::fs::statx(rustix::fs::CWD, path, AtFlags::SYMLINK_NOFOLLOW, ATOMIC);
+    atomic_unit_of(stat.ok()?)
+}
+
+/// STATX_WRITE_ATOMIC, which rustix does not name.
+const ATOMIC: StatxFlags = StatxFlags::from_bits_retain(0x0001_0000);
+
+fn atomic_unit_of(stat: rustix::fs::Statx) -> Option<(u32, u32)> {
+    (stat.stx_mask & ATOMIC.bits() != 0 && stat.stx_atomic_write_unit_max > 0).then_some((
         stat.stx_atomic_write_unit_min,
         stat.stx_atomic_write_unit_max,
     ))

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::stats::target::{PrepareReport, TargetKind};
 
-pub use direct::{atomic_write_unit, direct_refusal, expected_block_size};
+pub use direct::{atomic_write_unit, atomic_write_unit_at, direct_refusal, expected_block_size};
 pub use plan::{PrepareReason, SCRATCH_DIR, TargetAction};
 pub use preview::{TargetPreview, preview, shortfalls};
 

@@ -708,8 +708,8 @@ impl Reader<'_> {
         }
         if self.p.thread_stride > 0 {
             let stride = self.p.stride.unwrap_or(self.p.block);
-            if self.p.thread_stride % self.p.block != 0 || stride % self.p.block != 0 {
-                self.out.bad("command line", "-T", "threads' streams that start off a block boundary (-T and -s not multiples of -b): storlab starts each sequential stream on a whole block; give -T and -s in blocks (e.g. -T1b -s8b)");
+            if self.p.thread_stride % 512 != 0 || stride % 512 != 0 {
+                self.out.bad("command line", "-T", "threads' streams that start off a 512-byte sector (-T and -s not multiples of 512 bytes, O_DIRECT's alignment); give -T and -s in sectors or blocks (e.g. -T1b -s8b)");
             } else if self.p.random.is_some() || self.p.interlocked {
                 self.out.note(
                     "-T: no effect (DiskSpd staggers only sequential, non-interlocked threads)"

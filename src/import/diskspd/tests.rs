@@ -473,12 +473,35 @@ fn threads_started_apart_keep_their_lanes_as_diskspd_runs_them() {
         .map(|w| int(&w["access"][0], "start"))
         .collect();
     assert_eq!(starts, [None, Some(1 << 30), Some(2 << 30)]);
-    // -T13k -s with 4 KiB blocks: lanes 1 KiB off a block, which storlab's streams never are.
-    let e = convert_args(r"-c3G -t3 -T13k -b4K -s c:\testfile", &opts(&["c:=/mnt/c"]));
+    // -T13k -s with 4 KiB blocks: lanes 1 KiB apart, thread k's span k KiB in (13k × k
+    // modulo the 4 KiB stride) and its first I/O the rest of 13k × k further.
+    let (_, t) = line(r"-c3G -t3 -T13k -b4K -s c:\testfile", &["c:=/mnt/c"]);
+    let lanes: Vec<(Option<i64>, Option<i64>)> = workers(&t)
+        .iter()
+        .map(|w| {
+            (
+                int(&w["access"][0], "offset"),
+                int(&w["access"][0], "start"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lanes,
+        [
+            (None, None),
+            (Some(1024), Some(12 << 10)),
+            (Some(2048), Some(24 << 10))
+        ]
+    );
+    // Off a 512-byte sector: what O_DIRECT cannot do.
+    let e = convert_args(
+        r"-c3G -t3 -T1000 -b4K -s c:\testfile",
+        &opts(&["c:=/mnt/c"]),
+    );
     assert!(
         refusals(e.unwrap_err())[0]
             .2
-            .contains("off a block boundary")
+            .contains("off a 512-byte sector")
     );
     // With -F, every thread has its lane on every target.
     let (_, t) = line(

@@ -542,8 +542,8 @@ impl Reader<'_> {
             p.thread_stride = 0;
         }
         let step = p.stride.unwrap_or(p.block);
-        if p.thread_stride % p.block != 0 || step % p.block != 0 {
-            self.bad(n, "threads' streams that start off a block boundary (ThreadStride and StrideSize not multiples of BlockSize): storlab starts each sequential stream on a whole block");
+        if p.thread_stride % 512 != 0 || step % 512 != 0 {
+            self.bad(n, "threads' streams that start off a 512-byte sector (ThreadStride and StrideSize not multiples of 512 bytes, O_DIRECT's alignment)");
             p.thread_stride = 0;
         }
         if let Some((e, v, iops)) = throughput {
