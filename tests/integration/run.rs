@@ -587,7 +587,12 @@ fn a_default_run_uses_deferred_task_work_and_a_registered_ring() {
 #[test]
 fn a_cooldown_keeps_io_going_after_the_measurement_and_counts_none_of_it() {
     let dir = scratch();
-    let target = dir.path().join("cool.dat");
+    // In memory when the machine has it: a stall of the shared scratch disk is not the run's.
+    let ram = crate::exchange::devices::ram_dir();
+    let target = ram
+        .as_ref()
+        .map_or(dir.path(), |r| r.path())
+        .join("cool.dat");
     let results = dir.path().join("cool.json");
     let out = RunArgs::target(&target)
         .size("16MiB")
@@ -641,13 +646,15 @@ fn a_cooldown_keeps_io_going_after_the_measurement_and_counts_none_of_it() {
     let in_series: u64 = series.iter().map(|r| u64_at(r, "/total/write/ops")).sum();
     assert_eq!(in_series, measured);
     // The file: blocks a run wrote (sector kind 2: a run without verification) against the
-    // prepared ones (kind 0). The cool-down wrote about as many again (200 due), none counted.
+    // prepared ones (kind 0). The cool-down wrote more, at most its 200 due (and the one in
+    // flight), none counted; how many of them a loaded host lets it issue is the host's (130
+    // measured and 42 more, at eight tests at once on two CPUs).
     let data = std::fs::read(&target).unwrap();
     let written = (data.chunks(4096))
         .filter(|b| u32::from_le_bytes(b[12..16].try_into().unwrap()) == 2)
         .count() as u64;
     assert!(
-        written >= measured + 50 && written <= measured + 202,
+        written > measured && written <= measured + 202,
         "{written} blocks written, {measured} measured"
     );
     let html = report_html(dir.path(), &results, &dir.path().join("cool.html"));

@@ -96,6 +96,7 @@ pub(super) fn convert_job<'a>(
         sources: String::new(),
         report_group: 0,
         exit_what: None,
+        flow: None,
     }
 }
 

@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 mod features;
+mod flow;
 mod job;
 mod read;
 mod zones;
@@ -266,6 +267,8 @@ struct Worker {
     report_group: u32,
     /// Its `exit_what`, if given.
     exit_what: Option<Opt>,
+    /// Its `flow`, if it has one.
+    flow: Option<flow::Flow>,
 }
 
 /// Job-wide settings every fio job must agree on.
@@ -362,6 +365,7 @@ fn convert_sections(
             &mut out,
         );
         groups_of.insert(name.clone(), my_group);
+        let flow = flow::of(&job, &mut out);
         for (key, why) in features::LACKS {
             if let Some(o) = job.get(key) {
                 out.bad(o, key, *why);
@@ -384,6 +388,7 @@ fn convert_sections(
         w.sources = job_sources(s);
         w.report_group = reporting.0;
         w.exit_what = exit_what;
+        w.flow = flow;
         clones += w.clones as usize;
         if clones > crate::job::MAX_WORKERS {
             let at = match job.opts.get("numjobs") {
@@ -398,6 +403,8 @@ fn convert_sections(
         }
         workers.push(w);
     }
+    let engine = job_wide.as_ref().and_then(|g| g.engine);
+    let mut workers = flow::merge(workers, engine, &mut out);
     exits(&mut workers, exitall.as_ref(), &mut out);
     once_in_file_order(&mut out.unsupported);
     if workers.is_empty() && out.unsupported.is_empty() {

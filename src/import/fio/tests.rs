@@ -775,3 +775,52 @@ fn atomic_writes_carry_rwf_atomic() {
     assert!(resolves(&t).workers[0].access[0].atomic);
     assert!(!resolves(&text("rw=randwrite\natomic=0\n")).workers[0].access[0].atomic);
 }
+
+#[test]
+fn a_flows_jobs_become_one_worker_in_the_ratio_of_their_weights() {
+    let conv = |t: &str| conv_with(t, &Options::default());
+    let head =
+        "[global]\nioengine=io_uring\nfilename=/tmp/x\nsize=1m\ntime_based\nruntime=5\niodepth=4\n";
+    let t = format!(
+        "{head}[w]\nrw=write\nflow=1\n[r]\nrw=randread\niodepth=8\nflow=8\n[other]\nrw=read\n"
+    );
+    let c = conv(&t).unwrap_or_else(|e| panic!("{e}"));
+    let job = resolves(&c.toml);
+    assert_eq!(job.workers.len(), 2, "{}", c.toml);
+    let w = &job.workers[0];
+    assert_eq!(w.queue_depth, 12);
+    let entries: Vec<(u32, f64, &str)> = (w.access.iter())
+        .map(|a| (a.weight, a.read_pct, job.classes[a.class].as_str()))
+        .collect();
+    assert_eq!(entries, [(1, 0.0, "w"), (8, 100.0, "r")]);
+    // Their I/O limits add up; flow_id keeps flows apart.
+    let t = "[global]\nioengine=io_uring\nfilename=/tmp/x\nsize=1m\n[a]\nnumber_ios=10\nflow=1\n[b]\nnumber_ios=20\nflow=2\n[c]\nflow_id=1\nflow=3\n";
+    let job = resolves(&conv(t).unwrap().toml);
+    assert_eq!(job.workers.len(), 2);
+    assert_eq!(job.workers[0].io_limit, Some(crate::job::IoLimit::Ios(30)));
+    assert!(
+        conv(t)
+            .unwrap()
+            .toml
+            .contains("# flow: no effect (the only job of its flow_id")
+    );
+    // Jobs that differ in more than what they do, and psync's one I/O at a time: refused.
+    for (t, says) in [
+        (
+            format!("{head}[w]\nrw=write\nflow=1\n[r]\nfilename=/tmp/y\nflow=8\n"),
+            "give them the same files",
+        ),
+        (
+            format!("{head}[w]\nrw=write\nflow=1\n[r]\nnumjobs=2\nflow=8\n"),
+            "numjobs (1)",
+        ),
+        (
+            "[global]\nfilename=/tmp/x\nsize=1m\n[w]\nrw=write\nflow=1\n[r]\nflow=8\n".to_string(),
+            "with the psync engine it does one I/O at a time",
+        ),
+        (format!("{head}[w]\nflow=1001\n"), "a weight from 1 to 1000"),
+    ] {
+        let e = conv(&t).unwrap_err().to_string();
+        assert!(e.contains(says), "{t}: {e}");
+    }
+}
