@@ -353,7 +353,7 @@ fn what_cannot_be_converted_is_listed_with_its_line_and_left_out_only_when_lenie
     let file = dir.path().join("bad.fio");
     std::fs::write(
         &file,
-        "; not all of it converts\n[global]\nioengine=windowsaio\nsize=1m\n\n[j]\nrw=randtrim\nbs=4k,8k\nthinktime_spin=100\niodepth=2\n",
+        "; not all of it converts\n[global]\nioengine=windowsaio\nsize=1m\n\n[j]\nrw=randtrim\nverify_pattern=0xff\nthinktime_spin=100\niodepth=2\n",
     )
     .unwrap();
     let out = run_in(dir.path(), ["import-fio", "bad.fio"]);
@@ -362,7 +362,7 @@ fn what_cannot_be_converted_is_listed_with_its_line_and_left_out_only_when_lenie
         "4 options of bad.fio storlab cannot convert",
         "bad.fio:3: ioengine=windowsaio",
         "bad.fio:7: rw=randtrim",
-        "bad.fio:8: bs=4k,8k",
+        "bad.fio:8: verify_pattern=0xff",
         "bad.fio:9: thinktime_spin=100",
         "--lenient",
     ] {
@@ -630,4 +630,32 @@ fn a_job_below_its_floor_ends_the_run_with_an_error_naming_it_and_its_rate() {
     let measured = r["phases"][1]["seconds"].as_f64().unwrap();
     assert!((3.0..50.0).contains(&measured), "{measured}");
     assert_eq!(r["phases"][1]["state"], "interrupted");
+}
+
+#[test]
+fn reads_and_writes_of_their_own_sizes_run_each_at_its_size_in_the_mix() {
+    let dir = scratch();
+    std::fs::write(
+        dir.path().join("rw.fio"),
+        "[global]\nioengine=io_uring\ndirect=1\nsize=8m\nfilename=rw.dat\ntime_based\nruntime=1\n[mix]\nrw=randrw\nrwmixread=70\nbs=4k,64k\niodepth=4\n",
+    )
+    .unwrap();
+    run_in(dir.path(), ["run", "rw.fio", "-o", "rw.json"]).expect_ok();
+    let v = load_json(&dir.path().join("rw.json"));
+    let per_op = |d: &str| {
+        v["totals"][d]["bytes"].as_u64().unwrap() / v["totals"][d]["ops"].as_u64().unwrap().max(1)
+    };
+    // Every read 4 KiB and every write 64 KiB, as fio's bs=4k,64k.
+    assert_eq!((per_op("read"), per_op("write")), (4096, 65536));
+    let (reads, writes) = (
+        v["totals"]["read"]["ops"].as_u64().unwrap() as f64,
+        v["totals"]["write"]["ops"].as_u64().unwrap() as f64,
+    );
+    // 70 % of the I/Os reads (a binomial draw: within 5 standard deviations).
+    let n = reads + writes;
+    let sd = (n * 0.7 * 0.3).sqrt();
+    assert!(
+        n >= 20.0 && (reads - 0.7 * n).abs() < 5.0 * sd,
+        "{reads} reads, {writes} writes"
+    );
 }

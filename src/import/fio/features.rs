@@ -787,7 +787,7 @@ pub(super) fn bsrange(v: &str) -> Result<Vec<(u64, u32)>, &'static str> {
     let first = parts.next().ok_or("MIN-MAX, e.g. 4k-64k")?;
     if parts.any(|p| p != first) {
         return Err(
-            "one range for reads and writes (storlab has no separate read and write sizes)",
+            "one range for reads and writes (their own sizes convert as bs=R,W or bssplit=R,W, not as ranges)",
         );
     }
     let (lo, hi) = first.split_once('-').ok_or("MIN-MAX, e.g. 4k-64k")?;

@@ -76,7 +76,7 @@ pub(super) fn convert_job<'a>(
     } else if job.get("loops").is_some() {
         out.note("loops: no effect with time_based (the job runs for its runtime)");
     }
-    access(job, class, &s, &mut t, out);
+    entries(job, class, &s, &mut t, out);
     // Read only to be listed when unsupported.
     for key in [
         "stonewall",
@@ -106,7 +106,7 @@ pub(super) fn convert_job<'a>(
 /// Verification, steady state, the latency target and data reduction are job-wide in storlab
 /// too ([`features::wide`]).
 fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, s: &Shape, out: &mut Out) {
-    let text = features::wide(job, s.block_sizes.is_none(), out);
+    let text = features::wide(job, s.block_sizes.is_none() && s.write_sizes.is_none(), out);
     let mut wide = Global {
         engine: Some("psync"),
         buffered: Some(true),
@@ -198,10 +198,13 @@ fn settings(job: &JobOpts<'_>, g: &mut Option<Global>, s: &Shape, out: &mut Out)
 }
 
 /// A job's I/O: clones, sizes, mix, depth.
+#[derive(Clone)]
 struct Shape {
     count: u32,
     bs: u64,
     block_sizes: Option<Vec<(u64, u32)>>,
+    /// Writes' own sizes when they differ from the reads' (fio's `bs=R,W`, `bssplit=R,W`).
+    write_sizes: Option<super::sizes::Sizes>,
     min_bs: f64,
     mean_bs: f64,
     read: f64,
@@ -292,48 +295,8 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
         "1 to 32768 I/Os in flight",
         out,
     );
-    let mut bs = 4096u64;
-    let mut range: Option<(&Opt, &str)> = None;
-    for key in ["bs", "blocksize"] {
-        if let Some(o) = job.get(key) {
-            let v = o.value.as_deref().unwrap_or("");
-            let parts: Vec<Option<u64>> =
-                v.split(',').filter(|p| !p.is_empty()).map(size).collect();
-            match parts.as_slice() {
-                [Some(b), rest @ ..] if rest.iter().all(|r| *r == Some(*b)) && *b > 0 => bs = *b,
-                _ if v.contains('-') => range = Some((o, key)),
-                _ => out.bad(o, key, "one block size for reads and writes (storlab has no separate read and write sizes)"),
-            }
-        }
-    }
-    for key in ["bsrange", "blocksize_range"] {
-        if let Some(o) = job.get(key) {
-            range = Some((o, key));
-        }
-    }
-    let mut block_sizes = None;
-    if let Some((o, key)) = range {
-        match features::bsrange(o.value.as_deref().unwrap_or("")) {
-            Ok(list) => {
-                bs = list.iter().map(|(b, _)| *b).max().unwrap_or(bs);
-                block_sizes = Some(list);
-            }
-            Err(why) => out.bad(o, key, why),
-        }
-    }
-    if let Some(o) = job.get("bssplit") {
-        block_sizes = super::bssplit(o.value.as_deref().unwrap_or(""));
-        if range.is_some() {
-            out.bad(o, "bssplit", "with bsrange: give one of them");
-        }
-        if block_sizes.is_none() {
-            out.bad(
-                o,
-                "bssplit",
-                "size/percent pairs separated by `:` (4k/50:64k/50), the same for reads and writes",
-            );
-        }
-    }
+    let (reads, write_sizes) = super::sizes::of(job, out);
+    let (bs, block_sizes) = (reads.bs, reads.mix.clone());
     if let Some(o) = job.get("kb_base") {
         if o.value.as_deref() != Some("1024") {
             out.bad(o, "kb_base", "sizes are read 1024-based (kb_base=1024)");
@@ -384,22 +347,22 @@ fn shape(job: &JobOpts<'_>, out: &mut Out) -> Shape {
         }
     }
     read = mix(job, read, out);
-    let (min_bs, mean_bs) = match &block_sizes {
-        Some(l) => {
-            let w: u32 = l.iter().map(|(_, w)| w).sum();
-            let mean = l
-                .iter()
-                .map(|(b, w)| *b as f64 * f64::from(*w))
-                .sum::<f64>()
-                / f64::from(w.max(1));
-            (l.iter().map(|(b, _)| *b).min().unwrap_or(bs) as f64, mean)
-        }
-        None => (bs as f64, bs as f64),
-    };
+    let (mut min_bs, mut mean_bs) = reads.min_mean();
+    if let Some(w) = &write_sizes {
+        // Each direction's own sizes, in the job's mix (the smallest of those it does).
+        let (w_min, w_mean) = w.min_mean();
+        let r = read.clamp(0.0, 100.0) / 100.0;
+        mean_bs = mean_bs * r + w_mean * (1.0 - r);
+        min_bs = [(min_bs, r > 0.0), (w_min, r < 1.0)]
+            .into_iter()
+            .filter_map(|(b, used)| used.then_some(b))
+            .fold(f64::MAX, f64::min);
+    }
     Shape {
         count,
         bs,
         block_sizes,
+        write_sizes,
         min_bs,
         mean_bs,
         read,
@@ -490,6 +453,15 @@ fn pace(job: &JobOpts<'_>, s: &mut Shape, out: &mut Out) -> Option<f64> {
         }
     };
     let (r, w) = match (job.get("rate_iops"), job.get("rate")) {
+        (Some(o), _) | (None, Some(o)) if s.write_sizes.is_some() => {
+            let key = if job.opts.contains_key("rate_iops") {
+                "rate_iops"
+            } else {
+                "rate"
+            };
+            out.bad(o, key, "a rate with the reads' and writes' own sizes (bs=R,W), which fio paces each by its own bytes: not converted");
+            return None;
+        }
         (Some(o), _) => per_direction(o, "rate_iops", out)?,
         (None, Some(o)) => per_direction(o, "rate", out)?,
         (None, None) => return None,
@@ -519,6 +491,13 @@ fn floor(job: &JobOpts<'_>, s: &Shape, t: &mut String, out: &mut Out) {
             return;
         }
     };
+    if s.write_sizes.is_some() {
+        return out.bad(
+            o,
+            key,
+            "a floor with the reads' and writes' own sizes (bs=R,W): not converted",
+        );
+    }
     let v = o.value.as_deref().unwrap_or("");
     let parts: Vec<Option<f64>> = v
         .split(',')
@@ -673,6 +652,40 @@ fn windows_name(f: &str) -> bool {
 }
 
 /// The access entry: class, sizes, mix, distribution, offset, durability.
+/// The job's access entries: one, or with the writes' own sizes in a mix of reads and
+/// writes (`bs=R,W`), one of reads and one of writes, weighted by the mix (tenths of a percent),
+/// as fio picks each I/O's direction, then its size for that direction.
+fn entries(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut Out) {
+    let Some(w) = &s.write_sizes else {
+        return access(job, class, s, t, out);
+    };
+    let writes = Shape {
+        bs: w.bs,
+        block_sizes: w.mix.clone(),
+        ..s.clone()
+    };
+    match s.read {
+        r if r >= 100.0 => access(job, class, s, t, out),
+        r if r <= 0.0 => access(job, class, &writes, t, out),
+        r => {
+            for (shape, read, share) in [(s, 100.0, r), (&writes, 0.0, 100.0 - r)] {
+                let one = Shape {
+                    read,
+                    ..shape.clone()
+                };
+                let mut entry = String::new();
+                access(job, class, &one, &mut entry, out);
+                let weight = (share * 10.0).round().max(1.0);
+                t.push_str(&entry.replacen(
+                    "[[worker.access]]\n",
+                    &format!("[[worker.access]]\n# fio's bs=R,W: this direction's own sizes, {share}% of the I/Os\nweight = {weight}\n"),
+                    1,
+                ));
+            }
+        }
+    }
+}
+
 fn access(job: &JobOpts<'_>, class: &str, s: &Shape, t: &mut String, out: &mut Out) {
     let _ = write!(
         t,

@@ -16,6 +16,7 @@ mod features;
 mod flow;
 mod job;
 mod read;
+mod sizes;
 mod zones;
 
 use job::{TargetOf, convert_job};
