@@ -118,16 +118,20 @@ fn join(mut members: Vec<Worker>, one_at_a_time: bool, out: &mut Out) -> Worker 
         && members.iter().all(|w| w.clones == 1)
         && (limits.iter().all(Option::is_some) || limits.iter().all(Option::is_none));
     if !agree {
-        let f = members[1].flow.as_ref().expect("a member of a flow");
-        out.bad(&f.opt, "flow", "storlab runs a flow's jobs as one worker, an access entry each: give them the same files, numjobs (1), rate and other job options, differing only in what they do and their iodepth");
+        // Every member has a flow (`merge` gathered them by it).
+        let at = members.iter().filter_map(|w| w.flow.as_ref()).nth(1);
+        if let Some(f) = at {
+            out.bad(&f.opt, "flow", "storlab runs a flow's jobs as one worker, an access entry each: give them the same files, numjobs (1), rate and other job options, differing only in what they do and their iodepth");
+        }
         return members.remove(0);
     }
     let depth: u64 = (members.iter())
         .map(|w| number(split(&w.toml).0, "queue_depth").unwrap_or(1))
         .sum();
     if one_at_a_time {
-        let f = members[0].flow.as_ref().expect("a member of a flow");
-        out.bad(&f.opt, "flow", format!("fio runs a flow's jobs as threads at once, {depth} I/Os in flight; storlab runs them as one worker, and with the psync engine it does one I/O at a time: give the jobs ioengine=libaio or io_uring"));
+        if let Some(f) = members[0].flow.as_ref() {
+            out.bad(&f.opt, "flow", format!("fio runs a flow's jobs as threads at once, {depth} I/Os in flight; storlab runs them as one worker, and with the psync engine it does one I/O at a time: give the jobs ioengine=libaio or io_uring"));
+        }
         return members.remove(0);
     }
     let mut toml = format!(
