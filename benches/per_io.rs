@@ -13,15 +13,10 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
-use storlab::engine::access::{AccessGen, TargetGeometry};
-use storlab::engine::buf::SlotArena;
-use storlab::engine::null::NullBackend;
-use storlab::engine::source::ClosedLoop;
-use storlab::engine::verify::{MapTarget, VerifyMap};
-use storlab::engine::worker::{self, WorkerPlan};
-use storlab::job::{Access, Distribution, IoLimit, Worker};
-use storlab::stats::timeseries::IntervalGrid;
-use storlab::stats::{Dir, Histogram, StatsSet};
+use storlab::testing::{
+    Access, AccessGen, ClosedLoop, Dir, Distribution, Histogram, IntervalGrid, IoLimit, MapTarget,
+    NullBackend, SlotArena, StatsSet, TargetGeometry, VerifyMap, Worker, WorkerPlan, worker,
+};
 
 const TARGET_BYTES: u64 = 1 << 30;
 

@@ -5,8 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 use std::time::Instant;
-use storlab::engine::verify::{MapTarget, VerifyMap};
-use storlab::stats::verification::VerifyCounts;
+use storlab::testing::{MapTarget, VerifyCounts, VerifyMap};
 
 fn main() {
     const SPAN: u64 = 1 << 29;

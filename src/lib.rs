@@ -28,22 +28,45 @@ mod bell;
 mod cache;
 pub mod cli;
 mod cluster;
-pub mod engine;
+mod engine;
 mod fault;
 mod files;
 #[doc(hidden)]
 pub mod fuzzing;
 mod import;
 mod input;
-pub mod job;
+mod job;
 mod live;
 mod report;
 pub mod results;
 mod run;
-pub mod stats;
+mod stats;
 mod trace;
 pub mod units;
 mod workloads;
+
+/// What the benchmarks and the integration tests reach below the command line and the results
+/// file: the worker loop and its parts (`benches/per_io.rs`, `benches/seal.rs`), the target
+/// guard (`tests/integration/guard.rs`), the job model and the statistics whose errors and
+/// figures the tests check. Not an interface: hidden from the documentation, and narrowed to
+/// these names so that the rest of the crate stays `pub(crate)` (the `unreachable_pub` lint
+/// holds it there).
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::engine::access::{AccessGen, TargetGeometry};
+    pub use crate::engine::buf::{Slot, SlotArena};
+    pub use crate::engine::null::NullBackend;
+    pub use crate::engine::source::{ClosedLoop, RequestSource};
+    pub use crate::engine::target::{self, TargetAction, TargetError, TargetRequest};
+    pub use crate::engine::verify::{MapTarget, VerifyMap};
+    pub use crate::engine::worker::{self, WorkerPlan};
+    pub use crate::engine::{Backend, IoOp};
+    pub use crate::job::{Access, Distribution, IoLimit, Job, JobError, Worker};
+    pub use crate::stats::summary::DirSummary;
+    pub use crate::stats::timeseries::IntervalGrid;
+    pub use crate::stats::verification::VerifyCounts;
+    pub use crate::stats::{Dir, Histogram, StatsSet};
+}
 
 /// A usage or validation error: the user asked for something that cannot be done as asked
 /// (exit code 2). The message says what and how to fix it.

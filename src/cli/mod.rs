@@ -1,5 +1,5 @@
 //! The command line: clap definitions, subcommands, and the mapping of flags onto a
-//! [`JobSpec`] (flags override job-file values). Nothing depends on this module.
+//! `JobSpec` (flags override job-file values). Nothing depends on this module.
 
 use crate::job::spec::{AccessSpec, JobSpec, WorkerSpec};
 use crate::job::{self, Job};

@@ -183,7 +183,7 @@ impl AccessGen {
 
     /// I/Os in one full pass over the span: the number of blocks of a worker with one access
     /// entry on one target (its span divided by the block size); 0 when not applicable.
-    pub fn ops_per_pass(&self) -> u64 {
+    pub(crate) fn ops_per_pass(&self) -> u64 {
         match (self.entries.as_slice(), self.targets.len()) {
             ([e], 1) => {
                 let s = &e.spans[0];

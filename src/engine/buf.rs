@@ -21,15 +21,15 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 /// Alignment of every slot: a page, enough for O_DIRECT on any device.
-pub const ALIGN: usize = 4096;
+pub(crate) const ALIGN: usize = 4096;
 
 /// Size and alignment of a transparent huge page (the PMD size of x86-64 and arm64 with 4 KiB
 /// pages).
-pub const HUGE_PAGE: usize = 2 << 20;
+pub(crate) const HUGE_PAGE: usize = 2 << 20;
 
 /// A page-aligned region of `slots` slots of `slot_bytes` bytes each, in an anonymous mapping
 /// of its own.
-pub struct BufArena {
+pub(crate) struct BufArena {
     ptr: NonNull<u8>,
     /// The mapping: its start and length (the region lies inside it).
     map: (*mut libc::c_void, usize),
@@ -44,7 +44,7 @@ unsafe impl Send for BufArena {}
 impl BufArena {
     /// Allocates `slots` slots of at least `slot_bytes` bytes (rounded up to [`ALIGN`]) and fills
     /// them with pseudo-random bytes from `seed`.
-    pub fn new(slots: usize, slot_bytes: usize, seed: u64) -> Self {
+    pub(crate) fn new(slots: usize, slot_bytes: usize, seed: u64) -> Self {
         let slot_bytes = slot_bytes.max(1).div_ceil(ALIGN) * ALIGN;
         let total = slot_bytes
             .checked_mul(slots.max(1))
@@ -96,12 +96,12 @@ impl BufArena {
 
     /// Bytes per slot.
     #[cfg(test)]
-    pub fn slot_bytes(&self) -> usize {
+    pub(crate) fn slot_bytes(&self) -> usize {
         self.slot_bytes
     }
 
     /// The whole region.
-    pub fn whole_mut(&mut self) -> &mut [u8] {
+    pub(crate) fn whole_mut(&mut self) -> &mut [u8] {
         // SAFETY: `ptr` points to `size()` initialised (zeroed by the kernel) bytes of the
         // mapping `self` owns; the `&mut self` borrow makes this the only live reference.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.size()) }
@@ -113,13 +113,13 @@ impl BufArena {
     }
 
     /// Start address and length of the region (for io_uring buffer registration).
-    pub fn region(&self) -> (*mut u8, usize) {
+    pub(crate) fn region(&self) -> (*mut u8, usize) {
         (self.ptr.as_ptr(), self.size())
     }
 
     /// Pointer to the start of slot `i`.
     #[inline]
-    pub fn slot_ptr(&self, i: usize) -> *mut u8 {
+    pub(crate) fn slot_ptr(&self, i: usize) -> *mut u8 {
         debug_assert!(i < self.slots);
         // SAFETY: i < slots, so the offset stays inside the allocation.
         unsafe { self.ptr.as_ptr().add(i * self.slot_bytes) }
@@ -127,7 +127,7 @@ impl BufArena {
 
     /// Slot `i`, mutable.
     #[inline]
-    pub fn slot_mut(&mut self, i: usize) -> &mut [u8] {
+    pub(crate) fn slot_mut(&mut self, i: usize) -> &mut [u8] {
         assert!(i < self.slots, "slot {i} out of {}", self.slots);
         // SAFETY: the slot lies inside the allocation (checked above) and `&mut self` makes this
         // the only reference to it.
@@ -162,7 +162,7 @@ impl<'a> Slot<'a> {
     /// The slot's index (0 to slots − 1): for the holder's own bookkeeping; it gives no access
     /// to the buffer.
     #[inline]
-    pub fn index(&self) -> u32 {
+    pub(crate) fn index(&self) -> u32 {
         self.index
     }
 
@@ -189,7 +189,7 @@ impl<'a> Slot<'a> {
     }
 }
 
-/// A [`BufArena`] whose slots are reached only with their [`Slot`] tokens.
+/// A `BufArena` whose slots are reached only with their [`Slot`] tokens.
 pub struct SlotArena<'a> {
     arena: BufArena,
     _brand: Brand<'a>,
@@ -202,14 +202,14 @@ impl SlotArena<'_> {
     /// neither can leave `f`.
     ///
     /// ```
-    /// use storlab::engine::buf::SlotArena;
+    /// use storlab::testing::SlotArena;
     /// SlotArena::with(2, 4096, 0, |mut arena, slots| arena.buf(&slots[1])[0] = 1);
     /// ```
     ///
     /// A token of another arena does not fit:
     ///
-    /// ```compile_fail
-    /// use storlab::engine::buf::SlotArena;
+    /// ```compile_fail,E0521
+    /// use storlab::testing::SlotArena;
     /// SlotArena::with(2, 4096, 0, |mut arena, _| {
     ///     SlotArena::with(2, 4096, 0, |_, other| arena.buf(&other[1])[0] = 1);
     /// });
@@ -218,7 +218,7 @@ impl SlotArena<'_> {
     /// and tokens do not outlive their arena:
     ///
     /// ```compile_fail
-    /// use storlab::engine::buf::SlotArena;
+    /// use storlab::testing::SlotArena;
     /// let slots = SlotArena::with(2, 4096, 0, |_, slots| slots);
     /// ```
     pub fn with<R>(
@@ -247,23 +247,23 @@ impl SlotArena<'_> {
 impl<'a> SlotArena<'a> {
     /// Bytes per slot.
     #[cfg(test)]
-    pub fn slot_bytes(&self) -> usize {
+    pub(crate) fn slot_bytes(&self) -> usize {
         self.arena.slot_bytes
     }
 
     /// Number of slots.
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.arena.slots
     }
 
     /// Start address and length of the region (for io_uring buffer registration).
-    pub fn region(&self) -> (*mut u8, usize) {
+    pub(crate) fn region(&self) -> (*mut u8, usize) {
         self.arena.region()
     }
 
     /// Where the buffer of `slot` starts (to hand to the kernel with the slot's I/O).
     #[inline]
-    pub fn ptr(&self, slot: &Slot<'a>) -> *mut u8 {
+    pub(crate) fn ptr(&self, slot: &Slot<'a>) -> *mut u8 {
         self.arena.slot_ptr(slot.index as usize)
     }
 
@@ -280,7 +280,7 @@ impl<'a> SlotArena<'a> {
 }
 
 /// Fills `buf` with fast pseudo-random bytes (xorshift-multiply stream seeded by `seed`).
-pub fn fill_random(buf: &mut [u8], seed: u64) {
+pub(crate) fn fill_random(buf: &mut [u8], seed: u64) {
     let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
     for chunk in buf.chunks_mut(8) {
         state = splitmix(state);
@@ -311,7 +311,7 @@ fn payload_table() -> &'static [u8] {
 /// with AVX2 (per 16 without): about 70 instructions a sector in release builds
 /// (docs/performance.md, "Fresh payloads").
 #[inline]
-pub fn fresh_payload(payload: &mut [u8], key: u64) {
+pub(crate) fn fresh_payload(payload: &mut [u8], key: u64) {
     let mix = splitmix(key);
     let start = (mix as usize) & (PAYLOAD_SPAN - 8);
     let source = &payload_table()[start..start + payload.len()];
@@ -353,7 +353,7 @@ fn xor_words_as_built(to: &mut [u8], from: &[u8], mix: u64) {
 
 /// SplitMix64 step: a well-mixed 64-bit value from a counter.
 #[inline]
-pub fn splitmix(x: u64) -> u64 {
+pub(crate) fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -3,21 +3,21 @@
 //! (io_uring, psync, null) through the same code so the null engine measures exactly storlab's
 //! own per-I/O cost.
 
-pub mod access;
-pub mod buf;
-pub mod null;
-pub mod pacing;
-pub mod paths;
-pub mod probe;
-pub mod reduce;
-pub mod ring;
-pub mod sample;
-pub mod source;
-pub mod sync;
+pub(crate) mod access;
+pub(crate) mod buf;
+pub(crate) mod null;
+pub(crate) mod pacing;
+pub(crate) mod paths;
+pub(crate) mod probe;
+pub(crate) mod reduce;
+pub(crate) mod ring;
+pub(crate) mod sample;
+pub(crate) mod source;
+pub(crate) mod sync;
 pub mod target;
-pub mod verify;
+pub(crate) mod verify;
 pub mod worker;
-pub mod zipf;
+pub(crate) mod zipf;
 
 use buf::Slot;
 
@@ -37,7 +37,7 @@ pub enum OpKind {
 impl OpKind {
     /// Whether it syncs the target (fdatasync or fsync) rather than moving data.
     #[inline]
-    pub fn is_sync(self) -> bool {
+    pub(crate) fn is_sync(self) -> bool {
         matches!(self, OpKind::Flush | OpKind::Fsync)
     }
 }

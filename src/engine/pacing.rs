@@ -7,7 +7,7 @@ use rand_distr::{Distribution, Exp};
 
 /// Produces intended issue times.
 #[derive(Debug)]
-pub struct Pacer {
+pub(crate) struct Pacer {
     period_ns: f64,
     issued: u64,
     poisson: Option<(Exp<f64>, SmallRng, f64)>,
@@ -15,7 +15,7 @@ pub struct Pacer {
 
 impl Pacer {
     /// A schedule at `rate`; `seed` drives Poisson gaps.
-    pub fn new(rate: Rate, seed: u64) -> Self {
+    pub(crate) fn new(rate: Rate, seed: u64) -> Self {
         let period_ns = 1e9 / rate.iops;
         let poisson = (rate.arrivals == Arrivals::Poisson).then(|| {
             (
@@ -34,7 +34,7 @@ impl Pacer {
     /// The intended time of the next I/O, ns. Uniform times are computed from the count (no
     /// drift); Poisson times add exponential gaps.
     #[inline]
-    pub fn next_ns(&mut self) -> u64 {
+    pub(crate) fn next_ns(&mut self) -> u64 {
         let k = self.issued;
         self.issued += 1;
         match &mut self.poisson {
@@ -48,7 +48,7 @@ impl Pacer {
     }
 
     /// Expected number of I/Os intended in `[from_ns, to_ns)`.
-    pub fn expected_between(&self, from_ns: u64, to_ns: u64) -> u64 {
+    pub(crate) fn expected_between(&self, from_ns: u64, to_ns: u64) -> u64 {
         (to_ns.saturating_sub(from_ns) as f64 / self.period_ns).ceil() as u64
     }
 }

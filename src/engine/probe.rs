@@ -4,7 +4,7 @@
 use io_uring::IoUring;
 
 /// Why io_uring is not usable, with what to do about it; `Ok` when it is.
-pub fn io_uring() -> Result<(), String> {
+pub(crate) fn io_uring() -> Result<(), String> {
     match IoUring::new(8) {
         Ok(ring) => {
             if ring.params().is_feature_ext_arg() {
@@ -19,7 +19,7 @@ pub fn io_uring() -> Result<(), String> {
 
 /// What sysfs says of polled I/O on the device under `fd` (the device itself, or the one
 /// holding the file): its `queue/io_poll` flag, for the reason a poll probe failed.
-pub fn poll_queues(fd: std::os::fd::RawFd) -> String {
+pub(crate) fn poll_queues(fd: std::os::fd::RawFd) -> String {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let Ok(m) = std::fs::metadata(format!("/proc/self/fd/{fd}")) else {
         return "the device is unknown".into();

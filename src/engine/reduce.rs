@@ -32,11 +32,11 @@ use crate::job::data::DataReduction;
 use crate::job::data::{CALIBRATION_UNIT, compressed_len};
 
 /// Entries in the pool of duplicate contents.
-pub const POOL: u64 = 8;
+pub(crate) const POOL: u64 = 8;
 /// Sector kind of a copy of a pool entry, checksummed (a verifying run).
-pub const KIND_COPY: u32 = 3;
+pub(crate) const KIND_COPY: u32 = 3;
 /// Sector kind of a copy of a pool entry without checksum (a run without verification).
-pub const KIND_COPY_UNCHECKED: u32 = 4;
+pub(crate) const KIND_COPY_UNCHECKED: u32 = 4;
 /// Bytes of header and tag at the start of every sector, kept whatever the ratio.
 const HEAD: usize = 56;
 /// Bytes of the sample deflated in each of [`MEASURED_UNITS`] and as a stream.
@@ -60,7 +60,7 @@ pub struct Reduction {
 impl Reduction {
     /// The reduction for `asked` in run `run`, its sectors `checked` (with a checksum) or
     /// not; `None` when the data is not reduced (the default path stays as it is).
-    pub fn new(asked: DataReduction, run: u64, checked: bool) -> Option<Reduction> {
+    pub(crate) fn new(asked: DataReduction, run: u64, checked: bool) -> Option<Reduction> {
         if !asked.active() {
             return None;
         }
@@ -85,7 +85,7 @@ impl Reduction {
     /// Which pool entry the unit at `unit_offset` of the target `target_id` holds at block
     /// version `version` of run `run` (`None`: it is unique).
     #[inline]
-    pub fn choice(&self, target_id: u64, unit_offset: u64, version: u64) -> Option<u64> {
+    pub(crate) fn choice(&self, target_id: u64, unit_offset: u64, version: u64) -> Option<u64> {
         if self.dup_below == 0 {
             return None;
         }
@@ -95,13 +95,20 @@ impl Reduction {
 
     /// The offset of the unit holding byte `offset`.
     #[inline]
-    pub fn unit_of(&self, offset: u64) -> u64 {
+    pub(crate) fn unit_of(&self, offset: u64) -> u64 {
         offset - offset % self.asked.unit_bytes
     }
 
     /// Seals `sector` as sector `index` of pool entry `entry`: the same bytes wherever it is
     /// written. `checked`: with a checksum (a verifying run).
-    pub fn seal_copy(&self, sector: &mut [u8], entry: u64, run: u64, index: u64, checked: bool) {
+    pub(crate) fn seal_copy(
+        &self,
+        sector: &mut [u8],
+        entry: u64,
+        run: u64,
+        index: u64,
+        checked: bool,
+    ) {
         let kind = if checked {
             KIND_COPY
         } else {
@@ -130,7 +137,7 @@ impl Reduction {
 }
 
 /// What a valid copy of a pool entry found in a read is.
-pub enum CopyState {
+pub(crate) enum CopyState {
     /// What the last write put there.
     Current,
     /// What an older write put there.
@@ -144,7 +151,7 @@ impl Reduction {
     /// (version `expected`) put `copy` (entry, place; `None`: unique data): the current data,
     /// an older version's (a copy of this run the unit held in one of the 64 versions before,
     /// or any of an earlier run), or data that was never written here (misdirected).
-    pub fn copy_state(
+    pub(crate) fn copy_state(
         this: Option<&Reduction>,
         target_id: u64,
         offset: u64,
@@ -172,7 +179,7 @@ impl Reduction {
 
     /// Whose pool a copy found in the block at `base` (of target `target_id`, last written
     /// at version `expected`) is from, and what the last write put there.
-    pub fn copy_text(
+    pub(crate) fn copy_text(
         this: Option<&Reduction>,
         pool: u64,
         target_id: u64,
@@ -196,7 +203,7 @@ impl Reduction {
 
 /// The units the measure deflates the written data in, besides the dedupe unit: what arrays
 /// compress in (4 KiB to 128 KiB); and the whole sample as one stream.
-pub const MEASURED_UNITS: [u64; 4] = [4 << 10, 8 << 10, 32 << 10, 128 << 10];
+pub(crate) const MEASURED_UNITS: [u64; 4] = [4 << 10, 8 << 10, 32 << 10, 128 << 10];
 
 /// The smallest number of kept bytes per sector whose units compress at least `ratio`:1 (the
 /// ratio falls as more is kept), between the head and a whole sector.
@@ -237,7 +244,7 @@ fn calibrate(ratio: f64, unit: usize, checked: bool) -> usize {
 /// A worker's sample of the units it wrote, bounded: every unit at first; when the sample is
 /// full, every other one is dropped and only every 2nd (then 4th, …) unit is kept.
 #[derive(Debug)]
-pub struct DataSample {
+pub(crate) struct DataSample {
     unit: usize,
     stride: u64,
     seen: u64,
@@ -267,7 +274,7 @@ pub struct Measured {
 
 impl DataSample {
     /// A sample of units of `unit` bytes, at most 8 MiB of them.
-    pub fn new(unit: u64) -> DataSample {
+    pub(crate) fn new(unit: u64) -> DataSample {
         Self::with_cap(unit as usize, SAMPLE_BYTES)
     }
 
@@ -284,7 +291,7 @@ impl DataSample {
 
     /// A write's data, sealed, as it goes to the device.
     #[inline]
-    pub fn record(&mut self, data: &[u8]) {
+    pub(crate) fn record(&mut self, data: &[u8]) {
         for u in data.chunks_exact(self.unit) {
             self.seen += 1;
             if self.seen % self.stride != 0 {
@@ -308,7 +315,7 @@ impl DataSample {
     }
 
     /// Deflates and hashes every sampled unit.
-    pub fn finish(&self) -> Measured {
+    pub(crate) fn finish(&self) -> Measured {
         let mut out = Vec::new();
         let mut m = Measured {
             written: self.seen,
@@ -340,7 +347,7 @@ impl DataSample {
 /// The compression every worker's sample achieved deflated in each of [`MEASURED_UNITS`]
 /// (a unit larger than a worker's sample is left out) and as one stream per worker:
 /// ([(unit, ratio)], stream ratio).
-pub fn achieved_by_unit(samples: &[Measured]) -> (Vec<(u64, f64)>, Option<f64>) {
+pub(crate) fn achieved_by_unit(samples: &[Measured]) -> (Vec<(u64, f64)>, Option<f64>) {
     let units = (MEASURED_UNITS.iter().enumerate())
         .filter_map(|(i, &u)| {
             let (b, c) = (samples.iter().filter_map(|m| m.by_unit.get(i)))
@@ -354,7 +361,7 @@ pub fn achieved_by_unit(samples: &[Measured]) -> (Vec<(u64, f64)>, Option<f64>) 
 
 /// The achieved ratios of every worker's sample together: (compression, dedupe), N:1; `None`
 /// without a sampled unit.
-pub fn achieved(samples: &[Measured]) -> Option<(f64, f64)> {
+pub(crate) fn achieved(samples: &[Measured]) -> Option<(f64, f64)> {
     let units: u64 = samples.iter().map(|m| m.units).sum();
     if units == 0 {
         return None;

@@ -66,7 +66,7 @@ struct RsrcUpdate {
 
 /// An io_uring ring with its buffers. Both are dropped by hand ([`Drop`]): the ring once every
 /// operation has completed, then the buffers.
-pub struct UringBackend<'fd, 'a> {
+pub(crate) struct UringBackend<'fd, 'a> {
     ring: ManuallyDrop<IoUring>,
     arena: ManuallyDrop<SlotArena<'a>>,
     /// Operations pushed whose completion has not been reaped: while it is not 0, the kernel
@@ -103,7 +103,7 @@ pub struct UringBackend<'fd, 'a> {
 /// Sets the calling thread's I/O priority (`ioprio_set(IOPRIO_WHO_PROCESS, 0, value)`; the
 /// value as [`crate::job::priority::IoPriority::value`] makes it): its reads and writes, on
 /// any engine, carry it.
-pub fn set_thread_io_priority(value: u16) -> io::Result<()> {
+pub(crate) fn set_thread_io_priority(value: u16) -> io::Result<()> {
     // SAFETY: ioprio_set takes three integers and reads or writes no memory of the process.
     let r = unsafe { libc::syscall(libc::SYS_ioprio_set, 1, 0, libc::c_int::from(value)) };
     if r < 0 {
@@ -118,7 +118,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
     /// paths `options` asks for where the kernel and the targets allow them. With polled
     /// completions, `probe_lens[i]` is the length of one O_DIRECT read of target `i` (0: not
     /// probed): a read of its first bytes tells whether the device can poll.
-    pub fn new(
+    pub(crate) fn new(
         fds: Vec<BorrowedFd<'fd>>,
         arena: SlotArena<'a>,
         options: &UringOptions,
@@ -236,7 +236,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
     }
 
     /// Which paths it uses and why any is not, with its polling thread's CPU time so far.
-    pub fn paths(&self) -> RingPaths {
+    pub(crate) fn paths(&self) -> RingPaths {
         let mut p = self.paths.clone();
         // Looked up now: a ring dropped after a failed probe may have left a thread of the
         // same name, which is gone by the end of the run.
@@ -324,7 +324,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
 
     /// Gives its reads and writes the priority `prio` (0: the thread's), and `share_pct` % of
     /// them `other` instead.
-    pub fn set_priority(&mut self, prio: u16, mix: Option<(u16, f64)>) {
+    pub(crate) fn set_priority(&mut self, prio: u16, mix: Option<(u16, f64)>) {
         self.prio = prio;
         self.mix =
             mix.map(|(p, share)| (p, (share * 1000.0).round().clamp(0.0, 100_000.0) as u32, 0));
@@ -349,7 +349,7 @@ impl<'fd, 'a> UringBackend<'fd, 'a> {
 
     /// Operations pushed and not yet reaped.
     #[cfg(test)]
-    pub fn outstanding(&self) -> u32 {
+    pub(crate) fn outstanding(&self) -> u32 {
         self.outstanding
     }
 

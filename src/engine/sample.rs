@@ -14,22 +14,22 @@ use crate::stats::blocks::{BlockRef, SEQUENTIAL, WRITE};
 use std::sync::mpsc::{Receiver, Sender};
 
 /// Distinct blocks the sample aims to keep.
-pub const SAMPLE_BLOCKS: u64 = 64 << 10;
+pub(crate) const SAMPLE_BLOCKS: u64 = 64 << 10;
 /// The hash space the threshold is taken in: 2^24.
-pub const MODULUS: u64 = 1 << 24;
+pub(crate) const MODULUS: u64 = 1 << 24;
 /// References one buffer holds.
-pub const BUFFER_REFS: usize = 64 << 10;
+pub(crate) const BUFFER_REFS: usize = 64 << 10;
 /// Buffers of a worker's pool (one filling, the others on their way to the collector and back).
-pub const BUFFERS: usize = 4;
+pub(crate) const BUFFERS: usize = 4;
 /// Bytes of a block: the page-cache granularity, whatever the I/O sizes.
-pub const BLOCK_BYTES: u64 = 4096;
+pub(crate) const BLOCK_BYTES: u64 = 4096;
 /// Distinct blocks the reuse summary of a run without `sample_blocks` keeps (about): a
 /// sixteenth of a recorded sample's, in pools of [`REUSE_BUFFERS`] × [`REUSE_BUFFER_REFS`].
-pub const REUSE_BLOCKS: u64 = 4 << 10;
+pub(crate) const REUSE_BLOCKS: u64 = 4 << 10;
 /// Buffers of a worker's pool for the reuse summary alone.
-pub const REUSE_BUFFERS: usize = 2;
+pub(crate) const REUSE_BUFFERS: usize = 2;
 /// References per buffer of that pool.
-pub const REUSE_BUFFER_REFS: usize = 4 << 10;
+pub(crate) const REUSE_BUFFER_REFS: usize = 4 << 10;
 
 /// What to sample: the block size and the threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,12 +43,12 @@ pub struct SampleSpec {
 impl SampleSpec {
     /// The spec for targets of `total_bytes` together, in blocks of `block_bytes` (a power of
     /// two): a rate that keeps about [`SAMPLE_BLOCKS`] of them (all when there are fewer).
-    pub fn for_size(total_bytes: u64, block_bytes: u64) -> Self {
+    pub(crate) fn for_size(total_bytes: u64, block_bytes: u64) -> Self {
         Self::keeping(total_bytes, block_bytes, SAMPLE_BLOCKS)
     }
 
     /// As [`SampleSpec::for_size`], keeping about `keep` blocks.
-    pub fn keeping(total_bytes: u64, block_bytes: u64, keep: u64) -> Self {
+    pub(crate) fn keeping(total_bytes: u64, block_bytes: u64, keep: u64) -> Self {
         debug_assert!(block_bytes.is_power_of_two());
         let blocks = total_bytes.div_ceil(block_bytes.max(1)).max(1);
         let threshold = if blocks <= keep {
@@ -63,32 +63,32 @@ impl SampleSpec {
     }
 
     /// The sampling rate.
-    pub fn rate(&self) -> f64 {
+    pub(crate) fn rate(&self) -> f64 {
         self.threshold as f64 / MODULUS as f64
     }
 
     /// Whether block `block` of target `target` is in the sample.
-    pub fn sampled(&self, target: u32, block: u64) -> bool {
+    pub(crate) fn sampled(&self, target: u32, block: u64) -> bool {
         self.threshold >= MODULUS || block_hash(target, block) % MODULUS < self.threshold
     }
 }
 
 /// The hash a block is sampled by.
-pub fn block_hash(target: u32, block: u64) -> u64 {
+pub(crate) fn block_hash(target: u32, block: u64) -> u64 {
     super::buf::splitmix(block ^ (u64::from(target) << 48))
 }
 
 /// The buffers of one worker's pool: where the collector returns them, and where the worker
 /// finds them. [`pool`] fills it.
-pub type Spares = (Sender<Vec<BlockRef>>, Receiver<Vec<BlockRef>>);
+pub(crate) type Spares = (Sender<Vec<BlockRef>>, Receiver<Vec<BlockRef>>);
 
 /// A pool of [`BUFFERS`] empty buffers.
-pub fn pool() -> Spares {
+pub(crate) fn pool() -> Spares {
     pool_of(BUFFERS, BUFFER_REFS)
 }
 
 /// A pool of `buffers` empty buffers of `refs` references each.
-pub fn pool_of(buffers: usize, refs: usize) -> Spares {
+pub(crate) fn pool_of(buffers: usize, refs: usize) -> Spares {
     let (tx, rx) = std::sync::mpsc::channel();
     for _ in 0..buffers {
         let _ = tx.send(Vec::with_capacity(refs));
@@ -98,7 +98,7 @@ pub fn pool_of(buffers: usize, refs: usize) -> Spares {
 
 /// One worker's sampler.
 #[derive(Debug)]
-pub struct BlockSampler {
+pub(crate) struct BlockSampler {
     spec: SampleSpec,
     worker: usize,
     /// The buffer being filled (empty with no capacity when the pool ran dry).
@@ -116,7 +116,7 @@ pub struct BlockSampler {
 impl BlockSampler {
     /// The sampler of worker `worker` with `targets` targets: buffers from `spares`, full ones
     /// to `out`.
-    pub fn new(
+    pub(crate) fn new(
         spec: SampleSpec,
         targets: usize,
         worker: usize,
@@ -138,7 +138,7 @@ impl BlockSampler {
 
     /// Records the blocks of `op`, issued at `t_ns`.
     #[inline]
-    pub fn record(&mut self, op: &IoOp, t_ns: u64) {
+    pub(crate) fn record(&mut self, op: &IoOp, t_ns: u64) {
         if op.kind.is_sync() || op.len == 0 {
             return;
         }
@@ -174,7 +174,7 @@ impl BlockSampler {
 
     /// Sends the references buffered so far to the collector and goes on in a free buffer;
     /// whether there was one (if not, the references stay and wait).
-    pub fn flush(&mut self) -> bool {
+    pub(crate) fn flush(&mut self) -> bool {
         match self.spares.try_recv() {
             Ok(next) => {
                 let full = std::mem::replace(&mut self.refs, next);
@@ -191,7 +191,7 @@ impl BlockSampler {
     }
 
     /// Sends what is left, at the end of the run.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         if !self.refs.is_empty() {
             let _ = self.out.send(WorkerMsg::Blocks {
                 worker: self.worker,

@@ -46,13 +46,13 @@ pub struct Request {
     /// A cache tier's request: where its data belongs, when `op` puts it elsewhere (a block of
     /// the backing target held on the cache device), and whether the application asked for it.
     /// `None`: the data belongs where `op` puts it, and the I/O counts.
-    pub home: Option<Home>,
+    pub(crate) home: Option<Home>,
 }
 
 impl Request {
     /// No request: what a slot that never held one holds, and the base of a request built
     /// field by field (`Request { op, ..Request::NONE }`).
-    pub const NONE: Request = Request {
+    pub(crate) const NONE: Request = Request {
         op: IoOp {
             kind: super::OpKind::Read,
             target: 0,
@@ -72,7 +72,7 @@ impl Request {
 /// and the block sample records it, as this block of this target; the backend puts it where
 /// the request's `op` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Home {
+pub(crate) struct Home {
     /// The target the data belongs to.
     pub target: u32,
     /// Its byte offset there.
@@ -183,7 +183,7 @@ impl RequestSource for ClosedLoop {
 /// after the previous one completed. Its own source, so that the plain closed loop pays
 /// nothing for it.
 #[derive(Debug)]
-pub struct Thinking<S> {
+pub(crate) struct Thinking<S> {
     inner: S,
     think_ns: u64,
     /// An I/O is in flight.
@@ -194,7 +194,7 @@ pub struct Thinking<S> {
 
 impl<S: RequestSource> Thinking<S> {
     /// `inner`'s I/Os, one at a time, `think_ns` after each completion.
-    pub fn new(inner: S, think_ns: u64) -> Self {
+    pub(crate) fn new(inner: S, think_ns: u64) -> Self {
         Self {
             inner,
             think_ns,
@@ -226,14 +226,14 @@ impl<S: RequestSource> RequestSource for Thinking<S> {
 
 /// A worker that starts late (its `start_delay`): nothing before `from_ns`, then `inner`'s I/Os.
 #[derive(Debug)]
-pub struct Delayed<S> {
+pub(crate) struct Delayed<S> {
     inner: S,
     from_ns: u64,
 }
 
 impl<S: RequestSource> Delayed<S> {
     /// `inner`'s I/Os from `from_ns` on.
-    pub fn new(inner: S, from_ns: u64) -> Self {
+    pub(crate) fn new(inner: S, from_ns: u64) -> Self {
         Self { inner, from_ns }
     }
 }
@@ -260,7 +260,7 @@ impl<S: RequestSource> RequestSource for Delayed<S> {
 /// Open loop: the I/Os of the access generator at the times of a [`Pacer`], each offered once
 /// its time has come, up to the worker's I/O limit.
 #[derive(Debug)]
-pub struct OpenLoop {
+pub(crate) struct OpenLoop {
     access: AccessGen,
     pacer: Pacer,
     /// Intended time of the next I/O.
@@ -274,7 +274,7 @@ pub struct OpenLoop {
 impl OpenLoop {
     /// The same schedule, `offset_ns` later (a worker that starts late owes nothing for the
     /// time before it starts).
-    pub fn starting_at(mut self, offset_ns: u64) -> Self {
+    pub(crate) fn starting_at(mut self, offset_ns: u64) -> Self {
         self.next_ns += offset_ns - self.offset_ns;
         self.offset_ns = offset_ns;
         self
@@ -283,7 +283,7 @@ impl OpenLoop {
     /// Offers the I/Os of `access` at `rate`, then `Done` after `io_limit`. `seed` is the
     /// worker's; Poisson gaps are drawn from it mixed with a constant, so they do not follow
     /// the offsets or the buffer data.
-    pub fn new(access: AccessGen, rate: Rate, seed: u64, io_limit: Option<IoLimit>) -> Self {
+    pub(crate) fn new(access: AccessGen, rate: Rate, seed: u64, io_limit: Option<IoLimit>) -> Self {
         let limit = io_count(&access, io_limit);
         let mut pacer = Pacer::new(rate, seed ^ 0x7061_6365);
         let next_ns = pacer.next_ns();

@@ -9,7 +9,7 @@ use rustix::io::{Errno, ReadWriteFlags};
 use std::os::fd::BorrowedFd;
 
 /// Performs each operation as it is submitted.
-pub struct SyncBackend<'fd, 'a> {
+pub(crate) struct SyncBackend<'fd, 'a> {
     fds: Vec<BorrowedFd<'fd>>,
     arena: SlotArena<'a>,
     queued: Vec<(Slot<'a>, IoOp)>,
@@ -20,7 +20,7 @@ pub struct SyncBackend<'fd, 'a> {
 
 impl<'fd, 'a> SyncBackend<'fd, 'a> {
     /// A backend over `fds` (indexed like the job's targets) and the slots of `arena`.
-    pub fn new(fds: Vec<BorrowedFd<'fd>>, arena: SlotArena<'a>) -> Self {
+    pub(crate) fn new(fds: Vec<BorrowedFd<'fd>>, arena: SlotArena<'a>) -> Self {
         let slots = arena.slots();
         Self {
             fds,

@@ -22,7 +22,7 @@ const SUMMED_WIDTH: u64 = 32;
 
 /// A Zipf sampler over `n` positions.
 #[derive(Debug, Clone)]
-pub struct Zipf {
+pub(crate) struct Zipf {
     theta: f64,
     /// Per bucket: the share of 2^32 of a draw landing in this slot that keeps it, and the
     /// bucket it goes to otherwise.
@@ -43,7 +43,7 @@ struct Bucket {
 impl Zipf {
     /// A sampler over `n` positions with exponent `theta`. Errors when `n` is 0 or past 2^63, or
     /// `theta` is not a finite number above 0.
-    pub fn new(n: u64, theta: f64) -> Result<Self, String> {
+    pub(crate) fn new(n: u64, theta: f64) -> Result<Self, String> {
         Self::with_buckets(n, theta, 6)
     }
 
@@ -82,7 +82,7 @@ impl Zipf {
 
     /// Draws a position in `0..n`.
     #[inline]
-    pub fn sample<R: RngCore>(&self, rng: &mut R) -> u64 {
+    pub(crate) fn sample<R: RngCore>(&self, rng: &mut R) -> u64 {
         let r = rng.next_u64();
         let slot = (((r >> 32) * self.alias.len() as u64) >> 32) as usize;
         let (keep, alias) = self.alias[slot];

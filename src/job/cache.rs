@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// Write-back starts above this share of dirty lines, percent (bcache's `writeback_percent`
 /// default).
-pub const DIRTY_PCT: f64 = 10.0;
+pub(crate) const DIRTY_PCT: f64 = 10.0;
 /// The longest synthetic hit delay accepted.
 const MAX_HIT_DELAY_NS: u64 = 1_000_000_000;
 
@@ -49,7 +49,7 @@ pub enum CacheSize {
 
 impl CacheSize {
     /// Bytes of a cache of this size in front of a target of `target_bytes`.
-    pub fn bytes(self, target_bytes: u64) -> u64 {
+    pub(crate) fn bytes(self, target_bytes: u64) -> u64 {
         match self {
             CacheSize::Bytes(b) => b,
             CacheSize::Pct(p) => (target_bytes as f64 * p / 100.0) as u64,
@@ -86,7 +86,7 @@ pub enum WriteMode {
 
 impl WriteMode {
     /// Its name in job files and results.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             WriteMode::Back => "back",
             WriteMode::Through => "through",
@@ -100,7 +100,7 @@ impl CachePolicy {
     pub const ALL: [CachePolicy; 3] = [CachePolicy::Lru, CachePolicy::Arc, CachePolicy::S3Fifo];
 
     /// Its name in job files, flags and results.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CachePolicy::Lru => "lru",
             CachePolicy::Arc => "arc",
@@ -109,7 +109,7 @@ impl CachePolicy {
     }
 
     /// The policy named `name`.
-    pub fn parse(name: &str) -> Result<CachePolicy, String> {
+    pub(crate) fn parse(name: &str) -> Result<CachePolicy, String> {
         CachePolicy::ALL
             .into_iter()
             .find(|p| p.name() == name.trim())
@@ -145,7 +145,7 @@ pub(super) fn resolve_caches(
 /// means the largest I/O of the target's worker) on `device` in front of target `t`: the
 /// device becomes a target of its own and the target's workers one worker. Errors name the
 /// `cache` key at fault.
-pub fn attach(
+pub(crate) fn attach(
     targets: &mut Vec<Target>,
     workers: &mut Vec<Worker>,
     warnings: &mut Vec<String>,
@@ -215,7 +215,9 @@ pub fn attach(
 
 /// The device and settings of one `cache` table (the device not yet a target: index 0), or
 /// the key at fault and why.
-pub fn settings(c: &CacheSpec) -> Result<(std::path::PathBuf, CacheTier), (&'static str, String)> {
+pub(crate) fn settings(
+    c: &CacheSpec,
+) -> Result<(std::path::PathBuf, CacheTier), (&'static str, String)> {
     let err = |key: &'static str, message: String| (key, message);
     let path = c.device.clone().ok_or_else(|| {
         err(

@@ -10,25 +10,25 @@ use crate::units::Size;
 use serde::{Deserialize, Serialize};
 
 /// Highest compression or dedupe ratio a job may ask for.
-pub const MAX_RATIO: f64 = 100.0;
+pub(crate) const MAX_RATIO: f64 = 100.0;
 /// Highest compression ratio the data can reach: every 512-byte sector keeps its 48-byte
 /// verification header and an 8-byte tag, masked so that they do not compress (56 of 512
 /// bytes: about 8.5:1 at most).
-pub const MAX_COMPRESS: f64 = 8.0;
+pub(crate) const MAX_COMPRESS: f64 = 8.0;
 /// Largest dedupe unit.
-pub const MAX_UNIT: u64 = 1 << 20;
+pub(crate) const MAX_UNIT: u64 = 1 << 20;
 /// Default dedupe unit, bytes.
-pub const DEFAULT_UNIT: u64 = 4096;
+pub(crate) const DEFAULT_UNIT: u64 = 4096;
 
 /// The unit the asked compression is calibrated on: 32 KiB, the middle of the units arrays
 /// compress in (4 KiB to 128 KiB and streams), deflated at zlib's default level.
-pub const CALIBRATION_UNIT: usize = 32 << 10;
+pub(crate) const CALIBRATION_UNIT: usize = 32 << 10;
 
 /// Bytes `unit` deflates to (flate2, its pure-Rust miniz_oxide backend, zlib's default level
 /// 6, raw deflate), at most its own length (a store keeps data that does not shrink as it is):
 /// how storlab measures compression, of what a run wrote and of a file a converted job's data
 /// is to be like.
-pub fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {
+pub(crate) fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {
     let mut c = flate2::Compress::new(flate2::Compression::default(), false);
     out.clear();
     out.reserve(unit.len() + 64);
@@ -40,7 +40,7 @@ pub fn compressed_len(unit: &[u8], out: &mut Vec<u8>) -> usize {
 
 /// The compression ratio of `data` deflated in units of `unit` bytes (a last part shorter
 /// than a unit is left out), N:1; `None` when it holds no whole unit.
-pub fn compress_ratio(data: &[u8], unit: usize) -> Option<f64> {
+pub(crate) fn compress_ratio(data: &[u8], unit: usize) -> Option<f64> {
     let mut out = Vec::new();
     let (mut bytes, mut compressed) = (0usize, 0usize);
     for u in data.chunks_exact(unit.max(1)) {
@@ -53,7 +53,7 @@ pub fn compress_ratio(data: &[u8], unit: usize) -> Option<f64> {
 /// `[data]` as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DataSpec {
+pub(crate) struct DataSpec {
     /// Compression ratio, N:1 (1: incompressible, the default).
     pub compress: Option<f64>,
     /// Dedupe ratio, N:1 (1: every unit unique, the default).
@@ -86,7 +86,7 @@ impl Default for DataReduction {
 
 impl DataReduction {
     /// Whether the data is reduced at all (anything but unique and incompressible).
-    pub fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         self.compress > 1.0 || self.dedupe > 1.0
     }
 }
@@ -128,7 +128,7 @@ pub(super) fn resolve_data(spec: &JobSpec, src: &Source) -> Result<DataReduction
 
 /// A workload's own job file's `[data]` (`name` and `text` the file, `None`: from flags),
 /// resolved as a plain job's, its errors at their lines.
-pub fn resolve_in(
+pub(crate) fn resolve_in(
     data: Option<&DataSpec>,
     name: &std::path::Path,
     text: Option<&str>,

@@ -68,7 +68,7 @@ fn line_at(text: &str, offset: usize) -> usize {
 /// before any table header), as `key = ...` (bare or quoted) or as a `[table.key]` header;
 /// `None` when it is not written there. A line scanner, not a parser: it serves error
 /// locations, so it never fails.
-pub fn key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+pub(crate) fn key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
     let header = |l: &str| -> Option<String> {
         let inner = l.strip_prefix('[')?;
         let inner = inner.strip_prefix('[').unwrap_or(inner);
@@ -111,7 +111,7 @@ pub fn key_line(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
 
 /// `name:line` of `key` in `table` of `text` (see [`key_line`]); when the key is not written,
 /// the line of the table's header, else line 1.
-pub fn locate(name: &Path, text: &str, table: Option<&str>, key: &str) -> String {
+pub(crate) fn locate(name: &Path, text: &str, table: Option<&str>, key: &str) -> String {
     let line = key_line(text, table, key)
         .or_else(|| {
             let (parent, last) = table?.rsplit_once('.').unwrap_or(("", table?));
@@ -128,18 +128,12 @@ const APPLICATIONS: [(&str, &str); 2] = [
     ("users", "a simulated-users job"),
 ];
 
-/// The application whose section a job file's text holds (`exchange` or `users`), if any.
-pub fn application(text: &str) -> Option<&'static str> {
-    let table = text.parse::<toml::Table>().ok()?;
-    APPLICATIONS
-        .iter()
-        .map(|a| a.0)
-        .find(|k| table.contains_key(*k))
-}
-
 /// Parses TOML text into `T`. Syntax errors, unknown keys, wrong types and bad units name the
 /// file, line and column, and quote the line.
-pub fn parse_toml<T: serde::de::DeserializeOwned>(name: &Path, text: &str) -> Result<T, JobError> {
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
+    name: &Path,
+    text: &str,
+) -> Result<T, JobError> {
     toml::from_str(text).map_err(|e| {
         let (line, col) = match e.span() {
             Some(s) => {
@@ -236,7 +230,7 @@ fn suggest(message: &str) -> String {
 }
 
 /// The known word closest to `word`, if one is close enough to be what was meant.
-pub fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
     let plain = |w: &str| w.to_lowercase().replace(['_', '-'], "");
     let p = plain(word);
     if let Some(same) = known.iter().find(|k| plain(k) == p) {
@@ -252,12 +246,12 @@ pub fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
 }
 
 /// Parses a TOML job file's text. Syntax errors, unknown keys and bad units name the line.
-pub fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
+pub(crate) fn parse(name: &Path, text: &str) -> Result<JobSpec, JobError> {
     parse_toml(name, text)
 }
 
 /// A job file's bytes as text; bytes that are not UTF-8 are an error naming their line.
-pub fn decode(name: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
+pub(crate) fn decode(name: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -272,19 +266,13 @@ pub fn decode(name: &Path, bytes: Vec<u8>) -> Result<String, JobError> {
 
 /// Reads a job file as text, within the cap of job files (`crate::input`: a regular file of
 /// at most 16 MiB); errors name the file (and the line of a byte that is not UTF-8).
-pub fn read_text(path: &Path) -> Result<String, JobError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, JobError> {
     let bytes = crate::input::read(path, crate::input::Kind::JobFile).map_err(|e| JobError {
         location: path.display().to_string(),
         key: String::new(),
         message: e.unnamed(),
     })?;
     decode(path, bytes)
-}
-
-/// Reads and parses a job file.
-pub fn load(path: &Path) -> Result<(JobSpec, String), JobError> {
-    let text = read_text(path)?;
-    Ok((parse(path, &text)?, text))
 }
 
 /// The comment that ties a part of a job converted from another tool's file to its source line: `# FILE:LINE: TEXT`
@@ -307,10 +295,6 @@ mod tests {
 
     #[test]
     fn an_application_section_names_its_command() {
-        assert_eq!(application("[users]\nusers = 3\n"), Some("users"));
-        assert_eq!(application("[exchange]\n"), Some("exchange"));
-        assert_eq!(application("[[worker]]\n"), None);
-        assert_eq!(application("not toml ["), None);
         // A workload job given an `[exchange]` section (as `storlab run` would not: it hands
         // such a file on) is told which command runs it, not which keys a workload allows.
         let e = parse(Path::new("j.toml"), "# db\n[exchange]\nmailboxes = 3\n").unwrap_err();

@@ -10,9 +10,9 @@ use toml::Spanned;
 /// Workers a job makes in all (each `count` clone is one, each a thread of its own): far above
 /// what any device needs, and what keeps a job file (or a fio file's `numjobs`) from asking
 /// for millions of threads.
-pub const MAX_WORKERS: usize = 4096;
+pub(crate) const MAX_WORKERS: usize = 4096;
 /// Targets a job has in all.
-pub const MAX_TARGETS: usize = 4096;
+pub(crate) const MAX_TARGETS: usize = 4096;
 
 /// What the `[[worker]]`s so far make, counted before any is made: workers, access entries as
 /// written, and the entries every worker holds (its access entries and targets, copied for

@@ -2,22 +2,22 @@
 //! without syscalls by [`resolve`] into a [`Job`]: sizes in bytes, times in milliseconds, every
 //! reference checked, classes numbered. Errors name the file, line and key.
 
-pub mod cache;
-pub mod data;
-pub mod file;
+pub(crate) mod cache;
+pub(crate) mod data;
+pub(crate) mod file;
 mod limits;
 mod pace;
-pub mod priority;
+pub(crate) mod priority;
 mod resolve;
-pub mod spec;
-pub mod steps;
+pub(crate) mod spec;
+pub(crate) mod steps;
 mod stream;
-pub mod trace;
-pub mod uring;
+pub(crate) mod trace;
+pub(crate) mod uring;
 
-pub use resolve::resolve;
+pub(crate) use resolve::resolve;
 
-pub use limits::{MAX_TARGETS, MAX_WORKERS};
+pub(crate) use limits::{MAX_TARGETS, MAX_WORKERS};
 
 use crate::units;
 use serde::{Deserialize, Serialize};
@@ -50,7 +50,7 @@ impl std::error::Error for JobError {}
 /// Errors about the keys of one section of a job (`[exchange]`, `[users]`): all at one
 /// location, keyed `SECTION.KEY`.
 #[derive(Debug, Clone, Copy)]
-pub struct SectionErrors<'a> {
+pub(crate) struct SectionErrors<'a> {
     /// Where the section is (`job.toml:12`, `command line`).
     pub location: &'a str,
     /// The section's name.
@@ -59,7 +59,7 @@ pub struct SectionErrors<'a> {
 
 impl SectionErrors<'_> {
     /// An error about the section's `key`.
-    pub fn error(&self, key: &str, message: String) -> JobError {
+    pub(crate) fn error(&self, key: &str, message: String) -> JobError {
         JobError {
             location: self.location.into(),
             key: format!("{}.{key}", self.section),
@@ -85,7 +85,7 @@ pub enum EngineKind {
 
 impl EngineKind {
     /// Parses `io_uring`, `psync` or `null`.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub(crate) fn parse(s: &str) -> Result<Self, String> {
         match s {
             "io_uring" | "io-uring" | "uring" => Ok(Self::IoUring),
             "psync" => Ok(Self::Psync),
@@ -270,12 +270,12 @@ pub struct Job {
 
 impl Job {
     /// The id of class `name`, adding it when new.
-    pub fn class(&mut self, name: &str) -> usize {
+    pub(crate) fn class(&mut self, name: &str) -> usize {
         class_id(&mut self.classes, name)
     }
 
     /// Whether target `index` is the cache device of another target's cache tier.
-    pub fn is_cache_device(&self, index: usize) -> bool {
+    pub(crate) fn is_cache_device(&self, index: usize) -> bool {
         self.targets
             .iter()
             .any(|t| t.cache.as_ref().is_some_and(|c| c.device == index))
@@ -283,7 +283,7 @@ impl Job {
 
     /// Bytes of each of `worker`'s I/O buffers: its largest I/O, or the cache line of its
     /// cached target if larger (a fill or a write-back moves whole lines).
-    pub fn slot_bytes(&self, worker: &Worker) -> u64 {
+    pub(crate) fn slot_bytes(&self, worker: &Worker) -> u64 {
         let line = worker
             .targets
             .iter()
@@ -328,7 +328,7 @@ impl Default for OnError {
 
 impl OnError {
     /// Failed I/Os after which the run stops.
-    pub fn limit(self) -> u64 {
+    pub(crate) fn limit(self) -> u64 {
         match self {
             OnError::Continue { max_errors } => max_errors,
             OnError::Stop => 1,
@@ -450,7 +450,7 @@ pub enum OnDone {
 
 impl OnDone {
     /// Whether the others go on (the default).
-    pub fn goes_on(&self) -> bool {
+    pub(crate) fn goes_on(&self) -> bool {
         *self == OnDone::Continue
     }
 }
@@ -486,11 +486,11 @@ impl Worker {
         }
     }
     /// Whether any entry writes (a trace replay may: it counts as writing, for the guard).
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.trace.is_some() || self.access.iter().any(|a| a.read_pct < 100.0)
     }
     /// Largest block size of its entries, bytes.
-    pub fn max_block_bytes(&self) -> u64 {
+    pub(crate) fn max_block_bytes(&self) -> u64 {
         self.access
             .iter()
             .map(|a| a.block_size_bytes)
@@ -603,19 +603,19 @@ fn is_zero(v: &i64) -> bool {
 }
 
 /// Defaults that apply when neither the job nor the flags set a value.
-pub mod defaults {
+pub(crate) mod defaults {
     /// Measured duration.
-    pub const DURATION_MS: u64 = 30_000;
+    pub(crate) const DURATION_MS: u64 = 30_000;
     /// Ramp.
-    pub const RAMP_MS: u64 = 0;
+    pub(crate) const RAMP_MS: u64 = 0;
     /// Time-series interval.
-    pub const INTERVAL_MS: u64 = 1_000;
+    pub(crate) const INTERVAL_MS: u64 = 1_000;
     /// Queue depth.
-    pub const QUEUE_DEPTH: u32 = 1;
+    pub(crate) const QUEUE_DEPTH: u32 = 1;
     /// Block size.
-    pub const BLOCK_SIZE: u64 = 4096;
+    pub(crate) const BLOCK_SIZE: u64 = 4096;
     /// Seed.
-    pub const SEED: u64 = 0x0570_71ab;
+    pub(crate) const SEED: u64 = 0x0570_71ab;
     /// Failed I/Os after which a run with `on_error = "continue"` stops.
-    pub const MAX_ERRORS: u64 = 1000;
+    pub(crate) const MAX_ERRORS: u64 = 1000;
 }

@@ -17,7 +17,7 @@ pub struct IoPriority {
 
 impl IoPriority {
     /// Reads `rt:N`, `be:N` (N from 0, highest, to 7) or `idle`.
-    pub fn parse(s: &str) -> Result<IoPriority, String> {
+    pub(crate) fn parse(s: &str) -> Result<IoPriority, String> {
         let t = s.trim().to_ascii_lowercase();
         let help = "write rt:LEVEL (real time), be:LEVEL (best effort) or idle, LEVEL from 0 (highest) to 7";
         if t == "idle" {
@@ -36,12 +36,12 @@ impl IoPriority {
     }
 
     /// The kernel's value: the class in the top 3 bits of 16, the level below.
-    pub fn value(self) -> u16 {
+    pub(crate) fn value(self) -> u16 {
         (u16::from(self.class) << 13) | u16::from(self.level)
     }
 
     /// As written: `rt:0`, `be:4`, `idle`.
-    pub fn show(self) -> String {
+    pub(crate) fn show(self) -> String {
         match self.class {
             1 => format!("rt:{}", self.level),
             2 => format!("be:{}", self.level),
@@ -63,7 +63,7 @@ pub struct PriorityMix {
 /// A worker's `io_priority` and `io_priority_mix` (`uring`: on the io_uring engine); an error
 /// names the key.
 #[allow(clippy::type_complexity)]
-pub fn of_worker(
+pub(crate) fn of_worker(
     spec: &crate::job::spec::WorkerSpec,
     uring: bool,
 ) -> Result<(Option<IoPriority>, Option<PriorityMix>), (&'static str, String)> {
@@ -80,7 +80,10 @@ pub fn of_worker(
 
 /// The mix a worker asks for (`io_priority_mix`), on an io_uring worker (`uring`): per-I/O
 /// priorities are an io_uring entry's; psync sets one priority per thread.
-pub fn mix(spec: &crate::job::spec::PriorityMixSpec, uring: bool) -> Result<PriorityMix, String> {
+pub(crate) fn mix(
+    spec: &crate::job::spec::PriorityMixSpec,
+    uring: bool,
+) -> Result<PriorityMix, String> {
     if !uring {
         return Err("a share of I/Os at another priority needs the io_uring engine (psync sets one priority per thread: io_priority)".into());
     }

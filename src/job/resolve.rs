@@ -16,7 +16,7 @@ use toml::Spanned;
 
 /// Validates a spec into a job. `source` names the file (`None`: built from flags) and its
 /// text is used to turn table positions into line numbers.
-pub fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobError> {
+pub(crate) fn resolve(spec: &JobSpec, file: Option<(&Path, &str)>) -> Result<Job, JobError> {
     let src = match file {
         Some((p, t)) => Source {
             name: p.display().to_string(),

@@ -9,7 +9,7 @@ use toml::Spanned;
 /// The top level of a job file.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct JobSpec {
+pub(crate) struct JobSpec {
     /// Free text describing the job.
     pub description: Option<String>,
     /// `io_uring` (default), `psync` or `null`.
@@ -86,7 +86,7 @@ pub struct JobSpec {
 /// One `[[target]]`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TargetSpec {
+pub(crate) struct TargetSpec {
     /// Name used by workers' `targets` lists (default: the path).
     pub name: Option<String>,
     /// File or block device path.
@@ -107,7 +107,7 @@ pub struct TargetSpec {
 /// `cache = { device = PATH, size = "30%", ... }` on a `[[target]]`: a cache tier in front of it.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CacheSpec {
+pub(crate) struct CacheSpec {
     /// The cache device or file (zram, a loop device over tmpfs, an SSD, a file).
     pub device: Option<PathBuf>,
     /// Cache size: bytes (`"2GiB"`) or a share of the target (`"30%"`).
@@ -129,7 +129,7 @@ pub struct CacheSpec {
 /// A cache size as written: a number of bytes, or text (`"2GiB"`, `"30%"`).
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum CacheSizeSpec {
+pub(crate) enum CacheSizeSpec {
     /// Bytes.
     Bytes(u64),
     /// A size or a percentage.
@@ -139,7 +139,7 @@ pub enum CacheSizeSpec {
 /// One `[[worker]]`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct WorkerSpec {
+pub(crate) struct WorkerSpec {
     /// Name (default `worker<N>`); copies made by `count` get `#i` appended.
     pub name: Option<String>,
     /// Number of identical workers (threads) to run.
@@ -198,7 +198,7 @@ pub struct WorkerSpec {
 /// `io_priority_mix = { share = "10%", priority = "rt:0" }` on a `[[worker]]`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PriorityMixSpec {
+pub(crate) struct PriorityMixSpec {
     /// The share of the worker's I/Os.
     pub share: Option<Percent>,
     /// Their priority: `"rt:N"`, `"be:N"` or `"idle"`.
@@ -208,7 +208,7 @@ pub struct PriorityMixSpec {
 /// A signed number of bytes: an integer, or text such as `"8k"` or `"-8k"`.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum GapSpec {
+pub(crate) enum GapSpec {
     /// Bytes.
     Bytes(i64),
     /// A size with an optional leading `-`.
@@ -217,7 +217,7 @@ pub enum GapSpec {
 
 impl GapSpec {
     /// The bytes: a multiple of 512 (O_DIRECT's alignment), at most 1 TiB either way.
-    pub fn bytes(&self) -> Result<i64, String> {
+    pub(crate) fn bytes(&self) -> Result<i64, String> {
         let b = match self {
             GapSpec::Bytes(b) => *b,
             GapSpec::Text(t) => {
@@ -243,7 +243,7 @@ impl GapSpec {
 /// `trace = { file = ..., format = ..., speed = ... }` on a `[[worker]]`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TraceSpec {
+pub(crate) struct TraceSpec {
     /// The trace file (MSR Cambridge CSV or blkparse text).
     pub file: Option<PathBuf>,
     /// `msr` or `blkparse` (default: from its first line).
@@ -255,7 +255,7 @@ pub struct TraceSpec {
 /// A replay speed as written: a factor, or `"max"`.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum SpeedSpec {
+pub(crate) enum SpeedSpec {
     /// Times faster than recorded.
     Times(f64),
     /// `"max"`.
@@ -265,7 +265,7 @@ pub enum SpeedSpec {
 /// One `[[worker.access]]` entry of an access specification.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AccessSpec {
+pub(crate) struct AccessSpec {
     /// Class name under which results are reported (e.g. `db`, `log`).
     pub class: Option<String>,
     /// Relative weight of this entry among the worker's entries (default 1).
@@ -322,7 +322,7 @@ pub struct AccessSpec {
 /// `precondition = { passes = 2, pattern = "sequential", block_size = "128k" }`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PreconditionSpec {
+pub(crate) struct PreconditionSpec {
     /// Full writes of every target (default 1).
     pub passes: Option<u32>,
     /// `sequential` (default) or `random`.
@@ -334,7 +334,7 @@ pub struct PreconditionSpec {
 /// A list of values, or a doubling range `{ from = .., to = .. }`.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum SizeCycle {
+pub(crate) enum SizeCycle {
     /// Explicit values.
     List(Vec<Size>),
     /// From `from` doubling up to `to` (inclusive).
@@ -349,7 +349,7 @@ pub enum SizeCycle {
 /// A list of counts, or a doubling range.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum CountCycle {
+pub(crate) enum CountCycle {
     /// Explicit values.
     List(Vec<u32>),
     /// From `from` doubling up to `to` (inclusive).
@@ -364,7 +364,7 @@ pub enum CountCycle {
 /// `[cycle]`: the parameters to cycle; every combination is one step.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct CycleSpec {
+pub(crate) struct CycleSpec {
     /// Nesting, outermost first, e.g. ["workers", "block_size"] (default: targets, workers,
     /// queue_depth, block_size, read, random, rate).
     pub order: Option<Vec<String>>,

@@ -54,7 +54,7 @@ impl Param {
     ];
 
     /// The key's name in `[cycle]` and in step parameters.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Param::Targets => "targets",
             Param::Workers => "workers",
@@ -71,12 +71,12 @@ impl Param {
     }
 
     /// Parses a key name.
-    pub fn parse(s: &str) -> Option<Param> {
+    pub(crate) fn parse(s: &str) -> Option<Param> {
         Self::DEFAULT_ORDER.into_iter().find(|p| p.name() == s)
     }
 
     /// A value as a person reads it.
-    pub fn show(self, v: f64) -> String {
+    pub(crate) fn show(self, v: f64) -> String {
         match self {
             Param::BlockSize => format_size(v as u64),
             Param::Read | Param::Random => format!("{v}%"),
@@ -135,7 +135,7 @@ pub struct StopRule {
 
 impl StopRule {
     /// Parses `p99 > 20ms`, `db:mean > 5ms`, `p99.9 > 1s`.
-    pub fn parse(s: &str) -> Result<StopRule, String> {
+    pub(crate) fn parse(s: &str) -> Result<StopRule, String> {
         let help = "write e.g. \"p99 > 20ms\" or \"db:mean > 5ms\" (statistics: mean, p50, p90, p95, p99, p99.9, p99.99, max)";
         let (lhs, rhs) = s.split_once('>').ok_or_else(|| format!("`{s}`: {help}"))?;
         let lhs = lhs.trim();
@@ -197,12 +197,12 @@ pub enum SteadyMetric {
 
 impl SteadyMetric {
     /// Whether it is IOPS (the default).
-    pub fn is_iops(&self) -> bool {
+    pub(crate) fn is_iops(&self) -> bool {
         *self == SteadyMetric::Iops
     }
 
     /// What views call it: `IOPS` or `mean latency`.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             SteadyMetric::Iops => "IOPS",
             SteadyMetric::Latency => "mean latency",
@@ -263,7 +263,7 @@ impl Default for Sequence {
 
 impl Sequence {
     /// Whether the job is more than one plain run.
-    pub fn is_sequence(&self) -> bool {
+    pub(crate) fn is_sequence(&self) -> bool {
         !self.cycles.is_empty()
             || self.repeat > 1
             || !self.curve.is_empty()
@@ -274,7 +274,7 @@ impl Sequence {
 
 /// One step: its parameters and the job that measures it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
+pub(crate) struct Step {
     /// 0-based index.
     pub index: usize,
     /// (parameter, value) in cycle order.
@@ -284,7 +284,7 @@ pub struct Step {
 }
 
 /// Doubling values from `from` to `to` inclusive (512 → 1 MiB is 12 values).
-pub fn doubling(from: u64, to: u64) -> Vec<f64> {
+pub(crate) fn doubling(from: u64, to: u64) -> Vec<f64> {
     let mut out = Vec::new();
     let mut v = from.max(1);
     while v <= to {
@@ -298,7 +298,7 @@ pub fn doubling(from: u64, to: u64) -> Vec<f64> {
 }
 
 /// Every combination of the cycles, outermost first; a job without cycles is one step.
-pub fn expand(job: &Job) -> Vec<Step> {
+pub(crate) fn expand(job: &Job) -> Vec<Step> {
     let cycles = &job.sequence.cycles;
     let total: usize = cycles.iter().map(|c| c.values.len()).product();
     (0..total.max(1))
@@ -323,7 +323,7 @@ pub fn expand(job: &Job) -> Vec<Step> {
 }
 
 /// Sets parameter `p` to `v` everywhere it applies in `job`.
-pub fn apply(job: &mut Job, p: Param, v: f64) {
+pub(crate) fn apply(job: &mut Job, p: Param, v: f64) {
     match p {
         Param::Targets => {
             for w in &mut job.workers {

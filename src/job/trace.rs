@@ -68,7 +68,7 @@ pub enum Format {
 
 impl Format {
     /// The format named `name` (`msr`, `blkparse`).
-    pub fn parse(name: &str) -> Result<Format, String> {
+    pub(crate) fn parse(name: &str) -> Result<Format, String> {
         match name {
             "msr" | "csv" => Ok(Format::Msr),
             "blkparse" | "blktrace" => Ok(Format::Blkparse),
@@ -80,7 +80,7 @@ impl Format {
 
     /// The format of a trace whose first non-empty line is `line`: a comma-separated line is
     /// MSR's, one starting `MAJ,MIN ` blkparse's.
-    pub fn sniff(line: &str) -> Option<Format> {
+    pub(crate) fn sniff(line: &str) -> Option<Format> {
         let first = line.split_whitespace().next()?;
         if line.contains(',') && first.split(',').count() >= 6 {
             Some(Format::Msr)

@@ -14,12 +14,12 @@ use serde::{Deserialize, Serialize};
 /// u32; more than a minute only keeps a CPU spinning for nothing).
 const MAX_SQPOLL_IDLE_MS: u64 = 60_000;
 /// The submission thread's idle time when not given: the kernel's own default.
-pub const DEFAULT_SQPOLL_IDLE_MS: u32 = 1_000;
+pub(crate) const DEFAULT_SQPOLL_IDLE_MS: u32 = 1_000;
 
 /// `[io_uring]` as written.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct UringSpec {
+pub(crate) struct UringSpec {
     /// Polled completions (`IORING_SETUP_IOPOLL`, fio's `hipri`): O_DIRECT on a device with
     /// poll queues.
     pub poll: Option<bool>,
@@ -59,7 +59,7 @@ pub enum TaskRun {
 
 impl TaskRun {
     /// Parses `auto`, `defer`, `coop` or `plain`.
-    pub fn parse(s: &str) -> Result<TaskRun, String> {
+    pub(crate) fn parse(s: &str) -> Result<TaskRun, String> {
         match s {
             "auto" => Ok(TaskRun::Auto),
             "defer" => Ok(TaskRun::Defer),
@@ -72,7 +72,7 @@ impl TaskRun {
     }
 
     /// Its name in job files.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TaskRun::Auto => "auto",
             TaskRun::Defer => "defer",
@@ -122,7 +122,7 @@ impl Default for UringOptions {
 
 impl UringOptions {
     /// What differs from the defaults, for dry runs and descriptions (empty when nothing does).
-    pub fn describe(&self) -> Vec<String> {
+    pub(crate) fn describe(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.poll {
             out.push("polled completions (IOPOLL)".to_string());

@@ -34,13 +34,13 @@ pub struct BlockSample {
 }
 
 /// Where the block sample of the results at `results` goes.
-pub fn blocks_path(results: &Path) -> PathBuf {
+pub(crate) fn blocks_path(results: &Path) -> PathBuf {
     results.with_extension("blocks")
 }
 
 /// Creates the block-sample file at `path` and writes its header; with `append`, adds to the
 /// file an earlier step of the same sequence wrote.
-pub fn create(path: &Path, append: bool) -> Result<std::io::BufWriter<std::fs::File>> {
+pub(crate) fn create(path: &Path, append: bool) -> Result<std::io::BufWriter<std::fs::File>> {
     let file = super::file::open_beside(path, append, "block-sample")?;
     let empty = file.metadata().map_or(true, |m| m.len() == 0);
     let mut w = std::io::BufWriter::new(file);
@@ -51,7 +51,7 @@ pub fn create(path: &Path, append: bool) -> Result<std::io::BufWriter<std::fs::F
 }
 
 /// Appends `refs` to a block-sample file.
-pub fn append(w: &mut (impl Write + ?Sized), refs: &[BlockRef]) -> std::io::Result<()> {
+pub(crate) fn append(w: &mut (impl Write + ?Sized), refs: &[BlockRef]) -> std::io::Result<()> {
     for r in refs {
         w.write_all(&r.encode())?;
     }
@@ -62,7 +62,7 @@ pub fn append(w: &mut (impl Write + ?Sized), refs: &[BlockRef]) -> std::io::Resu
 /// is its threshold over its modulus, a block of at least a byte, and no more references in
 /// the file or dropped than the run made. A rate that is not one would give curves of
 /// nothing (cache-curve divides by it).
-pub fn check(s: &BlockSample) -> Result<(), String> {
+pub(crate) fn check(s: &BlockSample) -> Result<(), String> {
     let bad = |what: String| Err(format!("`block_sample`: {what}"));
     if s.modulus == 0 || s.threshold == 0 || s.threshold > s.modulus {
         return bad(format!(
@@ -95,7 +95,7 @@ pub fn check(s: &BlockSample) -> Result<(), String> {
 /// Every reference of the block-sample file at `path`, in time order (a cut-off last record,
 /// from a run that was killed, is left out). Read within the cap of block-sample files
 /// (`crate::input`), record by record.
-pub fn read(path: &Path) -> Result<Vec<BlockRef>> {
+pub(crate) fn read(path: &Path) -> Result<Vec<BlockRef>> {
     let mut input = crate::input::open(path, crate::input::Kind::BlockSample)?;
     let mut magic = [0u8; MAGIC.len()];
     let whole = read_full(&mut input, &mut magic).map_err(|e| input.refused(&e))?;

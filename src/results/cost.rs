@@ -67,7 +67,13 @@ pub struct PhaseCost {
 impl PhaseCost {
     /// The cost of a phase of `seconds` with `ios` I/Os by `io_threads` threads, whose counters
     /// are `threads`, the process's CPU over it being `cpu`.
-    pub fn of(seconds: f64, ios: u64, io_threads: usize, threads: Cost, cpu: &CpuPercent) -> Self {
+    pub(crate) fn of(
+        seconds: f64,
+        ios: u64,
+        io_threads: usize,
+        threads: Cost,
+        cpu: &CpuPercent,
+    ) -> Self {
         let per_io = |x: f64| if ios == 0 { 0.0 } else { x / ios as f64 };
         let thread_time_ns = io_threads as f64 * seconds * 1e9;
         PhaseCost {
@@ -97,7 +103,7 @@ impl PhaseCost {
 
     /// `self` and `other` together, as one phase of both lengths: counters add, figures per
     /// I/O and shares are those of the sum (a sequence's runs, one after another).
-    pub fn and(&self, other: &PhaseCost) -> PhaseCost {
+    pub(crate) fn and(&self, other: &PhaseCost) -> PhaseCost {
         let seconds = self.seconds + other.seconds;
         let mut threads = self.threads;
         threads.add(&other.threads);
@@ -131,8 +137,9 @@ impl PhaseCost {
         sum
     }
 
+    #[cfg(test)]
     /// The process's CPU as a percentage of one CPU.
-    pub fn process_cpu_pct(&self) -> f64 {
+    pub(crate) fn process_cpu_pct(&self) -> f64 {
         if self.seconds > 0.0 {
             self.process_cpu_s / self.seconds * 100.0
         } else {
@@ -144,7 +151,7 @@ impl PhaseCost {
 impl CostResult {
     /// The cost of `self`'s run and then `other`'s: each phase added, the longest collector
     /// lateness, what spins in either.
-    pub fn and(&self, other: &CostResult) -> CostResult {
+    pub(crate) fn and(&self, other: &CostResult) -> CostResult {
         let ramp = match (&self.ramp, &other.ramp) {
             (Some(a), Some(b)) => Some(a.and(b)),
             (a, b) => a.clone().or_else(|| b.clone()),

@@ -50,7 +50,7 @@ pub struct UnitCompression {
 impl DataResult {
     /// What `asked` achieved: `ratios` (compression, dedupe) of `sampled` of the `written`
     /// units.
-    pub fn new(
+    pub(crate) fn new(
         asked: DataReduction,
         ratios: Option<(f64, f64)>,
         written: u64,
@@ -71,7 +71,7 @@ impl DataResult {
 
     /// With the compression each unit and the stream achieved (`by_unit`: see
     /// [`crate::engine::reduce::achieved_by_unit`]).
-    pub fn with_units(mut self, by_unit: (Vec<(u64, f64)>, Option<f64>)) -> Self {
+    pub(crate) fn with_units(mut self, by_unit: (Vec<(u64, f64)>, Option<f64>)) -> Self {
         self.compress_by_unit = (by_unit.0.into_iter())
             .map(|(unit_bytes, compress_achieved)| UnitCompression {
                 unit_bytes,
@@ -83,7 +83,7 @@ impl DataResult {
     }
 
     /// `asked:1 asked, achieved:1 achieved` of a ratio, as every view shows it.
-    pub fn show(asked: f64, achieved: Option<f64>) -> String {
+    pub(crate) fn show(asked: f64, achieved: Option<f64>) -> String {
         match achieved {
             Some(a) => format!("{asked:.2}:1 asked, {a:.2}:1 achieved"),
             None => format!("{asked:.2}:1 asked, not measured (no write sampled)"),

@@ -38,7 +38,7 @@ pub struct Line {
 
 impl Line {
     /// `label      text`.
-    pub fn new(label: impl Into<String>, text: impl Into<String>) -> Line {
+    pub(crate) fn new(label: impl Into<String>, text: impl Into<String>) -> Line {
         Line {
             label: label.into(),
             text: text.into(),
@@ -49,7 +49,7 @@ impl Line {
 impl Description {
     /// The description of an ordinary job: its own description, then its caches, workers and
     /// their access, sequence, timing, engine and seed.
-    pub fn of_job(job: &Job) -> Description {
+    pub(crate) fn of_job(job: &Job) -> Description {
         let mut d = Description::default();
         if let Some(text) = &job.description {
             d.head.push(Line::new("job", text.trim()));
@@ -57,15 +57,10 @@ impl Description {
         d.body = job_body(job);
         d
     }
-
-    /// Adds `text` under `label` after the head.
-    pub fn head_line(&mut self, label: &str, text: impl Into<String>) {
-        self.head.push(Line::new(label, text));
-    }
 }
 
 /// Caches, workers and access, sequence, timing, engine and seed of `job`.
-pub fn job_body(job: &Job) -> Vec<Line> {
+pub(crate) fn job_body(job: &Job) -> Vec<Line> {
     let mut lines = Vec::new();
     for t in &job.targets {
         let Some(c) = &t.cache else { continue };
@@ -165,7 +160,7 @@ pub fn timing(job: &Job) -> String {
 }
 
 /// `io_uring, O_DIRECT (no page cache)`.
-pub fn engine(job: &Job) -> String {
+pub(crate) fn engine(job: &Job) -> String {
     let engine = match job.engine {
         EngineKind::IoUring => "io_uring",
         EngineKind::Psync => "psync (one I/O at a time)",

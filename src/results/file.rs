@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Loads a results file: read within the cap of results files (`crate::input`), its
 /// numbers scanned and its schema version checked before it is read as results, then checked
-/// ([`super::validate`]). A file that cannot be read, is not a results file this storlab
+/// (`super::validate`). A file that cannot be read, is not a results file this storlab
 /// reads, or holds what no run writes is the user's input error ([`crate::Usage`], exit 2).
 pub fn load(path: &Path) -> Result<RunResult> {
     read(path).map_err(|e| crate::Usage(format!("{e:#}")).into())
@@ -72,13 +72,13 @@ fn read(path: &Path) -> Result<RunResult> {
 
 /// The results as pretty JSON (a series read from its file inlined as the results file
 /// inlines it).
-pub fn to_string(result: &RunResult) -> Result<String> {
+pub(crate) fn to_string(result: &RunResult) -> Result<String> {
     Ok(serde_json::to_string_pretty(result)?)
 }
 
 /// Writes `result` atomically: to a new, randomly named file beside it, synced, then renamed
 /// over `path` (a link there is replaced, never written through).
-pub fn save(path: &Path, result: &RunResult) -> Result<()> {
+pub(crate) fn save(path: &Path, result: &RunResult) -> Result<()> {
     create_directory(path)?;
     let fail = |e: std::io::Error| files::cannot_write("the results file", path, &e);
     let new = NewFile::create(path).map_err(fail)?;
@@ -120,7 +120,7 @@ fn create_directory(path: &Path) -> Result<Vec<PathBuf>> {
 /// Creates `path` (its directory created) to write `what` into as the run goes; with
 /// `append`, opens again the file an earlier run of the same sequence created there, refused
 /// unless it is still that very file.
-pub fn open_beside(path: &Path, append: bool, what: &str) -> Result<std::fs::File> {
+pub(crate) fn open_beside(path: &Path, append: bool, what: &str) -> Result<std::fs::File> {
     create_directory(path)?;
     let opened = if append {
         files::reopen_created(path, Reopen::Append)
@@ -168,7 +168,7 @@ pub(crate) fn mark_unwritten(path: &Path, why: &str) -> bool {
 }
 
 /// Where the lock of the results at `results` is: `RUN.json.lock` for `RUN.json`.
-pub fn lock_path(results: &Path) -> PathBuf {
+pub(crate) fn lock_path(results: &Path) -> PathBuf {
     results.with_extension("json.lock")
 }
 
@@ -229,7 +229,7 @@ impl Drop for ResultsLock {
 }
 
 /// The NDJSON time-series path for a results path: `run.json` → `run.ndjson`.
-pub fn timeseries_path(results: &Path) -> PathBuf {
+pub(crate) fn timeseries_path(results: &Path) -> PathBuf {
     results.with_extension("ndjson")
 }
 

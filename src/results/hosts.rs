@@ -2,9 +2,12 @@
 //! whole run (`classes`, `totals` and `timeseries` of the results file are every rank's,
 //! merged exactly).
 
-use super::{DeviceResult, RunResult};
+use super::DeviceResult;
+#[cfg(any(feature = "mpi", test))]
+use super::RunResult;
 use crate::stats::host::CpuPercent;
 use crate::stats::summary::ClassSummary;
+#[cfg(any(feature = "mpi", test))]
 use crate::stats::timeseries::{IntervalPhase, IntervalRecord};
 use serde::{Deserialize, Serialize};
 
@@ -77,8 +80,9 @@ pub struct HostInterval {
 }
 
 impl HostInterval {
+    #[cfg(any(feature = "mpi", test))]
     /// The brief of `rec`.
-    pub fn of(rec: &IntervalRecord) -> HostInterval {
+    pub(crate) fn of(rec: &IntervalRecord) -> HostInterval {
         HostInterval {
             index: rec.index,
             ramp: rec.phase == IntervalPhase::Ramp,
@@ -104,8 +108,9 @@ pub struct ClockCheck {
 }
 
 impl HostResult {
+    #[cfg(any(feature = "mpi", test))]
     /// Rank `rank`'s entry: from its results, or why they never arrived (`Err`).
-    pub fn of(
+    pub(crate) fn of(
         rank: usize,
         host: &str,
         results_path: String,
@@ -145,7 +150,7 @@ impl HostResult {
     /// How far its clock certainly moved against rank 0's during the run, ns: the largest
     /// difference between a check's offset and the offset measured before the start, less
     /// both their uncertainties (0: no checks, or every check within them).
-    pub fn clock_drift_ns(&self) -> u64 {
+    pub(crate) fn clock_drift_ns(&self) -> u64 {
         (self.clock_checks.iter())
             .map(|c| {
                 let moved = c.offset_ns.abs_diff(self.clock_offset_ns);
@@ -159,7 +164,8 @@ impl HostResult {
 /// The workloads' own sections of every rank's results (`ranks`, rank 0's first) merged into
 /// `out`, the root's: a file-system workload's runs, operations and mdtest phases (see
 /// `workloads::fs::section::merged`).
-pub fn merge_sections(out: &mut RunResult, ranks: &[&RunResult]) {
+#[cfg(any(feature = "mpi", test))]
+pub(crate) fn merge_sections(out: &mut RunResult, ranks: &[&RunResult]) {
     let fs: Vec<&crate::workloads::fs::section::FsResult> =
         ranks.iter().filter_map(|r| r.fs.as_ref()).collect();
     if fs.len() == ranks.len() {

@@ -4,34 +4,34 @@
 //!
 //! - this module: the top level of a results file and its per-class, per-worker, per-target
 //!   and per-device parts;
-//! - [`steps`]: the parts of step sequences (a workload's own section is in its room:
+//! - `steps`: the parts of step sequences (a workload's own section is in its room:
 //!   `crate::workloads::exchange::section`, `crate::workloads::users::section`);
 //! - [`description`]: what ran, as the dry run, the summaries and the HTML header say it;
-//! - [`verdict`]: threshold rules judged against measured values (PASS/FAIL);
+//! - `verdict`: threshold rules judged against measured values (PASS/FAIL);
 //! - [`mod@file`]: loading (with the schema-version check) and the atomic write;
-//! - [`timeseries`]: the NDJSON time series beside every results file, read back;
-//! - [`recovery`]: results rebuilt from the time series of a run that did not finish;
-//! - [`validate`]: what load refuses (numbers beyond any figure, indexes out of range);
-//! - [`progress`]: what a run tells whoever shows progress while its results are produced.
+//! - `timeseries`: the NDJSON time series beside every results file, read back;
+//! - `recovery`: results rebuilt from the time series of a run that did not finish;
+//! - `validate`: what load refuses (numbers beyond any figure, indexes out of range);
+//! - `progress`: what a run tells whoever shows progress while its results are produced.
 //!
 //! Units are in field names; every type rejects unknown fields, so a file is never
 //! half-read. The versioning policy is in docs/results-format.md.
 
-pub mod blocks;
-pub mod cost;
-pub mod data;
+pub(crate) mod blocks;
+pub(crate) mod cost;
+pub(crate) mod data;
 pub mod description;
 pub mod file;
-pub mod hosts;
-pub mod pagecache;
-pub mod progress;
-pub mod recovery;
+pub(crate) mod hosts;
+pub(crate) mod pagecache;
+pub(crate) mod progress;
+pub(crate) mod recovery;
 pub mod schema;
-pub mod steps;
-pub mod timeseries;
-pub mod uring;
-pub mod validate;
-pub mod verdict;
+pub(crate) mod steps;
+pub(crate) mod timeseries;
+pub(crate) mod uring;
+pub(crate) mod validate;
+pub(crate) mod verdict;
 
 use crate::job::Job;
 use crate::stats::errors::ErrorDetail;
@@ -76,12 +76,12 @@ pub enum Interrupted {
 
 impl Interrupted {
     /// Whether the run stopped before its end (or has not finished).
-    pub fn stopped_early(&self) -> bool {
+    pub(crate) fn stopped_early(&self) -> bool {
         !matches!(self, Interrupted::No)
     }
 
     /// Why it stopped early.
-    pub fn reason(&self) -> Option<&str> {
+    pub(crate) fn reason(&self) -> Option<&str> {
         match self {
             Interrupted::No => None,
             Interrupted::Yes(why) | Interrupted::Unwritten(why) => Some(why),
@@ -90,24 +90,24 @@ impl Interrupted {
     }
 
     /// Why a failure (not a signal or a limit) stopped the run: `failed: ` then the reason.
-    pub fn failure(why: &str) -> Interrupted {
+    pub(crate) fn failure(why: &str) -> Interrupted {
         Interrupted::Yes(format!("{FAILED}{why}"))
     }
 
     /// Whether a failure stopped the run ([`Interrupted::failure`]).
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         matches!(self, Interrupted::Yes(why) if why.starts_with(FAILED))
     }
 
     /// The mark of a file written before the workers started whose run's results could not be
     /// written, `why` ("cannot write the results file r.json: no space left on device").
-    pub fn unwritten(why: &str) -> Interrupted {
+    pub(crate) fn unwritten(why: &str) -> Interrupted {
         Interrupted::Unwritten(format!("{UNWRITTEN}{why}"))
     }
 
     /// Whether this is a file written before the workers started, never replaced by the run's
     /// results: its measurements are in the time series beside it.
-    pub fn unfinished(&self) -> bool {
+    pub(crate) fn unfinished(&self) -> bool {
         matches!(self, Interrupted::Unfinished | Interrupted::Unwritten(_))
     }
 }
@@ -397,7 +397,7 @@ pub struct PhaseRecord {
 
 impl PhaseRecord {
     /// A phase that never started.
-    pub fn not_started(name: Phase) -> PhaseRecord {
+    pub(crate) fn not_started(name: Phase) -> PhaseRecord {
         PhaseRecord {
             name,
             state: PhaseState::NotStarted,
@@ -453,7 +453,7 @@ pub enum StepRun {
 
 impl Phase {
     /// Run `run` of step `index`.
-    pub fn step(index: usize, run: StepRun) -> Phase {
+    pub(crate) fn step(index: usize, run: StepRun) -> Phase {
         Phase::Step { index, run }
     }
 }
@@ -566,7 +566,7 @@ impl std::fmt::Display for PhaseState {
 
 impl PhaseState {
     /// `Completed` when `done`, else `Interrupted`.
-    pub fn of(done: bool) -> PhaseState {
+    pub(crate) fn of(done: bool) -> PhaseState {
         if done {
             PhaseState::Completed
         } else {
@@ -642,7 +642,7 @@ pub struct DirCounts {
 
 impl DirCounts {
     /// Adds `other`'s counts.
-    pub fn add(&mut self, other: &DirCounts) {
+    pub(crate) fn add(&mut self, other: &DirCounts) {
         self.read += other.read;
         self.write += other.write;
         self.flush += other.flush;
@@ -674,7 +674,7 @@ pub struct ClassResult {
 
 impl ClassResult {
     /// The figures without the durability note.
-    pub fn summary(&self) -> ClassSummary {
+    pub(crate) fn summary(&self) -> ClassSummary {
         ClassSummary {
             read: self.read.clone(),
             write: self.write.clone(),

@@ -24,7 +24,7 @@ pub struct PageCache {
 impl PageCache {
     /// The cache it had: the page cache held at the end under a limit, else the limit
     /// (`None` without a memory limit).
-    pub fn cache_bytes(&self) -> Option<u64> {
+    pub(crate) fn cache_bytes(&self) -> Option<u64> {
         self.memcg_limit_bytes?;
         self.cached_bytes.or(self.memcg_limit_bytes)
     }

@@ -8,7 +8,7 @@ use super::steps::StepResult;
 use crate::stats::timeseries::{IntervalGrid, IntervalRecord};
 
 /// What the run tells whoever shows progress. Every method has a silent default.
-pub trait Observer {
+pub(crate) trait Observer {
     /// A phase starts.
     fn phase(&mut self, _phase: Phase) {}
     /// Preparation of `target` has written `done` of `total` bytes.
@@ -32,7 +32,7 @@ pub trait Observer {
 /// A verdict rule on the rate of some classes, as a progress display follows it while the run
 /// goes: the rule's own name and threshold, so that "on target" there means the rule passes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RateWatch {
+pub(crate) struct RateWatch {
     /// The rule's name, as the verdict names it.
     pub rule: String,
     /// The rate asked for, IOPS.
@@ -45,7 +45,7 @@ pub struct RateWatch {
 
 impl RateWatch {
     /// The rate of the watched classes in interval `r`: their reads and writes a second.
-    pub fn iops_in(&self, r: &IntervalRecord) -> f64 {
+    pub(crate) fn iops_in(&self, r: &IntervalRecord) -> f64 {
         (self.classes.iter())
             .filter_map(|c| r.classes.get(c))
             .map(|c| c.read.iops + c.write.iops)
@@ -55,6 +55,6 @@ impl RateWatch {
 
 /// A silent observer.
 #[cfg(test)]
-pub struct Quiet;
+pub(crate) struct Quiet;
 #[cfg(test)]
 impl Observer for Quiet {}

@@ -33,7 +33,7 @@ pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion {
 
 impl SchemaVersion {
     /// Whether a storlab writing `self` reads a file of version `file`.
-    pub fn reads(self, file: SchemaVersion) -> bool {
+    pub(crate) fn reads(self, file: SchemaVersion) -> bool {
         file.major == self.major && file.minor <= self.minor
     }
 }

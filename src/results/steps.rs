@@ -92,7 +92,7 @@ pub struct SteadyResult {
 
 impl SteadyResult {
     /// Each round's value of what the window judged (`metric`).
-    pub fn judged(&self) -> &[f64] {
+    pub(crate) fn judged(&self) -> &[f64] {
         if self.metric.is_iops() {
             &self.rounds_iops
         } else {
@@ -101,7 +101,7 @@ impl SteadyResult {
     }
 
     /// What views add after "steady": nothing for IOPS, ` (mean latency)` otherwise.
-    pub fn metric_note(&self) -> String {
+    pub(crate) fn metric_note(&self) -> String {
         if self.metric.is_iops() {
             String::new()
         } else {

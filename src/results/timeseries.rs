@@ -23,13 +23,13 @@ const SNIFF_BYTES: u64 = 1 << 20;
 
 /// Longest line of a time series, bytes: an interval's record is a few KiB, or a few MiB for
 /// a run over many hosts with thousands of classes (each with its histograms).
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// An NDJSON time series read back whole (in tests: storlab reads series one record at a
 /// time).
 #[cfg(test)]
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimeSeries {
+pub(crate) struct TimeSeries {
     /// Every complete record, in file order.
     pub records: Vec<IntervalRecord>,
     /// The last line was cut off (the run was killed while writing it) and left out.
@@ -39,7 +39,7 @@ pub struct TimeSeries {
 /// Whether `path` holds an NDJSON time series rather than a results file: its name ends in
 /// `.ndjson`, or its first line is an interval record (a results file's first line is `{`).
 /// A file that cannot be read as an input file (missing, a FIFO, too large) is not one.
-pub fn is_timeseries(path: &Path) -> bool {
+pub(crate) fn is_timeseries(path: &Path) -> bool {
     if path.extension().is_some_and(|e| e == "ndjson") {
         return true;
     }
@@ -153,7 +153,7 @@ impl<R: BufRead> Records<R> {
 
 /// Parses NDJSON text (see [`Records`]).
 #[cfg(test)]
-pub fn parse(text: &[u8], name: &str) -> Result<TimeSeries> {
+pub(crate) fn parse(text: &[u8], name: &str) -> Result<TimeSeries> {
     Records::new(text, name).collect()
 }
 
@@ -166,13 +166,13 @@ fn open(path: &Path) -> Result<Records<impl BufRead>, input::Refused> {
 
 /// Reads the NDJSON time series at `path`, within the cap of time series.
 #[cfg(test)]
-pub fn read(path: &Path) -> Result<TimeSeries> {
+pub(crate) fn read(path: &Path) -> Result<TimeSeries> {
     open(path)?.collect()
 }
 
 /// Reads the NDJSON time series at `path` one record at a time, within the cap of time series,
 /// handing each to `each`: whether its last line was cut off (and left out).
-pub fn read_each(path: &Path, mut each: impl FnMut(IntervalRecord)) -> Result<bool> {
+pub(crate) fn read_each(path: &Path, mut each: impl FnMut(IntervalRecord)) -> Result<bool> {
     let mut lines = open(path)?;
     while let Some(record) = lines.next_record()? {
         each(record);
@@ -199,7 +199,7 @@ pub struct Series {
 
 /// Why a series could not be read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unread {
+pub(crate) struct Unread {
     /// Its file is not there (a results file moved without it).
     pub missing: bool,
     /// What went wrong, with the file and the line (`the time series r.ndjson is missing`,
@@ -209,7 +209,7 @@ pub struct Unread {
 
 /// A series made short enough to chart (see [`Series::downsampled`]).
 #[derive(Debug, Clone, Default)]
-pub struct Charted {
+pub(crate) struct Charted {
     /// The points: intervals, or consecutive intervals of a run and phase merged.
     pub points: Vec<IntervalRecord>,
     /// The intervals read.
@@ -222,7 +222,7 @@ pub struct Charted {
 
 impl Series {
     /// A series of the records held.
-    pub fn held(records: Vec<IntervalRecord>) -> Series {
+    pub(crate) fn held(records: Vec<IntervalRecord>) -> Series {
         Series {
             held: records,
             file: None,
@@ -230,7 +230,7 @@ impl Series {
     }
 
     /// The series of the NDJSON time series at `path`, read when needed.
-    pub fn of_file(path: PathBuf) -> Series {
+    pub(crate) fn of_file(path: PathBuf) -> Series {
         Series {
             held: Vec::new(),
             file: Some(path),
@@ -238,14 +238,14 @@ impl Series {
     }
 
     /// Whether there is no series: no record held and no file to read.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.held.is_empty() && self.file.is_none()
     }
 
     /// Calls `each` with every record, in order: those held, or each read from the file (a
     /// last line cut off is left out). The number of records; an error when the file cannot
     /// be read (after the records before the problem).
-    pub fn each(&self, mut each: impl FnMut(&IntervalRecord)) -> Result<u64, Unread> {
+    pub(crate) fn each(&self, mut each: impl FnMut(&IntervalRecord)) -> Result<u64, Unread> {
         let Some(path) = self.file.as_ref().filter(|_| self.held.is_empty()) else {
             self.held.iter().for_each(&mut each);
             return Ok(self.held.len() as u64);
@@ -278,7 +278,7 @@ impl Series {
     /// The series at most about `limit` points long (at most twice that, see
     /// [`crate::stats::downsample`]), read in one pass in constant memory: consecutive
     /// intervals of a run and phase merged into one point when there are more.
-    pub fn downsampled(&self, limit: usize) -> Charted {
+    pub(crate) fn downsampled(&self, limit: usize) -> Charted {
         let mut points = Downsampled::new(limit);
         let unread = self.each(|r| points.push(r.clone())).err();
         Charted {
@@ -291,7 +291,7 @@ impl Series {
 
     /// Every record readable, in memory at once: those held, or those of the file up to a
     /// problem. For exports of every interval, whose output holds them all anyway.
-    pub fn records(&self) -> std::borrow::Cow<'_, [IntervalRecord]> {
+    pub(crate) fn records(&self) -> std::borrow::Cow<'_, [IntervalRecord]> {
         if !self.held.is_empty() || self.file.is_none() {
             return std::borrow::Cow::Borrowed(&self.held);
         }
@@ -300,10 +300,11 @@ impl Series {
         std::borrow::Cow::Owned(records)
     }
 
+    #[cfg(any(feature = "mpi", test))]
     /// The records when there are at most `limit` of them (and the file, if they are read
     /// from one, can be read: a last line cut off is left out); else none. Holds at most
     /// `limit` records.
-    pub fn within(&self, limit: usize) -> Vec<IntervalRecord> {
+    pub(crate) fn within(&self, limit: usize) -> Vec<IntervalRecord> {
         if !self.held.is_empty() {
             return match self.held.len() <= limit {
                 true => self.held.clone(),

@@ -33,7 +33,7 @@ pub struct PathNotUsed {
 impl UringPaths {
     /// Adds one worker's ring: the paths it `used`, those it did not with why, and its polling
     /// thread's CPU time (ns).
-    pub fn merge(
+    pub(crate) fn merge(
         &mut self,
         used: &[&str],
         not_used: &[(&str, String)],
@@ -62,7 +62,7 @@ impl UringPaths {
 
     /// One line for terminals and reports: "defer_taskrun, single_issuer, ...; not used: iopoll
     /// (why)".
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let mut s = self.used.join(", ");
         for n in &self.not_used {
             s.push_str(&format!("; not {}: {}", n.path, n.why));

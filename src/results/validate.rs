@@ -21,12 +21,12 @@ use std::fmt;
 /// The largest magnitude of a number in a results file or a time series. A latency in
 /// nanoseconds, a rate or a count of bytes is below 2^64 (1.8e19); 1e30 leaves room for any
 /// figure while keeping every sum, product and square of figures finite.
-pub const MAX_FIGURE: f64 = 1e30;
+pub(crate) const MAX_FIGURE: f64 = 1e30;
 
 /// Scans the JSON `text` without building it: every number is at most [`MAX_FIGURE`] in
 /// magnitude. Returns the top-level `schema_version` as written, when there is one. Errors
 /// name the number's place (`timeseries[3].total.read.latency_mean_ns`).
-pub fn scan(text: &str) -> Result<Option<serde_json::Value>, String> {
+pub(crate) fn scan(text: &str) -> Result<Option<serde_json::Value>, String> {
     let path = RefCell::new(Vec::new());
     let version = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
@@ -163,7 +163,7 @@ impl<'de> Visitor<'de> for Node<'_> {
 }
 
 /// Scans one JSON value of a time series' line (see [`scan`]), skipping nothing.
-pub fn scan_record(line: &[u8]) -> Result<(), String> {
+pub(crate) fn scan_record(line: &[u8]) -> Result<(), String> {
     let path = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_slice(line);
     let node = Node {
@@ -178,7 +178,7 @@ pub fn scan_record(line: &[u8]) -> Result<(), String> {
 
 /// Checks what a results file says of itself (see the module's documentation); the error
 /// says what is wrong and where.
-pub fn check(r: &RunResult) -> Result<(), String> {
+pub(crate) fn check(r: &RunResult) -> Result<(), String> {
     check_job(&r.job)?;
     if let Some(s) = &r.block_sample {
         super::blocks::check(s)?;
@@ -198,7 +198,7 @@ pub fn check(r: &RunResult) -> Result<(), String> {
 /// Refuses, before it runs, a job whose results file [`check`] or [`scan`] would refuse on
 /// load: the one validator, for what a run writes and what `storlab report` reads. The error
 /// names the job's value (`workers[0].access[0].distribution.zipf.theta is 1e31`).
-pub fn runnable(job: &crate::job::Job) -> Result<(), String> {
+pub(crate) fn runnable(job: &crate::job::Job) -> Result<(), String> {
     let value = serde_json::to_value(job).map_err(|e| e.to_string())?;
     let path = RefCell::new(Vec::new());
     let node = Node {

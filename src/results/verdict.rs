@@ -14,15 +14,15 @@ use super::cost::CostResult;
 use serde::{Deserialize, Serialize};
 
 /// The rule on failed I/Os (threshold 0): any error fails a verdict.
-pub const IO_ERRORS: &str = "I/O errors";
+pub(crate) const IO_ERRORS: &str = "I/O errors";
 /// The rule on data verification errors (threshold 0).
-pub const VERIFY_ERRORS: &str = "data verification errors";
+pub(crate) const VERIFY_ERRORS: &str = "data verification errors";
 /// The rule of a verifying run whose final read-back was cut short: blocks written and never
 /// read back.
-pub const NOT_READ_BACK: &str = "written blocks the read-back did not check";
+pub(crate) const NOT_READ_BACK: &str = "written blocks the read-back did not check";
 /// The rule of a judged run that a failure stopped (a worker's fatal error): what it did not
 /// run was never shown to pass. The run's exit code is still 1 (it failed), not 3.
-pub const RUN_FAILED: &str = "failures that stopped the run";
+pub(crate) const RUN_FAILED: &str = "failures that stopped the run";
 
 /// How a measured value is compared with its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -69,17 +69,11 @@ pub struct Rule {
 /// Samples a mean or a maximum latency needs before a rule judges it: with fewer, one slow or
 /// fast I/O decides the rule (with 20, the mean's standard error is under a quarter of the
 /// latencies' own spread).
-pub const MIN_LATENCY_SAMPLES: u64 = 20;
-
-/// Samples a percentile `pct` needs: [`MIN_LATENCY_SAMPLES`] above it (a p99 needs 2,000).
-pub fn min_percentile_samples(pct: f64) -> u64 {
-    let above = (1.0 - pct / 100.0).max(1e-6);
-    ((MIN_LATENCY_SAMPLES as f64 / above).ceil() as u64).max(MIN_LATENCY_SAMPLES)
-}
+pub(crate) const MIN_LATENCY_SAMPLES: u64 = 20;
 
 /// The I/Os a rate rule needs to have been due in the measured time before it judges the
 /// rate: with fewer, one I/O at either edge of the window is several percent of it.
-pub const MIN_RATE_SAMPLES: u64 = 20;
+pub(crate) const MIN_RATE_SAMPLES: u64 = 20;
 
 /// What a rule that a host can bend measures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -105,7 +99,7 @@ pub enum Measure {
 /// which wait in the same run queues as storlab's. Seen beside eight CPU hogs: storlab's
 /// threads waited 4.2 ms on average once ready, and O_DSYNC log writes on ext4 that take
 /// 1.5 ms on a quiet host took 16.9 ms, 3.6 such waits more.
-pub const WAITS_PER_IO: f64 = 4.0;
+pub(crate) const WAITS_PER_IO: f64 = 4.0;
 
 /// The share of their time storlab's I/O threads may wait for a CPU before every latency and
 /// rate they measured is the host's as much as the storage's, percent: beyond it a thread
@@ -117,13 +111,13 @@ pub const WAITS_PER_IO: f64 = 4.0;
 /// throttled device's 900 ms against 20 ms, 38 IOPS against 380, at 10.7 %) still fails. A quiet
 /// host stays under 1 %; beside eight CPU hogs on a 2-CPU machine the Exchange validation's
 /// threads waited 12-17 % of their time.
-pub const STARVED_PCT: f64 = 10.0;
+pub(crate) const STARVED_PCT: f64 = 10.0;
 
 /// The host's own delays to storlab's I/O threads over a measured time, from its cost
 /// ([`CostResult`]): what a failed rule is weighed against (docs/methodology.md, "When the
 /// host is the limit").
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct HostDelay {
+pub(crate) struct HostDelay {
     /// The mean wait for a CPU of an I/O thread that became ready to run (the larger of its
     /// run-queue wait per time slice and the mean lateness of its timed sleeps), ns: what
     /// the mean latency of an I/O may include (the thread that reaps it waits that long).
@@ -141,7 +135,7 @@ pub struct HostDelay {
 
 impl HostDelay {
     /// The delays of the measured time of a run whose cost is `cost`.
-    pub fn of(cost: &CostResult) -> HostDelay {
+    pub(crate) fn of(cost: &CostResult) -> HostDelay {
         let m = &cost.measure;
         HostDelay {
             // Two measures of one thing: the kernel's run-queue wait per time slice, and how
@@ -159,7 +153,7 @@ impl HostDelay {
 
     /// Why rule `r`, which failed, may be the host's doing: `None` when its miss is larger
     /// than the host's delays could make it (or it is not a rule a host bends).
-    pub fn excuses(&self, r: &Rule) -> Option<String> {
+    pub(crate) fn excuses(&self, r: &Rule) -> Option<String> {
         let measure = r.measures?;
         if r.pass || r.is_integrity() || !r.measured.is_finite() || r.not_measured.is_some() {
             return None;
@@ -263,12 +257,12 @@ fn unit_ns(unit: &str) -> Option<f64> {
 impl Rule {
     /// Whether this is a rule on errors (I/O or verification): such a failure is definitive
     /// even for a run that stopped early.
-    pub fn is_integrity(&self) -> bool {
+    pub(crate) fn is_integrity(&self) -> bool {
         self.rule == IO_ERRORS || self.rule == VERIFY_ERRORS
     }
 
     /// Judges `measured` against `threshold`.
-    pub fn judge(
+    pub(crate) fn judge(
         rule: impl Into<String>,
         measured: f64,
         comparison: Comparison,
@@ -294,7 +288,7 @@ impl Rule {
 
     /// The rule, not measured when its statistic rests on `seen` samples (`what`: `reads`,
     /// `log writes`...) and it needs `needed`: then it neither passes nor fails.
-    pub fn sampled(mut self, seen: u64, needed: u64, what: &str) -> Rule {
+    pub(crate) fn sampled(mut self, seen: u64, needed: u64, what: &str) -> Rule {
         if seen < needed {
             self.pass = false;
             self.not_measured = Some(format!(
@@ -307,13 +301,13 @@ impl Rule {
     }
 
     /// Whether the run measured enough to judge it.
-    pub fn measured(&self) -> bool {
+    pub(crate) fn measured(&self) -> bool {
         self.not_measured.is_none()
     }
 
     /// The rule, marked as judging `what` (a latency's statistic or a rate): a failure can
     /// then be weighed against the host's delays.
-    pub fn measuring(mut self, what: Measure) -> Rule {
+    pub(crate) fn measuring(mut self, what: Measure) -> Rule {
         self.measures = Some(what);
         self
     }
@@ -347,13 +341,13 @@ pub struct Verdict {
 impl Verdict {
     /// The verdict of `rules` as they are (FAIL when there is none: nothing was shown to
     /// pass).
-    pub fn of(rules: Vec<Rule>) -> Verdict {
+    pub(crate) fn of(rules: Vec<Rule>) -> Verdict {
         Verdict::weighed(rules, None)
     }
 
     /// The verdict of `rules`, each failed rule weighed against the host's delays of the
     /// run whose cost is `cost` (none: judged as they are).
-    pub fn weighed(mut rules: Vec<Rule>, cost: Option<&CostResult>) -> Verdict {
+    pub(crate) fn weighed(mut rules: Vec<Rule>, cost: Option<&CostResult>) -> Verdict {
         if let Some(host) = cost.map(HostDelay::of) {
             for r in &mut rules {
                 r.inconclusive = host.excuses(r);
@@ -383,19 +377,19 @@ impl Verdict {
 
     /// Whether the verdict is INCONCLUSIVE: no rule failed that the host's delays could not
     /// account for.
-    pub fn inconclusive(&self) -> bool {
+    pub(crate) fn inconclusive(&self) -> bool {
         self.result == INCONCLUSIVE
     }
 
     /// Whether the verdict is NOT MEASURED: no rule failed, but some had too few samples to
     /// judge.
-    pub fn not_measured(&self) -> bool {
+    pub(crate) fn not_measured(&self) -> bool {
         self.result == NOT_MEASURED
     }
 
     /// The rules that did not pass, by name; one the host may have failed, and one not
     /// measured, are marked so (what the tables of trials and hosts list).
-    pub fn failed_rules(&self) -> Vec<String> {
+    pub(crate) fn failed_rules(&self) -> Vec<String> {
         (self.rules.iter())
             .filter(|r| !r.pass)
             .map(|r| {
@@ -412,7 +406,7 @@ impl Verdict {
 
     /// What an INCONCLUSIVE or NOT MEASURED verdict means and what to do, as every view says
     /// it (`None` for a PASS or a FAIL).
-    pub fn note(&self) -> Option<String> {
+    pub(crate) fn note(&self) -> Option<String> {
         if self.inconclusive() {
             return Some("INCONCLUSIVE: every rule that failed missed by less than the host's own delays to storlab's I/O threads (their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string());
         }
@@ -427,9 +421,9 @@ impl Verdict {
 }
 
 /// The result of a verdict whose every failed rule may be the host's doing.
-pub const INCONCLUSIVE: &str = "INCONCLUSIVE";
+pub(crate) const INCONCLUSIVE: &str = "INCONCLUSIVE";
 /// The result of a verdict that no rule failed but some rule had too few samples to judge.
-pub const NOT_MEASURED: &str = "NOT MEASURED";
+pub(crate) const NOT_MEASURED: &str = "NOT MEASURED";
 
 #[cfg(test)]
 mod tests {

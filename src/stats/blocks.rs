@@ -4,15 +4,15 @@
 //! sort by time to get the run's order).
 
 /// The first bytes of a block-sample file (format version 1).
-pub const MAGIC: &[u8; 8] = b"STLBLKS1";
+pub(crate) const MAGIC: &[u8; 8] = b"STLBLKS1";
 /// Bytes of one encoded reference.
-pub const RECORD_BYTES: usize = 24;
+pub(crate) const RECORD_BYTES: usize = 24;
 
 /// `flags` bit: the I/O was a write.
-pub const WRITE: u8 = 1;
+pub(crate) const WRITE: u8 = 1;
 /// `flags` bit: the I/O began where the previous I/O on its target (from the same worker)
 /// ended.
-pub const SEQUENTIAL: u8 = 2;
+pub(crate) const SEQUENTIAL: u8 = 2;
 
 /// One sampled reference to a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,7 +32,7 @@ pub struct BlockRef {
 impl BlockRef {
     /// The record's bytes: t_ns (u64), block (u64), target (u16), class (u16), flags (u8),
     /// three zero bytes.
-    pub fn encode(&self) -> [u8; RECORD_BYTES] {
+    pub(crate) fn encode(&self) -> [u8; RECORD_BYTES] {
         let mut b = [0u8; RECORD_BYTES];
         b[0..8].copy_from_slice(&self.t_ns.to_le_bytes());
         b[8..16].copy_from_slice(&self.block.to_le_bytes());
@@ -43,7 +43,7 @@ impl BlockRef {
     }
 
     /// The reference a record holds.
-    pub fn decode(b: &[u8; RECORD_BYTES]) -> Self {
+    pub(crate) fn decode(b: &[u8; RECORD_BYTES]) -> Self {
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
         let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         BlockRef {
@@ -55,13 +55,14 @@ impl BlockRef {
         }
     }
 
+    #[cfg(test)]
     /// Whether its I/O was a write.
-    pub fn is_write(&self) -> bool {
+    pub(crate) fn is_write(&self) -> bool {
         self.flags & WRITE != 0
     }
 
     /// Whether its I/O continued the previous one on its target.
-    pub fn is_sequential(&self) -> bool {
+    pub(crate) fn is_sequential(&self) -> bool {
         self.flags & SEQUENTIAL != 0
     }
 }

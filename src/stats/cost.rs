@@ -37,7 +37,7 @@ pub struct Cost {
 
 impl Cost {
     /// Adds `other` into `self` (the maximum is the larger).
-    pub fn add(&mut self, other: &Cost) {
+    pub(crate) fn add(&mut self, other: &Cost) {
         self.cpu_ns += other.cpu_ns;
         self.run_queue_wait_ns += other.run_queue_wait_ns;
         self.timeslices += other.timeslices;
@@ -51,19 +51,19 @@ impl Cost {
 
     /// Records a sleep that ran to its deadline and woke `late_ns` after it.
     #[inline]
-    pub fn woke_late(&mut self, late_ns: u64) {
+    pub(crate) fn woke_late(&mut self, late_ns: u64) {
         self.timed_wakes += 1;
         self.wake_lateness_ns += late_ns;
         self.wake_lateness_max_ns = self.wake_lateness_max_ns.max(late_ns);
     }
 
     /// Context switches of both kinds.
-    pub fn switches(&self) -> u64 {
+    pub(crate) fn switches(&self) -> u64 {
         self.voluntary_switches + self.involuntary_switches
     }
 
     /// The mean wait for a CPU of a thread that became ready to run, ns (0 without a slice).
-    pub fn mean_run_queue_wait_ns(&self) -> f64 {
+    pub(crate) fn mean_run_queue_wait_ns(&self) -> f64 {
         if self.timeslices == 0 {
             0.0
         } else {
@@ -75,7 +75,7 @@ impl Cost {
 /// The cumulative counters of one thread, as the kernel keeps them: what a thread reads at
 /// each interval's end, the difference of two readings being the interval's [`Cost`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThreadCounters {
+pub(crate) struct ThreadCounters {
     /// `/proc/thread-self/schedstat`: time on a CPU, ns.
     pub cpu_ns: u64,
     /// Time waiting in the run queue, ns.
@@ -90,13 +90,13 @@ pub struct ThreadCounters {
 
 impl ThreadCounters {
     /// Reads the three numbers of a schedstat file (`cpu wait slices`).
-    pub fn parse_schedstat(text: &str) -> Option<(u64, u64, u64)> {
+    pub(crate) fn parse_schedstat(text: &str) -> Option<(u64, u64, u64)> {
         let mut it = text.split_ascii_whitespace().map(|w| w.parse::<u64>().ok());
         Some((it.next()??, it.next()??, it.next()??))
     }
 
     /// Reads the two context-switch counts of a status file.
-    pub fn parse_status(text: &str) -> Option<(u64, u64)> {
+    pub(crate) fn parse_status(text: &str) -> Option<(u64, u64)> {
         let field = |name: &str| {
             text.lines()
                 .find_map(|l| l.strip_prefix(name))
@@ -110,7 +110,7 @@ impl ThreadCounters {
 
     /// What happened between `before` and `self` (counters only grow; a reading that failed
     /// gives 0, not a negative count).
-    pub fn since(&self, before: &ThreadCounters) -> Cost {
+    pub(crate) fn since(&self, before: &ThreadCounters) -> Cost {
         Cost {
             cpu_ns: self.cpu_ns.saturating_sub(before.cpu_ns),
             run_queue_wait_ns: self

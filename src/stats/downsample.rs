@@ -9,10 +9,10 @@
 /// The most points a workload's own series keeps in the results file (a cache tier's, the
 /// simulated users'): a longer run's consecutive intervals are merged, into between half that
 /// and that many, so that its memory does not grow with the run.
-pub const SERIES_POINTS: usize = 3600;
+pub(crate) const SERIES_POINTS: usize = 3600;
 
 /// A point of a series that consecutive points of the same run and phase merge into.
-pub trait Merge {
+pub(crate) trait Merge {
     /// Whether `next`, the point after this one, belongs to the same run and phase (so the two
     /// may be merged).
     fn continues(&self, next: &Self) -> bool;
@@ -23,7 +23,7 @@ pub trait Merge {
 /// A series of points kept at most twice `limit` long (more only when it has more runs and
 /// phases than that: a point never spans two), each a merge of consecutive points pushed.
 #[derive(Debug, Clone)]
-pub struct Downsampled<T> {
+pub(crate) struct Downsampled<T> {
     limit: usize,
     /// The most points pushed that one point may merge.
     span: u64,
@@ -34,7 +34,7 @@ pub struct Downsampled<T> {
 
 impl<T: Merge> Downsampled<T> {
     /// An empty series of about `limit` points at most (at least 1).
-    pub fn new(limit: usize) -> Downsampled<T> {
+    pub(crate) fn new(limit: usize) -> Downsampled<T> {
         Downsampled {
             limit: limit.max(1),
             span: 1,
@@ -44,7 +44,7 @@ impl<T: Merge> Downsampled<T> {
     }
 
     /// Adds `point`, the one after the last pushed.
-    pub fn push(&mut self, point: T) {
+    pub(crate) fn push(&mut self, point: T) {
         self.pushed += 1;
         if let Some((last, n)) = self.points.last_mut() {
             if *n < self.span && last.continues(&point) {
@@ -84,33 +84,28 @@ impl<T: Merge> Downsampled<T> {
     }
 
     /// The points, in order.
-    pub fn points(&self) -> impl Iterator<Item = &T> {
+    pub(crate) fn points(&self) -> impl Iterator<Item = &T> {
         self.points.iter().map(|(p, _)| p)
     }
 
     /// The points, in order, without the counts.
-    pub fn into_points(self) -> Vec<T> {
+    pub(crate) fn into_points(self) -> Vec<T> {
         self.points.into_iter().map(|(p, _)| p).collect()
     }
 
     /// How many points were pushed.
-    pub fn pushed(&self) -> u64 {
+    pub(crate) fn pushed(&self) -> u64 {
         self.pushed
     }
 
     /// The most pushed points one point merges (1: none merged).
-    pub fn widest(&self) -> u64 {
+    pub(crate) fn widest(&self) -> u64 {
         self.points.iter().map(|&(_, n)| n).max().unwrap_or(0)
     }
 
     /// How many points it holds.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.points.len()
-    }
-
-    /// Whether it holds no point.
-    pub fn is_empty(&self) -> bool {
-        self.points.is_empty()
     }
 }
 

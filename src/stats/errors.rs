@@ -20,7 +20,7 @@ pub struct ErrorDetail {
 }
 
 /// `EIO (Input/output error)`: an errno's name and the system's text for it.
-pub fn errno_text(errno: i32) -> String {
+pub(crate) fn errno_text(errno: i32) -> String {
     let text = std::io::Error::from_raw_os_error(errno).to_string();
     let text = text
         .strip_suffix(&format!(" (os error {errno})"))

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::io::Read;
 
 /// Highest trackable latency: 2 hours in nanoseconds. Larger values are clamped (and counted).
-pub const HIGHEST_NS: u64 = 2 * 3600 * 1_000_000_000;
+pub(crate) const HIGHEST_NS: u64 = 2 * 3600 * 1_000_000_000;
 /// Significant decimal digits kept: 2 means a relative error of at most 1%.
-pub const SIGNIFICANT_DIGITS: u8 = 2;
+pub(crate) const SIGNIFICANT_DIGITS: u8 = 2;
 
 /// A latency histogram in nanoseconds.
 #[derive(Clone, Debug)]
@@ -112,7 +112,7 @@ impl Histogram {
     }
 
     /// Number of recorded values.
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         match &self.counts {
             Counts::Dense(h) => h.len(),
             Counts::Sparse(pairs) => pairs.iter().map(|&(_, n)| n).sum(),
@@ -120,12 +120,12 @@ impl Histogram {
     }
 
     /// Largest recorded value, exact (0 when empty).
-    pub fn max(&self) -> u64 {
+    pub(crate) fn max(&self) -> u64 {
         self.max
     }
 
     /// Adds every value of `other` into `self`.
-    pub fn add(&mut self, other: &Histogram) {
+    pub(crate) fn add(&mut self, other: &Histogram) {
         match &other.counts {
             Counts::Dense(o) if o.is_empty() => return,
             Counts::Dense(o) => self
@@ -150,7 +150,7 @@ impl Histogram {
     /// Moves every value out into a compact histogram (only its non-empty buckets: a few KiB
     /// at most where a whole one is 37 KiB) and leaves `self` empty, keeping its buckets for
     /// more recording. The compact one adds into others exactly like the original would.
-    pub fn take(&mut self) -> Histogram {
+    pub(crate) fn take(&mut self) -> Histogram {
         let pairs = match &self.counts {
             Counts::Dense(h) if h.is_empty() => Vec::new(),
             Counts::Dense(h) => nonempty_buckets(h, self.min, self.max),
@@ -168,7 +168,7 @@ impl Histogram {
     }
 
     /// Forgets every value.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         match &mut self.counts {
             Counts::Dense(h) if h.is_empty() => {}
             Counts::Dense(h) => h.reset(),
@@ -181,7 +181,7 @@ impl Histogram {
     }
 
     /// Exact mean, nanoseconds (0 when empty).
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         match self.count() {
             0 => 0.0,
             n => self.sum as f64 / n as f64,
@@ -189,7 +189,7 @@ impl Histogram {
     }
 
     /// Value at quantile `q` (0..=1), nanoseconds, within 1%.
-    pub fn quantile(&self, q: f64) -> u64 {
+    pub(crate) fn quantile(&self, q: f64) -> u64 {
         if self.count() == 0 {
             return 0;
         }
@@ -201,7 +201,7 @@ impl Histogram {
     }
 
     /// The summary statistics.
-    pub fn summary(&self) -> LatencySummary {
+    pub(crate) fn summary(&self) -> LatencySummary {
         let n = self.count();
         if n == 0 {
             return LatencySummary::default();
@@ -225,7 +225,7 @@ impl Histogram {
     }
 
     /// The non-empty buckets, ascending: (the highest value the bucket holds, ns; its count).
-    pub fn buckets(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn buckets(&self) -> Vec<(u64, u64)> {
         let h = self.dense();
         (h.iter_recorded())
             .map(|v| {
@@ -239,7 +239,7 @@ impl Histogram {
 
     /// The non-empty buckets, ascending: (the lowest and the highest value the bucket holds,
     /// ns; its count).
-    pub fn bucket_ranges(&self) -> Vec<(u64, u64, u64)> {
+    pub(crate) fn bucket_ranges(&self) -> Vec<(u64, u64, u64)> {
         let h = self.dense();
         (h.iter_recorded())
             .map(|v| {
@@ -254,7 +254,7 @@ impl Histogram {
     }
 
     /// Percentile curve for plots: (percentile, ns) at log-spaced tail points.
-    pub fn percentile_curve(&self) -> Vec<(f64, u64)> {
+    pub(crate) fn percentile_curve(&self) -> Vec<(f64, u64)> {
         if self.count() == 0 {
             return Vec::new();
         }
@@ -269,7 +269,7 @@ impl Histogram {
     }
 
     /// Compact, mergeable encoding: hdrhistogram V2 + deflate, base64.
-    pub fn encode(&self) -> EncodedHistogram {
+    pub(crate) fn encode(&self) -> EncodedHistogram {
         let mut bytes = Vec::new();
         V2DeflateSerializer::new()
             .serialize(&self.dense(), &mut bytes)
@@ -285,7 +285,7 @@ impl Histogram {
 
     /// Decodes [`Histogram::encode`]'s output. The encoding is checked before anything is
     /// allocated from it ([`EncodedHistogram::check`]).
-    pub fn decode(e: &EncodedHistogram) -> Result<Histogram, String> {
+    pub(crate) fn decode(e: &EncodedHistogram) -> Result<Histogram, String> {
         let inflated = e.check()?;
         let decoded: hdrhistogram::Histogram<u64> = Deserializer::new()
             .deserialize(&mut inflated.as_slice())
@@ -328,7 +328,7 @@ impl EncodedHistogram {
     /// bounds (1 ns to [`HIGHEST_NS`], [`SIGNIFICANT_DIGITS`]) and a payload of exactly the
     /// bytes that follow, so that nothing hdrhistogram allocates is sized by a number of the
     /// file; and the exact figures beside it whole numbers, the minimum at most the maximum.
-    pub fn check(&self) -> Result<Vec<u8>, String> {
+    pub(crate) fn check(&self) -> Result<Vec<u8>, String> {
         if self.min_ns > self.max_ns {
             return Err(format!(
                 "histogram's min_ns {} is above its max_ns {}",

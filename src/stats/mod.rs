@@ -1,20 +1,20 @@
 //! Measurement data: latency histograms, per-class counters, interval time series, summaries
 //! and host counters. Pure data: nothing here knows about engines or reports.
 
-pub mod blocks;
-pub mod cost;
-pub mod downsample;
-pub mod errors;
-pub mod histogram;
-pub mod host;
-pub mod repetition;
-pub mod reuse;
-pub mod steady;
-pub mod summary;
-pub mod target;
-pub mod tier;
-pub mod timeseries;
-pub mod verification;
+pub(crate) mod blocks;
+pub(crate) mod cost;
+pub(crate) mod downsample;
+pub(crate) mod errors;
+pub(crate) mod histogram;
+pub(crate) mod host;
+pub(crate) mod repetition;
+pub(crate) mod reuse;
+pub(crate) mod steady;
+pub(crate) mod summary;
+pub(crate) mod target;
+pub(crate) mod tier;
+pub(crate) mod timeseries;
+pub(crate) mod verification;
 
 pub use histogram::Histogram;
 
@@ -34,7 +34,7 @@ impl Dir {
     pub const ALL: [Dir; 3] = [Dir::Read, Dir::Write, Dir::Flush];
 
     /// The name results and reports use: `read`, `write`, `flush`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Dir::Read => "read",
             Dir::Write => "write",
@@ -50,7 +50,7 @@ impl std::fmt::Display for Dir {
 }
 
 /// `count` per second over `seconds` (0 over no time).
-pub fn per_second(count: u64, seconds: f64) -> f64 {
+pub(crate) fn per_second(count: u64, seconds: f64) -> f64 {
     if seconds > 0.0 {
         count as f64 / seconds
     } else {
@@ -76,7 +76,7 @@ pub struct OpStats {
 
 impl OpStats {
     /// Adds `other` into `self`.
-    pub fn add(&mut self, other: &OpStats) {
+    pub(crate) fn add(&mut self, other: &OpStats) {
         self.ops += other.ops;
         self.bytes += other.bytes;
         self.errors += other.errors;
@@ -85,7 +85,7 @@ impl OpStats {
     }
     /// Moves everything out (histograms compact, see [`Histogram::take`]) and leaves `self`
     /// empty, ready to record.
-    pub fn take(&mut self) -> OpStats {
+    pub(crate) fn take(&mut self) -> OpStats {
         let out = OpStats {
             ops: self.ops,
             bytes: self.bytes,
@@ -100,7 +100,7 @@ impl OpStats {
     }
 
     /// Forgets everything.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.ops = 0;
         self.bytes = 0;
         self.errors = 0;
@@ -156,7 +156,7 @@ impl StatsSet {
     /// Records one failed operation (counted as an operation and an error; its latency is
     /// recorded too, so a slow failure is visible).
     #[inline]
-    pub fn record_error(&mut self, class: usize, dir: Dir, latency_ns: u64) {
+    pub(crate) fn record_error(&mut self, class: usize, dir: Dir, latency_ns: u64) {
         let s = &mut self.classes[class].dirs[dir as usize];
         s.ops += 1;
         s.errors += 1;
@@ -164,7 +164,7 @@ impl StatsSet {
     }
 
     /// Adds `other` into `self`.
-    pub fn add(&mut self, other: &StatsSet) {
+    pub(crate) fn add(&mut self, other: &StatsSet) {
         if self.classes.len() < other.classes.len() {
             self.classes
                 .resize_with(other.classes.len(), ClassStats::default);
@@ -183,7 +183,7 @@ impl StatsSet {
     /// record is 220 KiB per class), so statistics waiting for a collector that falls behind
     /// (a busy machine, 10 ms intervals, hundreds of workers) take little memory, and the
     /// worker allocates no new set per interval.
-    pub fn take(&mut self) -> StatsSet {
+    pub(crate) fn take(&mut self) -> StatsSet {
         StatsSet {
             classes: self
                 .classes
@@ -197,7 +197,7 @@ impl StatsSet {
     }
 
     /// Forgets everything, keeping the allocation.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         for c in &mut self.classes {
             for d in &mut c.dirs {
                 d.reset();
@@ -207,7 +207,7 @@ impl StatsSet {
     }
 
     /// All classes merged into one.
-    pub fn total(&self) -> ClassStats {
+    pub(crate) fn total(&self) -> ClassStats {
         let Some((first, rest)) = self.classes.split_first() else {
             return ClassStats::default();
         };

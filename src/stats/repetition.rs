@@ -34,7 +34,7 @@ const T_975: [f64; 30] = [
 
 /// The two-sided 95% critical value of Student's t with `df` degrees of freedom (exact table
 /// to 30, then 40: 2.021, 60: 2.000, 120: 1.980 interpolated linearly, 1.960 beyond).
-pub fn student_t_975(df: usize) -> f64 {
+pub(crate) fn student_t_975(df: usize) -> f64 {
     const TAIL: [(usize, f64); 4] = [(30, 2.042), (40, 2.021), (60, 2.000), (120, 1.980)];
     match df {
         0 => f64::INFINITY,
@@ -52,7 +52,7 @@ pub fn student_t_975(df: usize) -> f64 {
 }
 
 /// The spread of `samples` (non-finite samples are ignored).
-pub fn spread(samples: &[f64]) -> Spread {
+pub(crate) fn spread(samples: &[f64]) -> Spread {
     let xs: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
     let n = xs.len();
     if n == 0 {

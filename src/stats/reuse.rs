@@ -8,18 +8,18 @@ use super::blocks::BlockRef;
 use std::collections::HashMap;
 
 /// The shares of the references whose hot sets the summary gives, percent.
-pub const HOT_SHARES: [f64; 3] = [50.0, 80.0, 90.0];
+pub(crate) const HOT_SHARES: [f64; 3] = [50.0, 80.0, 90.0];
 
 /// References to each sampled block, as the collector counts them.
 #[derive(Debug, Default)]
-pub struct ReuseCounts {
+pub(crate) struct ReuseCounts {
     counts: HashMap<u64, u64>,
     sampled: u64,
 }
 
 impl ReuseCounts {
     /// Counts `refs`.
-    pub fn add(&mut self, refs: &[BlockRef]) {
+    pub(crate) fn add(&mut self, refs: &[BlockRef]) {
         for r in refs {
             *self
                 .counts
@@ -31,7 +31,13 @@ impl ReuseCounts {
 
     /// The summary, for a sample taken at `rate` of blocks of `block_bytes`, of a run that
     /// made `references` references in all and dropped `dropped` sampled ones.
-    pub fn summary(&self, rate: f64, block_bytes: u64, references: u64, dropped: u64) -> Reuse {
+    pub(crate) fn summary(
+        &self,
+        rate: f64,
+        block_bytes: u64,
+        references: u64,
+        dropped: u64,
+    ) -> Reuse {
         let distinct = self.counts.len() as u64;
         let mut counts: Vec<u64> = self.counts.values().copied().collect();
         counts.sort_unstable_by(|a, b| b.cmp(a));

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The rule.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SteadyRule {
+pub(crate) struct SteadyRule {
     /// Rounds in the window (default 5).
     pub window: usize,
     /// Every round within ± this percent of the window average (default 10).
@@ -48,7 +48,7 @@ pub struct WindowCheck {
 /// A window whose average is not positive, or that holds a non-finite round, is never steady;
 /// its figures are kept finite (so they serialize to JSON): non-finite ones read 0, and so do
 /// the percentages when the average is not positive.
-pub fn check(rounds: &[f64], rule: &SteadyRule) -> Option<WindowCheck> {
+pub(crate) fn check(rounds: &[f64], rule: &SteadyRule) -> Option<WindowCheck> {
     let w = rule.window;
     if w < 2 || rounds.len() < w {
         return None;
@@ -88,7 +88,7 @@ pub fn check(rounds: &[f64], rule: &SteadyRule) -> Option<WindowCheck> {
 }
 
 /// The first (1-based) round at which the window ending there is steady.
-pub fn first_steady_round(rounds: &[f64], rule: &SteadyRule) -> Option<usize> {
+pub(crate) fn first_steady_round(rounds: &[f64], rule: &SteadyRule) -> Option<usize> {
     (rule.window.max(2)..=rounds.len())
         .find(|&r| check(&rounds[..r], rule).is_some_and(|c| c.steady))
 }

@@ -35,7 +35,7 @@ pub struct DirSummary {
 
 impl DirSummary {
     /// Summarises `s` over `seconds`; `with_histograms` stores the encoded histograms.
-    pub fn of(s: &OpStats, seconds: f64, with_histograms: bool) -> DirSummary {
+    pub(crate) fn of(s: &OpStats, seconds: f64, with_histograms: bool) -> DirSummary {
         let per_s = |v: u64| super::per_second(v, seconds);
         let open = s.service.count() > 0;
         DirSummary {
@@ -66,7 +66,7 @@ pub struct ClassSummary {
 
 impl ClassSummary {
     /// Summarises a class over `seconds`.
-    pub fn of(c: &ClassStats, seconds: f64, with_histograms: bool) -> ClassSummary {
+    pub(crate) fn of(c: &ClassStats, seconds: f64, with_histograms: bool) -> ClassSummary {
         ClassSummary {
             read: DirSummary::of(&c.dirs[0], seconds, with_histograms),
             write: DirSummary::of(&c.dirs[1], seconds, with_histograms),
@@ -75,7 +75,7 @@ impl ClassSummary {
     }
 
     /// Direction `dir`.
-    pub fn dir(&self, dir: Dir) -> &DirSummary {
+    pub(crate) fn dir(&self, dir: Dir) -> &DirSummary {
         match dir {
             Dir::Read => &self.read,
             Dir::Write => &self.write,
@@ -84,17 +84,17 @@ impl ClassSummary {
     }
 
     /// Every direction with its figures, in [`Dir::ALL`] order.
-    pub fn dirs(&self) -> [(Dir, &DirSummary); 3] {
+    pub(crate) fn dirs(&self) -> [(Dir, &DirSummary); 3] {
         Dir::ALL.map(|d| (d, self.dir(d)))
     }
 
     /// Reads and writes together: operations per second.
-    pub fn iops(&self) -> f64 {
+    pub(crate) fn iops(&self) -> f64 {
         self.read.iops + self.write.iops
     }
 
     /// Reads and writes together: bytes per second.
-    pub fn bytes_per_s(&self) -> f64 {
+    pub(crate) fn bytes_per_s(&self) -> f64 {
         self.read.bytes_per_s + self.write.bytes_per_s
     }
 
@@ -103,7 +103,7 @@ impl ClassSummary {
     /// nothing; without histograms (results rebuilt from a time series) the mean weighted by
     /// operations, the larger maximum and, as the 99th percentile, the larger of the two (an
     /// upper bound), the other percentiles unknown (0).
-    pub fn reads_and_writes(&self) -> LatencySummary {
+    pub(crate) fn reads_and_writes(&self) -> LatencySummary {
         let (r, w) = (&self.read, &self.write);
         match (r.ops > 0, w.ops > 0) {
             (false, false) => LatencySummary::default(),
@@ -123,7 +123,7 @@ impl ClassSummary {
     }
 
     /// Errors of every direction.
-    pub fn errors(&self) -> u64 {
+    pub(crate) fn errors(&self) -> u64 {
         self.read.errors + self.write.errors + self.flush.errors
     }
 }
@@ -131,7 +131,7 @@ impl ClassSummary {
 impl DirSummary {
     /// Merges summaries of runs that together lasted `seconds`: counts add, histograms merge
     /// (never averaged percentiles). Parts without a stored histogram add counts only.
-    pub fn merge(parts: &[&DirSummary], seconds: f64) -> DirSummary {
+    pub(crate) fn merge(parts: &[&DirSummary], seconds: f64) -> DirSummary {
         use super::histogram::Histogram;
         let mut s = super::OpStats::default();
         for p in parts {
@@ -156,7 +156,7 @@ impl DirSummary {
 
 impl ClassSummary {
     /// Merges class summaries of runs that together lasted `seconds`.
-    pub fn merge(parts: &[&ClassSummary], seconds: f64) -> ClassSummary {
+    pub(crate) fn merge(parts: &[&ClassSummary], seconds: f64) -> ClassSummary {
         let pick = |f: fn(&ClassSummary) -> &DirSummary| {
             DirSummary::merge(&parts.iter().map(|p| f(p)).collect::<Vec<_>>(), seconds)
         };

@@ -35,7 +35,7 @@ pub struct TierCounts {
 
 impl TierCounts {
     /// Adds `other`'s counts.
-    pub fn add(&mut self, other: &TierCounts) {
+    pub(crate) fn add(&mut self, other: &TierCounts) {
         self.reads += other.reads;
         self.read_hits += other.read_hits;
         self.writes += other.writes;
@@ -49,7 +49,7 @@ impl TierCounts {
     }
 
     /// Read hits as a percentage of reads (0 without reads).
-    pub fn read_hit_pct(&self) -> f64 {
+    pub(crate) fn read_hit_pct(&self) -> f64 {
         if self.reads == 0 {
             0.0
         } else {
@@ -60,7 +60,7 @@ impl TierCounts {
 
 /// Which tier and direction a physical I/O went to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TierIo {
+pub(crate) enum TierIo {
     /// A read of the cache device (a hit, or a write-back's read).
     CacheRead = 0,
     /// A write to the cache device (a write hit, a fill).
@@ -88,7 +88,7 @@ pub struct TierLatency {
 
 impl TierLatency {
     /// The summaries of four histograms indexed by [`TierIo`] (`None` where empty).
-    pub fn of(h: &[Histogram; 4]) -> TierLatency {
+    pub(crate) fn of(h: &[Histogram; 4]) -> TierLatency {
         let s = |i: usize| (h[i].count() > 0).then(|| h[i].summary());
         TierLatency {
             cache_read: s(0),
@@ -127,7 +127,7 @@ pub struct TierInterval {
 /// A tier's interval as its series keeps it while the run goes: with what weighs it when
 /// consecutive intervals merge (at most [`super::downsample::SERIES_POINTS`] points).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TierPoint {
+pub(crate) struct TierPoint {
     /// The interval, or the intervals merged into it.
     pub interval: TierInterval,
     /// The cache device's and the backing target's reads its mean latencies are of.

@@ -29,7 +29,7 @@ pub struct IntervalDir {
 
 impl IntervalDir {
     /// Summarises an interval's statistics over `seconds`.
-    pub fn of(s: &OpStats, seconds: f64) -> Self {
+    pub(crate) fn of(s: &OpStats, seconds: f64) -> Self {
         let per_s = |v: u64| super::per_second(v, seconds);
         IntervalDir {
             ops: s.ops,
@@ -159,7 +159,7 @@ impl<'de> Deserialize<'de> for SequenceRun {
 
 impl IntervalClass {
     /// Direction `dir`.
-    pub fn dir(&self, dir: super::Dir) -> &IntervalDir {
+    pub(crate) fn dir(&self, dir: super::Dir) -> &IntervalDir {
         match dir {
             super::Dir::Read => &self.read,
             super::Dir::Write => &self.write,
@@ -218,7 +218,7 @@ pub struct IntervalHistograms {
 
 impl IntervalHistograms {
     /// The histograms of `stats` (classes named by `class_names`).
-    pub fn of(stats: &StatsSet, class_names: &[String]) -> IntervalHistograms {
+    pub(crate) fn of(stats: &StatsSet, class_names: &[String]) -> IntervalHistograms {
         let encode = |c: &super::ClassStats| {
             c.dirs
                 .each_ref()
@@ -237,7 +237,7 @@ impl IntervalHistograms {
 
 impl IntervalRecord {
     /// Builds the class and total figures from merged interval statistics.
-    pub fn fill(&mut self, stats: &StatsSet, class_names: &[String]) {
+    pub(crate) fn fill(&mut self, stats: &StatsSet, class_names: &[String]) {
         let secs = self.interval_ms as f64 / 1000.0;
         let dirs = |c: &super::ClassStats| IntervalClass {
             read: IntervalDir::of(&c.dirs[0], secs),
@@ -364,7 +364,7 @@ impl IntervalGrid {
     }
 
     /// This grid with a cool-down of `cooldown_ms` after the measurement.
-    pub fn with_cooldown(self, cooldown_ms: u64) -> IntervalGrid {
+    pub(crate) fn with_cooldown(self, cooldown_ms: u64) -> IntervalGrid {
         IntervalGrid {
             cooldown_ns: cooldown_ms * 1_000_000,
             ..self
@@ -372,23 +372,23 @@ impl IntervalGrid {
     }
 
     /// When the measurement ends, ns from the start.
-    pub fn end_ns(&self) -> u64 {
+    pub(crate) fn end_ns(&self) -> u64 {
         self.ramp_ns + self.measure_ns
     }
 
     /// Number of ramp intervals.
-    pub fn ramp_intervals(&self) -> u64 {
+    pub(crate) fn ramp_intervals(&self) -> u64 {
         self.ramp_ns.div_ceil(self.interval_ns)
     }
 
     /// Total number of intervals.
-    pub fn intervals(&self) -> u64 {
+    pub(crate) fn intervals(&self) -> u64 {
         self.ramp_intervals() + self.measure_ns.div_ceil(self.interval_ns)
     }
 
     /// The interval containing time `t_ns`: (index, end ns). Past the end: (intervals(), MAX).
     #[inline]
-    pub fn at(&self, t_ns: u64) -> (u64, u64) {
+    pub(crate) fn at(&self, t_ns: u64) -> (u64, u64) {
         if t_ns < self.ramp_ns {
             let i = t_ns / self.interval_ns;
             return (i, ((i + 1) * self.interval_ns).min(self.ramp_ns));
@@ -405,7 +405,7 @@ impl IntervalGrid {
     }
 
     /// Start and end (ns) of interval `index`, and whether it is a ramp interval.
-    pub fn bounds(&self, index: u64) -> (u64, u64, bool) {
+    pub(crate) fn bounds(&self, index: u64) -> (u64, u64, bool) {
         let nr = self.ramp_intervals();
         if index < nr {
             let s = index * self.interval_ns;

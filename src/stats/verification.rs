@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How many verification errors are kept in detail.
-pub const ERROR_DETAILS: usize = 16;
+pub(crate) const ERROR_DETAILS: usize = 16;
 
 /// The kinds of verification error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -23,7 +23,7 @@ pub enum VerifyErrorKind {
 
 impl VerifyErrorKind {
     /// The name used in results and reports.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             VerifyErrorKind::Corrupted => "corrupted",
             VerifyErrorKind::Misdirected => "misdirected",
@@ -149,7 +149,7 @@ impl VerifyCounts {
     }
 
     /// Adds `other` (keeping the earliest details).
-    pub fn merge(&mut self, other: &VerifyCounts) {
+    pub(crate) fn merge(&mut self, other: &VerifyCounts) {
         self.blocks_checked += other.blocks_checked;
         self.blocks_unchecked += other.blocks_unchecked;
         self.corrupted += other.corrupted;

@@ -14,7 +14,7 @@ use crate::placement::Mounted;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use storlab::engine::target::{self, TargetAction, TargetError, TargetRequest};
+use storlab::testing::{TargetAction, TargetError, TargetRequest, target};
 
 /// A 1 s one-line run of 4 KiB I/O at queue depth 4 on `target` (as it is: no size) with
 /// `extra` flags, results in `NAME.json`.

@@ -119,7 +119,7 @@ pub(super) fn open_device(
 /// The O_DIRECT granularity a target will have, found without writing anything: a device's
 /// logical block size, an existing file's O_DIRECT alignment, or for a file not yet created the
 /// logical block size of the device under its directory. `None` when it cannot be told.
-pub fn expected_block_size(path: &Path) -> Option<u32> {
+pub(crate) fn expected_block_size(path: &Path) -> Option<u32> {
     // Never waits in `open`: a pipe given as a target is refused later, by its plan.
     if let Ok(file) = crate::files::open_target(path, OFlags::RDONLY) {
         let metadata = file.metadata().ok()?;
@@ -135,7 +135,7 @@ pub fn expected_block_size(path: &Path) -> Option<u32> {
 /// Why the existing file `path` cannot be opened with O_DIRECT, when its filesystem refuses
 /// it (`None`: it can, or the file cannot be examined, in which case opening it for the run
 /// says why).
-pub fn direct_refusal(path: &Path) -> Option<String> {
+pub(crate) fn direct_refusal(path: &Path) -> Option<String> {
     match crate::files::open_target(path, OFlags::RDONLY | OFlags::DIRECT) {
         Err(e) if e.raw_os_error() == Some(Errno::INVAL.raw_os_error()) => Some(
             "the filesystem refuses O_DIRECT (open with O_DIRECT returned EINVAL; ext4 with data=journal, tmpfs and some network filesystems do)".into(),
@@ -155,13 +155,13 @@ pub(super) struct DirectAlignment {
 /// The sizes an atomic write (RWF_ATOMIC) to `file` may have, bytes, from
 /// statx(STATX_WRITE_ATOMIC): (smallest, largest), both powers of two; `None` when it takes
 /// none (the filesystem or device has no atomic writes, or the kernel predates 6.11).
-pub fn atomic_write_unit(file: &File) -> Option<(u32, u32)> {
+pub(crate) fn atomic_write_unit(file: &File) -> Option<(u32, u32)> {
     atomic_unit_of(rustix::fs::statx(file, "", AtFlags::EMPTY_PATH, ATOMIC).ok()?)
 }
 
 /// [`atomic_write_unit`] of the file or device at `path`, without opening it or following a
 /// last link (what a dry run may ask).
-pub fn atomic_write_unit_at(path: &Path) -> Option<(u32, u32)> {
+pub(crate) fn atomic_write_unit_at(path: &Path) -> Option<(u32, u32)> {
     let stat = rustix::fs::statx(rustix::fs::CWD, path, AtFlags::SYMLINK_NOFOLLOW, ATOMIC);
     atomic_unit_of(stat.ok()?)
 }

@@ -1,5 +1,5 @@
 //! Targets: what a run asks of a file or block device ([`TargetRequest`]), what will happen to
-//! it ([`preview`], for `--dry-run`) and the opened, prepared target ([`open`]).
+//! it (`preview`, for `--dry-run`) and the opened, prepared target (`open`).
 //!
 //! `open` and `preview` share one set of rules, in `plan`: which path may be created, which
 //! filesystems are refused, when the destroy-data guard (`guard`) refuses a write, and whether
@@ -22,9 +22,12 @@ use std::path::{Path, PathBuf};
 
 pub use crate::stats::target::{PrepareReport, TargetKind};
 
-pub use direct::{atomic_write_unit, atomic_write_unit_at, direct_refusal, expected_block_size};
+pub(crate) use direct::{
+    atomic_write_unit, atomic_write_unit_at, direct_refusal, expected_block_size,
+};
 pub use plan::{PrepareReason, SCRATCH_DIR, TargetAction};
-pub use preview::{TargetPreview, preview, shortfalls};
+pub(crate) use preview::shortfalls;
+pub use preview::{TargetPreview, preview};
 
 /// What the run needs from one target.
 #[derive(Debug, Clone)]
@@ -141,7 +144,7 @@ pub enum TargetError {
 /// Opens (and for files, prepares) a target, as [`preview`] says it will. `progress(done_bytes,
 /// total_bytes)` is called during preparation at least every 64 MiB and at the end; returning
 /// `false` stops the preparation with [`TargetError::Interrupted`].
-pub fn open(
+pub(crate) fn open(
     request: &TargetRequest,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<OpenTarget, TargetError> {
@@ -204,7 +207,7 @@ pub(super) fn lock_refusal(path: &Path, error: LockError) -> TargetError {
 /// workload puts its files) as storlab makes its directories (`crate::files::dir`): never
 /// through a link, and refused, saying why and what to do, when another user could have
 /// planted it.
-pub fn scratch_directory(path: &Path) -> Result<(), String> {
+pub(crate) fn scratch_directory(path: &Path) -> Result<(), String> {
     crate::files::dir::make(path)
         .map(|_| ())
         .map_err(|e| e.to_string())
@@ -212,7 +215,7 @@ pub fn scratch_directory(path: &Path) -> Result<(), String> {
 
 /// A stand-in for a target of `size_bytes` at `path` that does not exist, for the null engine
 /// (which does no I/O): open on /dev/null, nothing prepared.
-pub fn stand_in(path: &Path, size_bytes: u64) -> Result<OpenTarget, TargetError> {
+pub(crate) fn stand_in(path: &Path, size_bytes: u64) -> Result<OpenTarget, TargetError> {
     let file = File::open("/dev/null")
         .map_err(|e| invalid(path, format!("cannot open /dev/null: {e}")))?;
     Ok(OpenTarget {

@@ -65,7 +65,7 @@ pub enum TargetAction {
 
 impl TargetAction {
     /// Bytes of the target the run uses.
-    pub fn size_bytes(&self) -> u64 {
+    pub(crate) fn size_bytes(&self) -> u64 {
         match self {
             TargetAction::Create { size_bytes, .. }
             | TargetAction::Reuse { size_bytes, .. }

@@ -29,7 +29,7 @@ pub struct TargetPreview {
     pub outcome: Result<TargetAction, TargetError>,
 }
 
-/// What [`super::open`] would do with `request`, without writing or creating anything (files
+/// What `super::open` would do with `request`, without writing or creating anything (files
 /// and devices are at most opened read-only to read their manifest or first bytes).
 pub fn preview(request: &TargetRequest) -> TargetPreview {
     let placement = host::placement(&request.path);
@@ -68,7 +68,7 @@ pub fn preview(request: &TargetRequest) -> TargetPreview {
 
 /// The filesystems that the targets to create or prepare do not fit in together (each alone
 /// may): one sentence each, naming the filesystem, what the targets need and what is free.
-pub fn shortfalls(previews: &[TargetPreview]) -> Vec<String> {
+pub(crate) fn shortfalls(previews: &[TargetPreview]) -> Vec<String> {
     use std::os::unix::fs::MetadataExt;
     // (device, mount, bytes to write, free)
     let mut needs: Vec<(u64, String, u64, u64)> = Vec::new();

@@ -46,12 +46,12 @@ use crate::stats::verification::{ERROR_DETAILS, VerifyCounts, VerifyError, Verif
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes per self-describing sector.
-pub const SECTOR: usize = 512;
+pub(crate) const SECTOR: usize = 512;
 /// Bytes of header at the start of every sector.
 #[cfg(test)]
-pub const HEADER_BYTES: usize = 48;
+pub(crate) const HEADER_BYTES: usize = 48;
 /// The magic at the start of every sector storlab writes.
-pub const MAGIC: [u8; 8] = *b"stlbVRFY";
+pub(crate) const MAGIC: [u8; 8] = *b"stlbVRFY";
 
 const KIND_PREPARED: u32 = 0;
 pub(super) const KIND_RUN: u32 = 1;
@@ -61,7 +61,7 @@ const MASKED: usize = 48;
 
 /// Seals every sector of `chunk`, which starts at byte `offset` of a target with identity
 /// `target_id`, as prepared data (run 0, version 0). `chunk` already holds random data.
-pub fn seal_prepared(chunk: &mut [u8], target_id: u64, offset: u64) {
+pub(crate) fn seal_prepared(chunk: &mut [u8], target_id: u64, offset: u64) {
     for (i, sector) in chunk.chunks_exact_mut(SECTOR).enumerate() {
         seal_sector(
             sector,
@@ -238,7 +238,7 @@ pub struct MapTarget {
 
 impl VerifyMap {
     /// Bytes of memory a map of these targets at `block` bytes per block takes.
-    pub fn memory_bytes(targets: &[MapTarget], block: u64) -> u64 {
+    pub(crate) fn memory_bytes(targets: &[MapTarget], block: u64) -> u64 {
         targets
             .iter()
             .map(|t| t.size_bytes / block * 8)
@@ -274,7 +274,7 @@ impl VerifyMap {
     }
 
     /// The map writing data reduced as `asked` (nothing changes when it asks no reduction).
-    pub fn with_reduction(mut self, asked: crate::job::data::DataReduction) -> VerifyMap {
+    pub(crate) fn with_reduction(mut self, asked: crate::job::data::DataReduction) -> VerifyMap {
         self.reduce = Reduction::new(asked, self.run, self.track);
         self
     }
@@ -286,7 +286,7 @@ impl VerifyMap {
 
     /// Whether an I/O at `offset` of `len` bytes covers whole blocks, as every I/O of a
     /// verifying run must (its blocks are sealed and checked whole).
-    pub fn aligned(&self, offset: u64, len: u32) -> bool {
+    pub(crate) fn aligned(&self, offset: u64, len: u32) -> bool {
         offset % self.block == 0 && u64::from(len) % self.block == 0
     }
 
@@ -403,7 +403,7 @@ impl VerifyMap {
 
     /// A copy's write completed (see [`VerifyMap::seal`]): its blocks are released, their
     /// versions unchanged.
-    pub fn release(&self, target: u32, offset: u64, len: u32) {
+    pub(crate) fn release(&self, target: u32, offset: u64, len: u32) {
         let states = &self.targets[target as usize].states;
         for b in self.blocks(offset, len) {
             if let Some(s) = states.get(b) {
@@ -602,7 +602,7 @@ impl VerifyMap {
 
     /// The blocks written during the run (known version > 0) of `target`, as byte ranges of
     /// runs of consecutive blocks, each at most `max_len` bytes: what the final pass reads.
-    pub fn written_ranges(&self, target: usize, max_len: u64) -> Vec<(u64, u32)> {
+    pub(crate) fn written_ranges(&self, target: usize, max_len: u64) -> Vec<(u64, u32)> {
         let mut out = Vec::new();
         let per = (max_len / self.block).max(1) as usize;
         let mut run_start: Option<usize> = None;
@@ -677,7 +677,7 @@ fn unlock(s: &AtomicU64, write: bool, wrote: Option<bool>) {
 
 /// The verification block size for I/Os of these sizes and alignments: their greatest common
 /// divisor, which must be a multiple of [`SECTOR`].
-pub fn block_size(sizes_and_alignments: impl IntoIterator<Item = u64>) -> Option<u64> {
+pub(crate) fn block_size(sizes_and_alignments: impl IntoIterator<Item = u64>) -> Option<u64> {
     let g = sizes_and_alignments
         .into_iter()
         .filter(|&v| v > 0)

@@ -1,5 +1,5 @@
 //! The worker loop: one OS thread, one backend (ring), `queue_depth` slots, one request
-//! source, its own statistics. The source ([`super::source`]) decides what to issue and when:
+//! source, its own statistics. The source (`super::source`) decides what to issue and when:
 //! closed loop keeps every slot busy; open loop issues I/Os at their intended times and the
 //! loop records response time from that time (no coordinated omission) and service time from
 //! submission. The loop owns the rest: slots, submission and reaping, the interval grid,
@@ -56,7 +56,7 @@ pub enum WorkerMsg {
         /// The interval's statistics.
         stats: Box<StatsSet>,
     },
-    /// Sampled block references (see [`super::sample`]), in the order issued.
+    /// Sampled block references (see `super::sample`), in the order issued.
     Blocks {
         /// Worker index.
         worker: usize,

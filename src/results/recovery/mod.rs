@@ -42,7 +42,7 @@ use std::time::SystemTime;
 
 /// What `storlab report` reports for the time series at `path`, and a note when that is the
 /// results file the run wrote beside it rather than results rebuilt from the series.
-pub fn load(path: &Path) -> Result<(RunResult, Option<String>)> {
+pub(crate) fn load(path: &Path) -> Result<(RunResult, Option<String>)> {
     let series = Facts::read(path).map_err(|e| crate::Usage(format!("{e:#}")))?;
     let source = path.display().to_string();
     match beside(path, &series) {
@@ -192,7 +192,7 @@ fn recover_alone(series: &Facts, path: &Path, why: &Why) -> Result<RunResult> {
 /// Completes a results file that storlab wrote before its workers started and never replaced
 /// (`interrupted` is [`super::UNFINISHED`]): the measurements are recovered from the time
 /// series at `series`, the job, targets and host are the file's own.
-pub fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
+pub(crate) fn complete(unfinished: RunResult, series: &Path) -> Result<RunResult> {
     let read = Facts::read(series).map_err(|e| crate::Usage(format!("{e:#}")))?;
     completed(unfinished, &read, &series.display().to_string())
 }

@@ -10,7 +10,7 @@ const UNLIMITED: u64 = 1 << 60;
 
 /// This process's memory cgroup: its directory and version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryCgroup {
+pub(crate) struct MemoryCgroup {
     /// Its directory under the cgroup filesystem.
     pub dir: PathBuf,
     /// cgroup v2 (else v1).
@@ -19,13 +19,13 @@ pub struct MemoryCgroup {
 
 impl MemoryCgroup {
     /// The memory cgroup of this process, if the system has one mounted.
-    pub fn own() -> Option<MemoryCgroup> {
+    pub(crate) fn own() -> Option<MemoryCgroup> {
         let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
         find(&text, &mounts())
     }
 
     /// Its memory limit, bytes (`None`: unlimited or unreadable).
-    pub fn limit_bytes(&self) -> Option<u64> {
+    pub(crate) fn limit_bytes(&self) -> Option<u64> {
         let file = if self.v2 {
             "memory.max"
         } else {
@@ -36,7 +36,7 @@ impl MemoryCgroup {
     }
 
     /// The page cache it holds now, bytes.
-    pub fn cache_bytes(&self) -> Option<u64> {
+    pub(crate) fn cache_bytes(&self) -> Option<u64> {
         let key = if self.v2 { "file" } else { "cache" };
         let text = std::fs::read_to_string(self.dir.join("memory.stat")).ok()?;
         text.lines()
@@ -48,7 +48,7 @@ impl MemoryCgroup {
 
 /// The memory cgroup `/proc/self/cgroup` (`text`) names, under the cgroup mounts in `mounts`:
 /// the v1 `memory` hierarchy if there is one, else the v2 one.
-pub fn find(text: &str, mounts: &[Mount]) -> Option<MemoryCgroup> {
+pub(crate) fn find(text: &str, mounts: &[Mount]) -> Option<MemoryCgroup> {
     let mut v2 = None;
     for line in text.lines() {
         let mut parts = line.splitn(3, ':');

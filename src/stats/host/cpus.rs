@@ -7,13 +7,13 @@ use serde::{Deserialize, Serialize};
 /// Cumulative clock ticks of every CPU (`user nice system idle iowait irq softirq steal`) and
 /// the interrupts served since boot.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CpuTicks {
+pub(crate) struct CpuTicks {
     cpus: Vec<(usize, [u64; 8])>,
     interrupts: u64,
 }
 
 /// Reads [`CpuTicks`] from `/proc/stat`; `None` where it cannot be read.
-pub fn cpu_ticks() -> Option<CpuTicks> {
+pub(crate) fn cpu_ticks() -> Option<CpuTicks> {
     parse(&super::read(std::path::Path::new("/proc/stat"))?)
 }
 
@@ -76,7 +76,7 @@ pub struct CpuShare {
 
 impl PerCpu {
     /// The use between two readings `wall_ns` apart (CPUs present in both).
-    pub fn between(before: &CpuTicks, after: &CpuTicks, wall_ns: u64) -> PerCpu {
+    pub(crate) fn between(before: &CpuTicks, after: &CpuTicks, wall_ns: u64) -> PerCpu {
         let cpus = (after.cpus.iter())
             .filter_map(|(n, a)| {
                 let b = before.cpus.iter().find(|(m, _)| m == n)?.1;
@@ -115,7 +115,9 @@ impl PerCpu {
 
     /// The average of `parts`, each weighted by its `f64` (its measured time); `None` without
     /// any.
-    pub fn weighted<'a>(parts: impl IntoIterator<Item = (&'a PerCpu, f64)>) -> Option<PerCpu> {
+    pub(crate) fn weighted<'a>(
+        parts: impl IntoIterator<Item = (&'a PerCpu, f64)>,
+    ) -> Option<PerCpu> {
         let parts: Vec<(&PerCpu, f64)> = parts.into_iter().collect();
         let total: f64 = parts.iter().map(|p| p.1).sum();
         let first = parts.first()?.0;

@@ -40,7 +40,7 @@ fn parse(text: &str) -> Vec<Flock> {
 /// other than `except`. A filesystem whose files report another device than its superblock's
 /// (btrfs subvolumes) is matched by the inode alone when only one locked file has it. `None`
 /// when `/proc/locks` cannot be read or names no such process.
-pub fn flock_holder(dev: u64, ino: u64, except: u32) -> Option<u32> {
+pub(crate) fn flock_holder(dev: u64, ino: u64, except: u32) -> Option<u32> {
     let text = std::fs::read_to_string("/proc/locks").ok()?;
     holder_in(&parse(&text), DeviceNumber::of(dev), ino, except)
 }
@@ -58,7 +58,7 @@ fn holder_in(locks: &[Flock], dev: DeviceNumber, ino: u64, except: u32) -> Optio
 }
 
 /// Whether this process holds a `flock` lock on the file `(dev, ino)`.
-pub fn held_by_self(dev: u64, ino: u64) -> bool {
+pub(crate) fn held_by_self(dev: u64, ino: u64) -> bool {
     let me = std::process::id();
     let Ok(text) = std::fs::read_to_string("/proc/locks") else {
         return false;
@@ -69,7 +69,7 @@ pub fn held_by_self(dev: u64, ino: u64) -> bool {
 }
 
 /// "process 1234 (storlab)": process `pid` with its command name, when it can be read.
-pub fn process_text(pid: u32) -> String {
+pub(crate) fn process_text(pid: u32) -> String {
     match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
         Ok(name) if !name.trim().is_empty() => format!("process {pid} ({})", name.trim()),
         _ => format!("process {pid}"),

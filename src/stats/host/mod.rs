@@ -5,11 +5,11 @@
 //! are read from sysfs in [`sysfs`], the holders of file locks (`/proc/locks`) in [`locks`];
 //! nothing else in the crate parses those files.
 
-pub mod cgroup;
-pub mod cpus;
-pub mod locks;
-pub mod mounts;
-pub mod sysfs;
+pub(crate) mod cgroup;
+pub(crate) mod cpus;
+pub(crate) mod locks;
+pub(crate) mod mounts;
+pub(crate) mod sysfs;
 
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// A device number, as `st_dev`/`st_rdev` carry it and `/proc` and `/sys` write it (`8:2`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DeviceNumber {
+pub(crate) struct DeviceNumber {
     /// Major number (the driver).
     pub major: u32,
     /// Minor number (the device or partition of that driver).
@@ -26,7 +26,7 @@ pub struct DeviceNumber {
 
 impl DeviceNumber {
     /// The number packed in a `st_dev` or `st_rdev`.
-    pub fn of(dev: u64) -> DeviceNumber {
+    pub(crate) fn of(dev: u64) -> DeviceNumber {
         DeviceNumber {
             major: rustix::fs::major(dev),
             minor: rustix::fs::minor(dev),
@@ -34,7 +34,7 @@ impl DeviceNumber {
     }
 
     /// Parses `MAJOR:MINOR`.
-    pub fn parse(text: &str) -> Option<DeviceNumber> {
+    pub(crate) fn parse(text: &str) -> Option<DeviceNumber> {
         let (major, minor) = text.trim().split_once(':')?;
         Some(DeviceNumber {
             major: major.parse().ok()?,
@@ -66,7 +66,7 @@ pub struct HostInfo {
 }
 
 /// Reads [`HostInfo`]; fields that cannot be read are left empty or zero.
-pub fn host_info() -> HostInfo {
+pub(crate) fn host_info() -> HostInfo {
     let uname = rustix::system::uname();
     let kernel_file = |name: &str, fallback: &std::ffi::CStr| {
         sysfs::read_trimmed(&Path::new("/proc/sys/kernel").join(name))
@@ -104,7 +104,7 @@ pub struct Placement {
 }
 
 /// Finds the filesystem and block device under `path` (a file, directory or device node).
-pub fn placement(path: &Path) -> Placement {
+pub(crate) fn placement(path: &Path) -> Placement {
     let Some(canonical) = canonical_existing(path) else {
         return Placement::default();
     };
@@ -141,7 +141,7 @@ pub fn placement(path: &Path) -> Placement {
 
 /// One reading of `/sys/block/<dev>/stat` (or `/sys/class/block/<part>/stat`).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
-pub struct DiskCounters {
+pub(crate) struct DiskCounters {
     /// Reads completed.
     pub reads: u64,
     /// Sectors read (512 bytes each, whatever the device's block size).
@@ -163,13 +163,13 @@ pub struct DiskCounters {
 }
 
 /// Reads the counters of block device `name` (kernel name as in [`Placement::device`]).
-pub fn disk_counters(name: &str) -> Option<DiskCounters> {
+pub(crate) fn disk_counters(name: &str) -> Option<DiskCounters> {
     parse_disk_stat(&sysfs::block_stat(name)?)
 }
 
 /// Cumulative CPU times, in nanoseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct CpuTimes {
+pub(crate) struct CpuTimes {
     /// This process, user mode.
     pub process_user_ns: u64,
     /// This process, kernel mode.
@@ -191,13 +191,13 @@ pub struct CpuTimes {
 
 /// storlab's own CPU time so far (every thread, user and kernel), seconds: what a phase used
 /// is the difference of two readings.
-pub fn process_cpu_s() -> f64 {
+pub(crate) fn process_cpu_s() -> f64 {
     let t = cpu_times();
     (t.process_user_ns + t.process_system_ns) as f64 / 1e9
 }
 
 /// Reads [`CpuTimes`] from `/proc/self/stat`, `/proc/stat` and `/proc/pressure/cpu`.
-pub fn cpu_times() -> CpuTimes {
+pub(crate) fn cpu_times() -> CpuTimes {
     let hz = rustix::param::clock_ticks_per_second();
     let (user, system) = read(Path::new("/proc/self/stat"))
         .and_then(|s| parse_self_stat(&s))
@@ -254,7 +254,7 @@ pub struct CpuPercent {
 
 impl CpuPercent {
     /// The average of `parts`, each weighted by its `f64` (e.g. its duration).
-    pub fn weighted(parts: impl IntoIterator<Item = (CpuPercent, f64)>) -> CpuPercent {
+    pub(crate) fn weighted(parts: impl IntoIterator<Item = (CpuPercent, f64)>) -> CpuPercent {
         let mut out = CpuPercent::default();
         let mut total = 0.0;
         for (c, w) in parts {
@@ -289,20 +289,20 @@ impl CpuPercent {
 
     /// storlab's own CPU: user and kernel time, percent of one CPU (above 100 when it kept
     /// more than one CPU busy).
-    pub fn process_pct(&self) -> f64 {
+    pub(crate) fn process_pct(&self) -> f64 {
         self.process_user_pct + self.process_system_pct
     }
 
     /// The machine's busy share: user and kernel time (nice, irq and softirq in them), percent
     /// of all CPUs. Iowait is not busy: it is idle time with I/O pending, in
     /// [`CpuPercent::machine_idle_pct`].
-    pub fn machine_busy_pct(&self) -> f64 {
+    pub(crate) fn machine_busy_pct(&self) -> f64 {
         self.system_user_pct + self.system_system_pct
     }
 
     /// `; 26.2% of it waiting for I/O (iowait: ...)` when the machine waited for I/O (half a
     /// percent or more), else nothing: what every view adds after the busy and idle shares.
-    pub fn iowait_note(&self) -> String {
+    pub(crate) fn iowait_note(&self) -> String {
         if self.system_iowait_pct >= 0.5 {
             format!(
                 "; {} of it waiting for I/O (iowait: idle time with I/O pending, not load)",
@@ -314,12 +314,12 @@ impl CpuPercent {
     }
 
     /// The machine's idle share, iowait included, percent of all CPUs.
-    pub fn machine_idle_pct(&self) -> f64 {
+    pub(crate) fn machine_idle_pct(&self) -> f64 {
         self.system_idle_pct + self.system_iowait_pct
     }
 
     /// CPU use between two readings taken `wall_ns` nanoseconds apart.
-    pub fn between(before: &CpuTimes, after: &CpuTimes, wall_ns: u64) -> CpuPercent {
+    pub(crate) fn between(before: &CpuTimes, after: &CpuTimes, wall_ns: u64) -> CpuPercent {
         let of_wall = |a: u64, b: u64| percent(a.saturating_sub(b), wall_ns);
         let total = after.system_total_ns.saturating_sub(before.system_total_ns);
         let of_total = |a: u64, b: u64| percent(a.saturating_sub(b), total);
@@ -365,7 +365,7 @@ impl DiskDelta {
     /// Adds the activity of `other` (a later interval or run): counts add, mean queue times
     /// are weighted by their operations. `util_pct` is left as it is: it depends on the wall
     /// time the sum covers.
-    pub fn add(&mut self, other: &DiskDelta) {
+    pub(crate) fn add(&mut self, other: &DiskDelta) {
         let weighted = |a: f64, na: u64, b: f64, nb: u64| {
             (a * na as f64 + b * nb as f64) / (na + nb).max(1) as f64
         };
@@ -390,7 +390,7 @@ impl DiskDelta {
     }
 
     /// The device's activity between two readings taken `wall_ns` nanoseconds apart.
-    pub fn between(before: &DiskCounters, after: &DiskCounters, wall_ns: u64) -> DiskDelta {
+    pub(crate) fn between(before: &DiskCounters, after: &DiskCounters, wall_ns: u64) -> DiskDelta {
         let reads = after.reads.saturating_sub(before.reads);
         let writes = after.writes.saturating_sub(before.writes);
         let busy_ms = after.io_ticks_ms.saturating_sub(before.io_ticks_ms);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// One line of `/proc/self/mountinfo` (proc(5)).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mount {
+pub(crate) struct Mount {
     /// Device number of the mounted filesystem, as `st_dev` of its files shows it (an
     /// anonymous `0:N` for tmpfs, btrfs and other filesystems without one block device).
     pub dev: DeviceNumber,
@@ -32,13 +32,13 @@ pub struct Mount {
 impl Mount {
     /// The device number of the block device the source names (`/dev/sda2`), when it names
     /// one: btrfs reports an anonymous `dev`, so this is how its device is found.
-    pub fn source_device(&self) -> Option<DeviceNumber> {
+    pub(crate) fn source_device(&self) -> Option<DeviceNumber> {
         block_device_number(Path::new(&self.source))
     }
 }
 
 /// The device number of `path` when it is a block device node.
-pub fn block_device_number(path: &Path) -> Option<DeviceNumber> {
+pub(crate) fn block_device_number(path: &Path) -> Option<DeviceNumber> {
     if !path.is_absolute() {
         return None;
     }
@@ -51,7 +51,7 @@ pub fn block_device_number(path: &Path) -> Option<DeviceNumber> {
 
 /// The mounts of this process's mount namespace, in mount order; empty when
 /// `/proc/self/mountinfo` cannot be read.
-pub fn mounts() -> Vec<Mount> {
+pub(crate) fn mounts() -> Vec<Mount> {
     std::fs::read("/proc/self/mountinfo")
         .map(|text| parse_mountinfo(&text))
         .unwrap_or_default()
@@ -64,7 +64,7 @@ pub fn mounts() -> Vec<Mount> {
 /// former parser in `stats::host` split on runs of whitespace, which shifted the fields after
 /// an empty source; the one in `engine::target` split on single spaces, kept here.) The text is
 /// bytes, not UTF-8: a mount point may hold any byte but `/` and NUL.
-pub fn parse_mountinfo(text: &[u8]) -> Vec<Mount> {
+pub(crate) fn parse_mountinfo(text: &[u8]) -> Vec<Mount> {
     text.split(|&b| b == b'\n')
         .filter_map(parse_mountinfo_line)
         .collect()
@@ -106,7 +106,7 @@ fn parse_mountinfo_line(line: &[u8]) -> Option<Mount> {
 /// Only `\0NN` to `\3NN` are escapes (a byte is at most `\377`); anything else is kept as
 /// written. Of the two former copies, this is the one from `stats::host` (bytes in, bytes
 /// out); the one in `engine::target` turned invalid UTF-8 into U+FFFD.
-pub fn unescape_octal(field: &[u8]) -> Vec<u8> {
+pub(crate) fn unescape_octal(field: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(field.len());
     let mut i = 0;
     while i < field.len() {
@@ -146,7 +146,11 @@ fn merge_options(per_mount: &str, superblock: &str) -> String {
 /// device the one with the longest mount point that is a prefix of `path`, the later (upper)
 /// mount on ties; else the last mount of that device; else (a btrfs subvolume has its own
 /// anonymous device) the longest matching mount point of any device.
-pub fn find_mount<'a>(mounts: &'a [Mount], dev: DeviceNumber, path: &Path) -> Option<&'a Mount> {
+pub(crate) fn find_mount<'a>(
+    mounts: &'a [Mount],
+    dev: DeviceNumber,
+    path: &Path,
+) -> Option<&'a Mount> {
     let same_dev = || mounts.iter().filter(move |m| m.dev == dev);
     longest_prefix(same_dev(), path)
         .or_else(|| same_dev().next_back())
@@ -160,7 +164,7 @@ fn longest_prefix<'a>(mounts: impl Iterator<Item = &'a Mount>, path: &Path) -> O
 }
 
 /// The swap areas in use (files and devices), from `/proc/swaps`; empty when it cannot be read.
-pub fn swaps() -> Vec<PathBuf> {
+pub(crate) fn swaps() -> Vec<PathBuf> {
     std::fs::read("/proc/swaps")
         .map(|text| parse_swaps(&text))
         .unwrap_or_default()
@@ -168,7 +172,7 @@ pub fn swaps() -> Vec<PathBuf> {
 
 /// The file names in the text of `/proc/swaps`, after its header line. Columns are separated
 /// by runs of spaces and tabs; the name's own spaces and tabs are escaped.
-pub fn parse_swaps(text: &[u8]) -> Vec<PathBuf> {
+pub(crate) fn parse_swaps(text: &[u8]) -> Vec<PathBuf> {
     text.split(|&b| b == b'\n')
         .skip(1)
         .filter_map(|line| {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The contents of a sysfs (or `/proc`) attribute file without surrounding whitespace; `None`
 /// when it cannot be read or is empty. (Of the two former copies, the one from `stats::host`:
 /// an empty attribute, such as a blank model, says nothing.)
-pub fn read_trimmed(path: &Path) -> Option<String> {
+pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
@@ -18,7 +18,7 @@ pub fn read_trimmed(path: &Path) -> Option<String> {
 
 /// A block device or one of its partitions, as the kernel names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockDevice {
+pub(crate) struct BlockDevice {
     /// Kernel name: `sda`, `sda1`, `nvme0n1p2`, `loop0p1`.
     pub name: String,
     /// Its device number.
@@ -29,7 +29,7 @@ pub struct BlockDevice {
 
 impl BlockDevice {
     /// The block device numbered `dev`, found through `/sys/dev/block/MAJOR:MINOR`.
-    pub fn of(dev: DeviceNumber) -> Option<BlockDevice> {
+    pub(crate) fn of(dev: DeviceNumber) -> Option<BlockDevice> {
         let dir = std::fs::canonicalize(format!("/sys/dev/block/{dev}")).ok()?;
         Some(BlockDevice {
             name: dir.file_name()?.to_str()?.to_owned(),
@@ -39,7 +39,7 @@ impl BlockDevice {
     }
 
     /// The partitions of this (whole) device, in partition order.
-    pub fn partitions(&self) -> Vec<BlockDevice> {
+    pub(crate) fn partitions(&self) -> Vec<BlockDevice> {
         let Some(entries) = self.dir.as_deref().and_then(|d| std::fs::read_dir(d).ok()) else {
             return Vec::new();
         };
@@ -68,7 +68,7 @@ impl BlockDevice {
 
     /// The kernel names of the devices built on this one (device-mapper, md RAID, bcache...),
     /// sorted: the entries of its `holders` directory.
-    pub fn holders(&self) -> Vec<String> {
+    pub(crate) fn holders(&self) -> Vec<String> {
         let Some(entries) = self
             .dir
             .as_deref()
@@ -86,14 +86,14 @@ impl BlockDevice {
 }
 
 /// Kernel name of the block device numbered `dev` (`sda2`), from the `/sys/dev/block` link.
-pub fn block_name(dev: DeviceNumber) -> Option<String> {
+pub(crate) fn block_name(dev: DeviceNumber) -> Option<String> {
     let target = std::fs::read_link(format!("/sys/dev/block/{dev}")).ok()?;
     Some(target.file_name()?.to_str()?.to_owned())
 }
 
 /// Model of the block device `name` (`device/model` of the disk holding it), or the backing
 /// file of a loop device.
-pub fn device_model(name: &str) -> Option<String> {
+pub(crate) fn device_model(name: &str) -> Option<String> {
     let dir = class_dir(name)?;
     if let Some(backing) = read_trimmed(&dir.join("loop/backing_file")) {
         return Some(format!("loop (backing {backing})"));
@@ -112,7 +112,7 @@ fn disk_dir(dir: PathBuf) -> Option<PathBuf> {
 
 /// The logical block size of the block device numbered `dev` (or of the disk holding it when
 /// it is a partition).
-pub fn logical_block_size(dev: DeviceNumber) -> Option<u32> {
+pub(crate) fn logical_block_size(dev: DeviceNumber) -> Option<u32> {
     let base = PathBuf::from(format!("/sys/dev/block/{dev}"));
     [
         base.join("queue/logical_block_size"),
@@ -130,7 +130,7 @@ pub fn logical_block_size(dev: DeviceNumber) -> Option<u32> {
 /// and the requests that disk takes at once: `queue/nr_requests` for each of its hardware
 /// queues (`mq/*`). `None` for a device that queues no requests of its own (bio-based, such
 /// as device-mapper's: no `mq` directory) or that `/sys` does not describe.
-pub fn request_slots(name: &str) -> Option<(String, u64)> {
+pub(crate) fn request_slots(name: &str) -> Option<(String, u64)> {
     let disk = disk_dir(class_dir(name)?)?;
     let per_queue: u64 = read_trimmed(&disk.join("queue/nr_requests"))?
         .parse()
@@ -141,7 +141,7 @@ pub fn request_slots(name: &str) -> Option<(String, u64)> {
 }
 
 /// The text of `/sys/class/block/NAME/stat` (the I/O counters of block device `name`).
-pub fn block_stat(name: &str) -> Option<String> {
+pub(crate) fn block_stat(name: &str) -> Option<String> {
     std::fs::read_to_string(class_dir(name)?.join("stat")).ok()
 }
 

@@ -366,13 +366,13 @@ pub(crate) fn resolve(spec: &CalibrateSpec, location: &str) -> Result<CalibrateC
 
 impl CalibrateConfig {
     /// The points, in the order they run.
-    pub fn points(&self) -> Vec<LoadPoint> {
+    pub(crate) fn points(&self) -> Vec<LoadPoint> {
         points::points(self.matrix, self.small_limit, self.large_limit)
     }
 
     /// The section of a calibration whose steps are `steps`: what this calibration asked,
     /// and each point's figures.
-    pub fn section(&self, steps: &[StepResult]) -> CalibrateResult {
+    pub(crate) fn section(&self, steps: &[StepResult]) -> CalibrateResult {
         let asked = CalibrateResult {
             level: self.level.name().into(),
             matrix: self.matrix.name().into(),
@@ -402,7 +402,7 @@ impl CalibrateConfig {
     }
 
     /// The job: a worker group per point, cycled one group a step.
-    pub fn job(&self) -> Job {
+    pub(crate) fn job(&self) -> Job {
         let mut job = Job {
             description: Some(format!(
                 "calibrate: ORION-class {} level, {} small and {} large I/O",

@@ -32,7 +32,7 @@ pub enum Level {
 
 impl Level {
     /// Parses a level's name.
-    pub fn parse(s: &str) -> Result<Level, String> {
+    pub(crate) fn parse(s: &str) -> Result<Level, String> {
         Ok(match s {
             "oltp" => Level::Oltp,
             "dss" => Level::Dss,
@@ -48,7 +48,7 @@ impl Level {
     }
 
     /// Its name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Level::Oltp => "oltp",
             Level::Dss => "dss",
@@ -59,7 +59,7 @@ impl Level {
     }
 
     /// The points it runs (`advanced`: `basic` unless a matrix is given).
-    pub fn matrix(self) -> Matrix {
+    pub(crate) fn matrix(self) -> Matrix {
         match self {
             Level::Oltp => Matrix::SmallOnly,
             Level::Dss => Matrix::LargeOnly,
@@ -91,7 +91,7 @@ pub enum Matrix {
 
 impl Matrix {
     /// Parses a shape given by hand.
-    pub fn parse(s: &str) -> Result<Matrix, String> {
+    pub(crate) fn parse(s: &str) -> Result<Matrix, String> {
         Ok(match s {
             "basic" => Matrix::Basic,
             "detailed" => Matrix::Detailed,
@@ -107,7 +107,7 @@ impl Matrix {
     }
 
     /// Its name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Matrix::SmallOnly => "small only",
             Matrix::LargeOnly => "large only",

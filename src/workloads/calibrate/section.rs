@@ -124,7 +124,7 @@ pub struct WithinLimit {
 
 /// A matrix of the calibration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Figure {
+pub(crate) enum Figure {
     /// Small I/Os per second.
     Iops,
     /// Large MB/s.
@@ -135,10 +135,10 @@ pub enum Figure {
 
 impl Figure {
     /// All three, in the order files and reports show them.
-    pub const ALL: [Figure; 3] = [Figure::Iops, Figure::MbPerS, Figure::LatencyMs];
+    pub(crate) const ALL: [Figure; 3] = [Figure::Iops, Figure::MbPerS, Figure::LatencyMs];
 
     /// The suffix of its CSV file (ORION's): `iops`, `mbps`, `lat`.
-    pub fn suffix(self) -> &'static str {
+    pub(crate) fn suffix(self) -> &'static str {
         match self {
             Figure::Iops => "iops",
             Figure::MbPerS => "mbps",
@@ -147,7 +147,7 @@ impl Figure {
     }
 
     /// What its cells are.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Figure::Iops => "small I/Os per second",
             Figure::MbPerS => "large I/O MB/s",
@@ -156,7 +156,7 @@ impl Figure {
     }
 
     /// A point's cell (`None`: the point has none of that I/O).
-    pub fn of(self, p: &PointResult) -> Option<f64> {
+    pub(crate) fn of(self, p: &PointResult) -> Option<f64> {
         match self {
             Figure::Iops => (p.small > 0).then_some(p.small_iops),
             Figure::MbPerS => (p.large > 0).then_some(p.large_mb_per_s),
@@ -165,7 +165,7 @@ impl Figure {
     }
 
     /// A value as every view writes it.
-    pub fn text(self, v: f64) -> String {
+    pub(crate) fn text(self, v: f64) -> String {
         match self {
             Figure::Iops => format!("{v:.1}"),
             Figure::MbPerS => format!("{v:.2}"),
@@ -182,7 +182,7 @@ pub(crate) fn round(v: f64, places: i32) -> f64 {
 
 /// One point: outstanding small I/Os and outstanding large I/Os (or streams).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct LoadPoint {
+pub(crate) struct LoadPoint {
     /// Outstanding small I/Os.
     pub small: u32,
     /// Outstanding large I/Os (random) or streams (sequential).
@@ -285,7 +285,7 @@ fn dip_notes(points: &[PointResult]) -> Vec<String> {
 impl CalibrateResult {
     /// The section with `points` (a step's each), their summary and notes: `self` holds
     /// what the calibration asked (the room fills it from its configuration).
-    pub fn with_points(self, points: Vec<PointResult>) -> CalibrateResult {
+    pub(crate) fn with_points(self, points: Vec<PointResult>) -> CalibrateResult {
         // A point cut short (the run interrupted in it) has figures of part of a point: it is
         // kept, marked, and left out of the summary.
         let whole: Vec<PointResult> = points.iter().filter(|p| !p.interrupted).copied().collect();
@@ -315,7 +315,7 @@ impl CalibrateResult {
     /// points: the views then list the points ([`CalibrateResult::rows`]). Made in time linear
     /// in the points and the cells.
     #[allow(clippy::type_complexity)]
-    pub fn grid(&self, f: Figure) -> Option<(Vec<u32>, Vec<u32>, Vec<Vec<Option<f64>>>)> {
+    pub(crate) fn grid(&self, f: Figure) -> Option<(Vec<u32>, Vec<u32>, Vec<Vec<Option<f64>>>)> {
         let axis = |get: fn(&PointResult) -> u32| {
             let mut v: Vec<u32> = self.points.iter().map(get).collect();
             v.sort_unstable();
@@ -346,7 +346,7 @@ impl CalibrateResult {
 
     /// The points as every view lists them when they do not fill a matrix: by large load,
     /// then small load; each with its three figures ([`Figure::of`]).
-    pub fn rows(&self) -> Vec<(u32, u32, [Option<f64>; 3])> {
+    pub(crate) fn rows(&self) -> Vec<(u32, u32, [Option<f64>; 3])> {
         let mut rows: Vec<_> = (self.points.iter())
             .map(|p| (p.small, p.large, Figure::ALL.map(|f| f.of(p))))
             .collect();
@@ -356,7 +356,7 @@ impl CalibrateResult {
 
     /// The summary as every view shows it: (label, text), the figures in [`Figure::text`]'s
     /// form.
-    pub fn summary_rows(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn summary_rows(&self) -> Vec<(&'static str, String)> {
         let at = |b: &Best| format!("at {} small × {} large outstanding", b.small, b.large);
         let mut rows = Vec::new();
         if let Some(b) = &self.max_small_iops {
@@ -398,7 +398,7 @@ impl CalibrateResult {
     /// The matrix of `f` as ORION's CSV: a heading row of small loads, then a row per large
     /// load; empty cells where there is no figure. Points that do not fill a matrix are a row
     /// each: small load, large load, figure.
-    pub fn csv(&self, f: Figure) -> String {
+    pub(crate) fn csv(&self, f: Figure) -> String {
         let Some((smalls, larges, cells)) = self.grid(f) else {
             let mut out = format!("small,large,{}\n", f.title().replace(',', ";"));
             let at = Figure::ALL.iter().position(|&g| g == f).unwrap_or(0);

@@ -358,18 +358,18 @@ fn limits(
 
 impl DatabaseConfig {
     /// Data-file IOPS (reads and writes) at `tps` transactions per second.
-    pub fn data_iops(&self, tps: f64) -> f64 {
+    pub(crate) fn data_iops(&self, tps: f64) -> f64 {
         tps * DATA_IOS_PER_TRANSACTION
     }
 
     /// Data file `n`'s path, spread round-robin over the data paths.
-    pub fn data_path(&self, n: u32) -> PathBuf {
+    pub(crate) fn data_path(&self, n: u32) -> PathBuf {
         let dir = &self.data_paths[n as usize % self.data_paths.len()];
         dir.join(format!("storlab-{}-data{}.dbf", self.engine.name(), n + 1))
     }
 
     /// The log file's path.
-    pub fn log_file(&self) -> PathBuf {
+    pub(crate) fn log_file(&self) -> PathBuf {
         self.log_path
             .join(format!("storlab-{}-log.dbf", self.engine.name()))
     }

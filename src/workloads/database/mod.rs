@@ -63,7 +63,7 @@ pub enum Engine {
 
 /// How an engine makes a log write durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Durability {
+pub(crate) enum Durability {
     /// Each log write is a write-through write (RWF_DSYNC): Oracle's and SQL Server's O_DSYNC /
     /// FUA log writes.
     Dsync,
@@ -74,7 +74,7 @@ pub enum Durability {
 
 impl Durability {
     /// As the results file and the description name it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Durability::Dsync => "rwf_dsync",
             Durability::Fdatasync => "fdatasync",
@@ -84,7 +84,7 @@ impl Durability {
 
 /// An engine's I/O constants (docs/profiles.md gives each one's source).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct EngineModel {
+pub(crate) struct EngineModel {
     /// Data page size, bytes.
     pub page_bytes: u64,
     /// Log bytes one transaction's commit writes when it commits alone (the default log write
@@ -137,7 +137,7 @@ impl Engine {
     ];
 
     /// The name users write and results carry.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Engine::Oracle => "oracle",
             Engine::Sqlserver => "sqlserver",
@@ -147,7 +147,7 @@ impl Engine {
     }
 
     /// The engine as people write it.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Engine::Oracle => "Oracle",
             Engine::Sqlserver => "SQL Server",
@@ -157,7 +157,7 @@ impl Engine {
     }
 
     /// Parses `oracle`, `sqlserver`, `postgresql` or `mysql`.
-    pub fn parse(s: &str) -> Result<Engine, String> {
+    pub(crate) fn parse(s: &str) -> Result<Engine, String> {
         Engine::ALL
             .into_iter()
             .find(|e| e.name() == s.trim())
@@ -167,7 +167,7 @@ impl Engine {
     }
 
     /// The engine's constants.
-    pub fn model(self) -> EngineModel {
+    pub(crate) fn model(self) -> EngineModel {
         match self {
             // 8 KiB blocks (db_block_size default); redo writes of 2 to 64 KiB (the seed's
             // Oracle profile), written O_DSYNC by LGWR; multiblock reads of 1 MiB

@@ -246,13 +246,13 @@ pub(crate) const CLASS: &str = "wal";
 
 impl EtcdConfig {
     /// Writes that fill the log file once (as fio: each whole write that fits).
-    pub fn planned_writes(&self) -> u64 {
+    pub(crate) fn planned_writes(&self) -> u64 {
         self.file_bytes / self.write_bytes
     }
 
     /// The one job: a worker writing the new, preallocated log file once from its start,
     /// `write_bytes` at a time through the page cache, each write followed by `fdatasync`.
-    pub fn job(&self) -> Job {
+    pub(crate) fn job(&self) -> Job {
         let mut job = Job {
             description: Some(format!(
                 "etcd WAL check: {}-byte sequential writes, each followed by fdatasync",

@@ -188,7 +188,7 @@ pub struct StorageLimits {
 impl StorageLimits {
     /// The limits a job sets (average database read, average log write, maximum database
     /// read), Jetstress's where it sets none; `max_read_default_ms` is the test type's maximum.
-    pub fn of(
+    pub(crate) fn of(
         db_read: Option<Dur>,
         log_write: Option<Dur>,
         max_read: Option<Dur>,

@@ -71,7 +71,7 @@ pub enum Version {
 /// A version's I/O constants (each with its source in docs/profiles.md, "Version
 /// constants").
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VersionModel {
+pub(crate) struct VersionModel {
     /// ESE database page size, bytes.
     pub page_bytes: u64,
     /// Share of transactional database I/O that is reads, percent (a database with one copy).
@@ -172,7 +172,7 @@ const LOG_SIZES: &[(u64, u32)] = &[(4096, 55), (8192, 30), (16384, 10), (32768, 
 
 impl Version {
     /// Parses `2007`, `2010`, `2013`, `2016` or `2019`.
-    pub fn parse(s: &str) -> Result<Version, String> {
+    pub(crate) fn parse(s: &str) -> Result<Version, String> {
         match s.trim() {
             "2007" => Ok(Version::V2007),
             "2010" => Ok(Version::V2010),
@@ -186,7 +186,7 @@ impl Version {
     }
 
     /// The version's year as text.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Version::V2007 => "2007",
             Version::V2010 => "2010",
@@ -197,7 +197,7 @@ impl Version {
     }
 
     /// The version's constants (docs/profiles.md, "Version constants", gives each source).
-    pub fn model(self) -> VersionModel {
+    pub(crate) fn model(self) -> VersionModel {
         match self {
             // 8 KiB pages; reads:writes 1:1; database:log I/O 4:1 (Microsoft, "Frequently
             // Asked Questions about Jetstress", Exchange 2007: 8 KB, 1:1, 4:1 to 2:1; the

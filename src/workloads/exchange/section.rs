@@ -76,7 +76,7 @@ pub struct LatencyBrief {
 
 impl LatencyBrief {
     /// The brief of a full summary.
-    pub fn of(s: &crate::stats::histogram::LatencySummary) -> LatencyBrief {
+    pub(crate) fn of(s: &crate::stats::histogram::LatencySummary) -> LatencyBrief {
         LatencyBrief {
             mean: s.mean,
             p95: s.p95,

@@ -37,7 +37,7 @@ pub struct OpenFlags {
 
 impl OpenFlags {
     /// `o_direct,fsync`, or `none`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut parts = Vec::new();
         for (on, name) in [
             (self.direct, "o_direct"),
@@ -74,7 +74,7 @@ pub enum Format {
 
 impl Format {
     /// Its name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Restart => "restart",
             Format::Yes => "yes",
@@ -85,17 +85,17 @@ impl Format {
     }
 
     /// Whether the tree is removed first.
-    pub fn removes(self) -> bool {
+    pub(crate) fn removes(self) -> bool {
         matches!(self, Format::Yes | Format::Only | Format::Clean)
     }
 
     /// Whether the tree is made (what is missing of it).
-    pub fn makes(self) -> bool {
+    pub(crate) fn makes(self) -> bool {
         matches!(self, Format::Restart | Format::Yes | Format::Only)
     }
 
     /// Whether the runs follow.
-    pub fn runs(self) -> bool {
+    pub(crate) fn runs(self) -> bool {
         matches!(self, Format::Restart | Format::Yes | Format::No)
     }
 }
@@ -147,7 +147,7 @@ pub struct WorkloadConfig {
 
 impl WorkloadConfig {
     /// The largest transfer.
-    pub fn max_xfer(&self) -> u64 {
+    pub(crate) fn max_xfer(&self) -> u64 {
         self.xfer
             .iter()
             .map(|&(b, _)| b)
@@ -157,7 +157,7 @@ impl WorkloadConfig {
 
     /// Every operation its threads issue: the mix's, and what they imply (a read or write
     /// opens and closes its file, a create writes it whole and closes it).
-    pub fn issued(&self) -> Vec<FsOp> {
+    pub(crate) fn issued(&self) -> Vec<FsOp> {
         let mut ops = Vec::new();
         for &(op, _) in &self.mix {
             let implied: &[FsOp] = match op {

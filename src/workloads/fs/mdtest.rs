@@ -44,34 +44,13 @@ pub enum MdPhase {
 
 impl MdPhase {
     /// Its name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MdPhase::Create => "create",
             MdPhase::Stat => "stat",
             MdPhase::Read => "read",
             MdPhase::Remove => "remove",
         }
-    }
-
-    /// How mdtest's summary names it.
-    pub fn mdtest_name(self) -> &'static str {
-        match self {
-            MdPhase::Create => "File creation",
-            MdPhase::Stat => "File stat",
-            MdPhase::Read => "File read",
-            MdPhase::Remove => "File removal",
-        }
-    }
-
-    /// How IO500 names it (`mdtest-easy-write`...), with the preset's name.
-    pub fn io500_name(self, preset: &str) -> String {
-        let what = match self {
-            MdPhase::Create => "write",
-            MdPhase::Stat => "stat",
-            MdPhase::Read => "read",
-            MdPhase::Remove => "delete",
-        };
-        format!("mdtest-{preset}-{what}")
     }
 }
 
@@ -170,7 +149,7 @@ pub(super) fn mdtest(
 impl MdtestConfig {
     /// The tree of `ranks` ranks of these phases: a directory per thread of every rank under
     /// the anchor, or the anchor itself for all; `items` files each, of `write_bytes`.
-    pub fn shape(&self, seed: u64, ranks: u64) -> Shape {
+    pub(crate) fn shape(&self, seed: u64, ranks: u64) -> Shape {
         let tasks = u64::from(self.threads) * ranks;
         let (depth, width, files) = if self.unique_dir {
             (1, u32::try_from(tasks).unwrap_or(u32::MAX), self.items)

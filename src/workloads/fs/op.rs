@@ -67,12 +67,12 @@ impl FsOp {
     ];
 
     /// Its place in [`FsOp::ALL`].
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         FsOp::ALL.iter().position(|&o| o == self).unwrap_or(0)
     }
 
     /// Its name, as results and job files write it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FsOp::Read => "read",
             FsOp::Write => "write",
@@ -91,7 +91,7 @@ impl FsOp {
     }
 
     /// Parses a name (`move` is `rename`, as vdbench calls it).
-    pub fn parse(s: &str) -> Result<FsOp, String> {
+    pub(crate) fn parse(s: &str) -> Result<FsOp, String> {
         let s = s.trim().to_ascii_lowercase();
         if s == "move" {
             return Ok(FsOp::Rename);
@@ -106,12 +106,12 @@ impl FsOp {
     }
 
     /// Whether it moves file data (its bytes are counted).
-    pub fn moves_data(self) -> bool {
+    pub(crate) fn moves_data(self) -> bool {
         matches!(self, FsOp::Read | FsOp::Write | FsOp::Copy)
     }
 
     /// Whether it changes the tree or a file (reported as a write; the others as reads).
-    pub fn modifies(self) -> bool {
+    pub(crate) fn modifies(self) -> bool {
         matches!(
             self,
             FsOp::Write
@@ -126,7 +126,7 @@ impl FsOp {
     }
 
     /// Whether it acts on directories rather than files.
-    pub fn on_dirs(self) -> bool {
+    pub(crate) fn on_dirs(self) -> bool {
         matches!(self, FsOp::Mkdir | FsOp::Rmdir)
     }
 }

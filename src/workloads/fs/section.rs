@@ -249,7 +249,7 @@ impl FsResult {
 impl MdtestResult {
     /// IO500's score of these phases: the geometric mean of their kIOPS (IO500's IOPS score
     /// also takes `find`, which this is not).
-    pub fn io500_score(&self) -> Option<f64> {
+    pub(crate) fn io500_score(&self) -> Option<f64> {
         let k: Vec<f64> = self.io500_results.iter().map(|l| l.kiops).collect();
         if k.is_empty() || k.iter().any(|&v| v <= 0.0) {
             return None;
@@ -262,7 +262,7 @@ impl MdtestResult {
     /// Its phases, summary and IO500 lines from `runs` (those named `mdtest PHASE
     /// ITERATION` and `mdtest tree PHASE ITERATION`): each phase's items (its own operation's
     /// count, failed ones left out) over its seconds.
-    pub fn fill(&mut self, runs: &[FsRun]) {
+    pub(crate) fn fill(&mut self, runs: &[FsRun]) {
         let read_bytes = self.read_bytes;
         let item_op = |phase: &str| match phase {
             "create" => "create",
@@ -356,6 +356,7 @@ impl MdtestResult {
 /// (the ranks start each run together, so a run lasts until its last rank ends, as mdtest
 /// times a phase); what the tree held is the first rank's when the ranks shared one tree,
 /// else every rank's added; mdtest's figures from the merged runs.
+#[cfg(any(feature = "mpi", test))]
 pub(crate) fn merged(parts: &[&FsResult]) -> Option<FsResult> {
     let first = *parts.first()?;
     let mut out = first.clone();

@@ -52,7 +52,7 @@ pub struct Shape {
 
 impl Shape {
     /// Directories, the anchor included.
-    pub fn dirs(&self) -> u64 {
+    pub(crate) fn dirs(&self) -> u64 {
         let mut total = 1u64;
         let mut level = 1u64;
         for _ in 0..self.depth {
@@ -63,7 +63,7 @@ impl Shape {
     }
 
     /// The directories that hold files: (first number, how many).
-    pub fn holders(&self) -> (u64, u64) {
+    pub(crate) fn holders(&self) -> (u64, u64) {
         let dirs = self.dirs();
         match (self.depth, self.spread) {
             (0, _) => (0, 1),
@@ -76,13 +76,13 @@ impl Shape {
     }
 
     /// Files in the whole tree.
-    pub fn file_count(&self) -> u64 {
+    pub(crate) fn file_count(&self) -> u64 {
         self.holders().1.saturating_mul(self.files)
     }
 
     /// Why this shape cannot be used, if it cannot: too many directories or files, a size of
     /// 0 or beyond the largest.
-    pub fn refusal(&self) -> Option<String> {
+    pub(crate) fn refusal(&self) -> Option<String> {
         if self.depth > MAX_DEPTH {
             return Some(format!(
                 "a depth of {} is beyond {MAX_DEPTH} levels",
@@ -118,12 +118,12 @@ impl Shape {
     }
 
     /// The parent of directory `d` (`d` > 0).
-    pub fn parent(&self, d: u64) -> u64 {
+    pub(crate) fn parent(&self, d: u64) -> u64 {
         (d - 1) / u64::from(self.width.max(1))
     }
 
     /// The level of directory `d` (the anchor's is 0).
-    pub fn level(&self, d: u64) -> u32 {
+    pub(crate) fn level(&self, d: u64) -> u32 {
         let mut level = 0;
         let mut d = d;
         while d > 0 {
@@ -133,50 +133,45 @@ impl Shape {
         level
     }
 
-    /// Whether directory `d` is at the deepest level.
-    pub fn deepest(&self, d: u64) -> bool {
-        self.level(d) == self.depth
-    }
-
     /// The name of directory `d` (> 0) in its parent: `d01`, `d02`… (digits enough for the
     /// width).
-    pub fn dir_name(&self, d: u64) -> String {
+    pub(crate) fn dir_name(&self, d: u64) -> String {
         let index = (d - 1) % u64::from(self.width.max(1)) + 1;
         format!("d{index:0w$}", w = digits(u64::from(self.width)).max(2))
     }
 
     /// The name of the `index`-th file (from 0) of its directory: `f0001`….
-    pub fn file_name_at(&self, index: u64) -> String {
+    pub(crate) fn file_name_at(&self, index: u64) -> String {
         format!("f{:0w$}", index + 1, w = digits(self.files).max(4))
     }
 
     /// [`Shape::dir_name`] of `d` into `buf`, as the system calls take it (no allocation).
-    pub fn dir_cname<'b>(&self, d: u64, buf: &'b mut NameBuf) -> &'b std::ffi::CStr {
+    pub(crate) fn dir_cname<'b>(&self, d: u64, buf: &'b mut NameBuf) -> &'b std::ffi::CStr {
         let index = (d - 1) % u64::from(self.width.max(1)) + 1;
         buf.put('d', index, digits(u64::from(self.width)).max(2))
     }
 
     /// [`Shape::file_name_at`] of `index` into `buf`, as the system calls take it.
-    pub fn file_cname<'b>(&self, index: u64, buf: &'b mut NameBuf) -> &'b std::ffi::CStr {
+    pub(crate) fn file_cname<'b>(&self, index: u64, buf: &'b mut NameBuf) -> &'b std::ffi::CStr {
         buf.put('f', index + 1, digits(self.files).max(4))
     }
 
     /// The directory that holds file `f`, and the file's index in it.
-    pub fn file_place(&self, f: u64) -> (u64, u64) {
+    pub(crate) fn file_place(&self, f: u64) -> (u64, u64) {
         let (first, _) = self.holders();
         let per = self.files.max(1);
         (first + f / per, f % per)
     }
 
     /// File `index` of directory `d`, if `d` holds files and has that many.
-    pub fn file_at(&self, d: u64, index: u64) -> Option<u64> {
+    pub(crate) fn file_at(&self, d: u64, index: u64) -> Option<u64> {
         let (first, count) = self.holders();
         (d >= first && d < first + count && index < self.files)
             .then(|| (d - first) * self.files + index)
     }
 
     /// The path of directory `d` from the anchor (`d01/d03`; empty for the anchor).
-    pub fn dir_path(&self, d: u64) -> String {
+    pub(crate) fn dir_path(&self, d: u64) -> String {
         let mut parts = Vec::new();
         let mut d = d;
         while d > 0 {
@@ -188,7 +183,7 @@ impl Shape {
     }
 
     /// The path of file `f` from the anchor.
-    pub fn file_path(&self, f: u64) -> String {
+    pub(crate) fn file_path(&self, f: u64) -> String {
         let (d, i) = self.file_place(f);
         let dir = self.dir_path(d);
         let name = self.file_name_at(i);
@@ -201,7 +196,7 @@ impl Shape {
 
     /// The size of file `f`, bytes: drawn from the sizes by their weights, from the file's
     /// number and the seed (the same file has the same size in every run of the same tree).
-    pub fn file_size(&self, f: u64) -> u64 {
+    pub(crate) fn file_size(&self, f: u64) -> u64 {
         match self.sizes.as_slice() {
             [] => 0,
             [(b, _)] => *b,
@@ -221,7 +216,7 @@ impl Shape {
     }
 
     /// Bytes of every file together (a pass over each file's number).
-    pub fn total_bytes(&self) -> u64 {
+    pub(crate) fn total_bytes(&self) -> u64 {
         match self.sizes.as_slice() {
             [(b, _)] => b.saturating_mul(self.file_count()),
             _ => (0..self.file_count())
@@ -232,7 +227,7 @@ impl Shape {
 
     /// `2 levels of 4 directories (21 in all), 100 files in each of the 16 deepest: 1,600
     /// files of 4 KiB (6.2 MiB)`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         use crate::units::{format_count, format_size};
         let (_, holders) = self.holders();
         let where_ = match (self.depth, self.spread) {
@@ -271,7 +266,7 @@ impl Shape {
 
 /// Room for one name of the tree and its terminating zero: a letter and at most 20 digits.
 #[derive(Debug, Default)]
-pub struct NameBuf([u8; 32]);
+pub(crate) struct NameBuf([u8; 32]);
 
 impl NameBuf {
     /// `letter` then `n` in at least `width` digits, zero-terminated.

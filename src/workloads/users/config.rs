@@ -448,14 +448,14 @@ pub(crate) fn resolve(spec: &UsersSpec, location: &str) -> Result<UsersConfig, J
 
 impl UsersConfig {
     /// The database page size.
-    pub fn page_bytes(&self) -> u64 {
+    pub(crate) fn page_bytes(&self) -> u64 {
         self.version.model().page_bytes
     }
 
     /// The checkpoint depth target of each database: 20 MB for 2007 and for a stand-alone
     /// database since 2010, 100 MB for an active copy of two or more since 2010
     /// (docs/profiles.md).
-    pub fn checkpoint_bytes(&self) -> u64 {
+    pub(crate) fn checkpoint_bytes(&self) -> u64 {
         match self.version {
             Version::V2007 => 20 << 20,
             _ if self.copies < 2 => 20 << 20,
@@ -464,17 +464,17 @@ impl UsersConfig {
     }
 
     /// Mailboxes per database (the last database may hold fewer users).
-    pub fn mailboxes_per_database(&self) -> u64 {
+    pub(crate) fn mailboxes_per_database(&self) -> u64 {
         self.users.div_ceil(u64::from(self.databases))
     }
 
     /// The calibration knobs of the version modelled.
-    pub fn knobs(&self) -> Knobs {
+    pub(crate) fn knobs(&self) -> Knobs {
         knobs(self.version)
     }
 
     /// The mailbox layout of every database.
-    pub fn layout(&self) -> Layout {
+    pub(crate) fn layout(&self) -> Layout {
         Layout::new(
             self.page_bytes(),
             self.mailbox_bytes,
@@ -488,7 +488,7 @@ impl UsersConfig {
 
     /// The population of this run, reporting progress to `live` (its cache preloaded if
     /// asked); an error when there is nothing to dispatch.
-    pub fn population(&self, live: Arc<Live>) -> Result<Population, String> {
+    pub(crate) fn population(&self, live: Arc<Live>) -> Result<Population, String> {
         let day_ns = self.day_ms * 1_000_000;
         let dispatcher = Dispatcher::new(
             &self.profile,
@@ -523,12 +523,12 @@ impl UsersConfig {
     }
 
     /// Pages of the buffer cache.
-    pub fn cache_pages(&self) -> u64 {
+    pub(crate) fn cache_pages(&self) -> u64 {
         (self.users * self.cache_per_mailbox / self.page_bytes()).max(1)
     }
 
     /// Memory the buffer-cache model takes when full, bytes.
-    pub fn cache_model_bytes(&self) -> u64 {
+    pub(crate) fn cache_model_bytes(&self) -> u64 {
         self.cache_pages()
             .saturating_mul(super::cache::MODEL_BYTES_PER_CACHED_PAGE)
     }
@@ -536,7 +536,7 @@ impl UsersConfig {
     /// A warning when the buffer-cache model, once full, would take more than `memory` bytes
     /// (the host's): it grows with the pages the users reference, so a run long enough to
     /// fill it runs out of memory.
-    pub fn memory_warning(&self, memory: u64) -> Option<String> {
+    pub(crate) fn memory_warning(&self, memory: u64) -> Option<String> {
         let need = self.cache_model_bytes();
         (need > memory).then(|| {
             format!(
@@ -551,25 +551,25 @@ impl UsersConfig {
     }
 
     /// Real milliseconds during which tasks are dispatched.
-    pub fn dispatch_ms(&self) -> u64 {
+    pub(crate) fn dispatch_ms(&self) -> u64 {
         ((self.duration_ms as f64 / self.compress).ceil() as u64).max(1)
     }
 
     /// Database file path.
-    pub fn database_path(&self, db: u32) -> PathBuf {
+    pub(crate) fn database_path(&self, db: u32) -> PathBuf {
         self.db_paths[db as usize % self.db_paths.len()]
             .join(format!("storlab-users-db{}.edb", db + 1))
     }
 
     /// Log target path.
-    pub fn log_path(&self, db: u32) -> PathBuf {
+    pub(crate) fn log_path(&self, db: u32) -> PathBuf {
         self.log_paths[db as usize % self.log_paths.len()]
             .join(format!("storlab-users-db{}-logs.log", db + 1))
     }
 
     /// The engine job: targets `2d` (database `d`) and `2d + 1` (its log), classes `3d`
     /// (reads), `3d + 1` (writes), `3d + 2` (log writes), one worker driven by the population.
-    pub fn job(&self) -> Job {
+    pub(crate) fn job(&self) -> Job {
         let db_bytes = self.layout().database_bytes();
         let mut job = Job {
             description: Some(format!(

@@ -14,7 +14,7 @@ pub(crate) const OVERLOAD_FACTOR: f64 = 1.5;
 
 /// One dispatched task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dispatch {
+pub(crate) struct Dispatch {
     /// When it is due, nanoseconds of real time from the start.
     pub at_ns: u64,
     /// The user (0-based).
@@ -25,7 +25,7 @@ pub struct Dispatch {
 
 /// The dispatcher of a user population.
 #[derive(Debug)]
-pub struct Dispatcher {
+pub(crate) struct Dispatcher {
     users: u64,
     /// Real nanoseconds between dispatches (0: stress mode).
     interval_ns: f64,
@@ -41,7 +41,7 @@ impl Dispatcher {
     /// Dispatches `profile`'s tasks to `users` users over a simulated day of `day_ns`, run
     /// `compress` times faster than real time; `stress`: no pacing, as fast as tasks complete.
     /// Errors when there is nothing to dispatch.
-    pub fn new(
+    pub(crate) fn new(
         profile: &Profile,
         users: u64,
         day_ns: u64,
@@ -81,7 +81,7 @@ impl Dispatcher {
     }
 
     /// Real nanoseconds between two dispatches (0 in stress mode).
-    pub fn interval_ns(&self) -> f64 {
+    pub(crate) fn interval_ns(&self) -> f64 {
         self.interval_ns
     }
 
@@ -91,7 +91,7 @@ impl Dispatcher {
     }
 
     /// How many dispatches are due before `until_ns` (paced; unbounded in stress mode).
-    pub fn due_before(&self, until_ns: u64) -> u64 {
+    pub(crate) fn due_before(&self, until_ns: u64) -> u64 {
         if self.interval_ns <= 0.0 {
             return u64::MAX;
         }
@@ -106,7 +106,7 @@ impl Dispatcher {
     }
 
     /// The next task: due `interval` after the one before (the first at 0).
-    pub fn dispatch(&mut self) -> Dispatch {
+    pub(crate) fn dispatch(&mut self) -> Dispatch {
         let at_ns = self.at_ns(self.dispatched);
         self.dispatched += 1;
         let user = self.rng.random_range(0..self.users);
@@ -121,7 +121,7 @@ impl Dispatcher {
     }
 
     /// Whether `unfinished` tasks overload a population of this many users.
-    pub fn overloaded(&self, unfinished: u64) -> bool {
+    pub(crate) fn overloaded(&self, unfinished: u64) -> bool {
         unfinished as f64 > OVERLOAD_FACTOR * self.users as f64
     }
 }

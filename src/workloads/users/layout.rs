@@ -19,7 +19,7 @@ pub(crate) const VIEW_ENTRY_BYTES: u64 = 128;
 
 /// A mailbox's folders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Folder {
+pub(crate) enum Folder {
     /// Inbox.
     Inbox,
     /// Sent Items.
@@ -36,7 +36,7 @@ pub enum Folder {
 
 impl Folder {
     /// Every folder, in extent order.
-    pub const ALL: [Folder; 6] = [
+    pub(crate) const ALL: [Folder; 6] = [
         Folder::Inbox,
         Folder::Sent,
         Folder::Deleted,
@@ -46,7 +46,7 @@ impl Folder {
     ];
 
     /// The folder's share of a mailbox's items at initialisation, percent (storlab's choice).
-    pub fn share_pct(self) -> u64 {
+    pub(crate) fn share_pct(self) -> u64 {
         match self {
             Folder::Inbox => 40,
             Folder::Sent => 20,
@@ -76,7 +76,7 @@ struct FolderArea {
 
 /// The layout of every database of a store (all databases have the same).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Database page size, bytes.
     pub page_bytes: u64,
     /// Mailboxes per database.
@@ -99,7 +99,7 @@ pub struct Layout {
 
 /// Where one message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Message {
+pub(crate) struct Message {
     /// The page holding its header row.
     pub header: u64,
     /// The page holding its view entry.
@@ -119,7 +119,7 @@ impl Layout {
     /// The layout for mailboxes of `mailbox_bytes` each, `mailboxes` per database, with room
     /// for `growth_pct` more items than at initialisation and `indexes` secondary indexes per
     /// folder whose entries take `index_entry_bytes` each.
-    pub fn new(
+    pub(crate) fn new(
         page_bytes: u64,
         mailbox_bytes: u64,
         mailboxes: u64,
@@ -170,38 +170,44 @@ impl Layout {
     }
 
     /// Pages of a database file.
-    pub fn database_pages(&self) -> u64 {
+    pub(crate) fn database_pages(&self) -> u64 {
         HEADER_PAGES + self.mailboxes * self.mailbox_pages
     }
 
     /// Bytes of a database file.
-    pub fn database_bytes(&self) -> u64 {
+    pub(crate) fn database_bytes(&self) -> u64 {
         self.database_pages() * self.page_bytes
     }
 
     /// The first page of `mailbox`'s extent (mailbox numbers are per database).
-    pub fn mailbox_start(&self, mailbox: u64) -> u64 {
+    pub(crate) fn mailbox_start(&self, mailbox: u64) -> u64 {
         HEADER_PAGES + (mailbox % self.mailboxes) * self.mailbox_pages
     }
 
     /// Items of `folder` in a mailbox at initialisation.
-    pub fn initial_items(&self, folder: Folder) -> u64 {
+    pub(crate) fn initial_items(&self, folder: Folder) -> u64 {
         (self.items * folder.share_pct()) / 100
     }
 
     /// The page of `mailbox`'s folder hierarchy (the first page of its first folder table).
-    pub fn root(&self, mailbox: u64) -> u64 {
+    pub(crate) fn root(&self, mailbox: u64) -> u64 {
         self.mailbox_start(mailbox)
     }
 
     /// Message `n` of `folder` in `mailbox` (numbers past the folder's room wrap).
-    pub fn message(&self, mailbox: u64, folder: Folder, n: u64) -> Message {
+    pub(crate) fn message(&self, mailbox: u64, folder: Folder, n: u64) -> Message {
         self.message_of(mailbox, folder, n, None)
     }
 
     /// Message `n` of `folder` in `mailbox`, of `bytes` (a copy of a message sent elsewhere),
     /// or of its own size from the mix (`None`).
-    pub fn message_of(&self, mailbox: u64, folder: Folder, n: u64, bytes: Option<u64>) -> Message {
+    pub(crate) fn message_of(
+        &self,
+        mailbox: u64,
+        folder: Folder,
+        n: u64,
+        bytes: Option<u64>,
+    ) -> Message {
         let area = self.folders[folder as usize];
         let start = self.mailbox_start(mailbox);
         // 1 when the indexes have a root page apart from their leaves.
@@ -228,7 +234,13 @@ impl Layout {
 
     /// The view pages of `folder` in `mailbox` that hold its newest `items` entries, counting
     /// back from item `end` (exclusive): first page and pages.
-    pub fn view_pages(&self, mailbox: u64, folder: Folder, end: u64, items: u64) -> (u64, u64) {
+    pub(crate) fn view_pages(
+        &self,
+        mailbox: u64,
+        folder: Folder,
+        end: u64,
+        items: u64,
+    ) -> (u64, u64) {
         let area = self.folders[folder as usize];
         let (first, pages) = newest(area.view_pages, self.entries_per_page, end, items);
         (self.mailbox_start(mailbox) + area.view + first, pages)
@@ -236,14 +248,21 @@ impl Layout {
 
     /// The table pages of `folder` in `mailbox` that hold the header rows of its newest
     /// `items` messages, counting back from item `end` (exclusive): first page and pages.
-    pub fn header_pages(&self, mailbox: u64, folder: Folder, end: u64, items: u64) -> (u64, u64) {
+    pub(crate) fn header_pages(
+        &self,
+        mailbox: u64,
+        folder: Folder,
+        end: u64,
+        items: u64,
+    ) -> (u64, u64) {
         let area = self.folders[folder as usize];
         let (first, pages) = newest(area.table_pages, self.rows_per_page, end, items);
         (self.mailbox_start(mailbox) + area.table + first, pages)
     }
 
+    #[cfg(test)]
     /// Pages of `folder`'s view and of its table: (view pages, table pages).
-    pub fn folder_pages(&self, folder: Folder) -> (u64, u64) {
+    pub(crate) fn folder_pages(&self, folder: Folder) -> (u64, u64) {
         let area = self.folders[folder as usize];
         (area.view_pages, area.table_pages)
     }

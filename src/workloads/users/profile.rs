@@ -50,7 +50,7 @@ impl Task {
     ];
 
     /// The name LoadGen reports it under.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Task::Logon => "Logon",
             Task::Logoff => "Logoff",
@@ -79,13 +79,14 @@ pub struct Profile {
 
 impl Profile {
     /// Tasks per user per day, all kinds.
-    pub fn tasks_per_day(&self) -> f64 {
+    pub(crate) fn tasks_per_day(&self) -> f64 {
         self.tasks_per_day.iter().map(|t| t.1).sum()
     }
 
+    #[cfg(test)]
     /// Messages a user sends per day: Send Mail, plus replies and forwards made while
     /// processing messages, plus meeting requests and responses.
-    pub fn messages_sent_per_day(&self) -> f64 {
+    pub(crate) fn messages_sent_per_day(&self) -> f64 {
         self.tasks_per_day
             .iter()
             .map(|&(task, n)| match task {
@@ -98,7 +99,7 @@ impl Profile {
 
     /// The named built-in profile (`light`, `average`, `heavy`, `very-heavy`,
     /// `double-heavy`), or `None`.
-    pub fn builtin(name: &str) -> Option<Profile> {
+    pub(crate) fn builtin(name: &str) -> Option<Profile> {
         let &(_, scale) = SCALES.iter().find(|(n, _)| *n == name)?;
         Some(Profile {
             name: name.to_string(),
@@ -114,7 +115,7 @@ impl Profile {
     }
 
     /// The built-in profiles' names.
-    pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+    pub(crate) fn builtin_names() -> impl Iterator<Item = &'static str> {
         SCALES.iter().map(|s| s.0)
     }
 }

@@ -37,7 +37,7 @@ pub(crate) const CALENDAR_ITEM_BYTES: u64 = 4096;
 
 /// How a step uses a run of pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Touch {
+pub(crate) enum Touch {
     /// Read (from the cache, or the database on a miss).
     Read,
     /// Read, then changed: dirty at the step's commit.
@@ -48,7 +48,7 @@ pub enum Touch {
 
 /// Contiguous pages of one database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub(crate) struct Run {
     /// How the step uses them.
     pub touch: Touch,
     /// First page.
@@ -61,20 +61,21 @@ pub struct Run {
 
 impl Run {
     /// Its pages, in order.
-    pub fn page_numbers(&self) -> impl Iterator<Item = u64> + use<> {
+    pub(crate) fn page_numbers(&self) -> impl Iterator<Item = u64> + use<> {
         let (first, stride) = (self.first, self.stride);
         (0..self.pages).map(move |k| first + k * stride)
     }
 
     /// Its last page.
-    pub fn last(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn last(&self) -> u64 {
         self.first + (self.pages.max(1) - 1) * self.stride
     }
 }
 
 /// One transaction on one mailbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub(crate) struct Step {
     /// The database it works in.
     pub db: u32,
     runs: [Run; MAX_RUNS],
@@ -125,14 +126,14 @@ impl Step {
     }
 
     /// Its page runs.
-    pub fn runs(&self) -> &[Run] {
+    pub(crate) fn runs(&self) -> &[Run] {
         &self.runs[..self.len]
     }
 }
 
 /// What the recipes know of a mailbox between tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Mailbox {
+pub(crate) struct Mailbox {
     /// Items ever put in each folder ([`Folder::ALL`] order): the next item's number.
     pub items: [u32; 6],
     /// Inbox messages not read yet.
@@ -141,7 +142,7 @@ pub struct Mailbox {
 
 /// Calibration knobs of a version's model (docs/profiles.md, "Calibration").
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Knobs {
+pub(crate) struct Knobs {
     /// Log bytes per byte of message body written (ESE logs long values with their
     /// page-level records).
     pub log_per_body_byte: f64,
@@ -156,7 +157,7 @@ pub struct Knobs {
 /// The mailboxes of a population, spread over the databases (user `u` is mailbox
 /// `u / databases` of database `u % databases`).
 #[derive(Debug)]
-pub struct Mailboxes {
+pub(crate) struct Mailboxes {
     /// Where a mailbox's data lives in its database.
     pub layout: Layout,
     /// Databases.
@@ -171,7 +172,7 @@ pub struct Mailboxes {
 
 impl Mailboxes {
     /// `users` mailboxes as initialised (every folder at its initial items, nothing unread).
-    pub fn new(layout: Layout, databases: u32, users: u64, knobs: Knobs) -> Self {
+    pub(crate) fn new(layout: Layout, databases: u32, users: u64, knobs: Knobs) -> Self {
         let fresh = Mailbox {
             items: Folder::ALL.map(|f| layout.initial_items(f) as u32),
             unread: 0,
@@ -186,7 +187,7 @@ impl Mailboxes {
     }
 
     /// The database and mailbox (within it) of `user`.
-    pub fn place(&self, user: u64) -> (u32, u64) {
+    pub(crate) fn place(&self, user: u64) -> (u32, u64) {
         let d = u64::from(self.databases);
         ((user % d) as u32, user / d)
     }

@@ -32,7 +32,7 @@ const DISPATCH_BATCH: usize = 1024;
 
 /// How the population is paced.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pace {
+pub(crate) struct Pace {
     /// Real nanoseconds during which tasks are dispatched.
     pub dispatch_ns: u64,
     /// Stress mode: a user's next task as soon as its last completed.
@@ -43,7 +43,7 @@ pub struct Pace {
 
 /// What the console shows while a population runs, updated every interval.
 #[derive(Debug, Default)]
-pub struct Live {
+pub(crate) struct Live {
     /// Tasks completed.
     pub completed: AtomicU64,
     /// Unfinished tasks.
@@ -54,7 +54,7 @@ pub struct Live {
 
 /// One task type's counts and latencies.
 #[derive(Debug, Clone, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Dispatched.
     pub dispatched: u64,
     /// Completed.
@@ -107,7 +107,7 @@ struct Gathering {
 
 /// A population of users on a store, as a request source.
 #[derive(Debug)]
-pub struct Population {
+pub(crate) struct Population {
     dispatcher: Dispatcher,
     pending: Option<Dispatch>,
     pace: Pace,
@@ -138,7 +138,7 @@ pub struct Population {
 impl Population {
     /// `mailboxes`' users doing `dispatcher`'s tasks on `store`, paced by `pace`; progress in
     /// `live`.
-    pub fn new(
+    pub(crate) fn new(
         dispatcher: Dispatcher,
         mailboxes: Mailboxes,
         store: Store,
@@ -186,7 +186,7 @@ impl Population {
 
     /// Every task dispatched and not completed by `now_ns` (running, or waiting behind its
     /// user's running task): its type and how long since it was due.
-    pub fn unfinished_ages(&self, now_ns: u64) -> Vec<(Task, u64)> {
+    pub(crate) fn unfinished_ages(&self, now_ns: u64) -> Vec<(Task, u64)> {
         let mut ages: Vec<(Task, u64)> = self
             .running
             .iter()
@@ -205,17 +205,17 @@ impl Population {
     }
 
     /// Bytes of state per user: its mailbox record and its queue.
-    pub fn bytes_per_user() -> u64 {
+    pub(crate) fn bytes_per_user() -> u64 {
         (std::mem::size_of::<Mailbox>() + std::mem::size_of::<UserQueue>()) as u64
     }
 
     /// Per task type, in [`Task::ALL`] order.
-    pub fn tallies(&self) -> &[Tally] {
+    pub(crate) fn tallies(&self) -> &[Tally] {
         &self.tallies
     }
 
     /// Tasks dispatched and tasks unfinished.
-    pub fn dispatched_unfinished(&self) -> (u64, u64) {
+    pub(crate) fn dispatched_unfinished(&self) -> (u64, u64) {
         (
             self.tallies.iter().map(|t| t.dispatched).sum(),
             self.unfinished,
@@ -223,13 +223,13 @@ impl Population {
     }
 
     /// The overload that stopped the run, if one did.
-    pub fn overloaded(&self) -> Option<&Overload> {
+    pub(crate) fn overloaded(&self) -> Option<&Overload> {
         self.overloaded.as_ref()
     }
 
     /// Tasks due while the population dispatches (stress mode: those dispatched), and the
     /// real ns between two dispatches (0 in stress mode).
-    pub fn planned(&self) -> (u64, f64) {
+    pub(crate) fn planned(&self) -> (u64, f64) {
         let planned = if self.pace.stress {
             self.dispatched_unfinished().0
         } else {
@@ -239,23 +239,18 @@ impl Population {
     }
 
     /// Messages put in mailboxes (Sent Items copies and deliveries).
-    pub fn messages(&self) -> u64 {
+    pub(crate) fn messages(&self) -> u64 {
         self.mailboxes.messages
     }
 
     /// The store's counts.
-    pub fn store_counts(&self) -> StoreCounts {
+    pub(crate) fn store_counts(&self) -> StoreCounts {
         self.store.counts()
-    }
-
-    /// Pages the cache holds now.
-    pub fn cached_pages(&self) -> u64 {
-        self.store.cached_pages()
     }
 
     /// The time series so far, with the interval in progress closed at `now_ns` (at most
     /// [`SERIES_POINTS`] points).
-    pub fn finish_series(&mut self, now_ns: u64) -> Vec<UsersInterval> {
+    pub(crate) fn finish_series(&mut self, now_ns: u64) -> Vec<UsersInterval> {
         if now_ns > self.gathering.end_ns.saturating_sub(self.pace.interval_ns) {
             let end = self.gathering.end_ns;
             self.gathering.end_ns = now_ns;
@@ -270,7 +265,7 @@ impl Population {
     }
 
     /// Starts counting CPU time (on the thread that will drive the population).
-    pub fn restart_clock(&mut self) {
+    pub(crate) fn restart_clock(&mut self) {
         self.cpu_start_ns = thread_cpu_ns();
         self.cpu_stopped_ns = None;
         self.gathering.cpu_ns = 0;
@@ -278,21 +273,21 @@ impl Population {
 
     /// Stops counting CPU time (on the thread that drove the population): [`Self::cpu_ns`]
     /// then gives the total on any thread.
-    pub fn stop_clock(&mut self) {
+    pub(crate) fn stop_clock(&mut self) {
         self.cpu_stopped_ns = Some(self.cpu_ns());
     }
 
     /// CPU nanoseconds of the driving thread since the clock started (until it stopped). A
     /// thread's CPU clock is its own: before [`Self::stop_clock`] this is only right on the
     /// thread that called [`Self::restart_clock`].
-    pub fn cpu_ns(&self) -> u64 {
+    pub(crate) fn cpu_ns(&self) -> u64 {
         self.cpu_stopped_ns
             .unwrap_or_else(|| thread_cpu_ns().saturating_sub(self.cpu_start_ns))
     }
 
     /// Fills the cache as if every user had logged on and looked at the calendar (warm-up
     /// mode `preloaded`), without I/O; the counts start again from zero.
-    pub fn preload(&mut self) {
+    pub(crate) fn preload(&mut self) {
         'users: for user in 0..self.users {
             for task in [Task::Logon, Task::BrowseCalendar] {
                 let mut recipe = Recipe::new(task, user, 0);

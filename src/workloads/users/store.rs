@@ -27,7 +27,7 @@ pub(crate) const MAX_FLUSHES: u32 = 16;
 
 /// What an I/O of the store is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IoKind {
+pub(crate) enum IoKind {
     /// A page read a task step waits for (the step's token).
     PageRead(u32),
     /// A checkpoint or dirty-eviction write.
@@ -38,7 +38,7 @@ pub enum IoKind {
 
 /// One I/O to issue: on database `db`'s file (page I/O) or its log (log writes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Io {
+pub(crate) struct Io {
     /// What it is for.
     pub kind: IoKind,
     /// The database.
@@ -51,7 +51,7 @@ pub struct Io {
 
 /// Counts since the start.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StoreCounts {
+pub(crate) struct StoreCounts {
     /// Page references that found the page in the cache.
     pub hits: u64,
     /// Page references that did not.
@@ -68,7 +68,7 @@ pub struct StoreCounts {
 
 /// The store of a population's databases.
 #[derive(Debug)]
-pub struct Store {
+pub(crate) struct Store {
     cache: Cache,
     logs: Vec<Log>,
     dirty: Vec<Flusher>,
@@ -84,7 +84,12 @@ pub struct Store {
 impl Store {
     /// `databases` databases of `page_bytes` pages sharing a cache of `cache_pages`, each
     /// flushed to keep its checkpoint depth under `checkpoint_bytes`.
-    pub fn new(databases: u32, page_bytes: u64, cache_pages: u64, checkpoint_bytes: u64) -> Self {
+    pub(crate) fn new(
+        databases: u32,
+        page_bytes: u64,
+        cache_pages: u64,
+        checkpoint_bytes: u64,
+    ) -> Self {
         let n = databases as usize;
         Store {
             cache: Cache::new(cache_pages as usize),
@@ -102,13 +107,13 @@ impl Store {
     }
 
     /// Bytes of one database's log target.
-    pub fn log_target_bytes() -> u64 {
+    pub(crate) fn log_target_bytes() -> u64 {
         LOG_FILE_BYTES * LOG_FILES
     }
 
     /// References the pages of `step`; queues the reads of missing pages it reads or changes
     /// (tagged with `token`) and the writes of dirty pages evicted. Returns the reads queued.
-    pub fn begin(&mut self, step: &Step, token: u32) -> u32 {
+    pub(crate) fn begin(&mut self, step: &Step, token: u32) -> u32 {
         let mut reads = 0;
         for run in step.runs() {
             for page in run.page_numbers() {
@@ -154,7 +159,7 @@ impl Store {
     /// Commits `step` (its reads are back): dirties the pages it changes and appends its log
     /// record. Returns true when the commit is durable and waits: `token` then comes back from
     /// [`Store::log_written`].
-    pub fn commit(&mut self, step: &Step, token: u32) -> bool {
+    pub(crate) fn commit(&mut self, step: &Step, token: u32) -> bool {
         if step.log_bytes == 0 {
             return false;
         }
@@ -175,13 +180,13 @@ impl Store {
 
     /// The log write of database `db` completed: appends the tokens of the durable commits it
     /// released to `released`.
-    pub fn log_written(&mut self, db: u32, released: &mut Vec<u64>) {
+    pub(crate) fn log_written(&mut self, db: u32, released: &mut Vec<u64>) {
         self.logs[db as usize].completed(released);
         self.kick(db as usize);
     }
 
     /// A page write of database `db` completed.
-    pub fn page_written(&mut self, db: u32) {
+    pub(crate) fn page_written(&mut self, db: u32) {
         let db = db as usize;
         self.flushes[db] = self.flushes[db].saturating_sub(1);
         self.kick(db);
@@ -215,12 +220,12 @@ impl Store {
     }
 
     /// Counts since the start.
-    pub fn counts(&self) -> StoreCounts {
+    pub(crate) fn counts(&self) -> StoreCounts {
         self.counts
     }
 
     /// The deepest checkpoint of the databases now, bytes of log.
-    pub fn checkpoint_depth(&self) -> u64 {
+    pub(crate) fn checkpoint_depth(&self) -> u64 {
         self.dirty
             .iter()
             .zip(&self.logs)
@@ -230,22 +235,22 @@ impl Store {
     }
 
     /// Durable commits waiting for a log write, all databases.
-    pub fn log_waits(&self) -> u64 {
+    pub(crate) fn log_waits(&self) -> u64 {
         self.logs.iter().map(|l| l.waiting() as u64).sum()
     }
 
     /// Pages in the cache now.
-    pub fn cached_pages(&self) -> u64 {
+    pub(crate) fn cached_pages(&self) -> u64 {
         self.cache.len() as u64
     }
 
     /// Pages the cache holds at most.
-    pub fn capacity(&self) -> u64 {
+    pub(crate) fn capacity(&self) -> u64 {
         self.cache.capacity() as u64
     }
 
     /// Starts the counts again from zero (after a preload).
-    pub fn reset_counts(&mut self) {
+    pub(crate) fn reset_counts(&mut self) {
         self.counts = StoreCounts::default();
     }
 }

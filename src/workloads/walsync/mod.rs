@@ -74,7 +74,7 @@ impl Method {
     ];
 
     /// Its name, as `wal_sync_method` spells it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Method::OpenDatasync => "open_datasync",
             Method::Fdatasync => "fdatasync",
@@ -85,7 +85,7 @@ impl Method {
     }
 
     /// Parses a `wal_sync_method` name.
-    pub fn parse(s: &str) -> Result<Method, String> {
+    pub(crate) fn parse(s: &str) -> Result<Method, String> {
         Method::SYNCS
             .into_iter()
             .find(|m| m.name() == s)
@@ -111,7 +111,7 @@ pub struct Point {
 impl Point {
     /// `fdatasync, O_DIRECT, 2 writes per sync`-style name, unique per point; the class name
     /// of its I/O.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         format!(
             "{}{} ×{}",
             self.method.name(),
@@ -350,7 +350,7 @@ pub(crate) fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfi
 impl WalSyncConfig {
     /// The job that measures `point`: one worker at queue depth 1 on the file, opened as the
     /// method opens it, its I/O issued by [`source::Groups`].
-    pub fn job(&self, point: &Point) -> Job {
+    pub(crate) fn job(&self, point: &Point) -> Job {
         let mut job = Job {
             description: Some(format!("WAL sync method {}", point.label())),
             engine: self.engine,

@@ -7,7 +7,7 @@
 use crate::harness::run_in;
 use crate::views::checks::{Kind, check_views};
 use storlab::results::RunResult;
-use storlab::stats::summary::DirSummary;
+use storlab::testing::DirSummary;
 use storlab::units::{format_count, format_known_ns, format_number, format_rate};
 
 /// An operation's cells as the console and the HTML report show them, after its names.

@@ -11,7 +11,7 @@ use proptest::sample::Index;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use storlab::cli::{Cli, Command};
-use storlab::job::JobError;
+use storlab::testing::JobError;
 
 /// Values for flags, by the flag's value name (`SIZE`, `TIME`...), plus garbage.
 fn flag_values(value_name: &str) -> &'static [&'static str] {

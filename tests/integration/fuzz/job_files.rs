@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use storlab::job::JobError;
+use storlab::testing::JobError;
 
 fn line(keys: &[(&str, Kind)], tame: bool, (key, odd, kind, value): &LineChoice) -> String {
     let (name, own) = keys[key.index(keys.len())];

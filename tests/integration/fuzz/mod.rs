@@ -18,7 +18,7 @@ mod job_files;
 use proptest::test_runner::{Config, TestRunner};
 
 /// What `--dry-run` does with a resolved job (small jobs only: expansion clones per step).
-fn dry_run(job: &storlab::job::Job) {
+fn dry_run(job: &storlab::testing::Job) {
     let steps: usize = job.sequence.cycles.iter().map(|c| c.values.len()).product();
     if steps * job.workers.len().max(1) <= 20_000 {
         let _ = storlab::cli::describe(job);

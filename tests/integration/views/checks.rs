@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::path::Path;
 use storlab::results::RunResult;
 use storlab::results::description;
-use storlab::stats::summary::DirSummary;
+use storlab::testing::DirSummary;
 use storlab::units::{format_known_ns, format_number, format_rate};
 
 /// What kind of run, for what its description and its job must show.
@@ -296,7 +296,7 @@ fn costs_agree(console: &str, html: &str, r: &RunResult) {
 /// How many fio jobs the export has when every step has its workers: a job per worker group
 /// (`NAME`, `NAME#i`) and step.
 fn groups_and_steps(r: &RunResult) -> usize {
-    let groups = |job: &storlab::job::Job| {
+    let groups = |job: &storlab::testing::Job| {
         let mut names: Vec<&str> = job
             .workers
             .iter()
