@@ -66,7 +66,8 @@ pub(super) fn merge(workers: Vec<Worker>, engine: Option<&str>, out: &mut Out) -
         let Some(first) = left[i].take() else {
             continue;
         };
-        let Some(key) = first.flow.as_ref().map(|f| (f.id, first.group)) else {
+        let Some((key, at)) = (first.flow.as_ref()).map(|f| ((f.id, first.group), f.opt.clone()))
+        else {
             merged.push(first);
             continue;
         };
@@ -84,7 +85,7 @@ pub(super) fn merge(workers: Vec<Worker>, engine: Option<&str>, out: &mut Out) -
             merged.extend(members);
             continue;
         }
-        merged.push(join(members, engine == Some("psync"), out));
+        merged.push(join(members, &at, engine == Some("psync"), out));
     }
     merged
 }
@@ -105,8 +106,9 @@ fn number(head: &str, key: &str) -> Option<u64> {
     })
 }
 
-/// The jobs of one flow as one worker.
-fn join(mut members: Vec<Worker>, one_at_a_time: bool, out: &mut Out) -> Worker {
+/// The jobs of one flow as one worker; a refusal names `at`, the first job's `flow` (or the
+/// second job's, where the jobs disagree).
+fn join(mut members: Vec<Worker>, at: &Opt, one_at_a_time: bool, out: &mut Out) -> Worker {
     let keep = |l: &&str| !l.starts_with("queue_depth = ") && !l.starts_with("io_limit = ");
     let heads: Vec<Vec<&str>> = (members.iter())
         .map(|w| split(&w.toml).0.lines().filter(keep).collect())
@@ -118,20 +120,15 @@ fn join(mut members: Vec<Worker>, one_at_a_time: bool, out: &mut Out) -> Worker 
         && members.iter().all(|w| w.clones == 1)
         && (limits.iter().all(Option::is_some) || limits.iter().all(Option::is_none));
     if !agree {
-        // Every member has a flow (`merge` gathered them by it).
-        let at = members.iter().filter_map(|w| w.flow.as_ref()).nth(1);
-        if let Some(f) = at {
-            out.bad(&f.opt, "flow", "storlab runs a flow's jobs as one worker, an access entry each: give them the same files, numjobs (1), rate and other job options, differing only in what they do and their iodepth");
-        }
+        let second = members.iter().filter_map(|w| w.flow.as_ref()).nth(1);
+        out.bad(second.map_or(at, |f| &f.opt), "flow", "storlab runs a flow's jobs as one worker, an access entry each: give them the same files, numjobs (1), rate and other job options, differing only in what they do and their iodepth");
         return members.remove(0);
     }
     let depth: u64 = (members.iter())
         .map(|w| number(split(&w.toml).0, "queue_depth").unwrap_or(1))
         .sum();
     if one_at_a_time {
-        if let Some(f) = members[0].flow.as_ref() {
-            out.bad(&f.opt, "flow", format!("fio runs a flow's jobs as threads at once, {depth} I/Os in flight; storlab runs them as one worker, and with the psync engine it does one I/O at a time: give the jobs ioengine=libaio or io_uring"));
-        }
+        out.bad(at, "flow", format!("fio runs a flow's jobs as threads at once, {depth} I/Os in flight; storlab runs them as one worker, and with the psync engine it does one I/O at a time: give the jobs ioengine=libaio or io_uring"));
         return members.remove(0);
     }
     let mut toml = format!(
