@@ -82,7 +82,7 @@ pub struct Usage(pub String);
 /// | 1 | a runtime error, or the run was interrupted (its results are written, marked) |
 /// | 2 | a usage error or refused input, including every failure before the first I/O (a target that cannot be created, opened or prepared, too little space, a read-only filesystem): no results file is written |
 /// | 3 | a verdict failed: a rule of the validation, an I/O error or a verification error, or a comparison's regression |
-/// | 4 | inconclusive: every rule that failed missed by less than the host's own delays to storlab's I/O threads could account for (the host, not the storage, may have been the limit; docs/methodology.md) |
+/// | 4 | inconclusive: every rule that failed missed by less than the host's own delays to the I/O threads (storlab's, and the kernel's on the I/O path) could account for (the host, not the storage, may have been the limit; docs/methodology.md) |
 pub mod exit {
     use crate::results::RunResult;
 

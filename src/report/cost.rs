@@ -6,7 +6,10 @@ use crate::results::cost::{CostResult, PhaseCost};
 use crate::units::{format_ns, format_number, format_pct};
 
 /// `per I/O: 2.1 system calls, 2.0 context switches, 63 µs of CPU · I/O threads waited 108 µs
-/// for a CPU per wake (0.50% of their time) · CPU pressure 2.39%`: the measured phase's cost.
+/// for a CPU per wake, 1.2 ms at worst after a timed sleep, 4.0 ms at most between two
+/// readings (0.50% of their time) · the kernel's I/O threads waited 3.1 ms at most over two
+/// readings (ksoftirqd/0) · the machine's CPUs contended 2.39% of the time`: the measured
+/// phase's cost.
 pub(crate) fn sentence(c: &CostResult) -> String {
     let m = &c.measure;
     let mut s = format!(
@@ -16,6 +19,12 @@ pub(crate) fn sentence(c: &CostResult) -> String {
         format_ns(m.cpu_us_per_io * 1e3),
         waited(m),
     );
+    if let (Some(ns), Some(name)) = (c.kernel_wait_max_ns, &c.kernel_wait_thread) {
+        s.push_str(&format!(
+            " · the kernel's I/O threads waited {} at most over two readings ({name})",
+            format_ns(ns as f64)
+        ));
+    }
     if let Some(p) = m.cpu_pressure_pct {
         s.push_str(&format!(
             " · the machine's CPUs contended {} of the time",
@@ -28,9 +37,10 @@ pub(crate) fn sentence(c: &CostResult) -> String {
 /// How long the I/O threads waited for a CPU.
 fn waited(m: &PhaseCost) -> String {
     format!(
-        "I/O threads waited {} for a CPU per wake, {} at worst ({} of their time)",
+        "I/O threads waited {} for a CPU per wake, {} at worst after a timed sleep, {} at most between two readings ({} of their time)",
         format_ns(m.run_queue_wait_mean_ns),
         format_ns(m.threads.wake_lateness_max_ns as f64),
+        format_ns(m.threads.run_queue_wait_max_ns as f64),
         format_pct(m.run_queue_wait_pct),
     )
 }

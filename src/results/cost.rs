@@ -22,6 +22,16 @@ pub struct CostResult {
     /// whose I/O threads never sleep on a timer (closed loop).
     #[serde(default)]
     pub probe_lateness_max_ns: u64,
+    /// The most one of the kernel's threads on the targets' I/O path (each CPU's
+    /// `ksoftirqd`, the targets' filesystems' journal threads) waited for a CPU in the measured
+    /// time, within two adjacent readings (at every interval's end and at least once a
+    /// second), ns: what a latency may include beyond storlab's own threads' waits. Absent
+    /// when no reading was made (schema 1.23).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_wait_max_ns: Option<u64>,
+    /// The thread that waited that long, by the kernel's name (`jbd2/loop0-8`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_wait_thread: Option<String>,
     /// What spins on purpose, using CPU while it waits (the kernel's SQPOLL thread, polled
     /// completions, completions looked for without waiting): empty when every wait sleeps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -162,10 +172,16 @@ impl CostResult {
                 spinning.push(s.clone());
             }
         }
+        let kernel = [self, other]
+            .into_iter()
+            .filter_map(|c| Some((c.kernel_wait_max_ns?, c.kernel_wait_thread.clone())))
+            .max_by_key(|(ns, _)| *ns);
         CostResult {
             measure: self.measure.and(&other.measure),
             ramp,
             probe_lateness_max_ns: self.probe_lateness_max_ns.max(other.probe_lateness_max_ns),
+            kernel_wait_max_ns: kernel.as_ref().map(|k| k.0),
+            kernel_wait_thread: kernel.and_then(|k| k.1),
             spinning,
         }
     }
@@ -187,6 +203,7 @@ mod tests {
             timed_wakes: 100,
             wake_lateness_ns: 5_000_000,
             wake_lateness_max_ns: 400_000,
+            run_queue_wait_max_ns: 300_000,
         };
         let cpu = CpuPercent {
             process_user_pct: 4.0,
@@ -216,5 +233,6 @@ mod tests {
         assert!((both.run_queue_wait_pct - p.run_queue_wait_pct).abs() < 1e-9);
         assert_eq!(both.cpu_pressure_pct, Some(12.5));
         assert_eq!(both.threads.wake_lateness_max_ns, 400_000);
+        assert_eq!(both.threads.run_queue_wait_max_ns, 300_000);
     }
 }

@@ -28,7 +28,7 @@ impl Default for SchemaVersion {
 /// The version this storlab writes.
 pub const SCHEMA_VERSION: SchemaVersion = SchemaVersion {
     major: 1,
-    minor: 22,
+    minor: 23,
 };
 
 impl SchemaVersion {

@@ -113,10 +113,10 @@ pub(crate) const WAITS_PER_IO: f64 = 4.0;
 /// threads waited 12-17 % of their time.
 pub(crate) const STARVED_PCT: f64 = 10.0;
 
-/// The host's own delays to storlab's I/O threads over a measured time, from its cost
+/// The host's own delays to the I/O threads (storlab's, the kernel's on the I/O path) over a measured time, from its cost
 /// ([`CostResult`]): what a failed rule is weighed against (docs/methodology.md, "When the
 /// host is the limit").
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct HostDelay {
     /// The mean wait for a CPU of an I/O thread that became ready to run (the larger of its
     /// run-queue wait per time slice and the mean lateness of its timed sleeps), ns: what
@@ -131,6 +131,14 @@ pub(crate) struct HostDelay {
     pub wait_pct: f64,
     /// Share of the time some task on the machine waited for a CPU, percent (PSI).
     pub pressure_pct: Option<f64>,
+    /// The most one I/O thread waited for a CPU between two readings of its counters (at
+    /// most a second of its time apart), ns: an upper bound of its longest wait, which a
+    /// wake-up's lateness misses when the thread was preempted or woken by a completion.
+    pub window_max_ns: f64,
+    /// The most one of the kernel's threads on the I/O path (the CPUs' `ksoftirqd`, the
+    /// targets' journal threads) waited for a CPU within two adjacent readings, ns, and its
+    /// name.
+    pub kernel: Option<(f64, String)>,
 }
 
 impl HostDelay {
@@ -148,7 +156,19 @@ impl HostDelay {
                 .max(m.run_queue_wait_mean_ns),
             wait_pct: m.run_queue_wait_pct,
             pressure_pct: m.cpu_pressure_pct,
+            window_max_ns: m.threads.run_queue_wait_max_ns as f64,
+            kernel: cost.kernel_wait_max_ns.map(|ns| {
+                let name = cost.kernel_wait_thread.clone();
+                (ns as f64, name.unwrap_or_else(|| "a kernel thread".into()))
+            }),
         }
+    }
+
+    /// What the host's waits could add to one I/O (a tail latency): an I/O thread's longest
+    /// wait between two readings and the longest of the kernel's I/O threads' in one window,
+    /// one after the other, ns.
+    fn one_io_ns(&self) -> f64 {
+        self.window_max_ns + self.kernel.as_ref().map_or(0.0, |k| k.0)
     }
 
     /// Why rule `r`, which failed, may be the host's doing: `None` when its miss is larger
@@ -173,7 +193,8 @@ impl HostDelay {
             // threads' share of waiting, WAITS_PER_IO times over; anything once that share is
             // the whole time. Beyond that, the storage's.
             let share = (self.wait_pct / 100.0 * WAITS_PER_IO).min(1.0);
-            let worst = self.max_wait_ns.max(self.mean_wait_ns * WAITS_PER_IO) * WAITS_PER_IO;
+            let worst = (self.max_wait_ns.max(self.mean_wait_ns * WAITS_PER_IO) * WAITS_PER_IO)
+                .max(self.one_io_ns());
             let within = match measure {
                 Measure::Backlog => share >= 1.0,
                 Measure::Rate => {
@@ -219,23 +240,37 @@ impl HostDelay {
                 // 170 ms against 100 ms with the longest wait 39.8 ms, 6.2 % of the threads'
                 // time waiting, on a device that carried the load.
                 let mean = self.mean_wait_ns * WAITS_PER_IO;
+                let waits = (self.max_wait_ns * WAITS_PER_IO).max(mean);
+                // A tail is one I/O: the waits seen on its path one after another (an I/O
+                // thread's longest, the kernel's I/O threads' longest), when they are more
+                // than the wake-ups' lateness makes it.
+                let tail = measure != Measure::MeanLatency && self.one_io_ns() > waits;
                 let (delay, what) = if measure == Measure::MeanLatency {
                     (mean, "on average")
                 } else {
-                    ((self.max_wait_ns * WAITS_PER_IO).max(mean), "at worst")
+                    (waits.max(self.one_io_ns()), "at worst")
                 };
                 let delay_in_unit = delay / scale;
+                let missed = crate::units::format_ns((r.measured - r.threshold) * scale);
                 (r.comparison == Comparison::AtMost
                     && delay > 0.0
                     && r.measured - delay_in_unit <= r.threshold)
-                    .then(|| {
+                    .then(|| if tail {
+                        let kernel = self.kernel.as_ref().map_or(String::new(), |(ns, name)| {
+                            format!(", and the kernel's {name}, on the I/O path, {} over two readings", crate::units::format_ns(*ns))
+                        });
                         format!(
-                            "storlab's I/O threads waited {} for a CPU on average once ready to run ({} at worst), and an I/O's path may wait {} times (storlab's threads, the filesystem's and the block layer's): {} {what}, more than the {} the rule missed by{pressure}; {advice}",
+                            "an I/O thread of storlab's waited {} for a CPU between two readings of its counters (a second apart at most){kernel}: {} at worst for one I/O, more than the {missed} the rule missed by{pressure}; {advice}",
+                            crate::units::format_ns(self.window_max_ns),
+                            crate::units::format_ns(delay),
+                        )
+                    } else {
+                        format!(
+                            "storlab's I/O threads waited {} for a CPU on average once ready to run ({} at worst), and an I/O's path may wait {} times (storlab's threads, the filesystem's and the block layer's): {} {what}, more than the {missed} the rule missed by{pressure}; {advice}",
                             crate::units::format_ns(self.mean_wait_ns),
                             crate::units::format_ns(self.max_wait_ns),
                             WAITS_PER_IO,
                             crate::units::format_ns(delay),
-                            crate::units::format_ns((r.measured - r.threshold) * scale),
                         )
                     })
             }
@@ -408,7 +443,7 @@ impl Verdict {
     /// it (`None` for a PASS or a FAIL).
     pub(crate) fn note(&self) -> Option<String> {
         if self.inconclusive() {
-            return Some("INCONCLUSIVE: every rule that failed missed by less than the host's own delays to storlab's I/O threads (their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string());
+            return Some("INCONCLUSIVE: every rule that failed missed by less than the host's own delays to the I/O threads (storlab's and the kernel's on the I/O path: their wait for a CPU) could account for, so the host, not the storage, may have been the limit (exit code 4); run it again on a quieter host, with fewer workers, or with the workers on CPUs of their own (`cpus`)".to_string());
         }
         self.not_measured().then(|| {
             let n = self.rules.iter().filter(|r| !r.measured()).count();
@@ -534,6 +569,43 @@ mod tests {
             "FAIL"
         );
         assert!(Verdict::weighed(vec![mean(10.000_001)], Some(&quiet)).inconclusive());
+    }
+
+    /// The run of a light load beside CPU hogs (2026-12-04, traced): the wake-ups were 9.1 ms
+    /// late at worst, but an I/O thread waited 70 ms between two readings and ext4's journal
+    /// thread 118 ms in one go, and every durable write waited for it; a read of 210 ms
+    /// missed the 100 ms limit.
+    #[test]
+    fn a_tail_within_the_waits_on_one_ios_path_is_inconclusive_and_one_beyond_them_fails() {
+        let max = |ms: f64| {
+            Rule::judge("max", ms, Comparison::AtMost, 100.0, "ms").measuring(Measure::MaxLatency)
+        };
+        let mean = |ms: f64| {
+            Rule::judge("avg", ms, Comparison::AtMost, 20.0, "ms").measuring(Measure::MeanLatency)
+        };
+        let mut c = cost(749e3, 9_100_000, 3.9);
+        // The wake-ups alone (4 × 9.1 ms) excuse 36 ms, not 110.
+        assert_eq!(Verdict::weighed(vec![max(210.0)], Some(&c)).result, "FAIL");
+        c.measure.threads.run_queue_wait_max_ns = 70_000_000;
+        c.kernel_wait_max_ns = Some(118_000_000);
+        c.kernel_wait_thread = Some("jbd2/loop0-8".into());
+        // 70 + 118 ms on one I/O's path: a 188 ms miss is the host's, a 189 ms one is not.
+        let v = Verdict::weighed(vec![max(210.0), max(288.0)], Some(&c));
+        assert!(v.inconclusive(), "{v:?}");
+        let why = v.rules[0].inconclusive.as_deref().unwrap();
+        assert!(
+            why.contains("70.0 ms") && why.contains("jbd2/loop0-8") && why.contains("188 ms"),
+            "{why}"
+        );
+        assert_eq!(Verdict::weighed(vec![max(289.0)], Some(&c)).result, "FAIL");
+        // A mean is many I/Os: the longest waits do not excuse it.
+        assert_eq!(Verdict::weighed(vec![mean(25.0)], Some(&c)).result, "FAIL");
+        // Older files have neither figure.
+        let old: CostResult = serde_json::from_value(serde_json::json!({
+            "measure": serde_json::to_value(&cost(1.0, 1, 0.0).measure).unwrap()
+        }))
+        .unwrap();
+        assert_eq!(old.kernel_wait_max_ns, None);
     }
 
     #[test]

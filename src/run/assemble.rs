@@ -186,6 +186,8 @@ fn cost(job: &Job, c: &Collected, all: &StatsSet) -> CostResult {
         measure: PhaseCost::of(measure_s, ios(all), threads, all.cost, &c.cpu_measure),
         ramp,
         probe_lateness_max_ns: c.probe_lateness_max_ns,
+        kernel_wait_max_ns: c.kernel_wait.as_ref().map(|k| k.0),
+        kernel_wait_thread: c.kernel_wait.as_ref().map(|k| k.1.clone()),
         spinning: spinning(&job.io_uring),
     }
 }

@@ -10,6 +10,7 @@ use crate::results::Phase;
 use crate::results::progress::Observer;
 use crate::stats::StatsSet;
 use crate::stats::blocks::BlockRef;
+use crate::stats::host::kthreads::KernelThreads;
 use crate::stats::host::{self, CpuPercent, CpuTimes, DiskCounters, DiskDelta};
 use crate::stats::reuse::ReuseCounts;
 use crate::stats::timeseries::{IntervalGrid, IntervalHistograms, IntervalPhase, IntervalRecord};
@@ -63,6 +64,9 @@ pub(super) struct Collected {
     /// How late the collector's own timed wake-ups at the measured intervals' ends were, at
     /// worst, ns: a sample of the host's delays even when no I/O thread sleeps on a timer.
     pub probe_lateness_max_ns: u64,
+    /// The most one of the kernel's threads on the targets' I/O path waited for a CPU in the
+    /// measured time (within two adjacent readings), ns, and its name.
+    pub kernel_wait: Option<(u64, String)>,
 }
 
 #[derive(Clone)]
@@ -146,6 +150,7 @@ impl Collector<'_> {
         let mut announced_cooldown = grid.cooldown_ns == 0;
         let mut ramp = StatsSet::new(job.classes.len());
         let mut probe = Probe::default();
+        let mut kernel = KernelWatch::start(&grid, devices);
         if grid.ramp_ns == 0 {
             edges.measure_start = Some(first.clone());
         }
@@ -153,6 +158,7 @@ impl Collector<'_> {
         loop {
             let now = start.elapsed().as_nanos() as u64;
             edges.sample_due(&grid, now, (start, devices), &mut ends, &mut next_sample);
+            kernel.tick(&grid, now);
             if !announced_measure && now >= grid.ramp_ns {
                 announced_measure = true;
                 obs.phase(Phase::Measure);
@@ -233,6 +239,7 @@ impl Collector<'_> {
             }
         }
         let elapsed_ns = start.elapsed().as_nanos() as u64;
+        kernel.last(&grid, elapsed_ns);
         let (cpu_measure, cpus_measure, disk_measure, ramp_cpu, cpu_cooldown) =
             edges.deltas(&first, start, devices);
         reports.sort_by_key(|r| r.worker);
@@ -248,6 +255,7 @@ impl Collector<'_> {
             elapsed_ns,
             ramp,
             probe_lateness_max_ns: probe.0,
+            kernel_wait: kernel.threads.longest(),
         })
     }
 }
@@ -363,6 +371,47 @@ impl Edges {
             deltas(first, &from).0,
             after,
         )
+    }
+}
+
+/// The kernel's threads on the targets' I/O path, read from the measured time's start at
+/// every interval's end and at least once a second (the collector wakes every 100 ms at
+/// least).
+struct KernelWatch {
+    threads: KernelThreads,
+    /// When they are read next, ns after the start.
+    next: u64,
+    every: u64,
+}
+
+impl KernelWatch {
+    fn start(grid: &IntervalGrid, devices: &[String]) -> KernelWatch {
+        KernelWatch {
+            threads: KernelThreads::find(devices),
+            next: grid.ramp_ns,
+            every: grid.interval_ns.clamp(1, 1_000_000_000),
+        }
+    }
+
+    /// At `now`: a reading when one is due, until the measured time has ended.
+    fn tick(&mut self, grid: &IntervalGrid, now: u64) {
+        let end = grid.end_ns();
+        if now < self.next || self.next > end + self.every {
+            return;
+        }
+        // The first reading opens the measured time; each later one ends a window of it.
+        self.threads.sample(self.next > grid.ramp_ns);
+        while self.next <= now {
+            self.next += self.every;
+        }
+    }
+
+    /// The run ended at `now`: the window open since the last reading ends, if it is in the
+    /// measured time.
+    fn last(&mut self, grid: &IntervalGrid, now: u64) {
+        if self.next > grid.ramp_ns && now <= grid.end_ns() + self.every {
+            self.threads.sample(true);
+        }
     }
 }
 

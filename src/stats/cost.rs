@@ -33,6 +33,12 @@ pub struct Cost {
     pub wake_lateness_ns: u64,
     /// The latest of them, ns.
     pub wake_lateness_max_ns: u64,
+    /// The most one thread waited for a CPU between two readings of its own counters, ns: an
+    /// upper bound of its longest single wait (a thread reads its counters while it runs, so
+    /// no wait spans a reading; readings are at every interval's end and at most a second of
+    /// the thread's time apart). Added in schema 1.23.
+    #[serde(default)]
+    pub run_queue_wait_max_ns: u64,
 }
 
 impl Cost {
@@ -47,6 +53,7 @@ impl Cost {
         self.timed_wakes += other.timed_wakes;
         self.wake_lateness_ns += other.wake_lateness_ns;
         self.wake_lateness_max_ns = self.wake_lateness_max_ns.max(other.wake_lateness_max_ns);
+        self.run_queue_wait_max_ns = (self.run_queue_wait_max_ns).max(other.run_queue_wait_max_ns);
     }
 
     /// Records a sleep that ran to its deadline and woke `late_ns` after it.

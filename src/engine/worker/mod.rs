@@ -257,6 +257,7 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
             &tx,
             index,
         );
+        own.peek(now);
         if issuing
             && (now >= issue_until || stop.load(Ordering::Relaxed) || halt.load(Ordering::Relaxed))
         {
@@ -570,7 +571,9 @@ pub fn run<'a, B: Backend<'a>, S: RequestSource + ?Sized>(
         s.finish();
     }
     if cur < grid.intervals() {
-        interval.cost.add(&own.interval(backend.syscalls()));
+        interval
+            .cost
+            .add(&own.interval(now_ns(), backend.syscalls()));
         if cur >= grid.ramp_intervals() {
             totals.add(&interval);
         }
@@ -608,6 +611,8 @@ struct Own {
     calls: u64,
     /// Of `calls` and the backend's, those already given to an interval.
     counted: u64,
+    /// When the run-queue wait is read next if no interval ends before (loop time, ns).
+    peek_at: u64,
 }
 
 impl Own {
@@ -616,13 +621,26 @@ impl Own {
             meter: meter::Meter::start(),
             calls: 0,
             counted: 0,
+            peek_at: meter::PEEK_NS,
         }
     }
 
-    /// The thread's cost since the last interval ended, `backend_calls` being the backend's
-    /// system calls so far.
-    fn interval(&mut self, backend_calls: u64) -> Cost {
+    /// At loop time `now`: the run-queue wait is read when a second has passed since the last
+    /// reading (an interval longer than that).
+    #[inline]
+    fn peek(&mut self, now: u64) {
+        if now >= self.peek_at {
+            self.meter.peek();
+            self.calls += 1;
+            self.peek_at = now + meter::PEEK_NS;
+        }
+    }
+
+    /// The thread's cost since the last interval ended (at loop time `t`), `backend_calls`
+    /// being the backend's system calls so far.
+    fn interval(&mut self, t: u64, backend_calls: u64) -> Cost {
         let mut c = self.meter.read();
+        self.peek_at = t + meter::PEEK_NS;
         self.calls += meter::READ_SYSCALLS;
         let all = self.calls + backend_calls;
         c.syscalls = all - self.counted;
@@ -663,7 +681,7 @@ fn advance(
 ) {
     while t >= *cur_end && *cur < grid.intervals() {
         // What the thread itself cost goes with the interval's I/Os.
-        interval.cost.add(&own.interval(backend_calls));
+        interval.cost.add(&own.interval(t, backend_calls));
         // A measured interval's I/Os join the totals as it ends (every I/O is recorded once).
         if *cur >= grid.ramp_intervals() {
             totals.add(interval);

@@ -7,6 +7,7 @@
 
 pub(crate) mod cgroup;
 pub(crate) mod cpus;
+pub(crate) mod kthreads;
 pub(crate) mod locks;
 pub(crate) mod mounts;
 pub(crate) mod sysfs;

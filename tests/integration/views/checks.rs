@@ -285,6 +285,17 @@ fn costs_agree(console: &str, html: &str, r: &RunResult) {
             "waited {} for a CPU per wake",
             format_known_ns(Some(m.run_queue_wait_mean_ns))
         ),
+        format!(
+            "{} at most between two readings",
+            format_known_ns(Some(m.threads.run_queue_wait_max_ns as f64))
+        ),
+        match (c.kernel_wait_max_ns, &c.kernel_wait_thread) {
+            (Some(ns), Some(name)) => format!(
+                "the kernel's I/O threads waited {} at most over two readings ({name})",
+                format_known_ns(Some(ns as f64))
+            ),
+            _ => "I/O threads waited".to_string(),
+        },
     ] {
         assert!(line.contains(&part), "`{part}` not in `{line}`");
         assert!(html.contains(&part), "`{part}` not in the HTML report");
