@@ -381,6 +381,7 @@ fn calibration<'a>(
 /// CSV and Markdown table.
 fn render_all(r: &crate::results::RunResult) {
     use crate::report::csv::{Format, Table, render};
+    crate::workloads::install_views();
     let _ = crate::report::console::summary(r, 0);
     let _ = crate::report::html::render(r);
     let _ = crate::report::fio_json::render(r, None);
@@ -442,6 +443,7 @@ mod tests {
 
     /// What the summary and the HTML report write of `data` (loaded as a results file).
     fn rendered(data: &[u8]) -> (usize, usize) {
+        crate::workloads::install_views();
         let text = crate::results::file::to_string(&super::rows_result(data)).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.json");

@@ -10,7 +10,7 @@
 //!                                   end: merge ─▶ stats::summary ─▶ results::RunResult
 //! Job with a sequence ─workloads::plain::steps─▶ one run per step, repetition, round or level ─▶ RunResult.steps
 //! [exchange] ─workloads::exchange::jobs─▶ Jobs + verdict rules ─workloads::exchange::validation─▶ trials, search ─▶ RunResult.{exchange, verdict}
-//! results file ─input (capped) ─results::file::load (validated)─▶ report::{console, html, csv, compare} (any report from the file)
+//! results file ─input (capped) ─results::file::load (validated)─▶ report::{console, html, csv, compare} (any report from the file; each room's part by its workloads::*::view)
 //! run with sample_blocks ─engine::sample─▶ RUN.blocks ─cache::curve─▶ report::curve (cache-curve)
 //! target with a cache ─run::workers─▶ cache::tier (a source around the worker's source) ─▶ RunResult.cache_tiers
 //! block trace (MSR CSV, blkparse) ─trace::formats─▶ Trace ─trace::import─▶ RUN.json + RUN.blocks ─▶ cache-curve
@@ -20,7 +20,8 @@
 //! ```
 //!
 //! Dependencies point one way: units → input → job, stats → files → engine → results (with the
-//! workloads' sections) → cache, cluster, trace → run → workloads → report, live → cli; `import`
+//! workloads' sections) → cache, cluster, trace → run, report, live → workloads (with their
+//! views, which the report calls through `report::view::View`) → cli; `import`
 //! (other tools' job files) uses `job` and only `cli` uses it. `cluster` is the seam of runs over many hosts (its
 //! collectives, the shared job, the exact merge of every rank's results).
 

@@ -365,8 +365,39 @@ fn write_html(path: &Path, r: &RunResult) -> Result<()> {
 
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(c) => c,
+    crate::workloads::install_views();
+    // `storlab`'s own subcommands, and each room's that it declares itself (its flags, its
+    // spec's, and the output flags every run takes).
+    let rooms: Vec<&crate::workloads::Subcommand> = (crate::workloads::rooms().into_iter())
+        .filter_map(|r| r.subcommand.as_ref())
+        .collect();
+    let command = (rooms.iter()).fold(<Cli as clap::CommandFactory>::command(), |c, s| {
+        c.subcommand(OutputArgs::augment_args((s.args)(clap::Command::new(
+            s.name,
+        ))))
+    });
+    let parsed = command.try_get_matches_from(args).and_then(|m| {
+        let room = (m.subcommand())
+            .and_then(|(name, sub)| Some((rooms.iter().find(|s| s.name == name)?, sub)));
+        match room {
+            Some((s, sub)) => {
+                let out = <OutputArgs as clap::FromArgMatches>::from_arg_matches(sub)?;
+                Ok(Err((*s, sub.clone(), out)))
+            }
+            None => <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(Ok),
+        }
+    });
+    let cli = match parsed {
+        Ok(Ok(c)) => c,
+        Ok(Err((s, sub, out))) => {
+            crate::cluster::check_launcher(1, &|var| std::env::var(var).ok()).map_err(Usage)?;
+            let (w, flags) = (s.load)(&sub)?;
+            let invocation = Invocation {
+                source: JobSource::Flags,
+                flags,
+            };
+            return run_workload(&*w, &out, invocation);
+        }
         Err(e) => {
             match terminal::better_tip(&e) {
                 Some(text) => console::note(text.trim_end()),

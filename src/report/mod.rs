@@ -11,13 +11,12 @@ pub(crate) mod csv;
 pub(crate) mod curve;
 pub(crate) mod data;
 pub(crate) mod fio_json;
-pub(crate) mod fs;
 pub(crate) mod html;
 pub(crate) mod iometer_csv;
 pub(crate) mod svg;
-pub(crate) mod sync_checks;
 pub(crate) mod tables;
 pub(crate) mod validation_tables;
+pub(crate) mod view;
 
 /// What `storlab report --format` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

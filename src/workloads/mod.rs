@@ -126,7 +126,6 @@ pub(crate) fn flag_of<S: clap::Args>(key: &str) -> Option<String> {
 }
 
 /// A workload that a job file's section selects.
-#[derive(Debug)]
 pub(crate) struct Room {
     /// Its section in a job file (`exchange` for `[exchange]`).
     pub section: &'static str,
@@ -143,7 +142,28 @@ pub(crate) struct Room {
     /// Its job file's JSON Schema (a part of `storlab schema job`), derived from the type the
     /// file is read into.
     pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+    /// Its own part of the views of its results (the console summary, the HTML report, the
+    /// comparison of runs), which the report calls without knowing the room.
+    pub view: &'static dyn crate::report::view::View,
+    /// A subcommand of its own whose flags are its spec's, which the command line adds and
+    /// runs through its common path (`None`: the room's subcommand, if any, is in `cli`).
+    pub subcommand: Option<Subcommand>,
 }
+
+/// A room's own subcommand: the command line adds it (and the output flags every run takes)
+/// to `storlab`, and runs the workload it loads as it runs any other.
+pub(crate) struct Subcommand {
+    /// `storlab NAME`.
+    pub name: &'static str,
+    /// Its flags, added to the command: the room's spec's (`Spec::augment_args`), so that a
+    /// flag and its job key are one declaration.
+    pub args: fn(clap::Command) -> clap::Command,
+    /// The workload its flags ask for, and the flags given (the results' invocation).
+    pub load: fn(&clap::ArgMatches) -> Result<Loaded>,
+}
+
+/// A workload a subcommand's flags ask for, and the flags given.
+pub(crate) type Loaded = (Box<dyn Workload>, Vec<String>);
 
 /// A job file of any kind, as `storlab run` reads it: a plain job, or a file holding one
 /// room's section. Only its JSON Schema is used ([`job_schema`]).
@@ -193,6 +213,12 @@ pub(crate) fn rooms() -> Vec<&'static Room> {
     #[cfg(test)]
     all.push(&tiny::ROOM);
     all
+}
+
+/// Installs every room's view for the report, in the rooms' order
+/// ([`crate::report::view::install`]): the command line does before it renders anything.
+pub(crate) fn install_views() {
+    crate::report::view::install(rooms().iter().map(|r| r.view).collect());
 }
 
 /// The room whose section a job file's text holds, if any.

@@ -35,14 +35,12 @@ const WITHIN: &[(&[&str], &str)] = &[
         "one job file's parse: `[data]` and `[io_uring]` are parts of the spec, read with its locations",
     ),
     (
-        &[
-            "report::console::database",
-            "report::console::exchange",
-            "report::console::summary",
-            "report::console::tier",
-            "report::console::users",
-        ],
-        "the summary places each room's section, and the sections use the summary's table and number primitives",
+        &["report::compare", "report::view"],
+        "the comparison asks each room's view for its tables, which the view adds to the comparison",
+    ),
+    (
+        &["report::console::summary", "report::console::tier"],
+        "the summary places the cache tiers' section, which uses the summary's labelled lines",
     ),
     (
         &["results::blocks", "results::file", "results::validate"],
@@ -72,14 +70,6 @@ const WITHIN: &[(&[&str], &str)] = &[
             "workloads::fs::workload",
         ],
         "one workload: its configuration names its passes and mdtest's phases, which run through its jobs and sources",
-    ),
-    (
-        &[
-            "workloads::users::calibration",
-            "workloads::users::config",
-            "workloads::users::source",
-        ],
-        "the users' source paces tasks by the calibration, which drives the source it calibrates",
     ),
 ];
 
@@ -256,9 +246,14 @@ pub(crate) fn product_code(file: &Path, text: &str) -> String {
     if name == "tests.rs" || name.ends_with("_tests.rs") {
         return String::new();
     }
-    let product = text
-        .find("#[cfg(test)]\nmod tests")
-        .map_or(text, |at| &text[..at]);
+    let product = [
+        "#[cfg(test)]\nmod tests",
+        "#[cfg(test)]\npub(crate) mod tests",
+    ]
+    .iter()
+    .filter_map(|m| text.find(m))
+    .min()
+    .map_or(text, |at| &text[..at]);
     product
         .lines()
         .map(|l| l.split("//").next().unwrap_or(""))
@@ -291,6 +286,9 @@ pub(crate) fn graph(src: &Path) -> Graph {
 pub(crate) fn layer(m: &Module) -> String {
     if m.len() == 3 && m[0] == "workloads" && m[2] == "section" {
         return "sections".into();
+    }
+    if m.len() >= 3 && m[0] == "workloads" && m[2] == "view" {
+        return "views".into();
     }
     m.first().cloned().unwrap_or_default()
 }

@@ -6,7 +6,7 @@ use crate::report::svg::{Bars, Series};
 use crate::results::RunResult;
 use crate::results::steps::StepResult;
 use crate::stats::Dir;
-use crate::stats::histogram::{Histogram, LatencySummary};
+use crate::stats::histogram::Histogram;
 use crate::stats::repetition::Spread;
 use crate::stats::summary::{ClassSummary, DirSummary};
 use crate::stats::timeseries::IntervalPhase;
@@ -321,137 +321,23 @@ fn job_properties(r: &RunResult) -> Vec<(&'static str, String)> {
             "filesystems",
             distinct(r.targets.iter().map(|t| t.filesystem.clone())),
         ),
-        (
-            "database engine",
-            r.database
-                .as_ref()
-                .map(|d| d.engine.clone())
-                .unwrap_or_default(),
-        ),
-        (
-            "target transactions/s",
-            (r.database.as_ref())
-                .map(|d| crate::units::format_number(d.target_tps))
-                .unwrap_or_default(),
-        ),
-        ("simulated users", users_setup(r, |u| u.users.to_string())),
-        ("profile", users_setup(r, |u| u.profile.clone())),
-        ("Exchange version", users_setup(r, |u| u.version.clone())),
-        (
-            "mailbox size",
-            users_setup(r, |u| format_size(u.mailbox_bytes)),
-        ),
-        (
-            "cache per mailbox",
-            users_setup(r, |u| format_size(u.cache_per_mailbox_bytes)),
-        ),
-        (
-            "day compressed",
-            users_setup(r, |u| format!("{}×", u.compress)),
-        ),
+    ]
+    .into_iter()
+    .chain(
+        crate::report::view::installed()
+            .iter()
+            .flat_map(|v| v.setup(r)),
+    )
+    .chain([
         ("kernel", r.host.kernel.clone()),
         ("CPU", r.host.cpu_model.clone()),
         ("hostname", r.host.hostname.clone()),
-    ]
-}
-
-/// A property of a simulated-users run's setup (empty for other runs).
-fn users_setup(
-    r: &RunResult,
-    f: impl Fn(&crate::workloads::users::section::UsersSetup) -> String,
-) -> String {
-    r.users.as_ref().map(|u| f(&u.setup)).unwrap_or_default()
-}
-
-/// Simulated-users runs: each task type's latency (from the time it was due) and the tasks
-/// completed a second, for the task types every run has.
-fn users_tables(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
-    let users: Option<Vec<&crate::workloads::users::section::UsersResult>> =
-        runs.iter().map(|r| r.1.users.as_ref()).collect();
-    let Some(users) = users else {
-        if runs.iter().any(|r| r.1.users.is_some()) {
-            c.notes
-                .push("not every run simulated users: their tasks not compared".into());
-        }
-        return;
-    };
-    let row =
-        |name: String, unit: Unit, values: Vec<f64>| metric_row(name, unit, &values, noise_pct);
-    type Metric = fn(&LatencySummary) -> f64;
-    let metrics: [(&str, Metric); 3] = [
-        ("p95", |l| l.p95 as f64),
-        ("p99", |l| l.p99 as f64),
-        ("mean", |l| l.mean),
-    ];
-    for (metric, f) in metrics {
-        let rows = users[0]
-            .tasks
-            .iter()
-            .filter_map(|t| {
-                let values: Option<Vec<f64>> = users
-                    .iter()
-                    .map(|u| {
-                        u.tasks
-                            .iter()
-                            .find(|x| x.task == t.task && x.completed > 0)
-                            .map(|x| f(&x.latency))
-                    })
-                    .collect();
-                Some(row(t.task.clone(), Unit::Ns, values?))
-            })
-            .collect();
-        c.tables.push(Table {
-            title: format!("users: task latency {metric}"),
-            rows,
-        });
-    }
-    let rate: Vec<f64> = runs
-        .iter()
-        .zip(&users)
-        .map(|(r, u)| u.completed as f64 / (r.1.measured_ms.max(1) as f64 / 1e3))
-        .collect();
-    c.tables.push(Table {
-        title: "users".into(),
-        rows: vec![row("tasks completed a second".into(), Unit::Iops, rate)],
-    });
-}
-
-/// Database validations: the rates achieved and the log's time to durable, when every run is
-/// one.
-fn database_table(runs: &[(String, RunResult)], noise_pct: f64, c: &mut Comparison) {
-    let dbs: Option<Vec<&crate::workloads::database::section::DatabaseResult>> =
-        runs.iter().map(|r| r.1.database.as_ref()).collect();
-    let Some(dbs) = dbs else {
-        if runs.iter().any(|r| r.1.database.is_some()) {
-            c.notes
-                .push("not every run is a database validation: their rates not compared".into());
-        }
-        return;
-    };
-    let row = |name: &str,
-               unit: Unit,
-               f: fn(&crate::workloads::database::section::DatabaseResult) -> f64| {
-        let values: Vec<f64> = dbs.iter().map(|d| f(d)).collect();
-        metric_row(name.into(), unit, &values, noise_pct)
-    };
-    let log = |d: &crate::workloads::database::section::DatabaseResult| {
-        d.files
-            .iter()
-            .find(|f| f.role == "log")
-            .map_or(0.0, |f| f.log_durable_mean_ns)
-    };
-    c.tables.push(Table {
-        title: "database".into(),
-        rows: vec![
-            row("transactions/s achieved", Unit::Iops, |d| d.achieved_tps),
-            row("data-file IOPS achieved", Unit::Iops, |d| d.achieved_iops),
-            row("log write until durable, mean", Unit::Ns, log),
-        ],
-    });
+    ])
+    .collect()
 }
 
 /// A row of one metric: the first of `values` is the baseline's.
-fn metric_row(name: String, unit: Unit, values: &[f64], noise_pct: f64) -> Row {
+pub(crate) fn metric_row(name: String, unit: Unit, values: &[f64], noise_pct: f64) -> Row {
     Row {
         name,
         unit,
@@ -558,8 +444,9 @@ pub(crate) fn compare(runs: &[(String, RunResult)], noise_pct: f64) -> Compariso
         return c;
     }
     c.job_differences = job_differences(runs);
-    users_tables(runs, noise_pct, &mut c);
-    database_table(runs, noise_pct, &mut c);
+    for v in crate::report::view::installed() {
+        v.compare(runs, noise_pct, &mut c);
+    }
 
     totals_and_classes(runs, noise_pct, &mut c);
     hosts_tables(runs, noise_pct, &mut c);

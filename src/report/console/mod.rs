@@ -21,15 +21,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Duration;
 
-mod calibrate;
-mod database;
-mod exchange;
 mod summary;
 mod tier;
-mod users;
 
 pub(crate) use summary::{
-    description_block, imported_text, mount_text, named, source_text, summary,
+    description_block, imported_text, labelled, mount_text, named, source_text, summary,
 };
 #[cfg(test)]
 pub(crate) use tier::page_cache as page_cache_line;

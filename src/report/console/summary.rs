@@ -2,7 +2,6 @@
 //! figures (per class, then the host and the devices), errors and verification, then what to
 //! make of them (warnings, the verdict) and what to do next.
 
-use super::exchange;
 use crate::results::description::Description;
 use crate::results::steps::StepKind;
 use crate::results::verdict::{Comparison, Rule};
@@ -19,7 +18,7 @@ use std::fmt::Write as _;
 const LABEL: usize = 11;
 
 /// A labelled line: `label      text`.
-pub(super) fn labelled(out: &mut String, label: &str, text: &str) {
+pub(crate) fn labelled(out: &mut String, label: &str, text: &str) {
     let _ = writeln!(out, "{label:<LABEL$}{text}");
 }
 
@@ -58,20 +57,9 @@ pub(crate) fn summary(r: &RunResult, rows_printed: usize) -> String {
     if let Some(p) = &r.page_cache {
         super::tier::page_cache(&mut out, p);
     }
-    if let Some(x) = &r.exchange {
-        exchange::section(&mut out, r, x);
+    for v in crate::report::view::installed() {
+        v.console(r, &mut out);
     }
-    if let Some(u) = &r.users {
-        super::users::section(&mut out, u);
-    }
-    if let Some(d) = &r.database {
-        super::database::section(&mut out, d);
-    }
-    if let Some(c) = &r.calibrate {
-        super::calibrate::section(&mut out, c);
-    }
-    crate::report::sync_checks::console(&mut out, r);
-    crate::report::fs::console(&mut out, r);
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
@@ -502,11 +490,7 @@ fn verdict(out: &mut String, r: &RunResult) {
     for rule in &v.rules {
         let _ = writeln!(out, "{}", rule_line(rule, outcome, width, measured_width));
     }
-    if let Some(note) = r
-        .exchange
-        .as_ref()
-        .and_then(|x| exchange::target_note(r, x))
-    {
+    for note in (crate::report::view::installed().iter()).filter_map(|v| v.verdict_note(r)) {
         let _ = writeln!(out, "  {note}");
     }
     let _ = writeln!(out, "RESULT: {}", v.result);
@@ -523,10 +507,9 @@ fn next_steps(out: &mut String, r: &RunResult) {
         JobSource::Default { .. } => next.push(
             "this was storlab's default job on a scratch file; to test your storage, point a job at it: storlab run --target /mnt/array/storlab.dat --size 64GiB (storlab creates and fills the file), or start from a job file in examples/ or a preset (storlab presets)".to_string(),
         ),
-        JobSource::Exchange { .. } if r.exchange.is_some() && exchange::is_quick_check(r) => {
-            next.push(exchange::quick_check_next_step());
-        }
-        _ => {}
+        _ => next.extend(
+            (crate::report::view::installed().iter()).filter_map(|v| v.next_step(r)),
+        ),
     }
     if r.verdict
         .as_ref()

@@ -9,6 +9,7 @@
 
 pub(crate) mod points;
 pub(crate) mod section;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 use crate::job::steps::{Cycle, Param, Sequence};
@@ -38,6 +39,8 @@ pub(crate) const ROOM: Room = Room {
     ],
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<CalibrateFile>,
+    view: &view::CalibrateView,
+    subcommand: None,
 };
 
 /// The database block size: small I/O (ORION's `size_small`, 8 KB).

@@ -25,6 +25,7 @@ mod judge;
 mod log;
 pub(crate) mod section;
 mod validation;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 pub(crate) use config::{DatabaseConfig, DatabaseFile, DatabaseSpec, quick, resolve};
@@ -45,6 +46,8 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     ],
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<config::DatabaseFile>,
+    view: &view::DatabaseView,
+    subcommand: None,
 };
 
 /// The database engines storlab models.

@@ -11,6 +11,7 @@
 //! `workload.rs` the workload (description, run, rules); `section.rs` its part of the results.
 
 pub(crate) mod section;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 use crate::job::{Access, EngineKind, IoLimit, Job, JobError, SectionErrors, Target, Worker};
@@ -33,6 +34,8 @@ pub(crate) const ROOM: Room = Room {
     ],
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<EtcdFile>,
+    view: &view::EtcdView,
+    subcommand: None,
 };
 
 /// The defaults: the fio check's write size and file size, etcd's limits.

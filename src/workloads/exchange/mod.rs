@@ -27,6 +27,7 @@ pub(crate) mod section;
 pub(crate) mod validation;
 #[cfg(test)]
 mod validation_tests;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 /// `[exchange]` job files.
@@ -37,6 +38,8 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     flags: crate::workloads::OVERRIDE_FLAGS,
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<config::ExchangeFile>,
+    view: &view::ExchangeView,
+    subcommand: None,
 };
 
 pub(crate) use config::{

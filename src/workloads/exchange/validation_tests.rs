@@ -399,6 +399,7 @@ fn a_short_trial_search_never_goes_below_what_it_can_judge_nor_reports_zero() {
         "{:?}",
         r.warnings
     );
+    crate::workloads::install_views();
     let text = crate::report::console::summary(&r, 0);
     assert!(!text.contains(": 0 mailboxes"), "{text}");
     assert!(text.contains("maximum mailboxes that pass: none"), "{text}");

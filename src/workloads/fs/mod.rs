@@ -33,6 +33,7 @@ pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 pub(crate) mod tree;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 use crate::workloads::Room;
@@ -45,4 +46,6 @@ pub(crate) const ROOM: Room = Room {
     flags: &["--duration", "--ramp", "--interval", "--engine", "--seed"],
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<spec::FsFile>,
+    view: &view::FsView,
+    subcommand: None,
 };

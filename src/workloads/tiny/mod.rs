@@ -27,10 +27,26 @@ pub(crate) const ROOM: Room = Room {
     flags: &[],
     load,
     schema: schemars::SchemaGenerator::subschema_for::<TinyFile>,
+    view: &view::TinyView,
+    subcommand: Some(crate::workloads::Subcommand {
+        name: "tiny",
+        args: |c| {
+            <TinySpec as clap::Args>::augment_args(c).arg(
+                clap::Arg::new("job")
+                    .value_name("FILE")
+                    .help("Job file with a [tiny] section; the flags override its keys"),
+            )
+        },
+        load: from_flags,
+    }),
 };
+
+mod view;
 
 /// Bytes of each block.
 const BLOCK: u64 = 4096;
+
+use view::RULE;
 
 /// The `[tiny]` section.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -39,13 +55,18 @@ struct TinyFile {
     tiny: TinySpec,
 }
 
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct TinySpec {
-    /// The file to write.
-    path: PathBuf,
-    /// How many blocks.
-    blocks: u64,
+crate::workloads::spec! {
+    /// The `[tiny]` section, and the flags of `storlab tiny`: one declaration of each key.
+    #[derive(Debug, Default, Clone, Deserialize, schemars::JsonSchema, clap::Args)]
+    #[serde(deny_unknown_fields)]
+    struct TinySpec {
+        /// The file to write.
+        #[arg(long, value_name = "FILE")]
+        path: Option<PathBuf>,
+        /// How many blocks (1 to 1024).
+        #[arg(long, value_name = "N")]
+        blocks: Option<u64>,
+    }
 }
 
 /// The workload: its spec, resolved.
@@ -58,9 +79,31 @@ struct Tiny {
 
 fn load(file: &JobText, _: &Overrides) -> Result<Box<dyn Workload>> {
     let parsed: TinyFile = crate::job::file::parse_toml(file.path, file.text)?;
+    resolve(&parsed.tiny)
+}
+
+/// `storlab tiny [FILE] [--path FILE] [--blocks N]`: the flags over the file's keys.
+fn from_flags(m: &clap::ArgMatches) -> Result<crate::workloads::Loaded> {
+    let flags = <TinySpec as clap::FromArgMatches>::from_arg_matches(m)?;
+    let mut spec = match m.get_one::<String>("job") {
+        Some(path) => {
+            let path = std::path::Path::new(path);
+            let text = std::fs::read_to_string(path)?;
+            crate::job::file::parse_toml::<TinyFile>(path, &text)?.tiny
+        }
+        None => TinySpec::default(),
+    };
+    spec.overlay(&flags);
+    Ok((resolve(&spec)?, flags.given_flags()))
+}
+
+fn resolve(spec: &TinySpec) -> Result<Box<dyn Workload>> {
+    let (Some(path), Some(blocks)) = (&spec.path, spec.blocks) else {
+        return Err(crate::Usage("a tiny job needs its path and its blocks".into()).into());
+    };
     Ok(Box::new(Tiny {
-        path: parsed.tiny.path,
-        blocks: parsed.tiny.blocks.clamp(1, 1024),
+        path: path.clone(),
+        blocks: blocks.clamp(1, 1024),
         read_back: AtomicU64::new(0),
     }))
 }
@@ -126,7 +169,7 @@ impl Workload for Tiny {
         let mut r = exec.execute(&self.job(), opts, self)?;
         let back = self.read_back.load(Ordering::Relaxed);
         let mut rules = vec![Rule::judge(
-            "blocks read back",
+            RULE,
             back as f64,
             Comparison::AtLeast,
             self.blocks as f64,
@@ -249,5 +292,57 @@ pub(crate) mod tests {
         // The results file keeps the description every view prints, the dry run's.
         let saved = crate::results::file::load(&results).unwrap();
         assert_eq!(saved.description.as_ref(), Some(&described));
+    }
+
+    /// Its own subcommand, whose flags are its spec's keys over a job file's, and its own
+    /// console line, HTML section and comparison row: all from this folder and the one line
+    /// that registers the room.
+    #[test]
+    fn its_flag_console_section_html_section_and_comparison_row_are_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _) = job_file(dir.path());
+        let run = |name: &str, extra: &[&str]| {
+            let results = dir.path().join(format!("{name}.json"));
+            let html = dir.path().join(format!("{name}.html"));
+            let mut args = vec!["storlab", "tiny", path.to_str().unwrap(), "-q"];
+            args.extend(extra);
+            args.extend([
+                "-o",
+                results.to_str().unwrap(),
+                "--html",
+                html.to_str().unwrap(),
+            ]);
+            assert_eq!(
+                crate::cli::run(args.into_iter().map(Into::into)).unwrap(),
+                crate::exit::OK
+            );
+            let r = crate::results::file::load(&results).unwrap();
+            (r, std::fs::read_to_string(&html).unwrap())
+        };
+        // The flag over the file's key (8 blocks): 3 written and read back.
+        let (three, html) = run("three", &["--blocks", "3"]);
+        assert_eq!(three.classes["tiny"].read.ops, 3);
+        assert_eq!(three.invocation.flags, vec!["--blocks".to_string()]);
+        let text = crate::report::console::summary(&three, 0);
+        assert!(text.contains("\ntiny       3 blocks read back\n"), "{text}");
+        assert!(
+            html.contains("<h2>Tiny</h2><p>3 blocks read back</p>"),
+            "{html}"
+        );
+        // The file's own key.
+        let (eight, _) = run("eight", &[]);
+        let c = crate::report::compare::compare(
+            &[("three".into(), three), ("eight".into(), eight)],
+            5.0,
+        );
+        assert!(
+            c.job_differences
+                .contains(&"tiny blocks read back: 3 vs 8".to_string()),
+            "{:?}",
+            c.job_differences
+        );
+        // A bad value is a usage error, as any flag's.
+        let bad = crate::cli::run(["storlab", "tiny", "--blocks", "many"].map(Into::into)).unwrap();
+        assert_eq!(bad, crate::exit::USAGE);
     }
 }

@@ -20,6 +20,7 @@ pub(crate) mod run;
 pub(crate) mod section;
 pub(crate) mod source;
 pub(crate) mod store;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 /// `[users]` job files. Their duration is simulated time (given to `storlab users`) and they
@@ -31,4 +32,6 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     flags: crate::workloads::OVERRIDE_FLAGS.split_at(2).1,
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<config::UsersFile>,
+    view: &view::UsersView,
+    subcommand: None,
 };

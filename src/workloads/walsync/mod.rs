@@ -14,6 +14,7 @@
 
 pub(crate) mod section;
 pub(crate) mod source;
+pub(crate) mod view;
 pub(crate) mod workload;
 
 use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
@@ -30,6 +31,8 @@ pub(crate) const ROOM: Room = Room {
     flags: &["--interval", "--engine", "--seed", "--destroy-data"],
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<WalSyncFile>,
+    view: &view::WalSyncView,
+    subcommand: None,
 };
 
 /// The defaults.

@@ -328,6 +328,7 @@ mod tests {
         let d = &r.devices[0].delta;
         assert_eq!((d.reads, d.writes, d.busy_ms), (120, 6000, 1500));
         assert!((d.util_pct - 50.0).abs() < 1e-9);
+        crate::workloads::install_views();
         let text = crate::report::console::summary(&r, 0);
         let line = text.lines().find(|l| l.starts_with("device")).unwrap();
         assert!(

@@ -118,9 +118,9 @@ pub(super) fn users_section(u: &UsersResult) -> Markup {
     ];
     html! {
         h2 { "Simulated users" }
-        div class="table" { table { (super::labelled_rows(rows)) } }
+        div class="table" { table { (crate::report::html::labelled_rows(rows)) } }
         (tasks_table(u))
-        @if !u.databases.is_empty() { (super::databases_table(&u.databases)) }
+        @if !u.databases.is_empty() { (crate::report::html::databases_table(&u.databases)) }
         @for chart in charts(u) { (chart) }
     }
 }

@@ -223,8 +223,21 @@ pub(crate) fn io500_lines(m: &MdtestResult) -> Vec<String> {
     out
 }
 
+/// The file-system workload's view.
+pub(crate) struct FsView;
+
+impl crate::report::view::View for FsView {
+    fn console(&self, r: &RunResult, out: &mut String) {
+        console(out, r);
+    }
+
+    fn html(&self, r: &RunResult) -> Markup {
+        html_section(r)
+    }
+}
+
 /// The terminal summary's part.
-pub(crate) fn console(out: &mut String, r: &RunResult) {
+fn console(out: &mut String, r: &RunResult) {
     let Some(f) = &r.fs else { return };
     let _ = writeln!(out, "\nfile-system workload");
     for (label, text) in tree_lines(f) {
@@ -279,7 +292,7 @@ pub(crate) fn console(out: &mut String, r: &RunResult) {
 }
 
 /// The HTML report's section.
-pub(crate) fn html_section(r: &RunResult) -> Markup {
+fn html_section(r: &RunResult) -> Markup {
     let Some(f) = &r.fs else {
         return html! {};
     };

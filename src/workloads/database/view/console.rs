@@ -2,7 +2,7 @@
 //! per-file table with percentiles, group commit and checkpoints, and the capacity search's
 //! trials and finding.
 
-use super::summary::labelled;
+use crate::report::console::labelled;
 use crate::units::{format_ns, format_number, format_rate, format_size};
 use crate::workloads::database::section::{DatabaseResult, FileFigures, Search};
 use std::fmt::Write as _;

@@ -1,7 +1,7 @@
 //! Simulated users in the summary: the per-task table (planned, completed, failed, latency from
 //! the time each task was due) and the store's figures.
 
-use super::summary::labelled;
+use crate::report::console::labelled;
 use crate::units::{format_count, format_ns, format_pct, format_seconds, format_size};
 use crate::workloads::users::section::UsersResult;
 use std::fmt::Write as _;

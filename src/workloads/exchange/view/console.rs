@@ -2,7 +2,7 @@
 //! per-database table, initialisation, backup and recovery figures, the trials of thread
 //! tuning and of the maximum-mailboxes search, and the note that explains the target rule.
 
-use super::summary::labelled;
+use crate::report::console::labelled;
 use crate::results::verdict::Comparison;
 use crate::results::{JobSource, RunResult};
 use crate::units::{format_number, format_pct, format_rate, format_seconds, format_size};

@@ -67,7 +67,7 @@ pub(super) fn database_section(d: &DatabaseResult) -> Markup {
     }
     html! {
         h2 { "Database validation" }
-        div class="table" { table { (super::labelled_rows(rows)) } }
+        div class="table" { table { (crate::report::html::labelled_rows(rows)) } }
         (files_table(&d.files))
         @if let Some(s) = &d.search {
             h3 { "Capacity search" }
