@@ -5,10 +5,9 @@ use crate::results::RunResult;
 use crate::stats::histogram::LatencySummary;
 use crate::stats::summary::DirSummary;
 use crate::units::{
-    format_count, format_known_ns, format_mb_per_s, format_ns, format_number, format_pct,
-    format_rate, format_seconds, format_size,
+    format_count, format_known_ns, format_mb_per_s, format_number, format_pct, format_rate,
+    format_seconds,
 };
-use crate::workloads::exchange::section::ExchangeResult;
 
 /// A percentile or the maximum of a latency summary, ns, or `None` when it is not known. A
 /// histogram records at least 1 ns for every I/O it times, so 0 there is never a measurement:
@@ -91,58 +90,6 @@ pub(crate) fn dir_cells(d: &DirSummary) -> [String; 9] {
     ]
 }
 
-/// Column headings of a database validation's per-file table.
-pub(crate) const DATABASE_FILE_COLUMNS: [&str; 8] = [
-    "file", "I/O", "rate /s", "mean", "p95", "p99", "p99.9", "max",
-];
-
-/// The rows of a database validation's per-file table: each kind of I/O on each file (data
-/// reads, steady writes, checkpoint writes; the log's writes and their fdatasync), its rate
-/// and latency percentiles; the file's name only on its first row.
-pub(crate) fn database_file_rows(
-    files: &[crate::workloads::database::section::FileFigures],
-) -> Vec<[String; 8]> {
-    use crate::workloads::exchange::section::LatencyBrief;
-    let mut rows = Vec::new();
-    for f in files {
-        let mut kinds: Vec<(&str, f64, &LatencyBrief)> = Vec::new();
-        if f.role == "log" {
-            kinds.push(("write", f.writes_per_s, &f.write_latency_ns));
-            if f.flush_latency_ns.max > 0 {
-                kinds.push(("fdatasync", f.writes_per_s, &f.flush_latency_ns));
-            }
-        } else {
-            kinds.push(("read", f.reads_per_s, &f.read_latency_ns));
-            kinds.push(("write", f.writes_per_s, &f.write_latency_ns));
-            if f.checkpoint_writes_per_s > 0.0 {
-                kinds.push((
-                    "checkpoint",
-                    f.checkpoint_writes_per_s,
-                    &f.checkpoint_latency_ns,
-                ));
-            }
-        }
-        for (i, (what, rate, l)) in kinds.into_iter().enumerate() {
-            let ns = |v: u64| format_known_ns(known_ns(v));
-            rows.push([
-                if i == 0 {
-                    f.name.clone()
-                } else {
-                    String::new()
-                },
-                what.to_string(),
-                format_rate(rate),
-                format_known_ns(known_mean(l.mean, l.max)),
-                ns(l.p95),
-                ns(l.p99),
-                ns(l.p99_9),
-                ns(l.max),
-            ]);
-        }
-    }
-    rows
-}
-
 /// What storlab and the machine did with their CPUs over the measured phase: storlab as a share
 /// of one CPU, the machine as busy against idle, and iowait as the part of idle it is (idle time
 /// with I/O pending, not load).
@@ -159,109 +106,6 @@ pub(crate) fn cpu_sentence(r: &RunResult) -> String {
         format_pct(c.process_pct()),
         format_pct(c.machine_busy_pct()),
         format_pct(c.machine_idle_pct()),
-    )
-}
-
-/// Column headings of the simulated users' tasks table (console and HTML).
-pub(crate) const TASK_COLUMNS: [&str; 9] = [
-    "task",
-    "planned",
-    "completed",
-    "failed",
-    "mean",
-    "p50",
-    "p95",
-    "p99",
-    "max",
-];
-
-/// The row of the tasks table, formatted (latency from the time each task was due).
-pub(crate) fn task_cells(t: &crate::workloads::users::section::TaskResult) -> [String; 9] {
-    let l = &t.latency;
-    [
-        t.task.clone(),
-        format_count(t.planned),
-        format_count(t.completed),
-        format_count(t.failed),
-        format_known_ns(summary_mean(l)),
-        format_known_ns(known_ns(l.p50)),
-        format_known_ns(known_ns(l.p95)),
-        format_known_ns(known_ns(l.p99)),
-        format_known_ns(known_ns(l.max)),
-    ]
-}
-
-/// Rows of the cache comparison (console and HTML): a heading, the value without the cache
-/// and the value with it.
-pub(crate) fn cache_comparison_rows(
-    c: &crate::workloads::exchange::section::CacheComparison,
-) -> Vec<[String; 3]> {
-    use crate::workloads::exchange::section::CacheSide;
-    let verdict = |s: &CacheSide| match s.pass {
-        Some(true) => "PASS".to_string(),
-        Some(false) => "FAIL".to_string(),
-        None => "not judged".to_string(),
-    };
-    let row = |name: &str, f: &dyn Fn(&CacheSide) -> String| {
-        [name.to_string(), f(&c.uncached), f(&c.cached)]
-    };
-    let mut rows = Vec::new();
-    if c.uncached.max_mailboxes.is_some() || c.cached.max_mailboxes.is_some() {
-        rows.push(row("maximum mailboxes that pass", &|s| {
-            s.max_mailboxes.map_or("-".into(), |m| m.to_string())
-        }));
-    }
-    rows.extend([
-        row("verdict of the reported test", &verdict),
-        row("mailboxes tested", &|s| s.mailboxes.to_string()),
-        row("threads per database", &|s| {
-            s.threads_per_database.to_string()
-        }),
-        row("achieved transactional IOPS", &|s| {
-            format_rate(s.achieved_iops)
-        }),
-        row("database read avg (worst)", &|s| {
-            format_ns(s.db_read_latency_ms * 1e6)
-        }),
-        row("log write avg (worst)", &|s| {
-            format_ns(s.log_write_latency_ms * 1e6)
-        }),
-        row("cache read hits", &|s| {
-            s.read_hit_pct.map_or("-".into(), format_pct)
-        }),
-        row("runs", &|s| s.runs.to_string()),
-    ]);
-    rows
-}
-
-/// One sentence on what the cache changed: mailboxes (after a search) and IOPS, as ratios.
-pub(crate) fn cache_comparison_sentence(
-    c: &crate::workloads::exchange::section::CacheComparison,
-) -> String {
-    let ratio = |off: f64, on: f64| {
-        if off > 0.0 {
-            format!("× {}", format_number(on / off))
-        } else {
-            "from none".to_string()
-        }
-    };
-    let mailboxes = match (c.uncached.max_mailboxes, c.cached.max_mailboxes) {
-        (Some(off), Some(on)) if off > 0 && on > 0 => format!(
-            "{on} mailboxes pass with the cache, {off} without ({}); ",
-            ratio(off as f64, on as f64)
-        ),
-        (Some(off), Some(on)) => format!(
-            "{} mailboxes pass with the cache, {} without (a search whose every full-length confirmation failed finds none); ",
-            on, off
-        ),
-        _ => String::new(),
-    };
-    format!(
-        "{mailboxes}transactional IOPS {} → {} ({}); results without the cache: {}",
-        format_rate(c.uncached.achieved_iops),
-        format_rate(c.cached.achieved_iops),
-        ratio(c.uncached.achieved_iops, c.cached.achieved_iops),
-        c.uncached_results
     )
 }
 
@@ -311,81 +155,6 @@ pub(crate) fn host_cells(h: &crate::results::hosts::HostResult) -> [String; 8] {
         verdict,
         h.results_path.clone(),
     ]
-}
-
-/// What a backup or recovery test found, as rows (what, text) the console and the HTML report
-/// both show: what was read or replayed, in how long, and for a backup how long a full backup
-/// of the databases' real size takes at that rate. Empty for the transactional tests.
-pub(crate) fn test_rows(x: &ExchangeResult) -> Vec<(&'static str, String)> {
-    let mut rows = Vec::new();
-    let built = (x.capacity_fraction < 1.0).then(|| format_pct(x.capacity_fraction * 100.0));
-    if let Some(b) = &x.backup {
-        let per_db: Vec<String> = (b.mb_per_s_per_database.iter())
-            .map(|v| format_mb_per_s(v * 1e6))
-            .collect();
-        rows.push((
-            "read",
-            format!(
-                "read {} in {}{}, in {} reads",
-                format_size(b.read_bytes),
-                format_seconds(b.read_seconds),
-                if b.complete {
-                    String::new()
-                } else {
-                    format!(
-                        ": {} of {} databases completely",
-                        b.databases_complete, x.database_count
-                    )
-                },
-                format_size(b.block_size_bytes)
-            ),
-        ));
-        rows.push((
-            "rate",
-            format!(
-                "at {} in all ({} per database)",
-                format_mb_per_s(b.mb_per_s_total * 1e6),
-                per_db.join(" / ")
-            ),
-        ));
-        rows.push((
-            "full backup",
-            match &built {
-                Some(pct) => format!(
-                    "the databases were built at {pct} of their real size: at that rate a full backup of their real {} takes {}",
-                    format_size(b.real_bytes),
-                    format_seconds(b.full_backup_real_seconds)
-                ),
-                None => format!(
-                    "a full backup of the databases' {} takes {} at that rate",
-                    format_size(b.real_bytes),
-                    format_seconds(b.full_backup_real_seconds)
-                ),
-            },
-        ));
-    }
-    if let Some(rc) = &x.recovery {
-        rows.push((
-            "replayed",
-            format!(
-                "replayed {} log files per database in {}: {} per log file ({} page reads and {} page writes each)",
-                rc.log_files,
-                format_seconds(rc.seconds),
-                format_seconds(rc.seconds_per_log_file),
-                rc.reads_per_log_file,
-                rc.writes_per_log_file
-            ),
-        ));
-        if let Some(pct) = &built {
-            rows.push((
-                "scale",
-                format!(
-                    "the databases were built at {pct} of their real size: a cache holds more of them than it would in production, so page reads may be faster than there"
-                ),
-            ));
-        }
-    }
-    rows
 }
 
 /// What each class's figures span in a sequence (`a: step 0, 3 s`), then every class

@@ -1,34 +1,11 @@
-//! The validations' own tables that the console and the HTML report both show: the
-//! per-database table of an Exchange validation (or simulated users), a trial's cells, what
-//! a mailbox search found, a database run's checkpoints. Beside [`super::tables`], which holds
-//! the tables of every run.
+//! The per-database table that two rooms' views show, in the console and the HTML report: an
+//! Exchange validation's and simulated users' (one type of their sections,
+//! `DatabaseFigures`). Beside [`super::tables`], which holds the tables of every run; each
+//! room's own rows are in its view.
 
-use super::tables::{apart, known_mean, known_ns};
-use crate::units::{
-    format_count, format_known_ns, format_ns, format_number, format_rate, format_seconds,
-};
+use super::tables::{known_mean, known_ns};
+use crate::units::{format_known_ns, format_number};
 use crate::workloads::exchange::section::DatabaseFigures;
-
-/// A database run's checkpoints, as the console and the HTML report say them: how many
-/// bursts finished and how long they took, or, when none did, that none was measured and why.
-pub(crate) fn checkpoint_text(c: &crate::workloads::database::section::Checkpoints) -> String {
-    if c.bursts == 0 {
-        return format!(
-            "none finished in the measured time (one every {}, of {} page writes per data file): the data-file write rules are not measured without one; run for longer than {}",
-            crate::units::format_ms(c.interval_ms),
-            c.pages_per_burst,
-            crate::units::format_ms(c.interval_ms)
-        );
-    }
-    format!(
-        "{} burst{} of {} page writes per data file, {} on average, the longest {}",
-        c.bursts,
-        if c.bursts == 1 { "" } else { "s" },
-        c.pages_per_burst,
-        format_seconds(c.average_seconds),
-        format_seconds(c.longest_seconds)
-    )
-}
 
 /// The per-database table (console and HTML): its headings and rows. A kind of I/O no
 /// database did (log writes in a recovery test, log reads in a performance test, maintenance
@@ -91,53 +68,6 @@ pub(crate) fn database_table(dbs: &[DatabaseFigures]) -> (Vec<&'static str>, Vec
         .map(|d| columns.iter().map(|(_, f)| f(d)).collect())
         .collect();
     (columns.into_iter().map(|(h, _)| h).collect(), rows)
-}
-
-/// The cells of a trial of thread tuning or of the search after its purpose, mailboxes and
-/// threads (console and HTML): target and achieved IOPS (with the digits that show a miss),
-/// the worst read, log and maximum read latency (`—` where the trial timed none), its length
-/// and its result with the rules that did not pass.
-pub(crate) fn trial_cells(t: &crate::workloads::exchange::section::Trial) -> [String; 7] {
-    let (target, achieved) = apart(t.target_iops, t.achieved_iops, format_rate, "");
-    let ms = |v: f64| {
-        if v > 0.0 {
-            format_ns(v * 1e6)
-        } else {
-            "—".to_string()
-        }
-    };
-    let result = match (t.pass, t.result.as_str()) {
-        (true, _) => "pass".to_string(),
-        (false, "" | "FAIL") => format!("FAIL ({})", t.failed_rules.join("; ")),
-        (false, other) => format!("{other} ({})", t.failed_rules.join("; ")),
-    };
-    [
-        target,
-        achieved,
-        ms(t.db_read_latency_ms),
-        ms(t.log_write_latency_ms),
-        ms(t.max_read_latency_ms),
-        format_seconds(t.seconds),
-        result,
-    ]
-}
-
-/// What a search found, as every view says it: `4,900 mailboxes`, or, when no count passed,
-/// `none (down to 31 mailboxes, every count tried failed)` — never "0 mailboxes".
-pub(crate) fn max_mailboxes_text(
-    max: u64,
-    trials: &[crate::workloads::exchange::section::Trial],
-) -> String {
-    if max > 0 {
-        return format!("{} mailboxes", format_count(max));
-    }
-    match trials.iter().map(|t| t.mailboxes).min() {
-        Some(least) => format!(
-            "none (every count tried, down to {}, failed)",
-            format_count(least)
-        ),
-        None => "none".to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -35,11 +35,7 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
         ),
     );
     if let Some(c) = &d.checkpoints {
-        labelled(
-            out,
-            "checkpoint",
-            &crate::report::validation_tables::checkpoint_text(c),
-        );
+        labelled(out, "checkpoint", &super::tables::checkpoint_text(c));
     }
     file_table(out, &d.files);
     if let Some(s) = &d.search {
@@ -47,10 +43,10 @@ pub(super) fn section(out: &mut String, d: &DatabaseResult) {
     }
 }
 
-/// The per-file table ([`crate::report::tables::database_file_rows`]), then the log's average
+/// The per-file table ([`super::tables::database_file_rows`]), then the log's average
 /// write and time to durable, and each data file's scans.
 fn file_table(out: &mut String, files: &[FileFigures]) {
-    use crate::report::tables::{DATABASE_FILE_COLUMNS, database_file_rows};
+    use super::tables::{DATABASE_FILE_COLUMNS, database_file_rows};
     let line = |c: &[String]| {
         format!(
             "{:<6} {:<11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",

@@ -52,10 +52,7 @@ pub(super) fn database_section(d: &DatabaseResult) -> Markup {
         ("limits from", d.limits_source.clone()),
     ];
     if let Some(c) = &d.checkpoints {
-        rows.push((
-            "checkpoints",
-            crate::report::validation_tables::checkpoint_text(c),
-        ));
+        rows.push(("checkpoints", super::tables::checkpoint_text(c)));
     }
     if let Some(m) = d.search.as_ref().map(|s| s.max_tps) {
         rows.push((
@@ -90,9 +87,9 @@ pub(super) fn database_section(d: &DatabaseResult) -> Markup {
 }
 
 /// Each kind of I/O on each file: rate and latency percentiles
-/// ([`crate::report::tables::database_file_rows`]).
+/// ([`super::tables::database_file_rows`]).
 fn files_table(files: &[FileFigures]) -> Markup {
-    use crate::report::tables::{DATABASE_FILE_COLUMNS, database_file_rows};
+    use super::tables::{DATABASE_FILE_COLUMNS, database_file_rows};
     html! {
         div class="table" { table {
             tr { @for c in DATABASE_FILE_COLUMNS { th { (c) } } }

@@ -9,6 +9,7 @@ use maud::{Markup, html};
 mod compare;
 mod console;
 mod html;
+mod tables;
 
 /// The database validation's view.
 pub(crate) struct DatabaseView;

@@ -40,7 +40,7 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
         );
     }
     database_table(out, x);
-    for (i, (_, text)) in crate::report::tables::test_rows(x).iter().enumerate() {
+    for (i, (_, text)) in super::tables::test_rows(x).iter().enumerate() {
         labelled(out, if i == 0 { &x.test } else { "" }, text);
     }
     trials(out, "thread tuning", &x.thread_trials);
@@ -51,10 +51,7 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
         let _ = writeln!(
             out,
             "\nmaximum mailboxes that pass: {}",
-            crate::report::validation_tables::max_mailboxes_text(
-                m,
-                r.trials.as_deref().unwrap_or_default()
-            )
+            super::tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())
         );
     }
     if let Some(c) = &x.cache_comparison {
@@ -64,14 +61,10 @@ pub(super) fn section(out: &mut String, r: &RunResult, x: &ExchangeResult) {
             "  {:<30} {:>14} {:>14}",
             "", "without cache", "with cache"
         );
-        for [name, off, on] in crate::report::tables::cache_comparison_rows(c) {
+        for [name, off, on] in super::tables::cache_comparison_rows(c) {
             let _ = writeln!(out, "  {name:<30} {off:>14} {on:>14}");
         }
-        let _ = writeln!(
-            out,
-            "  {}",
-            crate::report::tables::cache_comparison_sentence(c)
-        );
+        let _ = writeln!(out, "  {}", super::tables::cache_comparison_sentence(c));
     }
 }
 
@@ -129,8 +122,7 @@ fn trials(out: &mut String, title: &str, trials: &[Trial]) {
         "length",
     );
     for t in trials {
-        let [target, achieved, read, log, max, seconds, result] =
-            crate::report::validation_tables::trial_cells(t);
+        let [target, achieved, read, log, max, seconds, result] = super::tables::trial_cells(t);
         let _ = writeln!(
             out,
             "  {:<8} {:>9} {:>7} {target:>11} {achieved:>13} {read:>9} {log:>9} {max:>9} {seconds:>7}  {result}",

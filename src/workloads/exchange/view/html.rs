@@ -73,14 +73,14 @@ pub(super) fn exchange_section(r: &RunResult, x: &ExchangeResult) -> Markup {
             ),
         ]);
     }
-    rows.extend(crate::report::tables::test_rows(x));
+    rows.extend(super::tables::test_rows(x));
     html! {
         h2 { "Exchange " (x.version) " " (x.test) " test" }
         div class="table" { table { (labelled_rows(rows)) } }
         @if !x.databases.is_empty() { (databases_table(&x.databases)) }
         (trials_table(r, x))
         @if let Some(m) = r.max_mailboxes {
-            p class="verdict" { "Maximum mailboxes that pass: " (crate::report::validation_tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())) }
+            p class="verdict" { "Maximum mailboxes that pass: " (super::tables::max_mailboxes_text(m, r.trials.as_deref().unwrap_or_default())) }
         }
         @if let Some(c) = &x.cache_comparison { (cache_comparison(c)) }
     }
@@ -107,12 +107,12 @@ fn cache_comparison(c: &CacheComparison) -> Markup {
         div class="table" {
             table {
                 tr { th {} th { "without cache" } th { "with cache" } }
-                @for [name, off, on] in crate::report::tables::cache_comparison_rows(c) {
+                @for [name, off, on] in super::tables::cache_comparison_rows(c) {
                     tr { th { (name) } td { (off) } td { (on) } }
                 }
             }
         }
-        p { (crate::report::tables::cache_comparison_sentence(c)) }
+        p { (super::tables::cache_comparison_sentence(c)) }
         @if c.uncached.max_mailboxes.is_some() {
             (chart("cache-mailboxes", "maximum mailboxes that pass", "mailboxes", &|s| {
                 s.max_mailboxes.unwrap_or(0) as f64
@@ -149,7 +149,7 @@ fn trials_table(r: &RunResult, x: &ExchangeResult) -> Markup {
             table {
                 (heading_row(&columns))
                 @for (kind, t) in trials {
-                    @let cells = crate::report::validation_tables::trial_cells(t);
+                    @let cells = super::tables::trial_cells(t);
                     tr {
                         td { (kind) }
                         td { (t.purpose) }

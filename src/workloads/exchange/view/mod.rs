@@ -8,6 +8,7 @@ use maud::{Markup, html};
 
 mod console;
 mod html;
+mod tables;
 
 /// The Exchange validation's view.
 pub(crate) struct ExchangeView;

@@ -8,13 +8,13 @@ use std::fmt::Write as _;
 
 /// The tasks table and the store's figures.
 pub(super) fn section(out: &mut String, u: &UsersResult) {
-    let [a, b, c, d, e, f, g, h, i] = crate::report::tables::TASK_COLUMNS;
+    let [a, b, c, d, e, f, g, h, i] = super::tables::TASK_COLUMNS;
     let _ = writeln!(
         out,
         "\ntasks (latency from the time each was due)\n{a:<28}{b:>9}{c:>10}{d:>8}{e:>10}{f:>10}{g:>10}{h:>10}{i:>10}"
     );
     for t in &u.tasks {
-        let [a, b, c, d, e, f, g, h, i] = crate::report::tables::task_cells(t);
+        let [a, b, c, d, e, f, g, h, i] = super::tables::task_cells(t);
         let _ = writeln!(
             out,
             "{a:<28}{b:>9}{c:>10}{d:>8}{e:>10}{f:>10}{g:>10}{h:>10}{i:>10}"

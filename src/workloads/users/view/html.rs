@@ -136,12 +136,12 @@ fn tasks_table(u: &UsersResult) -> Markup {
         div class="table" {
             table data-table="users-tasks" {
                 tr {
-                    @for c in crate::report::tables::TASK_COLUMNS { th { (c) } }
+                    @for c in super::tables::TASK_COLUMNS { th { (c) } }
                     th { "service p95" }
                 }
                 @for t in &u.tasks {
                     tr {
-                        @for c in crate::report::tables::task_cells(t) { td { (c) } }
+                        @for c in super::tables::task_cells(t) { td { (c) } }
                         td { (service_p95(t)) }
                     }
                 }

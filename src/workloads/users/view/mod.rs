@@ -10,6 +10,7 @@ use maud::{Markup, html};
 mod compare;
 mod console;
 mod html;
+mod tables;
 
 /// The simulated users's view.
 pub(crate) struct UsersView;
