@@ -32,7 +32,7 @@ pub struct CalibrateArgs {
 /// Builds the calibration from the job file's (or preset's) `[calibrate]` section and the
 /// flags.
 pub fn build_calibrate(a: &CalibrateArgs) -> Result<CalibrateConfig> {
-    let file = super::section_file(
+    let file = crate::workloads::section_file(
         a.job.as_deref(),
         a.preset.as_deref(),
         "calibrate",
@@ -49,7 +49,7 @@ pub fn build_calibrate(a: &CalibrateArgs) -> Result<CalibrateConfig> {
     spec.overlay(&a.spec);
     calibrate::resolve(&spec, &location).map_err(|e| {
         let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
-        super::flags::blame_spec::<CalibrateSpec>(e, &a.spec.given(), file, "calibrate").into()
+        crate::workloads::blame_spec::<CalibrateSpec>(e, &a.spec.given(), file, "calibrate").into()
     })
 }
 

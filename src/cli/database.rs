@@ -3,7 +3,6 @@
 //! a minute on a scratch directory.
 
 use super::OutputArgs;
-use super::flags;
 use crate::job;
 use crate::results::Invocation;
 use crate::workloads::database::workload::{self, Database};
@@ -32,7 +31,7 @@ pub struct DatabaseArgs {
 /// Builds the configuration from the job file's (or preset's) `[database]` section and the
 /// flags.
 pub fn build_database(a: &DatabaseArgs) -> Result<DatabaseConfig> {
-    let file = super::section_file(
+    let file = crate::workloads::section_file(
         a.job.as_deref(),
         a.preset.as_deref(),
         "database",
@@ -52,7 +51,7 @@ pub fn build_database(a: &DatabaseArgs) -> Result<DatabaseConfig> {
     spec.overlay(&a.spec);
     model::resolve(&spec, &location).map_err(|e| {
         let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
-        flags::blame_spec::<DatabaseSpec>(e, &a.spec.given(), file, "database").into()
+        crate::workloads::blame_spec::<DatabaseSpec>(e, &a.spec.given(), file, "database").into()
     })
 }
 

@@ -172,7 +172,7 @@ pub(super) type SpecFrom = (ExchangeSpec, String, Option<(PathBuf, String)>);
 
 /// The `[exchange]` section as the job file (or preset) and the flags give it.
 pub(super) fn exchange_spec(a: &ExchangeArgs) -> Result<SpecFrom> {
-    let file = super::section_file(
+    let file = crate::workloads::section_file(
         a.job.as_deref(),
         a.preset.as_deref(),
         "exchange",

@@ -5,8 +5,8 @@
 //! forgotten.
 
 use super::{ExchangeArgs, RunArgs};
+use crate::job::JobError;
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
-use crate::job::{self, JobError};
 use crate::workloads::exchange::{ExchangeSpec, ThreadsSpec};
 use std::path::Path;
 use toml::Spanned;
@@ -360,49 +360,8 @@ pub(super) fn blame_section<A, S>(
     file: Option<(&Path, &str)>,
     section: &str,
 ) -> JobError {
-    blame_key(e, file, section, |top| {
+    crate::workloads::blame_key(e, file, section, |top| {
         blamed(table, args, top).map(str::to_string)
-    })
-}
-
-/// Points an error about key `SECTION.KEY` at `flag_of(KEY)` (the flag given that set it), or
-/// else at the key's line in the job file.
-fn blame_key(
-    mut e: JobError,
-    file: Option<(&Path, &str)>,
-    section: &str,
-    flag_of: impl Fn(&str) -> Option<String>,
-) -> JobError {
-    let key = e
-        .key
-        .strip_prefix(section)
-        .and_then(|k| k.strip_prefix('.'))
-        .unwrap_or(&e.key)
-        .to_string();
-    let top = key.split(['.', '[']).next().unwrap_or(&key);
-    if let Some(flag) = flag_of(top) {
-        e.location = "command line".into();
-        e.key = flag;
-    } else if let Some((path, text)) = file {
-        e.location = job::file::locate(path, text, Some(section), top);
-    }
-    e
-}
-
-/// Points an error about key `SECTION.KEY` of a job file's `[SECTION]` at what set the value:
-/// the flag of the spec `S` when `given` (the keys its flags set, `S::given`) holds the key,
-/// or the key's line in the job file (as [`blame_section`]).
-pub(super) fn blame_spec<S: clap::Args>(
-    e: JobError,
-    given: &[&str],
-    file: Option<(&Path, &str)>,
-    section: &str,
-) -> JobError {
-    blame_key(e, file, section, |top| {
-        given
-            .contains(&top)
-            .then(|| crate::workloads::flag_of::<S>(top))
-            .flatten()
     })
 }
 

@@ -73,7 +73,7 @@ fn blame(mut e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
 /// hosts share), its `[data]` folded in the job file's only.
 #[cfg(feature = "mpi")]
 pub(super) fn spec_of(a: &FsArgs) -> Result<FsSpec> {
-    let file = super::section_file(a.job.as_deref(), None, "fs", "file-system")?;
+    let file = crate::workloads::section_file(a.job.as_deref(), None, "fs", "file-system")?;
     let mut spec = match &file {
         Some((path, text)) => {
             let parsed: FsFile = job::file::parse_toml(path, text)?;
@@ -94,7 +94,7 @@ pub(super) fn spec_of(a: &FsArgs) -> Result<FsSpec> {
 
 /// Builds the workload from the job file and the flags.
 pub fn build_fs(a: &FsArgs) -> Result<FsConfig> {
-    let file = super::section_file(a.job.as_deref(), None, "fs", "file-system")?;
+    let file = crate::workloads::section_file(a.job.as_deref(), None, "fs", "file-system")?;
     let (mut spec, data, location) = match &file {
         Some((path, text)) => {
             let parsed: FsFile = job::file::parse_toml(path, text)?;

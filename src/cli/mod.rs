@@ -25,7 +25,6 @@ pub use compare::CompareArgs;
 mod curve;
 mod database;
 mod describe;
-mod etcd;
 mod exchange;
 mod flags;
 mod fs;
@@ -36,14 +35,13 @@ mod output;
 mod report;
 mod terminal;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod trace;
 mod uring;
 mod users;
 
 pub use calibrate::{CalibrateArgs, build_calibrate};
 pub use database::{DatabaseArgs, build_database};
-pub use etcd::{EtcdArgs, WalSyncArgs, build_etcd, build_wal_sync};
 #[cfg(any(test, feature = "mpi"))]
 pub(crate) use exchange::build_exchange;
 pub use exchange::{ExchangeArgs, describe_exchange};
@@ -89,12 +87,6 @@ pub enum Command {
     /// matrix of loads, with the maximum IOPS, MB/s and the lowest latency; with no arguments,
     /// a quick run (about a minute) on ./storlab-scratch/calibrate.
     Calibrate(Box<CalibrateArgs>),
-    /// Check storage for etcd: log writes each followed by fdatasync, judged on the sync's p99
-    /// and rate; with no arguments, at most a minute on ./storlab-scratch/etcd.
-    Etcd(Box<EtcdArgs>),
-    /// Compare PostgreSQL's WAL sync methods (pg_test_fsync's question); with no arguments,
-    /// about 40 s on ./storlab-scratch/wal-sync.
-    WalSync(Box<WalSyncArgs>),
     /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
     /// and files under an anchor, made once, and operations on it (read, write, create,
     /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
@@ -363,20 +355,29 @@ fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     Ok(())
 }
 
+/// The rooms that declare a subcommand of their own.
+fn room_commands() -> Vec<&'static crate::workloads::Subcommand> {
+    (crate::workloads::rooms().into_iter())
+        .filter_map(|r| r.subcommand.as_ref())
+        .collect()
+}
+
+/// `storlab`'s command: its own subcommands, and each room's that it declares itself (its
+/// flags, its spec's, and the output flags every run takes). The help, the completions and
+/// the manual pages are of this.
+pub(crate) fn command() -> clap::Command {
+    (room_commands().into_iter()).fold(<Cli as clap::CommandFactory>::command(), |c, s| {
+        // The about last: the flags' structs would give theirs.
+        let sub = OutputArgs::augment_args((s.args)(clap::Command::new(s.name)));
+        c.subcommand(sub.about(s.about))
+    })
+}
+
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     crate::workloads::install_views();
-    // `storlab`'s own subcommands, and each room's that it declares itself (its flags, its
-    // spec's, and the output flags every run takes).
-    let rooms: Vec<&crate::workloads::Subcommand> = (crate::workloads::rooms().into_iter())
-        .filter_map(|r| r.subcommand.as_ref())
-        .collect();
-    let command = (rooms.iter()).fold(<Cli as clap::CommandFactory>::command(), |c, s| {
-        c.subcommand(OutputArgs::augment_args((s.args)(clap::Command::new(
-            s.name,
-        ))))
-    });
-    let parsed = command.try_get_matches_from(args).and_then(|m| {
+    let rooms = room_commands();
+    let parsed = command().try_get_matches_from(args).and_then(|m| {
         let room = (m.subcommand())
             .and_then(|(name, sub)| Some((rooms.iter().find(|s| s.name == name)?, sub)));
         match room {
@@ -390,12 +391,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let cli = match parsed {
         Ok(Ok(c)) => c,
         Ok(Err((s, sub, out))) => {
+            // One copy per host without MPI (as for `run`, below).
             crate::cluster::check_launcher(1, &|var| std::env::var(var).ok()).map_err(Usage)?;
-            let (w, flags) = (s.load)(&sub)?;
-            let invocation = Invocation {
-                source: JobSource::Flags,
-                flags,
-            };
+            let (w, invocation) = (s.load)(&sub)?;
             return run_workload(&*w, &out, invocation);
         }
         Err(e) => {
@@ -428,8 +426,6 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
             | Command::Users(_)
             | Command::Database(_)
             | Command::Calibrate(_)
-            | Command::Etcd(_)
-            | Command::WalSync(_)
             | Command::Fs(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
@@ -442,8 +438,6 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Users(args) => users::run_users(*args),
         Command::Database(args) => database::run_database(*args),
         Command::Calibrate(args) => calibrate::run_calibrate(*args),
-        Command::Etcd(args) => etcd::run_etcd(*args),
-        Command::WalSync(args) => etcd::run_wal_sync(*args),
         Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
@@ -521,34 +515,6 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
 /// The exit code for an error ([`exit::of_error`]).
 pub fn exit_code(e: &anyhow::Error) -> i32 {
     exit::of_error(e)
-}
-
-/// The job file a workload's command reads: the preset `preset` (one of those with a `section`
-/// section), the file `job`, or none (flags only). `what` names the workload in the refusal:
-/// "--preset: no database preset is named `x`; database presets: ...".
-pub(crate) fn section_file(
-    job: Option<&Path>,
-    preset: Option<&str>,
-    section: &str,
-    what: &str,
-) -> Result<Option<(PathBuf, String)>> {
-    let ours = |text: &str| crate::workloads::room_of(text).is_some_and(|r| r.section == section);
-    Ok(match (job, preset) {
-        (_, Some(name)) => {
-            let p = presets::find(name)
-                .filter(|p| ours(p.toml))
-                .ok_or_else(|| {
-                    let names: Vec<&str> = (presets::PRESETS.iter())
-                        .filter(|p| ours(p.toml))
-                        .map(|p| p.name)
-                        .collect();
-                    Usage(presets::unknown(name, what, &names))
-                })?;
-            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
-        }
-        (Some(path), None) => Some((path.to_path_buf(), job::file::read_text(path)?)),
-        (None, None) => None,
-    })
 }
 
 /// Runs `w` as `out` asks (or, with --dry-run, says what it would do) and returns the exit

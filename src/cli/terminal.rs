@@ -2,16 +2,14 @@
 //! command-line definitions as the parser (`clap_complete`, `clap_mangen`), so they never
 //! disagree with it; and clap's errors where its own tips mislead.
 
-use super::Cli;
 use crate::report::console;
 use crate::{Usage, exit};
 use anyhow::Result;
-use clap::CommandFactory;
 use std::path::Path;
 
 /// `storlab completions SHELL`: the completion script on standard output.
 pub(super) fn completions(shell: clap_complete::Shell) -> Result<i32> {
-    let mut cmd = Cli::command();
+    let mut cmd = super::command();
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, "storlab", &mut script);
     console::print_raw(String::from_utf8_lossy(&script).trim_end());
@@ -21,7 +19,7 @@ pub(super) fn completions(shell: clap_complete::Shell) -> Result<i32> {
 /// `storlab man [-o DIR]`: the man page on standard output, or every page (`storlab.1` and one
 /// per subcommand, `storlab-run.1`...) written to `DIR`.
 pub(super) fn man(output: Option<&Path>) -> Result<i32> {
-    let cmd = Cli::command();
+    let cmd = super::command();
     let Some(dir) = output else {
         let mut page = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut page)?;

@@ -16,11 +16,11 @@ fn longs(cmd: &clap::Command) -> impl Iterator<Item = String> + '_ {
 
 /// The long flags clap defines for subcommand `name` that change its job, sorted: all but the
 /// output's (`OutputArgs`) and those in `other` (where the job comes from: `--preset`...).
-pub(super) fn job_flags(name: &str, other: &[&str]) -> Vec<String> {
-    use clap::{Args as _, CommandFactory as _};
+pub(crate) fn job_flags(name: &str, other: &[&str]) -> Vec<String> {
+    use clap::Args as _;
     let output: Vec<String> =
         longs(&super::OutputArgs::augment_args(clap::Command::new("out"))).collect();
-    let cli = super::Cli::command();
+    let cli = super::command();
     let sub = cli.find_subcommand(name).expect("subcommand");
     let mut flags: Vec<String> = longs(sub)
         .filter(|f| !output.contains(f) && !other.contains(&f.as_str()))
@@ -30,7 +30,7 @@ pub(super) fn job_flags(name: &str, other: &[&str]) -> Vec<String> {
 }
 
 /// The flags of spec `S`'s keys `keys`, as clap declares them, sorted.
-pub(super) fn key_flags<S: clap::Args>(keys: &[&str]) -> Vec<String> {
+pub(crate) fn key_flags<S: clap::Args>(keys: &[&str]) -> Vec<String> {
     let mut flags: Vec<String> = (keys.iter())
         .map(|k| crate::workloads::flag_of::<S>(k).unwrap_or_else(|| panic!("{k}: no flag")))
         .collect();

@@ -2,7 +2,6 @@
 //! `[users]` section; with no argument at all, a scaled-down demo on a scratch directory.
 
 use super::OutputArgs;
-use super::flags;
 use crate::job;
 use crate::results::Invocation;
 use crate::units::{Dur, Size};
@@ -78,7 +77,7 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
     spec.overlay(&a.spec);
     config::resolve(&spec, &location).map_err(|e| {
         let file = file.as_ref().map(|(p, t)| (p.as_path(), t.as_str()));
-        flags::blame_spec::<UsersSpec>(e, &a.spec.given(), file, "users").into()
+        crate::workloads::blame_spec::<UsersSpec>(e, &a.spec.given(), file, "users").into()
     })
 }
 

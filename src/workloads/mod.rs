@@ -39,7 +39,7 @@ use crate::job::JobError;
 use crate::run::Workload;
 use crate::units::Dur;
 use anyhow::Result;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Declares a room's spec from one list of its keys: the struct is its job file's section
 /// (serde, schemars) and its subcommand's flags (clap) at once, so a flag and its key cannot
@@ -155,6 +155,8 @@ pub(crate) struct Room {
 pub(crate) struct Subcommand {
     /// `storlab NAME`.
     pub name: &'static str,
+    /// What it does, as `storlab --help` lists it.
+    pub about: &'static str,
     /// Its flags, added to the command: the room's spec's (`Spec::augment_args`), so that a
     /// flag and its job key are one declaration.
     pub args: fn(clap::Command) -> clap::Command,
@@ -162,8 +164,8 @@ pub(crate) struct Subcommand {
     pub load: fn(&clap::ArgMatches) -> Result<Loaded>,
 }
 
-/// A workload a subcommand's flags ask for, and the flags given.
-pub(crate) type Loaded = (Box<dyn Workload>, Vec<String>);
+/// A workload a subcommand's flags ask for, and what started it (the results' invocation).
+pub(crate) type Loaded = (Box<dyn Workload>, crate::results::Invocation);
 
 /// A job file of any kind, as `storlab run` reads it: a plain job, or a file holding one
 /// room's section. Only its JSON Schema is used ([`job_schema`]).
@@ -219,6 +221,72 @@ pub(crate) fn rooms() -> Vec<&'static Room> {
 /// ([`crate::report::view::install`]): the command line does before it renders anything.
 pub(crate) fn install_views() {
     crate::report::view::install(rooms().iter().map(|r| r.view).collect());
+}
+
+/// The job file a workload's command reads: the preset `preset` (one of those with a `section`
+/// section), the file `job`, or none (flags only). `what` names the workload in the refusal:
+/// "--preset: no database preset is named `x`; database presets: ...".
+pub(crate) fn section_file(
+    job: Option<&Path>,
+    preset: Option<&str>,
+    section: &str,
+    what: &str,
+) -> Result<Option<(PathBuf, String)>> {
+    let ours = |text: &str| room_of(text).is_some_and(|r| r.section == section);
+    Ok(match (job, preset) {
+        (_, Some(name)) => {
+            let p = presets::find(name)
+                .filter(|p| ours(p.toml))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = (presets::PRESETS.iter())
+                        .filter(|p| ours(p.toml))
+                        .map(|p| p.name)
+                        .collect();
+                    crate::Usage(presets::unknown(name, what, &names))
+                })?;
+            Some((PathBuf::from(format!("preset:{name}")), p.toml.to_string()))
+        }
+        (Some(path), None) => Some((path.to_path_buf(), crate::job::file::read_text(path)?)),
+        (None, None) => None,
+    })
+}
+
+/// Points an error about key `SECTION.KEY` at `flag_of(KEY)` (the flag given that set it), or
+/// else at the key's line in the job file.
+pub(crate) fn blame_key(
+    mut e: JobError,
+    file: Option<(&Path, &str)>,
+    section: &str,
+    flag_of: impl Fn(&str) -> Option<String>,
+) -> JobError {
+    let key = e
+        .key
+        .strip_prefix(section)
+        .and_then(|k| k.strip_prefix('.'))
+        .unwrap_or(&e.key)
+        .to_string();
+    let top = key.split(['.', '[']).next().unwrap_or(&key);
+    if let Some(flag) = flag_of(top) {
+        e.location = "command line".into();
+        e.key = flag;
+    } else if let Some((path, text)) = file {
+        e.location = crate::job::file::locate(path, text, Some(section), top);
+    }
+    e
+}
+
+/// Points an error about key `SECTION.KEY` of a job file's `[SECTION]` at what set the value:
+/// the flag of the spec `S` when `given` (the keys its flags set, `S::given`) holds the key,
+/// or the key's line in the job file (as `cli`'s flag tables do).
+pub(crate) fn blame_spec<S: clap::Args>(
+    e: JobError,
+    given: &[&str],
+    file: Option<(&Path, &str)>,
+    section: &str,
+) -> JobError {
+    blame_key(e, file, section, |top| {
+        given.contains(&top).then(|| flag_of::<S>(top)).flatten()
+    })
 }
 
 /// The room whose section a job file's text holds, if any.

@@ -10,6 +10,7 @@
 //! `mod.rs` owns the `[etcd]` section and its resolution into the one job it runs;
 //! `workload.rs` the workload (description, run, rules); `section.rs` its part of the results.
 
+pub(crate) mod cli;
 pub(crate) mod section;
 pub(crate) mod view;
 pub(crate) mod workload;
@@ -35,7 +36,7 @@ pub(crate) const ROOM: Room = Room {
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<EtcdFile>,
     view: &view::EtcdView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
 };
 
 /// The defaults: the fio check's write size and file size, etcd's limits.
@@ -116,7 +117,7 @@ crate::workloads::spec! {
 
 /// The check, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EtcdConfig {
+pub(crate) struct EtcdConfig {
     /// Free text.
     pub description: Option<String>,
     /// The log file.

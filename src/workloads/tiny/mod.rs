@@ -30,6 +30,7 @@ pub(crate) const ROOM: Room = Room {
     view: &view::TinyView,
     subcommand: Some(crate::workloads::Subcommand {
         name: "tiny",
+        about: "A tiny test job: write each block, then read it back",
         args: |c| {
             <TinySpec as clap::Args>::augment_args(c).arg(
                 clap::Arg::new("job")
@@ -94,7 +95,11 @@ fn from_flags(m: &clap::ArgMatches) -> Result<crate::workloads::Loaded> {
         None => TinySpec::default(),
     };
     spec.overlay(&flags);
-    Ok((resolve(&spec)?, flags.given_flags()))
+    let invocation = crate::results::Invocation {
+        source: crate::results::JobSource::Flags,
+        flags: flags.given_flags(),
+    };
+    Ok((resolve(&spec)?, invocation))
 }
 
 fn resolve(spec: &TinySpec) -> Result<Box<dyn Workload>> {

@@ -12,6 +12,7 @@
 //! request source that issues one method's writes and syncs and times each operation;
 //! `section.rs` its part of the results.
 
+pub(crate) mod cli;
 pub(crate) mod section;
 pub(crate) mod source;
 pub(crate) mod view;
@@ -32,7 +33,7 @@ pub(crate) const ROOM: Room = Room {
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<WalSyncFile>,
     view: &view::WalSyncView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
 };
 
 /// The defaults.
@@ -54,7 +55,7 @@ pub(crate) mod defaults {
 
 /// A way of making WAL writes durable (`wal_sync_method`), or none (the baseline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
+pub(crate) enum Method {
     /// Opened with O_DSYNC: each write durable when it returns.
     OpenDatasync,
     /// `fdatasync` after the writes.
@@ -69,7 +70,7 @@ pub enum Method {
 
 impl Method {
     /// The four sync methods, in `wal_sync_method`'s order of preference.
-    pub const SYNCS: [Method; 4] = [
+    pub(crate) const SYNCS: [Method; 4] = [
         Method::OpenDatasync,
         Method::Fdatasync,
         Method::Fsync,
@@ -102,7 +103,7 @@ impl Method {
 
 /// One measured configuration: a method, with or without O_DIRECT, and its writes per sync.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Point {
+pub(crate) struct Point {
     /// The method.
     pub method: Method,
     /// The file opened with O_DIRECT.
@@ -183,7 +184,7 @@ crate::workloads::spec! {
 
 /// The comparison, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WalSyncConfig {
+pub(crate) struct WalSyncConfig {
     /// Free text.
     pub description: Option<String>,
     /// The file.
