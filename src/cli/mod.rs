@@ -19,11 +19,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
-mod calibrate;
 mod compare;
 pub use compare::CompareArgs;
 mod curve;
-mod database;
 mod describe;
 mod exchange;
 mod flags;
@@ -40,8 +38,6 @@ mod trace;
 mod uring;
 mod users;
 
-pub use calibrate::{CalibrateArgs, build_calibrate};
-pub use database::{DatabaseArgs, build_database};
 #[cfg(any(test, feature = "mpi"))]
 pub(crate) use exchange::build_exchange;
 pub use exchange::{ExchangeArgs, describe_exchange};
@@ -78,15 +74,6 @@ pub enum Command {
     /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
     /// two minutes on ./storlab-scratch/users.
     Users(Box<UsersArgs>),
-    /// Validate storage for a database (Oracle, SQL Server, PostgreSQL, MySQL): data-file I/O
-    /// at a transaction rate, a durable log with group commit and checkpoints, judged on the
-    /// engine's latency limits; with no arguments, a quick check (about a minute, plus writing
-    /// 1 GiB the first time) on ./storlab-scratch/database.
-    Database(Box<DatabaseArgs>),
-    /// Calibrate storage for a database (ORION-class): small random I/O and large I/O at a
-    /// matrix of loads, with the maximum IOPS, MB/s and the lowest latency; with no arguments,
-    /// a quick run (about a minute) on ./storlab-scratch/calibrate.
-    Calibrate(Box<CalibrateArgs>),
     /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
     /// and files under an anchor, made once, and operations on it (read, write, create,
     /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
@@ -421,12 +408,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
     if matches!(
         cli.command,
-        Command::Run(_)
-            | Command::Exchange(_)
-            | Command::Users(_)
-            | Command::Database(_)
-            | Command::Calibrate(_)
-            | Command::Fs(_)
+        Command::Run(_) | Command::Exchange(_) | Command::Users(_) | Command::Fs(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -436,8 +418,6 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => exchange::run_exchange(*args),
         Command::Users(args) => users::run_users(*args),
-        Command::Database(args) => database::run_database(*args),
-        Command::Calibrate(args) => calibrate::run_calibrate(*args),
         Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),

@@ -7,6 +7,7 @@
 //! highest small-I/O load whose mean latency stays under a limit. A calibration, not a
 //! verdict. Sources of every default are in docs/profiles.md.
 
+pub(crate) mod cli;
 pub(crate) mod points;
 pub(crate) mod section;
 pub(crate) mod view;
@@ -40,7 +41,7 @@ pub(crate) const ROOM: Room = Room {
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<CalibrateFile>,
     view: &view::CalibrateView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
 };
 
 /// The database block size: small I/O (ORION's `size_small`, 8 KB).
@@ -156,7 +157,7 @@ crate::workloads::spec! {
 
 /// A calibration, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CalibrateConfig {
+pub(crate) struct CalibrateConfig {
     /// The run level.
     pub level: Level,
     /// The points' shape.

@@ -17,7 +17,7 @@ pub(crate) const MAX_LEVELS: u32 = 10;
 /// A run level, by ORION's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Level {
+pub(crate) enum Level {
     /// Small random I/O alone, at rising loads (the maximum IOPS).
     Oltp,
     /// Large I/O alone, at rising loads (the maximum MB/s).
@@ -72,7 +72,7 @@ impl Level {
 /// The shape of the points (ORION's `-matrix`, and the named levels' own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Matrix {
+pub(crate) enum Matrix {
     /// Small loads alone (the `oltp` level: the matrix's first row).
     SmallOnly,
     /// Large loads alone (the `dss` level: the matrix's first column).

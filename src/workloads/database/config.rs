@@ -95,7 +95,7 @@ pub(crate) struct DatabaseFile {
 
 /// Validated database validation inputs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DatabaseConfig {
+pub(crate) struct DatabaseConfig {
     /// Engine modelled.
     pub engine: Engine,
     /// Transactions per second.

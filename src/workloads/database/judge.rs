@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// Latency limits, ms.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Average data-file read latency.
     pub data_read_ms: f64,
     /// Average data-file write latency (steady and checkpoint writes together).

@@ -19,6 +19,7 @@
 //! the capacity search (`validation`), its section of the results file (`section`) and its
 //! description (`workload`). Every constant is documented with its source in docs/profiles.md.
 
+pub(crate) mod cli;
 mod config;
 mod jobs;
 mod judge;
@@ -47,13 +48,13 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<config::DatabaseFile>,
     view: &view::DatabaseView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
 };
 
 /// The database engines storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Engine {
+pub(crate) enum Engine {
     /// Oracle Database.
     Oracle,
     /// Microsoft SQL Server.
@@ -132,7 +133,7 @@ pub(crate) const ACHIEVED_SHARE: f64 = 0.95;
 
 impl Engine {
     /// Every engine.
-    pub const ALL: [Engine; 4] = [
+    pub(crate) const ALL: [Engine; 4] = [
         Engine::Oracle,
         Engine::Sqlserver,
         Engine::Postgresql,
