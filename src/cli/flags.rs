@@ -400,11 +400,5 @@ mod tests {
         for f in crate::workloads::exchange::ROOM.flags {
             assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
         }
-        let users = job_flags("users", &[]);
-        for f in crate::workloads::users::ROOM.flags {
-            assert!(users.iter().any(|u| u == f), "{f}");
-        }
-        assert!(!crate::workloads::users::ROOM.flags.contains(&"--duration"));
-        assert!(!crate::workloads::users::ROOM.flags.contains(&"--ramp"));
     }
 }

@@ -36,13 +36,11 @@ mod terminal;
 pub(crate) mod tests;
 mod trace;
 mod uring;
-mod users;
 
 #[cfg(any(test, feature = "mpi"))]
 pub(crate) use exchange::build_exchange;
 pub use exchange::{ExchangeArgs, describe_exchange};
 pub use fs::{FsArgs, build_fs};
-pub use users::{UsersArgs, build_users};
 
 pub use describe::{DryRun, describe};
 
@@ -70,10 +68,6 @@ pub enum Command {
     /// Validate storage for Exchange mailboxes (Jetstress-class): with no arguments, a quick
     /// validation (about 70 s, plus writing 2 GiB the first time) on ./storlab-scratch/exchange.
     Exchange(Box<ExchangeArgs>),
-    /// Simulate mailbox users (LoadGen-class): users doing tasks on a mail store whose I/O
-    /// goes to real storage, judged by per-task latency; with no arguments, a demo of about
-    /// two minutes on ./storlab-scratch/users.
-    Users(Box<UsersArgs>),
     /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
     /// and files under an anchor, made once, and operations on it (read, write, create,
     /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
@@ -408,7 +402,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     }
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Exchange(_) | Command::Users(_) | Command::Fs(_)
+        Command::Run(_) | Command::Exchange(_) | Command::Fs(_)
     ) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
@@ -417,7 +411,6 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     match cli.command {
         Command::Run(args) => run_job(*args),
         Command::Exchange(args) => exchange::run_exchange(*args),
-        Command::Users(args) => users::run_users(*args),
         Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),

@@ -134,49 +134,6 @@ fn a_description_names_the_flags_that_changed_the_job() {
     assert!(!d.contains("changed by"), "{d}");
 }
 
-/// `storlab users --duration 10m` runs the demo for ten simulated minutes, not a population
-/// of the defaults at real time; a flag that describes the population replaces the demo.
-#[test]
-fn a_timing_flag_keeps_the_users_demo() {
-    let demo = super::users::build_users(&Default::default()).unwrap();
-    let shorter = super::users::build_users(&super::users::UsersArgs {
-        spec: crate::workloads::users::config::UsersSpec {
-            duration: Some(crate::units::Dur(std::time::Duration::from_secs(600))),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
-    assert_eq!(
-        format!("{:?}", shorter.layout()),
-        format!("{:?}", demo.layout())
-    );
-    let text = |c: &crate::workloads::users::config::UsersConfig| {
-        let w = crate::workloads::users::workload::Users {
-            cfg: c.clone(),
-            progress: Default::default(),
-        };
-        super::describe_workload(&w).text
-    };
-    let (demo_text, shorter_text) = (text(&demo), text(&shorter));
-    // The same population and compression, a shorter day.
-    let first = |t: &str| t.lines().next().unwrap_or_default().to_string();
-    assert_eq!(first(&demo_text), first(&shorter_text));
-    assert_ne!(demo_text, shorter_text);
-    let own = super::users::build_users(&super::users::UsersArgs {
-        spec: crate::workloads::users::config::UsersSpec {
-            users: Some(5000),
-            ..Default::default()
-        },
-        ..Default::default()
-    })
-    .unwrap();
-    assert_ne!(
-        format!("{:?}", own.layout()),
-        format!("{:?}", demo.layout())
-    );
-}
-
 /// clap's tips for an unknown argument, where they mislead, are replaced.
 #[test]
 fn misleading_clap_tips_are_replaced() {

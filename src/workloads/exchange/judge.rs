@@ -176,7 +176,7 @@ pub(crate) fn achieved_iops_watch(cfg: &ExchangeConfig) -> Option<RateWatch> {
 
 /// Jetstress's latency limits, ms.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StorageLimits {
+pub(crate) struct StorageLimits {
     /// Average database read latency.
     pub db_read_ms: f64,
     /// Average log write latency.

@@ -53,7 +53,7 @@ pub(crate) use judge::{
 
 /// Exchange versions storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Version {
+pub(crate) enum Version {
     /// Exchange Server 2007.
     #[serde(rename = "2007")]
     V2007,

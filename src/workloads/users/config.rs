@@ -184,7 +184,7 @@ struct ProfileFile {
 
 /// Validated users inputs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct UsersConfig {
+pub(crate) struct UsersConfig {
     /// Users.
     pub users: u64,
     /// Their profile.

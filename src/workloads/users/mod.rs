@@ -9,6 +9,7 @@
 pub(crate) mod cache;
 #[cfg(test)]
 pub(crate) mod calibration;
+pub(crate) mod cli;
 pub(crate) mod config;
 pub(crate) mod dispatch;
 pub(crate) mod flusher;
@@ -33,5 +34,5 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<config::UsersFile>,
     view: &view::UsersView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
 };

@@ -5,7 +5,7 @@
 
 /// A user task, as LoadGen names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Task {
+pub(crate) enum Task {
     /// Open the mailbox: the folder hierarchy and the Inbox view.
     Logon,
     /// Close the mailbox.
@@ -34,7 +34,7 @@ pub enum Task {
 
 impl Task {
     /// Every task, in report order.
-    pub const ALL: [Task; 12] = [
+    pub(crate) const ALL: [Task; 12] = [
         Task::Logon,
         Task::Logoff,
         Task::SendMail,
@@ -70,7 +70,7 @@ impl Task {
 
 /// A user profile: tasks per simulated day.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// The profile's name (`heavy`).
     pub name: String,
     /// Tasks of each kind per user per day; tasks absent from the list are not done.

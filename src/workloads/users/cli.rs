@@ -1,29 +1,25 @@
-//! `storlab users`: simulated mailbox users (LoadGen-class). Flags override the job file's
+//! `storlab users`, a subcommand of the room's own ([`crate::workloads::Subcommand`]): simulated mailbox users (LoadGen-class). Flags override the job file's
 //! `[users]` section; with no argument at all, a scaled-down demo on a scratch directory.
 
-use super::OutputArgs;
-use crate::job;
+use super::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
+use super::workload;
 use crate::results::Invocation;
 use crate::units::{Dur, Size};
-use crate::workloads::users::config::{self, UsersConfig, UsersFile, UsersSpec, demo};
-use crate::workloads::users::workload;
+use crate::workloads::{Loaded, Subcommand};
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, FromArgMatches};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Flags of `storlab users`: the job file, the `[users]` section's own keys (`UsersSpec` is
-/// both), each over the file's value, and the output.
+/// both), each over the file's value (the output's aside).
 #[derive(Debug, Args, Default)]
-pub struct UsersArgs {
+pub(crate) struct UsersArgs {
     /// Job file with a `[users]` section.
     pub job: Option<PathBuf>,
     /// The section's keys.
     #[command(flatten)]
-    pub(crate) spec: UsersSpec,
-    /// Output.
-    #[command(flatten)]
-    pub out: OutputArgs,
+    pub spec: UsersSpec,
 }
 
 /// The flags that run the demo their way rather than replace it: its timing, its engine and
@@ -59,12 +55,12 @@ fn demo_spec() -> UsersSpec {
 }
 
 /// Builds the configuration from the job file's `[users]` section and the flags.
-pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
+pub(crate) fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
     let given = a.spec.given_flags();
     let (mut spec, location, file) = match &a.job {
         Some(path) => {
-            let text = job::file::read_text(path)?;
-            let file: UsersFile = job::file::parse_toml(path, &text)?;
+            let text = crate::job::file::read_text(path)?;
+            let file: UsersFile = crate::job::file::parse_toml(path, &text)?;
             (file.users, path.display().to_string(), Some((path, text)))
         }
         // Flags that say how to run, not whom to simulate, keep the demo (shortened,
@@ -81,8 +77,16 @@ pub fn build_users(a: &UsersArgs) -> Result<UsersConfig> {
     })
 }
 
-/// Runs `storlab users`.
-pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
+/// `storlab users`.
+pub(crate) const SUBCOMMAND: Subcommand = Subcommand {
+    name: "users",
+    about: "Simulate mailbox users (LoadGen-class): users doing tasks on a mail store whose I/O goes to real storage, judged by per-task latency; with no arguments, a demo of about two minutes on ./storlab-scratch/users",
+    args: <UsersArgs as Args>::augment_args,
+    load,
+};
+
+fn load(m: &clap::ArgMatches) -> Result<Loaded> {
+    let a = UsersArgs::from_arg_matches(m)?;
     let cfg = build_users(&a)?;
     let invocation = Invocation {
         source: workload::source(a.job.as_deref()),
@@ -92,13 +96,13 @@ pub(super) fn run_users(a: UsersArgs) -> Result<i32> {
         cfg,
         progress: Arc::default(),
     };
-    super::run_workload(&users, &a.out, invocation)
+    Ok((Box::new(users), invocation))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{job_flags, key_flags};
     use super::*;
+    use crate::cli::tests::{job_flags, key_flags};
     use crate::workloads::flag_of;
 
     #[test]
@@ -124,25 +128,31 @@ mod tests {
         for file_only in ["tasks", "task_p95"] {
             assert_eq!(flag_of::<UsersSpec>(file_only), None);
         }
+        // The run flags a `[users]` job file takes are flags of `storlab users` too; the
+        // timing is the simulated day's, not `storlab run`'s.
+        let users = job_flags("users", &[]);
+        for f in super::super::ROOM.flags {
+            assert!(users.iter().any(|u| u == f), "{f}");
+        }
+        assert!(!super::super::ROOM.flags.contains(&"--duration"));
+        assert!(!super::super::ROOM.flags.contains(&"--ramp"));
     }
 
     #[test]
     fn a_flag_is_over_the_file_and_a_switch_takes_false() {
-        use clap::Parser as _;
-        let cli = super::super::Cli::try_parse_from([
-            "storlab",
-            "users",
-            "--users",
-            "7",
-            "--version",
-            "2010",
-            "--stress",
-            "--verify=false",
-        ])
-        .expect("flags");
-        let super::super::Command::Users(a) = cli.command else {
-            panic!("not users")
-        };
+        let m = crate::cli::command()
+            .try_get_matches_from([
+                "storlab",
+                "users",
+                "--users",
+                "7",
+                "--version",
+                "2010",
+                "--stress",
+                "--verify=false",
+            ])
+            .expect("flags");
+        let a = UsersArgs::from_arg_matches(m.subcommand_matches("users").unwrap()).unwrap();
         assert_eq!(a.spec.users, Some(7));
         assert_eq!(format!("{:?}", a.spec.version), r#"Some(Word("2010"))"#);
         assert_eq!((a.spec.stress, a.spec.verify), (Some(true), Some(false)));
@@ -157,5 +167,48 @@ mod tests {
         assert_eq!(file.users, Some(7));
         assert_eq!(file.day.map(|d| d.0.as_secs()), Some(4 * 3600));
         assert!(file.tasks.is_some());
+    }
+
+    /// `storlab users --duration 10m` runs the demo for ten simulated minutes, not a population
+    /// of the defaults at real time; a flag that describes the population replaces the demo.
+    #[test]
+    fn a_timing_flag_keeps_the_users_demo() {
+        let demo = build_users(&Default::default()).unwrap();
+        let shorter = build_users(&UsersArgs {
+            spec: crate::workloads::users::config::UsersSpec {
+                duration: Some(crate::units::Dur(std::time::Duration::from_secs(600))),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            format!("{:?}", shorter.layout()),
+            format!("{:?}", demo.layout())
+        );
+        let text = |c: &crate::workloads::users::config::UsersConfig| {
+            let w = crate::workloads::users::workload::Users {
+                cfg: c.clone(),
+                progress: Default::default(),
+            };
+            crate::cli::describe_workload(&w).text
+        };
+        let (demo_text, shorter_text) = (text(&demo), text(&shorter));
+        // The same population and compression, a shorter day.
+        let first = |t: &str| t.lines().next().unwrap_or_default().to_string();
+        assert_eq!(first(&demo_text), first(&shorter_text));
+        assert_ne!(demo_text, shorter_text);
+        let own = build_users(&UsersArgs {
+            spec: crate::workloads::users::config::UsersSpec {
+                users: Some(5000),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+        assert_ne!(
+            format!("{:?}", own.layout()),
+            format!("{:?}", demo.layout())
+        );
     }
 }
