@@ -251,6 +251,14 @@ pub(crate) fn section_file(
     })
 }
 
+/// The key an error about `SECTION.KEY` names, without its section.
+fn key_in(e: &JobError, section: &str) -> String {
+    (e.key.strip_prefix(section))
+        .and_then(|k| k.strip_prefix('.'))
+        .unwrap_or(&e.key)
+        .to_string()
+}
+
 /// Points an error about key `SECTION.KEY` at `flag_of(KEY)` (the flag given that set it), or
 /// else at the key's line in the job file.
 pub(crate) fn blame_key(
@@ -259,12 +267,7 @@ pub(crate) fn blame_key(
     section: &str,
     flag_of: impl Fn(&str) -> Option<String>,
 ) -> JobError {
-    let key = e
-        .key
-        .strip_prefix(section)
-        .and_then(|k| k.strip_prefix('.'))
-        .unwrap_or(&e.key)
-        .to_string();
+    let key = key_in(&e, section);
     let top = key.split(['.', '[']).next().unwrap_or(&key);
     if let Some(flag) = flag_of(top) {
         e.location = "command line".into();
@@ -393,12 +396,7 @@ impl Overrides {
     /// Blames a flag for an error in a key it set (`--duration` for `duration`), or else
     /// places the error at its key's line in `file`'s `section`.
     pub(crate) fn blame(&self, mut e: JobError, file: &JobText, section: &str) -> JobError {
-        let key = e
-            .key
-            .strip_prefix(section)
-            .and_then(|k| k.strip_prefix('.'))
-            .unwrap_or(&e.key)
-            .to_string();
+        let key = key_in(&e, section);
         let given = match key.as_str() {
             "duration" => self.duration.is_some().then_some("--duration"),
             "ramp" => self.ramp.is_some().then_some("--ramp"),
