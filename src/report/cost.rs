@@ -36,11 +36,15 @@ pub(crate) fn sentence(c: &CostResult) -> String {
 
 /// How long the I/O threads waited for a CPU.
 fn waited(m: &PhaseCost) -> String {
+    // A file older than the readings between intervals (schema 1.23) has none.
+    let window = match m.threads.run_queue_wait_max_ns {
+        0 => String::new(),
+        ns => format!(", {} at most between two readings", format_ns(ns as f64)),
+    };
     format!(
-        "I/O threads waited {} for a CPU per wake, {} at worst after a timed sleep, {} at most between two readings ({} of their time)",
+        "I/O threads waited {} for a CPU per wake, {} at worst after a timed sleep{window} ({} of their time)",
         format_ns(m.run_queue_wait_mean_ns),
         format_ns(m.threads.wake_lateness_max_ns as f64),
-        format_ns(m.threads.run_queue_wait_max_ns as f64),
         format_pct(m.run_queue_wait_pct),
     )
 }

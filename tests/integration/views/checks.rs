@@ -285,10 +285,13 @@ fn costs_agree(console: &str, html: &str, r: &RunResult) {
             "waited {} for a CPU per wake",
             format_known_ns(Some(m.run_queue_wait_mean_ns))
         ),
-        format!(
-            "{} at most between two readings",
-            format_known_ns(Some(m.threads.run_queue_wait_max_ns as f64))
-        ),
+        match m.threads.run_queue_wait_max_ns {
+            0 => "I/O threads waited".to_string(),
+            ns => format!(
+                "{} at most between two readings",
+                format_known_ns(Some(ns as f64))
+            ),
+        },
         match (c.kernel_wait_max_ns, &c.kernel_wait_thread) {
             (Some(ns), Some(name)) => format!(
                 "the kernel's I/O threads waited {} at most over two readings ({name})",
