@@ -4,8 +4,8 @@
 //! room's own rows are in its view.
 
 use super::tables::{known_mean, known_ns};
+use crate::stats::databases::DatabaseFigures;
 use crate::units::{format_known_ns, format_number};
-use crate::workloads::exchange::section::DatabaseFigures;
 
 /// The per-database table (console and HTML): its headings and rows. A kind of I/O no
 /// database did (log writes in a recovery test, log reads in a performance test, maintenance

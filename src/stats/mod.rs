@@ -3,6 +3,7 @@
 
 pub(crate) mod blocks;
 pub(crate) mod cost;
+pub(crate) mod databases;
 pub(crate) mod downsample;
 pub(crate) mod errors;
 pub(crate) mod histogram;

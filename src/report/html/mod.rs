@@ -33,12 +33,12 @@ use crate::results::description::Description;
 use crate::results::steps::{StepKind, StepResult};
 use crate::results::verdict::{Comparison, Verdict};
 use crate::results::{DeviceResult, Interrupted, JobSource, PhaseState, RunResult, TargetResult};
+use crate::stats::databases::DatabaseFigures;
 use crate::stats::summary::DirSummary;
 use crate::units::{
     format_count, format_known_ns, format_number, format_pct, format_rate, format_seconds,
     format_size,
 };
-use crate::workloads::exchange::section::DatabaseFigures;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeSet;
 

@@ -7,8 +7,8 @@ use super::section::FileFigures;
 use super::{ACHIEVED_SHARE, DatabaseConfig, Durability};
 use crate::results::ClassResult;
 use crate::results::verdict::{Comparison, MIN_LATENCY_SAMPLES, Measure, Rule};
+use crate::stats::databases::LatencyBrief;
 use crate::stats::summary::DirSummary;
-use crate::workloads::exchange::section::LatencyBrief;
 use std::collections::BTreeMap;
 
 /// Latency limits, ms.

@@ -1,7 +1,7 @@
 //! The database part of a results file: the profile and its model, one row per file (each data
 //! file and the log), group commit and checkpoint figures, and the capacity search's trials.
 
-use crate::workloads::exchange::section::LatencyBrief;
+use crate::stats::databases::LatencyBrief;
 use serde::{Deserialize, Serialize};
 
 /// One file's figures from a run: a data file (reads, steady writes, checkpoint writes, scans)

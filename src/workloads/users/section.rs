@@ -3,9 +3,9 @@
 //! cost, and a time series of the population (tasks, unfinished tasks, cache hits, log waits,
 //! checkpoint depth) beside the engine's per-class series.
 
+use crate::stats::databases::DatabaseFigures;
 use crate::stats::downsample::Merge;
 use crate::stats::histogram::LatencySummary;
-use crate::workloads::exchange::section::DatabaseFigures;
 use serde::{Deserialize, Serialize};
 
 /// A simulated-users run.

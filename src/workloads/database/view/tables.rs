@@ -15,7 +15,7 @@ pub(super) const DATABASE_FILE_COLUMNS: [&str; 8] = [
 pub(super) fn database_file_rows(
     files: &[crate::workloads::database::section::FileFigures],
 ) -> Vec<[String; 8]> {
-    use crate::workloads::exchange::section::LatencyBrief;
+    use crate::stats::databases::LatencyBrief;
     let mut rows = Vec::new();
     for f in files {
         let mut kinds: Vec<(&str, f64, &LatencyBrief)> = Vec::new();
