@@ -60,15 +60,12 @@ fn flags(stat: &str) -> Option<u64> {
     rest.split_ascii_whitespace().nth(6)?.parse().ok()
 }
 
-/// The run-queue wait of a schedstat file's text, ns.
-fn wait_of(text: &str) -> Option<u64> {
-    text.split_ascii_whitespace().nth(1)?.parse().ok()
-}
-
+/// The run-queue wait a thread's schedstat file holds, ns.
 fn read_fd(fd: &OwnedFd) -> Option<u64> {
     let mut buf = [0u8; 128];
     let n = rustix::io::pread(fd, &mut buf, 0).ok()?;
-    wait_of(std::str::from_utf8(&buf[..n]).ok()?)
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    crate::stats::cost::ThreadCounters::parse_schedstat(text).map(|(_, wait, _)| wait)
 }
 
 impl KernelThreads {
@@ -176,7 +173,6 @@ mod tests {
         let tricky = "99 (a) b) (c) R 1 99 99 0 -1 4194560 12 0";
         assert_eq!(flags(tricky), Some(4194560));
         assert_eq!(flags("garbage"), None);
-        assert_eq!(wait_of("1 2 3\n"), Some(2));
     }
 
     #[test]
