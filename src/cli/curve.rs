@@ -272,35 +272,36 @@ fn page_cache_check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workloads::exchange::section::Trial;
+
+    /// A search's results holding trials at `(IOPS, ms)`.
+    fn searched(trials: &[(f64, f64)]) -> RunResult {
+        let mut r = RunResult {
+            trials: Some(vec![Default::default(); trials.len()]),
+            ..RunResult::default()
+        };
+        for (t, &(iops, ms)) in r.trials.iter_mut().flatten().zip(trials) {
+            t.achieved_iops = iops;
+            t.db_read_latency_ms = ms;
+        }
+        r
+    }
 
     #[test]
     fn a_search_s_trials_are_the_target_s_latency_against_load() {
-        let trial = |iops: f64, ms: f64| Trial {
-            achieved_iops: iops,
-            db_read_latency_ms: ms,
-            ..Trial::default()
-        };
-        let r = RunResult {
-            trials: Some(vec![
-                trial(1200.0, 30.0),
-                trial(300.0, 2.0),
-                trial(600.0, 4.0),
-                trial(900.0, 3.5),
-                trial(0.0, 9.0),
-            ]),
-            ..RunResult::default()
-        };
+        let r = searched(&[
+            (1200.0, 30.0),
+            (300.0, 2.0),
+            (600.0, 4.0),
+            (900.0, 3.5),
+            (0.0, 9.0),
+        ]);
         // By load; the dip at 900 IOPS (noise) is lifted to the 4 ms before it; a trial that
         // did nothing is left out.
         assert_eq!(
             backing_curve(&r),
             [(300.0, 2e6), (600.0, 4e6), (900.0, 4e6), (1200.0, 30e6)]
         );
-        let one = RunResult {
-            trials: Some(vec![trial(300.0, 2.0)]),
-            ..RunResult::default()
-        };
+        let one = searched(&[(300.0, 2.0)]);
         assert!(backing_curve(&one).is_empty(), "one load is no curve");
         assert!(backing_curve(&RunResult::default()).is_empty());
     }

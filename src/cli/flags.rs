@@ -4,11 +4,9 @@
 //! overrode). A unit test checks the tables against clap's definitions, so a new flag cannot be
 //! forgotten.
 
-use super::{ExchangeArgs, RunArgs};
+use super::RunArgs;
 use crate::job::JobError;
 use crate::job::spec::{AccessSpec, JobSpec, TargetSpec, WorkerSpec};
-use crate::workloads::exchange::{ExchangeSpec, ThreadsSpec};
-use std::path::Path;
 use toml::Spanned;
 
 /// A flag and the job keys it sets.
@@ -26,8 +24,6 @@ pub(super) struct Flag<Args, Spec> {
 
 /// A flag of `storlab run`.
 type RunFlag = Flag<RunArgs, JobSpec>;
-/// A flag of `storlab exchange`.
-type ExchangeFlag = Flag<ExchangeArgs, ExchangeSpec>;
 
 fn set<T: Clone>(field: &mut Option<T>, value: &Option<T>) {
     if value.is_some() {
@@ -237,132 +233,11 @@ fn blamed<A, S>(table: &[Flag<A, S>], args: &A, key: &str) -> Option<&'static st
         .map(|f| f.flag)
 }
 
-/// The flags of `storlab exchange` that change the `[exchange]` section.
-pub(super) const EXCHANGE_FLAGS: &[ExchangeFlag] = &[
-    top_level!("--mailboxes", mailboxes),
-    top_level!("--mailbox-size", mailbox_size),
-    Flag {
-        flag: "--iops-per-mailbox",
-        keys: &["iops_per_mailbox"],
-        given: |a| a.iops_per_mailbox.is_some(),
-        apply: |s, a| {
-            s.messages_per_day = None;
-            set(&mut s.iops_per_mailbox, &a.iops_per_mailbox);
-        },
-    },
-    Flag {
-        flag: "--messages-per-day",
-        keys: &["messages_per_day"],
-        given: |a| a.messages_per_day.is_some(),
-        apply: |s, a| {
-            s.iops_per_mailbox = None;
-            set(&mut s.messages_per_day, &a.messages_per_day);
-        },
-    },
-    Flag {
-        flag: "--version",
-        keys: &["version"],
-        given: |a| a.version.is_some(),
-        apply: |s, a| set(&mut s.version, &a.version.clone().map(ThreadsSpec::Word)),
-    },
-    top_level!("--databases", databases),
-    Flag {
-        flag: "--db-path",
-        keys: &["db_paths"],
-        given: |a| !a.db_paths.is_empty(),
-        apply: |s, a| s.db_paths = Some(a.db_paths.clone()),
-    },
-    Flag {
-        flag: "--log-path",
-        keys: &["log_paths"],
-        given: |a| !a.log_paths.is_empty(),
-        apply: |s, a| s.log_paths = Some(a.log_paths.clone()),
-    },
-    Flag {
-        flag: "--threads",
-        keys: &["threads"],
-        given: |a| a.threads.is_some(),
-        apply: |s, a| set(&mut s.threads, &a.threads.clone().map(ThreadsSpec::Word)),
-    },
-    top_level!("--copies", copies),
-    top_level!("--headroom", headroom),
-    top_level!("--maintenance", maintenance),
-    top_level!("--test", test),
-    top_level!("--duration", duration),
-    top_level!("--ramp", ramp),
-    top_level!("--capacity", capacity),
-    top_level!("--db-capacity", db_capacity, ["db_capacity", "throughput"]),
-    top_level!("--throughput", throughput),
-    switch!("--find-max-mailboxes", find_max_mailboxes),
-    top_level!("--page-size", page_size),
-    top_level!("--log-files", log_files),
-    top_level!("--db-read-latency", db_read_latency),
-    top_level!("--log-write-latency", log_write_latency),
-    top_level!("--max-latency", max_latency),
-    top_level!("--engine", engine),
-    top_level!("--seed", seed),
-    top_level!("--interval", interval),
-    switch!("--destroy-data", destroy_data),
-    switch!("--verify", verify),
-    switch!("--sample-blocks", sample_blocks),
-    Flag {
-        flag: "--cache-device",
-        keys: &["cache_devices"],
-        given: |a| !a.cache_devices.is_empty(),
-        apply: |s, a| s.cache_devices = Some(a.cache_devices.clone()),
-    },
-    Flag {
-        flag: "--cache-size",
-        keys: &["cache_size"],
-        given: |a| a.cache_size.is_some(),
-        apply: |s, a| {
-            let size = a
-                .cache_size
-                .clone()
-                .map(crate::job::spec::CacheSizeSpec::Text);
-            set(&mut s.cache_size, &size)
-        },
-    },
-    top_level!("--cache-policy", cache_policy),
-    top_level!("--cache-write", cache_write),
-    switch!("--compare-cache", compare_cache),
-];
-
-/// Sets the values the flags in `args` give over those of `spec`.
-pub(super) fn apply_exchange(spec: &mut ExchangeSpec, args: &ExchangeArgs) {
-    apply(EXCHANGE_FLAGS, spec, args);
-}
-
 /// Sets the values the flags of `table` given in `args` give over those of `spec`.
 pub(super) fn apply<A, S>(table: &[Flag<A, S>], spec: &mut S, args: &A) {
     for f in table.iter().filter(|f| (f.given)(args)) {
         (f.apply)(spec, args);
     }
-}
-
-/// Points an `[exchange]` error at what set the value: the flag (`--mailboxes`), or the line
-/// of the key (else of the `[exchange]` header) in the job file.
-pub(super) fn blame_exchange(
-    e: JobError,
-    args: &ExchangeArgs,
-    file: Option<(&Path, &str)>,
-) -> JobError {
-    blame_section(e, EXCHANGE_FLAGS, args, file, "exchange")
-}
-
-/// Points an error about key `SECTION.KEY` of a job file's `[SECTION]` at what set the value:
-/// the flag of `table` given in `args`, or the key's line in the job file (a key inside an
-/// inline table, `tasks = { ... }`, is on its table's line; else the section header's).
-pub(super) fn blame_section<A, S>(
-    e: JobError,
-    table: &[Flag<A, S>],
-    args: &A,
-    file: Option<(&Path, &str)>,
-    section: &str,
-) -> JobError {
-    crate::workloads::blame_key(e, file, section, |top| {
-        blamed(table, args, top).map(str::to_string)
-    })
 }
 
 #[cfg(test)]
@@ -388,17 +263,10 @@ mod tests {
             "--lenient",
         ];
         assert_eq!(table_flags(RUN_FLAGS), job_flags("run", &run_only));
-        assert_eq!(
-            table_flags(EXCHANGE_FLAGS),
-            job_flags("exchange", &run_only)
-        );
         // The run flags a workload's job file takes are run flags, each also a flag of the
         // workload's own command.
         for f in crate::workloads::OVERRIDE_FLAGS {
             assert!(RUN_FLAGS.iter().any(|r| r.flag == *f), "{f}");
-        }
-        for f in crate::workloads::exchange::ROOM.flags {
-            assert!(EXCHANGE_FLAGS.iter().any(|e| e.flag == *f), "{f}");
         }
     }
 }

@@ -6,7 +6,6 @@ use super::{QUICKSTART_FILE, QUICKSTART_JOB, RunArgs};
 use crate::import::{self, Converted, Format, ImportError, Options};
 use crate::report::console;
 use crate::results::JobSource;
-use crate::workloads::exchange::jetstress;
 use crate::workloads::presets;
 use crate::{Usage, exit};
 use anyhow::Result;
@@ -22,29 +21,6 @@ pub(super) struct JobInput {
     pub(super) source: JobSource,
     /// Converted from another tool's file: its format.
     pub(super) converted: Option<Format>,
-}
-
-/// A Jetstress file as the `[exchange]` job it describes (its Windows paths placed with
-/// `map`); its notes and what it leaves out printed.
-fn jetstress_job(path: &Path, text: &str, map: &[(String, PathBuf)]) -> Result<String> {
-    let c = jetstress::read(path, text, map)?;
-    for n in &c.notes {
-        console::note(n);
-    }
-    let ese = c
-        .left_out
-        .iter()
-        .filter(|l| l.2 == jetstress::ESE_OWN)
-        .count();
-    for (at, element, why) in c.left_out.iter().filter(|l| l.2 != jetstress::ESE_OWN) {
-        console::note(&format!("left out ({at}): {element}: {why}"));
-    }
-    if ese > 0 {
-        console::note(&format!(
-            "left out: {ese} elements of ESE's own tuning (storlab models the I/O, not the ESE engine); the job storlab import writes lists them"
-        ));
-    }
-    Ok(jetstress::to_toml(&c, path))
 }
 
 /// Prints what a conversion left out (only with `--lenient`).
@@ -86,8 +62,8 @@ pub(super) fn import(
     }
     let from = format_flag(from)?;
     let (text, format) = read_job(path, from)?;
-    if from.is_none() && jetstress::is_config(&text) {
-        return write_job(&jetstress_job(path, &text, &opts.map)?, output);
+    if let Some((_, foreign)) = crate::workloads::foreign_of(&text).filter(|_| from.is_none()) {
+        return write_job(&(foreign.convert)(path, &text, &opts.map)?, output);
     }
     let Some(format) = format else {
         if looks_like_storlab(path, &text) {
@@ -243,28 +219,32 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
         }
         (Some(path), None) => {
             let (text, format) = read_job(path, from)?;
-            let jetstress = from.is_none() && jetstress::is_config(&text);
-            Some(match format {
-                _ if jetstress => {
+            let foreign = crate::workloads::foreign_of(&text).filter(|_| from.is_none());
+            Some(match (foreign, format) {
+                // A room's own foreign file (Jetstress's): run as the room's command runs it.
+                (Some((room, f)), _) => {
+                    let command = room.subcommand.as_ref().map_or("run", |s| s.name);
                     console::note(&format!(
-                        "{}: Jetstress file, run as storlab exchange runs it (see the job with storlab import {})",
+                        "{}: {} file, run as storlab {command} runs it (see the job with storlab import {})",
                         path.display(),
+                        f.tool,
                         path.display()
                     ));
                     JobInput {
                         label: PathBuf::from(format!(
-                            "{} (converted from Jetstress)",
-                            path.display()
+                            "{} (converted from {})",
+                            path.display(),
+                            f.tool
                         )),
-                        text: jetstress_job(path, &text, &opts.map)?,
+                        text: (f.convert)(path, &text, &opts.map)?,
                         source: JobSource::Imported {
-                            format: "jetstress".into(),
+                            format: f.format.into(),
                             from: path.display().to_string(),
                         },
                         converted: None,
                     }
                 }
-                None => JobInput {
+                (None, None) => JobInput {
                     label: path.clone(),
                     text,
                     source: JobSource::File {
@@ -272,7 +252,7 @@ pub(super) fn job_input(args: &RunArgs) -> Result<Option<JobInput>> {
                     },
                     converted: None,
                 },
-                Some(format) => {
+                (None, Some(format)) => {
                     let converted =
                         import::convert(path, &text, format, &opts).map_err(|e| usage(e, ""))?;
                     left_out(&converted);

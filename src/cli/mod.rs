@@ -23,9 +23,7 @@ mod compare;
 pub use compare::CompareArgs;
 mod curve;
 mod describe;
-mod exchange;
 mod flags;
-mod fs;
 mod import;
 #[cfg(feature = "mpi")]
 mod multihost;
@@ -36,11 +34,6 @@ mod terminal;
 pub(crate) mod tests;
 mod trace;
 mod uring;
-
-#[cfg(any(test, feature = "mpi"))]
-pub(crate) use exchange::build_exchange;
-pub use exchange::{ExchangeArgs, describe_exchange};
-pub use fs::{FsArgs, build_fs};
 
 pub use describe::{DryRun, describe};
 
@@ -65,14 +58,6 @@ pub enum Command {
     /// Run a job file, a one-line job (--target ...), or with nothing: a 30 s mixed workload on
     /// a 1 GiB scratch file under ./storlab-scratch.
     Run(Box<RunArgs>),
-    /// Validate storage for Exchange mailboxes (Jetstress-class): with no arguments, a quick
-    /// validation (about 70 s, plus writing 2 GiB the first time) on ./storlab-scratch/exchange.
-    Exchange(Box<ExchangeArgs>),
-    /// Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories
-    /// and files under an anchor, made once, and operations on it (read, write, create,
-    /// delete, getattr…) reported one by one; with no arguments, a 30 s mix on
-    /// ./storlab-scratch/fs.
-    Fs(Box<FsArgs>),
     /// List the built-in presets, or print one's job file (`presets show NAME`).
     Presets {
         /// `show NAME` prints the job file.
@@ -336,22 +321,44 @@ fn write_html(path: &Path, r: &RunResult) -> Result<()> {
     Ok(())
 }
 
-/// The rooms that declare a subcommand of their own.
-fn room_commands() -> Vec<&'static crate::workloads::Subcommand> {
+/// The rooms that declare a subcommand of their own, and it.
+fn room_commands() -> Vec<(
+    &'static crate::workloads::Room,
+    &'static crate::workloads::Subcommand,
+)> {
     (crate::workloads::rooms().into_iter())
-        .filter_map(|r| r.subcommand.as_ref())
+        .filter_map(|r| Some((r, r.subcommand.as_ref()?)))
         .collect()
 }
 
 /// `storlab`'s command: its own subcommands, and each room's that it declares itself (its
-/// flags, its spec's, and the output flags every run takes). The help, the completions and
-/// the manual pages are of this.
-pub(crate) fn command() -> clap::Command {
-    (room_commands().into_iter()).fold(<Cli as clap::CommandFactory>::command(), |c, s| {
+/// flags, its spec's, and the output flags every run takes), listed after `run` in the rooms'
+/// order. The help, the completions and the manual pages are of this.
+pub fn command() -> clap::Command {
+    let base = <Cli as clap::CommandFactory>::command();
+    let own: Vec<String> = (base.get_subcommands())
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let rooms = room_commands();
+    let with_rooms = rooms.iter().fold(base, |c, (_, s)| {
         // The about last: the flags' structs would give theirs.
         let sub = OutputArgs::augment_args((s.args)(clap::Command::new(s.name)));
         c.subcommand(sub.about(s.about))
+    });
+    let order = std::iter::once("run")
+        .chain(rooms.iter().map(|(_, s)| s.name))
+        .chain(own.iter().map(String::as_str).filter(|n| *n != "run"));
+    order.enumerate().fold(with_rooms, |c, (i, name)| {
+        c.mut_subcommand(name, |s| s.display_order(i))
     })
+}
+
+/// What the room's own subcommand that `m` (of [`command`]) holds would run, as its dry run
+/// describes it, errors and all; `None` when `m` holds none (the fuzz targets' way in).
+pub fn describe_room(m: &clap::ArgMatches) -> Option<Result<Description>> {
+    let (name, sub) = m.subcommand()?;
+    let (_, s) = room_commands().into_iter().find(|(_, s)| s.name == name)?;
+    Some((s.load)(sub).map(|(w, _)| w.describe()))
 }
 
 /// Runs the command line; returns the exit code. Errors are returned for `main` to print.
@@ -360,18 +367,26 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
     let rooms = room_commands();
     let parsed = command().try_get_matches_from(args).and_then(|m| {
         let room = (m.subcommand())
-            .and_then(|(name, sub)| Some((rooms.iter().find(|s| s.name == name)?, sub)));
+            .and_then(|(name, sub)| Some((rooms.iter().find(|(_, s)| s.name == name)?, sub)));
         match room {
-            Some((s, sub)) => {
+            Some((r, sub)) => {
                 let out = <OutputArgs as clap::FromArgMatches>::from_arg_matches(sub)?;
-                Ok(Err((*s, sub.clone(), out)))
+                Ok(Err((*r, sub.clone(), out)))
             }
             None => <Cli as clap::FromArgMatches>::from_arg_matches(&m).map(Ok),
         }
     });
     let cli = match parsed {
         Ok(Ok(c)) => c,
-        Ok(Err((s, sub, out))) => {
+        Ok(Err(((room, s), sub, out))) => {
+            #[cfg(feature = "mpi")]
+            if let Some(over) = crate::workloads::over_hosts(room.section) {
+                if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
+                    return multihost::room_over_mpi(over, s.name, &sub, &out);
+                }
+            }
+            #[cfg(not(feature = "mpi"))]
+            let _ = room; // Only a build with MPI runs a room over many hosts.
             // One copy per host without MPI (as for `run`, below).
             crate::cluster::check_launcher(1, &|var| std::env::var(var).ok()).map_err(Usage)?;
             let (w, invocation) = (s.load)(&sub)?;
@@ -392,26 +407,18 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<i32> {
         }
     };
     #[cfg(feature = "mpi")]
-    if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
-        match &cli.command {
-            Command::Run(args) => return multihost::run_over_mpi(args),
-            Command::Exchange(args) => return multihost::exchange_over_mpi(args),
-            Command::Fs(args) => return multihost::fs_over_mpi(args),
-            _ => {}
+    if let Command::Run(args) = &cli.command {
+        if crate::cluster::launched(&|var| std::env::var(var).ok()).is_some() {
+            return multihost::run_over_mpi(args);
         }
     }
-    if matches!(
-        cli.command,
-        Command::Run(_) | Command::Exchange(_) | Command::Fs(_)
-    ) {
+    if matches!(cli.command, Command::Run(_)) {
         // One copy per host without MPI: refuse a launcher's N copies that would each run
         // the whole job as if alone, on the same targets.
         crate::cluster::check_launcher(1, &|var| std::env::var(var).ok()).map_err(Usage)?;
     }
     match cli.command {
         Command::Run(args) => run_job(*args),
-        Command::Exchange(args) => exchange::run_exchange(*args),
-        Command::Fs(args) => fs::run_fs(*args),
         Command::CacheCurve(args) => curve::run_cache_curve(args),
         Command::Trace { action } => trace::run_trace(action),
         Command::Presets { action } => {

@@ -1,11 +1,12 @@
-//! `storlab run` and `storlab exchange` started by an MPI launcher (the `mpi` feature): one job
-//! over every rank, the merged results written by rank 0, the other ranks quiet.
+//! `storlab run` and a room's own subcommand (`storlab exchange`, `storlab fs`) started by an
+//! MPI launcher (the `mpi` feature): one job over every rank, the merged results written by
+//! rank 0, the other ranks quiet.
 
-use super::exchange::exchange_spec;
-use super::{ExchangeArgs, Invocation, JobSource, OutputArgs, RunArgs, build_exchange, flags};
+use super::{Invocation, JobSource, OutputArgs, RunArgs, flags};
 use crate::report::console;
 use crate::run::Workload;
 use crate::run::{self, RunOptions, Signals};
+use crate::workloads::OverHosts;
 use crate::{Usage, exit, job};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -43,52 +44,24 @@ pub(super) fn run_over_mpi(args: &RunArgs) -> Result<i32> {
     over_mpi(&mpi, text, path, invocation, &args.out, "run")
 }
 
-/// `storlab exchange` started by an MPI launcher: each rank validates its own databases (the
-/// paths' `{rank}`, `{host}`, `{node}`), all starting together; rank 0 writes the merged
-/// results with a verdict per host.
-pub(super) fn exchange_over_mpi(a: &ExchangeArgs) -> Result<i32> {
+/// A room's own subcommand started by an MPI launcher (`storlab exchange`, `storlab fs`): each
+/// rank runs the room's workload for its own place (its paths' `{rank}`, `{host}`, `{node}`),
+/// all starting together; rank 0 writes the merged results, with a verdict per host.
+pub(super) fn room_over_mpi(
+    over: &OverHosts,
+    name: &str,
+    m: &clap::ArgMatches,
+    out: &OutputArgs,
+) -> Result<i32> {
     use crate::cluster::Cluster as _;
     let mpi = join()?;
     let text = if mpi.rank() == 0 {
-        // The section as the flags leave it, checked on rank 0 first for a clear error.
-        build_exchange(a)?;
-        let (spec, _, _) = exchange_spec(a)?;
-        let mut table = toml::Table::new();
-        table.insert("exchange".into(), toml::Value::try_from(&spec)?);
-        Some(toml::to_string(&table)?)
+        Some((over.text)(m)?)
     } else {
         None
     };
-    let label = PathBuf::from("exchange");
-    let invocation = Invocation {
-        source: crate::workloads::exchange::workload::source(a.job.as_deref(), a.preset.as_deref()),
-        flags: flags::given(flags::EXCHANGE_FLAGS, a),
-    };
-    over_mpi(&mpi, text, &label, invocation, &a.out, "exchange")
-}
-
-/// `storlab fs` started by an MPI launcher: every rank runs the workload (each its own tree,
-/// or one tree shared: mdtest's tasks, or `shared = true`), each run starting on every rank at
-/// once; rank 0 writes the merged results.
-pub(super) fn fs_over_mpi(a: &super::FsArgs) -> Result<i32> {
-    use crate::cluster::Cluster as _;
-    let mpi = join()?;
-    let text = if mpi.rank() == 0 {
-        // The section as the flags leave it, checked on rank 0 first for a clear error.
-        super::build_fs(a)?;
-        let spec = super::fs::spec_of(a)?;
-        let mut table = toml::Table::new();
-        table.insert("fs".into(), toml::Value::try_from(&spec)?);
-        Some(toml::to_string(&table)?)
-    } else {
-        None
-    };
-    let label = PathBuf::from("fs");
-    let invocation = Invocation {
-        source: crate::workloads::fs::workload::source(a.job.as_deref()),
-        flags: super::fs::given(a),
-    };
-    over_mpi(&mpi, text, &label, invocation, &a.out, "fs")
+    let invocation = (over.invocation)(m)?;
+    over_mpi(&mpi, text, Path::new(name), invocation, out, name)
 }
 
 /// Joins the MPI job, refusing a launcher that started more ranks than MPI sees: a launcher of
@@ -148,8 +121,8 @@ fn over_mpi(
     Ok(exit::OK)
 }
 
-/// A rank's workload from the shared text: a plain job file, or an `[exchange]` section (the
-/// workloads that run over many hosts).
+/// A rank's workload from the shared text: a plain job file, or the section of a room that
+/// runs over many hosts.
 fn decode(
     text: &str,
     label: &Path,
@@ -158,12 +131,9 @@ fn decode(
     match crate::workloads::room_of(text) {
         None => run::cluster::rank_job(text, label, place)
             .map(|job| Box::new(crate::workloads::plain::Plain { job }) as Box<dyn Workload>),
-        Some(room) if room.section == crate::workloads::exchange::ROOM.section => {
-            crate::workloads::exchange::workload::for_rank(text, label, place)
-        }
-        Some(room) if room.section == crate::workloads::fs::ROOM.section => {
-            crate::workloads::fs::workload::for_rank(text, label, place)
-        }
-        Some(room) => Err(format!("{} does not run over many hosts", room.what)),
+        Some(room) => match crate::workloads::over_hosts(room.section) {
+            Some(over) => (over.for_rank)(text, label, place),
+            None => Err(format!("{} does not run over many hosts", room.what)),
+        },
     }
 }

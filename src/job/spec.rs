@@ -136,6 +136,13 @@ pub(crate) enum CacheSizeSpec {
     Text(String),
 }
 
+impl CacheSizeSpec {
+    /// A flag's value, as written (`--cache-size 30%`): read as the job file's string would be.
+    pub(crate) fn text(s: &str) -> Result<CacheSizeSpec, std::convert::Infallible> {
+        Ok(CacheSizeSpec::Text(s.to_string()))
+    }
+}
+
 /// One `[[worker]]`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

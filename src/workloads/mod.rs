@@ -21,7 +21,9 @@
 //!
 //! Adding a workload is one new folder here and one line in `rooms()`: a job file holding its
 //! section then runs with `storlab run FILE` (its dry run, results, reports and exit code as
-//! for any other); a subcommand with flags of its own is optional, in `cli`.
+//! for any other); a subcommand with flags of its own ([`Subcommand`]) and a run over many
+//! hosts (`OverHosts`, listed in `over_hosts()`) are optional, each declared in the room's
+//! folder.
 
 pub(crate) mod calibrate;
 pub(crate) mod database;
@@ -108,6 +110,15 @@ impl<K: Clone, V: Clone> Overlay for Option<std::collections::BTreeMap<K, V>> {
     }
 }
 
+/// A size no flag sets (`#[arg(skip)]`) stays the file's: `[exchange]`'s backup read size.
+impl Overlay for Option<crate::units::Size> {
+    fn overlay(&mut self, over: &Self) {
+        if over.is_some() {
+            self.clone_from(over);
+        }
+    }
+}
+
 /// A list the flags give replaces the file's.
 impl<T: Clone> Overlay for Vec<T> {
     fn overlay(&mut self, over: &Self) {
@@ -146,8 +157,63 @@ pub(crate) struct Room {
     /// comparison of runs), which the report calls without knowing the room.
     pub view: &'static dyn crate::report::view::View,
     /// A subcommand of its own whose flags are its spec's, which the command line adds and
-    /// runs through its common path (`None`: the room's subcommand, if any, is in `cli`).
+    /// runs through its common path (`None`: a job file runs it, with `storlab run FILE`).
     pub subcommand: Option<Subcommand>,
+    /// Another tool's own file it reads as its job file, if any ([`Foreign`]).
+    pub foreign: Option<Foreign>,
+}
+
+/// Another tool's own file that a room reads as its job file (Jetstress's JetstressConfig.xml
+/// for `[exchange]`): `storlab import FILE` writes the job it describes, `storlab run FILE`
+/// and the room's own subcommand run it. The importers' layer (`crate::import`) has the other
+/// tools' plain jobs; a file in this table is the room's.
+pub(crate) struct Foreign {
+    /// The format's name as the results record it (`invocation.source.format`): `jetstress`.
+    pub format: &'static str,
+    /// The tool, as people write it: `Jetstress`.
+    pub tool: &'static str,
+    /// Whether a file's text is of the format.
+    pub detect: fn(&str) -> bool,
+    /// The room's job file (TOML) that a file of the format describes, its paths placed with
+    /// `--map FROM=TO`; what it assumes and leaves out printed as notes.
+    pub convert: fn(&Path, &str, &PathMap) -> Result<String>,
+}
+
+/// Paths placed by `--map FROM=TO`: each (FROM, TO).
+pub(crate) type PathMap = [(String, PathBuf)];
+
+/// The room whose foreign format a file's text is in, and the format, if any.
+pub(crate) fn foreign_of(text: &str) -> Option<(&'static Room, &'static Foreign)> {
+    (rooms().into_iter()).find_map(|r| Some((r, r.foreign.as_ref().filter(|f| (f.detect)(text))?)))
+}
+
+/// How a room runs over many hosts (an MPI launcher's ranks, [`over_hosts`]): rank 0 reads its
+/// job file and flags into one section that every rank reads for its own place (its paths'
+/// `{rank}`, `{host}`, `{node}`).
+#[cfg(feature = "mpi")]
+pub(crate) struct OverHosts {
+    /// The room's section (and subcommand).
+    pub section: &'static str,
+    /// Rank 0: the section as its subcommand's flags leave it (a job file's text), checked as
+    /// a run checks it.
+    pub text: fn(&clap::ArgMatches) -> Result<String>,
+    /// Every rank: what started it, as the results record it (reads no file).
+    pub invocation: fn(&clap::ArgMatches) -> Result<crate::results::Invocation>,
+    /// A rank's workload from that text (`storlab run FILE` over many hosts too).
+    pub for_rank: ForRank,
+}
+
+/// A rank's workload from the text all ranks share, for its place.
+#[cfg(feature = "mpi")]
+pub(crate) type ForRank =
+    fn(&str, &Path, &crate::run::cluster::Place) -> Result<Box<dyn Workload>, String>;
+
+/// The rooms that run over many hosts: how room `section` does, if it does.
+#[cfg(feature = "mpi")]
+pub(crate) fn over_hosts(section: &str) -> Option<&'static OverHosts> {
+    [&exchange::OVER_HOSTS, &fs::OVER_HOSTS]
+        .into_iter()
+        .find(|o| o.section == section)
 }
 
 /// A room's own subcommand: the command line adds it (and the output flags every run takes)

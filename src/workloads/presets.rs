@@ -269,19 +269,6 @@ mod tests {
         assert_eq!(crate::job::steps::expand(&cna).len(), 6);
         assert_eq!(cna.workers.len(), 12);
         assert_eq!(cna.workers[0].queue_depth, 15);
-        let mailboxes = toml::from_str::<crate::workloads::exchange::ExchangeFile>(
-            find("exchange-cache-mailboxes").unwrap().toml,
-        )
-        .unwrap();
-        let cfg = crate::workloads::exchange::resolve(&mailboxes.exchange, "preset").unwrap();
-        assert!(cfg.find_max_mailboxes && cfg.compare_cache);
-        assert_eq!(cfg.mailbox_size_bytes, 2_000_000_000, "TR-3867: 2,000 MB");
-        assert_eq!(cfg.iops_per_mailbox, 0.12, "TR-3867: without the cache");
-        assert_eq!(cfg.threads, Some(6), "TR-3867: with the cache");
-        assert!(!cfg.maintenance, "off: the cache tier cannot carry it");
-        let (devices, tier) = cfg.cache.unwrap();
-        assert_eq!(devices.len(), cfg.databases as usize);
-        assert_eq!(tier.size, crate::job::cache::CacheSize::Pct(50.0));
         let levels = job("exchange-cache-levels");
         let steps = crate::job::steps::expand(&levels);
         let sizes: Vec<f64> = steps.iter().map(|s| s.parameters[0].1).collect();

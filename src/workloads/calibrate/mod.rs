@@ -42,6 +42,7 @@ pub(crate) const ROOM: Room = Room {
     schema: schemars::SchemaGenerator::subschema_for::<CalibrateFile>,
     view: &view::CalibrateView,
     subcommand: Some(cli::SUBCOMMAND),
+    foreign: None,
 };
 
 /// The database block size: small I/O (ORION's `size_small`, 8 KB).

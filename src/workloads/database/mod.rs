@@ -49,6 +49,7 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     schema: schemars::SchemaGenerator::subschema_for::<config::DatabaseFile>,
     view: &view::DatabaseView,
     subcommand: Some(cli::SUBCOMMAND),
+    foreign: None,
 };
 
 /// The database engines storlab models.

@@ -37,6 +37,7 @@ pub(crate) const ROOM: Room = Room {
     schema: schemars::SchemaGenerator::subschema_for::<EtcdFile>,
     view: &view::EtcdView,
     subcommand: Some(cli::SUBCOMMAND),
+    foreign: None,
 };
 
 /// The defaults: the fio check's write size and file size, etcd's limits.

@@ -7,117 +7,11 @@ use super::{
     RECOVERY_LOG_FILES, StorageLimits, TestType, Version, VersionModel, iops_for_messages,
 };
 use crate::job::{EngineKind, JobError, SectionErrors};
-use crate::units::{Dur, Percent, Size};
+use crate::units::Dur;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// A number or a word: `threads = 4` or `threads = "auto"`, `version = 2010` or `"2010"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(untagged)]
-pub(crate) enum ThreadsSpec {
-    /// A fixed count per database.
-    Count(u32),
-    /// `auto`.
-    Word(String),
-}
-
-impl ThreadsSpec {
-    /// A flag's value, as written (`--version 2010`, `--threads auto`): read as the job
-    /// file's string would be.
-    pub(crate) fn word(s: &str) -> Result<ThreadsSpec, std::convert::Infallible> {
-        Ok(ThreadsSpec::Word(s.to_string()))
-    }
-}
-
-/// The `[exchange]` section of a job file, as written. Flags of `storlab exchange` override it.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ExchangeSpec {
-    /// Number of mailboxes.
-    pub mailboxes: Option<u64>,
-    /// Mailbox size, e.g. "2GiB".
-    pub mailbox_size: Option<Size>,
-    /// Transactional IOPS per mailbox (excludes log I/O).
-    pub iops_per_mailbox: Option<f64>,
-    /// Messages sent and received per mailbox per day (converted with the version's table).
-    pub messages_per_day: Option<u32>,
-    /// 2007, 2010, 2013, 2016 or 2019 (a number or a string).
-    pub version: Option<ThreadsSpec>,
-    /// Number of databases.
-    pub databases: Option<u32>,
-    /// Directories (or LUN mount points) for databases; databases are spread over them.
-    pub db_paths: Option<Vec<PathBuf>>,
-    /// Directories for log streams; spread like databases.
-    pub log_paths: Option<Vec<PathBuf>>,
-    /// Threads per database (Exchange 2007 and 2010), or shared by all databases (2013 and
-    /// later, as Jetstress 2013 counts them), or "auto".
-    pub threads: Option<ThreadsSpec>,
-    /// Copies of each database (a database availability group's active and passive copies,
-    /// Jetstress's "copies per database"; default 1).
-    pub copies: Option<u32>,
-    /// Headroom over the profile's IOPS, e.g. "20%" (default: none for an IOPS per mailbox
-    /// given or the version's default, the calculator's 20 % for one from messages a day).
-    pub headroom: Option<Percent>,
-    /// Background database maintenance.
-    pub maintenance: Option<bool>,
-    /// performance, stress, backup or recovery.
-    pub test: Option<String>,
-    /// Measured duration.
-    pub duration: Option<Dur>,
-    /// Ramp before measurement.
-    pub ramp: Option<Dur>,
-    /// Build databases at this fraction of their real size, e.g. "2%".
-    pub capacity: Option<Percent>,
-    /// Throughput mode: databases fill this share of the free space on the database paths.
-    pub db_capacity: Option<Percent>,
-    /// Throughput mode: run at this share of the storage's maximum (closed-loop) throughput.
-    pub throughput: Option<Percent>,
-    /// Search for the largest mailbox count that passes.
-    pub find_max_mailboxes: Option<bool>,
-    /// Average database read latency limit.
-    pub db_read_latency: Option<Dur>,
-    /// Average log write latency limit.
-    pub log_write_latency: Option<Dur>,
-    /// Maximum database read latency limit.
-    pub max_latency: Option<Dur>,
-    /// Recovery test: log files replayed per database.
-    pub log_files: Option<u32>,
-    /// Database page size override (default: the version's).
-    pub page_size: Option<Size>,
-    /// Backup test: read size.
-    pub backup_block_size: Option<Size>,
-    /// Engine (io_uring, psync).
-    pub engine: Option<String>,
-    /// Seed.
-    pub seed: Option<u64>,
-    /// Time-series interval.
-    pub interval: Option<Dur>,
-    /// Allow overwriting existing files that storlab did not create.
-    pub destroy_data: Option<bool>,
-    /// Verify data: every page and log write carries a header and checksum, checked on every
-    /// read and in a final read-back pass.
-    pub verify: Option<bool>,
-    /// Record the block sample of the test (for `storlab cache-curve`).
-    pub sample_blocks: Option<bool>,
-    /// A cache tier in front of each database: its device, one per database.
-    pub cache_devices: Option<Vec<PathBuf>>,
-    /// Its size: bytes or a share of the database (default 100%).
-    pub cache_size: Option<crate::job::spec::CacheSizeSpec>,
-    /// Its replacement policy (default lru).
-    pub cache_policy: Option<String>,
-    /// Its write policy (default back).
-    pub cache_write: Option<String>,
-    /// Run the validation twice, without the cache tier and then with it, and compare them.
-    pub compare_cache: Option<bool>,
-}
-
-/// A job file holding an `[exchange]` section.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ExchangeFile {
-    /// The section.
-    pub exchange: ExchangeSpec,
-}
+use super::spec::{ExchangeSpec, ThreadsSpec};
 
 /// Validated Exchange inputs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -397,19 +291,19 @@ fn throughput_mode(
     spec: &ExchangeSpec,
     errors: &SectionErrors,
 ) -> Result<Option<(f64, f64)>, JobError> {
+    // An error names the key that was given (or that is out of range), so that its line or
+    // its flag is blamed.
     match (spec.db_capacity, spec.throughput) {
         (None, None) => Ok(None),
-        (Some(c), Some(t)) => {
-            if c.0 <= 0.0 || t.0 <= 0.0 {
-                return Err(errors.error(
-                    "throughput",
-                    "db_capacity and throughput must both be above 0%".into(),
-                ));
-            }
-            Ok(Some((c.0, t.0)))
-        }
-        _ => Err(errors.error(
-            "throughput",
+        (Some(c), Some(t)) => match (c.0 <= 0.0, t.0 <= 0.0) {
+            (false, false) => Ok(Some((c.0, t.0))),
+            (low, _) => Err(errors.error(
+                if low { "db_capacity" } else { "throughput" },
+                "db_capacity and throughput must both be above 0%".into(),
+            )),
+        },
+        (c, _) => Err(errors.error(
+            if c.is_some() { "db_capacity" } else { "throughput" },
             "throughput mode needs both a database capacity (--db-capacity) and a throughput percentage (--throughput)".into(),
         )),
     }

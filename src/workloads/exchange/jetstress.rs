@@ -15,6 +15,34 @@ use roxmltree::{Document, Node};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Jetstress's file as the room's own job file ([`crate::workloads::Foreign`]).
+pub(crate) const FOREIGN: crate::workloads::Foreign = crate::workloads::Foreign {
+    format: "jetstress",
+    tool: "Jetstress",
+    detect: is_config,
+    convert: job_of,
+};
+
+/// A Jetstress file as the `[exchange]` job it describes (its Windows paths placed with
+/// `map`); its notes and what it leaves out printed.
+fn job_of(path: &Path, text: &str, map: &[(String, PathBuf)]) -> anyhow::Result<String> {
+    use crate::report::console::note;
+    let c = read(path, text, map)?;
+    for n in &c.notes {
+        note(n);
+    }
+    let ese = c.left_out.iter().filter(|l| l.2 == ESE_OWN).count();
+    for (at, element, why) in c.left_out.iter().filter(|l| l.2 != ESE_OWN) {
+        note(&format!("left out ({at}): {element}: {why}"));
+    }
+    if ese > 0 {
+        note(&format!(
+            "left out: {ese} elements of ESE's own tuning (storlab models the I/O, not the ESE engine); the job storlab import writes lists them"
+        ));
+    }
+    Ok(to_toml(&c, path))
+}
+
 /// Whether `text` is a Jetstress configuration file: XML whose root is `configuration` holding
 /// `ExchangeProfile` or `TestDesignInfo`.
 pub(crate) fn is_config(text: &str) -> bool {

@@ -18,12 +18,14 @@
 use serde::{Deserialize, Serialize};
 
 mod backup_recovery;
+pub(crate) mod cli;
 mod compare;
 mod config;
 pub(crate) mod jetstress;
 mod jobs;
 mod judge;
 pub(crate) mod section;
+mod spec;
 pub(crate) mod validation;
 #[cfg(test)]
 mod validation_tests;
@@ -37,19 +39,21 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     hint: "storlab exchange FILE --mailboxes ...",
     flags: crate::workloads::OVERRIDE_FLAGS,
     load: workload::load,
-    schema: schemars::SchemaGenerator::subschema_for::<config::ExchangeFile>,
+    schema: schemars::SchemaGenerator::subschema_for::<spec::ExchangeFile>,
     view: &view::ExchangeView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
+    foreign: Some(jetstress::FOREIGN),
 };
 
-pub(crate) use config::{
-    ExchangeConfig, ExchangeFile, ExchangeSpec, Headroom, ThreadsSpec, quick, resolve,
-};
+#[cfg(feature = "mpi")]
+pub(crate) use cli::OVER_HOSTS;
+pub(crate) use config::{ExchangeConfig, Headroom, quick, resolve};
 pub(crate) use jobs::{Load, backup_job, class_name, recovery_job, transactional_job};
 pub(crate) use judge::{
     StorageLimits, Window, achieved_iops_watch, database_figures, database_figures_at, rules,
     storage_rules,
 };
+pub(crate) use spec::{ExchangeFile, ExchangeSpec, ThreadsSpec};
 
 /// Exchange versions storlab models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -24,7 +24,7 @@ pub(crate) const MAX_XFER: u64 = 64 << 20;
 
 /// How files are opened (vdbench's `openflags`, and its `fsync`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OpenFlags {
+pub(crate) struct OpenFlags {
     /// `O_DIRECT`.
     pub direct: bool,
     /// `O_DSYNC`.
@@ -59,7 +59,7 @@ impl OpenFlags {
 
 /// What happens to the tree before the runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Make what is missing (directories, files, the rest of files cut short), reuse the rest.
     Restart,
     /// Remove the tree, make it anew.
@@ -102,7 +102,7 @@ impl Format {
 
 /// How a file is read or written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileIo {
+pub(crate) enum FileIo {
     /// From its start to its end.
     Sequential,
     /// As many transfers as it holds, at random aligned offsets; `shared`: other threads may
@@ -115,7 +115,7 @@ pub enum FileIo {
 
 /// Which file comes next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Select {
+pub(crate) enum Select {
     /// Any, at random.
     Random,
     /// The next in order, shared by the workload's threads.
@@ -124,7 +124,7 @@ pub enum Select {
 
 /// One workload, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WorkloadConfig {
+pub(crate) struct WorkloadConfig {
     /// Its name.
     pub name: String,
     /// Operations with their weights.
@@ -193,7 +193,7 @@ impl WorkloadConfig {
 
 /// One pass of a run: its workloads as this pass runs them, its rate and times.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Pass {
+pub(crate) struct Pass {
     /// The run's name, with the cycle's values: `r1 threads=4 xfersize=8 KiB`.
     pub label: String,
     /// The workloads, with the cycle's values applied.
@@ -212,7 +212,7 @@ pub struct Pass {
 
 /// The limits of the verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// 99th percentile, ns, per operation (`None`: every operation).
     pub p99_ns: Vec<(Option<FsOp>, u64)>,
     /// Mean, ns, per operation.
@@ -225,7 +225,7 @@ pub struct Limits {
 
 /// Where this process is among the ranks of a run over many hosts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rank {
+pub(crate) struct Rank {
     /// This rank.
     pub rank: u64,
     /// How many.
@@ -240,7 +240,7 @@ impl Default for Rank {
 
 /// The `[fs]` section, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FsConfig {
+pub(crate) struct FsConfig {
     /// Free text.
     pub description: Option<String>,
     /// The anchor.

@@ -8,7 +8,7 @@ use crate::job::{JobError, SectionErrors};
 
 /// The mdtest phases, resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MdtestConfig {
+pub(crate) struct MdtestConfig {
     /// Files of each thread.
     pub items: u64,
     /// Each thread in its own directory.
@@ -31,7 +31,7 @@ pub struct MdtestConfig {
 
 /// One mdtest phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MdPhase {
+pub(crate) enum MdPhase {
     /// File creation.
     Create,
     /// File stat.

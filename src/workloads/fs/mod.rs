@@ -19,6 +19,7 @@
 
 pub(crate) mod anchor;
 pub(crate) mod backend;
+pub(crate) mod cli;
 pub(crate) mod config;
 pub(crate) mod figures;
 pub(crate) mod jobs;
@@ -37,6 +38,8 @@ pub(crate) mod view;
 pub(crate) mod workload;
 
 use crate::workloads::Room;
+#[cfg(feature = "mpi")]
+pub(crate) use cli::OVER_HOSTS;
 
 /// `[fs]` job files.
 pub(crate) const ROOM: Room = Room {
@@ -47,5 +50,6 @@ pub(crate) const ROOM: Room = Room {
     load: workload::load,
     schema: schemars::SchemaGenerator::subschema_for::<spec::FsFile>,
     view: &view::FsView,
-    subcommand: None,
+    subcommand: Some(cli::SUBCOMMAND),
+    foreign: None,
 };

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
     schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
-pub enum FsOp {
+pub(crate) enum FsOp {
     /// Read an open file (`pread`).
     Read,
     /// Write an open file (`pwrite`).
@@ -50,7 +50,7 @@ pub enum FsOp {
 
 impl FsOp {
     /// Every operation, in the order results list them.
-    pub const ALL: [FsOp; 13] = [
+    pub(crate) const ALL: [FsOp; 13] = [
         FsOp::Create,
         FsOp::Open,
         FsOp::Read,

@@ -45,7 +45,7 @@ super::super::spec! {
     /// its workloads and runs, and the rules. Every key is optional.
     #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args, schemars::JsonSchema)]
     #[serde(deny_unknown_fields)]
-    pub struct FsSpec {
+    pub(crate) struct FsSpec {
         /// Free text.
         #[arg(long, value_name = "TEXT")]
         description: Option<String>,
@@ -172,7 +172,7 @@ super::super::spec! {
 /// One workload (vdbench's `fwd`): its threads do its operations on the tree.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct WorkloadSpec {
+pub(crate) struct WorkloadSpec {
     /// Its name, which its operations are reported under (default `w1`, `w2`…).
     pub name: Option<String>,
     /// The operations, with weights (see [`FsSpec::mix`]).
@@ -199,7 +199,7 @@ pub struct WorkloadSpec {
 /// values (vdbench's `for` parameters), each value a run of its own.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// Its name (default `r1`, `r2`…).
     pub name: Option<String>,
     /// The workloads it runs, by name (default: every one).
@@ -241,7 +241,7 @@ pub struct RunSpec {
     Debug, Clone, Default, PartialEq, Deserialize, Serialize, clap::Args, schemars::JsonSchema,
 )]
 #[serde(deny_unknown_fields)]
-pub struct MdtestSpec {
+pub(crate) struct MdtestSpec {
     /// Files of each thread (mdtest's `-n`); gives the mdtest phases.
     #[arg(long = "mdtest-items", value_name = "N")]
     pub items: Option<u64>,
@@ -277,7 +277,7 @@ pub struct MdtestSpec {
 
 /// A rate as written: operations a second, or `max` (closed loop; `None`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RateSpec(pub Option<f64>);
+pub(crate) struct RateSpec(pub Option<f64>);
 
 impl std::str::FromStr for RateSpec {
     type Err = String;

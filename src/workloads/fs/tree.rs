@@ -25,7 +25,7 @@ pub(crate) const MAX_FILE_BYTES: u64 = 1 << 44;
 /// Where files go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Spread {
+pub(crate) enum Spread {
     /// Only in the deepest directories (vdbench's `distribution=bottom`, its default).
     Bottom,
     /// In every directory under the anchor (vdbench's `distribution=all`).
@@ -35,7 +35,7 @@ pub enum Spread {
 /// A tree's shape: what a marker records and a run checks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// Levels of directories under the anchor (0: files in the anchor itself).
     pub depth: u32,
     /// Directories in each directory above the deepest level.

@@ -40,6 +40,7 @@ pub(crate) const ROOM: Room = Room {
         },
         load: from_flags,
     }),
+    foreign: None,
 };
 
 mod view;

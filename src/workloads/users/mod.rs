@@ -35,4 +35,5 @@ pub(crate) const ROOM: crate::workloads::Room = crate::workloads::Room {
     schema: schemars::SchemaGenerator::subschema_for::<config::UsersFile>,
     view: &view::UsersView,
     subcommand: Some(cli::SUBCOMMAND),
+    foreign: None,
 };

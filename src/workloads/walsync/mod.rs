@@ -34,6 +34,7 @@ pub(crate) const ROOM: Room = Room {
     schema: schemars::SchemaGenerator::subschema_for::<WalSyncFile>,
     view: &view::WalSyncView,
     subcommand: Some(cli::SUBCOMMAND),
+    foreign: None,
 };
 
 /// The defaults.

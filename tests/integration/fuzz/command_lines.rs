@@ -5,12 +5,10 @@
 use super::job_files::{corpus, names_a_line};
 use super::{dry_run, panic_text, runner};
 use crate::harness::{run_in, scratch};
-use clap::CommandFactory;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use storlab::cli::{Cli, Command};
 use storlab::testing::JobError;
 
 /// Values for flags, by the flag's value name (`SIZE`, `TIME`...), plus garbage.
@@ -51,6 +49,7 @@ fn flag_values(value_name: &str) -> &'static [&'static str] {
         "YEAR" => &["2010", "2019", "1999", "x"],
         "N|auto" => &["auto", "0", "2", "257", "many"],
         "on|off" => &["on", "off", "maybe"],
+        "true|false" => &["true", "false", "maybe", ""],
         "TYPE" => &["performance", "stress", "backup", "recovery", "soak"],
         "NAME" => &["oltp-8k", "file-server", "nope", ""],
         _ => &["x", "", "-1", "/tmp/storlab-fuzz.dat"],
@@ -71,7 +70,7 @@ fn flag_value_parses(vn: &str, value: &str) -> bool {
 
 /// (long flag, value name or None for a switch) of a subcommand, from clap's own definition.
 fn flags(sub: &str) -> Vec<(String, Option<String>)> {
-    let cmd = Cli::command();
+    let cmd = storlab::cli::command();
     let sub = cmd.find_subcommand(sub).unwrap();
     sub.get_arguments()
         .filter_map(|a| {
@@ -187,8 +186,8 @@ fn random_command_lines_never_panic_and_every_error_names_a_flag_or_location() {
 /// Parses `argv` with clap and builds the job or Exchange configuration from it, as the
 /// binary does; an error must name a flag, or a location and key.
 fn check_command_line(argv: &[String], _dir: &Path) -> Result<(), String> {
-    let cli = match <Cli as clap::Parser>::try_parse_from(argv) {
-        Ok(c) => c,
+    let m = match storlab::cli::command().try_get_matches_from(argv) {
+        Ok(m) => m,
         Err(e) => {
             let msg = e.to_string();
             if matches!(
@@ -209,10 +208,16 @@ fn check_command_line(argv: &[String], _dir: &Path) -> Result<(), String> {
             };
         }
     };
-    let result = match cli.command {
-        Command::Run(args) => storlab::cli::build_job(&args).map(|job| dry_run(&job)),
-        Command::Exchange(args) => storlab::cli::describe_exchange(&args).map(|_| ()),
-        _ => return Err("not run or exchange".into()),
+    let result = match m.subcommand() {
+        Some(("run", sub)) => {
+            let args = <storlab::cli::RunArgs as clap::FromArgMatches>::from_arg_matches(sub)
+                .map_err(|e| e.to_string())?;
+            storlab::cli::build_job(&args).map(|job| dry_run(&job))
+        }
+        _ => match storlab::cli::describe_room(&m) {
+            Some(described) => described.map(|_| ()),
+            None => return Err("not run or a workload's own command".into()),
+        },
     };
     let Err(e) = result else {
         return Ok(());
@@ -221,7 +226,10 @@ fn check_command_line(argv: &[String], _dir: &Path) -> Result<(), String> {
         let loc = &je.location;
         let file_line = loc.contains(".toml:") || loc.starts_with("preset:");
         let command_line = loc.starts_with("command line") || loc.starts_with("--");
-        if !(file_line || command_line) {
+        // A file given that cannot be read (a switch's value written apart from it, `--verify
+        // x`, is the job file's path).
+        let named_file = argv.iter().any(|a| a == loc);
+        if !(file_line || command_line || named_file) {
             return Err(format!("job error without a usable location: {je}"));
         }
         if command_line && je.key.is_empty() {

@@ -363,12 +363,13 @@ fn resolve_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<Option<JobError>
         .is_some_and(|t| t.contains_key("exchange"));
     let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<(), anyhow::Error> {
         if is_exchange {
-            let args = storlab::cli::ExchangeArgs {
-                job: Some(path.clone()),
-                ..Default::default()
-            };
+            let m = storlab::cli::command().try_get_matches_from([
+                "storlab".as_ref(),
+                "exchange".as_ref(),
+                path.as_os_str(),
+            ])?;
             // What `--dry-run` shows.
-            let _ = storlab::cli::describe_exchange(&args)?;
+            let _ = storlab::cli::describe_room(&m).expect("Exchange's command")?;
         } else {
             let args = storlab::cli::RunArgs {
                 job: Some(path.clone()),

@@ -4,8 +4,8 @@
 //! the same job as the flags that say the same.
 
 use super::*;
-use crate::cli::{ExchangeArgs, build_exchange};
 use crate::units::Percent;
+use crate::workloads::exchange::cli::{ExchangeArgs, build as build_exchange};
 use crate::workloads::exchange::{ExchangeFile, TestType, Version, resolve, transactional_job};
 
 const TEMPLATE: &str = include_str!("../../../../tests/fixtures/jetstress/automation-template.xml");
@@ -160,30 +160,37 @@ fn a_jetstress_file_runs_the_same_job_as_the_flags() {
     .collect();
     let from_file = build_exchange(&ExchangeArgs {
         job: Some(file),
-        db_paths: dbs.clone(),
-        log_paths: logs.clone(),
+        spec: ExchangeSpec {
+            db_paths: Some(dbs.clone()),
+            log_paths: Some(logs.clone()),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
     let ms = |v: u64| Some(crate::units::Dur(Duration::from_millis(v)));
+    let word = |w: &str| Some(ThreadsSpec::Word(w.into()));
     let from_flags = build_exchange(&ExchangeArgs {
-        version: Some("2010".into()),
-        test: Some("performance".into()),
-        mailboxes: Some(3600),
-        mailbox_size: Some(Size(2000 << 20)),
-        iops_per_mailbox: Some(0.12),
-        databases: Some(4),
-        threads: Some("5".into()),
-        copies: Some(1),
-        maintenance: Some(true),
-        verify: true,
-        duration: ms(7_200_000),
-        db_read_latency: ms(20),
-        max_latency: ms(100),
-        log_write_latency: ms(10),
-        page_size: Some(Size(32768)),
-        db_paths: dbs,
-        log_paths: logs,
+        spec: ExchangeSpec {
+            version: word("2010"),
+            test: Some("performance".into()),
+            mailboxes: Some(3600),
+            mailbox_size: Some(Size(2000 << 20)),
+            iops_per_mailbox: Some(0.12),
+            databases: Some(4),
+            threads: word("5"),
+            copies: Some(1),
+            maintenance: Some(true),
+            verify: Some(true),
+            duration: ms(7_200_000),
+            db_read_latency: ms(20),
+            max_latency: ms(100),
+            log_write_latency: ms(10),
+            page_size: Some(Size(32768)),
+            db_paths: Some(dbs),
+            log_paths: Some(logs),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();

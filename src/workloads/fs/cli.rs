@@ -1,32 +1,62 @@
-//! `storlab fs`: a file-system workload. Its flags are the `[fs]` section's own keys
-//! ([`FsSpec`] is both), each over the job file's value; with no argument at all, a quick
-//! run on ./storlab-scratch/fs.
+//! `storlab fs`, a subcommand of the room's own ([`crate::workloads::Subcommand`]): a
+//! file-system workload. Its flags are the `[fs]` section's own keys ([`FsSpec`] is both), each
+//! over the job file's value; with no argument at all, a quick run on ./storlab-scratch/fs. It
+//! runs over many hosts too (`crate::workloads::OverHosts`).
 
-use super::OutputArgs;
+use super::config::{self, FsConfig};
+use super::spec::{FsFile, FsSpec};
+use super::workload::{self as fs_workload, Fs};
 use crate::job::{self, JobError};
 use crate::results::Invocation;
-use crate::workloads::fs::config::{self, FsConfig};
-use crate::workloads::fs::spec::{FsFile, FsSpec};
-use crate::workloads::fs::workload::{self as fs_workload, Fs};
+use crate::workloads::{Loaded, Subcommand};
 use anyhow::Result;
-use clap::Args;
+use clap::{Args, FromArgMatches};
 use std::path::{Path, PathBuf};
 
-/// Flags of `storlab fs`; each overrides the job file's `[fs]` value.
+/// Flags of `storlab fs` (the output's aside).
 #[derive(Debug, Args, Default)]
-pub struct FsArgs {
+pub(crate) struct FsArgs {
     /// Job file with an `[fs]` section.
     pub job: Option<PathBuf>,
     /// The section's keys.
     #[command(flatten)]
     pub spec: FsSpec,
-    /// Output.
-    #[command(flatten)]
-    pub out: OutputArgs,
+}
+
+/// `storlab fs`.
+pub(crate) const SUBCOMMAND: Subcommand = Subcommand {
+    name: "fs",
+    about: "Run a file-system workload (vdbench's fsd/fwd, IO500's mdtest): a tree of directories and files under an anchor, made once, and operations on it (read, write, create, delete, getattr…) reported one by one; with no arguments, a 30 s mix on ./storlab-scratch/fs",
+    args: <FsArgs as Args>::augment_args,
+    load,
+};
+
+/// `storlab fs` over many hosts: every rank runs the workload (each its own tree, or one tree
+/// shared: mdtest's tasks, or `shared = true`), each run starting on every rank at once.
+#[cfg(feature = "mpi")]
+pub(crate) const OVER_HOSTS: crate::workloads::OverHosts = crate::workloads::OverHosts {
+    section: "fs",
+    text: |m| section_text(&FsArgs::from_arg_matches(m)?),
+    invocation: |m| Ok(invocation(&FsArgs::from_arg_matches(m)?)),
+    for_rank: fs_workload::for_rank,
+};
+
+fn load(m: &clap::ArgMatches) -> Result<Loaded> {
+    let a = FsArgs::from_arg_matches(m)?;
+    let cfg = build(&a)?;
+    Ok((Box::new(Fs { cfg }), invocation(&a)))
+}
+
+/// Where the workload came from and the flags given, as the results record them.
+fn invocation(a: &FsArgs) -> Invocation {
+    Invocation {
+        source: fs_workload::source(a.job.as_deref()),
+        flags: given(a),
+    }
 }
 
 /// The flags given, as they were written (`--xfersize`).
-pub(super) fn given(a: &FsArgs) -> Vec<String> {
+fn given(a: &FsArgs) -> Vec<String> {
     let mut keys = a.spec.given_flags();
     if let Some(m) = &a.spec.mdtest {
         for (on, name) in [
@@ -47,8 +77,9 @@ pub(super) fn given(a: &FsArgs) -> Vec<String> {
     keys
 }
 
-/// Points an error at the flag that set its key, or at the key's line in the job file.
-fn blame(mut e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
+/// Points an error at the flag that set its key (`--mdtest-items` for `mdtest.items`), or at
+/// the key's line in the job file.
+fn blame(e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
     let key = e.key.strip_prefix("fs.").unwrap_or(&e.key).to_string();
     let by_flag = match key.strip_prefix("mdtest.") {
         Some(k) => {
@@ -59,20 +90,15 @@ fn blame(mut e: JobError, a: &FsArgs, file: Option<(&Path, &str)>) -> JobError {
             .then(|| crate::workloads::flag_of::<FsSpec>(&key))
             .flatten(),
     };
-    if let Some(f) = by_flag {
-        e.location = "command line".into();
-        e.key = f;
-    } else if let Some((path, text)) = file {
-        let top = key.split(['.', '[']).next().unwrap_or(&key);
-        e.location = job::file::locate(path, text, Some("fs"), top);
-    }
-    e
+    crate::workloads::blame_key(e, file, "fs", |_| by_flag.clone())
 }
 
-/// The `[fs]` section as the job file and the flags give it (what ranks of a run over many
-/// hosts share), its `[data]` folded in the job file's only.
+/// The `[fs]` section as the job file and the flags give it (what the ranks of a run over many
+/// hosts share, checked first on the host that reads the file), its `[data]` folded in the job
+/// file's only.
 #[cfg(feature = "mpi")]
-pub(super) fn spec_of(a: &FsArgs) -> Result<FsSpec> {
+fn section_text(a: &FsArgs) -> Result<String> {
+    build(a)?;
     let file = crate::workloads::section_file(a.job.as_deref(), None, "fs", "file-system")?;
     let mut spec = match &file {
         Some((path, text)) => {
@@ -89,11 +115,13 @@ pub(super) fn spec_of(a: &FsArgs) -> Result<FsSpec> {
         None => FsSpec::default(),
     };
     spec.overlay(&a.spec);
-    Ok(spec)
+    let mut table = toml::Table::new();
+    table.insert("fs".into(), toml::Value::try_from(&spec)?);
+    Ok(toml::to_string(&table)?)
 }
 
 /// Builds the workload from the job file and the flags.
-pub fn build_fs(a: &FsArgs) -> Result<FsConfig> {
+pub(crate) fn build(a: &FsArgs) -> Result<FsConfig> {
     let file = crate::workloads::section_file(a.job.as_deref(), None, "fs", "file-system")?;
     let (mut spec, data, location) = match &file {
         Some((path, text)) => {
@@ -114,20 +142,10 @@ pub fn build_fs(a: &FsArgs) -> Result<FsConfig> {
     })
 }
 
-/// Runs `storlab fs`.
-pub(super) fn run_fs(a: FsArgs) -> Result<i32> {
-    let cfg = build_fs(&a)?;
-    let invocation = Invocation {
-        source: fs_workload::source(a.job.as_deref()),
-        flags: given(&a),
-    };
-    super::run_workload(&Fs { cfg }, &a.out, invocation)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{job_flags, key_flags};
     use super::*;
+    use crate::cli::tests::{job_flags, key_flags};
     use crate::workloads::fs::spec::MdtestSpec;
 
     #[test]
@@ -135,7 +153,7 @@ mod tests {
         let mut flags = job_flags("fs", &[]);
         flags.retain(|f| !f.starts_with("--mdtest-"));
         assert_eq!(flags, key_flags::<FsSpec>(FsSpec::KEYS));
-        for f in crate::workloads::fs::ROOM.flags {
+        for f in super::super::ROOM.flags {
             assert!(crate::workloads::OVERRIDE_FLAGS.contains(f), "{f}");
         }
     }
@@ -151,9 +169,8 @@ mod tests {
                 threads: Some(3),
                 ..FsSpec::default()
             },
-            ..FsArgs::default()
         };
-        let c = build_fs(&a).unwrap();
+        let c = build(&a).unwrap();
         assert_eq!((c.shape.depth, c.passes[0].workloads[0].threads), (2, 3));
         assert_eq!(given(&a), vec!["--threads"]);
         let a = FsArgs {
@@ -163,14 +180,14 @@ mod tests {
             },
             ..FsArgs::default()
         };
-        let e = build_fs(&a).unwrap_err().to_string();
+        let e = build(&a).unwrap_err().to_string();
         assert!(e.starts_with("command line: `--xfersize`"), "{e}");
         std::fs::write(&path, "[fs]\ndepth = 2\n\nfileio = \"sideways\"\n").unwrap();
         let a = FsArgs {
             job: Some(path.clone()),
             ..FsArgs::default()
         };
-        let e = build_fs(&a).unwrap_err().to_string();
+        let e = build(&a).unwrap_err().to_string();
         assert!(e.contains("fs.toml:4"), "{e}");
         let a = FsArgs {
             spec: FsSpec {
@@ -182,7 +199,7 @@ mod tests {
             },
             ..FsArgs::default()
         };
-        let e = build_fs(&a).unwrap_err().to_string();
+        let e = build(&a).unwrap_err().to_string();
         assert!(e.starts_with("command line: `--mdtest-items`"), "{e}");
     }
 }
