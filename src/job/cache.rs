@@ -198,17 +198,11 @@ pub(crate) fn attach(
             .map(|s| tier.size.bytes(s) / line_bytes * line_bytes),
     };
     tier.device = targets.len();
-    targets.push(Target {
-        name: format!("{}-cache", targets[t].name),
-        path: device,
-        size_bytes: size_bytes.filter(|&b| b > 0),
-        sync: false,
-        osync: false,
-        fresh: false,
-        fsync_every: 0,
-        cache: None,
-        shared_slice: false,
-    });
+    targets.push(Target::file(
+        format!("{}-cache", targets[t].name),
+        device,
+        size_bytes.filter(|&b| b > 0),
+    ));
     targets[t].cache = Some(tier);
     Ok(())
 }

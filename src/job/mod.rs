@@ -377,6 +377,25 @@ pub struct Target {
     pub shared_slice: bool,
 }
 
+impl Target {
+    /// A target `name` on `path` of `size_bytes` (`None`: the existing size), opened plainly:
+    /// without O_DSYNC or O_SYNC, not made anew, never synced, with no cache tier and not
+    /// shared by ranks.
+    pub fn file(name: String, path: PathBuf, size_bytes: Option<u64>) -> Target {
+        Target {
+            name,
+            path,
+            size_bytes,
+            sync: false,
+            osync: false,
+            fresh: false,
+            fsync_every: 0,
+            cache: None,
+            shared_slice: false,
+        }
+    }
+}
+
 /// A validated worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

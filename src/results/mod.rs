@@ -281,6 +281,24 @@ pub struct RunResult {
     pub hosts: Vec<hosts::HostResult>,
 }
 
+impl RunResult {
+    /// Gives the run `verdict`, unless Ctrl-C or SIGTERM stopped it early (`signalled`): a run
+    /// that did not go to its end is not judged, and the warning `unjudged` says so.
+    pub(crate) fn judge_unless_stopped(
+        &mut self,
+        signalled: bool,
+        verdict: verdict::Verdict,
+        unjudged: &str,
+    ) {
+        if signalled && self.interrupted.stopped_early() {
+            self.warnings.push(unjudged.into());
+            self.verdict = None;
+        } else {
+            self.verdict = Some(verdict);
+        }
+    }
+}
+
 /// What ran, as recorded when the run started.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -377,6 +395,21 @@ pub enum JobSource {
     /// Not recorded: a file from an older storlab, or results rebuilt from a time series.
     #[default]
     Unknown,
+}
+
+impl JobSource {
+    /// Where a room's run came from: the preset `preset` when one was named, else `room` of
+    /// the job file `path` when there was one (`|path| JobSource::Etcd { path }`).
+    pub(crate) fn of(
+        path: Option<&std::path::Path>,
+        preset: Option<&str>,
+        room: fn(Option<String>) -> JobSource,
+    ) -> JobSource {
+        match preset {
+            Some(name) => JobSource::Preset { name: name.into() },
+            None => room(path.map(|p| p.display().to_string())),
+        }
+    }
 }
 
 /// A phase of the run and how it ended.

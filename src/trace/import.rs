@@ -106,17 +106,7 @@ pub(crate) fn import(
         job: Job {
             description: Some(format!("trace imported from {shown}")),
             targets: (trace.devices.iter().zip(&sizes))
-                .map(|(name, &size)| Target {
-                    name: name.clone(),
-                    path: source.to_path_buf(),
-                    size_bytes: Some(size),
-                    sync: false,
-                    osync: false,
-                    fresh: false,
-                    fsync_every: 0,
-                    cache: None,
-                    shared_slice: false,
-                })
+                .map(|(name, &size)| Target::file(name.clone(), source.to_path_buf(), Some(size)))
                 .collect(),
             classes: vec![CLASS.into()],
             ..Default::default()

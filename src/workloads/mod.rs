@@ -32,6 +32,7 @@ pub(crate) mod exchange;
 pub(crate) mod fs;
 pub(crate) mod plain;
 pub(crate) mod presets;
+pub(crate) mod sync_check;
 #[cfg(test)]
 pub(crate) mod tiny;
 pub(crate) mod users;

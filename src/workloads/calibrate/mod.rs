@@ -427,17 +427,7 @@ impl CalibrateConfig {
                 .targets
                 .iter()
                 .enumerate()
-                .map(|(i, p)| Target {
-                    name: format!("lun-{i}"),
-                    path: p.clone(),
-                    size_bytes: self.size_bytes,
-                    sync: false,
-                    fsync_every: 0,
-                    osync: false,
-                    fresh: false,
-                    cache: None,
-                    shared_slice: false,
-                })
+                .map(|(i, p)| Target::file(format!("lun-{i}"), p.clone(), self.size_bytes))
                 .collect(),
             ..Job::default()
         };

@@ -94,12 +94,7 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
 
 /// Where a calibration came from, as its results record it.
 pub(crate) fn source(path: Option<&Path>, preset: Option<&str>) -> JobSource {
-    match preset {
-        Some(name) => JobSource::Preset { name: name.into() },
-        None => JobSource::Calibrate {
-            path: path.map(|p| p.display().to_string()),
-        },
-    }
+    JobSource::of(path, preset, |path| JobSource::Calibrate { path })
 }
 
 /// `1–5` or `3`.

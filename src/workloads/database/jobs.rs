@@ -158,17 +158,7 @@ pub(crate) fn scan_read_bytes(cfg: &DatabaseConfig) -> u64 {
 }
 
 fn target(name: String, path: std::path::PathBuf, size: u64) -> Target {
-    Target {
-        name,
-        path,
-        size_bytes: Some(size),
-        sync: false,
-        fsync_every: 0,
-        osync: false,
-        fresh: false,
-        cache: None,
-        shared_slice: false,
-    }
+    Target::file(name, path, Some(size))
 }
 
 fn weighted(class: usize, page: u64, weight_pct: f64, read_pct: f64) -> Access {

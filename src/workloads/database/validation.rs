@@ -355,15 +355,11 @@ impl Context<'_> {
             checkpoints: o.checkpoints,
             search,
         });
-        if self.exec.signals().signalled() && r.interrupted.stopped_early() {
-            r.warnings.push(
-                "the validation was interrupted: it gives no verdict (only a run that goes to the end is judged)"
-                    .into(),
-            );
-            r.verdict = None;
-        } else {
-            r.verdict = Some(o.verdict);
-        }
+        r.judge_unless_stopped(
+            self.exec.signals().signalled(),
+            o.verdict,
+            "the validation was interrupted: it gives no verdict (only a run that goes to the end is judged)",
+        );
         self.exec.save(&self.opts.results_path, &r)?;
         Ok(r)
     }

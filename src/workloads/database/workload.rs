@@ -80,12 +80,7 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
 
 /// Where a database validation came from, as its results record it.
 pub(crate) fn source(path: Option<&std::path::Path>, preset: Option<&str>) -> JobSource {
-    match preset {
-        Some(name) => JobSource::Preset { name: name.into() },
-        None => JobSource::Database {
-            path: path.map(|p| p.display().to_string()),
-        },
-    }
+    JobSource::of(path, preset, |path| JobSource::Database { path })
 }
 
 /// What the validation does: the profile and its model, the files, the log and group commit,

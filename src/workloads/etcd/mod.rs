@@ -15,9 +15,10 @@ pub(crate) mod section;
 pub(crate) mod view;
 pub(crate) mod workload;
 
-use crate::job::{Access, EngineKind, IoLimit, Job, JobError, SectionErrors, Target, Worker};
+use crate::job::{Access, IoLimit, Job, JobError, SectionErrors, Target, Worker};
 use crate::units::{Dur, Size};
 use crate::workloads::Room;
+use crate::workloads::sync_check::{CheckFile, CheckKeys, CheckPlace};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -60,6 +61,14 @@ pub(crate) mod defaults {
     /// The log file's name in it.
     pub(crate) const FILE_NAME: &str = "etcd-wal.storlab";
 }
+
+/// The log file's place, and the check's words for its refusals.
+const PLACE: CheckPlace = CheckPlace {
+    directory: defaults::DIRECTORY,
+    file_name: defaults::FILE_NAME,
+    null_engine: "it has no sync time to judge",
+    directory_hint: "give etcd's data directory, e.g. /var/lib/etcd",
+};
 
 /// A job file with an `[etcd]` section.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -121,8 +130,8 @@ crate::workloads::spec! {
 pub(crate) struct EtcdConfig {
     /// Free text.
     pub description: Option<String>,
-    /// The log file.
-    pub path: PathBuf,
+    /// The log file, the engine, the interval, the seed, overwriting allowed.
+    pub file: CheckFile,
     /// Bytes of each write.
     pub write_bytes: u64,
     /// Bytes of the log file.
@@ -135,14 +144,6 @@ pub(crate) struct EtcdConfig {
     pub min_rate: f64,
     /// Whether the rate is the heavily loaded clusters' one.
     pub heavy: bool,
-    /// The engine.
-    pub engine: EngineKind,
-    /// Time-series interval, ms.
-    pub interval_ms: u64,
-    /// Seed.
-    pub seed: u64,
-    /// Overwriting a foreign file is allowed.
-    pub destroy_data: bool,
 }
 
 /// Largest write size: far above any WAL entry etcd batches.
@@ -199,51 +200,30 @@ pub(crate) fn resolve(spec: &EtcdSpec, location: &str) -> Result<EtcdConfig, Job
             "give synced writes a second, 0 or more, e.g. 50".into(),
         ));
     }
-    let engine = match spec.engine.as_deref() {
-        None => EngineKind::Psync,
-        Some(s) => match EngineKind::parse(s) {
-            Ok(EngineKind::Null) => {
-                return Err(e.error(
-                    "engine",
-                    "the null engine does no I/O, so it has no sync time to judge; use psync or io_uring".into(),
-                ));
-            }
-            Ok(k) => k,
-            Err(m) => return Err(e.error("engine", m)),
-        },
-    };
-    let interval_ms = spec
-        .interval
-        .map_or(crate::job::defaults::INTERVAL_MS, |d| {
-            d.0.as_millis() as u64
-        });
-    if interval_ms < 100 {
-        return Err(e.error("interval", "give an interval of at least 100 ms".into()));
-    }
-    let directory = spec
-        .directory
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(defaults::DIRECTORY));
-    if directory.as_os_str().is_empty() {
-        return Err(e.error(
-            "directory",
-            "the path is empty; give etcd's data directory, e.g. /var/lib/etcd".into(),
-        ));
-    }
+    let file = PLACE.resolve(&e, spec.check_keys())?;
     Ok(EtcdConfig {
         description: spec.description.clone(),
-        path: directory.join(defaults::FILE_NAME),
+        file,
         write_bytes,
         file_bytes,
         max_duration_ms,
         sync_p99_ns,
         min_rate,
         heavy,
-        engine,
-        interval_ms,
-        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
-        destroy_data: spec.destroy_data.unwrap_or(false),
     })
+}
+
+impl EtcdSpec {
+    /// The keys of the log file and the run, as written.
+    fn check_keys(&self) -> CheckKeys<'_> {
+        CheckKeys {
+            directory: self.directory.as_deref(),
+            engine: self.engine.as_deref(),
+            interval: self.interval,
+            seed: self.seed,
+            destroy_data: self.destroy_data,
+        }
+    }
 }
 
 /// The class of the log's writes and syncs.
@@ -258,34 +238,20 @@ impl EtcdConfig {
     /// The one job: a worker writing the new, preallocated log file once from its start,
     /// `write_bytes` at a time through the page cache, each write followed by `fdatasync`.
     pub(crate) fn job(&self) -> Job {
-        let mut job = Job {
-            description: Some(format!(
+        let mut job = self.file.job(
+            format!(
                 "etcd WAL check: {}-byte sequential writes, each followed by fdatasync",
                 self.write_bytes
-            )),
-            engine: self.engine,
-            duration_ms: self.max_duration_ms,
-            ramp_ms: 0,
-            interval_ms: self.interval_ms,
-            seed: self.seed,
+            ),
+            self.max_duration_ms,
             // etcd writes its log through the page cache and syncs it; so does the fio check.
-            buffered: true,
-            destroy_data: self.destroy_data,
-            batch: 1,
-            targets: vec![Target {
-                name: CLASS.into(),
-                path: self.path.clone(),
-                size_bytes: Some(self.file_bytes),
-                sync: false,
-                osync: false,
+            true,
+            Target {
                 // A new segment, as etcd preallocates its WAL files (and fio lays out its).
                 fresh: true,
-                fsync_every: 0,
-                cache: None,
-                shared_slice: false,
-            }],
-            ..Job::default()
-        };
+                ..self.file.target(CLASS, self.file_bytes)
+            },
+        );
         let class = job.class(CLASS);
         let access = Access {
             fsync_every: 1,
@@ -314,9 +280,9 @@ mod tests {
         assert_eq!((c.write_bytes, c.file_bytes), (2300, 22 << 20));
         assert_eq!(c.planned_writes(), (22 << 20) / 2300);
         assert_eq!((c.sync_p99_ns, c.min_rate), (10_000_000, 50.0));
-        assert_eq!(c.engine, EngineKind::Psync);
+        assert_eq!(c.file.engine, crate::job::EngineKind::Psync);
         assert_eq!(
-            c.path,
+            c.file.path,
             PathBuf::from("storlab-scratch/etcd/etcd-wal.storlab")
         );
         let job = c.job();

@@ -43,14 +43,12 @@ impl Workload for Etcd {
         let figures = figures(&self.cfg, &r);
         let mut rules = rules(&figures, &r);
         rules.extend(r.verdict.take().into_iter().flat_map(|v| v.rules));
-        if exec.signals().signalled() && r.interrupted.stopped_early() {
-            r.warnings.push(
-                "the check was interrupted: it gives no verdict (only a check that runs to the end is judged)"
-                    .into(),
-            );
-        } else {
-            r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
-        }
+        let verdict = Verdict::weighed(rules, r.cost.as_ref());
+        r.judge_unless_stopped(
+            exec.signals().signalled(),
+            verdict,
+            "the check was interrupted: it gives no verdict (only a check that runs to the end is judged)",
+        );
         if figures.writes < figures.planned_writes && !r.interrupted.stopped_early() {
             r.warnings.push(format!(
                 "the log file was not written to its end: {} of {} writes in the {} the check may take; its figures are over the writes made (give a longer --duration or a smaller --file-size to write it all)",
@@ -139,12 +137,7 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
 
 /// Where an etcd check came from, as its results record it.
 pub(crate) fn source(path: Option<&std::path::Path>, preset: Option<&str>) -> JobSource {
-    match preset {
-        Some(name) => JobSource::Preset { name: name.into() },
-        None => JobSource::Etcd {
-            path: path.map(|p| p.display().to_string()),
-        },
-    }
+    JobSource::of(path, preset, |path| JobSource::Etcd { path })
 }
 
 /// What the check does: the log written, the limits, then the worker, timing and engine.

@@ -192,28 +192,19 @@ pub(crate) fn recovery_job(cfg: &ExchangeConfig, db_bytes: u64) -> Job {
 fn base_job(cfg: &ExchangeConfig, db_bytes: u64, duration_ms: u64, ramp_ms: u64) -> Job {
     let mut targets = Vec::new();
     for db in 0..cfg.databases {
+        targets.push(Target::file(
+            format!("db{}", db + 1),
+            cfg.database_path(db),
+            Some(db_bytes),
+        ));
         targets.push(Target {
-            name: format!("db{}", db + 1),
-            path: cfg.database_path(db),
-            size_bytes: Some(db_bytes),
-            sync: false,
-            osync: false,
-            fresh: false,
-            fsync_every: 0,
-            cache: None,
-            shared_slice: false,
-        });
-        targets.push(Target {
-            name: format!("db{}-logs", db + 1),
-            path: cfg.log_path(db),
-            size_bytes: Some(cfg.log_stream_bytes()),
             // Exchange writes its log through to stable storage.
             sync: true,
-            osync: false,
-            fresh: false,
-            fsync_every: 0,
-            cache: None,
-            shared_slice: false,
+            ..Target::file(
+                format!("db{}-logs", db + 1),
+                cfg.log_path(db),
+                Some(cfg.log_stream_bytes()),
+            )
         });
     }
     Job {

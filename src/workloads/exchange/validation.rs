@@ -366,15 +366,11 @@ impl Context<'_> {
     /// Gives `r` its verdict, unless Ctrl-C or SIGTERM stopped the validation: a test that did
     /// not run to the end is not judged.
     pub(super) fn judge(&self, r: &mut RunResult, verdict: Verdict) {
-        if self.exec.signals().signalled() && r.interrupted.stopped_early() {
-            r.warnings.push(
-                "the validation was interrupted: it gives no verdict (only a test that runs to the end is judged)"
-                    .into(),
-            );
-            r.verdict = None;
-        } else {
-            r.verdict = Some(verdict);
-        }
+        r.judge_unless_stopped(
+            self.exec.signals().signalled(),
+            verdict,
+            "the validation was interrupted: it gives no verdict (only a test that runs to the end is judged)",
+        );
     }
 
     fn stopped(r: &RunResult) -> bool {

@@ -64,12 +64,7 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
 
 /// Where an Exchange validation came from, as its results record it.
 pub(crate) fn source(path: Option<&std::path::Path>, preset: Option<&str>) -> JobSource {
-    match preset {
-        Some(name) => JobSource::Preset { name: name.into() },
-        None => JobSource::Exchange {
-            path: path.map(|p| p.display().to_string()),
-        },
-    }
+    JobSource::of(path, preset, |path| JobSource::Exchange { path })
 }
 
 /// The job of the test: backup's or recovery's own; for the transactional tests, the test at

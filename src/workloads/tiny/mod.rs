@@ -121,17 +121,11 @@ impl Tiny {
             duration_ms: 30_000,
             ramp_ms: 0,
             interval_ms: 1000,
-            targets: vec![Target {
-                name: "tiny".into(),
-                path: self.path.clone(),
-                size_bytes: Some(self.blocks * BLOCK),
-                sync: false,
-                osync: false,
-                fresh: false,
-                fsync_every: 0,
-                cache: None,
-                shared_slice: false,
-            }],
+            targets: vec![Target::file(
+                "tiny".into(),
+                self.path.clone(),
+                Some(self.blocks * BLOCK),
+            )],
             ..Job::default()
         };
         let class = job.class("tiny");

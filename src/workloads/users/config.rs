@@ -601,28 +601,16 @@ impl UsersConfig {
             io_uring: Default::default(),
         };
         for db in 0..self.databases {
-            job.targets.push(Target {
-                name: format!("db{}", db + 1),
-                path: self.database_path(db),
-                size_bytes: Some(db_bytes),
-                sync: false,
-                osync: false,
-                fresh: false,
-                fsync_every: 0,
-                cache: None,
-                shared_slice: false,
-            });
-            job.targets.push(Target {
-                name: format!("db{}-logs", db + 1),
-                path: self.log_path(db),
-                size_bytes: Some(Store::log_target_bytes()),
-                sync: false,
-                osync: false,
-                fresh: false,
-                fsync_every: 0,
-                cache: None,
-                shared_slice: false,
-            });
+            job.targets.push(Target::file(
+                format!("db{}", db + 1),
+                self.database_path(db),
+                Some(db_bytes),
+            ));
+            job.targets.push(Target::file(
+                format!("db{}-logs", db + 1),
+                self.log_path(db),
+                Some(Store::log_target_bytes()),
+            ));
             for what in ["read", "write", "log-write"] {
                 job.class(&class_name(db, what));
             }

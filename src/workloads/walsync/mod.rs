@@ -18,9 +18,10 @@ pub(crate) mod source;
 pub(crate) mod view;
 pub(crate) mod workload;
 
-use crate::job::{Access, EngineKind, Job, JobError, SectionErrors, Target, Worker};
+use crate::job::{Access, Job, JobError, SectionErrors, Target, Worker};
 use crate::units::{Dur, Size};
 use crate::workloads::Room;
+use crate::workloads::sync_check::{CheckFile, CheckKeys, CheckPlace};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -53,6 +54,14 @@ pub(crate) mod defaults {
     /// The file's name in it.
     pub(crate) const FILE_NAME: &str = "pg-wal-sync.storlab";
 }
+
+/// The file's place, and the comparison's words for its refusals.
+const PLACE: CheckPlace = CheckPlace {
+    directory: defaults::DIRECTORY,
+    file_name: defaults::FILE_NAME,
+    null_engine: "no method can be timed",
+    directory_hint: "give the WAL's directory",
+};
 
 /// A way of making WAL writes durable (`wal_sync_method`), or none (the baseline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -188,8 +197,8 @@ crate::workloads::spec! {
 pub(crate) struct WalSyncConfig {
     /// Free text.
     pub description: Option<String>,
-    /// The file.
-    pub path: PathBuf,
+    /// The file, the engine, the interval, the seed, overwriting allowed.
+    pub file: CheckFile,
     /// Bytes of each write.
     pub block_bytes: u64,
     /// Bytes of the file.
@@ -198,14 +207,6 @@ pub(crate) struct WalSyncConfig {
     pub point_ms: u64,
     /// The points, in the order they run.
     pub points: Vec<Point>,
-    /// The engine.
-    pub engine: EngineKind,
-    /// Time-series interval, ms.
-    pub interval_ms: u64,
-    /// Seed.
-    pub seed: u64,
-    /// Overwriting a foreign file is allowed.
-    pub destroy_data: bool,
 }
 
 /// Most points one comparison may measure.
@@ -306,79 +307,44 @@ pub(crate) fn resolve(spec: &WalSyncSpec, location: &str) -> Result<WalSyncConfi
             ),
         ));
     }
-    let engine = match spec.engine.as_deref() {
-        None => EngineKind::Psync,
-        Some(s) => match EngineKind::parse(s) {
-            Ok(EngineKind::Null) => {
-                return Err(e.error(
-                    "engine",
-                    "the null engine does no I/O, so no method can be timed; use psync or io_uring"
-                        .into(),
-                ));
-            }
-            Ok(k) => k,
-            Err(m) => return Err(e.error("engine", m)),
-        },
-    };
-    let interval_ms = spec
-        .interval
-        .map_or(crate::job::defaults::INTERVAL_MS, |d| {
-            d.0.as_millis() as u64
-        });
-    if interval_ms < 100 {
-        return Err(e.error("interval", "give an interval of at least 100 ms".into()));
-    }
-    let directory = spec
-        .directory
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(defaults::DIRECTORY));
-    if directory.as_os_str().is_empty() {
-        return Err(e.error(
-            "directory",
-            "the path is empty; give the WAL's directory".into(),
-        ));
-    }
+    let file = PLACE.resolve(&e, spec.check_keys())?;
     Ok(WalSyncConfig {
         description: spec.description.clone(),
-        path: directory.join(defaults::FILE_NAME),
+        file,
         block_bytes,
         file_bytes,
         point_ms,
         points,
-        engine,
-        interval_ms,
-        seed: spec.seed.unwrap_or(crate::job::defaults::SEED),
-        destroy_data: spec.destroy_data.unwrap_or(false),
     })
+}
+
+impl WalSyncSpec {
+    /// The keys of the file and the runs, as written.
+    fn check_keys(&self) -> CheckKeys<'_> {
+        CheckKeys {
+            directory: self.directory.as_deref(),
+            engine: self.engine.as_deref(),
+            interval: self.interval,
+            seed: self.seed,
+            destroy_data: self.destroy_data,
+        }
+    }
 }
 
 impl WalSyncConfig {
     /// The job that measures `point`: one worker at queue depth 1 on the file, opened as the
     /// method opens it, its I/O issued by [`source::Groups`].
     pub(crate) fn job(&self, point: &Point) -> Job {
-        let mut job = Job {
-            description: Some(format!("WAL sync method {}", point.label())),
-            engine: self.engine,
-            duration_ms: self.point_ms,
-            ramp_ms: 0,
-            interval_ms: self.interval_ms,
-            seed: self.seed,
-            buffered: !point.direct,
-            destroy_data: self.destroy_data,
-            batch: 1,
-            targets: vec![Target {
-                name: "wal".into(),
-                path: self.path.clone(),
-                size_bytes: Some(self.file_bytes),
+        let mut job = self.file.job(
+            format!("WAL sync method {}", point.label()),
+            self.point_ms,
+            !point.direct,
+            Target {
                 sync: point.method == Method::OpenDatasync,
                 osync: point.method == Method::OpenSync,
-                fresh: false,
-                fsync_every: 0,
-                cache: None,
-                shared_slice: false,
-            }],
-            ..Job::default()
-        };
+                ..self.file.target("wal", self.file_bytes)
+            },
+        );
         let class = job.class(&point.label());
         job.workers.push(Worker {
             driven_by: Some(format!(

@@ -48,7 +48,7 @@ impl Workload for WalSync {
         let mut runs: Vec<RunResult> = Vec::new();
         for p in &cfg.points {
             if p.direct {
-                if let Some(why) = crate::engine::target::direct_refusal(&cfg.path) {
+                if let Some(why) = crate::engine::target::direct_refusal(&cfg.file.path) {
                     methods.push(unavailable(p, why));
                     continue;
                 }
@@ -81,7 +81,7 @@ impl Workload for WalSync {
         let Some(mut r) = combine(runs) else {
             anyhow::bail!(
                 "no WAL sync method could be measured on {}: {}",
-                cfg.path.display(),
+                cfg.file.path.display(),
                 methods
                     .iter()
                     .filter_map(|m| m.unavailable.as_ref().map(|u| format!("{}: {u}", m.name())))
@@ -98,14 +98,12 @@ impl Workload for WalSync {
             "errors",
         )];
         rules.extend(r.verdict.take().into_iter().flat_map(|v| v.rules));
-        if exec.signals().signalled() && r.interrupted.stopped_early() {
-            r.warnings.push(
-                "the comparison was interrupted: the methods after the one that was stopped were not measured"
-                    .into(),
-            );
-        } else {
-            r.verdict = Some(Verdict::weighed(rules, r.cost.as_ref()));
-        }
+        let verdict = Verdict::weighed(rules, r.cost.as_ref());
+        r.judge_unless_stopped(
+            exec.signals().signalled(),
+            verdict,
+            "the comparison was interrupted: the methods after the one that was stopped were not measured",
+        );
         r.wal_sync = Some(WalSyncResult {
             block_bytes: cfg.block_bytes,
             file_bytes: cfg.file_bytes,
@@ -223,12 +221,7 @@ pub(crate) fn load(file: &JobText, o: &Overrides) -> Result<Box<dyn Workload>> {
 
 /// Where a WAL sync comparison came from, as its results record it.
 pub(crate) fn source(path: Option<&std::path::Path>, preset: Option<&str>) -> JobSource {
-    match preset {
-        Some(name) => JobSource::Preset { name: name.into() },
-        None => JobSource::WalSync {
-            path: path.map(|p| p.display().to_string()),
-        },
-    }
+    JobSource::of(path, preset, |path| JobSource::WalSync { path })
 }
 
 /// What the comparison does: the file and the writes, every method it measures, then the
@@ -283,7 +276,7 @@ pub(crate) fn describe(cfg: &WalSyncConfig) -> Description {
     ));
     d.body.push(Line::new(
         "engine",
-        match cfg.engine {
+        match cfg.file.engine {
             EngineKind::IoUring => "io_uring, one I/O at a time",
             _ => "psync (one I/O at a time, as PostgreSQL's WAL writer)",
         },
